@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"path"
@@ -25,41 +26,1546 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
-// Defines values for Scope.
+// Defines values for A2AJsonRpcRequestJsonrpc.
 const (
-	Admin       Scope = "admin"
-	Attachments Scope = "attachments"
-	Batches     Scope = "batches"
-	Billing     Scope = "billing"
-	Campaigns   Scope = "campaigns"
-	Experts     Scope = "experts"
-	Keys        Scope = "keys"
-	Research    Scope = "research"
+	A2AJsonRpcRequestJsonrpcN20 A2AJsonRpcRequestJsonrpc = "2.0"
 )
 
-// Valid indicates whether the value is a known member of the Scope enum.
-func (e Scope) Valid() bool {
+// Valid indicates whether the value is a known member of the A2AJsonRpcRequestJsonrpc enum.
+func (e A2AJsonRpcRequestJsonrpc) Valid() bool {
 	switch e {
-	case Admin:
-		return true
-	case Attachments:
-		return true
-	case Batches:
-		return true
-	case Billing:
-		return true
-	case Campaigns:
-		return true
-	case Experts:
-		return true
-	case Keys:
-		return true
-	case Research:
+	case A2AJsonRpcRequestJsonrpcN20:
 		return true
 	default:
 		return false
 	}
 }
+
+// Defines values for A2AJsonRpcResponseJsonrpc.
+const (
+	A2AJsonRpcResponseJsonrpcN20 A2AJsonRpcResponseJsonrpc = "2.0"
+)
+
+// Valid indicates whether the value is a known member of the A2AJsonRpcResponseJsonrpc enum.
+func (e A2AJsonRpcResponseJsonrpc) Valid() bool {
+	switch e {
+	case A2AJsonRpcResponseJsonrpcN20:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentStageFanout.
+const (
+	AgentStageFanoutAggregate AgentStageFanout = "aggregate"
+	AgentStageFanoutPerEntity AgentStageFanout = "per_entity"
+	AgentStageFanoutRoot      AgentStageFanout = "root"
+)
+
+// Valid indicates whether the value is a known member of the AgentStageFanout enum.
+func (e AgentStageFanout) Valid() bool {
+	switch e {
+	case AgentStageFanoutAggregate:
+		return true
+	case AgentStageFanoutPerEntity:
+		return true
+	case AgentStageFanoutRoot:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentStageOp.
+const (
+	Agent AgentStageOp = "agent"
+)
+
+// Valid indicates whether the value is a known member of the AgentStageOp enum.
+func (e AgentStageOp) Valid() bool {
+	switch e {
+	case Agent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AttachmentStatus.
+const (
+	AttachmentStatusPendingUpload AttachmentStatus = "pending_upload"
+	AttachmentStatusReady         AttachmentStatus = "ready"
+)
+
+// Valid indicates whether the value is a known member of the AttachmentStatus enum.
+func (e AttachmentStatus) Valid() bool {
+	switch e {
+	case AttachmentStatusPendingUpload:
+		return true
+	case AttachmentStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AttachmentUploadBeginResponseStatus.
+const (
+	AttachmentUploadBeginResponseStatusPendingUpload AttachmentUploadBeginResponseStatus = "pending_upload"
+)
+
+// Valid indicates whether the value is a known member of the AttachmentUploadBeginResponseStatus enum.
+func (e AttachmentUploadBeginResponseStatus) Valid() bool {
+	switch e {
+	case AttachmentUploadBeginResponseStatusPendingUpload:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AttachmentUploadBeginResponseUploadTokenHeader.
+const (
+	XUploadToken AttachmentUploadBeginResponseUploadTokenHeader = "X-Upload-Token"
+)
+
+// Valid indicates whether the value is a known member of the AttachmentUploadBeginResponseUploadTokenHeader enum.
+func (e AttachmentUploadBeginResponseUploadTokenHeader) Valid() bool {
+	switch e {
+	case XUploadToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchPausedReason.
+const (
+	BatchPausedReasonBudgetExhausted BatchPausedReason = "budget_exhausted"
+	BatchPausedReasonQuotaExhausted  BatchPausedReason = "quota_exhausted"
+)
+
+// Valid indicates whether the value is a known member of the BatchPausedReason enum.
+func (e BatchPausedReason) Valid() bool {
+	switch e {
+	case BatchPausedReasonBudgetExhausted:
+		return true
+	case BatchPausedReasonQuotaExhausted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchRowStatus.
+const (
+	BatchRowStatusFAILED  BatchRowStatus = "FAILED"
+	BatchRowStatusPENDING BatchRowStatus = "PENDING"
+	BatchRowStatusRUNNING BatchRowStatus = "RUNNING"
+	BatchRowStatusSUCCESS BatchRowStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the BatchRowStatus enum.
+func (e BatchRowStatus) Valid() bool {
+	switch e {
+	case BatchRowStatusFAILED:
+		return true
+	case BatchRowStatusPENDING:
+		return true
+	case BatchRowStatusRUNNING:
+		return true
+	case BatchRowStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchStatus.
+const (
+	BatchStatusCANCELLED             BatchStatus = "CANCELLED"
+	BatchStatusPENDING               BatchStatus = "PENDING"
+	BatchStatusPROCESSEDSUCCESSFULLY BatchStatus = "PROCESSED_SUCCESSFULLY"
+	BatchStatusPROCESSEDWITHERRORS   BatchStatus = "PROCESSED_WITH_ERRORS"
+	BatchStatusPROCESSING            BatchStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the BatchStatus enum.
+func (e BatchStatus) Valid() bool {
+	switch e {
+	case BatchStatusCANCELLED:
+		return true
+	case BatchStatusPENDING:
+		return true
+	case BatchStatusPROCESSEDSUCCESSFULLY:
+		return true
+	case BatchStatusPROCESSEDWITHERRORS:
+		return true
+	case BatchStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BillingTransactionType.
+const (
+	AutoTopup   BillingTransactionType = "auto_topup"
+	Bonus       BillingTransactionType = "bonus"
+	Consumption BillingTransactionType = "consumption"
+	Deposit     BillingTransactionType = "deposit"
+	Expiration  BillingTransactionType = "expiration"
+	Refund      BillingTransactionType = "refund"
+)
+
+// Valid indicates whether the value is a known member of the BillingTransactionType enum.
+func (e BillingTransactionType) Valid() bool {
+	switch e {
+	case AutoTopup:
+		return true
+	case Bonus:
+		return true
+	case Consumption:
+		return true
+	case Deposit:
+		return true
+	case Expiration:
+		return true
+	case Refund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignAttentionNextAction.
+const (
+	AddCredits CampaignAttentionNextAction = "add_credits"
+	Cancel     CampaignAttentionNextAction = "cancel"
+	Retry      CampaignAttentionNextAction = "retry"
+)
+
+// Valid indicates whether the value is a known member of the CampaignAttentionNextAction enum.
+func (e CampaignAttentionNextAction) Valid() bool {
+	switch e {
+	case AddCredits:
+		return true
+	case Cancel:
+		return true
+	case Retry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignAttentionReason.
+const (
+	CampaignAttentionReasonBudgetExhausted CampaignAttentionReason = "budget_exhausted"
+	CampaignAttentionReasonKeyUnusable     CampaignAttentionReason = "key_unusable"
+	CampaignAttentionReasonQuotaExhausted  CampaignAttentionReason = "quota_exhausted"
+	CampaignAttentionReasonStageFailed     CampaignAttentionReason = "stage_failed"
+)
+
+// Valid indicates whether the value is a known member of the CampaignAttentionReason enum.
+func (e CampaignAttentionReason) Valid() bool {
+	switch e {
+	case CampaignAttentionReasonBudgetExhausted:
+		return true
+	case CampaignAttentionReasonKeyUnusable:
+		return true
+	case CampaignAttentionReasonQuotaExhausted:
+		return true
+	case CampaignAttentionReasonStageFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignBrowserSessionHarness.
+const (
+	BrowserUse CampaignBrowserSessionHarness = "browser_use"
+	Stagehand  CampaignBrowserSessionHarness = "stagehand"
+)
+
+// Valid indicates whether the value is a known member of the CampaignBrowserSessionHarness enum.
+func (e CampaignBrowserSessionHarness) Valid() bool {
+	switch e {
+	case BrowserUse:
+		return true
+	case Stagehand:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignBrowserSessionProvider.
+const (
+	Browserbase CampaignBrowserSessionProvider = "browserbase"
+	Steel       CampaignBrowserSessionProvider = "steel"
+)
+
+// Valid indicates whether the value is a known member of the CampaignBrowserSessionProvider enum.
+func (e CampaignBrowserSessionProvider) Valid() bool {
+	switch e {
+	case Browserbase:
+		return true
+	case Steel:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignBrowserSessionState.
+const (
+	Ended CampaignBrowserSessionState = "ended"
+	Live  CampaignBrowserSessionState = "live"
+)
+
+// Valid indicates whether the value is a known member of the CampaignBrowserSessionState enum.
+func (e CampaignBrowserSessionState) Valid() bool {
+	switch e {
+	case Ended:
+		return true
+	case Live:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignBrowserSessionStatus.
+const (
+	CampaignBrowserSessionStatusCOMPLETED CampaignBrowserSessionStatus = "COMPLETED"
+	CampaignBrowserSessionStatusERROR     CampaignBrowserSessionStatus = "ERROR"
+	CampaignBrowserSessionStatusRUNNING   CampaignBrowserSessionStatus = "RUNNING"
+	CampaignBrowserSessionStatusTIMEDOUT  CampaignBrowserSessionStatus = "TIMED_OUT"
+)
+
+// Valid indicates whether the value is a known member of the CampaignBrowserSessionStatus enum.
+func (e CampaignBrowserSessionStatus) Valid() bool {
+	switch e {
+	case CampaignBrowserSessionStatusCOMPLETED:
+		return true
+	case CampaignBrowserSessionStatusERROR:
+		return true
+	case CampaignBrowserSessionStatusRUNNING:
+		return true
+	case CampaignBrowserSessionStatusTIMEDOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignBrowserVideoState.
+const (
+	CampaignBrowserVideoStateFailed      CampaignBrowserVideoState = "failed"
+	CampaignBrowserVideoStatePending     CampaignBrowserVideoState = "pending"
+	CampaignBrowserVideoStateReady       CampaignBrowserVideoState = "ready"
+	CampaignBrowserVideoStateUnavailable CampaignBrowserVideoState = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the CampaignBrowserVideoState enum.
+func (e CampaignBrowserVideoState) Valid() bool {
+	switch e {
+	case CampaignBrowserVideoStateFailed:
+		return true
+	case CampaignBrowserVideoStatePending:
+		return true
+	case CampaignBrowserVideoStateReady:
+		return true
+	case CampaignBrowserVideoStateUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CampaignStatus.
+const (
+	CampaignStatusApproved       CampaignStatus = "approved"
+	CampaignStatusCancelled      CampaignStatus = "cancelled"
+	CampaignStatusCompleted      CampaignStatus = "completed"
+	CampaignStatusDraft          CampaignStatus = "draft"
+	CampaignStatusNeedsAttention CampaignStatus = "needs_attention"
+	CampaignStatusRunning        CampaignStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the CampaignStatus enum.
+func (e CampaignStatus) Valid() bool {
+	switch e {
+	case CampaignStatusApproved:
+		return true
+	case CampaignStatusCancelled:
+		return true
+	case CampaignStatusCompleted:
+		return true
+	case CampaignStatusDraft:
+		return true
+	case CampaignStatusNeedsAttention:
+		return true
+	case CampaignStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CheckResultKind.
+const (
+	CheckResultKindContinuation CheckResultKind = "continuation"
+	CheckResultKindInitial      CheckResultKind = "initial"
+)
+
+// Valid indicates whether the value is a known member of the CheckResultKind enum.
+func (e CheckResultKind) Valid() bool {
+	switch e {
+	case CheckResultKindContinuation:
+		return true
+	case CheckResultKindInitial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CheckResultStatus.
+const (
+	CheckResultStatusCompleted   CheckResultStatus = "completed"
+	CheckResultStatusFailed      CheckResultStatus = "failed"
+	CheckResultStatusInterrupted CheckResultStatus = "interrupted"
+	CheckResultStatusRunning     CheckResultStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the CheckResultStatus enum.
+func (e CheckResultStatus) Valid() bool {
+	switch e {
+	case CheckResultStatusCompleted:
+		return true
+	case CheckResultStatusFailed:
+		return true
+	case CheckResultStatusInterrupted:
+		return true
+	case CheckResultStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateExpertV2RequestStatus.
+const (
+	CreateExpertV2RequestStatusActive   CreateExpertV2RequestStatus = "active"
+	CreateExpertV2RequestStatusBuilding CreateExpertV2RequestStatus = "building"
+)
+
+// Valid indicates whether the value is a known member of the CreateExpertV2RequestStatus enum.
+func (e CreateExpertV2RequestStatus) Valid() bool {
+	switch e {
+	case CreateExpertV2RequestStatusActive:
+		return true
+	case CreateExpertV2RequestStatusBuilding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DayName.
+const (
+	Friday    DayName = "friday"
+	Monday    DayName = "monday"
+	Saturday  DayName = "saturday"
+	Sunday    DayName = "sunday"
+	Thursday  DayName = "thursday"
+	Tuesday   DayName = "tuesday"
+	Wednesday DayName = "wednesday"
+)
+
+// Valid indicates whether the value is a known member of the DayName enum.
+func (e DayName) Valid() bool {
+	switch e {
+	case Friday:
+		return true
+	case Monday:
+		return true
+	case Saturday:
+		return true
+	case Sunday:
+		return true
+	case Thursday:
+		return true
+	case Tuesday:
+		return true
+	case Wednesday:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeliverableFormat.
+const (
+	Csv      DeliverableFormat = "csv"
+	Json     DeliverableFormat = "json"
+	Markdown DeliverableFormat = "markdown"
+)
+
+// Valid indicates whether the value is a known member of the DeliverableFormat enum.
+func (e DeliverableFormat) Valid() bool {
+	switch e {
+	case Csv:
+		return true
+	case Json:
+		return true
+	case Markdown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Effort.
+const (
+	EffortBuild  Effort = "build"
+	EffortHigh   Effort = "high"
+	EffortLow    Effort = "low"
+	EffortMedium Effort = "medium"
+)
+
+// Valid indicates whether the value is a known member of the Effort enum.
+func (e Effort) Valid() bool {
+	switch e {
+	case EffortBuild:
+		return true
+	case EffortHigh:
+		return true
+	case EffortLow:
+		return true
+	case EffortMedium:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertCallerRole.
+const (
+	ExpertCallerRoleEditor ExpertCallerRole = "editor"
+	ExpertCallerRoleOwner  ExpertCallerRole = "owner"
+	ExpertCallerRoleViewer ExpertCallerRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the ExpertCallerRole enum.
+func (e ExpertCallerRole) Valid() bool {
+	switch e {
+	case ExpertCallerRoleEditor:
+		return true
+	case ExpertCallerRoleOwner:
+		return true
+	case ExpertCallerRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertApplyChangeOp.
+const (
+	ExpertApplyChangeOpAdd    ExpertApplyChangeOp = "add"
+	ExpertApplyChangeOpRemove ExpertApplyChangeOp = "remove"
+	ExpertApplyChangeOpUpdate ExpertApplyChangeOp = "update"
+)
+
+// Valid indicates whether the value is a known member of the ExpertApplyChangeOp enum.
+func (e ExpertApplyChangeOp) Valid() bool {
+	switch e {
+	case ExpertApplyChangeOpAdd:
+		return true
+	case ExpertApplyChangeOpRemove:
+		return true
+	case ExpertApplyChangeOpUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertApplyResponseAction.
+const (
+	ExpertApplyResponseActionCreate ExpertApplyResponseAction = "create"
+	ExpertApplyResponseActionNoop   ExpertApplyResponseAction = "noop"
+	ExpertApplyResponseActionUpdate ExpertApplyResponseAction = "update"
+)
+
+// Valid indicates whether the value is a known member of the ExpertApplyResponseAction enum.
+func (e ExpertApplyResponseAction) Valid() bool {
+	switch e {
+	case ExpertApplyResponseActionCreate:
+		return true
+	case ExpertApplyResponseActionNoop:
+		return true
+	case ExpertApplyResponseActionUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertBuildJobStatus.
+const (
+	ExpertBuildJobStatusFailed    ExpertBuildJobStatus = "failed"
+	ExpertBuildJobStatusQueued    ExpertBuildJobStatus = "queued"
+	ExpertBuildJobStatusRunning   ExpertBuildJobStatus = "running"
+	ExpertBuildJobStatusSucceeded ExpertBuildJobStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the ExpertBuildJobStatus enum.
+func (e ExpertBuildJobStatus) Valid() bool {
+	switch e {
+	case ExpertBuildJobStatusFailed:
+		return true
+	case ExpertBuildJobStatusQueued:
+		return true
+	case ExpertBuildJobStatusRunning:
+		return true
+	case ExpertBuildJobStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertDepth.
+const (
+	ExpertDepthQuick     ExpertDepth = "quick"
+	ExpertDepthThorough  ExpertDepth = "thorough"
+	ExpertDepthUltraDeep ExpertDepth = "ultra_deep"
+)
+
+// Valid indicates whether the value is a known member of the ExpertDepth enum.
+func (e ExpertDepth) Valid() bool {
+	switch e {
+	case ExpertDepthQuick:
+		return true
+	case ExpertDepthThorough:
+		return true
+	case ExpertDepthUltraDeep:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertInputFieldType.
+const (
+	ExpertInputFieldTypeBoolean  ExpertInputFieldType = "boolean"
+	ExpertInputFieldTypeNumber   ExpertInputFieldType = "number"
+	ExpertInputFieldTypeSelect   ExpertInputFieldType = "select"
+	ExpertInputFieldTypeText     ExpertInputFieldType = "text"
+	ExpertInputFieldTypeTextarea ExpertInputFieldType = "textarea"
+)
+
+// Valid indicates whether the value is a known member of the ExpertInputFieldType enum.
+func (e ExpertInputFieldType) Valid() bool {
+	switch e {
+	case ExpertInputFieldTypeBoolean:
+		return true
+	case ExpertInputFieldTypeNumber:
+		return true
+	case ExpertInputFieldTypeSelect:
+		return true
+	case ExpertInputFieldTypeText:
+		return true
+	case ExpertInputFieldTypeTextarea:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertMode.
+const (
+	ExpertModeBuild    ExpertMode = "build"
+	ExpertModeChat     ExpertMode = "chat"
+	ExpertModeResearch ExpertMode = "research"
+)
+
+// Valid indicates whether the value is a known member of the ExpertMode enum.
+func (e ExpertMode) Valid() bool {
+	switch e {
+	case ExpertModeBuild:
+		return true
+	case ExpertModeChat:
+		return true
+	case ExpertModeResearch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertOutputType.
+const (
+	ConversationalAnswer ExpertOutputType = "conversational_answer"
+	Dashboard            ExpertOutputType = "dashboard"
+	DataExplorer         ExpertOutputType = "data_explorer"
+	Document             ExpertOutputType = "document"
+	Pdf                  ExpertOutputType = "pdf"
+	Podcast              ExpertOutputType = "podcast"
+	ResearchReport       ExpertOutputType = "research_report"
+	Slidedeck            ExpertOutputType = "slidedeck"
+	Spreadsheet          ExpertOutputType = "spreadsheet"
+	Video                ExpertOutputType = "video"
+	Website              ExpertOutputType = "website"
+)
+
+// Valid indicates whether the value is a known member of the ExpertOutputType enum.
+func (e ExpertOutputType) Valid() bool {
+	switch e {
+	case ConversationalAnswer:
+		return true
+	case Dashboard:
+		return true
+	case DataExplorer:
+		return true
+	case Document:
+		return true
+	case Pdf:
+		return true
+	case Podcast:
+		return true
+	case ResearchReport:
+		return true
+	case Slidedeck:
+		return true
+	case Spreadsheet:
+		return true
+	case Video:
+		return true
+	case Website:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertRunMode.
+const (
+	Campaign ExpertRunMode = "campaign"
+	Job      ExpertRunMode = "job"
+)
+
+// Valid indicates whether the value is a known member of the ExpertRunMode enum.
+func (e ExpertRunMode) Valid() bool {
+	switch e {
+	case Campaign:
+		return true
+	case Job:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertSharePrincipalType.
+const (
+	ExpertSharePrincipalTypeDomain ExpertSharePrincipalType = "domain"
+	ExpertSharePrincipalTypeTeam   ExpertSharePrincipalType = "team"
+	ExpertSharePrincipalTypeUser   ExpertSharePrincipalType = "user"
+)
+
+// Valid indicates whether the value is a known member of the ExpertSharePrincipalType enum.
+func (e ExpertSharePrincipalType) Valid() bool {
+	switch e {
+	case ExpertSharePrincipalTypeDomain:
+		return true
+	case ExpertSharePrincipalTypeTeam:
+		return true
+	case ExpertSharePrincipalTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertShareRole.
+const (
+	ExpertShareRoleEditor ExpertShareRole = "editor"
+	ExpertShareRoleViewer ExpertShareRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the ExpertShareRole enum.
+func (e ExpertShareRole) Valid() bool {
+	switch e {
+	case ExpertShareRoleEditor:
+		return true
+	case ExpertShareRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertShareRequestPrincipalType.
+const (
+	ExpertShareRequestPrincipalTypeDomain ExpertShareRequestPrincipalType = "domain"
+	ExpertShareRequestPrincipalTypeTeam   ExpertShareRequestPrincipalType = "team"
+	ExpertShareRequestPrincipalTypeUser   ExpertShareRequestPrincipalType = "user"
+)
+
+// Valid indicates whether the value is a known member of the ExpertShareRequestPrincipalType enum.
+func (e ExpertShareRequestPrincipalType) Valid() bool {
+	switch e {
+	case ExpertShareRequestPrincipalTypeDomain:
+		return true
+	case ExpertShareRequestPrincipalTypeTeam:
+		return true
+	case ExpertShareRequestPrincipalTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertShareRequestRole.
+const (
+	ExpertShareRequestRoleEditor ExpertShareRequestRole = "editor"
+	ExpertShareRequestRoleViewer ExpertShareRequestRole = "viewer"
+)
+
+// Valid indicates whether the value is a known member of the ExpertShareRequestRole enum.
+func (e ExpertShareRequestRole) Valid() bool {
+	switch e {
+	case ExpertShareRequestRoleEditor:
+		return true
+	case ExpertShareRequestRoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertStatus.
+const (
+	ExpertStatusActive   ExpertStatus = "active"
+	ExpertStatusBuilding ExpertStatus = "building"
+)
+
+// Valid indicates whether the value is a known member of the ExpertStatus enum.
+func (e ExpertStatus) Valid() bool {
+	switch e {
+	case ExpertStatusActive:
+		return true
+	case ExpertStatusBuilding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertVersionSource.
+const (
+	ExpertVersionSourceApply   ExpertVersionSource = "apply"
+	ExpertVersionSourceBuild   ExpertVersionSource = "build"
+	ExpertVersionSourceCreate  ExpertVersionSource = "create"
+	ExpertVersionSourceRestore ExpertVersionSource = "restore"
+	ExpertVersionSourceUpdate  ExpertVersionSource = "update"
+)
+
+// Valid indicates whether the value is a known member of the ExpertVersionSource enum.
+func (e ExpertVersionSource) Valid() bool {
+	switch e {
+	case ExpertVersionSourceApply:
+		return true
+	case ExpertVersionSourceBuild:
+		return true
+	case ExpertVersionSourceCreate:
+		return true
+	case ExpertVersionSourceRestore:
+		return true
+	case ExpertVersionSourceUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertVersionSummarySource.
+const (
+	ExpertVersionSummarySourceApply   ExpertVersionSummarySource = "apply"
+	ExpertVersionSummarySourceBuild   ExpertVersionSummarySource = "build"
+	ExpertVersionSummarySourceCreate  ExpertVersionSummarySource = "create"
+	ExpertVersionSummarySourceRestore ExpertVersionSummarySource = "restore"
+	ExpertVersionSummarySourceUpdate  ExpertVersionSummarySource = "update"
+)
+
+// Valid indicates whether the value is a known member of the ExpertVersionSummarySource enum.
+func (e ExpertVersionSummarySource) Valid() bool {
+	switch e {
+	case ExpertVersionSummarySourceApply:
+		return true
+	case ExpertVersionSummarySourceBuild:
+		return true
+	case ExpertVersionSummarySourceCreate:
+		return true
+	case ExpertVersionSummarySourceRestore:
+		return true
+	case ExpertVersionSummarySourceUpdate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExpertVisibilityRequestVisibility.
+const (
+	Private ExpertVisibilityRequestVisibility = "private"
+	Public  ExpertVisibilityRequestVisibility = "public"
+)
+
+// Valid indicates whether the value is a known member of the ExpertVisibilityRequestVisibility enum.
+func (e ExpertVisibilityRequestVisibility) Valid() bool {
+	switch e {
+	case Private:
+		return true
+	case Public:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FieldViewSource.
+const (
+	Given      FieldViewSource = "given"
+	Identity   FieldViewSource = "identity"
+	Researched FieldViewSource = "researched"
+)
+
+// Valid indicates whether the value is a known member of the FieldViewSource enum.
+func (e FieldViewSource) Valid() bool {
+	switch e {
+	case Given:
+		return true
+	case Identity:
+		return true
+	case Researched:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FieldViewType.
+const (
+	FieldViewTypeArray   FieldViewType = "array"
+	FieldViewTypeBoolean FieldViewType = "boolean"
+	FieldViewTypeInteger FieldViewType = "integer"
+	FieldViewTypeNumber  FieldViewType = "number"
+	FieldViewTypeObject  FieldViewType = "object"
+	FieldViewTypeString  FieldViewType = "string"
+)
+
+// Valid indicates whether the value is a known member of the FieldViewType enum.
+func (e FieldViewType) Valid() bool {
+	switch e {
+	case FieldViewTypeArray:
+		return true
+	case FieldViewTypeBoolean:
+		return true
+	case FieldViewTypeInteger:
+		return true
+	case FieldViewTypeNumber:
+		return true
+	case FieldViewTypeObject:
+		return true
+	case FieldViewTypeString:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JobStatus.
+const (
+	JobStatusBlocked    JobStatus = "blocked"
+	JobStatusCancelled  JobStatus = "cancelled"
+	JobStatusCompleted  JobStatus = "completed"
+	JobStatusFailed     JobStatus = "failed"
+	JobStatusInProgress JobStatus = "in_progress"
+	JobStatusPaused     JobStatus = "paused"
+	JobStatusQueued     JobStatus = "queued"
+)
+
+// Valid indicates whether the value is a known member of the JobStatus enum.
+func (e JobStatus) Valid() bool {
+	switch e {
+	case JobStatusBlocked:
+		return true
+	case JobStatusCancelled:
+		return true
+	case JobStatusCompleted:
+		return true
+	case JobStatusFailed:
+		return true
+	case JobStatusInProgress:
+		return true
+	case JobStatusPaused:
+		return true
+	case JobStatusQueued:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PortfolioItemStatus.
+const (
+	PortfolioItemStatusDone    PortfolioItemStatus = "done"
+	PortfolioItemStatusFailed  PortfolioItemStatus = "failed"
+	PortfolioItemStatusPending PortfolioItemStatus = "pending"
+	PortfolioItemStatusRunning PortfolioItemStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the PortfolioItemStatus enum.
+func (e PortfolioItemStatus) Valid() bool {
+	switch e {
+	case PortfolioItemStatusDone:
+		return true
+	case PortfolioItemStatusFailed:
+		return true
+	case PortfolioItemStatusPending:
+		return true
+	case PortfolioItemStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RevisionCheckpointType.
+const (
+	RevisionCheckpointTypeContinuation RevisionCheckpointType = "continuation"
+	RevisionCheckpointTypeFinal        RevisionCheckpointType = "final"
+	RevisionCheckpointTypeProgress     RevisionCheckpointType = "progress"
+)
+
+// Valid indicates whether the value is a known member of the RevisionCheckpointType enum.
+func (e RevisionCheckpointType) Valid() bool {
+	switch e {
+	case RevisionCheckpointTypeContinuation:
+		return true
+	case RevisionCheckpointTypeFinal:
+		return true
+	case RevisionCheckpointTypeProgress:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ScheduleFrequency.
+const (
+	Daily   ScheduleFrequency = "daily"
+	Monthly ScheduleFrequency = "monthly"
+	Weekly  ScheduleFrequency = "weekly"
+)
+
+// Valid indicates whether the value is a known member of the ScheduleFrequency enum.
+func (e ScheduleFrequency) Valid() bool {
+	switch e {
+	case Daily:
+		return true
+	case Monthly:
+		return true
+	case Weekly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Scope.
+const (
+	ScopeAdmin       Scope = "admin"
+	ScopeAttachments Scope = "attachments"
+	ScopeBatches     Scope = "batches"
+	ScopeBilling     Scope = "billing"
+	ScopeCampaigns   Scope = "campaigns"
+	ScopeExperts     Scope = "experts"
+	ScopeKeys        Scope = "keys"
+	ScopeResearch    Scope = "research"
+)
+
+// Valid indicates whether the value is a known member of the Scope enum.
+func (e Scope) Valid() bool {
+	switch e {
+	case ScopeAdmin:
+		return true
+	case ScopeAttachments:
+		return true
+	case ScopeBatches:
+		return true
+	case ScopeBilling:
+		return true
+	case ScopeCampaigns:
+		return true
+	case ScopeExperts:
+		return true
+	case ScopeKeys:
+		return true
+	case ScopeResearch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkillOwner.
+const (
+	SkillOwnerBuiltin SkillOwner = "builtin"
+	SkillOwnerOwn     SkillOwner = "own"
+)
+
+// Valid indicates whether the value is a known member of the SkillOwner enum.
+func (e SkillOwner) Valid() bool {
+	switch e {
+	case SkillOwnerBuiltin:
+		return true
+	case SkillOwnerOwn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkillSummaryOwner.
+const (
+	SkillSummaryOwnerBuiltin SkillSummaryOwner = "builtin"
+	SkillSummaryOwnerOwn     SkillSummaryOwner = "own"
+)
+
+// Valid indicates whether the value is a known member of the SkillSummaryOwner enum.
+func (e SkillSummaryOwner) Valid() bool {
+	switch e {
+	case SkillSummaryOwnerBuiltin:
+		return true
+	case SkillSummaryOwnerOwn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StageDetailFanout.
+const (
+	StageDetailFanoutAggregate StageDetailFanout = "aggregate"
+	StageDetailFanoutPerEntity StageDetailFanout = "per_entity"
+	StageDetailFanoutRoot      StageDetailFanout = "root"
+)
+
+// Valid indicates whether the value is a known member of the StageDetailFanout enum.
+func (e StageDetailFanout) Valid() bool {
+	switch e {
+	case StageDetailFanoutAggregate:
+		return true
+	case StageDetailFanoutPerEntity:
+		return true
+	case StageDetailFanoutRoot:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StageDetailStatus.
+const (
+	StageDetailStatusCompleted StageDetailStatus = "completed"
+	StageDetailStatusFailed    StageDetailStatus = "failed"
+	StageDetailStatusPaused    StageDetailStatus = "paused"
+	StageDetailStatusPending   StageDetailStatus = "pending"
+	StageDetailStatusRunning   StageDetailStatus = "running"
+)
+
+// Valid indicates whether the value is a known member of the StageDetailStatus enum.
+func (e StageDetailStatus) Valid() bool {
+	switch e {
+	case StageDetailStatusCompleted:
+		return true
+	case StageDetailStatusFailed:
+		return true
+	case StageDetailStatusPaused:
+		return true
+	case StageDetailStatusPending:
+		return true
+	case StageDetailStatusRunning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Tier.
+const (
+	Enterprise Tier = "enterprise"
+	Free       Tier = "free"
+	Pro        Tier = "pro"
+)
+
+// Valid indicates whether the value is a known member of the Tier enum.
+func (e Tier) Valid() bool {
+	switch e {
+	case Enterprise:
+		return true
+	case Free:
+		return true
+	case Pro:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TimelineEventKind.
+const (
+	TimelineEventKindFinalAnswer TimelineEventKind = "final_answer"
+	TimelineEventKindPreview     TimelineEventKind = "preview"
+	TimelineEventKindStatus      TimelineEventKind = "status"
+	TimelineEventKindSubagent    TimelineEventKind = "subagent"
+	TimelineEventKindText        TimelineEventKind = "text"
+	TimelineEventKindThinking    TimelineEventKind = "thinking"
+	TimelineEventKindToolCall    TimelineEventKind = "tool_call"
+	TimelineEventKindToolResult  TimelineEventKind = "tool_result"
+)
+
+// Valid indicates whether the value is a known member of the TimelineEventKind enum.
+func (e TimelineEventKind) Valid() bool {
+	switch e {
+	case TimelineEventKindFinalAnswer:
+		return true
+	case TimelineEventKindPreview:
+		return true
+	case TimelineEventKindStatus:
+		return true
+	case TimelineEventKindSubagent:
+		return true
+	case TimelineEventKindText:
+		return true
+	case TimelineEventKindThinking:
+		return true
+	case TimelineEventKindToolCall:
+		return true
+	case TimelineEventKindToolResult:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateExpertRequestStatus.
+const (
+	UpdateExpertRequestStatusActive   UpdateExpertRequestStatus = "active"
+	UpdateExpertRequestStatusBuilding UpdateExpertRequestStatus = "building"
+)
+
+// Valid indicates whether the value is a known member of the UpdateExpertRequestStatus enum.
+func (e UpdateExpertRequestStatus) Valid() bool {
+	switch e {
+	case UpdateExpertRequestStatusActive:
+		return true
+	case UpdateExpertRequestStatusBuilding:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ResearchRequestDepth.
+const (
+	V1ResearchRequestDepthDeep      V1ResearchRequestDepth = "deep"
+	V1ResearchRequestDepthUltraDeep V1ResearchRequestDepth = "ultra_deep"
+	V1ResearchRequestDepthUltraFast V1ResearchRequestDepth = "ultra_fast"
+)
+
+// Valid indicates whether the value is a known member of the V1ResearchRequestDepth enum.
+func (e V1ResearchRequestDepth) Valid() bool {
+	switch e {
+	case V1ResearchRequestDepthDeep:
+		return true
+	case V1ResearchRequestDepthUltraDeep:
+		return true
+	case V1ResearchRequestDepthUltraFast:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for V1ResearchResponseStatus.
+const (
+	V1ResearchResponseStatusCancelled  V1ResearchResponseStatus = "cancelled"
+	V1ResearchResponseStatusComplete   V1ResearchResponseStatus = "complete"
+	V1ResearchResponseStatusFailed     V1ResearchResponseStatus = "failed"
+	V1ResearchResponseStatusInProgress V1ResearchResponseStatus = "in_progress"
+)
+
+// Valid indicates whether the value is a known member of the V1ResearchResponseStatus enum.
+func (e V1ResearchResponseStatus) Valid() bool {
+	switch e {
+	case V1ResearchResponseStatusCancelled:
+		return true
+	case V1ResearchResponseStatusComplete:
+		return true
+	case V1ResearchResponseStatusFailed:
+		return true
+	case V1ResearchResponseStatusInProgress:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBillingUsageParamsPeriod.
+const (
+	Current GetBillingUsageParamsPeriod = "current"
+	Custom  GetBillingUsageParamsPeriod = "custom"
+	Last30d GetBillingUsageParamsPeriod = "last_30d"
+)
+
+// Valid indicates whether the value is a known member of the GetBillingUsageParamsPeriod enum.
+func (e GetBillingUsageParamsPeriod) Valid() bool {
+	switch e {
+	case Current:
+		return true
+	case Custom:
+		return true
+	case Last30d:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCampaignBrowserSessionsParamsStatus.
+const (
+	ListCampaignBrowserSessionsParamsStatusCOMPLETED ListCampaignBrowserSessionsParamsStatus = "COMPLETED"
+	ListCampaignBrowserSessionsParamsStatusERROR     ListCampaignBrowserSessionsParamsStatus = "ERROR"
+	ListCampaignBrowserSessionsParamsStatusRUNNING   ListCampaignBrowserSessionsParamsStatus = "RUNNING"
+	ListCampaignBrowserSessionsParamsStatusTIMEDOUT  ListCampaignBrowserSessionsParamsStatus = "TIMED_OUT"
+)
+
+// Valid indicates whether the value is a known member of the ListCampaignBrowserSessionsParamsStatus enum.
+func (e ListCampaignBrowserSessionsParamsStatus) Valid() bool {
+	switch e {
+	case ListCampaignBrowserSessionsParamsStatusCOMPLETED:
+		return true
+	case ListCampaignBrowserSessionsParamsStatusERROR:
+		return true
+	case ListCampaignBrowserSessionsParamsStatusRUNNING:
+		return true
+	case ListCampaignBrowserSessionsParamsStatusTIMEDOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnshareExpertParamsPrincipalType.
+const (
+	UnshareExpertParamsPrincipalTypeDomain UnshareExpertParamsPrincipalType = "domain"
+	UnshareExpertParamsPrincipalTypeTeam   UnshareExpertParamsPrincipalType = "team"
+	UnshareExpertParamsPrincipalTypeUser   UnshareExpertParamsPrincipalType = "user"
+)
+
+// Valid indicates whether the value is a known member of the UnshareExpertParamsPrincipalType enum.
+func (e UnshareExpertParamsPrincipalType) Valid() bool {
+	switch e {
+	case UnshareExpertParamsPrincipalTypeDomain:
+		return true
+	case UnshareExpertParamsPrincipalTypeTeam:
+		return true
+	case UnshareExpertParamsPrincipalTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
+// A2AJsonRpcError A JSON-RPC 2.0 error object.
+type A2AJsonRpcError struct {
+	// Code -32601 method not found, -32602 invalid params, -32001 task not found, -32002 task not cancelable, -32010 insufficient credits, -32603 internal error.
+	Code int `json:"code"`
+
+	// Data Any JSON value with additional information; for server-defined errors an object with the equivalent REST problem `code` (for example `{"code": "insufficient_credits"}`).
+	Data interface{} `json:"data,omitempty"`
+
+	// Message Short description of the error.
+	Message string `json:"message"`
+}
+
+// A2AJsonRpcRequest A JSON-RPC 2.0 request of the A2A protocol. Supported methods: `message/send`, `tasks/get`, `tasks/cancel`.
+type A2AJsonRpcRequest struct {
+	// Id Request identifier (a string or a number), echoed in the response. Any JSON value is accepted.
+	Id interface{} `json:"id"`
+
+	// Jsonrpc Always `2.0`.
+	Jsonrpc A2AJsonRpcRequestJsonrpc `json:"jsonrpc"`
+
+	// Method The method: `message/send`, `tasks/get` or `tasks/cancel`. Any other value answers HTTP 200 with JSON-RPC error -32601 (a JSON-RPC error, not a 422, so the value is not constrained by this schema).
+	//
+	// Example: message/send
+	Method string `json:"method"`
+
+	// Params Method parameters; see the operation description.
+	Params *map[string]interface{} `json:"params,omitempty"`
+}
+
+// A2AJsonRpcRequestJsonrpc Always `2.0`.
+type A2AJsonRpcRequestJsonrpc string
+
+// A2AJsonRpcResponse A JSON-RPC 2.0 response: exactly one of `result` or `error` is present.
+type A2AJsonRpcResponse struct {
+	// Error A JSON-RPC 2.0 error object.
+	Error *A2AJsonRpcError `json:"error,omitempty"`
+
+	// Id The `id` of the request.
+	Id interface{} `json:"id"`
+
+	// Jsonrpc Always `2.0`.
+	Jsonrpc A2AJsonRpcResponseJsonrpc `json:"jsonrpc"`
+
+	// Result On success: an A2A Task (see the operation description).
+	Result *map[string]interface{} `json:"result,omitempty"`
+}
+
+// A2AJsonRpcResponseJsonrpc Always `2.0`.
+type A2AJsonRpcResponseJsonrpc string
+
+// AgentCard The A2A agent card describing this service's agent-to-agent endpoint.
+type AgentCard struct {
+	// Capabilities Optional A2A protocol features this agent supports.
+	Capabilities AgentCardCapabilities `json:"capabilities"`
+
+	// DefaultInputModes Accepted input media types.
+	DefaultInputModes []string `json:"defaultInputModes"`
+
+	// DefaultOutputModes Produced output media types.
+	DefaultOutputModes []string `json:"defaultOutputModes"`
+
+	// Description What the agent does.
+	Description string `json:"description"`
+
+	// Name Agent name.
+	Name string `json:"name"`
+
+	// ProtocolVersion A2A protocol version implemented.
+	ProtocolVersion string `json:"protocolVersion"`
+
+	// Security Security requirements: scheme name to scopes.
+	Security []map[string]interface{} `json:"security"`
+
+	// SecuritySchemes OpenAPI-style security schemes, keyed by name (an HTTP bearer scheme for API keys).
+	SecuritySchemes map[string]interface{} `json:"securitySchemes"`
+	Skills          []AgentCardSkill       `json:"skills"`
+
+	// Url The JSON-RPC endpoint: `RESEARCH_PUBLIC_URL` + `/api/v2/a2a`.
+	Url string `json:"url"`
+
+	// Version Version of this service.
+	Version string `json:"version"`
+}
+
+// AgentCardCapabilities Optional A2A protocol features this agent supports.
+type AgentCardCapabilities struct {
+	// PushNotifications Whether A2A push notifications are supported (false).
+	PushNotifications bool `json:"pushNotifications"`
+
+	// Streaming Whether `message/stream` is supported (false: poll `tasks/get`).
+	Streaming bool `json:"streaming"`
+}
+
+// AgentCardSkill A capability the agent advertises.
+type AgentCardSkill struct {
+	// Description What the skill does.
+	Description string `json:"description"`
+
+	// Examples Example prompts.
+	Examples *[]string `json:"examples,omitempty"`
+
+	// Id Skill identifier.
+	Id string `json:"id"`
+
+	// Name Display name.
+	Name string `json:"name"`
+
+	// Tags Keywords.
+	Tags []string `json:"tags"`
+}
+
+// AgentStage A stage of a plan whose workers are research agents (`op` = `agent`). Unknown fields are refused.
+//
+// A stage with an empty `depends_on` is a starting stage: a `root` stage starts from nothing (one discovery worker), a `per_entity` or `aggregate` starting stage reads the records supplied at create (`records`, or `questions` as records `{"question": ...}`). A stage with `depends_on` starts when every stage it depends on has completed and reads their accepted records. `depends_on` must name earlier stages of the same plan (no cycles), and a `root` stage has no `depends_on`; violations are refused with 422 `validation_error`.
+type AgentStage struct {
+	// Agent Run this stage's workers as this agent; omit to run as the campaign's own agent, if any, else the default researcher.
+	Agent nullable.Nullable[StageAgent] `json:"agent,omitempty"`
+
+	// Approach Research approach for every worker of the stage (for example `general`).
+	Approach nullable.Nullable[string] `json:"approach,omitempty"`
+
+	// Concurrency Workers of this stage running at once. Values outside 1-20 are clamped to that range (never refused); default 5.
+	Concurrency nullable.Nullable[int] `json:"concurrency,omitempty"`
+
+	// DependsOn Keys of the stages whose accepted records this stage reads; empty for a starting stage.
+	DependsOn *[]string `json:"depends_on,omitempty"`
+
+	// Effort Effort of every worker of the stage; when omitted the agent's default, else `medium`; clamped to the account tier.
+	Effort nullable.Nullable[Effort] `json:"effort,omitempty"`
+
+	// EntityKeyField The record field that names each record's identity; records with the same key are kept once (counted in `duplicates_dropped`). When omitted records are identified by position and repeated rows are kept.
+	EntityKeyField nullable.Nullable[string] `json:"entity_key_field,omitempty"`
+
+	// Fanout `per_entity`: one worker per record. `aggregate`: one worker sees all records. `root`: a discovery stage starting from nothing.
+	Fanout *AgentStageFanout `json:"fanout,omitempty"`
+
+	// Instruction What each worker does. Required unless `question_field` or `agent.inputs` supplies the assignment. The host appends the record to it (except with `question_field`).
+	Instruction nullable.Nullable[string] `json:"instruction,omitempty"`
+
+	// Key Identifies the stage within the plan; other stages and deliverables refer to it. Unique within the plan.
+	Key string `json:"key"`
+
+	// MaxCredits Stage budget in credits. No worker starts that the remaining stage budget cannot cover; when it is spent the stage pauses and the campaign needs attention (`budget_exhausted`).
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Op The stage operation; `agent` is the only one offered.
+	Op AgentStageOp `json:"op"`
+
+	// OutputSchema JSON Schema of what one worker returns: only the researched fields; identity and given fields are reattached by the host. Each top-level property becomes a column of the stage's CSV deliverable. Omitted: each record keeps its worker's report.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema,omitempty"`
+
+	// QuestionField Only for `per_entity`: the record field holding the worker's question, used as written after the instruction; the record is then not appended.
+	QuestionField nullable.Nullable[string] `json:"question_field,omitempty"`
+
+	// RecordsField On a discovery (`root`) stage: the output field holding the array of records found; those records are what later stages read.
+	RecordsField nullable.Nullable[string] `json:"records_field,omitempty"`
+
+	// ResponseLanguage ISO 639-1 language code of the workers' output, optionally with a region (`en`, `es-MX`).
+	ResponseLanguage nullable.Nullable[string] `json:"response_language,omitempty"`
+
+	// Title Shown to the customer.
+	Title string `json:"title"`
+}
+
+// AgentStageFanout `per_entity`: one worker per record. `aggregate`: one worker sees all records. `root`: a discovery stage starting from nothing.
+type AgentStageFanout string
+
+// AgentStageOp The stage operation; `agent` is the only one offered.
+type AgentStageOp string
 
 // ApiKey API key metadata. The secret is never part of it.
 type ApiKey struct {
@@ -118,12 +1624,2080 @@ type ApiKeyPage struct {
 	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
 
+// ApproveCampaignRequest Approves a draft campaign as reviewed. Unknown fields are refused.
+type ApproveCampaignRequest struct {
+	// ReviewDigest The `review_digest` from the latest create, read or update response (64 lowercase hex characters).
+	ReviewDigest string `json:"review_digest"`
+}
+
+// AttachedFile One file of an attachment.
+type AttachedFile struct {
+	// ContentType MIME type as reported by the client (multipart part header, upload `content_type`, or the import response), or `application/octet-stream` when unknown.
+	ContentType string `json:"content_type"`
+
+	// Filename Path-safe file name; the name the file gets in a job's `./input_files/`.
+	Filename string `json:"filename"`
+
+	// SizeBytes Exact size in bytes.
+	SizeBytes int `json:"size_bytes"`
+}
+
+// Attachment Uploaded input files that research jobs can copy into `./input_files/` by listing the `attachment_id` in `attachment_ids`. Readable only by the account that created it.
+type Attachment struct {
+	// AttachmentId Identity; pass it in `attachment_ids` of `POST /api/v2/research`.
+	AttachmentId openapi_types.UUID `json:"attachment_id"`
+
+	// CreatedAt When the attachment was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// ExpiresAt While `pending_upload`: when the reservation (and its upload token) expires and the attachment is discarded. `null` once `ready`: a ready attachment is kept until deleted.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+
+	// Files The files, in upload order. While `pending_upload`, the single file declared to `POST /api/v2/attachments/uploads`.
+	Files []AttachedFile `json:"files"`
+
+	// Status `pending_upload`: reserved by `POST /api/v2/attachments/uploads`, bytes not received yet (cannot be used by jobs). `ready`: the bytes are stored and jobs may use the attachment.
+	Status AttachmentStatus `json:"status"`
+}
+
+// AttachmentFilesUpload Multipart form of `POST /api/v2/attachments`: one or more `files` parts.
+type AttachmentFilesUpload struct {
+	// Files The files, one `files` part each (repeat the part name). The part's `filename` (Content-Disposition) is the stored name; its `Content-Type` is reported as `content_type`. File names must be unique within the attachment.
+	Files []openapi_types.File `json:"files"`
+}
+
+// AttachmentImportRequest Asks the server to fetch a public http(s) URL and store the response body as a one-file attachment.
+type AttachmentImportRequest struct {
+	// Filename Name to store the file under (its extension decides acceptance). When omitted or null it is inferred from the last segment of the URL path (percent-decoded); a URL without a usable name needs `filename`.
+	Filename nullable.Nullable[string] `json:"filename,omitempty"`
+
+	// SourceUrl Public `http` or `https` URL to fetch. No credentials in the URL.
+	SourceUrl string `json:"source_url"`
+}
+
+// AttachmentStatus `pending_upload`: reserved by `POST /api/v2/attachments/uploads`, bytes not received yet (cannot be used by jobs). `ready`: the bytes are stored and jobs may use the attachment.
+type AttachmentStatus string
+
+// AttachmentUploadBegin Reserves a one-file attachment for a direct upload of raw bytes.
+type AttachmentUploadBegin struct {
+	// ContentType MIME type to report for the file; `application/octet-stream` when omitted or null.
+	ContentType nullable.Nullable[string] `json:"content_type,omitempty"`
+
+	// Filename The file's name: its extension decides acceptance (see the allowlist) and it is the name the file keeps in `./input_files/`. No `/`, `\` or control characters.
+	Filename string `json:"filename"`
+
+	// SizeBytes Exact byte length of the file; the PUT body must match it exactly. At most the server's attachment size limit (`max_bytes`).
+	SizeBytes int `json:"size_bytes"`
+}
+
+// AttachmentUploadBeginResponse A reserved attachment and how to send its bytes: `PUT` the raw file to `upload_url` with the token in the header named by `upload_token_header` (see `curl`).
+type AttachmentUploadBeginResponse struct {
+	// AttachmentId The reserved attachment.
+	AttachmentId openapi_types.UUID `json:"attachment_id"`
+
+	// Curl Ready-to-run upload command; replace the file path if needed.
+	Curl string `json:"curl"`
+
+	// ExpiresAt When the reservation and the token expire together (one hour after the reservation by default). An attachment still `pending_upload` then is discarded.
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// MaxBytes The server's attachment size limit in bytes.
+	MaxBytes int `json:"max_bytes"`
+
+	// Status Always `pending_upload` here: the bytes have not landed yet.
+	Status AttachmentUploadBeginResponseStatus `json:"status"`
+
+	// UploadToken One-time secret bound to this attachment; consumed by the successful upload. Send it in the header named by `upload_token_header`, never the API key.
+	UploadToken string `json:"upload_token"`
+
+	// UploadTokenHeader Name of the header that carries `upload_token`.
+	UploadTokenHeader AttachmentUploadBeginResponseUploadTokenHeader `json:"upload_token_header"`
+
+	// UploadUrl Absolute URL to `PUT` the raw bytes to (`{public_url}/api/v2/attachments/uploads/{attachment_id}`).
+	UploadUrl string `json:"upload_url"`
+}
+
+// AttachmentUploadBeginResponseStatus Always `pending_upload` here: the bytes have not landed yet.
+type AttachmentUploadBeginResponseStatus string
+
+// AttachmentUploadBeginResponseUploadTokenHeader Name of the header that carries `upload_token`.
+type AttachmentUploadBeginResponseUploadTokenHeader string
+
+// BatchCounters Row counts by status. `processed_rows` = `succeeded_rows` + `failed_rows`.
+type BatchCounters struct {
+	// FailedRows Rows `FAILED`.
+	FailedRows int `json:"failed_rows"`
+
+	// PendingRows Rows `PENDING`.
+	PendingRows int `json:"pending_rows"`
+
+	// ProcessedRows Settled rows (`SUCCESS` or `FAILED`).
+	ProcessedRows int `json:"processed_rows"`
+
+	// RunningRows Rows `RUNNING`.
+	RunningRows int `json:"running_rows"`
+
+	// SucceededRows Rows `SUCCESS`.
+	SucceededRows int `json:"succeeded_rows"`
+
+	// TotalRows Rows in the batch.
+	TotalRows int `json:"total_rows"`
+}
+
+// BatchCreditEstimateResponse Preflight estimate of a batch's cost. Nothing is reserved.
+type BatchCreditEstimateResponse struct {
+	// CreditsPerRow Credits one row costs at `effort`.
+	CreditsPerRow int `json:"credits_per_row"`
+
+	// Downgraded True when the account tier clamped the effort.
+	Downgraded bool `json:"downgraded"`
+
+	// Effort Effort the rows would run at (after the tier clamp).
+	Effort Effort `json:"effort"`
+
+	// RequestedEffort Effort asked for (or the default: the expert's, else `medium`).
+	RequestedEffort Effort `json:"requested_effort"`
+
+	// Rows Rows estimated.
+	Rows int `json:"rows"`
+
+	// TotalCredits `rows` x `credits_per_row`.
+	TotalCredits int `json:"total_credits"`
+}
+
+// BatchDetail A batch: status, progress counters, configuration and (by default) every row with its question, status and linked research job.
+type BatchDetail struct {
+	// Approach Research approach of every row; null for the default.
+	Approach nullable.Nullable[string] `json:"approach"`
+
+	// BatchId Identity.
+	BatchId openapi_types.UUID `json:"batch_id"`
+
+	// BatchName Name.
+	BatchName string `json:"batch_name"`
+
+	// Counters Row counts by status. `processed_rows` = `succeeded_rows` + `failed_rows`.
+	Counters BatchCounters `json:"counters"`
+
+	// CreatedAt When the batch was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreditsPerRow Credits one row costs at `effort`.
+	CreditsPerRow int `json:"credits_per_row"`
+
+	// CreditsSpent Credits consumed by the batch's rows so far, net of refunds.
+	CreditsSpent int `json:"credits_spent"`
+
+	// CustomJsonSchema JSON Schema each row's structured output must satisfy; null for none.
+	CustomJsonSchema nullable.Nullable[map[string]interface{}] `json:"custom_json_schema"`
+
+	// Effort Effort the rows run at (after the tier clamp).
+	Effort Effort `json:"effort"`
+
+	// ExpertId Expert every row runs as, as given at create; null for the default researcher.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// MaxConcurrent Rows running at once.
+	MaxConcurrent int `json:"max_concurrent"`
+
+	// MaxCredits Credit budget of the batch; null for no budget.
+	MaxCredits nullable.Nullable[int] `json:"max_credits"`
+
+	// PausedReason Present while a `PROCESSING` batch is paused; omitted otherwise.
+	PausedReason nullable.Nullable[BatchPausedReason] `json:"paused_reason,omitempty"`
+
+	// ProcessingCompletedAt When the batch became terminal; null while not (cleared when a retry reopens it).
+	ProcessingCompletedAt nullable.Nullable[time.Time] `json:"processing_completed_at"`
+
+	// ProcessingStartedAt When the first row was dispatched; null before.
+	ProcessingStartedAt nullable.Nullable[time.Time] `json:"processing_started_at"`
+
+	// RequestedEffort Effort asked for at create, or the default that applied (the expert's, else `medium`), before the tier clamp.
+	RequestedEffort Effort `json:"requested_effort"`
+
+	// ResponseLanguage Language of the reports; null when each follows its question.
+	ResponseLanguage nullable.Nullable[string] `json:"response_language"`
+
+	// Rows Every row in order. Omitted when `include_rows=false`.
+	Rows *[]BatchRow `json:"rows,omitempty"`
+
+	// RunNumber Which run of its loop this batch is (1-based); null for a batch created directly.
+	RunNumber nullable.Nullable[int] `json:"run_number"`
+
+	// ScheduleId The loop that started this batch; null for a batch created directly.
+	ScheduleId nullable.Nullable[openapi_types.UUID] `json:"schedule_id"`
+
+	// Status `PENDING`: created, no row dispatched yet. `PROCESSING`: rows are being dispatched or running (also while paused, see `paused_reason`). `PROCESSED_SUCCESSFULLY`: every row `SUCCESS`. `PROCESSED_WITH_ERRORS`: every row settled, at least one `FAILED`. `CANCELLED`: cancelled by the caller. The last three are terminal, but retrying failed rows reopens a `PROCESSED_WITH_ERRORS` batch to `PROCESSING`.
+	Status BatchStatus `json:"status"`
+}
+
+// BatchPage A page of batches, newest first.
+type BatchPage struct {
+	// HasMore False on the last page.
+	HasMore bool           `json:"has_more"`
+	Items   []BatchSummary `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// BatchPausedReason Why a `PROCESSING` batch launches no rows. `quota_exhausted`: the account's balance cannot cover a row; clears by itself when credits return. `budget_exhausted`: the batch's `max_credits` cannot cover another row; no row is launched that the remaining budget cannot cover (refunds of failed rows free budget again); cancel the batch to settle the waiting rows.
+type BatchPausedReason string
+
+// BatchResultsResponse A batch's per-row results.
+type BatchResultsResponse struct {
+	// AgentKey The expert every row runs as: the batch's `expert_id`, or `default` for the built-in researcher.
+	AgentKey string `json:"agent_key"`
+
+	// BatchId The batch.
+	BatchId openapi_types.UUID `json:"batch_id"`
+
+	// BatchName Its name.
+	BatchName string `json:"batch_name"`
+
+	// CreatedAt When the batch was created.
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+
+	// CreditsPerRow Credits one row costs.
+	CreditsPerRow *int `json:"credits_per_row,omitempty"`
+
+	// CreditsSpent Credits consumed so far, net of refunds.
+	CreditsSpent *int `json:"credits_spent,omitempty"`
+
+	// PausedReason Present while the batch is paused; omitted otherwise.
+	PausedReason nullable.Nullable[BatchPausedReason] `json:"paused_reason,omitempty"`
+
+	// ProcessedRows Settled rows (`SUCCESS` or `FAILED`).
+	ProcessedRows int `json:"processed_rows"`
+
+	// ProcessingCompletedAt When the batch became terminal.
+	ProcessingCompletedAt nullable.Nullable[time.Time] `json:"processing_completed_at,omitempty"`
+
+	// ProcessingStartedAt When the first row was dispatched.
+	ProcessingStartedAt nullable.Nullable[time.Time] `json:"processing_started_at,omitempty"`
+
+	// ProcessingStatus `PENDING`: created, no row dispatched yet. `PROCESSING`: rows are being dispatched or running (also while paused, see `paused_reason`). `PROCESSED_SUCCESSFULLY`: every row `SUCCESS`. `PROCESSED_WITH_ERRORS`: every row settled, at least one `FAILED`. `CANCELLED`: cancelled by the caller. The last three are terminal, but retrying failed rows reopens a `PROCESSED_WITH_ERRORS` batch to `PROCESSING`.
+	ProcessingStatus BatchStatus `json:"processing_status"`
+
+	// Results Rows in order, filtered by `row_status` when given.
+	Results []BatchRowResult `json:"results"`
+
+	// RunNumber Run number within its loop; null for a direct batch.
+	RunNumber nullable.Nullable[int] `json:"run_number,omitempty"`
+
+	// Schedule The loop that started this batch; omitted for a direct batch.
+	Schedule nullable.Nullable[BatchScheduleSummary] `json:"schedule,omitempty"`
+
+	// ScheduleId The loop that started this batch; null for a direct batch.
+	ScheduleId nullable.Nullable[openapi_types.UUID] `json:"schedule_id,omitempty"`
+
+	// TotalRows Rows in the batch.
+	TotalRows int `json:"total_rows"`
+}
+
+// BatchRow One row of a batch: a question and the research job that answers it. Row `error_code` values: `quota_exhausted` (set on a waiting row while the account cannot pay; clears when credits return), `timed_out` and `dispatch_error` (worth retrying), `job_failed` (the research job failed), `schema_mismatch` (the structured output could not satisfy `custom_json_schema`), `cancelled` (the batch was cancelled before the row ran).
+type BatchRow struct {
+	// Attempts Jobs launched for this row so far (retries included).
+	Attempts int `json:"attempts"`
+
+	// ErrorCode Why the row failed, or `quota_exhausted` on a row waiting for credits; null otherwise.
+	ErrorCode nullable.Nullable[string] `json:"error_code"`
+
+	// Input The row's expert input-form submission from `inputs`, or null.
+	Input nullable.Nullable[map[string]interface{}] `json:"input"`
+
+	// JobId The row's latest research job; null until dispatched (a retry links a fresh job).
+	JobId nullable.Nullable[openapi_types.UUID] `json:"job_id"`
+
+	// Question The question.
+	Question string `json:"question"`
+
+	// RowData The row's parsed CSV row from `rows`, or null.
+	RowData nullable.Nullable[map[string]interface{}] `json:"row_data"`
+
+	// RowNumber 1-based position in the batch.
+	RowNumber int `json:"row_number"`
+
+	// Status `PENDING`: waiting for the dispatcher (also after a retry). `RUNNING`: its research job is running. `SUCCESS`: the job completed (and its structured output satisfied `custom_json_schema`, if any). `FAILED`: see `error_code`.
+	Status BatchRowStatus `json:"status"`
+}
+
+// BatchRowResult One row's outcome. The full report is not inlined: follow `report_link` or read the job.
+type BatchRowResult struct {
+	// ErrorCode Why the row failed; null unless `FAILED` (or waiting on credits).
+	ErrorCode nullable.Nullable[string] `json:"error_code"`
+
+	// Excerpt The opening of the report as plain text, at most 1000 characters; null unless `SUCCESS`.
+	Excerpt nullable.Nullable[string] `json:"excerpt"`
+
+	// Headline Short answer: the report's title or first sentence, at most 300 characters; null unless `SUCCESS`.
+	Headline nullable.Nullable[string] `json:"headline"`
+
+	// JobId The row's latest research job; null until dispatched.
+	JobId nullable.Nullable[openapi_types.UUID] `json:"job_id"`
+
+	// Question The question.
+	Question string `json:"question"`
+
+	// ReportLink Absolute URL of the row's job (`{public_url}/api/v2/research/{job_id}`); null until dispatched.
+	ReportLink nullable.Nullable[string] `json:"report_link"`
+
+	// RowNumber 1-based position in the batch.
+	RowNumber int `json:"row_number"`
+
+	// Status `PENDING`: waiting for the dispatcher (also after a retry). `RUNNING`: its research job is running. `SUCCESS`: the job completed (and its structured output satisfied `custom_json_schema`, if any). `FAILED`: see `error_code`.
+	Status BatchRowStatus `json:"status"`
+
+	// StructuredOutput The job's structured output when one exists; null otherwise.
+	StructuredOutput nullable.Nullable[map[string]interface{}] `json:"structured_output"`
+}
+
+// BatchRowStatus `PENDING`: waiting for the dispatcher (also after a retry). `RUNNING`: its research job is running. `SUCCESS`: the job completed (and its structured output satisfied `custom_json_schema`, if any). `FAILED`: see `error_code`.
+type BatchRowStatus string
+
+// BatchScheduleDetail A loop with its configuration and recent runs.
+type BatchScheduleDetail struct {
+	// Config The batch configuration every run of a loop uses (echo of the create or last update).
+	Config LoopConfig `json:"config"`
+
+	// Runs The 50 most recent runs, newest first. Every run is also a batch in `GET /api/v2/batches` (with `schedule_id`).
+	Runs []LoopRunSummary `json:"runs"`
+
+	// Schedule A loop: its schedule, state and run bookkeeping, plus the main batch configuration.
+	Schedule BatchScheduleSummary `json:"schedule"`
+}
+
+// BatchScheduleInput A loop's schedule.
+type BatchScheduleInput struct {
+	// Frequency How often a loop runs. Sub-daily schedules are not offered.
+	Frequency ScheduleFrequency `json:"frequency"`
+
+	// ScheduleConfig When a loop runs, in its `timezone`. `day_of_week` is required for (and only allowed with) `weekly`, `day_of_month` for (and only with) `monthly`. Responses always give `day_of_week` as an integer.
+	ScheduleConfig *ScheduleConfig `json:"schedule_config,omitempty"`
+
+	// Timezone IANA time-zone name (e.g. `Europe/Berlin`) the schedule is read in; null or omitted means `UTC`. Unknown names are refused (422).
+	Timezone nullable.Nullable[string] `json:"timezone,omitempty"`
+}
+
+// BatchScheduleSummary A loop: its schedule, state and run bookkeeping, plus the main batch configuration.
+type BatchScheduleSummary struct {
+	// ConsecutiveFailures Runs in a row that failed to start or ended with every row `FAILED`; reset by a run with at least one `SUCCESS` row.
+	ConsecutiveFailures int `json:"consecutive_failures"`
+
+	// CreatedAt When the loop was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// DeletedAt When the loop was deleted; null while it exists.
+	DeletedAt nullable.Nullable[time.Time] `json:"deleted_at,omitempty"`
+
+	// Effort Effort asked for each run (clamped to the tier at each run); null for the default.
+	Effort nullable.Nullable[Effort] `json:"effort"`
+
+	// ExpertId Expert every row runs as; null for the default researcher.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// Frequency How often a loop runs. Sub-daily schedules are not offered.
+	Frequency ScheduleFrequency `json:"frequency"`
+
+	// IsActive False while paused (or once deleted); the scheduler fires only active loops.
+	IsActive bool `json:"is_active"`
+
+	// LastRunAt When the latest run started; null before the first.
+	LastRunAt nullable.Nullable[time.Time] `json:"last_run_at,omitempty"`
+
+	// LastSkipReason Why the latest skipped firing did not start a run: `previous_run_active` (the previous run has not finished) or `insufficient_credits` (the balance could not cover one row); null if never skipped.
+	LastSkipReason nullable.Nullable[string] `json:"last_skip_reason,omitempty"`
+
+	// LastSkippedAt When the latest skipped firing happened; null if never skipped.
+	LastSkippedAt nullable.Nullable[time.Time] `json:"last_skipped_at,omitempty"`
+
+	// LatestBatchId The batch of the latest run; null before the first.
+	LatestBatchId nullable.Nullable[openapi_types.UUID] `json:"latest_batch_id,omitempty"`
+
+	// Name The loop's name (`batch_name`), also the name of each run's batch.
+	Name string `json:"name"`
+
+	// NextRunAt When the scheduler fires next; null while paused or deleted.
+	NextRunAt nullable.Nullable[time.Time] `json:"next_run_at,omitempty"`
+
+	// QuestionCount Questions per run.
+	QuestionCount int `json:"question_count"`
+
+	// RunCount Runs started so far (scheduled and run-now).
+	RunCount int `json:"run_count"`
+
+	// ScheduleConfig When a loop runs, in its `timezone`. `day_of_week` is required for (and only allowed with) `weekly`, `day_of_month` for (and only with) `monthly`. Responses always give `day_of_week` as an integer.
+	ScheduleConfig ScheduleConfig `json:"schedule_config"`
+
+	// ScheduleId Identity.
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+
+	// Timezone IANA time-zone name the schedule is read in.
+	Timezone string `json:"timezone"`
+}
+
+// BatchScheduleSummaryPage A page of loops, newest first.
+type BatchScheduleSummaryPage struct {
+	// HasMore False on the last page.
+	HasMore bool                   `json:"has_more"`
+	Items   []BatchScheduleSummary `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// BatchStatus `PENDING`: created, no row dispatched yet. `PROCESSING`: rows are being dispatched or running (also while paused, see `paused_reason`). `PROCESSED_SUCCESSFULLY`: every row `SUCCESS`. `PROCESSED_WITH_ERRORS`: every row settled, at least one `FAILED`. `CANCELLED`: cancelled by the caller. The last three are terminal, but retrying failed rows reopens a `PROCESSED_WITH_ERRORS` batch to `PROCESSING`.
+type BatchStatus string
+
+// BatchSummary A batch as listed: status, progress counters and the main configuration.
+type BatchSummary struct {
+	// BatchId Identity.
+	BatchId openapi_types.UUID `json:"batch_id"`
+
+	// BatchName Name.
+	BatchName string `json:"batch_name"`
+
+	// Counters Row counts by status. `processed_rows` = `succeeded_rows` + `failed_rows`.
+	Counters BatchCounters `json:"counters"`
+
+	// CreatedAt When the batch was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreditsPerRow Credits one row costs at `effort`.
+	CreditsPerRow int `json:"credits_per_row"`
+
+	// CreditsSpent Credits consumed by the batch's rows so far, net of refunds.
+	CreditsSpent int `json:"credits_spent"`
+
+	// Effort Effort the rows run at (after the tier clamp).
+	Effort Effort `json:"effort"`
+
+	// ExpertId Expert every row runs as, as given at create; null for the default researcher.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// PausedReason Present while a `PROCESSING` batch is paused; omitted otherwise.
+	PausedReason nullable.Nullable[BatchPausedReason] `json:"paused_reason,omitempty"`
+
+	// ProcessingCompletedAt When the batch became terminal; null while not (cleared when a retry reopens it).
+	ProcessingCompletedAt nullable.Nullable[time.Time] `json:"processing_completed_at"`
+
+	// ProcessingStartedAt When the first row was dispatched; null before.
+	ProcessingStartedAt nullable.Nullable[time.Time] `json:"processing_started_at"`
+
+	// RequestedEffort Effort asked for at create, or the default that applied (the expert's, else `medium`), before the tier clamp.
+	RequestedEffort Effort `json:"requested_effort"`
+
+	// RunNumber Which run of its loop this batch is (1-based); null for a batch created directly.
+	RunNumber nullable.Nullable[int] `json:"run_number"`
+
+	// ScheduleId The loop that started this batch; null for a batch created directly.
+	ScheduleId nullable.Nullable[openapi_types.UUID] `json:"schedule_id"`
+
+	// Status `PENDING`: created, no row dispatched yet. `PROCESSING`: rows are being dispatched or running (also while paused, see `paused_reason`). `PROCESSED_SUCCESSFULLY`: every row `SUCCESS`. `PROCESSED_WITH_ERRORS`: every row settled, at least one `FAILED`. `CANCELLED`: cancelled by the caller. The last three are terminal, but retrying failed rows reopens a `PROCESSED_WITH_ERRORS` batch to `PROCESSING`.
+	Status BatchStatus `json:"status"`
+}
+
+// BillingTransactionItem One wallet ledger entry. Amounts are in cents (1 credit = `cents_per_credit` cents, 10 by default).
+type BillingTransactionItem struct {
+	// AmountCents Signed amount in cents: positive = added (deposit, bonus, refund, auto_topup), negative = removed (consumption, expiration).
+	AmountCents int `json:"amount_cents"`
+
+	// BalanceAfterCents Wallet balance in cents right after this entry.
+	BalanceAfterCents int `json:"balance_after_cents"`
+
+	// CreatedAt When it was booked.
+	CreatedAt time.Time `json:"created_at"`
+
+	// DepthType Effort of the run for `consumption` and `refund` entries; omitted otherwise.
+	DepthType nullable.Nullable[Effort] `json:"depth_type,omitempty"`
+
+	// Description Human-readable note, e.g. `Research job (high)` or the grant's description.
+	Description nullable.Nullable[string] `json:"description"`
+
+	// Id Identity of the entry.
+	Id openapi_types.UUID `json:"id"`
+
+	// JobId The research job metered or refunded; null for entries not tied to a job.
+	JobId nullable.Nullable[openapi_types.UUID] `json:"job_id"`
+
+	// ReceiptUrl Receipt of a paid deposit; null otherwise.
+	ReceiptUrl nullable.Nullable[string] `json:"receipt_url"`
+
+	// StripePaymentIntentId Payment-processor intent id of a paid deposit; null otherwise (always null for operator grants).
+	StripePaymentIntentId nullable.Nullable[string] `json:"stripe_payment_intent_id"`
+
+	// Type `deposit`: credits added (purchase or operator grant). `consumption`: a run metered at dispatch. `bonus`: free credits (promotion, referral). `refund`: a failed run's consumption returned. `expiration`: expired credits removed. `auto_topup`: an automatic purchase when the balance fell below the account's threshold.
+	Type BillingTransactionType `json:"type"`
+}
+
+// BillingTransactionPage A page of wallet ledger entries, newest first.
+type BillingTransactionPage struct {
+	// HasMore False on the last page.
+	HasMore bool                     `json:"has_more"`
+	Items   []BillingTransactionItem `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// BillingTransactionType `deposit`: credits added (purchase or operator grant). `consumption`: a run metered at dispatch. `bonus`: free credits (promotion, referral). `refund`: a failed run's consumption returned. `expiration`: expired credits removed. `auto_topup`: an automatic purchase when the balance fell below the account's threshold.
+type BillingTransactionType string
+
+// BillingUsageResponse Usage over a period. Runs count in the period in which they were metered (dispatched); refunds of failed runs are subtracted.
+type BillingUsageResponse struct {
+	// ByEffort Usage per effort. Only efforts that cost credits appear (`low` is free and omitted); an effort with no runs in the period is omitted.
+	ByEffort UsageByEffort `json:"by_effort"`
+
+	// CentsSpentPaid The part of `total_cents_spent` drawn from paid funds (`deposit`, `auto_topup`) of the pay-as-you-go wallet; spend covered by `bonus` credits is excluded (bonus credits are drawn first).
+	CentsSpentPaid int `json:"cents_spent_paid"`
+
+	// JobCount Runs metered in the period, at every effort including `low`.
+	JobCount int `json:"job_count"`
+
+	// PeriodEnd Exclusive end of the period (in the future for `current`).
+	PeriodEnd nullable.Nullable[time.Time] `json:"period_end"`
+
+	// PeriodStart Inclusive start of the period.
+	PeriodStart nullable.Nullable[time.Time] `json:"period_start"`
+
+	// ProjectedPeriodEndCredits For `period=current`: credits the period will have used by `period_end` at the current burn rate (linear projection: `total_credits_used` / elapsed time x period length). Null for other periods.
+	ProjectedPeriodEndCredits nullable.Nullable[int] `json:"projected_period_end_credits"`
+
+	// TotalCentsSpent Cents consumed, net of refunds.
+	TotalCentsSpent int `json:"total_cents_spent"`
+
+	// TotalCreditsUsed Credits consumed, net of refunds.
+	TotalCreditsUsed int `json:"total_credits_used"`
+}
+
+// CampaignArtifact A stored file the campaign produced.
+type CampaignArtifact struct {
+	// ByteSize Size in bytes.
+	ByteSize       int    `json:"byte_size"`
+	DeliverableKey string `json:"deliverable_key"`
+	Filename       string `json:"filename"`
+
+	// MediaType For example `text/csv`, `application/json`, `text/markdown`.
+	MediaType string `json:"media_type"`
+
+	// Sha256 Lowercase hex SHA-256 of the bytes.
+	Sha256 string `json:"sha256"`
+}
+
+// CampaignAttention Why a campaign needs attention and what the caller can do; `null` when the campaign does not need attention.
+//
+// | `reason` | Meaning | `next_action` |
+// |---|---|---|
+// | `stage_failed` | a stage failed: its single worker (a `root` or `aggregate` stage) failed, or no record of a `per_entity` stage succeeded | `retry`: failed records of the stage run again |
+// | `quota_exhausted` | the account's credits cannot cover the next worker | `add_credits`: the campaign resumes on its own once the balance covers the next worker, or at once on `retry` |
+// | `budget_exhausted` | the campaign's or a stage's `max_credits` cannot cover the next worker | `cancel`: the budget is part of the reviewed digest and cannot be raised after approval; cancelling keeps the finished records and the deliverable files already built |
+// | `key_unusable` | the API key that approved the campaign was revoked or lost the `campaigns` scope | `retry`: retrying re-binds the campaign to the key that makes the retry call |
+type CampaignAttention struct {
+	// Message A human-readable explanation.
+	Message string `json:"message"`
+
+	// NextAction What resolves it: `retry` (`POST .../retry`), `add_credits` (top up the account; the campaign resumes on its own), `cancel` (`POST .../cancel`).
+	NextAction CampaignAttentionNextAction `json:"next_action"`
+	Reason     CampaignAttentionReason     `json:"reason"`
+
+	// StageKey The stage concerned, or `null` when the whole campaign is (campaign budget, account credits, key).
+	StageKey nullable.Nullable[string] `json:"stage_key"`
+}
+
+// CampaignAttentionNextAction What resolves it: `retry` (`POST .../retry`), `add_credits` (top up the account; the campaign resumes on its own), `cancel` (`POST .../cancel`).
+type CampaignAttentionNextAction string
+
+// CampaignAttentionReason defines model for CampaignAttention.Reason.
+type CampaignAttentionReason string
+
+// CampaignBrowserGeolocation Where the browser appears to be.
+type CampaignBrowserGeolocation struct {
+	City *string `json:"city,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 country code.
+	Country string  `json:"country"`
+	State   *string `json:"state,omitempty"`
+}
+
+// CampaignBrowserPage A page (tab) open in a browser session.
+type CampaignBrowserPage struct {
+	// LiveViewUrl Live view of this page; only while the session is `RUNNING`.
+	LiveViewUrl nullable.Nullable[string] `json:"live_view_url"`
+	PageId      string                    `json:"page_id"`
+
+	// Title Document title.
+	Title nullable.Nullable[string] `json:"title"`
+	Url   string                    `json:"url"`
+}
+
+// CampaignBrowserSession A browser session a campaign worker used.
+type CampaignBrowserSession struct {
+	// ActivePageId The page in front.
+	ActivePageId nullable.Nullable[string] `json:"active_page_id,omitempty"`
+
+	// Agent The agent that drove the browser.
+	Agent CampaignBrowserSessionAgent `json:"agent"`
+
+	// Connection How the agent connected to the browser (for example `cdp`).
+	Connection nullable.Nullable[string] `json:"connection,omitempty"`
+	CreatedAt  time.Time                 `json:"created_at"`
+
+	// EndedAt When the browser ended.
+	EndedAt nullable.Nullable[time.Time] `json:"ended_at,omitempty"`
+
+	// EntityKey The record the worker was working on; `null` for `root` and `aggregate` stages.
+	EntityKey   nullable.Nullable[string]                     `json:"entity_key,omitempty"`
+	Geolocation nullable.Nullable[CampaignBrowserGeolocation] `json:"geolocation,omitempty"`
+
+	// Harness The browser-automation harness, or `null` when not recorded.
+	Harness nullable.Nullable[CampaignBrowserSessionHarness] `json:"harness"`
+
+	// JobId The research job of the worker.
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// JobStatus That job's `status`.
+	JobStatus nullable.Nullable[string] `json:"job_status,omitempty"`
+
+	// LastUrl The last URL visited.
+	LastUrl nullable.Nullable[string] `json:"last_url,omitempty"`
+
+	// LiveViewFramedUrl The live view for embedding in an iframe; only while `RUNNING`.
+	LiveViewFramedUrl nullable.Nullable[string] `json:"live_view_framed_url,omitempty"`
+
+	// LiveViewUrl Live view of the session; only while `status` is `RUNNING`, else `null`.
+	LiveViewUrl nullable.Nullable[string] `json:"live_view_url,omitempty"`
+
+	// Name Session name.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// Node The worker node that ran the session.
+	Node  nullable.Nullable[string] `json:"node,omitempty"`
+	Pages []CampaignBrowserPage     `json:"pages"`
+
+	// Provider The browser provider, or `null` when not recorded.
+	Provider nullable.Nullable[CampaignBrowserSessionProvider] `json:"provider"`
+
+	// Proxies Whether traffic went through proxies.
+	Proxies bool `json:"proxies"`
+
+	// ProxyBytes Bytes sent through proxies.
+	ProxyBytes nullable.Nullable[int] `json:"proxy_bytes,omitempty"`
+
+	// Region Provider region.
+	Region nullable.Nullable[string] `json:"region,omitempty"`
+
+	// Role The worker's role in the stage (`worker` per record, `discovery` on a root stage, `aggregate`).
+	Role      nullable.Nullable[string] `json:"role,omitempty"`
+	SessionId string                    `json:"session_id"`
+	StageKey  string                    `json:"stage_key"`
+
+	// StageTitle Title of the stage.
+	StageTitle nullable.Nullable[string] `json:"stage_title,omitempty"`
+
+	// StartedAt When the browser started.
+	StartedAt nullable.Nullable[time.Time] `json:"started_at,omitempty"`
+
+	// State `live` while the job runs and the browser is not released, else `ended`.
+	State  CampaignBrowserSessionState                     `json:"state"`
+	Status nullable.Nullable[CampaignBrowserSessionStatus] `json:"status"`
+
+	// Stopped Whether the session was stopped before it ended on its own.
+	Stopped nullable.Nullable[bool] `json:"stopped,omitempty"`
+
+	// Verified Whether the provider's verified-browser mode was on.
+	Verified nullable.Nullable[bool]                 `json:"verified,omitempty"`
+	Video    nullable.Nullable[CampaignBrowserVideo] `json:"video,omitempty"`
+}
+
+// CampaignBrowserSessionHarness The browser-automation harness, or `null` when not recorded.
+type CampaignBrowserSessionHarness string
+
+// CampaignBrowserSessionProvider The browser provider, or `null` when not recorded.
+type CampaignBrowserSessionProvider string
+
+// CampaignBrowserSessionState `live` while the job runs and the browser is not released, else `ended`.
+type CampaignBrowserSessionState string
+
+// CampaignBrowserSessionStatus defines model for CampaignBrowserSession.Status.
+type CampaignBrowserSessionStatus string
+
+// CampaignBrowserSessionAgent The agent that drove the browser.
+type CampaignBrowserSessionAgent struct {
+	// Id Expert id, or `null` for the default researcher.
+	Id   nullable.Nullable[string] `json:"id"`
+	Name string                    `json:"name"`
+}
+
+// CampaignBrowserSessionCounts Sessions counted within the `stage_key` filter, before the `status` filter and the cursor apply.
+type CampaignBrowserSessionCounts struct {
+	// Ended Sessions whose `state` is `ended`.
+	Ended int `json:"ended"`
+
+	// Live Sessions whose `state` is `live`.
+	Live int `json:"live"`
+}
+
+// CampaignBrowserSessions A page of a campaign's browser sessions, newest first.
+type CampaignBrowserSessions struct {
+	CampaignId openapi_types.UUID `json:"campaign_id"`
+
+	// CampaignStatus Campaign status. `draft`: created, editable, nothing runs and nothing is charged. `approved`: the caller approved the current `review_digest`; the plan is frozen and the dispatcher starts it within about 30 seconds. `running`: workers are being dispatched stage by stage. `needs_attention`: paused; no new worker starts (workers in flight finish) until the problem in `attention` is resolved. `completed`: every stage completed and every deliverable file is built. `cancelled`: stopped by `POST .../cancel`. `completed` and `cancelled` are terminal.
+	//
+	// **Lifecycle:**
+	//
+	// | From | Trigger | To |
+	// |---|---|---|
+	// | (new) | `POST /api/v2/campaigns` | `draft` (or `approved` with `start: true`) |
+	// | `draft` | `PATCH` | `draft`, `revision` + 1, new `review_digest` |
+	// | `draft` | `POST .../approve` with the current `review_digest` | `approved` |
+	// | `approved` | the dispatcher picks it up (within about 30 seconds) | `running` |
+	// | `running` | a stage fails, credits or the budget run out, or the approving key becomes unusable | `needs_attention` (with `attention`) |
+	// | `needs_attention` | `POST .../retry` (or, for `quota_exhausted`, credits returning) | `running` |
+	// | `running` | every stage completed | `completed` |
+	// | `draft`, `approved`, `running`, `needs_attention` | `POST .../cancel` | `cancelled` |
+	// | `completed`, `cancelled` | `POST .../cancel` | unchanged (no-op) |
+	//
+	// `completed` and `cancelled` are terminal.
+	CampaignStatus CampaignStatus `json:"campaign_status"`
+
+	// Counts Sessions counted within the `stage_key` filter, before the `status` filter and the cursor apply.
+	Counts  CampaignBrowserSessionCounts `json:"counts"`
+	HasMore bool                         `json:"has_more"`
+	Items   []CampaignBrowserSession     `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; `null` on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// CampaignBrowserVideo The session's screen recording.
+type CampaignBrowserVideo struct {
+	// Error Why the recording failed.
+	Error nullable.Nullable[string]     `json:"error"`
+	Pages []CampaignBrowserVideoSegment `json:"pages"`
+	State CampaignBrowserVideoState     `json:"state"`
+
+	// Url Recording URL once `state` is `ready`.
+	Url nullable.Nullable[string] `json:"url"`
+}
+
+// CampaignBrowserVideoState defines model for CampaignBrowserVideo.State.
+type CampaignBrowserVideoState string
+
+// CampaignBrowserVideoSegment Where one page appears in the recording.
+type CampaignBrowserVideoSegment struct {
+	// EndMs Offset of the page's last frame in milliseconds.
+	EndMs  int    `json:"end_ms"`
+	PageId string `json:"page_id"`
+
+	// StartMs Offset of the page's first frame in milliseconds.
+	StartMs int    `json:"start_ms"`
+	Url     string `json:"url"`
+}
+
+// CampaignDetail A campaign in full, with its plan and the `review_digest` to approve it.
+type CampaignDetail struct {
+	// ApprovedAt When the campaign was approved.
+	ApprovedAt nullable.Nullable[time.Time] `json:"approved_at"`
+
+	// Artifacts Stored files produced so far.
+	Artifacts []CampaignArtifact `json:"artifacts"`
+
+	// Attention Present (non-null) while `status` is `needs_attention`.
+	Attention  nullable.Nullable[CampaignAttention] `json:"attention"`
+	CampaignId openapi_types.UUID                   `json:"campaign_id"`
+
+	// Capabilities What the campaign's workers may use, for review (for example `web_search`, `browser`, `code_execution`).
+	Capabilities []string  `json:"capabilities"`
+	CreatedAt    time.Time `json:"created_at"`
+
+	// CreditsSpent Credits consumed so far over all stages (refunds deducted).
+	CreditsSpent int `json:"credits_spent"`
+
+	// DeliverableFiles Deliverables built so far (one per completed deliverable) with download URLs.
+	DeliverableFiles []DeliverableFile `json:"deliverable_files"`
+
+	// Deliverables The plan's deliverables.
+	Deliverables []Deliverable `json:"deliverables"`
+
+	// ExpertId The campaign's own agent (one-stage `agent.id`), or `null`.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// ExpertName Display name of that agent, or `null`.
+	ExpertName nullable.Nullable[string] `json:"expert_name"`
+
+	// FinishedAt When the campaign completed or was cancelled.
+	FinishedAt nullable.Nullable[time.Time] `json:"finished_at"`
+
+	// MaxCredits Campaign budget in credits, or `null` for none.
+	MaxCredits nullable.Nullable[int] `json:"max_credits"`
+	Name       string                 `json:"name"`
+
+	// NextStep What happens next without the caller acting (for a draft: nothing runs until it is approved).
+	NextStep string `json:"next_step"`
+
+	// Objective The campaign's goal as shown for review: the one-stage instruction, or the first stage's instruction.
+	Objective nullable.Nullable[string] `json:"objective"`
+
+	// OwnerUserId The account that owns the campaign.
+	OwnerUserId openapi_types.UUID `json:"owner_user_id"`
+
+	// Plan The stages of a campaign and the deliverables they produce. Unknown fields are refused. Stage keys are unique; deliverable keys are unique. When `deliverables` is omitted or empty, the server adds one `csv` deliverable per stage that no other stage depends on (key and file name from the stage key). Responses return the plan normalized: defaults filled in (`fanout`, `depends_on`, `concurrency`, deliverable `filename`s, the default deliverables) and unset optional fields omitted; the `review_digest` is computed over exactly that plan.
+	Plan Plan `json:"plan"`
+
+	// Records What became of the records supplied at create.
+	Records RecordsReport `json:"records"`
+
+	// ReviewDigest The review digest: the lowercase hex SHA-256 of the RFC 8785 (JSON Canonicalization Scheme) serialization of the object `{"budget": <max_credits or null>, "plan": <plan exactly as returned>, "revision": <revision>}`. It changes whenever the plan, the revision or the budget changes, so approving with it proves the caller reviewed exactly what will run. Clients echo it to `POST /api/v2/campaigns/{campaign_id}/approve`; they may recompute it to verify but never need to.
+	ReviewDigest string `json:"review_digest"`
+
+	// Revision Starts at 1; increments on every accepted edit.
+	Revision int `json:"revision"`
+
+	// Stages Progress per stage, in plan order.
+	Stages []StageDetail `json:"stages"`
+
+	// StartedAt When the first worker was dispatched.
+	StartedAt nullable.Nullable[time.Time] `json:"started_at"`
+
+	// Status Campaign status. `draft`: created, editable, nothing runs and nothing is charged. `approved`: the caller approved the current `review_digest`; the plan is frozen and the dispatcher starts it within about 30 seconds. `running`: workers are being dispatched stage by stage. `needs_attention`: paused; no new worker starts (workers in flight finish) until the problem in `attention` is resolved. `completed`: every stage completed and every deliverable file is built. `cancelled`: stopped by `POST .../cancel`. `completed` and `cancelled` are terminal.
+	//
+	// **Lifecycle:**
+	//
+	// | From | Trigger | To |
+	// |---|---|---|
+	// | (new) | `POST /api/v2/campaigns` | `draft` (or `approved` with `start: true`) |
+	// | `draft` | `PATCH` | `draft`, `revision` + 1, new `review_digest` |
+	// | `draft` | `POST .../approve` with the current `review_digest` | `approved` |
+	// | `approved` | the dispatcher picks it up (within about 30 seconds) | `running` |
+	// | `running` | a stage fails, credits or the budget run out, or the approving key becomes unusable | `needs_attention` (with `attention`) |
+	// | `needs_attention` | `POST .../retry` (or, for `quota_exhausted`, credits returning) | `running` |
+	// | `running` | every stage completed | `completed` |
+	// | `draft`, `approved`, `running`, `needs_attention` | `POST .../cancel` | `cancelled` |
+	// | `completed`, `cancelled` | `POST .../cancel` | unchanged (no-op) |
+	//
+	// `completed` and `cancelled` are terminal.
+	Status CampaignStatus `json:"status"`
+
+	// StatusChangedAt When `status` last changed.
+	StatusChangedAt nullable.Nullable[time.Time] `json:"status_changed_at"`
+
+	// Workforce Who does the work: one member per agent stage in plan order, plus totals.
+	Workforce CampaignWorkforce `json:"workforce"`
+}
+
+// CampaignLimits The limits this server applies to campaigns (configured by the operator).
+type CampaignLimits struct {
+	// MaxAssignmentChars Longest assignment one worker receives (instruction plus question or record, in characters); longer is refused with 422.
+	MaxAssignmentChars int `json:"max_assignment_chars"`
+
+	// MaxRecordsPerStage Most records one stage works on; records beyond it (found by discovery or read from earlier stages) are not accepted.
+	MaxRecordsPerStage int `json:"max_records_per_stage"`
+
+	// MaxSuppliedRecords Most `questions` or `records` one create accepts; more is refused with 422.
+	MaxSuppliedRecords int `json:"max_supplied_records"`
+}
+
+// CampaignPortfolio One stage's records, described generically, a page at a time.
+type CampaignPortfolio struct {
+	CampaignId openapi_types.UUID `json:"campaign_id"`
+
+	// Coverage How far the stage got over all its records (not only this page).
+	Coverage PortfolioCoverage `json:"coverage"`
+
+	// EntityKeyField The stage's key field, or `null` when records are identified by position.
+	EntityKeyField nullable.Nullable[string] `json:"entity_key_field"`
+
+	// Fields Columns in display order: identity, then given, then researched fields.
+	Fields  []FieldView     `json:"fields"`
+	HasMore bool            `json:"has_more"`
+	Items   []PortfolioItem `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; `null` on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+
+	// OutputSchema The stage's `output_schema`, or `null`.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema"`
+	Revision     int                                       `json:"revision"`
+	StageKey     string                                    `json:"stage_key"`
+
+	// Status Campaign status. `draft`: created, editable, nothing runs and nothing is charged. `approved`: the caller approved the current `review_digest`; the plan is frozen and the dispatcher starts it within about 30 seconds. `running`: workers are being dispatched stage by stage. `needs_attention`: paused; no new worker starts (workers in flight finish) until the problem in `attention` is resolved. `completed`: every stage completed and every deliverable file is built. `cancelled`: stopped by `POST .../cancel`. `completed` and `cancelled` are terminal.
+	//
+	// **Lifecycle:**
+	//
+	// | From | Trigger | To |
+	// |---|---|---|
+	// | (new) | `POST /api/v2/campaigns` | `draft` (or `approved` with `start: true`) |
+	// | `draft` | `PATCH` | `draft`, `revision` + 1, new `review_digest` |
+	// | `draft` | `POST .../approve` with the current `review_digest` | `approved` |
+	// | `approved` | the dispatcher picks it up (within about 30 seconds) | `running` |
+	// | `running` | a stage fails, credits or the budget run out, or the approving key becomes unusable | `needs_attention` (with `attention`) |
+	// | `needs_attention` | `POST .../retry` (or, for `quota_exhausted`, credits returning) | `running` |
+	// | `running` | every stage completed | `completed` |
+	// | `draft`, `approved`, `running`, `needs_attention` | `POST .../cancel` | `cancelled` |
+	// | `completed`, `cancelled` | `POST .../cancel` | unchanged (no-op) |
+	//
+	// `completed` and `cancelled` are terminal.
+	Status CampaignStatus `json:"status"`
+}
+
+// CampaignStatus Campaign status. `draft`: created, editable, nothing runs and nothing is charged. `approved`: the caller approved the current `review_digest`; the plan is frozen and the dispatcher starts it within about 30 seconds. `running`: workers are being dispatched stage by stage. `needs_attention`: paused; no new worker starts (workers in flight finish) until the problem in `attention` is resolved. `completed`: every stage completed and every deliverable file is built. `cancelled`: stopped by `POST .../cancel`. `completed` and `cancelled` are terminal.
+//
+// **Lifecycle:**
+//
+// | From | Trigger | To |
+// |---|---|---|
+// | (new) | `POST /api/v2/campaigns` | `draft` (or `approved` with `start: true`) |
+// | `draft` | `PATCH` | `draft`, `revision` + 1, new `review_digest` |
+// | `draft` | `POST .../approve` with the current `review_digest` | `approved` |
+// | `approved` | the dispatcher picks it up (within about 30 seconds) | `running` |
+// | `running` | a stage fails, credits or the budget run out, or the approving key becomes unusable | `needs_attention` (with `attention`) |
+// | `needs_attention` | `POST .../retry` (or, for `quota_exhausted`, credits returning) | `running` |
+// | `running` | every stage completed | `completed` |
+// | `draft`, `approved`, `running`, `needs_attention` | `POST .../cancel` | `cancelled` |
+// | `completed`, `cancelled` | `POST .../cancel` | unchanged (no-op) |
+//
+// `completed` and `cancelled` are terminal.
+type CampaignStatus string
+
+// CampaignSummary A campaign without its plan: list rows and the answers of approve, cancel and retry.
+type CampaignSummary struct {
+	CampaignId openapi_types.UUID `json:"campaign_id"`
+
+	// Capabilities What the campaign's workers may use, for review (for example `web_search`, `browser`, `code_execution`).
+	Capabilities []string  `json:"capabilities"`
+	CreatedAt    time.Time `json:"created_at"`
+
+	// CreditsSpent Credits consumed so far over all stages (refunds deducted).
+	CreditsSpent int `json:"credits_spent"`
+
+	// Deliverables The plan's deliverables.
+	Deliverables []Deliverable `json:"deliverables"`
+
+	// ExpertId The campaign's own agent (one-stage `agent.id`), or `null`.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// ExpertName Display name of that agent, or `null`.
+	ExpertName nullable.Nullable[string] `json:"expert_name"`
+
+	// MaxCredits Campaign budget in credits, or `null` for none.
+	MaxCredits nullable.Nullable[int] `json:"max_credits"`
+	Name       string                 `json:"name"`
+
+	// NextStep What happens next without the caller acting (for a draft: nothing runs until it is approved).
+	NextStep *string `json:"next_step,omitempty"`
+
+	// Objective The campaign's goal as shown for review: the one-stage instruction, or the first stage's instruction.
+	Objective nullable.Nullable[string] `json:"objective"`
+
+	// Records What became of the records supplied at create.
+	Records RecordsReport `json:"records"`
+
+	// ReviewDigest The review digest: the lowercase hex SHA-256 of the RFC 8785 (JSON Canonicalization Scheme) serialization of the object `{"budget": <max_credits or null>, "plan": <plan exactly as returned>, "revision": <revision>}`. It changes whenever the plan, the revision or the budget changes, so approving with it proves the caller reviewed exactly what will run. Clients echo it to `POST /api/v2/campaigns/{campaign_id}/approve`; they may recompute it to verify but never need to.
+	ReviewDigest string `json:"review_digest"`
+
+	// Revision Starts at 1; increments on every accepted edit.
+	Revision int `json:"revision"`
+
+	// Stages Progress per stage, in plan order.
+	Stages []StageDetail `json:"stages"`
+
+	// Status Campaign status. `draft`: created, editable, nothing runs and nothing is charged. `approved`: the caller approved the current `review_digest`; the plan is frozen and the dispatcher starts it within about 30 seconds. `running`: workers are being dispatched stage by stage. `needs_attention`: paused; no new worker starts (workers in flight finish) until the problem in `attention` is resolved. `completed`: every stage completed and every deliverable file is built. `cancelled`: stopped by `POST .../cancel`. `completed` and `cancelled` are terminal.
+	//
+	// **Lifecycle:**
+	//
+	// | From | Trigger | To |
+	// |---|---|---|
+	// | (new) | `POST /api/v2/campaigns` | `draft` (or `approved` with `start: true`) |
+	// | `draft` | `PATCH` | `draft`, `revision` + 1, new `review_digest` |
+	// | `draft` | `POST .../approve` with the current `review_digest` | `approved` |
+	// | `approved` | the dispatcher picks it up (within about 30 seconds) | `running` |
+	// | `running` | a stage fails, credits or the budget run out, or the approving key becomes unusable | `needs_attention` (with `attention`) |
+	// | `needs_attention` | `POST .../retry` (or, for `quota_exhausted`, credits returning) | `running` |
+	// | `running` | every stage completed | `completed` |
+	// | `draft`, `approved`, `running`, `needs_attention` | `POST .../cancel` | `cancelled` |
+	// | `completed`, `cancelled` | `POST .../cancel` | unchanged (no-op) |
+	//
+	// `completed` and `cancelled` are terminal.
+	Status CampaignStatus `json:"status"`
+
+	// Workforce Who does the work: one member per agent stage in plan order, plus totals.
+	Workforce CampaignWorkforce `json:"workforce"`
+}
+
+// CampaignSummaryPage A page of campaigns, newest first.
+type CampaignSummaryPage struct {
+	HasMore bool              `json:"has_more"`
+	Items   []CampaignSummary `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; `null` on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// CampaignWorkforce Who does the work: one member per agent stage in plan order, plus totals.
+type CampaignWorkforce struct {
+	Members []WorkforceMember `json:"members"`
+
+	// Totals Totals over the workforce.
+	Totals WorkforceTotals `json:"totals"`
+}
+
+// CancelResearchResponse Result of a cancel: the job's status after the call (`cancelled`, or the terminal status it already had).
+type CancelResearchResponse struct {
+	// JobId Identity of the job.
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// Slug The job's slug.
+	Slug string `json:"slug"`
+
+	// Status Lifecycle status of a research job.
+	//
+	// - `queued`: accepted, waiting for a worker (also right after `continue`).
+	// - `in_progress`: a run is executing.
+	// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
+	// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
+	// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
+	// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
+	// - `cancelled` (terminal): cancelled by the owner or an administrator.
+	//
+	// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
+	Status JobStatus `json:"status"`
+}
+
+// CheckResult One run of a job: the initial run, or a continuation started by `POST .../continue`.
+type CheckResult struct {
+	// CreditsCharged Credits charged for this run net of refunds (a failed run is refunded, so 0).
+	CreditsCharged int `json:"credits_charged"`
+
+	// Effort The effort this run executed at.
+	Effort Effort `json:"effort"`
+
+	// FinishedAt When the run ended; null while `running`.
+	FinishedAt nullable.Nullable[time.Time] `json:"finished_at"`
+
+	// Kind `initial` for the first run, `continuation` for each continue.
+	Kind CheckResultKind `json:"kind"`
+
+	// RunId Identity of the run.
+	RunId openapi_types.UUID `json:"run_id"`
+
+	// StartedAt When the run was dispatched to a worker.
+	StartedAt time.Time `json:"started_at"`
+
+	// Status `running` while executing; `interrupted` when the job was cancelled while this run was executing.
+	Status CheckResultStatus `json:"status"`
+}
+
+// CheckResultKind `initial` for the first run, `continuation` for each continue.
+type CheckResultKind string
+
+// CheckResultStatus `running` while executing; `interrupted` when the job was cancelled while this run was executing.
+type CheckResultStatus string
+
+// ContextFileDeleteResponse What detaching a context file removed.
+type ContextFileDeleteResponse struct {
+	Name string `json:"name"`
+
+	// RemovedFromMirror Its mirrored text was removed from the prompt context.
+	RemovedFromMirror bool `json:"removed_from_mirror"`
+
+	// RemovedFromRepository The file was removed from the expert's repository (runs no longer see it).
+	RemovedFromRepository bool `json:"removed_from_repository"`
+	Success               bool `json:"success"`
+}
+
+// ContextFileImportRequest Attach a context file fetched from a URL or copied from an attachment. Send exactly one of `source_url` and `attachment_id` (422 otherwise). Unknown fields are refused.
+type ContextFileImportRequest struct {
+	// AttachmentId An attachment of yours (`POST /api/v2/attachments`).
+	AttachmentId nullable.Nullable[openapi_types.UUID] `json:"attachment_id,omitempty"`
+
+	// Filename Name to store it under. Required when the URL path has no usable extension, and to pick one file of a multi-file attachment; else inferred.
+	Filename nullable.Nullable[string] `json:"filename,omitempty"`
+
+	// SourceUrl A public `http(s)` URL. Private, loopback, link-local and reserved addresses are refused (422 `url_not_allowed`), redirects are re-checked at each hop and the download is size-capped.
+	SourceUrl nullable.Nullable[string] `json:"source_url,omitempty"`
+}
+
+// ContextFileList The documents attached to an expert.
+type ContextFileList struct {
+	Count    int                  `json:"count"`
+	ExpertId string               `json:"expert_id"`
+	Files    []ContextFileSummary `json:"files"`
+}
+
+// ContextFileSummary A document attached to an expert. Every run of the expert can read it under `context/<name>`.
+type ContextFileSummary struct {
+	// CharCount Characters of mirrored text (0 when nothing is mirrored).
+	CharCount int `json:"char_count"`
+
+	// InRepository The file is committed to the expert's repository (copied into each run's workspace as `context/<name>`).
+	InRepository bool `json:"in_repository"`
+
+	// Name File name, unique within the expert.
+	Name string `json:"name"`
+
+	// SizeBytes Size of the stored file.
+	SizeBytes int `json:"size_bytes"`
+
+	// TextMirrored A text version (the file itself, or the text extracted from a PDF or Office document) is mirrored into the expert's prompt context.
+	TextMirrored bool `json:"text_mirrored"`
+}
+
+// ContextFileUpload Multipart upload of one context file.
+type ContextFileUpload struct {
+	// File The file; its filename (1-512 characters, path-safe) becomes the context file's name.
+	File openapi_types.File `json:"file"`
+}
+
+// ContextFileUploadResponse The stored context file.
+type ContextFileUploadResponse struct {
+	// CharCount Characters of mirrored text (0 when none).
+	CharCount int `json:"char_count"`
+
+	// CommitSha Commit of the expert's repository that added the file; null when it was not committed.
+	CommitSha nullable.Nullable[string] `json:"commit_sha"`
+	Name      string                    `json:"name"`
+
+	// Path Where runs find it: `context/<name>`.
+	Path      string `json:"path"`
+	SizeBytes int    `json:"size_bytes"`
+	Success   bool   `json:"success"`
+
+	// TextMirrored Text was extracted and mirrored into the prompt context.
+	TextMirrored bool `json:"text_mirrored"`
+}
+
+// CreateCampaignRequest Creates a campaign. Unknown fields are refused, never ignored.
+//
+// Send **either** `plan` **or** the one-stage fields (`instruction`, `question_field`, `agent`, `approach`, `concurrency`, `effort`, `output_schema`, `response_language`), not both. The one-stage fields expand to a plan with one agent stage keyed `research` (`per_entity` over the supplied records, or `root` when none are supplied) and one CSV deliverable keyed `results`. `name`, `max_credits`, `start` and the supplied records (`questions` or `records`) go with either form. Send `questions` or `records`, not both.
+//
+// Refused with 422 `validation_error` (with `errors[]`): both `plan` and a one-stage field; both `questions` and `records`; neither `plan` nor an assignment (`instruction`, `question_field` or `agent.inputs`); more records than `max_supplied_records` (`GET /api/v2/campaigns/limits`); an assignment longer than `max_assignment_chars`; an invalid stage graph; a budget that cannot cover one worker.
+type CreateCampaignRequest struct {
+	// Agent One-stage: run every row as this agent. With a `plan`, set `agent` per stage instead.
+	Agent nullable.Nullable[StageAgent] `json:"agent,omitempty"`
+
+	// Approach One-stage: research approach (for example `general`).
+	Approach nullable.Nullable[string] `json:"approach,omitempty"`
+
+	// Concurrency One-stage: rows running at once. Values outside 1-20 are clamped to that range; default 5.
+	Concurrency nullable.Nullable[int] `json:"concurrency,omitempty"`
+
+	// Effort One-stage: effort of every row; when omitted the agent's default, else `medium`; clamped to the account tier.
+	Effort nullable.Nullable[Effort] `json:"effort,omitempty"`
+
+	// Instruction One-stage: what each row's worker does. With `questions` or `question_field` the row's question follows it; with `records` alone the record is appended.
+	Instruction nullable.Nullable[string] `json:"instruction,omitempty"`
+
+	// MaxCredits Campaign budget in credits. No worker starts that the remaining budget cannot cover; when it is spent the campaign needs attention (`budget_exhausted`). Omitted: no budget beyond the account balance.
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Name Short title; when omitted derived from the first 80 characters of the instruction (or the first stage's title).
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+
+	// OutputSchema One-stage: JSON Schema of each row's result; each top-level property becomes a CSV column. Omitted: each row keeps its worker's report.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema,omitempty"`
+
+	// Plan The stages and the deliverables they produce. Mutually exclusive with the one-stage fields.
+	Plan nullable.Nullable[Plan] `json:"plan,omitempty"`
+
+	// QuestionField One-stage: the record field holding the row's question, used as written.
+	QuestionField nullable.Nullable[string] `json:"question_field,omitempty"`
+
+	// Questions One row per question, trimmed; blanks are left out and counted in `records.blank_dropped`. Send this or `records`, not both.
+	Questions nullable.Nullable[[]string] `json:"questions,omitempty"`
+
+	// Records One row per record; each carries the starting stage's key field (`entity_key_field`) when it has one. Send this or `questions`, not both.
+	Records nullable.Nullable[[]map[string]interface{}] `json:"records,omitempty"`
+
+	// ResponseLanguage One-stage: ISO 639-1 language code, optionally with a region (`en`, `es-MX`).
+	ResponseLanguage nullable.Nullable[string] `json:"response_language,omitempty"`
+
+	// Start Approve in the same call: the campaign is created `approved` (the dispatcher starts it within about 30 seconds) without a separate `approve` request.
+	Start *bool `json:"start,omitempty"`
+}
+
+// CreateExpertV2Request Creates a custom expert (spec 2.8). Unknown fields are refused. `is_public`, `allow_free_tier_use` and `owner_email` are for service administrators only.
+type CreateExpertV2Request struct {
+	// AllowFreeTierUse Service administrators only: free-tier accounts may run this expert.
+	AllowFreeTierUse *bool `json:"allow_free_tier_use,omitempty"`
+
+	// CampaignPlan Campaign plan template for `run_mode: campaign`, with `{{field_label}}` placeholders filled from the input form; validated on save.
+	CampaignPlan nullable.Nullable[map[string]interface{}] `json:"campaign_plan,omitempty"`
+
+	// ContextFiles Text documents to attach (added, or replacing the file of the same name). Binaries go through the context-files endpoint.
+	ContextFiles nullable.Nullable[[]ExpertContextFileInput] `json:"context_files,omitempty"`
+	DefaultDepth nullable.Nullable[ExpertDepth]              `json:"default_depth,omitempty"`
+	DefaultMode  nullable.Nullable[ExpertMode]               `json:"default_mode,omitempty"`
+
+	// DefaultModel Model id runs use unless the caller picks one; null for the platform default.
+	DefaultModel nullable.Nullable[string] `json:"default_model,omitempty"`
+
+	// DefaultRuntime Sandbox harness; omit or null for the platform default.
+	DefaultRuntime nullable.Nullable[string] `json:"default_runtime,omitempty"`
+
+	// Description What the expert does, shown in pickers.
+	Description *string `json:"description,omitempty"`
+
+	// Domain Field of expertise, such as `procurement`.
+	Domain nullable.Nullable[string] `json:"domain,omitempty"`
+
+	// ExpertiseAreas Topics the expert covers.
+	ExpertiseAreas *[]string `json:"expertise_areas,omitempty"`
+
+	// Icon Kebab-case icon name, such as `shield-check`.
+	Icon nullable.Nullable[string] `json:"icon,omitempty"`
+
+	// InputForm Fields shown when a run starts from the product.
+	InputForm nullable.Nullable[[]ExpertInputField] `json:"input_form,omitempty"`
+
+	// IsPublic Service administrators only (403 otherwise); others use `POST /api/v2/experts/{expert_id}/visibility`.
+	IsPublic *bool `json:"is_public,omitempty"`
+
+	// MaxCostUsd Per-run spend ceiling in US dollars, 0.5-1000. The tighter of this and the caller's own ceiling applies.
+	MaxCostUsd nullable.Nullable[float64] `json:"max_cost_usd,omitempty"`
+
+	// McpToolNames MCP tools to grant, by name from `GET /api/v2/experts/mcp-tools`. Tools flagged `always_on` need no grant. An unknown name is 422.
+	McpToolNames *[]string `json:"mcp_tool_names,omitempty"`
+
+	// Name Display name.
+	Name string `json:"name"`
+
+	// OutputSchema Default JSON Schema for `structured_output`; a caller's own `json_schema` takes precedence.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema,omitempty"`
+
+	// OutputSop Structured standard operating procedure: steps, risk criteria, required output fields, recommendation categories.
+	OutputSop nullable.Nullable[map[string]interface{}] `json:"output_sop,omitempty"`
+
+	// OutputTemplate HTML template the report is rendered into.
+	OutputTemplate nullable.Nullable[string] `json:"output_template,omitempty"`
+
+	// OutputTemplateFile Name of an attached context file that the build agent fills on each run; must name a file that is attached (or in this request's `context_files`), else 422.
+	OutputTemplateFile nullable.Nullable[string] `json:"output_template_file,omitempty"`
+
+	// OutputTemplateSample Sample output used to preview `output_template`.
+	OutputTemplateSample nullable.Nullable[map[string]interface{}] `json:"output_template_sample,omitempty"`
+	OutputType           nullable.Nullable[ExpertOutputType]       `json:"output_type,omitempty"`
+
+	// OwnerEmail Service administrators only: create or move the expert into this user's account.
+	OwnerEmail *openapi_types.Email `json:"owner_email,omitempty"`
+
+	// PinnedWorkflow A frozen workflow from `POST /api/v2/experts/generate-workflow` (its `workflow` when `valid`); omit to let the harness author one per run.
+	PinnedWorkflow nullable.Nullable[map[string]interface{}] `json:"pinned_workflow,omitempty"`
+
+	// RegistryExpertId Built-in registry expert this expert runs as (its tools and harness), with this configuration layered on top.
+	RegistryExpertId nullable.Nullable[string] `json:"registry_expert_id,omitempty"`
+
+	// RequiredToolCalls Tools that must return a successful result during every run (an observational monitor: a run that misses one is flagged, not stopped). Each must be in `mcp_tool_names` (422 otherwise).
+	RequiredToolCalls nullable.Nullable[[]string]      `json:"required_tool_calls,omitempty"`
+	RunMode           nullable.Nullable[ExpertRunMode] `json:"run_mode,omitempty"`
+
+	// SkillNames Skills to link, by name from `GET /api/v2/experts/skills` (catalog skills or your own). An unknown name is 422.
+	SkillNames *[]string `json:"skill_names,omitempty"`
+
+	// Status `active` (default) or `building` (a draft). On update, `active` finalizes a draft; an active expert cannot go back to `building` (409 `invalid_status_transition`).
+	Status *CreateExpertV2RequestStatus `json:"status,omitempty"`
+
+	// SystemPrompt Instructions every run of the expert follows.
+	SystemPrompt string `json:"system_prompt"`
+
+	// Tags Up to 20 tags, each 1-50 characters.
+	Tags *[]string `json:"tags,omitempty"`
+}
+
+// CreateExpertV2RequestStatus `active` (default) or `building` (a draft). On update, `active` finalizes a draft; an active expert cannot go back to `building` (409 `invalid_status_transition`).
+type CreateExpertV2RequestStatus string
+
+// CreateLoopRequest Creates a loop: a batch configuration (the batch create fields, with 1-1000 questions) re-run on a schedule. Unknown fields are refused.
+type CreateLoopRequest struct {
+	// Approach Research approach for every row (for example `general`).
+	Approach nullable.Nullable[string] `json:"approach,omitempty"`
+
+	// BatchName Name of the loop and of every run's batch, 1-200 characters.
+	BatchName string `json:"batch_name"`
+
+	// CustomJsonSchema JSON Schema each row's structured output must satisfy; a row that cannot satisfy it fails with `schema_mismatch`.
+	CustomJsonSchema nullable.Nullable[map[string]interface{}] `json:"custom_json_schema,omitempty"`
+
+	// Effort Effort of every row. When omitted or null: the expert's default, else `medium`. Clamped to the account tier's highest effort, never refused.
+	Effort nullable.Nullable[Effort] `json:"effort,omitempty"`
+
+	// ExpertId Run every row as this expert: a built-in registry id, or the UUID, slug or handle of a custom expert the caller may run. Unknown or not runnable: 422.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+
+	// Inputs Per-row expert input-form submissions, positionally aligned with `questions`: must have the same length (else 422). Requires `expert_id`.
+	Inputs nullable.Nullable[[]nullable.Nullable[map[string]interface{}]] `json:"inputs,omitempty"`
+
+	// MaxConcurrent Rows running at once.
+	MaxConcurrent nullable.Nullable[int] `json:"max_concurrent,omitempty"`
+
+	// MaxCredits Credit budget for the whole run (per run, not for the loop's lifetime); must cover at least one row at the batch's effort (else 422 `max_credits_too_low`). When reached the batch pauses with `budget_exhausted`.
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Questions One research job per question (1-1000 questions). Entries that are empty or only whitespace are dropped together with their `inputs` and `rows` entries; at least one question must remain.
+	Questions []string `json:"questions"`
+
+	// ResponseLanguage ISO 639-1 language of the reports, optionally with a region (`en`, `es-MX`). Defaults to `en`.
+	ResponseLanguage *string `json:"response_language,omitempty"`
+
+	// Rows Parsed CSV rows, one per question, positionally aligned with `questions`: must have the same length (else 422). Kept as each row's `row_data` for display only.
+	Rows nullable.Nullable[[]map[string]interface{}] `json:"rows,omitempty"`
+
+	// Schedule A loop's schedule.
+	Schedule BatchScheduleInput `json:"schedule"`
+}
+
+// CreateResearchBatchInput Creates a batch: one research job per question with one configuration. Unknown fields are refused.
+type CreateResearchBatchInput struct {
+	// Approach Research approach for every row (for example `general`).
+	Approach nullable.Nullable[string] `json:"approach,omitempty"`
+
+	// BatchName Name of the batch, 1-200 characters.
+	BatchName string `json:"batch_name"`
+
+	// CustomJsonSchema JSON Schema each row's structured output must satisfy; a row that cannot satisfy it fails with `schema_mismatch`.
+	CustomJsonSchema nullable.Nullable[map[string]interface{}] `json:"custom_json_schema,omitempty"`
+
+	// Effort Effort of every row. When omitted or null: the expert's default, else `medium`. Clamped to the account tier's highest effort, never refused.
+	Effort nullable.Nullable[Effort] `json:"effort,omitempty"`
+
+	// ExpertId Run every row as this expert: a built-in registry id, or the UUID, slug or handle of a custom expert the caller may run. Unknown or not runnable: 422.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+
+	// Inputs Per-row expert input-form submissions, positionally aligned with `questions`: must have the same length (else 422). Requires `expert_id`.
+	Inputs nullable.Nullable[[]nullable.Nullable[map[string]interface{}]] `json:"inputs,omitempty"`
+
+	// MaxConcurrent Rows running at once.
+	MaxConcurrent nullable.Nullable[int] `json:"max_concurrent,omitempty"`
+
+	// MaxCredits Credit budget for the whole batch; must cover at least one row at the batch's effort (else 422 `max_credits_too_low`). When reached the batch pauses with `budget_exhausted`.
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Questions One research job per question (up to 100 rows). Entries that are empty or only whitespace are dropped together with their `inputs` and `rows` entries; at least one question must remain.
+	Questions []string `json:"questions"`
+
+	// ResponseLanguage ISO 639-1 language of the reports, optionally with a region (`en`, `es-MX`). When omitted, each report follows its question's language.
+	ResponseLanguage *string `json:"response_language,omitempty"`
+
+	// Rows Parsed CSV rows, one per question, positionally aligned with `questions`: must have the same length (else 422). Kept as each row's `row_data` for display only.
+	Rows nullable.Nullable[[]map[string]interface{}] `json:"rows,omitempty"`
+}
+
+// CreateResearchRequest Body of `POST /api/v2/research` (and `POST /api/v2/run`). Unknown fields are refused (422).
+type CreateResearchRequest struct {
+	// AttachmentIds Attachments (owned by the caller and fully uploaded) to copy into the workspace's `input_files/`. An unknown, deleted, foreign or still `pending_upload` id is 422 `validation_error` naming `attachment_ids/<index>`.
+	AttachmentIds *[]openapi_types.UUID `json:"attachment_ids,omitempty"`
+
+	// Effort Research depth; default `medium`. An effort above the account tier's highest is clamped, never refused: the job's `effort` is what runs and `requested_effort` what was asked. Each run is charged at the effort that runs.
+	Effort *Effort `json:"effort,omitempty"`
+
+	// ExpertId Run as this expert: a built-in registry id, or the UUID, slug or handle of a custom expert the caller may run. An unknown or inaccessible expert is 404 `not_found`.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+
+	// IsPublic Make the job readable without authentication. Default false; changeable later with PATCH.
+	IsPublic *bool `json:"is_public,omitempty"`
+
+	// JsonSchema A JSON Schema (draft 2020-12) that `structured_output` must satisfy. When omitted the expert's `output_schema` applies, if any; otherwise no structured output is produced. An invalid schema is 422 `validation_error`.
+	JsonSchema nullable.Nullable[map[string]interface{}] `json:"json_schema,omitempty"`
+
+	// Question The research question or task.
+	Question string `json:"question"`
+
+	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	WebhookUrl nullable.Nullable[string] `json:"webhook_url,omitempty"`
+}
+
+// CreateSkillRequest A SKILL.md skill to author. Unknown fields are refused.
+type CreateSkillRequest struct {
+	// Category Defaults to `custom`.
+	Category nullable.Nullable[string] `json:"category,omitempty"`
+
+	// Content The SKILL.md. `name` and `description` given here win over any front-matter values.
+	Content string `json:"content"`
+
+	// Description When to use the skill (shown to the agent).
+	Description string `json:"description"`
+
+	// Name Lowercase letters, digits and hyphens, 1-64 characters. Writing a name you already own overwrites it; a catalog name is 409 `skill_name_taken`.
+	Name string `json:"name"`
+}
+
+// DayName A day of the week by name.
+type DayName string
+
+// Deliverable A file the campaign produces from one stage's records. It is built when its stage completes and downloaded with `GET /api/v2/campaigns/{campaign_id}/deliverables/{key}`. Unknown fields are refused.
+type Deliverable struct {
+	// Filename Download file name; default `<key>.csv`, `<key>.json` or `<key>.md` by format.
+	Filename *string `json:"filename,omitempty"`
+
+	// Format `csv`: one row per record, one column per field (identity, given and researched). `json`: an array of records. `markdown`: the records' reports in one document.
+	Format DeliverableFormat `json:"format"`
+
+	// Key Identifies the deliverable within the plan; unique.
+	Key string `json:"key"`
+
+	// StageKey The stage whose records the file holds; must be a stage of the plan.
+	StageKey string `json:"stage_key"`
+
+	// Title Shown to the customer.
+	Title string `json:"title"`
+}
+
+// DeliverableFormat `csv`: one row per record, one column per field (identity, given and researched). `json`: an array of records. `markdown`: the records' reports in one document.
+type DeliverableFormat string
+
+// DeliverableFile A built deliverable and where to download it.
+type DeliverableFile struct {
+	// ByteSize Size in bytes.
+	ByteSize       int    `json:"byte_size"`
+	DeliverableKey string `json:"deliverable_key"`
+	Filename       string `json:"filename"`
+	MediaType      string `json:"media_type"`
+
+	// Sha256 Lowercase hex SHA-256 of the bytes.
+	Sha256 string `json:"sha256"`
+
+	// Url Absolute URL of `GET /api/v2/campaigns/{campaign_id}/deliverables/{deliverable_key}` (needs the same authentication).
+	Url string `json:"url"`
+}
+
+// Effort Research depth. Credits per run by default: low 0, medium 1, high 5, build 20. Clamped to the account tier's highest effort (free: medium, pro: high, enterprise: build).
+type Effort string
+
+// EffortCredits Credits one run costs at each effort (the server's configured prices).
+type EffortCredits struct {
+	// Build Credits per run at `build`.
+	Build int `json:"build"`
+
+	// High Credits per run at `high`.
+	High int `json:"high"`
+
+	// Low Credits per run at `low`.
+	Low int `json:"low"`
+
+	// Medium Credits per run at `medium`.
+	Medium int `json:"medium"`
+}
+
+// Expert An expert's full configuration. Custom experts have an owner, editors and viewers (shares) and a visibility; built-in registry experts are read-only.
+type Expert struct {
+	// AllowFreeTierUse Free-tier accounts may run this expert.
+	AllowFreeTierUse bool `json:"allow_free_tier_use"`
+
+	// ArchivedAt When the expert was archived (`DELETE`); archived experts are read-only and hidden from lists.
+	ArchivedAt nullable.Nullable[time.Time] `json:"archived_at"`
+
+	// CallerRole The caller's access: `owner`, `editor` or `viewer` (from a share); null when the caller reads it only because it is public or built-in (service administrators see their own role, if any).
+	CallerRole nullable.Nullable[ExpertCallerRole] `json:"caller_role,omitempty"`
+
+	// CampaignPlan Campaign plan template for `run_mode: campaign`, with `{{field_label}}` placeholders filled from the input form; validated on save.
+	CampaignPlan nullable.Nullable[map[string]interface{}] `json:"campaign_plan"`
+
+	// ContextFiles Every attached document (inline text and uploaded files).
+	ContextFiles []ContextFileSummary `json:"context_files"`
+
+	// CreatedAt Null for built-in experts.
+	CreatedAt    nullable.Nullable[time.Time]   `json:"created_at"`
+	DefaultDepth nullable.Nullable[ExpertDepth] `json:"default_depth"`
+	DefaultMode  nullable.Nullable[ExpertMode]  `json:"default_mode"`
+
+	// DefaultModel Model id runs use unless the caller picks one; null for the platform default.
+	DefaultModel nullable.Nullable[string] `json:"default_model"`
+
+	// DefaultRuntime Sandbox harness; omit or null for the platform default.
+	DefaultRuntime nullable.Nullable[string] `json:"default_runtime"`
+
+	// Description What the expert does, shown in pickers.
+	Description string `json:"description"`
+
+	// Domain Field of expertise, such as `procurement`.
+	Domain nullable.Nullable[string] `json:"domain"`
+
+	// ExpertId UUID of a custom expert, or the registry id of a built-in expert. Accepted in `expert_id` of research, batch and campaign creates.
+	ExpertId string `json:"expert_id"`
+
+	// ExpertiseAreas Topics the expert covers.
+	ExpertiseAreas []string `json:"expertise_areas"`
+
+	// Icon Kebab-case icon name, such as `shield-check`.
+	Icon nullable.Nullable[string] `json:"icon"`
+
+	// InputForm Fields shown when a run starts from the product.
+	InputForm nullable.Nullable[[]ExpertInputField] `json:"input_form"`
+
+	// IsBuiltin A built-in registry expert: read-only, runnable by every account.
+	IsBuiltin bool `json:"is_builtin"`
+
+	// IsPublic Public experts are listed by `GET /api/v2/experts` and can be read and run by every account.
+	IsPublic bool `json:"is_public"`
+
+	// MaxCostUsd Per-run spend ceiling in US dollars, 0.5-1000. The tighter of this and the caller's own ceiling applies.
+	MaxCostUsd nullable.Nullable[float64] `json:"max_cost_usd"`
+
+	// McpToolNames MCP tools to grant, by name from `GET /api/v2/experts/mcp-tools`. Tools flagged `always_on` need no grant. An unknown name is 422.
+	McpToolNames []string `json:"mcp_tool_names"`
+
+	// Name Display name.
+	Name string `json:"name"`
+
+	// OutputSchema Default JSON Schema for `structured_output`; a caller's own `json_schema` takes precedence.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema"`
+
+	// OutputSop Structured standard operating procedure: steps, risk criteria, required output fields, recommendation categories.
+	OutputSop nullable.Nullable[map[string]interface{}] `json:"output_sop"`
+
+	// OutputTemplate HTML template the report is rendered into.
+	OutputTemplate nullable.Nullable[string] `json:"output_template"`
+
+	// OutputTemplateFile Name of the attached context file the build agent fills on each run.
+	OutputTemplateFile nullable.Nullable[string] `json:"output_template_file"`
+
+	// OutputTemplateSample Sample output used to preview `output_template`.
+	OutputTemplateSample nullable.Nullable[map[string]interface{}] `json:"output_template_sample"`
+	OutputType           nullable.Nullable[ExpertOutputType]       `json:"output_type"`
+
+	// OwnerUserId The owner; null for built-in experts.
+	OwnerUserId nullable.Nullable[openapi_types.UUID] `json:"owner_user_id"`
+
+	// PinnedWorkflow A frozen workflow from `POST /api/v2/experts/generate-workflow` (its `workflow` when `valid`); omit to let the harness author one per run.
+	PinnedWorkflow nullable.Nullable[map[string]interface{}] `json:"pinned_workflow"`
+
+	// RegistryExpertId Built-in registry expert this expert runs as (its tools and harness), with this configuration layered on top.
+	RegistryExpertId nullable.Nullable[string] `json:"registry_expert_id"`
+
+	// RequiredToolCalls Tools that must return a successful result during every run (an observational monitor: a run that misses one is flagged, not stopped). Each must be in `mcp_tool_names` (422 otherwise).
+	RequiredToolCalls nullable.Nullable[[]string]      `json:"required_tool_calls"`
+	RunMode           nullable.Nullable[ExpertRunMode] `json:"run_mode"`
+
+	// SkillNames Skills to link, by name from `GET /api/v2/experts/skills` (catalog skills or your own). An unknown name is 422.
+	SkillNames []string `json:"skill_names"`
+
+	// Slug Human-readable identity, generated from the name at creation and unique; it does not change on rename. Accepted wherever `expert_id` is.
+	Slug string `json:"slug"`
+
+	// Status `active` experts can be run and listed; `building` is a draft (the result of `POST /api/v2/experts/build` or a create with `status: building`), visible only in `GET /api/v2/experts/custom` until it is finalized with `PATCH {"status": "active"}`.
+	Status ExpertStatus `json:"status"`
+
+	// SystemPrompt Instructions every run of the expert follows.
+	SystemPrompt string `json:"system_prompt"`
+
+	// Tags Up to 20 tags, each 1-50 characters.
+	Tags []string `json:"tags"`
+
+	// UpdatedAt Last configuration change; null for built-in experts.
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// VersionNum The current version (see `GET /api/v2/experts/{expert_id}/versions`); null for built-in experts.
+	VersionNum nullable.Nullable[int] `json:"version_num"`
+}
+
+// ExpertCallerRole The caller's access: `owner`, `editor` or `viewer` (from a share); null when the caller reads it only because it is public or built-in (service administrators see their own role, if any).
+type ExpertCallerRole string
+
+// ExpertApplyChange One change of an apply.
+type ExpertApplyChange struct {
+	// Field The field (`system_prompt`, `tags`) or context file (`context_files/<name>`).
+	Field string `json:"field"`
+
+	// Op `add`: set from empty or null, or a new context file; `update`: changed; `remove`: cleared, or a context file pruned.
+	Op ExpertApplyChangeOp `json:"op"`
+}
+
+// ExpertApplyChangeOp `add`: set from empty or null, or a new context file; `update`: changed; `remove`: cleared, or a context file pruned.
+type ExpertApplyChangeOp string
+
+// ExpertApplyResponse What an apply did (or, with `dry_run`, would do).
+type ExpertApplyResponse struct {
+	Action ExpertApplyResponseAction `json:"action"`
+
+	// Changes Every change, empty for `noop`.
+	Changes []ExpertApplyChange `json:"changes"`
+	DryRun  bool                `json:"dry_run"`
+
+	// ExpertId The target; null only for a dry-run create.
+	ExpertId nullable.Nullable[openapi_types.UUID] `json:"expert_id"`
+
+	// VersionNum The version this apply recorded; null for a dry run and for `noop`.
+	VersionNum nullable.Nullable[int] `json:"version_num"`
+}
+
+// ExpertApplyResponseAction defines model for ExpertApplyResponse.Action.
+type ExpertApplyResponseAction string
+
+// ExpertBuildError Why a build failed.
+type ExpertBuildError struct {
+	// Code Stable snake_case code, such as `build_failed`.
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ExpertBuildJob An asynchronous expert build.
+type ExpertBuildJob struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Error Why it failed; present when `failed`, else omitted.
+	Error nullable.Nullable[ExpertBuildError] `json:"error,omitempty"`
+
+	// Expert The `building` draft; present when `succeeded`, else omitted.
+	Expert     nullable.Nullable[Expert]    `json:"expert,omitempty"`
+	FinishedAt nullable.Nullable[time.Time] `json:"finished_at,omitempty"`
+	JobId      openapi_types.UUID           `json:"job_id"`
+
+	// Status `succeeded` and `failed` are terminal.
+	Status ExpertBuildJobStatus `json:"status"`
+}
+
+// ExpertBuildJobStatus `succeeded` and `failed` are terminal.
+type ExpertBuildJobStatus string
+
+// ExpertBuildRequest What the expert should be about. Unknown fields are refused.
+type ExpertBuildRequest struct {
+	// DomainDescription The domain, the questions it should answer and what a good answer contains.
+	DomainDescription string `json:"domain_description"`
+
+	// Name Name of the draft; generated when omitted.
+	Name nullable.Nullable[string] `json:"name,omitempty"`
+}
+
+// ExpertContextFileInput A text context document sent inline. Binary documents (PDF, Office, images) go through `POST /api/v2/experts/{expert_id}/context-files`.
+type ExpertContextFileInput struct {
+	// Content The text content.
+	Content string `json:"content"`
+
+	// Name File name, path-safe (no `/`); its extension must be an accepted text format (`.md`, `.txt`, `.csv`, `.json`, ...). An existing file with the same name is replaced.
+	Name string `json:"name"`
+}
+
+// ExpertDepth Default research depth of runs that do not choose one.
+type ExpertDepth string
+
+// ExpertExtractRequest Text to extract an expert from. Unknown fields are refused.
+type ExpertExtractRequest struct {
+	// Text A pasted procedure, playbook, checklist or existing prompt.
+	Text string `json:"text"`
+}
+
+// ExpertExtractResponse Proposed configuration; nothing is saved.
+type ExpertExtractResponse struct {
+	// OutputSchema Proposed `output_schema`, or null when the text names no output fields.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema"`
+
+	// OutputSop Proposed `output_sop`, or null when the text has no procedure.
+	OutputSop    nullable.Nullable[map[string]interface{}] `json:"output_sop"`
+	SystemPrompt string                                    `json:"system_prompt"`
+}
+
+// ExpertInputField One field of the input form shown when a run starts from the product. A submission is an object keyed by `key` (the `inputs` rows of a batch). Unknown fields are refused.
+type ExpertInputField struct {
+	// Key Identifier of the field in a submission; unique within the form.
+	Key string `json:"key"`
+
+	// Label Shown to the user; `campaign_plan` placeholders `{{field_label}}` refer to it.
+	Label string `json:"label"`
+
+	// Options The choices of a `select` field (at least one required for `select`); ignored for other types.
+	Options *[]string `json:"options,omitempty"`
+
+	// Required Whether a submission must fill the field.
+	Required *bool `json:"required,omitempty"`
+
+	// Type The control shown.
+	Type ExpertInputFieldType `json:"type"`
+}
+
+// ExpertInputFieldType The control shown.
+type ExpertInputFieldType string
+
+// ExpertList The canonical list of public experts (built-in registry experts and custom experts made public), every one accepted in `expert_id`. Not paged.
+type ExpertList struct {
+	// Count Number of items.
+	Count int             `json:"count"`
+	Items []ExpertSummary `json:"items"`
+}
+
+// ExpertManifestApplyRequest A declarative manifest: the complete desired configuration of one expert. Unknown fields are refused.
+type ExpertManifestApplyRequest struct {
+	// DryRun Return the plan without changing anything.
+	DryRun *bool `json:"dry_run,omitempty"`
+
+	// ExpertId UUID or slug of the expert to update (you must be its owner or an editor). When omitted the target is your non-archived expert whose name equals `manifest.name` exactly, else a new expert.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+
+	// Manifest Creates a custom expert (spec 2.8). Unknown fields are refused. `is_public`, `allow_free_tier_use` and `owner_email` are for service administrators only.
+	Manifest CreateExpertV2Request `json:"manifest"`
+
+	// PruneContextFiles When `manifest.context_files` is given, detach attached files it does not list (uploaded binaries included). False keeps them.
+	PruneContextFiles *bool `json:"prune_context_files,omitempty"`
+}
+
+// ExpertMode Default mode of runs: `research` produces a report, `build` produces an artifact (see `output_type`), `chat` answers conversationally.
+type ExpertMode string
+
+// ExpertOutputType The kind of deliverable a run of this expert produces.
+type ExpertOutputType string
+
+// ExpertRunMode `job`: a run is one research job. `campaign`: a run creates a campaign from `campaign_plan`.
+type ExpertRunMode string
+
+// ExpertShare A grant of access to an expert.
+type ExpertShare struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy Who granted it.
+	CreatedBy     nullable.Nullable[openapi_types.UUID] `json:"created_by,omitempty"`
+	Principal     string                                `json:"principal"`
+	PrincipalType ExpertSharePrincipalType              `json:"principal_type"`
+	Role          ExpertShareRole                       `json:"role"`
+}
+
+// ExpertSharePrincipalType defines model for ExpertShare.PrincipalType.
+type ExpertSharePrincipalType string
+
+// ExpertShareRole defines model for ExpertShare.Role.
+type ExpertShareRole string
+
+// ExpertShareList Every grant on an expert (the owner is not listed).
+type ExpertShareList struct {
+	Count    int           `json:"count"`
+	ExpertId string        `json:"expert_id"`
+	Items    []ExpertShare `json:"items"`
+}
+
+// ExpertShareRequest Grant access to an expert. Unknown fields are refused.
+type ExpertShareRequest struct {
+	// Principal The email address (`user`), domain such as `example.com` (`domain`) or team id (`team`).
+	Principal string `json:"principal"`
+
+	// PrincipalType `user`: one account, by email; `domain`: every account whose email is in that domain (an email-domain tenant); `team`: the members of a team, by team id.
+	PrincipalType ExpertShareRequestPrincipalType `json:"principal_type"`
+
+	// Role `viewer`: read and run. `editor`: also update, manage context files, read and restore versions.
+	Role ExpertShareRequestRole `json:"role"`
+}
+
+// ExpertShareRequestPrincipalType `user`: one account, by email; `domain`: every account whose email is in that domain (an email-domain tenant); `team`: the members of a team, by team id.
+type ExpertShareRequestPrincipalType string
+
+// ExpertShareRequestRole `viewer`: read and run. `editor`: also update, manage context files, read and restore versions.
+type ExpertShareRequestRole string
+
+// ExpertStatus `active` experts can be run and listed; `building` is a draft (the result of `POST /api/v2/experts/build` or a create with `status: building`), visible only in `GET /api/v2/experts/custom` until it is finalized with `PATCH {"status": "active"}`.
+type ExpertStatus string
+
+// ExpertSummary An expert as shown in pickers and lists (no prompt or configuration; read `GET /api/v2/experts/{expert_id}` for those).
+type ExpertSummary struct {
+	DefaultDepth nullable.Nullable[ExpertDepth] `json:"default_depth"`
+	Description  string                         `json:"description"`
+	Domain       nullable.Nullable[string]      `json:"domain"`
+
+	// ExpertId UUID of a custom expert, or the registry id of a built-in expert; pass it as `expert_id`.
+	ExpertId       string                              `json:"expert_id"`
+	ExpertiseAreas []string                            `json:"expertise_areas"`
+	Icon           nullable.Nullable[string]           `json:"icon"`
+	IsBuiltin      bool                                `json:"is_builtin"`
+	IsPublic       bool                                `json:"is_public"`
+	Name           string                              `json:"name"`
+	OutputType     nullable.Nullable[ExpertOutputType] `json:"output_type"`
+	RunMode        nullable.Nullable[ExpertRunMode]    `json:"run_mode"`
+	Slug           string                              `json:"slug"`
+
+	// Status `active` experts can be run and listed; `building` is a draft (the result of `POST /api/v2/experts/build` or a create with `status: building`), visible only in `GET /api/v2/experts/custom` until it is finalized with `PATCH {"status": "active"}`.
+	Status ExpertStatus `json:"status"`
+	Tags   []string     `json:"tags"`
+
+	// UpdatedAt Null for built-in experts.
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+}
+
+// ExpertSummaryPage A page of custom experts, newest first.
+type ExpertSummaryPage struct {
+	HasMore bool            `json:"has_more"`
+	Items   []ExpertSummary `json:"items"`
+
+	// NextCursor Pass as `cursor` for the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// ExpertValidateRequest A configuration to check. Unknown fields are refused.
+type ExpertValidateRequest struct {
+	// Expert Fields of `CreateExpertV2Request` (or of `UpdateExpertRequest` with `expert_id`). Not checked against the schema on the way in: every problem is reported in `errors`.
+	Expert map[string]interface{} `json:"expert"`
+
+	// ExpertId Validate `expert` as an update of this expert (merged over its current configuration, update semantics); omit to validate it as a create.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+}
+
+// ExpertValidateResponse The result of validation; nothing is saved.
+type ExpertValidateResponse struct {
+	// Errors Problems that would make a save fail (422).
+	Errors []FieldError `json:"errors"`
+
+	// Ok True when `errors` is empty: the same create or update would be accepted.
+	Ok bool `json:"ok"`
+
+	// Warnings Accepted but probably unintended (an unused input-form field, ...).
+	Warnings []FieldError `json:"warnings"`
+}
+
+// ExpertVersion A version with its full configuration snapshot.
+type ExpertVersion struct {
+	CreatedAt time.Time                             `json:"created_at"`
+	CreatedBy nullable.Nullable[openapi_types.UUID] `json:"created_by"`
+
+	// Snapshot The configuration as it was in this version, shaped like `Expert` (its configuration fields, with `context_files` as the list of file summaries at the time).
+	Snapshot   map[string]interface{} `json:"snapshot"`
+	Source     *ExpertVersionSource   `json:"source,omitempty"`
+	VersionNum int                    `json:"version_num"`
+}
+
+// ExpertVersionSource defines model for ExpertVersion.Source.
+type ExpertVersionSource string
+
+// ExpertVersionPage Versions, newest first.
+type ExpertVersionPage struct {
+	HasMore    bool                      `json:"has_more"`
+	Items      []ExpertVersionSummary    `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// ExpertVersionSummary One saved version of an expert's configuration.
+type ExpertVersionSummary struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreatedBy The user whose change produced it; null for system changes (a build).
+	CreatedBy nullable.Nullable[openapi_types.UUID] `json:"created_by"`
+
+	// Source What produced it.
+	Source     ExpertVersionSummarySource `json:"source"`
+	VersionNum int                        `json:"version_num"`
+}
+
+// ExpertVersionSummarySource What produced it.
+type ExpertVersionSummarySource string
+
+// ExpertVisibilityRequest The visibility to set. Unknown fields are refused.
+type ExpertVisibilityRequest struct {
+	// Visibility `public` lists the expert in `GET /api/v2/experts` and lets every account read and run it (service administrators only); `private` limits it to the owner and shares.
+	Visibility ExpertVisibilityRequestVisibility `json:"visibility"`
+}
+
+// ExpertVisibilityRequestVisibility `public` lists the expert in `GET /api/v2/experts` and lets every account read and run it (service administrators only); `private` limits it to the owner and shares.
+type ExpertVisibilityRequestVisibility string
+
 // FieldError defines model for FieldError.
 type FieldError struct {
 	// Field Where the bad value is: a JSON pointer-like path into the body (`effort`, `tags/3`), or `query.limit`, `path.job_id_or_slug`, `header.Idempotency-Key`.
 	Field   string `json:"field"`
 	Message string `json:"message"`
 }
+
+// FieldView How to show one column of the portfolio.
+type FieldView struct {
+	// Label Column heading.
+	Label string `json:"label"`
+
+	// Name Key in `PortfolioItem.fields`.
+	Name string `json:"name"`
+
+	// Source `identity`: the record's key field. `given`: supplied with the record or read from an earlier stage. `researched`: returned by this stage's worker (from `output_schema`).
+	Source FieldViewSource `json:"source"`
+
+	// Type JSON type of the values.
+	Type FieldViewType `json:"type"`
+}
+
+// FieldViewSource `identity`: the record's key field. `given`: supplied with the record or read from an earlier stage. `researched`: returned by this stage's worker (from `output_schema`).
+type FieldViewSource string
+
+// FieldViewType JSON type of the values.
+type FieldViewType string
+
+// GenerateExpertWorkflowRequest The SOP to turn into a workflow. Unknown fields are refused.
+type GenerateExpertWorkflowRequest struct {
+	// OutputSchema JSON Schema the workflow's output must satisfy.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema,omitempty"`
+
+	// SampleInput A sample input (an input-form submission) to dry-run the workflow against.
+	SampleInput nullable.Nullable[map[string]interface{}] `json:"sample_input,omitempty"`
+
+	// Sop The structured SOP, shaped like `output_sop` (steps, criteria, required output fields).
+	Sop map[string]interface{} `json:"sop"`
+}
+
+// GenerateExpertWorkflowResponse The authored workflow and its validation.
+type GenerateExpertWorkflowResponse struct {
+	// Errors Validation errors (empty when `valid`); `field` points into the workflow.
+	Errors []FieldError `json:"errors"`
+
+	// Valid When true, send `workflow` as the expert's `pinned_workflow`.
+	Valid bool `json:"valid"`
+
+	// Workflow The workflow; null when none could be authored.
+	Workflow nullable.Nullable[map[string]interface{}] `json:"workflow"`
+}
+
+// JobError Why a job failed or was blocked.
+type JobError struct {
+	// Code Stable snake_case reason, for example `timed_out`, `engine_error`, `output_schema_unsatisfied`, `content_blocked`.
+	Code string `json:"code"`
+
+	// Message Human-readable explanation.
+	Message string `json:"message"`
+}
+
+// JobStatus Lifecycle status of a research job.
+//
+// - `queued`: accepted, waiting for a worker (also right after `continue`).
+// - `in_progress`: a run is executing.
+// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
+// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
+// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
+// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
+// - `cancelled` (terminal): cancelled by the owner or an administrator.
+//
+// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
+type JobStatus string
+
+// LoopConfig The batch configuration every run of a loop uses (echo of the create or last update).
+type LoopConfig struct {
+	// Approach Research approach; null for the default.
+	Approach nullable.Nullable[string] `json:"approach"`
+
+	// CustomJsonSchema JSON Schema of each row's structured output; null for none.
+	CustomJsonSchema nullable.Nullable[map[string]interface{}] `json:"custom_json_schema"`
+
+	// Inputs Per-row expert inputs; null for none.
+	Inputs nullable.Nullable[[]nullable.Nullable[map[string]interface{}]] `json:"inputs"`
+
+	// MaxConcurrent Rows running at once.
+	MaxConcurrent int `json:"max_concurrent"`
+
+	// MaxCredits Credit budget per run; null for none.
+	MaxCredits nullable.Nullable[int] `json:"max_credits"`
+
+	// Questions The questions.
+	Questions []string `json:"questions"`
+
+	// ResponseLanguage Language of the reports.
+	ResponseLanguage string `json:"response_language"`
+
+	// Rows Per-row CSV data; null for none.
+	Rows nullable.Nullable[[]map[string]interface{}] `json:"rows"`
+}
+
+// LoopRunSummary One run of a loop (a batch).
+type LoopRunSummary struct {
+	// BatchId The run's batch.
+	BatchId openapi_types.UUID `json:"batch_id"`
+
+	// CreatedAt When the run started.
+	CreatedAt time.Time `json:"created_at"`
+
+	// ProcessedRows Settled rows.
+	ProcessedRows int `json:"processed_rows"`
+
+	// RunNumber 1-based run number.
+	RunNumber int `json:"run_number"`
+
+	// Status `PENDING`: created, no row dispatched yet. `PROCESSING`: rows are being dispatched or running (also while paused, see `paused_reason`). `PROCESSED_SUCCESSFULLY`: every row `SUCCESS`. `PROCESSED_WITH_ERRORS`: every row settled, at least one `FAILED`. `CANCELLED`: cancelled by the caller. The last three are terminal, but retrying failed rows reopens a `PROCESSED_WITH_ERRORS` batch to `PROCESSING`.
+	Status BatchStatus `json:"status"`
+
+	// TotalRows Rows in the run.
+	TotalRows int `json:"total_rows"`
+}
+
+// McpTool A tool an expert can be granted.
+type McpTool struct {
+	// AlwaysOn Available to every run without a grant.
+	AlwaysOn    bool   `json:"always_on"`
+	Category    string `json:"category"`
+	Description string `json:"description"`
+
+	// Name Pass it in `mcp_tool_names`.
+	Name string `json:"name"`
+
+	// Server The MCP server providing it.
+	Server string `json:"server"`
+}
+
+// McpToolList Grantable tools.
+type McpToolList struct {
+	Items []McpTool `json:"items"`
+
+	// Total How many tools match the filters (may exceed `limit`).
+	Total int `json:"total"`
+}
+
+// Plan The stages of a campaign and the deliverables they produce. Unknown fields are refused. Stage keys are unique; deliverable keys are unique. When `deliverables` is omitted or empty, the server adds one `csv` deliverable per stage that no other stage depends on (key and file name from the stage key). Responses return the plan normalized: defaults filled in (`fanout`, `depends_on`, `concurrency`, deliverable `filename`s, the default deliverables) and unset optional fields omitted; the `review_digest` is computed over exactly that plan.
+type Plan struct {
+	// Deliverables The files the campaign produces.
+	Deliverables *[]Deliverable `json:"deliverables,omitempty"`
+
+	// Stages The stages, in run order (a stage may only depend on earlier ones).
+	Stages []AgentStage `json:"stages"`
+}
+
+// PlanPreview The plan the expert would follow.
+type PlanPreview struct {
+	Steps []PlanPreviewStep `json:"steps"`
+}
+
+// PlanPreviewRequest A question to plan. Unknown fields are refused.
+type PlanPreviewRequest struct {
+	// Context Extra background the planner should take into account (an input-form submission rendered as text, notes, ...).
+	Context  nullable.Nullable[string] `json:"context,omitempty"`
+	Question string                    `json:"question"`
+}
+
+// PlanPreviewResponse The planning phase's output; nothing was run or saved.
+type PlanPreviewResponse struct {
+	ExpertId string `json:"expert_id"`
+
+	// Plan The plan the expert would follow.
+	Plan     PlanPreview `json:"plan"`
+	Question string      `json:"question"`
+
+	// SubQuestions The sub-questions research would pursue.
+	SubQuestions []string `json:"sub_questions"`
+}
+
+// PlanPreviewStep One planned step.
+type PlanPreviewStep struct {
+	Detail string `json:"detail"`
+	Title  string `json:"title"`
+}
+
+// PortfolioCoverage How far the stage got over all its records (not only this page).
+type PortfolioCoverage struct {
+	// Done Records whose worker succeeded.
+	Done int `json:"done"`
+
+	// Failed Records whose worker failed.
+	Failed int `json:"failed"`
+
+	// Pending Records not yet done or failed (running ones included).
+	Pending int `json:"pending"`
+
+	// Total All records of the stage.
+	Total int `json:"total"`
+}
+
+// PortfolioItem One record of a stage.
+type PortfolioItem struct {
+	// EntityKey The record's `entity_key_field` value, or its 1-based position when the stage has no key field.
+	EntityKey string `json:"entity_key"`
+
+	// ErrorCode Why the worker failed (for example `timed_out`, `dispatch_error`, `output_invalid`), or `null`.
+	ErrorCode nullable.Nullable[string] `json:"error_code"`
+
+	// Fields The record's values by field name (see `fields` of the portfolio for labels, types and sources).
+	Fields map[string]interface{} `json:"fields"`
+
+	// JobId The research job of the record's worker (`GET /api/v2/research/{job_id_or_slug}`), or `null` before dispatch.
+	JobId  nullable.Nullable[openapi_types.UUID] `json:"job_id"`
+	Status PortfolioItemStatus                   `json:"status"`
+}
+
+// PortfolioItemStatus defines model for PortfolioItem.Status.
+type PortfolioItemStatus string
 
 // Problem RFC 9457 problem details.
 type Problem struct {
@@ -154,17 +3728,781 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// QuotaCheckResponse Whether `POST /api/v2/research` at an effort would be allowed now.
+type QuotaCheckResponse struct {
+	// Allowed True when the balance covers one run at `effort`.
+	Allowed bool `json:"allowed"`
+
+	// CreditsRemaining Whole credits the balance buys now.
+	CreditsRemaining int `json:"credits_remaining"`
+
+	// CreditsRequired Credits one run at `effort` costs.
+	CreditsRequired int `json:"credits_required"`
+
+	// Effort The effort that would run: `requested_effort` clamped to the tier's `max_effort`.
+	Effort Effort `json:"effort"`
+
+	// Reason Why the run is not allowed (`insufficient_credits`); null when `allowed`.
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// RequestedEffort Research depth. Credits per run by default: low 0, medium 1, high 5, build 20. Clamped to the account tier's highest effort (free: medium, pro: high, enterprise: build).
+	RequestedEffort Effort `json:"requested_effort"`
+}
+
+// QuotaResponse The caller's account quota: tier, balance and prices.
+type QuotaResponse struct {
+	// BalanceCents Wallet balance in cents (the ledger unit).
+	BalanceCents int `json:"balance_cents"`
+
+	// CentsPerCredit Price of one credit in cents (10 by default).
+	CentsPerCredit int `json:"cents_per_credit"`
+
+	// CreditsRemaining Whole credits the balance buys: `floor(balance_cents / cents_per_credit)`.
+	CreditsRemaining int `json:"credits_remaining"`
+
+	// CreditsRequiredForEffort Credits one run costs at each effort (the server's configured prices).
+	CreditsRequiredForEffort EffortCredits `json:"credits_required_for_effort"`
+
+	// MaxEffort The highest effort the tier may run (free: `medium`, pro: `high`, enterprise: `build`); higher requested efforts are clamped to it, never refused.
+	MaxEffort Effort `json:"max_effort"`
+	Tier      Tier   `json:"tier"`
+}
+
+// RecordsReport What became of the records supplied at create.
+type RecordsReport struct {
+	// Accepted Records the starting stage works on.
+	Accepted int `json:"accepted"`
+
+	// BlankDropped Blank questions (or empty records) left out.
+	BlankDropped int `json:"blank_dropped"`
+
+	// DuplicatesDropped Records left out because their `entity_key_field` value repeated an earlier record.
+	DuplicatesDropped int `json:"duplicates_dropped"`
+
+	// Supplied Entries of `questions` or `records` as sent.
+	Supplied int `json:"supplied"`
+}
+
+// Report The rendered report: `report.md` at the root of the job's workspace at commit `revision_sha`.
+type Report struct {
+	// Markdown The report in Markdown.
+	Markdown string `json:"markdown"`
+
+	// RevisionSha The git commit the report was read from (the latest report commit, or the commit named by the `revision` query parameter).
+	RevisionSha string `json:"revision_sha"`
+}
+
+// ResearchJobDetail A research job in full: status and timing, the report, structured output, revisions, runs and the echo of the original request. Returned by create, read, update and continue.
+//
+// Example: {"anonymous_cta_enabled":false,"anonymous_cta_variant":null,"attachment_ids":[],"completed_at":"2025-03-14T09:19:46Z","created_at":"2025-03-14T09:12:03Z","credits_charged":5,"effort":"high","expert_id":null,"is_public":false,"job_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","locked":false,"question":"Which EU member states subsidise heat pumps in existing homes in 2025, and what is the maximum grant per household?","report":{"markdown":"# Heat-pump subsidies for existing homes in the EU (2025)\n\n## Summary\n\nAt least 14 member states run national grant schemes for replacing fossil heating with a heat pump in existing homes. The largest per-household grants are in Germany (up to EUR 21,000 under the BEG EM programme) and Italy (tax credit of 65% up to EUR 30,000 of spend).\n\n| Country | Programme | Maximum grant |\n|---|---|---|\n| DE | BEG Einzelmassnahmen | EUR 21,000 |\n| FR | MaPrimeRenov' | EUR 11,000 |\n| AT | Raus aus Oel und Gas | EUR 7,500 |\n\n## Sources\n\n1. BAFA, *Bundesfoerderung fuer effiziente Gebaeude*, 2025.\n","revision_sha":"c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4"},"request":{"attachment_ids":[],"effort":"build","expert_id":null,"is_public":false,"json_schema":{"properties":{"countries":{"items":{"properties":{"country":{"description":"ISO 3166-1 alpha-2 code","type":"string"},"max_grant_eur":{"type":"integer"},"programme":{"type":"string"}},"required":["country","max_grant_eur"],"type":"object"},"type":"array"}},"required":["countries"],"type":"object"},"question":"Which EU member states subsidise heat pumps in existing homes in 2025, and what is the maximum grant per household?","webhook_url":"https://hooks.example.com/research"},"requested_effort":"build","revisions":[{"checkpoint_type":"progress","commit_sha":"4a1f0c9e2b7d36a8e5f1c0b9d8e7a6f5c4b3a291","created_at":"2025-03-14T09:14:31Z","message":"Outline and first sources","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"},{"checkpoint_type":"progress","commit_sha":"9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d","created_at":"2025-03-14T09:17:02Z","message":"Country table drafted","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"},{"checkpoint_type":"final","commit_sha":"c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4","created_at":"2025-03-14T09:19:45Z","message":"Final report","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"}],"runs":[{"credits_charged":5,"effort":"high","finished_at":"2025-03-14T09:19:46Z","kind":"initial","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30","started_at":"2025-03-14T09:12:05Z","status":"completed"}],"slug":"eu-heat-pump-subsidies-2025-7c9e66","started_at":"2025-03-14T09:12:05Z","status":"completed","structured_output":{"countries":[{"country":"DE","max_grant_eur":21000,"programme":"BEG Einzelmassnahmen"},{"country":"FR","max_grant_eur":11000,"programme":"MaPrimeRenov'"},{"country":"AT","max_grant_eur":7500,"programme":"Raus aus Oel und Gas"}]},"updated_at":"2025-03-14T09:19:47Z","webhook_url":"https://hooks.example.com/research"}
+type ResearchJobDetail struct {
+	// AnonymousCtaEnabled Whether signed-out viewers of the job's linked apps see the call to action. Default false.
+	AnonymousCtaEnabled bool `json:"anonymous_cta_enabled"`
+
+	// AnonymousCtaVariant Which call-to-action variant signed-out viewers see; null for the default.
+	AnonymousCtaVariant nullable.Nullable[string] `json:"anonymous_cta_variant"`
+
+	// AttachmentIds Attachments copied into `input_files/`.
+	AttachmentIds []openapi_types.UUID `json:"attachment_ids"`
+
+	// CompletedAt When the job last reached `completed`; null otherwise (cleared again by `continue`).
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+
+	// CreatedAt When the job was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// CreditsCharged Total credits charged to this job over all runs, net of refunds.
+	CreditsCharged int `json:"credits_charged"`
+
+	// Effort The effort that runs: `requested_effort` clamped to the account tier's highest effort.
+	Effort Effort `json:"effort"`
+
+	// Error Set when the job is `failed` or `blocked`; otherwise null (or absent).
+	Error nullable.Nullable[JobError] `json:"error,omitempty"`
+
+	// ExpertId The expert the job runs as, as given at create; null for the default researcher.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// IsPublic Public jobs (detail, timeline and workspace files) are readable without authentication.
+	IsPublic bool `json:"is_public"`
+
+	// JobId Identity of the job.
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// Locked True when content moderation locked the job: it cannot be updated (409 `job_locked`) or continued (409 `job_not_continuable`).
+	Locked bool `json:"locked"`
+
+	// Question The question as submitted.
+	Question string `json:"question"`
+
+	// Report Present once a report exists (always for `completed` jobs; a continued job keeps showing its previous report until the continuation commits a new one); absent otherwise.
+	Report *Report `json:"report,omitempty"`
+
+	// Request Echo of the create body with defaults applied (`effort` `medium`, `is_public` false, `attachment_ids` empty). For readers other than the owner or an administrator `webhook_url` is null.
+	Request ResearchRequestEcho `json:"request"`
+
+	// RequestedEffort The effort the caller asked for (after the default `medium` was applied).
+	RequestedEffort Effort `json:"requested_effort"`
+
+	// Revisions Published report revisions, oldest first; the last one is the latest.
+	Revisions []Revision `json:"revisions"`
+
+	// Runs Runs of the job, oldest first: the initial run, then one per continuation. Empty while the job is queued for the first time.
+	Runs []CheckResult `json:"runs"`
+
+	// Slug Human-readable alternative identity, usable wherever `{job_id_or_slug}` is accepted. Lowercase words and digits joined by hyphens, unique, never shaped like a UUID.
+	Slug string `json:"slug"`
+
+	// StartedAt When the first run started; null while queued.
+	StartedAt nullable.Nullable[time.Time] `json:"started_at"`
+
+	// Status Lifecycle status of a research job.
+	//
+	// - `queued`: accepted, waiting for a worker (also right after `continue`).
+	// - `in_progress`: a run is executing.
+	// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
+	// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
+	// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
+	// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
+	// - `cancelled` (terminal): cancelled by the owner or an administrator.
+	//
+	// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
+	Status JobStatus `json:"status"`
+
+	// StructuredOutput Fields filled by the job, matching the effective JSON Schema (`json_schema`, else the expert's `output_schema`); null when there is no schema or no output yet.
+	StructuredOutput nullable.Nullable[map[string]interface{}] `json:"structured_output"`
+
+	// UpdatedAt When any field of the job last changed.
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// WebhookUrl The completion webhook; null when none was registered, and always null for readers other than the owner or an administrator.
+	WebhookUrl nullable.Nullable[string] `json:"webhook_url"`
+}
+
+// ResearchJobSummary A research job as listed by `GET /api/v2/research`.
+//
+// Example: {"completed_at":"2025-03-14T09:19:46Z","created_at":"2025-03-14T09:12:03Z","effort":"high","is_public":false,"job_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","question":"Which EU member states subsidise heat pumps in existing homes in 2025, and what is the maximum grant per household?","requested_effort":"build","slug":"eu-heat-pump-subsidies-2025-7c9e66","started_at":"2025-03-14T09:12:05Z","status":"completed","updated_at":"2025-03-14T09:19:47Z"}
+type ResearchJobSummary struct {
+	// CompletedAt When the job last reached `completed`; null otherwise (cleared again by `continue`).
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+
+	// CreatedAt When the job was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Effort The effort that runs: `requested_effort` clamped to the account tier's highest effort.
+	Effort Effort `json:"effort"`
+
+	// IsPublic Public jobs (detail, timeline and workspace files) are readable without authentication.
+	IsPublic bool `json:"is_public"`
+
+	// JobId Identity of the job.
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// Question The question as submitted.
+	Question string `json:"question"`
+
+	// RequestedEffort The effort the caller asked for (after the default `medium` was applied).
+	RequestedEffort Effort `json:"requested_effort"`
+
+	// Slug Human-readable alternative identity, usable wherever `{job_id_or_slug}` is accepted. Lowercase words and digits joined by hyphens, unique, never shaped like a UUID.
+	Slug string `json:"slug"`
+
+	// StartedAt When the first run started; null while queued.
+	StartedAt nullable.Nullable[time.Time] `json:"started_at"`
+
+	// Status Lifecycle status of a research job.
+	//
+	// - `queued`: accepted, waiting for a worker (also right after `continue`).
+	// - `in_progress`: a run is executing.
+	// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
+	// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
+	// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
+	// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
+	// - `cancelled` (terminal): cancelled by the owner or an administrator.
+	//
+	// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
+	Status JobStatus `json:"status"`
+
+	// UpdatedAt When any field of the job last changed.
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ResearchJobSummaryPage A page of research jobs, newest first.
+type ResearchJobSummaryPage struct {
+	// HasMore False on the last page.
+	HasMore bool                 `json:"has_more"`
+	Items   []ResearchJobSummary `json:"items"`
+
+	// NextCursor Pass as `cursor` to read the next page; null on the last page. Opaque.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// ResearchRequestEcho Echo of the create body with defaults applied (`effort` `medium`, `is_public` false, `attachment_ids` empty). For readers other than the owner or an administrator `webhook_url` is null.
+type ResearchRequestEcho struct {
+	// AttachmentIds Attachments (owned by the caller and fully uploaded) to copy into the workspace's `input_files/`. An unknown, deleted, foreign or still `pending_upload` id is 422 `validation_error` naming `attachment_ids/<index>`.
+	AttachmentIds []openapi_types.UUID `json:"attachment_ids"`
+
+	// Effort The effort as requested (default applied); the same as the job's `requested_effort`.
+	Effort Effort `json:"effort"`
+
+	// ExpertId Run as this expert: a built-in registry id, or the UUID, slug or handle of a custom expert the caller may run. An unknown or inaccessible expert is 404 `not_found`.
+	ExpertId nullable.Nullable[string] `json:"expert_id"`
+
+	// IsPublic Make the job readable without authentication. Default false; changeable later with PATCH.
+	IsPublic bool `json:"is_public"`
+
+	// JsonSchema A JSON Schema (draft 2020-12) that `structured_output` must satisfy. When omitted the expert's `output_schema` applies, if any; otherwise no structured output is produced. An invalid schema is 422 `validation_error`.
+	JsonSchema nullable.Nullable[map[string]interface{}] `json:"json_schema"`
+
+	// Question The research question or task.
+	Question string `json:"question"`
+
+	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	WebhookUrl nullable.Nullable[string] `json:"webhook_url"`
+}
+
+// RestoreExpertVersionResponse The outcome of a restore.
+type RestoreExpertVersionResponse struct {
+	ExpertId openapi_types.UUID `json:"expert_id"`
+
+	// NewVersionNum The version recorded by the restore; the configuration before it stays available as an earlier version.
+	NewVersionNum int `json:"new_version_num"`
+
+	// RestoredFrom The version whose configuration is now current.
+	RestoredFrom int `json:"restored_from"`
+}
+
+// RetryFailedResponse Outcome of retrying a batch's failed rows.
+type RetryFailedResponse struct {
+	// BatchId The batch.
+	BatchId openapi_types.UUID `json:"batch_id"`
+
+	// RetriedRows Rows reset from `FAILED` to `PENDING`; 0 is a successful no-op.
+	RetriedRows int `json:"retried_rows"`
+}
+
+// Revision A published report revision: a commit in the job's workspace repository.
+type Revision struct {
+	// CheckpointType `progress`: an intermediate checkpoint during a run; `final`: the report at the end of the initial run; `continuation`: the report at the end of a continuation run.
+	CheckpointType RevisionCheckpointType `json:"checkpoint_type"`
+
+	// CommitSha Full git commit id; pass it (or a prefix of at least 7 characters) as `revision` to read the report and files at this commit.
+	CommitSha string `json:"commit_sha"`
+
+	// CreatedAt Commit time.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Message The commit message.
+	Message string `json:"message"`
+
+	// RunId The run (see `runs`) that produced this revision.
+	RunId openapi_types.UUID `json:"run_id"`
+}
+
+// RevisionCheckpointType `progress`: an intermediate checkpoint during a run; `final`: the report at the end of the initial run; `continuation`: the report at the end of a continuation run.
+type RevisionCheckpointType string
+
+// ScheduleConfig When a loop runs, in its `timezone`. `day_of_week` is required for (and only allowed with) `weekly`, `day_of_month` for (and only with) `monthly`. Responses always give `day_of_week` as an integer.
+type ScheduleConfig struct {
+	// DayOfMonth Monthly loops: the day of the month, 1-28 (so every month has it).
+	DayOfMonth *int `json:"day_of_month,omitempty"`
+
+	// DayOfWeek Weekly loops: the day, 0 = Monday ... 6 = Sunday, or a lowercase day name.
+	DayOfWeek *ScheduleConfig_DayOfWeek `json:"day_of_week,omitempty"`
+
+	// Hour Hour of the day, 0-23.
+	Hour *int `json:"hour,omitempty"`
+
+	// Minute Minute of the hour, 0-59.
+	Minute *int `json:"minute,omitempty"`
+}
+
+// ScheduleConfigDayOfWeek0 defines model for ScheduleConfig.DayOfWeek.0.
+type ScheduleConfigDayOfWeek0 = int
+
+// ScheduleConfig_DayOfWeek Weekly loops: the day, 0 = Monday ... 6 = Sunday, or a lowercase day name.
+type ScheduleConfig_DayOfWeek struct {
+	union json.RawMessage
+}
+
+// ScheduleFrequency How often a loop runs. Sub-daily schedules are not offered.
+type ScheduleFrequency string
+
 // Scope defines model for Scope.
 type Scope string
+
+// Skill A skill with its full SKILL.md.
+type Skill struct {
+	Category string `json:"category"`
+
+	// Content The full SKILL.md.
+	Content     string `json:"content"`
+	Description string `json:"description"`
+	Name        string `json:"name"`
+
+	// Owner `builtin`: the catalog; `own`: authored by you.
+	Owner SkillOwner `json:"owner"`
+}
+
+// SkillOwner `builtin`: the catalog; `own`: authored by you.
+type SkillOwner string
+
+// SkillList Skills matching the filters, catalog and your own.
+type SkillList struct {
+	Items []SkillSummary `json:"items"`
+
+	// Total How many skills match the filters (may exceed `limit`).
+	Total int `json:"total"`
+}
+
+// SkillSummary A skill in the catalog or of your own.
+type SkillSummary struct {
+	Category    string `json:"category"`
+	Description string `json:"description"`
+
+	// Name Pass it in `skill_names`.
+	Name string `json:"name"`
+
+	// Owner `builtin`: the catalog; `own`: authored by you.
+	Owner SkillSummaryOwner `json:"owner"`
+}
+
+// SkillSummaryOwner `builtin`: the catalog; `own`: authored by you.
+type SkillSummaryOwner string
+
+// SkillWriteResponse The written skill.
+type SkillWriteResponse struct {
+	// Created False when it overwrote a skill of yours with the same name.
+	Created bool   `json:"created"`
+	Name    string `json:"name"`
+}
+
+// StageAgent The agent a stage's workers run as. Unknown fields are refused.
+type StageAgent struct {
+	// Id A built-in registry expert id (as listed by `GET /api/v2/experts`), or the UUID or slug of a custom expert the caller may run. An unknown or inaccessible id is refused with 422 `validation_error`.
+	Id string `json:"id"`
+
+	// Inputs The expert's input-form submission (field name to value), sent to every worker of the stage. Can supply the stage's assignment instead of `instruction`.
+	Inputs nullable.Nullable[map[string]interface{}] `json:"inputs,omitempty"`
+}
+
+// StageDetail Progress of one stage.
+type StageDetail struct {
+	// CreditsSpent Credits consumed by this stage's workers (refunds deducted).
+	CreditsSpent int               `json:"credits_spent"`
+	DependsOn    []string          `json:"depends_on"`
+	Fanout       StageDetailFanout `json:"fanout"`
+	Key          string            `json:"key"`
+
+	// RecordsDone Records whose worker succeeded.
+	RecordsDone int `json:"records_done"`
+
+	// RecordsFailed Records whose worker failed.
+	RecordsFailed int `json:"records_failed"`
+
+	// RecordsTotal Records this stage works on (known once its input stages completed; 0 before).
+	RecordsTotal int `json:"records_total"`
+
+	// Status `pending`: waiting for approval or for the stages it depends on. `paused`: no worker starts (credits or budget spent, or the campaign needs attention). `failed`: see `stage_failed` in CampaignAttention.
+	Status StageDetailStatus `json:"status"`
+	Title  string            `json:"title"`
+}
+
+// StageDetailFanout defines model for StageDetail.Fanout.
+type StageDetailFanout string
+
+// StageDetailStatus `pending`: waiting for approval or for the stages it depends on. `paused`: no worker starts (credits or budget spent, or the campaign needs attention). `failed`: see `stage_failed` in CampaignAttention.
+type StageDetailStatus string
+
+// Tier defines model for Tier.
+type Tier string
+
+// TimelineEvent One entry of a job's execution timeline: a flat, sanitized projection of its internal status-message log. Secrets, raw shell commands and cost/token fields are removed or redacted before the response is built.
+type TimelineEvent struct {
+	// Content The event's text (may be empty). Redacted as described above.
+	Content string `json:"content"`
+
+	// CreatedAt When the event was recorded.
+	CreatedAt time.Time `json:"created_at"`
+
+	// Data Kind-specific structured details (for example a tool's sanitized arguments); null when none.
+	Data nullable.Nullable[map[string]interface{}] `json:"data"`
+
+	// EventId Identity of the event.
+	EventId openapi_types.UUID `json:"event_id"`
+
+	// Kind `status`: a lifecycle change; `thinking`: a reasoning trace; `tool_call` / `tool_result`: a tool invocation and its (sanitized) output; `subagent`: progress of a sub-agent; `text`: intermediate text output; `final_answer`: the final answer; `preview`: a sanitized preview of work in progress.
+	Kind TimelineEventKind `json:"kind"`
+
+	// Seq Position in the job's timeline: strictly increasing per job (across runs), so a poller can tell which events it has already seen.
+	Seq int `json:"seq"`
+
+	// Title Short headline, for example the tool name or the new status.
+	Title string `json:"title"`
+}
+
+// TimelineEventKind `status`: a lifecycle change; `thinking`: a reasoning trace; `tool_call` / `tool_result`: a tool invocation and its (sanitized) output; `subagent`: progress of a sub-agent; `text`: intermediate text output; `final_answer`: the final answer; `preview`: a sanitized preview of work in progress.
+type TimelineEventKind string
+
+// TimelineEventPage A page of timeline events, newest first (descending `seq`).
+type TimelineEventPage struct {
+	// HasMore False on the last page.
+	HasMore bool            `json:"has_more"`
+	Items   []TimelineEvent `json:"items"`
+
+	// NextCursor Pass as `cursor` to read older events; null on the last page. Opaque.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// UpdateCampaignRequest Edits a `draft` campaign. Omitted fields are unchanged. Unknown fields are refused. Records supplied at create cannot be changed; create a new campaign for other records.
+type UpdateCampaignRequest struct {
+	// MaxCredits New campaign budget in credits; `null` removes the budget.
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Name New title.
+	Name *string `json:"name,omitempty"`
+
+	// Plan The current plan sent back unchanged or with **one** stage changed: the same stage keys in the same order, at most one stage differing. Deliverables may be edited. Anything else is refused with 422 `validation_error`.
+	Plan *Plan `json:"plan,omitempty"`
+
+	// Revision Optional precondition: the `revision` this edit is based on. When it is not the current revision the edit is refused with 409 `revision_conflict`.
+	Revision *int `json:"revision,omitempty"`
+}
+
+// UpdateExpertRequest A partial update. Omitted fields stay unchanged; lists (`tags`, `skill_names`, `input_form`, ...) replace the whole list, except `context_files`, which adds or replaces the named files and keeps the others. An explicit null clears a nullable field (`pinned_workflow`, `max_cost_usd`, `campaign_plan`, `domain`, ...); `output_template_file` also accepts `""` to clear. `status: active` finalizes a `building` draft. At least one field is required; unknown fields are refused.
+type UpdateExpertRequest struct {
+	// AllowFreeTierUse Service administrators only: free-tier accounts may run this expert.
+	AllowFreeTierUse *bool `json:"allow_free_tier_use,omitempty"`
+
+	// CampaignPlan Campaign plan template for `run_mode: campaign`, with `{{field_label}}` placeholders filled from the input form; validated on save. Null clears it.
+	CampaignPlan nullable.Nullable[map[string]interface{}] `json:"campaign_plan,omitempty"`
+
+	// ContextFiles Text documents to attach (added, or replacing the file of the same name). On update this list is the exception to "lists replace": files not listed are kept; remove one with `DELETE /api/v2/experts/{expert_id}/context-files/{name}`.
+	ContextFiles nullable.Nullable[[]ExpertContextFileInput] `json:"context_files,omitempty"`
+	DefaultDepth nullable.Nullable[ExpertDepth]              `json:"default_depth,omitempty"`
+	DefaultMode  nullable.Nullable[ExpertMode]               `json:"default_mode,omitempty"`
+
+	// DefaultModel Model id runs use unless the caller picks one; null for the platform default.
+	DefaultModel nullable.Nullable[string] `json:"default_model,omitempty"`
+
+	// DefaultRuntime Sandbox harness; omit or null for the platform default.
+	DefaultRuntime nullable.Nullable[string] `json:"default_runtime,omitempty"`
+
+	// Description What the expert does, shown in pickers.
+	Description *string `json:"description,omitempty"`
+
+	// Domain Field of expertise, such as `procurement`.
+	Domain nullable.Nullable[string] `json:"domain,omitempty"`
+
+	// ExpertiseAreas Topics the expert covers.
+	ExpertiseAreas *[]string `json:"expertise_areas,omitempty"`
+
+	// Icon Kebab-case icon name, such as `shield-check`.
+	Icon nullable.Nullable[string] `json:"icon,omitempty"`
+
+	// InputForm Fields shown when a run starts from the product.
+	InputForm nullable.Nullable[[]ExpertInputField] `json:"input_form,omitempty"`
+
+	// IsPublic Service administrators only (403 otherwise); others use `POST /api/v2/experts/{expert_id}/visibility`.
+	IsPublic *bool `json:"is_public,omitempty"`
+
+	// MaxCostUsd Per-run spend ceiling in US dollars, 0.5-1000. The tighter of this and the caller's own ceiling applies.
+	MaxCostUsd nullable.Nullable[float64] `json:"max_cost_usd,omitempty"`
+
+	// McpToolNames MCP tools to grant, by name from `GET /api/v2/experts/mcp-tools`. Tools flagged `always_on` need no grant. An unknown name is 422.
+	McpToolNames *[]string `json:"mcp_tool_names,omitempty"`
+
+	// Name Display name.
+	Name *string `json:"name,omitempty"`
+
+	// OutputSchema Default JSON Schema for `structured_output`; a caller's own `json_schema` takes precedence.
+	OutputSchema nullable.Nullable[map[string]interface{}] `json:"output_schema,omitempty"`
+
+	// OutputSop Structured standard operating procedure: steps, risk criteria, required output fields, recommendation categories.
+	OutputSop nullable.Nullable[map[string]interface{}] `json:"output_sop,omitempty"`
+
+	// OutputTemplate HTML template the report is rendered into.
+	OutputTemplate nullable.Nullable[string] `json:"output_template,omitempty"`
+
+	// OutputTemplateFile Name of an attached context file that the build agent fills on each run; must name a file that is attached (or in this request's `context_files`), else 422. An empty string or null clears it.
+	OutputTemplateFile nullable.Nullable[string] `json:"output_template_file,omitempty"`
+
+	// OutputTemplateSample Sample output used to preview `output_template`.
+	OutputTemplateSample nullable.Nullable[map[string]interface{}] `json:"output_template_sample,omitempty"`
+	OutputType           nullable.Nullable[ExpertOutputType]       `json:"output_type,omitempty"`
+
+	// OwnerEmail Service administrators only: create or move the expert into this user's account.
+	OwnerEmail *openapi_types.Email `json:"owner_email,omitempty"`
+
+	// PinnedWorkflow A frozen workflow from `POST /api/v2/experts/generate-workflow` (its `workflow` when `valid`); omit to let the harness author one per run. Null clears it.
+	PinnedWorkflow nullable.Nullable[map[string]interface{}] `json:"pinned_workflow,omitempty"`
+
+	// RegistryExpertId Built-in registry expert this expert runs as (its tools and harness), with this configuration layered on top.
+	RegistryExpertId nullable.Nullable[string] `json:"registry_expert_id,omitempty"`
+
+	// RequiredToolCalls Tools that must return a successful result during every run (an observational monitor: a run that misses one is flagged, not stopped). Each must be in `mcp_tool_names` (422 otherwise).
+	RequiredToolCalls nullable.Nullable[[]string]      `json:"required_tool_calls,omitempty"`
+	RunMode           nullable.Nullable[ExpertRunMode] `json:"run_mode,omitempty"`
+
+	// SkillNames Skills to link, by name from `GET /api/v2/experts/skills` (catalog skills or your own). An unknown name is 422.
+	SkillNames *[]string `json:"skill_names,omitempty"`
+
+	// Status `active` (default) or `building` (a draft). On update, `active` finalizes a draft; an active expert cannot go back to `building` (409 `invalid_status_transition`).
+	Status *UpdateExpertRequestStatus `json:"status,omitempty"`
+
+	// SystemPrompt Instructions every run of the expert follows.
+	SystemPrompt *string `json:"system_prompt,omitempty"`
+
+	// Tags Up to 20 tags, each 1-50 characters.
+	Tags *[]string `json:"tags,omitempty"`
+}
+
+// UpdateExpertRequestStatus `active` (default) or `building` (a draft). On update, `active` finalizes a draft; an active expert cannot go back to `building` (409 `invalid_status_transition`).
+type UpdateExpertRequestStatus string
+
+// UpdateLoopRequest Partial update of a loop: omitted fields stay unchanged; explicit null on a nullable field restores its default; arrays replace. `questions`, `inputs` and `rows` are validated together after the merge (same lengths). Changes apply from the next run; a run in progress is unaffected. Unknown fields are refused.
+type UpdateLoopRequest struct {
+	// Approach Research approach for every row (for example `general`).
+	Approach nullable.Nullable[string] `json:"approach,omitempty"`
+
+	// BatchName New name of the loop (and of its future runs' batches).
+	BatchName *string `json:"batch_name,omitempty"`
+
+	// CustomJsonSchema JSON Schema each row's structured output must satisfy; a row that cannot satisfy it fails with `schema_mismatch`.
+	CustomJsonSchema nullable.Nullable[map[string]interface{}] `json:"custom_json_schema,omitempty"`
+
+	// Effort Effort of every row. When omitted or null: the expert's default, else `medium`. Clamped to the account tier's highest effort, never refused.
+	Effort nullable.Nullable[Effort] `json:"effort,omitempty"`
+
+	// ExpertId Run every row as this expert: a built-in registry id, or the UUID, slug or handle of a custom expert the caller may run. Unknown or not runnable: 422.
+	ExpertId nullable.Nullable[string] `json:"expert_id,omitempty"`
+
+	// Inputs Per-row expert input-form submissions, positionally aligned with `questions`: must have the same length (else 422). Requires `expert_id`.
+	Inputs nullable.Nullable[[]nullable.Nullable[map[string]interface{}]] `json:"inputs,omitempty"`
+
+	// MaxConcurrent Rows running at once.
+	MaxConcurrent nullable.Nullable[int] `json:"max_concurrent,omitempty"`
+
+	// MaxCredits Credit budget for the whole run (per run, not for the loop's lifetime); must cover at least one row at the batch's effort (else 422 `max_credits_too_low`). When reached the batch pauses with `budget_exhausted`.
+	MaxCredits nullable.Nullable[int] `json:"max_credits,omitempty"`
+
+	// Questions One research job per question (1-1000 questions). Entries that are empty or only whitespace are dropped together with their `inputs` and `rows` entries; at least one question must remain.
+	Questions *[]string `json:"questions,omitempty"`
+
+	// ResponseLanguage ISO 639-1 language of the reports, optionally with a region (`en`, `es-MX`). Defaults to `en`.
+	ResponseLanguage *string `json:"response_language,omitempty"`
+
+	// Rows Parsed CSV rows, one per question, positionally aligned with `questions`: must have the same length (else 422). Kept as each row's `row_data` for display only.
+	Rows nullable.Nullable[[]map[string]interface{}] `json:"rows,omitempty"`
+
+	// Schedule Replaces the whole schedule; `next_run_at` is recomputed.
+	Schedule *BatchScheduleInput `json:"schedule,omitempty"`
+}
+
+// UpdateResearchJobRequest Body of `PATCH /api/v2/research/{job_id_or_slug}`: send only the fields to change (at least one). Unknown fields are refused.
+type UpdateResearchJobRequest struct {
+	// AnonymousCtaEnabled Show a call to action to signed-out viewers of the job's linked apps. Stored for every job; takes effect only when the job has linked apps.
+	AnonymousCtaEnabled *bool `json:"anonymous_cta_enabled,omitempty"`
+
+	// AnonymousCtaVariant The call-to-action variant to show; null restores the default.
+	AnonymousCtaVariant nullable.Nullable[string] `json:"anonymous_cta_variant,omitempty"`
+
+	// IsPublic Make the job (detail, timeline, workspace files) readable without authentication, or private again.
+	IsPublic *bool `json:"is_public,omitempty"`
+}
+
+// UsageBucket Usage at one effort in the period.
+type UsageBucket struct {
+	// Cents Cents consumed, net of refunds.
+	Cents int `json:"cents"`
+
+	// Credits Credits consumed, net of refunds.
+	Credits int `json:"credits"`
+
+	// Jobs Runs metered.
+	Jobs int `json:"jobs"`
+}
+
+// UsageByEffort Usage per effort. Only efforts that cost credits appear (`low` is free and omitted); an effort with no runs in the period is omitted.
+type UsageByEffort struct {
+	// Build Usage at one effort in the period.
+	Build *UsageBucket `json:"build,omitempty"`
+
+	// High Usage at one effort in the period.
+	High *UsageBucket `json:"high,omitempty"`
+
+	// Medium Usage at one effort in the period.
+	Medium *UsageBucket `json:"medium,omitempty"`
+}
+
+// V1ResearchRequest Body of the legacy `POST /v1/grep/research`. Unknown fields are refused.
+type V1ResearchRequest struct {
+	// Approach Research approach, for example `general`.
+	Approach *string `json:"approach,omitempty"`
+
+	// Depth `ultra_fast` (about 15 s, effort `low`), `deep` (2-3 minutes, effort `medium`), `ultra_deep` (8-15 minutes, effort `high`). Clamped to the account tier like `effort`.
+	Depth *V1ResearchRequestDepth `json:"depth,omitempty"`
+
+	// McpTools Names of MCP tools to grant the run (as listed by `GET /api/v2/experts/mcp-tools`); an unknown name is 422 `validation_error`.
+	McpTools *[]string `json:"mcp_tools,omitempty"`
+
+	// Question The research question.
+	Question string `json:"question"`
+}
+
+// V1ResearchRequestDepth `ultra_fast` (about 15 s, effort `low`), `deep` (2-3 minutes, effort `medium`), `ultra_deep` (8-15 minutes, effort `high`). Clamped to the account tier like `effort`.
+type V1ResearchRequestDepth string
+
+// V1ResearchResponse Legacy v1 view of a research job.
+type V1ResearchResponse struct {
+	// CompletedAt When the job reached a terminal status; null before.
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+
+	// CreatedAt When the job was created.
+	CreatedAt time.Time `json:"created_at"`
+
+	// JobId Identity of the job (the same job as in `/api/v2/research/{job_id_or_slug}`).
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// Result The Markdown report when `complete`; the error message when `failed`; null otherwise.
+	Result nullable.Nullable[string] `json:"result"`
+
+	// Status v1 spelling of the job status: `in_progress` for `queued`, `in_progress` and `paused`; `complete` for `completed`; `failed` for `failed` and `blocked`; `cancelled`.
+	Status V1ResearchResponseStatus `json:"status"`
+}
+
+// V1ResearchResponseStatus v1 spelling of the job status: `in_progress` for `queued`, `in_progress` and `paused`; `complete` for `completed`; `failed` for `failed` and `blocked`; `cancelled`.
+type V1ResearchResponseStatus string
+
+// WorkforceMember The agent that staffs one agent stage.
+type WorkforceMember struct {
+	// AgentId The expert id the stage runs as; `null` for the default researcher.
+	AgentId nullable.Nullable[string] `json:"agent_id"`
+
+	// AgentName Display name of the agent (`Researcher` for the default researcher).
+	AgentName string `json:"agent_name"`
+
+	// Concurrency Workers at once, after clamping.
+	Concurrency int `json:"concurrency"`
+
+	// Effort Research depth. Credits per run by default: low 0, medium 1, high 5, build 20. Clamped to the account tier's highest effort (free: medium, pro: high, enterprise: build).
+	Effort   Effort `json:"effort"`
+	StageKey string `json:"stage_key"`
+}
+
+// WorkforceTotals Totals over the workforce.
+type WorkforceTotals struct {
+	// MaxConcurrency The largest number of workers that can run at once: the highest sum of `concurrency` over stages that can run at the same time.
+	MaxConcurrency int `json:"max_concurrency"`
+
+	// Members Number of members (agent stages).
+	Members int `json:"members"`
+}
+
+// WorkspaceFile A file in the job's workspace (a git repository; `report.md` at its root is the report, inputs are under `input_files/`).
+type WorkspaceFile struct {
+	// ContentType MIME type (from the extension, else sniffed; `application/octet-stream` when unknown).
+	ContentType string `json:"content_type"`
+
+	// LastCommitSha That commit.
+	LastCommitSha string `json:"last_commit_sha"`
+
+	// LastModified Time of the last commit (at or before the listed revision) that touched the file.
+	LastModified time.Time `json:"last_modified"`
+
+	// Path Slash-separated path relative to the workspace root; use it as `{file_path}` to download the file.
+	Path string `json:"path"`
+
+	// SizeBytes Size in bytes.
+	SizeBytes int `json:"size_bytes"`
+}
+
+// WorkspaceFileList Every file in the job's workspace at one revision, sorted by `path`.
+type WorkspaceFileList struct {
+	Files []WorkspaceFile `json:"files"`
+
+	// JobId Identity of the job.
+	JobId openapi_types.UUID `json:"job_id"`
+
+	// RevisionSha The commit listed (the latest, or the one named by `revision`); null while the workspace has no commit yet.
+	RevisionSha nullable.Nullable[string] `json:"revision_sha"`
+}
+
+// CampaignDeliverableKey defines model for CampaignDeliverableKey.
+type CampaignDeliverableKey = string
+
+// CampaignId defines model for CampaignId.
+type CampaignId = openapi_types.UUID
+
+// CampaignStageKey defines model for CampaignStageKey.
+type CampaignStageKey = string
 
 // Cursor defines model for Cursor.
 type Cursor = string
 
+// ExpertsBuildJobId defines model for ExpertsBuildJobId.
+type ExpertsBuildJobId = openapi_types.UUID
+
+// ExpertsCatalogLimit defines model for ExpertsCatalogLimit.
+type ExpertsCatalogLimit = int
+
+// ExpertsContextFileName defines model for ExpertsContextFileName.
+type ExpertsContextFileName = string
+
+// ExpertsExpertId defines model for ExpertsExpertId.
+type ExpertsExpertId = string
+
+// ExpertsQuery defines model for ExpertsQuery.
+type ExpertsQuery = string
+
+// ExpertsSkillName defines model for ExpertsSkillName.
+type ExpertsSkillName = string
+
+// ExpertsVersionNum defines model for ExpertsVersionNum.
+type ExpertsVersionNum = int
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Limit defines model for Limit.
 type Limit = int
 
+// ResearchFilePath defines model for ResearchFilePath.
+type ResearchFilePath = string
+
+// ResearchJobIdOrSlug defines model for ResearchJobIdOrSlug.
+type ResearchJobIdOrSlug = string
+
+// ResearchRevision defines model for ResearchRevision.
+type ResearchRevision = string
+
+// ResearchStatusFilter Lifecycle status of a research job.
+//
+// - `queued`: accepted, waiting for a worker (also right after `continue`).
+// - `in_progress`: a run is executing.
+// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
+// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
+// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
+// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
+// - `cancelled` (terminal): cancelled by the owner or an administrator.
+//
+// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
+type ResearchStatusFilter = JobStatus
+
+// ResearchV1JobId defines model for ResearchV1JobId.
+type ResearchV1JobId = openapi_types.UUID
+
+// Conflict RFC 9457 problem details.
+type Conflict = Problem
+
 // Forbidden RFC 9457 problem details.
 type Forbidden = Problem
+
+// IdempotencyConflict RFC 9457 problem details.
+type IdempotencyConflict = Problem
+
+// InsufficientCredits RFC 9457 problem details.
+type InsufficientCredits = Problem
 
 // InternalError RFC 9457 problem details.
 type InternalError = Problem
@@ -172,14 +4510,218 @@ type InternalError = Problem
 // NotFound RFC 9457 problem details.
 type NotFound = Problem
 
+// NotImplemented RFC 9457 problem details.
+type NotImplemented = Problem
+
 // PayloadTooLarge RFC 9457 problem details.
 type PayloadTooLarge = Problem
+
+// RateLimited RFC 9457 problem details.
+type RateLimited = Problem
 
 // Unauthenticated RFC 9457 problem details.
 type Unauthenticated = Problem
 
 // ValidationError RFC 9457 problem details.
 type ValidationError = Problem
+
+// ListAgentsParams defines parameters for ListAgents.
+type ListAgentsParams struct {
+	// Query Case-insensitive substring matched against name, description, domain and tags.
+	Query *ExpertsQuery `form:"query,omitempty" json:"query,omitempty"`
+}
+
+// ListBatchesParams defines parameters for ListBatches.
+type ListBatchesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Query Case-insensitive substring of the batch name.
+	Query *string `form:"query,omitempty" json:"query,omitempty"`
+
+	// Status Only batches in this status.
+	Status *BatchStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// CreateBatchParams defines parameters for CreateBatch.
+type CreateBatchParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// EstimateBatchCreditsParams defines parameters for EstimateBatchCredits.
+type EstimateBatchCreditsParams struct {
+	// Rows Number of rows.
+	Rows int `form:"rows" json:"rows"`
+
+	// Effort Effort to price; default the expert's, else `medium`.
+	Effort *Effort `form:"effort,omitempty" json:"effort,omitempty"`
+
+	// ExpertId Expert whose default effort applies when `effort` is omitted.
+	ExpertId *string `form:"expert_id,omitempty" json:"expert_id,omitempty"`
+}
+
+// GetBatchParams defines parameters for GetBatch.
+type GetBatchParams struct {
+	// IncludeRows Include `rows`; `false` for a cheap status poll.
+	IncludeRows *bool `form:"include_rows,omitempty" json:"include_rows,omitempty"`
+}
+
+// GetBatchResultsParams defines parameters for GetBatchResults.
+type GetBatchResultsParams struct {
+	// RowStatus Only rows in this status.
+	RowStatus *BatchRowStatus `form:"row_status,omitempty" json:"row_status,omitempty"`
+}
+
+// ListBillingTransactionsParams defines parameters for ListBillingTransactions.
+type ListBillingTransactionsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Type Only entries of this type.
+	Type *BillingTransactionType `form:"type,omitempty" json:"type,omitempty"`
+}
+
+// GetBillingUsageParams defines parameters for GetBillingUsage.
+type GetBillingUsageParams struct {
+	// Period Which period.
+	Period *GetBillingUsageParamsPeriod `form:"period,omitempty" json:"period,omitempty"`
+
+	// From Start of a `custom` period (inclusive), RFC 3339.
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To End of a `custom` period (exclusive), RFC 3339.
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// GetBillingUsageParamsPeriod defines parameters for GetBillingUsage.
+type GetBillingUsageParamsPeriod string
+
+// ListCampaignsParams defines parameters for ListCampaigns.
+type ListCampaignsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only campaigns in this status.
+	Status *CampaignStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// CreateCampaignParams defines parameters for CreateCampaign.
+type CreateCampaignParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCampaignBrowserSessionsParams defines parameters for ListCampaignBrowserSessions.
+type ListCampaignBrowserSessionsParams struct {
+	// StageKey Only sessions of this stage.
+	StageKey *string `form:"stage_key,omitempty" json:"stage_key,omitempty"`
+
+	// Status Only sessions in this status.
+	Status *ListCampaignBrowserSessionsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListCampaignBrowserSessionsParamsStatus defines parameters for ListCampaignBrowserSessions.
+type ListCampaignBrowserSessionsParamsStatus string
+
+// GetCampaignPortfolioParams defines parameters for GetCampaignPortfolio.
+type GetCampaignPortfolioParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListExpertsParams defines parameters for ListExperts.
+type ListExpertsParams struct {
+	// Query Case-insensitive substring matched against name, description, domain and tags.
+	Query *ExpertsQuery `form:"query,omitempty" json:"query,omitempty"`
+}
+
+// CreateExpertParams defines parameters for CreateExpert.
+type CreateExpertParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// BuildExpertParams defines parameters for BuildExpert.
+type BuildExpertParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCustomExpertsParams defines parameters for ListCustomExperts.
+type ListCustomExpertsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListMcpToolsParams defines parameters for ListMcpTools.
+type ListMcpToolsParams struct {
+	// Query Case-insensitive substring of name or description.
+	Query *string `form:"query,omitempty" json:"query,omitempty"`
+
+	// Server Only tools of this MCP server.
+	Server *string `form:"server,omitempty" json:"server,omitempty"`
+
+	// Category Only tools of this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Limit How many entries to return at most.
+	Limit *ExpertsCatalogLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListSkillsParams defines parameters for ListSkills.
+type ListSkillsParams struct {
+	// Query Case-insensitive substring of name or description.
+	Query *string `form:"query,omitempty" json:"query,omitempty"`
+
+	// Category Only skills of this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Limit How many entries to return at most.
+	Limit *ExpertsCatalogLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// UnshareExpertParams defines parameters for UnshareExpert.
+type UnshareExpertParams struct {
+	// PrincipalType Kind of principal.
+	PrincipalType UnshareExpertParamsPrincipalType `form:"principal_type" json:"principal_type"`
+
+	// Principal The email address, domain or team id, as granted.
+	Principal string `form:"principal" json:"principal"`
+}
+
+// UnshareExpertParamsPrincipalType defines parameters for UnshareExpert.
+type UnshareExpertParamsPrincipalType string
+
+// ListExpertVersionsParams defines parameters for ListExpertVersions.
+type ListExpertVersionsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // ListApiKeysParams defines parameters for ListApiKeys.
 type ListApiKeysParams struct {
@@ -190,11 +4732,421 @@ type ListApiKeysParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListLoopsParams defines parameters for ListLoops.
+type ListLoopsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateLoopParams defines parameters for CreateLoop.
+type CreateLoopParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CheckQuotaParams defines parameters for CheckQuota.
+type CheckQuotaParams struct {
+	// Effort The effort to check.
+	Effort Effort `form:"effort" json:"effort"`
+}
+
+// ListResearchJobsParams defines parameters for ListResearchJobs.
+type ListResearchJobsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only jobs in this status.
+	Status *ResearchStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// CreateResearchJobParams defines parameters for CreateResearchJob.
+type CreateResearchJobParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetResearchJobParams defines parameters for GetResearchJob.
+type GetResearchJobParams struct {
+	// Revision A commit of the job's workspace (full 40-character sha or a unique prefix of at least 7): read the report / files as they were at that commit instead of the latest. A sha that is not in this job's history is 404 `not_found`; an ambiguous prefix is 422 `validation_error`.
+	Revision *ResearchRevision `form:"revision,omitempty" json:"revision,omitempty"`
+}
+
+// ListResearchFilesParams defines parameters for ListResearchFiles.
+type ListResearchFilesParams struct {
+	// Revision A commit of the job's workspace (full 40-character sha or a unique prefix of at least 7): read the report / files as they were at that commit instead of the latest. A sha that is not in this job's history is 404 `not_found`; an ambiguous prefix is 422 `validation_error`.
+	Revision *ResearchRevision `form:"revision,omitempty" json:"revision,omitempty"`
+}
+
+// GetResearchFileParams defines parameters for GetResearchFile.
+type GetResearchFileParams struct {
+	// Revision A commit of the job's workspace (full 40-character sha or a unique prefix of at least 7): read the report / files as they were at that commit instead of the latest. A sha that is not in this job's history is 404 `not_found`; an ambiguous prefix is 422 `validation_error`.
+	Revision *ResearchRevision `form:"revision,omitempty" json:"revision,omitempty"`
+}
+
+// GetResearchTimelineParams defines parameters for GetResearchTimeline.
+type GetResearchTimelineParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListRunsParams defines parameters for ListRuns.
+type ListRunsParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Status Only jobs in this status.
+	Status *ResearchStatusFilter `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// CreateRunParams defines parameters for CreateRun.
+type CreateRunParams struct {
+	// IdempotencyKey Makes a create safe to retry: the same key from the same account within 24 hours returns the original resource with the original status code and starts nothing; the same key with a different body is 409 `idempotency_key_reused`.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetRunParams defines parameters for GetRun.
+type GetRunParams struct {
+	// Revision A commit of the job's workspace (full 40-character sha or a unique prefix of at least 7): read the report / files as they were at that commit instead of the latest. A sha that is not in this job's history is 404 `not_found`; an ambiguous prefix is 422 `validation_error`.
+	Revision *ResearchRevision `form:"revision,omitempty" json:"revision,omitempty"`
+}
+
+// A2aJsonRpcJSONRequestBody defines body for A2aJsonRpc for application/json ContentType.
+type A2aJsonRpcJSONRequestBody = A2AJsonRpcRequest
+
+// CreateAttachmentMultipartRequestBody defines body for CreateAttachment for multipart/form-data ContentType.
+type CreateAttachmentMultipartRequestBody = AttachmentFilesUpload
+
+// ImportAttachmentJSONRequestBody defines body for ImportAttachment for application/json ContentType.
+type ImportAttachmentJSONRequestBody = AttachmentImportRequest
+
+// BeginAttachmentUploadJSONRequestBody defines body for BeginAttachmentUpload for application/json ContentType.
+type BeginAttachmentUploadJSONRequestBody = AttachmentUploadBegin
+
+// CreateBatchJSONRequestBody defines body for CreateBatch for application/json ContentType.
+type CreateBatchJSONRequestBody = CreateResearchBatchInput
+
+// CreateCampaignJSONRequestBody defines body for CreateCampaign for application/json ContentType.
+type CreateCampaignJSONRequestBody = CreateCampaignRequest
+
+// UpdateCampaignJSONRequestBody defines body for UpdateCampaign for application/json ContentType.
+type UpdateCampaignJSONRequestBody = UpdateCampaignRequest
+
+// ApproveCampaignJSONRequestBody defines body for ApproveCampaign for application/json ContentType.
+type ApproveCampaignJSONRequestBody = ApproveCampaignRequest
+
+// CreateExpertJSONRequestBody defines body for CreateExpert for application/json ContentType.
+type CreateExpertJSONRequestBody = CreateExpertV2Request
+
+// ApplyExpertManifestJSONRequestBody defines body for ApplyExpertManifest for application/json ContentType.
+type ApplyExpertManifestJSONRequestBody = ExpertManifestApplyRequest
+
+// BuildExpertJSONRequestBody defines body for BuildExpert for application/json ContentType.
+type BuildExpertJSONRequestBody = ExpertBuildRequest
+
+// ExtractExpertJSONRequestBody defines body for ExtractExpert for application/json ContentType.
+type ExtractExpertJSONRequestBody = ExpertExtractRequest
+
+// GenerateExpertWorkflowJSONRequestBody defines body for GenerateExpertWorkflow for application/json ContentType.
+type GenerateExpertWorkflowJSONRequestBody = GenerateExpertWorkflowRequest
+
+// CreateSkillJSONRequestBody defines body for CreateSkill for application/json ContentType.
+type CreateSkillJSONRequestBody = CreateSkillRequest
+
+// ValidateExpertJSONRequestBody defines body for ValidateExpert for application/json ContentType.
+type ValidateExpertJSONRequestBody = ExpertValidateRequest
+
+// UpdateExpertJSONRequestBody defines body for UpdateExpert for application/json ContentType.
+type UpdateExpertJSONRequestBody = UpdateExpertRequest
+
+// UploadExpertContextFileMultipartRequestBody defines body for UploadExpertContextFile for multipart/form-data ContentType.
+type UploadExpertContextFileMultipartRequestBody = ContextFileUpload
+
+// ImportExpertContextFileJSONRequestBody defines body for ImportExpertContextFile for application/json ContentType.
+type ImportExpertContextFileJSONRequestBody = ContextFileImportRequest
+
+// PreviewExpertPlanJSONRequestBody defines body for PreviewExpertPlan for application/json ContentType.
+type PreviewExpertPlanJSONRequestBody = PlanPreviewRequest
+
+// ShareExpertJSONRequestBody defines body for ShareExpert for application/json ContentType.
+type ShareExpertJSONRequestBody = ExpertShareRequest
+
+// SetExpertVisibilityJSONRequestBody defines body for SetExpertVisibility for application/json ContentType.
+type SetExpertVisibilityJSONRequestBody = ExpertVisibilityRequest
+
 // CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
 type CreateApiKeyJSONRequestBody = ApiKeyCreateRequest
 
+// CreateLoopJSONRequestBody defines body for CreateLoop for application/json ContentType.
+type CreateLoopJSONRequestBody = CreateLoopRequest
+
+// UpdateLoopJSONRequestBody defines body for UpdateLoop for application/json ContentType.
+type UpdateLoopJSONRequestBody = UpdateLoopRequest
+
+// CreateResearchJobJSONRequestBody defines body for CreateResearchJob for application/json ContentType.
+type CreateResearchJobJSONRequestBody = CreateResearchRequest
+
+// UpdateResearchJobJSONRequestBody defines body for UpdateResearchJob for application/json ContentType.
+type UpdateResearchJobJSONRequestBody = UpdateResearchJobRequest
+
+// CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
+type CreateRunJSONRequestBody = CreateResearchRequest
+
+// CreateV1ResearchJSONRequestBody defines body for CreateV1Research for application/json ContentType.
+type CreateV1ResearchJSONRequestBody = V1ResearchRequest
+
+// AsScheduleConfigDayOfWeek0 returns the union data inside the ScheduleConfig_DayOfWeek as a ScheduleConfigDayOfWeek0
+func (t ScheduleConfig_DayOfWeek) AsScheduleConfigDayOfWeek0() (ScheduleConfigDayOfWeek0, error) {
+	var body ScheduleConfigDayOfWeek0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromScheduleConfigDayOfWeek0 overwrites any union data inside the ScheduleConfig_DayOfWeek as the provided ScheduleConfigDayOfWeek0
+func (t *ScheduleConfig_DayOfWeek) FromScheduleConfigDayOfWeek0(v ScheduleConfigDayOfWeek0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeScheduleConfigDayOfWeek0 performs a merge with any union data inside the ScheduleConfig_DayOfWeek, using the provided ScheduleConfigDayOfWeek0
+func (t *ScheduleConfig_DayOfWeek) MergeScheduleConfigDayOfWeek0(v ScheduleConfigDayOfWeek0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDayName returns the union data inside the ScheduleConfig_DayOfWeek as a DayName
+func (t ScheduleConfig_DayOfWeek) AsDayName() (DayName, error) {
+	var body DayName
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDayName overwrites any union data inside the ScheduleConfig_DayOfWeek as the provided DayName
+func (t *ScheduleConfig_DayOfWeek) FromDayName(v DayName) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDayName performs a merge with any union data inside the ScheduleConfig_DayOfWeek, using the provided DayName
+func (t *ScheduleConfig_DayOfWeek) MergeDayName(v DayName) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ScheduleConfig_DayOfWeek) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ScheduleConfig_DayOfWeek) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// GetAgentCard Get the A2A agent card
+	// (GET /.well-known/agent-card.json)
+	GetAgentCard(ctx echo.Context) error
+	// A2aJsonRpc Agent-to-agent JSON-RPC endpoint
+	// (POST /api/v2/a2a)
+	A2aJsonRpc(ctx echo.Context) error
+	// ListAgents List public experts (alias)
+	// (GET /api/v2/agents)
+	ListAgents(ctx echo.Context, params ListAgentsParams) error
+	// CreateAttachment Upload files as an attachment
+	// (POST /api/v2/attachments)
+	CreateAttachment(ctx echo.Context) error
+	// ImportAttachment Import a file from a URL
+	// (POST /api/v2/attachments/import)
+	ImportAttachment(ctx echo.Context) error
+	// BeginAttachmentUpload Begin a direct upload
+	// (POST /api/v2/attachments/uploads)
+	BeginAttachmentUpload(ctx echo.Context) error
+	// UploadAttachmentBytes Upload the bytes of a reserved attachment
+	// (PUT /api/v2/attachments/uploads/{attachment_id})
+	UploadAttachmentBytes(ctx echo.Context, attachmentId openapi_types.UUID) error
+	// DeleteAttachment Delete an attachment
+	// (DELETE /api/v2/attachments/{attachment_id})
+	DeleteAttachment(ctx echo.Context, attachmentId openapi_types.UUID) error
+	// GetAttachment Get an attachment
+	// (GET /api/v2/attachments/{attachment_id})
+	GetAttachment(ctx echo.Context, attachmentId openapi_types.UUID) error
+	// ListBatches List batches
+	// (GET /api/v2/batches)
+	ListBatches(ctx echo.Context, params ListBatchesParams) error
+	// CreateBatch Create a batch
+	// (POST /api/v2/batches)
+	CreateBatch(ctx echo.Context, params CreateBatchParams) error
+	// EstimateBatchCredits Estimate a batch's credits
+	// (GET /api/v2/batches/estimate)
+	EstimateBatchCredits(ctx echo.Context, params EstimateBatchCreditsParams) error
+	// GetBatch Get a batch
+	// (GET /api/v2/batches/{batch_id})
+	GetBatch(ctx echo.Context, batchId openapi_types.UUID, params GetBatchParams) error
+	// CancelBatch Cancel a batch
+	// (POST /api/v2/batches/{batch_id}/cancel)
+	CancelBatch(ctx echo.Context, batchId openapi_types.UUID) error
+	// GetBatchResults Get a batch's results
+	// (GET /api/v2/batches/{batch_id}/results)
+	GetBatchResults(ctx echo.Context, batchId openapi_types.UUID, params GetBatchResultsParams) error
+	// RetryFailedBatchRows Retry every failed row
+	// (POST /api/v2/batches/{batch_id}/retry-failed)
+	RetryFailedBatchRows(ctx echo.Context, batchId openapi_types.UUID) error
+	// RetryBatchRow Retry one failed row
+	// (POST /api/v2/batches/{batch_id}/rows/{row_number}/retry)
+	RetryBatchRow(ctx echo.Context, batchId openapi_types.UUID, rowNumber int) error
+	// ListBillingTransactions List wallet transactions
+	// (GET /api/v2/billing/transactions)
+	ListBillingTransactions(ctx echo.Context, params ListBillingTransactionsParams) error
+	// GetBillingUsage Get usage for a period
+	// (GET /api/v2/billing/usage)
+	GetBillingUsage(ctx echo.Context, params GetBillingUsageParams) error
+	// ListCampaigns List campaigns
+	// (GET /api/v2/campaigns)
+	ListCampaigns(ctx echo.Context, params ListCampaignsParams) error
+	// CreateCampaign Create a campaign
+	// (POST /api/v2/campaigns)
+	CreateCampaign(ctx echo.Context, params CreateCampaignParams) error
+	// GetCampaignLimits Get campaign limits
+	// (GET /api/v2/campaigns/limits)
+	GetCampaignLimits(ctx echo.Context) error
+	// GetCampaign Get a campaign
+	// (GET /api/v2/campaigns/{campaign_id})
+	GetCampaign(ctx echo.Context, campaignId CampaignId) error
+	// UpdateCampaign Edit a draft campaign
+	// (PATCH /api/v2/campaigns/{campaign_id})
+	UpdateCampaign(ctx echo.Context, campaignId CampaignId) error
+	// ApproveCampaign Approve a draft campaign
+	// (POST /api/v2/campaigns/{campaign_id}/approve)
+	ApproveCampaign(ctx echo.Context, campaignId CampaignId) error
+	// ListCampaignBrowserSessions List a campaign's browser sessions
+	// (GET /api/v2/campaigns/{campaign_id}/browser-sessions)
+	ListCampaignBrowserSessions(ctx echo.Context, campaignId CampaignId, params ListCampaignBrowserSessionsParams) error
+	// CancelCampaign Cancel a campaign
+	// (POST /api/v2/campaigns/{campaign_id}/cancel)
+	CancelCampaign(ctx echo.Context, campaignId CampaignId) error
+	// GetCampaignDeliverable Download a deliverable
+	// (GET /api/v2/campaigns/{campaign_id}/deliverables/{deliverable_key})
+	GetCampaignDeliverable(ctx echo.Context, campaignId CampaignId, deliverableKey CampaignDeliverableKey) error
+	// RetryCampaign Retry a campaign that needs attention
+	// (POST /api/v2/campaigns/{campaign_id}/retry)
+	RetryCampaign(ctx echo.Context, campaignId CampaignId) error
+	// GetCampaignPortfolio Read a stage's records
+	// (GET /api/v2/campaigns/{campaign_id}/stages/{stage_key}/portfolio)
+	GetCampaignPortfolio(ctx echo.Context, campaignId CampaignId, stageKey CampaignStageKey, params GetCampaignPortfolioParams) error
+	// ListExperts List public experts
+	// (GET /api/v2/experts)
+	ListExperts(ctx echo.Context, params ListExpertsParams) error
+	// CreateExpert Create an expert
+	// (POST /api/v2/experts)
+	CreateExpert(ctx echo.Context, params CreateExpertParams) error
+	// ApplyExpertManifest Apply an expert manifest
+	// (POST /api/v2/experts/apply)
+	ApplyExpertManifest(ctx echo.Context) error
+	// BuildExpert Build an expert from a description
+	// (POST /api/v2/experts/build)
+	BuildExpert(ctx echo.Context, params BuildExpertParams) error
+	// GetExpertBuild Get an expert build
+	// (GET /api/v2/experts/build/{job_id})
+	GetExpertBuild(ctx echo.Context, jobId ExpertsBuildJobId) error
+	// ListCustomExperts List your custom experts
+	// (GET /api/v2/experts/custom)
+	ListCustomExperts(ctx echo.Context, params ListCustomExpertsParams) error
+	// ExtractExpert Extract an expert configuration from text
+	// (POST /api/v2/experts/extract)
+	ExtractExpert(ctx echo.Context) error
+	// GenerateExpertWorkflow Generate a workflow from an SOP
+	// (POST /api/v2/experts/generate-workflow)
+	GenerateExpertWorkflow(ctx echo.Context) error
+	// ListMcpTools List grantable MCP tools
+	// (GET /api/v2/experts/mcp-tools)
+	ListMcpTools(ctx echo.Context, params ListMcpToolsParams) error
+	// ListSkills List skills
+	// (GET /api/v2/experts/skills)
+	ListSkills(ctx echo.Context, params ListSkillsParams) error
+	// CreateSkill Author a skill
+	// (POST /api/v2/experts/skills)
+	CreateSkill(ctx echo.Context) error
+	// GetSkill Get a skill
+	// (GET /api/v2/experts/skills/{skill_name})
+	GetSkill(ctx echo.Context, skillName ExpertsSkillName) error
+	// ValidateExpert Validate an expert configuration
+	// (POST /api/v2/experts/validate)
+	ValidateExpert(ctx echo.Context) error
+	// DeleteExpert Archive an expert
+	// (DELETE /api/v2/experts/{expert_id})
+	DeleteExpert(ctx echo.Context, expertId ExpertsExpertId) error
+	// GetExpert Get an expert
+	// (GET /api/v2/experts/{expert_id})
+	GetExpert(ctx echo.Context, expertId ExpertsExpertId) error
+	// UpdateExpert Update an expert
+	// (PATCH /api/v2/experts/{expert_id})
+	UpdateExpert(ctx echo.Context, expertId ExpertsExpertId) error
+	// ListExpertContextFiles List context files
+	// (GET /api/v2/experts/{expert_id}/context-files)
+	ListExpertContextFiles(ctx echo.Context, expertId ExpertsExpertId) error
+	// UploadExpertContextFile Upload a context file
+	// (POST /api/v2/experts/{expert_id}/context-files)
+	UploadExpertContextFile(ctx echo.Context, expertId ExpertsExpertId) error
+	// ImportExpertContextFile Import a context file
+	// (POST /api/v2/experts/{expert_id}/context-files/import)
+	ImportExpertContextFile(ctx echo.Context, expertId ExpertsExpertId) error
+	// DeleteExpertContextFile Detach a context file
+	// (DELETE /api/v2/experts/{expert_id}/context-files/{name})
+	DeleteExpertContextFile(ctx echo.Context, expertId ExpertsExpertId, name ExpertsContextFileName) error
+	// GetExpertContextFile Download a context file
+	// (GET /api/v2/experts/{expert_id}/context-files/{name})
+	GetExpertContextFile(ctx echo.Context, expertId ExpertsExpertId, name ExpertsContextFileName) error
+	// PreviewExpertPlan Preview an expert's plan
+	// (POST /api/v2/experts/{expert_id}/plan-preview)
+	PreviewExpertPlan(ctx echo.Context, expertId ExpertsExpertId) error
+	// UnshareExpert Revoke a share
+	// (DELETE /api/v2/experts/{expert_id}/share)
+	UnshareExpert(ctx echo.Context, expertId ExpertsExpertId, params UnshareExpertParams) error
+	// ListExpertShares List an expert's shares
+	// (GET /api/v2/experts/{expert_id}/share)
+	ListExpertShares(ctx echo.Context, expertId ExpertsExpertId) error
+	// ShareExpert Share an expert
+	// (POST /api/v2/experts/{expert_id}/share)
+	ShareExpert(ctx echo.Context, expertId ExpertsExpertId) error
+	// ListExpertVersions List an expert's versions
+	// (GET /api/v2/experts/{expert_id}/versions)
+	ListExpertVersions(ctx echo.Context, expertId ExpertsExpertId, params ListExpertVersionsParams) error
+	// GetExpertVersion Get an expert version
+	// (GET /api/v2/experts/{expert_id}/versions/{version_num})
+	GetExpertVersion(ctx echo.Context, expertId ExpertsExpertId, versionNum ExpertsVersionNum) error
+	// RestoreExpertVersion Restore an expert version
+	// (POST /api/v2/experts/{expert_id}/versions/{version_num}/restore)
+	RestoreExpertVersion(ctx echo.Context, expertId ExpertsExpertId, versionNum ExpertsVersionNum) error
+	// SetExpertVisibility Set an expert's visibility
+	// (POST /api/v2/experts/{expert_id}/visibility)
+	SetExpertVisibility(ctx echo.Context, expertId ExpertsExpertId) error
 	// ListApiKeys List API keys
 	// (GET /api/v2/keys)
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
@@ -204,11 +5156,1293 @@ type ServerInterface interface {
 	// RevokeApiKey Revoke an API key
 	// (DELETE /api/v2/keys/{key_id})
 	RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID) error
+	// ListLoops List loops
+	// (GET /api/v2/loops)
+	ListLoops(ctx echo.Context, params ListLoopsParams) error
+	// CreateLoop Create a loop
+	// (POST /api/v2/loops)
+	CreateLoop(ctx echo.Context, params CreateLoopParams) error
+	// DeleteLoop Delete a loop
+	// (DELETE /api/v2/loops/{schedule_id})
+	DeleteLoop(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// GetLoop Get a loop
+	// (GET /api/v2/loops/{schedule_id})
+	GetLoop(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// UpdateLoop Update a loop
+	// (PATCH /api/v2/loops/{schedule_id})
+	UpdateLoop(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// PauseLoop Pause a loop
+	// (POST /api/v2/loops/{schedule_id}/pause)
+	PauseLoop(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// ResumeLoop Resume a loop
+	// (POST /api/v2/loops/{schedule_id}/resume)
+	ResumeLoop(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// RunLoopNow Start a run now
+	// (POST /api/v2/loops/{schedule_id}/run-now)
+	RunLoopNow(ctx echo.Context, scheduleId openapi_types.UUID) error
+	// GetQuota Get the caller's quota
+	// (GET /api/v2/quota)
+	GetQuota(ctx echo.Context) error
+	// CheckQuota Check whether a run is allowed
+	// (GET /api/v2/quota/check)
+	CheckQuota(ctx echo.Context, params CheckQuotaParams) error
+	// ListResearchJobs List research jobs
+	// (GET /api/v2/research)
+	ListResearchJobs(ctx echo.Context, params ListResearchJobsParams) error
+	// CreateResearchJob Start a research job
+	// (POST /api/v2/research)
+	CreateResearchJob(ctx echo.Context, params CreateResearchJobParams) error
+	// GetResearchJob Get a research job
+	// (GET /api/v2/research/{job_id_or_slug})
+	GetResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchJobParams) error
+	// UpdateResearchJob Update a research job's visibility and call to action
+	// (PATCH /api/v2/research/{job_id_or_slug})
+	UpdateResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
+	// CancelResearchJob Cancel a research job
+	// (POST /api/v2/research/{job_id_or_slug}/cancel)
+	CancelResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
+	// ContinueResearchJob Continue a completed research job
+	// (POST /api/v2/research/{job_id_or_slug}/continue)
+	ContinueResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
+	// ListResearchFiles List a research job's workspace files
+	// (GET /api/v2/research/{job_id_or_slug}/files)
+	ListResearchFiles(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchFilesParams) error
+	// GetResearchFile Download a workspace file
+	// (GET /api/v2/research/{job_id_or_slug}/files/{file_path})
+	GetResearchFile(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, filePath ResearchFilePath, params GetResearchFileParams) error
+	// GetResearchTimeline Read a research job's execution timeline
+	// (GET /api/v2/research/{job_id_or_slug}/timeline)
+	GetResearchTimeline(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchTimelineParams) error
+	// ListRuns List research jobs (alias)
+	// (GET /api/v2/run)
+	ListRuns(ctx echo.Context, params ListRunsParams) error
+	// CreateRun Start a research job (alias)
+	// (POST /api/v2/run)
+	CreateRun(ctx echo.Context, params CreateRunParams) error
+	// GetRun Get a research job (alias)
+	// (GET /api/v2/run/{job_id_or_slug})
+	GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetRunParams) error
+	// CreateV1Research Run research (legacy v1)
+	// (POST /v1/grep/research)
+	CreateV1Research(ctx echo.Context) error
+	// GetV1Research Poll a research job (legacy v1)
+	// (GET /v1/grep/research/{job_id})
+	GetV1Research(ctx echo.Context, jobId ResearchV1JobId) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// GetAgentCard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgentCard(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgentCard(ctx)
+	return err
+}
+
+// A2aJsonRpc converts echo context to params.
+func (w *ServerInterfaceWrapper) A2aJsonRpc(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.A2aJsonRpc(ctx)
+	return err
+}
+
+// ListAgents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAgents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAgentsParams
+	// ------------- Optional query parameter "query" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "query", ctx.QueryParams(), &params.Query, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter query: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAgents(ctx, params)
+	return err
+}
+
+// CreateAttachment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAttachment(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAttachment(ctx)
+	return err
+}
+
+// ImportAttachment converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportAttachment(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportAttachment(ctx)
+	return err
+}
+
+// BeginAttachmentUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) BeginAttachmentUpload(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BeginAttachmentUpload(ctx)
+	return err
+}
+
+// UploadAttachmentBytes converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadAttachmentBytes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "attachment_id" -------------
+	var attachmentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "attachment_id", ctx.Param("attachment_id"), &attachmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attachment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadAttachmentBytes(ctx, attachmentId)
+	return err
+}
+
+// DeleteAttachment converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteAttachment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "attachment_id" -------------
+	var attachmentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "attachment_id", ctx.Param("attachment_id"), &attachmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attachment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteAttachment(ctx, attachmentId)
+	return err
+}
+
+// GetAttachment converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAttachment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "attachment_id" -------------
+	var attachmentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "attachment_id", ctx.Param("attachment_id"), &attachmentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter attachment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAttachment(ctx, attachmentId)
+	return err
+}
+
+// ListBatches converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBatches(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBatchesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "query" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "query", ctx.QueryParams(), &params.Query, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter query: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBatches(ctx, params)
+	return err
+}
+
+// CreateBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBatch(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateBatchParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBatch(ctx, params)
+	return err
+}
+
+// EstimateBatchCredits converts echo context to params.
+func (w *ServerInterfaceWrapper) EstimateBatchCredits(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params EstimateBatchCreditsParams
+	// ------------- Required query parameter "rows" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "rows", ctx.QueryParams(), &params.Rows, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rows: %s", err))
+	}
+
+	// ------------- Optional query parameter "effort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "effort", ctx.QueryParams(), &params.Effort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter effort: %s", err))
+	}
+
+	// ------------- Optional query parameter "expert_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expert_id", ctx.QueryParams(), &params.ExpertId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.EstimateBatchCredits(ctx, params)
+	return err
+}
+
+// GetBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "batch_id" -------------
+	var batchId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "batch_id", ctx.Param("batch_id"), &batchId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter batch_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBatchParams
+	// ------------- Optional query parameter "include_rows" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_rows", ctx.QueryParams(), &params.IncludeRows, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_rows: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatch(ctx, batchId, params)
+	return err
+}
+
+// CancelBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelBatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "batch_id" -------------
+	var batchId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "batch_id", ctx.Param("batch_id"), &batchId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter batch_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelBatch(ctx, batchId)
+	return err
+}
+
+// GetBatchResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "batch_id" -------------
+	var batchId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "batch_id", ctx.Param("batch_id"), &batchId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter batch_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBatchResultsParams
+	// ------------- Optional query parameter "row_status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "row_status", ctx.QueryParams(), &params.RowStatus, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter row_status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchResults(ctx, batchId, params)
+	return err
+}
+
+// RetryFailedBatchRows converts echo context to params.
+func (w *ServerInterfaceWrapper) RetryFailedBatchRows(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "batch_id" -------------
+	var batchId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "batch_id", ctx.Param("batch_id"), &batchId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter batch_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetryFailedBatchRows(ctx, batchId)
+	return err
+}
+
+// RetryBatchRow converts echo context to params.
+func (w *ServerInterfaceWrapper) RetryBatchRow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "batch_id" -------------
+	var batchId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "batch_id", ctx.Param("batch_id"), &batchId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter batch_id: %s", err))
+	}
+
+	// ------------- Path parameter "row_number" -------------
+	var rowNumber int
+
+	err = runtime.BindStyledParameterWithOptions("simple", "row_number", ctx.Param("row_number"), &rowNumber, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter row_number: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetryBatchRow(ctx, batchId, rowNumber)
+	return err
+}
+
+// ListBillingTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBillingTransactions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBillingTransactionsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBillingTransactions(ctx, params)
+	return err
+}
+
+// GetBillingUsage converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBillingUsage(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBillingUsageParams
+	// ------------- Optional query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBillingUsage(ctx, params)
+	return err
+}
+
+// ListCampaigns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCampaigns(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCampaignsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCampaigns(ctx, params)
+	return err
+}
+
+// CreateCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCampaign(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCampaignParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCampaign(ctx, params)
+	return err
+}
+
+// GetCampaignLimits converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCampaignLimits(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCampaignLimits(ctx)
+	return err
+}
+
+// GetCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCampaign(ctx, campaignId)
+	return err
+}
+
+// UpdateCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCampaign(ctx, campaignId)
+	return err
+}
+
+// ApproveCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveCampaign(ctx, campaignId)
+	return err
+}
+
+// ListCampaignBrowserSessions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCampaignBrowserSessions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCampaignBrowserSessionsParams
+	// ------------- Optional query parameter "stage_key" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "stage_key", ctx.QueryParams(), &params.StageKey, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter stage_key: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCampaignBrowserSessions(ctx, campaignId, params)
+	return err
+}
+
+// CancelCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelCampaign(ctx, campaignId)
+	return err
+}
+
+// GetCampaignDeliverable converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCampaignDeliverable(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// ------------- Path parameter "deliverable_key" -------------
+	var deliverableKey CampaignDeliverableKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "deliverable_key", ctx.Param("deliverable_key"), &deliverableKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter deliverable_key: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCampaignDeliverable(ctx, campaignId, deliverableKey)
+	return err
+}
+
+// RetryCampaign converts echo context to params.
+func (w *ServerInterfaceWrapper) RetryCampaign(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetryCampaign(ctx, campaignId)
+	return err
+}
+
+// GetCampaignPortfolio converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCampaignPortfolio(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "campaign_id" -------------
+	var campaignId CampaignId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "campaign_id", ctx.Param("campaign_id"), &campaignId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter campaign_id: %s", err))
+	}
+
+	// ------------- Path parameter "stage_key" -------------
+	var stageKey CampaignStageKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "stage_key", ctx.Param("stage_key"), &stageKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter stage_key: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCampaignPortfolioParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCampaignPortfolio(ctx, campaignId, stageKey, params)
+	return err
+}
+
+// ListExperts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListExperts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListExpertsParams
+	// ------------- Optional query parameter "query" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "query", ctx.QueryParams(), &params.Query, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter query: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListExperts(ctx, params)
+	return err
+}
+
+// CreateExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateExpert(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateExpertParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateExpert(ctx, params)
+	return err
+}
+
+// ApplyExpertManifest converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyExpertManifest(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyExpertManifest(ctx)
+	return err
+}
+
+// BuildExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) BuildExpert(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BuildExpertParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BuildExpert(ctx, params)
+	return err
+}
+
+// GetExpertBuild converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExpertBuild(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId ExpertsBuildJobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExpertBuild(ctx, jobId)
+	return err
+}
+
+// ListCustomExperts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCustomExperts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCustomExpertsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCustomExperts(ctx, params)
+	return err
+}
+
+// ExtractExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) ExtractExpert(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExtractExpert(ctx)
+	return err
+}
+
+// GenerateExpertWorkflow converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateExpertWorkflow(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateExpertWorkflow(ctx)
+	return err
+}
+
+// ListMcpTools converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMcpTools(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMcpToolsParams
+	// ------------- Optional query parameter "query" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "query", ctx.QueryParams(), &params.Query, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter query: %s", err))
+	}
+
+	// ------------- Optional query parameter "server" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "server", ctx.QueryParams(), &params.Server, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMcpTools(ctx, params)
+	return err
+}
+
+// ListSkills converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSkills(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSkillsParams
+	// ------------- Optional query parameter "query" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "query", ctx.QueryParams(), &params.Query, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter query: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSkills(ctx, params)
+	return err
+}
+
+// CreateSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSkill(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSkill(ctx)
+	return err
+}
+
+// GetSkill converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSkill(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "skill_name" -------------
+	var skillName ExpertsSkillName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "skill_name", ctx.Param("skill_name"), &skillName, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter skill_name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSkill(ctx, skillName)
+	return err
+}
+
+// ValidateExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) ValidateExpert(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ValidateExpert(ctx)
+	return err
+}
+
+// DeleteExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteExpert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteExpert(ctx, expertId)
+	return err
+}
+
+// GetExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExpert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExpert(ctx, expertId)
+	return err
+}
+
+// UpdateExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateExpert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateExpert(ctx, expertId)
+	return err
+}
+
+// ListExpertContextFiles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListExpertContextFiles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListExpertContextFiles(ctx, expertId)
+	return err
+}
+
+// UploadExpertContextFile converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadExpertContextFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadExpertContextFile(ctx, expertId)
+	return err
+}
+
+// ImportExpertContextFile converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportExpertContextFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportExpertContextFile(ctx, expertId)
+	return err
+}
+
+// DeleteExpertContextFile converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteExpertContextFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name ExpertsContextFileName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteExpertContextFile(ctx, expertId, name)
+	return err
+}
+
+// GetExpertContextFile converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExpertContextFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// ------------- Path parameter "name" -------------
+	var name ExpertsContextFileName
+
+	err = runtime.BindStyledParameterWithOptions("simple", "name", ctx.Param("name"), &name, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter name: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExpertContextFile(ctx, expertId, name)
+	return err
+}
+
+// PreviewExpertPlan converts echo context to params.
+func (w *ServerInterfaceWrapper) PreviewExpertPlan(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PreviewExpertPlan(ctx, expertId)
+	return err
+}
+
+// UnshareExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) UnshareExpert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnshareExpertParams
+	// ------------- Required query parameter "principal_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "principal_type", ctx.QueryParams(), &params.PrincipalType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter principal_type: %s", err))
+	}
+
+	// ------------- Required query parameter "principal" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "principal", ctx.QueryParams(), &params.Principal, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter principal: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnshareExpert(ctx, expertId, params)
+	return err
+}
+
+// ListExpertShares converts echo context to params.
+func (w *ServerInterfaceWrapper) ListExpertShares(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListExpertShares(ctx, expertId)
+	return err
+}
+
+// ShareExpert converts echo context to params.
+func (w *ServerInterfaceWrapper) ShareExpert(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ShareExpert(ctx, expertId)
+	return err
+}
+
+// ListExpertVersions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListExpertVersions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListExpertVersionsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListExpertVersions(ctx, expertId, params)
+	return err
+}
+
+// GetExpertVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExpertVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// ------------- Path parameter "version_num" -------------
+	var versionNum ExpertsVersionNum
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version_num", ctx.Param("version_num"), &versionNum, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version_num: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExpertVersion(ctx, expertId, versionNum)
+	return err
+}
+
+// RestoreExpertVersion converts echo context to params.
+func (w *ServerInterfaceWrapper) RestoreExpertVersion(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// ------------- Path parameter "version_num" -------------
+	var versionNum ExpertsVersionNum
+
+	err = runtime.BindStyledParameterWithOptions("simple", "version_num", ctx.Param("version_num"), &versionNum, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter version_num: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RestoreExpertVersion(ctx, expertId, versionNum)
+	return err
+}
+
+// SetExpertVisibility converts echo context to params.
+func (w *ServerInterfaceWrapper) SetExpertVisibility(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "expert_id" -------------
+	var expertId ExpertsExpertId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "expert_id", ctx.Param("expert_id"), &expertId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expert_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetExpertVisibility(ctx, expertId)
+	return err
 }
 
 // ListApiKeys converts echo context to params.
@@ -261,6 +6495,518 @@ func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
 	return err
 }
 
+// ListLoops converts echo context to params.
+func (w *ServerInterfaceWrapper) ListLoops(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListLoopsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListLoops(ctx, params)
+	return err
+}
+
+// CreateLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateLoop(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateLoopParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateLoop(ctx, params)
+	return err
+}
+
+// DeleteLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteLoop(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteLoop(ctx, scheduleId)
+	return err
+}
+
+// GetLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLoop(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLoop(ctx, scheduleId)
+	return err
+}
+
+// UpdateLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateLoop(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateLoop(ctx, scheduleId)
+	return err
+}
+
+// PauseLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) PauseLoop(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PauseLoop(ctx, scheduleId)
+	return err
+}
+
+// ResumeLoop converts echo context to params.
+func (w *ServerInterfaceWrapper) ResumeLoop(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResumeLoop(ctx, scheduleId)
+	return err
+}
+
+// RunLoopNow converts echo context to params.
+func (w *ServerInterfaceWrapper) RunLoopNow(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "schedule_id" -------------
+	var scheduleId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "schedule_id", ctx.Param("schedule_id"), &scheduleId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter schedule_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunLoopNow(ctx, scheduleId)
+	return err
+}
+
+// GetQuota converts echo context to params.
+func (w *ServerInterfaceWrapper) GetQuota(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetQuota(ctx)
+	return err
+}
+
+// CheckQuota converts echo context to params.
+func (w *ServerInterfaceWrapper) CheckQuota(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CheckQuotaParams
+	// ------------- Required query parameter "effort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "effort", ctx.QueryParams(), &params.Effort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter effort: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CheckQuota(ctx, params)
+	return err
+}
+
+// ListResearchJobs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListResearchJobs(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListResearchJobsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListResearchJobs(ctx, params)
+	return err
+}
+
+// CreateResearchJob converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateResearchJob(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateResearchJobParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateResearchJob(ctx, params)
+	return err
+}
+
+// GetResearchJob converts echo context to params.
+func (w *ServerInterfaceWrapper) GetResearchJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetResearchJobParams
+	// ------------- Optional query parameter "revision" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "revision", ctx.QueryParams(), &params.Revision, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter revision: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetResearchJob(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// UpdateResearchJob converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateResearchJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateResearchJob(ctx, jobIdOrSlug)
+	return err
+}
+
+// CancelResearchJob converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelResearchJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelResearchJob(ctx, jobIdOrSlug)
+	return err
+}
+
+// ContinueResearchJob converts echo context to params.
+func (w *ServerInterfaceWrapper) ContinueResearchJob(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ContinueResearchJob(ctx, jobIdOrSlug)
+	return err
+}
+
+// ListResearchFiles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListResearchFiles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListResearchFilesParams
+	// ------------- Optional query parameter "revision" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "revision", ctx.QueryParams(), &params.Revision, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter revision: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListResearchFiles(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// GetResearchFile converts echo context to params.
+func (w *ServerInterfaceWrapper) GetResearchFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// ------------- Path parameter "file_path" -------------
+	var filePath ResearchFilePath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "file_path", ctx.Param("file_path"), &filePath, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter file_path: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetResearchFileParams
+	// ------------- Optional query parameter "revision" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "revision", ctx.QueryParams(), &params.Revision, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter revision: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetResearchFile(ctx, jobIdOrSlug, filePath, params)
+	return err
+}
+
+// GetResearchTimeline converts echo context to params.
+func (w *ServerInterfaceWrapper) GetResearchTimeline(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetResearchTimelineParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetResearchTimeline(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// ListRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRuns(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRunsParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRuns(ctx, params)
+	return err
+}
+
+// CreateRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateRun(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateRun(ctx, params)
+	return err
+}
+
+// GetRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetRunParams
+	// ------------- Optional query parameter "revision" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "revision", ctx.QueryParams(), &params.Revision, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter revision: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRun(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// CreateV1Research converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateV1Research(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateV1Research(ctx)
+	return err
+}
+
+// GetV1Research converts echo context to params.
+func (w *ServerInterfaceWrapper) GetV1Research(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id" -------------
+	var jobId ResearchV1JobId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id", ctx.Param("job_id"), &jobId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetV1Research(ctx, jobId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -308,19 +7054,119 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/.well-known/agent-card.json", wrapper.GetAgentCard, options.OperationMiddlewares["getAgentCard"]...)
+	router.POST(options.BaseURL+"/api/v2/a2a", wrapper.A2aJsonRpc, options.OperationMiddlewares["a2aJsonRpc"]...)
+	router.GET(options.BaseURL+"/api/v2/agents", wrapper.ListAgents, options.OperationMiddlewares["listAgents"]...)
+	router.POST(options.BaseURL+"/api/v2/attachments", wrapper.CreateAttachment, options.OperationMiddlewares["createAttachment"]...)
+	router.POST(options.BaseURL+"/api/v2/attachments/import", wrapper.ImportAttachment, options.OperationMiddlewares["importAttachment"]...)
+	router.POST(options.BaseURL+"/api/v2/attachments/uploads", wrapper.BeginAttachmentUpload, options.OperationMiddlewares["beginAttachmentUpload"]...)
+	router.PUT(options.BaseURL+"/api/v2/attachments/uploads/:attachment_id", wrapper.UploadAttachmentBytes, options.OperationMiddlewares["uploadAttachmentBytes"]...)
+	router.DELETE(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.DeleteAttachment, options.OperationMiddlewares["deleteAttachment"]...)
+	router.GET(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.GetAttachment, options.OperationMiddlewares["getAttachment"]...)
+	router.GET(options.BaseURL+"/api/v2/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
+	router.POST(options.BaseURL+"/api/v2/batches", wrapper.CreateBatch, options.OperationMiddlewares["createBatch"]...)
+	router.GET(options.BaseURL+"/api/v2/batches/estimate", wrapper.EstimateBatchCredits, options.OperationMiddlewares["estimateBatchCredits"]...)
+	router.GET(options.BaseURL+"/api/v2/batches/:batch_id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
+	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/cancel", wrapper.CancelBatch, options.OperationMiddlewares["cancelBatch"]...)
+	router.GET(options.BaseURL+"/api/v2/batches/:batch_id/results", wrapper.GetBatchResults, options.OperationMiddlewares["getBatchResults"]...)
+	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/retry-failed", wrapper.RetryFailedBatchRows, options.OperationMiddlewares["retryFailedBatchRows"]...)
+	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/rows/:row_number/retry", wrapper.RetryBatchRow, options.OperationMiddlewares["retryBatchRow"]...)
+	router.GET(options.BaseURL+"/api/v2/billing/transactions", wrapper.ListBillingTransactions, options.OperationMiddlewares["listBillingTransactions"]...)
+	router.GET(options.BaseURL+"/api/v2/billing/usage", wrapper.GetBillingUsage, options.OperationMiddlewares["getBillingUsage"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
+	router.POST(options.BaseURL+"/api/v2/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/limits", wrapper.GetCampaignLimits, options.OperationMiddlewares["getCampaignLimits"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
+	router.PATCH(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
+	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/approve", wrapper.ApproveCampaign, options.OperationMiddlewares["approveCampaign"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/browser-sessions", wrapper.ListCampaignBrowserSessions, options.OperationMiddlewares["listCampaignBrowserSessions"]...)
+	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/cancel", wrapper.CancelCampaign, options.OperationMiddlewares["cancelCampaign"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/deliverables/:deliverable_key", wrapper.GetCampaignDeliverable, options.OperationMiddlewares["getCampaignDeliverable"]...)
+	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/retry", wrapper.RetryCampaign, options.OperationMiddlewares["retryCampaign"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/stages/:stage_key/portfolio", wrapper.GetCampaignPortfolio, options.OperationMiddlewares["getCampaignPortfolio"]...)
+	router.GET(options.BaseURL+"/api/v2/experts", wrapper.ListExperts, options.OperationMiddlewares["listExperts"]...)
+	router.POST(options.BaseURL+"/api/v2/experts", wrapper.CreateExpert, options.OperationMiddlewares["createExpert"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/apply", wrapper.ApplyExpertManifest, options.OperationMiddlewares["applyExpertManifest"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/build", wrapper.BuildExpert, options.OperationMiddlewares["buildExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/build/:job_id", wrapper.GetExpertBuild, options.OperationMiddlewares["getExpertBuild"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/custom", wrapper.ListCustomExperts, options.OperationMiddlewares["listCustomExperts"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/extract", wrapper.ExtractExpert, options.OperationMiddlewares["extractExpert"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/generate-workflow", wrapper.GenerateExpertWorkflow, options.OperationMiddlewares["generateExpertWorkflow"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/mcp-tools", wrapper.ListMcpTools, options.OperationMiddlewares["listMcpTools"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/skills", wrapper.ListSkills, options.OperationMiddlewares["listSkills"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/skills", wrapper.CreateSkill, options.OperationMiddlewares["createSkill"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/skills/:skill_name", wrapper.GetSkill, options.OperationMiddlewares["getSkill"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/validate", wrapper.ValidateExpert, options.OperationMiddlewares["validateExpert"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.DeleteExpert, options.OperationMiddlewares["deleteExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.GetExpert, options.OperationMiddlewares["getExpert"]...)
+	router.PATCH(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.UpdateExpert, options.OperationMiddlewares["updateExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.ListExpertContextFiles, options.OperationMiddlewares["listExpertContextFiles"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.UploadExpertContextFile, options.OperationMiddlewares["uploadExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files/import", wrapper.ImportExpertContextFile, options.OperationMiddlewares["importExpertContextFile"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.DeleteExpertContextFile, options.OperationMiddlewares["deleteExpertContextFile"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.GetExpertContextFile, options.OperationMiddlewares["getExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/plan-preview", wrapper.PreviewExpertPlan, options.OperationMiddlewares["previewExpertPlan"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.UnshareExpert, options.OperationMiddlewares["unshareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ListExpertShares, options.OperationMiddlewares["listExpertShares"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ShareExpert, options.OperationMiddlewares["shareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions", wrapper.ListExpertVersions, options.OperationMiddlewares["listExpertVersions"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num", wrapper.GetExpertVersion, options.OperationMiddlewares["getExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num/restore", wrapper.RestoreExpertVersion, options.OperationMiddlewares["restoreExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/visibility", wrapper.SetExpertVisibility, options.OperationMiddlewares["setExpertVisibility"]...)
 	router.GET(options.BaseURL+"/api/v2/keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
 	router.POST(options.BaseURL+"/api/v2/keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/api/v2/keys/:key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
+	router.GET(options.BaseURL+"/api/v2/loops", wrapper.ListLoops, options.OperationMiddlewares["listLoops"]...)
+	router.POST(options.BaseURL+"/api/v2/loops", wrapper.CreateLoop, options.OperationMiddlewares["createLoop"]...)
+	router.DELETE(options.BaseURL+"/api/v2/loops/:schedule_id", wrapper.DeleteLoop, options.OperationMiddlewares["deleteLoop"]...)
+	router.GET(options.BaseURL+"/api/v2/loops/:schedule_id", wrapper.GetLoop, options.OperationMiddlewares["getLoop"]...)
+	router.PATCH(options.BaseURL+"/api/v2/loops/:schedule_id", wrapper.UpdateLoop, options.OperationMiddlewares["updateLoop"]...)
+	router.POST(options.BaseURL+"/api/v2/loops/:schedule_id/pause", wrapper.PauseLoop, options.OperationMiddlewares["pauseLoop"]...)
+	router.POST(options.BaseURL+"/api/v2/loops/:schedule_id/resume", wrapper.ResumeLoop, options.OperationMiddlewares["resumeLoop"]...)
+	router.POST(options.BaseURL+"/api/v2/loops/:schedule_id/run-now", wrapper.RunLoopNow, options.OperationMiddlewares["runLoopNow"]...)
+	router.GET(options.BaseURL+"/api/v2/quota", wrapper.GetQuota, options.OperationMiddlewares["getQuota"]...)
+	router.GET(options.BaseURL+"/api/v2/quota/check", wrapper.CheckQuota, options.OperationMiddlewares["checkQuota"]...)
+	router.GET(options.BaseURL+"/api/v2/research", wrapper.ListResearchJobs, options.OperationMiddlewares["listResearchJobs"]...)
+	router.POST(options.BaseURL+"/api/v2/research", wrapper.CreateResearchJob, options.OperationMiddlewares["createResearchJob"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug", wrapper.GetResearchJob, options.OperationMiddlewares["getResearchJob"]...)
+	router.PATCH(options.BaseURL+"/api/v2/research/:job_id_or_slug", wrapper.UpdateResearchJob, options.OperationMiddlewares["updateResearchJob"]...)
+	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/cancel", wrapper.CancelResearchJob, options.OperationMiddlewares["cancelResearchJob"]...)
+	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/continue", wrapper.ContinueResearchJob, options.OperationMiddlewares["continueResearchJob"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files", wrapper.ListResearchFiles, options.OperationMiddlewares["listResearchFiles"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files/:file_path", wrapper.GetResearchFile, options.OperationMiddlewares["getResearchFile"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/timeline", wrapper.GetResearchTimeline, options.OperationMiddlewares["getResearchTimeline"]...)
+	router.GET(options.BaseURL+"/api/v2/run", wrapper.ListRuns, options.OperationMiddlewares["listRuns"]...)
+	router.POST(options.BaseURL+"/api/v2/run", wrapper.CreateRun, options.OperationMiddlewares["createRun"]...)
+	router.GET(options.BaseURL+"/api/v2/run/:job_id_or_slug", wrapper.GetRun, options.OperationMiddlewares["getRun"]...)
+	router.POST(options.BaseURL+"/v1/grep/research", wrapper.CreateV1Research, options.OperationMiddlewares["createV1Research"]...)
+	router.GET(options.BaseURL+"/v1/grep/research/:job_id", wrapper.GetV1Research, options.OperationMiddlewares["getV1Research"]...)
 
 }
 
+type ConflictApplicationProblemPlusJSONResponse Problem
+
 type ForbiddenApplicationProblemPlusJSONResponse Problem
+
+type IdempotencyConflictApplicationProblemPlusJSONResponse Problem
+
+type InsufficientCreditsApplicationProblemPlusJSONResponse Problem
 
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type NotFoundApplicationProblemPlusJSONResponse Problem
 
+type NotImplementedApplicationProblemPlusJSONResponse Problem
+
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type RateLimitedResponseHeaders struct {
+	RetryAfter *int
+}
+type RateLimitedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers RateLimitedResponseHeaders
+}
 
 type UnauthenticatedResponseHeaders struct {
 	WWWAuthenticate *string
@@ -332,6 +7178,7511 @@ type UnauthenticatedApplicationProblemPlusJSONResponse struct {
 }
 
 type ValidationErrorApplicationProblemPlusJSONResponse Problem
+
+type GetAgentCardRequestObject struct {
+}
+
+type GetAgentCardResponseObject interface {
+	VisitGetAgentCardResponse(w http.ResponseWriter) error
+}
+
+type GetAgentCard200JSONResponse AgentCard
+
+func (response GetAgentCard200JSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard429ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard500ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAgentCard501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAgentCard501ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpcRequestObject struct {
+	Body *A2aJsonRpcJSONRequestBody
+}
+
+type A2aJsonRpcResponseObject interface {
+	VisitA2aJsonRpcResponse(w http.ResponseWriter) error
+}
+
+type A2aJsonRpc200JSONResponse A2AJsonRpcResponse
+
+func (response A2aJsonRpc200JSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc401ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc403ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc413ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc422ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc500ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type A2aJsonRpc501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc501ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgentsRequestObject struct {
+	Params ListAgentsParams
+}
+
+type ListAgentsResponseObject interface {
+	VisitListAgentsResponse(w http.ResponseWriter) error
+}
+
+type ListAgents200JSONResponse ExpertList
+
+func (response ListAgents200JSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgents422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgents422ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgents500ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgents501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgents501ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachmentRequestObject struct {
+	Body *multipart.Reader
+}
+
+type CreateAttachmentResponseObject interface {
+	VisitCreateAttachmentResponse(w http.ResponseWriter) error
+}
+
+type CreateAttachment201JSONResponse Attachment
+
+func (response CreateAttachment201JSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment401ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment403ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment413ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment422ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment500ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAttachment501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment501ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachmentRequestObject struct {
+	Body *ImportAttachmentJSONRequestBody
+}
+
+type ImportAttachmentResponseObject interface {
+	VisitImportAttachmentResponse(w http.ResponseWriter) error
+}
+
+type ImportAttachment201JSONResponse Attachment
+
+func (response ImportAttachment201JSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment401ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment403ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment413ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment422ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment500ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment501ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUploadRequestObject struct {
+	Body *BeginAttachmentUploadJSONRequestBody
+}
+
+type BeginAttachmentUploadResponseObject interface {
+	VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error
+}
+
+type BeginAttachmentUpload201JSONResponse AttachmentUploadBeginResponse
+
+func (response BeginAttachmentUpload201JSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload401ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload403ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload413ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload422ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload500ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload501ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytesRequestObject struct {
+	AttachmentId openapi_types.UUID `json:"attachment_id"`
+	Body         io.Reader
+}
+
+type UploadAttachmentBytesResponseObject interface {
+	VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error
+}
+
+type UploadAttachmentBytes200JSONResponse Attachment
+
+func (response UploadAttachmentBytes200JSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes401ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes403ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes404ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes413ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes422ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes500ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadAttachmentBytes501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes501ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachmentRequestObject struct {
+	AttachmentId openapi_types.UUID `json:"attachment_id"`
+}
+
+type DeleteAttachmentResponseObject interface {
+	VisitDeleteAttachmentResponse(w http.ResponseWriter) error
+}
+
+type DeleteAttachment204Response struct {
+}
+
+func (response DeleteAttachment204Response) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteAttachment401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment401ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment403ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment404ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment422ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment500ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment501ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachmentRequestObject struct {
+	AttachmentId openapi_types.UUID `json:"attachment_id"`
+}
+
+type GetAttachmentResponseObject interface {
+	VisitGetAttachmentResponse(w http.ResponseWriter) error
+}
+
+type GetAttachment200JSONResponse Attachment
+
+func (response GetAttachment200JSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment401ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment403ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment404ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment422ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment500ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAttachment501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment501ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchesRequestObject struct {
+	Params ListBatchesParams
+}
+
+type ListBatchesResponseObject interface {
+	VisitListBatchesResponse(w http.ResponseWriter) error
+}
+
+type ListBatches200JSONResponse BatchPage
+
+func (response ListBatches200JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches401ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches403ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches422ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches500ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches501ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatchRequestObject struct {
+	Params CreateBatchParams
+	Body   *CreateBatchJSONRequestBody
+}
+
+type CreateBatchResponseObject interface {
+	VisitCreateBatchResponse(w http.ResponseWriter) error
+}
+
+type CreateBatch202JSONResponse BatchDetail
+
+func (response CreateBatch202JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch401ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch402ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch403ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch409ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch413ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch422ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch500ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch501ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCreditsRequestObject struct {
+	Params EstimateBatchCreditsParams
+}
+
+type EstimateBatchCreditsResponseObject interface {
+	VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error
+}
+
+type EstimateBatchCredits200JSONResponse BatchCreditEstimateResponse
+
+func (response EstimateBatchCredits200JSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits401ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits403ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits422ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits500ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits501ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchRequestObject struct {
+	BatchId openapi_types.UUID `json:"batch_id"`
+	Params  GetBatchParams
+}
+
+type GetBatchResponseObject interface {
+	VisitGetBatchResponse(w http.ResponseWriter) error
+}
+
+type GetBatch200JSONResponse BatchDetail
+
+func (response GetBatch200JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch401ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch403ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch404ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch422ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch500ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch501ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatchRequestObject struct {
+	BatchId openapi_types.UUID `json:"batch_id"`
+}
+
+type CancelBatchResponseObject interface {
+	VisitCancelBatchResponse(w http.ResponseWriter) error
+}
+
+type CancelBatch200JSONResponse BatchDetail
+
+func (response CancelBatch200JSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch401ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch403ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch404ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch422ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch500ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch501ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResultsRequestObject struct {
+	BatchId openapi_types.UUID `json:"batch_id"`
+	Params  GetBatchResultsParams
+}
+
+type GetBatchResultsResponseObject interface {
+	VisitGetBatchResultsResponse(w http.ResponseWriter) error
+}
+
+type GetBatchResults200JSONResponse BatchResultsResponse
+
+func (response GetBatchResults200JSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults401ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults403ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults404ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults422ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults500ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults501ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRowsRequestObject struct {
+	BatchId openapi_types.UUID `json:"batch_id"`
+}
+
+type RetryFailedBatchRowsResponseObject interface {
+	VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error
+}
+
+type RetryFailedBatchRows200JSONResponse RetryFailedResponse
+
+func (response RetryFailedBatchRows200JSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows401ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows403ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows404ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows409ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows422ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows500ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows501ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRowRequestObject struct {
+	BatchId   openapi_types.UUID `json:"batch_id"`
+	RowNumber int                `json:"row_number"`
+}
+
+type RetryBatchRowResponseObject interface {
+	VisitRetryBatchRowResponse(w http.ResponseWriter) error
+}
+
+type RetryBatchRow200JSONResponse BatchRow
+
+func (response RetryBatchRow200JSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow401ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow403ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow404ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow409ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow422ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow500ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryBatchRow501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow501ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactionsRequestObject struct {
+	Params ListBillingTransactionsParams
+}
+
+type ListBillingTransactionsResponseObject interface {
+	VisitListBillingTransactionsResponse(w http.ResponseWriter) error
+}
+
+type ListBillingTransactions200JSONResponse BillingTransactionPage
+
+func (response ListBillingTransactions200JSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactions401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions401ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactions403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions403ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactions422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions422ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactions500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions500ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBillingTransactions501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions501ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsageRequestObject struct {
+	Params GetBillingUsageParams
+}
+
+type GetBillingUsageResponseObject interface {
+	VisitGetBillingUsageResponse(w http.ResponseWriter) error
+}
+
+type GetBillingUsage200JSONResponse BillingUsageResponse
+
+func (response GetBillingUsage200JSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsage401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage401ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsage403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage403ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsage422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage422ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsage500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage500ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBillingUsage501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage501ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignsRequestObject struct {
+	Params ListCampaignsParams
+}
+
+type ListCampaignsResponseObject interface {
+	VisitListCampaignsResponse(w http.ResponseWriter) error
+}
+
+type ListCampaigns200JSONResponse CampaignSummaryPage
+
+func (response ListCampaigns200JSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns401ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns403ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns422ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns500ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns501ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaignRequestObject struct {
+	Params CreateCampaignParams
+	Body   *CreateCampaignJSONRequestBody
+}
+
+type CreateCampaignResponseObject interface {
+	VisitCreateCampaignResponse(w http.ResponseWriter) error
+}
+
+type CreateCampaign201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateCampaign201JSONResponse struct {
+	Body    CampaignDetail
+	Headers CreateCampaign201ResponseHeaders
+}
+
+func (response CreateCampaign201JSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign401ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign402ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign403ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign409ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign413ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign422ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign500ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign501ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimitsRequestObject struct {
+}
+
+type GetCampaignLimitsResponseObject interface {
+	VisitGetCampaignLimitsResponse(w http.ResponseWriter) error
+}
+
+type GetCampaignLimits200JSONResponse CampaignLimits
+
+func (response GetCampaignLimits200JSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits401ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits403ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits500ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits501ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+}
+
+type GetCampaignResponseObject interface {
+	VisitGetCampaignResponse(w http.ResponseWriter) error
+}
+
+type GetCampaign200JSONResponse CampaignDetail
+
+func (response GetCampaign200JSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign401ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign403ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign404ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign422ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign500ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign501ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaignRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+	Body       *UpdateCampaignJSONRequestBody
+}
+
+type UpdateCampaignResponseObject interface {
+	VisitUpdateCampaignResponse(w http.ResponseWriter) error
+}
+
+type UpdateCampaign200JSONResponse CampaignDetail
+
+func (response UpdateCampaign200JSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign401ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign403ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign404ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign409ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign413ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign422ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign500ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign501ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaignRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+	Body       *ApproveCampaignJSONRequestBody
+}
+
+type ApproveCampaignResponseObject interface {
+	VisitApproveCampaignResponse(w http.ResponseWriter) error
+}
+
+type ApproveCampaign200JSONResponse CampaignSummary
+
+func (response ApproveCampaign200JSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign401ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign402ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign403ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign404ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign409ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign413ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign422ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign500ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign501ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessionsRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+	Params     ListCampaignBrowserSessionsParams
+}
+
+type ListCampaignBrowserSessionsResponseObject interface {
+	VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error
+}
+
+type ListCampaignBrowserSessions200JSONResponse CampaignBrowserSessions
+
+func (response ListCampaignBrowserSessions200JSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions401ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions403ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions404ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions422ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions500ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaignBrowserSessions501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions501ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaignRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+}
+
+type CancelCampaignResponseObject interface {
+	VisitCancelCampaignResponse(w http.ResponseWriter) error
+}
+
+type CancelCampaign200JSONResponse CampaignSummary
+
+func (response CancelCampaign200JSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign401ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign403ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign404ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign422ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign500ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign501ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverableRequestObject struct {
+	CampaignId     CampaignId             `json:"campaign_id"`
+	DeliverableKey CampaignDeliverableKey `json:"deliverable_key"`
+}
+
+type GetCampaignDeliverableResponseObject interface {
+	VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error
+}
+
+type GetCampaignDeliverable200ResponseHeaders struct {
+	ContentDisposition *string
+	ETag               *string
+}
+
+type GetCampaignDeliverable200AsteriskResponse struct {
+	Body          io.Reader
+	Headers       GetCampaignDeliverable200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetCampaignDeliverable200AsteriskResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetCampaignDeliverable401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable401ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable403ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable404ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable409ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable422ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable500ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignDeliverable501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable501ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaignRequestObject struct {
+	CampaignId CampaignId `json:"campaign_id"`
+}
+
+type RetryCampaignResponseObject interface {
+	VisitRetryCampaignResponse(w http.ResponseWriter) error
+}
+
+type RetryCampaign200JSONResponse CampaignSummary
+
+func (response RetryCampaign200JSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign401ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign402ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign403ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign404ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign409ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign422ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign500ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryCampaign501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign501ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolioRequestObject struct {
+	CampaignId CampaignId       `json:"campaign_id"`
+	StageKey   CampaignStageKey `json:"stage_key"`
+	Params     GetCampaignPortfolioParams
+}
+
+type GetCampaignPortfolioResponseObject interface {
+	VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error
+}
+
+type GetCampaignPortfolio200JSONResponse CampaignPortfolio
+
+func (response GetCampaignPortfolio200JSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio401ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio403ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio404ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio422ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio500ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignPortfolio501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio501ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertsRequestObject struct {
+	Params ListExpertsParams
+}
+
+type ListExpertsResponseObject interface {
+	VisitListExpertsResponse(w http.ResponseWriter) error
+}
+
+type ListExperts200JSONResponse ExpertList
+
+func (response ListExperts200JSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExperts422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExperts422ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExperts500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExperts500ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExperts501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExperts501ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpertRequestObject struct {
+	Params CreateExpertParams
+	Body   *CreateExpertJSONRequestBody
+}
+
+type CreateExpertResponseObject interface {
+	VisitCreateExpertResponse(w http.ResponseWriter) error
+}
+
+type CreateExpert201JSONResponse Expert
+
+func (response CreateExpert201JSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert401ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert403ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert409ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert413ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert422ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert500ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert501ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifestRequestObject struct {
+	Body *ApplyExpertManifestJSONRequestBody
+}
+
+type ApplyExpertManifestResponseObject interface {
+	VisitApplyExpertManifestResponse(w http.ResponseWriter) error
+}
+
+type ApplyExpertManifest200JSONResponse ExpertApplyResponse
+
+func (response ApplyExpertManifest200JSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest401ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest403ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest404ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest409ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest413ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest422ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest500ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyExpertManifest501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest501ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpertRequestObject struct {
+	Params BuildExpertParams
+	Body   *BuildExpertJSONRequestBody
+}
+
+type BuildExpertResponseObject interface {
+	VisitBuildExpertResponse(w http.ResponseWriter) error
+}
+
+type BuildExpert202JSONResponse ExpertBuildJob
+
+func (response BuildExpert202JSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert401ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert403ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert409ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert413ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert422ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert500ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert501ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuildRequestObject struct {
+	JobId ExpertsBuildJobId `json:"job_id"`
+}
+
+type GetExpertBuildResponseObject interface {
+	VisitGetExpertBuildResponse(w http.ResponseWriter) error
+}
+
+type GetExpertBuild200JSONResponse ExpertBuildJob
+
+func (response GetExpertBuild200JSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild401ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild403ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild404ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild422ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild500ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertBuild501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild501ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExpertsRequestObject struct {
+	Params ListCustomExpertsParams
+}
+
+type ListCustomExpertsResponseObject interface {
+	VisitListCustomExpertsResponse(w http.ResponseWriter) error
+}
+
+type ListCustomExperts200JSONResponse ExpertSummaryPage
+
+func (response ListCustomExperts200JSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts401ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts403ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts422ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts500ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts501ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpertRequestObject struct {
+	Body *ExtractExpertJSONRequestBody
+}
+
+type ExtractExpertResponseObject interface {
+	VisitExtractExpertResponse(w http.ResponseWriter) error
+}
+
+type ExtractExpert200JSONResponse ExpertExtractResponse
+
+func (response ExtractExpert200JSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert401ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert403ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert413ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert422ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert500ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert501ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflowRequestObject struct {
+	Body *GenerateExpertWorkflowJSONRequestBody
+}
+
+type GenerateExpertWorkflowResponseObject interface {
+	VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error
+}
+
+type GenerateExpertWorkflow200JSONResponse GenerateExpertWorkflowResponse
+
+func (response GenerateExpertWorkflow200JSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow401ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow403ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow404ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow413ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow422ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow429ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow500ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow501ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpToolsRequestObject struct {
+	Params ListMcpToolsParams
+}
+
+type ListMcpToolsResponseObject interface {
+	VisitListMcpToolsResponse(w http.ResponseWriter) error
+}
+
+type ListMcpTools200JSONResponse McpToolList
+
+func (response ListMcpTools200JSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpTools401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools401ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpTools403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools403ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpTools422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools422ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpTools500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools500ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMcpTools501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools501ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkillsRequestObject struct {
+	Params ListSkillsParams
+}
+
+type ListSkillsResponseObject interface {
+	VisitListSkillsResponse(w http.ResponseWriter) error
+}
+
+type ListSkills200JSONResponse SkillList
+
+func (response ListSkills200JSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills401ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills403ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills422ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills500ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills501ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkillRequestObject struct {
+	Body *CreateSkillJSONRequestBody
+}
+
+type CreateSkillResponseObject interface {
+	VisitCreateSkillResponse(w http.ResponseWriter) error
+}
+
+type CreateSkill200JSONResponse SkillWriteResponse
+
+func (response CreateSkill200JSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill201JSONResponse SkillWriteResponse
+
+func (response CreateSkill201JSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill401ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill403ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill409ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill413ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill422ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill500ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkill501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill501ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkillRequestObject struct {
+	SkillName ExpertsSkillName `json:"skill_name"`
+}
+
+type GetSkillResponseObject interface {
+	VisitGetSkillResponse(w http.ResponseWriter) error
+}
+
+type GetSkill200JSONResponse Skill
+
+func (response GetSkill200JSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill401ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill403ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill404ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill422ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill500ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill501ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpertRequestObject struct {
+	Body *ValidateExpertJSONRequestBody
+}
+
+type ValidateExpertResponseObject interface {
+	VisitValidateExpertResponse(w http.ResponseWriter) error
+}
+
+type ValidateExpert200JSONResponse ExpertValidateResponse
+
+func (response ValidateExpert200JSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert401ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert403ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert404ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert413ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert422ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert500ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert501ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+}
+
+type DeleteExpertResponseObject interface {
+	VisitDeleteExpertResponse(w http.ResponseWriter) error
+}
+
+type DeleteExpert204Response struct {
+}
+
+func (response DeleteExpert204Response) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert401ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert403ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert404ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert422ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert500ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert501ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+}
+
+type GetExpertResponseObject interface {
+	VisitGetExpertResponse(w http.ResponseWriter) error
+}
+
+type GetExpert200JSONResponse Expert
+
+func (response GetExpert200JSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert401ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert403ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert404ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert422ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert500ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert501ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpertRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *UpdateExpertJSONRequestBody
+}
+
+type UpdateExpertResponseObject interface {
+	VisitUpdateExpertResponse(w http.ResponseWriter) error
+}
+
+type UpdateExpert200JSONResponse Expert
+
+func (response UpdateExpert200JSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert401ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert403ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert404ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert409ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert413ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert422ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert500ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert501ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFilesRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+}
+
+type ListExpertContextFilesResponseObject interface {
+	VisitListExpertContextFilesResponse(w http.ResponseWriter) error
+}
+
+type ListExpertContextFiles200JSONResponse ContextFileList
+
+func (response ListExpertContextFiles200JSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles401ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles403ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles404ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles422ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles500ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles501ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFileRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *multipart.Reader
+}
+
+type UploadExpertContextFileResponseObject interface {
+	VisitUploadExpertContextFileResponse(w http.ResponseWriter) error
+}
+
+type UploadExpertContextFile201JSONResponse ContextFileUploadResponse
+
+func (response UploadExpertContextFile201JSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile401ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile403ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile404ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile409ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile413ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile422ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile500ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadExpertContextFile501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile501ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFileRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *ImportExpertContextFileJSONRequestBody
+}
+
+type ImportExpertContextFileResponseObject interface {
+	VisitImportExpertContextFileResponse(w http.ResponseWriter) error
+}
+
+type ImportExpertContextFile201JSONResponse ContextFileUploadResponse
+
+func (response ImportExpertContextFile201JSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile401ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile403ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile404ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile409ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile413ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile422ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile500ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile501ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFileRequestObject struct {
+	ExpertId ExpertsExpertId        `json:"expert_id"`
+	Name     ExpertsContextFileName `json:"name"`
+}
+
+type DeleteExpertContextFileResponseObject interface {
+	VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error
+}
+
+type DeleteExpertContextFile200JSONResponse ContextFileDeleteResponse
+
+func (response DeleteExpertContextFile200JSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile401ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile403ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile404ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile409ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile422ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile500ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpertContextFile501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile501ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFileRequestObject struct {
+	ExpertId ExpertsExpertId        `json:"expert_id"`
+	Name     ExpertsContextFileName `json:"name"`
+}
+
+type GetExpertContextFileResponseObject interface {
+	VisitGetExpertContextFileResponse(w http.ResponseWriter) error
+}
+
+type GetExpertContextFile200ResponseHeaders struct {
+	ContentDisposition *string
+}
+
+type GetExpertContextFile200AsteriskResponse struct {
+	Body          io.Reader
+	Headers       GetExpertContextFile200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetExpertContextFile200AsteriskResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetExpertContextFile401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile401ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile403ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile404ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile422ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile500ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile501ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlanRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *PreviewExpertPlanJSONRequestBody
+}
+
+type PreviewExpertPlanResponseObject interface {
+	VisitPreviewExpertPlanResponse(w http.ResponseWriter) error
+}
+
+type PreviewExpertPlan200JSONResponse PlanPreviewResponse
+
+func (response PreviewExpertPlan200JSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan401ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan403ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan404ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan413ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan422ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan429ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan500ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewExpertPlan501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan501ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpertRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Params   UnshareExpertParams
+}
+
+type UnshareExpertResponseObject interface {
+	VisitUnshareExpertResponse(w http.ResponseWriter) error
+}
+
+type UnshareExpert204Response struct {
+}
+
+func (response UnshareExpert204Response) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type UnshareExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert401ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert403ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert404ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert422ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert500ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnshareExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert501ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertSharesRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+}
+
+type ListExpertSharesResponseObject interface {
+	VisitListExpertSharesResponse(w http.ResponseWriter) error
+}
+
+type ListExpertShares200JSONResponse ExpertShareList
+
+func (response ListExpertShares200JSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares401ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares403ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares404ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares422ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares500ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares501ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpertRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *ShareExpertJSONRequestBody
+}
+
+type ShareExpertResponseObject interface {
+	VisitShareExpertResponse(w http.ResponseWriter) error
+}
+
+type ShareExpert200JSONResponse ExpertShare
+
+func (response ShareExpert200JSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert201JSONResponse ExpertShare
+
+func (response ShareExpert201JSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert401ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert403ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert404ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert409ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert413ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert422ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert500ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert501ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersionsRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Params   ListExpertVersionsParams
+}
+
+type ListExpertVersionsResponseObject interface {
+	VisitListExpertVersionsResponse(w http.ResponseWriter) error
+}
+
+type ListExpertVersions200JSONResponse ExpertVersionPage
+
+func (response ListExpertVersions200JSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions401ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions403ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions404ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions422ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions500ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertVersions501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions501ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersionRequestObject struct {
+	ExpertId   ExpertsExpertId   `json:"expert_id"`
+	VersionNum ExpertsVersionNum `json:"version_num"`
+}
+
+type GetExpertVersionResponseObject interface {
+	VisitGetExpertVersionResponse(w http.ResponseWriter) error
+}
+
+type GetExpertVersion200JSONResponse ExpertVersion
+
+func (response GetExpertVersion200JSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion401ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion403ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion404ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion422ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion500ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion501ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersionRequestObject struct {
+	ExpertId   ExpertsExpertId   `json:"expert_id"`
+	VersionNum ExpertsVersionNum `json:"version_num"`
+}
+
+type RestoreExpertVersionResponseObject interface {
+	VisitRestoreExpertVersionResponse(w http.ResponseWriter) error
+}
+
+type RestoreExpertVersion200JSONResponse RestoreExpertVersionResponse
+
+func (response RestoreExpertVersion200JSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion401ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion403ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion404ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion409ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion422ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion500ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion501ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibilityRequestObject struct {
+	ExpertId ExpertsExpertId `json:"expert_id"`
+	Body     *SetExpertVisibilityJSONRequestBody
+}
+
+type SetExpertVisibilityResponseObject interface {
+	VisitSetExpertVisibilityResponse(w http.ResponseWriter) error
+}
+
+type SetExpertVisibility200JSONResponse Expert
+
+func (response SetExpertVisibility200JSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility401ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility403ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility404ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility409ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility413ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility422ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility500ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetExpertVisibility501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility501ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
 
 type ListApiKeysRequestObject struct {
 	Params ListApiKeysParams
@@ -626,8 +14977,3278 @@ func (response RevokeApiKey500ApplicationProblemPlusJSONResponse) VisitRevokeApi
 	return err
 }
 
+type ListLoopsRequestObject struct {
+	Params ListLoopsParams
+}
+
+type ListLoopsResponseObject interface {
+	VisitListLoopsResponse(w http.ResponseWriter) error
+}
+
+type ListLoops200JSONResponse BatchScheduleSummaryPage
+
+func (response ListLoops200JSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops401ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops403ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops422ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops500ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops501ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoopRequestObject struct {
+	Params CreateLoopParams
+	Body   *CreateLoopJSONRequestBody
+}
+
+type CreateLoopResponseObject interface {
+	VisitCreateLoopResponse(w http.ResponseWriter) error
+}
+
+type CreateLoop201JSONResponse BatchScheduleDetail
+
+func (response CreateLoop201JSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop401ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop403ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop409ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop413ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop422ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop500ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop501ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoopRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+}
+
+type DeleteLoopResponseObject interface {
+	VisitDeleteLoopResponse(w http.ResponseWriter) error
+}
+
+type DeleteLoop204Response struct {
+}
+
+func (response DeleteLoop204Response) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop401ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop403ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop404ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop422ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop500ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop501ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoopRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+}
+
+type GetLoopResponseObject interface {
+	VisitGetLoopResponse(w http.ResponseWriter) error
+}
+
+type GetLoop200JSONResponse BatchScheduleDetail
+
+func (response GetLoop200JSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop401ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop403ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop404ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop422ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop500ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop501ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoopRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+	Body       *UpdateLoopJSONRequestBody
+}
+
+type UpdateLoopResponseObject interface {
+	VisitUpdateLoopResponse(w http.ResponseWriter) error
+}
+
+type UpdateLoop200JSONResponse BatchScheduleDetail
+
+func (response UpdateLoop200JSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop401ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop403ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop404ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop413ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop422ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop500ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop501ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoopRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+}
+
+type PauseLoopResponseObject interface {
+	VisitPauseLoopResponse(w http.ResponseWriter) error
+}
+
+type PauseLoop200JSONResponse BatchScheduleSummary
+
+func (response PauseLoop200JSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop401ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop403ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop404ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop422ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop500ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PauseLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop501ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoopRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+}
+
+type ResumeLoopResponseObject interface {
+	VisitResumeLoopResponse(w http.ResponseWriter) error
+}
+
+type ResumeLoop200JSONResponse BatchScheduleSummary
+
+func (response ResumeLoop200JSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop401ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop403ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop404ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop422ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop500ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop501ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNowRequestObject struct {
+	ScheduleId openapi_types.UUID `json:"schedule_id"`
+}
+
+type RunLoopNowResponseObject interface {
+	VisitRunLoopNowResponse(w http.ResponseWriter) error
+}
+
+type RunLoopNow202JSONResponse BatchDetail
+
+func (response RunLoopNow202JSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow401ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow402ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow403ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow404ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow409ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow422ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow500ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow501ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQuotaRequestObject struct {
+}
+
+type GetQuotaResponseObject interface {
+	VisitGetQuotaResponse(w http.ResponseWriter) error
+}
+
+type GetQuota200JSONResponse QuotaResponse
+
+func (response GetQuota200JSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQuota401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota401ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQuota403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota403ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQuota500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota500ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetQuota501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota501ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuotaRequestObject struct {
+	Params CheckQuotaParams
+}
+
+type CheckQuotaResponseObject interface {
+	VisitCheckQuotaResponse(w http.ResponseWriter) error
+}
+
+type CheckQuota200JSONResponse QuotaCheckResponse
+
+func (response CheckQuota200JSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuota401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota401ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuota403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota403ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuota422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota422ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuota500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota500ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CheckQuota501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota501ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobsRequestObject struct {
+	Params ListResearchJobsParams
+}
+
+type ListResearchJobsResponseObject interface {
+	VisitListResearchJobsResponse(w http.ResponseWriter) error
+}
+
+type ListResearchJobs200JSONResponse ResearchJobSummaryPage
+
+func (response ListResearchJobs200JSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs401ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs403ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs422ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs500ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs501ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJobRequestObject struct {
+	Params CreateResearchJobParams
+	Body   *CreateResearchJobJSONRequestBody
+}
+
+type CreateResearchJobResponseObject interface {
+	VisitCreateResearchJobResponse(w http.ResponseWriter) error
+}
+
+type CreateResearchJob202ResponseHeaders struct {
+	Location *string
+}
+
+type CreateResearchJob202JSONResponse struct {
+	Body    ResearchJobDetail
+	Headers CreateResearchJob202ResponseHeaders
+}
+
+func (response CreateResearchJob202JSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob401ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob402ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob403ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob404ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob409ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob413ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob422ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob500ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateResearchJob501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob501ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJobRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      GetResearchJobParams
+}
+
+type GetResearchJobResponseObject interface {
+	VisitGetResearchJobResponse(w http.ResponseWriter) error
+}
+
+type GetResearchJob200JSONResponse ResearchJobDetail
+
+func (response GetResearchJob200JSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob401ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob403ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob404ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob422ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob500ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob501ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJobRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Body        *UpdateResearchJobJSONRequestBody
+}
+
+type UpdateResearchJobResponseObject interface {
+	VisitUpdateResearchJobResponse(w http.ResponseWriter) error
+}
+
+type UpdateResearchJob200JSONResponse ResearchJobDetail
+
+func (response UpdateResearchJob200JSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob401ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob403ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob404ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob409ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob413ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob422ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob500ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob501ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJobRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+}
+
+type CancelResearchJobResponseObject interface {
+	VisitCancelResearchJobResponse(w http.ResponseWriter) error
+}
+
+type CancelResearchJob200JSONResponse CancelResearchResponse
+
+func (response CancelResearchJob200JSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob401ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob403ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob404ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob422ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob500ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob501ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJobRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+}
+
+type ContinueResearchJobResponseObject interface {
+	VisitContinueResearchJobResponse(w http.ResponseWriter) error
+}
+
+type ContinueResearchJob202JSONResponse ResearchJobDetail
+
+func (response ContinueResearchJob202JSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob401ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob402ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob403ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob404ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob409ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob422ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob500ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ContinueResearchJob501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob501ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFilesRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      ListResearchFilesParams
+}
+
+type ListResearchFilesResponseObject interface {
+	VisitListResearchFilesResponse(w http.ResponseWriter) error
+}
+
+type ListResearchFiles200JSONResponse WorkspaceFileList
+
+func (response ListResearchFiles200JSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles401ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles403ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles404ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles422ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles500ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles501ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFileRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	FilePath    ResearchFilePath    `json:"file_path"`
+	Params      GetResearchFileParams
+}
+
+type GetResearchFileResponseObject interface {
+	VisitGetResearchFileResponse(w http.ResponseWriter) error
+}
+
+type GetResearchFile200AsteriskResponse struct {
+	Body          io.Reader
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetResearchFile200AsteriskResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetResearchFile401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile401ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFile403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile403ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFile404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile404ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFile422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile422ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFile500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile500ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchFile501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile501ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimelineRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      GetResearchTimelineParams
+}
+
+type GetResearchTimelineResponseObject interface {
+	VisitGetResearchTimelineResponse(w http.ResponseWriter) error
+}
+
+type GetResearchTimeline200JSONResponse TimelineEventPage
+
+func (response GetResearchTimeline200JSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline401ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline403ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline404ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline422ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline500ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchTimeline501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline501ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRunsRequestObject struct {
+	Params ListRunsParams
+}
+
+type ListRunsResponseObject interface {
+	VisitListRunsResponse(w http.ResponseWriter) error
+}
+
+type ListRuns200JSONResponse ResearchJobSummaryPage
+
+func (response ListRuns200JSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns401ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns403ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns422ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns500ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns501ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRunRequestObject struct {
+	Params CreateRunParams
+	Body   *CreateRunJSONRequestBody
+}
+
+type CreateRunResponseObject interface {
+	VisitCreateRunResponse(w http.ResponseWriter) error
+}
+
+type CreateRun202ResponseHeaders struct {
+	Location *string
+}
+
+type CreateRun202JSONResponse struct {
+	Body    ResearchJobDetail
+	Headers CreateRun202ResponseHeaders
+}
+
+func (response CreateRun202JSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun401ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun402ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun403ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun404ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun409ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun413ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun422ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun500ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateRun501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun501ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRunRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      GetRunParams
+}
+
+type GetRunResponseObject interface {
+	VisitGetRunResponse(w http.ResponseWriter) error
+}
+
+type GetRun200JSONResponse ResearchJobDetail
+
+func (response GetRun200JSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun401ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun403ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun404ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun422ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun500ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun501ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1ResearchRequestObject struct {
+	Body *CreateV1ResearchJSONRequestBody
+}
+
+type CreateV1ResearchResponseObject interface {
+	VisitCreateV1ResearchResponse(w http.ResponseWriter) error
+}
+
+type CreateV1Research200JSONResponse V1ResearchResponse
+
+func (response CreateV1Research200JSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research202JSONResponse V1ResearchResponse
+
+func (response CreateV1Research202JSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research401ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research402ApplicationProblemPlusJSONResponse struct {
+	InsufficientCreditsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research402ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research403ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research413ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research422ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research500ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research501ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1ResearchRequestObject struct {
+	JobId ResearchV1JobId `json:"job_id"`
+}
+
+type GetV1ResearchResponseObject interface {
+	VisitGetV1ResearchResponse(w http.ResponseWriter) error
+}
+
+type GetV1Research200JSONResponse V1ResearchResponse
+
+func (response GetV1Research200JSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research401ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research403ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research404ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research422ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research500ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research501ApplicationProblemPlusJSONResponse struct {
+	NotImplementedApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research501ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
+	// GetAgentCard Get the A2A agent card
+	// (GET /.well-known/agent-card.json)
+	GetAgentCard(ctx context.Context, request GetAgentCardRequestObject) (GetAgentCardResponseObject, error)
+	// A2aJsonRpc Agent-to-agent JSON-RPC endpoint
+	// (POST /api/v2/a2a)
+	A2aJsonRpc(ctx context.Context, request A2aJsonRpcRequestObject) (A2aJsonRpcResponseObject, error)
+	// ListAgents List public experts (alias)
+	// (GET /api/v2/agents)
+	ListAgents(ctx context.Context, request ListAgentsRequestObject) (ListAgentsResponseObject, error)
+	// CreateAttachment Upload files as an attachment
+	// (POST /api/v2/attachments)
+	CreateAttachment(ctx context.Context, request CreateAttachmentRequestObject) (CreateAttachmentResponseObject, error)
+	// ImportAttachment Import a file from a URL
+	// (POST /api/v2/attachments/import)
+	ImportAttachment(ctx context.Context, request ImportAttachmentRequestObject) (ImportAttachmentResponseObject, error)
+	// BeginAttachmentUpload Begin a direct upload
+	// (POST /api/v2/attachments/uploads)
+	BeginAttachmentUpload(ctx context.Context, request BeginAttachmentUploadRequestObject) (BeginAttachmentUploadResponseObject, error)
+	// UploadAttachmentBytes Upload the bytes of a reserved attachment
+	// (PUT /api/v2/attachments/uploads/{attachment_id})
+	UploadAttachmentBytes(ctx context.Context, request UploadAttachmentBytesRequestObject) (UploadAttachmentBytesResponseObject, error)
+	// DeleteAttachment Delete an attachment
+	// (DELETE /api/v2/attachments/{attachment_id})
+	DeleteAttachment(ctx context.Context, request DeleteAttachmentRequestObject) (DeleteAttachmentResponseObject, error)
+	// GetAttachment Get an attachment
+	// (GET /api/v2/attachments/{attachment_id})
+	GetAttachment(ctx context.Context, request GetAttachmentRequestObject) (GetAttachmentResponseObject, error)
+	// ListBatches List batches
+	// (GET /api/v2/batches)
+	ListBatches(ctx context.Context, request ListBatchesRequestObject) (ListBatchesResponseObject, error)
+	// CreateBatch Create a batch
+	// (POST /api/v2/batches)
+	CreateBatch(ctx context.Context, request CreateBatchRequestObject) (CreateBatchResponseObject, error)
+	// EstimateBatchCredits Estimate a batch's credits
+	// (GET /api/v2/batches/estimate)
+	EstimateBatchCredits(ctx context.Context, request EstimateBatchCreditsRequestObject) (EstimateBatchCreditsResponseObject, error)
+	// GetBatch Get a batch
+	// (GET /api/v2/batches/{batch_id})
+	GetBatch(ctx context.Context, request GetBatchRequestObject) (GetBatchResponseObject, error)
+	// CancelBatch Cancel a batch
+	// (POST /api/v2/batches/{batch_id}/cancel)
+	CancelBatch(ctx context.Context, request CancelBatchRequestObject) (CancelBatchResponseObject, error)
+	// GetBatchResults Get a batch's results
+	// (GET /api/v2/batches/{batch_id}/results)
+	GetBatchResults(ctx context.Context, request GetBatchResultsRequestObject) (GetBatchResultsResponseObject, error)
+	// RetryFailedBatchRows Retry every failed row
+	// (POST /api/v2/batches/{batch_id}/retry-failed)
+	RetryFailedBatchRows(ctx context.Context, request RetryFailedBatchRowsRequestObject) (RetryFailedBatchRowsResponseObject, error)
+	// RetryBatchRow Retry one failed row
+	// (POST /api/v2/batches/{batch_id}/rows/{row_number}/retry)
+	RetryBatchRow(ctx context.Context, request RetryBatchRowRequestObject) (RetryBatchRowResponseObject, error)
+	// ListBillingTransactions List wallet transactions
+	// (GET /api/v2/billing/transactions)
+	ListBillingTransactions(ctx context.Context, request ListBillingTransactionsRequestObject) (ListBillingTransactionsResponseObject, error)
+	// GetBillingUsage Get usage for a period
+	// (GET /api/v2/billing/usage)
+	GetBillingUsage(ctx context.Context, request GetBillingUsageRequestObject) (GetBillingUsageResponseObject, error)
+	// ListCampaigns List campaigns
+	// (GET /api/v2/campaigns)
+	ListCampaigns(ctx context.Context, request ListCampaignsRequestObject) (ListCampaignsResponseObject, error)
+	// CreateCampaign Create a campaign
+	// (POST /api/v2/campaigns)
+	CreateCampaign(ctx context.Context, request CreateCampaignRequestObject) (CreateCampaignResponseObject, error)
+	// GetCampaignLimits Get campaign limits
+	// (GET /api/v2/campaigns/limits)
+	GetCampaignLimits(ctx context.Context, request GetCampaignLimitsRequestObject) (GetCampaignLimitsResponseObject, error)
+	// GetCampaign Get a campaign
+	// (GET /api/v2/campaigns/{campaign_id})
+	GetCampaign(ctx context.Context, request GetCampaignRequestObject) (GetCampaignResponseObject, error)
+	// UpdateCampaign Edit a draft campaign
+	// (PATCH /api/v2/campaigns/{campaign_id})
+	UpdateCampaign(ctx context.Context, request UpdateCampaignRequestObject) (UpdateCampaignResponseObject, error)
+	// ApproveCampaign Approve a draft campaign
+	// (POST /api/v2/campaigns/{campaign_id}/approve)
+	ApproveCampaign(ctx context.Context, request ApproveCampaignRequestObject) (ApproveCampaignResponseObject, error)
+	// ListCampaignBrowserSessions List a campaign's browser sessions
+	// (GET /api/v2/campaigns/{campaign_id}/browser-sessions)
+	ListCampaignBrowserSessions(ctx context.Context, request ListCampaignBrowserSessionsRequestObject) (ListCampaignBrowserSessionsResponseObject, error)
+	// CancelCampaign Cancel a campaign
+	// (POST /api/v2/campaigns/{campaign_id}/cancel)
+	CancelCampaign(ctx context.Context, request CancelCampaignRequestObject) (CancelCampaignResponseObject, error)
+	// GetCampaignDeliverable Download a deliverable
+	// (GET /api/v2/campaigns/{campaign_id}/deliverables/{deliverable_key})
+	GetCampaignDeliverable(ctx context.Context, request GetCampaignDeliverableRequestObject) (GetCampaignDeliverableResponseObject, error)
+	// RetryCampaign Retry a campaign that needs attention
+	// (POST /api/v2/campaigns/{campaign_id}/retry)
+	RetryCampaign(ctx context.Context, request RetryCampaignRequestObject) (RetryCampaignResponseObject, error)
+	// GetCampaignPortfolio Read a stage's records
+	// (GET /api/v2/campaigns/{campaign_id}/stages/{stage_key}/portfolio)
+	GetCampaignPortfolio(ctx context.Context, request GetCampaignPortfolioRequestObject) (GetCampaignPortfolioResponseObject, error)
+	// ListExperts List public experts
+	// (GET /api/v2/experts)
+	ListExperts(ctx context.Context, request ListExpertsRequestObject) (ListExpertsResponseObject, error)
+	// CreateExpert Create an expert
+	// (POST /api/v2/experts)
+	CreateExpert(ctx context.Context, request CreateExpertRequestObject) (CreateExpertResponseObject, error)
+	// ApplyExpertManifest Apply an expert manifest
+	// (POST /api/v2/experts/apply)
+	ApplyExpertManifest(ctx context.Context, request ApplyExpertManifestRequestObject) (ApplyExpertManifestResponseObject, error)
+	// BuildExpert Build an expert from a description
+	// (POST /api/v2/experts/build)
+	BuildExpert(ctx context.Context, request BuildExpertRequestObject) (BuildExpertResponseObject, error)
+	// GetExpertBuild Get an expert build
+	// (GET /api/v2/experts/build/{job_id})
+	GetExpertBuild(ctx context.Context, request GetExpertBuildRequestObject) (GetExpertBuildResponseObject, error)
+	// ListCustomExperts List your custom experts
+	// (GET /api/v2/experts/custom)
+	ListCustomExperts(ctx context.Context, request ListCustomExpertsRequestObject) (ListCustomExpertsResponseObject, error)
+	// ExtractExpert Extract an expert configuration from text
+	// (POST /api/v2/experts/extract)
+	ExtractExpert(ctx context.Context, request ExtractExpertRequestObject) (ExtractExpertResponseObject, error)
+	// GenerateExpertWorkflow Generate a workflow from an SOP
+	// (POST /api/v2/experts/generate-workflow)
+	GenerateExpertWorkflow(ctx context.Context, request GenerateExpertWorkflowRequestObject) (GenerateExpertWorkflowResponseObject, error)
+	// ListMcpTools List grantable MCP tools
+	// (GET /api/v2/experts/mcp-tools)
+	ListMcpTools(ctx context.Context, request ListMcpToolsRequestObject) (ListMcpToolsResponseObject, error)
+	// ListSkills List skills
+	// (GET /api/v2/experts/skills)
+	ListSkills(ctx context.Context, request ListSkillsRequestObject) (ListSkillsResponseObject, error)
+	// CreateSkill Author a skill
+	// (POST /api/v2/experts/skills)
+	CreateSkill(ctx context.Context, request CreateSkillRequestObject) (CreateSkillResponseObject, error)
+	// GetSkill Get a skill
+	// (GET /api/v2/experts/skills/{skill_name})
+	GetSkill(ctx context.Context, request GetSkillRequestObject) (GetSkillResponseObject, error)
+	// ValidateExpert Validate an expert configuration
+	// (POST /api/v2/experts/validate)
+	ValidateExpert(ctx context.Context, request ValidateExpertRequestObject) (ValidateExpertResponseObject, error)
+	// DeleteExpert Archive an expert
+	// (DELETE /api/v2/experts/{expert_id})
+	DeleteExpert(ctx context.Context, request DeleteExpertRequestObject) (DeleteExpertResponseObject, error)
+	// GetExpert Get an expert
+	// (GET /api/v2/experts/{expert_id})
+	GetExpert(ctx context.Context, request GetExpertRequestObject) (GetExpertResponseObject, error)
+	// UpdateExpert Update an expert
+	// (PATCH /api/v2/experts/{expert_id})
+	UpdateExpert(ctx context.Context, request UpdateExpertRequestObject) (UpdateExpertResponseObject, error)
+	// ListExpertContextFiles List context files
+	// (GET /api/v2/experts/{expert_id}/context-files)
+	ListExpertContextFiles(ctx context.Context, request ListExpertContextFilesRequestObject) (ListExpertContextFilesResponseObject, error)
+	// UploadExpertContextFile Upload a context file
+	// (POST /api/v2/experts/{expert_id}/context-files)
+	UploadExpertContextFile(ctx context.Context, request UploadExpertContextFileRequestObject) (UploadExpertContextFileResponseObject, error)
+	// ImportExpertContextFile Import a context file
+	// (POST /api/v2/experts/{expert_id}/context-files/import)
+	ImportExpertContextFile(ctx context.Context, request ImportExpertContextFileRequestObject) (ImportExpertContextFileResponseObject, error)
+	// DeleteExpertContextFile Detach a context file
+	// (DELETE /api/v2/experts/{expert_id}/context-files/{name})
+	DeleteExpertContextFile(ctx context.Context, request DeleteExpertContextFileRequestObject) (DeleteExpertContextFileResponseObject, error)
+	// GetExpertContextFile Download a context file
+	// (GET /api/v2/experts/{expert_id}/context-files/{name})
+	GetExpertContextFile(ctx context.Context, request GetExpertContextFileRequestObject) (GetExpertContextFileResponseObject, error)
+	// PreviewExpertPlan Preview an expert's plan
+	// (POST /api/v2/experts/{expert_id}/plan-preview)
+	PreviewExpertPlan(ctx context.Context, request PreviewExpertPlanRequestObject) (PreviewExpertPlanResponseObject, error)
+	// UnshareExpert Revoke a share
+	// (DELETE /api/v2/experts/{expert_id}/share)
+	UnshareExpert(ctx context.Context, request UnshareExpertRequestObject) (UnshareExpertResponseObject, error)
+	// ListExpertShares List an expert's shares
+	// (GET /api/v2/experts/{expert_id}/share)
+	ListExpertShares(ctx context.Context, request ListExpertSharesRequestObject) (ListExpertSharesResponseObject, error)
+	// ShareExpert Share an expert
+	// (POST /api/v2/experts/{expert_id}/share)
+	ShareExpert(ctx context.Context, request ShareExpertRequestObject) (ShareExpertResponseObject, error)
+	// ListExpertVersions List an expert's versions
+	// (GET /api/v2/experts/{expert_id}/versions)
+	ListExpertVersions(ctx context.Context, request ListExpertVersionsRequestObject) (ListExpertVersionsResponseObject, error)
+	// GetExpertVersion Get an expert version
+	// (GET /api/v2/experts/{expert_id}/versions/{version_num})
+	GetExpertVersion(ctx context.Context, request GetExpertVersionRequestObject) (GetExpertVersionResponseObject, error)
+	// RestoreExpertVersion Restore an expert version
+	// (POST /api/v2/experts/{expert_id}/versions/{version_num}/restore)
+	RestoreExpertVersion(ctx context.Context, request RestoreExpertVersionRequestObject) (RestoreExpertVersionResponseObject, error)
+	// SetExpertVisibility Set an expert's visibility
+	// (POST /api/v2/experts/{expert_id}/visibility)
+	SetExpertVisibility(ctx context.Context, request SetExpertVisibilityRequestObject) (SetExpertVisibilityResponseObject, error)
 	// ListApiKeys List API keys
 	// (GET /api/v2/keys)
 	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
@@ -637,6 +18258,78 @@ type StrictServerInterface interface {
 	// RevokeApiKey Revoke an API key
 	// (DELETE /api/v2/keys/{key_id})
 	RevokeApiKey(ctx context.Context, request RevokeApiKeyRequestObject) (RevokeApiKeyResponseObject, error)
+	// ListLoops List loops
+	// (GET /api/v2/loops)
+	ListLoops(ctx context.Context, request ListLoopsRequestObject) (ListLoopsResponseObject, error)
+	// CreateLoop Create a loop
+	// (POST /api/v2/loops)
+	CreateLoop(ctx context.Context, request CreateLoopRequestObject) (CreateLoopResponseObject, error)
+	// DeleteLoop Delete a loop
+	// (DELETE /api/v2/loops/{schedule_id})
+	DeleteLoop(ctx context.Context, request DeleteLoopRequestObject) (DeleteLoopResponseObject, error)
+	// GetLoop Get a loop
+	// (GET /api/v2/loops/{schedule_id})
+	GetLoop(ctx context.Context, request GetLoopRequestObject) (GetLoopResponseObject, error)
+	// UpdateLoop Update a loop
+	// (PATCH /api/v2/loops/{schedule_id})
+	UpdateLoop(ctx context.Context, request UpdateLoopRequestObject) (UpdateLoopResponseObject, error)
+	// PauseLoop Pause a loop
+	// (POST /api/v2/loops/{schedule_id}/pause)
+	PauseLoop(ctx context.Context, request PauseLoopRequestObject) (PauseLoopResponseObject, error)
+	// ResumeLoop Resume a loop
+	// (POST /api/v2/loops/{schedule_id}/resume)
+	ResumeLoop(ctx context.Context, request ResumeLoopRequestObject) (ResumeLoopResponseObject, error)
+	// RunLoopNow Start a run now
+	// (POST /api/v2/loops/{schedule_id}/run-now)
+	RunLoopNow(ctx context.Context, request RunLoopNowRequestObject) (RunLoopNowResponseObject, error)
+	// GetQuota Get the caller's quota
+	// (GET /api/v2/quota)
+	GetQuota(ctx context.Context, request GetQuotaRequestObject) (GetQuotaResponseObject, error)
+	// CheckQuota Check whether a run is allowed
+	// (GET /api/v2/quota/check)
+	CheckQuota(ctx context.Context, request CheckQuotaRequestObject) (CheckQuotaResponseObject, error)
+	// ListResearchJobs List research jobs
+	// (GET /api/v2/research)
+	ListResearchJobs(ctx context.Context, request ListResearchJobsRequestObject) (ListResearchJobsResponseObject, error)
+	// CreateResearchJob Start a research job
+	// (POST /api/v2/research)
+	CreateResearchJob(ctx context.Context, request CreateResearchJobRequestObject) (CreateResearchJobResponseObject, error)
+	// GetResearchJob Get a research job
+	// (GET /api/v2/research/{job_id_or_slug})
+	GetResearchJob(ctx context.Context, request GetResearchJobRequestObject) (GetResearchJobResponseObject, error)
+	// UpdateResearchJob Update a research job's visibility and call to action
+	// (PATCH /api/v2/research/{job_id_or_slug})
+	UpdateResearchJob(ctx context.Context, request UpdateResearchJobRequestObject) (UpdateResearchJobResponseObject, error)
+	// CancelResearchJob Cancel a research job
+	// (POST /api/v2/research/{job_id_or_slug}/cancel)
+	CancelResearchJob(ctx context.Context, request CancelResearchJobRequestObject) (CancelResearchJobResponseObject, error)
+	// ContinueResearchJob Continue a completed research job
+	// (POST /api/v2/research/{job_id_or_slug}/continue)
+	ContinueResearchJob(ctx context.Context, request ContinueResearchJobRequestObject) (ContinueResearchJobResponseObject, error)
+	// ListResearchFiles List a research job's workspace files
+	// (GET /api/v2/research/{job_id_or_slug}/files)
+	ListResearchFiles(ctx context.Context, request ListResearchFilesRequestObject) (ListResearchFilesResponseObject, error)
+	// GetResearchFile Download a workspace file
+	// (GET /api/v2/research/{job_id_or_slug}/files/{file_path})
+	GetResearchFile(ctx context.Context, request GetResearchFileRequestObject) (GetResearchFileResponseObject, error)
+	// GetResearchTimeline Read a research job's execution timeline
+	// (GET /api/v2/research/{job_id_or_slug}/timeline)
+	GetResearchTimeline(ctx context.Context, request GetResearchTimelineRequestObject) (GetResearchTimelineResponseObject, error)
+	// ListRuns List research jobs (alias)
+	// (GET /api/v2/run)
+	ListRuns(ctx context.Context, request ListRunsRequestObject) (ListRunsResponseObject, error)
+	// CreateRun Start a research job (alias)
+	// (POST /api/v2/run)
+	CreateRun(ctx context.Context, request CreateRunRequestObject) (CreateRunResponseObject, error)
+	// GetRun Get a research job (alias)
+	// (GET /api/v2/run/{job_id_or_slug})
+	GetRun(ctx context.Context, request GetRunRequestObject) (GetRunResponseObject, error)
+	// CreateV1Research Run research (legacy v1)
+	// (POST /v1/grep/research)
+	CreateV1Research(ctx context.Context, request CreateV1ResearchRequestObject) (CreateV1ResearchResponseObject, error)
+	// GetV1Research Poll a research job (legacy v1)
+	// (GET /v1/grep/research/{job_id})
+	GetV1Research(ctx context.Context, request GetV1ResearchRequestObject) (GetV1ResearchResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -649,6 +18342,1923 @@ func NewStrictHandler(ssi StrictServerInterface, middlewares []StrictMiddlewareF
 type strictHandler struct {
 	ssi         StrictServerInterface
 	middlewares []StrictMiddlewareFunc
+}
+
+// GetAgentCard operation middleware
+func (sh *strictHandler) GetAgentCard(ctx echo.Context) error {
+	var request GetAgentCardRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAgentCard(ctx.Request().Context(), request.(GetAgentCardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAgentCard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAgentCardResponseObject); ok {
+		return validResponse.VisitGetAgentCardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// A2aJsonRpc operation middleware
+func (sh *strictHandler) A2aJsonRpc(ctx echo.Context) error {
+	var request A2aJsonRpcRequestObject
+
+	var body A2aJsonRpcJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.A2aJsonRpc(ctx.Request().Context(), request.(A2aJsonRpcRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "A2aJsonRpc")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(A2aJsonRpcResponseObject); ok {
+		return validResponse.VisitA2aJsonRpcResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAgents operation middleware
+func (sh *strictHandler) ListAgents(ctx echo.Context, params ListAgentsParams) error {
+	var request ListAgentsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAgents(ctx.Request().Context(), request.(ListAgentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAgents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAgentsResponseObject); ok {
+		return validResponse.VisitListAgentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAttachment operation middleware
+func (sh *strictHandler) CreateAttachment(ctx echo.Context) error {
+	var request CreateAttachmentRequestObject
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAttachment(ctx.Request().Context(), request.(CreateAttachmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAttachment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAttachmentResponseObject); ok {
+		return validResponse.VisitCreateAttachmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportAttachment operation middleware
+func (sh *strictHandler) ImportAttachment(ctx echo.Context) error {
+	var request ImportAttachmentRequestObject
+
+	var body ImportAttachmentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportAttachment(ctx.Request().Context(), request.(ImportAttachmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportAttachment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportAttachmentResponseObject); ok {
+		return validResponse.VisitImportAttachmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BeginAttachmentUpload operation middleware
+func (sh *strictHandler) BeginAttachmentUpload(ctx echo.Context) error {
+	var request BeginAttachmentUploadRequestObject
+
+	var body BeginAttachmentUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BeginAttachmentUpload(ctx.Request().Context(), request.(BeginAttachmentUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BeginAttachmentUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BeginAttachmentUploadResponseObject); ok {
+		return validResponse.VisitBeginAttachmentUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadAttachmentBytes operation middleware
+func (sh *strictHandler) UploadAttachmentBytes(ctx echo.Context, attachmentId openapi_types.UUID) error {
+	var request UploadAttachmentBytesRequestObject
+
+	request.AttachmentId = attachmentId
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadAttachmentBytes(ctx.Request().Context(), request.(UploadAttachmentBytesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadAttachmentBytes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadAttachmentBytesResponseObject); ok {
+		return validResponse.VisitUploadAttachmentBytesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteAttachment operation middleware
+func (sh *strictHandler) DeleteAttachment(ctx echo.Context, attachmentId openapi_types.UUID) error {
+	var request DeleteAttachmentRequestObject
+
+	request.AttachmentId = attachmentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAttachment(ctx.Request().Context(), request.(DeleteAttachmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAttachment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteAttachmentResponseObject); ok {
+		return validResponse.VisitDeleteAttachmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetAttachment operation middleware
+func (sh *strictHandler) GetAttachment(ctx echo.Context, attachmentId openapi_types.UUID) error {
+	var request GetAttachmentRequestObject
+
+	request.AttachmentId = attachmentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAttachment(ctx.Request().Context(), request.(GetAttachmentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAttachment")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAttachmentResponseObject); ok {
+		return validResponse.VisitGetAttachmentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBatches operation middleware
+func (sh *strictHandler) ListBatches(ctx echo.Context, params ListBatchesParams) error {
+	var request ListBatchesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBatches(ctx.Request().Context(), request.(ListBatchesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBatches")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBatchesResponseObject); ok {
+		return validResponse.VisitListBatchesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBatch operation middleware
+func (sh *strictHandler) CreateBatch(ctx echo.Context, params CreateBatchParams) error {
+	var request CreateBatchRequestObject
+
+	request.Params = params
+
+	var body CreateBatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBatch(ctx.Request().Context(), request.(CreateBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBatchResponseObject); ok {
+		return validResponse.VisitCreateBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// EstimateBatchCredits operation middleware
+func (sh *strictHandler) EstimateBatchCredits(ctx echo.Context, params EstimateBatchCreditsParams) error {
+	var request EstimateBatchCreditsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.EstimateBatchCredits(ctx.Request().Context(), request.(EstimateBatchCreditsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "EstimateBatchCredits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(EstimateBatchCreditsResponseObject); ok {
+		return validResponse.VisitEstimateBatchCreditsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatch operation middleware
+func (sh *strictHandler) GetBatch(ctx echo.Context, batchId openapi_types.UUID, params GetBatchParams) error {
+	var request GetBatchRequestObject
+
+	request.BatchId = batchId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatch(ctx.Request().Context(), request.(GetBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchResponseObject); ok {
+		return validResponse.VisitGetBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelBatch operation middleware
+func (sh *strictHandler) CancelBatch(ctx echo.Context, batchId openapi_types.UUID) error {
+	var request CancelBatchRequestObject
+
+	request.BatchId = batchId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelBatch(ctx.Request().Context(), request.(CancelBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelBatchResponseObject); ok {
+		return validResponse.VisitCancelBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchResults operation middleware
+func (sh *strictHandler) GetBatchResults(ctx echo.Context, batchId openapi_types.UUID, params GetBatchResultsParams) error {
+	var request GetBatchResultsRequestObject
+
+	request.BatchId = batchId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchResults(ctx.Request().Context(), request.(GetBatchResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchResultsResponseObject); ok {
+		return validResponse.VisitGetBatchResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetryFailedBatchRows operation middleware
+func (sh *strictHandler) RetryFailedBatchRows(ctx echo.Context, batchId openapi_types.UUID) error {
+	var request RetryFailedBatchRowsRequestObject
+
+	request.BatchId = batchId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetryFailedBatchRows(ctx.Request().Context(), request.(RetryFailedBatchRowsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetryFailedBatchRows")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetryFailedBatchRowsResponseObject); ok {
+		return validResponse.VisitRetryFailedBatchRowsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetryBatchRow operation middleware
+func (sh *strictHandler) RetryBatchRow(ctx echo.Context, batchId openapi_types.UUID, rowNumber int) error {
+	var request RetryBatchRowRequestObject
+
+	request.BatchId = batchId
+	request.RowNumber = rowNumber
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetryBatchRow(ctx.Request().Context(), request.(RetryBatchRowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetryBatchRow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetryBatchRowResponseObject); ok {
+		return validResponse.VisitRetryBatchRowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBillingTransactions operation middleware
+func (sh *strictHandler) ListBillingTransactions(ctx echo.Context, params ListBillingTransactionsParams) error {
+	var request ListBillingTransactionsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBillingTransactions(ctx.Request().Context(), request.(ListBillingTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBillingTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBillingTransactionsResponseObject); ok {
+		return validResponse.VisitListBillingTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBillingUsage operation middleware
+func (sh *strictHandler) GetBillingUsage(ctx echo.Context, params GetBillingUsageParams) error {
+	var request GetBillingUsageRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBillingUsage(ctx.Request().Context(), request.(GetBillingUsageRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBillingUsage")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBillingUsageResponseObject); ok {
+		return validResponse.VisitGetBillingUsageResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCampaigns operation middleware
+func (sh *strictHandler) ListCampaigns(ctx echo.Context, params ListCampaignsParams) error {
+	var request ListCampaignsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCampaigns(ctx.Request().Context(), request.(ListCampaignsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCampaigns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCampaignsResponseObject); ok {
+		return validResponse.VisitListCampaignsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCampaign operation middleware
+func (sh *strictHandler) CreateCampaign(ctx echo.Context, params CreateCampaignParams) error {
+	var request CreateCampaignRequestObject
+
+	request.Params = params
+
+	var body CreateCampaignJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCampaign(ctx.Request().Context(), request.(CreateCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCampaignResponseObject); ok {
+		return validResponse.VisitCreateCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCampaignLimits operation middleware
+func (sh *strictHandler) GetCampaignLimits(ctx echo.Context) error {
+	var request GetCampaignLimitsRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCampaignLimits(ctx.Request().Context(), request.(GetCampaignLimitsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCampaignLimits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCampaignLimitsResponseObject); ok {
+		return validResponse.VisitGetCampaignLimitsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCampaign operation middleware
+func (sh *strictHandler) GetCampaign(ctx echo.Context, campaignId CampaignId) error {
+	var request GetCampaignRequestObject
+
+	request.CampaignId = campaignId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCampaign(ctx.Request().Context(), request.(GetCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCampaignResponseObject); ok {
+		return validResponse.VisitGetCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCampaign operation middleware
+func (sh *strictHandler) UpdateCampaign(ctx echo.Context, campaignId CampaignId) error {
+	var request UpdateCampaignRequestObject
+
+	request.CampaignId = campaignId
+
+	var body UpdateCampaignJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCampaign(ctx.Request().Context(), request.(UpdateCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCampaignResponseObject); ok {
+		return validResponse.VisitUpdateCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApproveCampaign operation middleware
+func (sh *strictHandler) ApproveCampaign(ctx echo.Context, campaignId CampaignId) error {
+	var request ApproveCampaignRequestObject
+
+	request.CampaignId = campaignId
+
+	var body ApproveCampaignJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveCampaign(ctx.Request().Context(), request.(ApproveCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveCampaignResponseObject); ok {
+		return validResponse.VisitApproveCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCampaignBrowserSessions operation middleware
+func (sh *strictHandler) ListCampaignBrowserSessions(ctx echo.Context, campaignId CampaignId, params ListCampaignBrowserSessionsParams) error {
+	var request ListCampaignBrowserSessionsRequestObject
+
+	request.CampaignId = campaignId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCampaignBrowserSessions(ctx.Request().Context(), request.(ListCampaignBrowserSessionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCampaignBrowserSessions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCampaignBrowserSessionsResponseObject); ok {
+		return validResponse.VisitListCampaignBrowserSessionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelCampaign operation middleware
+func (sh *strictHandler) CancelCampaign(ctx echo.Context, campaignId CampaignId) error {
+	var request CancelCampaignRequestObject
+
+	request.CampaignId = campaignId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelCampaign(ctx.Request().Context(), request.(CancelCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelCampaignResponseObject); ok {
+		return validResponse.VisitCancelCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCampaignDeliverable operation middleware
+func (sh *strictHandler) GetCampaignDeliverable(ctx echo.Context, campaignId CampaignId, deliverableKey CampaignDeliverableKey) error {
+	var request GetCampaignDeliverableRequestObject
+
+	request.CampaignId = campaignId
+	request.DeliverableKey = deliverableKey
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCampaignDeliverable(ctx.Request().Context(), request.(GetCampaignDeliverableRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCampaignDeliverable")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCampaignDeliverableResponseObject); ok {
+		return validResponse.VisitGetCampaignDeliverableResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetryCampaign operation middleware
+func (sh *strictHandler) RetryCampaign(ctx echo.Context, campaignId CampaignId) error {
+	var request RetryCampaignRequestObject
+
+	request.CampaignId = campaignId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetryCampaign(ctx.Request().Context(), request.(RetryCampaignRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetryCampaign")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetryCampaignResponseObject); ok {
+		return validResponse.VisitRetryCampaignResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCampaignPortfolio operation middleware
+func (sh *strictHandler) GetCampaignPortfolio(ctx echo.Context, campaignId CampaignId, stageKey CampaignStageKey, params GetCampaignPortfolioParams) error {
+	var request GetCampaignPortfolioRequestObject
+
+	request.CampaignId = campaignId
+	request.StageKey = stageKey
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCampaignPortfolio(ctx.Request().Context(), request.(GetCampaignPortfolioRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCampaignPortfolio")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCampaignPortfolioResponseObject); ok {
+		return validResponse.VisitGetCampaignPortfolioResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListExperts operation middleware
+func (sh *strictHandler) ListExperts(ctx echo.Context, params ListExpertsParams) error {
+	var request ListExpertsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListExperts(ctx.Request().Context(), request.(ListExpertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListExperts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListExpertsResponseObject); ok {
+		return validResponse.VisitListExpertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateExpert operation middleware
+func (sh *strictHandler) CreateExpert(ctx echo.Context, params CreateExpertParams) error {
+	var request CreateExpertRequestObject
+
+	request.Params = params
+
+	var body CreateExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateExpert(ctx.Request().Context(), request.(CreateExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateExpertResponseObject); ok {
+		return validResponse.VisitCreateExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApplyExpertManifest operation middleware
+func (sh *strictHandler) ApplyExpertManifest(ctx echo.Context) error {
+	var request ApplyExpertManifestRequestObject
+
+	var body ApplyExpertManifestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyExpertManifest(ctx.Request().Context(), request.(ApplyExpertManifestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyExpertManifest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyExpertManifestResponseObject); ok {
+		return validResponse.VisitApplyExpertManifestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BuildExpert operation middleware
+func (sh *strictHandler) BuildExpert(ctx echo.Context, params BuildExpertParams) error {
+	var request BuildExpertRequestObject
+
+	request.Params = params
+
+	var body BuildExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BuildExpert(ctx.Request().Context(), request.(BuildExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BuildExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BuildExpertResponseObject); ok {
+		return validResponse.VisitBuildExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExpertBuild operation middleware
+func (sh *strictHandler) GetExpertBuild(ctx echo.Context, jobId ExpertsBuildJobId) error {
+	var request GetExpertBuildRequestObject
+
+	request.JobId = jobId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExpertBuild(ctx.Request().Context(), request.(GetExpertBuildRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExpertBuild")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExpertBuildResponseObject); ok {
+		return validResponse.VisitGetExpertBuildResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCustomExperts operation middleware
+func (sh *strictHandler) ListCustomExperts(ctx echo.Context, params ListCustomExpertsParams) error {
+	var request ListCustomExpertsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCustomExperts(ctx.Request().Context(), request.(ListCustomExpertsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCustomExperts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCustomExpertsResponseObject); ok {
+		return validResponse.VisitListCustomExpertsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ExtractExpert operation middleware
+func (sh *strictHandler) ExtractExpert(ctx echo.Context) error {
+	var request ExtractExpertRequestObject
+
+	var body ExtractExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExtractExpert(ctx.Request().Context(), request.(ExtractExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExtractExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExtractExpertResponseObject); ok {
+		return validResponse.VisitExtractExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GenerateExpertWorkflow operation middleware
+func (sh *strictHandler) GenerateExpertWorkflow(ctx echo.Context) error {
+	var request GenerateExpertWorkflowRequestObject
+
+	var body GenerateExpertWorkflowJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateExpertWorkflow(ctx.Request().Context(), request.(GenerateExpertWorkflowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateExpertWorkflow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateExpertWorkflowResponseObject); ok {
+		return validResponse.VisitGenerateExpertWorkflowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMcpTools operation middleware
+func (sh *strictHandler) ListMcpTools(ctx echo.Context, params ListMcpToolsParams) error {
+	var request ListMcpToolsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMcpTools(ctx.Request().Context(), request.(ListMcpToolsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMcpTools")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMcpToolsResponseObject); ok {
+		return validResponse.VisitListMcpToolsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSkills operation middleware
+func (sh *strictHandler) ListSkills(ctx echo.Context, params ListSkillsParams) error {
+	var request ListSkillsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSkills(ctx.Request().Context(), request.(ListSkillsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSkills")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSkillsResponseObject); ok {
+		return validResponse.VisitListSkillsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSkill operation middleware
+func (sh *strictHandler) CreateSkill(ctx echo.Context) error {
+	var request CreateSkillRequestObject
+
+	var body CreateSkillJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSkill(ctx.Request().Context(), request.(CreateSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSkillResponseObject); ok {
+		return validResponse.VisitCreateSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSkill operation middleware
+func (sh *strictHandler) GetSkill(ctx echo.Context, skillName ExpertsSkillName) error {
+	var request GetSkillRequestObject
+
+	request.SkillName = skillName
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSkill(ctx.Request().Context(), request.(GetSkillRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSkill")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSkillResponseObject); ok {
+		return validResponse.VisitGetSkillResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ValidateExpert operation middleware
+func (sh *strictHandler) ValidateExpert(ctx echo.Context) error {
+	var request ValidateExpertRequestObject
+
+	var body ValidateExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ValidateExpert(ctx.Request().Context(), request.(ValidateExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ValidateExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ValidateExpertResponseObject); ok {
+		return validResponse.VisitValidateExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteExpert operation middleware
+func (sh *strictHandler) DeleteExpert(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request DeleteExpertRequestObject
+
+	request.ExpertId = expertId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteExpert(ctx.Request().Context(), request.(DeleteExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteExpertResponseObject); ok {
+		return validResponse.VisitDeleteExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExpert operation middleware
+func (sh *strictHandler) GetExpert(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request GetExpertRequestObject
+
+	request.ExpertId = expertId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExpert(ctx.Request().Context(), request.(GetExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExpertResponseObject); ok {
+		return validResponse.VisitGetExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateExpert operation middleware
+func (sh *strictHandler) UpdateExpert(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request UpdateExpertRequestObject
+
+	request.ExpertId = expertId
+
+	var body UpdateExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateExpert(ctx.Request().Context(), request.(UpdateExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateExpertResponseObject); ok {
+		return validResponse.VisitUpdateExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListExpertContextFiles operation middleware
+func (sh *strictHandler) ListExpertContextFiles(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request ListExpertContextFilesRequestObject
+
+	request.ExpertId = expertId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListExpertContextFiles(ctx.Request().Context(), request.(ListExpertContextFilesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListExpertContextFiles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListExpertContextFilesResponseObject); ok {
+		return validResponse.VisitListExpertContextFilesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadExpertContextFile operation middleware
+func (sh *strictHandler) UploadExpertContextFile(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request UploadExpertContextFileRequestObject
+
+	request.ExpertId = expertId
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadExpertContextFile(ctx.Request().Context(), request.(UploadExpertContextFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadExpertContextFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadExpertContextFileResponseObject); ok {
+		return validResponse.VisitUploadExpertContextFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportExpertContextFile operation middleware
+func (sh *strictHandler) ImportExpertContextFile(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request ImportExpertContextFileRequestObject
+
+	request.ExpertId = expertId
+
+	var body ImportExpertContextFileJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportExpertContextFile(ctx.Request().Context(), request.(ImportExpertContextFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportExpertContextFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportExpertContextFileResponseObject); ok {
+		return validResponse.VisitImportExpertContextFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteExpertContextFile operation middleware
+func (sh *strictHandler) DeleteExpertContextFile(ctx echo.Context, expertId ExpertsExpertId, name ExpertsContextFileName) error {
+	var request DeleteExpertContextFileRequestObject
+
+	request.ExpertId = expertId
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteExpertContextFile(ctx.Request().Context(), request.(DeleteExpertContextFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteExpertContextFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteExpertContextFileResponseObject); ok {
+		return validResponse.VisitDeleteExpertContextFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExpertContextFile operation middleware
+func (sh *strictHandler) GetExpertContextFile(ctx echo.Context, expertId ExpertsExpertId, name ExpertsContextFileName) error {
+	var request GetExpertContextFileRequestObject
+
+	request.ExpertId = expertId
+	request.Name = name
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExpertContextFile(ctx.Request().Context(), request.(GetExpertContextFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExpertContextFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExpertContextFileResponseObject); ok {
+		return validResponse.VisitGetExpertContextFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PreviewExpertPlan operation middleware
+func (sh *strictHandler) PreviewExpertPlan(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request PreviewExpertPlanRequestObject
+
+	request.ExpertId = expertId
+
+	var body PreviewExpertPlanJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PreviewExpertPlan(ctx.Request().Context(), request.(PreviewExpertPlanRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PreviewExpertPlan")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PreviewExpertPlanResponseObject); ok {
+		return validResponse.VisitPreviewExpertPlanResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnshareExpert operation middleware
+func (sh *strictHandler) UnshareExpert(ctx echo.Context, expertId ExpertsExpertId, params UnshareExpertParams) error {
+	var request UnshareExpertRequestObject
+
+	request.ExpertId = expertId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnshareExpert(ctx.Request().Context(), request.(UnshareExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnshareExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnshareExpertResponseObject); ok {
+		return validResponse.VisitUnshareExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListExpertShares operation middleware
+func (sh *strictHandler) ListExpertShares(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request ListExpertSharesRequestObject
+
+	request.ExpertId = expertId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListExpertShares(ctx.Request().Context(), request.(ListExpertSharesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListExpertShares")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListExpertSharesResponseObject); ok {
+		return validResponse.VisitListExpertSharesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ShareExpert operation middleware
+func (sh *strictHandler) ShareExpert(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request ShareExpertRequestObject
+
+	request.ExpertId = expertId
+
+	var body ShareExpertJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ShareExpert(ctx.Request().Context(), request.(ShareExpertRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ShareExpert")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ShareExpertResponseObject); ok {
+		return validResponse.VisitShareExpertResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListExpertVersions operation middleware
+func (sh *strictHandler) ListExpertVersions(ctx echo.Context, expertId ExpertsExpertId, params ListExpertVersionsParams) error {
+	var request ListExpertVersionsRequestObject
+
+	request.ExpertId = expertId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListExpertVersions(ctx.Request().Context(), request.(ListExpertVersionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListExpertVersions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListExpertVersionsResponseObject); ok {
+		return validResponse.VisitListExpertVersionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExpertVersion operation middleware
+func (sh *strictHandler) GetExpertVersion(ctx echo.Context, expertId ExpertsExpertId, versionNum ExpertsVersionNum) error {
+	var request GetExpertVersionRequestObject
+
+	request.ExpertId = expertId
+	request.VersionNum = versionNum
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExpertVersion(ctx.Request().Context(), request.(GetExpertVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExpertVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExpertVersionResponseObject); ok {
+		return validResponse.VisitGetExpertVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RestoreExpertVersion operation middleware
+func (sh *strictHandler) RestoreExpertVersion(ctx echo.Context, expertId ExpertsExpertId, versionNum ExpertsVersionNum) error {
+	var request RestoreExpertVersionRequestObject
+
+	request.ExpertId = expertId
+	request.VersionNum = versionNum
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RestoreExpertVersion(ctx.Request().Context(), request.(RestoreExpertVersionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RestoreExpertVersion")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RestoreExpertVersionResponseObject); ok {
+		return validResponse.VisitRestoreExpertVersionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetExpertVisibility operation middleware
+func (sh *strictHandler) SetExpertVisibility(ctx echo.Context, expertId ExpertsExpertId) error {
+	var request SetExpertVisibilityRequestObject
+
+	request.ExpertId = expertId
+
+	var body SetExpertVisibilityJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetExpertVisibility(ctx.Request().Context(), request.(SetExpertVisibilityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetExpertVisibility")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetExpertVisibilityResponseObject); ok {
+		return validResponse.VisitSetExpertVisibilityResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
 }
 
 // ListApiKeys operation middleware
@@ -750,90 +20360,1972 @@ func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID
 	return nil
 }
 
+// ListLoops operation middleware
+func (sh *strictHandler) ListLoops(ctx echo.Context, params ListLoopsParams) error {
+	var request ListLoopsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListLoops(ctx.Request().Context(), request.(ListLoopsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListLoops")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListLoopsResponseObject); ok {
+		return validResponse.VisitListLoopsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateLoop operation middleware
+func (sh *strictHandler) CreateLoop(ctx echo.Context, params CreateLoopParams) error {
+	var request CreateLoopRequestObject
+
+	request.Params = params
+
+	var body CreateLoopJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateLoop(ctx.Request().Context(), request.(CreateLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateLoopResponseObject); ok {
+		return validResponse.VisitCreateLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteLoop operation middleware
+func (sh *strictHandler) DeleteLoop(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request DeleteLoopRequestObject
+
+	request.ScheduleId = scheduleId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteLoop(ctx.Request().Context(), request.(DeleteLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteLoopResponseObject); ok {
+		return validResponse.VisitDeleteLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLoop operation middleware
+func (sh *strictHandler) GetLoop(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request GetLoopRequestObject
+
+	request.ScheduleId = scheduleId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLoop(ctx.Request().Context(), request.(GetLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLoopResponseObject); ok {
+		return validResponse.VisitGetLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateLoop operation middleware
+func (sh *strictHandler) UpdateLoop(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request UpdateLoopRequestObject
+
+	request.ScheduleId = scheduleId
+
+	var body UpdateLoopJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateLoop(ctx.Request().Context(), request.(UpdateLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateLoopResponseObject); ok {
+		return validResponse.VisitUpdateLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PauseLoop operation middleware
+func (sh *strictHandler) PauseLoop(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request PauseLoopRequestObject
+
+	request.ScheduleId = scheduleId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PauseLoop(ctx.Request().Context(), request.(PauseLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PauseLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PauseLoopResponseObject); ok {
+		return validResponse.VisitPauseLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResumeLoop operation middleware
+func (sh *strictHandler) ResumeLoop(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request ResumeLoopRequestObject
+
+	request.ScheduleId = scheduleId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResumeLoop(ctx.Request().Context(), request.(ResumeLoopRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResumeLoop")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResumeLoopResponseObject); ok {
+		return validResponse.VisitResumeLoopResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunLoopNow operation middleware
+func (sh *strictHandler) RunLoopNow(ctx echo.Context, scheduleId openapi_types.UUID) error {
+	var request RunLoopNowRequestObject
+
+	request.ScheduleId = scheduleId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunLoopNow(ctx.Request().Context(), request.(RunLoopNowRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunLoopNow")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunLoopNowResponseObject); ok {
+		return validResponse.VisitRunLoopNowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetQuota operation middleware
+func (sh *strictHandler) GetQuota(ctx echo.Context) error {
+	var request GetQuotaRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetQuota(ctx.Request().Context(), request.(GetQuotaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetQuota")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetQuotaResponseObject); ok {
+		return validResponse.VisitGetQuotaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CheckQuota operation middleware
+func (sh *strictHandler) CheckQuota(ctx echo.Context, params CheckQuotaParams) error {
+	var request CheckQuotaRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CheckQuota(ctx.Request().Context(), request.(CheckQuotaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CheckQuota")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CheckQuotaResponseObject); ok {
+		return validResponse.VisitCheckQuotaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListResearchJobs operation middleware
+func (sh *strictHandler) ListResearchJobs(ctx echo.Context, params ListResearchJobsParams) error {
+	var request ListResearchJobsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListResearchJobs(ctx.Request().Context(), request.(ListResearchJobsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListResearchJobs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListResearchJobsResponseObject); ok {
+		return validResponse.VisitListResearchJobsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateResearchJob operation middleware
+func (sh *strictHandler) CreateResearchJob(ctx echo.Context, params CreateResearchJobParams) error {
+	var request CreateResearchJobRequestObject
+
+	request.Params = params
+
+	var body CreateResearchJobJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateResearchJob(ctx.Request().Context(), request.(CreateResearchJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateResearchJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateResearchJobResponseObject); ok {
+		return validResponse.VisitCreateResearchJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetResearchJob operation middleware
+func (sh *strictHandler) GetResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchJobParams) error {
+	var request GetResearchJobRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetResearchJob(ctx.Request().Context(), request.(GetResearchJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetResearchJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetResearchJobResponseObject); ok {
+		return validResponse.VisitGetResearchJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateResearchJob operation middleware
+func (sh *strictHandler) UpdateResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error {
+	var request UpdateResearchJobRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+
+	var body UpdateResearchJobJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateResearchJob(ctx.Request().Context(), request.(UpdateResearchJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateResearchJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateResearchJobResponseObject); ok {
+		return validResponse.VisitUpdateResearchJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelResearchJob operation middleware
+func (sh *strictHandler) CancelResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error {
+	var request CancelResearchJobRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelResearchJob(ctx.Request().Context(), request.(CancelResearchJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelResearchJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelResearchJobResponseObject); ok {
+		return validResponse.VisitCancelResearchJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ContinueResearchJob operation middleware
+func (sh *strictHandler) ContinueResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error {
+	var request ContinueResearchJobRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ContinueResearchJob(ctx.Request().Context(), request.(ContinueResearchJobRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ContinueResearchJob")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ContinueResearchJobResponseObject); ok {
+		return validResponse.VisitContinueResearchJobResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListResearchFiles operation middleware
+func (sh *strictHandler) ListResearchFiles(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchFilesParams) error {
+	var request ListResearchFilesRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListResearchFiles(ctx.Request().Context(), request.(ListResearchFilesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListResearchFiles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListResearchFilesResponseObject); ok {
+		return validResponse.VisitListResearchFilesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetResearchFile operation middleware
+func (sh *strictHandler) GetResearchFile(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, filePath ResearchFilePath, params GetResearchFileParams) error {
+	var request GetResearchFileRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.FilePath = filePath
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetResearchFile(ctx.Request().Context(), request.(GetResearchFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetResearchFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetResearchFileResponseObject); ok {
+		return validResponse.VisitGetResearchFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetResearchTimeline operation middleware
+func (sh *strictHandler) GetResearchTimeline(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchTimelineParams) error {
+	var request GetResearchTimelineRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetResearchTimeline(ctx.Request().Context(), request.(GetResearchTimelineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetResearchTimeline")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetResearchTimelineResponseObject); ok {
+		return validResponse.VisitGetResearchTimelineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListRuns operation middleware
+func (sh *strictHandler) ListRuns(ctx echo.Context, params ListRunsParams) error {
+	var request ListRunsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListRuns(ctx.Request().Context(), request.(ListRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListRunsResponseObject); ok {
+		return validResponse.VisitListRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateRun operation middleware
+func (sh *strictHandler) CreateRun(ctx echo.Context, params CreateRunParams) error {
+	var request CreateRunRequestObject
+
+	request.Params = params
+
+	var body CreateRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateRun(ctx.Request().Context(), request.(CreateRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateRunResponseObject); ok {
+		return validResponse.VisitCreateRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRun operation middleware
+func (sh *strictHandler) GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetRunParams) error {
+	var request GetRunRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRun(ctx.Request().Context(), request.(GetRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRunResponseObject); ok {
+		return validResponse.VisitGetRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateV1Research operation middleware
+func (sh *strictHandler) CreateV1Research(ctx echo.Context) error {
+	var request CreateV1ResearchRequestObject
+
+	var body CreateV1ResearchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateV1Research(ctx.Request().Context(), request.(CreateV1ResearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateV1Research")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateV1ResearchResponseObject); ok {
+		return validResponse.VisitCreateV1ResearchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetV1Research operation middleware
+func (sh *strictHandler) GetV1Research(ctx echo.Context, jobId ResearchV1JobId) error {
+	var request GetV1ResearchRequestObject
+
+	request.JobId = jobId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetV1Research(ctx.Request().Context(), request.(GetV1ResearchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetV1Research")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetV1ResearchResponseObject); ok {
+		return validResponse.VisitGetV1ResearchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"1Httc9s4kv9X6eJ/q8bOn3qw7MxO5LoX3lxy4yQzycbOZnYdnwiRLQkjEuAAoGUl5e9+1Q2QoiQ69uzk",
-	"9mpfmSKBRqO70Q+/hr9EqS5KrVA5G42/RAsUGRp+/Pjx41nlFqicTIVDepWhTY0sndQqGkeXCwSxGSG1",
-	"ApsusEDA2xJTh1k/iiO8FUWZYzSO/oLCoAGDIi/+41Nk0KIw6SL7FEVxxDMFLeLWJY22zkg1j+7u7uKo",
-	"FEYU6AJjzytjtenmJ1F46yYpj0hAz8AtEEqDN1JXFkoxx1PQhXQw04a/zaSxjj/04W0pfquQmJZE77cK",
-	"zTqKIyUKYsgT3WK1ELdvUM3dIho/PRrFUSFV/fso3ttIHL2RhXT7jL8TcwQrP9+7dM7z2itnOBNV7qLx",
-	"aBgTG7Koimh8NBwyE+FXw4JUDudovDAN2lIriyzLl9pMZZahoh+pVg4VMyjKMg9KHZRGT3Ms/v+vVvOw",
-	"RqM0IyP6s4ZKHGXohMyjceQW0sLZu3NY4hpykS4tC7xWO9hUl0ibcsJVNhqfDI/jyEnHtvKyRTFsYuFc",
-	"aceDQWM3/QxvaubsYMPDXVtQfzI4i8bR/xts7Hzgv9rBOz/Xi2VbJW3Lz2BaOVDagchzvcJszBvZ3pYu",
-	"0bC4vrN+ZzEEC0tFnqMBaZkEj10pNPRZKBAZ6cs6I5w2feL9XDk0SuQvjPFW/k+rRQZKE2RSLd0IBZWq",
-	"TynwZ9BpWhmDWUslT8meapXUfIFFc4MGaqKPU0/NS89P+yY62tpEm6tTFnPyS+89/lahdb3z/0ygtnvw",
-	"Pg5kRgqeSaztkoeCVPwz13PL6vhZu5e6Utkf0oTSbjJjKi0lKA22ShfEmK5Mun0WTjaC/1mTu/KTHyds",
-	"pV3Pz/gWcr70p5Z5hEyjN2S8ldaxkU8x12puwWkQSrsFGhBpqivlQKisNvyymuYyZZG+E+tci+xS6zfC",
-	"zPEPSbb0tCZO60nO1FoSrnU61dka8DZFzCwcDU9+ePrn74cwXTu0baEftRxQ4BGc1lDTfZzwA0c9p3XP",
-	"z/x2SmhtR1rPFzkZ4W02HAGRplg6b70flGh7sj8k6mqHVtufwI3IZda4e2mZWWnIWZIv1UZ+5nXGUKcB",
-	"dtnr9/tbRn+0kf+HvcUeJ/1dJr+F7J8bZF8hcgvCIBTSWqnmMRQin2lTYBaDwRu9xIzOA96WtHHa2nY6",
-	"1dvNp7r4CVMGu+kX8/U3kjLL8Y9Hh5uG1n582LK0hbAUqXjQmB2A+s5BIRwHcZZtHPFXG42vvkQziXkW",
-	"jSOczbShtKVAa8U8rFlh7RG0wjpDC4EV+LuFq09RrlefovhTVGAmq4IfF3K+4IdpJfPsU3Qd3V23rGc0",
-	"2ljPRk4wEzL/Hfazkco3jFTtwystSMWrjDf2A68u3v4cgwjyhBupc2YiBg7VS6VXCliwNGoqMuAUEZrM",
-	"mNMJ/uDz1D4kXiVX1wlQGmkBRbrgEUynzxlpYJ72dlbK17jez07rM12gE5lwog+X7GtSg7wbheR0SmEc",
-	"aVM6svvSUD7kpE8yU4N0FieCrZR2TE9RJhz2nCxarrXOleNoieuJzLbGV5XMuobmYop5dzngc6/vLEug",
-	"yfmXuCYmVZXnYkr24kyFnYStO+kmTJ/gBNKFMCKlwqS25EB7U/Usn/1jFd1DfFLZRizba3xcoGplmdbB",
-	"llsD0djTQVVm/pWDQls6VimCgEKqyuEhMdMp8Qd3Xxqcydvu7fuq6Yfu/cNBQs494eh/AoU2no2NTOjz",
-	"X49vfumSS3CkXzOWB1nnBJxNTzos7EMn94IrkbuGkDBGrCNfK/kgFo2vaous7a0RUG0nzbJx2+B3FL21",
-	"v+tmRT39FVNHLPhT+JwJhOyVXXuWSZK/yN+1jtZM5BZ3nc1bfmCFCFC4IpWcAh3StT/5dGh16antH9Z7",
-	"TtPfdWU6T1GrBq7Lz/tr4LZqdrwM2Gpq0dV29JaCHzi9xKaisqF0dxqkWqCRXE0VgLcidTkz8/vUXYjb",
-	"cz/hB+Y7/DjaMYQ4qpT8rcLwmWzu7u4B1WVdO1S4ytd0MOm4LnE9Buls41fpuMTAVTMd4Zg/ejf7zVxq",
-	"92kOi8DFgqKMVvnaV0GcxfmiaQzWaYMgqRBeMT/CUUUXjaP/puN8ddb7h+h9HvaeTXrXX06O7/70rbz6",
-	"4930gz72jzrCf0NnRUr/l7isd8JXctt2uhB2QgGgJb2p1jkKhmmaDT9q5yFB2dt6HLVAvy50zVoQFpIa",
-	"FawdGM0KkCApCXSo/EUNCD6svR2p+21s8xNvZNAlvJfkkZtkflt4IZHuyA0MMquUzNUp9RgEZ5FQasZa",
-	"erlcIpTCLUAqp/14SucPEp+YJzEkTszt4Dg55Do+4ZSyz2AjfaS5/V/1dCKziTYTm1dzeu0LlP55hkWp",
-	"Hap03XuN66TfdYibzP/LA5LzW91M6BJVnWDvCeT9y+fw7OTpnyFk8eDrGNvhNrn02Z1/4UjFUIh0IRX2",
-	"DIqMX9Do2GM0ZD+7BRMJY6fcpFcN1kM/SHz0gqo0qSoim+x4zyvR+3x9FXzn9ZNOv1kXZrucv7gtc6EC",
-	"9l5iKmcyBVY2RREP6KkUO3VTV2y7NF9qU1coIFVZufFe5fDIQNuy7Y5DK5V1QqX3NBbq9JaNsDtP5AEh",
-	"nHR0ArbRv5BWhFmdFOtKsovaj5eX78APYLMImY8H2p8+e9aG3Rk03QHem9J0z/YW2rgYFlUh1MbybFUU",
-	"wqw3DQxv10S1k3X/Yj/j+PD+HAzOkK2gRjzXUs07yW4S9N9bJD/kGPlrLYNG0rE/j11n3Ue58ZcIFcn0",
-	"qukWRXE0FS5d+KAlilLIubLMPJ1zehLOiXRRcEsrjqYyz4klDoX8OSukai3aYtliWhnp1hfcxrIeU6mr",
-	"4injVi/rGE9Jz6dqODxOT45hKix+f1KZvFUR8UcPR+6g1qGiHkPyVWgs6cNrXFtIhTHrkAJTbRUkQe4l",
-	"iIIeG1nQjyAMemxJg2d4cdAjyYNHkECSw1MQaquNUSvQL82lviiQnAKnpq1teZzXh8/ktsfjE8Bbh8pK",
-	"rfpwxnXhSlJKT2P8koFwIdZcqIcapWGhX3e8OGtg0WzDOGQomvxvh3pefbzsEr0vK0b9IaOk1voKAw5e",
-	"fbw8BCvnCjOYrn3fRquZnFckAGlthQYOkvcvLl6cvX/+4+Tt2YfLHyfnFxcfXrxPYtqdhZnRBewOefXx",
-	"9cXkw/s3ySnRDW07H4wrmbueVJDhDea6JBXVK60W2qLnzUKj8cy/SaA0Ujl72IdzZyEJ4k5zIQs4sKVI",
-	"sWexFIYi0iFMKRb5HkewIT3zDIdKhNXicZsHxV2VHrlf+o7hvqPUyme+kPihk8CyQVeZIN3k3duLSxiI",
-	"Ug5uRoOWgQ78HJs0jVCfbGw6ob/0PvCQnmdhE1VCbnjHgWWma2RUpJyZh9kbQRZCKiekQkMuoTL5fU4v",
-	"2gPzNkQkeUtmnKX7vu5sXqC5kSnyOb8ZjUHYtUoXRitd2U3/81c9pXnCkR/OKgZtfhJmmVERZrDkuFDX",
-	"6WCdqVLH1qgrV1YBgCVXLgLM1bNVWeYyoInATkzEgRQYvJGWgQE6rCttlmwpMJM52tgbQXAnNIdSByIe",
-	"XsFBrnVpD2No/EwMwcvE0FJhDKnBjPwDLRO8TVy7PP9WKBBzVK7ndI8fAFXGaWv/k/qknjy5XJcyFTnM",
-	"cr0aP3kCB0eH4AsUmlsDkgfbdsTuzO9DqDZ+cHgKB6PDHatrvOgpHBwfQqnzHJL/erE/YPBlOwW+S+CA",
-	"kuUBWXkuFSawWsgcIfFRLSFHmUg1KY2eG7Q2OaTk2uBcWocGBCQrnC60Xk4qk9PyJ4dAgZ/OOWmqXwQj",
-	"IN+8UfvEq51eNqpMunQZZHi2dTODpPhAtIGDjWwPqRjaccfcQCvJd5FvIiYxq7t60KUKJ5ZoN7rocLiU",
-	"AqLIAsecKdonT7jHcl9ODwfJfW2O5DBonxI1zqKUWOIkFRYhoUwjOd1ObEEou0Jj4WQ08lO3MXOy/53U",
-	"F97W4ghn15OAp8Mjn/k3PgGzhDfinccUM+Cyrb5KwN4f1uhaUEuOwmIQxjsxl2pOasuldRst2OBJQYC/",
-	"B8OXRw4STsi5/GhdgKFqLRSfVOMpXFFKzeBtH7guTny1BwdHPcpbmwA1Gh6ybe1dn/nO7tyxaVXW/cCS",
-	"75Lp5jZNLlNUFluO+KwU6QJ7o/5wz/uuVqu+4M99beaDMNcO3pw/f/HzxQues0mnoy6nG8XRDRrr3fWo",
-	"P/QzdIlKlDIaR8f9Yf/YF2ELTvIG/RXmeY+7LINfV0vbD22zuzhq2zSNnWMHXP9G2hAEGjQvpO5NB6L2",
-	"gNtqaDUOFVqQKs2rDDM48Oa4QV6Swz5cME7npeu7Lk1UFTPyLewj+WyLug1rGdObrjllSzz+k8DBPoDv",
-	"9Z0wMJSwEZ75PnLb5TJXPmvz6WO4xbJ/wknvjdGeZ0FGHsKx0faVrqvuMnIzZOAvTt3FDw4Md8Purnfu",
-	"OY2Gw680SzuapBvgKoDsoeK92sZeo9Fw9H3v6Kg3OrocPhsfD8fD4T+iDdAZ/Xk6TI9mz7D3dCROeifZ",
-	"cdp7Jp4e947To9lw9hRH06OjBqAbR6mEUpYcVxqUrukhbcOZqsrzDTjZ7qm0UUk/qsYYt+uoUBldk7S2",
-	"IDSa9Oi+Zwv+67qkw14jpJybHiIdyJPh0X20G90NPuz380+Gxw/Pe9m+DnYyGj08Y7e3fhdHT73VfH3e",
-	"9n2tdhnJ1lIXkFfXZL6hXLlimYcqP5yNxkNQVivmrC0+LNdxFGoqMgV6cxdHpbYdfugnqgvaB7bGOn3p",
-	"79bb7ZXtkMwewlbTxKOBWAiZh7LCX6iqb/VIG7Ix8lqhF1hZPOzDkydvVb6+J+ZLG66mhFj45Mm4zWoT",
-	"jIfHkLCcJnUF6v1RgHMwCyWPTaCorIMpZc7b3aO6b7RTGzHp5qJgAnxZaSUtHp7CaoGK+0u0QN3JDH0m",
-	"u0U0VFF126ndDj8gr8gpGjdAZzrca5iu4R6U4BBEWaIwtrvvcgqbcoM7MPU4Z2Eh7GLfzfr+U8DKG5js",
-	"LzpbP94Bekze750eN4Z6vmm87ciDgq7IK2z1EKNclE6XfCaUMEavtomxrTT1UKte6KK17RkfcGh3v9N7",
-	"bfdb7/bvyY68r3p8/HhkkGg5bvNDNipeDacfi6PZ9+r4Vfa0+uXzbz/8mA4v3d/+PhLP7JsQB/69gss/",
-	"o4nsvls0oZ8d16CFbU6eDc3LFA//1dHl6BEzdu88/h9HpXviEMWPlk9+RCTayZAHX7xx3vnYlGPXPw68",
-	"ZxOy7QtgTZpMRE5rmN5CITKsdU0DVV1wnQyP+tD0oNzY59EeDqlT6nZUGQ1PQMyFVH04276k6hel6HQy",
-	"PPnfSHz9dhuPvJP57tv4EtcUurwgN1AYVSsbIKxp8G5gdt+h3By2B1rsHTnyyX26yhjzELlBka1r+f7L",
-	"z5nn7+szmuva/w5pnxfuP33gQkXbLlYzndrwuECRu8Xn8KtAZ2TzLcwc3Izak1m7POEru6EN8D3jbvOV",
-	"tpWxNC2+usgfcGUWtrhvai1kdBxSzJixsRhSopPHEBqpGEONv3ViYJAMTKUYixMKRC4Fw97JBvfrb85S",
-	"vTAXmNs8ebQZa8CIiXvgh+HbVJdr315P+gMeMuEhgzb5s1Y/an+Ftwq3MGEo0QB7P77+2fRM6naEx+LS",
-	"hbbow12T468WOkcP2LZW/0volu2v/H4P5DXYMxVRBQGZkDnFWcRlviZvV2jlFvmar6hmVY6tNd5oXXat",
-	"8FOVO9mzjirAMhfKApP3yEWqTWZjSn+Nvmm1Xfy/ywQkz+CNxBVkcs7XkXGm/dWHNVgnjGvx8LzpBe7z",
-	"8ddKOwHpAtOljWFFKzhwRigrUtdg4pUlPj0Ia/tAivFYNlnR0RBSRvo3XZy2kEO2s7/081pt07ylZ0a9",
-	"LRzYtXVYQGl0UboY7FLmuY3BaU1/AtBvA5DPyedtMMLDthUKxYIVbPeedofp103BFt8vQtN0n++L1+dv",
-	"3vSLLPDEAvrp+TvPml870OPlc6mWLboXPKmDbF3j9oFSDR+uKb4q/teMzoB6yggoD1VZK8xzkAaUFMtb",
-	"S7/2BfLewqMzErPTqc65P9J7/+45NwLr3oNvTXA7IhUmax/grWZFB3G+EYxzka7h5ghsZWbkiZbE34z/",
-	"ISBsIM0l6aZ9cupZ91B9W6IimWU6rciDxHCxEvM5GvhwHoN38d5FSkUSoz0EV99aZQNaR3fXd/8TAAD/",
-	"/w==",
+	"7P2Lk9u2ki+O/yso/e4tS1lKHo/tPGZq61eOH3t8jhP7+pHs3eNcESIhCRkK4CHAkRXH//u30A2AIAVK",
+	"1IyTPbvrrdoTj0ji2Wj049PdH0eZ3JRSMKHV6OLjaM1ozir452umq92jpWaV+StnKqt4qbkUo4vRG5ZJ",
+	"kSuiJdlSrsmCLWXFSGU+4WI1GyUjla3ZhppPN1zwTb0ZXZwlI70r2ehixIVmK1aNPn1KRj///POjWq+Z",
+	"0Dyjmu139nbNCG3e4FIQaJwR9qFkmWa56Y99oJuyMI1/z2jFKlIxWmz+9f2oYorRKlvn70etYdmhKF1x",
+	"sRp9MkMpaUU3TNsFeEw3JeUr8YQV/JpVdFGwv7Hd/vgekbx5g1yxHZFLoteMZLaBO4qUBRVmlNx8UFK9",
+	"HiUjQTdmAMHH8yu2GyWjiv2j5hXLRxe6qlk45pJqzSrTxv/7O53+9ov5n7Ppd/PpLx/Pkq/vf/pfo2Rv",
+	"XomfyPM8vrjBOHlOxrTY0p0ilLx79/xJQpQk6V1a8rvX53fdm+puwTdcq5RwRQS7xuXOCTWfuZcmPRN2",
+	"z+c8PzjZpaw2VI8uRnUNb/ZP7I2mq769UebZ6bsCn/1R+1FXSlbxvUgF+6DnGbyRuiGXFbvmslakpCt2",
+	"SeSGa7KUFTxb8kppeDAjL0v6j5r5Gf2jZtUuWHfstnU06YcXTKz0enTx8N55Yo6q+/tebORPP5Ss0ur7",
+	"mhf5X+Wij6DSX+VizvPUMIS6Eiwnix1JX71885Y4SmLY0t2FaSrt2QRs5pZEYsf8mGpayNULQ7f7o/6L",
+	"3JINFTvChK44A86GgydUk41Uum9V4SC0FjVnS1oXenTx8CwxK4zM7/zsLGlY4b0oK3RDlUKzD/oZL9iP",
+	"0En00OJLZMkLdkcRMxpz/AqutF3vf3u6v9wf8R9znn+6a1uYmhZUSsbvXr+YMpHJnBGuJzNi+lbEcoOM",
+	"VtWOUEHYB82E4lIAZzAUWHDNKlqQlG9KWemUmE20XCGTRcFzpsiW6zWhMNo2t664uppW9aLi2WyTx+kA",
+	"/nOICm5Ix/ifPirGpbogXCtghURWRBX1Co4eJVmttNzYtxJij2PFVlzpamc4qVwSSgyB6ykX9sUZMU1v",
+	"ZZUrkmITaUJSWpbFzvwDz0NCUvZBVzTT5p8rJlhFNZtuZXW1LOTW/HhNC55Tzcy/N1k51VIWKiVU5CRV",
+	"V7yAP+BOVqy6ZvmFGd4O6STcNbPSquHwjlDe12dn9zMzTvgXw5ZNg7ixXKmaAcM3S6LwmohRnJ2joyND",
+	"n6q9dqpNENdM5LKaAl1QQYud0nGq8KQ8lDTcERxCGv8HTvkeXTymik25UOYIaH7NiKoX+DHZUJ2tzZKs",
+	"KBdKw0onJPg8IbncUC5gJTVdqT6W4v689STeGDqIs5BHBIgE6WFZyU189ywltXdIscwwDS5WqufyNF/N",
+	"Tzm1Xz8YPKmfWGXYz4+Gje7P6hqfElFvFqw6MLOQE9qPVHrpv79nJBuNfHbJV3WFgifVJKsY/Lu1JufR",
+	"dbCNzUW9ObwQh6+F5znblFIzke2iQs4P9IqB4GVGxoiiS2bvr2oHx54os8tGBoL18L/QLJO10MCcuSDn",
+	"D8ha1pWyNx/OX1Z8xQUtDCORdZUxZOWtR0pTXSsCV4chbqVppRUR0jS7umwPwd4EOV8uWcWEJguZ78xq",
+	"Pzj7jqS8mauRvuYVqxXLOwR4f/lddk6/YVNZ5ayaPjh3ZIjqS7MBwcpN/8b6z9TDh8fJr0dyeGXES8V/",
+	"YzcQEM5DAeHeAAHhtdVljGjwypDavmZWULWeKmZUGSMIwF1sxUhz+RIuFM/xCjDXiSppxhLCPtBMFzvD",
+	"z1PzSUq4aL4xTDuBa8/uAUkrZu762SZPzc2XggxxN1ubfb/7j3uzUqzSGfnqq+eabOgOhBXD+ZQZHVMX",
+	"RDHDA9ds4+6hYvfVV2TcOqlOcbv78Ve5+HQXu4h1NLEUZu65img4DeaS2gH5EWp0WJLaT1MzRxCqqV7P",
+	"yCtWZUxoK/jkboRkjFP63+fPsK//ff7M9Qa3IM0yVpoF1lLOyCNcZ0va6WyGqzJLiWKrDRM6AdFpU+qd",
+	"+4WAEFEwmpsxQrdwCM7P/d1uWAerKll1yD+yBnE+bF6c258GseF7Z+cDGLGjQtAAXlZvinoVl6B+lYs7",
+	"VnYaO51gYiZuRKrUCA6dmbF6umZUT8t6U07N1cpzztT0/Oz84fSb7Dv29deHFIW5rOam0c8qD7jJvmbX",
+	"XMHU9i+dTG6MSmaPGc7aHy4yXtZFQR6cTc2O0cwQo1pT3P9a8H/UoOAt+QcQGLWhCaXJN5ML1KlRqjSn",
+	"jdyF46gsBe/IlhlK1ESvzb2EgzCyh/nMDqagmiltKNT0CS9y4Mx4wLmyw11zpWVl+fADkgqp50tZizy9",
+	"NKRLNwu+qkEFxaEOJNXv2Lf5N9nXi4f0wfI+O8/vZWeL7+i3y2/Y1/nD7MHiPj1f3mNneQ/vrNyi9ynd",
+	"Z9Pv6HT5y8dvkgdnPdq228A3cEk940XUovVSFDuzFMqvC15qfVwdn7bG9b8qthxdjP5/dxuT2l18qu7+",
+	"VS6w/9aQfrp3QyX6+t7dVcVKzyI7q45H5Zvvpt88OH84fXCWs+l3Dx4spuzsm2V2b/ndGWXf/GEa9yfz",
+	"sSqlUAzNaFIsC57B1Qkqp4B/Go3HmvPulpVcFGzzL78qPF9+JuaL3I3LkKRpgIuaLgojWuZMU16MLkbS",
+	"7B41R6AsmOHKv8oFyaggC1SUuahZfunp3VAvF/OykquKKdhF3JyLB2ffJSPNNSyjH7mf5FrrUl3c9eue",
+	"z3J27Yav7v4qF1Mh9TQc5aehJPIKW8EV3CcHsyFMaZBHzaBUI4c5yeyOUawqkKnMfNiMpGb5UqKM5rVd",
+	"82ztP5+ZgT2T1YLnORO32pulbyXYEVjqR6+eg8hX0OxKuaHCwhGVyZK1Fv5+s/DPghaHrXwzhs+x3qE9",
+	"OieLWgPDpEUht1aR7kxLlgwVhDsKZ+btARktClCXoQl4dytYBdxfEJobgU/pimpZwZYEEutnOThxeXpv",
+	"pzqCMtlSRcyL+9K6o0MjtfcdnKA1WCjf6bDNDMY8vWK7qf38c52ktDPZFGZLC3Pb7gbMGvdJqHq55Bln",
+	"Qj+uWM7Rf3LzfQram2e2wWCX2HJpJIA1X62JYCxX5CGxr12Sc1KxDeWitR/nwX4EjZOm8YG7EXw8dR9/",
+	"rr1Y0IKKzBwTYc5HJkGCN4yiFpckW7Psqq2+/6OWmt6FBynavu12GJGAFk+NDHLLjcCWUJwJt4AKUgvn",
+	"ciLwmMgMOG4erPxDI1U2K4+tOeXENTp06fHrKX72WVhbaxLhqFCJSv99+hppffr8iZE98CYnqFkTnhu+",
+	"uAQLeXApWWWxkCsF2/Gj1M+M8HirnfAiaLgJQhJVZ2t/57VI/kGz8D9KTdzHwxbbXNz4xee7sq3FJJcM",
+	"+T/7AJq0rMiCFVKswM9AhdRrVnlrDBW5uy/KelHwzC3pc7NARndkt19YHrTVvQz8beZVheZlsmO6Rez3",
+	"2mvebnf4yofffY71fwJ/LVhO1kZJcnc4WOO9iF8xo2sxWN9XdFdImr+V8gWtVuxWC1xiW3Mt5byA1oIl",
+	"Dq8Swj5kwMzvnT349uE3X5+RxU6zlkB6L5CL7BiJlpK4doctsR3RVEs5xS8/t1zqrHjQuuHhVIRWGbSX",
+	"IHd4TTUDa9ot6biims0L21BrhcEBI8i9c6IQqRCu6HkgqZihkKaJYYsJvhj30WdZRynR+2gXU12i8daZ",
+	"rgCKMQUsRupmZDS+Llpj6uEasYHYt+8GwA4YyztBQ3n3VltSd9oKr08CtgKvFMD5QyXzghiJW1b8N+jn",
+	"gjgIh7qazmazFo8P+M27vc6G7V93kJ9jC40MaFqkhQL74IYrxcUqIRtaGI2Z5Qmp2LW8YjkBO2ppJt7Z",
+	"xJ9//nnaxcIc2skudAbG9ZO3yNxeGOpad3r52NpI0AIFiQu478QdjS4xYtc2GcFTNbr4+8fRkrMi92Lt",
+	"KBltmFJ0Zfusmbt5pGDOkmXVLwLPFfn7+1Eht+9HyfvRhuW83sA/jXwM/wA/6vvRL6NPv4RHPxCKm3Ui",
+	"S8qLE+inWZXPKJiFvBTME9DLRUM/5K9vXv6YEGrXk1xzWVD0K4JkeiXkVhBYWPPWguYEbFbEo5rQ5Gge",
+	"IBRkRlLckr//koIjUBFGszW8Ae3MwFplB2/m9uj80V+VFK/LzNNW1xZqRjl9/eoxOZ+dOSF58SvLAEBR",
+	"Vka20Jyphsi6TUzvn399do9smF7LHIgApLKEwINztzI4LQU/n53dI5qqq87bZ2fnzc+Z0TMKuigYPrt3",
+	"RnhELbLd3CdO9sY5zEb7/phklFNNI2sgdrAKSKlWl8xzbh7TgnCBFjQuxSX4VPCGnOZsyYVTLOA04bo1",
+	"dh7DLa9pYUb7+umbt8QSpLPyjFsOmo/vYX3fjy7I+6h2+X70KZ3AfezP3p4zaW10zuA3dxa7axKYWxvD",
+	"4d9xg5v2f/Hv48xM3w1FWbUDmJRfrVcBwSxpoVhymODcCbLjfHT+yKySlpksZuRNXZayMkIsEpe6IKkd",
+	"213FBMAuDL2ouyummz+QctJ9+uURy+1rd4SdolSRMSUWIgDnDz3Tk4SwbC1Z7nQnp2nNSId+uPLOJtgt",
+	"w62rMovQHSIs0vPZGdqDRb0xu3A+OwuW3m2V2RazCHHjMz47uD7g4WqvEAwdlRkcOxVqyypF/vL27Sty",
+	"fnaGtOx3DNmDPfBj2nmQoNWNGK7tsEatyyGTQumKcmsbR6s9MKtJ2x4eTmKUtB1ex1xAFhWq+ukSDeQd",
+	"lzxyrwZQekkUY21bYXiwgrPkzkbnLLltT0Zgdbebd+xIIU0d5dOO+C68I9hevGnFVF3YzUYHj1n90tyM",
+	"IsLSmbsWDt2C3VvkUxI9SmCr47lHQdqz/XkPAc7vtM19KYiqs4wpdWHYtGEyb801Mz64xZMT9zi6tSsm",
+	"9GNa9ayWGQldwW1Gq9x2vjCcB88Gq645uAngpamWU3ybibyUPLafGS3pghfc/X1wW93gHocfgaADeIfn",
+	"oqz1DzLHljrb5tzp3LxEjERHiZk+OuA0wwO4t332B1pVdBd09bLW/X29qmReZ0YOh7du01nQbLeXn9cU",
+	"7f24xEYkjlyYzvG2tx7wkXkW/cjdaRYLFfk+uPg8pimwsURbVSyrK653Ubw/PHEam2lEXTgYPmIKJXo+",
+	"2mt46FDtUXd3fd143kA3J3LglyUTj149nyq9KxhxTdkhq8SooHhtwOjHVOAltUDN087MSFRWX1Wx85sg",
+	"1A2lATfnQWcEoHmxSddVET/czeVoT+sFSV8/ffP00evHf5m/evf9i+eP5+9ev0jJvzRoTnpOgQs2PtuK",
+	"x3b+uo+OLIEhC25YyHHRz4L/wtZwbk1n+2SctPlNjHNEj7jfhn2aCaj6IEN93GF0XWKywnvrXC0Z1XUF",
+	"pnBueSpRKGOqfVZa1mr9ozQyIarfKsYzGAhP0Eut1kbKad4Hu4LyMuwY5OGQKhdSFoyiC1RXjG7MxvR2",
+	"0oh28C7c693WL0gpiyKU+qL9dfa+6TyJzPrgNuCxiEFs3P7sAqZK82uzvopFlnsYc0YQbC9ztiJkZKue",
+	"Wj2rrOSm1CdeHDFpB2YeqA0nXBZPuCoLuuu/LjRdRabwN7YDHPopY+/sNIii0aMOXfZuNQTsnKzpYSgP",
+	"oOrLggqyXUuFKEajYziwO8ALgD4UGaeyTMm/khT+Ticz8i60k7iPlrVi+ey9eC9cJ6i0O8hemrOSiVzN",
+	"pYBjQhHhCsA98/oFoSStpNSp/dwCYAFta1GwZGxE6pwr8HHu7LAnifm0ZNXc7LveoaBNV6uKrahmaacj",
+	"QIQ511sGQQTmyBac5R6azMg4tQ9TcDWlIDYDvplQ5T9MP74fuSfvRxdkNpt9MivUWoLWzO2stmsmEF9p",
+	"3+Sa2NeIFGAKbIA4VOTNoHnV4CbtMGbtLja1Rc4TRqvCaM/QhXI6AKCIYfPHQpJslxVMmTUUeXcLzDCE",
+	"bLV+2djMWjuPU+2Hs7UZC5AS/KMoXi7BmnnoxgdSB6IHU2THWlA3YLMVs6hBIObwUrERX1qSqhYOvhqE",
+	"sRl6hhcTwpeEil1CWKFQFbG3pT8ZyFhEXYAprFcUo2VZSZqtYwYOd8TsK4gLDmja7xXsQ9sqhaEsBV4j",
+	"h/XwnjE2nCmTAuFO2a4ddtVd5Z/tonohBo9SLQTAgzWRImMz8hMalmWtASF9b3p+BlSSFXRTAtIX8ZMV",
+	"FWZeLuwRSGhy6Vf64YEFDm2Hni5bg//7Ho38je1Ua0mVZXzdo9SanDlyl5Z9YbxSm5O0mP4Nwhhh955j",
+	"A/fvda6JZIS4VvvcLIG5TNHWP/jkPMX3908NPjBr0kt2l8ilzLkBkLYTGe4ot0/2jKToPEgv29vcxEZo",
+	"fvDIBLICMHAAWVnvxseoid/sFV4/SE6B4R0fQhgutnbp99YbgX0chSHNK1Yi9ZIxjBbNiWleo5OHqXle",
+	"ybJkuWHsP4cr4to1rXihA/ShUiqOsS7AuksGILhKbpXvsnN4zx9+ffLhXVIha90i/ZFh36PuZoeX4wWY",
+	"pex2l3D6zCxm4Y3ZekcxiGAsgtsG7ogLAHe5qzi4s835CG/t0ITUDGSUjHyHowTHHTMucaF0VWcHZFDY",
+	"djtYkELJaytekVoUTKnm9kaqcgICE3oGthKVOhEA7wWqFF8Jo6BjqOFaKm14NVzPjeBgyJxrMmYfDBOx",
+	"l32nqy6T/vbsBlz6Khax9LwNI2oEDmsMNzf8pbUkW55nqDEIlTdyzJJVOA0j1gGOvtMEXN435G0ehLcv",
+	"qcNoF3W+YgAlsS/OyI/S0x1KStqpGQjPa8Q4+3GIerMci4P3T5VGvWmWpqS1smsQ3v0WCWhmKODIjlNs",
+	"ec4+rGmtNHObGIQVHb+aZBnnXVb+dsbNSydWu1A5QGGj4XjJrHfbHR6UmmKHBK1w88aBOtzGA16SN+gO",
+	"lUuyXVMdnn4bxnaBAwvhx8xyYHXpWS0s7opfs45uQLWm8MECmzDnaUaemnOrZTkt2DUriJUQd2TBMrnB",
+	"YDxZ1BvRupTuKPL4zU8hFc/IS+THF+EFQK4YKxUEyeBM7igbATJIdmuf4p5QByMTtFmr7t5Oa1nkaDtm",
+	"zThc4wkCZaki28rMQFisink5YHuXYbNIJgLdOsCRkEZueZVY3t4/3RazH+MNMHGaGxAuGoL3pw3ijNlD",
+	"d12Cc9lMyghg4R0KtFdQ3TAsI4J9ltmha2ZeULGqo27a529ekq/vfze9R9w7GIppac/qFHfsNBMirTWr",
+	"8MGYFVsh+2ACYs/V9Id/R87RHV+XnX48T+5/Gk///mj6H8hYzS/ffpp8FeWrFnsR8TNvhRO8MDYcha5T",
+	"g7VC2wTm7sAegadFrRElj+cNsSClDdM0p5riXapYVjHd5DwpKYqhPOY5AV08n1PdCprJqWZTzTdsFL8r",
+	"52gbOhJkk4wKumBFXzqXooCzirHdNhDhiu0GibEFVfpBvGHziDwgPozNqyW27cbhevXdf2xHPY3PDeOw",
+	"y7JnmRRBcIWRW1qBGNS798d1meNPmJwDZWBKNlzUGm2i0RU/OnuMbotPHzOtfBufv+Er6mqKaRIekI2s",
+	"WMcJbR7/n/vX/z6KHnJAhh0ilqNDR+/LYE/EGwjAOWbgsxTp6M0vkKMT320SEnxno1vz6z+Fj6GBm8FA",
+	"0ECv0Dgo2NZsyaVVD5GtA64ZW9s/rD2n6f/KuoqeohMRBM3W7Jk064ViHq7y8lFttDx5xXwgkWqMP1ys",
+	"WcU1hk1bP31LjR+03Y3a/i2M2/4xRIX/dGTr8tgMBdsWO3MwzXG9YjvMp+L4qjkuCRouzBFO4CGy2c/G",
+	"UnuEWeyE4N0DEmIDC3doCKVlBfZNIbcdZcIc5+bWM+rEgx5l4iZcfTibPspjb8sI/wsyK7z6/wSW9crK",
+	"Y206XVM1NxdAsHqBa85PeJjDGAWUiBMpSBQWy0qhwIicukxijoGZr2waMbNJRNrIHeqSiB3fva4PCKbR",
+	"Hk/SrEF88cpKXjOXvu2GyD9sxOhaeUWXutGKwclxzdmW5QcdPnsMBr+a53xlhxMBJLXeSZuEKhhob10w",
+	"CYbuy4qgoNLEUY2/fkAKuWVVRiGq6kMgTnTtLZ2kOObPWOz71w96It/DXWpPLbopVtF9xmMi+kthc4GY",
+	"G1YQ1Io3UQyYRZvPsYe9ZDXPf3gKYBvcJututsp1VgAWd7ypC81Buob/Qbx7QuoSwl/SsIfUh9pi+jG/",
+	"1BN0foWAd5lppqfO3w32Foub3lPUHsZslrxgcQ/sK6rXU8i7A2tkXkLN16fbgt9XTEN+AWqTLqSzu2DD",
+	"m9vUJLFRHBMt+G9sjkFDMR91piE3jekUXuoagyI5ZkKq8TNudZS0t7ifmDbWU9Ye1jvYRY/1wpQW6Flx",
+	"viVIxJBRQTJZmntZy721MiRTcKWdqp42JAlZE7jo/KTSGXnNaA5ZOuG+t0TnLf1r70LNoypdq7k+o6be",
+	"XZLScF/IxbE3BgBVtjIhtnI4HJUQ2jJQj/7U9AmhzfabXq0oAnsoecVUTyeGktOSiZyL1RyPZHqBp8nZ",
+	"2KprhD+OIZZRK3dyQbSd2OiXxp4ZjJcrsNXQKjfMOzVXUYraXQrx2WC6x0jt9lfgCqmF5gXJGfieb64F",
+	"Aon1KYEFU4nZWTslSEE1I/FlSdD4x8WqsCwgZ1lBK3QztemgmY66i59j3rVhYkLIvGNQOhsBM6SVDQI0",
+	"XLKSkB+0T0DSZEHBFetIVAEZHeYRZtQK2cKJQsAP/qIwO71/uIJFtZ4hWYFyblNWpXDBROBDx0nANBY2",
+	"ghbcMXrMbIapCt17EzQfmb8N13dcNSXjx8hIp0+4cn63iTOng/KR28sEMia5t9+aew8D6Oz9CaJeeCvO",
+	"yDN3EylEVSyYyzYUeEna97gnNX9sFlxQSHtzwP17fnZIkYxdKeoIPTyHm/yGYqGyOTlcOjBJlkxna0Jt",
+	"NDVZa12O1YS8e/3CZqsz9BDGYGBMGyQzloJBgtSDEk+/YPCjg8b6PqCxWuSsImOzqT6fqmENkCoV/fpU",
+	"ZKzrtJUVCu3chogtWWUoJJBBlW7yi6FNwcwSkpONS5vqLGeQ6mxySSg8NeQga00oqRVcjiC0oGupodXj",
+	"sskhU/H/u/se/u/D2dn0/fsP95bv33/4ZvnLv0QVZoyan0eRsK9wD1OziegLhWC9FGbi9hpccVkQkWmp",
+	"/d3rFxE0bMvI/ODb06zMwVgP0/Qbz4H3/Nudm9RlbN1Pmhy7IhIU7MCpUrGM8WsM0idj6100515ha0as",
+	"msyam9SsCX4N0FLkN+ZIgPy1oZANJcInGo94OHRQmmm+i3r5moVAPv89W3Fx4tF+jQvTcywtzCXnFcu0",
+	"v52XpKLbRva9maYCyTRBuWiybhfs8qhy0Tm3sSM0SBYRvVmgg+zPaFg7xE6aABWIpTXS8wSzTWh357T1",
+	"FeuHFPuKijlg6d00Ien793AMzVJWsgi02eMM4+YM4qjSYx6SAroKs1+iUvbq3Vvk8HAvYpAy196kSh5Z",
+	"p0Jzi9xRIaGBRgXx/2ScbugHHMq+p/1GytVhLhIcnkPBXZ6FBKM2G72WW7iNmBXLocsLkr569zbFG5Bu",
+	"ceuNeIpnyPC2tMEfgQjvGKrNCmNmgezKfgIvzfFpimSXZqadycla1ds1i01nmLIUvUKMEribajmtai/F",
+	"Z3KzoSK/NOe8oFlwBuDu5Eu4D3viZg6rSxG1yOk9uJb4OdFyhcB8AAqvZV0FLvXw68XOYdgmM/JItChT",
+	"86LY00LQ697SrAargp68+6zoB4/HULNDqKDE4/m6U1qzioUX2JpeM7gDCypyvAEP3FSxGyok3aj9C9bI",
+	"+YAXshYWK8jD2V9CVGq9aWxaNlRwWReW2GbkDbNM94RTlFifM4Q1o3c6SoyRb3vEUssXbe9o/aAVVD9o",
+	"jaAVR/nvU2RB07ewTgcWMnr2Hi2ULGrNnLjW5jy4lVqScfoRhXXTyqcD4s/djy328SmdHA93GqrTBvPo",
+	"UEd8lcPD0mIKlhHFOPv35vJ5DNDNKkL9r+WWgHHKsGqXkZSkZSUNSbF8XsmtggAHoDLDoexP/0JSzGqB",
+	"f0d0luZptF9F0mePnr94+iRtHd6z2OF1p+tQY6+e/vjk+Y//NqS11uxiwYhaFw6SOk7fvHv8+OmbN6gM",
+	"2CFPjvdi4d8Hx/z63Y8/Dhtze/n72nNDPd6elpoWh9qyrGNh6OdYcx2CD9reW+y9mSQtQulsdWcV+wkc",
+	"EJJPleYb8PD3CS6vKrYs+GqtCbPv2hoappE7imSAvfvRBtSgpxYEg6ivOOdazUtWmcFFKjngC2DGqeCY",
+	"KW0YOUkRpz5gk3K5FauK5s7xbXHMUd3lbVWzxkYagssb4PmaEew7HtP3ufHzwHUNLW1lXeQYW6LJuBE6",
+	"mtFhnhCLvmH5/HMPhaorloNyNbYKll1NvOKxVMMd1cHs21H1HxJHRflx+QMPRS/mN0Wu+oGkHcJKTzx8",
+	"9tz4vEd7a5rskW53cC3C6z1zT2yepn3lAE7Thb1NEuKyIONFwyqVdGteiJyMA6HTwmrMoQGtwJyiBhZq",
+	"a0GYjwouriDUoPHqRMT/EyKNfMRHJbfWf71s08sgiBsswEEXziDtApvpt/tFxbMsuOsPnZi2YDDU8QND",
+	"upnPJ8owLUc7Sz4/83T9AdR9WG9dydpdC8DElCRLWhkpWSNgd1nbLHlHxgFw0/mvSopbY9ARwy23dxRB",
+	"BHRdBWkmaqWJopqr5S4gXiEFGwTr/sPY/3HG31RaiphbzKOAJVS1UISqhFBl4fTeqxo/ssNCEzuxGS70",
+	"T/dw/m5w36hVie3YZXAw/AOp0YVwWCUKSLG1q/aF06MvINYjn1eM2rR8w7YbGMYr+PY1frq/868wbQ/Z",
+	"grOSkvTV65dGIDUyruUdXGGwSX7ZWC/1mlVbrthsGHAMBEojFPoo4CFMa8EysD2yasMFLexa4kiNXj/O",
+	"CgaOUxCiqE2QWTFZMqGgYN0tQL9+yBC4c2zACASG+4+CUaXE0l92zFgM9ebD+TPELNoglTqnEewA1MaU",
+	"jw9JX4kr+9pmGbOBUQsvXKyCT+8EiTP8xjOB/HQpiwI0nkDMGESJccHwqedUXDjnvQ3CwU5TLrKizhno",
+	"NP8KwvxwPzycwtdyG/PBVzVUAlvEDDI/Q3EGw4khnECRQsoSbUv+XI7vTRcUY409n7G6kYetoPcDccGn",
+	"sR0zg7wuWK8R1o6IamIPSTC8gSPqilTHYaKDYAuw6D2IBS/rteS1wMpzSBIPKwx6OTVG3Hu3UvsOiUoZ",
+	"gSwYk/nb8lEHWRHnWP3Mt729LVLsVSBeRU/tI0CJGiqF5WTKSFxbprRLxp8cAMO2m3pmjlYUgHpb0CwS",
+	"RL3Z0Oq/G3R2/5qP8JJd/G4vaC3MlhnpxDC3GUmhnEIQLXoRmifuqHh9Bor6F1zIYJjkWrFiiezT0q0N",
+	"vpyR/YjUi5bwngYHJe30YxPjo7YnkWkrN408Fl4bCawlY6sLGKJFYxbKvcuK+UhcKNo5ubRZYgOxBLxl",
+	"Whe2Yh7lADiE1Qus4p1lNMymM+uopRxvC8hAqA6589xalayagoyNn/TkJpn3xjywHmG9syOe7dn8MVY0",
+	"aE6Cr2nbFt1PULTfhrbLW2naz7XqT3z0z680/7GK8k2V4j9NB2nW/3MpHn+w2+AzqTf/+crK5xrBqfKZ",
+	"S7l6wLEBUnlCllCqz7pEK7m1vVlsDdgWTpbLkdmeKp2/rn1BYYuddCJ6S/C10KN9n8xJAviJx+2N/cyL",
+	"O78kJwvv7sDFp3HUMvX5VIdu1ycrDH+k36xPlWgu3eSIb23/5DSnoVfYex3zXr20d0jjHrsg1KvHHmAS",
+	"mt6tZm8zcnM9I6/l1iZ1nmMGeSytcLEvFpIxRKkKQkMRKODhzqFlBa+S7rx8GJEKJwlJDbfJ57LWtma9",
+	"40w27xoZb2Wl12jm4WJlPvlVLuYowKVomWhND5+Y9/B8zDdcAbbLvrxvkc3A72XGa82yriJ/qKelpkUU",
+	"C5uOA5HBPQmNISBaUREHO7FNGWN+f5WLQLRFSYuDbdve4kaO1YDOsAaKfMB11exuXE9wo8XFc+kCO5sP",
+	"+443CO69GZ0vPoe60ElXNWAJTzOzv8WB3lFOiIU2poD6V/UCyq1IYeu928RISQi8PMrFbOnTOAANerYh",
+	"fiHV2enbuBN/uZKxM1AWXFwpQo2yoeCLyY34mjvZ8eGFZrGYGWzuClXcZL1LWimWQ+YaoBRYYXCHnra+",
+	"Zhx9F6y1bDW5x3rZ9BHw2BAZoMdSFIwvWO/AUuRr4waHKmlOdLDSjsIP8fTXPvF8lLPfgUSEmdwwjB2B",
+	"GtIWhOwLOBdcsPzCWkhdTfa5ITkQa3356Kjj9TTW4Akdk5JZgRnc9Y4rSM/mJ8MS5n3IWFX2xNnKkoFC",
+	"3zIOE6pIWVBDHOyDTnz2j3tnZ2cB8rgz1hbqppW44WzAKNeM5mad+6qj4IV6EYzyjiKQdcZsAUrfRuFh",
+	"kN7Ajfj+DQZ8f9B4Pycb+9NZVUPAR6CDjixgQub2jyMG3RzvfsRl+ZROBk0VYINDHAz/XBwN8n5bIWeO",
+	"Qs7pXB9Dk/elJYxoEAyLWJ5y8fdUuzjKcFt8NqhM3hBJbMLBkW14zCFO3BuZ4yCLFy3BB5xljm4qMqaF",
+	"khapbS/9yayBDmJURktQ5d49PWvO+oVj1EHuZB89u78ZKLBylkdFVpcH2AzEcuoLqD8TSvuh/dLOdJSM",
+	"7LhHyciObJSMsIl+C6ZTQfshR6AAerDQPryoYhlUWa5FPEpnyVfHzsILKcvH+CZq8z2I9YdnyIGDLjsu",
+	"DGJdhDVg5nF7nZFKtKsRWx+I0VYggWagCaMxaZBxwgz9dS0Ch0UTXPnwLBLMG1gKTrcPdAPYXGOJW2i7",
+	"er1HxrX4/LAU35PE3ZDCHazTZBqJAJPBEWeTOh9OCoNNPPMfhLaIYVTj2mgox+ilv0l337vUtO/ePt7L",
+	"TPv80Y+PiHl9at63dUTYzJzqp7WZ0t3vWVVwkU4wDsB2hbhVmhMuHA+tvAVmw6hQJH339nHapC7BIN4w",
+	"Yfn4wfn5kWwh9051RjXrfnTnHS31nHTkeW6+CAlkeM5rQRZSXl0xVkJ1zLKoMfBsY6Q66zkO2UOUHSiW",
+	"1ZpfM7AG1FUsOOV1LWyqDSPDgunD+n4gGhcS91UEUlAiY2qcIo5lXgLb1mSxM63UwiZL1KRgVGGi0caK",
+	"XGGCqKOm/OPuCOSVN/FG2LwHA5u3b7eANtyWqFY3tw7/cZgVRNfVgow7qboBe+KSKVe1mNwCG3oDqNvn",
+	"gbXdju1xNaeZORJ9bnbcX/SwgNYGOTUsDUwuWxwK1BamMEkKNgtko+K+eUicVdXiCN1ZraMWzgjcgks1",
+	"voqbkx4MRF3xMnBcxfVaOxjzbgm5gKE8Y86tNRDYA5z5C5KWFbvmslY4RVgNawV0T2BSWG/CyBCCqzXL",
+	"J2BLixXe9DZE61r3Vkh0V1v3oCNiCD00v9vBzk5aifIoO4iuxBrS8/otio3hpltkupsPcAw7Fa+hmyH0",
+	"MlRJ7Y+otvIJ3uZpY+hPJwnKgj5MWi49x7mjGsVuvy/2YcD56B4+81WLN9uzK6vb57fxGaLBaL8/qP/j",
+	"CsZgkv1aHFdYzfx6WoOr2Dl+nC3bTTd3csFUyO0Ag/at5buDzqqT8P9tSfGYZNgjAh6vpNZGblmfU3Nb",
+	"7C9JMLLwYgj3KIlLUQEaLoS+dcilJccMlRWPocngfvnnxZJ1laj/fpiyAVYQu+2Jw2IF/o4d07MW5Oyi",
+	"qRiyYHi5+pdl5fH5aD0JGVyChooWAiWdNI0/fTK3Qvezdy9e/N/0IpTcveU0fP3n52//Mn/6+vXL129a",
+	"byOuK086Ir2LeiXp40c/Pn76Aq0ngZ/PpiqELNtonIft0uuKMZiwA3kkZFFr78FsYc8cbp32DbSBn4Wr",
+	"GrfZNC80f3SWqfUg6GeUjPwsDxh4+vU9HCZVkIuP5QfCyrxTGlS9I0relxCtLyFajRP7S+TT6ktk0JfI",
+	"oP8ekUFfomD+C0fB/POGrPCi4GL1tqJCUSg99FyzTRxesTWim5H58hWrCBO62s3Iow3mWYGCeIJkWD/2",
+	"noU0kH8lKfwE08XfUnwpIffOWjmZ9kFf0PQc3o7ACPhKGDUYXvJdX1jP8TUj/0ponpsjlzP4LSELKYyI",
+	"hRdoQmit5VzLsi4n5nJdUftZxTby2nyIt3KJAfqQmAbErrCWc3AGrGFqDrdi36h/xjV0Riy/YhWk73AX",
+	"Kld2eUc3ModzzF+8kPLqNDt4qdc+qd9nKzYJYkMtsHRWsKQWwIi7kcKEuavbcfotebBu9V/qDRXTymWx",
+	"FtKwaXQ5vQ5dzOM1X60nqePgq4ra0pe+sWE4vQPyt1sRv79HhfGDyJRw9BuGuG9ZWRL3Fyi4AXB94erX",
+	"HL0A1EGcTuatkDKz1POeTHHw0Jacpjwn9gjGwA+nokfMv0o2L+kOc09hKsrYAr3CV6aWVcqK4MuE58eH",
+	"ZlRsSKHmFxAL+MkKyWIgWMudpoM30B4Pfmu+ihYNb90N0HjS5pNxPtQtMx6gQpp9PLC2w66OY8aq/QuE",
+	"/5MGQsZvxf9m5qs42e1bsuwJQUsWqKv2Yi3rKltTBYi99umYzNqs/sK6gh2LotpL+TOSwr2cXmBkoetj",
+	"XFZyI/HuhZqlFS0wCS/cF6ZFZxkCR0LQnYXLQyb85tpOL2zKyDyA1cNNPyNpIwuYlgXIBhuqeUb8JLeN",
+	"eoWX95KBblKAozyM/tTriqm1LFqVPO0qWhuyHak5rmbycBLNvFwGPGqfNuOKm5lwD98pujqQHwweExuD",
+	"WrKKy3xGwL2QOeEJ/HLwxPy1BYVCr9mObFnF/LaNG9Vsckki8aG1rRCv6oUGkGYkxdhiF6hhh04hDPv7",
+	"nRMxkhFKkiAmzw3vPmxbcanjIbu9TQXVNJCSvKJbi3yHiwAnM/bknrSoYuIu7pLuplRNd7KerqRlaZdQ",
+	"eTZHT6SNvEKi9qRmRLoPGH9AxvCsOU0Vc4MxLHCAN8ew78Br1LcCsMVu71qbDMZbNMHgXtjgCC5WJC0G",
+	"pOdKRtjQnImojScramWkabMqbuGQvMZ2IMta1xWzUiGG/6e3MTngcEBHikhfwg3IYljCId3KzmG4Kcvn",
+	"zWr0Z8B5ZmvHcpn/q5txw1ODJdryosDMrC4Dedq0nxIbvW2bIIu6EqSimpFxwQWjFbHD4lJceMq3OqZp",
+	"MCV3CStoadqG3KwfXMeY+XkyIz96oQciyfHxnsnxuF1g79gdMYeCLuSMoadbPPfnepr59dQeoxkiW93H",
+	"liDCyMIjnQQcskPXrVN3hPxiV76rHPao0nxJMx0trYjp7JcuRM2XBysrmddZnKNrNlf8txjYv7eKUjw1",
+	"ZFPj2YXjH8zsvp/liuWc9iSmN+fP1hUlqWYf9N1MXQObD9LR/6ok1PKF5xtaXeVyi6l89zWRNT1/+HUk",
+	"Q0+rTtmbvzyanj/82me88in1b1qSrLtGSZgRPZh/EuyLH+xBqnD10PtyY/TWTzeK/NZllUAPH5ShyuWl",
+	"q0XkpSffSC6tNmpaaxqbvRfvxe9QbMFsBfmd/MAoOD1/JymItyispuT39+L36XTq/x8+gyrSPtzxd0Jt",
+	"+XX8xUIssbCQLXc+pgRrW2Pds9WqYiuqWYofTsIYPyFdTW7QH8NC4LYbnwaWwBR0tTNyrZWObN3rsLY5",
+	"+lJWlAuC49+LIvy9I1y6+6KVq8MrFXZOv5OU5p4XWJS8X/mKGW6njNoBri4o5Jkx0oZXXbNKdRuGVbDJ",
+	"4czndop27HspS+zgXcd3FHzuq7ofyGESmRC6kl0aFMw/As6VwMxkyxcSrNcHdNmU86goh9rrGHMAZRBp",
+	"4XKXGDHaFm5AjwTC0Zpi5dYLG5w+W4KNFlhXC7J72JW4Yrt5LbAujFsFVxvb+QMqMDK2NmaLJRjlFVpx",
+	"CldNIXVvqBTL24bU5R3lFZsuuJFhW21asKfveUOvmLKrpasdHFfye6xkeYvHb5hSPer9um1dYx/Kggra",
+	"G60UnOEYo8F6drK4ZopwfeFJbIw1XWaz2V38ZZK0iZyMtSxJXYbn5fIY4TdRyq0e7E+TUIGDXo1K1vRp",
+	"rnJ4M6qcNQ5H10TInAAgdDT9DZbBdaQU7QYb7S/Yq7GwvciYUYkxVrnDk7drWQTLxBUZ+z9wSEkTqo5T",
+	"TwxFTU43VNhFCYedeOJqE8ehu+r7Sm4Vq/6NyULizR21hVtf2gLfNqcOYuu1JItICEXGdVzkgJnHgBzP",
+	"37wk9+99/fX0HqFFuabTc2LfJZnMWfeefzT9j18+nsfLHQPaP9J7Z/3cUAYszkFz3FjTxQTCRRHu75ZI",
+	"MYgIj9T65tdsDsVQozbfF0a5Mo+RFwNjXrFLBEM3CQ9s84bEWmniBzjxV867GEEU6ljt1Scyq6GyBjwf",
+	"1Iud2uEtcEPB1133SWeFBmzQG1yMKD6ovR2h8GVvxHgpXgQtzoPVihlFViCTLysphqH7IVXHMXNNfHKP",
+	"4FM4Q0KwHq7/F2dCMy8T+2YTqOAWY7wMJfgsL9NhRvibFECHEJcjMAs7LHj1FpEfIED2M3ArcQKfxq03",
+	"YoL5J0aPexEbTCkoyYJnrSvKqkGLtWqz1GFuwANs+dMvA5IcrGklmOoJPbTrPHU2WSmIfX/vMrPV3KQr",
+	"1uMuXtuE0cnd1bOmAvwat4sMD/1vVgjFTRrs2uur4PPWSEK23rHN4DQ8hiHKoj3k8t3rF+SaK66HhkV4",
+	"xras6IblB5r3twAc1c2C5WBTNFeMIBw+b90Jp10Cp91B/rZp9+jSYYVXkEPiACnNbh4JYZmez6x3vJlo",
+	"Hom3zVk3L9gqz1SEkxp8aw53e8Xkh4jPy2guPFofKTitxL116hldUHtGGYrVQ4ywH3gslvHnNRYG0xVd",
+	"LnlGtiALrCtZr9bEfhX3FpqHu776Xd9DtSXV09hp9tGKraIX4iu7eARfGJi3uThISgAnLZhzBKBeME7x",
+	"YYohK7AtCWSVAj1857MYYXzXiiXhvTLs+rUE2ye9tfSXnqc9Et5bzBcS2FNmA4FhxzGJXgLDl29+v3vB",
+	"vuNWLSAirhGNzRWCDjRranAj4K5KacEoIP2RV4HY0YK2FxivAg/6VEV717hPmrwFj1/+8OrF07dPn4yS",
+	"EYDcR8no7fMfnj6Zv3z3dtBBVFqWJcsPHMRAATAyjP3AoR65toHFjXp+YDuD43rNKr7kx3p2DOmOIu6D",
+	"qVvijeGyZkhyaJc8Z/LG8tFP8PUAyagb09ScpEZmChhygExEquuCCeE6aFhmWwv3oBAU94crMI9W0YoS",
+	"b71ED/dXXsnrljq+r70cwIvzluXilojwHvdBDHADrw5fCohrUL2CgQvryMNi4qnfhNQm72wBgb3Ags88",
+	"e0CUByCLd5E0VSKPHQg/ju1aKts21kQP+MlhH00RDZc+0DAwuhNdaT2s7Njyq0PwIxoaojsK9lEYkvvU",
+	"3mLHa6i694ehkN10mpREmaek05VuS4WfkhZ66raoqB7rxR+BirLH/Pa4qHDb9jfFr3JyEwBVlKn3lHuF",
+	"pYL8LRVjwgpaXKx68ssdSC3nvrRepT9eDYB5vcHq+LHN9vJNp2isr2vuaiGOklEt6DXlRa8tuw9OaqcM",
+	"KcxE1mYvWJX9dNJwNyQa8XDZ3VIN3W63LD22Zymstc0Znrlob2KUb883ETb2crlUTd2kEh1ocDBAqTYt",
+	"b3hRcMUyOTBXeb9BFWTe4cPA8J0bjuNGJlc/wMQt2KEd60+w1bg8BKSKTJpsW2VBm4TAKXoW5+hXTAE7",
+	"jR48wnVPcb7rYxpGy+3nPrm5nkEtqCMmfTSYDuVxHDaucHC6rT3wSIQX0BBCcJpo3KAP+sPsxkKKqVmI",
+	"ScyYA6iEuR9COii96un3ekkXvOC6x+TgQRBe0kAFW5EN3ZFasQTuO6SnjkV7yxZzlGPThKRWQjH/zGTO",
+	"5uwDJB6AsO5wz3ow582m3MT8HYlhHVAxwWJMi8IanJsaIjnL60wPyr0c4luAYiOeneYVZf3uLkEGsFxW",
+	"BekAg/YmeLxzuRVQvv7d6xdqMP0HnT7jRdQyFnTVY8s2XAUiSpoXbzKAWOcHYm7fdkAYW2EVM7NcU7QE",
+	"pfDLjOfpJNC0Tkn+FDeJPuGqLOjO535B+IPp69RuHCZjIFdtKEBW7ZzjN+exhysctl3mENzlnOVt1fVI",
+	"8crgMPQC3UBOVZqVPUwIUxEpC6Lhei3rFjyLZpCZc2wLCFR0qS+IsCWiwQyFqV45gGzc7TSJIjqQm0bV",
+	"wg7lrSQtjOyv1oYGG0aIoJ6GGLnA3J2A/rfqgc0JbLFDwRuDiEduBfp/qt4T4qtLm/WTW9EG0gxy6Jjj",
+	"fewYvypQ+bLIomOvo/SrXkP6VvwuEEX63FJwu+ArFzZ/3QFQ4utnj8m333z7kIyhLOtjKqTgGS34b+hu",
+	"gzqtbEIUq3jzq/0Yd5+kH99b+Mr70QV5X5+d3c+C4+JynsMDlpD3sFbNqyBusQ8008WOUOVDOJr3zaSM",
+	"FtV843+Bdz6lM/Jck2xNhbl6tmuGybe0ZbuJh4iBAdLXZMLKV/hVYu4RJHZzDqwwCKZDpsLj45FmbsgA",
+	"fwTgdlWLGXlccMAys2wtTQuQkOTlmyYFqkd03f0YiCCf7tqTll5i+IURGgyhbMpaM9sQWC93kCQFZwgA",
+	"Si1PQ5UmfkFj8iKtMOvFvUvCRVaxDcxGChs0QLOMlYa1mr0dlJZ5FbsRX7lkJyUa2lcsMVwTaAFrTA69",
+	"G9+Yj62cH9dRh2YhCHzsn6Pqz03NP/jdHOnywMC9BAy6oH395sM1s1/KKmNDR/yz/+Cw6aUbOe+JL7w+",
+	"usytI253BKx2iH0ohDTM1dNeOLW9KpOHAvCbi9ay96Sl3rVoqy2jxDaxexGFaltM9A1VqkMq7gu+icok",
+	"6JTfYIAJV4aDXyMQruAMgHCeEUG8OyQXavLQuKi+SHS+WUKqFF8JiBXN1rRSMSy8QCSufxOMIvaQQfSp",
+	"4azj4DrH5La+Jo9s3JJGoPLJ/yeXpDCNV5gVDhP8AsN+cH5+nCWZ4VsigdwEQCb74//B5rxG4LZwblMz",
+	"fgXYG/dswXYS0o4bkaoWsILei+qrSkC0GaNVwR3DUxOI/xJSe6Y6bPCqxpQi80COiIw9dQupEN9u305h",
+	"MkjotmN1STbghutZTlcH/N7ZGZSAODTEDiuIL3bPPJI4aR2i/ley0ktZcBlPXOFkRttDYgP6FywnKyZY",
+	"ZUSdYpdARPiKmWuPQmDUZ/ACmO23hHVQJnQTeOw+aAHD5kvOivwAvveOAoA3vLYHuPAQdrO5kIYAMuAv",
+	"dr7KwkD1ixUxMnssi3qDWaNzq+vB3X1hO9M7kLxs6Tn7b++wy3HQw7XgZ+b1nziL1or+nO4Ovyd/WOz3",
+	"zb0cyQgLGriiyCdXq/AhGK120mEqeVCcKBAhB4iAh1AeN5CSDgocgYAROsVXTdAUkHNwRo86gSJHsrsR",
+	"h7hUX6pIbzfAcc5ICup4mDnSyCdmI5K2ik5F7n/gCi7HFYazWwnFR/6gzt8KOrHhox3T9qXXl0yLy0r+",
+	"xhozeFC/Q6GKwLXzZNOFrDW5f0ac5Z+kNltleuFtoNG8lnilLnYWwbNvyL3wGdSEJIJtnfhgxzB2rXNB",
+	"lgUk0kExbGJtGBb9sSjYBkpRNC3jZQfRJjmkLLAmI5/w0kVPOFOSWQl80g0EMk2BKXIW1r27aEAuO7IX",
+	"X9LqEkG7Qcm8MCcmRMV99dULvmTZLivYxVdfYZzcMyNR/E7eVny1gjiptzIaGDcWbDshv/dpoal5hGQH",
+	"ac4bCiK2RIdZ6wti+EA6sVFO9n3T6KO3j/8StJEgWSlY438h98C7vudF2WvFLY9TgrHvA9QKgW5+pNhe",
+	"8HeXaEueXQHN1iWWHonQLSySo1zbZPNnK55QJSSwbgTWBEjFVmtvumosCuaWXhh9ninionowsLFN8q4y",
+	"SvOLW/S9N8OFc7FSskI3w144YdIpKcnF6siE4+fg9xblhhuZBDuQNC0lR0bugrB+bx0BbLjpqV1TMv59",
+	"Lay+RcZCTmUJC/deDD5pYc4OM6NA4cN8agKd253pwE1ie/BxYUUPEM9fCf0ZYhvvoDXeOqfkBeSMtXmC",
+	"LWN25Unl0jH5xNVkxzpBNtnUbTEtX3xff5rv64sD6bM7kL54b/6rem+++Eq++Eq++Er+NF/JjTwWX1wH",
+	"x0t8dOS+YwkTPeGfkiTxc8F8/8iiHZ8N33sL2O7PIb1272CJ6WlcPOcFmMs3bLPAbFhW+nHXXXAKXW0+",
+	"qWkRKcqJTQzfDD/IH+DD2GZgV4Mbeouv75no7cB8e/GlMyqFS5nbn3AQi3Q7zL35xtdphRq55iCTpnoA",
+	"pCAZBwqZlxqcUua+4dqnW1nTPOKV6gvW7abf7cl7u2+YLOpVXG6wcynq1Wx0Y7/vX+Wix5jpg3FgBL69",
+	"6K6sWXZ1sC46ZoaHbL+4EVxwzSncv5jSx2gzmosapRWXo71ts8I3MJSjo0haLmgNkAd0JnzBsgSs6NvJ",
+	"uUbGYWJP540SOZS4keRs8icWvjD7zFzxCztaVEUhY9VsOCoNvgwyMlv4qrOO3Nxhf8VjCRhTu8EN87Ul",
+	"Fsx+p+Fep02NSLfBoQXEtoNZS/1H8XQ3tRh09GxdtONHbwhmA+qLtqAamNc6EoR/UOfvi8JvLGG4Y9YQ",
+	"IVaXJDUUV1V1CSYln0vnV7loow19iKclIPPQN9NKMORNS6EhycdOBN1F1r+bZqe2whPQR6xiwQHYQvc4",
+	"R5mOFJp90M94wZ5AXb3+2wA02pxpmoF6irzGyAJgNnc5ePeYSq/ybL+YLyu5mW94PF7muVYEnxmSADWa",
+	"+oS/6Ie3boFNqd2I4tHgrf4qzA4rq55sHTCnaFeu6gdpmiBj0NWFdFAGxZirvLI/Dsgtp1RMxuvsvpdk",
+	"9xeqfzpNB0f2+/nGqNevseLFqYWstSGDLg0sGR5dWCuKYT4VyWTJ/Y+CUPjUKFcz8oaJRp00oplcklTJ",
+	"usrYvK4KlwDFfzHneQrVn5sE75OmUDS6AsNK0ZGQjrCtiMwejs+MZifrSrmUYk6RbV5RnVy3Q/Puh8kv",
+	"9+tyYZFmG0tt7sxqRl5bumg4lFnekuq1rb1KrBeCfdBMKLDZgFlZgrsEVhc2CSSITV1oPoW/m8lcYkQ6",
+	"F0tWVRa/0hTYfnjv/MQK28mo2cqoelQvCp6RdK11OVaT1MxoRl5V/Brq7xRSlguaXSWk4OJqWsiMOjM4",
+	"wJ9yQvPcqNKR6uAkratiLqSe06KQWwbGTMMOK5Zp9/o0MxIXpjGHm3Mty8ZH6oILuCKK/8amGd2r/Yql",
+	"DoI1Oj978O0Q1efQsXzB+0xcuU2Epeye2UtSWJYUqxVuc0sfkbNCg3GUVE/QOpuJ9CqeHS63V2Bn5Do9",
+	"wsAOeF3cUvWsFHmKZctqb9HDB5DtFEuT2oOHUhb7oO+i/c0cWrS9xeTnNa36ysA+9og302X7Shuf+ZQq",
+	"DgPgXhggJnMx7DbjimRyY6uy2JRc0cvMMmwutAxL/AJYrqQZQ6tA37L03HpxbvcMqpjRDUtILfg/ahYG",
+	"1Ddkvc9Y+G+sL7EL5Cr2yUR8xNyAtNPsg567hY9RFWzWNavAmDrWfmG1YsUyUHY/aMOFMXG+uwxfPXlm",
+	"Xni5XPKsOcqTcK9xxVvbclyuiYsMASW2FqtLLd1JHzlx70rDEk+UFX4wdw2kd63hc7M3gFoMRIf9s2R+",
+	"7SfmS3CjuluUjO9NH947D1ClCdyMU0WXbOId9WCjCDq1da5bLH3BBcV1OSiXw+gGLVa/PP22oc/DS3F7",
+	"tiLYAD6CzGGu1jQGDjTP2syyzTXQnQcFRbTfJKsjN7WsMDOwZUK3yfEBZv91X8A2iONLDkDeiyMs/Ahv",
+	"OVKPu1+WP8pP3jptpuEVRvjY5wY3ZQKwQp3j3x5Th1EEFHBEiwDzuLPA3kyFwDZUkM7jkCSfWL8PXwkz",
+	"csBRgfbw1VeMG13gq69IWhZUpOSrr6T5q+3LtC2O08BlmSYNrBpxgIB6WTHRwF8oAhkyKRC6lO3Mn7aG",
+	"bLKPu0wre97nBRWrmq6gcj5krpZ6jfWS90bFPpRWVKdoggYnnOGRoX36iu0YFFqz+AoybiUu9/m2HRK7",
+	"wUk3CSU9P7DlXfDNCRCe+fXxm59aiLimz7rQKp2R1NCWmWeY8zuxuLLUS8/dMZBxH4B9QlYS54v7SAwr",
+	"tpph3zfBgho6eN2BuZP0mhY8BxPXHBJCeBwW/KX+/ks6uYDvHc2YcdPuxlzaV4JR2FJ3OIxLIuyYbStC",
+	"VqDhNkESx+jN5qoHwIUoa6NPWvi+Wzi9pgJXu4uwNwTwb09j7lWMFDFNtUdjrRNNk110fgpfcAHrZ8lu",
+	"VdFyfUmocxsDo28leW8iQSL6tsspNcyECz5Nm2t2z4z70m3PBdphfelhaqNicCHJz2arqd2UhCim3alu",
+	"nK4AXWA0HwSPdpwgapb3Q3I5RN3bHWQUhChQm4w80Bnv2SCMU/TqgB21KqM8PLRktuQz1GCwuf9n5Cda",
+	"1EwRWWvFc0buTc/PgDVAxVqnJ2DWyhW79Im6Hg4Dznw2C34wD+YrUnoCuES+5ipO+hTEALCCAXdK9F62",
+	"5xfEDPOBqceCY32QKgAjgUqU3HokHXglLaF2mVyXQ9hy3XeCWKqlLAqzm1xfWlivZwm0MKexSU5jcUM+",
+	"t3FAeN+e3YDyboi9mpEfZQfurR3OsGIbyoEqHTAlYC6XXnzkCqpztbGJeyVMxvvVKyYz8hIp44II6Tqx",
+	"gV7h5tuaGaeXTe5JIrsGhxPXRhJuEWjOKt6yKaNX59uzQINxsnYYUTeOgrCghy5XOb/B3t4iFiWgeIBT",
+	"AXqKwiFtaB+liEv8SctyWrBrVhB7YTSAagpiSAbxSMHeuZZseQ+jADYZUQEqNoiZu9j+YRwJo/x/6Y29",
+	"iVYUUQhkshl6ZuSHWte0KHZYOg7ql3lEfFcYHDSHNo84yIACVgAvk7UsIAnXPl9JsE4ZVWRbmTUXXZp6",
+	"+PXJNOWZW49LW27hTm6GoCu+2TAjexVUXKEOULClNlcUFoKxmRe58GxvBu/O8wpCNFIrPYJI0CM2HgQf",
+	"b+iH5/jQxUj2TNNjN3pjN8M54kuW/DNaQRlfm/G2AhzoXgwgGafdUKV04jniGhKdsu50m/ukZ8KHjvUe",
+	"qd1kMToa0EH6fP7mJfn6/nfTe8S9DiU3EiJLHGOxw8NCbRJlWBNQwtT0h3+P5y4OIYF0+tsvH8+T+5/G",
+	"078/mv4Hnf52Nv3O/PLtp8lX/6vXY92Sq+I+MJc5zCZiphuEwHSqNHHly+AHMS3jU+OwJh4/TIliJYVK",
+	"gamPsLGF63uMAz0KPOZk/en81gp8rbTcOBv6WJUsI+ezbw+75kjK1RxdQKBtG5FmvqwYmxshbF4rZtUt",
+	"jLQ3QkKBIR5GrFasuuYZIzQ3V7XSEN6uIEF8RAnZb/v49r7p7wFL3E5NW054wNgIo5Zg2feu6TowC3lU",
+	"pL+JBl+zXsACK4Fmm7IwZIAVI2ox38icXXjSS20avPTjR1j/eUEXrPj0KTWfZ8xcBEbQWHKAN3hhBBRR",
+	"UMMviVWkMZmzotdsWDI2tFT1pf0Cw1fjzNLSemnIGOyHCYbZmzG6e8o5Lv05MxLXZEa+54ICG11Jn8Q9",
+	"sPJOMVMeE3kpOdZIGeTEwnMRusrNkoCkd4T3WZKaQw3+E/Qe6PAJfPTpl0Fl8rGfja07cEo3P5hvTu6l",
+	"iCUmyFlBuK0XXCtGalEw1QKNY6ieFCwoYW/R6dqQmFPQ9kSNhyeMr6oFAIL2RXAq8oX84OqMXIIE7mD5",
+	"n3ssQccBbxmNkr4AK8svjS6Y2GAMLmDFWKW63ne4evd7lUZ3ivnVjPRgxG/ogyuWEFVna3DdlZXMasS3",
+	"pzeaq290TitGYydcljxTLccq1CE8LeiLZzHl+m9sQRdTCOswL1jvoZ+cWpupo2s/jZlajsgKRjj4l/HU",
+	"/7NHRgAmOTdU07P4LrwGhDWsmm7v+BC0lNfZqWwJeBF0MYQh+Tv2VhceGT84ux9gbi7x33jo29gY3G91",
+	"96N363+6e80VBwj/Lo1fiWBVkErPaxXRZl6xagrrh8W5GS9sLZp3b0gui4JWKiFns4dTI6GiiV3z1Vqz",
+	"yhcx88nWgSvZ0DfXks2i00YZynpRsG6+lNCFNus/KaJ2IO9NVs61lAUEJcRyuzx+RcxzuAWh5H5CFjZG",
+	"DuikZeF1a7vJyil8lc7IW/h6WdDVCiTMYkt3ai5FiiEywjY7I48Eqa00Bs1z5VLCeOJr63ZHz+fxOL8Y",
+	"dznSyS2MEE+scTK0QIBohBaUumL5HJtPL8HtFNBC+quSwrlxiIbimmXFMpYzaxI6KvW4kcvytGG/8aMz",
+	"HELktMptwiZDnIZZs7yu2AVRmpUqIRVXVySruGYVpwlxjj+C/VtRO8EQqg0T6AchGdVsJSvO1CmTcSJm",
+	"pNbb2x9eNBIoWhlKqECvSMVEzpwL85Q0KK69edz7/6MNHfUowo7rvLEpLmpe5NZ7ZuRbjOOyWJZLsqmV",
+	"xlNAgw95AKwaywoVO5gOqEd3GtQLSrbpxJqVzTkiEbTcydNW4Cs4kXzQv2B3Hyw4WhrahXjItNNFetLu",
+	"2/rbp0iXL+HTt+bLQTJmoN3FqlEc0MFs1itZkY2rSGKFDes553A/mRNulbQWh8cuW5t2/zwmY5VcCJbP",
+	"IXiskNvTdueRy73iPrdsPXpnootIs6l7OSVjrhVJm79BnED/Zjqx8qyWpGBI91bQJbTWa4meOTA91WJg",
+	"HqCVWeXd/EAM+fc1L/SUC+JedqseKL42rY3C4eMFZ65gO7xJ4uyfgEnDbHXIpgq6A84hBdGyvJF06hgi",
+	"XryGy0clVLh0oZJyDbnhdF0ZQc3CHpZ1Ye3VJK9Ny87bVAsypoLIhWLVNUUiIBspuJbVhRX0sFkOyFSz",
+	"Bdxf0GiRs7lkJjPy1LAkGMACDElpW2DYBzufcF0ftdNZg8GpJ/x1LYarkOqKF73Sz5srYM2Gfrm4GiL5",
+	"QHNmWTKqaSFXBH8wTGAn6wpKQf8Rok4YV+IUO+oiVjuhJvh7Ssb21QlYZeFGggiUsY30n8zIS0HqMge0",
+	"s/9syQUt+G9gWIP30IsPTwOYqqGjlSQLml1BpHXQ/oOz70hqnfi2RMpcV1Rgkrh2NWw/Cfd9vODYTmm2",
+	"mSMQKRKk0fioVHBO2tBa67SM6LX7rqr9/aCrCP28K83Uz8+IeZzg/X5v+jB0o7U3Pez3aJ+N5Tu4FuIQ",
+	"Zhfa3FqmfuDUCynL29pcCylLw28WVGPMV8BEwbhsH+Al6YRCYLv3QFHyPhc1IRUDBQtqBJrDntcFOzGu",
+	"ohci8XoPFwGwCA/eGIaSuIk/E1ZgfiDMwhKoWUpEQC0b6r2jcAUTwER0SerwyPbxGmAgnwc6xmlSRKjR",
+	"BA7VRq9x4h9cJYpqrpa7Syj4uG0BduwjwjVmvnJZwaDp+YarjZnzMCHxs4E7nu4jOmbk59Bhbi12F230",
+	"aRzbMSOP+7EddxRZ89WaKW1xJA5XGBD20DQ3MeHodRSXhB/Aad0TnmxBPAjoeff8SQKhyOaXNRW5C9dp",
+	"O1gC86p1OjRnFfLagPwlzBwugrSvB7TwAXCXso4hPsA0I7eN4F3Wegq2VFUvjASENdlcglLw5tGCr4SD",
+	"6wXeyguk3jW1wjwY+gsYJBk7PWviI6EUSf1GpIP9m1H37B11cAKJo79Bx6LtMD0uhqHty+K59GE41+sY",
+	"his0Up2fnYpdOQzogQcOMuPs5du1LDBkd2yVCxRr3XPDT+8oUvAl03zDJlbfRrAg1aRgVGH+aDgkVmM3",
+	"jMdsBDIDv+EtpKkRjedGD5pYBlExG93jLzxIMen42h4W6HRszzEAQ1g5PEQykPHeNTsjT4W2Xn+q4T5l",
+	"m1JDWmlX2VozG2JTMWLxDETLFZY/daARXhn5DuCiFpEqtyolDFu/bK+xH5DVczaUi9Zx6SqsfkruS4vF",
+	"cO2HY9u/C6Nuiu6Z2HDh/h6MH3BiNxN7IncEQ+CC1MEmpU5AExBrRQS1xDzrphhCPIFFE5h/Tf7/8VRD",
+	"chtjmLRSLAeAk3kh8Sp6g4D5rMzyb6zU5h4KpAZDLfOcaoo5A3yyZ+s6vyEbLVsTI2OEb6H+pSW5pkXN",
+	"wtCwmzNMJ6Aec5d8b/jBG/uy9eB25PZAQgxPetBHvxDv5FroBpu/qSwPw8DcNP38xMcEtGT9/zlS+hdp",
+	"/Is0/kUa/yKN30Ia/+8rjANz/B8qZ9dgBbx3dgYS1RcpWzUxRScL2X+YVB1eINZSa/3FTTBLg0SHmsjY",
+	"5xfx+88Uv49xyGHy83Gh+WbW7+9lDunH2t7TICAWjmn7YS3Sgzhk8LBNjiQKip3gJgcQGcutaIptudzO",
+	"Ioda1Dub9oDlE6jTJctdE9rtc2oYwrCYMl4wdTcNvVgJySE3Vw6J1xlfgWShNC8Kktoy7XPsJSU8t/6u",
+	"WBisoBtzW7VTKikbGM9Fzj4EkfGeFI/meDvgKklGmNjDPjdEdVtp1VkCUMTcswZ4VQZAuE3MYiOSPhLu",
+	"+qMLBx3okUu5cqGCHdk0zITp4sHN2xDw56u6pBY7wvK5ewezJlNFqLpiuXUB2xSJLq+iA4i6nIW2ydkA",
+	"efdPlHIDNyugZSh4zjkmoUIBTpEHZw9IKqSeQzm19HNIv8MhjT/QK+az+VWM5hDU7gMpar1mQvPMatIO",
+	"PwZNXdr82PBFQbUTDKBEShzFeGOF8lELsjYGry85Pzs/m947n+D2RzBsLfWyo6K1NLNOkgKHd0wIXxIq",
+	"dpcNvoAIGVFjeVNsHjbdx4fjeHu5zUmhbH1Z3TtSEtAtVVdxkeiI4r9li7WUV/F8ZK9dEUMoD4jXPlwl",
+	"4/Tfp2/4SlCzKNM3f3l0/vBrF4UV0Fa2ZqpVTUVWJMWsjymmYqMryoXNlxtm6rTk95e3b1+9IRZvxhE+",
+	"5zDCIJlsIbdJ2c2PBm0HKdK04SE6csldQhcAc3O5zEEg5oLk7JoVsoSsfJ8lw1koJfgt7pcLAAlyw1SE",
+	"5M3fnr94MdvkCAaBeBKAP51mG7MAyV2sTH1gEUa2mH6eIH4drUxiCN/NyWXcwNskeC/FOnwEaGLLha1b",
+	"InZkWUmhpxuQmVHwU7HTcvy47IU07KdulYAABwkY1n6MoHdn61kxoffzHZw/ONp13Bz4whd0KJjGNE85",
+	"XxnFAcBlu3LNhErIvenXD0ILIfm54hpTloI8vJO1Tz8Nl9c1q7aVUQohop4SBy7y4KGz70jaIJnmml7F",
+	"HQNn0+9+sf+d/vLxLPn6fqwMQRw8Ek61IY7YkXlCdz9G1+cRyanPz7tl7MohqkLEz0aKHOQyXTOF/9qy",
+	"XLh/63Vd2X8uK47/UIb12X/W8HUMJBSWpTn1CFsQbhA2aW8cGy4h98t/QuULV6zNxcSqToUrpAyXy9Er",
+	"cvG0Ke2qFGE8992PV2z3KT2NofTn+HzicksuXfq7QEpFWfyK7VASn2Xq2mjS3Z+NsIF3TPfJJk/NviMP",
+	"Py5vhSTcxMc2/5zNp7/EY2DcLbGXbNkM+cIbnprY58T6L0A1NT/bIOemwCjyNJfkEyuLTmaIzk8vAAhn",
+	"tArMM27JIN3Q6spscRpGu6s7zkxh7jfTr4s4DA9Dpq5HKLjBOmE7Ueq2JS9jObGXLpA7zJwU5DEsCyou",
+	"bX7DmDnDcoz5AZbRKbzZk4yAbNdShamDbOTkWha5uvQ4U1f7zjIKM7wbDwuST0RzXzTXAF6ZmFjlJFdN",
+	"h1FiwU/ssVMEFCkxyiybPXkWDSp4ZDlIuHmGAFHa0jLIBBtJsbrYaTZX/DfWk4eSCwKp106qGdZbXzVk",
+	"KftKOMs59Zj9fQJa0/OHXx+6VCNVkvzYTymyE0/3u1CyqDWmLZbLm/Dgzgp9SskY0794C1xbo5tERNnD",
+	"FNbdg2DFW+ubBPvuVxYnHqPBp97acchSMSOuvIJF1UDtcbwWLkght+QsIWjDIPcSsFCQh4kNdTk/O83T",
+	"RsbLirEL215irtsLeCUhTGhWlRVX7AIbbwGGC7m1awGmF/OJQw9H+SbO/fFhpwYqXWbKmVRYhQkUJDdW",
+	"2GAoeX+nCRhgudGFMqYi1jscT29vboGNYg2vpsfPJ8x0UIvmzQEN2liS4+0VcjugObslg1p0lrAjjXZO",
+	"x7CtD8geDBDRJOveNrGsi6KLaHgcWp4UGtmpIBAphDWUZYWCHRQkq5RRO2gFNfghj18Tb3oZsX65dlF4",
+	"o/n0xKQRrVDfW+SBMCefXx+rjGEtaWAwtB+Qcfrk6Yunb59Chj/3Y3RaqBjxPGcCBemCK61uXqYETYDz",
+	"Sha9ZQZtUCUaAy9s+g7wBcHGocyKG5caLgTZkWH/JmHC2FbhOZpDahSY0YJl1CidmBLM5pCXVbPR457c",
+	"IIox69YzsomZgrOAtRgcjNf8DcMdJSMc6+iXQcvzPzy1B+ZV91GUPg37mIuCC5sb29Ck84mAgKomg2Pg",
+	"h+SX75aL7WCKXOoHTzD25Nz8VHzJ+nGLrB//mVk+Ts/qcbNEHn9M3o7bQKPevXv+JOLn8X6hwFeEr3VO",
+	"y4w8cjZkLkLsD6rmKNcmFisCadscf8OzGV+W/1KJRYbBtP5r5AiB3Y0R5KNeAeqikTISj3AzKosvl+pC",
+	"riOVLNsuvBZCAy/0UJoxMoutYheJCU0teQmyQMEHzUeoPg0Yyz9x7pH/ZulFPlNCkS8pQ76kDDk5ZQgY",
+	"RHpyhhxJF3Kj0fyPzeRRK1ZFJQ6ofGBeCWTCgyL40FpqX/Jz/Kfm5/iSj6P3fvuSgeM20kC8ZvNf6g0V",
+	"U4/lClyH9nAG5g7M8KRR5TDUC5YH8MNdEo4KG5YkAqiXIeoKrP2BdgNuoGtWtXQcrm5RLBr3sCm4/5mT",
+	"a/xBuTOObhcmMonbXF5QiEsIGQku+dC74CRzjK3QNhcxczgYKTG8oynlphiLU3sriyG+DXVVDo76lMCH",
+	"A7UQbcXwaG6RLlzE2hP2NWi7/VbnDQoIh2xhT5GIM+2uoatjkOpajvYtNx1lqy2ddOX4lnS8L132ilw9",
+	"kmFLHe/aMbuW24A178sX0Ws41GmTqO+gKyC19O62N6BNwi1zZuuc9TtdHpVlsXsMRyweT+M4HibTM2/H",
+	"ACzR4gJYgw+z07eoMk1IaqgtnWDZ30DIHrcz5x2uGhmIlGUEXULzPL2Aqj7A6H1wjzlqtgq+YNtW/5ck",
+	"xWVLL+zM80uSYgVl81PBaGUTT3dKGpdVLRDc4zMm5bnfBV+G+Xglb1xMmNKRbTtSgdvtF8k5pCl0noC8",
+	"2pmDliZkK+siJ7mMRTX4ijUeAQO0Fc5IyNYYA+8GrFyv1R8fJ3ZDQIs2TaUn2q5C0o1cM3aa8Yp7B8Ri",
+	"sMwAMtZyb3AmLWHH82oHRh5cixspIUfvHHfXoEkINhBxOoYU/XUCY0E3rcg7a/iZrhVLAs12NmvankY/",
+	"mRoVI38aL9j+83pnrcU5QfRzrC5xHjPja5DolKBXbA5mWCwE4S2w0OjcQqqj/GLDlLKxbIdPY4as3b1/",
+	"ZKp/lYt4qXC1E9m6kkLWXrOCQUam3PJIReWafWu4W+FTdINgb/Zju83m2GBzQ3ZlxZSRg1Bp9Vh1iF+T",
+	"R2t0BrHn3tF/ykh7yuoEmexs+rv2MEEhZPnNRrrkgqv14X04etZ/lQvLYo4GRoV5A1uXWDMLRHbbxQd7",
+	"t2bVhgtahLfOP2pWQ8FOG3DsCnSaJgy/gs+P30J26IEcGBDmkVNwM3h+10mm1nA7LRhWODkNUoti7vyg",
+	"Vw4rpZv3EujXhyUayre9U6G2NkQPwrEoWUnpfzYCAOVC3SjG5HgiC0vVjb4a1ga7dXxUF9G2v2L927xX",
+	"8eJUGDfITU5+8s5/OLwIALAlO3ZB+Y/xqyfPElsXOyF8Q1dMTcKCHsfzy7fKfcTqsh+KtGjGLHQ0OeXZ",
+	"4F0Oqpn78tNkLCRJ7xqlkWuo9cuE8oHiC4bJPa2xAeVOYCpknM42UJB2pj+AaO2Q4Aj9TshsNkNLC/vA",
+	"FRj+QWL1lcV8oRS0rwMwpEtfkKb6FAyuqy9+IDwhhDX0xdI0gV2gSoLTuBbWAJhLa5SRUkGBtDYj5NkV",
+	"xClIIA8juRa6ovOcsbjYiuN5ikWWb8bEoGKNlq5Ss9kzZ3ip5OY0Hmb2OOZnLSl4Ob3zJiFlQXcLKa8S",
+	"Ak7ngitANfjtRq3rJglVO5sKQ+rfSr90fXqJWT+p0LHSmHguzS6uwV2qAGAUWYxbuO58p3s1mB3yw+PI",
+	"4FiBZYMI2XZ6/aFuuv0hyrJ3fGsoj97s/6CR7dkOD29014gUs7DYvegnhwBccNopeimc4cDXtnRwtOFA",
+	"CPIoyAUDsYyC4AhtserFjqRXbGdLrPkMHlD+FpEsVGfryWmH9nD0R+UmhLPj6Ldwg3ShH2FICBS5bh/c",
+	"rx8cj8yZB3E5856oHEACHonIqBWrLknaMnp1oIP7yMKKLVllWuD6Bkm3MFWI6jHIriXPmN2fVLGCZTp1",
+	"RqZ2JhvnukYvPb5p7lasCw8/g3uGmBH0pn8eMuJOYoz9DCruXB2LQv95jYllQqLA638J8aqOcOL4FOe6",
+	"jayaFLqSBZ6d8I4Efo61/mnFKDASgIwkI1yxUeJ7+GVY1A1SlX23nze84Er3AYOFFDyjBcF7bOmguw7p",
+	"Mz6A1BZ5G6amyIbmzLYwSaxbBMrax1FpM/Kj1KSkq7g5ohZRoKhZMzNSoKDjCHxPaCdYu3pBrJ1dwCYT",
+	"O9b+DfiBCr5kylkSbxZQnbOsoOYSv2ZkYxu0VS1tXCXJmYJj2HbqyCVsgoMInqTaNXa9w6fpNXqGXeSa",
+	"z+YA5iyAVIkdiB3x43QUE1nZbBgt/5qWNlE/Ge9k3XiItUJMA8HK/4gZn0SSMaDp0dxX4CUVUkw7yH0b",
+	"vAcCO/tHTQtFUrf4M4wBZx9opoudtXugmbuJMLhlHkbX11EEdrR06Cezn7Vg8whA3O5mTEKCdWqm2S6v",
+	"Y1YLAkITkjMoEOkRPFjYMXThAlcZe1j5wlWG5CIr6hyc+88MOdnq0XrNNj3FUsNj5xflwImLGjOdnrOR",
+	"OXPazQVJm1xFPr6ZWhRU4kKRgkeC0ErzpVE50EcZOMzSSULSbE11au0WANW4ZpWiLn1VeCe4nn3EDhiA",
+	"9QGNKcD/RDn6FceU+a3AycY33YBN3Hxiw5nj5FGlDAY/xzmNklFO1XohaYUuUZ6znIEC6CwI5ucSQkTW",
+	"jJm/ynwJMe0LxcGfkVNN5+xDWcgKGixlnlEFXjaeM3lgBRzOYt9896tcpA5dwtVe5tZZI1v517KmXK6D",
+	"QiPKoi2FhYv0q1wErskDA32zplU0tBXAmSBWAYoGcmOIgGfc3kjtvlnsYr4ACw9lLnj2dHBXxUXGS1pE",
+	"MQj+qQe4uaUzEm7oF9eMbqIL6EKZ3Ic22sfH/xyVjzpjCIdsWx9oZIVNjAtQ6GCzmykC8wPoOHgD8YYP",
+	"snxyQMo5LMS07sd9SPtNRBwgzmMCTuiiwqG63o6s2M2EnH+DtYydipOklhZ57rNIqDFGaJ5XpptxaqjS",
+	"8G0ky8azZRMrzzK5Sck4xcfoRjeES3hOxqn5117G5fvnxxWZ/VPS4WYwrAsnP5vFByQYjP6SuOFctNH0",
+	"Vl7BKXKF1fLAegdzG5sVNc+m9gfNBBV6cklwIihPbpiRsa3iZ36Hju2cQ1Z48nnuTNEGHF60IgRmPijx",
+	"gtBCSV+MaUMFZhFpkAAAj3afMqVl5X26rYvtD+AfBw5An3vJFZNy6pILj7COZWQSl6Gvjft6U8hULNhy",
+	"L9uis79bWQURE1hkyGavhjHZ0HHT9CTBgNyC+XRTUayVzaxEaqENRYGw7IphucQtkH2NfHxv/VfvRxfk",
+	"va1h9X70KT29slVbC+sPVTbHtBvZ5ZdSgZEfrWoW+hKaQYFujsHLUhuoJi2qtKMd/WkRhi3P2oG4tf/M",
+	"4LNLUlIF4j/dyzs9JKbs9EixIUkJgxiqIxFP+497k3r8ifj9PweNbEG9nwk767Ctnwem+tlDgwejO2+L",
+	"5mxBCUMkYhth2cVvBijHQbBCyydfRfNFPwL7mjmwbVtdQgTbMrB2Viqidaypmm9kxXoOzuc0qiUjwT7o",
+	"eVZXKoZdemW4imEp+ELqY4fNVzA7jx3DQkdU4c+zk0nB2fPC8STNUvRvwU82bP+mtr22wU5L9C2eJvUG",
+	"eJ/BvjAb8GrkiagFKYWSy+bxO6BEy1vcQ7z+G1Y/QYsuDJ7Z1JoKgSY2Landoy01EoeTXctKLgq2sR5x",
+	"WXlLcVXJSqXRBNkHLjK3GW5kqaEe6op6du0g4w2D7L6QqZEbqczi0Ft7krivFdtQoXmmgjgil7TB3n00",
+	"gCzeyvwXZVSDqLDPJ/y2JUM2uWGHeIVxN6J+ZrN7FiaAMNcNvYKMZvSaAa6tyec9iGEAWVq43D63kFeR",
+	"iVU1s1A0SzVmJgB6vWhwF01xarubWw97sh6KuHl6SyvBRSxgw0ekLGowqS3ootiRWhjdXeQsB42rFhA2",
+	"GBTOgPNswSKfY1E6lCKvRonbr2D0BygHdabY9eEgsnDWzfnYTw5ElKClWss/xHh1snHKDeY0Tmhdd8Gk",
+	"KMiyW6p8yXm7FAlRa1oyo2VcMZI+tUwGovbaTbQKvHbK1GNOcOYdbwATUnBHQqEJZJtQqi/KAJWsq4xF",
+	"QePOlOzB44BsBlg8qMhRnauDlQ5xzUdwzAfCIoKtDDbmKB3GRRn78D9BdLE9D5dg/iyxoz2uaEwJcHN/",
+	"ijG0xCf6auf4+sNNz28tysFaqWy4i0tjDnl+PegeUTH2HUXGNEh7dzpP8IclgoMN+m9lIf1nP044pwPU",
+	"4ROu3RBft2ZB0jYj6Ch2oiW2+TxiDkN1KLXGmsCv22OLQlB2wbTq2Dxb+UW47s01JkWxm1yS1CZrNz1v",
+	"DNNGKa4x2pumMHddSA/2KzNH1OOOGhGD2cd2KbjQwWg9IMrrZ0x/CvWeckwjTri6IBRzZZTSEFU1hYup",
+	"pObCdjVNFjLfkbGriWFjwu7eTydg30n/UbNqN4P1MA/NtzOEpc9lNTdqsfl5zWjOqtnznG1KqZnIdtO/",
+	"sd0toz5cDNahsA9Yqp84i+Rm/IvcAmmu5TZMZOzS6MpKL2XB5T5t9kCyHuP3ZqptuMIxnPHfGFpRX7ku",
+	"n2u2meEpiS9RH1dKXfx0K3fyHUWu2M6CkkgKPvj0gqgaktXkDcQYXzfbCgcDk/kJwmhVcFZhmuFZ4/Vm",
+	"ORjgdV35cjlc+bzeW1ldscqmBOyAOlsZ+mA8yBRts0awtROJssi43wMI2TxyW9gky3dd2SYCAJXjpQ2C",
+	"KvGVbiwV/TIQRN3CVB3ksv9mYwWQ2/5sI1FvzmvfvHwFfKiuBJ5b6vNfnMZ1b4HfDVPuuFJIZgB3VKx8",
+	"5jA0LHjR5vxw7EI8DQh+ayGpRpWKFh+EEk4uXDActbNADBvnqUBizPDtc/68efmqoxkE+GIytkl/juX7",
+	"iQn7XbxwT7RqHz0eMgZgyhPDPfySiRzUvMY4MNwU8JP/huArZIxxp50ELCnMNcX7SrULbwG5fx5DAfTX",
+	"l8XVbChRTORhohiqOkV6OmHmaY994EZZbt4GMw6TrAq8xpxlwu7QABruih8w/WB03iYQo56/ysXB4NFf",
+	"5cKGKJqbxajFi0JmV7eJJK3Y/8feu3C3bWNrw38FS+c7K1JeSpZk+Savs+Z1HafNTG5jO9N522aJEAlJ",
+	"rCmCQ1B21DT//VvYewMEKermpJ12Ts5ZnVgSCYK4bOzr83ClzekSi7G2KwDeC9Bpk2mUCGIu8irnz2iR",
+	"oByKoOzQp/KXEfXL3wSfvyZN21FaNgKciA9pzBO7Oz67rPWvcrwuavwymohgGcTAJpAvKCpfymv6Kfkp",
+	"aYMOt4DD3DizPPbAkWMFq5jNWQ5R9SyaznLiPfKJ80j4rQ40FSWjNJPTTCjlZlSJDyJY6AbxKmAb1Q+k",
+	"7zH1Xy0Alk+EZXpqF/w844mWehCVICDseRS2f5bjFngii2JLeI5D39Q0v7RINVroIxHLRw23W2pY3/g9",
+	"j2C/dNiFTZINYSXP+VJvLvPeIT7I1HvWPoXKc30i7VN8qdjDbFkAxJu4BO0SCOvTMa2HAx9hFmfpGQR1",
+	"pJUvWsSQomhC1ZCR8rMc47EPs+ebNY4DxJNAxCtdt18bEkQ3K7ZkG8ESuowjqP3LtZXpjrrnlCEXLwCj",
+	"7TxZy056NiYrxGLKgyW77zG1yCY8EEylIo7LfFzc+VhWKG1xrbMYYUfrRQf5SNRIUWnrNah3kKBHPavV",
+	"PV9KmV6C86P+XESI1LI3rwTzw4HpiwHdblMEM2nU1cLHDIEodBq0Pov1vYLXuw9U7pdkVZeTjcTqTi8T",
+	"Kg/cqnPtw5mtah7wB+GzfgyB9WeRVn8WSTVh29UM5xcjh751S7z3Q6zagQP5ZT3zcWcPxmFaX5c3/2Ah",
+	"z/mXW1plyt9az/1eZL7FIHuFyKgbpZVVVl4TtaLAbkAapzrVREvK68VmH3NZJjZtNd8qAwhQE69DgskW",
+	"yROF99Z5ede6mjdSNdiyRdRUd3NiQ72nUiIc1a+fG5HncMYTvNvm7N1sAd7csahRrnvtMVekLeA11Y24",
+	"2t5uWTnf6HF0knJkzuM1rwPyJ7LjtScDiZ3U0pvWo1mU+rEyznXr71WQ3kpZx10EEJlO2jWlU1Juex13",
+	"CMEk17RlNEWoJ7fnvOWkJTzlWuPPpajcO3Wv3pX4lhLparAu6x2JwMJTv6leXb4llh6WZvI+CiHKn3d2",
+	"ZUCktp33rCZGFeO6Yf7qU+gh4ZvGXcZqdc72i9aZtVJzrMCyq/cez3myJLjVOah9RNGWA4mNthTEh0CI",
+	"kPnoH2/tuT9MeA+7UDdGbzcSk6x1GIKPlgxCW75igM1dli79xdLEuTb6EtkNkNDdiSV+b3A53XKiyo9U",
+	"V+e7DwTzy1TaaSNwnuZLRH6htcjDECt0gJew1H5qnNSYUZJIqh3G70KhrUvAgm7eCeTSsYyNRWW6Mu/R",
+	"6jDjAlMGwNaWKSb6NIBU5qFRqy0/S5Swpj/hCbki6LkjQPnw7TkbLH2v1HvfkJP5ynPV9dKEtAj0VImc",
+	"YQ02j8100LCdw80+4kyPwmgKGVcA/TtPF7nJWKLqQxwqSxpYSVMuHrwOOJAWySrT586uOJdotFSnfdiv",
+	"QZGFlbuBNFF5evxBr8hC8FnQjOrtCAnrOB8ICY6BDZnsw1lzMRVJDqt9tbvzKDFF5lvUM3qRdZv6LU5f",
+	"/Ysip5DDJgUuPwSNXZ1F8B/vLAmdh9/kIt2aMYStb3mNx2Y3WprwXOIS3Y8CGtNmauqvPuSZVjWDu2km",
+	"FyT2dPuJFhaIKZXzO0HBFPI9rY0iFGj34Mn4kAMMtV6JJk2rTC0NgC5bDXCXSX1P2Kp9CLtLs7TJ4Q/j",
+	"Azg1M66EDesUCYAPXNG+W5sIuLEYzZBs7bg6q2O0qtssxqMtlqZajNsFoJh1jeJ+SheZWoh9bNAN+eG2",
+	"p/Se1e5tmRrYirUWFC7bEKgh6iR4zqP6YktL9boFTIj4Waml2n6auPWlPljqveDygU145hywU5kTx3kc",
+	"Q9jI0Nw2E0nUcBBOTvm0toJGJqKW9B/awCwh8lpbYL3t9hZ5A3drt4DD3NyoPm30yK5tVb/wUuRMv5Pe",
+	"PeQGbhq/jj6enML3rQ9co7FexLEdZPJ/YER/P6UUW/dwBhwHqnnNjStEH45rPAGUezAxfMY14gMyAtaT",
+	"JttsB7+4ckQBQ8gFAN+cXmvGdk6lgsOowG7CxUngTUXWxFo8z1F9yOr72dLGJUUxo+vjVWGkUrCGqxGr",
+	"KKHgJ6bb6GNjN7oqPCH3DyzaUcT0CeAeB+QeUJMRt4ByU1ZyZcAPBnkQWoVdpkTYjqkQqj4dtYDfrM04",
+	"t8GqwmdH/TNBqVLGl7nj4GM5CelTaQDZWExkJpgZ9celBlpnik30oi3gwnqWt8nWXBJnjTt+EJpLrwD8",
+	"dBZf7YbD1PoamfP8kp0Njk5s6QTKdbVnLHbOg1mUiCKuWcH2LXIAigW9SBw+ZwwJJTIfTbQGpj/od9Nf",
+	"UGhNN/uYSGxx5FWVPht5ZSoVQTSJAsze0xZnQEaZWL/Va3SI51qe4AZF1XCIgY4xDwvB8QXyEaJE5TwJ",
+	"1tZlgB4BeXv1rmy8YO028//ZJg29/eKZX2w0+KqzDxCubu2729u3JuSsl0UpHnF0duY6Kbv1B9haFvos",
+	"99isHFHHzPellUW0rnWr9fwZtcljF+zd9QvERNOrgIhIJkt9/tY1S1K8MWzM8jxVwwMrecJOKO4P6Hp1",
+	"UOyENgJAb0VvxPQxhxeffKHr9vrfFzLnlzMR3G2CmkfMsnLxdwFfg0D0xM9d1LZogxJo4R7WECrXKUtF",
+	"RQ2mm8Z65RKxoyUG5zkzKaVrnKMYfhhlYs6jpFZ/+n4mY2HzANyHjRdLZXq9WVcqHuPCv22iNHd6jvTm",
+	"2x8iLGH8joW4eH09oDZNklMzlS0SwCKC7SrCke1dmUCeiOP9Of8wskMPi4+rej7UpY2DEBqJWRBNP0rU",
+	"YjKJgkgkuQkV+SXGZ58u9ndmlXJ7v7W8goaosnnMoqxp0E5DzaTXLTc7MGv33GZ72aXOBv/Bv/Q9Q5gG",
+	"z65UrR4h7X1dzAuuGQX6zWvmRz8gty1FCQsQgRlTKMKpyNgiifIdLAa4cZSKjKayrlYvCoQBhMOLnCf2",
+	"ulpNJH9la3sc6rM395D5k1jKrFkaI3bAqm/S8veXAaOJzPZahiQiTDT9i273WTSd6cPdbnvcyJaXvjnJ",
+	"hBgyH3n8fU+fVEPm69t8j4kkF1maRUpfghgfrXNsM2N2i1Dj6E5zpEaUeywBtizrY4PTGSNGm17pNqqz",
+	"HCMMB9VstfJSr1mQpZHdPGV1+5VM7WtEJ6uv5hmLwIF1N5ayzZI3xGOijoYF0+bWm/hkWmaQU4c2pjZf",
+	"9KmyfX2OY57cjcIMUr1qGAL1zw4uftOETcw7tFgsJjmTi3z7s8JFGoN+rtY/0LyUadVy+CMd/zrrm2Ui",
+	"hXCuW1OAXdzeLzMNNXp9kkPdo5xAIiMOAiDZ+PT+kCumDB787p4O+0yvmOHqbNSOWP0KrF96qMCT/xjz",
+	"UYYmF7EzD31Tz5lJmZu1+bMck/2rUh4gJ56cz6Mcoz5QBKZmvAY6f86zu1A+JOv6gfytCXtF160xJ4pn",
+	"1Dc0jWyPHF5YcBDbwhI8pvS45eYCvMXixlALCZ8XiYj2BX0GlUcs5Rmfi1xkraqt2G2f8fbk/cdB99P/",
+	"t1XrtgNTeb36qUS1+a9y/GyNsXlRdl1ECRQ/D41ZBKHWaB4lU88ZIG81Nc5jpjfKI5ZPCle4mYMyi6aQ",
+	"PWlMNnbtVOWg1EK8K4tGABi8lMNasmc+Nngik+VcLtQoyPlIABF4aEM05V/veRbxJG8Mga2rgYCec60T",
+	"RqFqDH9872RbQrZNo9/tH7W7h+3e4LZ7NuydDQfHP5QzPVau6Q+7hz84Qj+Y8Wyqu3RUqNYNfaY1SugO",
+	"2CUHqYfewDicGifBmTg+Pjlrnwz6R+1BNxTts8Fg3Bbdk0nQm5x1uThpeA1KDDW3FzGHxvezKJixq3eE",
+	"ewazK/SRMVZRGCnBZoLnLF3MU0iSsUj/MzkHjy7TL+oVvCURHhRkLBNAYCoyNpMLBVDef4H1aSRJsZsb",
+	"/8W+Ezxv62eZ5wtF+fHVp+pnXL1jTf301k/JT8l//RejLC396cIAdPcGlReDVCNDyoq9gwOfnoSkFJg1",
+	"rlQUw+tDZCjKZ4wXo7E6GEi1Hut5VfDKbfvK+CDUTaKEfSsySLtoLoDx8urdNev3vG63yxZaiMLLfXP1",
+	"Lbt6xSD3l8/nAoPmL3IeL1kz5x+MAisn7Pjov1nR0mEXWpITJIhvQXbzr+xS6+/Zkv3K3pom2a/sVWma",
+	"fv0p+bXdbtv/9H3Prtiv2Jko+UXEc65UwvX2YL+6HYdrn19Dk2+zaC6uRSLvn9BFPeeii1v2K7vmWoIs",
+	"FHsjYv3S7Fuu6NoT7wgvxTlFt6v+1Ouwby6eX3js6Td6mNREiiwU2ULP1UJkWgGMftG2nGDfijEXi1A8",
+	"9WB5dn5akYnDRnAY9kVv0uVn49PgJDwWR5MBPxz3g17YFWeTU34yPg6OwoFj2YFkqREPdgObYulddnA5",
+	"KbkGGDOrZgHVXVPHAXDzhh32jo/bPcbjdMbbfUZFGHV48iOY+pFYZE4czY38mNWyC4MZ9qjabt35szHo",
+	"WLx+3a3/duH1IMYzKe9Giyx2fGf6K9VxYDOta6reN2AXiz0dwcgC+CAoDSOEtYaT/o/aBC3gAe9NusGZ",
+	"6I9PwsNjfiqOJr2gOz4LT8UJP54cBYPxIe+f9bacTIPhYe8Hp0Jn2HizyOMoEZRclKncBD8oxxEOnu74",
+	"KDibnIj2Ydjn7cHkuNc+46ei3Q8G4fG4J04nh93GJ2+fFzoTp+FJcDw+4oPJoeiH8Db8dHIijkN6m0lP",
+	"dMMtL3Qy7PbLL2RkH/r9AVHSEJd99ssAHGT1TXaWLZvf5Gw4OCq/yXNSkQiges8XeA930DrbQREpUdOt",
+	"03ruoiQEkRHlEQKE7tUp8A5nG9QmGAHjq3fqXvTbIHRfQyzaM6M5tK3m0Ia2UEF6/GP0l0ahHaFCW5HQ",
+	"PzqyuPHsakX8Dfs9SHdxJGmj7kDFBWZben692lJvtaXScVtp4uJ2tYmTo2oLdWdx49P7CjBhzfSf/PBI",
+	"YVjxPNTr6uvc/yqaJiJsa5sdgW1V2aSMowTg19JUG8yCEvviGCCVgWi0wwwUPpzF9b77NTbCaq/0CaTb",
+	"b+eyje0zurquq0qIzyhoqiofKyab/V2xQKYRJHLmkiiHiOi4zH67tc6gGscr20JrKw+0yQg1YJlAfgSn",
+	"7s1AFur5fNDHdJPojrFkHfiSnKLMR7Ou71QioTuqrXq6ePcyiRUJuuJFkDmPrfuXLrPhWkgHMMlDWix7",
+	"LBGgz2PN5L8zJmOpIbaEY0xYgMIyZT9v5xGEsbYOe7WPNyIvInLgkFBFzarMitrMc2dhwTpryozxsRIJ",
+	"uvV35I5dG2k2/CvUDfRoKI9xogYpvKz1O926VbDaZRcc3wKntxLRQL4iqI5tYtKAB6hpVn8rHGyw+VuU",
+	"bUpxZ1viUSQ1lIu6HYG4LsflBaGcOFJ4p/ol45JYH3pdrQZmeJN5zpBFUPiSSKC+oeOKNQfdM0zFoBVh",
+	"yd+h2tn5vZqq0ap/dTdFc32pH3hoF+N60tSdiFoLr8huu4X8sat75S3RE0sIzxnXJJg/ijWxZAXpypxi",
+	"ZL2KzolsHgdKL2/kplEz+YClM4ql2mCRCwNXSuDo+cwWlONUoUKsiBNIJqJ1Truw2J+dinG9+WVx11CW",
+	"x1Uwk+uCrl9SGpogKOPqjsjcmogb4G5pE7qCk4Sjy73VcR3Nas3uhdp9GknHTyrj0IL8nRfIvjIRxkhF",
+	"t/POyTnX1HZt1emirnvXWrAVm7rcpyGxJYLSr2UgOIET6GAqstJS6LArwkGJCAqBxDcWuRfQAWBravG1",
+	"81uZlJFFnNe9mIH23ghnweNcZAlSixnIJo8tFErImcggeuivJOMByIJBTmUv5YPIANjjAQJLWviG0VTv",
+	"gJ9lRG7s2TKdCT29WDxkIpMubg5n7969ePYINkPXvlmr7OAQO1WhNttBTw3Ox+P1rd1KMwu4j09rjKu9",
+	"IZypaIniK7BYoZjNZD6JyUQA9wJzS/qbvuOEM9TtZQScCuTXeZklNROYVGLxnTOHzHUpdkNe2oT+DvPG",
+	"k2WZo9Sq1ggPuYfKWjLW6vkb4TiAdGK8dgWbByNg00jlIhMhOs/oRLHaTgZQecrQXs6o1Gc9AkdJYcii",
+	"vbHLCxJ5xLC3GWdOzYINvNek1bj49KWCXWd2SlusYgfVLWRX9henHElbq/94pRILd4JWzL1Vk8NbYzyv",
+	"M1+3RALXc46UQ4FcEV0LWGp1qct+JR735QJoVR/V58fG/gDBsLW+4d/FwbXdzfNpNbH6qxNg+icxwf9D",
+	"7cffzyj7YxsYX3XcP7qO+/tpeH8wrWg3dWMbdY+reuwFf18xFYBqt44m53Nh8ms0qM+m+cklppntRPXD",
+	"3qT8X4vfh/Knzg2zms+4CgkHENyQRGOhJkiMFcDcTgawb9eej1Eaj/llddjHBNFWhz1/hMXBfEfVBjFn",
+	"8M4qwak9Ii5N/TRrhRqpnoSQN7dkhggaAHsDmS7L0K9wymqbsxyrYRcJWyBgAEBtCIC2nMhMRFOsU8+j",
+	"OGY+1e2N8Ck+i0L9UoN+v6aQjSV8rtXWyoge/LTodg+DKAnFB/hT7BkqKnAk+t3KBvAaeBzQ73px/kba",
+	"E5inJim8ac5Pc2SeF3w4BHeLUcNVRauzJRRwvUiwCcumNHRpAR3CQJsMqk89j7jcMzbjSRiLGtJBd/lQ",
+	"iry7DKAAOEGe2IjwWAHKT7FBd+AWJFZP2KOjvSnYNyiPr/hd4c3bphKWQ67ndLDBHTHXyg6IBuDSXKM+",
+	"PhbE8aLs80E+0X633233+i3Utf0V490vI32vkuevcxHRQlMeiyb6XC8Fo+RqcqyeNUPBAZNsSjHJpbR2",
+	"D+/kW9qsI9uD1SrLep1ydfcoPXmjb+laBCK6F1iBhmFxBmV8Tf+f7ZtomnA9KO2b7y76R8d+qxzoQ+Ox",
+	"jJyqJbiFZQUXFBiNqDhD/WrZA/3d7e3bG+RYI+DxyMD8IMMZKMGMaC48wPIb8+COCFWTu3YsAx6znGdT",
+	"kZdAW5De6xxrRh192VLLhuJexDKdU/Z+xdFVGujB6b5HeJ0qV0Y5LPuUXG/Tin+p2O1rjv5cZqLEvrO5",
+	"fkwu8kDOhUVt1rdvgVTZesgk4mFU4ZepYW4hxh+snigOZerDuQlXOQC3VE4f5dpsWDr4yUSgZ6o9qOnt",
+	"BWL0rHA0yeSWbhIjUKk/4Fl+MIR82x63Abal3I/VAayf6jxbPof9tX6G3xSzm+nrAb8VESyfKAsETSCR",
+	"+0Bh7g6CqZ8brQWqRGRZoUSO5Rr+84sXL6+egXbtv716/ezF62/9c9ZFpmnAWFFqsohZItsy/QwgSLdX",
+	"9cNLwbg6s2ddVHAIsVkoJ4mS2hoafYOKcpkta6AQqpmLq4xEDuY5cHCITKvjWnkvbmbhIsN5BhBdH9If",
+	"LVML9JeKfQCfbFINE55bpx6s8k138nI8maA5C0Iim0RapGAWl9fiXrs5mivmobasnJqfKCwonSGBhKWZ",
+	"mEQfoGemuuAEsnp4kItMtcB+K0p7XAvOvB+h9RHBHcLZzRGOcveqn80uzUsqWaIo6m5ezLXI/7dFCRNd",
+	"U19NRSmfa3BtCXElWyTKJ5XL0o7BMJhR22HPr6SK2yn1VtZ4xWtBvdxMRqD1xHARiwIffQ+0N/TmIBAw",
+	"pnRFCeRMAFDOLzIRfof5IV+O5GT0IMSdX1JJ0PeXkOZgCtW1ZtzS9qq4i5eAs4P3z2WSz/zKTXQx/BYv",
+	"fRf+kYJ00+heVPqABxwJthqcKud5NWYAPgpeWuF2Drn15sJNHuu1+6esqQy8LHwLCEWmtNtifZ9uO1ad",
+	"nte402CQKn3xWJf9D3slE92vTqfDjtn/sJtFAj/B1o6tY1NfknDcOzIRZJPa7h1vScnbghLJl6/5XGBy",
+	"7UwuModHH9qrAo4tMjOO+Brt/mF5tA63pQjOo2SRi83PeQXXmCfpfulHHZ1VQE+2noZr99JzMK6TYFkP",
+	"qiYneXnbdNjNYtwOeRQvwQ7SbaDKDbhqk4kgShhzGMCloOrq6dfdxkVZewrcBDItUYfa1GQPD3EodDBY",
+	"oMrqzKqkMetP4yiOsfb7Tizh53Ae1R89N3dRXFtjqfQPFX7Zm7+9ePmyM6+Dg9wEt0z5cmtQTqsNPxqt",
+	"eeUHcLLVKBRE/05nfMBzHsvpOfPlg/7Oki+Nl2wpF+50Frzx8iHZmbusjMvsADabcTE9rRX7ehrqYZrh",
+	"J1VOKCGAZM+8FRztS9ivD8nnAjnDAzd4krehOSunw78/nHOp92sXPGmwZviQZ339AP7GMOPQp00Y43/0",
+	"Jb5lYX+fRduI0R+yKNdiGIZiLRnuurAK+GsiRMN8yGQO/Ocw0TStqmBoBOerOWNXHX1rxEz9gJhu1b55",
+	"zqcCgI4fgS7O9X0GxtEC9WH5MFf7YfjWacYXNZ5i48cNWXN9ho2hg22VvMoQCAC/8md7kzFwYHxbMGvr",
+	"PZCbvcur3mTLeLMfnqP1ttZjFzcdcMdcIlJHC/jt8oLSgKAWS6ih7JIniI6yLL59ohhXKpom+phnUaJy",
+	"bcbJCfP13xk6DP39GemiDct0HQbDW7JyDWrRGlRRkxem0trz38B/BTJRi/lanlPFmlR6wkIRLoJ8J6TW",
+	"Ahq+dMBtrSNCcPky9GQ2IsZUr8Gn00xMkXI4kzKv1aoIRnUdumL7/ceud3xYb0QTsMrot0HhNa3/Jmi8",
+	"pvE1ikAB2GOm2AL1sCZtekDbymlDGS4F618/Z13yh+6wANbhKJqQpD8sM/GlaSbveQwowdKBU4bTuCA4",
+	"6DgUe4m0U5DzLFesaaqqZGaInWDtF7grBso/EULLZ3226X61OjZuMITyQB+ePTKFRFHCLunWC3NPye1U",
+	"A49ay8VGTG211L+7oVYjfuoKhiLtm9LGqy6JyupeWY5eRWLUyaVbgsgybz7JhEDBA8NhMLlq3/CWUsiu",
+	"7mvl0ZtEMAEV2XBcoRuzoFE0CWhDxtkk5rnHFE+iPPpFhCzNpO4gsfnjCobUpphwadrk3GGxnHbYjQgy",
+	"kSuPZfyBqZmIY3Bn8YSylwKp8oNc3onKST6X94JIpEMewDmM4QEKIoAipc9JOMXXwPavM8WEHpUnCLOP",
+	"OvlY2GSGa/NArqWwvnWsP4zlfb3rbaf0RngiZW5jQGR332DI8z0jrn+LkrBt4WmdkCfh9JYxpDmwzzxR",
+	"ziTzbLoAG7tVzT7frX7vHiNa23MN4cqdAg1Y5b4i4nDNAUtobKlKMbZ9zvx8FiV3KAE58b2CAZnxAH6W",
+	"Mh5pzcxnB/Qpg1IWuB74naLkXmIE3VITN+04tSx9ga8WY9BY/SFLHZWBAzsA/KKfJz7oC0qefViDthnw",
+	"pI94oh5ERjYNfMXwq3Pmp4jlDz10dyV8qx+p5TTFVqEbZepykmFmYMCQpEEwf+MQILkA9Fz/ID7kxtFP",
+	"3YMthyQK72tJof5Vo00ZqPRS/KQQN/p24JOJEr2tFDBFiAyC0E0eZFKBAaC0bikZZ6kErTrgCcsFZhgG",
+	"M1xUcJjNuGI8zgQPl/qs2SFmuAk1GFj5dUfLnMGApqjXCqi/dPwl4oHk4XaqK7tdcNQqTnNY+MUxVPhS",
+	"QC7UHxyO8N+W3GeTjXHUyul9rKlvwxOX+Ur8y2/9MTL+yufbF0v2k3EoMhqJP0Ku3ztI8zT60OMIcK5C",
+	"LAL1IfHGt4pZh72hdBrn4F0kJuF1I03X9VpcS6camFo6N79gHarVC/UWwmRB0o1oc7ov1FuFHtzAM/ra",
+	"bZ6U0igx9f/nBrYflQuCg4Wr9icfrfdo6Q7APn1EZrUhrtktDw8o2+qz8ChfAfmdwAKHNBo7s8CfHuUz",
+	"9vSpTMTTp2Sg0K/DwkOkCi42EtcKBVwoMk/P+FxSQSxRo0WTidCv02HPXPY3o1+FUY4pVkuk+oFqv109",
+	"HU4hb406azjMUr2UEtwawyrUIyYKAuawYkjdoY2c78lzRujUuTOE5l5UVejOcne7Zw5cZiCTSRwFub9D",
+	"ssiavY65PY+lukp5BnF+TA9f2eEq58tiIZyDh0uxpp/zqfK9shfWs3mwMpv7yEJF4Hx45D0AtrJuwgOX",
+	"dpoTB/4Hyp31PTqPkWzPQPvRzkNATgrGJyGVuUPKsBYKClxk4kMaR0GUoyiG8iSoZ6f9STn7TT+NkkSE",
+	"I636TGL5oDuPdLQqHy0U0vOTYBjpfQFBXDnnUUJvdm7TCHMxT2OeC3gHH+nOMaFMMf+nxk8NOC2gKx1G",
+	"6ucQcG3uhY/KWvSLAIELNWRa+0TEqw6zoIh602DfnejzufUI1vs0t8lGCFePtJU4yiORjRZ1nuYbkd1H",
+	"gSjnYisIXQ+ZvrcNwNBU1KQsQrSTZbuOh9QZ3/3MlUvL+geUdDQBCI+QLZLRXIZiaCW7XlZ66/kfP8I4",
+	"jYAq5tMnn8HqmsEZbiuSLSMj+ln0Yj5nJF9AAADNWIe9dhZYtFvdcGmx1xiaWrEPZYCGFIAfQeySNXkY",
+	"CsxJLsAuKUpkg8DWR9/qsDeJAVyFWdBbzhQ24sYjcrufGrihaZ/91BjS/tJyjbzZek3diTQ/p2MQliKO",
+	"57Orl1e3V1U/98FHm8r26YBeuY258R91/z75O2MFoGy7xDaeR7F4oedkFwZzCp2PQpFiBsSO2erwwGdw",
+	"kz4styZbm+fMibZmn8e80vfs/ZS4Lp8jFDGLQgS2WSitlcXannTiCGkUgDuxinCjdw445x1Qq2qIYOf+",
+	"ZYsEfBKrQoQn4Vh+YDOeJUKpc0jMNpT1X7ovpdBiDeK6Q2EZSqE8gEoBC1MPkj5Jys896jp8Mc6D4Dio",
+	"sWFMWRg+I1IuQ1GayWCRCb3D/Ue9nm10xLW9WwdhlUaBcl8SOVD2Y7WPgrrh+5sY83Ebsm70BSBunJdT",
+	"M/3qbcjp8lcJKFffrhIF6LbP3v+fZtv+2aqnWiq0jDWDr2hGHzC3y9YVqkK4Ux75npIIxA88YhcZtKEQ",
+	"Y8OhypqD7mFRgtCicgTc12UinTqBqxXLcRRH+XINw42r5tQYuiJrw3gBWW0gohgwhBL27oaFMo55pjzW",
+	"7Ry1e91uF+GT82g6y02YLiqgwi0TiZ4K0xLVWpR9mXIxBk+FzVzqmeoFimF01u8MYm/XL1YiHq+Rkpdv",
+	"iTU7l1jX77Hx0qFhrgvaHsyDtA13+R12C3dPYj7VVpFvecR9CFmwhJotxWqheSwJKS22Lcbdinei1nx8",
+	"Fqk0dtLf9oztlupg9tPATG2QW6gD6tdqXQ4AVLlroYThAoy3gFAViNAwoW3VpEzPZbpft28Kz7bKeRLy",
+	"LGT6DgQMB3b/cJGBX1GkymNZpO5YkEW5yCLuFWmfVAmEarcH/oj5XCQh4Whhlget811fxqixNWlCt69e",
+	"Flquk50MtgCROERJLncCp6szW2o8E0RKwhPSQgUi92sddYKgUHSUgtFC2RcTSGMCjutghsnjUJUFu4A7",
+	"N0aqaLYJ+QwmrRjs2Ceqahq2COxH7yMw9ACfCt/KKhIlddw9wXv9RwyMKrgJdl9g6OGl9QFmfy6ts71q",
+	"Mvp7rQ+qAdhHxXwDt97qO3dSNCEpaSTmtZkNGy1BctnJjIGR4KgfVDIbwQnmMFOVzgB8ZGnSDvt1WlfF",
+	"cN+3sHCSyV9EwsztJPhrT9WpSLRgEG3rJGBNSAwvPiPjGDGlklKbSxYL3Bmk7VJSmQVag3SeR5iPJuto",
+	"tKHE9Zt1KUqOOW7wL/F18EjUhzZ1t+WZxC+odnALnGK+BFkD1mP6KP3VUifZKFKtDgvHtBYUID4y4BUp",
+	"F/xg0MkUt2DCEBQu8ITJsRLZvaGMmMskymU2JFUQm42UotrGyB7pQKDOVA50Oq0Ou9JCDDowBhIIv6xi",
+	"+FBG6Khq+xzw25RH48bYd8dfL5Ld7UrHfbc2iVav5yi520VXwixWnzVNjiiltcrM5om2fgvlaG06i3Gy",
+	"mZryFqLOWi9bk6OjzXWZeMyv883BdedwHCIsnTGuMHoxleg0z2WpffD2Un3wCLs5yjOeYFATY2Mm1Irt",
+	"NryGub8+SrpUuZiP0kzO05r8gRdFvptyNoUJnmOfJzKOqcavYubuEHbI+bRmqN8BmUm/y/TPHh7/vfZR",
+	"16m2Ks+w+9ytz9yAUrDBM/5SyvRxfvG3Ja84huVjKdOhLShf4x8vu59lsup6ptJOBYkBtCzPGbyL9cN1",
+	"XEox41ZXPghpP5MP+s9MOE7JXE4Rab1AIZqLbCpYE7yCMQytanXYJXQUcTyWhTUMcCWgraGIdJIB9PZc",
+	"JBzQGLcE+XbxOKdpJnkwq8uAo8p2cwlGzHEFy4cKiTmezbHf2h432yoEsQp0fXwucej5oN4FS7cmVPyh",
+	"rQk4UZ8wKkVpPSKYh/m/o0dDJrh2GOre8uGJqgEvcEESYLrlA56IJMjoJxblkNtISeA+9mk0jxTUKOym",
+	"uH4xrBD8AXxqZkFUAB7IAhiWkR5of5HpYKBqOuxyD0C2FS7KnZ10azFIilX9O6KRvCuSx/U8Z4sEkCeH",
+	"5vD9XNQRmyde41CSD4UxUJMNrjyWUp4Pj6GMEuEmcOkVonCIq3fGycBwhBtrGusQEvJAx1TMtxNRjjns",
+	"vq/eJIK20qYX8Mz622lbFKcZ+rm2qYLosUsoxryuZh5zWxlHCPFyzWF332yFjVkTmJtu8iWM8x6ju6CB",
+	"k5GD6rT5XYtO4PqYiDyaixZ5BgIkVHDjnLAxyLdAyAQEFGQnmaK1lBGbSznS9liLhIKBrrQtMEjtNbIM",
+	"Oz4SH2Z8oXKiit5vfOyarM+ULUGv6tGwcC3NHnhOC95UbWYQlSiIYX2gom8DLMYYMLhzQYybmWDE9lmc",
+	"+aZKJ8pqNQWBrZ+Xx9h2iOyrOY+S0hZZiyZr7jxnQElq2nf7Vg9Gs0Grs/5e87nGHqIM3lHMk+miNkXt",
+	"xc0bdnx41u4xc03BqpvKLFcek6kVMsQOqMWsnhdfQIxfqParf+qF9MxAnmmNXmDxSLVo4WP/U7P940X7",
+	"B/1X6y/1NQu1MBdveaZEyC5v/gFoG571DZjR/cIS8W8iBZgtRzXQy2MU8pxjPXpIrmS95D5DVqalF2PN",
+	"QMaLeVKp83ECE4+XiqbKeHf14hstCkyBM0WSV1SNazflBGWaedI58yETT5vmPCccAP2cBQCVbrBEHLjB",
+	"xxkk38gQMqB9gNtawW4+WEEBHTIlDMAAZgqAup5LSttiTVcctD5br9+NEOpmpkV7hdtJ/7UHQ1SH3QA2",
+	"jmMf/CzH5xRHQNh4IzgdRKoZL7fyOQxShme/hj9Kv8tMPlCQ3Rp7FdYoRziedn8zgLcVeGBvFRt4Cwgc",
+	"KDaEsIV4XXUDV7vwFZ+KbxbBnagZQPgRVRULAkgZg6nIIllXRg8F/BtBES6JRAsr5vbnZiopPGsfUinM",
+	"2/8xP8vxlmcAjQewS28vLVvFj3VQ5w2lfX2qMMzQ8soaaXVzlCJLq8zyDnujN5Xh7EebUarcsmXxNBU8",
+	"Y00fXOORguQw0ETISGuB+4ymG06yRKIvujT3+lZZoD9XUKgAZX1LsN5de588hJ3f7xa0FPe6qW4T/KNX",
+	"wV59pNgH/VlMebA0sYr73sE0E6mD3r9XfXPZD0PrsEFelYa3zTdTLmew3pi6lI8tfg+bn1X0IhQiXemC",
+	"v4jzjI8mXOU+a/KxFlW9I6Y8s55g1bU85uvbfdbstw8ZIqk415ADQF+G7dHFp+3e0erVet1oVXCDtwDB",
+	"sX2LP1p4c4v+wrvAKxXPrHXtmuiCqo/GwpG4msSACi4EPrZVoDvJDLgXa/zwa6rG6xy3u6QYFFrdUXdV",
+	"h9sT7PIRIJfroBffb9mt63AXXuIuvO8xUz3FS9ZeXV3hzrwLxm7lLBfZPCoqJEmdwILGPyqvwh5sAaxp",
+	"jRUiJ4kS5m/Xals7IgxCOVrtmnpF3PUmgwIjuGaOfESZhGVv0NPoEqo2rlJgdPYDoC936L7HVCoAkMgd",
+	"HJMi7kfJyCL8YXYNQuFjTMD5Dcx9Kr0+d16nShh3XtAvThw4Vry/IGP0A54EIo7JNWJEmvNIp4TaraC2",
+	"922HRymA7k2Foa0iLBWzbUWn/15mdxOZBeIVEMDUTztmp4DOonI+mWDkF79dA9AAP25jlIzCohjehNVt",
+	"2dBnkkhiB7Ynfpmlg2/T9K/tYzZ1oVVfmmzcjHXAX98T5AS5GD2KNgG7SZRMN7ocNzGh7hISgHUyFSOC",
+	"j9i8topLvWIaSwPqIO+6r7xxfQE3rFrDGauQGNYgw8MNq2uq5MmtG+JbKBzMpkLlDDMbTYGuHngTp0FI",
+	"G5wFjHiYkIVazMFN4DzEx54RXkO1CSuHDfrkFmw62GN1CortLF3Cms7uUvtiVpnneCtDtm6KwKp9XpvK",
+	"doF5Z2sQWJscMEQLINZz5uPh0Jlr0ZhDnC+T0pZQ4K8ehgJMFWQosgoPQGstxsAaONdXL15dMf0Ta9rI",
+	"rPiQiwRDDODOU0k0mYjwnPmQSYtW+oEMcpG3VZ4JPqesJFLt6rd5zFU+2gSteovW3WOQTqHtuQyjSVTL",
+	"FRs50VTgS0Gs0iaHegAHs4F0WVMrRyikuVxY374e6N31k5TXYWHexFzN2kqkPINQur6KZSJG4p0q2QOs",
+	"g3NIxY7Aoep/1J0Y6bs+QZ2XVi5iycsd3MaRE/0iRuNlXpuFE/0CSxd+3nMXwRuXmvfKS7A6W6srY+t2",
+	"qwfguwK/3KZtR84fM7seUzIzpovut7+6e2zZ1E4Z+2WhUJM19KXZrWxR55odZWF5aWE3C0pYG+DVQ4J1",
+	"jnocbCVqq8SHVF6RMw58ltT2GgrL3TfwOjWt9HYezcX7OgAtJYJFFuVLyEYw7obob3hwjwXPRPbcjGWm",
+	"7tpIYTI4hArb48Eii52kISQ1WXEHXCTs4u0LdieWQ+ZfQHpl9AvHIt5v4BFMN93pdPwO+5tYKhbwLFsy",
+	"FchUKNb0rd/EYz6lbbg1n/DB4LaVeGzgI6GI6j/vxBKvCOdRQmY1ZZTL5ImDFAyPhpphmF9CGXZeC+FC",
+	"cLf4H9pwvV8cAB12od+3AOWjR1LDc75Evzq6xG0X9GqALQEeWxiaYtJneZ5C2i9foGysTM9fv7+tG/o3",
+	"esRZv9NlCELHEI6n+dfvb1uGKsJQ6lD+qH5jpRYi0wrq1c3VxfXld6M3F+9uvxu9uLl5d3Xte1g4jtmF",
+	"lUv++v3fbkbvrl/657pdo8ya5HNIl3AYG8yTEKgL+gYw3zjjIX7jszSLkly1OuxFrphPwx3EPJqzJmyt",
+	"4lRosbEEkDVQl3ANyQl2eK6lb2jgYHcabiT8udXdWEPCkOAxxny8dERdxjxYkg6lpGVngR7gPQiLGekm",
+	"Z8C01DBVJI1/tt/BJW3sQiEacZt++gT5HBNpVBYegIinu4uBnPMoyXmUoKYGLCLwjmp4YI34sBOK+5W6",
+	"PKeRSNt3VPE6E8z6Gk22ud7n9/0h42qZBLNMJshj7hCMleDJGa/a+EXUty4dykDEmhqVtkWocFKqvBW6",
+	"7zqmRcqbJnECVSGLDLKT6SvWBJTrlmdLk5VHlqTymDOFXuFUT0JG0sYzIg+/5QlafBCEAlVbJCEgqXd+",
+	"Sn5Knj69XaZRwGM2ieXD8OlT1uy1LLCGFZ+sWV5HIM4oNm42Oiy+1jlr9luVVWel6DlrHrYAXKeeXHbV",
+	"lQNVH/6BCU35dLYZeCYtKEs+jhZWPyOJMeNlMrBz1hxgLKvQ3WkRAErBSk2SVxyu5D6pzCWN4UUpGqZH",
+	"cctpA+nnNLYtKIQpi2MDfJCDbNKd1DonRPM6rG4qMKxp56JG4BLcJfX4Kstkpp4+BbPk+vklOxscnejN",
+	"MY7FvIDzKpkP9Ov/+VlpXcNkRqgcAoMq4XdiBDWffiBD4Z9bwiOskEdwJ3QeY34C+M/Uj+8taxmkHYw5",
+	"pc122BszHCbpBZpgR90ecmFZmQDOqUw4sGrA+TNe5JBbBNJf6zxO/VAsuBI0GG/5NEqmetqgBF4Wj7UV",
+	"BZcAq/OWTwVr+qBY6sXhIO7ojwZyx29VyAwZAAMRMDMl93j2gOp3W7YaEkqAtOhKEb+z9AgXWqhDXULD",
+	"UlrooDgKBLmkSRBfpDyYiXa/012Rvg8PDx0OP3dkNj2ge9XByxeXV69vruCeAruqUSd0G16DKGcaw0a/",
+	"08U7ZCoSnkaNYeOw0+0com04AyXvoPMg4rgNZucBiqaAZ2FHryr9+1Ss8cle9C/IeaWvH1JVccBTDoWs",
+	"kRacSMQlYDl5Wt9NF2qm10A0oVWsxapZkIV4lyEUeEMdArJOzeQD5B4UO9uaeVrit6/fXlpJWuhqPnAO",
+	"VoQl73OgsrLCFJY/6mOFhtmCxYi8vYCLWeVZexndCZITi8TtV1h0hJBkdGdhsWmpAb63CECPwxBytZuD",
+	"/hnz9VUjuopkuQ/sQO2LSS4ydEzYvfAibAwb34ocYJcveUb8Q8hAoSes3+1W8BFd2WFm12UOd2YOsF4X",
+	"avbanSkb7bRTSt8UUAKQnvNKz562QnLxIT9IY45I/XQJ1raVrzFSv+GtdvJ9bZh9g1qhVwvKCbWqVeC4",
+	"rtcsOoW6ZXUdtGhzGcj4H3ZrdTuHsIGN2QRpTMZg+vH9p/e/lUW1RU015UEKOlQfEIbKmIKKDm2XBzHG",
+	"EzWLcrhAyUUWiLA6gg7fPEzgnkzu/W7/6C96UoE43iGEoFG/Lr7BkpUSawR2AanWGjDI9eprh3rYCeTc",
+	"2fb1wrFI3N/kmCg2Gija64IVIDt1q4P+2bom7T49uOa5eIlbXt9zhHt28z0vCIYVVAa8q7f9rtcyf1Ec",
+	"zyWLX69Xr6EMkYCWKrAiygLemZCLkgLbeK8bKx0jPz/cKXOA6N+cGdCCRdaSP6SC36Ex8aN+stly75tm",
+	"cnmft823+nxsoYvcin9t2SpJWHPQNQU+81DEgG9t5QQUs+ln5FzdISWZK0KGTlxGvzlWPZOGvOG09Dvs",
+	"xkhG2Eqrh52lVtHmikTKbFS/dVfUwVTkPilBr0Q+k6F6+lR/bDOf4poHSiShP2TaxJ0r5n+k74fsYyZj",
+	"MWQ/NRZKZD81PBMJfRF6gBemhuzHj3dREuprtNjV1+h/P73/pC/Oechz/pdP8BoAu1EeFjLMrdwgtzo9",
+	"xaDswpMcknLMNta2gmJNnBp9CdMdweGIpokEVKxEYhORYu3D/nG339IqJ0lq33TQJ59Jli1tBofnlgxg",
+	"WLQEVlBmRJgLnpgpAtATZULZ9VZSh13TcaKbuNVrhqI4rAnSDlBhMfXJb50XRmAGaHvZFDGGIXS75gkw",
+	"w8UScKY3CrXRBY4jtMX81mp/3PsxmFttAgD4AxErSn2p7cfBR8B+wgZK56h98SYFmfFNtTFLqKvma7un",
+	"rNPDqbPj65hF7V3tw3632zemsP4S6Oy1HewTZG9ryPxiHXN1p9dxFHoG50CvdxOL/wjzg6mUKufz9JPH",
+	"eJZHEx5oc92sqU8+sZL6dv3YxtCScSfg3Ji7HWgdjd5iBbCm3iwm5t/ysPIcC0tLtrFng//6omJgvGJY",
+	"mgX1qg30YzWsnQY7JTQnvn0/bawn4Foh3Ud8iFSuWmwm45BC6XQtacxuBI3MSbupccsZCLMVZ00aLxB8",
+	"FLYo3EAlaKuMvybDNwPHKoBbOdtbP0cbD76KF1P0A4BvwbPbneokVnikXVNaW4+FYQBfGXv16VMgkO13",
+	"u0+fuqavP0S509PrYiZDqoNZJKFHAsma0Li3PFyuPVy99mrWNAlaVAPGEzqTMAXtiZaP4xbd3S/uxnnU",
+	"5jv+1uuyKFGLySQKwF4wgqUJo9wBsx64MuwlprbGb1GXDwvUdnjHDrtAgngD56Gfy8tnKA0sw+CANuIQ",
+	"MMZDqZqlgQ+3+f1O1/egJh9gg3HUcF9HesmaYchl2o7FvYjRkdBy0TUpchhGKoWSH5gPmJ81WW16km2l",
+	"WNVoWzWRLvr8r0om12nQwBCJUPk3MlzubhsRLZKeGv1XoSe58lZrljxeCMNCc4jcwFkaoKYJXIh6eFbv",
+	"w7VkbmycBGfi+PjkrH0y6B+1B91QtM8Gg3FbdE8mQW9y1uXiBFVQssyrHdJfV3qjX7zdb2ztE9766A5p",
+	"1aTcI1dpGSKal6tV6KdW+9rb0Eu3uVJHHVpNq/U0ho2z8cnkOOiJdj885O2BOJq0T/nZuN0NemFfHE4G",
+	"/GiM7eRoLyH4vEFBh3+G+1o4IGX1hpjJubA2D3oxHmjXgeKESTeUDpqKjM3kQgGu5V+gwkXrc40hqHOY",
+	"xIESEpYmZeFgkvSnTzj8u9kx/QvaECa5+VM5ephnC/Hpc5wJNCN6zkaWIr+8LkzSM82sswRgl+OzQtEY",
+	"okB2eFMbVdk8ZLh2tXYwRncjVFuEjeGgupT0i27pUXVJrvanW+5PWfabR6/ZcZBurp9Qv2+ZTabbbfsW",
+	"KZP20Ec/BH2CTRAchn3Rm3T52fg0OAmPxdFkwA/H/aAXdsXZ5JSfjI+Do3Dgej5IC9i+N/6LfSd43taL",
+	"32wIoSjNvLoN9KK/eseaeju0tBj/r/9iRF+nP1nQ3N6gstOyRcISAwuD2wW9IPikAlx1IpWKYtiP+iOp",
+	"MHZ7ru5OhMIzqVupyNp2D+KDyERJ2LciA8q/5gIgM67eXbN+z+t2u5REpF/um6tv2dUrxGDg87lAN/KL",
+	"nMdL1sz5BzrAmZyw46P/ZkVLh11oSU4QwA9dj7+yS60tZEv2K3trmmS/slclufHrT8mv7Xbb/qfve3bF",
+	"fsXORMkvIp5zpRI+m4uE/ep2HK59fg1Nvs2iubgWibx/Qhf1nIsubtmv7JprDW+h2BsR65dm33JF1554",
+	"R3gpzik4jpT+1Ouwby6eX3js6Td6mNREiiwU2ULP1QJrVKJftOIi2LdizMUiFE89kJedn5LGJ/DwWE18",
+	"17PI2+Pc8uyyxn2/Xsha7cEqnI0h1bV4Da2qNoYNsWjPzHZo2+3Q1u/Txu4UmbNDh82olGwMi770s9ew",
+	"9ove+rq17mG7N7jtng17Z8PB8Q+PPwIoY77Gp3VRaIXmLBgyY4SxJgeDEI0RB7x9sIsz6l3ZX473HW6/",
+	"77nMxlEYCqj6G/R2uOMtX2LQXr7Umxwdc/3t9/3D6p2Om+13dc7Z06HsbVuNdmxwzHkNSkhxXa2fXI/c",
+	"1NTn1YZ5LuKIQ8pELTEi5YqiiKQvWw6vAMZHCTkevrFkrvDJvD9IOyzOTGQCwW+M+01ME9T4sJw7UsFK",
+	"cyBMXVQNxeY8NJ3xGI9jgnlHr4zrOFpJz3DSjUwuADiNTBpAh22ID72WSCQSnjtJcgD5yZ5lfAJ2nMWc",
+	"wqNCPyu6F2HxRpkgHBPMPkOIoWzpW6bZ8RJyIJRoR4kSgFB1L+AoJozFCQXmnJn1GIIgQ/oan6pVq+ll",
+	"pDCypIyaLXJIIF5Tq11cQnhm6u+6m6jGfl5USp+BjWHf1jL9+LGKEt7IZzKTC5DRK6DKbfBSQD6GzHM5",
+	"by9SjN/nTEW/CCZUHs1By8AoIJ5dekQMUHQDIBPFdNkoIcQ0sJW2in5BfqUViOcfG7cXrw5u9H9vXkHI",
+	"A9CZG8GMZ3k7jUQDioINQS3l/DllwvgFKWWvsNM35nEleEm7u0c2QlIg0TV+luPijKp22x5HFsjMSBO8",
+	"EtIFEVELS5CSRRx/8vaYhQulBMD25bMoC9tao1yye5GEMkMFzgQiPIBuS4IIeLBCZEmMtJ0MiK6lSXEQ",
+	"uSvzcjzpBb3xUb99GHZ5e6DNvzN+dNTuj08n3cmxOOG9bv10YZ9sd4gHC/szEzyGtNyiU86UuhDalVml",
+	"mOm6af0HPvM6UnfsIuHxEioPHzu5+AZtPVptbltbP8X6Qgxv2sGszHahbnRve8fDQXfY6/+AvPq7KRso",
+	"DyDfeE3grCzkO3+iM3pNAE2/bOWtWJPrs7TljD0JSgqfrSYErg+VYRogenABuTWj9CfW9OeLOI/0FjuY",
+	"yGzeBpcq4pT4iMiLvtlUZHBLqxIu98Gb7ztZbR32rT5RAEK1+BbOyyipfKV8RLuoPUPt8UxcMJlggUwj",
+	"wkB2ss39zkGpIsNyXiMaPETvisdCiG8sELRXn4bJ0qnBgezshwQAwiA7YJHkUUx5GaEA/dokjYWG5RiD",
+	"Qk+fOvWOBWrFA1+yKBkyO9Aei+bgXtfvF0aZCHKGuZytIcbubg3nh97zgElFycGsWT25Wxa4lMLyQPai",
+	"D/8h89NwgoQ2wQcIHqQ5/PshVvgZU5t/TukfAf9OI7jpQYzTYgoQDxqSDxTz8w8QQpsjf4661//k+A/E",
+	"NenfGB42h39muf1X/7Pk+HE5j/0K85NnEqSBsyhYxDwzeo5er79EKTyOQ8bW9Bf9vyfwvxl8BXREugVk",
+	"LUWmqaYvPggYihgeqyT8r0kLh5dREeR3p3fUiFdPQbVIbCgW1hvIXAzIfRMlPFvaYcJwngjubJp0lLE5",
+	"n0YBVnmw5ttnz5n/32+fPW/750zPksf0HEH39SRBE2/e/PPVS/bDi7cQr8I03HP29vW3Hvvr26tvPfbt",
+	"i+dwx/di/BbSsnm+yIRqnZdnzawTDEi8u33ePrVoIK/fvaTKE3aJmhb6+0NJJDGQPwt7uliLtcNjh8TB",
+	"ENRjcwVYV8VONnc26732rXNMJoRdQDxhhlgM9pjI7mGPOonnzhYHTQ1SoygUOucfsDTGxxfbnlVtwKQs",
+	"IHnvkPkpWoeIRKbtQ3y5W6gNBbQaU2Kf8nzWVnxChXtjrgRVcQL3A257mS0p/q2HRCvggEjsYaFHkmfS",
+	"zegxCIV+B0MmUPTwwrqHEXvJSI6pAAJey+FblZEgwy7sNMA9+MGFRDKRnWYicYMCbbV+0dZ5Jf9TKDf9",
+	"MxZgK+HDME8pSkLxAbOSnAC7FXPG4UeOUujfc5mhr40WTpqJCbnOSnITcp9XsvbqJjWHIu+3724pXa8a",
+	"GHILQFatnEtIq76w12yMENUcrOCt2c3jYp/xXL85HuB1+tCbdQd1p7HdR9/bz7QqHd2kOPfDQ9Ee8KNx",
+	"exAch+1TcTJpn/HuGH8ZTMp13lVnVP94eHT4AyrXehqsvWAqj7T1Vq6mLHUyDSdUpETa8b8O2+SMxp/c",
+	"krvBab93eKgtkUqLkFIYqPtyU+gUEJnq4E9uU71ufzCAlD2jKYMatEdyWLGG1mWH2Ss8o2R99Zf9Jv6y",
+	"dyRD8GxSBRUGbXHrLHNU7ZKnzNXB1+jmB6jyrVfRb+2hxiYCPUc++hag8gEOeAdkDELy3FXAZSLaKHcL",
+	"TRz11Oe6PZYtQBG6ubl+DqlySNXeGpp8MUB98md5Tlof/Kn8c/bu+iX5OoJMQM0kh8qChRLZMOVK/V+/",
+	"VUIhguMeVF+Trwyl69Lwg2RCyRh4VqU+T4yKpNUNbThDQVRTSfbs9Q3LxDhCkmGrisxEnLYQmejF2/sB",
+	"hkze3h8zHkd3YmhhzJq97sGpx3on/U7v+KDX91jvTP95etA79tgk6HaHw4OTlgeIpQDq3uz1T/Qtw2FP",
+	"fx0ld+1YBjxmzd7xWad/NMA7xam+s9f1WJQE8QJ6F8RyEdr0IPPiAmuAsiwSWXua8VCw1xe3umfdzvHg",
+	"oNdteRDbzu71+2trgFgBsYYkAxBvDy2HgCu0GBYJEbhr7anbgf/XfW6xXO/AnPLf9di05xwwRPUBhKzj",
+	"cUxGjhIrc3Yt8FBFbQTB4/UzjN51RHo1TO1MpqgAtgt4cqoFRF/tAqtrUDmy1dJ6vrFPBEpQr7QZswO1",
+	"ENgQ+obDLlPA46oq6gu+ealExV9kMUSTOb6HNjOoJdAAEfW6qReZ/nORCUgIS3BfYPKLVsSSdv/DB+Ja",
+	"R2nvsVxKBsG9zAwZZoy15SL3cG9amIjirVrl/qFEGJnMLasRIRs92MpYxoO62vcIT0Pnk++gp5FxGiUT",
+	"kWUusyXU3SsxhdEl2/bd9UvQTc9ZNMGBmIJhlUi2UFAIZPVIo/yVer2iqWu7s+hWx9WFffec9QtYBZTK",
+	"WiklY6N9Cxc0jTlSeIeN9r0eBuGrMf7VGP9qjH81xv/TjHFS9sjwrrG2CZikEL3727MvQPTtaM9uS+Ay",
+	"nCivCcmqULCvDFuKFaNuwpJjcokPuj/tQd+YXFYBdkp2IJXVlOvIbHqAd/0lCv9n0P9p0e32j3GX/Y9u",
+	"hGrc4WRc7dlrdDxUD8531y/dHtZ2w+1BylORqQNAcIe/wfrcJ8HCTgFOyV6Zdv95VnxlIKu29+D06OT4",
+	"t7W+USkoybGvZvhva4a/ID0MpQTsRU478YtY4HSWrDfBr9ES00Z1jTENCnkqwBgdYVvlkhcsCHFKjwGZ",
+	"XZ/SsHCH6HZEFZg/4Fs2xQce5NrwLla4j9d7Ze14yNZqwC3gLiAEEXAWYI1CGVPEIM6UQUF8hqAh2p53",
+	"Lh/ht/rkh5sCaBaZraj8jYfLdi6BRDiQ8zlPQqIJBsiCSCGUCjOckO4+AgwGrIdC3RCkhmsBWVo/qKMr",
+	"xApUqAg2k4vMQYihwiJH48ijOF6dLXD+RoqFkQp4FlIg75K0wkQ+oHrgGFmFfgWg6KTvWK2eNf8kWv15",
+	"obRXtXFSOoabFOoWmgGlRVoakHplz1H0ztGPnxXGZL0G18JFRIcFazoauodqcsv1GVnof9TheZZF94K0",
+	"qdXNWgoBA65EEQWGWC/yPK4GqR8TK/hGTKOkEFjkwf+skhJ1/1reEqSgk+4HLBx6sjw7boAuGItJbiAP",
+	"UEVfo3Zt93R/8hr6IK48V1tMNsPENvyF3fWPUaJwsGEG/lAqFGqQ+h/W/id7++6Wtb9jT8oSeciyRd4+",
+	"uft7Pzn7x4fbwfj7oPdy/sNpen2o/l94/HzW/ev0QhwtXkdv/vXP/PL+myfQyG5nxRPWhkBUe4zW8f8t",
+	"TQB7slNZ/OqZerDLADypKIiuEtnrFkqkFRqN4VF/0D897XYdTa+8qRsGZAuPLa0J7jd4lQbo3KvDzirO",
+	"113hAx45To3PW/CbMrRvy4frV0X2N1FkYRoYL3sTv7AWe/CxJIM+If7KmrhSSTckV/lK2lUtshy7KMHU",
+	"kIN/HWzdZhXTY0+fJjJ/+hSTrgpkstxqjQ9cIagf6I0Gqg3Kj6NkWnfutmwuOHjdjYuZ9OvddWgPSCdJ",
+	"GUck7SDm4MR2lJ4hJIthbS6xb5Wc43CpdbWxJndiAa7Xaz8lCHyF6PMzHqWyG9p1Y05kxsYl16dXcjIC",
+	"UrijaTp8+/X+Qlb4peBl7oRIrVsK1MJY8HuhVjV3sn5waim4gNl0rkYPE/gmMZTfVX1yLAIoBzNhTqRm",
+	"dy0CewWgsRdIXNYQMRQ+Q8YpfKSPXgB0wnZCt99YgM0eMpkA+6apVsbm7Mx1e1pZLklFGCvzVFjEE2gq",
+	"jCYTkQF+U/FeRUOHzJ8YMem7dB2e6V6bJ2HbGi26U5SI6DY46A5WlVDch4XA+YbQgSsZ+utOifITEK26",
+	"mtN5UBIvLQtGSaDEpOiVNaaqQuYeeFvwd7FAYBcV2t3f5cQb+wjcKDUPqT85rVRZb7XvknXT/d+YdfO7",
+	"5cok8uHf5ajrDnbSHJ6but//cIXIBTorQeES2lk1Aaew4y3dTkUEfSklqkZ5Qolaw8AB368cS+Zwo0AT",
+	"dltJwxMO3gRyMiCIvD581uW5E3pmlNcmyAP7xgPPQuUqGx32VwuJayB1IN1dhHBEU4QzkOkSWq1GnBi8",
+	"GCLirnhKSsd4rKSBMYGyJ/3alHYJhx0e4A+JQB5bp2VCC8lEKniOJNTg9DOnV2VME8limUwFlYIrTw+o",
+	"PbL9Z1cvr26vfNYEQKJCEStAUoq2nFSL7gCxRqHa/jFBMlwBpSDZ1uPTycH6Xc7D0vkyWLeKwz+8QPyT",
+	"WXo4rJ+ZMOjVl9K+MrlkWhi6DxjaNCQK4Gt915R7K9bEuLQVpi0idLSFLUgLI7gWYOc1UEPuYepwx0Wh",
+	"p3XZVcUTdNyNIqRQXZFJqKS+f7mN+q3I/0S7tPs19/pPkHv9VWJ+WYn5LWRpfiGVjkrsN4JOowvpiSqw",
+	"+YukXWLUBH0TEPs99gDQTQQWaQjBC5DIbJGMsFawChFO1O7Ed8wpi5kQwz2L+t3qsOdQiA/YAVSa39xc",
+	"jo/EJUBoRu4Ng3DXYdfyocAIxTcT4TmKd47vbMjh5rUi1ZCi1Jf0f0MjvG9NP0DUNvR233IhYqA3sDy8",
+	"xL+8cUgwi0u/HOAjGOkN41mIb/OxEAtlVtGtnKIfV4pt4qVdSAaKnqAd1/TB0h7uJpuQux7v+QKnhgG0",
+	"L6rKLSYCLio4S7rjY3E4Oeq3z8LDoD3gp6I9nvR4uz85CY+CM9Hjh4OG1yiWYWPY+M5iJBlwhIAnUO2+",
+	"SHKijsPU5lEmH4hLnnQE/KKLZeRCKXtNHwrVk+KanpYdQSBE6LaTy5zH9PHw08ZD7rA77HZ/KJiyR6nI",
+	"9J2N4VHxnUphNHtdbwXCx8EJwKORuqy7WGZ8XfmZrLE1ver3fqhHCDLYQVbSmKYdaWS/Mifg2+s3l1c3",
+	"Ny9efwsIGg7ngIFf2Gf9veXTNQA/IN/kxOyB3/t0/JMddlDWP7Yi1JxzRqiWzjhz2SdvTXYS1h4qK9Xl",
+	"hIjVHMDlVGQF3DIBj/W6Xaa3CvF96HtMmi75u5FlBrXwfrdf5OHggwDn+Or1sxevv/WdApBMPhTfY8DC",
+	"4oBqMZmKTGkrHlqKQGAN2YXF7RQZi/kiwUIn27zuKDw/ShiSfxclHybjdo7EgTzBkIoljcx9g7LcYVc8",
+	"mEEPI0uwb0EBMAEIOxGyJkAMJ2oxh4FGPIKKsPANkKpH7P8iZNEEHCF61KGSpNVhL8y5FAMCCbl/Aoj+",
+	"cOhNMaiA40spTwTqO8LCD1+rBTLnI/FhxhcKAYKhFoZH4FWBMTJw1nqxjgjXtXqbgWpQi7kA3J8oVyKe",
+	"4EAYaFjMXjsn9mMYUEKErbwA2YkwqHm5/+NFOBW582RcDvimmBznFxLKN6U/oDfZufBMbS5eePVsdPPu",
+	"Uv/1/N3Ll/8Pk6yL375/cfvd6Or6+s31jY9OpWJVzrhiSuR5LMIOe7vCVUQ77eCjOQE//YUUJzhS/gdO",
+	"SpPax0PmHyCEmUKb9BvAJze7DJWvMJNQ09Q0WycyJKGGtFm37DOR5FkEJrlFJqYUNmUSdfDAeaLMD6b+",
+	"hSjtqR5DIRtvQVafR6DkGn5YorZvrmIeU/wOcEUfuGJc3Ymw1WGQBUdUbkanpemtGzyDgrSKobymSqip",
+	"iGHL+BMgmdCzw3RAQ0RhVYyZAUQjBJ3sePvFLbZgwoHkKtrH7yB734rEWEzy1jl20VnqGHrV+7xmF0SK",
+	"jUUsH1Daygcoc1D5ORt0+2uwlJ20tDpZIO5FYlrT8meSCcF8eD7ptCDnIqW72j1jfhSKeSpzkQTL0Z1Y",
+	"jjIBIOAd9j3Mz4vi5/bfxFKvEb2ts0iEhgjMhWWXWTSFajZ8WLPf7beovBSqHyi0u6e1gMcTHG17WwvO",
+	"CwAv3fvPLEMQWQXn+HqRUGEv8XnDwk5F1gZxBmxCUCPp5rGV1N1LOU9FHuUyY+MsEhNVwZAK7O8OjBKu",
+	"U/KjzFOeQJpzEuWCuEmmBM9z0/jkaTXtvdewCx00Bf0oJhNW3GS/ejcfZyKOObuUWYqYQCoyen/x6rcz",
+	"vbpsqwVpVUkJWPve69T8Uje/L4EUF1BpcsKu3q3SuQz+0vAa38+kxcnPZcom2sazWJhszu8IrO7qHVMz",
+	"ngm8iecOaiyECcC8LT+DoFf/QqNi8eTLI3NTpfLxGB5ksBkub/4BJ607MjxNM8mDWWPYmIpEZDyuWkU3",
+	"SCqYsXAhWBjF0VQkgYDUP5XL+cghmYCMnRLvbQYgtLCGiYk/lg8AMapFf8ND0+B9HbGwealtjOn0iDq2",
+	"36oBUtatAKDckYvI/F5aBS8Uuwjmgn07H3+nZ2EqZejgs6mcg/Wn5/GFYt/Gciw+sJuLjZc6BvAo5sl0",
+	"gRDKkJCH9t+PhPiH/vgrbWjTHGiDxfSngZ5Hc93z6/J1tjONT+/3SDhFmWcIiED2AZ/Vbjmn/T0dwOsX",
+	"3+9nxHerRvzhqhHfrRrx3VUjvvubGfHd+r2G9vJW67666I8qi/6w+1gPAP64wd7fusx5not5muPoFYq/",
+	"aRoOG/PBcF7jJ7NNAZp+f1GdyYeRQa8pzjG9t4AOWz5YR0XPdUmgTQc77wt1/REnRn3fcb9Xe9//bXu/",
+	"39G1rutGE6j0/bCu7+/3diPZt97HXfQMUArWxVLGaNxZCF39zsUe+UwPUn8Xv06hoV/SPn5kbGYHfjZH",
+	"lb2UySSO8HD935L6fEm8wzjrO/u8VmM61sBcG9x5m4lJHE1nORqskDJkPWNkTIKrBCrIyPhtkvY7dG3G",
+	"wtgmu7lic7e8Ch+YNrbRANdWBRxc4HDzQ/mQAMxLiGgX2UJYtxNHumkg46I6QzeJ1hb3B9YQN8ZjU2n7",
+	"0LXCwdPjtwDY0ti7MsNkm0WSQKZtmeBsE4LHnpbeFc0MTKnZUVui7a8tvqaeknWxEtK310fZiQGlMexR",
+	"8IY+WXU2SnIxFVld7OYKXSK5ZGkWBeK8RC9vvC6VmV/XUTq8d0a0xcvrOkXmKBDllRchLRhFPgmzggvY",
+	"l7Wds0rNusjX0dG2yNfno3DXaGrF7jAzuwdhAqpBA6s4OnZId7/jCpesWcXbymWMHPoa6tgo+M1wGiH8",
+	"RBkP8+ccAoWLdj3jgH2eyYqquNM9ZvjzmDFrvLLzQ8tfzykn9hxfMgj+KFfWg+IVz3Gc78DqD0oiVkRE",
+	"yR1VFZjYjKEQr3M1Y5lAMBM8pdaR47NJxxht+FaHFWmWdZlbePw5CVUo2eVDOVAA/gw1rIszKJEzPSBu",
+	"sIEY+yFZEx9l3JkpX56zIBY8U3VBhZbH/DyaI48f+cGNt9+6hR9kls/AXbmMkqm+RavQls7QFJXYEBf+",
+	"oq/DTe2W28ABXfXq6FmPkf5J8TxSkyXzVy1EZFS0tIjYFo7nA1fM/mLo56Bf8oFlPGnteX5+K/I1btI1",
+	"yvOa5DRr+39OXtrKifQC1ydpUOfM37xG1x1C7jIvnUO0x0xPqT9jKWPBky+SKPdH8JP8OZId/pCOkkek",
+	"SuzhOuntbME3jsI+Pw16on0yORy3B+KMt/lxMGj3xqdhV/Qnh/zopPFvcq5QaLTinqi8XMMK38a6d+SH",
+	"wZk4mfTa/fEgbA8mx7wNr3wWnoyP+OGkL4D64t/lhXl+8eLl1bPNb7lpCoNT0ZsMeL99PD4M24PgTLT5",
+	"yeSo3Q974644DY752WHj3+WmuX73+vUj3TROts+X9tR8TXj9DRJeP98dUmjCBwWz7JpEIeLt5gBemots",
+	"XkR7hyxySmovL15fXr18efXM96o5OHgN83EH+i7rsUk3cbUljFgXaTU2VwdzbyhrlVY8PQJTNAgpM8qY",
+	"fEhA7YoyLJ+aREmkZkRzJWwaD1dsoRY8bhmG8hiLmMoviihFiWzLFGukTAQ8ygt+cSgwyilJGKDt+URL",
+	"NapY6rALV/GDZgvgGBNhb0KIHqfH4dXeN3wOd/5x9MKvath/vhpW6fagN+we/dD4qph9Vcy+KmaPU8zs",
+	"gfrl9TIqnQvskfdVUfvCoSsY2S+sq1Hm6PogFqWg0XV6BeuPMgtFNlzjaQRkd3Qw/izHgEoKQPL6O/p5",
+	"1QkG7jmZCCqtRq2KqRkin6sHQICcCR7GUQLY3OJDILI091vnbLKIYwPA7NQa6StDW86ECqLeUlSbxJqi",
+	"M+0wnySibpOUyVaHPQdvUixlyrJF4hWlVj7DGYkMD5G+5pEOtmsa/D+knw1KiUAP3q2OqBjZ/WqJruXD",
+	"lysnAvre0Z3Q+8U48n47re7LaVg1Ot+XdU6VL1+x0g3xPi6/1UOSNpvWH3gsFJuIOGb93n+zpeCZtpDg",
+	"XzwB9Kbod/v9dr/bP2RjKeceGy/0hlQ5B0sl4CkPonzJ7kSas2kmH/Rx0dEry+xwWvau8mNG/4Erhk55",
+	"LMAAavcBG0dxHCEthdaQdGO/t0JWiLkdEfjMbwc7dnCbUufmko5QsGJoVb/ACGqUxSIbjZPGsDfo9L2G",
+	"nrbGUL8ASIC1OqCdf1wOxSz9m7TCx4/0jj3colfWDjTUse2qklXNtX0kJm7VHXAU9WVf1bDfzF/2RJlB",
+	"/mLaWJ4t2+gh2AwDniuKAVsHWIaY3oWbrAmBzyiZltQzU3MlU0HlFlQFJUslUOfEYbhaCwflIGq2Wtdn",
+	"otG1lXF6cEUAEdtqURxWDKH2gzQegNyMdFv4/I7WIcGbNcKAs+JLBSjmSHIERXkiw0hsfs66BR8khWPR",
+	"3UYQfpNFjJ63OgdaEZ2u8Zrtqehd6/l8Dj0wuo76z/Ce7a9SuRPYGPZ2FnnOGG6SeN+tWQx/ePG3S9Jm",
+	"KVPzTyYvYf5IWOFm1FP0pQSmfFAHH4vDmkToVtkJ7OF/CMk5kRmL8nWC0xWNUV4WiRdUsYuKqjZ57RuV",
+	"ZBiMjsxHMDJ8HAv/HJBry2KvVtydA32jHV2fjcVSEnqpuW3wGJlopOEf0/Tttcdc4Tol4vU1j3e0xF2z",
+	"QrelhX4JHKb93Z1/cG/u49L+9fpapxvLBwLitAABX8+JP8I5oQXzZ54SEXifD/KMJ4oHVP23CwDTg/4j",
+	"Z7EIpyJ7LHjSxVwuEnJDRgkL9BAMWSoJJIgK7BkPbWU8ZdHrB0556aJMzOU9MQ1FOVGc0OUjcLaMoH3L",
+	"XGkS8jMoO0B3DGjUusUlHBmLxIWcaJagJVprICjw3CNciaaPf/othJhAdIlzpI5bzUM0zQDoQSJNTxyM",
+	"KcOIWHOI4FSug37CX2/def79YaDATWomDICf9Fws07WYTyDxd5ZjK+8I9CpfFHgJT6sCd4nDCsaV1Rge",
+	"db1GzZJrDAf9o/Uu0F532O0Pe+B6DEWazwyaHgVeq0qZXlBDWJy0+ZvW+9TS46jnvCcO+VFwItpn454+",
+	"ow71GXUk2idcf3E4OeInQWP/My0TgYjSHHkzTLgsi1IxSvkS4QwRD9Dx3eC74D7AGGNpzNprB+3w5Giz",
+	"37g3HHR3HTRHi2zqS+xI9SeD8XF4Oml3g75oD/hg3D4Ljyft07H+YsCPx6fh7zpSjpCpGS7UimrHC3+q",
+	"HbBu77Z7OuwaR3tlV4K0kBmbZjzJh4AxVKT7w0vjYjrjbb122oPxUdA+FSe8fRbAYhqfhGeiUa2XfPwQ",
+	"hALOgFX0q4ZY/rX74mcZvfr5Yvn6pvvwatl9ePWPvz+8eSYfXun/nsvo5eVf0x8uXxy/+Pn17PX3r6LJ",
+	"3/fQhVZkyHb4LPfw/FpYsh1Di1SHvHwWWd0FZ6Ciu9CXdbrLQkEuyhqlhUra4FiGfWIJJFgzQeYUFE1w",
+	"IBltapGolseQDQ81FIiwpiJrUz3XOBP8LgToG4h+piKLZEgk077FsDIlii0ko5vLJJ/FS0Z9p7sM+7D+",
+	"JtHKNk+CGSCRG+JpWxRSlCeaRxqgF7rUXhDypX4jeKLBaLI/6gPDY+9uL88ZXqpY/6x92NNaGISRAZkr",
+	"yWdgSZefAN8/UchHHvJlq8P8NJM/i0CLHezUSCRhCXRHiRzofH191+iwG/o4IIddfDqimyXyoUPjp3I5",
+	"94fM1/qcTzCfCki5c8n8XPqsKT6Y787ZWELdCRqVnrmN1Cp9uWc5jg+Pj/GZPOVZDroUXQ4qo25a66MA",
+	"e2brnAnaC17uf6h3WkUkPhGPLZKUZ0pAsabMWCbuRQZmMU+mAlhI8CEH8ABozpT8YKveo+o61yp93wqj",
+	"872D/bHFd/A9IKViT9YpY/hrff1HwySteRbupPjGzLlFTqmBPVlVFm/0qsNKYLMezJJ3loPHrp9fssPD",
+	"w7N13dbD3qh1cYQ8R+qjXfwcV0m4pjPFOtzemVzu35XP9z8vbTLfR9SP9O2oNPSPujbIrj/BIa5V2U8W",
+	"qqa4uNd3L+71zcW9vhbMcBEG6kcp14d6/6SLSgGIr8awd+Y1CgFh9ZNBVT+ha0DurNdiNgmdxvD01BaX",
+	"Fv3SSmW16HS0UCLUP+yrJMDG2hZYhNPpq1awNUoI41Q6Sx+jEwR8nvJouqsTw16+3YHhMa5MNpNQiA0I",
+	"aHVpzBOfMJoBjpPaJGe1YvqCMlC0xXu+YGMeWoeIPidB9hM/B2m99ZLfdn2NwX9pR+LfZObbDv420Mrm",
+	"/X4LdOWqkW9ehfJjxr3wRFt8h5Mubw+01XgWno7bx/xk0hP94DAcjPVJx1M+juII8cB+bDyI8QiN0IbX",
+	"GGfyQYlML+h6ew0M3N5RJTHKJEFpQRNH9yID0l/oowO3b3IZCIffHDH4EdO9iki8yvlUjOy3poN5lOtR",
+	"aZisOz28K/nq9AU+1klhNyJYHy0GSu3NJesTGoacMLnI2L1IQpnpPoCJp3KRNoaNt1DuTcxypgJZ62M8",
+	"BCz0KLcYqDKB/QVwGUkgyhCNUutf8JVuHUiqMTKBGGnRve7VBeZKgs9QX4pdeoJtPoixinLQ5vJsoXIw",
+	"HwA7NWSB/kHfkYJ0B1tXZkhHbnRG8MqPY57cjQhRFGdugatQqOLrrsUvCzHBJRP3kXgYhdFUKD13Z5N+",
+	"MBDH/HTcDXuTQ3HETwJy5IgTfhZ0x/1wMDkWp7wXHAqwxyc9fhgciZPxWdibNLBJBfuzR7NOi7tmbaUi",
+	"CdVIArmT15jwRC5yVABH+mjKl+5CMkuGhmAUykRAO+YLk6LRLb6CA7gctsA6f2fpbVgyJb6IRIhQjXiu",
+	"tzmCH+rJnsgsgG09F/OxkXyY8VgsYPxMS9T4iCA+ZVMugiWkIdpiCAvfV7txdMfg3RSFskbVhmx3ep8+",
+	"rbo3XLfG6+d/f3hzKz+8vgW3xsnr7198+OFZ+POr79/t7s+wYhIP2+3ODCu2v+os2z0ZgXPIGl2lOHhL",
+	"2kpx6Q6Y4IUOoSUTJyVDSyIrqmQi2rAEEXpXIa4QNmG6cI21PK0KJnivAECyD4oSSAwfgkSlx8FVFtF4",
+	"EkGkIkowKd2nrexTLjl9a7ee7zHfyvWCFt8vSTYfiGHTNJP3wgT2LQVs0Tdye4iQ+WHGJ7k/tGBLQPih",
+	"GzdfAJ08z6b2DMEADT3EGPIl6jY7NQcfnZP+0wHds7bzBrEXzJQh4EP51ccRiS4ATUFdYjEV+nXMdauJ",
+	"EORzWZ/t0GHfw5mmSvWUEJMqolFDjGhlBqNKzy6KsgLSxWBQl8HQMVJFeNDXSBn79CkO3zpQaHhWmslx",
+	"LOYANA8/qB/f+62hSz4FK5Z8NrTW0L9WWdTmkgIumuC3aemdO+jxva7+PwfJG5wwcB1rShdnviDQf6Iw",
+	"v86cvSPTcOucJSJCPBbQ31miDZOEcaWiaaIFAlC7kqLOsM/TjKcz1rQHPLsTS+W5kF4xB8Ks4oAFdGc/",
+	"kzL3qRFcn5UrHG3P0As6wwk3ts7L/TPkewW0fvHbSO8QhQkrJXRsyI8poVtri4Z0p5rV7kFyJ2pcm+5F",
+	"xwncCczP8Kba2lkPut2sbmqUAC1akQ4y39AsS/2i9ejZacyXrAmb8E4sPdyOYxmaP8m/6pm91h+wmVxk",
+	"qrVFasI734mllU9PuXGYJqFiiXx4ypqpVCoax0tGhal6IdgihRbUcIMUS2TRMGg91uOKL2Aom2vAvQGg",
+	"37weDYZDVGzItDfDj1/gdW6OFGcPIo7b2oQAACQkhGjOeUxf/fXmzWs9xKhusPtIxpaGorzdW0bEKCOE",
+	"tRRx8Hd0z+ESHtIcv4wmIlgGsRg+faq/+ZU916ffr+w2i6Z6bf/KbiX79afk13a7bf/T1zUT8dBiv66T",
+	"877+CU8SkA2FGKbt567xFjzBXq8bvbi9/M5pw8ODQQHhxP9hPXAmrJx0K63ornU6neKYKdYXek5Xm3B7",
+	"iu05n6snSBrpJRTlbJGiu6LmEIFBonVpmiw+4p6dYpKJ8uyBIYmQEPG1s0XC5CL3zNfYJb3Q9ZQaeIJF",
+	"Qpzhv2q9oKSx+8S04BffmEFfudIdOMjRgxn0wNmygoDlVSCsomS65YUx8xJf2u5RfYv9UJ5Iz5kBr2jJ",
+	"29JzTPyA7xzcBWy4eFIZw6r+fot+wJqQpA0D91Pi9heOTKchSEQjeIW9XUtlBfPfyw0gE3GjZ+rvBW65",
+	"iwj/xioTVqwSeUscIcRoAXjuwMKvWnpRgvUrZCp9MZ/Bo3wlWD+zFnVe3EehSAKBQfePq+Dy6WIcR2om",
+	"1EjJoO9cUoB2lUHmKzfUgc2XgOOfSUHQ8ZcySxndzjjD17pdpoK9eEFWw18aHt5AmO3brzYsADzLX8uH",
+	"CjEE6Xt0AFqiECInWauUl1gBprT6wNf3IMbtrPALfNrgGEB0f5rCt1kUQHwX3CzFCI2gK+j8VOStsK6j",
+	"H6vQBEgG4TVCOefgMuXBXJiCrZoSvNAMvVbuZ4Kn+rROeRSiDgvIuqmJ7P6FUPQriaXO06bwzbbn4X07",
+	"PnETAwBFewBe/5PXyB8k7O63MU8qJBgPkja2fsgQCGlhZ+PLREIR+1CayUkUC7SBZCLcea6wHxS77+od",
+	"G2uxnS21/aDVD9h3KXVjk+NVLNp0a9veutkLW7TvupOo344vrLZT5AUzjrwVeBHw1IGOZ1YdTa3j0tOm",
+	"x4qIA99GrDWGxbytN1D52Xph26FmdD5oLR231dW7AmE5yqxIxGd37MtPoiSE40Wv6ykGircIN/tQ2J/o",
+	"nq9eY1ZvjejDWdpGqgFX2V1QJ+4Me26W8SXcvnKF9XzSuBcdL6b0eQSJonYykUy3kC29bsUTiyP2vs4X",
+	"udNUl7y35Ql/SxsFwjQkEoZsJnj4rwXPoKCC6Da0Yp8seFyUJetZl0miN53xk5gCbdQ+lVDFrBdLu7QB",
+	"e/r422sp0ONH+GxnWikl/pPXmP1rZElC6k5C08vSalq5bPtsmxl964obM7PIQbInCUnFgVfnsb0y7onC",
+	"N1jnFnTAzo03JJdglTOZdBrbeU16jwCKui8V32ujf8IDKJd/7zUKRz39/keLrnVL0bWRYc9+/8cNuiG2",
+	"WmnQPzsO99p1sKIndSkXRocasjUe1F2mz1i8ZmmC1e8Yur9dlA4Y80cLJTKqxpycipPwOGgfjQe8PTg8",
+	"67dPeyfd9vHkSAzCw6A/7vEdz/7fav7dSF1F9azG6VbPhV1k/5cb3ZX32Ueg/1sNlzq1fKcw5Kf/oMhv",
+	"9wtFfrt7R34R1G+v0G+Ficm2BW6ZhvliRM6RjeL/TxMt3jfmuxmHzDpFHngRXwNfGmDoM+snzsn/7FV9",
+	"38J1fUN+VMn13TIQNYTl+FKi2rAuJwvbfaLYu+uXrOlvic750HwxIFWl/tNXJqL/RCaioPA87h5wr0sQ",
+	"PIByxM15gngJJa9BxNDSuORFsEYNrWqdYuB2KrzSV0TbaswjiMyp3A3WOaEyqJq5F6rDSPtXTiH5HLy3",
+	"K2GUmmxx1rzV3U55PqMCxTxKgpwIeLdtrqETfQ8p/yp+4EvF3r178Ux1Wvv6jb8VNiPxJQ7856br1YU0",
+	"G8PDPlaN8w8mmAtoYjApWCFlfq4Gfc2ve4tZep81YhbX0O+cTPPvTOS1Cyc28/yZG7W0Mrfk9VazWQoW",
+	"GW0ke9WImgcVPeRLJF4Zr2Qsu8ktVlHw3FAVEapEOYOQD7O/FP4QN3wP5iQbL6I4Z0qyCc9cZ1koHxIt",
+	"q/UZqBBwx4QuJlWKGIzoDpifyHw0kYsk3D9T2NmWe8dyzI0vwsYXApi+r9fU+ibh3/UkfGyMl7kAmLbG",
+	"cNDrl432qsG11lDTCho3paO5+JAf4PdqxvtHx41hYxD0wjPR5Sfjw8lR0Ben4THvjc8mXXEYnPCjsD8+",
+	"nQzEcdDlZ2FvfCiOJiccNPbxadid9DiMzR/e59Gv93n8aQbZa4DZuBO63Z7OCtfotwiwn/4s3qDK/NuS",
+	"6S/lHxpW0ghVETbvsGdGmmktyh2urx6erx6erx6e393D0/9CHp7+vh4eKxMe5+NZ1QcQp7e2/e2eHysE",
+	"/5d7fr6Cnf4WYKeP8lBo3TsPZqtmzRVmaNvEQXMPJerrJel7+LebyQvJeEUqPyaIQkoGuDKSnI15cOdk",
+	"j0kyQ54+lYl4+tSkwJncMkiVwe/uxFKVMmgA3h7Sj5cYMgLS3WhdHTs4Cg0YGmaJULLrhBwlHfYGKTJN",
+	"aYO+2nb1vPSmQ6Z3qE/oT8rJSwRb6Ary+fSVlJ8MbSim5Fz8/+z9aXfbOLY/Cn8VLJ3zX5H8ULIky5O8",
+	"evXjcpyqnM7UsdN1uju5IkRCEsoUoSJIK6p03t4X92PeT3IX9gZAkBpseUhl4IvuiiWKBDHsef9+urQ4",
+	"DhJYTulWcUKNrbCXl9zGPillsBhUfOrsFTmNVzwxZ4fGguKC2WRfDgcNVfN9LNe1noLy8tRtAZQQ6/zL",
+	"phfAGuJGOdFwhvqNlHiBoKH+pfOqXJIxv2axaQNQN3GLUEXMtnYr383C+1QJLnmWd60QxFl9resEi1VE",
+	"F8xUK6g9CMcBVlPErLj73aqhr9FO7LQ3GIq6FqgyE7+EmWiNMByB2g+ncfgTiKNypWIMfQdq9mCXOYJr",
+	"bZXa0Vo3jUaR46YVBnJr26F4ZjdUnihVogVzakTkbSpJ2lUlyTdfSXJUVZJUcYZKgXyTcQYDCZkDQB4z",
+	"HVsAOpW94X54ODouBFZNlKE76rULmqVbVZJUlSTaGFBrD0RFpqBECWPlfNo2uNypKrdQf3dA0j9IQca5",
+	"cnApgUPygEUZKxvw1xMUnOIFqwIkhBpbgIX9pU7KqdJAQ1bwoJ9I1+cldavHIiVoUx2c8DTSU0IyMJiJ",
+	"mbAGBlns8y0vs9MgaOCg4Cjo9kmaAGj1H8xNGG+BA0Dqtu2wsRw+wBceTLmcqhs6gQP8Zo3HD9TNMFSP",
+	"mAOs3lmP2cSFJI8DBG6g2Lnbx9kpBCY0QQ10O6hFaJysiGzo1bsprEHqNFJPWNhmLs+0VXvEGK/QYG36",
+	"HeFpa7vM7fMsbtDtG9i3joro3frnh0Wcc5Wf6NNySEtvEHsM1Ly7vumD5zG2UEylqbzBW9VvAvG4uSMX",
+	"HsFr/bpd0O8LKuxypaQsSI912CkVDth3VQ2OvzQq4Xu2xDWO1zpJZ1uc7QkoAVU27mlxf9nC6Mpafxhr",
+	"3ej2xzbYta5qSibljVQy+mJiLi4b43MNb5VJZeXdhM9aBljFk4lO53BhHuJgr/qI7O5D9kuzU/NrjMkz",
+	"wMGyA9NaBCDAnFuP4IGeC2Jjbq+/swY9AvxB9fiiRXz1oAFI9iyJDD46Io5jNSm1A+aS+JrCHjB63AEg",
+	"c3eexFqbcz0BnKZHRpr9Cdfzwqz9fczb1ZCydkEMdQza4esBZbV4doXsDFrZ1eX/179p848P6v/azeNB",
+	"88Ontnew9/m/b033bUdzZ3xbg5Su17fm1c5ev3zz4vwSSHPP3759/bbm1S6fvzx/Onj97nINavpDw/l+",
+	"+JNsYP0jq861XweqOIuxVQMOZq2/59UisNw6n71N5Dxg3w2UoMCxzDo1r4jwgVbAsv5HpI+Ymdh2EM5q",
+	"Gw3wbrffAQMchugEFPPefPWbmlcbMxE5rVCBMqP6tQsak2cJjQMuA2HeGYT3uwsdhVRDPDuFznaaxEyq",
+	"SdJCdJBJl3+l1g33WG+0T5sHw8Og2QuPWPNYTX9nCBPO9kcHVF9v55vHA1MDbzD7i0W1RTyQXTCGa7gS",
+	"KMxGai+FpV+pr1t6mPa35uzsDuWg3fnl74f/2vvb0T96r7ovD978FW/zl07h3ve8qUNDaMit1VrEyN6N",
+	"qqbZBZllDOIHe/Yu3HMXNl9pLxoTV8PfXIJ/cQb+xVJN88rpV6cV4LZCluTbYUhhO8wS8RFcSjwY6s/F",
+	"YLhI1Uedo94ewJ4kbIxbPJNNpWJhFhIR5fOith++Ho589fSu8Q7x41uY8ptL/gw/ljkHcPwd2z8XoTLV",
+	"ztSIRpJ5tWuW8BF3P+AhEyBMwMDSx9Ss+4f8GbknYhmMbgfZu3j5m/j48pk4/Gf8avTy6fn2cL1lXboR",
+	"srdsSFV1fY8A9Utd07Q84w9tR2P0cn3c+wy+LyAFG9jGzcB0wENThqYDCEobrnaQ4uoGJq7RIq8EpHN0",
+	"OBRjLSfWRucxGUXIo5gwh9ewTs0v1nMdBkLmUJaNFjEoXibSa8O6MqULiEJCI5UxfEWSjkTEBdjay51W",
+	"5i6640rdwjRZqata5HUMnC45Xp6aImcS8kg0IvsiGTrON8IKrivm84gU+leSjhhJBUnYjNEUZnMowsX2",
+	"8Hswrq+jZatiRfhyoc713TZmoyr/V58T07u4+bxUMdDvkAvBbocfOAb6WKHPyi4qgzLAZntQUIaiGVRo",
+	"vfxUaj3d3Aqe0DkBTwczt6j9nTt4eZWKf4Yqr3m5mDGf1H3ToeojqrD6F5pTBW2ov4V/egR/NKUJcELq",
+	"7+yfmoEhf9RTLpHlWsR9QtOUBpMp8EVqdHcYl1FeEPdzLRtuGsg1A7UsIRbLFsmLAAoN4ppg64otysFD",
+	"nZR3J1n9DIwnv/wgpKdOHYjkhW64uGPz+dP8sfeNG97yaueJORLxRnNoZ3cHMubL5H1DHlMI9S2B0Kyu",
+	"nY5YCRpnxbZY3tZ+vk9OiNkbf3lfe5+123uB+QD+Yu9r/mZ4HK92fknHq8+OutUTSS5+OW129w888nsm",
+	"UkyWPxbczleYGfrGZLFttS6QRTy0QAbE9fVu6VtNzEULSBwr/E0XPkMZsRGjiabOLxu4uesKdUQt8kxJ",
+	"VjQ70JjysRVNffJEWgZf40QCXI5kqfK+dEAHa5EyXZl0grL6ii0GBqPeL45CyQAeZwBiHzLE2Tx98xyk",
+	"KLiBU3rFNExQQKPoZDUavUtdRlOkLKvzlNBIirWcZkUA+0bRc1zfKAYLdVOnWHldtquUkimPomK9VJlt",
+	"bVuF8FaNunJufzTnFprziBkJkIBoppR6R/2ya0+zcqcaJ+XTqY0e5+xUvu3X69vmab1tndv8lz+qa4ta",
+	"oqru+T5tOFB/SzH9EqrYQ5t0KCF2P9nd/nnXhgjXetiv49zgspZWqSCH1Hmsv9QQAR7BuwxZSMYsZglX",
+	"1tKirzxdFoXSJ5IuJJmIuTLWpPovQKkHIsqmManzEIWS5zSsW3IOAxbQ8IgP1ggdMx9R62XBQDTjHS6I",
+	"yNJAALVzHOKjeMqmJKAJcDznOHBPJIGyZ+kZJzjNpDVXreb6TQyVAFOXGM60t0741ZILqR+r2TFF7UvU",
+	"aBGXZtRaXeTTLImv7Vi/cZuCoIdDiHtj98WXcdHBLgDn/PupctE7E5kqtP509KZJOauPje78vIrfwbTr",
+	"qi2P1Qp0yKJav/b3vO9Qqz2nE1GKDJRmDQ7QcsDCy+/zxvQ8IhNPfrtSM6Rz0/ws5ne2LZXOrc91gyZ5",
+	"9/ZFft9C2+YNdzXj/eBW/+j0fl7+U6i86dQ8TPgPAqj5KE5guWvUFl24jDu24qXcQIrlFQ47zpYcSJ+d",
+	"yh1l2XXZ3qjZG+6HzR47GDWP6OGweRy0ww7rjvYobKS8TVHtIjW7S3VGm962PNZb0i993r7EaMl6W6qg",
+	"wLF9jU29y6b0yvqW0vtta/PlYnVjlccKHVYlNB7aAIMAWmmW72pxoassb0CsjUWszCDLSQfbMiD6x32N",
+	"C8KjtAnm1JhLZSTqr536YpmKqf14SkOm7+QBOIjxVcF8sE69D8XSBfwFs7N9jwyhrwafkbOCE1AMQZ/E",
+	"gjh7iou4RV6JFLZreEKkSNTjhguixHuLPFWWjiR1X70LGi+YE0mCCb9mYf5GCSOxspRgRljYAvrfxJZb",
+	"g+GmbGTJmjyWLJZcOflEZkMUBmoS1TONtTlDLF7kQwInn47l6krmc71i25o3+nd/h4LfB7AslNEKTnOu",
+	"yzQN9yBks3RS69fSiUhEBtg+pV0lZs1QzHWLqUhTMW1mMzKlyRVLieR/MKJE/xSYxiEHhpoWpsRSv8k0",
+	"oSkbK//fCQHV8C5Nyf9APxy/45INaMIoHJHL05e7F+p/r1+qQ8IDLJ+d0CRtzjireTUuB7Ch1YN0xa4c",
+	"4GY1H2iT4CUO+sI8TusILafNVh2gdqp5SgQPpljR+ZsALRll4xXDzjuGMECUH3C8Eo43tvfmlbxYBX7L",
+	"VTiVEgmw0glPwuaMJunCBDUgOixZkCXgy4x4TOOAU6QGh2gWhwBrwuVVYVFmiQgyBCsrrcvBqBN0hvvd",
+	"5l4I1meHNY/p/n6zOzwatUcH7JB22quXC8dkhwMovmY8E0ajdAJWqxmUs6RyoqyJJoRtSqtqLLE1y/oP",
+	"fOZbLq/IaUyjhUzvsbj4Bk01W01q77Z+idWFWBtrJ7O02jYk22lfdg76vXa/0/0XQnTcTrOjPFASZV0g",
+	"pyjlW9+QsjQbBStlizWSxbdy5twIVjWFayoaISQOqSNXlRExj1GNYMw3ilhC6ngx3vQfXd386xE5YwHp",
+	"to4aOjKADjNPldK7Zgm003RapkenT6wqIpIiiAB2R0HYBZpx/J/Pc9WoX2sXB+hrJx0BjbDKTx2diP+h",
+	"lNYl+5hC4kj9NxRBhhCDAY3JkCECI48jHkNgwNcXIkKUf0KyGeTyIK/M1chGKUvm1HKbFnW2GdgnKxI+",
+	"7+o7NvGO4PXne8chlDDM3QaWcA21Pz7V0vn3Lbe3L694FEGEVWLp5DSYDVIhzGdIcK/tbvxCLaP0CYuV",
+	"JTPlUiqtjbwUyz+OiW8kA5vOIpoijpbmqofLgDldT7X6znOp+fO8mOXJ83ms7jcSydRfpuunxJcsYgCV",
+	"qIOrAnapbBRYzX1jjA1ye6pFfCv0oGYkisR8MEoYG6QcuzQ0DAriR7Ep5ZGP707N9p5PRM6/LllyzQNG",
+	"aDjlMQe1LBIwknrtPeKPjH2OS4wM/as58NOEs9BQkbiFqyLhY7VxzZGrd9sdPEKBPpS6Nvckx/y8B838",
+	"O8nW7F+97dTaCp0OoGphR3ycoaVmV0TSayyTWRnP0jdcS1+NkuPPJa9GeKEiAoORP0LXPAPySOJiLhgD",
+	"RCtCkGB5COUs4uhMXCZKf18EIlvWrHKWMBrKCWMFPWmEofpsIVM2HcwSMZ2lhqkUEFFhqMqExL3PErWj",
+	"zENT9VC0btQ+wRhtIOIQ6llaoD5GWRSVX9qssHUCNASFEJH0tHzyCJxZdfOprqVyT7w7RQVZatDOcFVq",
+	"/4VGR5INEx6onfMLH0/6hBrNNUwwChxr3BeZkj2yYDSRrVbLaSFStgbepDUNNRnABsuwsGZO7OBPshkf",
+	"yQC0QhUmHQMlePeB5tQ1AUBtAOpPiwgcNgyjFhECW3gnOWNxOBhSIA02NzpFLlr4Ds66ZSHHoijy3512",
+	"Ww0O/tv8787LmodfMaL++OA+XVut5piADoC1xSyfTAeZDDHFV9BSS5n+EUuDCQSqPtzO5l0X9FKrOYjY",
+	"NbaCmG5RJBq3aUpAeF3uDHWMs5sYj53H5L9aFQ8zwxUzxH8JxHTKYm0pKBU6FokufTAQM16tANFoxQHi",
+	"lMKNnUUY6CfYuPbascHnQcJTlnBqw3mbTnDNq40Fj8fNQMQBS2IypwkE7CDFzGbwuOeQYhqhuRmxsdKK",
+	"JhF+BhoJH6DDIpLGgXkbPL5k6fR8+HwL32bZPirtqg+rHKDc9FJXSxYoc4/HY/Bfy1L8nyJDHi8tU0BW",
+	"EO0xYVlVXhoBZ9MS5ZtosZenuoy8IDwOIC8nvaVX12b4OIuU0bIgFOdKk7MnVJdWQEokiqzs2uSoqa2r",
+	"DKEpLamRVwZOF98XzHdXK2w8ht/oVG1NK13ymPAGD00AvWzyWtFqgn1OdzTavAPdbwpWsdsMjnip+tJl",
+	"xT6hyUBHy3rdTlspIThUkqtZLIUdSlrbq0n+BzPtsL29dtcDnTOYcuXm2AlZW6/VhXqtnq7XuqMBkH8T",
+	"mfc0HybKtczLrH74ANN3a19sDp3pTyojpDJCHsYI0WGUUuK1EF1Z953UYr747TqrZgkje3jIumEnaO7T",
+	"3qjZY3vD5lHQDZudUZsdh0fB4RAyxjMexywcQI2f2mb6acvhlvybR7Cetgsuf5fG1m2i4oCvANAQIBj2",
+	"toyRr+3h03zUuNZfPM9dETLflpA51ku0KtjvpshNTmBFgnwXULHWd5U8ZUFEE6pOWrRQwvuaJWMo92Ym",
+	"YJQK4k9pzEcA7gvYtaYsnIRMcohTuYFEj6y0iBvATUS0hwGhzRaxK532EcCLx+M8Emoeq2FuuSR+LMTM",
+	"L+QgYmESEBCvbJKdnUu18ml/Z6eQj68vRFYAJwYZSkQCMx0qs/YESvqgHUNdrBswAHaXpw0P2ZcWIkug",
+	"uD0WcbOUYyfziZAMhA5hv2c0kvnktaDfkLCPNEijBalLBvKCyCyY5DUJEOCl0yEfZyKTA6cnwDcDoIAW",
+	"YSLKPkqjvj7XAFSsJuEZqFg1CVgbWQz2ggI24GipgPkwAzUVmSdEFLmiUnrFNJmujnVre1qSOpvO0oWa",
+	"TKU31Eg/BmyG2MeF+HoTkj94Q4/MJzyYgDSP2Ch1OLNgDfTj9QudOUFJeC9kW7LTW0z0qHebKSkfpzqD",
+	"VNi5kqWmORTeL2KQzQoFhuSxZKSOuSLmZIt4HERZyMIGDDpk+gZZHCnbwJ8lWcwGyyMBQ/PEtHqqT8zU",
+	"6hnDiSqOx04LjZAoSs2Ck2kCvD41EUCgPBGRc2I4rCGE/ENSX515ahi4EMsupgm1TiyjFpdkQqNRE6nZ",
+	"cSX8MFkoB6pPlM3vF/IdcGyNmCN1X98Q8jWwTf2GzTPAd9gyho+H83tqSHu4KRLCyholkdS2N8nGuu8o",
+	"R6jWNScxxdOPJ0mfH3NM/S1zGqdKJqEge6mntnafzMRwoRsmPi3L+xz2XFf2FMmK9NP/tCj89xjluSkg",
+	"puwn3OzFFXuDOPNmvcyOthqMF4im7C3QR76D7//nr36Vg6lyMFX4owp/VDmYx1c5V4zNjHh3tc7fGJsR",
+	"a5KijWhs1SKVpqtiVodZXI3yXeZv1MQu2eJaCG6R3CnafmAObpXh2ZaY0WDiomWhVBNa0LopHfnPimui",
+	"Gdz0L5RGMdfBTlv/dWFqdkUUNmORMokJHPgRMv+iAWCMGK1G7mDFFKJZvS2XQE89Tu6q0NavhoGkLhIy",
+	"F1kUkiFrQFt7xYT17WLrR4s8EGbd2/tExLCua21E7AKZTpR9LxdxMElELDLEhAqxLjLEdguaBxNMKAYP",
+	"pGfLq5T+kh5B7bii2qphqhN1A4UzkhZ5I6JodZEsjGX3E3aLffZPCGDvZ0HAWIhYKLYRxUdYzbwzRJfB",
+	"rSj97WvqHsJTLVpNya2piz29PPtlU2GsT/xP73UA/32tT97rGP772me/RTbXTy5Wl03itP8mhqTebXcb",
+	"D1IluV0E4Cc1gq+iqNHdpq5Z8EzvIed71/mErTUobfIgYSwmjCbRoolt0UMuUgYN4dMZjTmTfTLjMxbx",
+	"mHlYfkhmEyqZ9EhA5YQkWTynCywLoUkas0RO+EyemN1O1dQmLKBJiOWJYAoUR/4rrl851rFyyBpmxNgQ",
+	"UvMOnb8j/zi9JEmmjCHlRAaJkLI5hK54ckHpBZE0glHz1ASXQ54gfAmhScqDCBt0tBmk73gaXnNoZt7W",
+	"VoANs5WN0N2yhWlVxUSne9lp99ttXTGxgmvYNpfSPdYJjsNuszfcHzV79IA1j8LDoHk8bNPOqMv2wl7g",
+	"JuJ+z1iGqnDrafgfMVyXhbIn2yP4gCoR9dWpX1hDR/2OVkma+yliq8Y209moS59YFpCCtnMRJVC58diq",
+	"vxPiGyAzcx12WvgtAkQjTuvLfCKIhsm3naEhdJXoBBCp99o9EDIinbBENrZUJT+z1Dkbd+2ENAfrYaC4",
+	"biFLdBKyqj+r6s+q2GpVf1YFYKv6sx+h/mxD09aPWoHW+VzyLMomw16/B0xCd/Y1rF33aO5GhevysD7C",
+	"zyx1PATTNHlnpwAbwNc6A2dFLBbHehfzWBKRAHz6kLGYjBMaQ/ELlJ0pSaVOC9htMOAp5ZGDXEJJyui0",
+	"4ekKHx6Pl6Jm8qTElAl4LE7lSQFnxSZmoGZuUWIMGS4IDxsG8cX+UozQtyA00PB6pXtNWMJOiGRsZWhw",
+	"2+AWUEzClN4VnuXLY8NtACWrIETuCCGiP/nGMURWYJ9tqUU0ROwbOmabAcOKmFBfWqd8ixxvUDVbnLb7",
+	"6An2MU1okK7P47zBbIYk8wktaygdyZpREKkpoqpnUUgiIa5IxK9YH6AqXLOviJchTRWy+xlsJb9FLgDx",
+	"xAI7SJZjmWYRFlSvwmhA/Ays2N5WkJ/jdNg8xd3TDLOILoZCXJWRBPRk2a+deD1421Zs6CySufB93GmR",
+	"MxGPeDJdcnpa7+Nui6Dfo8Su9X1WVai9j/da5C0gbCjJFIn5Lvqou8pDhdWYK3+NUA2msGhtH73XE/mY",
+	"Of7KJ/8xfPLtvMZWq3bXrbq+JgLgsBIxE7LcpPGlVdYPkjHRa+Lom1LbBbAkKHl5D90H+N40Zc08jLJO",
+	"C55mygZWDpC51iRxZJpkQQrIMBev35A6xj9pFC0QHoiF2HUD9KwYG9KVC1rtFaoaENPIdBxIwtMW+RXa",
+	"M+AzKEOACC3AgRHfjMYnFL04fLcnkvilEJFPpNAdLEkWk5GIIjFXDzhBT2nOJTPoWRrkfK7pWueJiMcl",
+	"dQzDSlg+HRRmSPc6hBw4akIiDO08Swz5ilW4q5C/US9FyhlSShI4WbGootc9Jr5arYH+1gB+ASJ983SU",
+	"ssTfOpGEGwB3zq9mF9xH7es1X5mfv3H1XWPgG9Nu+G4DeDd1Wzfp0K8hzHQkspC8SDEmVanBrdTg53zO",
+	"HGsyVjLH3TXVtG47rbc2FlYLi8c0cFEYI4oliH+TnXP1lZkfp+bVSZ5C2MROk9JCSlvhZesn9LPn3M0C",
+	"qtVKbDzmvh/0YxIstC0+5K0JqUM44vOH+8/3Zist10dxCAV8ebfeVx+x/sK2Xa97i8odtX4vUOH+udFx",
+	"3AzLBpgRgXe2AqfBrAmFphsrZ+AK1xxFkFQTHDcB8TI4aIucxymUy4wiOh6zkPg0mtOFOkI+ejHXlEcQ",
+	"yk5d+0xt35ixkMQCH9IizxBbvG/Bxus3A4wTkbhlRg2P+GiK+R7xtVpQd4Jm6kaL+EDoYTlpcDxTmgaT",
+	"E+JDgNgnExEB2Q+ZCpkSH8wxX6P/Tz0HVT03+mJEWN8+qP4ymF3C2izF00v5jG1nogWSCqvygBY1JyKB",
+	"P3MZNaUfX7B4nE5q/W67DdBe5u/OMpuqt0xDFC307oEp4pK8PHuj52bdKPDbRx6GWf51gzDfrxtG51bD",
+	"uF0x1hlNaSTGOgty79xGnsqwp83oTvtW/dqcDZcyGheYS4ZOcDZ0ylkLhSN6fdRCIeOaV3iSTgM4j0LT",
+	"gy097hlLgwm5OD8j509/Pn1LdHYdKsp5cIWwCmfP/9Zy90YwYOGYJgOTii+MJ8jp35CX53baVh+0TXjg",
+	"sHuqEP3NIXqQ1yDS1UlPtfwyCuoCuhlur5+w+2GjcoJL1HlWZ4jMokzm4Bo6VWB6KMqcFw+hVBAteoM2",
+	"0aARcTYdqh090qNBxWKKyTV1xi31TIu8LuR3nxRfdJmiY3vdoxfq29Y8ejp+KJl/G7lr4KKhJFnJXy1M",
+	"i4K2mYtYLLvFcqaUI1mY8yBdb1F+zmvLE4pRal1amz/EZHXhc+cxYh7fTZDDrt0kxnFHVHL8ZjkujQC4",
+	"lehexxrxa8KRNOLib89fvGhNQy2uxcgKaYPfA3+bEhblYUQ8vsp9C5fGoEXUfQH1BYXMQmSERmo7L5CZ",
+	"+5olc3w0dNvhQ+tKkBBfF2v3EU/Hb5xoLCS4E5ek2+6Qen4V4NMAkSNckNIrFhuKI9Q5eHfTMZYPdADX",
+	"+i1ytiSdr7nkSkcKtEw1HhKGkUldnU319tReopvs8IIn0sxT407o+rCS9wr0rkT4/dUAmBBHkBZR3zW+",
+	"yK+MXUULgqTK6g1+TkQ2IyMO3IpSv+2UIZ5ISXgBdXZ+LRRmzd0bFuxW9XlTszfDLod3LwPcO+tTGHMu",
+	"4op1OfnLNJvN97F6Wp8UpNn72Bl2n2APqlgtEN/HcJf38X8Rk/4uYK/gxfMJi1ut1vt4uRBpw80RLUpt",
+	"ATgteMFaEbw1YDFspccMA+pjWK4uKg17K/0AMmlTKO01SA+RapQ2K7EsoQnoj62Bl+2rFJpOHvVNcJG+",
+	"yq64H7ITHeU7tZLmfm7R7qdc16xvfTst6SmRAAxaUQPzdAIB41EWRVZX38bN6LV72zewGQV0p9Y1+PEr",
+	"dXgegiJ4hbG8Urg79nBJtK+3ph257nysPui0yFsmRXSN6QEd7UgFoRDvWCnlH8Jq30a4bDShqwL4RyiA",
+	"v7dYMKUT60s53maxCWwb/iaopUjU53UDLmHOdxzqqCn7yGXqraEJ+3//n/97BS/YGlIwg07pLfF+QRzF",
+	"Jf6Ct/HWA382SmRTBh3CQWtFtE63dqYAaUmlg783ZcmYheA6oKa31SRBlgAwhEzVdQUEWJO7MHCTgBjZ",
+	"2+219/LCkkaLvEnEMGJTFJlY7Jx383TbbRftUlxZz8RDjjEgfTsB5jd4/SmjsSG/B8uLsPiaRUru8lSy",
+	"aKTeckojNY1bB3/0oWAPUAWKBs86NilcDzV3eNkS8lSFU1jhFFY4hVVJboVT+D3jFGpIuXJpl1bKYoRl",
+	"B1xCAMNC2a9QFRvP8Ye1y+Kc7893aLjaujfA6NcvUjuVw/StePtdAAVmUtKx2oZ2Igy3KY9JaU6V/BRX",
+	"VrjqM1d8UK45djvF+wNYfC754TGQpEoYIG8Fyir+cOfp3FwalVdC6Q6aqiDq6/B8zAKuq3a/T3WTAyuH",
+	"rlDEUrYiQoKtt24NeR9w/Lmks5lSN1huhXzSAFYGDjv+e6g0J5PgloN7AgmNiGEBHna+S4/ICU20olGP",
+	"+U0MdW4iAZRAYMFOGLlis/RE/SFTupClVt8WeW3YJlbTDoN7UEcaCqCB2GuU6DHgVREvn5RpJyD30cOK",
+	"/Rb5KeNR2uSxm5NRYkF5PeaH9RLH8bb5iKewIncExtPbAf+zGsiot3axQ0D4NDkj80KNKq7xwBFPnNg7",
+	"0NB46ys+IEhZdCONnaB+7KnD8u7d86dwTqJs7EHMc0Qo9m2qPW2wQmxD5wKOq/2Yr+rILzbf17EDw4Gs",
+	"8olkaQOzV0ICmwYJoCUUQnZQuaHOx87OaRAwKQ3rBsTpPM0egyLimjNge6+j2Gh4qw+89OBqDOjoMC14",
+	"l9qABvm04hzjgMCig3JL/d2JzkeuHlPxyXnIo0VOreheIrxZ6nI5geizvg4vGmYpGBw5Z0eZOn1ZGGEg",
+	"RUtckEONNRgK9qq+YSbRXPoPwu1h4dgeQ3y1K2bPClmtQlarkNWqkFGFrFYhq1XMnl+C2fNPYvT8kRDO",
+	"tnCCZjQNJiuAaWiScuizx33idmfVS7b7umiBbLTIBZtStXKyj7SXJa5GdY4sneKJDoDUfTV43yvWZHqr",
+	"csBOOtcjrVarQRI2i2jAHLZBddMToAQsMR7SMITB65/oMno4rzmFI5y9K8ZmGvMfMJVJHTkVdZP80/MX",
+	"55fn6vm7+hFNZCv5BJUzfgMezz4q45qnxFeizSdBBJEfCsyK4PHBpPSXwQXUqzsmgr86t50P72RtcjyS",
+	"QrlxbJZK4r+vva/5kCBVI8EpQvHXJyj9fMuusIqf4cT9RICbhz9z4j3IcRBDdHSANx+kCYVyfhGjM6SE",
+	"gk6Oa/ChQhI94ldK2Gouz3UskS2yjpMRi28TJlORwDQbckYoCHD5GQkNr5WhKk+ctD3E0IxjZxgnV9C6",
+	"Et8adkAkuewr6RIEVJ2A7IdNiqO1B2hN/Kvy778f//7drFAM8RAu/p3LKZQYKJF+qo9gPVEm2f5gT5e+",
+	"yJQEDEwrK4OMzAH5WWQHdd2cTRZqbZ2p+BmxXUEklfhFDA0MReFUwG0o2XTon6ygOMX9A2X48DZ0LEkd",
+	"/t9VK0qhNNz7r3fBSP385flpY9kYY1NGDfDErWwqd588KrdXFeOpYjxVjKeK8VQxnirGU8V4qhjPnWI8",
+	"+sHfSqyn6idaHVRCo/MOcaXNtTLFKMlG8IVQBJkamrSF/dDFkseieBzxmJUDNsg/LBst8tYpcAE3V3mP",
+	"kDg33mNelHMHGAOchjN8n2fwOn9+nlab1J072YBf2jy/fUNoPsmbOvBh/FV0+RE69vWpxRneJsS8GvQV",
+	"z7OEcI66JalPsyjlyhXCSCjxIWrZ0P3rNsYEvUSG7Y5KG9fdRaNe7Ue04X2MbsGg6xqLnYVYa/fm6TP4",
+	"8vVoxANXzqRCNKC/Re9TwmP9fLQOzDQo0dJEOeMABTixZIoz1SKnEHBlYZ/4rVk48j3it0IRfIR/zGYp",
+	"/uNjJPUn8Rj++9vM/JfhP8YcfztnQ43rjssBDeuS1P1W+jGFK6YQI24F8hr+m+r/KlEB/1jQaYT/0P/9",
+	"qP87SacRxFLjBQY6WSQxoNbtEj+LZTbD3iIwM8F09E9MdRsM4Q8+8xvYual+or8axCIdQGiBheoHZMhj",
+	"miyUIJaMaMlGQqG54gG6Bgqm2MeUxRCtrU/pWNnmSqA0bhiSrmO8RYoCUN9d5ZE4ewHbowqFYH2jWkgo",
+	"8FsMS5s6zCo++93FZ9VyL6n5Rw7VWkm4q053M6QpqMetFSWO/naBwm3RBhzroHu01+lAGGjK04Gc0Fq/",
+	"djwK2LDdDduU7R8fseP9MDg+bA8Pe4cHh6PO8d5hNzzo0NHRElSEcaBiyhOmBCbMNQTljKDfcKVrdXSO",
+	"9rrtnod8XVLaANIKM8S769ze1BcgU1AioAkqN+hbdYPUGwCXfq4rHsUX2uVTCL6sh8o3VhNFmwnChMam",
+	"sZ2p796+UCovEDNuvnMhGdCVAhXXIhdMKZiPNEijhbnKlyJLAjbIkkgnLfOfQN9zfSjSiXpEzHg6QQT5",
+	"NWnZS8OFr9SLBFUOIWFpu6NxcmczJcErW+nL20rv3r5Q9rQUETRupILMEn5NU+aRSIjZkAZXHsBFNSMR",
+	"0AhLJgAUU9kMYYKJDFTFo0xC2wY8L4kK79LwDAQvQ257MhEzzNY3NbI/mjuUhGIew7YQhthAyXUS0Jl9",
+	"G71FUyEGkRIsPpgpWXwVi3lc3rAekueBWoWT5pwB2+UP7obSRb6nn6ItH90cCL+DCHRq9rSB9NJmf1iZ",
+	"f9+Z+fcc5PGXNv9uytTnm7eYwH5tXGlsV3Euc7LVhZNR69e6wTHtDTuseTjaC5s91qXN4+FR0DwI91lv",
+	"tEe7w06g40LaUJuJiAcLkMug3rKkhHj2rKyNiiwKRrfU+rVJms5kf3dXv10rENPdUARyvYm3DYRYvmC4",
+	"jlslzit7uLKHK3t4lT2Mh+mL2MOfLPbYuubat2wqTG8tmsTAXuWyNeUxa0tcgcM2V5Yje6d4p1RTNEGp",
+	"k8boWVNZmfeuJjCesI/qxy16GfAYywDrgS2rkizVtkUiU11O+ub08uwX8un9ytTu+1qfvK+9r312IUP1",
+	"OAHMx6RJUDVvEQmrTJfvy3Rxe58f1HS5PQZ1/tQHwtNbl2vSh26gTrRWZUa7Fb5azl4VdOFd1B5O8ya1",
+	"96s6nnMqjWj4/vTeN6a/nmLx/h3114bG8YTO0enGbnD39jkEpn+G2715ie73I2aobfPwN3P+d3Z3ioFu",
+	"jNjU+jWMgtSWIfHXZoGfSFwMNS8TRkN43081M/1PuQRhwFHKFO/hxA9OiHF9/vK+Vk4xvq/BtOfjXRpd",
+	"lYh+0KNrAkOPY3zOIho3Z0gOfQPIpbVH1G9iZcPNJlQyTaFhrI4RxJ2MY9YHC4PH6stY8mtGoHIYaDg9",
+	"EgsiaRwOxUf4929iCP8NEmXqgFWTjFno2SYUSZUyIe8kG2URgkQC4mbsIEsWQCyGbCQSwOKE8Sr76PWM",
+	"xZYbqyB4stiVO1+WOlTTouNSvolo/Gd3RuBWW8E7ar4pA9ED17hbftwntsa4RZ7SlPaJMuvFgjHy5vlz",
+	"NQdml9jycFJk9sRmphldJCKKdO0h7Oj8h0UkTPu5M7o7PuTWlpFaLb18j4pAtn1hE/YiuJyOIUspj2r9",
+	"2jrmd4/MKHh96kVpjO7jb1nCZcixPhNqMHkK3Q+Ful+H7NE+RtNf6fLikMsgEjIzqE0BS1I+0u8sSf3i",
+	"9RnpeuT5xWvSPWy3Ow33WRempBQ70YrPQbx+wwtpgPrVM0Zc145iOTTWHxsa+vzuS7ySd9ycSnIPB+an",
+	"IJ5/oYVf6klgSqDreZE8Dhjptrvdv9a82vPC5TAnRBlO5PlzM2Ms/Gvtw9026A2k5BGteC2/YV5LvcwF",
+	"jThDbfIg1gJEQDbHpq7FlY5NAW8ZJFdnCY8DPqMRJuDI/8/5yC/CqSXqBlhehr+HUI/N/UFqysCqpULc",
+	"hN+GVsu2FTAxvOdDtSguMWn9jcehmhc7B+vos4rztqIzKBcAps0lk9CPpjukvFrK6HRFn8vyoACoYEp5",
+	"ZDKcHsGbqLlVdyEAHS4NR+mNY944XIcDbK97IwfYrWDocOshCl2KZPIU+pVlFkxw1BUY3QPLG5xzQhGL",
+	"8b4BhXMInWqxUTLGnZDBmpDouoZyHb7V2I13LXi/gNjv11Pq3r1TqbtDareqQ7TTuWwf9dtt3SFqrhku",
+	"tuiFsse/XwtpTP//Tp7T/do0YWl5pdtpcT2RDG/DAPcfaIA3jM0KUT063EnbI+rC3tlUwQ9bvirhf4wS",
+	"ftcSkuYM36+O/2dYLUKJ2rukPlyg3rTFPib3oxE0QafiVtJFOaBNKUThoZof95VP6m4mqKGu9fFA+KQO",
+	"QCY2zeORKY3pmBU7FDwnlQTgH3mVdqNFYNhoWdmdjtaVwWydgEeD8tekZwDDU0QMqP4ssR9eg8x+tzTB",
+	"iDoF62FyV+Z/TlYmzHTaEVYz1Omm7cT6xUOad/eKs5hOdjeMcW4iU8CYYiWU2ipal7nhjQeQZ5+1mVgK",
+	"puA2vfGhkJoS0FSy6qFw51WPBMm/VMwTiChidJwx9WStDtY8+O7q5fNdBPgX4OT7WrXx9pO1HgpNlxaC",
+	"BHmiZYsy1HUD7b2IAL/v+fvZOF5VEdE3WUQEC/vwrcVGxW/sKjYIYBOu7IKFp7Q4kylW4XhkRscsbJFz",
+	"UzIDFRr39rN2dv6hx9bf2bFD6NgCo0KqhurOMi7iE8unBuaObkYsXl5HeeFhGb1nDJ5GGQsNEO6UhaQf",
+	"j0U6Ps54q4CFVqp7EjFrkX9wyYc8gsg4mo+esV40eRlC1OQVXKZeXXPGC/vkO5HGa0oOs8RfIJOt+dNv",
+	"vvAsS6Q6Gvf2aCdUDqYiyVGXbvJSi3AOd5HrWJGrBDZy5SyDQqx5dnv/stPpt7v9Xvvez4adW350d/2j",
+	"i/BN93p0ThDnPruj1lIdlkGAa4sIZFvSx+Ad39DxSiV2CrJG+Ua2gbRyex/X7b3OpceDKpzdT87uWc+W",
+	"q6x6I/uLrLhFiS5jOpMTkS4VcFZK5wsqHVtApWfxCxZP6Se+yqYPESZ9LOmtd+mdkAMrjMAKI7DCCKww",
+	"AiuMwAojsMII/GYwArufb+G13cVJWkutqRHWK8/o8RgjzCQ/rle0q12EDaXVIopWuSZDGlwpL8R4MAXc",
+	"fgSZME7DEh//FZvp0B6pc0ivWVpGc7+GPkPIea97VJdutMwqYD2ahKVZEuNXfszmA3d8HpGCUJuFDGhs",
+	"ePSHjGRxCG7OWTF3eW29HlQAmt1T+zOWMYOPimNe054IzYEkEvGYJQ6SYv5Lm3QsNCwCYEc83gJP66Sc",
+	"zZT9Dc1slXd6L+/0Lb7Sd+Gh3sETKR2zWr8Hg4CDAO1+22iiVXO5qT5YX1818/35RXcowB5PldkTvl5t",
+	"+Zr4RTMYOQ1APCb+z+eXpPQExCSKWCpLZTKF9meenkBt8DVNmY/dN0DkrAUeGN+OerC1J6tYml/SK11v",
+	"okemHRkuNxHQ2B5mt+kZfmA7hlgkWeOETPH+PDXoQaho53Sh/gMIQIVxu4XOJ0YVwYIbOavHid1EObmO",
+	"zY2TVwXZSZ4mdATYTpaVqOEUyExpyPQ7F1USQBQh3dF22muLChsbRsz30p9baaPXqFhx8pJeMbN6bpmJ",
+	"ewLsL9WxMfGL5Zvg3qqv4QVbf3O84dYlKfm8VtwoVdyzintWcc8q7lnFPau4ZxX3rPhvq7rFh61bZKV6",
+	"Etek39rhvGKL9aWKL6wzOWUpDWlKDboEmpZPJDl985yoe5RLGBPd/idiJtXRirKQhaSOvpT+ckBTHyh6",
+	"g4SZaJTy6pxg5ihliY269QlVz1LumZyIeUyGCwS0mSVsxD/6pI5B1iOAqqCBclsaGE1TeqKHXtOppp+l",
+	"sRk8ai7tRKmX8aExJCavTzN1+LE1JBVXLF5dFng6439T87itS/VVF/cdNDudZrejDPE9U7R9xRaobg6H",
+	"7aAzOmbN/S7tNXvhXqBs1r3mXtAZtUf7rDvsdBxbL+Bkxmcs4jGakjLt1fq1q+N/zfWfSpO5rguuqNJ8",
+	"8qr5973r/wVrwuwacxUsGYrY3O4f8igCrX+/8jlc05vr5tT+MafjS8vULyi51LwZN0PtFgrTU+v/+4Pa",
+	"vkK9DfzxYan2zUgIRzrBYSmIJrhgbYvXSx4XD+xI63hQ2Ep5a7G0fGBJHSSEzIaIwexr3uMgonyKYR8T",
+	"+eJSk2koqaXzNZlkjRbZ2XkdR4vVEgGiTBo0nExYwnZ2+u5QEVBP4/bBPA2MTZVHcZhUv/ZxP/tkmkkI",
+	"GVEis6FkqXk9eOATqS/UL7EcHQMS7jmHqNhcWSiG9FzdAwRoPGEJ16Ld3BQfbpDYNW46iGZSV1LR94iv",
+	"TqNPRkKH04YL0tsjQyrZQS9LoqLYnc2AXhwCeGB+Qd4Dt9eJtb9CBGQ116WSTKicLIvZM1gZPJS1+wSe",
+	"9LsXY0bP8cMV8+FGiow0i+gsFTM4EzFNEjEv901Fi9y+BJxJLZJW3KsoGW8QaJ+3lF44aU5E6v4gw7dT",
+	"Eo7gTo7C7vR/2sNfp53RQbz3P+F+9r9//H70S9C+TP/xzy49li+0Hvi2lMtdViJcZ5LHbK4OppdX5JqT",
+	"h4aOcmi/OFrCN2BPl7XSGj2k9Icjk2+hiUoW8u4n3JyfbwO2ojksCmayuokSenASJeYC9FqjE2lxVztr",
+	"AViMSe1qlW67R+iY8rhFTmOQ+0ad4UMNCu8jGL74ulYilyzf5T1+xRZKdeFE+havBJDEbRRNy4BNWCUW",
+	"kDHL4Mp7o5OYYgw9vxUqyX3NPgNDcscDFwkx29w+Z48VXErqiRoidLMPaRpMABS66I6qMwkWO00JJSmf",
+	"MlL3IZ+pzBp0EJQvimC6ob6xqY+IuLLPVubc9APX9Iu9gFf5tt1CddcgS/k1G4woj7JEPaO9MnHTbXbb",
+	"l5C1sYkbmE5Hq7LRCPiF8vD2UshxBGIyDtRWmjN2BfV9XOocqREIoNiTLF6Kn7UPwRTp/ctof3nFZ4OE",
+	"UXhtfIT9fFYYXERTJtMBrKk2Rehx0GF7o+b+8DBs9mg3aB6xg1GzPeyGvdEBPQo6LJdev8JoIQ3EUp6K",
+	"hMzVrWraD10e7aEZLcyWiU4OclAZ9RP91x4KwTCL2AArjeBw0MVAjAZqnmBVJiJLav0jgHDKlJbaa392",
+	"fggvxbphLzgYHjU7dG/U7LH9sHkcHA6bB/Ro1IYvO0MA45uyP0SsXuw8S8SM7f7EkojHtfs51j+pKbnQ",
+	"A7pAoXGzmw0H8jv2rx+s1SzSIscIXBRBBYmrZdZ6fxutVbAU8NDBXfuEonwtF7phAYn+CukoIb+jzdlO",
+	"s9Nut23sHRMrvnmnQUTjcUbHzCc6Oas5oHwW+w2SsGaSKQOYUOKHlEfgh6JYAGvFn4o4nag/zCYndb90",
+	"UHwyBsorX50OTSiG58P3yCzKpLq1PUdYXoKP8Eib/IW8FHFIF4gWo/6hjjtGE/TPYAw+6TS7R/BjPaYT",
+	"4ptDBMV7NCbPT1+d6t/r1yX+u8szpXtg1gFXN6VJCgWTSRb3NbFEIlMsyZFKh/mOQPFJPZOM+EkWN2Mx",
+	"99XkwS0Q7HeqJC1NWbTAWKhB7+WAziuzKQtJFqc8IomYawJSLmewRwyf1C9ijqy3E+XWx/2dHQwsUNgY",
+	"anRMknp5XB5IwsxS3vpWsqs1XFojWBY7X56a6YiPJ2lTUuAFo3OasAayVujf6tgw0NHh/rOUGmpgSwDE",
+	"zs7goX6iGmycTYcs8Ylkqad1OmSvfPIX92bqo4am8MD5iDgYOnr341rZ2UtIRLMYcokwteo08JjQochS",
+	"stdWPp6IQ4yKsACW3sdUdKxLPH0vXxTQ+SxUq2+eoHey+gliNNsS0WEWjjFuBNnSJIuRVCTRK691H5hO",
+	"WInKY4ySu+rSz4PnjrZUi1fYfjS8pnHAwgZuCiQ0YddcZBK27IQiWuSIx1xO1FN98z3eA4ufAGIJBk8j",
+	"qKHQtVMBcLCpvZyIOan7PJbZaMQDzuLUvnijRV5yKYHZR72kxNoflgCVW8OackMaXDVHPIpYiGDYaoD6",
+	"wNE0L8YVQFSXxTxdtMi5mkM9efpal7BQ3YJdM91PKxmkAQk+3tCagJiHKuPVRIWkjvrRswxyWoQWJNNu",
+	"SeDo+miQOSLJ6fhgK7mnzdwULF91vjziQ9GH9Hd9tcV8EgHgY34p2mWNExyws8mQ8k4JGljupf03ZJGY",
+	"m/WCIyjTEyxj48azDRYD5eolLJMs9FsEsKz95/nXzb9BxFF5vWnCWWgUC6aGcJOLhI95TCMUQvVuu4OH",
+	"08gELem2tNtR+Sm1ubXh7oxfeUn3xKJSyq4YWXyqPlLbtH3Qb7fJu8szN6SYiy17aQLzYKp8CjjIvzrc",
+	"QudnP5EQS7t0NluEdPFXyNVreQmet2OY4+hWmqRogh7kJmgbI49aKZaq9fBDAzDZUc4a8nLi/vPIxYwq",
+	"sUGw9EGufePn8UgkUyUnY5nRiIRAq3TNWCgQZs6tuZKZmn2WNKci1qBWRckL1ndhws5lSkNhagNYItQT",
+	"TgMog1r53c+RGLKPNcc5s7aOMsJl8+X/1tZPsJmtTVY/XAMQrTjnx+6cFwz40ylLeEB3X7KPPBCDM4AG",
+	"V4uiHaxlxDNj9KjddtTfaxM0/kGCrF2D9Q7Qst/niI1av9NetT1DHpLnMU8ZqLpYZEorQCJBDfuvNS+/",
+	"7N10mLAoouRMJLOVF2/YzNbLvMnBUqsSUnXlaj9rvcu0DWugFUCPShdo3xDqt2gwsbWgmUzFdKB+YwvX",
+	"8BvUGOav8oHZ/1PWdOXZQlS9ubSuqTLWav1/l/bANrGNvWand9k+/vKxjVLE4o6RDPz4S8Qp2l9PnOJu",
+	"MYmnSGOwJlWjbA1Pu8VfPFJ8i5Ioxwb5EaujUHhqx/SWYZBy7Hn3k7MPN6Z8LsQobeKXUj+zr5xISfxc",
+	"PChXlsGGAWuMp8qHMUfeJxhxLblU6rg2dNkh0ktyhy4y4sqijgUZZQnkfMAXBc+kRX7C1wJEe4pBA+np",
+	"EizlFyjDXKbAw4E8PB44R9CkihQdYG7FIpnSKFqQeqCcsUg9WD0dCu+1m5YGE02wDha4TOlCQgORwQYv",
+	"dB6tmFvfNFJi6soa4soc5KlTO9Fz34Bqz5n4T89fnF+e+1ta+BjkX23hrz7wa7JVrrh69JSVTk1U2amH",
+	"5uJT07qdwFgDmH9q4kQ2Egkl5NCEm0eefOz1XhlKNcEakklg6NehsYaljd1vk6lQh5oFLDZn2011kbqv",
+	"PkRy1tDJZkHUB4+9OaDAyqBLMh1xpaNgZRGFsaAVUmqYpcX+bkyXoStu2990x7jbInhC6FLOGobqnPsq",
+	"AFkFIKsA5L0DkLdXjj+z9KvWjO3Kzb3RzTVRmW1S2OuwXd10+iwRAVN7fIBP1Y4fCi/MUJvunTdvX5+d",
+	"X1ycPx1cvDtT/3r27sWLf6oVFimNzO8/38Mhr4oNfoxig8dy4itD+hHgnLazosGGWFF+YLjoV9tQIrHm",
+	"V4u81qXt2FAKLihRJo+GJ2IflXbgKZiqWEWg/gXmL/zEwPIgtYpOyZ8QmiToy84iGrCT3Fj0zWdo5swn",
+	"ImJFex+6ZpXRKctZ+vmEq2tAsjRaxLdaw8+zcdokhIycMhkgdwPIFWOGpjK0RGFPVjJmmrkfaiaU6QCi",
+	"WJldeblFYnU/i8F/zlOEpRRgXSRo07eIXQOg8rRGLZgmSRafEIrVCDGZJWKcMCmVVZfFdDRiAYBjlNyP",
+	"ZZv+5pQoxXZ7FP6IiwQUPrN0QYYiXDS89cnJLc2ed9CN+bVZPnfNHTr2yKdCYSZs3UIrLJbjJJRL5hju",
+	"boanaO3sP7q141z8ixARX20SYUpkKq7ZTzji0puqb9ATYAmUEGmPxEDbjKhMWbL0no6hpwy7wruDkYWJ",
+	"F8dmcXOZ14AF9izhIaDOpKRz2G+33YfcOwXVM2q3c7g223f33FN+DB6VX6cyyiujvDLKK6O8oFQ1IMK3",
+	"YZz/IOk01AcPmU7bnVGArVqHZHeRipksxVh15MsEQvuF4PRQ2dtMbgxSK2t0hbkai5TkBusbmklNyKiG",
+	"mIfNKYlFU8x07RmCzN1o397e9FTPZd9ZzO0rUxi6q+Ub1hj4sG9GP9ynGWRz5QWezSp487ByHmTQg4r5",
+	"hMlsuglomzXzmoiCyF0t3pUUWyHduQOgbJ4fYpkzRkpiMQdcGEjJTDFDg4EY/cgViZlGi7xlWMaxSpb5",
+	"8HU2NfS5eYvMF9AW8ORKXVT+xXftXzye/viTKve+c/2BUulhFQi2s23yFDBpjpZ93ubmEZGlkoes4EWY",
+	"8LHBTejmWBtYuFH335y/evr81c+F2hBTpWGVTLlco3GytuYCydo31F0Uizda5FeRXEkiYlcbSpIKcbKs",
+	"9WySo0XO1PGVUEBhTzOO2ihPvyR3/OUQfPuY+Op5bkGEVpS3qKfQNYI8JSCSOPQNtbtkda1EXqaxqdJC",
+	"3aEHCQBaUJ7bKswsVrvwFYCqfp0Ks7slDHQpaLq9Nrll0wbsJJirTzWlmW2Mse3VZphMyoOO5ThkG3RL",
+	"nF/TVgIjCBgL3WuKocf1pfedToE7HHI9M0C3nkMHjPlMzpiuQl8fS76FiXCbALN+Y/WGALJcMkScr6Fm",
+	"p/BlYlC/BsuDuSGs/O9PNZqmbDpLcQYhWzYIAH/ViZWbP34TQ+e9jAWg1v12IfFEzAchTe3kqb9NcLnj",
+	"BpdRegJuxcOO7zYpo02j7K4a5YdimLx3RxNmxetvY7psjoiiYtJYQrZOjIXKqbmnBdO9jZmQi+4zve8r",
+	"zpCHwXCF9ny0XGJQTFsaTGLGYjrjLa0dnG9+z0RKb4eek3KWeFYF13lMAqQFiqEaE2sbtMTTRcuzhAeA",
+	"x0H1F/jxhI8nTKYEZRnC6HGWkCldwDsaC0rfzBYtBkJi2SMUieKvAQgBrlKeecKgjDE05b4aAiFHKNA1",
+	"F6MsDs1VPCVKWwHgFg1N5BgmxkAe3NAcjChvq6sj/w4TfF+nV8/6AGa81u91970a/BuUGs4Tahmj2BI2",
+	"pRzwzPu9rvuxBugeicTqkk81oCCp9bttjR+vFBgAfrctsny/8xmVmtVAcKVyy5REVPrr9tIMZmUTX9Gl",
+	"WYIv7Hr9meVQBQi43/W+MSf9JwMlWDjr+sPP5RO9i03c6871qfZr5hOsEvLfvL7IO28MgKEP0CG43D6Z",
+	"iywKAWZUw3nGYo6QLcpNwYMCDUOJPoUY71rguYG2H2vFmJPPpW5DCCI6neWMO2pLPZFlOVEHHjvd2Q/D",
+	"aZwQXw8HY3tJxjTMwNI58NFdkO5XGljV4u/pUeDzPKAK0okig0SNZeZr/JR6cXQ5Sl+3saXgAG4BIzpu",
+	"9EKMHBVY/2Udkt8zlixyj0Qf3E3OyEaYePz5A4Tw9JLZRMsKmbVCZIFQKgsfE0arrVqR2krDGWXddqIK",
+	"1uMmeaUnvwKd2tRwCaQZRu5YBW12xB3knYVbvZURY4F2fxPDpV6o4QKEg3Yo/cYqIMATgtQz0OwIKMTp",
+	"REimLCB1sY8Wvt8i/yOG0FVZaFlyYeux78kz5FMIyNIip2RIQwsyCIicXYiMQMWjBlFbXa9oBfdqeMG3",
+	"+ms1ssdHGbz5SjOeC5iyZzxK2cOiE6J0c8EJl93u1QGE/cv2Yb/X6XcggLDsczukQPgQ45bW9obdXqfT",
+	"7jRZdzhs9rr7+82jgI6avc7eQbB/cECPD7q1Zcc1pxCVLJaZJCJLIyGuIKAV8XTCsykJaDIUsdIvYFhD",
+	"DO/ve3+tbY4PaP4UfZMm/LSpb9/8fa+JI0bnNNkwFUAxYh1YHg9MbURtHTsJ/nSvv7//L9gPxfkvISV0",
+	"jvu9g3/VNqIpdLr99l5hRbQaWCZpsgtyGByzg4PD4+Zhr7vf7LVD1jzu9YZN1j4cBZ3RcZuyw/KC8GBC",
+	"zt+RKYPyaGjJlACuzkMuGZkwmpJZNp3BCrCPXEIz3ASCpzwmatAYQJ47azulH/k0m5JxQuOUzFhCJiKT",
+	"bCKi8K+bNJVdQZY11ZOb6slNPRommzBF+JZrF9HO3n5hEe2CrF1CuzSH/1oGcqy9/O108eqiPX+5aH98",
+	"9ezv89eX4uPL38T8ZWd29Kr7cv9fl//svvrjqrYNrakRUbfGelSSvNK6N0M9FlSfo2nNnBdVrVWra2Ef",
+	"TUIlJlQu4mCSiBgi/s5jCkmUnZ1uu7uzg6a0OhDqgjruRehuyFjoN5SmFXHATgglc5FcsYTMeHAFiAbZ",
+	"zIYG9M8Q7CAVSj9aeWRTMLH6hpKUJVMA/sIftcgbEUVFsAEz6N1PKDcGIhmoU/cZuxyAFGJXqf+Ix8zX",
+	"KAQjNre5GUx9FEbRAMzHGZWS+HM2nAhxNciSCAAXh1BEwEcc2SN8exB9skt8DJ7brAta9xqqTNm1/Z2d",
+	"3C/TTSg4Cyj0/RY5jY1XQIemtN0wV5S8q/ooYaxvf+uRWSL6xFdf+x5R2ymZJVyqS0Ag+cBJrX0lz3Lw",
+	"jDLJwr5Z2CcyHyGXKAehA1mjeRZlnY8XzJWDJ68gSaWDOoa6w4aK7H2Woj0m6rkh3sNHTrRnc1ZJ0zto",
+	"fw7IKOANcftuSFbVwQ0obi/HJ/fR2GzoxXXwV/rmbNB4PbbdIj8+kk6ZRncPob/FJA67PaVZEmlPXgH9",
+	"Tp+cQIRYIAOnkML5kilVezkW84bBItDIohpBQ9nf0AwFPT2FQeDISchHIwZ04zAiQ9O+DslvOa/YI34s",
+	"0sFIZHFoIANtusWHlnYYkWbbzWMmJnp4sq4/aIRg9dqQhvF57ge+k/rR840rXji9COSKnPRK1g54KGFY",
+	"urxH4yF6JgfpqecyPo4N4uKCKUEWCQqE7vY+pO7DOOW/P7Sg1cwnfyk/ZxepLnkcso9Ibek3tnUEDMmH",
+	"1bN/LmzhlMd8SqNiZ8zftS1mmKHx7KN8KpDxlq1oJRTQ1OIxCSjAYujYTrfd7RElxpSBdv6OAOdnwgOe",
+	"LrQ1/VdUmmmSBWkG8QZ3TL/i/v6fi9evyAXsEeR2tZcT5GB0h1e2Ugu5xTK5J8jmRP+hfZbV1yyWdfHz",
+	"i9dkr3Nw0OwQGs0mtNmFA15bQQM6pR8HYIIOWJY4ZKA8TtmYgcEBKoxOsR5vM1eoGVH5vqvoQvUH0Cy5",
+	"5kbqPVf99E+2zhH6EIVAfiTlyh2ir/Mc6nKwgvKfGZff3SrFg64mZH/UCfeC7rB5RA9Zszc8CJvHQXvU",
+	"7LAu3Rv2gv3wACh6N2anc4ZfhzNzyXl1ZhetbtPdh6NiIfl7hwwFTUISKt1myIvVcYOqFXbN4owR6Lpl",
+	"MldROrSBZJ5KFjmSVB2LNJ3J/u6u+ki2tFhoBWKaB3W2BkI0km2rhrRtKypiES+mIpODIKUDFiuVmEcz",
+	"i99e04TT2IYbltb5g7dFWKLoBJsAaTChyVgNoL3sGC9VKtzfU45EcOW87tfiOK88Re75MN70baakEtTf",
+	"pqC+i4TZGHpJ2DWXuiv0QwEY9I4xGc0WZiIw6PbWXLtDk16bSzfFZYwkuMtLbx2Q2Vx8otwI8N8MuWFd",
+	"JJ4uxwMMhIWypJfdmoJvAjcxymOVx9JQSmTCaKjLzF4IlNLLB+3d2xfG9PtNDPvEX+fqfwYj2Ur3pbzC",
+	"7i3FYj6f5YP4+QcvvfnBMUZt9Y4TGNsi/LYi1bUUpdqY+1KHisdklEVR35wlCJDxKcB5+giV7pO6iAMG",
+	"WSyQxbLhEX9JLAGvpxGK8EeG/9VetgnQsWAizAG0J9kEfiyEv7mT7wxDTsRcmj9b09AnGJ0A6aJDQIGY",
+	"TnlK6nQole/Mdc0b/ASKAJWnDW+h/O1GETcUkVy4JLpcU0chTvOzp3xPLm2mr7+zQ6gxZiFe4luboQ9F",
+	"BxgTc7FMabwA3gRTIJHTm7XIqfI4r2mq18b5ITi8mqcaOPvRdwiVmyzThKYikSc6krGAlYqUR5tq4r5C",
+	"7ASobGEOmFpXLm2o7ppRbFtSA2ESNi0EcVKtZ3VIxOHlTpQvo0wAfFIHAeRE7MyKPCGUYChF3SuiATAR",
+	"lkMS8LLS/Z1285d4aWMzDe50Sei2AgWglzOdUIzjrZswIhkrhWCpxEbfjcETXUTmiuSVJV73CaY4v30e",
+	"vk4ulFWxRer0rT4/D5A2fVSn5j65viU3Z/8HdXNmulhvSpOrUMzVUP6L/GKsT2KtT5APy08F6o53pK6e",
+	"3lAb/7/+i+gkG/B9piRiVKak0yu9GJSdUhSFenRg7OgnIcIV8spIySN4ffWnDgnb2VieDI0GrdZVwis3",
+	"7SvjgzDOz2PyM0umNF6QejYjqSDn796Sbsdrt9ski0ONcPXT+c/k/CWxThEGsZ+nVEmXlH7U6ROllQ72",
+	"/w/J77TXhjuJEZEzFocYU/0PNsokC/If8sbckvyHvCws03/ex/9pNpv2f+p3T8/Jf3AwPP6DRVMqZUzV",
+	"8SD/cQcO1z57C7d8k/Ape8ticf1EX9RxLjq9JP8hb6nS25kkr1mkXpr8TKW+9tDbx0txTUWWBEyqvzot",
+	"8tPps1OP7PykpkmOBEtClmRqrTKWEDYa8T+U1cjIz2xIWRayHQ+2Z+t97Hg/AzmhtX4t2Au7rDNq0+Ph",
+	"UXAYHrD9UY/uDbtBJ2yz49ERPRweBPthz/GpKq+88sof1yv/VIO82kzwOB3oN3cqU9BS1Bu4RzujdnDM",
+	"usPDcO+AHrH9USdoD4/DI3ZID0b7QW+4R7vHnRs0U6+/11GaacqkxH6b11ka8ZhpRPxEpkTiKaxh3wgo",
+	"nvZwPzgeHbLmXtilzd7ooNM8pkes2Q164cGww45Ge22sk7n1Cx2zo/AwOBju095oj3VDeBt6NDpkB6F+",
+	"m1GHtcMbXuiw3+4WX8jIvhTM0jChI6wSeYiXGSlfoPwmt5Ytm9/kuN/bL77JM/A8tPbc+gU+OIBctzFE",
+	"TI/jRqvnischiAyecpiJ7QZ15yKfzx++UC3RimBWQUL/25HFtafnS+Kv3+202+2CJK2tUqi6qszc6dnb",
+	"5Tt1lu9UULelW5xeLt/icL98h1W6uPb5w+fbVFF9LdG6qqf9QcI8a+nOiyTnCHd7xxDQjdC3ug6ZWVxb",
+	"KCigxqIXMWsgTApaVD7qb2W8g/8NhnrEY+Xp09lMEn+lM6jRZle6gj6pAzAu3hWjLb+JoadMTIaIJzDI",
+	"ObBIwEOUZY8PbbTIqVOqYpDd1CZVVuxr83bo4GMZR8HFh9qPzICPQbx3mSuiFHMphUu8Vb/IIz6l4ESL",
+	"nMLH6CSS4YJoR5tMRcgsewN+bUNECVMGmdTTo8er64mOia88VPyFLuCyyLX6nQtcn7YyfKnSZduSEERt",
+	"e/Aoxr3qQgLsSnRYBmEPYs0RH8csbELbEY0iKPIL4ES4CfXV4QxMeK+JZtTSZNHkaXOUMAane0qvmPVC",
+	"Ctit9IrZGsblbH4pw741oqozn48JrPrdhnxKNflVxKeK+FQRnyriU0V8qohPFfGpIj5VxKeK+DxyxGf/",
+	"stPut7v9Tucrifi4TvXXHvnZGs/nR4NXd+NITyRRqnHII54uNItmySl+yFKjXcTuW4+zeAbfS4zD2IoS",
+	"09/nlTr1REJ8hC/0+4SnOQQhPgaiTnXTwIfmPYIGpKZhjH0ENFjkiVSOEgvVM1KWJNkMOuo00qG0URt7",
+	"bzJkI5EgqKK6qbqf0zuGeEMa+uckhyMaYduQfQSCFmlgYNNs1iKvhGkGAApLFqe6HlI/HzYVeB44ZxHC",
+	"ybvTRqOE0XCRtzDWnVZBz3YKesQf6siR505dQ/Oo2pcooVq2c1RLXQulC8Q8IoXtrYLR0xGQ1SRsxmgK",
+	"7zYU4QLjczYsV4jJYVXPbeJwXinStn1TE7zx40Sw7hNg2TYCsaWq1mrYLPfttUZxvm7CNUEhYyoHLaGY",
+	"2hpVEuGB4VEQGPVRi0V31f7lcbYBbf1MX6GkuNubrM7nzg6PCRCD7ez08x5QH5+icwTqQdBDGTNgYlYy",
+	"U9nAgJCubg3TDa3BNAwR+MlUkjrt3QiKjq3NWoGQOjR2F7SIp5u9C2rCd8ORPrYsM5oowaw2NR0DIzZD",
+	"eDcdLIM3mYvkSs6Axw8EI/gsME5ivVAlh4tejk/88niK79rwTO8zlrleMTaTUOxqIOdy0FysY83ilEd6",
+	"DkUMFZw4mNS8RMLGXCLNstE0yG1NxxQg+XSHszsQwuJQWgF+srE9H+TwZfkGahzoEBFA5DJrrPmIUVwY",
+	"zK4SsleuBozCSTlLGv27w/9yrN89LepNTDnV15gdDc9aHTcrUaXZdJ5Hk8CY2RhGrJ+nbmKRDpxvfM8q",
+	"Xa2EvxZlqQ/3F1CX30lfXVVwWqUfqvRDlX6o0g9V+qFKP1Tphyr98DWkHza1Tv/guYf2Uc5+8RXkHgre",
+	"o9skXrESfMOsBMaPJJTYE/+ocasR18WBK1udzxGTzzAQYXxnlogwC7CBdSpCBNzTrgnGKWy0h9QpGfMU",
+	"BLfkqUgWDezeJZL/wTzy8vnLc6IUim1xRtrAOCRyQk2rc6QcGt2dnIosmCCjn0ekACqO4YLMaDpZ0f+M",
+	"5bsRk4SChbMgcyiVLXQ8n2DP69wA9CBRU4s8FfM4EjQkFGcA4cp/Pr8krVYLJ273k/rPQD39s0+QuxZw",
+	"DdUnfos8g2ejc+MD5coAf+eTeiBmPIfSgjLcJ9KFNGroal4Ad4cpQWA+LEwWG9tz9TtBXzB09Y6Kzdah",
+	"gKCLZPDK06pb+9vq1r5/i7WLXQ279BvustYy7N/2N8ZG5VM6ZruzeGxYIu9qdsOPjaxbb3kDWVkfx7Or",
+	"DMxU7v7eaeEAlMQbDBepGmrvqNvZQ7OlMOCUfUx3bWRo1aC3sLBvGLQxsvWgLTREaaiHe72uWqJtI2/3",
+	"iDrczlL61SgZtX3Vdl5nKeXaCBamSq99yR4dQEleKq4oLcmjGDWubt6I5ZLQOYHNDswCcXnDmAjolKZo",
+	"efhneGibl5Ciqo8SMUV4lo8pi9We1ywnMuajEQtPiO8KMBGkLG3KNGF0qmW17kHROTZz+xcsHoMVsdas",
+	"WQviovW5b2fAh24eJW0oj4mMqJwwqXR6HJIg4sA5JRnaYFMS8ZQlNIoW/TWIzjc7nnoNVohCv0XesCRQ",
+	"b8jiQIQsJP7/6T7DvKUBukqF0EpO70ES0CRZEP9/m+7sN1/DQso+iQXMtu7C0qkq0z9U/+Xy5QuPXPzj",
+	"5wZWjSDAMUyrud2F3tDNNyLiwaJPJI3DofjoEynUJOv8GFDAwQYCllAgwEMoHhivRt1djbmrDWRP4+rg",
+	"chINxgzrGQosK9EwO/WQJyxIhXK5bS0MTGljMyIv2MNm4/qtFtYEtXwi2VgdYgTShFYo/Qlkz0ikybpg",
+	"g5A63CVN6DVLJI1c+0mK6Brsp8rCrSzcr9PCdUCE1Cb90vateuYbZVo9kk28s7sD7XPLnLdDHlPIRixh",
+	"5q2yjtRpfSJRAXp5oYL+2HHQZUnxVXbUl7SjnGBE0Tx5aNvJEDLcBH/3xFaJihgERSot8YSuzVCKjscg",
+	"INKEBvCBEBEUuUlNIiCzKJUekdmwaaNLkCTxiHKGNAC49AjkG0xhjYd1PWwuGx7Z2XEZp3Z2TsicRldE",
+	"REon6ZGhrneIVvwW8SX73Sc8DhJGlYUxYwmqZymUJhAAgB/QmCSsqeSZPheJTJEmZR1hhWlh5XIFg8YV",
+	"YzM0Fp2BUTOW1PJ6S8a0RYHXKUUpacxT/kdeYot2BO4u9bhhxqO0r4aTMDVnyrKVExZFYBYCDwHCTMt0",
+	"NxVXLDa97Uj8MBXXqAYSFtJACdVKaf64SvPSCIIvpDi3JkN7VFIzfQ8L9mmj8a2bc5eQHkQm7E8rM3he",
+	"DU6/Zrk+pJ2gG+41e8P9UbNHD1jzKDwOmu1hh3ZHe6wX7gd5ulHfTimO35GFNuUpYOy693ff4JYlQdaf",
+	"KxYHtVq3eOF2/sKa3T1/vfBg2FYv2NxjvVGzF+7T5vHwKGgejg7YftgL9oZdmr8eSPkBSnn7kp38JZ85",
+	"WqD0nhew6Xg87hdKcaDUwSlfwrcLGMDn3/BqRzquZ9aSJuPMkhQgEWgxF7n5YZ+9mtJ/tX5tzoaDPDPo",
+	"zFawPzpm7bDT7NK9YbMX9MLmETscNQ/o/rCnY2j5bKm7DZQ2tVPVzqfKfcYSydirp6e3j7QZSQCq6Gbu",
+	"MNRslXn4Jc3DtwxMw1KYLTfQ0lyY38VazOL1tMcRp+B9r4wU+aTuRyWaTL/RJzzE9Y5ILtg9a8ugmTJk",
+	"E3rNRZbkFdMV46hM32ZxxTRaMY1WTKMV02jFNPqDMo2SOlVqt/EAjKO5/n7z+mK1Ag/K9HZFDY6kf5pA",
+	"ZK0SP3HjIrYvLGFYYuvlnj7mEoYinRDfGQakxpQlgkqzIkqtiFIrotSKKLUiSv0GiVKzuCJIrQhSq4ar",
+	"iiC1IkitCFIrgtSqM7bqjK0IUiuC1IogtSJIfUSC1DtEDYtJwNtzpG7OCq4KdPnjAunj3ZOEFTVrRc1a",
+	"UbM+JjXrHcI3FSVrhZBVIWRVCFkVQlYVB6jiABVCVoWQVSFkVQQdFSVrRcn6vVOy3jHoFIpA2TLqnxNG",
+	"o3Tyh/5rytKE2+/EjMUYXGppX099CvwO5gfXnd1xwmb5NluL0P6CjWmwINcdU3hzxWZp0cvQWAkngM89",
+	"F8kVgXT/mtq5FjFlaqUpscUr6i9gGrGFb0shYx/t+52dOeWp3NmBAWE9mm6RD9ksnTyRZJiFY5b2iZ9F",
+	"aUIHIypTn9ChyFLS2TfFYh7xQ8Zm5os9MuVxBr2/+mfut51983VL/WyGQBIzKPdClVB6WiqIH4m5b5/i",
+	"1IWVnqC+gTKvdXjmUCqWM4RQMMuuu+i2NMkzrYJM4REUU+kZ2NnpttumoskU8+eFbr4pBJNZlCL6PXmp",
+	"vU2tQrF+zhTDkV0XvLylHn+R8ihSPmMMLUeF+sL8iasKA3NY/1RAmymhqY6Tlveqky4ookusKwBbW39U",
+	"53EQZQDuYBhv/WkwG6RCRFJXNjVa5MxggUxEFoWERpGYExqTXy4v30DjhNoVkYjHbiCquP/uVhP0j46V",
+	"Cvep7FFbq1gg8ZSxWX76MM+j3rlQBzGbJYIq0VAbs5glYKzAW9X6eEuvZidLSTCnt+rDV1En8nvGg6vi",
+	"i79TZ62pjiWx/XT2jc3L5We3XEQvyFzEeRHTKzFkEXmT8D8gTnE2YVMu02Tx122KJfJFfkwG3s0hud4W",
+	"IbntMa+UQKniVVW86nHjVUvOSO1OR/BGhiIyWqFjS9JePXrrWqa7Fh/d9UCW6h/c7qdHmjkuiXQthBPU",
+	"9Deq+W8IvPcHyaS/zeLcfqhHxkdwHRrrOGzyaNYu+tokeu6PXHM2R4QrwCLAk0KGC+N4lO+NjSNKMOuU",
+	"tO2chZRif52FiuxIPAU+o5xxyVjNc53E3mg2W5u5botqwAYlOlaF1IF4jwYY2Y5lTU511wCfKq+Bpixa",
+	"qA/LFD45dY+bA97W9PyZpQW78245zX90IKv5ALnJynKpLJfKcnkI/VtF/R5WCULTYjmKdUdduCGc+EF9",
+	"lVwbAVxeWp43eIaExzJViqPm1TDCvAsSWI+j/OO3bvtsX6tQ7Dr1NHesZzgVmGfxMtATLwEI6z5UACyN",
+	"CbWlbrsFVRNTjKHn0e2lalHTiAW4mRqoHmqSoEwoELMF4XEqiN/aLUBrOrc/dRpDlp/wOmbFNZuxhBg3",
+	"30H7C0QMbRRYChZMhIRqJ/XGugVyPhERI0OaBhPn6T9Bn+OqJ79VK5wouTzEawBFLYMaKkpCyqOFR+aM",
+	"XUUL5BGI00m0ADUQZhFznvFCiNmqJ7zMopQ3ZapMillEY1QrAku+ApEoAwYCO9doKjnNelqPIIQcCTko",
+	"ixxTbYG9h84Yzuh0Rvk4XjWOv2cipQTSf9Ijc/WElKQJjSVyRWP1YQamDxpJskXUwmjlwSXptEkAYbfh",
+	"wnTUupPMIw0ftIJSFJcNuiLNOgOOniR1uZApmyrtNZ2lHpFXPIo0BJ/0dOMY6l2KW599NOiy7i6kMRJR",
+	"wr7He6/Y+ljXIN2teY4frRj3xd+ev3jRmoZ6TDBBL8/e4NDw2fp+8PiIx1fOfS/gRytuqwsOZYu85HGK",
+	"xM9XbEFixgD5jrw+zdTCBwGTkgAA3gngtxgSZyj/gz+gnpwwrsxO59F/Y4uVD+6eqmlORSAiaNZrvn1z",
+	"RrqttrKjISeMZXoAcBjQJHQPsPqwmQqEP1xxczBorCcgs2SkJNHa1IR7cqwoXn3X1zMWqzkLRZAhKvDF",
+	"nI7HLCHvnkNDf5ROUETyWM2YegedfnGe8tqY1JAa/P8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

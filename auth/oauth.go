@@ -1,0 +1,174 @@
+package auth
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v2"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// DevIssuerName is the issuer of tokens from the built-in development issuer.
+const DevIssuerName = "researchd-dev"
+
+// ErrInvalidToken covers every reason an access token is refused.
+var ErrInvalidToken = errors.New("invalid access token")
+
+// Claims is what researchd reads from an OAuth access token.
+type Claims struct {
+	Email  string
+	Scopes []string
+}
+
+// Verifier checks OAuth access tokens.
+type Verifier interface {
+	Verify(ctx context.Context, token string) (Claims, error)
+}
+
+type tokenClaims struct {
+	Email string `json:"email,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	jwt.RegisteredClaims
+}
+
+func parse(token string, keyFunc jwt.Keyfunc, issuer string) (Claims, error) {
+	var c tokenClaims
+	_, err := jwt.ParseWithClaims(token, &c, keyFunc,
+		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second),
+		jwt.WithValidMethods([]string{"EdDSA", "RS256", "RS384", "RS512", "ES256", "ES384", "PS256"}))
+	if err != nil {
+		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	email := c.Email
+	if email == "" {
+		email = c.Subject
+	}
+	if !strings.Contains(email, "@") {
+		return Claims{}, fmt.Errorf("%w: no email in sub or email claim", ErrInvalidToken)
+	}
+	return Claims{Email: email, Scopes: strings.Fields(c.Scope)}, nil
+}
+
+// DevIssuer is the built-in development issuer: an Ed25519 key kept in the data folder, shared by
+// `researchd token` (which signs) and `researchd serve` (which verifies and publishes the JWKS).
+type DevIssuer struct {
+	key ed25519.PrivateKey
+	kid string
+}
+
+// LoadDevIssuer reads the issuer key from dir, creating it on first use.
+func LoadDevIssuer(dir string) (*DevIssuer, error) {
+	path := filepath.Join(dir, "oauth-dev-issuer.pem")
+	if b, err := os.ReadFile(path); err == nil {
+		block, _ := pem.Decode(b)
+		if block == nil {
+			return nil, fmt.Errorf("%s: not PEM", path)
+		}
+		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		ek, ok := k.(ed25519.PrivateKey)
+		if !ok {
+			return nil, fmt.Errorf("%s: not an Ed25519 key", path)
+		}
+		return newDevIssuer(ek), nil
+	} else if !os.IsNotExist(err) {
+		return nil, fmt.Errorf("read dev issuer key: %w", err)
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("generate dev issuer key: %w", err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, fmt.Errorf("encode dev issuer key: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	// O_EXCL: when two processes start at once, the loser reads the winner's key.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if os.IsExist(err) {
+		return LoadDevIssuer(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write dev issuer key: %w", err)
+	}
+	defer f.Close()
+	if err := pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
+		return nil, fmt.Errorf("write dev issuer key: %w", err)
+	}
+	return newDevIssuer(priv), nil
+}
+
+func newDevIssuer(k ed25519.PrivateKey) *DevIssuer {
+	pub := k.Public().(ed25519.PublicKey)
+	return &DevIssuer{key: k, kid: base64.RawURLEncoding.EncodeToString(pub[:8])}
+}
+
+// Mint signs an access token for email with the given scopes.
+func (d *DevIssuer) Mint(email string, scopes []string, ttl time.Duration) (string, error) {
+	now := time.Now()
+	c := tokenClaims{Email: email, Scope: strings.Join(scopes, " "), RegisteredClaims: jwt.RegisteredClaims{
+		Issuer: DevIssuerName, Subject: email, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+	}}
+	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c)
+	t.Header["kid"] = d.kid
+	s, err := t.SignedString(d.key)
+	if err != nil {
+		return "", fmt.Errorf("sign token: %w", err)
+	}
+	return s, nil
+}
+
+// Verify checks a token signed by this issuer.
+func (d *DevIssuer) Verify(_ context.Context, token string) (Claims, error) {
+	pub := d.key.Public()
+	return parse(token, func(*jwt.Token) (any, error) { return pub, nil }, DevIssuerName)
+}
+
+// JWKS is the issuer's public key as a JSON Web Key Set.
+func (d *DevIssuer) JWKS() map[string]any {
+	pub := d.key.Public().(ed25519.PublicKey)
+	return map[string]any{"keys": []map[string]any{{
+		"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": d.kid,
+		"x": base64.RawURLEncoding.EncodeToString(pub),
+	}}}
+}
+
+// JWKSVerifier checks tokens from an external issuer against its published JWKS, refreshed in the background.
+type JWKSVerifier struct {
+	issuer string
+	jwks   *keyfunc.JWKS
+}
+
+// NewJWKSVerifier fetches the key set at url and keeps it fresh until ctx ends.
+func NewJWKSVerifier(ctx context.Context, issuer, url string) (*JWKSVerifier, error) {
+	jwks, err := keyfunc.Get(url, keyfunc.Options{
+		Ctx:               ctx,
+		RefreshInterval:   time.Hour,
+		RefreshRateLimit:  time.Minute,
+		RefreshTimeout:    10 * time.Second,
+		RefreshUnknownKID: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fetch JWKS %s: %w", url, err)
+	}
+	return &JWKSVerifier{issuer: issuer, jwks: jwks}, nil
+}
+
+// Verify checks a token signed by the external issuer.
+func (v *JWKSVerifier) Verify(_ context.Context, token string) (Claims, error) {
+	return parse(token, v.jwks.Keyfunc, v.issuer)
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+)
+
+// config is the process configuration, read from the environment (CONTRACT.md §1).
+type config struct {
+	Addr           string
+	DatabaseURL    string
+	DataDir        string
+	BlobURL        string
+	Env            string
+	Engine         string
+	OpenAIBaseURL  string
+	OpenAIAPIKey   string
+	Model          string
+	OAuthIssuer    string
+	OAuthJWKSURL   string
+	PublicURL      string
+	LogLevel       string
+	MaxBodyBytes   int64
+	CentsPerCredit int64
+}
+
+func loadConfig(getenv func(string) string) (config, error) {
+	get := func(name, def string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	c := config{
+		Addr:          get("RESEARCH_ADDR", "127.0.0.1:8080"),
+		DataDir:       get("RESEARCH_DATA_DIR", "./data"),
+		Env:           get("RESEARCH_ENV", "development"),
+		Engine:        get("RESEARCH_ENGINE", "offline"),
+		OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
+		OpenAIAPIKey:  getenv("OPENAI_API_KEY"),
+		Model:         getenv("RESEARCH_MODEL"),
+		OAuthIssuer:   getenv("RESEARCH_OAUTH_ISSUER"),
+		OAuthJWKSURL:  getenv("RESEARCH_OAUTH_JWKS_URL"),
+		LogLevel:      get("RESEARCH_LOG_LEVEL", "info"),
+	}
+	c.DatabaseURL = get("DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "research.db"))
+	c.BlobURL = get("RESEARCH_BLOB_URL", "file://"+filepath.Join(absOr(c.DataDir), "blobs"))
+	c.PublicURL = get("RESEARCH_PUBLIC_URL", "http://"+c.Addr)
+	var err error
+	if c.MaxBodyBytes, err = parseInt(get("RESEARCH_MAX_BODY_BYTES", "10485760"), "RESEARCH_MAX_BODY_BYTES"); err != nil {
+		return c, err
+	}
+	if c.CentsPerCredit, err = parseInt(get("RESEARCH_CENTS_PER_CREDIT", "10"), "RESEARCH_CENTS_PER_CREDIT"); err != nil {
+		return c, err
+	}
+	switch c.Env {
+	case "development", "production":
+	default:
+		return c, fmt.Errorf("RESEARCH_ENV=%q: want development or production", c.Env)
+	}
+	switch c.Engine {
+	case "offline", "openai":
+	default:
+		return c, fmt.Errorf("RESEARCH_ENGINE=%q: want offline or openai", c.Engine)
+	}
+	if (c.OAuthIssuer == "") != (c.OAuthJWKSURL == "") {
+		return c, fmt.Errorf("RESEARCH_OAUTH_ISSUER and RESEARCH_OAUTH_JWKS_URL go together")
+	}
+	return c, nil
+}
+
+func parseInt(v, name string) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

@@ -1,0 +1,331 @@
+// Command researchd serves the Research Service API v2 and administers its database.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/server"
+	"github.com/researchd/researchd/store"
+)
+
+const usage = `researchd: the Research Service API v2
+
+Usage:
+  researchd [serve]                         run the HTTP API, job workers and loop scheduler
+  researchd migrate                         apply database migrations and exit
+  researchd keys create --user EMAIL [--admin] [--tier free|pro|enterprise] [--credits N] [--label L] [--scopes a,b]
+                                            create the account if missing and print a new API key
+  researchd token --user EMAIL [--scopes a,b] [--ttl 1h]
+                                            print an OAuth access token from the development issuer
+  researchd credits grant --user EMAIL --amount N [--description D]
+                                            deposit N credits
+
+Configuration is read from the environment; see README.md.
+`
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "researchd:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, log, stdout)
+	case "migrate":
+		return withStore(ctx, cfg, func(st *store.Store) error {
+			fmt.Fprintln(stderr, "migrations applied")
+			return nil
+		})
+	case "keys":
+		if len(args) == 0 || args[0] != "create" {
+			return errors.New("usage: researchd keys create --user EMAIL ...")
+		}
+		return keysCreate(ctx, cfg, args[1:], stdout, stderr)
+	case "token":
+		return token(cfg, args, stdout)
+	case "credits":
+		if len(args) == 0 || args[0] != "grant" {
+			return errors.New("usage: researchd credits grant --user EMAIL --amount N")
+		}
+		return creditsGrant(ctx, cfg, args[1:], stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
+	}
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// withStore opens and migrates the database, runs fn and closes it.
+func withStore(ctx context.Context, cfg config, fn func(*store.Store) error) error {
+	st, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Migrate(ctx); err != nil {
+		return err
+	}
+	return fn(st)
+}
+
+func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return withStore(ctx, cfg, func(st *store.Store) error {
+		verifier, dev, err := oauthVerifier(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		if cfg.Env == "development" {
+			if err := bootstrapDevAccount(ctx, st, cfg, stdout); err != nil {
+				return err
+			}
+		}
+		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes})
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{
+			Addr: cfg.Addr, Handler: app,
+			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		errc := make(chan error, 1)
+		go func() { errc <- srv.ListenAndServe() }()
+		log.Info("researchd listening", "addr", cfg.Addr, "database", string(st.Dialect()), "docs", cfg.PublicURL+"/docs")
+		select {
+		case err := <-errc:
+			return fmt.Errorf("listen: %w", err)
+		case <-ctx.Done():
+		}
+		log.Info("shutting down")
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+		return nil
+	})
+}
+
+// oauthVerifier picks the external issuer when configured, else the development issuer.
+func oauthVerifier(ctx context.Context, cfg config) (auth.Verifier, *auth.DevIssuer, error) {
+	if cfg.OAuthJWKSURL != "" {
+		v, err := auth.NewJWKSVerifier(ctx, cfg.OAuthIssuer, cfg.OAuthJWKSURL)
+		return v, nil, err
+	}
+	dev, err := auth.LoadDevIssuer(cfg.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dev, dev, nil
+}
+
+// bootstrapDevAccount gives a fresh development database one account and prints its key once.
+func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdout io.Writer) error {
+	n, err := st.CountAccounts(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	const email = "dev@localhost"
+	acct, err := createAccount(ctx, st, email, store.TierEnterprise, true, 1000, cfg.CentsPerCredit)
+	if err != nil {
+		return err
+	}
+	_, secret, err := server.CreateKey(ctx, st, acct.ID, ptr("development"), auth.AllScopes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nCreated development account %s (enterprise, admin, 1000 credits).\nIts API key, shown this once:\n\n    %s\n\nTry: curl -H 'Authorization: Bearer %s' %s/api/v2/keys\nDocs: %s/docs\n\n",
+		email, secret, secret, cfg.PublicURL, cfg.PublicURL)
+	return nil
+}
+
+func createAccount(ctx context.Context, st *store.Store, email, tier string, admin bool, credits, centsPerCredit int64) (store.Account, error) {
+	acct, created, err := st.EnsureAccount(ctx, email, tier, admin)
+	if err != nil {
+		return acct, err
+	}
+	if !created && (acct.Tier != tier || acct.IsAdmin != admin) {
+		if err := st.UpdateAccount(ctx, acct.ID, tier, admin); err != nil {
+			return acct, err
+		}
+		acct.Tier, acct.IsAdmin = tier, admin
+	}
+	if credits > 0 {
+		desc := fmt.Sprintf("%d credits granted by operator", credits)
+		if err := st.AppendLedger(ctx, &store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: credits * centsPerCredit, Description: &desc}); err != nil {
+			return acct, err
+		}
+	}
+	return acct, nil
+}
+
+func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.String("user", "", "account email (created when missing)")
+	admin := fs.Bool("admin", false, "make the account a service administrator")
+	tier := fs.String("tier", store.TierFree, "free, pro or enterprise")
+	credits := fs.Int64("credits", 0, "credits to deposit")
+	label := fs.String("label", "", "key label")
+	scopes := fs.String("scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *user == "" {
+		return errors.New("keys create: --user is required")
+	}
+	if *tier != store.TierFree && *tier != store.TierPro && *tier != store.TierEnterprise {
+		return fmt.Errorf("keys create: --tier %q: want free, pro or enterprise", *tier)
+	}
+	if *credits < 0 {
+		return errors.New("keys create: --credits must not be negative")
+	}
+	sc, err := parseScopes(*scopes)
+	if err != nil {
+		return err
+	}
+	return withStore(ctx, cfg, func(st *store.Store) error {
+		var created *store.Account
+		err := st.InTx(ctx, func(tx *store.Store) error {
+			acct, err := createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.CentsPerCredit)
+			created = &acct
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		var lbl *string
+		if *label != "" {
+			lbl = label
+		}
+		k, secret, err := server.CreateKey(ctx, st, created.ID, lbl, sc)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "key %s for %s (tier %s, scopes %s)\n", k.ID, created.Email, created.Tier, strings.Join(sc, ","))
+		fmt.Fprintln(stdout, secret)
+		return nil
+	})
+}
+
+func token(cfg config, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	user := fs.String("user", "", "the token's identity (email)")
+	scopes := fs.String("scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
+	ttl := fs.Duration("ttl", time.Hour, "lifetime")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *user == "" || !strings.Contains(*user, "@") {
+		return errors.New("token: --user EMAIL is required")
+	}
+	if cfg.OAuthJWKSURL != "" {
+		return errors.New("token: an external OAuth issuer is configured; get tokens from it")
+	}
+	sc, err := parseScopes(*scopes)
+	if err != nil {
+		return err
+	}
+	dev, err := auth.LoadDevIssuer(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	t, err := dev.Mint(*user, sc, *ttl)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, t)
+	return nil
+}
+
+func creditsGrant(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("credits grant", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.String("user", "", "account email")
+	amount := fs.Int64("amount", 0, "credits to deposit")
+	desc := fs.String("description", "", "description on the transaction")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *user == "" || *amount <= 0 {
+		return errors.New("credits grant: --user EMAIL and a positive --amount N are required")
+	}
+	return withStore(ctx, cfg, func(st *store.Store) error {
+		acct, err := st.AccountByEmail(ctx, *user)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("credits grant: no account %s (create it with keys create)", *user)
+		}
+		if err != nil {
+			return err
+		}
+		d := *desc
+		if d == "" {
+			d = fmt.Sprintf("%d credits granted by operator", *amount)
+		}
+		e := store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: *amount * cfg.CentsPerCredit, Description: &d}
+		if err := st.AppendLedger(ctx, &e); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "deposited %d credits to %s; balance %d cents\n", *amount, acct.Email, e.BalanceAfterCents)
+		return nil
+	})
+}
+
+func parseScopes(csv string) ([]string, error) {
+	var out []string
+	for _, s := range strings.Split(csv, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		ok := false
+		for _, known := range auth.AllScopes {
+			ok = ok || known == s
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown scope %q (known: %s)", s, strings.Join(auth.AllScopes, ", "))
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("at least one scope is required")
+	}
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,149 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/store"
+)
+
+// authenticate resolves the bearer credential against the operation's security schemes and puts the
+// principal in the request context. Order of refusals: no or bad credentials 401, wrong kind of
+// credential or missing scope 403.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := s.routes.lookup(c)
+		if op == nil || op.allows("uploadToken") {
+			return next(c)
+		}
+		token, present, err := bearer(c)
+		if err != nil {
+			return err
+		}
+		if !present {
+			if op.allowsAnonymous() {
+				return next(c)
+			}
+			return errUnauthenticated("credentials required: Authorization: Bearer rsk-...")
+		}
+		var p auth.Principal
+		if auth.LooksLikeKey(token) {
+			if !op.allows("apiKey") {
+				if op.allows("oauth") {
+					return errForbidden("oauth_required", "this operation needs an OAuth access token; an API key cannot mint keys")
+				}
+				return next(c)
+			}
+			p, err = s.principalForKey(c.Request().Context(), token)
+			if err != nil {
+				return err
+			}
+			if op.scope != "" && !p.HasScope(op.scope) {
+				return errForbidden("forbidden", "this API key lacks the "+op.scope+" scope")
+			}
+		} else {
+			if !op.allows("oauth") {
+				return errUnauthenticated("invalid API key")
+			}
+			p, err = s.principalForToken(c.Request().Context(), token)
+			if err != nil {
+				return err
+			}
+		}
+		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+		return next(c)
+	}
+}
+
+func bearer(c echo.Context) (token string, present bool, err error) {
+	h := c.Request().Header.Get(echo.HeaderAuthorization)
+	if h == "" {
+		return "", false, nil
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", true, errUnauthenticated("malformed Authorization header: want Bearer <token>")
+	}
+	return token, true, nil
+}
+
+func (s *Server) principalForKey(ctx context.Context, secret string) (auth.Principal, error) {
+	candidates, err := s.store.APIKeysByPrefix(ctx, secret[:8])
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	for _, k := range candidates {
+		if !auth.HashMatches(secret, k.Hash) {
+			continue
+		}
+		if k.RevokedAt != nil {
+			return auth.Principal{}, errUnauthenticated("this API key was revoked")
+		}
+		acct, err := s.store.AccountByID(ctx, k.AccountID)
+		if err != nil {
+			return auth.Principal{}, err
+		}
+		if err := s.store.TouchAPIKey(ctx, k.ID, s.now()); err != nil {
+			s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
+		}
+		return auth.Principal{
+			AccountID: acct.ID, Email: acct.Email, Tier: acct.Tier, IsAdmin: acct.IsAdmin,
+			Method: auth.MethodAPIKey, KeyID: k.ID, Scopes: k.ScopeList(), Secret: secret,
+		}, nil
+	}
+	return auth.Principal{}, errUnauthenticated("invalid API key")
+}
+
+func (s *Server) principalForToken(ctx context.Context, token string) (auth.Principal, error) {
+	if s.oauth == nil {
+		return auth.Principal{}, errUnauthenticated("no OAuth issuer is configured")
+	}
+	claims, err := s.oauth.Verify(ctx, token)
+	if errors.Is(err, auth.ErrInvalidToken) {
+		return auth.Principal{}, errUnauthenticated("invalid or expired access token")
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	acct, _, err := s.store.EnsureAccount(ctx, claims.Email, store.TierFree, false)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return auth.Principal{
+		AccountID: acct.ID, Email: acct.Email, Tier: acct.Tier, IsAdmin: acct.IsAdmin,
+		Method: auth.MethodOAuth, Scopes: claims.Scopes,
+	}, nil
+}
+
+func principalOf(c echo.Context) (auth.Principal, bool) {
+	return auth.FromContext(c.Request().Context())
+}
+
+// caller returns the authenticated principal of a handler's request; operations that require
+// authentication never reach their handler without one.
+func caller(ctx context.Context) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return auth.Principal{}, errUnauthenticated("credentials required")
+	}
+	return p, nil
+}
+
+// authorizeOwner is the one ownership rule: another account's resource is 404 (its existence is
+// never revealed) unless it is public and only being read. Administrators may act on any resource.
+func authorizeOwner(ctx context.Context, ownerID string, public bool, what string) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
+	switch {
+	case ok && (p.AccountID == ownerID || p.IsAdmin):
+		return p, nil
+	case public:
+		return p, nil
+	default:
+		return auth.Principal{}, errNotFound(what)
+	}
+}

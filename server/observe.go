@@ -1,0 +1,64 @@
+package server
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+type metrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "researchd_http_requests_total", Help: "HTTP requests by operation, method and status.",
+		}, []string{"operation", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "researchd_http_request_duration_seconds", Help: "HTTP request latency by operation and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"operation", "method"}),
+	}
+	m.registry.MustRegister(m.requests, m.latency, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// accessLog logs one structured line per request and records its metrics. It sits outside the
+// recovery and error handling so it sees the final status.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		elapsed := time.Since(start)
+		opID := "unmatched"
+		if op := s.routes.lookup(c); op != nil {
+			opID = op.route.Operation.OperationID
+		} else if c.Path() != "" && c.Path() != "/*" {
+			opID = c.Path()
+		}
+		status := c.Response().Status
+		s.metrics.requests.WithLabelValues(opID, c.Request().Method, strconv.Itoa(status)).Inc()
+		s.metrics.latency.WithLabelValues(opID, c.Request().Method).Observe(elapsed.Seconds())
+		attrs := []any{
+			"method", c.Request().Method, "path", c.Request().URL.Path, "operation", opID, "status", status,
+			"duration_ms", float64(elapsed.Microseconds()) / 1000, "bytes_out", c.Response().Size,
+			"request_id", c.Response().Header().Get(echo.HeaderXRequestID), "remote", c.RealIP(),
+		}
+		if p, ok := principalOf(c); ok {
+			attrs = append(attrs, "account_id", p.AccountID)
+		}
+		s.log.InfoContext(c.Request().Context(), "request", attrs...)
+		return nil
+	}
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/researchd/researchd/store"
+)
+
+// pageRequest turns the limit and cursor query parameters into a store page request.
+func pageRequest(limit *int, cursor *string) (store.PageRequest, error) {
+	req := store.PageRequest{Limit: 20}
+	if limit != nil {
+		req.Limit = *limit
+	}
+	if cursor != nil {
+		c, err := store.DecodeCursor(*cursor)
+		if err != nil {
+			return req, err
+		}
+		req.Cursor = c
+	}
+	return req, nil
+}
+
+// pageEnvelope returns the next_cursor and has_more of a CursorPage.
+func pageEnvelope[T any](p store.Page[T]) (nullable.Nullable[string], bool) {
+	if p.Next == nil {
+		return nullable.NewNullNullable[string](), false
+	}
+	return nullable.NewNullableWithValue(p.Next.Encode()), true
+}
+
+// mapItems converts store rows to API items.
+func mapItems[T, U any](rows []T, fn func(T) U) []U {
+	out := make([]U, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, fn(r))
+	}
+	return out
+}
+
+// nullableOf maps a nil pointer to JSON null.
+func nullableOf[T any](v *T) nullable.Nullable[T] {
+	if v == nil {
+		return nullable.NewNullNullable[T]()
+	}
+	return nullable.NewNullableWithValue(*v)
+}

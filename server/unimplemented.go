@@ -1,0 +1,342 @@
+package server
+
+// Operations described in the API document but not built yet. Each answers 501 not_implemented
+// (problem+json) until it is implemented in its own file; delete its stub here when it is.
+
+import (
+	"context"
+
+	"github.com/researchd/researchd/gen"
+)
+
+func (s *Server) GetAgentCard(context.Context, gen.GetAgentCardRequestObject) (gen.GetAgentCardResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) A2aJsonRpc(context.Context, gen.A2aJsonRpcRequestObject) (gen.A2aJsonRpcResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListAgents(context.Context, gen.ListAgentsRequestObject) (gen.ListAgentsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateAttachment(context.Context, gen.CreateAttachmentRequestObject) (gen.CreateAttachmentResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ImportAttachment(context.Context, gen.ImportAttachmentRequestObject) (gen.ImportAttachmentResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) BeginAttachmentUpload(context.Context, gen.BeginAttachmentUploadRequestObject) (gen.BeginAttachmentUploadResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UploadAttachmentBytes(context.Context, gen.UploadAttachmentBytesRequestObject) (gen.UploadAttachmentBytesResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) DeleteAttachment(context.Context, gen.DeleteAttachmentRequestObject) (gen.DeleteAttachmentResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetAttachment(context.Context, gen.GetAttachmentRequestObject) (gen.GetAttachmentResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListBatches(context.Context, gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateBatch(context.Context, gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) EstimateBatchCredits(context.Context, gen.EstimateBatchCreditsRequestObject) (gen.EstimateBatchCreditsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetBatch(context.Context, gen.GetBatchRequestObject) (gen.GetBatchResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CancelBatch(context.Context, gen.CancelBatchRequestObject) (gen.CancelBatchResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetBatchResults(context.Context, gen.GetBatchResultsRequestObject) (gen.GetBatchResultsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) RetryFailedBatchRows(context.Context, gen.RetryFailedBatchRowsRequestObject) (gen.RetryFailedBatchRowsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) RetryBatchRow(context.Context, gen.RetryBatchRowRequestObject) (gen.RetryBatchRowResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListBillingTransactions(context.Context, gen.ListBillingTransactionsRequestObject) (gen.ListBillingTransactionsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetBillingUsage(context.Context, gen.GetBillingUsageRequestObject) (gen.GetBillingUsageResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateCampaign(context.Context, gen.CreateCampaignRequestObject) (gen.CreateCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetCampaignLimits(context.Context, gen.GetCampaignLimitsRequestObject) (gen.GetCampaignLimitsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetCampaign(context.Context, gen.GetCampaignRequestObject) (gen.GetCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UpdateCampaign(context.Context, gen.UpdateCampaignRequestObject) (gen.UpdateCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ApproveCampaign(context.Context, gen.ApproveCampaignRequestObject) (gen.ApproveCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListCampaignBrowserSessions(context.Context, gen.ListCampaignBrowserSessionsRequestObject) (gen.ListCampaignBrowserSessionsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CancelCampaign(context.Context, gen.CancelCampaignRequestObject) (gen.CancelCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetCampaignDeliverable(context.Context, gen.GetCampaignDeliverableRequestObject) (gen.GetCampaignDeliverableResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) RetryCampaign(context.Context, gen.RetryCampaignRequestObject) (gen.RetryCampaignResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioRequestObject) (gen.GetCampaignPortfolioResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListExperts(context.Context, gen.ListExpertsRequestObject) (gen.ListExpertsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateExpert(context.Context, gen.CreateExpertRequestObject) (gen.CreateExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ApplyExpertManifest(context.Context, gen.ApplyExpertManifestRequestObject) (gen.ApplyExpertManifestResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) BuildExpert(context.Context, gen.BuildExpertRequestObject) (gen.BuildExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject) (gen.GetExpertBuildResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListCustomExperts(context.Context, gen.ListCustomExpertsRequestObject) (gen.ListCustomExpertsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ExtractExpert(context.Context, gen.ExtractExpertRequestObject) (gen.ExtractExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GenerateExpertWorkflow(context.Context, gen.GenerateExpertWorkflowRequestObject) (gen.GenerateExpertWorkflowResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListMcpTools(context.Context, gen.ListMcpToolsRequestObject) (gen.ListMcpToolsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListSkills(context.Context, gen.ListSkillsRequestObject) (gen.ListSkillsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateSkill(context.Context, gen.CreateSkillRequestObject) (gen.CreateSkillResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetSkill(context.Context, gen.GetSkillRequestObject) (gen.GetSkillResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject) (gen.ValidateExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) DeleteExpert(context.Context, gen.DeleteExpertRequestObject) (gen.DeleteExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetExpert(context.Context, gen.GetExpertRequestObject) (gen.GetExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UpdateExpert(context.Context, gen.UpdateExpertRequestObject) (gen.UpdateExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListExpertContextFiles(context.Context, gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UploadExpertContextFile(context.Context, gen.UploadExpertContextFileRequestObject) (gen.UploadExpertContextFileResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ImportExpertContextFile(context.Context, gen.ImportExpertContextFileRequestObject) (gen.ImportExpertContextFileResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) DeleteExpertContextFile(context.Context, gen.DeleteExpertContextFileRequestObject) (gen.DeleteExpertContextFileResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetExpertContextFile(context.Context, gen.GetExpertContextFileRequestObject) (gen.GetExpertContextFileResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) PreviewExpertPlan(context.Context, gen.PreviewExpertPlanRequestObject) (gen.PreviewExpertPlanResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UnshareExpert(context.Context, gen.UnshareExpertRequestObject) (gen.UnshareExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListExpertShares(context.Context, gen.ListExpertSharesRequestObject) (gen.ListExpertSharesResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ShareExpert(context.Context, gen.ShareExpertRequestObject) (gen.ShareExpertResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListExpertVersions(context.Context, gen.ListExpertVersionsRequestObject) (gen.ListExpertVersionsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetExpertVersion(context.Context, gen.GetExpertVersionRequestObject) (gen.GetExpertVersionResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) RestoreExpertVersion(context.Context, gen.RestoreExpertVersionRequestObject) (gen.RestoreExpertVersionResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) SetExpertVisibility(context.Context, gen.SetExpertVisibilityRequestObject) (gen.SetExpertVisibilityResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListLoops(context.Context, gen.ListLoopsRequestObject) (gen.ListLoopsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateLoop(context.Context, gen.CreateLoopRequestObject) (gen.CreateLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) DeleteLoop(context.Context, gen.DeleteLoopRequestObject) (gen.DeleteLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetLoop(context.Context, gen.GetLoopRequestObject) (gen.GetLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UpdateLoop(context.Context, gen.UpdateLoopRequestObject) (gen.UpdateLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) PauseLoop(context.Context, gen.PauseLoopRequestObject) (gen.PauseLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ResumeLoop(context.Context, gen.ResumeLoopRequestObject) (gen.ResumeLoopResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) RunLoopNow(context.Context, gen.RunLoopNowRequestObject) (gen.RunLoopNowResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetQuota(context.Context, gen.GetQuotaRequestObject) (gen.GetQuotaResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CheckQuota(context.Context, gen.CheckQuotaRequestObject) (gen.CheckQuotaResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListResearchJobs(context.Context, gen.ListResearchJobsRequestObject) (gen.ListResearchJobsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateResearchJob(context.Context, gen.CreateResearchJobRequestObject) (gen.CreateResearchJobResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetResearchJob(context.Context, gen.GetResearchJobRequestObject) (gen.GetResearchJobResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) UpdateResearchJob(context.Context, gen.UpdateResearchJobRequestObject) (gen.UpdateResearchJobResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CancelResearchJob(context.Context, gen.CancelResearchJobRequestObject) (gen.CancelResearchJobResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ContinueResearchJob(context.Context, gen.ContinueResearchJobRequestObject) (gen.ContinueResearchJobResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListResearchFiles(context.Context, gen.ListResearchFilesRequestObject) (gen.ListResearchFilesResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetResearchFile(context.Context, gen.GetResearchFileRequestObject) (gen.GetResearchFileResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetResearchTimeline(context.Context, gen.GetResearchTimelineRequestObject) (gen.GetResearchTimelineResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) ListRuns(context.Context, gen.ListRunsRequestObject) (gen.ListRunsResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateRun(context.Context, gen.CreateRunRequestObject) (gen.CreateRunResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetRun(context.Context, gen.GetRunRequestObject) (gen.GetRunResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
+	return nil, errNotImplemented()
+}
+
+func (s *Server) GetV1Research(context.Context, gen.GetV1ResearchRequestObject) (gen.GetV1ResearchResponseObject, error) {
+	return nil, errNotImplemented()
+}

@@ -1,0 +1,158 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/researchd/researchd/gen"
+)
+
+// validateRequests checks every request against its operation in the document: path, query and
+// header parameters, and JSON bodies (unknown fields included). Upload bodies (multipart, raw bytes)
+// are checked by their handlers, which stream them instead of buffering.
+func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := s.routes.lookup(c)
+		if op == nil {
+			return next(c)
+		}
+		unknown := unknownQuery(c, op)
+		req := c.Request()
+		input := &openapi3filter.RequestValidationInput{
+			Request:    req,
+			PathParams: pathParams(c),
+			Route:      op.route,
+			Options: &openapi3filter.Options{
+				MultiError:         true,
+				ExcludeRequestBody: isUploadMedia(req.Header.Get(echo.HeaderContentType)),
+				// Authentication already ran (authenticate); the document's schemes are not re-checked here.
+				AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+			},
+		}
+		if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
+			return validationProblem(err, unknown)
+		}
+		if len(unknown) > 0 {
+			return validationProblem(nil, unknown)
+		}
+		return next(c)
+	}
+}
+
+func unknownQuery(c echo.Context, op *operation) []gen.FieldError {
+	var fields []gen.FieldError
+	for name := range c.QueryParams() {
+		if !op.query[name] {
+			fields = append(fields, gen.FieldError{Field: "query." + name, Message: "unknown query parameter"})
+		}
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Field < fields[j].Field })
+	return fields
+}
+
+// validationProblem turns kin-openapi's errors into a 422 naming each bad field (or a 413 when the
+// body limit cut the read short).
+func validationProblem(err error, fields []gen.FieldError) error {
+	var he *echo.HTTPError
+	if errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge {
+		return he
+	}
+	if err != nil {
+		collectFieldErrors(err, &fields)
+	}
+	detail := "the request does not match the API document"
+	if len(fields) == 1 {
+		detail = fields[0].Field + ": " + fields[0].Message
+	}
+	return errValidation(detail, fields...)
+}
+
+func collectFieldErrors(err error, out *[]gen.FieldError) {
+	// Check the outer type first: a RequestError unwraps to the MultiError of its schema errors.
+	var reqErr *openapi3filter.RequestError
+	if multi, ok := err.(openapi3.MultiError); ok {
+		for _, e := range multi {
+			collectFieldErrors(e, out)
+		}
+		return
+	}
+	if errors.As(err, &reqErr) {
+		prefix := "body"
+		if p := reqErr.Parameter; p != nil {
+			prefix = p.In + "." + p.Name
+			if p.In == openapi3.ParameterInHeader {
+				prefix = "header." + p.Name
+			}
+		}
+		if reqErr.Err == nil {
+			*out = append(*out, gen.FieldError{Field: prefix, Message: reqErr.Reason})
+			return
+		}
+		before := len(*out)
+		collectSchemaErrors(prefix, reqErr.Err, out)
+		if len(*out) == before {
+			msg := reqErr.Err.Error()
+			if reqErr.Reason != "" {
+				msg = reqErr.Reason + ": " + msg
+			}
+			*out = append(*out, gen.FieldError{Field: prefix, Message: msg})
+		}
+		return
+	}
+	var secErr *openapi3filter.SecurityRequirementsError
+	if errors.As(err, &secErr) {
+		*out = append(*out, gen.FieldError{Field: "header.Authorization", Message: "credentials required"})
+		return
+	}
+	*out = append(*out, gen.FieldError{Field: "request", Message: err.Error()})
+}
+
+func collectSchemaErrors(prefix string, err error, out *[]gen.FieldError) {
+	var multi openapi3.MultiError
+	if errors.As(err, &multi) {
+		for _, e := range multi {
+			collectSchemaErrors(prefix, e, out)
+		}
+		return
+	}
+	var se *openapi3.SchemaError
+	if !errors.As(err, &se) {
+		return
+	}
+	ptr := se.JSONPointer()
+	field := strings.Join(ptr, "/")
+	msg := se.Reason
+	// "property "x" is unsupported": point at the unknown property itself.
+	if se.SchemaField == "additionalProperties" {
+		if name, ok := unsupportedProperty(se.Reason); ok {
+			field = strings.Trim(field+"/"+name, "/")
+			msg = "unknown field"
+		}
+	}
+	switch {
+	case prefix == "body" && field == "":
+		field = "body"
+	case prefix == "body":
+	case field == "":
+		field = prefix
+	default:
+		field = prefix + "/" + field
+	}
+	*out = append(*out, gen.FieldError{Field: field, Message: msg})
+}
+
+func unsupportedProperty(reason string) (string, bool) {
+	var name string
+	if _, err := fmt.Sscanf(reason, "property %q is unsupported", &name); err == nil {
+		return name, true
+	}
+	return "", false
+}
