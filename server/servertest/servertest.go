@@ -1,0 +1,282 @@
+// Package servertest runs the real echo app on a real database behind httptest for HTTP tests, and
+// checks every response a test receives against the OpenAPI document (an undocumented status, a
+// wrong content type or a body that does not match its schema fails the test). It also records which
+// operations tests exercised, so a suite can fail when an operation is never tested.
+package servertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/openapi"
+	"github.com/researchd/researchd/server"
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/store/storetest"
+)
+
+// Env is one running app with its database.
+type Env struct {
+	Store  *store.Store
+	Dev    *auth.DevIssuer
+	Server *httptest.Server
+	URL    string
+	Doc    *openapi3.T
+	router routers.Router
+}
+
+// Option adjusts the server configuration of an Env.
+type Option func(*server.Config)
+
+// New starts the app on a fresh migrated database of the dialect; everything stops when t ends.
+func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
+	t.Helper()
+	st := storetest.Open(t, d)
+	dev, err := auth.LoadDevIssuer(t.TempDir())
+	if err != nil {
+		t.Fatalf("dev issuer: %v", err)
+	}
+	cfg := server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	app, err := server.New(cfg)
+	if err != nil {
+		t.Fatalf("server.New: %v", err)
+	}
+	srv := httptest.NewServer(app)
+	t.Cleanup(srv.Close)
+	doc, router := document(t)
+	return &Env{Store: st, Dev: dev, Server: srv, URL: srv.URL, Doc: doc, router: router}
+}
+
+var (
+	docOnce   sync.Once
+	docShared *openapi3.T
+	docRouter routers.Router
+	docErr    error
+)
+
+func document(t testing.TB) (*openapi3.T, routers.Router) {
+	docOnce.Do(func() {
+		docShared, docErr = openapi.Load()
+		if docErr != nil {
+			return
+		}
+		docShared.Servers = nil
+		docRouter, docErr = gorillamux.NewRouter(docShared)
+	})
+	if docErr != nil {
+		t.Fatalf("load document: %v", docErr)
+	}
+	return docShared, docRouter
+}
+
+// Account is a test account with an all-scopes API key.
+type Account struct {
+	ID    string
+	Email string
+	Key   string
+}
+
+// NewAccount creates an account of the tier with credits and an API key carrying every scope.
+func (e *Env) NewAccount(t testing.TB, tier string, admin bool, credits int64) Account {
+	t.Helper()
+	ctx := context.Background()
+	email := storetest.Name("user") + "@example.com"
+	a, _, err := e.Store.EnsureAccount(ctx, email, tier, admin)
+	if err != nil {
+		t.Fatalf("create account: %v", err)
+	}
+	if credits > 0 {
+		if err := e.Store.AppendLedger(ctx, &store.LedgerEntry{AccountID: a.ID, Type: store.TxDeposit, AmountCents: credits * 10}); err != nil {
+			t.Fatalf("deposit: %v", err)
+		}
+	}
+	return Account{ID: a.ID, Email: email, Key: e.Key(t, a.ID, auth.AllScopes...)}
+}
+
+// Key mints another API key for an account.
+func (e *Env) Key(t testing.TB, accountID string, scopes ...string) string {
+	t.Helper()
+	_, secret, err := server.CreateKey(context.Background(), e.Store, accountID, nil, scopes)
+	if err != nil {
+		t.Fatalf("create key: %v", err)
+	}
+	return secret
+}
+
+// Token mints an OAuth access token from the development issuer.
+func (e *Env) Token(t testing.TB, email string, scopes ...string) string {
+	t.Helper()
+	tok, err := e.Dev.Mint(email, scopes, time.Hour)
+	if err != nil {
+		t.Fatalf("mint token: %v", err)
+	}
+	return tok
+}
+
+// Req is one request. Body is marshalled as JSON unless RawBody is set.
+type Req struct {
+	Method      string
+	Path        string // path and query
+	Token       string // bearer credential, if any
+	Body        any
+	RawBody     []byte
+	ContentType string
+	Header      http.Header
+}
+
+// Resp is a received, already contract-checked response.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	OpID   string
+}
+
+// Do sends r and fails t when the response does not conform to the document.
+func (e *Env) Do(t testing.TB, r Req) *Resp {
+	t.Helper()
+	resp, err := e.Send(r)
+	if err != nil {
+		t.Fatalf("%s %s: %v", r.Method, r.Path, err)
+	}
+	if err := e.Check(r, resp); err != nil {
+		t.Fatalf("%s %s answered %d, which breaks the contract: %v\nbody: %s", r.Method, r.Path, resp.Status, err, truncate(resp.Body))
+	}
+	return resp
+}
+
+// Send performs the request without checking the response.
+func (e *Env) Send(r Req) (*Resp, error) {
+	var body io.Reader
+	ct := r.ContentType
+	switch {
+	case r.RawBody != nil:
+		body = bytes.NewReader(r.RawBody)
+	case r.Body != nil:
+		b, err := json.Marshal(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+		if ct == "" {
+			ct = "application/json"
+		}
+	}
+	req, err := http.NewRequest(r.Method, e.URL+r.Path, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range r.Header {
+		req.Header[k] = vs
+	}
+	if ct != "" {
+		req.Header.Set("Content-Type", ct)
+	}
+	if r.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	return &Resp{Status: res.StatusCode, Header: res.Header, Body: b}, nil
+}
+
+var filesPath = regexp.MustCompile(`^/api/v2/research/([^/]+)/files/(.+)$`)
+
+// Check validates a response against the operation of its request and records the operation as
+// exercised. Responses of unknown routes must still be problem+json.
+func (e *Env) Check(r Req, resp *Resp) error {
+	u, err := url.Parse(e.URL + r.Path)
+	if err != nil {
+		return err
+	}
+	hreq, _ := http.NewRequest(r.Method, u.String(), nil)
+	route, params, err := e.router.FindRoute(hreq)
+	if err != nil {
+		if m := filesPath.FindStringSubmatch(u.Path); m != nil {
+			hreq2, _ := http.NewRequest(r.Method, e.URL+"/api/v2/research/"+m[1]+"/files/x", nil)
+			route, params, err = e.router.FindRoute(hreq2)
+			params["file_path"] = m[2]
+		}
+	}
+	if err != nil {
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+			return &contractError{"a request outside the document must answer problem+json, got " + resp.Header.Get("Content-Type")}
+		}
+		return nil
+	}
+	resp.OpID = route.Operation.OperationID
+	Coverage.record(resp.OpID, resp.Status)
+	ct := resp.Header.Get("Content-Type")
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: hreq, PathParams: params, Route: route},
+		Status:                 resp.Status,
+		Header:                 resp.Header,
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+			ExcludeResponseBody:   !strings.Contains(ct, "json"),
+		},
+	}
+	input.SetBodyBytes(resp.Body)
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		return err
+	}
+	if resp.Status >= 400 && !strings.HasPrefix(ct, "application/problem+json") {
+		return &contractError{"error status with content type " + ct}
+	}
+	return nil
+}
+
+type contractError struct{ msg string }
+
+func (c *contractError) Error() string { return c.msg }
+
+// JSON decodes the body into v.
+func (r *Resp) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", truncate(r.Body), err)
+	}
+}
+
+// Problem decodes a problem+json body.
+func (r *Resp) Problem(t testing.TB) gen.Problem {
+	t.Helper()
+	var p gen.Problem
+	r.JSON(t, &p)
+	return p
+}
+
+func truncate(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "..."
+	}
+	return string(b)
+}
