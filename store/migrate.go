@@ -10,8 +10,19 @@ import (
 )
 
 // migrations is the ordered schema history. Each step snapshots its own structs so later model
-// changes never rewrite history; append new steps, never edit old ones.
+// changes never rewrite history; append new steps, never edit old ones. Each area keeps its steps in
+// its own file (migrate_<area>.go).
 func migrations() []*gormigrate.Migration {
+	var all []*gormigrate.Migration
+	for _, area := range [][]*gormigrate.Migration{
+		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(),
+	} {
+		all = append(all, area...)
+	}
+	return all
+}
+
+func coreMigrations() []*gormigrate.Migration {
 	return []*gormigrate.Migration{{
 		ID: "202611210001_accounts_keys_ledger",
 		Migrate: func(tx *gorm.DB) error {
