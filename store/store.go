@@ -88,7 +88,7 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return postgres.Open(url), Postgres, nil
 	default:
-		return nil, "", fmt.Errorf("DATABASE_URL %q: want sqlite://PATH or postgres://...", url)
+		return nil, "", fmt.Errorf("DATABASE_URL %q: want sqlite://PATH or a postgres:// URL", url)
 	}
 }
 

@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		})
 	case "keys":
 		if len(args) == 0 || args[0] != "create" {
-			return errors.New("usage: researchd keys create --user EMAIL ...")
+			return errors.New("usage: researchd keys create --user EMAIL [flags]")
 		}
 		return keysCreate(ctx, cfg, args[1:], stdout, stderr)
 	case "token":
