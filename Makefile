@@ -6,6 +6,7 @@ SPECTRAL := $(TOOLS)/node_modules/.bin/spectral
 REDOCLY := $(TOOLS)/node_modules/.bin/redocly
 SPECTRAL_VERSION := 6.16.3
 REDOCLY_VERSION := 2.77.0
+TOOLS_STAMP := $(TOOLS)/.installed-spectral-$(SPECTRAL_VERSION)-redocly-$(REDOCLY_VERSION)
 
 .PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools clean
 
@@ -18,6 +19,10 @@ build:
 # SQLite always; Postgres too when TEST_DATABASE_URL is set (.ci/run sets it).
 test:
 	$(GO) test -count=1 -timeout 12m ./...
+
+# The race detector needs cgo (the SQLite driver itself does not).
+test-race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
 
 generate:
 	$(GO) tool oapi-codegen -config oapi-codegen.yaml openapi/v2.json
@@ -37,10 +42,13 @@ lint-go:
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
 
-tools: $(SPECTRAL) $(REDOCLY)
+tools: $(TOOLS_STAMP)
 
-$(SPECTRAL) $(REDOCLY):
-	npm install --no-audit --no-fund --silent --prefix $(TOOLS) @stoplight/spectral-cli@$(SPECTRAL_VERSION) @redocly/cli@$(REDOCLY_VERSION)
+# The stamp names the pinned versions: bumping one reinstalls, and an interrupted install (no stamp)
+# is redone.
+$(TOOLS_STAMP):
+	npm install --no-audit --no-fund --no-update-notifier --silent --prefix $(TOOLS) @stoplight/spectral-cli@$(SPECTRAL_VERSION) @redocly/cli@$(REDOCLY_VERSION)
+	touch $@
 
 # Renders Swagger UI in headless Chromium (Debian's chromium package) and checks every operation shows.
 docs-check: build
