@@ -1,0 +1,436 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Research job statuses (CONTRACT.md §4).
+const (
+	JobQueued     = "queued"
+	JobInProgress = "in_progress"
+	JobPaused     = "paused"
+	JobCompleted  = "completed"
+	JobFailed     = "failed"
+	JobBlocked    = "blocked"
+	JobCancelled  = "cancelled"
+)
+
+// Run kinds and statuses.
+const (
+	RunInitial      = "initial"
+	RunContinuation = "continuation"
+
+	RunRunning     = "running"
+	RunCompleted   = "completed"
+	RunFailed      = "failed"
+	RunInterrupted = "interrupted"
+)
+
+// ActiveJobStatuses are the statuses a cancel moves to cancelled.
+var ActiveJobStatuses = []string{JobQueued, JobInProgress, JobPaused}
+
+// JobTerminal reports whether a status is terminal.
+func JobTerminal(status string) bool {
+	switch status {
+	case JobCompleted, JobFailed, JobBlocked, JobCancelled:
+		return true
+	}
+	return false
+}
+
+// ResearchJob is one research job. JSON-valued columns (json_schema, attachment_ids, request,
+// structured_output) hold raw JSON text so both dialects store them the same way.
+type ResearchJob struct {
+	ID                  string  `gorm:"type:varchar(36);primaryKey"`
+	AccountID           string  `gorm:"type:varchar(36);not null"`
+	Slug                string  `gorm:"type:varchar(200);not null"`
+	Status              string  `gorm:"type:varchar(16);not null"`
+	Question            string  `gorm:"type:text;not null"`
+	Effort              string  `gorm:"type:varchar(16);not null"` // what runs
+	RequestedEffort     string  `gorm:"type:varchar(16);not null"` // what was asked
+	JSONSchema          *string `gorm:"column:json_schema;type:text"`
+	WebhookURL          *string `gorm:"type:varchar(2048)"`
+	ExpertID            *string `gorm:"type:varchar(255)"`
+	AttachmentIDs       string  `gorm:"type:text;not null"` // JSON array of ids
+	IsPublic            bool    `gorm:"not null;default:false"`
+	Locked              bool    `gorm:"not null;default:false"`
+	AnonymousCTAEnabled bool    `gorm:"column:anonymous_cta_enabled;not null;default:false"`
+	AnonymousCTAVariant *string `gorm:"column:anonymous_cta_variant;type:varchar(80)"`
+	Request             string  `gorm:"type:text;not null"` // JSON echo of the create body, defaults applied
+	StructuredOutput    *string `gorm:"type:text"`
+	ReportSHA           *string `gorm:"column:report_sha;type:varchar(40)"`
+	ReportMarkdown      *string `gorm:"type:text"`
+	ErrorCode           *string `gorm:"type:varchar(64)"`
+	ErrorMessage        *string `gorm:"type:text"`
+	RequestID           *string `gorm:"type:varchar(100)"` // X-Request-ID of the originating POST
+	// WebhookKeySealed is the caller's API key sealed with the server secret (AES-GCM): webhooks are
+	// signed with the key, and only key hashes are kept anywhere else.
+	WebhookKeySealed *string `gorm:"type:text"`
+	CurrentRunID     *string `gorm:"type:varchar(36)"` // the run the queue entry executes
+	RiverJobID       *int64  // that queue entry
+	EventSeq         int64   `gorm:"not null;default:0"` // last timeline seq handed out
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	StartedAt        *time.Time
+	CompletedAt      *time.Time
+}
+
+// ResearchRun is one run (check result) of a job: the initial run or a continuation.
+type ResearchRun struct {
+	ID             string `gorm:"type:varchar(36);primaryKey"`
+	JobID          string `gorm:"type:varchar(36);not null"`
+	Kind           string `gorm:"type:varchar(16);not null"`
+	Status         string `gorm:"type:varchar(16);not null"`
+	Effort         string `gorm:"type:varchar(16);not null"`
+	CreditsCharged int64  `gorm:"not null;default:0"`
+	StartedAt      time.Time
+	FinishedAt     *time.Time
+}
+
+// ResearchRevision is a checkpoint commit of a job's workspace, with the run that made it.
+type ResearchRevision struct {
+	JobID          string `gorm:"type:varchar(36);primaryKey"`
+	SHA            string `gorm:"column:sha;type:varchar(40);primaryKey"`
+	Ordinal        int64  `gorm:"not null"`
+	RunID          string `gorm:"type:varchar(36);not null"`
+	CheckpointType string `gorm:"type:varchar(16);not null"`
+	Message        string `gorm:"type:text;not null"`
+	CreatedAt      time.Time
+}
+
+// ResearchEvent is one timeline entry, stored already sanitized.
+type ResearchEvent struct {
+	ID        string `gorm:"type:varchar(36);primaryKey"`
+	JobID     string `gorm:"type:varchar(36);not null"`
+	Seq       int64  `gorm:"not null"`
+	CreatedAt time.Time
+	Kind      string  `gorm:"type:varchar(16);not null"`
+	Title     string  `gorm:"type:text;not null"`
+	Content   string  `gorm:"type:text;not null"`
+	Data      *string `gorm:"type:text"` // JSON object or NULL
+}
+
+// IdempotencyKey remembers which job an Idempotency-Key created, for 24 hours.
+type IdempotencyKey struct {
+	AccountID   string `gorm:"type:varchar(36);primaryKey"`
+	IdemKey     string `gorm:"type:varchar(255);primaryKey"`
+	RequestHash string `gorm:"type:char(64);not null"`
+	JobID       string `gorm:"type:varchar(36);not null"`
+	StatusCode  int    `gorm:"not null"`
+	CreatedAt   time.Time
+}
+
+// WebhookDelivery is one webhook attempt, recorded whatever its outcome.
+type WebhookDelivery struct {
+	ID         string `gorm:"type:varchar(36);primaryKey"`
+	JobID      string `gorm:"type:varchar(36);not null"`
+	RunID      string `gorm:"type:varchar(36);not null"`
+	Event      string `gorm:"type:varchar(32);not null"`
+	Attempt    int    `gorm:"not null"`
+	RequestID  string `gorm:"type:varchar(36);not null"`
+	URL        string `gorm:"type:varchar(2048);not null"`
+	StatusCode *int
+	Error      *string `gorm:"type:text"`
+	DurationMS int64   `gorm:"column:duration_ms;not null"`
+	Succeeded  bool    `gorm:"not null;default:false"`
+	CreatedAt  time.Time
+}
+
+// CreateResearchJob inserts a job. A taken slug is ErrConflict.
+func (s *Store) CreateResearchJob(ctx context.Context, j *ResearchJob) error {
+	// A savepoint when inside a transaction, so a slug collision does not poison the caller's tx.
+	err := s.with(ctx).Transaction(func(tx *gorm.DB) error { return tx.Create(j).Error })
+	if err != nil {
+		return notFound(err, "create research job")
+	}
+	return nil
+}
+
+// ResearchJobByID loads a job by its UUID.
+func (s *Store) ResearchJobByID(ctx context.Context, id string) (ResearchJob, error) {
+	var j ResearchJob
+	err := s.with(ctx).Where("id = ?", id).Take(&j).Error
+	return j, notFound(err, "research job "+id)
+}
+
+// ResearchJobByRef loads a job by UUID or slug.
+func (s *Store) ResearchJobByRef(ctx context.Context, ref string) (ResearchJob, error) {
+	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
+		return s.ResearchJobByID(ctx, u.String())
+	}
+	var j ResearchJob
+	err := s.with(ctx).Where("slug = ?", ref).Take(&j).Error
+	return j, notFound(err, "research job "+ref)
+}
+
+// SlugTaken reports whether a slug is in use.
+func (s *Store) SlugTaken(ctx context.Context, slug string) (bool, error) {
+	var n int64
+	if err := s.with(ctx).Model(&ResearchJob{}).Where("slug = ?", slug).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("slug lookup: %w", err)
+	}
+	return n > 0, nil
+}
+
+// ListResearchJobs pages an account's jobs newest first, optionally in one status.
+func (s *Store) ListResearchJobs(ctx context.Context, accountID string, status *string, req PageRequest) (Page[ResearchJob], error) {
+	q := s.with(ctx).Model(&ResearchJob{}).
+		Omit("report_markdown", "structured_output", "request", "json_schema", "webhook_key_sealed").
+		Where("account_id = ?", accountID)
+	if status != nil {
+		q = q.Where("status = ?", *status)
+	}
+	page, err := paginate(q, req, func(j ResearchJob) Cursor { return Cursor{CreatedAt: j.CreatedAt, ID: j.ID} })
+	if err != nil {
+		return page, fmt.Errorf("list research jobs: %w", err)
+	}
+	return page, nil
+}
+
+// UpdateResearchJob sets columns of a job when its status is one of from (any status when from is
+// empty) and reports whether a row changed; updated_at is always set. Conditional updates make
+// state transitions race-safe without explicit row locks, in both dialects.
+func (s *Store) UpdateResearchJob(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
+	if _, ok := set["updated_at"]; !ok {
+		set["updated_at"] = s.db.NowFunc()
+	}
+	q := s.with(ctx).Model(&ResearchJob{}).Where("id = ?", id)
+	if len(from) > 0 {
+		q = q.Where("status IN ?", from)
+	}
+	res := q.Updates(set)
+	if res.Error != nil {
+		return false, fmt.Errorf("update research job %s: %w", id, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// CreateRun inserts a run unless one with its id exists; the stored run is returned either way, so
+// a worker re-running after a crash reuses the run (and its charge) instead of starting another.
+func (s *Store) CreateRun(ctx context.Context, r *ResearchRun) (ResearchRun, error) {
+	if err := s.with(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(r).Error; err != nil {
+		return ResearchRun{}, fmt.Errorf("create run: %w", err)
+	}
+	return s.RunByID(ctx, r.ID)
+}
+
+// RunByID loads a run.
+func (s *Store) RunByID(ctx context.Context, id string) (ResearchRun, error) {
+	var r ResearchRun
+	err := s.with(ctx).Where("id = ?", id).Take(&r).Error
+	return r, notFound(err, "run "+id)
+}
+
+// RunsForJob lists a job's runs, oldest first.
+func (s *Store) RunsForJob(ctx context.Context, jobID string) ([]ResearchRun, error) {
+	var runs []ResearchRun
+	if err := s.with(ctx).Where("job_id = ?", jobID).Order("started_at, id").Find(&runs).Error; err != nil {
+		return nil, fmt.Errorf("runs of %s: %w", jobID, err)
+	}
+	return runs, nil
+}
+
+// UpdateRuns sets columns of the job's runs in status from (any when empty); returns rows changed.
+func (s *Store) UpdateRuns(ctx context.Context, jobID string, runID string, from []string, set map[string]any) (int64, error) {
+	q := s.with(ctx).Model(&ResearchRun{}).Where("job_id = ?", jobID)
+	if runID != "" {
+		q = q.Where("id = ?", runID)
+	}
+	if len(from) > 0 {
+		q = q.Where("status IN ?", from)
+	}
+	res := q.Updates(set)
+	if res.Error != nil {
+		return 0, fmt.Errorf("update runs of %s: %w", jobID, res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// AddRevision records a checkpoint commit; recording the same commit twice is a no-op.
+func (s *Store) AddRevision(ctx context.Context, r *ResearchRevision) error {
+	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var last int64
+		if err := tx.Model(&ResearchRevision{}).Where("job_id = ?", r.JobID).
+			Select("COALESCE(MAX(ordinal), 0)").Scan(&last).Error; err != nil {
+			return fmt.Errorf("last revision: %w", err)
+		}
+		r.Ordinal = last + 1
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(r).Error; err != nil {
+			return fmt.Errorf("add revision: %w", err)
+		}
+		return nil
+	})
+}
+
+// RevisionsForJob lists a job's revisions, oldest first.
+func (s *Store) RevisionsForJob(ctx context.Context, jobID string) ([]ResearchRevision, error) {
+	var revs []ResearchRevision
+	if err := s.with(ctx).Where("job_id = ?", jobID).Order("ordinal").Find(&revs).Error; err != nil {
+		return nil, fmt.Errorf("revisions of %s: %w", jobID, err)
+	}
+	return revs, nil
+}
+
+// AppendEvent adds a timeline event with the job's next seq. The seq comes from a counter on the
+// job row, incremented with UPDATE ... RETURNING, so concurrent writers (the worker and a cancel)
+// serialise on the row and seq is strictly increasing per job.
+func (s *Store) AppendEvent(ctx context.Context, e *ResearchEvent) error {
+	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var seq int64
+		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq", e.JobID).Row()
+		if err := row.Scan(&seq); err != nil {
+			return notFound(translateNoRows(err), "next event seq of "+e.JobID)
+		}
+		e.Seq = seq
+		if e.ID == "" {
+			e.ID = uuid.NewString()
+		}
+		if err := tx.Create(e).Error; err != nil {
+			return fmt.Errorf("append event: %w", err)
+		}
+		return nil
+	})
+}
+
+// ListEvents pages a job's timeline newest first (descending seq). The cursor's ID carries the seq
+// of the last event returned.
+func (s *Store) ListEvents(ctx context.Context, jobID string, req PageRequest) (Page[ResearchEvent], error) {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	q := s.with(ctx).Where("job_id = ?", jobID)
+	if c := req.Cursor; c != nil {
+		seq, err := strconv.ParseInt(c.ID, 10, 64)
+		if err != nil || seq < 1 {
+			return Page[ResearchEvent]{}, fmt.Errorf("%w: not a timeline cursor", ErrInvalidCursor)
+		}
+		q = q.Where("seq < ?", seq)
+	}
+	var rows []ResearchEvent
+	if err := q.Order("seq DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return Page[ResearchEvent]{}, fmt.Errorf("list events: %w", err)
+	}
+	page := Page[ResearchEvent]{Items: rows}
+	if len(rows) > limit {
+		page.Items = rows[:limit]
+		last := rows[limit-1]
+		page.Next = &Cursor{CreatedAt: last.CreatedAt, ID: strconv.FormatInt(last.Seq, 10)}
+	}
+	return page, nil
+}
+
+// IdempotencyTTL is how long an Idempotency-Key is remembered.
+const IdempotencyTTL = 24 * time.Hour
+
+// IdempotencyKeyFor returns the live (younger than IdempotencyTTL) record of an account's key.
+func (s *Store) IdempotencyKeyFor(ctx context.Context, accountID, key string, now time.Time) (IdempotencyKey, error) {
+	var k IdempotencyKey
+	err := s.with(ctx).Where("account_id = ? AND idem_key = ? AND created_at > ?", accountID, key, now.Add(-IdempotencyTTL)).Take(&k).Error
+	return k, notFound(err, "idempotency key")
+}
+
+// ClaimIdempotencyKey records key → job. An expired record of the key is replaced; a live one is
+// ErrConflict (a concurrent request won: read its record with IdempotencyKeyFor). Inside the
+// creating transaction, the unique primary key makes concurrent duplicates wait for the winner's
+// commit and then fail, so exactly one job is created.
+func (s *Store) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyKey, now time.Time) error {
+	db := s.with(ctx)
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = now
+	}
+	if err := db.Where("account_id = ? AND idem_key = ? AND created_at <= ?", k.AccountID, k.IdemKey, now.Add(-IdempotencyTTL)).
+		Delete(&IdempotencyKey{}).Error; err != nil {
+		return fmt.Errorf("expire idempotency key: %w", err)
+	}
+	err := db.Transaction(func(tx *gorm.DB) error { return tx.Create(k).Error })
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return fmt.Errorf("idempotency key %q: %w", k.IdemKey, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return nil
+}
+
+// DeleteExpiredIdempotencyKeys removes records older than IdempotencyTTL.
+func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, now time.Time) (int64, error) {
+	res := s.with(ctx).Where("created_at <= ?", now.Add(-IdempotencyTTL)).Delete(&IdempotencyKey{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("expire idempotency keys: %w", res.Error)
+	}
+	return res.RowsAffected, nil
+}
+
+// RecordDelivery stores one webhook attempt. A second record of the same attempt is ErrConflict.
+func (s *Store) RecordDelivery(ctx context.Context, d *WebhookDelivery) error {
+	if d.ID == "" {
+		d.ID = uuid.NewString()
+	}
+	if err := s.with(ctx).Create(d).Error; err != nil {
+		return notFound(err, "record webhook delivery")
+	}
+	return nil
+}
+
+// DeliveriesFor lists the recorded attempts of one webhook (a run's event), oldest first.
+func (s *Store) DeliveriesFor(ctx context.Context, runID, event string) ([]WebhookDelivery, error) {
+	var ds []WebhookDelivery
+	if err := s.with(ctx).Where("run_id = ? AND event = ?", runID, event).Order("attempt").Find(&ds).Error; err != nil {
+		return nil, fmt.Errorf("webhook deliveries: %w", err)
+	}
+	return ds, nil
+}
+
+// DeliveriesForJob lists every recorded webhook attempt of a job, oldest first.
+func (s *Store) DeliveriesForJob(ctx context.Context, jobID string) ([]WebhookDelivery, error) {
+	var ds []WebhookDelivery
+	if err := s.with(ctx).Where("job_id = ?", jobID).Order("created_at, attempt").Find(&ds).Error; err != nil {
+		return nil, fmt.Errorf("webhook deliveries: %w", err)
+	}
+	return ds, nil
+}
+
+// ActiveJobsUpdatedBefore lists jobs still queued or in progress that have not changed since before
+// t: candidates for the reaper, which checks their queue entries.
+func (s *Store) ActiveJobsUpdatedBefore(ctx context.Context, t time.Time, limit int) ([]ResearchJob, error) {
+	var jobs []ResearchJob
+	err := s.with(ctx).Where("status IN ? AND updated_at < ?", []string{JobQueued, JobInProgress}, t).
+		Order("updated_at").Limit(limit).Find(&jobs).Error
+	if err != nil {
+		return nil, fmt.Errorf("active jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// CountJobsByStatus counts jobs per status (for tests and operators).
+func (s *Store) CountJobsByStatus(ctx context.Context) (map[string]int64, error) {
+	var rows []struct {
+		Status string
+		N      int64
+	}
+	if err := s.with(ctx).Model(&ResearchJob{}).Select("status, COUNT(*) AS n").Group("status").Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		out[r.Status] = r.N
+	}
+	return out, nil
+}
+
+func translateNoRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return gorm.ErrRecordNotFound
+	}
+	return err
+}

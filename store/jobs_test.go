@@ -1,0 +1,137 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/store/storetest"
+)
+
+func newJob(t *testing.T, s *store.Store, accountID, slug string) store.ResearchJob {
+	t.Helper()
+	j := store.ResearchJob{
+		ID: uuid.NewString(), AccountID: accountID, Slug: slug, Status: store.JobQueued, Question: "q?",
+		Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}",
+	}
+	require.NoError(t, s.CreateResearchJob(context.Background(), &j))
+	return j
+}
+
+func TestResearchJobsStore(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a, _, err := s.EnsureAccount(ctx, storetest.Name("jobs")+"@example.com", "", false)
+		require.NoError(t, err)
+
+		j := newJob(t, s, a.ID, "first-job-abc123")
+		// Slugs are unique; a duplicate is a conflict and leaves the caller's transaction usable.
+		err = s.InTx(ctx, func(tx *store.Store) error {
+			dup := store.ResearchJob{ID: uuid.NewString(), AccountID: a.ID, Slug: j.Slug, Status: store.JobQueued,
+				Question: "q", Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}"}
+			require.ErrorIs(t, tx.CreateResearchJob(ctx, &dup), store.ErrConflict)
+			dup.Slug = "second-job-abc123"
+			return tx.CreateResearchJob(ctx, &dup)
+		})
+		require.NoError(t, err)
+
+		byID, err := s.ResearchJobByRef(ctx, j.ID)
+		require.NoError(t, err)
+		bySlug, err := s.ResearchJobByRef(ctx, j.Slug)
+		require.NoError(t, err)
+		require.Equal(t, byID.ID, bySlug.ID)
+		_, err = s.ResearchJobByRef(ctx, "no-such-slug")
+		require.ErrorIs(t, err, store.ErrNotFound)
+
+		// Conditional transitions: only from the listed statuses.
+		ok, err := s.UpdateResearchJob(ctx, j.ID, []string{store.JobCompleted}, map[string]any{"status": store.JobFailed})
+		require.NoError(t, err)
+		require.False(t, ok)
+		ok, err = s.UpdateResearchJob(ctx, j.ID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled})
+		require.NoError(t, err)
+		require.True(t, ok)
+
+		// Paging with a status filter.
+		st := store.JobQueued
+		page, err := s.ListResearchJobs(ctx, a.ID, &st, store.PageRequest{Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, page.Items, 1)
+		require.Equal(t, "second-job-abc123", page.Items[0].Slug)
+
+		// Runs are created once per id.
+		run := store.ResearchRun{ID: uuid.NewString(), JobID: j.ID, Kind: store.RunInitial, Status: store.RunRunning, Effort: "low", StartedAt: time.Now()}
+		got, err := s.CreateRun(ctx, &run)
+		require.NoError(t, err)
+		again := run
+		again.Status = store.RunCompleted
+		got2, err := s.CreateRun(ctx, &again)
+		require.NoError(t, err)
+		require.Equal(t, got.Status, got2.Status)
+		require.Equal(t, store.RunRunning, got2.Status)
+	})
+}
+
+func TestEventSeqIsStrictlyIncreasingUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a, _, err := s.EnsureAccount(ctx, storetest.Name("events")+"@example.com", "", false)
+		require.NoError(t, err)
+		j := newJob(t, s, a.ID, storetest.Name("events-job"))
+		var wg sync.WaitGroup
+		for i := 0; i < 25; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				require.NoError(t, s.AppendEvent(ctx, &store.ResearchEvent{JobID: j.ID, Kind: "text", Title: "t"}))
+			}()
+		}
+		wg.Wait()
+		var seqs []int64
+		req := store.PageRequest{Limit: 7}
+		for {
+			page, err := s.ListEvents(ctx, j.ID, req)
+			require.NoError(t, err)
+			for _, e := range page.Items {
+				seqs = append(seqs, e.Seq)
+			}
+			if page.Next == nil {
+				break
+			}
+			req.Cursor = page.Next
+		}
+		require.Len(t, seqs, 25)
+		for i, seq := range seqs {
+			require.EqualValues(t, 25-i, seq)
+		}
+		err = s.AppendEvent(ctx, &store.ResearchEvent{JobID: uuid.NewString(), Kind: "text"})
+		require.ErrorIs(t, err, store.ErrNotFound)
+	})
+}
+
+func TestIdempotencyKeysExpire(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := time.Now().UTC()
+		k := store.IdempotencyKey{AccountID: "acct", IdemKey: "k1", RequestHash: "h", JobID: "j1", StatusCode: 202}
+		require.NoError(t, s.ClaimIdempotencyKey(ctx, &k, now))
+		dup := store.IdempotencyKey{AccountID: "acct", IdemKey: "k1", RequestHash: "h2", JobID: "j2", StatusCode: 202}
+		require.True(t, errors.Is(s.ClaimIdempotencyKey(ctx, &dup, now), store.ErrConflict))
+		got, err := s.IdempotencyKeyFor(ctx, "acct", "k1", now)
+		require.NoError(t, err)
+		require.Equal(t, "j1", got.JobID)
+		// A day later the key is free again.
+		later := now.Add(store.IdempotencyTTL + time.Minute)
+		_, err = s.IdempotencyKeyFor(ctx, "acct", "k1", later)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.NoError(t, s.ClaimIdempotencyKey(ctx, &dup, later))
+	})
+}
