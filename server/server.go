@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/store"
@@ -30,6 +31,7 @@ type Config struct {
 	DevIssuer    *auth.DevIssuer // nil when an external issuer is configured
 	MaxBodyBytes int64           // request body limit; 0 means 10 MiB
 	Now          func() time.Time
+	Billing      *billing.Service // nil: the default prices over Store, on Now
 }
 
 // Server implements gen.StrictServerInterface.
@@ -39,6 +41,7 @@ type Server struct {
 	oauth     auth.Verifier
 	devIssuer *auth.DevIssuer
 	now       func() time.Time
+	billing   *billing.Service
 	doc       *openapi3.T
 	routes    routeIndex
 	metrics   *metrics
@@ -60,6 +63,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Now().UTC() }
 	}
+	if cfg.Billing == nil {
+		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig(), billing.WithClock(cfg.Now))
+	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
@@ -67,7 +73,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

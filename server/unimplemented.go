@@ -77,14 +77,6 @@ func (s *Server) RetryBatchRow(context.Context, gen.RetryBatchRowRequestObject) 
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListBillingTransactions(context.Context, gen.ListBillingTransactionsRequestObject) (gen.ListBillingTransactionsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetBillingUsage(context.Context, gen.GetBillingUsageRequestObject) (gen.GetBillingUsageResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -274,14 +266,6 @@ func (s *Server) ResumeLoop(context.Context, gen.ResumeLoopRequestObject) (gen.R
 }
 
 func (s *Server) RunLoopNow(context.Context, gen.RunLoopNowRequestObject) (gen.RunLoopNowResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetQuota(context.Context, gen.GetQuotaRequestObject) (gen.GetQuotaResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CheckQuota(context.Context, gen.CheckQuotaRequestObject) (gen.CheckQuotaResponseObject, error) {
 	return nil, errNotImplemented()
 }
 

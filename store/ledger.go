@@ -41,7 +41,9 @@ func (s *Store) lastEntry(db *gorm.DB, accountID string) (LedgerEntry, error) {
 	return e, nil
 }
 
-// AppendLedger appends e to its account's ledger and fills Seq, BalanceAfterCents, ID and CreatedAt.
+// AppendLedger appends e to its account's ledger and fills Seq, BalanceAfterCents, BonusCents,
+// BonusAfterCents, ID and CreatedAt (when not set). An entry of a run (RunID) is booked at most once
+// per type: a second one is ErrConflict.
 // The (account, seq) unique index makes concurrent appends race safely: the loser retries against the
 // new balance, so the balance is always the sum of the entries and never goes below zero.
 func (s *Store) AppendLedger(ctx context.Context, e *LedgerEntry) error {
@@ -59,6 +61,25 @@ func (s *Store) AppendLedger(ctx context.Context, e *LedgerEntry) error {
 func (s *Store) appendOnce(ctx context.Context, e *LedgerEntry) error {
 	// A savepoint when already inside a transaction, so a lost race does not poison the caller's tx.
 	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+		if s.dialect == Postgres {
+			// Queue writers of one account on its row instead of letting them collide on (account, seq):
+			// under a burst of spends every append then succeeds first time instead of exhausting its
+			// retries. NO KEY UPDATE still lets other transactions insert rows that reference the account.
+			if err := tx.Exec("SELECT 1 FROM accounts WHERE id = ? FOR NO KEY UPDATE", e.AccountID).Error; err != nil {
+				return fmt.Errorf("lock account %s: %w", e.AccountID, err)
+			}
+		}
+		if e.RunID != nil {
+			// The unique (run_id, type) index would refuse it too, but as a duplicate key, which the
+			// caller's retry loop reads as seq contention.
+			var n int64
+			if err := tx.Model(&LedgerEntry{}).Where("run_id = ? AND type = ?", *e.RunID, e.Type).Count(&n).Error; err != nil {
+				return fmt.Errorf("find %s of run %s: %w", e.Type, *e.RunID, err)
+			}
+			if n > 0 {
+				return fmt.Errorf("%s of run %s already booked: %w", e.Type, *e.RunID, ErrConflict)
+			}
+		}
 		last, err := s.lastEntry(tx, e.AccountID)
 		if err != nil {
 			return err
@@ -71,11 +92,33 @@ func (s *Store) appendOnce(ctx context.Context, e *LedgerEntry) error {
 		entry.ID = uuid.NewString()
 		entry.Seq = last.Seq + 1
 		entry.BalanceAfterCents = balance
-		entry.CreatedAt = time.Time{}
+		entry.BonusCents = bonusChange(entry, last.BonusAfterCents)
+		entry.BonusAfterCents = last.BonusAfterCents + entry.BonusCents
+		if !entry.CreatedAt.IsZero() {
+			// The caller's clock (billing books at its own now, which tests control); else the store's.
+			entry.CreatedAt = entry.CreatedAt.UTC().Truncate(time.Microsecond)
+		}
 		if err := tx.Create(&entry).Error; err != nil {
 			return err
 		}
 		*e = entry
 		return nil
 	})
+}
+
+// bonusChange is how much of e's amount moves the bonus part of a balance that holds bonus cents of
+// bonus credits. Bonus credits add to it; every draw (consumption, expiration) takes from it first;
+// a refund gives back what its charge took from it (the caller's BonusCents, at most the amount);
+// paid funds (deposit, auto_topup) leave it alone. It never exceeds the balance.
+func bonusChange(e LedgerEntry, bonus int64) int64 {
+	switch {
+	case e.AmountCents < 0:
+		return -min(bonus, -e.AmountCents)
+	case e.Type == TxBonus:
+		return e.AmountCents
+	case e.Type == TxRefund:
+		return max(0, min(e.BonusCents, e.AmountCents))
+	default:
+		return 0
+	}
 }

@@ -38,4 +38,10 @@ type LedgerEntry struct {
 	Description       *string   `gorm:"type:varchar(500)"`
 	JobID             *string   `gorm:"type:varchar(36);index"`
 	CreatedAt         time.Time `gorm:"not null;index:idx_ledger_account_created,priority:2"`
+	// Billing (migrate_billing.go): the metered run, and the bonus-credit part of the wallet, which is
+	// drawn first. BonusCents is this entry's change to it (callers set it only on refunds: the part of
+	// the refunded charge that came from bonus credits); BonusAfterCents is the bonus part of the balance.
+	RunID           *string `gorm:"type:varchar(64)"`
+	BonusCents      int64   `gorm:"not null;default:0"`
+	BonusAfterCents int64   `gorm:"not null;default:0"`
 }

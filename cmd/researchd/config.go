@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
+
+	"github.com/researchd/researchd/billing"
 )
 
 // config is the process configuration, read from the environment (CONTRACT.md §1).
@@ -23,6 +26,7 @@ type config struct {
 	LogLevel       string
 	MaxBodyBytes   int64
 	CentsPerCredit int64
+	Billing        billing.Config // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -54,6 +58,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.CentsPerCredit, err = parseInt(get("RESEARCH_CENTS_PER_CREDIT", "10"), "RESEARCH_CENTS_PER_CREDIT"); err != nil {
 		return c, err
 	}
+	if c.Billing, err = billingConfig(get, c.CentsPerCredit); err != nil {
+		return c, err
+	}
 	switch c.Env {
 	case "development", "production":
 	default:
@@ -76,6 +83,22 @@ func parseInt(v, name string) (int64, error) {
 		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
 	}
 	return n, nil
+}
+
+// billingConfig is the default price list with the credits per effort the environment overrides.
+func billingConfig(get func(name, def string) string, centsPerCredit int64) (billing.Config, error) {
+	cfg := billing.DefaultConfig()
+	cfg.CentsPerCredit = centsPerCredit
+	for _, effort := range billing.Efforts() {
+		name := "RESEARCH_CREDITS_" + strings.ToUpper(effort)
+		v := get(name, strconv.FormatInt(cfg.CreditsPerEffort[effort], 10))
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return cfg, fmt.Errorf("%s=%q: want a whole number of credits, 0 or more", name, v)
+		}
+		cfg.CreditsPerEffort[effort] = n
+	}
+	return cfg, cfg.Validate()
 }
 
 func absOr(p string) string {

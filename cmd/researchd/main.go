@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 )
@@ -114,7 +115,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 				return err
 			}
 		}
-		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes})
+		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: billing.New(st, cfg.Billing)})
 		if err != nil {
 			return err
 		}
@@ -161,7 +162,7 @@ func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdou
 		return err
 	}
 	const email = "dev@localhost"
-	acct, err := createAccount(ctx, st, email, store.TierEnterprise, true, 1000, cfg.CentsPerCredit)
+	acct, err := createAccount(ctx, st, email, store.TierEnterprise, true, 1000, cfg.Billing)
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdou
 	return nil
 }
 
-func createAccount(ctx context.Context, st *store.Store, email, tier string, admin bool, credits, centsPerCredit int64) (store.Account, error) {
+func createAccount(ctx context.Context, st *store.Store, email, tier string, admin bool, credits int64, prices billing.Config) (store.Account, error) {
 	acct, created, err := st.EnsureAccount(ctx, email, tier, admin)
 	if err != nil {
 		return acct, err
@@ -186,8 +187,7 @@ func createAccount(ctx context.Context, st *store.Store, email, tier string, adm
 		acct.Tier, acct.IsAdmin = tier, admin
 	}
 	if credits > 0 {
-		desc := fmt.Sprintf("%d credits granted by operator", credits)
-		if err := st.AppendLedger(ctx, &store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: credits * centsPerCredit, Description: &desc}); err != nil {
+		if _, err := billing.New(st, prices).Grant(ctx, st, acct.ID, credits, ""); err != nil {
 			return acct, err
 		}
 	}
@@ -222,7 +222,7 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 	return withStore(ctx, cfg, func(st *store.Store) error {
 		var created *store.Account
 		err := st.InTx(ctx, func(tx *store.Store) error {
-			acct, err := createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.CentsPerCredit)
+			acct, err := createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.Billing)
 			created = &acct
 			return err
 		})
@@ -293,12 +293,8 @@ func creditsGrant(ctx context.Context, cfg config, args []string, stderr io.Writ
 		if err != nil {
 			return err
 		}
-		d := *desc
-		if d == "" {
-			d = fmt.Sprintf("%d credits granted by operator", *amount)
-		}
-		e := store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: *amount * cfg.CentsPerCredit, Description: &d}
-		if err := st.AppendLedger(ctx, &e); err != nil {
+		e, err := billing.New(st, cfg.Billing).Grant(ctx, nil, acct.ID, *amount, *desc)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "deposited %d credits to %s; balance %d cents\n", *amount, acct.Email, e.BalanceAfterCents)
