@@ -5,7 +5,8 @@
 # headless Chromium (Debian's chromium package) and checks that the rendered page lists every
 # operation of openapi/v2.json by its operationId (the UI is configured with displayOperationId) and
 # never shows "Failed to load API definition". Needs no internet: the UI assets are embedded in the
-# binary (github.com/swaggest/swgui).
+# binary (github.com/swaggest/swgui), and Chromium resolves no host but 127.0.0.1, so a page that
+# needed a CDN would fail here.
 #
 # Environment: RESEARCHD (default bin/researchd), CHROMIUM (default: chromium on PATH),
 # DOCS_SCREENSHOT=path.png to also save a screenshot of the page.
@@ -58,6 +59,7 @@ fi
 chrome() {
   timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
     --disable-component-update --disable-sync --no-first-run --disable-quic \
+    --host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1" \
     --user-data-dir="$(mktemp -d -p "$work")" --virtual-time-budget=5000 "$@" 2>>"$work/chromium.err"
 }
 
