@@ -17,7 +17,9 @@ import (
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := s.routes.lookup(c)
-		if op == nil || op.allows("uploadToken") {
+		// Public operations (health, docs, the expert catalogue...) ignore any Authorization header:
+		// a stale or foreign credential must not turn a public read into a 401.
+		if op == nil || op.allows("uploadToken") || !op.takesCredentials() {
 			return next(c)
 		}
 		token, present, err := bearer(c)

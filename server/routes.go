@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -77,11 +78,15 @@ func (idx routeIndex) lookup(c echo.Context) *operation {
 	return idx[method+" "+c.Path()]
 }
 
-// pathParams returns echo's path parameters under the document's names.
+// pathParams returns echo's path parameters under the document's names, unescaped: echo matches on
+// the raw (escaped) path, and the document's limits apply to the value, not to its URL encoding.
 func pathParams(c echo.Context) map[string]string {
 	out := map[string]string{}
 	for i, name := range c.ParamNames() {
 		v := c.ParamValues()[i]
+		if u, err := url.PathUnescape(v); err == nil {
+			v = u
+		}
 		if name == "*" {
 			name = "file_path"
 		}
@@ -97,6 +102,16 @@ func (o *operation) allowsAnonymous() bool {
 	}
 	for _, alt := range o.schemes {
 		if len(alt) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// takesCredentials reports whether any security alternative of the operation names a scheme.
+func (o *operation) takesCredentials() bool {
+	for _, alt := range o.schemes {
+		if len(alt) > 0 {
 			return true
 		}
 	}

@@ -1,11 +1,16 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -26,15 +31,18 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		unknown := unknownQuery(c, op)
 		req := c.Request()
+		params := pathParams(c)
+		upload := isUploadMedia(req.Header.Get(echo.HeaderContentType))
 		input := &openapi3filter.RequestValidationInput{
 			Request:    req,
-			PathParams: pathParams(c),
+			PathParams: params,
 			Route:      op.route,
 			Options: &openapi3filter.Options{
 				MultiError:         true,
-				ExcludeRequestBody: isUploadMedia(req.Header.Get(echo.HeaderContentType)),
+				ExcludeRequestBody: upload,
 				// Authentication already ran (authenticate); the document's schemes are not re-checked here.
-				AuthenticationFunc: func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+				AuthenticationFunc:      func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
+				SchemaValidationOptions: formatValidators,
 			},
 		}
 		if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
@@ -43,7 +51,75 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if len(unknown) > 0 {
 			return validationProblem(nil, unknown)
 		}
+		if nul := textWithNUL(c, params, upload); len(nul) > 0 {
+			return validationProblem(nil, nul)
+		}
 		return next(c)
+	}
+}
+
+// formatValidators checks the string formats the generated types parse (uuid, email), so a bad value
+// is a 422 naming its field rather than a bind error naming nothing. kin-openapi checks date-time itself.
+var formatValidators = []openapi3.SchemaValidationOption{
+	openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)),
+	openapi3.WithStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail)),
+}
+
+// textWithNUL names the path and query parameters and JSON body strings (keys included) that contain
+// U+0000. The document's strings are text and PostgreSQL cannot store NUL in text or jsonb, so it is
+// refused here (422) instead of failing in the database (500). Upload bodies are bytes and exempt.
+func textWithNUL(c echo.Context, params map[string]string, upload bool) []gen.FieldError {
+	const msg = "must not contain the NUL character (U+0000)"
+	var fields []gen.FieldError
+	for name, v := range params {
+		if strings.ContainsRune(v, 0) {
+			fields = append(fields, gen.FieldError{Field: "path." + name, Message: msg})
+		}
+	}
+	for name, vs := range c.QueryParams() {
+		if slices.ContainsFunc(vs, func(v string) bool { return strings.ContainsRune(v, 0) }) {
+			fields = append(fields, gen.FieldError{Field: "query." + name, Message: msg})
+		}
+	}
+	req := c.Request()
+	if !upload && req.Body != nil && req.Body != http.NoBody {
+		// The validator has read the body already and left it in memory; read it again and put it back.
+		b, err := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		var v any
+		// JSON can only carry NUL as the escape \u0000, so most bodies skip the walk.
+		if err == nil && bytes.Contains(b, []byte(`\u0000`)) && json.Unmarshal(b, &v) == nil {
+			walkNUL("", v, func(field string) { fields = append(fields, gen.FieldError{Field: field, Message: msg}) })
+		}
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Field < fields[j].Field })
+	return fields
+}
+
+// walkNUL reports the JSON pointers (without the leading slash, like the validator's body fields) of
+// strings and keys in v that contain NUL.
+func walkNUL(at string, v any, report func(string)) {
+	name := func(at, key string) string { return strings.TrimPrefix(at+"/"+key, "/") }
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsRune(x, 0) {
+			if at == "" {
+				at = "body"
+			}
+			report(at)
+		}
+	case []any:
+		for i, e := range x {
+			walkNUL(name(at, strconv.Itoa(i)), e, report)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if strings.ContainsRune(k, 0) {
+				report(name(at, k))
+				continue
+			}
+			walkNUL(name(at, k), e, report)
+		}
 	}
 }
 
@@ -130,8 +206,9 @@ func collectSchemaErrors(prefix string, err error, out *[]gen.FieldError) {
 	ptr := se.JSONPointer()
 	field := strings.Join(ptr, "/")
 	msg := se.Reason
-	// "property "x" is unsupported": point at the unknown property itself.
-	if se.SchemaField == "additionalProperties" {
+	// "property "x" is unsupported" (kin-openapi files it under "properties"): point at the unknown
+	// property itself.
+	if se.SchemaField == "properties" || se.SchemaField == "additionalProperties" {
 		if name, ok := unsupportedProperty(se.Reason); ok {
 			field = strings.Trim(field+"/"+name, "/")
 			msg = "unknown field"
