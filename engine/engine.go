@@ -1,0 +1,182 @@
+// Package engine runs research: one interface, two engines. The offline engine is an extractive
+// researcher over local files (no network); the openai engine drives any OpenAI-compatible
+// chat-completions endpoint as a tool-using agent. Both write report.md into the job's workspace,
+// report every step through a Sink (it becomes the job's timeline) and take checkpoints (commits).
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/researchd/researchd/workspace"
+)
+
+// Event kinds (CONTRACT.md §4, timeline event kind).
+const (
+	KindStatus      = "status"
+	KindThinking    = "thinking"
+	KindToolCall    = "tool_call"
+	KindToolResult  = "tool_result"
+	KindSubagent    = "subagent"
+	KindText        = "text"
+	KindFinalAnswer = "final_answer"
+	KindPreview     = "preview"
+)
+
+// Effort levels.
+const (
+	EffortLow    = "low"
+	EffortMedium = "medium"
+	EffortHigh   = "high"
+	EffortBuild  = "build"
+)
+
+// Error codes of a failed run.
+const (
+	CodeStructuredOutputInvalid = "structured_output_invalid"
+	CodeInvalidJSONSchema       = "invalid_json_schema"
+	CodeEngineError             = "engine_error"
+	CodeProviderError           = "provider_error"
+	CodeTimeout                 = "timeout"
+)
+
+// Paths inside the workspace.
+const (
+	ReportPath           = "report.md"
+	InputDir             = "input_files"
+	SiteDir              = "site"
+	StructuredOutputPath = "structured_output.json"
+)
+
+// Event is one step of a run; the sink turns it into a timeline event.
+type Event struct {
+	Kind, Title, Content string
+	Data                 map[string]any
+}
+
+// Sink receives a run's events and checkpoints.
+type Sink interface {
+	// Event records a timeline event.
+	Event(ctx context.Context, e Event) error
+	// Checkpoint commits the workspace; checkpointType is progress, final or continuation.
+	Checkpoint(ctx context.Context, message, checkpointType string) (sha string, err error)
+}
+
+// Input is what a run works on.
+type Input struct {
+	Question     string
+	Effort       string         // low|medium|high|build (already clamped)
+	JSONSchema   map[string]any // nil = no structured output
+	Workspace    *workspace.Repo
+	ContextDirs  []string // extra read-only folders (expert context files, local corpus)
+	Continuation bool     // a continuation run: PriorReport holds the last report
+	PriorReport  string
+}
+
+// Result is what a successful run produced (report.md is also in the workspace).
+type Result struct {
+	Report           string
+	StructuredOutput map[string]any
+}
+
+// Error is a run failure with a stable code (structured_output_invalid, engine_error,
+// provider_error, timeout, invalid_json_schema).
+type Error struct{ Code, Message string }
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Engine runs research.
+type Engine interface {
+	Name() string
+	Run(ctx context.Context, in Input, sink Sink) (Result, error)
+}
+
+// validate checks the parts of an Input every engine relies on.
+func (in Input) validate() error {
+	switch in.Effort {
+	case EffortLow, EffortMedium, EffortHigh, EffortBuild:
+	default:
+		return errorf(CodeEngineError, "unknown effort %q", in.Effort)
+	}
+	if in.Workspace == nil {
+		return errorf(CodeEngineError, "no workspace")
+	}
+	return nil
+}
+
+// finalType is the checkpoint type of a run's last checkpoint.
+func (in Input) finalType() string {
+	if in.Continuation {
+		return workspace.CheckpointContinuation
+	}
+	return workspace.CheckpointFinal
+}
+
+// emitter wraps a Sink so every event passes through one place (the openai engine redacts there).
+type emitter struct {
+	sink   Sink
+	redact func(string) string
+}
+
+func (m emitter) event(ctx context.Context, kind, title, content string, data map[string]any) error {
+	if m.redact != nil {
+		title, content = m.redact(title), m.redact(content)
+		data = redactData(data, m.redact)
+	}
+	if err := m.sink.Event(ctx, Event{Kind: kind, Title: title, Content: content, Data: data}); err != nil {
+		return fmt.Errorf("engine: record %s event: %w", kind, err)
+	}
+	return nil
+}
+
+func (m emitter) checkpoint(ctx context.Context, message, typ string) (string, error) {
+	sha, err := m.sink.Checkpoint(ctx, message, typ)
+	if err != nil {
+		return "", fmt.Errorf("engine: %s checkpoint: %w", typ, err)
+	}
+	return sha, nil
+}
+
+func redactData(v map[string]any, redact func(string) string) map[string]any {
+	if v == nil {
+		return nil
+	}
+	out := make(map[string]any, len(v))
+	for k, x := range v {
+		out[k] = redactValue(x, redact)
+	}
+	return out
+}
+
+func redactValue(v any, redact func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x)
+	case map[string]any:
+		return redactData(x, redact)
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = redactValue(x[i], redact)
+		}
+		return out
+	case []string:
+		out := make([]string, len(x))
+		for i := range x {
+			out[i] = redact(x[i])
+		}
+		return out
+	case []map[string]any:
+		out := make([]map[string]any, len(x))
+		for i := range x {
+			out[i] = redactData(x[i], redact)
+		}
+		return out
+	default:
+		return v
+	}
+}

@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func texts(subs []subQuestion) []string {
+	out := make([]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.Text
+	}
+	return out
+}
+
+func TestSubQuestions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, q string
+		max     int
+		want    []string
+	}{
+		{"question word after and", "What is a heat pump and how does it save energy?", 2,
+			[]string{"What is a heat pump?", "How does it save energy?"}},
+		{"sentences", "Describe battery storage. Why do prices fall?", 2,
+			[]string{"Describe battery storage?", "Why do prices fall?"}},
+		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
+			[]string{"Grid costs?", "Who pays?", "What figures are reported for grid costs?"}}, // "why now" has no content words
+		{"noun coordination distributed", "What are the costs and benefits of heat pumps?", 2,
+			[]string{"What are the costs of heat pumps?", "What are the benefits of heat pumps?"}},
+		{"list of three", "Compare solar, wind and hydro output", 3,
+			[]string{"Compare solar output?", "Compare wind output?", "Compare hydro output?"}},
+		{"between is not distributed", "What is the link between rent and wages?", 1,
+			[]string{"What is the link between rent and wages?"}},
+		{"no room to distribute", "What are the costs and benefits of heat pumps?", 1,
+			[]string{"What are the costs and benefits of heat pumps?"}},
+		{"facets fill deeper efforts", "Heat pump adoption in Norway", 4,
+			[]string{"Heat pump adoption in Norway?", "What is heat pump adoption?",
+				"What figures are reported for heat pump adoption?",
+				"What are the drawbacks or limitations of heat pump adoption?"}},
+		{"plural subject agreement", "electric buses", 2,
+			[]string{"Electric buses?", "What figures are reported for electric buses?"}}, // "What are electric buses" repeats the clause
+		{"duplicates dropped", "What is solar? What is solar?", 3,
+			[]string{"What is solar?", "What figures are reported for solar?", "What are the drawbacks or limitations of solar?"}},
+		{"only stopwords", "what is it?", 3, []string{"What is it?"}},
+		{"empty", "", 2, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := subQuestions(tt.q, tt.max)
+			require.Equal(t, tt.want, texts(got))
+			require.LessOrEqual(t, len(got), max(tt.max, 1))
+		})
+	}
+}
+
+func TestSubQuestionsGrowWithEffort(t *testing.T) {
+	t.Parallel()
+	q := "What are the costs and benefits of heat pumps, and how does solar power affect running costs?"
+	prev := 0
+	for _, e := range []string{EffortLow, EffortMedium, EffortHigh, EffortBuild} {
+		n := len(subQuestions(q, depths[e].SubQuestions))
+		require.GreaterOrEqual(t, n, prev, e)
+		require.LessOrEqual(t, n, depths[e].SubQuestions, e)
+		prev = n
+	}
+	require.Greater(t, prev, len(subQuestions(q, depths[EffortLow].SubQuestions)))
+}
+
+func TestKeyPhrases(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"solar power", "running costs", "heat pumps"},
+		keyPhrases("How does solar power affect running costs of heat pumps?"))
+	require.Equal(t, []string{"grid", "prices"}, keyPhrases("grid, prices"))
+	require.Equal(t, []string{"heat pump adoption", "Norway", "NATO"}, keyPhrases("Heat pump adoption in Norway and NATO"))
+	require.Equal(t, "How have electric buses changed over time?", facets[3].apply("electric buses").Text)
+}
+
+func TestTermsAndStem(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"cost", "battery", "charg", "heat", "pump"}, terms("The costs of batteries, charging heat-pumps!"))
+	require.Equal(t, stem("prices"), stem("price"))
+	require.Equal(t, stem("charged"), stem("charging"))
+	require.Equal(t, "analysis", stem("analysis"))
+	require.Equal(t, []string{"2024", "co2", "émission"}, terms("In 2024 CO2 émissions"))
+}
+
+func TestSplitPassages(t *testing.T) {
+	t.Parallel()
+	lines := strings.Split("# Title\n\nfirst para line one\nline two\n\n\nsecond para\n"+
+		strings.Repeat("x\n", 8), "\n")
+	ps := splitPassages(0, lines)
+	require.Equal(t, []passage{
+		{Start: 1, End: 4, Text: "Title:\nfirst para line one\nline two"},
+		{Start: 7, End: 12, Text: "second para\nx\nx\nx\nx\nx"},
+		{Start: 13, End: 15, Text: "x\nx\nx"},
+	}, ps)
+
+	long := strings.Repeat("This sentence is long enough. ", 80)
+	ps = splitPassages(3, []string{"intro", long})
+	require.Greater(t, len(ps), 2)
+	for _, p := range ps[1:] {
+		require.Equal(t, 2, p.Start)
+		require.Equal(t, 2, p.End)
+		require.LessOrEqual(t, len(p.Text), passageMaxChars)
+		require.Equal(t, 3, p.Doc)
+	}
+}
+
+func TestBM25(t *testing.T) {
+	t.Parallel()
+	ix := newIndex([]document{
+		{Path: "a.txt", Lines: []string{"solar panels and solar batteries", "", "wind turbines"}},
+		{Path: "b.txt", Lines: []string{"solar", "", "nothing relevant here at all", "", "wind and solar compared over a long passage with many other words in it"}},
+	})
+	require.Len(t, ix.passages, 5)
+	hits := ix.search(terms("solar"), 0, nil)
+	require.Len(t, hits, 3)
+	// The short passage that is only "solar" beats longer ones; the rest follow by score.
+	require.Equal(t, 2, hits[0].P)
+	require.Equal(t, 0, hits[1].P)
+	require.Equal(t, 4, hits[2].P)
+	for i := 1; i < len(hits); i++ {
+		require.GreaterOrEqual(t, hits[i-1].Score, hits[i].Score)
+	}
+	// A rarer term weighs more.
+	require.Greater(t, ix.idf("turbin"), ix.idf("solar"))
+	// k and skip.
+	require.Len(t, ix.search(terms("solar"), 1, nil), 1)
+	require.Len(t, ix.search(terms("solar"), 0, func(p int) bool { return p == 2 }), 2)
+	require.Empty(t, ix.search(terms("geothermal"), 0, nil))
+	require.Empty(t, newIndex(nil).search(terms("solar"), 3, nil))
+	require.Equal(t, "`b.txt`, line 5", ix.cite(4))
+	require.Equal(t, "`a.txt`, line 1", ix.cite(0))
+}
+
+func TestSentencesAndLead(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"Costs fell, e.g. in 2023.", "Why?", "Dr. Smith agrees!", "item"},
+		sentences("Costs fell, e.g. in 2023. Why? Dr. Smith agrees!\nitem"))
+	ix := newIndex([]document{{Path: "a", Lines: []string{"Heat pumps. Heat pumps cut heating bills in winter. Other text here."}}})
+	s, p := ix.lead([]int{0}, terms("heat pump bills"))
+	require.Equal(t, "Heat pumps cut heating bills in winter.", s)
+	require.Equal(t, 0, p)
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"# not a heading":      `\# not a heading`,
+		"- not a list":         `\- not a list`,
+		"1. not a list":        `1\. not a list`,
+		"a *b* [c](d) <e> `f`": "a \\*b\\* \\[c\\](d) \\<e\\> \\`f\\`",
+		"state-of-the-art":     "state-of-the-art",
+		"a_b|c":                `a\_b\|c`,
+	}
+	for in, want := range tests {
+		require.Equal(t, want, mdEscape(in), in)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "short", truncate("short", 10))
+	require.Equal(t, "one two…", truncate("one two three four", 10))
+	require.Equal(t, "ééé…", truncate("éééééé", 3))
+}
+
+func TestHumanName(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "install cost eur", humanName("install_cost_eur"))
+	require.Equal(t, "install cost eur", humanName("installCostEur"))
+}
+
+func TestParsePrior(t *testing.T) {
+	t.Parallel()
+	p := parsePrior("# Q\n\n## 1. What is solar?\n\n## Continuation\n\n### Continuation sources\n\n" +
+		"1. `a.txt`, lines 3–7\n2. `b/c.md`, line 4\n12. `d.csv`, lines 1–2 (text extracted from HTML)\n")
+	require.Equal(t, 12, p.maxCite)
+	require.Equal(t, map[string]bool{"a.txt:3-7": true, "b/c.md:4-4": true, "d.csv:1-2": true}, p.cited)
+	require.Equal(t, 1, p.continuations)
+	require.True(t, p.headings[termKey("What is solar?")])
+}

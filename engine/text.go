@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// stopwords are left out of search terms and key phrases. Question words and auxiliaries are
+// included: they say what kind of answer is wanted, not what it is about.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all also am an and any are aren't as at
+		be because been before being below between both but by can cannot could couldn't did didn't do does
+		doesn't doing don't down during each etc few for from further had has have having he her here hers
+		herself him himself his how however i if in into is isn't it it's its itself just let me more most
+		much must my myself no nor not now of off on once one only or other ought our ours ourselves out over
+		own per same shall she should so some such than that the their theirs them themselves then there these
+		they this those through to too under until up upon us very via vs versus was we were what when where
+		whether which while who whom whose why will with within without would you your yours yourself
+		yourselves describe explain tell give list show compare summarize summarise discuss find`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// questionWords start a new sub-question when they follow a conjunction.
+var questionWords = map[string]bool{
+	"what": true, "how": true, "why": true, "when": true, "where": true, "which": true, "who": true,
+	"whom": true, "whose": true, "is": true, "are": true, "was": true, "were": true, "do": true,
+	"does": true, "did": true, "can": true, "could": true, "should": true, "would": true, "will": true,
+	"has": true, "have": true, "had": true, "list": true, "describe": true, "explain": true,
+	"compare": true, "summarize": true, "summarise": true,
+}
+
+// words splits s into lower-cased runs of letters and digits (apostrophes kept inside words).
+func words(s string) []string {
+	var out []string
+	start := -1
+	for i, r := range s {
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' && start >= 0)
+		if inWord && start < 0 {
+			start = i
+		}
+		if !inWord && start >= 0 {
+			out = append(out, strings.ToLower(strings.TrimRight(s[start:i], "'")))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, strings.ToLower(strings.TrimRight(s[start:], "'")))
+	}
+	return out
+}
+
+// stem strips common English inflections so "costs" finds "cost" and "charging" finds "charge".
+// Deliberately light (no Porter): wrong merges hurt extractive quotes more than missed ones.
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 4 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && strings.HasSuffix(w, "sses"):
+		return w[:n-2]
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		return strings.TrimSuffix(w[:n-3], "e")
+	case n > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
+		return strings.TrimSuffix(w[:n-2], "e")
+	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return strings.TrimSuffix(w[:n-1], "e")
+	case n >= 3 && strings.HasSuffix(w, "e"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// terms are the search terms of s: content words, stemmed.
+func terms(s string) []string {
+	ws := words(s)
+	out := ws[:0]
+	for _, w := range ws {
+		if stopwords[w] || (utf8.RuneCountInString(w) < 2 && !isDigits(w)) {
+			continue
+		}
+		out = append(out, stem(w))
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// uniq keeps the first occurrence of each string, in order.
+func uniq(xs []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, 0, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sentences splits a passage into sentences at ., ! or ? followed by a space or the end, and at
+// line breaks (list items and table rows are sentences of their own).
+func sentences(s string) []string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		start := 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if c != '.' && c != '!' && c != '?' {
+				continue
+			}
+			if i+1 < len(line) && line[i+1] != ' ' {
+				continue
+			}
+			// Keep "e.g. x", "Dr. Y" and "3. item" together: a period after a short token is not an end.
+			if c == '.' && shortToken(line[start:i]) {
+				continue
+			}
+			if seg := strings.TrimSpace(line[start : i+1]); seg != "" {
+				out = append(out, seg)
+			}
+			start = i + 1
+		}
+		if seg := strings.TrimSpace(line[start:]); seg != "" {
+			out = append(out, seg)
+		}
+	}
+	return out
+}
+
+func shortToken(s string) bool {
+	i := strings.LastIndexAny(s, " \t(")
+	tok := s[i+1:]
+	return len(tok) <= 2 || tok == "e.g" || tok == "i.e" || tok == "etc" || tok == "vs"
+}
+
+// collapse joins whitespace runs into single spaces.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// truncate cuts s to at most n runes at a word boundary, adding an ellipsis.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}
+
+// mdEscape keeps quoted source text from being read as Markdown structure: inline markup
+// characters are escaped, and so is anything that would start a block (heading, list, quote).
+func mdEscape(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch r {
+		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
+			b.WriteByte('\\')
+		case '#', '+', '-', '=':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	// "1. x" at the start is an ordered list.
+	if j := strings.IndexFunc(out, func(r rune) bool { return !unicode.IsDigit(r) }); j > 0 && (out[j] == '.' || out[j] == ')') {
+		out = out[:j] + `\` + out[j:]
+	}
+	return out
+}
