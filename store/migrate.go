@@ -75,7 +75,8 @@ func (s *Store) Migrate(ctx context.Context) error {
 		if err := m.Migrate(); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
-		return nil
+		// The job queue's tables come with the schema: River's migrations (see migrate_jobs.go).
+		return s.migrateQueue(ctx)
 	}
 	if s.dialect != Postgres {
 		return run(db)

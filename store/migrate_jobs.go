@@ -1,11 +1,49 @@
 package store
 
 import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/go-gormigrate/gormigrate/v2"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
 	"gorm.io/gorm"
 )
+
+// QueueDriver is the River driver over this store's connection pool: riversqlite for SQLite,
+// riverdatabasesql for Postgres (GORM's pgx stdlib pool). Sharing the pool is what lets a job row
+// and its queue entry commit in one transaction.
+func (s *Store) QueueDriver() (riverdriver.Driver[*sql.Tx], error) {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("database handle: %w", err)
+	}
+	if s.dialect == SQLite {
+		return riversqlite.New(sqlDB), nil
+	}
+	return riverdatabasesql.New(sqlDB), nil
+}
+
+// migrateQueue applies River's own migrations (river_job, river_leader, river_queue, ...).
+func (s *Store) migrateQueue(ctx context.Context) error {
+	driver, err := s.QueueDriver()
+	if err != nil {
+		return err
+	}
+	m, err := rivermigrate.New(driver, &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return fmt.Errorf("queue migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("queue migrations: %w", err)
+	}
+	return nil
+}
 
 // jobMigrations are the schema steps of the jobs area, in order. IDs are YYYYMMDDNNNN_jobs_what.
 // River's own tables (river_job, river_leader, ...) are not here: the jobs package applies River's

@@ -1,0 +1,142 @@
+package jobs
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Config tunes the queue and the workers. DefaultConfig gives production values; every field is
+// settable from the environment by the CLI (see README).
+type Config struct {
+	// Workers is how many research runs one process executes at once (RESEARCH_WORKERS).
+	Workers int
+	// WebhookWorkers is how many webhook deliveries one process makes at once.
+	WebhookWorkers int
+	// JobTimeouts bounds one run per effort (RESEARCH_JOB_TIMEOUTS="low=2m,medium=10m,..."); a run
+	// over it fails with timed_out and is refunded.
+	JobTimeouts map[string]time.Duration
+	// RescueAfter is how long a run may stay claimed by a worker before River's rescuer assumes the
+	// process died and makes the job available again (RESEARCH_RESCUE_AFTER). It must exceed every
+	// job timeout, or live runs would be rescued while they still work.
+	RescueAfter time.Duration
+	// PollInterval is how often idle workers look for new jobs. River cannot LISTEN through
+	// database/sql, so dispatch latency is bounded by this poll (RESEARCH_POLL_INTERVAL).
+	PollInterval time.Duration
+	// MaxAttempts is how many times a run is started (after crashes, shutdowns or infrastructure
+	// errors) before the job fails for good.
+	MaxAttempts int
+	// CancelCheck is how often a running job checks whether it was cancelled.
+	CancelCheck time.Duration
+	// ShutdownGrace is how long Stop lets running jobs finish before cancelling them.
+	ShutdownGrace time.Duration
+	// WebhookSchedule holds the offsets of the delivery attempts from the first one (0s, 2s, 8s).
+	WebhookSchedule []time.Duration
+	// WebhookTimeout bounds one delivery attempt; WebhookBudget bounds all attempts of one webhook.
+	WebhookTimeout time.Duration
+	WebhookBudget  time.Duration
+	// ReaperInterval is how often the leader fails jobs whose queue entry is gone (it runs as a River
+	// periodic job, so one process of a cluster does it).
+	ReaperInterval time.Duration
+	// DataDir holds workspaces/<job_id> (RESEARCH_DATA_DIR).
+	DataDir string
+	// Production refuses http and private webhook targets (RESEARCH_ENV=production).
+	Production bool
+	// TestOnly shortens River's start-up jitter; for tests.
+	TestOnly bool
+}
+
+// DefaultConfig returns the production defaults.
+func DefaultConfig() Config {
+	return Config{
+		Workers:        4,
+		WebhookWorkers: 8,
+		JobTimeouts: map[string]time.Duration{
+			"low": 5 * time.Minute, "medium": 15 * time.Minute, "high": 30 * time.Minute, "build": time.Hour,
+		},
+		RescueAfter:     time.Hour + 10*time.Minute,
+		PollInterval:    50 * time.Millisecond,
+		MaxAttempts:     5,
+		CancelCheck:     500 * time.Millisecond,
+		ShutdownGrace:   25 * time.Second,
+		WebhookSchedule: []time.Duration{0, 2 * time.Second, 8 * time.Second},
+		WebhookTimeout:  10 * time.Second,
+		WebhookBudget:   30 * time.Second,
+		ReaperInterval:  time.Minute,
+		DataDir:         "./data",
+	}
+}
+
+// MaxJobTimeout is the longest per-effort timeout.
+func (c Config) MaxJobTimeout() time.Duration {
+	var m time.Duration
+	for _, d := range c.JobTimeouts {
+		m = max(m, d)
+	}
+	return m
+}
+
+// TimeoutFor is the run timeout of an effort.
+func (c Config) TimeoutFor(effort string) time.Duration {
+	if d, ok := c.JobTimeouts[effort]; ok {
+		return d
+	}
+	return c.MaxJobTimeout()
+}
+
+// Validate reports settings that cannot work together.
+func (c Config) Validate() error {
+	if c.Workers < 1 || c.WebhookWorkers < 1 {
+		return fmt.Errorf("workers must be at least 1 (research %d, webhooks %d)", c.Workers, c.WebhookWorkers)
+	}
+	for _, e := range []string{"low", "medium", "high", "build"} {
+		if c.JobTimeouts[e] <= 0 {
+			return fmt.Errorf("job timeout for %s is not set", e)
+		}
+	}
+	if c.RescueAfter <= c.MaxJobTimeout() {
+		return fmt.Errorf("rescue-after %s must exceed the longest job timeout %s, or running jobs would be rescued while they work",
+			c.RescueAfter, c.MaxJobTimeout())
+	}
+	if c.PollInterval < time.Millisecond {
+		return fmt.Errorf("poll interval %s is too short", c.PollInterval)
+	}
+	if c.MaxAttempts < 1 {
+		return fmt.Errorf("max attempts %d: want at least 1", c.MaxAttempts)
+	}
+	if len(c.WebhookSchedule) == 0 || c.WebhookSchedule[0] != 0 {
+		return fmt.Errorf("webhook schedule %v must start at 0", c.WebhookSchedule)
+	}
+	if c.WebhookBudget <= c.WebhookSchedule[len(c.WebhookSchedule)-1] {
+		return fmt.Errorf("webhook budget %s leaves no time for the last attempt of %v", c.WebhookBudget, c.WebhookSchedule)
+	}
+	return nil
+}
+
+// ParseTimeouts reads "low=2m,medium=10m,high=30m,build=1h" over base; unnamed efforts keep base.
+func ParseTimeouts(s string, base map[string]time.Duration) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("job timeouts %q: want effort=duration pairs", s)
+		}
+		k = strings.TrimSpace(k)
+		if _, known := out[k]; !known {
+			return nil, fmt.Errorf("job timeouts: unknown effort %q", k)
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("job timeouts: %s=%q: want a positive duration", k, v)
+		}
+		out[k] = d
+	}
+	return out, nil
+}

@@ -1,0 +1,254 @@
+package jobs_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/store/storetest"
+	"github.com/researchd/researchd/workspace"
+)
+
+// scriptEngine is a deterministic engine for queue tests: it writes a report, takes a progress and
+// a final checkpoint, and can be told to block (until released or cancelled) or to fail.
+type scriptEngine struct {
+	block   chan struct{} // nil: do not block
+	fail    *engine.Error
+	started chan string // receives the question when a run starts (buffered or nil)
+	mu      sync.Mutex
+	runs    int
+}
+
+func (e *scriptEngine) Name() string { return "script" }
+
+func (e *scriptEngine) Run(ctx context.Context, in engine.Input, sink engine.Sink) (engine.Result, error) {
+	e.mu.Lock()
+	e.runs++
+	e.mu.Unlock()
+	if e.started != nil {
+		e.started <- in.Question
+	}
+	if err := sink.Event(ctx, engine.Event{Kind: engine.KindThinking, Title: "plan", Content: "Planning " + in.Question}); err != nil {
+		return engine.Result{}, err
+	}
+	report := "# Report\n\n" + in.Question + "\n"
+	if in.Continuation {
+		report = in.PriorReport + "\n## Continued\n"
+	}
+	if err := in.Workspace.WriteFile(engine.ReportPath, []byte(report)); err != nil {
+		return engine.Result{}, err
+	}
+	if _, err := sink.Checkpoint(ctx, "Draft", workspace.CheckpointProgress); err != nil {
+		return engine.Result{}, err
+	}
+	if e.block != nil {
+		select {
+		case <-e.block:
+		case <-ctx.Done():
+			return engine.Result{}, ctx.Err()
+		}
+	}
+	if e.fail != nil {
+		return engine.Result{}, e.fail
+	}
+	typ := workspace.CheckpointFinal
+	if in.Continuation {
+		typ = workspace.CheckpointContinuation
+	}
+	if _, err := sink.Checkpoint(ctx, "Final report", typ); err != nil {
+		return engine.Result{}, err
+	}
+	var out map[string]any
+	if in.JSONSchema != nil {
+		out = map[string]any{"answer": "42"}
+	}
+	return engine.Result{Report: report, StructuredOutput: out}, nil
+}
+
+func (e *scriptEngine) Runs() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runs
+}
+
+func testConfig(t testing.TB) jobs.Config {
+	cfg := jobs.DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.TestOnly = true
+	cfg.PollInterval = 20 * time.Millisecond
+	cfg.CancelCheck = 20 * time.Millisecond
+	cfg.WebhookSchedule = []time.Duration{0, 100 * time.Millisecond, 300 * time.Millisecond}
+	cfg.WebhookTimeout = 2 * time.Second
+	cfg.WebhookBudget = 5 * time.Second
+	return cfg
+}
+
+type bundle struct {
+	st      *store.Store
+	billing *billing.Service
+	svc     *jobs.Service
+	account store.Account
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// setup starts a service on st with eng; it stops when t ends.
+func setup(t *testing.T, st *store.Store, eng engine.Engine, mod func(*jobs.Config)) *bundle {
+	t.Helper()
+	cfg := testConfig(t)
+	if mod != nil {
+		mod(&cfg)
+	}
+	sealer, err := jobs.NewSealer([]byte("test secret"))
+	require.NoError(t, err)
+	b := billing.New(st, billing.DefaultConfig())
+	svc, err := jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Sealer: sealer, Logger: quietLogger()}, cfg)
+	require.NoError(t, err)
+	require.NoError(t, svc.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = svc.Stop(ctx)
+	})
+	acct, _, err := st.EnsureAccount(context.Background(), storetest.Name("user")+"@example.com", store.TierEnterprise, false)
+	require.NoError(t, err)
+	require.NoError(t, st.AppendLedger(context.Background(), &store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: 1000}))
+	return &bundle{st: st, billing: b, svc: svc, account: acct}
+}
+
+// waitFor polls until the job satisfies ok; the generous bound only stops a hung test.
+func waitFor(t *testing.T, st *store.Store, jobID string, ok func(store.ResearchJob) bool) store.ResearchJob {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		j, err := st.ResearchJobByID(context.Background(), jobID)
+		require.NoError(t, err)
+		if ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s never reached the expected state; it is %s", jobID, j.Status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func terminal(j store.ResearchJob) bool { return store.JobTerminal(j.Status) }
+
+func consumptions(t *testing.T, st *store.Store, jobID string) int64 {
+	t.Helper()
+	var n int64
+	require.NoError(t, st.DB().Model(&store.LedgerEntry{}).Where("job_id = ? AND type = ?", jobID, store.TxConsumption).Count(&n).Error)
+	return n
+}
+
+func TestRunCompletesAndIsChargedOnce(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		b := setup(t, st, &scriptEngine{}, nil)
+		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "What is the answer?",
+			Effort: "high", JSONSchema: map[string]any{"type": "object"}})
+		require.NoError(t, err)
+		require.Equal(t, store.JobQueued, c.Job.Status)
+		require.Regexp(t, `^answer-[0-9a-f]{6}$`, c.Job.Slug)
+
+		j := waitFor(t, st, c.Job.ID, terminal)
+		require.Equal(t, store.JobCompleted, j.Status)
+		require.NotNil(t, j.ReportSHA)
+		require.Contains(t, *j.ReportMarkdown, "What is the answer?")
+		require.JSONEq(t, `{"answer":"42"}`, *j.StructuredOutput)
+		runs, err := st.RunsForJob(ctx, j.ID)
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+		require.Equal(t, store.RunCompleted, runs[0].Status)
+		require.EqualValues(t, 5, runs[0].CreditsCharged)
+		revs, err := st.RevisionsForJob(ctx, j.ID)
+		require.NoError(t, err)
+		require.Len(t, revs, 2)
+		require.Equal(t, "progress", revs[0].CheckpointType)
+		require.Equal(t, "final", revs[1].CheckpointType)
+		require.Equal(t, *j.ReportSHA, revs[1].SHA)
+		require.EqualValues(t, 1, consumptions(t, st, j.ID))
+
+		// Continue: same job, a continuation run, charged again.
+		cj, err := b.svc.Continue(ctx, j.ID, store.TierEnterprise, "")
+		require.NoError(t, err)
+		require.Equal(t, store.JobQueued, cj.Status)
+		require.Nil(t, cj.CompletedAt)
+		j = waitFor(t, st, j.ID, terminal)
+		require.Equal(t, store.JobCompleted, j.Status)
+		runs, err = st.RunsForJob(ctx, j.ID)
+		require.NoError(t, err)
+		require.Len(t, runs, 2)
+		require.Equal(t, store.RunContinuation, runs[1].Kind)
+		revs, err = st.RevisionsForJob(ctx, j.ID)
+		require.NoError(t, err)
+		require.Equal(t, "continuation", revs[len(revs)-1].CheckpointType)
+		require.Contains(t, *j.ReportMarkdown, "## Continued")
+		require.EqualValues(t, 2, consumptions(t, st, j.ID))
+
+		// A failed job cannot be continued.
+		_, err = b.svc.Cancel(ctx, j.ID)
+		require.NoError(t, err)
+	})
+}
+
+func TestFailedRunIsRefunded(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		b := setup(t, st, &scriptEngine{fail: &engine.Error{Code: "structured_output_invalid", Message: "no"}}, nil)
+		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "medium"})
+		require.NoError(t, err)
+		j := waitFor(t, st, c.Job.ID, terminal)
+		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, "structured_output_invalid", *j.ErrorCode)
+		credits, err := b.billing.JobCredits(ctx, j.ID)
+		require.NoError(t, err)
+		require.Zero(t, credits)
+		_, err = b.svc.Continue(ctx, j.ID, store.TierEnterprise, "")
+		require.ErrorIs(t, err, jobs.ErrNotContinuable)
+	})
+}
+
+func TestCancelStopsARunningJob(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		eng := &scriptEngine{block: make(chan struct{}), started: make(chan string, 1)}
+		b := setup(t, st, eng, nil)
+		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Slow one", Effort: "low"})
+		require.NoError(t, err)
+		<-eng.started
+		j := waitFor(t, st, c.Job.ID, func(j store.ResearchJob) bool { return j.ReportSHA != nil })
+		require.Equal(t, store.JobInProgress, j.Status)
+		j, err = b.svc.Cancel(ctx, c.Job.ID)
+		require.NoError(t, err)
+		require.Equal(t, store.JobCancelled, j.Status)
+		runs, err := st.RunsForJob(ctx, j.ID)
+		require.NoError(t, err)
+		require.Equal(t, store.RunInterrupted, runs[0].Status)
+		// Cancelling again changes nothing.
+		j, err = b.svc.Cancel(ctx, c.Job.ID)
+		require.NoError(t, err)
+		require.Equal(t, store.JobCancelled, j.Status)
+		// The worker noticed and stopped: the engine was cancelled without being released, and the
+		// job stays cancelled.
+		require.Eventually(t, func() bool {
+			n, _ := st.CountJobsByStatus(ctx)
+			return n[store.JobInProgress] == 0
+		}, 30*time.Second, 10*time.Millisecond)
+		_, err = b.svc.Continue(ctx, c.Job.ID, store.TierEnterprise, "")
+		require.ErrorIs(t, err, jobs.ErrNotContinuable)
+	})
+}

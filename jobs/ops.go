@@ -1,0 +1,414 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/store"
+)
+
+// Errors of the state machine; the HTTP layer maps them to problems.
+var (
+	// ErrNotContinuable: continue on a job that is not completed (or is locked). 409 job_not_continuable.
+	ErrNotContinuable = errors.New("job not continuable")
+	// ErrLocked: update of a job locked by moderation. 409 job_locked.
+	ErrLocked = errors.New("job locked")
+	// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
+	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
+)
+
+// ValidationError is bad input in one field of a create. 422 validation_error.
+type ValidationError struct{ Field, Message string }
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+
+// CreditsError is a refused create or continue for want of credits. 402 insufficient_credits.
+type CreditsError struct {
+	Effort string
+	Needs  int64
+}
+
+func (e *CreditsError) Error() string {
+	return fmt.Sprintf("effort %s needs %d credits, more than the balance holds", e.Effort, e.Needs)
+}
+
+func (e *CreditsError) Unwrap() error { return billing.ErrInsufficientCredits }
+
+// CreateRequest is a validated POST /research body plus who sent it.
+type CreateRequest struct {
+	AccountID string
+	Tier      string
+	// APIKey is the caller's key: it signs this job's webhooks (sealed at rest, see Sealer).
+	APIKey        string
+	Question      string
+	Effort        string // requested; "" means medium
+	JSONSchema    map[string]any
+	WebhookURL    *string
+	ExpertID      *string
+	AttachmentIDs []string
+	IsPublic      bool
+	// IdempotencyKey and RequestHash (a hash of the body) make retried creates safe.
+	IdempotencyKey string
+	RequestHash    string
+	// RequestID is the X-Request-ID of the POST, echoed in webhook headers.
+	RequestID string
+}
+
+// RequestEcho is the stored echo of a create body with defaults applied.
+type RequestEcho struct {
+	Question      string         `json:"question"`
+	Effort        string         `json:"effort"`
+	JSONSchema    map[string]any `json:"json_schema"`
+	WebhookURL    *string        `json:"webhook_url"`
+	ExpertID      *string        `json:"expert_id"`
+	AttachmentIDs []string       `json:"attachment_ids"`
+	IsPublic      bool           `json:"is_public"`
+}
+
+// Created is the outcome of Create: a new job (StatusCode 202) or, for a replayed idempotency key,
+// the original job as it stands now with the original status code.
+type Created struct {
+	Job        store.ResearchJob
+	Replayed   bool
+	StatusCode int
+}
+
+// Create validates and accepts a job: the job row, its idempotency record and its queue entry
+// commit in one transaction. Nothing is charged here; the run is charged when a worker dispatches
+// it.
+func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
+	if r.IdempotencyKey != "" {
+		if c, ok, err := s.replay(ctx, r); ok || err != nil {
+			return c, err
+		}
+	}
+	requested := r.Effort
+	if requested == "" {
+		requested = billing.EffortMedium
+	}
+	if !billing.KnownEffort(requested) {
+		return Created{}, &ValidationError{Field: "effort", Message: "unknown effort " + requested}
+	}
+	effort := s.billing.Config().Clamp(r.Tier, requested)
+	if r.JSONSchema != nil {
+		if err := CheckSchema(r.JSONSchema); err != nil {
+			return Created{}, &ValidationError{Field: "json_schema", Message: err.Error()}
+		}
+	}
+	if r.WebhookURL != nil {
+		if err := s.CheckWebhookURL(*r.WebhookURL); err != nil {
+			return Created{}, &ValidationError{Field: "webhook_url", Message: err.Error()}
+		}
+	}
+	if r.ExpertID != nil {
+		if s.experts == nil {
+			return Created{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
+		}
+		if _, err := s.experts.Resolve(ctx, r.AccountID, *r.ExpertID); err != nil {
+			return Created{}, err
+		}
+	}
+	if len(r.AttachmentIDs) > 0 {
+		if s.attachments == nil {
+			return Created{}, &UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"}
+		}
+		if _, err := s.attachments.FilesForJob(ctx, r.AccountID, r.AttachmentIDs); err != nil {
+			return Created{}, err
+		}
+	}
+	if err := s.affordable(ctx, r.AccountID, effort); err != nil {
+		return Created{}, err
+	}
+
+	id := uuid.NewString()
+	runID := uuid.NewString()
+	attIDs := r.AttachmentIDs
+	if attIDs == nil {
+		attIDs = []string{}
+	}
+	echo, err := json.Marshal(RequestEcho{
+		Question: r.Question, Effort: requested, JSONSchema: r.JSONSchema, WebhookURL: r.WebhookURL,
+		ExpertID: r.ExpertID, AttachmentIDs: attIDs, IsPublic: r.IsPublic,
+	})
+	if err != nil {
+		return Created{}, fmt.Errorf("encode request echo: %w", err)
+	}
+	attJSON, _ := json.Marshal(attIDs)
+	job := store.ResearchJob{
+		ID: id, AccountID: r.AccountID, Status: store.JobQueued, Question: r.Question,
+		Effort: effort, RequestedEffort: requested, WebhookURL: r.WebhookURL, ExpertID: r.ExpertID,
+		AttachmentIDs: string(attJSON), IsPublic: r.IsPublic, Request: string(echo), CurrentRunID: &runID,
+	}
+	if r.JSONSchema != nil {
+		b, err := json.Marshal(r.JSONSchema)
+		if err != nil {
+			return Created{}, fmt.Errorf("encode json_schema: %w", err)
+		}
+		job.JSONSchema = ptr(string(b))
+	}
+	if r.RequestID != "" {
+		job.RequestID = &r.RequestID
+	}
+	if r.WebhookURL != nil && r.APIKey != "" {
+		sealed, err := s.sealer.Seal(r.APIKey, id)
+		if err != nil {
+			return Created{}, err
+		}
+		job.WebhookKeySealed = &sealed
+	}
+
+	errRace := errors.New("idempotency race")
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if r.IdempotencyKey != "" {
+			k := store.IdempotencyKey{AccountID: r.AccountID, IdemKey: r.IdempotencyKey, RequestHash: r.RequestHash, JobID: id, StatusCode: 202}
+			if err := tx.ClaimIdempotencyKey(ctx, &k, s.now()); errors.Is(err, store.ErrConflict) {
+				return errRace
+			} else if err != nil {
+				return err
+			}
+		}
+		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort})
+		if err != nil {
+			return err
+		}
+		job.RiverJobID = &res.Job.ID
+		if err := s.insertWithSlug(ctx, tx, &job); err != nil {
+			return err
+		}
+		return s.statusEvent(ctx, tx, id, store.JobQueued, "The job was accepted and is waiting for a worker.", nil)
+	})
+	if errors.Is(err, errRace) {
+		// A concurrent request with the same key won; answer what it created.
+		c, ok, err := s.replay(ctx, r)
+		if err == nil && !ok {
+			err = errors.New("idempotency key vanished after a conflict")
+		}
+		return c, err
+	}
+	if err != nil {
+		return Created{}, err
+	}
+	created, err := s.st.ResearchJobByID(ctx, id)
+	if err != nil {
+		return Created{}, err
+	}
+	return Created{Job: created, StatusCode: 202}, nil
+}
+
+// insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
+func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob) error {
+	var err error
+	for _, n := range []int{6, 8, 12, 32} {
+		j.Slug = Slug(j.Question, j.ID, n)
+		if err = tx.CreateResearchJob(ctx, j); !errors.Is(err, store.ErrConflict) {
+			return err
+		}
+	}
+	return err
+}
+
+func (s *Service) replay(ctx context.Context, r CreateRequest) (Created, bool, error) {
+	k, err := s.st.IdempotencyKeyFor(ctx, r.AccountID, r.IdempotencyKey, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return Created{}, false, nil
+	}
+	if err != nil {
+		return Created{}, false, err
+	}
+	if k.RequestHash != r.RequestHash {
+		return Created{}, true, ErrIdempotencyKeyReused
+	}
+	j, err := s.st.ResearchJobByID(ctx, k.JobID)
+	if err != nil {
+		return Created{}, true, err
+	}
+	return Created{Job: j, Replayed: true, StatusCode: k.StatusCode}, true, nil
+}
+
+func (s *Service) affordable(ctx context.Context, accountID, effort string) error {
+	ok, err := s.billing.CanAfford(ctx, accountID, effort)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &CreditsError{Effort: effort, Needs: s.billing.Config().Credits(effort)}
+	}
+	return nil
+}
+
+// CheckSchema compiles a json_schema (draft 2020-12 unless it says otherwise).
+func CheckSchema(schema map[string]any) error {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	// Round-trip through JSON so numbers are what the compiler expects.
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if err := c.AddResource("urn:researchd:json_schema", doc); err != nil {
+		return fmt.Errorf("invalid JSON Schema: %w", err)
+	}
+	if _, err := c.Compile("urn:researchd:json_schema"); err != nil {
+		return fmt.Errorf("invalid JSON Schema: %w", err)
+	}
+	return nil
+}
+
+// CheckWebhookURL applies the environment's webhook rules to a URL at create time (production:
+// https, no literal private or loopback hosts). Names are checked again against the resolved
+// address when delivering.
+func (s *Service) CheckWebhookURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if err := netguard.CheckURL(s.WebhookPolicy(), u); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Cancel moves a queued, in-progress or paused job to cancelled and marks its running run
+// interrupted; a terminal job is left as it is. It returns the job as it stands after the call.
+func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, error) {
+	err := s.st.InTx(ctx, func(tx *store.Store) error {
+		j, err := tx.ResearchJobByID(ctx, jobID)
+		if err != nil {
+			return err
+		}
+		ok, err := tx.UpdateResearchJob(ctx, jobID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled})
+		if err != nil || !ok {
+			return err
+		}
+		now := s.now()
+		if _, err := tx.UpdateRuns(ctx, jobID, "", []string{store.RunRunning}, map[string]any{"status": store.RunInterrupted, "finished_at": now}); err != nil {
+			return err
+		}
+		if err := s.statusEvent(ctx, tx, jobID, store.JobCancelled, "The job was cancelled.", nil); err != nil {
+			return err
+		}
+		if j.RiverJobID != nil {
+			// A queued entry is cancelled outright; a running one is stopped by the worker's own
+			// cancellation check.
+			t, err := sqlTx(tx)
+			if err != nil {
+				return err
+			}
+			if _, err := s.client.JobCancelTx(ctx, t, *j.RiverJobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+				return fmt.Errorf("cancel queue entry: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return store.ResearchJob{}, err
+	}
+	return s.st.ResearchJobByID(ctx, jobID)
+}
+
+// Continue starts a continuation run of a completed job in place: same id and slug, status back to
+// queued, a new run charged at the job's effort clamped to the account's current tier. apiKey, when
+// set, becomes the key that signs this run's webhook.
+func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (store.ResearchJob, error) {
+	j, err := s.st.ResearchJobByID(ctx, jobID)
+	if err != nil {
+		return j, err
+	}
+	if j.Locked || j.Status != store.JobCompleted {
+		why := "this job is " + j.Status
+		if j.Locked {
+			why = "this job is locked"
+		}
+		return j, fmt.Errorf("%w: only a completed, unlocked job can be continued; %s", ErrNotContinuable, why)
+	}
+	effort := s.billing.Config().Clamp(tier, j.Effort)
+	if err := s.affordable(ctx, j.AccountID, effort); err != nil {
+		return j, err
+	}
+	runID := uuid.NewString()
+	set := map[string]any{"status": store.JobQueued, "completed_at": nil, "current_run_id": runID, "effort": effort,
+		"error_code": nil, "error_message": nil}
+	if apiKey != "" && j.WebhookURL != nil {
+		sealed, err := s.sealer.Seal(apiKey, j.ID)
+		if err != nil {
+			return j, err
+		}
+		set["webhook_key_sealed"] = sealed
+	}
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort})
+		if err != nil {
+			return err
+		}
+		set["river_job_id"] = res.Job.ID
+		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobCompleted}, set)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: the job changed state meanwhile", ErrNotContinuable)
+		}
+		return s.statusEvent(ctx, tx, j.ID, store.JobQueued, "A continuation was requested; the job is waiting for a worker.",
+			map[string]any{"status": store.JobQueued, "run_id": runID, "kind": store.RunContinuation})
+	})
+	if err != nil {
+		return j, err
+	}
+	return s.st.ResearchJobByID(ctx, j.ID)
+}
+
+// Update changes the caller-settable fields of a job (PATCH); a locked job refuses with ErrLocked.
+func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) (store.ResearchJob, error) {
+	err := s.st.InTx(ctx, func(tx *store.Store) error {
+		j, err := tx.ResearchJobByID(ctx, jobID)
+		if err != nil {
+			return err
+		}
+		if j.Locked {
+			return fmt.Errorf("%w: a job locked by moderation cannot be changed", ErrLocked)
+		}
+		_, err = tx.UpdateResearchJob(ctx, jobID, nil, set)
+		return err
+	})
+	if err != nil {
+		return store.ResearchJob{}, err
+	}
+	return s.st.ResearchJobByID(ctx, jobID)
+}
+
+// statusEvent appends a status timeline event.
+func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, status, content string, data map[string]any) error {
+	if data == nil {
+		data = map[string]any{"status": status}
+	}
+	return appendEvent(ctx, tx, jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data})
+}
+
+// appendEvent sanitizes and stores a timeline event.
+func appendEvent(ctx context.Context, tx *store.Store, jobID string, e engine.Event) error {
+	title, content, data := SanitizeEvent(e.Kind, e.Title, e.Content, e.Data)
+	ev := store.ResearchEvent{JobID: jobID, Kind: e.Kind, Title: title, Content: content}
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return fmt.Errorf("encode event data: %w", err)
+		}
+		ev.Data = ptr(string(b))
+	}
+	return tx.AppendEvent(ctx, &ev)
+}

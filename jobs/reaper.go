@@ -1,0 +1,67 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// reapArgs is the periodic maintenance job (it runs on the leader only, so once per cluster).
+type reapArgs struct{}
+
+func (reapArgs) Kind() string { return "research_reap" }
+
+type reapWorker struct {
+	river.WorkerDefaults[reapArgs]
+	svc *Service
+}
+
+func (w *reapWorker) Timeout(*river.Job[reapArgs]) time.Duration { return time.Minute }
+
+// Work fails jobs whose queue entry can no longer run them (discarded after its last attempt,
+// cancelled or deleted outside the API), so that no job stays queued or in_progress forever, and
+// forgets idempotency keys older than 24 hours.
+func (w *reapWorker) Work(ctx context.Context, _ *river.Job[reapArgs]) error {
+	s := w.svc
+	if _, err := s.st.DeleteExpiredIdempotencyKeys(ctx, s.now()); err != nil {
+		return err
+	}
+	// Jobs untouched for a while: a live run writes events and checkpoints, a queued job waits in a
+	// live entry; only orphans are failed.
+	stale, err := s.st.ActiveJobsUpdatedBefore(ctx, s.now().Add(-s.cfg.ReaperInterval), 200)
+	if err != nil {
+		return err
+	}
+	for _, j := range stale {
+		if j.RiverJobID != nil {
+			row, err := s.client.JobGet(ctx, *j.RiverJobID)
+			if err != nil && !errors.Is(err, rivertype.ErrNotFound) {
+				return err
+			}
+			if err == nil && !finalState(row.State) {
+				continue
+			}
+		}
+		runID := ""
+		if j.CurrentRunID != nil {
+			runID = *j.CurrentRunID
+		}
+		s.log.Warn("failing an orphaned job: its queue entry is gone", "job_id", j.ID, "status", j.Status)
+		if err := s.fail(ctx, j, runArgs{JobID: j.ID, RunID: runID, Effort: j.Effort}, "internal_error",
+			"the job could not be run to completion"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func finalState(st rivertype.JobState) bool {
+	switch st {
+	case rivertype.JobStateCompleted, rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,418 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/workspace"
+)
+
+// runArgs is the queue entry of one run. The run id is chosen when the run is enqueued, so every
+// attempt of the entry (after a crash, a shutdown, a rescue) reuses the same run and its charge.
+type runArgs struct {
+	JobID   string `json:"job_id"`
+	RunID   string `json:"run_id"`
+	RunKind string `json:"kind"` // initial|continuation
+	Effort  string `json:"effort"`
+}
+
+func (runArgs) Kind() string { return "research_run" }
+
+type runWorker struct {
+	river.WorkerDefaults[runArgs]
+	svc *Service
+}
+
+// Timeout is the run's per-effort budget; a run over it fails with timed_out.
+func (w *runWorker) Timeout(job *river.Job[runArgs]) time.Duration {
+	return w.svc.cfg.TimeoutFor(job.Args.Effort)
+}
+
+// NextRetry retries an interrupted run soon: it resumes a job a caller is waiting for.
+func (w *runWorker) NextRetry(job *river.Job[runArgs]) time.Time {
+	return time.Now().Add(time.Duration(min(job.Attempt, 15)) * time.Second)
+}
+
+// errJobCancelled is the cause given to a run's context when its job was cancelled.
+var errJobCancelled = errors.New("job cancelled")
+
+// errSkip ends a dispatch that finds nothing to do.
+var errSkip = errors.New("nothing to run")
+
+func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
+	return w.svc.work(ctx, job.Args, job.Attempt, job.MaxAttempts)
+}
+
+func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int) error {
+	log := s.log.With("job_id", a.JobID, "run_id", a.RunID, "attempt", attempt)
+	j, run, err := s.dispatch(ctx, a)
+	if errors.Is(err, errSkip) || errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return s.retryOrFail(ctx, log, a, attempt, maxAttempts, err)
+	}
+	if run.Status == store.RunFailed {
+		return nil // refused at dispatch (no credits): already failed and notified
+	}
+	res, sink, runErr := s.execute(ctx, j, a)
+	switch {
+	case runErr == nil:
+		err = s.complete(ctx, j, a, res, sink)
+	case errors.Is(context.Cause(sink.ctx), errJobCancelled):
+		log.Info("run stopped: job cancelled")
+		return nil
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err = s.fail(ctx, j, a, "timed_out", fmt.Sprintf("the run exceeded the %s limit of effort %s", s.cfg.TimeoutFor(a.Effort), a.Effort))
+	case ctx.Err() != nil:
+		// Shutdown: leave the job in_progress; the entry is retried by the next process.
+		log.Info("run interrupted by shutdown; it resumes on the next start")
+		return fmt.Errorf("run interrupted: %w", ctx.Err())
+	default:
+		var ee *engine.Error
+		if errors.As(runErr, &ee) {
+			err = s.fail(ctx, j, a, ee.Code, ee.Message)
+		} else {
+			return s.retryOrFail(ctx, log, a, attempt, maxAttempts, runErr)
+		}
+	}
+	if err != nil {
+		return s.retryOrFail(ctx, log, a, attempt, maxAttempts, err)
+	}
+	return nil
+}
+
+// retryOrFail hands an infrastructure error back to River for another attempt, or fails the job
+// for good on the last attempt so that no job stays in_progress forever.
+func (s *Service) retryOrFail(ctx context.Context, log interface {
+	Warn(string, ...any)
+}, a runArgs, attempt, maxAttempts int, cause error) error {
+	if attempt < maxAttempts {
+		log.Warn("run attempt failed; retrying", "error", cause)
+		return cause
+	}
+	j, err := s.st.ResearchJobByID(context.WithoutCancel(ctx), a.JobID)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	if err := s.fail(context.WithoutCancel(ctx), j, a, "internal_error", "the run could not be completed after repeated attempts"); err != nil {
+		return errors.Join(cause, err)
+	}
+	return nil
+}
+
+// dispatch marks the job in_progress, starts (or, after a crash, reuses) the run and charges it,
+// all in one transaction. errSkip when the entry is stale (job cancelled, superseded, or this run
+// already finished).
+func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, store.ResearchRun, error) {
+	var j store.ResearchJob
+	var run store.ResearchRun
+	err := s.st.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		if j, err = tx.ResearchJobByID(ctx, a.JobID); err != nil {
+			return err
+		}
+		if j.CurrentRunID == nil || *j.CurrentRunID != a.RunID {
+			return errSkip
+		}
+		now := s.now()
+		set := map[string]any{"status": store.JobInProgress}
+		if j.StartedAt == nil {
+			set["started_at"] = now
+		}
+		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobQueued, store.JobInProgress}, set)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errSkip
+		}
+		resumed := j.Status == store.JobInProgress
+		run, err = tx.CreateRun(ctx, &store.ResearchRun{ID: a.RunID, JobID: j.ID, Kind: a.RunKind, Status: store.RunRunning, Effort: a.Effort, StartedAt: now})
+		if err != nil {
+			return err
+		}
+		if run.Status != store.RunRunning {
+			return errSkip
+		}
+		// Exactly once per run id, so a resumed run is not charged again.
+		err = s.billing.ChargeRun(ctx, tx, billing.Run{AccountID: j.AccountID, JobID: j.ID, RunID: run.ID, Effort: run.Effort})
+		if errors.Is(err, billing.ErrInsufficientCredits) {
+			run.Status = store.RunFailed
+			return s.finishFailed(ctx, tx, j, a, "insufficient_credits",
+				fmt.Sprintf("the balance cannot cover a run at effort %s (%d credits)", run.Effort, s.billing.Config().Credits(run.Effort)), false)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.UpdateRuns(ctx, j.ID, run.ID, nil, map[string]any{"credits_charged": s.billing.Config().Credits(run.Effort)}); err != nil {
+			return err
+		}
+		msg := "A worker started the run."
+		if resumed {
+			msg = "A worker resumed the run after an interruption."
+		}
+		return s.statusEvent(ctx, tx, j.ID, store.JobInProgress, msg,
+			map[string]any{"status": store.JobInProgress, "run_id": run.ID, "kind": run.Kind, "effort": run.Effort})
+	})
+	return j, run, err
+}
+
+// execute prepares the workspace and runs the engine, cancelling it when the job is cancelled.
+func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (engine.Result, *sink, error) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sk := &sink{svc: s, ctx: runCtx, jobID: j.ID, runID: a.RunID}
+	repo, err := workspace.Init(s.workspaceDir(j.ID))
+	if err != nil {
+		return engine.Result{}, sk, err
+	}
+	sk.repo = repo
+	in := engine.Input{Question: j.Question, Effort: a.Effort, Workspace: repo, Continuation: a.RunKind == store.RunContinuation}
+	if in.Continuation && j.ReportMarkdown != nil {
+		in.PriorReport = *j.ReportMarkdown
+	}
+	if j.JSONSchema != nil {
+		if err := json.Unmarshal([]byte(*j.JSONSchema), &in.JSONSchema); err != nil {
+			return engine.Result{}, sk, fmt.Errorf("decode json_schema: %w", err)
+		}
+	}
+	if j.ExpertID != nil && s.experts != nil {
+		ex, err := s.experts.Resolve(ctx, j.AccountID, *j.ExpertID)
+		if err != nil {
+			return engine.Result{}, sk, &engine.Error{Code: "expert_unavailable", Message: err.Error()}
+		}
+		in.ContextDirs = ex.ContextDirs
+		if in.JSONSchema == nil {
+			in.JSONSchema = ex.OutputSchema
+		}
+	}
+	if a.RunKind == store.RunInitial {
+		if err := s.copyInputs(runCtx, j, repo, sk); err != nil {
+			return engine.Result{}, sk, err
+		}
+	}
+
+	done := make(chan struct{})
+	defer close(done)
+	go s.watchCancel(runCtx, cancel, j.ID, done)
+
+	res, err := s.engine.Run(runCtx, in, sk)
+	if err == nil {
+		err = runCtx.Err() // cancelled at the very end: do not complete
+	}
+	return res, sk, err
+}
+
+// watchCancel cancels a run's context when its job leaves in_progress (a cancel from the API).
+func (s *Service) watchCancel(ctx context.Context, cancel context.CancelCauseFunc, jobID string, done <-chan struct{}) {
+	t := time.NewTicker(s.cfg.CancelCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			j, err := s.st.ResearchJobByID(ctx, jobID)
+			if err == nil && j.Status != store.JobInProgress {
+				cancel(errJobCancelled)
+				return
+			}
+		}
+	}
+}
+
+// copyInputs copies the job's attachments into input_files/.
+func (s *Service) copyInputs(ctx context.Context, j store.ResearchJob, repo *workspace.Repo, sk *sink) error {
+	var ids []string
+	if err := json.Unmarshal([]byte(j.AttachmentIDs), &ids); err != nil {
+		return fmt.Errorf("decode attachment ids: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if s.attachments == nil {
+		return &engine.Error{Code: "attachment_unavailable", Message: "attachments are not available on this server"}
+	}
+	files, err := s.attachments.FilesForJob(ctx, j.AccountID, ids)
+	var ue *UnusableAttachmentError
+	if errors.As(err, &ue) {
+		return &engine.Error{Code: "attachment_unavailable", Message: ue.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, f := range files {
+		b, err := readInput(ctx, f)
+		if err != nil {
+			return err
+		}
+		p := path.Join(engine.InputDir, f.Name)
+		if err := repo.WriteFile(p, b); err != nil {
+			return fmt.Errorf("copy %s: %w", p, err)
+		}
+		names = append(names, p)
+	}
+	return sk.Event(ctx, engine.Event{Kind: engine.KindStatus, Title: "inputs", Content: fmt.Sprintf("Copied %d input file(s) into input_files/.", len(names)),
+		Data: map[string]any{"files": names}})
+}
+
+func readInput(ctx context.Context, f InputFile) ([]byte, error) {
+	rc, err := f.Open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open attachment %s: %w", f.Name, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("read attachment %s: %w", f.Name, err)
+	}
+	return b, nil
+}
+
+// complete records a successful run: the job completed with its report and structured output, the
+// run completed, and the webhook enqueued, in one transaction.
+func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, res engine.Result, sk *sink) error {
+	final := workspace.CheckpointFinal
+	if a.RunKind == store.RunContinuation {
+		final = workspace.CheckpointContinuation
+	}
+	// The engine checkpoints at the end; if it did not, the runner takes the final checkpoint.
+	if sk.lastType != final {
+		if res.Report != "" {
+			if err := sk.repo.WriteFile(engine.ReportPath, []byte(res.Report)); err != nil {
+				return err
+			}
+		}
+		if _, err := sk.Checkpoint(ctx, "Final report", final); err != nil {
+			return err
+		}
+	}
+	sha := sk.lastSHA
+	report := res.Report
+	if b, err := sk.repo.ReadFile(sha, engine.ReportPath); err == nil {
+		report = string(b)
+	}
+	set := map[string]any{"status": store.JobCompleted, "completed_at": s.now(), "report_sha": sha, "report_markdown": report,
+		"error_code": nil, "error_message": nil, "structured_output": nil}
+	if res.StructuredOutput != nil {
+		b, err := json.Marshal(res.StructuredOutput)
+		if err != nil {
+			return fmt.Errorf("encode structured output: %w", err)
+		}
+		set["structured_output"] = string(b)
+	}
+	return s.st.InTx(ctx, func(tx *store.Store) error {
+		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobInProgress}, set)
+		if err != nil || !ok {
+			return err // not in progress any more: cancelled meanwhile, and the cancel recorded it
+		}
+		if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunCompleted, "finished_at": s.now()}); err != nil {
+			return err
+		}
+		if err := s.statusEvent(ctx, tx, j.ID, store.JobCompleted, "The job completed.",
+			map[string]any{"status": store.JobCompleted, "run_id": a.RunID, "revision_sha": sha}); err != nil {
+			return err
+		}
+		var structured any
+		if res.StructuredOutput != nil {
+			structured = res.StructuredOutput
+		}
+		return s.enqueueWebhook(ctx, tx, j, a.RunID, EventCompleted, store.JobCompleted, &reportBody{Markdown: report, RevisionSHA: sha}, structured)
+	})
+}
+
+// fail records a failed run: job failed with error{code,message}, run failed and refunded, webhook
+// enqueued, in one transaction.
+func (s *Service) fail(ctx context.Context, j store.ResearchJob, a runArgs, code, message string) error {
+	return s.st.InTx(ctx, func(tx *store.Store) error {
+		return s.finishFailed(ctx, tx, j, a, code, message, true)
+	})
+}
+
+func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.ResearchJob, a runArgs, code, message string, refund bool) error {
+	ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobQueued, store.JobInProgress},
+		map[string]any{"status": store.JobFailed, "error_code": code, "error_message": message, "completed_at": nil})
+	if err != nil || !ok {
+		return err
+	}
+	if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunFailed, "finished_at": s.now(), "credits_charged": 0}); err != nil {
+		return err
+	}
+	if refund {
+		if err := s.billing.RefundRun(ctx, tx, billing.Run{AccountID: j.AccountID, JobID: j.ID, RunID: a.RunID, Effort: a.Effort}); err != nil {
+			return err
+		}
+	}
+	if err := s.statusEvent(ctx, tx, j.ID, store.JobFailed, "The job failed: "+message,
+		map[string]any{"status": store.JobFailed, "run_id": a.RunID, "error_code": code}); err != nil {
+		return err
+	}
+	var report *reportBody
+	if j.ReportSHA != nil && j.ReportMarkdown != nil {
+		report = &reportBody{Markdown: *j.ReportMarkdown, RevisionSHA: *j.ReportSHA}
+	}
+	return s.enqueueWebhook(ctx, tx, j, a.RunID, EventFailed, store.JobFailed, report, nil)
+}
+
+// sink turns engine events into timeline events and checkpoints into commits and revisions.
+type sink struct {
+	svc      *Service
+	ctx      context.Context // the run's context: cancelled when the job is
+	repo     *workspace.Repo
+	jobID    string
+	runID    string
+	lastSHA  string
+	lastType string
+}
+
+func (k *sink) Event(ctx context.Context, e engine.Event) error {
+	if err := context.Cause(k.ctx); err != nil {
+		return err
+	}
+	return appendEvent(ctx, k.svc.st, k.jobID, e)
+}
+
+func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (string, error) {
+	if err := context.Cause(k.ctx); err != nil {
+		return "", err
+	}
+	// Between steps is where a cancelled job stops: check the row, not only the watcher.
+	j, err := k.svc.st.ResearchJobByID(ctx, k.jobID)
+	if err != nil {
+		return "", err
+	}
+	if j.Status != store.JobInProgress {
+		return "", errJobCancelled
+	}
+	sha, err := k.repo.Commit(message, checkpointType)
+	if err != nil {
+		return "", err
+	}
+	st := k.svc.st
+	if err := st.AddRevision(ctx, &store.ResearchRevision{JobID: k.jobID, SHA: sha, RunID: k.runID, CheckpointType: checkpointType,
+		Message: message, CreatedAt: k.svc.now()}); err != nil {
+		return "", err
+	}
+	// The detail shows the newest report as soon as a checkpoint contains one.
+	if b, err := k.repo.ReadFile(sha, engine.ReportPath); err == nil {
+		if _, err := st.UpdateResearchJob(ctx, k.jobID, []string{store.JobInProgress}, map[string]any{"report_sha": sha, "report_markdown": string(b)}); err != nil {
+			return "", err
+		}
+	}
+	k.lastSHA, k.lastType = sha, checkpointType
+	return sha, nil
+}

@@ -1,0 +1,261 @@
+// Package jobs runs research jobs durably on River (github.com/riverqueue/river): a job row and its
+// queue entry commit in one transaction, workers execute runs under a concurrency limit and shut
+// down gracefully, River's rescuer re-queues runs whose process died, and webhooks are delivered by
+// their own queue. It also owns the job state machine (create, cancel, continue) that the HTTP
+// handlers call.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/workspace"
+)
+
+// Queue names.
+const (
+	QueueResearch = "research"
+	QueueWebhooks = "webhooks"
+	QueueMaint    = "maintenance"
+)
+
+// Billing is what jobs needs from the billing service (*billing.Service implements it).
+type Billing interface {
+	Config() billing.Config
+	CanAfford(ctx context.Context, accountID, effort string) (bool, error)
+	ChargeRun(ctx context.Context, tx *store.Store, r billing.Run) error
+	RefundRun(ctx context.Context, tx *store.Store, r billing.Run) error
+}
+
+// InputFile is one attachment to copy into a job's input_files/.
+type InputFile struct {
+	Name string // path-safe file name
+	Open func(ctx context.Context) (io.ReadCloser, error)
+}
+
+// UnusableAttachmentError says which attachment id of a create cannot be used (unknown, foreign,
+// deleted or not uploaded yet): POST /research answers 422 naming attachment_ids/<Index>.
+type UnusableAttachmentError struct {
+	Index  int
+	ID     string
+	Reason string
+}
+
+func (e *UnusableAttachmentError) Error() string {
+	return fmt.Sprintf("attachment_ids/%d (%s): %s", e.Index, e.ID, e.Reason)
+}
+
+// Attachments resolves a job's attachment ids to files; an unusable id is *UnusableAttachmentError.
+type Attachments interface {
+	FilesForJob(ctx context.Context, accountID string, ids []string) ([]InputFile, error)
+}
+
+// Expert is what a run needs from an expert: its context folders and default output schema.
+type Expert struct {
+	ContextDirs  []string
+	OutputSchema map[string]any
+}
+
+// ErrExpertNotFound: no expert with that id that the account may run.
+var ErrExpertNotFound = errors.New("expert not found")
+
+// Experts resolves expert_id.
+type Experts interface {
+	Resolve(ctx context.Context, accountID, id string) (Expert, error)
+}
+
+// Deps are the collaborators of the service. Attachments and Experts may be nil: then any
+// attachment id is unusable and any expert id unknown.
+type Deps struct {
+	Store       *store.Store
+	Billing     Billing
+	Engine      engine.Engine
+	Attachments Attachments
+	Experts     Experts
+	Sealer      *Sealer
+	// WebhookClient delivers webhooks; nil builds a netguard client for the environment (production:
+	// https and public addresses only, checked at dial time; development: anything).
+	WebhookClient *http.Client
+	Logger        *slog.Logger
+	Now           func() time.Time
+}
+
+// Service runs and manages research jobs.
+type Service struct {
+	st          *store.Store
+	billing     Billing
+	engine      engine.Engine
+	attachments Attachments
+	experts     Experts
+	sealer      *Sealer
+	webhooks    *http.Client
+	log         *slog.Logger
+	now         func() time.Time
+	cfg         Config
+	client      *river.Client[*sql.Tx]
+}
+
+// New builds the service and its River client (not started: it can enqueue at once; Start begins
+// working).
+func New(d Deps, cfg Config) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Store == nil || d.Billing == nil || d.Engine == nil || d.Sealer == nil {
+		return nil, errors.New("jobs: store, billing, engine and sealer are required")
+	}
+	s := &Service{
+		st: d.Store, billing: d.Billing, engine: d.Engine, attachments: d.Attachments, experts: d.Experts,
+		sealer: d.Sealer, webhooks: d.WebhookClient, log: d.Logger, now: d.Now, cfg: cfg,
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = func() time.Time { return time.Now().UTC() }
+	}
+	if s.webhooks == nil {
+		s.webhooks = netguard.NewClient(s.WebhookPolicy(), cfg.WebhookTimeout)
+	}
+	driver, err := d.Store.QueueDriver()
+	if err != nil {
+		return nil, err
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &runWorker{svc: s}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &webhookWorker{svc: s}); err != nil {
+		return nil, err
+	}
+	if err := river.AddWorkerSafely(workers, &reapWorker{svc: s}); err != nil {
+		return nil, err
+	}
+	client, err := river.NewClient(driver, &river.Config{
+		Queues: map[string]river.QueueConfig{
+			QueueResearch: {MaxWorkers: cfg.Workers},
+			QueueWebhooks: {MaxWorkers: cfg.WebhookWorkers},
+			QueueMaint:    {MaxWorkers: 1},
+		},
+		Workers: workers,
+		// Per-kind timeouts come from each worker's Timeout; this is the ceiling River validates
+		// RescueStuckJobsAfter against.
+		JobTimeout:           cfg.MaxJobTimeout(),
+		RescueStuckJobsAfter: cfg.RescueAfter,
+		FetchPollInterval:    cfg.PollInterval,
+		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
+		MaxAttempts:          cfg.MaxAttempts,
+		Logger:               s.log.With("component", "river"),
+		TestOnly:             cfg.TestOnly,
+		PeriodicJobs: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(cfg.ReaperInterval), func() (river.JobArgs, *river.InsertOpts) {
+				return reapArgs{}, &river.InsertOpts{Queue: QueueMaint, MaxAttempts: 1}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queue client: %w", err)
+	}
+	s.client = client
+	return s, nil
+}
+
+// Config returns the service's configuration.
+func (s *Service) Config() Config { return s.cfg }
+
+// WebhookPolicy is the netguard policy for webhook targets in this environment.
+func (s *Service) WebhookPolicy() netguard.Policy {
+	if s.cfg.Production {
+		return netguard.Policy{}
+	}
+	return netguard.Policy{AllowHTTP: true, AllowPrivate: true}
+}
+
+// Start begins fetching and working jobs (research runs, webhooks, maintenance).
+func (s *Service) Start(ctx context.Context) error {
+	if err := s.client.Start(ctx); err != nil {
+		return fmt.Errorf("start queue: %w", err)
+	}
+	return nil
+}
+
+// Stop shuts the workers down gracefully: fetching stops at once, running jobs get until ctx's
+// deadline (or ShutdownGrace when ctx has none) to finish, then they are cancelled. A cancelled run
+// is left in_progress with its queue entry retryable, so the next process resumes it; its charge is
+// kept on the run id, so it is not charged again.
+func (s *Service) Stop(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.ShutdownGrace)
+		defer cancel()
+	}
+	err := s.client.Stop(ctx)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("stop queue: %w", err)
+	}
+	s.log.Warn("jobs still running at the shutdown deadline: cancelling them; they resume on the next start")
+	hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.client.StopAndCancel(hard); err != nil {
+		return fmt.Errorf("stop queue: %w", err)
+	}
+	return nil
+}
+
+// Stopped is closed once the client has fully stopped.
+func (s *Service) Stopped() <-chan struct{} { return s.client.Stopped() }
+
+// Workspace opens a job's workspace repository, or reports workspace.ErrNotFound when the job has
+// none yet (queued for the first time).
+func (s *Service) Workspace(jobID string) (*workspace.Repo, error) {
+	r, err := workspace.Open(s.workspaceDir(jobID))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", workspace.ErrNotFound, err)
+	}
+	return r, nil
+}
+
+func (s *Service) workspaceDir(jobID string) string {
+	return filepath.Join(s.cfg.DataDir, "workspaces", jobID)
+}
+
+// sqlTx is the database/sql transaction under a Store bound by InTx, for River's InsertTx.
+func sqlTx(tx *store.Store) (*sql.Tx, error) {
+	t, ok := tx.DB().Statement.ConnPool.(*sql.Tx)
+	if !ok {
+		return nil, errors.New("jobs: enqueue outside a transaction")
+	}
+	return t, nil
+}
+
+// enqueueRun inserts the queue entry of a run in the caller's transaction.
+func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, a runArgs) (*rivertype.JobInsertResult, error) {
+	t, err := sqlTx(tx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: QueueResearch, MaxAttempts: s.cfg.MaxAttempts})
+	if err != nil {
+		return nil, fmt.Errorf("enqueue run: %w", err)
+	}
+	return res, nil
+}
+
+func ptr[T any](v T) *T { return &v }
