@@ -15,7 +15,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
+	"gocloud.dev/blob/memblob"
 
+	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
@@ -32,19 +34,26 @@ type Config struct {
 	MaxBodyBytes int64           // request body limit; 0 means 10 MiB
 	Now          func() time.Time
 	Billing      *billing.Service // nil: the default prices over Store, on Now
+	// Attachments stores input files; nil: in-memory blob storage with the default limits, on Now.
+	Attachments *attachments.Service
+	// PublicURL is the external base URL for absolute links (upload_url); empty: the request's own
+	// scheme and host.
+	PublicURL string
 }
 
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	store     *store.Store
-	log       *slog.Logger
-	oauth     auth.Verifier
-	devIssuer *auth.DevIssuer
-	now       func() time.Time
-	billing   *billing.Service
-	doc       *openapi3.T
-	routes    routeIndex
-	metrics   *metrics
+	store       *store.Store
+	log         *slog.Logger
+	oauth       auth.Verifier
+	devIssuer   *auth.DevIssuer
+	now         func() time.Time
+	billing     *billing.Service
+	attachments *attachments.Service
+	publicURL   string
+	doc         *openapi3.T
+	routes      routeIndex
+	metrics     *metrics
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -66,6 +75,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Billing == nil {
 		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig(), billing.WithClock(cfg.Now))
 	}
+	if cfg.Attachments == nil {
+		cfg.Attachments = attachments.New(cfg.Store, memblob.OpenBucket(nil), attachments.Config{Now: cfg.Now, Logger: cfg.Logger})
+	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
@@ -73,7 +85,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()
@@ -83,8 +95,10 @@ func New(cfg Config) (*echo.Echo, error) {
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString}),
 		s.accessLog,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
-		middleware.BodyLimit(fmt.Sprintf("%dB", cfg.MaxBodyBytes)),
+		// Uploads have their own, larger limits (limitAttachmentBodies).
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: fmt.Sprintf("%dB", cfg.MaxBodyBytes), Skipper: s.isUploadRoute}),
 		s.authenticate,
+		s.limitAttachmentBodies,
 		s.validateRequests,
 	)
 	strict := gen.NewStrictHandler(s, nil)

@@ -21,30 +21,6 @@ func (s *Server) ListAgents(context.Context, gen.ListAgentsRequestObject) (gen.L
 	return nil, errNotImplemented()
 }
 
-func (s *Server) CreateAttachment(context.Context, gen.CreateAttachmentRequestObject) (gen.CreateAttachmentResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ImportAttachment(context.Context, gen.ImportAttachmentRequestObject) (gen.ImportAttachmentResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) BeginAttachmentUpload(context.Context, gen.BeginAttachmentUploadRequestObject) (gen.BeginAttachmentUploadResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UploadAttachmentBytes(context.Context, gen.UploadAttachmentBytesRequestObject) (gen.UploadAttachmentBytesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) DeleteAttachment(context.Context, gen.DeleteAttachmentRequestObject) (gen.DeleteAttachmentResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetAttachment(context.Context, gen.GetAttachmentRequestObject) (gen.GetAttachmentResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListBatches(context.Context, gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
 	return nil, errNotImplemented()
 }

@@ -33,8 +33,16 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		params := pathParams(c)
 		upload := isUploadMedia(req.Header.Get(echo.HeaderContentType))
+		vreq := req
+		if upload {
+			// kin-openapi buffers the whole body (its security check reads it even when
+			// ExcludeRequestBody is set): hand it a body-less copy so uploads stay streamed.
+			bodyless := *req
+			bodyless.Body = http.NoBody
+			vreq = &bodyless
+		}
 		input := &openapi3filter.RequestValidationInput{
-			Request:    req,
+			Request:    vreq,
 			PathParams: params,
 			Route:      op.route,
 			Options: &openapi3filter.Options{

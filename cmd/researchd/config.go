@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 )
 
@@ -26,7 +27,8 @@ type config struct {
 	LogLevel       string
 	MaxBodyBytes   int64
 	CentsPerCredit int64
-	Billing        billing.Config // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
+	Billing        billing.Config     // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
+	Attachments    attachments.Config // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -59,6 +61,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	if c.Billing, err = billingConfig(get, c.CentsPerCredit); err != nil {
+		return c, err
+	}
+	if c.Attachments, err = attachmentsConfig(get); err != nil {
 		return c, err
 	}
 	switch c.Env {

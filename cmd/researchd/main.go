@@ -115,7 +115,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 				return err
 			}
 		}
-		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: billing.New(st, cfg.Billing)})
+		att, closeAttachments, err := openAttachments(ctx, cfg, st, log)
+		if err != nil {
+			return err
+		}
+		defer closeAttachments()
+		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: billing.New(st, cfg.Billing),
+			Attachments: att, PublicURL: cfg.PublicURL})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,221 @@
+package attachments
+
+import (
+	"archive/zip"
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"path"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gabriel-vasile/mimetype"
+	"gocloud.dev/blob"
+)
+
+// kind is how a file's content is checked, decided by its extension.
+type kind struct {
+	text  bool   // UTF-8 without NUL bytes
+	mime  string // binary: the signature mimetype must detect (a zip container for OOXML)
+	ooxml string // OOXML: the main part folder that must be in the container ("word/", ...)
+}
+
+const zipMIME = "application/zip"
+
+// kinds is the extension allowlist. Everything else — archives and executables above all — is refused.
+var kinds = map[string]kind{
+	"pdf":  {mime: "application/pdf"},
+	"png":  {mime: "image/png"},
+	"jpg":  {mime: "image/jpeg"},
+	"jpeg": {mime: "image/jpeg"},
+	"gif":  {mime: "image/gif"},
+	"webp": {mime: "image/webp"},
+	"docx": {mime: zipMIME, ooxml: "word/"},
+	"pptx": {mime: zipMIME, ooxml: "ppt/"},
+	"xlsx": {mime: zipMIME, ooxml: "xl/"},
+	"txt":  {text: true}, "md": {text: true}, "csv": {text: true}, "tsv": {text: true},
+	"json": {text: true}, "jsonl": {text: true}, "xml": {text: true}, "html": {text: true},
+	"htm": {text: true}, "yaml": {text: true}, "yml": {text: true},
+}
+
+func allowedList() string {
+	names := make([]string, 0, len(kinds))
+	for ext := range kinds {
+		names = append(names, ext)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// kindOf returns the check for a file name, or ErrUnsupportedType.
+func kindOf(field, name string) (kind, error) {
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
+	if k, ok := kinds[ext]; ok {
+		return k, nil
+	}
+	if ext == "" {
+		return kind{}, refuse(field, ErrUnsupportedType, "%q has no extension; accepted: %s", name, allowedList())
+	}
+	return kind{}, refuse(field, ErrUnsupportedType, "%q: .%s files are not accepted (archives and executables never are); accepted: %s", name, ext, allowedList())
+}
+
+// maxNameRunes bounds stored names (the API's filename maxLength).
+const maxNameRunes = 255
+
+// safeName makes a client-supplied name path-safe: the base name only (directory parts of either
+// slash style stripped), control characters removed, surrounding spaces trimmed, never "." or "..".
+func safeName(field, raw string) (string, error) {
+	if !utf8.ValidString(raw) {
+		return "", refuse(field, ErrInvalid, "file name is not valid UTF-8")
+	}
+	name := strings.ReplaceAll(raw, "\\", "/")
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, name)
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "", refuse(field, ErrInvalid, "%q is not a usable file name", raw)
+	case utf8.RuneCountInString(name) > maxNameRunes:
+		return "", refuse(field, ErrInvalid, "file name is longer than %d characters", maxNameRunes)
+	}
+	return name, nil
+}
+
+// reportedType is the MIME type to store: the client's (or the remote server's) media type without
+// parameters, or application/octet-stream when missing or unusable.
+func reportedType(v string) string {
+	mt, _, err := mime.ParseMediaType(strings.TrimSpace(v))
+	if err != nil || mt == "" || len(mt) > 255 {
+		return "application/octet-stream"
+	}
+	return mt
+}
+
+// headerBytes is how much of a file the signature check sees (mimetype's own read limit).
+const headerBytes = 4096
+
+// checkMagic verifies a binary file's signature from its first bytes.
+func checkMagic(field, name string, k kind, header []byte) error {
+	if k.text {
+		return nil
+	}
+	for m := mimetype.Detect(header); m != nil; m = m.Parent() {
+		if m.Is(k.mime) {
+			return nil
+		}
+	}
+	return refuse(field, ErrTypeMismatch, "%q does not look like a .%s file (its content is %s)",
+		name, strings.ToLower(strings.TrimPrefix(path.Ext(name), ".")), mimetype.Detect(header).String())
+}
+
+// textCheck validates a stream as UTF-8 without NUL bytes, chunk by chunk (a character may straddle
+// two writes).
+type textCheck struct {
+	carry []byte
+	bad   string
+	pos   int64
+}
+
+func (t *textCheck) Write(p []byte) (int, error) {
+	if t.bad != "" {
+		return len(p), nil
+	}
+	buf := p
+	if len(t.carry) > 0 {
+		buf = append(t.carry, p...)
+		t.pos -= int64(len(t.carry))
+		t.carry = nil
+	}
+	i := 0
+	for i < len(buf) {
+		c := buf[i]
+		if c == 0 {
+			t.bad = fmt.Sprintf("NUL byte at offset %d", t.pos+int64(i))
+			return len(p), nil
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(buf[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !utf8.FullRune(buf[i:]) {
+				break // the rest of this character is in the next write
+			}
+			t.bad = fmt.Sprintf("invalid UTF-8 at offset %d", t.pos+int64(i))
+			return len(p), nil
+		}
+		i += size
+	}
+	t.pos += int64(i)
+	t.carry = append([]byte(nil), buf[i:]...)
+	return len(p), nil
+}
+
+// result is the verdict once the stream ended.
+func (t *textCheck) result() string {
+	if t.bad == "" && len(t.carry) > 0 {
+		return fmt.Sprintf("truncated UTF-8 character at offset %d", t.pos)
+	}
+	return t.bad
+}
+
+// checkOOXML opens a stored docx/pptx/xlsx as a zip and requires the OOXML parts, so a plain zip
+// renamed to .docx is refused.
+func checkOOXML(ctx context.Context, b *blob.Bucket, key string, size int64, k kind) error {
+	zr, err := zip.NewReader(&blobReaderAt{ctx: ctx, b: b, key: key}, size)
+	if err != nil {
+		return fmt.Errorf("not a zip container: %w", err)
+	}
+	var types, main bool
+	for _, f := range zr.File {
+		types = types || f.Name == "[Content_Types].xml"
+		main = main || strings.HasPrefix(f.Name, k.ooxml)
+	}
+	if !types || !main {
+		return fmt.Errorf("a zip container without the Office Open XML parts ([Content_Types].xml, %s)", k.ooxml)
+	}
+	return nil
+}
+
+// blobReaderAt reads a stored object at random offsets (zip reads its directory from the end).
+type blobReaderAt struct {
+	ctx context.Context
+	b   *blob.Bucket
+	key string
+}
+
+func (r *blobReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	rr, err := r.b.NewRangeReader(r.ctx, r.key, off, int64(len(p)), nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rr.Close()
+	n, err := io.ReadFull(rr, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return n, err
+}
+
+var _ io.ReaderAt = (*blobReaderAt)(nil)
+
+// bytesHead reads up to headerBytes from r.
+func bytesHead(r io.Reader) ([]byte, error) {
+	buf := make([]byte, headerBytes)
+	n, err := io.ReadFull(r, buf)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return buf[:n], err
+}

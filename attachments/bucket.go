@@ -1,0 +1,50 @@
+package attachments
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+
+	"gocloud.dev/blob"
+	_ "gocloud.dev/blob/azureblob" // azblob://
+	_ "gocloud.dev/blob/fileblob"  // file:// (the default)
+	_ "gocloud.dev/blob/gcsblob"   // gs://
+	_ "gocloud.dev/blob/memblob"   // mem:// (tests)
+	_ "gocloud.dev/blob/s3blob"    // s3://
+	"gocloud.dev/gcerrors"
+)
+
+// OpenBucket opens blob storage by URL: file:///dir (created when missing; temporary files are
+// written beside the final ones so the rename never crosses file systems), mem://, s3://, gs:// or
+// azblob:// (credentials from each cloud's usual environment).
+func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("blob URL %q: %w", rawURL, err)
+	}
+	if u.Scheme == "file" {
+		q := u.Query()
+		for _, k := range []string{"create_dir", "no_tmp_dir"} {
+			if q.Get(k) == "" {
+				q.Set(k, "1")
+			}
+		}
+		u.RawQuery = q.Encode()
+		if u.Path == "" && u.Host != "." {
+			return nil, fmt.Errorf("blob URL %q: want file:///absolute/dir", rawURL)
+		}
+		if u.Host == "" {
+			if err := os.MkdirAll(u.Path, 0o750); err != nil {
+				return nil, fmt.Errorf("create blob folder: %w", err)
+			}
+		}
+	}
+	b, err := blob.OpenBucket(ctx, u.String())
+	if err != nil {
+		return nil, fmt.Errorf("open blob storage %s: %w", u.Scheme, err)
+	}
+	return b, nil
+}
+
+func isNotExist(err error) bool { return gcerrors.Code(err) == gcerrors.NotFound }

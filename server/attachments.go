@@ -1,0 +1,268 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/researchd/researchd/attachments"
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/store"
+)
+
+// Operations whose bodies are file uploads: the global body limit skips them and
+// limitAttachmentBodies applies the attachment limits instead.
+const (
+	opCreateAttachment      = "createAttachment"
+	opUploadAttachmentBytes = "uploadAttachmentBytes"
+	opBeginAttachmentUpload = "beginAttachmentUpload"
+)
+
+// uploadRequest carries what the upload handlers need from the HTTP request beyond the strict
+// request object.
+type uploadRequest struct {
+	token         string // X-Upload-Token
+	contentLength int64  // -1 when unknown
+	origin        string // scheme://host the client used, when no public URL is configured
+}
+
+type uploadRequestKey struct{}
+
+func uploadRequestOf(ctx context.Context) uploadRequest {
+	u, _ := ctx.Value(uploadRequestKey{}).(uploadRequest)
+	return u
+}
+
+func (s *Server) operationID(c echo.Context) string {
+	if op := s.routes.lookup(c); op != nil {
+		return op.route.Operation.OperationID
+	}
+	return ""
+}
+
+// isUploadRoute is the global body limit's skipper.
+func (s *Server) isUploadRoute(c echo.Context) bool {
+	id := s.operationID(c)
+	return id == opCreateAttachment || id == opUploadAttachmentBytes
+}
+
+// limitAttachmentBodies bounds upload bodies by the attachment limits (streamed by the handlers,
+// never buffered) and hands the handlers the token header, declared length and request origin.
+func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := s.operationID(c)
+		if id != opCreateAttachment && id != opUploadAttachmentBytes && id != opBeginAttachmentUpload {
+			return next(c)
+		}
+		req := c.Request()
+		switch id {
+		case opCreateAttachment:
+			limit := s.attachments.MaxRequestBytes()
+			if req.ContentLength > limit {
+				return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large",
+					fmt.Sprintf("the request body is over %d bytes", limit))
+			}
+			if mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil &&
+				mt == echo.MIMEMultipartForm && params["boundary"] == "" {
+				return errValidation("multipart/form-data needs a boundary parameter",
+					gen.FieldError{Field: "header.Content-Type", Message: "missing boundary"})
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+		case opUploadAttachmentBytes:
+			// The length checks wait for the token check (401 before 413); the reader enforces the limit.
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, s.attachments.MaxBytes())
+		}
+		u := uploadRequest{
+			token:         strings.TrimSpace(req.Header.Get(attachments.UploadTokenHeader)),
+			contentLength: req.ContentLength,
+			origin:        c.Scheme() + "://" + req.Host,
+		}
+		c.SetRequest(req.WithContext(context.WithValue(req.Context(), uploadRequestKey{}, u)))
+		return next(c)
+	}
+}
+
+// CreateAttachment stores the multipart `files` as a ready attachment.
+func (s *Server) CreateAttachment(ctx context.Context, req gen.CreateAttachmentRequestObject) (gen.CreateAttachmentResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.attachments.CreateFromMultipart(ctx, p.AccountID, req.Body)
+	if err != nil {
+		return nil, attachmentProblem(err)
+	}
+	return gen.CreateAttachment201JSONResponse(attachmentOf(a)), nil
+}
+
+// ImportAttachment fetches a public URL into a ready attachment.
+func (s *Server) ImportAttachment(ctx context.Context, req gen.ImportAttachmentRequestObject) (gen.ImportAttachmentResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var filename *string
+	if req.Body.Filename.IsSpecified() && !req.Body.Filename.IsNull() {
+		v := req.Body.Filename.MustGet()
+		filename = &v
+	}
+	a, err := s.attachments.Import(ctx, p.AccountID, req.Body.SourceUrl, filename)
+	if err != nil {
+		return nil, attachmentProblem(err)
+	}
+	return gen.ImportAttachment201JSONResponse(attachmentOf(a)), nil
+}
+
+// BeginAttachmentUpload reserves a direct upload and returns its one-time token.
+func (s *Server) BeginAttachmentUpload(ctx context.Context, req gen.BeginAttachmentUploadRequestObject) (gen.BeginAttachmentUploadResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ct *string
+	if req.Body.ContentType.IsSpecified() && !req.Body.ContentType.IsNull() {
+		v := req.Body.ContentType.MustGet()
+		ct = &v
+	}
+	base := s.publicURL
+	if base == "" {
+		base = uploadRequestOf(ctx).origin
+	}
+	r, err := s.attachments.BeginUpload(ctx, p.AccountID, req.Body.Filename, int64(req.Body.SizeBytes), ct, base)
+	if err != nil {
+		return nil, attachmentProblem(err)
+	}
+	return gen.BeginAttachmentUpload201JSONResponse{
+		AttachmentId:      uuid.MustParse(r.Attachment.ID),
+		Status:            gen.AttachmentUploadBeginResponseStatus(store.AttachmentPending),
+		UploadUrl:         r.UploadURL,
+		UploadToken:       r.Token,
+		UploadTokenHeader: attachments.UploadTokenHeader,
+		MaxBytes:          int(r.MaxBytes),
+		ExpiresAt:         *r.Attachment.ExpiresAt,
+		Curl:              r.Curl,
+	}, nil
+}
+
+// UploadAttachmentBytes receives the bytes of a reservation; the upload token authenticates it.
+func (s *Server) UploadAttachmentBytes(ctx context.Context, req gen.UploadAttachmentBytesRequestObject) (gen.UploadAttachmentBytesResponseObject, error) {
+	u := uploadRequestOf(ctx)
+	a, err := s.attachments.Upload(ctx, req.AttachmentId.String(), u.token, req.Body, u.contentLength)
+	if err != nil {
+		return nil, attachmentProblem(err)
+	}
+	return gen.UploadAttachmentBytes200JSONResponse(attachmentOf(a)), nil
+}
+
+// GetAttachment returns an attachment's metadata to its owner.
+func (s *Server) GetAttachment(ctx context.Context, req gen.GetAttachmentRequestObject) (gen.GetAttachmentResponseObject, error) {
+	a, err := s.ownedAttachment(ctx, req.AttachmentId.String())
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetAttachment200JSONResponse(attachmentOf(a)), nil
+}
+
+// DeleteAttachment deletes an attachment and its bytes; jobs can no longer use it.
+func (s *Server) DeleteAttachment(ctx context.Context, req gen.DeleteAttachmentRequestObject) (gen.DeleteAttachmentResponseObject, error) {
+	a, err := s.ownedAttachment(ctx, req.AttachmentId.String())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.attachments.Delete(ctx, a.ID); err != nil {
+		return nil, attachmentProblem(err)
+	}
+	return gen.DeleteAttachment204Response{}, nil
+}
+
+func (s *Server) ownedAttachment(ctx context.Context, id string) (store.Attachment, error) {
+	a, err := s.attachments.Get(ctx, id)
+	if err != nil {
+		return store.Attachment{}, attachmentProblem(err)
+	}
+	if _, err := authorizeOwner(ctx, a.AccountID, false, "attachment"); err != nil {
+		return store.Attachment{}, err
+	}
+	return a, nil
+}
+
+func attachmentOf(a store.Attachment) gen.Attachment {
+	files := make([]gen.AttachedFile, 0, len(a.Files))
+	for _, f := range a.Files {
+		files = append(files, gen.AttachedFile{Filename: f.Filename, SizeBytes: int(f.SizeBytes), ContentType: f.ContentType})
+	}
+	return gen.Attachment{
+		AttachmentId: uuid.MustParse(a.ID), Status: gen.AttachmentStatus(a.Status), Files: files,
+		CreatedAt: a.CreatedAt, ExpiresAt: nullableOf(a.ExpiresAt),
+	}
+}
+
+// attachmentProblem maps the attachments package's errors to problems.
+func attachmentProblem(err error) error {
+	var refused *attachments.RefusedError
+	var fe *attachments.FieldError
+	switch {
+	case errors.As(err, &refused):
+		return fieldProblem(refused.Errors...)
+	case errors.As(err, &fe):
+		return fieldProblem(fe)
+	case errors.Is(err, attachments.ErrTooLarge):
+		return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large", err.Error())
+	case errors.Is(err, attachments.ErrNotFound):
+		return errNotFound("attachment")
+	case errors.Is(err, attachments.ErrTokenInvalid):
+		return errUnauthenticated(err.Error())
+	case errors.Is(err, attachments.ErrTokenMismatch):
+		return errForbidden("forbidden", "this upload token was issued for a different attachment")
+	}
+	return err
+}
+
+// fieldProblem is a 422 listing each refused input; its code is that of the first refusal.
+func fieldProblem(refusals ...*attachments.FieldError) *Problem {
+	fields := make([]gen.FieldError, 0, len(refusals))
+	for _, r := range refusals {
+		fields = append(fields, gen.FieldError{Field: r.Field, Message: r.Detail})
+	}
+	detail := refusals[0].Error()
+	if len(refusals) > 1 {
+		detail = fmt.Sprintf("%d inputs were refused; nothing was stored (see errors)", len(refusals))
+	}
+	p := errValidation(detail, fields...)
+	p.Code = refusalCode(refusals[0].Err)
+	switch p.Code {
+	case "unsupported_file_type":
+		p.Title = "Unsupported file type"
+	case "file_type_mismatch":
+		p.Title = "File content does not match its type"
+	case "size_mismatch":
+		p.Title = "Body size does not match size_bytes"
+	case "url_not_allowed":
+		p.Title = "URL not allowed"
+	case "import_failed":
+		p.Title = "Import failed"
+	}
+	return p
+}
+
+func refusalCode(kind error) string {
+	switch {
+	case errors.Is(kind, attachments.ErrUnsupportedType):
+		return "unsupported_file_type"
+	case errors.Is(kind, attachments.ErrTypeMismatch):
+		return "file_type_mismatch"
+	case errors.Is(kind, attachments.ErrSizeMismatch):
+		return "size_mismatch"
+	case errors.Is(kind, attachments.ErrURLNotAllowed):
+		return "url_not_allowed"
+	case errors.Is(kind, attachments.ErrImportFailed):
+		return "import_failed"
+	}
+	return "validation_error"
+}
