@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -67,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return keysCreate(ctx, cfg, args[1:], stdout, stderr)
 	case "token":
-		return token(cfg, args, stdout)
+		return token(cfg, args, stdout, stderr)
 	case "credits":
 		if len(args) == 0 || args[0] != "grant" {
 			return errors.New("usage: researchd credits grant --user EMAIL --amount N")
@@ -130,9 +131,15 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}
+		// Listen before logging, so the log names the bound address (RESEARCH_ADDR may say port 0) and a
+		// busy port fails here rather than after "listening".
+		ln, err := net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
 		errc := make(chan error, 1)
-		go func() { errc <- srv.ListenAndServe() }()
-		log.Info("researchd listening", "addr", cfg.Addr, "database", string(st.Dialect()), "docs", cfg.PublicURL+"/docs")
+		go func() { errc <- srv.Serve(ln) }()
+		log.Info("researchd listening", "addr", ln.Addr().String(), "database", string(st.Dialect()), "docs", cfg.PublicURL+"/docs")
 		select {
 		case err := <-errc:
 			return fmt.Errorf("listen: %w", err)
@@ -249,8 +256,9 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 	})
 }
 
-func token(cfg config, args []string, stdout io.Writer) error {
+func token(cfg config, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	user := fs.String("user", "", "the token's identity (email)")
 	scopes := fs.String("scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
 	ttl := fs.Duration("ttl", time.Hour, "lifetime")
