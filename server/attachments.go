@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -61,20 +62,32 @@ func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		req := c.Request()
+		mt, params, _ := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+		// Another media type would be buffered whole by the validator under the large upload limit:
+		// refuse it before any of the body is read.
+		wrongType := func(want string) error {
+			return errValidation("Content-Type must be "+want,
+				gen.FieldError{Field: "header.Content-Type", Message: "want " + want + ", got " + strconv.Quote(mt)})
+		}
 		switch id {
 		case opCreateAttachment:
+			if mt != echo.MIMEMultipartForm {
+				return wrongType(echo.MIMEMultipartForm)
+			}
+			if params["boundary"] == "" {
+				return errValidation("multipart/form-data needs a boundary parameter",
+					gen.FieldError{Field: "header.Content-Type", Message: "missing boundary"})
+			}
 			limit := s.attachments.MaxRequestBytes()
 			if req.ContentLength > limit {
 				return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large",
 					fmt.Sprintf("the request body is over %d bytes", limit))
 			}
-			if mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType)); err == nil &&
-				mt == echo.MIMEMultipartForm && params["boundary"] == "" {
-				return errValidation("multipart/form-data needs a boundary parameter",
-					gen.FieldError{Field: "header.Content-Type", Message: "missing boundary"})
-			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 		case opUploadAttachmentBytes:
+			if mt != echo.MIMEOctetStream {
+				return wrongType(echo.MIMEOctetStream)
+			}
 			// The length checks wait for the token check (401 before 413); the reader enforces the limit.
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, s.attachments.MaxBytes())
 		}

@@ -453,6 +453,9 @@ func TestAttachmentsReservedUpload(t *testing.T) {
 			require.Equal(t, "forbidden", code(r))
 			r = e.Do(t, servertest.Req{Method: "PUT", Path: "/api/v2/attachments/uploads/" + id, Token: e.owner.Key, RawBody: samplePDF, ContentType: "application/octet-stream"})
 			require.Equal(t, http.StatusUnauthorized, r.Status)
+			r = e.Do(t, servertest.Req{Method: "PUT", Path: "/api/v2/attachments/uploads/" + id, RawBody: samplePDF, ContentType: "application/pdf", Header: http.Header{"X-Upload-Token": {res.UploadToken}}})
+			require.Equal(t, http.StatusUnprocessableEntity, r.Status)
+			require.Equal(t, "header.Content-Type", (*r.Problem(t).Errors)[0].Field)
 			r = e.put(t, "00000000-0000-4000-8000-000000000000", res.UploadToken, samplePDF)
 			require.Equal(t, http.StatusNotFound, r.Status)
 

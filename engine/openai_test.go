@@ -1,0 +1,563 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/workspace"
+)
+
+const apiKey = "sk-test-secret-0123456789"
+
+// chatServer is a scripted OpenAI-compatible chat-completions endpoint: each request is answered
+// by the next step of the script (the last step repeats).
+type chatServer struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	script   []step
+	requests []recorded
+}
+
+type step func(w http.ResponseWriter, r *http.Request, body map[string]any)
+
+type recorded struct {
+	Auth string
+	Body map[string]any
+}
+
+func newChatServer(t *testing.T, script ...step) *chatServer {
+	t.Helper()
+	cs := &chatServer{t: t, script: script}
+	cs.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		cs.mu.Lock()
+		n := len(cs.requests)
+		cs.requests = append(cs.requests, recorded{Auth: r.Header.Get("Authorization"), Body: body})
+		s := cs.script[min(n, len(cs.script)-1)]
+		cs.mu.Unlock()
+		s(w, r, body)
+	}))
+	t.Cleanup(cs.srv.Close)
+	return cs
+}
+
+func (cs *chatServer) recorded() []recorded {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return append([]recorded(nil), cs.requests...)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func completion(message map[string]any, finish string) map[string]any {
+	message["role"] = "assistant"
+	return map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "test-model",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": finish, "message": message}},
+		"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+	}
+}
+
+type call struct{ name, args string }
+
+// toolCalls answers with tool calls (and optional thinking text).
+func toolCalls(content string, calls ...call) step {
+	return func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		var tcs []any
+		for i, c := range calls {
+			tcs = append(tcs, map[string]any{"id": fmt.Sprintf("call_%d", i+1), "type": "function",
+				"function": map[string]any{"name": c.name, "arguments": c.args}})
+		}
+		msg := map[string]any{"content": nil, "tool_calls": tcs}
+		if content != "" {
+			msg["content"] = content
+		}
+		writeJSON(w, http.StatusOK, completion(msg, "tool_calls"))
+	}
+}
+
+func answer(content string) step {
+	return func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		writeJSON(w, http.StatusOK, completion(map[string]any{"content": content}, "stop"))
+	}
+}
+
+func httpError(status int, message string, headers ...string) step {
+	return func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		for i := 0; i+1 < len(headers); i += 2 {
+			w.Header().Set(headers[i], headers[i+1])
+		}
+		writeJSON(w, status, map[string]any{"error": map[string]any{"message": message, "type": "invalid_request_error", "code": "x"}})
+	}
+}
+
+// hang answers only when the client gives up.
+func hang(w http.ResponseWriter, r *http.Request, _ map[string]any) {
+	<-r.Context().Done()
+}
+
+func newOpenAI(t *testing.T, cs *chatServer, fetch *http.Client) engine.Engine {
+	t.Helper()
+	e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cs.srv.URL + "/v1", APIKey: apiKey, Model: "test-model", FetchClient: fetch})
+	require.NoError(t, err)
+	return e
+}
+
+func runAgent(t *testing.T, e engine.Engine, in engine.Input) (engine.Result, *recordingSink, error) {
+	t.Helper()
+	if in.Workspace == nil {
+		in.Workspace = newWorkspace(t, testInputs(t))
+	}
+	if in.Effort == "" {
+		in.Effort = engine.EffortMedium
+	}
+	if in.Question == "" {
+		in.Question = question
+	}
+	sink := &recordingSink{repo: in.Workspace}
+	res, err := e.Run(context.Background(), in, sink)
+	requireNoSecret(t, sink)
+	return res, sink, err
+}
+
+// requireNoSecret: the provider key appears in no event, ever.
+func requireNoSecret(t *testing.T, sink *recordingSink) {
+	t.Helper()
+	b, err := json.Marshal(sink.events)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), apiKey)
+	for _, c := range sink.checkpoints {
+		require.NotContains(t, c.Message, apiKey)
+	}
+}
+
+const finalReport = "# Heat pumps\n\n## Summary\n\nThey cost 9,000 to 14,000 euros [1].\n\n## Sources\n\n1. `corpus/energy/heat-pumps.md`, lines 7–8\n"
+
+func TestOpenAIAgentLoop(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<html><body><script>nope()</script><p>Heat pump sales doubled in 2023.</p></body></html>`)
+	}))
+	t.Cleanup(web.Close)
+	cs := newChatServer(t,
+		toolCalls("Let me look at the files.",
+			call{"search_files", `{"query":"heat pump installation cost","limit":2}`},
+			call{"read_file", `{"path":"input_files/notes.md","start_line":1,"end_line":2}`}),
+		toolCalls("",
+			call{"write_file", `{"path":"data/costs.csv","content":"item,eur\ninstall,9000\n"}`},
+			call{"fetch_url", `{"url":"` + web.URL + `/sales"}`}),
+		answer(finalReport),
+	)
+	res, sink, err := runAgent(t, newOpenAI(t, cs, web.Client()), engine.Input{})
+	require.NoError(t, err)
+	require.Equal(t, finalReport, res.Report)
+	require.Nil(t, res.StructuredOutput)
+
+	repo := sink.repo
+	got, err := repo.ReadFile("", engine.ReportPath)
+	require.NoError(t, err)
+	require.Equal(t, finalReport, string(got))
+	csv, err := repo.ReadFile("", "data/costs.csv")
+	require.NoError(t, err)
+	require.Equal(t, "item,eur\ninstall,9000\n", string(csv))
+
+	// Checkpoints: the agent's file, the drafted report, the final.
+	var types []string
+	for _, c := range sink.checkpoints {
+		types = append(types, c.Type)
+	}
+	require.Equal(t, []string{"progress", "progress", "final"}, types)
+
+	// Every step is an event.
+	calls, results := sink.ofKind(engine.KindToolCall), sink.ofKind(engine.KindToolResult)
+	require.Len(t, calls, 4)
+	require.Len(t, results, 4)
+	require.Equal(t, []string{"search_files", "read_file", "write_file", "fetch_url"},
+		[]string{calls[0].Title, calls[1].Title, calls[2].Title, calls[3].Title})
+	require.Contains(t, results[0].Content, "[input_files/notes.md, lines 1–3]\nCustomer notes")
+	require.Contains(t, results[1].Content, "1: Customer notes")
+	require.Contains(t, results[2].Content, "wrote 22 bytes to data/costs.csv")
+	require.Contains(t, results[3].Content, "Heat pump sales doubled in 2023.")
+	require.NotContains(t, results[3].Content, "nope()")
+	for _, r := range results {
+		require.Equal(t, false, r.Data["error"], r.Content)
+	}
+	require.Len(t, sink.ofKind(engine.KindThinking), 1)
+	require.Len(t, sink.ofKind(engine.KindFinalAnswer), 1)
+	require.Equal(t, finalReport, sink.ofKind(engine.KindFinalAnswer)[0].Content)
+
+	// The protocol: auth, model, budget, tools, and tool answers tied to their calls.
+	reqs := cs.recorded()
+	require.Len(t, reqs, 3)
+	for _, r := range reqs {
+		require.Equal(t, "Bearer "+apiKey, r.Auth)
+		require.Equal(t, "test-model", r.Body["model"])
+		require.EqualValues(t, 4096, r.Body["max_completion_tokens"])
+	}
+	var toolNames []string
+	for _, tl := range reqs[0].Body["tools"].([]any) {
+		toolNames = append(toolNames, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
+	}
+	require.Equal(t, []string{"search_files", "read_file", "write_file", "fetch_url"}, toolNames)
+	msgs := reqs[1].Body["messages"].([]any)
+	require.Len(t, msgs, 5) // system, user, assistant with calls, two tool answers
+	require.Contains(t, msgs[1].(map[string]any)["content"], "input_files/notes.md")
+	tool := msgs[3].(map[string]any)
+	require.Equal(t, "tool", tool["role"])
+	require.Equal(t, "call_1", tool["tool_call_id"])
+}
+
+func TestOpenAINoFetchClientNoFetchTool(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t, toolCalls("", call{"fetch_url", `{"url":"http://127.0.0.1:1/"}`}), answer(finalReport))
+	_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{})
+	require.NoError(t, err)
+	for _, tl := range cs.recorded()[0].Body["tools"].([]any) {
+		require.NotEqual(t, "fetch_url", tl.(map[string]any)["function"].(map[string]any)["name"])
+	}
+	res := sink.ofKind(engine.KindToolResult)
+	require.Len(t, res, 1)
+	require.Equal(t, "error: fetch_url is not available", res[0].Content)
+}
+
+func TestOpenAIToolErrorsGoBackToTheModel(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t,
+		toolCalls("",
+			call{"write_file", `{"path":"../escape.txt","content":"x"}`},
+			call{"write_file", `{"path":"input_files/notes.md","content":"overwritten"}`},
+			call{"write_file", `{"path":".git/config","content":"x"}`},
+			call{"read_file", `{"path":"/etc/passwd"}`},
+			call{"no_such_tool", `{}`},
+			call{"search_files", `not json`},
+			call{"fetch_url", `{"url":"file:///etc/passwd"}`},
+		),
+		answer(finalReport),
+	)
+	_, sink, err := runAgent(t, newOpenAI(t, cs, http.DefaultClient), engine.Input{})
+	require.NoError(t, err)
+	var got []string
+	for _, r := range sink.ofKind(engine.KindToolResult) {
+		require.Equal(t, true, r.Data["error"])
+		got = append(got, r.Content)
+	}
+	require.Equal(t, []string{
+		"error: invalid path: use a relative slash-separated path inside the workspace",
+		"error: input_files/ is read-only",
+		"error: invalid path: use a relative slash-separated path inside the workspace",
+		`error: no provided file "/etc/passwd"`,
+		`error: unknown tool "no_such_tool"`,
+		"error: arguments are not a JSON object: invalid character 'o' in literal null (expecting 'u')",
+		"error: only absolute http(s) URLs can be fetched",
+	}, got)
+	notes, err := sink.repo.ReadFile("", "input_files/notes.md")
+	require.NoError(t, err)
+	require.NotContains(t, string(notes), "overwritten")
+	// The model saw every error as a tool answer.
+	msgs := cs.recorded()[1].Body["messages"].([]any)
+	require.Len(t, msgs, 3+7)
+}
+
+func TestOpenAIStructuredOutput(t *testing.T) {
+	t.Parallel()
+	schema := map[string]any{
+		"type": "object", "required": []any{"install_cost_eur", "verdict"},
+		"properties": map[string]any{
+			"install_cost_eur": map[string]any{"type": "number"},
+			"verdict":          map[string]any{"enum": []any{"worth_it", "not_worth_it"}},
+		},
+	}
+	tests := []struct {
+		name    string
+		content string
+		want    map[string]any
+		code    string
+	}{
+		{"valid", `{"install_cost_eur": 9000, "verdict": "worth_it"}`, map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, ""},
+		{"fenced", "```json\n{\"install_cost_eur\": 9000, \"verdict\": \"worth_it\"}\n```", map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, ""},
+		{"not json", `The cost is 9000 euros.`, nil, engine.CodeStructuredOutputInvalid},
+		{"not an object", `[1, 2]`, nil, engine.CodeStructuredOutputInvalid},
+		{"schema violation", `{"install_cost_eur": "cheap", "verdict": "maybe"}`, nil, engine.CodeStructuredOutputInvalid},
+		{"missing required", `{"verdict": "worth_it"}`, nil, engine.CodeStructuredOutputInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cs := newChatServer(t, answer(finalReport), answer(tt.content))
+			res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{JSONSchema: schema})
+			reqs := cs.recorded()
+			require.Len(t, reqs, 2)
+			rf := reqs[1].Body["response_format"].(map[string]any)
+			require.Equal(t, "json_schema", rf["type"])
+			js := rf["json_schema"].(map[string]any)
+			require.Equal(t, "structured_output", js["name"])
+			require.Equal(t, schema["required"], js["schema"].(map[string]any)["required"])
+			require.Nil(t, reqs[0].Body["response_format"])
+			if tt.code == "" {
+				require.NoError(t, err)
+				require.Equal(t, tt.want, res.StructuredOutput)
+				saved, err := sink.repo.ReadFile("", engine.StructuredOutputPath)
+				require.NoError(t, err)
+				require.JSONEq(t, mustJSON(t, tt.want), string(saved))
+				return
+			}
+			var ee *engine.Error
+			require.ErrorAs(t, err, &ee)
+			require.Equal(t, tt.code, ee.Code)
+			for _, c := range sink.checkpoints {
+				require.NotEqual(t, workspace.CheckpointFinal, c.Type)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestOpenAIProviderErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		script   []step
+		code     string
+		contains string
+		requests int
+	}{
+		{"unauthorized, key echoed by the provider", []step{httpError(401, "Incorrect API key provided: "+apiKey)},
+			engine.CodeProviderError, "HTTP 401: Incorrect API key provided: [REDACTED]", 1},
+		{"bad request", []step{httpError(400, "model not found")}, engine.CodeProviderError, "HTTP 400: model not found", 1},
+		{"server error retried then given up", []step{httpError(500, "boom", "Retry-After-Ms", "1")},
+			engine.CodeProviderError, "HTTP 500", 3},
+		{"server error retried then success", []step{httpError(503, "busy", "Retry-After-Ms", "1"), answer(finalReport)}, "", "", 2},
+		{"rate limited", []step{httpError(429, "slow down", "Retry-After-Ms", "1")}, engine.CodeProviderError, "HTTP 429: slow down", 3},
+		{"not JSON", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, "{not json")
+		}}, engine.CodeProviderError, "could not be used", 1},
+		{"no choices", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+			writeJSON(w, 200, map[string]any{"id": "x", "object": "chat.completion", "choices": []any{}})
+		}}, engine.CodeProviderError, "no choices", 1},
+		{"empty answer", []step{answer("  ")}, engine.CodeProviderError, "empty answer", 1},
+		{"refusal", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+			writeJSON(w, 200, completion(map[string]any{"content": nil, "refusal": "I can't help with that"}, "stop"))
+		}}, engine.CodeProviderError, "refused: I can't help with that", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cs := newChatServer(t, tt.script...)
+			_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{})
+			require.Len(t, cs.recorded(), tt.requests)
+			if tt.code == "" {
+				require.NoError(t, err)
+				return
+			}
+			var ee *engine.Error
+			require.ErrorAs(t, err, &ee)
+			require.Equal(t, tt.code, ee.Code)
+			require.Contains(t, ee.Message, tt.contains)
+			require.NotContains(t, err.Error(), apiKey)
+			require.Empty(t, sink.checkpoints)
+		})
+	}
+}
+
+func TestOpenAIUnreachable(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t, answer(finalReport))
+	url := cs.srv.URL
+	cs.srv.Close()
+	e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: url + "/v1", APIKey: apiKey, Model: "m"})
+	require.NoError(t, err)
+	_, _, err = runAgent(t, e, engine.Input{})
+	var ee *engine.Error
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, engine.CodeProviderError, ee.Code)
+	require.Contains(t, ee.Message, "could not be reached")
+}
+
+func TestOpenAITimeouts(t *testing.T) {
+	t.Parallel()
+	t.Run("run deadline", func(t *testing.T) {
+		t.Parallel()
+		cs := newChatServer(t, hang)
+		repo := newWorkspace(t, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := newOpenAI(t, cs, nil).Run(ctx, engine.Input{Question: question, Effort: engine.EffortLow, Workspace: repo}, &recordingSink{repo: repo})
+		var ee *engine.Error
+		require.ErrorAs(t, err, &ee)
+		require.Equal(t, engine.CodeTimeout, ee.Code)
+	})
+	t.Run("provider client timeout", func(t *testing.T) {
+		t.Parallel()
+		cs := newChatServer(t, hang)
+		e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cs.srv.URL + "/v1", APIKey: apiKey, Model: "m",
+			HTTPClient: &http.Client{Timeout: 100 * time.Millisecond}})
+		require.NoError(t, err)
+		_, _, err = runAgent(t, e, engine.Input{})
+		var ee *engine.Error
+		require.ErrorAs(t, err, &ee)
+		require.Equal(t, engine.CodeTimeout, ee.Code)
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		cs := newChatServer(t, hang)
+		repo := newWorkspace(t, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			for len(cs.recorded()) == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+		}()
+		_, err := newOpenAI(t, cs, nil).Run(ctx, engine.Input{Question: question, Effort: engine.EffortLow, Workspace: repo}, &recordingSink{repo: repo})
+		require.ErrorIs(t, err, context.Canceled)
+		var ee *engine.Error
+		require.False(t, errors.As(err, &ee))
+	})
+}
+
+func TestOpenAIStepBudget(t *testing.T) {
+	t.Parallel()
+	// A model that never stops calling tools is made to answer on the last step of its budget.
+	cs := newChatServer(t,
+		toolCalls("", call{"search_files", `{"query":"heat"}`}),
+		toolCalls("", call{"search_files", `{"query":"solar"}`}),
+		toolCalls("", call{"search_files", `{"query":"grid"}`}),
+		func(w http.ResponseWriter, r *http.Request, b map[string]any) {
+			// Still asks for a tool, but says something: that is the answer.
+			writeJSON(w, 200, completion(map[string]any{"content": finalReport, "tool_calls": []any{map[string]any{
+				"id": "call_x", "type": "function", "function": map[string]any{"name": "search_files", "arguments": `{"query":"more"}`},
+			}}}, "tool_calls"))
+		},
+		answer(`{"ok": true}`),
+	)
+	res, _, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortLow,
+		JSONSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+	require.NoError(t, err)
+	require.Equal(t, finalReport, res.Report)
+	reqs := cs.recorded()
+	require.Len(t, reqs, 5) // 4 steps (low) + structured output
+	for i := range 3 {
+		require.Nil(t, reqs[i].Body["tool_choice"])
+	}
+	require.Equal(t, "none", reqs[3].Body["tool_choice"])
+	require.EqualValues(t, 2048, reqs[3].Body["max_completion_tokens"])
+	// The ignored last tool call is not left dangling in the history sent afterwards.
+	last := reqs[4].Body["messages"].([]any)
+	prev := last[len(last)-2].(map[string]any)
+	require.Equal(t, "assistant", prev["role"])
+	require.Nil(t, prev["tool_calls"])
+}
+
+func TestOpenAISecretsRedacted(t *testing.T) {
+	t.Parallel()
+	cs := newChatServer(t,
+		toolCalls("My key is "+apiKey, call{"write_file", `{"path":"leak.txt","content":"` + apiKey + `"}`}),
+		answer(finalReport),
+	)
+	_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{}) // runAgent asserts no event holds the key
+	require.NoError(t, err)
+	require.Contains(t, sink.ofKind(engine.KindThinking)[0].Content, "[REDACTED]")
+	require.Contains(t, sink.ofKind(engine.KindToolCall)[0].Content, "[REDACTED]")
+	// The key is never sent anywhere but the Authorization header.
+	for _, r := range cs.recorded()[:1] {
+		b, _ := json.Marshal(r.Body)
+		require.NotContains(t, string(b), apiKey)
+	}
+}
+
+func TestOpenAIContinuationAndBuild(t *testing.T) {
+	t.Parallel()
+	prior := "# Heat pumps\n\n## Summary\n\nEarlier findings [1].\n"
+	cs := newChatServer(t, answer("More evidence on grants [2]."))
+	res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortBuild, Continuation: true, PriorReport: prior})
+	require.NoError(t, err)
+	require.Equal(t, prior+"\n## Continuation\n\nMore evidence on grants [2].\n", res.Report)
+	require.Equal(t, workspace.CheckpointContinuation, sink.checkpoints[len(sink.checkpoints)-1].Type)
+	system := cs.recorded()[0].Body["messages"].([]any)[0].(map[string]any)["content"].(string)
+	require.Contains(t, system, "Earlier findings [1].")
+	site, err := sink.repo.ReadFile("", "site/index.html")
+	require.NoError(t, err)
+	require.Contains(t, string(site), "More evidence on grants")
+	require.EqualValues(t, 16384, cs.recorded()[0].Body["max_completion_tokens"])
+}
+
+func TestNewOpenAIValidation(t *testing.T) {
+	t.Parallel()
+	_, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: "http://127.0.0.1/v1"})
+	require.Error(t, err)
+	for _, u := range []string{"ftp://x/v1", "not a url", "http://"} {
+		_, err = engine.NewOpenAI(engine.OpenAIOptions{BaseURL: u, Model: "m"})
+		require.Error(t, err, u)
+	}
+	e, err := engine.NewOpenAI(engine.OpenAIOptions{Model: "m"})
+	require.NoError(t, err)
+	require.Equal(t, "openai", e.Name())
+	require.Equal(t, "offline", engine.NewOffline(engine.OfflineOptions{}).Name())
+}
+
+func TestOpenAIFetchLimits(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/missing":
+			http.NotFound(w, r)
+		case "/binary":
+			w.Header().Set("Content-Type", "image/png")
+			_, _ = w.Write([]byte{0x89, 'P', 'N', 'G', 0, 0})
+		case "/big":
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = io.WriteString(w, strings.Repeat("word ", 1<<20))
+		}
+	}))
+	t.Cleanup(web.Close)
+	cs := newChatServer(t,
+		toolCalls("",
+			call{"fetch_url", `{"url":"` + web.URL + `/missing"}`},
+			call{"fetch_url", `{"url":"` + web.URL + `/binary"}`},
+			call{"fetch_url", `{"url":"` + web.URL + `/big"}`}),
+		answer(finalReport))
+	_, sink, err := runAgent(t, newOpenAI(t, cs, web.Client()), engine.Input{})
+	require.NoError(t, err)
+	res := sink.ofKind(engine.KindToolResult)
+	require.Equal(t, "error: HTTP 404", res[0].Content)
+	require.Equal(t, `error: unsupported content type "image/png"`, res[1].Content)
+	require.Equal(t, false, res[2].Data["error"])
+	// What went back to the model is capped.
+	msgs := cs.recorded()[1].Body["messages"].([]any)
+	big := msgs[len(msgs)-1].(map[string]any)["content"].(string)
+	require.LessOrEqual(t, len([]rune(big)), 20_001)
+}
