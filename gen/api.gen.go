@@ -16159,22 +16159,6 @@ func (response ListResearchJobs500ApplicationProblemPlusJSONResponse) VisitListR
 	return err
 }
 
-type ListResearchJobs501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListResearchJobs501ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateResearchJobRequestObject struct {
 	Params CreateResearchJobParams
 	Body   *CreateResearchJobJSONRequestBody
@@ -16339,22 +16323,6 @@ func (response CreateResearchJob500ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
-type CreateResearchJob501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateResearchJob501ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetResearchJobRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 	Params      GetResearchJobParams
@@ -16457,22 +16425,6 @@ func (response GetResearchJob500ApplicationProblemPlusJSONResponse) VisitGetRese
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetResearchJob501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetResearchJob501ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16615,22 +16567,6 @@ func (response UpdateResearchJob500ApplicationProblemPlusJSONResponse) VisitUpda
 	return err
 }
 
-type UpdateResearchJob501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response UpdateResearchJob501ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CancelResearchJobRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 }
@@ -16732,22 +16668,6 @@ func (response CancelResearchJob500ApplicationProblemPlusJSONResponse) VisitCanc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelResearchJob501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CancelResearchJob501ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16889,22 +16809,6 @@ func (response ContinueResearchJob500ApplicationProblemPlusJSONResponse) VisitCo
 	return err
 }
 
-type ContinueResearchJob501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ContinueResearchJob501ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListResearchFilesRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 	Params      ListResearchFilesParams
@@ -17007,22 +16911,6 @@ func (response ListResearchFiles500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListResearchFiles501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListResearchFiles501ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17141,22 +17029,6 @@ func (response GetResearchFile500ApplicationProblemPlusJSONResponse) VisitGetRes
 	return err
 }
 
-type GetResearchFile501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetResearchFile501ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetResearchTimelineRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 	Params      GetResearchTimelineParams
@@ -17263,22 +17135,6 @@ func (response GetResearchTimeline500ApplicationProblemPlusJSONResponse) VisitGe
 	return err
 }
 
-type GetResearchTimeline501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetResearchTimeline501ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListRunsRequestObject struct {
 	Params ListRunsParams
 }
@@ -17364,22 +17220,6 @@ func (response ListRuns500ApplicationProblemPlusJSONResponse) VisitListRunsRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListRuns501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListRuns501ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17548,22 +17388,6 @@ func (response CreateRun500ApplicationProblemPlusJSONResponse) VisitCreateRunRes
 	return err
 }
 
-type CreateRun501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateRun501ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetRunRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 	Params      GetRunParams
@@ -17666,22 +17490,6 @@ func (response GetRun500ApplicationProblemPlusJSONResponse) VisitGetRunResponse(
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetRun501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetRun501ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22112,108 +21920,108 @@ var swaggerSpec = []string{
 	"0DseDg7+1diIi9DrD7t7hRXR8nyVbskuyGFwzA4ODo/bh4P+fnvQDVn7eDAYt1n3cBL0Jsddyg7LC8KD",
 	"KTl7S2YMCp2huVICTDoPuWRkymhK5tlsDivAPnAJbW1TCIPymKhBYyh44aztjH7gs2xGLhMap2TOEjIV",
 	"mWRTEYV/3aRy7AqyrK2e3FZPbuvRMNmGKcK3XLuIdvb2C4toF2TtEtqlOfzXKiRj4+Vvp8tfzruLl8vu",
-	"h1+e/X3x6kJ8ePmbWLzszY9+6b/c/9fFP/u//HHV2Iag1IioW6M2KklegzbeDNpYUH2OpjVzXlS1Vq2u",
-	"BXA0qZGYULmMg2kiYojdO48ppEN2dvrd/s4O2sTqQKgLmrgXoU8hY6HfUppWxAE7IZQsRHLFEjLnwRVg",
-	"E2Rz6+TrnyFsQSqUfrTyyCZTYvUNJSlLZgDhhT/qkNciioqwAWbQux9RboxEMlKn7hP2KwC9w65S/xGP",
-	"ma/xBCZsYbMsmMQojKIF6I1zKiXxF2w8FeJqlCURQCeOoRyATzjyQPj2IPpkl/gYBrf5EzTTNeiYMlCH",
-	"Ozu5g6XbSXAWUOj7HXIaG/Oejk2RuuGgKLlJzUnC2ND+1iPzRAyJr772PaK2UzJPuFSXgEDygV1aOz2e",
-	"ZdOZZJKFQ7OwP8h8hFyiHIReYo3LWZR1Pl6wUJ6avIJ0kw7PGBIOG/Sx91mJ25j45YbIDZ84cZvN+SFN",
-	"1KAdM6CVgDfE7bsh7dQEe764vRzn2kdjs6UX10FSGZqzQeP1KHXL/PhIOmMapz2EThWTAuwPlGZJpD15",
-	"BRw7fXICEWKpC5xCCudLplTt5VgsWgZVQGOEaiwMZX9DWxN05xQGgSMnIZ9MGBCHw4gM4fo6TL7VDOGA",
-	"+LFIRxORxaEB/7OJEx+a02FEmjc3D36YOODJuk6fCcLOa0Maxue5H/hOEkfPN6544fQiJCuyyytZO+Kh",
-	"hGHpQh2NbOiZbKKnnsv4ZWywE5dMCbJIUKBmt/chTR/GKf/9vgNNYz75S/k5u0hayeOQfUCSSr+1rSNg",
-	"6Dqsnv1zAQhnPOYzGhV7XP6ubTHD8YxnH+VTgVa3bEUroYCmFo9JQAHgQgdp+t3+gCgxpgy0s7cE2DsT",
-	"HvB0qa3pv6LSTJMsSDMIHLhj+hX39/+cv/qFnMMeQZZWezlBNkV3eGUrtZAlLNN0gmxO9B/aZ6m+Zrmq",
-	"i5+fvyJ7vYODdo/QaD6l7T4c8EYFoeeMfhiBCTpiWeLQevI4ZZcMDA5QYXSGlXWbWT/NiMr3rSL+1B9A",
-	"2+OaG6n3rPrpn2ydI4ghCoH8SMrKHaKv8xwScrCC8p8Zl9/dKsWDriZkf9IL94L+uH1ED1l7MD4I28dB",
-	"d9LusT7dGw+C/fAAyHY35plzrl6H/XLFeXVmF61u06eHo2Ih+XuPjAVNQhIq3WZoiNVxg/oTds3ijBHo",
-	"n2UyV1E6tIG0nEoWOZJUHYs0ncvh7q76SHa0WOgEYpYHdbaGNDSSbavWsm1rI2IRL2cik6MgpSMWK5WY",
-	"hyWL317ThNPYhhtW1vm9t0VYougEm0hnMKXJpRpAd9UxXqk5uL+nHIngynndL8VxrjxF7vkw3vRtpqQW",
-	"1F+noL6LhNkYeknYNZe6v/N9AeLzjjEZzftlIjDo9jZcu0PTV5tLN8VljCS4y0tvHZDZXEai3Ajw3wxN",
-	"YVMkni6sAzSDpbKkV92agm8CNzHKo8pjaSklMmU01AVjLwRK6dWD9vbNC2P6/SbGQ+Kvc/U/gZFspftK",
-	"XmH3lmIxn8/yQfz0nRfRfOdoobYOxwmMbRF+q0h1rUSpNua+1KHiMZlkUTQ0ZwkCZHwGwJw+gp77pCni",
-	"gEEWC2SxbHnEXxFLwNBphCL8keF/tZdtAnQsmApzAO1JNoEfC8Zv7uQ7w5BTsZDmz84s9AlGJ0C66BBQ",
-	"IGYznpImHUvlO3NdvQY/gXI+5WnDWyh/u1VEAEVMFi6JLrzUUYjT/Owp35NLm+kb7uwQaoxZiJf41mYY",
-	"QvUAxsRcVFIaL4EBwVQ65ERlHXKqPM5rmuq1cX4IDq9mnAb2ffQdQuUmyzShqUjkiY5kLGGlIuXRppqC",
-	"rxA7AVJamAOm1pVLG6q7ZhQbkNRAmIRNC0GcVOtZHRJxGLYT5csoEwCf1EMoOBE7syJPCCUYSlH3imgA",
-	"nILlkAS8rHR/p938FYbZ2EyDO10S+qZAAejlTKcU43jrJoxIxkohWCqxZXdj8ESXg7kiubJY6z7BFOe3",
-	"z8NXybmyKrZInb7R5+cB0qaP6tTcJ9e34ubsf6duzlyX3c1ochWKhRrKf5GfjfVJrPUJ8mH1qUDC8ZY0",
-	"1dNbauP/138RnWQD5s6URIzKlPQGpReDAlKKolCPDowd/STEqkKGGCl5BK+v/tQhYTsbq5OhcZ3Vukp4",
-	"5bZ9ZXwQxvl5TH5iyYzGS9LM5iQV5OztG9Lved1ul2RxqLGqfjz7iZy9JNYpwiD285Qq6ZLSDzp9orTS",
-	"wf7/Ifmd9rpwJzEhcs7iEGOq/8GWl2RJ/kNem1uS/5CXhWX6z7v4P+122/5P/e7pGfkPDobHf7BoRqWM",
-	"qToe5D/uwOHaZ2/glq8TPmNvWCyuf9AX9ZyLTi/If8gbqvR2JskrFqmXJj9Rqa899PbxUlxTkSUBk+qv",
-	"Xof8ePrs1CM7P6ppkhPBkpAlmVqrjCWETSb8D2U1MvITG1OWhWzHg+3ZeRc73s9ITmlj2Aj2wj7rTbr0",
-	"eHwUHIYHbH8yoHvjftALu+x4ckQPxwfBfjhwfKraK6+98sf1yj82IK82FzxOR/rNncoUtBT1Bh7Q3qQb",
-	"HLP++DDcO6BHbH/SC7rj4/CIHdKDyX4wGO/R/nHvBs00GO71lGaaMSmxc+ZVlkY8ZhrbPpEpkXgKG9gB",
-	"AoqnO94PjieHrL0X9ml7MDnotY/pEWv3g0F4MO6xo8leF+tkbv1Cx+woPAwOxvt0MNlj/RDehh5NDtlB",
-	"qN9m0mPd8IYXOhx2+8UXMrIvBbM0TOgEq0Qe4mUmyhcov8mtZcvmNzkeDvaLb/IMPA+tPbd+gfcOtNZt",
-	"DBHTrbjR6rnicQgig6ccZmK7Qd25yOfT+89US1QRzCpI6H87srjx9GxF/A37vW63W5CkjSqFqqvKzJ2e",
-	"vVm9U2/1TgV1W7rF6cXqLQ73y3eo0sWNT+8/3aaK6kuJ1tXd6Q8S5llLXF6kK0fg2juGgG4EsdV1yMwi",
-	"1EJBATUWvYhZCwFP0KLyUX8r4x38bzDUIx4rT5/O55L4lc6gxo2tdAV90gSIW7wrRlt+E2NPmZgMsUtg",
-	"kAvgg4CHKMseH9rqkFOnVMVgtKlNqqzYV+bt0MHHMo6Ciw+1H5mBEYN47yrrQynmUgqXeFW/yCM+peBE",
-	"h5zCx+gkkvGSaEebzETILA8Dfm1DRAlTBpnU06PHq+uJjomvPFT8hS7gshi0+p0LrJ22Mnyl0mXbkhDE",
-	"X3vwKMa96kIC7C90+AJhD2LNEb+MWdiG/iEaRVDkF8CJcBPq1eEMTHiviWY00mTZ5ml7kjAGp3tGr5j1",
-	"QgoorPSK2RrG1Wx+KcO+NTaqM5+PCZH6zYZ8SjX5dcSnjvjUEZ864lNHfOqITx3xqSM+dcSnjvg8csRn",
-	"/6LXHXb7w17vC4n4uE71lx752RqZ53sDSnfjSD9IolTjmEc8XWo+zJJT/JClRruIwrceMfEJfC8xDmMr",
-	"Skx/n1fq1BMJ8RGI0B8SnuZggvgYiDo1TQMfmvcIGpCahjH2AXBdkfFROUosVM9IWZJkc+io05iF0kZt",
-	"7L3JmE1EgvCI6qbqfk7vGCIHaRCfkxxYaIJtQ/YRCD+kIX5Ns1mH/CJMMwCQUbI41fWQ+vmwqcDzwDmL",
-	"EBjenTYaJYyGy7yFsem0Cnq2U9Aj/lhHjjx36lqaEdW+RAmfspvjU+paKF0g5hEpbG8VjJ5OgHYmYXNG",
-	"U3i3sQiXGJ+zYblCTA6rem4Th/NKkbbtm5rgjR8ngnWfAMu2EYgtVbVWw2a5b681ivN1E0AJChlTOWip",
-	"wdTWqJMID8wsjxCnj1osuqv2L4+zDbjpT/QVSoq7vcnqfO7s8JgAxdfOzjDvAfXxKTpHoB4EPZQxA05l",
-	"JTOVDQxY5+rWMN3QGkzDEBGcTCWp096N8ObY2qwVCGlCY3dBi3i62bugJnw3HOljyzKjiRLMalPTS+C2",
-	"ZgjUpoNl8CYLkVzJOTDygWAEnwXGSawXquRw0cvxiV8eT/FdW57pfcYy1yvG5hKKXQ14XA5/i3WsWZzy",
-	"SM+hiKGCEweTmpdI2CWXSJhsNA2yVNNLCuB6usPZHQhhcSitAD/Z2J4PcviifAM1DnSICEBrmTXWzMIo",
-	"Lgz4VgmiK1cDRuGknCWt4d2BfDnW754W9SamnJprzI6WZ62Om5Wo0mw6z6PpXMxsjCM2zFM3sUhHzje+",
-	"Z5WuVsJfirLUh/szqMtvpK+uLjit0w91+qFOP9Tphzr9UKcf6vRDnX74EtIPm1qnv/PcQ/co57H4AnIP",
-	"Be/RbRKv+QW+Yn4B40cSSuyJf9S41YTr4sDKVuczxOQzXEIY35knIswCbGCdiRAB97RrgnEKG+0hTUou",
-	"eQqCW/JUJMsWdu8Syf9gHnn5/OUZUQrFtjgjAWAcEjmlptU5Ug6N7k5ORRZMkZvPI1IAqcZ4SeY0nVb0",
-	"P2P5bsQkoWDhLMkCSmULHc8n2PO6MAA9SLnUIU/FIo4EDQnFGUDc8Z/OLkin08GJ2/2o/jNST//kE2Sh",
-	"BVxD9YnfIc/g2ejc+ECeMsLf+aQZiDnPobSgDPcH6UIatXQ1L6C0w5QgMB8WJouN7bn6naAvGLp6J8Vm",
-	"61BA0EUyeOVZ3a39dXVr37/F2sWuhl36FXdZaxn2b/sbY6PyGb1ku/P40vA93tXshh8bWbfe8gbasSGO",
-	"Z1cZmKnc/b3XwQEoiTcaL1M11MFRv7eHZkthwCn7kO7ayFDVoLewsG8YtDGy9aAtNERpqId7g75aom0j",
-	"b/eIOtzOUvrVKBm1fdV2Xmcp5doIFqZOr33OHh1ASV4prigtyaMYNa5u3ojlktAFgc0OzAJxecOYCOiM",
-	"pmh5+E/w0LYvIEXVnCRihvAsH1IWqz2v6UpkzCcTFp4Q3xVgIkhZ2pZpwuhMy2rdg6JzbOb2L1h8CVbE",
-	"WrNmLYiL1ue+nQEfunmUtKE8JjKicsqk0ulxSIKIA3uUZGiDzUjEU5bQKFoO1yA63+x46jWoEIV+h7xm",
-	"SaDekMWBCFlI/P/Tf4Z5SwN0lQqhlZzegySgSbIk/v+23dlvv4KFlEMSC5ht3YWlU1Wmf6j588XLFx45",
-	"/8dPLawaQYBjmFZzu3O9oduvRcSD5ZBIGodj8cEnUqhJ1vkxIHODDQR8n0Blh1A8MF6NuluNuasNZE/j",
-	"6uByEg3GDOsZCiwr0TA7zZAnLEiFcrltLQxMaWszIi/Yw2bj+p0O1gR1fCLZpTrECKQJrVD6E8iekUjT",
-	"bsEGIU24S5rQa5ZIGrn2kxTRNdhPtYVbW7hfpoXrgAipTfq57Vv1zNfKtHokm3hndwfa51bZa8c8ppCN",
-	"WMHMq7KO1Gn9QaIC9PJCBf2x46DLkuKr7ajPaUc5wYiiefLQtpMhZLgJ/u4HWyUqYhAUqbTEE7o2Qyk6",
-	"HoOASBMawAdCRFDkJjWJgMyiVHpEZuO2jS5BksQjyhnSAODSI5BvMIU1Htb1sIVseWRnx2Wc2tk5IQsa",
-	"XRERKZ2kR4a63iFa8TvEl+x3n/A4SBhVFsacJaiepVCaQAAAfkBjkrC2kmf6XCQyRZqUdYQVpoWVywoG",
-	"jSvG5mgsOgOjZiypZeiWjGmLAq9TilLSmKf8j7zEFu0I3F3qceOMR+lQDSdhas6UZSunLIrALAQeAoSZ",
-	"luluKq5YbHrbkfhhJq5RDSQspIESqrXS/H6V5oURBJ9JcW5NhvaopGb6Hhbs00bjOzfnLiE9iJzWHysz",
-	"eF4DTr/mqz6kvaAf7rUH4/1Je0APWPsoPA7a3XGP9id7bBDuB3m6Ud9OKY7fkU825Slg7Lr3d9/gliVB",
-	"1p8rFgd1Ord44W7+wpqnPX+98GDcVS/Y3mODSXsQ7tP28fgoaB9ODth+OAj2xn2avx5I+RFKefuSvfwl",
-	"nzlaoPSe57DpeHw5LJTiQKmDU76EbxcwgM+/4dWOdFzPrCVNLjNLUoCMnsVc5OaHffIaSv81ho0FG4/y",
-	"zKAzW8H+5Jh1w167T/fG7UEwCNtH7HDSPqD744GOoeWzpe42UtrUTlU3nyr3GSskY788Pb19pM1IAlBF",
-	"N3OHoWarzcPPaR6+YWAalsJsuYGW5sL8LtZiFq/nL444Be+7MlLkk6YflWgy/daQ8BDXOyK5YPesLYNm",
-	"yphN6TUXWZJXTNeMozJ9k8U102jNNFozjdZMozXT6HfKNEqaVKnd1gMwjub6+/Wr82oFHpTp7YoaHEn/",
-	"NIHIWiV+4sZFbF9YwrDE1ss9fcwljEU6Jb4zDEiNKUsElWZNlFoTpdZEqTVRak2U+hUSpWZxTZBaE6TW",
-	"DVc1QWpNkFoTpNYEqXVnbN0ZWxOk1gSpNUFqTZD6iASpd4gaFpOAt+dI3ZwVrAp0+ZcF0se7Jwlrataa",
-	"mrWmZn1MatY7hG9qStYaIatGyKoRsmqErDoOUMcBaoSsGiGrRsiqCTpqStaakvVbp2S9Y9ApFIGyZdQ/",
-	"p4xG6fQP/deMpQm334k5izG41NG+nvoU+B3MD657u5cJm+fbbC1C+wt2SYMlue6ZwpsrNk+LXobGSjgB",
-	"fO6FSK4IpPvX1M51iClTK02JLV5RfwHTiC18WwkZ+2jf7+wsKE/lzg4MCOvRdIt8yObp9AdJxll4ydIh",
-	"8bMoTehoQmXqEzoWWUp6+6ZYzCN+yNjcfLFHZjzOoPdX/8z9trdvvu6on80RSGIO5V6oEkpPSwXxI7Hw",
-	"7VOcurDSE9Q3UOa1Ds8cSsVyhhAKZtl1H92WNnmmVZApPIJiKj0DOzv9btdUNJli/rzQzTeFYDKLUkS/",
-	"Jy+1t6lVKNbPmWI4suuCl3fU489THkXKZ4yh5ahQX5g/saowMIf1TwW0mRKa6jhpea866YIiusS6ArC1",
-	"9UdNHgdRBuAOhvHWnwXzUSpEJHVlU6tDnhgskKnIopDQKBILQmPy88XFa2icULsiEvGlG4gq7r+71QT9",
-	"o2elwn0qe9TWKhZIPGVsnp8+zPOody7UQczniaBKNDQuWcwSMFbgrRpDvKXXsJOlJJjTW/X+i6gT+T3j",
-	"wVXxxd+qs9ZWx5LYfjr7xubl8rNbLqIXZCHivIjpFzFmEXmd8D8gTvFkymZcpsnyr9sUS+SL/JgMvJtD",
-	"coMtQnLbY14pgVLHq+p41ePGq1ackcadjuCNDEVkUqFjS9JePXrrWqa7Fh/d9UCW6h/c7qdHmjkuiXQt",
-	"hBPU9Deq+a8IvPc7yaS/yeLcfmhGxkdwHRrrOGzyaNYu+tokeu6PXHO2QIQrwCLAk0LGS+N4lO+NjSNK",
-	"MOuUtO2chZTicJ2FiuxIPAU+o5xxyVjNC53E3mg2W5u5aYtqwAYlOlaF1IF4jxYY2Y5lTU511wCfKa+B",
-	"pixaqg/LFD45dY+bA97W9PyJpQW78245zX/0IKv5ALnJ2nKpLZfacnkI/VtH/R5WCULTYjmKdUdduCGc",
-	"+F59lVwbAVxeWp43eIaExzJViqPhNTDCvAsSWI+j/OM3bvvsUKtQ7Dr1NHesZzgVmGfxMtATLwEI6z5U",
-	"ACyNCbWlbrsFVRNTjKHn0e2ValHTiAW4mRqoHmqSoEwoEPMl4XEqiN/ZLUBrOrc/dRpDVp/wKmbFNZuz",
-	"hBg330H7C0QMbRRYChZMhYRqJ/XGugVyMRURI2OaBlPn6T9Cn2PVk9+oFU6UXB7jNYCilkENFSUh5dHS",
-	"IwvGrqIl8gjE6TRaghoIs4g5z3ghxLzqCS+zKOVtmSqTYh7RGNWKwJKvQCTKgIHAzjWaSk6zntYjCCFH",
-	"Qg7KIsdUW2LvoTOGJ3Q2p/wyrhrH3zORUgLpP+mRhXpCStKExhK5orH6MAPTB40k2SFqYbTy4JL0uiSA",
-	"sNt4aTpq3UnmkYYPqqAUxWWDrkizzoCjJ0lTLmXKZkp7zeapR+QVjyINwSc93TiGepfi1mcfDLqsuwtp",
-	"jESUsO/x3hVbH+sapLs1z/CjinGf/+35ixedWajHBBP08slrHBo+W98PHh/x+Mq57zn8qOK2uuBQdshL",
-	"HqdI/HzFliRmDJDvyKvTTC18EDApCQDgnQB+iyFxhvI/+APqyQnjyux0Hv03tqx8cP9UTXMqAhFBs177",
-	"zesnpN/pKjsacsJYpgcAhwFNQvcAqw/bqUD4w4qbg0FjPQGZJRMlidamJtyTY0Vx9V1fzVms5iwUQYao",
-	"wOcLennJEvL2OTT0R+kURSSP1Yypd9DpF+cpr4xJDanB/y8AAP//",
+	"h1+e/X3x6kJ8ePmbWLzszY9+6b/c/9fFP/u//HHV2Iag1IioW6M2Kkn+vahPQF8s6DBHZZrJK+pMqx/X",
+	"IjGaHEdMqFzGwTQRMQThnccU8ho7O/1uf2cHjVu1s9UFTdxU0HCQsdBvKZUp4oCdEEoWIrliCZnz4ApA",
+	"BrK59db1zxB/IBVK0VnBYrMisfqGkpQlM8Diwh91yGsRRcX+fzPo3Y8oAEYiGanj8wkbD4CnYVfp8YjH",
+	"zNfAABO2sOkSzEYURtECGMY5lZL4CzaeCnE1ypIIMBDHkNfnE46EDr49UT7ZJT7Gs20iBO1tjR6mLM3h",
+	"zk7uKem+EJwFlN5+h5zGxk6nY1NtbsgkSv5Oc5IwNrS/9cg8EUPiq699jzC1reYJl+oSkCw+0ERr78Wz",
+	"tDiTTLJwaBb2B5mPkEsUaNAUrAE2i0LLxwsWyuWSV5A30nEWw6Zhozf2PisBGBOI3BCC4RMnALM50aMZ",
+	"F7SHBfwQ8Ia4fTfkj5pgmBe3l+Ml+2g1tvTiOpAoQ3M2aLwebm6ZHx9JZ0wDrofQcmJyef2BUhGJtCev",
+	"AEinT04gQqxZgVNI4XzJlKq9HItFy8ADaLBPDWqhDGnoT4I2m8IgcOQk5JMJAwZwGJFhTl8Hrrea6hsQ",
+	"PxbpaCKyODQofjYD4kOXOYxIE+DmUQwT0DtZ17IzQfx4bRHD+Dz3A9/Jxuj5xhUvnF7EVkWa+JlaeB5K",
+	"GJauuNEQhZ5JC3rquYxfxgYEccmUIIsEBY51ex/S9GGc8t/vO9D95ZO/lJ+zi+yTPA7ZB2Sb9FvbWvSG",
+	"d8MqzD8XSXDGYz6jUbFZ5e/aqDJkzXj2UT4V+HHL5rASCmgz8ZgEFJAqdLSl3+0PiBJjytI6e0uAhjPh",
+	"AU+X2iz+KyrNNMmCNIMIgDumX3F//8/5q1/IOewRpFu1lxOkRXSHVzY3C+m+Mt8myOZE/6Gdj+prlqu6",
+	"+Pn5K7LXOzho9wiN5lPa7sMBb1Qwc87ohxHYkiOWJQ4/J49TdsnA3gAVRmdYIreZvtOMqHzfKgZP/QH0",
+	"L665kXrPqp/+yWY2ohGiEMiPpKzcIfo6z2ETByso/5nx3d2tUjzoakL2J71wL+iP20f0kLUH44OwfRx0",
+	"J+0e69O98SDYDw+ANXdjwjgn3XVoLFe8UGd20Xw2DXc4KhaSv/fIWNAkJKHSbYZPWB03KCRh1yzOGIFG",
+	"WCZzFaVjFMivqWSRI0nVsUjTuRzu7qqPZEeLhU4gZnl0ZmtsQiPZtuoR27bIIRbxciYyOQpSOmKxUol5",
+	"fLH47TVNOI1t3GBlnd97W8QXit6sCVkGU5pcqgF0Vz3cleKB+7u8kQiunNf9UjzgylPkng/jFt9mSmpB",
+	"/XUK6rtImI0xlIRdc6kbNd8XsDrvGFzRBF4mlIJub8O1OzQPtbl0U4DFSIK7vPTWkZXN9SDKjQD/zfAN",
+	"NkXi6Qo5gCVYKkt61a0p+CZwE6M8qjyWllIiU0ZDXfn1QqCUXj1ob9+8MKbfb2I8JP46V/8TGMlWuq8k",
+	"CHZvKRbz+SwfxE/feTXMVwz7WV0Z40S4toijVSSfVsJNG7NR6nTwmEyyKBqaQwGRLj4DqEwfYch90hRx",
+	"wCCvBEJVtjzir8gX4Mw00g3+yPC/2l02kTYWTIU5SfZImgiOhcc3d/KdYcipWEjzZ2cW+gTDDCAmdCwn",
+	"ELMZT0mTjqVygrmuJ4OfQIGdcpnhLZTj3CpiciJKCpdEl0LqcMJpfoiUE8mlzb0Nd3YINVYpBD58q/yH",
+	"kM/H4JaLE0rjJXASmNqDnDqsQ06V63hNU702zg/Bc9Uc0MCHj05AqPxdmSY0FYk80SGJJaxUpFzTVJPi",
+	"FYIgQBMLc8DUunJpY27XjGJLkBoIk1DOBdGYVCtMHdtwOK8T5ZQoXY5P6iE4m4idWZEnhBKMiah7RTQA",
+	"lr9ybAFeVrq/0/76CudrbKbBnS4JnUwgyfVyplOKAbl1E0YkY6VYKpXYRLsxCqILtFzZWlk+dZ+oiPPb",
+	"5+Gr5FyZB1skM9/o8/MAicxH9U7uk31b8Vf2v1N/Za4L4WY0uQrFQg3lv8jPxowk1owE+bD6VKDFeEua",
+	"6ukttfH/67+ITnsBl2ZKIkZlSnqD0otBSSdFUahHB1aLfhKiRyFni5Q8gtdXf+rYrp2N1cnQSMtqXSW8",
+	"ctu+Mj4IA/Y8Jj+xZEbjJWlmc5IKcvb2Den3vG63S7I41OhRP579RM5eEuvdYDT6eUqVdEnpB50HUVrp",
+	"YP//kPxOe124k5gQOWdxiMHR/2ATSrIk/yGvzS3Jf8jLwjL95138n3a7bf+nfvf0jPwHB8PjP1g0o1LG",
+	"VB0P8h934HDtszdwy9cJn7E3LBbXP+iLes5FpxfkP+QNVXo7k+QVi9RLk5+o1Nceevt4Ka6pyJKASfVX",
+	"r0N+PH126pGdH9U0yYlgSciSTK1VxhLCJhP+hzL/GPmJjSnLQrbjwfbsvIsdN2Ykp7QxbAR7YZ/1Jl16",
+	"PD4KDsMDtj8Z0L1xP+iFXXY8OaKH44NgPxw4zlHtXtfu9eO61x8bkCCbCx6nI/3mTq0IWop6Aw9ob9IN",
+	"jll/fBjuHdAjtj/pBd3xcXjEDunBZD8YjPdo/7h3g2YaDPd6SjPNmJTYy/IqSyMeM402n8iUSDyFDezJ",
+	"AMXTHe8Hx5ND1t4L+7Q9mBz02sf0iLX7wSA8GPfY0WSvi5Urt36hY3YUHgYH4306mOyxfghvQ48mh+wg",
+	"1G8z6bFueMMLHQ67/eILGdmXglkaJnSCdRsP8TIT5QuU3+TWsmXzmxwPB/vFN3kGnofWnlu/wHsH7Oo2",
+	"hojpH9xo9VzxOASRwVMOM7HdoO5cdvPp/Weq7qmIShUk9L8dWdx4erYi/ob9XrfbLUjSRpVC1XVe5k7P",
+	"3qzeqbd6p4K6Ld3i9GL1Fof75TtU6eLGp/efblPX9KWE3ep+8VtygheZwBET9o6xnBvxYXWJL7Pgr5Di",
+	"p8Y0FzFrIZYImkY+KmJlhYMjDRZ3xGPlstP5XBK/0qvTkKyVPp1PmoAei3fFsMlvYuwpW5EhLAgMcgFU",
+	"C/AQZaLjQ1sdcuoUjxj4M7XblDn6yrwdeupYWFHw1aEaIzMIXRCBXSVUKAVPSnEPr+oXeeimFGXokFP4",
+	"GL09Ml4S7TGTmQiZpTjAr22sJ2HKspJ6evR4dYXPMfGVq4m/0CVVFt5Vv3OBENMWXa/UnmxbpIHQZg8e",
+	"jrhXpUaArXsOFR/sQawC4pcxC9vQmkOjCMruAjgRboq7Oi6BKeg1YYlGmizbPG1PEsbgdM/oFbPuRAHg",
+	"lF4xW1W4ml8v5by3hh115vMx0Ue/2dhNqdy9Dt3UoZs6dFOHburQTR26qUM3deimDt3UoZtHDt3sX/S6",
+	"w25/2Ot9IaEb16n+0kM4W4PefG21PRZM3A0I/SCJ0nFjHvF0qTkjS97tQxb/7CJS3XpUwSfwvcSAiq3x",
+	"MK1zXqkJTiTER7A+f0h4mgPu4WMgfNQ0vXFop2NjfWp6sdgHwD5FVkTl8bBQPSNlSZLNoVlN4/pJG36x",
+	"9yZjNhEJQgiqm6r7OW1ZiK6jgW5OcvCdCXbk2EcgRI+GwTV9XB3yizB19kDYyOJUlxrq58PuABcC5yxC",
+	"8HR32miUMBou8+7AptOF59kmPI/4Yx0C8typa2nWUPsSJQzHbo7hqKuTdMmWR6SwbUswejoBapaEzRlN",
+	"4d3GIlxioM3G1wrBNayzuU1AzSuFzLbvF4I3fpxQ1H0iJduGErbUuVqfmuW+vfgvztdNIB4oZEwtn6XP",
+	"UlujDuuvwwJBPM9HrcPcVRuRx9kGkPAn+goljt3+XXXQdnZ4TIDPamdnmPdJ+vgUHbVXD4I+w5gBgbAS",
+	"fsoqBWBvdWuYN2ifpWGIcEWmSNNpgUYsb2z/1ZqANKH5uaAOPN0QXZD3vhsg9LGtl9FESVi1O+klEDkz",
+	"RCXT4St4k4VIruQc6OdAwoEXAeMk1i9UArXod/jEL4+n+K4tz/QHYwXpFWNzCXWkBiktx3rFEtEsTnmk",
+	"51DEUByJg0nNSyTskktkBzYqAymZ6SUFJDndBewOhLA4lFYSn2xsYQeBelG+gRoHuigEcKTMGmsaXTz3",
+	"BmmqhEeVy3OjOVLOktbw7qi1HEtjT4sKEJNAzTX2Q8uz5sPN2lCpKJ150dwlZjbGERvmyZRYpCPnG9+z",
+	"2lNr0y9F6+nD/Rn03jfSe1bXctYJgTohUCcE6oRAnRCoEwJ1QqBOCHwJCYFN7cXfeTage5STNnwB2YCC",
+	"9+g2Utdg+n8SmH4x6KQdQkKJPbqPGoCacF13V9kOfIYAdIYBBwM180SEWYBNnjMRIrqc9jEw4GDDNqRJ",
+	"ySVPQQJLnopk2cIOVyL5H8wjL5+/PCNKM9g2YKSti0Mip9S0A0fKM9EdvKnIkLifpx6RAqggxksyp+m0",
+	"okcYK2MjJgkFU2VJFlCFWugKPsG+0IVBo0GioA55KhZxJGhIKM4AomX/dHZBOp0OTtzuR/WfkXr6J58g",
+	"dyqA+KlP/A55Bs9GL8UHyo8R/s4nzUDMeY4bBRWuP0gXv6elC2UBWxymBFHosOZXbGxh1e8EvbPQ+Top",
+	"NiSHAqInksErz+qO5q+ro/n+bcgu4jLs0q+4E1nLsH/b3xhjk8/oJdudx5eGpfCu9jP82Mi69SY0kGUN",
+	"cTy7ylJM5e7vvQ4OQEm80XiZqqEOjvq9PbQ/CgNO2Yd014Z4qga9hal8w6CNtawHbeETSkM93BsAHf62",
+	"IbR7hA9uZ/L8apSM2r5qO68zeXJtBAtTJ7zu1McC2L4rdQuluX0U68RVshuBSxK6ILBrAdg+Lq+8iUnO",
+	"aIomhP8ET1/7ApJGzUkiZohF8iFlsdq8mi1DxnwyYeEJ8V1JJIKUpW2ZJozOtNDVfRo662Vu/4LFl2AO",
+	"rLVP1iKWaMXs2xnwoeNFiQ3KYyIjKqdMKuUchySIOJAXSYbG1IxEPGUJjaLlcA0O8c2uoF6DCpnmd8hr",
+	"lgTqDVkciJCFxP8//WeYSTTwTKkQWlvpLUgCmiRL4v9v25399itYSDkksYDZ1p1KOnlkemyaP1+8fOGR",
+	"83/81MKCDITlhWk1tzvXG7r9WkQ8WA6JpHE4Fh98IoWaZJ2xAi4x2EBANwlMaog7A+PVWLHVSLHa0vU0",
+	"iAwuJ9EQwrCeocCKDY0p0wx5woJUKCfYlpnAlLY248iCYWs2rt/pYLlNxyeSXSojEeEfoV1IfwL5LBJp",
+	"1ifYIKQJd0kTes0SSSPXEJIiugZDqDZVa1P1yzRVHcQctUk/t6Gqnvla2UiPZNzu7O5Ai9kqeeqYxxTy",
+	"AytIb1VmjjqtP0hUgF5eOqA/djxtWVJ8tUF0J4PICQ8U7YyHNoIMH8BNoG0/2EpKEcOJT6XlPdBlD0pj",
+	"8RhOeprQAD4QIoJCMKkx7GUWpdIjMhu3bbwH8g8eUe6Jxp+WHoFQvqlZ8bBkhi1kyyM7Oy5z0c7OCVnQ",
+	"6IqISCkXPTJU2g5hh98hvmS/+4THQcKoMhXmLEE9K4US6QLw1wMak4S1lWDSGzyRKdJtrONLMP2aXFYQ",
+	"OFwxNkerzxkYNWNJLdOzZEybBnid0niSxjzlf+RlqGgQ4OZSjxtnPEqHajgJU3OmTFQ5ZVEE9h3A4CPK",
+	"sUx3U3HFYtPIjbwDM3GN8jxhIQ2UdKy13/er/S6MIPhMGnBrUq1HJcfS97AQlTY+3rk5LQiZN+RG/liZ",
+	"HPMacPo17/Eh7QX9cK89GO9P2gN6wNpH4XHQ7o57tD/ZY4NwP8gzefp2SnH8jrykKU8B4tW9v/sGt6y2",
+	"sY5Zse6m07nFC3fzF9Z83/nrhQfjrnrB9h4bTNqDcJ+2j8dHQftwcsD2w0GwN+7T/PVAyo9QytuX7OUv",
+	"+czRAqX3PIdNx+PLYaHKBaoInMogfLuAAXr7Da92pCNtZi1pcplZjHxkhiym+TY/7JPXUPqvMWws2HiU",
+	"J92c2Qr2J8esG/bafbo3bg+CQdg+YoeT9gHdHw90VCufLXW3kdKmdqq6+VS5z1ghq/rl6entY19GEoAq",
+	"upmDCjVbbefdyc57w8DGKwW+cksrzaXyXcy+LF5PaBtxCv5wZezGJ00/KvEm+q0h4SEuXERyCe1ZowTt",
+	"jTGb0msusiSvKq4pKGX6Jotr6smaerKmnqypJ2vqya+depI0qdKfrQegoMwV8RpK+abWis4qFVUxssBp",
+	"Rom12vjEjVTYJqiEYT2pl/veGKYfi3RKfJfZPg7V31mM2q9mzqyZM2vmzJo5s2bO/AqZM7O4ZsysGTPr",
+	"7qKaMbNmzKwZM2vGzLoNtG4DrRkza8bMmjGzZsy8DWPmHcJ/xbTc7UkzN+fpqiJW/mWBBfDuabuaq7Pm",
+	"6qy5Oh+Tq/MOcZiao7PGdapxnWpcpxrXqXboa4e+xnWqcZ1qXKea6KHm6Kw5Or8ajs47Ro9CESijRP1z",
+	"ymiUTv/Qf81YmnD7nZizGKNEHe20qU+BJ8D84Lq3e5mweb5f1gKEv2CXNFiS654phbli87ToLmhggBOA",
+	"h16I5IpAAn5NNVuHmMKx0pTYchL1FzBW2FK0lSCuj4b6zs6C8lTu7MCAsEJM94OHbJ5Of5BknIWXLB0S",
+	"P4vShI4mVKY+oWORpaS3b8q3POKHjM3NF3tkxuMMGl31z9xve/vm64762RxRE+ZQgIWyvfS0VBA/Egvf",
+	"PsWp1Co9QX0DhVfr4LSheCtnmqBgX1330f9ok2dal5hSIChv0jOws9Pvdk2NkamTz0vPfFOaJbMoRfB1",
+	"8lK7jVoXYkWbKU8juy52dkc9/jzlUaScvxjacgoVf/kTq0r1clT5VEArJqGpDniW96oTwC9CKawryVpb",
+	"EdTkcRBlgGRgKFD9WTAfpUJEUtcatTrkiQG+mIosCgmNIrEgNCY/X1y8hp4EtSsiEV+6EaXi/rtblc4/",
+	"elYq3KfWRm2tYsnCU8bm+enDzIt650JlwnyeCKpEQ+OSxSwBqwPeqjHEW3oNO1lKgjn9R++/iMqN3zMe",
+	"XBVf/K06a211LIntObNvbF4uP7vl+nRBFiLOy4p+EWMWkdcJ/wMCDk+mbMZlmiz/uk35Qr7Ij0nJujm2",
+	"NtgitrY9UpMSKHXgqQ48PW7gacWraNzpCN7IdEMmFTq2JO3Vo7euLrprOdBdD2SpIsFtLHqkmeOSSNdC",
+	"OEFNf6Oa/4qwY7+C3Lb6Ve9WjtVztSFnkOMrpcTfZHFuPzQj4yO4Do11HDZ5NGsXfW02PPdHrjlbIJwT",
+	"9OvjSSHjpXE8yvfGVg4lmHVu2TalQm5wuM5CRXIengKdTk74Y6zmhc5GbzSbrc3ctGUuYIMSHXRCCjq8",
+	"RwuMbMeyJqe6jp/PlNdAUxYt1YdlBpmcOcZN5m5rev7E0oLdebfk5D96kJ58gCRjbbnUlkttuTyE/q3D",
+	"dw+rBKGNsBzFuqMu3BBOfK++Sq6NAC4vLc9bLkPCY5kqxdHwGhgq3gUJrMdR/vEbt6F1qFUo9oF6moPU",
+	"M5D+zLNQFOiJl2BvdWcooHPGhNqatd2CqokpBsPzMPVK/aZpjQKQSA2vDsVFUO8TiPmS8DgVxO/sFnAk",
+	"ndufOq0aq094FbPims1ZQoyb70DbBSKGxgas6QqmQkLZknpj3ZS4mIqIkTFNg6nz9B+h87DqyW/UCidK",
+	"Lo/xGkAay6AYipKQ8mjpkQVjV9ES0e/jdBotQQ2EWcScZ7wQYl71hJdZlPK2TJVJMY9ojGpFYO1WIBJl",
+	"wEBg5xpNJad9TusRhFkjIQdlkeOOLbEb0BnDEzqbU34ZV43j75lIKYE8nvTIQj0hJWlCY4mcw1hGmIHp",
+	"g0aS7BC1MFp5cEl6XRJA2G28ND2u7iTzSEPsVDBa4rJBn6JZZ8Cak6QplzJlM6W9ZvPUI/KKR5GGqZOe",
+	"buVCvUtx67MPBkrV3YU0Rh5E2Pd474qtjwUK0t2aZ/hRxbjP//b8xYvOLNRjggl6+eQ1Dg2fre8Hj494",
+	"fOXc9xx+VHFbXTkoO+Qlj1MkEL5iSxIzBuhw5NVpphY+CJiUBEDiTgAaxZABQx0f/AEV3oRxZXY6j/4b",
+	"W1Y+uH+qpjkVgYigfa795vUT0u90lR0NyV2stwMQwIAmoXuA1YftVCBEYMXNwaCxnoDMkomSRGtTE+7J",
+	"saK4+q6v5ixWcxaKIEMI3PMFvbxkCXn7HFrso3SKIpLHasbUO+j0i/OUV8akhhzf/xcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

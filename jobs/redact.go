@@ -30,14 +30,19 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@`), "${1}" + redacted + "@"},
 }
 
-// shellPrompt matches a line that shows a raw shell command ("$ rm -rf ...").
-var shellPrompt = regexp.MustCompile(`(?m)^(\s*)(\$|#|>)\s+\S.*$`)
+// shellPrompt matches a line that shows a raw shell command ("$ rm -rf ..."). Only "$": "#" and
+// ">" start Markdown headings and quotes.
+var shellPrompt = regexp.MustCompile(`(?m)^(\s*)(\$)\s+\S.*$`)
 
-// RedactText removes secrets and raw shell command lines from free text.
+// shellFence matches a fenced code block of shell commands.
+var shellFence = regexp.MustCompile("(?s)```[ \t]*(?:bash|sh|shell|console|zsh|powershell|ps1|cmd)[ \t]*\n.*?(?:```|$)")
+
+// RedactText removes secrets and raw shell commands (prompt lines, shell code blocks) from free text.
 func RedactText(s string) string {
 	for _, p := range secretPatterns {
 		s = p.re.ReplaceAllString(s, p.repl)
 	}
+	s = shellFence.ReplaceAllString(s, "```\n[shell commands redacted]\n```")
 	return shellPrompt.ReplaceAllString(s, "${1}${2} [command redacted]")
 }
 

@@ -45,6 +45,12 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 			if op.scope != "" && !p.HasScope(op.scope) {
+				if op.allowsAnonymous() {
+					// Where anyone may read (public jobs), a key without the scope reads what anyone
+					// may; the handler refuses it (403) on the key's own private resources.
+					c.SetRequest(c.Request().WithContext(withScopeless(c.Request().Context(), p)))
+					return next(c)
+				}
 				return errForbidden("forbidden", "this API key lacks the "+op.scope+" scope")
 			}
 		} else {

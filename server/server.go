@@ -21,6 +21,7 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/store"
 )
@@ -39,6 +40,9 @@ type Config struct {
 	// PublicURL is the external base URL for absolute links (upload_url); empty: the request's own
 	// scheme and host.
 	PublicURL string
+	// Research runs research jobs (queue, workers, state machine); nil: a service that only enqueues
+	// (nothing runs), with workspaces under a temporary folder. `serve` passes a started one.
+	Research *jobs.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -51,6 +55,7 @@ type Server struct {
 	billing     *billing.Service
 	attachments *attachments.Service
 	publicURL   string
+	research    *jobs.Service
 	doc         *openapi3.T
 	routes      routeIndex
 	metrics     *metrics
@@ -81,18 +86,27 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
+	if cfg.Research == nil {
+		if cfg.Research, err = defaultResearch(cfg); err != nil {
+			return nil, err
+		}
+	}
 	// RFC 9457 bodies are JSON; kin-openapi must know so when tests validate responses.
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	e.Use(
-		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString}),
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString,
+			// Handlers see the id too (a job keeps its originating request id for webhooks).
+			RequestIDHandler: func(c echo.Context, id string) {
+				c.SetRequest(c.Request().WithContext(withRequestID(c.Request().Context(), id)))
+			}}),
 		s.accessLog,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
 		// Uploads have their own, larger limits (limitAttachmentBodies).

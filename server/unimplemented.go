@@ -245,54 +245,6 @@ func (s *Server) RunLoopNow(context.Context, gen.RunLoopNowRequestObject) (gen.R
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListResearchJobs(context.Context, gen.ListResearchJobsRequestObject) (gen.ListResearchJobsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateResearchJob(context.Context, gen.CreateResearchJobRequestObject) (gen.CreateResearchJobResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetResearchJob(context.Context, gen.GetResearchJobRequestObject) (gen.GetResearchJobResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UpdateResearchJob(context.Context, gen.UpdateResearchJobRequestObject) (gen.UpdateResearchJobResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CancelResearchJob(context.Context, gen.CancelResearchJobRequestObject) (gen.CancelResearchJobResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ContinueResearchJob(context.Context, gen.ContinueResearchJobRequestObject) (gen.ContinueResearchJobResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListResearchFiles(context.Context, gen.ListResearchFilesRequestObject) (gen.ListResearchFilesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetResearchFile(context.Context, gen.GetResearchFileRequestObject) (gen.GetResearchFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetResearchTimeline(context.Context, gen.GetResearchTimelineRequestObject) (gen.GetResearchTimelineResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListRuns(context.Context, gen.ListRunsRequestObject) (gen.ListRunsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateRun(context.Context, gen.CreateRunRequestObject) (gen.CreateRunResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetRun(context.Context, gen.GetRunRequestObject) (gen.GetRunResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
 	return nil, errNotImplemented()
 }

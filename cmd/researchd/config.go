@@ -29,6 +29,7 @@ type config struct {
 	CentsPerCredit int64
 	Billing        billing.Config     // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
 	Attachments    attachments.Config // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
+	Research       researchSettings   // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -64,6 +65,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	if c.Attachments, err = attachmentsConfig(get); err != nil {
+		return c, err
+	}
+	if c.Research, err = researchConfig(get, c.DataDir, c.Env); err != nil {
 		return c, err
 	}
 	switch c.Env {

@@ -121,11 +121,21 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			return err
 		}
 		defer closeAttachments()
-		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: billing.New(st, cfg.Billing),
-			Attachments: att, PublicURL: cfg.PublicURL})
+		bill := billing.New(st, cfg.Billing)
+		research, err := openResearch(cfg, st, bill, att, log)
 		if err != nil {
 			return err
 		}
+		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
+			Attachments: att, PublicURL: cfg.PublicURL, Research: research})
+		if err != nil {
+			return err
+		}
+		// Workers start with serve and stop after the HTTP server on SIGTERM (see below).
+		if err := research.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		defer stopResearch(research, log)
 		srv := &http.Server{
 			Addr: cfg.Addr, Handler: app,
 			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,

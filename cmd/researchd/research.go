@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/researchd/researchd/attachments"
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/store"
+)
+
+// researchSettings are the job queue's environment settings.
+type researchSettings struct {
+	Jobs      jobs.Config
+	SecretKey string // RESEARCH_SECRET_KEY: seals the API keys that sign webhooks
+	CorpusDir string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
+}
+
+// researchConfig reads RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_AFTER,
+// RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
+// RESEARCH_CORPUS_DIR.
+func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
+	jc := jobs.DefaultConfig()
+	jc.DataDir = dataDir
+	jc.Production = env == "production"
+	var err error
+	if jc.Workers, err = positiveInt(get("RESEARCH_WORKERS", strconv.Itoa(jc.Workers)), "RESEARCH_WORKERS"); err != nil {
+		return researchSettings{}, err
+	}
+	if jc.MaxAttempts, err = positiveInt(get("RESEARCH_MAX_ATTEMPTS", strconv.Itoa(jc.MaxAttempts)), "RESEARCH_MAX_ATTEMPTS"); err != nil {
+		return researchSettings{}, err
+	}
+	if jc.JobTimeouts, err = jobs.ParseTimeouts(get("RESEARCH_JOB_TIMEOUTS", ""), jc.JobTimeouts); err != nil {
+		return researchSettings{}, fmt.Errorf("RESEARCH_JOB_TIMEOUTS: %w", err)
+	}
+	// The rescue delay follows the longest timeout unless set.
+	jc.RescueAfter = jc.MaxJobTimeout() + 10*time.Minute
+	for name, dst := range map[string]*time.Duration{
+		"RESEARCH_RESCUE_AFTER": &jc.RescueAfter, "RESEARCH_POLL_INTERVAL": &jc.PollInterval, "RESEARCH_SHUTDOWN_GRACE": &jc.ShutdownGrace,
+	} {
+		if v := get(name, ""); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return researchSettings{}, fmt.Errorf("%s=%q: want a positive duration such as 90s", name, v)
+			}
+			*dst = d
+		}
+	}
+	if err := jc.Validate(); err != nil {
+		return researchSettings{}, fmt.Errorf("job queue settings: %w", err)
+	}
+	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", "")}, nil
+}
+
+func positiveInt(v, name string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
+}
+
+// openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
+func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, log *slog.Logger) (*jobs.Service, error) {
+	rs := cfg.Research
+	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	var eng engine.Engine
+	switch cfg.Engine {
+	case "openai":
+		if cfg.Model == "" {
+			return nil, errors.New("RESEARCH_ENGINE=openai needs RESEARCH_MODEL")
+		}
+		// The agent's fetch tool reaches the public internet only, re-checked at dial time.
+		fetch := netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
+		eng, err = engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch})
+		if err != nil {
+			return nil, err
+		}
+	default:
+		eng = engine.NewOffline(engine.OfflineOptions{CorpusDir: rs.CorpusDir})
+	}
+	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Sealer: sealer,
+		Logger: log.With("component", "jobs")}, rs.Jobs)
+}
+
+// stopResearch stops the workers gracefully (running jobs get RESEARCH_SHUTDOWN_GRACE to finish,
+// then they are cancelled and resume on the next start).
+func stopResearch(svc *jobs.Service, log *slog.Logger) {
+	if err := svc.Stop(context.Background()); err != nil {
+		log.Error("stop job workers", "error", err)
+	}
+}

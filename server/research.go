@@ -1,0 +1,496 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/workspace"
+)
+
+// Research jobs (spec 4.1): thin handlers over jobs.Service (state machine, queue) and the store
+// (reads). /run and /run/{id} are aliases of /research and /research/{id}.
+
+// CreateResearchJob accepts a job (202) or replays an Idempotency-Key.
+func (s *Server) CreateResearchJob(ctx context.Context, req gen.CreateResearchJobRequestObject) (gen.CreateResearchJobResponseObject, error) {
+	body, loc, err := s.createJob(ctx, req.Body, req.Params.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateResearchJob202JSONResponse{Body: body, Headers: gen.CreateResearchJob202ResponseHeaders{Location: &loc}}, nil
+}
+
+// CreateRun is POST /run, the alias of POST /research.
+func (s *Server) CreateRun(ctx context.Context, req gen.CreateRunRequestObject) (gen.CreateRunResponseObject, error) {
+	body, loc, err := s.createJob(ctx, req.Body, req.Params.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateRun202JSONResponse{Body: body, Headers: gen.CreateRun202ResponseHeaders{Location: &loc}}, nil
+}
+
+func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, idemKey *string) (gen.ResearchJobDetail, string, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return gen.ResearchJobDetail{}, "", err
+	}
+	if b == nil {
+		return gen.ResearchJobDetail{}, "", errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	// The request hash decides "same body" for Idempotency-Key: the decoded body re-encoded, so
+	// formatting and key order do not matter.
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return gen.ResearchJobDetail{}, "", err
+	}
+	sum := sha256.Sum256(raw)
+	r := jobs.CreateRequest{
+		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
+		RequestHash: hex.EncodeToString(sum[:]), RequestID: requestID(ctx),
+	}
+	if b.Effort != nil {
+		r.Effort = string(*b.Effort)
+	}
+	if v, err := b.JsonSchema.Get(); err == nil {
+		r.JSONSchema = v
+	}
+	if v, err := b.WebhookUrl.Get(); err == nil {
+		r.WebhookURL = &v
+	}
+	if v, err := b.ExpertId.Get(); err == nil {
+		r.ExpertID = &v
+	}
+	if b.AttachmentIds != nil {
+		for _, id := range *b.AttachmentIds {
+			r.AttachmentIDs = append(r.AttachmentIDs, id.String())
+		}
+	}
+	if b.IsPublic != nil {
+		r.IsPublic = *b.IsPublic
+	}
+	if idemKey != nil {
+		r.IdempotencyKey = *idemKey
+	}
+	c, err := s.research.Create(ctx, r)
+	if err != nil {
+		return gen.ResearchJobDetail{}, "", researchProblem(err)
+	}
+	detail, err := s.jobDetail(ctx, c.Job, true, nil)
+	if err != nil {
+		return gen.ResearchJobDetail{}, "", err
+	}
+	return detail, "/api/v2/research/" + c.Job.ID, nil
+}
+
+// ListResearchJobs pages the caller's jobs.
+func (s *Server) ListResearchJobs(ctx context.Context, req gen.ListResearchJobsRequestObject) (gen.ListResearchJobsResponseObject, error) {
+	page, err := s.listJobs(ctx, req.Params.Limit, req.Params.Cursor, req.Params.Status)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ListResearchJobs200JSONResponse(page), nil
+}
+
+// ListRuns is GET /run, the alias of GET /research.
+func (s *Server) ListRuns(ctx context.Context, req gen.ListRunsRequestObject) (gen.ListRunsResponseObject, error) {
+	page, err := s.listJobs(ctx, req.Params.Limit, req.Params.Cursor, req.Params.Status)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ListRuns200JSONResponse(page), nil
+}
+
+func (s *Server) listJobs(ctx context.Context, limit *int, cursor *string, status *gen.JobStatus) (gen.ResearchJobSummaryPage, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return gen.ResearchJobSummaryPage{}, err
+	}
+	pr, err := pageRequest(limit, cursor)
+	if err != nil {
+		return gen.ResearchJobSummaryPage{}, err
+	}
+	var st *string
+	if status != nil {
+		st = ptr(string(*status))
+	}
+	page, err := s.store.ListResearchJobs(ctx, p.AccountID, st, pr)
+	if err != nil {
+		return gen.ResearchJobSummaryPage{}, err
+	}
+	next, more := pageEnvelope(page)
+	return gen.ResearchJobSummaryPage{Items: mapItems(page.Items, jobSummary), NextCursor: next, HasMore: more}, nil
+}
+
+// GetResearchJob reads a job (public jobs without authentication).
+func (s *Server) GetResearchJob(ctx context.Context, req gen.GetResearchJobRequestObject) (gen.GetResearchJobResponseObject, error) {
+	d, err := s.readJob(ctx, req.JobIdOrSlug, req.Params.Revision)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetResearchJob200JSONResponse(d), nil
+}
+
+// GetRun is GET /run/{job_id_or_slug}, the alias of GET /research/{job_id_or_slug}.
+func (s *Server) GetRun(ctx context.Context, req gen.GetRunRequestObject) (gen.GetRunResponseObject, error) {
+	d, err := s.readJob(ctx, req.JobIdOrSlug, req.Params.Revision)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetRun200JSONResponse(d), nil
+}
+
+func (s *Server) readJob(ctx context.Context, ref string, revision *string) (gen.ResearchJobDetail, error) {
+	j, privileged, err := s.readableJob(ctx, ref)
+	if err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	return s.jobDetail(ctx, j, privileged, revision)
+}
+
+// UpdateResearchJob changes is_public and the call-to-action settings (owner or admin).
+func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJobRequestObject) (gen.UpdateResearchJobResponseObject, error) {
+	j, _, err := s.ownedJob(ctx, req.JobIdOrSlug)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	if b == nil {
+		return nil, errValidation("a JSON body with at least one field is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	set := map[string]any{}
+	if b.IsPublic != nil {
+		set["is_public"] = *b.IsPublic
+	}
+	if b.AnonymousCtaEnabled != nil {
+		set["anonymous_cta_enabled"] = *b.AnonymousCtaEnabled
+	}
+	if b.AnonymousCtaVariant.IsSpecified() {
+		if b.AnonymousCtaVariant.IsNull() {
+			set["anonymous_cta_variant"] = nil
+		} else {
+			set["anonymous_cta_variant"] = b.AnonymousCtaVariant.MustGet()
+		}
+	}
+	if len(set) == 0 {
+		return nil, errValidation("send at least one field to change", gen.FieldError{Field: "body", Message: "no fields"})
+	}
+	updated, err := s.research.Update(ctx, j.ID, set)
+	if err != nil {
+		return nil, researchProblem(err)
+	}
+	d, err := s.jobDetail(ctx, updated, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateResearchJob200JSONResponse(d), nil
+}
+
+// CancelResearchJob cancels an active job; a terminal job is returned unchanged.
+func (s *Server) CancelResearchJob(ctx context.Context, req gen.CancelResearchJobRequestObject) (gen.CancelResearchJobResponseObject, error) {
+	j, _, err := s.ownedJob(ctx, req.JobIdOrSlug)
+	if err != nil {
+		return nil, err
+	}
+	j, err = s.research.Cancel(ctx, j.ID)
+	if err != nil {
+		return nil, researchProblem(err)
+	}
+	return gen.CancelResearchJob200JSONResponse{JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status)}, nil
+}
+
+// ContinueResearchJob continues a completed job in place (202).
+func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResearchJobRequestObject) (gen.ContinueResearchJobResponseObject, error) {
+	j, p, err := s.ownedJob(ctx, req.JobIdOrSlug)
+	if err != nil {
+		return nil, err
+	}
+	tier := p.Tier
+	if p.AccountID != j.AccountID {
+		// An administrator continuing someone else's job: the owner's tier and credits apply.
+		owner, err := s.store.AccountByID(ctx, j.AccountID)
+		if err != nil {
+			return nil, err
+		}
+		tier = owner.Tier
+	}
+	key := ""
+	if p.AccountID == j.AccountID {
+		key = p.Secret
+	}
+	j, err = s.research.Continue(ctx, j.ID, tier, key)
+	if err != nil {
+		return nil, researchProblem(err)
+	}
+	d, err := s.jobDetail(ctx, j, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.ContinueResearchJob202JSONResponse(d), nil
+}
+
+// readableJob loads a job for reading: the owner and administrators (privileged), anyone for a
+// public job; otherwise 404. A key without the research scope reads public jobs only and is
+// refused (403) on its own private ones.
+func (s *Server) readableJob(ctx context.Context, ref string) (store.ResearchJob, bool, error) {
+	j, err := s.store.ResearchJobByRef(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return j, false, errNotFound("research job")
+	}
+	if err != nil {
+		return j, false, err
+	}
+	if lp, ok := scopelessCaller(ctx); ok && !j.IsPublic && (lp.AccountID == j.AccountID || lp.IsAdmin) {
+		return j, false, errForbidden("forbidden", "this API key lacks the research scope")
+	}
+	p, err := authorizeOwner(ctx, j.AccountID, j.IsPublic, "research job")
+	if err != nil {
+		return j, false, err
+	}
+	return j, p.AccountID == j.AccountID || p.IsAdmin, nil
+}
+
+// ownedJob loads a job for a change: owner or administrator; another account's public job is 403
+// (it can be seen, not changed), a private one 404.
+func (s *Server) ownedJob(ctx context.Context, ref string) (store.ResearchJob, auth.Principal, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return store.ResearchJob{}, p, err
+	}
+	j, err := s.store.ResearchJobByRef(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return j, p, errNotFound("research job")
+	}
+	if err != nil {
+		return j, p, err
+	}
+	switch {
+	case p.AccountID == j.AccountID || p.IsAdmin:
+		return j, p, nil
+	case j.IsPublic:
+		return j, p, errForbidden("forbidden", "only the job's owner or an administrator may change it")
+	default:
+		return j, p, errNotFound("research job")
+	}
+}
+
+// researchProblem maps jobs errors to problems.
+func researchProblem(err error) error {
+	var ve *jobs.ValidationError
+	var ue *jobs.UnusableAttachmentError
+	var ce *jobs.CreditsError
+	switch {
+	case errors.As(err, &ve):
+		return errValidation(ve.Error(), gen.FieldError{Field: ve.Field, Message: ve.Message})
+	case errors.As(err, &ue):
+		field := "attachment_ids/" + strconv.Itoa(ue.Index)
+		return errValidation(field+": "+ue.Reason, gen.FieldError{Field: field, Message: ue.Reason})
+	case errors.As(err, &ce):
+		p := newProblem(http.StatusPaymentRequired, "insufficient_credits", ce.Error()+"; check GET /api/v2/quota/check")
+		p.Title = "Insufficient credits"
+		return p
+	case errors.Is(err, billing.ErrInsufficientCredits):
+		p := newProblem(http.StatusPaymentRequired, "insufficient_credits", "the balance cannot cover this run")
+		p.Title = "Insufficient credits"
+		return p
+	case errors.Is(err, jobs.ErrExpertNotFound):
+		return errNotFound("expert")
+	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
+		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
+		p.Title = "Idempotency key reused"
+		return p
+	case errors.Is(err, jobs.ErrNotContinuable):
+		return errConflict("job_not_continuable", err.Error())
+	case errors.Is(err, jobs.ErrLocked):
+		return errConflict("job_locked", err.Error())
+	case errors.Is(err, store.ErrNotFound):
+		return errNotFound("research job")
+	}
+	return err
+}
+
+// jobDetail assembles the detail of a job. privileged readers (owner, administrators) see the
+// webhook URL. revision, when set, picks the commit whose report.md is shown.
+func (s *Server) jobDetail(ctx context.Context, j store.ResearchJob, privileged bool, revision *string) (gen.ResearchJobDetail, error) {
+	runs, err := s.store.RunsForJob(ctx, j.ID)
+	if err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	revs, err := s.store.RevisionsForJob(ctx, j.ID)
+	if err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	var echo jobs.RequestEcho
+	if err := json.Unmarshal([]byte(j.Request), &echo); err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	var attIDs []string
+	if err := json.Unmarshal([]byte(j.AttachmentIDs), &attIDs); err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	d := gen.ResearchJobDetail{
+		JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status), Question: j.Question,
+		Effort: gen.Effort(j.Effort), RequestedEffort: gen.Effort(j.RequestedEffort), IsPublic: j.IsPublic,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, StartedAt: nullableOf(j.StartedAt), CompletedAt: nullableOf(j.CompletedAt),
+		StructuredOutput: nullable.NewNullNullable[map[string]any](),
+		Revisions:        make([]gen.Revision, 0, len(revs)), Runs: make([]gen.CheckResult, 0, len(runs)),
+		Locked: j.Locked, ExpertId: nullableOf(j.ExpertID), WebhookUrl: nullable.NewNullNullable[string](),
+		AttachmentIds: uuids(attIDs), AnonymousCtaEnabled: j.AnonymousCTAEnabled, AnonymousCtaVariant: nullableOf(j.AnonymousCTAVariant),
+		Request: gen.ResearchRequestEcho{
+			Question: echo.Question, Effort: gen.Effort(echo.Effort), JsonSchema: nullable.NewNullNullable[map[string]any](),
+			WebhookUrl: nullable.NewNullNullable[string](), ExpertId: nullableOf(echo.ExpertID),
+			AttachmentIds: uuids(echo.AttachmentIDs), IsPublic: echo.IsPublic,
+		},
+	}
+	if echo.JSONSchema != nil {
+		d.Request.JsonSchema = nullable.NewNullableWithValue(echo.JSONSchema)
+	}
+	if privileged && j.WebhookURL != nil {
+		d.WebhookUrl = nullable.NewNullableWithValue(*j.WebhookURL)
+		d.Request.WebhookUrl = nullableOf(echo.WebhookURL)
+	}
+	if j.StructuredOutput != nil {
+		var so map[string]any
+		if err := json.Unmarshal([]byte(*j.StructuredOutput), &so); err != nil {
+			return gen.ResearchJobDetail{}, err
+		}
+		d.StructuredOutput = nullable.NewNullableWithValue(so)
+	}
+	if j.ErrorCode != nil {
+		msg := ""
+		if j.ErrorMessage != nil {
+			msg = *j.ErrorMessage
+		}
+		d.Error = nullable.NewNullableWithValue(gen.JobError{Code: *j.ErrorCode, Message: msg})
+	}
+	var credits int64
+	for _, r := range runs {
+		credits += r.CreditsCharged
+		d.Runs = append(d.Runs, gen.CheckResult{
+			RunId: uuid.MustParse(r.ID), Kind: gen.CheckResultKind(r.Kind), Status: gen.CheckResultStatus(r.Status),
+			Effort: gen.Effort(r.Effort), StartedAt: r.StartedAt, FinishedAt: nullableOf(r.FinishedAt), CreditsCharged: int(r.CreditsCharged),
+		})
+	}
+	d.CreditsCharged = int(credits)
+	for _, r := range revs {
+		d.Revisions = append(d.Revisions, gen.Revision{
+			CommitSha: r.SHA, CheckpointType: gen.RevisionCheckpointType(r.CheckpointType), CreatedAt: r.CreatedAt,
+			RunId: uuid.MustParse(r.RunID), Message: r.Message,
+		})
+	}
+	if revision == nil {
+		if j.ReportSHA != nil && j.ReportMarkdown != nil {
+			d.Report = &gen.Report{Markdown: *j.ReportMarkdown, RevisionSha: *j.ReportSHA}
+		}
+		return d, nil
+	}
+	repo, sha, err := s.resolveRevision(j.ID, *revision)
+	if err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	if md, err := repo.ReadFile(sha, "report.md"); err == nil {
+		d.Report = &gen.Report{Markdown: string(md), RevisionSha: sha}
+	} else if !errors.Is(err, workspace.ErrNotFound) {
+		return gen.ResearchJobDetail{}, err
+	}
+	return d, nil
+}
+
+// resolveRevision finds a commit of the job's workspace: unknown is 404, ambiguous 422.
+func (s *Server) resolveRevision(jobID, rev string) (*workspace.Repo, string, error) {
+	repo, err := s.research.Workspace(jobID)
+	if err != nil {
+		return nil, "", errNotFound("revision")
+	}
+	sha, err := repo.Resolve(rev)
+	switch {
+	case errors.Is(err, workspace.ErrUnknownRevision):
+		return nil, "", errNotFound("revision")
+	case errors.Is(err, workspace.ErrAmbiguousRevision):
+		return nil, "", errValidation("revision "+rev+" matches more than one commit; give more characters",
+			gen.FieldError{Field: "query.revision", Message: "ambiguous revision"})
+	case err != nil:
+		return nil, "", err
+	}
+	return repo, sha, nil
+}
+
+func jobSummary(j store.ResearchJob) gen.ResearchJobSummary {
+	return gen.ResearchJobSummary{
+		JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status), Question: j.Question,
+		Effort: gen.Effort(j.Effort), RequestedEffort: gen.Effort(j.RequestedEffort), IsPublic: j.IsPublic,
+		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, StartedAt: nullableOf(j.StartedAt), CompletedAt: nullableOf(j.CompletedAt),
+	}
+}
+
+func uuids(ids []string) []openapi_types.UUID {
+	out := make([]openapi_types.UUID, 0, len(ids))
+	for _, id := range ids {
+		if u, err := uuid.Parse(id); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// Request ids and scopeless callers travel in the request context.
+type requestIDKey struct{}
+type scopelessKey struct{}
+
+func withRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// withScopeless marks a request whose valid key lacks the operation's scope on an operation that
+// anyone may call: it proceeds as anonymous, but handlers can tell the key's own resources.
+func withScopeless(ctx context.Context, p auth.Principal) context.Context {
+	return context.WithValue(ctx, scopelessKey{}, p)
+}
+
+func scopelessCaller(ctx context.Context) (auth.Principal, bool) {
+	p, ok := ctx.Value(scopelessKey{}).(auth.Principal)
+	return p, ok
+}
+
+// defaultResearch is the research service of a server built without one: it accepts and stores
+// jobs but runs nothing (no workers are started), with workspaces in a temporary folder.
+func defaultResearch(cfg Config) (*jobs.Service, error) {
+	dir, err := os.MkdirTemp("", "researchd-")
+	if err != nil {
+		return nil, err
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	sealer, err := jobs.NewSealer(secret)
+	if err != nil {
+		return nil, err
+	}
+	jc := jobs.DefaultConfig()
+	jc.DataDir = dir
+	return jobs.New(jobs.Deps{
+		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
+		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
+	}, jc)
+}
