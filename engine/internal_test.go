@@ -132,6 +132,13 @@ func TestBM25(t *testing.T) {
 	require.Len(t, ix.search(terms("solar"), 1, nil), 1)
 	require.Len(t, ix.search(terms("solar"), 0, func(p int) bool { return p == 2 }), 2)
 	require.Empty(t, ix.search(terms("geothermal"), 0, nil))
+	// A facet's subject must appear: "wind" passages only, though "solar" scores too.
+	only := ix.search(terms("solar wind"), 0, ix.requireAny(terms("wind"), nil))
+	require.Len(t, only, 2)
+	for _, h := range only {
+		require.Contains(t, ix.passages[h.P].Text, "wind")
+	}
+	require.Len(t, ix.search(terms("solar wind"), 0, ix.requireAny(terms("wind"), func(p int) bool { return p == 4 })), 1)
 	require.Empty(t, newIndex(nil).search(terms("solar"), 3, nil))
 	require.Equal(t, "`b.txt`, line 5", ix.cite(4))
 	require.Equal(t, "`a.txt`, line 1", ix.cite(0))

@@ -165,7 +165,7 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		if err != nil {
 			return Result{}, err
 		}
-		hits := r.ix.search(sq.Terms, r.depth.Passages*3, skip)
+		hits := r.ix.search(sq.Terms, r.depth.Passages*3, r.ix.requireAny(sq.Must, skip))
 		if sq.Numbers {
 			hits = r.ix.boostFigures(hits)
 		}

@@ -33,7 +33,8 @@ var conjunctions = map[string]bool{
 type subQuestion struct {
 	Text    string
 	Terms   []string
-	Numbers bool // prefer passages with figures
+	Numbers bool     // prefer passages with figures
+	Must    []string // when set, a passage must contain one of these terms (a facet's subject)
 }
 
 func plainSub(text string) subQuestion {
@@ -120,7 +121,8 @@ func (f facetTemplate) apply(subject string) subQuestion {
 		is, has = "are", "have"
 	}
 	text := strings.NewReplacer("{is}", is, "{has}", has, "{}", subject).Replace(f.text)
-	return subQuestion{Text: asQuestion(text), Terms: append(terms(subject), terms(f.expand)...), Numbers: f.numbers}
+	subj := terms(subject)
+	return subQuestion{Text: asQuestion(text), Terms: append(subj, terms(f.expand)...), Numbers: f.numbers, Must: subj}
 }
 
 // covered: every term of phrase already appears in one of the sub-questions.
@@ -278,6 +280,10 @@ func keyPhrases(q string) []string {
 	var ps []phrase
 	var run []string
 	flush := func() {
+		// A phrase ends in a noun: drop trailing predicative adjectives ("tidal power predictable").
+		for len(run) > 1 && adjectiveLike(run[len(run)-1]) {
+			run = run[:len(run)-1]
+		}
 		if len(run) > 0 {
 			ps = append(ps, phrase{strings.Join(run, " "), len(run), len(ps)})
 		}
@@ -315,6 +321,18 @@ func keyPhrases(q string) []string {
 		out = append(out, p.text)
 	}
 	return out
+}
+
+// adjectiveLike is a suffix test for adjectives; without a part-of-speech tagger it only has to be
+// right often enough to keep phrases ending in nouns.
+func adjectiveLike(w string) bool {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"able", "ible", "ous", "ful", "less"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // asQuestion capitalises the first letter and ends the text with a question mark.

@@ -239,6 +239,20 @@ func (ix *index) lead(ps []int, query []string) (string, int) {
 	return best, bestP
 }
 
+// requireAny extends skip so that passages containing none of the terms are left out too.
+func (ix *index) requireAny(must []string, skip func(int) bool) func(int) bool {
+	if len(must) == 0 {
+		return skip
+	}
+	allowed := map[int]bool{}
+	for _, t := range must {
+		for _, po := range ix.postings[t] {
+			allowed[po.p] = true
+		}
+	}
+	return func(p int) bool { return !allowed[p] || (skip != nil && skip(p)) }
+}
+
 // boostFigures raises passages that state numbers (by half), for questions that ask for figures.
 func (ix *index) boostFigures(hits []hit) []hit {
 	out := slices.Clone(hits)

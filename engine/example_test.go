@@ -1,0 +1,63 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/workspace"
+)
+
+// printSink is the smallest useful Sink: events are printed, checkpoints commit the workspace.
+// The job runner's sink stores events as timeline rows instead.
+type printSink struct{ repo *workspace.Repo }
+
+func (s printSink) Event(_ context.Context, e engine.Event) error {
+	if e.Kind == engine.KindToolCall {
+		fmt.Printf("%s %s: %s\n", e.Kind, e.Title, e.Content)
+	}
+	return nil
+}
+
+func (s printSink) Checkpoint(_ context.Context, message, checkpointType string) (string, error) {
+	fmt.Printf("checkpoint %s: %s\n", checkpointType, message)
+	return s.repo.Commit(message, checkpointType)
+}
+
+// A job run: a workspace with one input file, the offline engine, a report.
+func ExampleNewOffline() {
+	dir, err := os.MkdirTemp("", "job")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	repo, err := workspace.Init(filepath.Join(dir, "workspace"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The runner copies attachments into input_files/.
+	if err := repo.WriteFile("input_files/notes.txt", []byte("Tidal power is predictable because tides follow the moon.\n")); err != nil {
+		log.Fatal(err)
+	}
+	eng := engine.NewOffline(engine.OfflineOptions{})
+	res, err := eng.Run(context.Background(), engine.Input{
+		Question:  "Why is tidal power predictable?",
+		Effort:    engine.EffortLow,
+		Workspace: repo,
+	}, printSink{repo})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.Split(res.Report, "\n")[0])
+	// Output:
+	// tool_call read_sources: input_files
+	// tool_call search: Why is tidal power predictable?
+	// checkpoint progress: Draft report (1 of 2 sub-questions)
+	// tool_call search: What is tidal power?
+	// checkpoint final: Final report
+	// # Why is tidal power predictable?
+}
