@@ -117,6 +117,8 @@ func TestOpenBucketFile(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, "attachments", "a", "b"))
 	require.NoError(t, err)
 	require.True(t, bytes.Equal([]byte("hi"), got))
+	_, err = os.Stat(filepath.Join(dir, "attachments", "a", "b.attrs"))
+	require.True(t, os.IsNotExist(err), "no metadata sidecar")
 	_, err = OpenBucket(context.Background(), "nope://x")
 	require.Error(t, err)
 }

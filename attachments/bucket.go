@@ -16,7 +16,7 @@ import (
 )
 
 // OpenBucket opens blob storage by URL: file:///dir (created when missing; temporary files are
-// written beside the final ones so the rename never crosses file systems), mem://, s3://, gs:// or
+// written beside the final ones so the rename never crosses file systems; no metadata sidecars), mem://, s3://, gs:// or
 // azblob:// (credentials from each cloud's usual environment).
 func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 	u, err := url.Parse(rawURL)
@@ -25,9 +25,10 @@ func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 	}
 	if u.Scheme == "file" {
 		q := u.Query()
-		for _, k := range []string{"create_dir", "no_tmp_dir"} {
+		// Metadata lives in the database, so no .attrs sidecar files.
+		for k, v := range map[string]string{"create_dir": "1", "no_tmp_dir": "1", "metadata": "skip"} {
 			if q.Get(k) == "" {
-				q.Set(k, "1")
+				q.Set(k, v)
 			}
 		}
 		u.RawQuery = q.Encode()
