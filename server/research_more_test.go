@@ -117,7 +117,7 @@ func TestResearchWebhooks(t *testing.T) {
 				job := e.await(t, owner.Key, created.Slug, isTerminal)
 				require.Equal(t, tc.status, job.Status, tc.name)
 
-				ds := awaitDeliveries(t, e.Store, created.JobId.String(), func(ds []store.WebhookDelivery) bool {
+				awaitDeliveries(t, e.Store, created.JobId.String(), func(ds []store.WebhookDelivery) bool {
 					return len(ds) > 0 && (ds[len(ds)-1].Succeeded || len(ds) == 3)
 				})
 				require.Eventually(t, func() bool { return webhookJobsLeft(t, e.Store) == 0 }, 30*time.Second, 20*time.Millisecond)
