@@ -11,6 +11,10 @@ import (
 type Config struct {
 	// Workers is how many research runs one process executes at once (RESEARCH_WORKERS).
 	Workers int
+	// BackgroundWorkers is how many background runs (batch rows and other bulk work, enqueued with
+	// CreateRequest.Background) one process executes at once (RESEARCH_BACKGROUND_WORKERS). They
+	// have their own queue, so a deep backlog never delays jobs created through the API.
+	BackgroundWorkers int
 	// WebhookWorkers is how many webhook deliveries one process makes at once.
 	WebhookWorkers int
 	// JobTimeouts bounds one run per effort (RESEARCH_JOB_TIMEOUTS="low=2m,medium=10m,..."); a run
@@ -49,8 +53,9 @@ type Config struct {
 // DefaultConfig returns the production defaults.
 func DefaultConfig() Config {
 	return Config{
-		Workers:        4,
-		WebhookWorkers: 8,
+		Workers:           4,
+		BackgroundWorkers: 2,
+		WebhookWorkers:    8,
 		JobTimeouts: map[string]time.Duration{
 			"low": 5 * time.Minute, "medium": 15 * time.Minute, "high": 30 * time.Minute, "build": time.Hour,
 		},
@@ -86,8 +91,8 @@ func (c Config) TimeoutFor(effort string) time.Duration {
 
 // Validate reports settings that cannot work together.
 func (c Config) Validate() error {
-	if c.Workers < 1 || c.WebhookWorkers < 1 {
-		return fmt.Errorf("workers must be at least 1 (research %d, webhooks %d)", c.Workers, c.WebhookWorkers)
+	if c.Workers < 1 || c.BackgroundWorkers < 1 || c.WebhookWorkers < 1 {
+		return fmt.Errorf("workers must be at least 1 (research %d, background %d, webhooks %d)", c.Workers, c.BackgroundWorkers, c.WebhookWorkers)
 	}
 	for _, e := range []string{"low", "medium", "high", "build"} {
 		if c.JobTimeouts[e] <= 0 {

@@ -63,6 +63,10 @@ type CreateRequest struct {
 	RequestHash    string
 	// RequestID is the X-Request-ID of the POST, echoed in webhook headers.
 	RequestID string
+	// Background puts the run on the background queue (batch rows, bulk work): its own workers, so
+	// a deep backlog there never delays jobs created through the API. Continuations always run on
+	// the API queue.
+	Background bool
 }
 
 // RequestEcho is the stored echo of a create body with defaults applied.
@@ -178,7 +182,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 				return err
 			}
 		}
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort})
+		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
 		if err != nil {
 			return err
 		}
@@ -351,7 +355,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		set["webhook_key_sealed"] = sealed
 	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort})
+		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
 		if err != nil {
 			return err
 		}

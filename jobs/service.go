@@ -28,9 +28,10 @@ import (
 
 // Queue names.
 const (
-	QueueResearch = "research"
-	QueueWebhooks = "webhooks"
-	QueueMaint    = "maintenance"
+	QueueResearch   = "research"
+	QueueBackground = "research_background"
+	QueueWebhooks   = "webhooks"
+	QueueMaint      = "maintenance"
 )
 
 // Billing is what jobs needs from the billing service (*billing.Service implements it).
@@ -147,9 +148,10 @@ func New(d Deps, cfg Config) (*Service, error) {
 	}
 	client, err := river.NewClient(driver, &river.Config{
 		Queues: map[string]river.QueueConfig{
-			QueueResearch: {MaxWorkers: cfg.Workers},
-			QueueWebhooks: {MaxWorkers: cfg.WebhookWorkers},
-			QueueMaint:    {MaxWorkers: 1},
+			QueueResearch:   {MaxWorkers: cfg.Workers},
+			QueueBackground: {MaxWorkers: cfg.BackgroundWorkers},
+			QueueWebhooks:   {MaxWorkers: cfg.WebhookWorkers},
+			QueueMaint:      {MaxWorkers: 1},
 		},
 		Workers: workers,
 		// Per-kind timeouts come from each worker's Timeout; this is the ceiling River validates
@@ -245,13 +247,18 @@ func sqlTx(tx *store.Store) (*sql.Tx, error) {
 	return t, nil
 }
 
-// enqueueRun inserts the queue entry of a run in the caller's transaction.
-func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, a runArgs) (*rivertype.JobInsertResult, error) {
+// enqueueRun inserts the queue entry of a run in the caller's transaction, on the background queue
+// when background is set.
+func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, a runArgs, background bool) (*rivertype.JobInsertResult, error) {
 	t, err := sqlTx(tx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: QueueResearch, MaxAttempts: s.cfg.MaxAttempts})
+	queue := QueueResearch
+	if background {
+		queue = QueueBackground
+	}
+	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: queue, MaxAttempts: s.cfg.MaxAttempts})
 	if err != nil {
 		return nil, fmt.Errorf("enqueue run: %w", err)
 	}

@@ -23,7 +23,7 @@ type researchSettings struct {
 	CorpusDir string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
 }
 
-// researchConfig reads RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_AFTER,
+// researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_AFTER,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
 // RESEARCH_CORPUS_DIR.
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
@@ -32,6 +32,9 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	jc.Production = env == "production"
 	var err error
 	if jc.Workers, err = positiveInt(get("RESEARCH_WORKERS", strconv.Itoa(jc.Workers)), "RESEARCH_WORKERS"); err != nil {
+		return researchSettings{}, err
+	}
+	if jc.BackgroundWorkers, err = positiveInt(get("RESEARCH_BACKGROUND_WORKERS", strconv.Itoa(jc.BackgroundWorkers)), "RESEARCH_BACKGROUND_WORKERS"); err != nil {
 		return researchSettings{}, err
 	}
 	if jc.MaxAttempts, err = positiveInt(get("RESEARCH_MAX_ATTEMPTS", strconv.Itoa(jc.MaxAttempts)), "RESEARCH_MAX_ATTEMPTS"); err != nil {
