@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 	"github.com/researchd/researchd/workspace"
@@ -252,3 +254,50 @@ func TestCancelStopsARunningJob(t *testing.T) {
 		require.ErrorIs(t, err, jobs.ErrNotContinuable)
 	})
 }
+
+// loopbackResolver answers every name with 127.0.0.1, like a DNS record pointing inside.
+type loopbackResolver struct{}
+
+func (loopbackResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
+// TestProductionWebhookRefusedAtDialTime: a public-looking https name that resolves to a private
+// address passes the create-time URL check but is refused when dialled; the attempts are recorded.
+func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.Open(t, store.SQLite)
+	cfg := testConfig(t)
+	cfg.Production = true
+	sealer, err := jobs.NewSealer([]byte("s"))
+	require.NoError(t, err)
+	client := netguard.NewClient(netguard.Policy{}, time.Second, netguard.WithResolver(loopbackResolver{}))
+	svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer,
+		WebhookClient: client, Logger: quietLogger()}, cfg)
+	require.NoError(t, err)
+	require.NoError(t, svc.Start(ctx))
+	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	acct, _, err := st.EnsureAccount(ctx, "prod@example.com", store.TierPro, false)
+	require.NoError(t, err)
+	_, err = svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, Question: "q", Effort: "low", WebhookURL: ptr("http://hooks.example.com/x")})
+	var ve *jobs.ValidationError
+	require.ErrorAs(t, err, &ve, "http is refused in production")
+	c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: "rsk-k", Question: "q", Effort: "low",
+		WebhookURL: ptr("https://hooks.example.com/x")})
+	require.NoError(t, err)
+	waitFor(t, st, c.Job.ID, terminal)
+	require.Eventually(t, func() bool {
+		ds, err := st.DeliveriesForJob(ctx, c.Job.ID)
+		return err == nil && len(ds) == 3
+	}, 30*time.Second, 20*time.Millisecond)
+	ds, err := st.DeliveriesForJob(ctx, c.Job.ID)
+	require.NoError(t, err)
+	for _, d := range ds {
+		require.False(t, d.Succeeded)
+		require.Nil(t, d.StatusCode)
+		require.Contains(t, *d.Error, "not allowed")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
