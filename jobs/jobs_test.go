@@ -185,8 +185,8 @@ func TestRunCompletesAndIsChargedOnce(t *testing.T) {
 		// Continue: same job, a continuation run, charged again.
 		cj, err := b.svc.Continue(ctx, j.ID, store.TierEnterprise, "")
 		require.NoError(t, err)
-		require.Equal(t, store.JobQueued, cj.Status)
-		require.Nil(t, cj.CompletedAt)
+		require.Equal(t, store.JobQueued, cj.Job.Status)
+		require.Nil(t, cj.Job.CompletedAt)
 		j = waitFor(t, st, j.ID, terminal)
 		require.Equal(t, store.JobCompleted, j.Status)
 		runs, err = st.RunsForJob(ctx, j.ID)

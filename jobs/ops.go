@@ -327,22 +327,24 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 
 // Continue starts a continuation run of a completed job in place: same id and slug, status back to
 // queued, a new run charged at the job's effort clamped to the account's current tier. apiKey, when
-// set, becomes the key that signs this run's webhook.
-func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (store.ResearchJob, error) {
+// set, becomes the key that signs this run's webhook. It returns the job as accepted (read in the
+// same transaction, before any worker can take it).
+func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (store.JobView, error) {
+	var v store.JobView
 	j, err := s.st.ResearchJobByID(ctx, jobID)
 	if err != nil {
-		return j, err
+		return v, err
 	}
 	if j.Locked || j.Status != store.JobCompleted {
 		why := "this job is " + j.Status
 		if j.Locked {
 			why = "this job is locked"
 		}
-		return j, fmt.Errorf("%w: only a completed, unlocked job can be continued; %s", ErrNotContinuable, why)
+		return v, fmt.Errorf("%w: only a completed, unlocked job can be continued; %s", ErrNotContinuable, why)
 	}
 	effort := s.billing.Config().Clamp(tier, j.Effort)
 	if err := s.affordable(ctx, j.AccountID, effort); err != nil {
-		return j, err
+		return v, err
 	}
 	runID := uuid.NewString()
 	set := map[string]any{"status": store.JobQueued, "completed_at": nil, "current_run_id": runID, "effort": effort,
@@ -350,7 +352,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 	if apiKey != "" && j.WebhookURL != nil {
 		sealed, err := s.sealer.Seal(apiKey, j.ID)
 		if err != nil {
-			return j, err
+			return v, err
 		}
 		set["webhook_key_sealed"] = sealed
 	}
@@ -367,17 +369,20 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		if !ok {
 			return fmt.Errorf("%w: the job changed state meanwhile", ErrNotContinuable)
 		}
-		return s.statusEvent(ctx, tx, j.ID, store.JobQueued, "A continuation was requested; the job is waiting for a worker.",
-			map[string]any{"status": store.JobQueued, "run_id": runID, "kind": store.RunContinuation})
+		if err := s.statusEvent(ctx, tx, j.ID, store.JobQueued, "A continuation was requested; the job is waiting for a worker.",
+			map[string]any{"status": store.JobQueued, "run_id": runID, "kind": store.RunContinuation}); err != nil {
+			return err
+		}
+		v, err = tx.ResearchJobView(ctx, j.ID)
+		return err
 	})
-	if err != nil {
-		return j, err
-	}
-	return s.st.ResearchJobByID(ctx, j.ID)
+	return v, err
 }
 
 // Update changes the caller-settable fields of a job (PATCH); a locked job refuses with ErrLocked.
-func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) (store.ResearchJob, error) {
+// It returns the job as updated.
+func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) (store.JobView, error) {
+	var v store.JobView
 	err := s.st.InTx(ctx, func(tx *store.Store) error {
 		j, err := tx.ResearchJobByID(ctx, jobID)
 		if err != nil {
@@ -386,13 +391,13 @@ func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) 
 		if j.Locked {
 			return fmt.Errorf("%w: a job locked by moderation cannot be changed", ErrLocked)
 		}
-		_, err = tx.UpdateResearchJob(ctx, jobID, nil, set)
+		if _, err = tx.UpdateResearchJob(ctx, jobID, nil, set); err != nil {
+			return err
+		}
+		v, err = tx.ResearchJobView(ctx, jobID)
 		return err
 	})
-	if err != nil {
-		return store.ResearchJob{}, err
-	}
-	return s.st.ResearchJobByID(ctx, jobID)
+	return v, err
 }
 
 // statusEvent appends a status timeline event.

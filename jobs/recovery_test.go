@@ -65,16 +65,17 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 					// A dead leader cannot resign; its lease would expire on its own after ~15 s.
 					require.NoError(t, stB.DB().Exec("DELETE FROM river_leader").Error)
 					// The rescuer considers a run stuck once it has been claimed for RescueAfter.
-					time.Sleep(time.Until(running.StartedAt.Add(2500 * time.Millisecond)))
+					time.Sleep(time.Until(running.StartedAt.Add(4500 * time.Millisecond)))
 				}
-				// Process B: short rescue settings, an engine that finishes.
+				// Process B: short rescue settings (the rescue delay must exceed the job timeouts),
+				// an engine that finishes.
 				engB := &scriptEngine{}
 				b := setup(t, stB, engB, func(c *jobs.Config) {
-					c.JobTimeouts = map[string]time.Duration{"low": time.Second, "medium": time.Second, "high": time.Second, "build": time.Second}
-					c.RescueAfter = 2 * time.Second
+					c.JobTimeouts = map[string]time.Duration{"low": 3 * time.Second, "medium": 3 * time.Second, "high": 3 * time.Second, "build": 3 * time.Second}
+					c.RescueAfter = 4 * time.Second
 				})
 				done := waitFor(t, stB, c.Job.ID, terminal)
-				require.Equal(t, store.JobCompleted, done.Status)
+				require.Equal(t, store.JobCompleted, done.Status, "error: %v %v", done.ErrorCode, done.ErrorMessage)
 				require.Equal(t, 1, engB.Runs())
 
 				runs, err := stB.RunsForJob(ctx, c.Job.ID)

@@ -91,7 +91,15 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", researchProblem(err)
 	}
-	detail, err := s.jobDetail(ctx, c.Job, true, nil)
+	// A new job is answered as accepted (no runs, no revisions yet), even if a worker already took
+	// it; a replay answers the job as it stands now.
+	v := store.JobView{Job: c.Job}
+	if c.Replayed {
+		if v, err = s.store.ResearchJobView(ctx, c.Job.ID); err != nil {
+			return gen.ResearchJobDetail{}, "", err
+		}
+	}
+	detail, err := s.jobDetail(v, true, nil)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
 	}
@@ -156,12 +164,20 @@ func (s *Server) GetRun(ctx context.Context, req gen.GetRunRequestObject) (gen.G
 }
 
 func (s *Server) readJob(ctx context.Context, ref string, revision *string) (gen.ResearchJobDetail, error) {
-	j, privileged, err := s.readableJob(ctx, ref)
+	v, err := s.store.ResearchJobView(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return gen.ResearchJobDetail{}, errNotFound("research job")
+	}
 	if err != nil {
 		return gen.ResearchJobDetail{}, err
 	}
-	return s.jobDetail(ctx, j, privileged, revision)
+	privileged, err := mayRead(ctx, v.Job)
+	if err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
+	return s.jobDetail(v, privileged, revision)
 }
+
 
 // UpdateResearchJob changes is_public and the call-to-action settings (owner or admin).
 func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJobRequestObject) (gen.UpdateResearchJobResponseObject, error) {
@@ -190,11 +206,11 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 	if len(set) == 0 {
 		return nil, errValidation("send at least one field to change", gen.FieldError{Field: "body", Message: "no fields"})
 	}
-	updated, err := s.research.Update(ctx, j.ID, set)
+	v, err := s.research.Update(ctx, j.ID, set)
 	if err != nil {
 		return nil, researchProblem(err)
 	}
-	d, err := s.jobDetail(ctx, updated, true, nil)
+	d, err := s.jobDetail(v, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -233,11 +249,11 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	if p.AccountID == j.AccountID {
 		key = p.Secret
 	}
-	j, err = s.research.Continue(ctx, j.ID, tier, key)
+	v, err := s.research.Continue(ctx, j.ID, tier, key)
 	if err != nil {
 		return nil, researchProblem(err)
 	}
-	d, err := s.jobDetail(ctx, j, true, nil)
+	d, err := s.jobDetail(v, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -255,14 +271,20 @@ func (s *Server) readableJob(ctx context.Context, ref string) (store.ResearchJob
 	if err != nil {
 		return j, false, err
 	}
+	privileged, err := mayRead(ctx, j)
+	return j, privileged, err
+}
+
+// mayRead applies the read rule to a loaded job and reports whether the caller is privileged.
+func mayRead(ctx context.Context, j store.ResearchJob) (bool, error) {
 	if lp, ok := scopelessCaller(ctx); ok && !j.IsPublic && (lp.AccountID == j.AccountID || lp.IsAdmin) {
-		return j, false, errForbidden("forbidden", "this API key lacks the research scope")
+		return false, errForbidden("forbidden", "this API key lacks the research scope")
 	}
 	p, err := authorizeOwner(ctx, j.AccountID, j.IsPublic, "research job")
 	if err != nil {
-		return j, false, err
+		return false, err
 	}
-	return j, p.AccountID == j.AccountID || p.IsAdmin, nil
+	return p.AccountID == j.AccountID || p.IsAdmin, nil
 }
 
 // ownedJob loads a job for a change: owner or administrator; another account's public job is 403
@@ -324,17 +346,10 @@ func researchProblem(err error) error {
 	return err
 }
 
-// jobDetail assembles the detail of a job. privileged readers (owner, administrators) see the
-// webhook URL. revision, when set, picks the commit whose report.md is shown.
-func (s *Server) jobDetail(ctx context.Context, j store.ResearchJob, privileged bool, revision *string) (gen.ResearchJobDetail, error) {
-	runs, err := s.store.RunsForJob(ctx, j.ID)
-	if err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	revs, err := s.store.RevisionsForJob(ctx, j.ID)
-	if err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
+// jobDetail assembles the detail of a job from one snapshot. privileged readers (owner,
+// administrators) see the webhook URL. revision, when set, picks the commit whose report.md is shown.
+func (s *Server) jobDetail(v store.JobView, privileged bool, revision *string) (gen.ResearchJobDetail, error) {
+	j, runs, revs := v.Job, v.Runs, v.Revisions
 	var echo jobs.RequestEcho
 	if err := json.Unmarshal([]byte(j.Request), &echo); err != nil {
 		return gen.ResearchJobDetail{}, err

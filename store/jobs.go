@@ -434,3 +434,34 @@ func translateNoRows(err error) error {
 	}
 	return err
 }
+
+// JobView is a job with its runs and revisions, read from one snapshot.
+type JobView struct {
+	Job       ResearchJob
+	Runs      []ResearchRun
+	Revisions []ResearchRevision
+}
+
+// ResearchJobView reads a job (by UUID or slug) with its runs and revisions in one read-only
+// transaction, repeatable-read on Postgres, so a worker committing meanwhile cannot show a queued
+// job with a running run.
+func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
+	var v JobView
+	var opts *sql.TxOptions
+	if s.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	err := s.with(ctx).Transaction(func(tx *gorm.DB) error {
+		ts := &Store{db: tx, dialect: s.dialect}
+		var err error
+		if v.Job, err = ts.ResearchJobByRef(ctx, ref); err != nil {
+			return err
+		}
+		if v.Runs, err = ts.RunsForJob(ctx, v.Job.ID); err != nil {
+			return err
+		}
+		v.Revisions, err = ts.RevisionsForJob(ctx, v.Job.ID)
+		return err
+	}, opts)
+	return v, err
+}
