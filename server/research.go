@@ -178,7 +178,6 @@ func (s *Server) readJob(ctx context.Context, ref string, revision *string) (gen
 	return s.jobDetail(v, privileged, revision)
 }
 
-
 // UpdateResearchJob changes is_public and the call-to-action settings (owner or admin).
 func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJobRequestObject) (gen.UpdateResearchJobResponseObject, error) {
 	j, _, err := s.ownedJob(ctx, req.JobIdOrSlug)
