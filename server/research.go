@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -487,12 +488,9 @@ func scopelessCaller(ctx context.Context) (auth.Principal, bool) {
 }
 
 // defaultResearch is the research service of a server built without one: it accepts and stores
-// jobs but runs nothing (no workers are started), with workspaces in a temporary folder.
+// jobs but runs nothing (no workers are started, so no workspace is ever written).
 func defaultResearch(cfg Config) (*jobs.Service, error) {
-	dir, err := os.MkdirTemp("", "researchd-")
-	if err != nil {
-		return nil, err
-	}
+	dir := filepath.Join(os.TempDir(), "researchd-unstarted")
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
