@@ -173,3 +173,30 @@ func TestTwoProcessesNeverRunAJobTwice(t *testing.T) {
 		})
 	}
 }
+
+// TestReaperFailsOrphanedJobs: a job whose queue entry can no longer run it (discarded after its
+// last attempt) is failed by the periodic reaper instead of staying queued forever.
+func TestReaperFailsOrphanedJobs(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		eng := &scriptEngine{block: make(chan struct{}), started: make(chan string, 1)}
+		b := setup(t, st, eng, func(c *jobs.Config) {
+			c.Workers = 1
+			c.ReaperInterval = 200 * time.Millisecond
+		})
+		t.Cleanup(func() { close(eng.block) })
+		busy, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Keeps the worker busy", Effort: "low"})
+		require.NoError(t, err)
+		<-eng.started
+		orphan, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Orphan", Effort: "low"})
+		require.NoError(t, err)
+		require.NoError(t, st.DB().Exec("UPDATE river_job SET state = 'discarded', finalized_at = ? WHERE id = ?", time.Now().UTC(), *orphan.Job.RiverJobID).Error)
+		j := waitFor(t, st, orphan.Job.ID, terminal)
+		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, "internal_error", *j.ErrorCode)
+		still, err := st.ResearchJobByID(ctx, busy.Job.ID)
+		require.NoError(t, err)
+		require.Equal(t, store.JobInProgress, still.Status, "a live run is left alone")
+	})
+}
