@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/researchd/researchd/workspace"
 )
 
@@ -106,6 +108,25 @@ func (in Input) validate() error {
 		return errorf(CodeEngineError, "no workspace")
 	}
 	return nil
+}
+
+// outputSchema normalises and compiles Input.JSONSchema; both are nil when no structured output is asked.
+func (in Input) outputSchema() (map[string]any, *jsonschema.Schema, error) {
+	if in.JSONSchema == nil {
+		return nil, nil, nil
+	}
+	schema, err := normalizeJSON(in.JSONSchema)
+	if err != nil {
+		return nil, nil, errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
+	}
+	sch, err := compileSchema(schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	if schemaType(schema) != "object" {
+		return nil, nil, errorf(CodeInvalidJSONSchema, "json_schema must describe an object")
+	}
+	return schema, sch, nil
 }
 
 // finalType is the checkpoint type of a run's last checkpoint.

@@ -67,19 +67,9 @@ func (e *offline) Run(ctx context.Context, in Input, sink Sink) (Result, error) 
 	if err := in.validate(); err != nil {
 		return Result{}, err
 	}
-	var schema map[string]any
-	var sch *jsonschema.Schema
-	if in.JSONSchema != nil {
-		var err error
-		if schema, err = normalizeJSON(in.JSONSchema); err != nil {
-			return Result{}, errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
-		}
-		if sch, err = compileSchema(schema); err != nil {
-			return Result{}, err
-		}
-		if schemaType(schema) != "object" {
-			return Result{}, errorf(CodeInvalidJSONSchema, "json_schema must describe an object")
-		}
+	schema, sch, err := in.outputSchema()
+	if err != nil {
+		return Result{}, err
 	}
 	r := &offlineRun{in: in, depth: depths[in.Effort], em: emitter{sink: sink}}
 	return r.run(ctx, schema, sch, e.opts.CorpusDir)

@@ -111,19 +111,9 @@ func (e *openaiEngine) Run(ctx context.Context, in Input, sink Sink) (Result, er
 	if err := in.validate(); err != nil {
 		return Result{}, err
 	}
-	var schema map[string]any
-	var sch *jsonschema.Schema
-	if in.JSONSchema != nil {
-		var err error
-		if schema, err = normalizeJSON(in.JSONSchema); err != nil {
-			return Result{}, errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
-		}
-		if sch, err = compileSchema(schema); err != nil {
-			return Result{}, err
-		}
-		if schemaType(schema) != "object" {
-			return Result{}, errorf(CodeInvalidJSONSchema, "json_schema must describe an object")
-		}
+	schema, sch, err := in.outputSchema()
+	if err != nil {
+		return Result{}, err
 	}
 	r := &agentRun{e: e, in: in, em: emitter{sink: sink, redact: e.redactor()}, budget: budgets[in.Effort]}
 	res, err := r.run(ctx, schema, sch)

@@ -190,15 +190,7 @@ func (ix *index) search(query []string, k int, skip func(p int) bool) []hit {
 			hits = append(hits, hit{p, s})
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.P - b.P
-	})
+	sortHits(hits)
 	if k > 0 && len(hits) > k {
 		hits = hits[:k]
 	}
@@ -273,15 +265,7 @@ func diversify(hits []hit, used map[int]bool, k int) []hit {
 			out[i].Score /= 2
 		}
 	}
-	slices.SortStableFunc(out, func(a, b hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.P - b.P
-	})
+	sortHits(out)
 	if len(out) > k {
 		out = out[:k]
 	}
@@ -299,4 +283,17 @@ func citeRange(path string, start, end int) string {
 		return "`" + path + "`, line " + strconv.Itoa(start)
 	}
 	return "`" + path + "`, lines " + strconv.Itoa(start) + "–" + strconv.Itoa(end)
+}
+
+// sortHits orders hits best first; ties keep passage order, so rankings are deterministic.
+func sortHits(hits []hit) {
+	slices.SortStableFunc(hits, func(a, b hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.P - b.P
+	})
 }
