@@ -232,7 +232,7 @@ func (x *extractor) fillValue(name string, s map[string]any, query string, requi
 	case "string":
 		v, ok = x.fillString(name, s, query, required)
 	case "integer", "number":
-		v, ok = x.fillNumber(s, query, schemaType(s) == "integer")
+		v, ok = x.fillNumber(name, s, query, schemaType(s) == "integer")
 	case "boolean":
 		v, ok = x.fillBool(query)
 	case "array":
@@ -314,22 +314,73 @@ func (x *extractor) fillString(name string, s map[string]any, query string, requ
 	return v, true
 }
 
-// fillNumber takes the first number in the best passages that fits the schema's bounds.
-func (x *extractor) fillNumber(s map[string]any, query string, integer bool) (any, bool) {
+// fillNumber picks, from the best passages, the number that fits the schema's bounds and reads most
+// like the field: its unit matches the field name (percent, money, years) and words of the name stand
+// near it. Years are not taken for fields that are not about years. Ties go to the better passage,
+// then to the earlier number, so the choice is deterministic.
+func (x *extractor) fillNumber(name string, s map[string]any, query string, integer bool) (any, bool) {
+	best, bestScore, found := 0.0, math.Inf(-1), false
+	rank := 0
 	for _, h := range x.search(query, x.k) {
 		text := x.ix.bestSentence(h.P, terms(query)) + "\n" + x.ix.passages[h.P].Text
-		for _, m := range reNumber.FindAllString(text, -1) {
+		for _, loc := range reNumber.FindAllStringIndex(text, -1) {
+			m := text[loc[0]:loc[1]]
 			f, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
 			if err != nil || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
 				continue
 			}
-			if integer {
-				return int64(f), true
+			score := numberFit(name, text, loc[0], loc[1], m) - float64(rank)*0.001
+			rank++
+			if score > bestScore {
+				best, bestScore, found = f, score, true
 			}
-			return f, true
 		}
 	}
-	return nil, false
+	if !found {
+		return nil, false
+	}
+	if integer {
+		return int64(best), true
+	}
+	return best, true
+}
+
+var (
+	reYearField    = regexp.MustCompile(`(?i)year|date|since|founded`)
+	rePercentField = regexp.MustCompile(`(?i)percent|pct|rate|share|ratio|efficiency|growth|margin`)
+	reRangeRest    = regexp.MustCompile(`^(?:to|-|–|and)\s*[-+]?[\d,]+(?:\.\d+)?\s*`)
+	reMoneyField   = regexp.MustCompile(`(?i)price|cost|usd|eur|dollar|revenue|amount|spend|budget|salary|fee`)
+)
+
+// numberFit scores how well the number text[start:end] suits a field called name.
+func numberFit(name, text string, start, end int, literal string) float64 {
+	after := strings.ToLower(strings.TrimSpace(text[end:min(len(text), end+40)]))
+	// "9,000 to 14,000 euros": the unit after a range belongs to both ends.
+	after = reRangeRest.ReplaceAllString(after, "")
+	before := strings.ToLower(text[max(0, start-40):start])
+	score := 0.0
+	isYear := len(literal) == 4 && literal >= "1900" && literal <= "2100"
+	switch {
+	case isYear && reYearField.MatchString(name):
+		score += 3
+	case isYear:
+		score -= 3
+	}
+	if rePercentField.MatchString(name) && (strings.HasPrefix(after, "%") || strings.HasPrefix(after, "percent") || strings.HasPrefix(after, "per cent")) {
+		score += 3
+	}
+	if reMoneyField.MatchString(name) && (strings.HasSuffix(strings.TrimSpace(before), "$") || strings.HasSuffix(strings.TrimSpace(before), "€") ||
+		strings.HasPrefix(after, "usd") || strings.HasPrefix(after, "dollars") || strings.HasPrefix(after, "eur")) {
+		score += 3
+	}
+	// Words of the field name anywhere earlier in the number's sentence.
+	lead := strings.ToLower(text[max(strings.LastIndex(text[:start], ". "), strings.LastIndex(text[:start], "\n"), 0):start])
+	for _, w := range terms(humanName(name)) {
+		if strings.Contains(lead, w) {
+			score++
+		}
+	}
+	return score
 }
 
 func inBounds(s map[string]any, f float64) bool {
@@ -463,7 +514,7 @@ func (x *extractor) fillArray(name string, s map[string]any, query string) (any,
 		integer := schemaType(items) == "integer"
 		for _, h := range hits {
 			sub := &extractor{ix: x.ix, k: 1, scope: []int{h.P}}
-			if v, ok := sub.fillNumber(items, query, integer); ok {
+			if v, ok := sub.fillNumber(name, items, query, integer); ok {
 				push(v)
 			}
 		}
