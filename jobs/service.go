@@ -127,7 +127,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
-		s.now = func() time.Time { return time.Now().UTC() }
+		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) } // the databases keep microseconds
 	}
 	if s.webhooks == nil {
 		s.webhooks = netguard.NewClient(s.WebhookPolicy(), cfg.WebhookTimeout)

@@ -75,7 +75,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Now == nil {
-		cfg.Now = func() time.Time { return time.Now().UTC() }
+		cfg.Now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) } // the databases keep microseconds
 	}
 	if cfg.Billing == nil {
 		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig(), billing.WithClock(cfg.Now))
