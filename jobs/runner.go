@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"path"
 	"time"
 
@@ -94,9 +95,7 @@ func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int)
 
 // retryOrFail hands an infrastructure error back to River for another attempt, or fails the job
 // for good on the last attempt so that no job stays in_progress forever.
-func (s *Service) retryOrFail(ctx context.Context, log interface {
-	Warn(string, ...any)
-}, a runArgs, attempt, maxAttempts int, cause error) error {
+func (s *Service) retryOrFail(ctx context.Context, log *slog.Logger, a runArgs, attempt, maxAttempts int, cause error) error {
 	if attempt < maxAttempts {
 		log.Warn("run attempt failed; retrying", "error", cause)
 		return cause
@@ -303,8 +302,8 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 	}
 	sha := sk.lastSHA
 	report := res.Report
-	if b, err := sk.repo.ReadFile(sha, engine.ReportPath); err == nil {
-		report = string(b)
+	if sk.lastReport != nil {
+		report = *sk.lastReport
 	}
 	set := map[string]any{"status": store.JobCompleted, "completed_at": s.now(), "report_sha": sha, "report_markdown": report,
 		"error_code": nil, "error_message": nil, "structured_output": nil}
@@ -377,6 +376,8 @@ type sink struct {
 	runID    string
 	lastSHA  string
 	lastType string
+	// lastReport is report.md at lastSHA (nil when that commit has none), read once per checkpoint.
+	lastReport *string
 }
 
 func (k *sink) Event(ctx context.Context, e engine.Event) error {
@@ -402,17 +403,27 @@ func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (
 	if err != nil {
 		return "", err
 	}
-	st := k.svc.st
-	if err := st.AddRevision(ctx, &store.ResearchRevision{JobID: k.jobID, SHA: sha, RunID: k.runID, CheckpointType: checkpointType,
-		Message: message, CreatedAt: k.svc.now()}); err != nil {
-		return "", err
-	}
-	// The detail shows the newest report as soon as a checkpoint contains one.
+	var report *string
 	if b, err := k.repo.ReadFile(sha, engine.ReportPath); err == nil {
-		if _, err := st.UpdateResearchJob(ctx, k.jobID, []string{store.JobInProgress}, map[string]any{"report_sha": sha, "report_markdown": string(b)}); err != nil {
-			return "", err
-		}
+		report = ptr(string(b))
 	}
-	k.lastSHA, k.lastType = sha, checkpointType
+	// The revision and the report it shows land together, so the detail never names a report_sha
+	// that has no revision (or the reverse) after a crash.
+	err = k.svc.st.InTx(ctx, func(tx *store.Store) error {
+		if err := tx.AddRevision(ctx, &store.ResearchRevision{JobID: k.jobID, SHA: sha, RunID: k.runID, CheckpointType: checkpointType,
+			Message: message, CreatedAt: k.svc.now()}); err != nil {
+			return err
+		}
+		if report == nil {
+			return nil
+		}
+		// The detail shows the newest report as soon as a checkpoint contains one.
+		_, err := tx.UpdateResearchJob(ctx, k.jobID, []string{store.JobInProgress}, map[string]any{"report_sha": sha, "report_markdown": *report})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("record checkpoint %s: %w", sha, err)
+	}
+	k.lastSHA, k.lastType, k.lastReport = sha, checkpointType, report
 	return sha, nil
 }
