@@ -85,18 +85,15 @@ func (s *Server) principalForKey(ctx context.Context, secret string) (auth.Princ
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	for _, k := range candidates {
+	for _, c := range candidates {
+		k, acct := c.APIKey, c.Account
 		if !auth.HashMatches(secret, k.Hash) {
 			continue
 		}
 		if k.RevokedAt != nil {
 			return auth.Principal{}, errUnauthenticated("this API key was revoked")
 		}
-		acct, err := s.store.AccountByID(ctx, k.AccountID)
-		if err != nil {
-			return auth.Principal{}, err
-		}
-		if err := s.store.TouchAPIKey(ctx, k.ID, s.now()); err != nil {
+		if err := s.store.TouchAPIKey(ctx, k, s.now()); err != nil {
 			s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
 		}
 		return auth.Principal{

@@ -15,10 +15,20 @@ func (s *Store) CreateAPIKey(ctx context.Context, k *APIKey) error {
 	return nil
 }
 
-// APIKeysByPrefix returns the keys whose first 8 characters are prefix; the caller compares hashes.
-func (s *Store) APIKeysByPrefix(ctx context.Context, prefix string) ([]APIKey, error) {
-	var keys []APIKey
-	if err := s.with(ctx).Where("prefix = ?", prefix).Find(&keys).Error; err != nil {
+// KeyWithAccount is an API key read together with the account it belongs to.
+type KeyWithAccount struct {
+	APIKey
+	Account Account `gorm:"foreignKey:AccountID"`
+}
+
+// TableName keeps KeyWithAccount on the api_keys table.
+func (KeyWithAccount) TableName() string { return "api_keys" }
+
+// APIKeysByPrefix returns the keys whose first 8 characters are prefix, each with its account, in one
+// query (authentication runs it on every request); the caller compares hashes.
+func (s *Store) APIKeysByPrefix(ctx context.Context, prefix string) ([]KeyWithAccount, error) {
+	var keys []KeyWithAccount
+	if err := s.with(ctx).InnerJoins("Account").Where("api_keys.prefix = ?", prefix).Find(&keys).Error; err != nil {
 		return nil, fmt.Errorf("keys by prefix: %w", err)
 	}
 	return keys, nil
@@ -47,11 +57,23 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string, at ti
 	return s.with(ctx).Model(&APIKey{}).Where("id = ? AND revoked_at IS NULL", keyID).Update("revoked_at", at).Error
 }
 
-// TouchAPIKey records use of a key, at most once a minute so hot keys do not write on every request.
-func (s *Store) TouchAPIKey(ctx context.Context, keyID string, at time.Time) error {
-	return s.with(ctx).Model(&APIKey{}).
-		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", keyID, at.Add(-time.Minute)).
+// keyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
+const keyTouchInterval = time.Minute
+
+// TouchAPIKey records use of a key at at. A key used within keyTouchInterval (as k was read) costs no
+// query at all; otherwise the update is conditional, so concurrent requests write at most once.
+func (s *Store) TouchAPIKey(ctx context.Context, k APIKey, at time.Time) error {
+	stale := at.Add(-keyTouchInterval)
+	if k.LastUsedAt != nil && !k.LastUsedAt.Before(stale) {
+		return nil
+	}
+	err := s.with(ctx).Model(&APIKey{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", k.ID, stale).
 		Update("last_used_at", at).Error
+	if err != nil {
+		return fmt.Errorf("touch api key %s: %w", k.ID, err)
+	}
+	return nil
 }
 
 // ScopeList splits a stored scope string.

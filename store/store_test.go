@@ -119,3 +119,43 @@ func TestLedgerNeverGoesNegativeUnderConcurrency(t *testing.T) {
 		require.Zero(t, bal)
 	})
 }
+
+// TestKeyLookupAndTouch: a prefix lookup brings each key's account along, and a key used within the
+// last minute is not written again.
+func TestKeyLookupAndTouch(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a, _, err := s.EnsureAccount(ctx, "touch@example.com", store.TierPro, true)
+		require.NoError(t, err)
+		id := uuid.NewString()
+		require.NoError(t, s.CreateAPIKey(ctx, &store.APIKey{ID: id, AccountID: a.ID, Prefix: "rsk-tuch", Last4: "wxyz", Hash: strings.Repeat(id[:8], 8), Scopes: "research"}))
+
+		lookup := func() store.KeyWithAccount {
+			found, err := s.APIKeysByPrefix(ctx, "rsk-tuch")
+			require.NoError(t, err)
+			require.Len(t, found, 1)
+			return found[0]
+		}
+		k := lookup()
+		require.Equal(t, id, k.ID)
+		require.Equal(t, a.ID, k.Account.ID)
+		require.Equal(t, "touch@example.com", k.Account.Email)
+		require.Equal(t, store.TierPro, k.Account.Tier)
+		require.True(t, k.Account.IsAdmin)
+		require.Nil(t, k.LastUsedAt)
+
+		first := time.Now().UTC().Truncate(time.Microsecond)
+		require.NoError(t, s.TouchAPIKey(ctx, k.APIKey, first))
+		k = lookup()
+		require.NotNil(t, k.LastUsedAt)
+		require.True(t, first.Equal(*k.LastUsedAt))
+
+		require.NoError(t, s.TouchAPIKey(ctx, k.APIKey, first.Add(30*time.Second)))
+		require.True(t, first.Equal(*lookup().LastUsedAt), "used within the minute: not written again")
+
+		later := first.Add(2 * time.Minute)
+		require.NoError(t, s.TouchAPIKey(ctx, k.APIKey, later))
+		require.True(t, later.Equal(*lookup().LastUsedAt))
+	})
+}
