@@ -2,11 +2,13 @@ package jobs
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/researchd/researchd/store"
 )
 
 // reapArgs is the periodic maintenance job (it runs on the leader only, so once per cluster).
@@ -35,15 +37,13 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[reapArgs]) error {
 	if err != nil {
 		return err
 	}
+	live, err := s.liveEntries(ctx, stale)
+	if err != nil {
+		return err
+	}
 	for _, j := range stale {
-		if j.RiverJobID != nil {
-			row, err := s.client.JobGet(ctx, *j.RiverJobID)
-			if err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-				return err
-			}
-			if err == nil && !finalState(row.State) {
-				continue
-			}
+		if j.RiverJobID != nil && live[*j.RiverJobID] {
+			continue
 		}
 		runID := ""
 		if j.CurrentRunID != nil {
@@ -56,6 +56,29 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[reapArgs]) error {
 		}
 	}
 	return nil
+}
+
+// liveEntries looks up the queue entries of jobs in one query and reports which of them can still
+// run (an entry that is gone or final is absent).
+func (s *Service) liveEntries(ctx context.Context, jobs []store.ResearchJob) (map[int64]bool, error) {
+	var ids []int64
+	for _, j := range jobs {
+		if j.RiverJobID != nil {
+			ids = append(ids, *j.RiverJobID)
+		}
+	}
+	live := make(map[int64]bool, len(ids))
+	if len(ids) == 0 {
+		return live, nil
+	}
+	res, err := s.client.JobList(ctx, river.NewJobListParams().IDs(ids...).First(len(ids)))
+	if err != nil {
+		return nil, fmt.Errorf("reaper: look up queue entries: %w", err)
+	}
+	for _, row := range res.Jobs {
+		live[row.ID] = !finalState(row.State)
+	}
+	return live, nil
 }
 
 func finalState(st rivertype.JobState) bool {
