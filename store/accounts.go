@@ -32,11 +32,15 @@ func (s *Store) AccountByEmail(ctx context.Context, email string) (Account, erro
 }
 
 // EnsureAccount returns the account for email, creating it with tier and admin when missing.
-// Concurrent callers for one email all get the same account.
+// Concurrent callers for one email all get the same account. It reads first: every OAuth request
+// calls it, and only the first one for an email should write.
 func (s *Store) EnsureAccount(ctx context.Context, email, tier string, admin bool) (Account, bool, error) {
 	email = normalizeEmail(email)
 	if email == "" {
 		return Account{}, false, errors.New("ensure account: empty email")
+	}
+	if a, err := s.AccountByEmail(ctx, email); !errors.Is(err, ErrNotFound) {
+		return a, false, err
 	}
 	if tier == "" {
 		tier = TierFree
