@@ -46,15 +46,18 @@ func (s *Store) ListAPIKeys(ctx context.Context, accountID string, req PageReque
 
 // RevokeAPIKey revokes an account's key; revoking twice keeps the first revocation time.
 func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string, at time.Time) error {
-	var k APIKey
-	err := s.with(ctx).Where("id = ? AND account_id = ?", keyID, accountID).Take(&k).Error
-	if err != nil {
-		return notFound(err, "api key "+keyID)
+	res := s.with(ctx).Model(&APIKey{}).Where("id = ? AND account_id = ? AND revoked_at IS NULL", keyID, accountID).
+		Update("revoked_at", at)
+	if res.Error != nil {
+		return fmt.Errorf("revoke api key %s: %w", keyID, res.Error)
 	}
-	if k.RevokedAt != nil {
+	if res.RowsAffected == 1 {
 		return nil
 	}
-	return s.with(ctx).Model(&APIKey{}).Where("id = ? AND revoked_at IS NULL", keyID).Update("revoked_at", at).Error
+	// Nothing changed: revoked already, or not a key of this account.
+	var k APIKey
+	err := s.with(ctx).Select("id").Where("id = ? AND account_id = ?", keyID, accountID).Take(&k).Error
+	return notFound(err, "api key "+keyID)
 }
 
 // keyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
