@@ -132,6 +132,11 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if s.webhooks == nil {
 		s.webhooks = netguard.NewClient(s.WebhookPolicy(), cfg.WebhookTimeout)
 	}
+	// A copy, so an injected client is left as it was. A redirect is an answer that is not 2xx:
+	// following it would turn the POST into a GET.
+	webhooks := *s.webhooks
+	webhooks.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	s.webhooks = &webhooks
 	driver, err := d.Store.QueueDriver()
 	if err != nil {
 		return nil, err

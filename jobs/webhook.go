@@ -61,20 +61,19 @@ func (webhookArgs) Kind() string { return "research_webhook" }
 
 // Sign is base64(HMAC-SHA256(key, body)): the X-Signature-SHA256 header.
 func Sign(key string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(key))
-	m.Write(body)
-	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	return base64.StdEncoding.EncodeToString(mac(key, body))
 }
 
 // VerifySignature checks a X-Signature-SHA256 value in constant time (for receivers and tests).
 func VerifySignature(key string, body []byte, signature string) bool {
 	want, err := base64.StdEncoding.DecodeString(signature)
-	if err != nil {
-		return false
-	}
+	return err == nil && hmac.Equal(mac(key, body), want)
+}
+
+func mac(key string, body []byte) []byte {
 	m := hmac.New(sha256.New, []byte(key))
 	m.Write(body)
-	return hmac.Equal(m.Sum(nil), want)
+	return m.Sum(nil)
 }
 
 // enqueueWebhook adds the webhook of a finished run to the caller's transaction (no-op without a
@@ -205,10 +204,7 @@ func (s *Service) deliver(ctx context.Context, a webhookArgs, key, origReqID str
 	req.Header.Set(HeaderRequestID, reqID)
 	req.Header.Set(HeaderOriginalRequestID, origReqID)
 	req.Header.Set(HeaderJobID, a.JobID)
-	client := *s.webhooks
-	// A redirect is an answer that is not 2xx: following it would turn the POST into a GET.
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
+	resp, err := s.webhooks.Do(req)
 	d.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
 		d.Error = ptr(err.Error())
