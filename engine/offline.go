@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"regexp"
@@ -206,7 +207,13 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		}
 	}
 
-	// Write and commit.
+	return finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
+}
+
+// finish ends a run the same way for every engine: it writes report.md, structured_output.json (when
+// a schema was given) and, at effort build, the static site; records the final answer (answerData
+// is its event data); and takes the run's last checkpoint.
+func finish(ctx context.Context, em emitter, in Input, report string, structured map[string]any, answerData map[string]any) (Result, error) {
 	files := map[string][]byte{ReportPath: []byte(report)}
 	if structured != nil {
 		b, err := json.MarshalIndent(structured, "", "  ")
@@ -215,22 +222,23 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		}
 		files[StructuredOutputPath] = append(b, '\n')
 	}
-	if r.depth.Site {
+	if depths[in.Effort].Site {
 		site, err := renderSite(reportTitle(in.Question), report)
 		if err != nil {
 			return Result{}, err
 		}
-		for p, b := range site {
-			files[p] = b
-		}
+		maps.Copy(files, site)
 		if err := em.event(ctx, KindStatus, "Site written", SiteDir+"/index.html", map[string]any{"path": SiteDir + "/index.html"}); err != nil {
 			return Result{}, err
 		}
 	}
-	if err := writeFiles(in.Workspace, files); err != nil {
-		return Result{}, err
+	// Path order, so commits are deterministic.
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if err := in.Workspace.WriteFile(p, files[p]); err != nil {
+			return Result{}, fmt.Errorf("engine: write %s: %w", p, err)
+		}
 	}
-	if err := em.event(ctx, KindFinalAnswer, "Report", report, map[string]any{"path": ReportPath, "sources": len(r.cites.order)}); err != nil {
+	if err := em.event(ctx, KindFinalAnswer, "Report", report, answerData); err != nil {
 		return Result{}, err
 	}
 	msg := "Final report"
@@ -241,21 +249,6 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		return Result{}, err
 	}
 	return Result{Report: report, StructuredOutput: structured}, nil
-}
-
-// writeFiles writes files in path order (deterministic commits).
-func writeFiles(ws interface{ WriteFile(string, []byte) error }, files map[string][]byte) error {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		if err := ws.WriteFile(p, files[p]); err != nil {
-			return fmt.Errorf("engine: write %s: %w", p, err)
-		}
-	}
-	return nil
 }
 
 func (r *offlineRun) structured(ctx context.Context, schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {

@@ -228,37 +228,7 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 			return Result{}, err
 		}
 	}
-	files := map[string][]byte{}
-	if structured != nil {
-		b, err := json.MarshalIndent(structured, "", "  ")
-		if err != nil {
-			return Result{}, fmt.Errorf("engine: encode structured output: %w", err)
-		}
-		files[StructuredOutputPath] = append(b, '\n')
-	}
-	if depths[in.Effort].Site {
-		site, err := renderSite(reportTitle(in.Question), report)
-		if err != nil {
-			return Result{}, err
-		}
-		for p, b := range site {
-			files[p] = b
-		}
-	}
-	if err := writeFiles(in.Workspace, files); err != nil {
-		return Result{}, err
-	}
-	if err := em.event(ctx, KindFinalAnswer, "Report", report, map[string]any{"path": ReportPath}); err != nil {
-		return Result{}, err
-	}
-	msg := "Final report"
-	if in.Continuation {
-		msg = "Continuation report"
-	}
-	if _, err := em.checkpoint(ctx, msg, in.finalType()); err != nil {
-		return Result{}, err
-	}
-	return Result{Report: report, StructuredOutput: structured}, nil
+	return finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath})
 }
 
 // complete makes one model call and accounts for its tokens.
