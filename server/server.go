@@ -6,7 +6,6 @@ package server
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -14,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/prometheus/client_golang/prometheus"
 	"gocloud.dev/blob/memblob"
 
 	"github.com/researchd/researchd/attachments"
@@ -132,8 +130,3 @@ func (s *Server) logPanic(c echo.Context, err error, stack []byte) error {
 		"error", err, "stack", string(stack))
 	return err
 }
-
-// Metrics returns the registry behind /metrics (for tests and embedding).
-func (s *Server) Metrics() *prometheus.Registry { return s.metrics.registry }
-
-var _ = http.StatusOK
