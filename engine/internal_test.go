@@ -144,6 +144,37 @@ func TestBM25(t *testing.T) {
 	require.Equal(t, "`a.txt`, line 1", ix.cite(0))
 }
 
+// TestContainingAll: the passages found from the postings are exactly those whose own terms hold
+// every wanted term (the key-terms table counts them).
+func TestContainingAll(t *testing.T) {
+	t.Parallel()
+	ix := newIndex([]document{
+		{Path: "a.txt", Lines: []string{"solar panels and solar batteries", "", "wind turbines"}},
+		{Path: "b.txt", Lines: []string{"solar", "", "nothing relevant here at all", "", "wind and solar compared"}},
+	})
+	brute := func(want []string) []int {
+		var out []int
+		for p, ps := range ix.passages {
+			have := map[string]bool{}
+			for _, term := range terms(ps.Text) {
+				have[term] = true
+			}
+			all := len(want) > 0
+			for _, term := range want {
+				all = all && have[term]
+			}
+			if all {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, phrase := range []string{"solar", "solar wind", "wind turbines", "solar battery", "geothermal", "", "the and"} {
+		want := uniq(terms(phrase))
+		require.ElementsMatch(t, brute(want), ix.containingAll(want), phrase)
+	}
+}
+
 func TestSentencesAndLead(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, []string{"Costs fell, e.g. in 2023.", "Why?", "Dr. Smith agrees!", "item"},

@@ -446,23 +446,12 @@ func (r *offlineRun) keyTerms() string {
 	var b strings.Builder
 	b.WriteString("## Key terms\n\n| Term | Passages | Files |\n|---|---|---|\n")
 	for _, ph := range phrases {
-		want := uniq(terms(ph))
-		passages, files := 0, map[int]bool{}
-		for _, ps := range r.ix.passages {
-			have := map[string]bool{}
-			for _, t := range terms(ps.Text) {
-				have[t] = true
-			}
-			all := len(want) > 0
-			for _, t := range want {
-				all = all && have[t]
-			}
-			if all {
-				passages++
-				files[ps.Doc] = true
-			}
+		passages := r.ix.containingAll(uniq(terms(ph)))
+		files := map[int]bool{}
+		for _, p := range passages {
+			files[r.ix.passages[p].Doc] = true
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d |\n", mdEscape(ph), passages, len(files))
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", mdEscape(ph), len(passages), len(files))
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -245,6 +245,27 @@ func (ix *index) requireAny(must []string, skip func(int) bool) func(int) bool {
 	return func(p int) bool { return !allowed[p] || (skip != nil && skip(p)) }
 }
 
+// containingAll returns the passages that contain every one of the distinct terms want, from the
+// postings (none for an empty want), in no particular order.
+func (ix *index) containingAll(want []string) []int {
+	if len(want) == 0 {
+		return nil
+	}
+	found := map[int]int{}
+	for _, t := range want {
+		for _, po := range ix.postings[t] {
+			found[po.p]++
+		}
+	}
+	var out []int
+	for p, n := range found {
+		if n == len(want) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // boostFigures raises passages that state numbers (by half), for questions that ask for figures.
 func (ix *index) boostFigures(hits []hit) []hit {
 	out := slices.Clone(hits)
