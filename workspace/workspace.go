@@ -5,11 +5,11 @@
 package workspace
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"mime"
 	"net/http"
 	"os"
@@ -202,7 +202,7 @@ func (r *Repo) Commit(message, checkpointType string) (string, error) {
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
 		return "", fmt.Errorf("workspace: stage: %w", err)
 	}
-	for _, p := range slices.Sorted(mapKeys(r.pending)) {
+	for _, p := range slices.Sorted(maps.Keys(r.pending)) {
 		if err := wt.AddWithOptions(&git.AddOptions{Path: p, SkipStatus: true}); err != nil {
 			return "", fmt.Errorf("workspace: stage %s: %w", p, err)
 		}
@@ -218,16 +218,6 @@ func (r *Repo) Commit(message, checkpointType string) (string, error) {
 	}
 	clear(r.pending)
 	return h.String(), nil
-}
-
-func mapKeys(m map[string]struct{}) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // parseMessage splits a commit message into its body and checkpoint type.
@@ -518,7 +508,7 @@ func contentType(f *object.File) (string, error) {
 	}
 	defer rd.Close()
 	head := make([]byte, 512)
-	n, err := io.ReadFull(bufio.NewReader(rd), head)
+	n, err := io.ReadFull(rd, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", fmt.Errorf("workspace: read %s: %w", f.Name, err)
 	}
