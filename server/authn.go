@@ -152,3 +152,16 @@ func authorizeOwner(ctx context.Context, ownerID string, public bool, what strin
 		return auth.Principal{}, errNotFound(what)
 	}
 }
+
+// scopelessKey marks a request whose valid key lacks the operation's scope on an operation that
+// anyone may call: it proceeds as anonymous, but handlers can tell the key's own resources.
+type scopelessKey struct{}
+
+func withScopeless(ctx context.Context, p auth.Principal) context.Context {
+	return context.WithValue(ctx, scopelessKey{}, p)
+}
+
+func scopelessCaller(ctx context.Context) (auth.Principal, bool) {
+	p, ok := ctx.Value(scopelessKey{}).(auth.Principal)
+	return p, ok
+}

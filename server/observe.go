@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"strconv"
 	"time"
 
@@ -61,4 +62,17 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.InfoContext(c.Request().Context(), "request", attrs...)
 		return nil
 	}
+}
+
+// requestIDKey carries the request id into handlers (a job keeps its originating request id for
+// webhooks).
+type requestIDKey struct{}
+
+func withRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }

@@ -236,18 +236,15 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	if err != nil {
 		return nil, err
 	}
-	tier := p.Tier
+	// The owner's key re-signs the webhooks. An administrator continuing someone else's job passes
+	// none (the job keeps the owner's sealed key), and the owner's tier and credits apply.
+	tier, key := p.Tier, p.Secret
 	if p.AccountID != j.AccountID {
-		// An administrator continuing someone else's job: the owner's tier and credits apply.
 		owner, err := s.store.AccountByID(ctx, j.AccountID)
 		if err != nil {
 			return nil, err
 		}
-		tier = owner.Tier
-	}
-	key := ""
-	if p.AccountID == j.AccountID {
-		key = p.Secret
+		tier, key = owner.Tier, ""
 	}
 	v, err := s.research.Continue(ctx, j.ID, tier, key)
 	if err != nil {
@@ -260,14 +257,20 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	return gen.ContinueResearchJob202JSONResponse(d), nil
 }
 
+// jobByRef loads a job by UUID or slug; a missing one is the 404 problem.
+func (s *Server) jobByRef(ctx context.Context, ref string) (store.ResearchJob, error) {
+	j, err := s.store.ResearchJobByRef(ctx, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return j, errNotFound("research job")
+	}
+	return j, err
+}
+
 // readableJob loads a job for reading: the owner and administrators (privileged), anyone for a
 // public job; otherwise 404. A key without the research scope reads public jobs only and is
 // refused (403) on its own private ones.
 func (s *Server) readableJob(ctx context.Context, ref string) (store.ResearchJob, bool, error) {
-	j, err := s.store.ResearchJobByRef(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return j, false, errNotFound("research job")
-	}
+	j, err := s.jobByRef(ctx, ref)
 	if err != nil {
 		return j, false, err
 	}
@@ -287,28 +290,21 @@ func mayRead(ctx context.Context, j store.ResearchJob) (bool, error) {
 	return p.AccountID == j.AccountID || p.IsAdmin, nil
 }
 
-// ownedJob loads a job for a change: owner or administrator; another account's public job is 403
-// (it can be seen, not changed), a private one 404.
+// ownedJob loads a job for a change: owner or administrator (authorizeOwner, never public for a
+// change); another account's public job is 403, since it can be seen anyway, a private one 404.
 func (s *Server) ownedJob(ctx context.Context, ref string) (store.ResearchJob, auth.Principal, error) {
-	p, err := caller(ctx)
+	if _, err := caller(ctx); err != nil {
+		return store.ResearchJob{}, auth.Principal{}, err
+	}
+	j, err := s.jobByRef(ctx, ref)
 	if err != nil {
-		return store.ResearchJob{}, p, err
+		return j, auth.Principal{}, err
 	}
-	j, err := s.store.ResearchJobByRef(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return j, p, errNotFound("research job")
-	}
-	if err != nil {
-		return j, p, err
-	}
-	switch {
-	case p.AccountID == j.AccountID || p.IsAdmin:
-		return j, p, nil
-	case j.IsPublic:
+	p, err := authorizeOwner(ctx, j.AccountID, false, "research job")
+	if err != nil && j.IsPublic {
 		return j, p, errForbidden("forbidden", "only the job's owner or an administrator may change it")
-	default:
-		return j, p, errNotFound("research job")
 	}
+	return j, p, err
 }
 
 // researchProblem maps jobs errors to problems.
@@ -461,30 +457,6 @@ func uuids(ids []string) []openapi_types.UUID {
 		}
 	}
 	return out
-}
-
-// Request ids and scopeless callers travel in the request context.
-type requestIDKey struct{}
-type scopelessKey struct{}
-
-func withRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
-// withScopeless marks a request whose valid key lacks the operation's scope on an operation that
-// anyone may call: it proceeds as anonymous, but handlers can tell the key's own resources.
-func withScopeless(ctx context.Context, p auth.Principal) context.Context {
-	return context.WithValue(ctx, scopelessKey{}, p)
-}
-
-func scopelessCaller(ctx context.Context) (auth.Principal, bool) {
-	p, ok := ctx.Value(scopelessKey{}).(auth.Principal)
-	return p, ok
 }
 
 // defaultResearch is the research service of a server built without one: it accepts and stores
