@@ -150,10 +150,10 @@ func (s *Service) Upload(ctx context.Context, id, token string, body io.Reader, 
 		return store.Attachment{}, err
 	}
 	key := blobKey(a.ID)
-	body = &countingReader{r: body}
-	n, err := s.ingest(ctx, "body", f.Filename, k, key, body, f.SizeBytes)
+	counted := &countingReader{r: body}
+	n, err := s.ingest(ctx, "body", f.Filename, k, key, counted, f.SizeBytes)
 	if err != nil {
-		return store.Attachment{}, s.uploadRefusal(err, body.(*countingReader), f.SizeBytes)
+		return store.Attachment{}, s.uploadRefusal(err, counted, f.SizeBytes)
 	}
 	if n != f.SizeBytes {
 		s.removeBlob(ctx, key)
