@@ -12,9 +12,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
@@ -185,11 +187,16 @@ func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdou
 		return err
 	}
 	const email = "dev@localhost"
-	acct, err := createAccount(ctx, st, email, store.TierEnterprise, true, 1000, cfg.Billing)
-	if err != nil {
+	// One transaction: an account without its key would never be bootstrapped again.
+	var secret string
+	err = st.InTx(ctx, func(tx *store.Store) error {
+		acct, err := createAccount(ctx, tx, email, store.TierEnterprise, true, 1000, cfg.Billing)
+		if err != nil {
+			return err
+		}
+		_, secret, err = server.CreateKey(ctx, tx, acct.ID, ptr("development"), auth.AllScopes)
 		return err
-	}
-	_, secret, err := server.CreateKey(ctx, st, acct.ID, ptr("development"), auth.AllScopes)
+	})
 	if err != nil {
 		return err
 	}
@@ -238,29 +245,34 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 	if *credits < 0 {
 		return errors.New("keys create: --credits must not be negative")
 	}
+	if utf8.RuneCountInString(*label) > 100 {
+		return errors.New("keys create: --label must be at most 100 characters (as POST /keys allows)")
+	}
 	sc, err := parseScopes(*scopes)
 	if err != nil {
 		return err
 	}
+	var lbl *string
+	if *label != "" {
+		lbl = label
+	}
 	return withStore(ctx, cfg, func(st *store.Store) error {
-		var created *store.Account
+		// One transaction: a failed key must not leave the credits deposited, or a retry grants twice.
+		var acct store.Account
+		var k store.APIKey
+		var secret string
 		err := st.InTx(ctx, func(tx *store.Store) error {
-			acct, err := createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.Billing)
-			created = &acct
+			var err error
+			if acct, err = createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.Billing); err != nil {
+				return err
+			}
+			k, secret, err = server.CreateKey(ctx, tx, acct.ID, lbl, sc)
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		var lbl *string
-		if *label != "" {
-			lbl = label
-		}
-		k, secret, err := server.CreateKey(ctx, st, created.ID, lbl, sc)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "key %s for %s (tier %s, scopes %s)\n", k.ID, created.Email, created.Tier, strings.Join(sc, ","))
+		fmt.Fprintf(stderr, "key %s for %s (tier %s, scopes %s)\n", k.ID, acct.Email, acct.Tier, strings.Join(sc, ","))
 		fmt.Fprintln(stdout, secret)
 		return nil
 	})
@@ -333,11 +345,7 @@ func parseScopes(csv string) ([]string, error) {
 		if s == "" {
 			continue
 		}
-		ok := false
-		for _, known := range auth.AllScopes {
-			ok = ok || known == s
-		}
-		if !ok {
+		if !slices.Contains(auth.AllScopes, s) {
 			return nil, fmt.Errorf("unknown scope %q (known: %s)", s, strings.Join(auth.AllScopes, ", "))
 		}
 		out = append(out, s)

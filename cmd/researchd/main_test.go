@@ -320,3 +320,32 @@ func uniq(ss []string) []string {
 	}
 	return out
 }
+
+// TestKeysCreateWritesAllOrNothing: a key that cannot be created leaves no account and no credits
+// behind, so running the command again does not grant twice.
+func TestKeysCreateWritesAllOrNothing(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			c := newCLI(t, d)
+			const user = "label@example.com"
+			_, _, err := c.run(ctx, "migrate")
+			require.NoError(t, err)
+			_, _, err = c.run(ctx, "keys", "create", "--user", user, "--credits", "5", "--label", strings.Repeat("x", 101))
+			require.ErrorContains(t, err, "--label")
+			_, err = c.store(t).AccountByEmail(ctx, user)
+			require.ErrorIs(t, err, store.ErrNotFound)
+
+			stdout, stderr, err := c.run(ctx, "keys", "create", "--user", user, "--credits", "5", "--label", strings.Repeat("x", 100))
+			require.NoError(t, err, stderr)
+			require.Regexp(t, keyLine, strings.TrimSpace(stdout))
+			acct, err := c.store(t).AccountByEmail(ctx, user)
+			require.NoError(t, err)
+			balance, err := c.store(t).Balance(ctx, acct.ID)
+			require.NoError(t, err)
+			require.EqualValues(t, 50, balance)
+		})
+	}
+}
