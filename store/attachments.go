@@ -50,19 +50,21 @@ func (a Attachment) Expired(now time.Time) bool {
 	return a.Status == AttachmentPending && a.ExpiresAt != nil && !now.Before(*a.ExpiresAt)
 }
 
-// CreateAttachment stores an attachment with its files (a.Files), in one transaction.
+// CreateAttachment stores an attachment with its files (a.Files), in one transaction: GORM inserts
+// the files with it inside its default write transaction.
 func (s *Store) CreateAttachment(ctx context.Context, a *Attachment) error {
-	err := s.with(ctx).Transaction(func(tx *gorm.DB) error {
-		return tx.Create(a).Error // GORM inserts a.Files with it
-	})
-	return notFound(err, "create attachment")
+	return notFound(s.with(ctx).Create(a).Error, "create attachment")
+}
+
+// withFiles loads attachments with their files in upload order.
+func (s *Store) withFiles(ctx context.Context) *gorm.DB {
+	return s.with(ctx).Preload("Files", func(db *gorm.DB) *gorm.DB { return db.Order("position") })
 }
 
 // AttachmentByID returns an attachment with its files in upload order.
 func (s *Store) AttachmentByID(ctx context.Context, id string) (Attachment, error) {
 	var a Attachment
-	err := s.with(ctx).Preload("Files", func(db *gorm.DB) *gorm.DB { return db.Order("position") }).
-		Where("id = ?", id).Take(&a).Error
+	err := s.withFiles(ctx).Where("id = ?", id).Take(&a).Error
 	return a, notFound(err, "attachment "+id)
 }
 
@@ -72,8 +74,7 @@ func (s *Store) AttachmentsByIDs(ctx context.Context, ids []string) (map[string]
 	if len(ids) == 0 {
 		return map[string]Attachment{}, nil
 	}
-	err := s.with(ctx).Preload("Files", func(db *gorm.DB) *gorm.DB { return db.Order("position") }).
-		Where("id IN ?", ids).Find(&rows).Error
+	err := s.withFiles(ctx).Where("id IN ?", ids).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("attachments by ids: %w", err)
 	}

@@ -451,17 +451,16 @@ func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error
 	if s.dialect == Postgres {
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	}
-	err := s.with(ctx).Transaction(func(tx *gorm.DB) error {
-		ts := &Store{db: tx, dialect: s.dialect}
+	err := s.inTx(ctx, opts, func(tx *Store) error {
 		var err error
-		if v.Job, err = ts.ResearchJobByRef(ctx, ref); err != nil {
+		if v.Job, err = tx.ResearchJobByRef(ctx, ref); err != nil {
 			return err
 		}
-		if v.Runs, err = ts.RunsForJob(ctx, v.Job.ID); err != nil {
+		if v.Runs, err = tx.RunsForJob(ctx, v.Job.ID); err != nil {
 			return err
 		}
-		v.Revisions, err = ts.RevisionsForJob(ctx, v.Job.ID)
+		v.Revisions, err = tx.RevisionsForJob(ctx, v.Job.ID)
 		return err
-	}, opts)
+	})
 	return v, err
 }

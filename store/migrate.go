@@ -86,7 +86,9 @@ func (s *Store) Migrate(ctx context.Context) error {
 		if err := conn.Exec("SELECT pg_advisory_lock(?)", lockKey).Error; err != nil {
 			return fmt.Errorf("migration lock: %w", err)
 		}
-		defer conn.Exec("SELECT pg_advisory_unlock(?)", lockKey)
+		// The lock belongs to this pooled connection: release it even when ctx has ended, or the
+		// connection goes back to the pool still holding it and the next Migrate waits forever.
+		defer conn.WithContext(context.WithoutCancel(ctx)).Exec("SELECT pg_advisory_unlock(?)", lockKey)
 		return run(conn)
 	})
 }

@@ -46,8 +46,8 @@ func (s *Store) migrateQueue(ctx context.Context) error {
 }
 
 // jobMigrations are the schema steps of the jobs area, in order. IDs are YYYYMMDDNNNN_jobs_what.
-// River's own tables (river_job, river_leader, ...) are not here: the jobs package applies River's
-// migrations with rivermigrate right after these.
+// River's own tables (river_job, river_leader, ...) are not here: Migrate applies River's
+// migrations with rivermigrate (migrateQueue) right after these.
 func jobMigrations() []*gormigrate.Migration {
 	return []*gormigrate.Migration{{
 		ID: "202611230001_jobs_research",

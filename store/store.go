@@ -3,6 +3,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -118,9 +119,14 @@ func (s *Store) Close() error {
 
 // InTx runs fn with a Store bound to one transaction: everything fn writes commits together or not at all.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	return s.inTx(ctx, nil, fn)
+}
+
+// inTx is InTx with transaction options (isolation, read-only); nil opts are the database defaults.
+func (s *Store) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(&Store{db: tx, dialect: s.dialect})
-	})
+	}, opts)
 }
 
 func (s *Store) with(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
