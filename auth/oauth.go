@@ -69,21 +69,11 @@ type DevIssuer struct {
 // LoadDevIssuer reads the issuer key from dir, creating it on first use.
 func LoadDevIssuer(dir string) (*DevIssuer, error) {
 	path := filepath.Join(dir, "oauth-dev-issuer.pem")
-	if b, err := os.ReadFile(path); err == nil {
-		block, _ := pem.Decode(b)
-		if block == nil {
-			return nil, fmt.Errorf("%s: not PEM", path)
-		}
-		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		ek, ok := k.(ed25519.PrivateKey)
-		if !ok {
-			return nil, fmt.Errorf("%s: not an Ed25519 key", path)
-		}
-		return newDevIssuer(ek), nil
-	} else if !os.IsNotExist(err) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		return parseDevIssuer(path, b)
+	}
+	if !os.IsNotExist(err) {
 		return nil, fmt.Errorf("read dev issuer key: %w", err)
 	}
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -105,11 +95,32 @@ func LoadDevIssuer(dir string) (*DevIssuer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write dev issuer key: %w", err)
 	}
-	defer f.Close()
-	if err := pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
+	err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// A half-written key would fail every later start: leave none.
+		_ = os.Remove(path)
 		return nil, fmt.Errorf("write dev issuer key: %w", err)
 	}
 	return newDevIssuer(priv), nil
+}
+
+func parseDevIssuer(path string, b []byte) (*DevIssuer, error) {
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return nil, fmt.Errorf("%s: not PEM", path)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ek, ok := k.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("%s: not an Ed25519 key", path)
+	}
+	return newDevIssuer(ek), nil
 }
 
 func newDevIssuer(k ed25519.PrivateKey) *DevIssuer {

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Scopes an API key or token may carry.
+// AllScopes are the scopes an API key or token may carry.
 var AllScopes = []string{"research", "batches", "campaigns", "experts", "attachments", "billing", "keys", "admin"}
 
 // Method says how a request authenticated.
