@@ -12,24 +12,23 @@ import (
 
 // config is the process configuration, read from the environment (CONTRACT.md §1).
 type config struct {
-	Addr           string
-	DatabaseURL    string
-	DataDir        string
-	BlobURL        string
-	Env            string
-	Engine         string
-	OpenAIBaseURL  string
-	OpenAIAPIKey   string
-	Model          string
-	OAuthIssuer    string
-	OAuthJWKSURL   string
-	PublicURL      string
-	LogLevel       string
-	MaxBodyBytes   int64
-	CentsPerCredit int64
-	Billing        billing.Config     // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
-	Attachments    attachments.Config // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
-	Research       researchSettings   // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
+	Addr          string
+	DatabaseURL   string
+	DataDir       string
+	BlobURL       string
+	Env           string
+	Engine        string
+	OpenAIBaseURL string
+	OpenAIAPIKey  string
+	Model         string
+	OAuthIssuer   string
+	OAuthJWKSURL  string
+	PublicURL     string
+	LogLevel      string
+	MaxBodyBytes  int64
+	Billing       billing.Config     // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
+	Attachments   attachments.Config // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
+	Research      researchSettings   // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -58,10 +57,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.MaxBodyBytes, err = parseInt(get("RESEARCH_MAX_BODY_BYTES", "10485760"), "RESEARCH_MAX_BODY_BYTES"); err != nil {
 		return c, err
 	}
-	if c.CentsPerCredit, err = parseInt(get("RESEARCH_CENTS_PER_CREDIT", "10"), "RESEARCH_CENTS_PER_CREDIT"); err != nil {
-		return c, err
-	}
-	if c.Billing, err = billingConfig(get, c.CentsPerCredit); err != nil {
+	if c.Billing, err = billingConfig(get); err != nil {
 		return c, err
 	}
 	if c.Attachments, err = attachmentsConfig(get); err != nil {
@@ -94,10 +90,14 @@ func parseInt(v, name string) (int64, error) {
 	return n, nil
 }
 
-// billingConfig is the default price list with the credits per effort the environment overrides.
-func billingConfig(get func(name, def string) string, centsPerCredit int64) (billing.Config, error) {
+// billingConfig is the default price list with the credit price and the credits per effort the
+// environment overrides.
+func billingConfig(get func(name, def string) string) (billing.Config, error) {
 	cfg := billing.DefaultConfig()
-	cfg.CentsPerCredit = centsPerCredit
+	var err error
+	if cfg.CentsPerCredit, err = parseInt(get("RESEARCH_CENTS_PER_CREDIT", strconv.FormatInt(cfg.CentsPerCredit, 10)), "RESEARCH_CENTS_PER_CREDIT"); err != nil {
+		return cfg, err
+	}
 	for _, effort := range billing.Efforts() {
 		name := "RESEARCH_CREDITS_" + strings.ToUpper(effort)
 		v := get(name, strconv.FormatInt(cfg.CreditsPerEffort[effort], 10))

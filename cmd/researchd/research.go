@@ -63,11 +63,8 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 }
 
 func positiveInt(v, name string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
-	}
-	return n, nil
+	n, err := parseInt(v, name)
+	return int(n), err
 }
 
 // openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
