@@ -319,13 +319,9 @@ func researchProblem(err error) error {
 		field := "attachment_ids/" + strconv.Itoa(ue.Index)
 		return errValidation(field+": "+ue.Reason, gen.FieldError{Field: field, Message: ue.Reason})
 	case errors.As(err, &ce):
-		p := newProblem(http.StatusPaymentRequired, "insufficient_credits", ce.Error()+"; check GET /api/v2/quota/check")
-		p.Title = "Insufficient credits"
-		return p
+		return errInsufficientCredits(ce.Error() + "; check GET /api/v2/quota/check")
 	case errors.Is(err, billing.ErrInsufficientCredits):
-		p := newProblem(http.StatusPaymentRequired, "insufficient_credits", "the balance cannot cover this run")
-		p.Title = "Insufficient credits"
-		return p
+		return errInsufficientCredits("the balance cannot cover this run")
 	case errors.Is(err, jobs.ErrExpertNotFound):
 		return errNotFound("expert")
 	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
@@ -340,6 +336,12 @@ func researchProblem(err error) error {
 		return errNotFound("research job")
 	}
 	return err
+}
+
+func errInsufficientCredits(detail string) *Problem {
+	p := newProblem(http.StatusPaymentRequired, "insufficient_credits", detail)
+	p.Title = "Insufficient credits"
+	return p
 }
 
 // jobDetail assembles the detail of a job from one snapshot. privileged readers (owner,

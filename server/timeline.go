@@ -27,12 +27,8 @@ func (s *Server) GetResearchTimeline(ctx context.Context, req gen.GetResearchTim
 	if err != nil {
 		return nil, err
 	}
-	items := make([]gen.TimelineEvent, 0, len(page.Items))
-	for _, e := range page.Items {
-		items = append(items, timelineEvent(e))
-	}
 	next, more := pageEnvelope(page)
-	return gen.GetResearchTimeline200JSONResponse{Items: items, NextCursor: next, HasMore: more}, nil
+	return gen.GetResearchTimeline200JSONResponse{Items: mapItems(page.Items, timelineEvent), NextCursor: next, HasMore: more}, nil
 }
 
 func timelineEvent(e store.ResearchEvent) gen.TimelineEvent {
