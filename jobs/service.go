@@ -234,7 +234,7 @@ func (s *Service) Stopped() <-chan struct{} { return s.client.Stopped() }
 func (s *Service) Workspace(jobID string) (*workspace.Repo, error) {
 	r, err := workspace.Open(s.workspaceDir(jobID))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", workspace.ErrNotFound, err)
+		return nil, fmt.Errorf("job %s workspace: %w", jobID, err)
 	}
 	return r, nil
 }

@@ -100,6 +100,10 @@ func Init(dir string) (*Repo, error) {
 // Open opens an existing workspace repository.
 func Open(dir string) (*Repo, error) {
 	r, err := git.PlainOpen(dir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		// A job that has not started yet has no workspace: that is "no files", not a failure.
+		return nil, fmt.Errorf("workspace: open %s: %w", dir, ErrNotFound)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workspace: open %s: %w", dir, err)
 	}

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -393,4 +394,12 @@ func TestConcurrentUse(t *testing.T) {
 	revs, err := r.Revisions()
 	require.NoError(t, err)
 	require.Len(t, revs, 5)
+}
+
+func TestOpenMissingIsNotFound(t *testing.T) {
+	t.Parallel()
+	_, err := workspace.Open(filepath.Join(t.TempDir(), "never-created"))
+	if !errors.Is(err, workspace.ErrNotFound) {
+		t.Fatalf("open of a missing workspace: %v, want ErrNotFound", err)
+	}
 }
