@@ -61,7 +61,7 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 			env := append(os.Environ(),
 				"DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, "data"), "RESEARCH_ADDR=127.0.0.1:0",
 				"RESEARCH_CORPUS_DIR="+corpus, "RESEARCH_WORKERS=4", "RESEARCH_POLL_INTERVAL=20ms",
-				"RESEARCH_JOB_TIMEOUTS=low=5s,medium=5s,high=5s,build=5s", "RESEARCH_RESCUE_AFTER=8s", "RESEARCH_LOG_LEVEL=info",
+				"RESEARCH_JOB_TIMEOUTS=low=20s,medium=20s,high=20s,build=20s", "RESEARCH_RESCUE_AFTER=25s", "RESEARCH_LOG_LEVEL=info",
 			)
 
 			first := startProcess(t, bin, env, filepath.Join(dir, "first.log"))
@@ -91,6 +91,9 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 			final, err := st.CountJobsByStatus(ctx)
 			require.NoError(t, err)
 			t.Logf("after restart: %v", final)
+			if final[store.JobFailed] > 0 {
+				explainFailures(t, st, ids, dir)
+			}
 			require.EqualValues(t, 50, final[store.JobCompleted]+final[store.JobFailed]+final[store.JobCancelled]+final[store.JobBlocked])
 
 			// No double charge: at most one consumption per run, one run per job, and each job charged
@@ -224,4 +227,30 @@ func waitUntil(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// explainFailures logs why jobs failed, and the servers' warnings, so a failure says what went wrong.
+func explainFailures(t *testing.T, st *store.Store, ids []string, dir string) {
+	t.Helper()
+	for _, id := range ids {
+		var j store.ResearchJob
+		if err := st.DB().Where("id = ?", id).Take(&j).Error; err == nil && j.Status == store.JobFailed {
+			t.Logf("job %s failed: %s %s", id, deref(j.ErrorCode), deref(j.ErrorMessage))
+		}
+	}
+	for _, f := range []string{"first.log", "second.log"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+				t.Log(f, line)
+			}
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
