@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -301,3 +303,39 @@ func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A kill -9 can leave a workspace git cannot open; the re-run of an initial run with no revisions
+// recorded starts over in a fresh one instead of failing the job.
+func TestInitialRunRecoversAnUnreadableWorkspace(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		cfg := testConfig(t)
+		sealer, err := jobs.NewSealer([]byte("test secret"))
+		require.NoError(t, err)
+		svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer, Logger: quietLogger()}, cfg)
+		require.NoError(t, err)
+		acct, _, err := st.EnsureAccount(ctx, storetest.Name("user")+"@example.com", store.TierEnterprise, false)
+		require.NoError(t, err)
+		c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "low"})
+		require.NoError(t, err)
+
+		// What a crash mid-init leaves: a .git folder with a half-written config.
+		gitDir := filepath.Join(cfg.DataDir, "workspaces", c.Job.ID, ".git")
+		require.NoError(t, os.MkdirAll(gitDir, 0o750))
+		require.NoError(t, os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core\n\x00"), 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/hea"), 0o600))
+
+		require.NoError(t, svc.Start(ctx))
+		t.Cleanup(func() {
+			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = svc.Stop(stopCtx)
+		})
+		j := waitFor(t, st, c.Job.ID, terminal)
+		require.Equal(t, store.JobCompleted, j.Status, "%v", j.ErrorMessage)
+		aside, err := filepath.Glob(filepath.Join(cfg.DataDir, "workspaces", c.Job.ID+".broken-*"))
+		require.NoError(t, err)
+		require.Len(t, aside, 1, "the broken folder is kept for inspection")
+	})
+}

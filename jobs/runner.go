@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path"
 	"time"
 
@@ -167,12 +168,34 @@ func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, s
 	return j, run, err
 }
 
+// openWorkspace opens or creates the job's repository. A process killed mid-write (kill -9 during
+// init or a ref update) can leave a repository git cannot open; an initial run that has recorded no
+// revision yet has nothing in it worth keeping, so the broken folder is set aside (kept for
+// inspection) and the run starts over in a fresh one. With revisions recorded, the error stands.
+func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runArgs) (*workspace.Repo, error) {
+	dir := s.workspaceDir(j.ID)
+	repo, err := workspace.Init(dir)
+	if err == nil || a.RunKind != store.RunInitial {
+		return repo, err
+	}
+	revs, rerr := s.st.RevisionsForJob(ctx, j.ID)
+	if rerr != nil || len(revs) > 0 {
+		return nil, err
+	}
+	aside := fmt.Sprintf("%s.broken-%d", dir, s.now().UnixNano())
+	if mvErr := os.Rename(dir, aside); mvErr != nil {
+		return nil, fmt.Errorf("set aside broken workspace: %w (after %w)", mvErr, err)
+	}
+	s.log.WarnContext(ctx, "workspace unreadable; starting the run in a fresh one", "job_id", j.ID, "error", err, "set_aside", aside)
+	return workspace.Init(dir)
+}
+
 // execute prepares the workspace and runs the engine, cancelling it when the job is cancelled.
 func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (engine.Result, *sink, error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	sk := &sink{svc: s, ctx: runCtx, jobID: j.ID, runID: a.RunID}
-	repo, err := workspace.Init(s.workspaceDir(j.ID))
+	repo, err := s.openWorkspace(ctx, j, a)
 	if err != nil {
 		return engine.Result{}, sk, err
 	}
