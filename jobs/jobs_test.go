@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -304,38 +305,65 @@ func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// A kill -9 can leave a workspace git cannot open; the re-run of an initial run with no revisions
-// recorded starts over in a fresh one instead of failing the job.
-func TestInitialRunRecoversAnUnreadableWorkspace(t *testing.T) {
+// A kill -9 can leave a workspace git cannot open, or one whose history does not read; the re-run of
+// an initial run starts over in a fresh one (forgetting the revisions it had recorded) instead of
+// failing the job.
+func TestInitialRunRecoversABrokenWorkspace(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		ctx := context.Background()
-		cfg := testConfig(t)
-		sealer, err := jobs.NewSealer([]byte("test secret"))
-		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer, Logger: quietLogger()}, cfg)
-		require.NoError(t, err)
-		acct, _, err := st.EnsureAccount(ctx, storetest.Name("user")+"@example.com", store.TierEnterprise, false)
-		require.NoError(t, err)
-		c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "low"})
-		require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		break_ func(t *testing.T, st *store.Store, jobID, dir string)
+	}{
+		{"half-written .git", func(t *testing.T, _ *store.Store, _, dir string) {
+			gitDir := filepath.Join(dir, ".git")
+			require.NoError(t, os.MkdirAll(gitDir, 0o750))
+			require.NoError(t, os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core\n\x00"), 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/hea"), 0o600))
+		}},
+		{"torn branch ref after a recorded checkpoint", func(t *testing.T, st *store.Store, jobID, dir string) {
+			repo, err := workspace.Init(dir)
+			require.NoError(t, err)
+			require.NoError(t, repo.WriteFile("report.md", []byte("# Draft\n")))
+			sha, err := repo.Commit("Draft", workspace.CheckpointProgress)
+			require.NoError(t, err)
+			require.NoError(t, st.AddRevision(context.Background(), &store.ResearchRevision{JobID: jobID, SHA: sha, CheckpointType: "progress"}))
+			head, err := os.ReadFile(filepath.Join(dir, ".git", "HEAD"))
+			require.NoError(t, err)
+			ref := strings.TrimSpace(strings.TrimPrefix(string(head), "ref: "))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", filepath.FromSlash(ref)), []byte("0f1e2d"), 0o600))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			storetest.Each(t, func(t *testing.T, st *store.Store) {
+				ctx := context.Background()
+				cfg := testConfig(t)
+				sealer, err := jobs.NewSealer([]byte("test secret"))
+				require.NoError(t, err)
+				svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer, Logger: quietLogger()}, cfg)
+				require.NoError(t, err)
+				acct, _, err := st.EnsureAccount(ctx, storetest.Name("user")+"@example.com", store.TierEnterprise, false)
+				require.NoError(t, err)
+				c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "low"})
+				require.NoError(t, err)
+				tc.break_(t, st, c.Job.ID, filepath.Join(cfg.DataDir, "workspaces", c.Job.ID))
 
-		// What a crash mid-init leaves: a .git folder with a half-written config.
-		gitDir := filepath.Join(cfg.DataDir, "workspaces", c.Job.ID, ".git")
-		require.NoError(t, os.MkdirAll(gitDir, 0o750))
-		require.NoError(t, os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core\n\x00"), 0o600))
-		require.NoError(t, os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: refs/hea"), 0o600))
-
-		require.NoError(t, svc.Start(ctx))
-		t.Cleanup(func() {
-			stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = svc.Stop(stopCtx)
+				require.NoError(t, svc.Start(ctx))
+				t.Cleanup(func() {
+					stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_ = svc.Stop(stopCtx)
+				})
+				j := waitFor(t, st, c.Job.ID, terminal)
+				require.Equal(t, store.JobCompleted, j.Status, "%v", j.ErrorMessage)
+				revs, err := st.RevisionsForJob(ctx, j.ID)
+				require.NoError(t, err)
+				require.Len(t, revs, 2, "only the fresh run's progress and final checkpoints")
+				require.Equal(t, *j.ReportSHA, revs[1].SHA)
+				aside, err := filepath.Glob(filepath.Join(cfg.DataDir, "workspaces", c.Job.ID+".broken-*"))
+				require.NoError(t, err)
+				require.Len(t, aside, 1, "the broken folder is kept for inspection")
+			})
 		})
-		j := waitFor(t, st, c.Job.ID, terminal)
-		require.Equal(t, store.JobCompleted, j.Status, "%v", j.ErrorMessage)
-		aside, err := filepath.Glob(filepath.Join(cfg.DataDir, "workspaces", c.Job.ID+".broken-*"))
-		require.NoError(t, err)
-		require.Len(t, aside, 1, "the broken folder is kept for inspection")
-	})
+	}
 }

@@ -169,22 +169,28 @@ func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, s
 }
 
 // openWorkspace opens or creates the job's repository. A process killed mid-write (kill -9 during
-// init or a ref update) can leave a repository git cannot open; an initial run that has recorded no
-// revision yet has nothing in it worth keeping, so the broken folder is set aside (kept for
-// inspection) and the run starts over in a fresh one. With revisions recorded, the error stands.
+// init, a commit or a ref update) can leave a repository git cannot open or whose history does not
+// read. An initial run is re-run from scratch after a crash anyway, so its broken folder is set aside
+// (kept for inspection), the revisions it had recorded are forgotten, and the run starts over in a
+// fresh repository. A continuation builds on earlier runs' history, so there the error stands.
 func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runArgs) (*workspace.Repo, error) {
 	dir := s.workspaceDir(j.ID)
 	repo, err := workspace.Init(dir)
-	if err == nil || a.RunKind != store.RunInitial {
-		return repo, err
+	if err == nil {
+		_, err = repo.Revisions()
 	}
-	revs, rerr := s.st.RevisionsForJob(ctx, j.ID)
-	if rerr != nil || len(revs) > 0 {
-		return nil, err
+	if err == nil || a.RunKind != store.RunInitial {
+		if err != nil {
+			return nil, err
+		}
+		return repo, nil
 	}
 	aside := fmt.Sprintf("%s.broken-%d", dir, s.now().UnixNano())
 	if mvErr := os.Rename(dir, aside); mvErr != nil {
 		return nil, fmt.Errorf("set aside broken workspace: %w (after %w)", mvErr, err)
+	}
+	if ferr := s.st.ForgetWorkspace(ctx, j.ID); ferr != nil {
+		return nil, ferr
 	}
 	s.log.WarnContext(ctx, "workspace unreadable; starting the run in a fresh one", "job_id", j.ID, "error", err, "set_aside", aside)
 	return workspace.Init(dir)

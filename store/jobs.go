@@ -280,6 +280,19 @@ func (s *Store) RevisionsForJob(ctx context.Context, jobID string) ([]ResearchRe
 	return revs, nil
 }
 
+// ForgetWorkspace drops a job's recorded revisions and the report they pointed at, in one
+// transaction: used when an initial run starts over in a fresh workspace after a crash.
+func (s *Store) ForgetWorkspace(ctx context.Context, jobID string) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		if err := tx.with(ctx).Where("job_id = ?", jobID).Delete(&ResearchRevision{}).Error; err != nil {
+			return fmt.Errorf("forget revisions of %s: %w", jobID, err)
+		}
+		err := tx.with(ctx).Model(&ResearchJob{}).Where("id = ?", jobID).
+			Updates(map[string]any{"report_sha": nil, "report_markdown": nil}).Error
+		return notFound(err, "forget report of "+jobID)
+	})
+}
+
 // AppendEvent adds a timeline event with the job's next seq. The seq comes from a counter on the
 // job row, incremented with UPDATE ... RETURNING, so concurrent writers (the worker and a cancel)
 // serialise on the row and seq is strictly increasing per job.
