@@ -203,11 +203,8 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if err != nil {
 		return Created{}, err
 	}
-	created, err := s.st.ResearchJobByID(ctx, id)
-	if err != nil {
-		return Created{}, err
-	}
-	return Created{Job: created, StatusCode: 202}, nil
+	// The job as accepted: a re-read could already show a worker's claim (in_progress).
+	return Created{Job: job, StatusCode: 202}, nil
 }
 
 // insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
