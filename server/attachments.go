@@ -120,12 +120,7 @@ func (s *Server) ImportAttachment(ctx context.Context, req gen.ImportAttachmentR
 	if err != nil {
 		return nil, err
 	}
-	var filename *string
-	if req.Body.Filename.IsSpecified() && !req.Body.Filename.IsNull() {
-		v := req.Body.Filename.MustGet()
-		filename = &v
-	}
-	a, err := s.attachments.Import(ctx, p.AccountID, req.Body.SourceUrl, filename)
+	a, err := s.attachments.Import(ctx, p.AccountID, req.Body.SourceUrl, valueOf(req.Body.Filename))
 	if err != nil {
 		return nil, attachmentProblem(err)
 	}
@@ -138,16 +133,11 @@ func (s *Server) BeginAttachmentUpload(ctx context.Context, req gen.BeginAttachm
 	if err != nil {
 		return nil, err
 	}
-	var ct *string
-	if req.Body.ContentType.IsSpecified() && !req.Body.ContentType.IsNull() {
-		v := req.Body.ContentType.MustGet()
-		ct = &v
-	}
 	base := s.publicURL
 	if base == "" {
 		base = uploadRequestOf(ctx).origin
 	}
-	r, err := s.attachments.BeginUpload(ctx, p.AccountID, req.Body.Filename, int64(req.Body.SizeBytes), ct, base)
+	r, err := s.attachments.BeginUpload(ctx, p.AccountID, req.Body.Filename, int64(req.Body.SizeBytes), valueOf(req.Body.ContentType), base)
 	if err != nil {
 		return nil, attachmentProblem(err)
 	}

@@ -46,3 +46,12 @@ func nullableOf[T any](v *T) nullable.Nullable[T] {
 	}
 	return nullable.NewNullableWithValue(*v)
 }
+
+// valueOf is the inverse of nullableOf: nil when the field was omitted or null.
+func valueOf[T any](n nullable.Nullable[T]) *T {
+	v, err := n.Get()
+	if err != nil {
+		return nil
+	}
+	return &v
+}

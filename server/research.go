@@ -68,15 +68,10 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	if b.Effort != nil {
 		r.Effort = string(*b.Effort)
 	}
-	if v, err := b.JsonSchema.Get(); err == nil {
-		r.JSONSchema = v
+	if v := valueOf(b.JsonSchema); v != nil {
+		r.JSONSchema = *v
 	}
-	if v, err := b.WebhookUrl.Get(); err == nil {
-		r.WebhookURL = &v
-	}
-	if v, err := b.ExpertId.Get(); err == nil {
-		r.ExpertID = &v
-	}
+	r.WebhookURL, r.ExpertID = valueOf(b.WebhookUrl), valueOf(b.ExpertId)
 	if b.AttachmentIds != nil {
 		for _, id := range *b.AttachmentIds {
 			r.AttachmentIDs = append(r.AttachmentIDs, id.String())
