@@ -33,17 +33,19 @@ func (s *Server) ListResearchFiles(ctx context.Context, req gen.ListResearchFile
 		}
 	} else {
 		repo, err = s.research.Workspace(j.ID)
-		if err != nil {
+		if errors.Is(err, workspace.ErrNotFound) {
 			return out, nil // queued for the first time: no workspace yet
 		}
-		revs, err := repo.Revisions()
 		if err != nil {
 			return nil, err
 		}
-		if len(revs) == 0 {
+		sha, err = repo.Resolve("")
+		if errors.Is(err, workspace.ErrUnknownRevision) {
 			return out, nil // no commit yet
 		}
-		sha = revs[len(revs)-1].SHA
+		if err != nil {
+			return nil, err
+		}
 	}
 	files, err := repo.ListFiles(sha)
 	if err != nil {
@@ -82,8 +84,10 @@ func (s *Server) GetResearchFile(ctx context.Context, req gen.GetResearchFileReq
 		if repo, rev, err = s.resolveRevision(j.ID, *req.Params.Revision); err != nil {
 			return nil, err
 		}
-	} else if repo, err = s.research.Workspace(j.ID); err != nil {
+	} else if repo, err = s.research.Workspace(j.ID); errors.Is(err, workspace.ErrNotFound) {
 		return nil, errNotFound("file")
+	} else if err != nil {
+		return nil, err
 	}
 	data, err := repo.ReadFile(rev, p)
 	if errors.Is(err, workspace.ErrNotFound) || errors.Is(err, workspace.ErrUnknownRevision) {
@@ -92,17 +96,8 @@ func (s *Server) GetResearchFile(ctx context.Context, req gen.GetResearchFileReq
 	if err != nil {
 		return nil, err
 	}
-	// The list's MIME type is the one served, so both always agree.
-	ct := "application/octet-stream"
-	if files, err := repo.ListFiles(rev); err == nil {
-		for _, f := range files {
-			if f.Path == p {
-				ct = f.ContentType
-				break
-			}
-		}
-	}
-	return fileResponse{data: data, contentType: ct}, nil
+	// The same rule as the listing's, so both always agree.
+	return fileResponse{data: data, contentType: workspace.ContentType(p, data[:min(len(data), 512)])}, nil
 }
 
 // fileResponse writes raw file bytes with headers that keep active content inert on this origin.

@@ -497,13 +497,29 @@ var extraTypes = map[string]string{
 	".xml":      "application/xml",
 }
 
-// contentType decides a file's MIME type by extension, then by sniffing its first 512 bytes.
-func contentType(f *object.File) (string, error) {
-	ext := strings.ToLower(path.Ext(f.Name))
+// ContentType is a file's MIME type: by extension, else by sniffing head (its first 512 bytes).
+func ContentType(name string, head []byte) string {
+	if t, ok := typeByName(name); ok {
+		return t
+	}
+	return http.DetectContentType(head)
+}
+
+// typeByName looks the extension up in a fixed table first, so every machine agrees, then in Go's.
+func typeByName(name string) (string, bool) {
+	ext := strings.ToLower(path.Ext(name))
 	if t, ok := extraTypes[ext]; ok {
-		return t, nil
+		return t, true
 	}
 	if t := mime.TypeByExtension(ext); ext != "" && t != "" {
+		return t, true
+	}
+	return "", false
+}
+
+// contentType is ContentType for a file in a commit, reading its bytes only when the name is not enough.
+func contentType(f *object.File) (string, error) {
+	if t, ok := typeByName(f.Name); ok {
 		return t, nil
 	}
 	rd, err := f.Reader()
