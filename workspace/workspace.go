@@ -107,7 +107,35 @@ func Open(dir string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: open %s: %w", dir, err)
 	}
-	return &Repo{dir: dir, repo: r, pending: map[string]struct{}{}}, nil
+	repo := &Repo{dir: dir, repo: r, pending: map[string]struct{}{}}
+	if err := repo.repairIndex(); err != nil {
+		return nil, err
+	}
+	return repo, nil
+}
+
+// repairIndex rebuilds a staging index that does not read. A process killed while git wrote it
+// (kill -9 mid-checkpoint) leaves it truncated, and every later commit would fail; the index is only
+// a cache of HEAD's tree, so it is dropped and rebuilt from HEAD, working files untouched.
+func (r *Repo) repairIndex() error {
+	if _, err := r.repo.Storer.Index(); err == nil {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(r.dir, ".git", "index")); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("workspace: drop unreadable index: %w", err)
+	}
+	head, ok, err := r.head()
+	if err != nil || !ok {
+		return err // no commit yet: no index is the right state
+	}
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return fmt.Errorf("workspace: worktree: %w", err)
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: head.Hash, Mode: git.MixedReset}); err != nil {
+		return fmt.Errorf("workspace: rebuild index from HEAD: %w", err)
+	}
+	return nil
 }
 
 // Dir is the directory of the working tree.

@@ -403,3 +403,48 @@ func TestOpenMissingIsNotFound(t *testing.T) {
 		t.Fatalf("open of a missing workspace: %v, want ErrNotFound", err)
 	}
 }
+
+// A kill -9 while git writes the index leaves it truncated; opening the workspace rebuilds it from
+// HEAD so checkpoints work again and no history or file is lost.
+func TestOpenRepairsATruncatedIndex(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	repo, err := workspace.Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.WriteFile("report.md", []byte("# Draft\n")); err != nil {
+		t.Fatal(err)
+	}
+	first, err := repo.Commit("Draft", workspace.CheckpointProgress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	b, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(index, b[:len(b)/3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	repo, err = workspace.Open(dir)
+	if err != nil {
+		t.Fatalf("open with a truncated index: %v", err)
+	}
+	if err := repo.WriteFile("notes.txt", []byte("more\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repo.Commit("Final", workspace.CheckpointFinal); err != nil {
+		t.Fatalf("commit after repair: %v", err)
+	}
+	revs, err := repo.Revisions()
+	if err != nil || len(revs) != 2 || revs[0].SHA != first {
+		t.Fatalf("history after repair: %v %v", revs, err)
+	}
+	files, err := repo.ListFiles("")
+	if err != nil || len(files) != 2 {
+		t.Fatalf("files after repair: %v %v", files, err)
+	}
+}
