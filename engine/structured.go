@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,46 +12,17 @@ import (
 	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/researchd/researchd/schema"
 )
 
-// schemaURL names the caller's schema inside the compiler; it is never fetched.
-const schemaURL = "urn:researchd:json_schema"
-
-// noLoader refuses every external $ref: a caller's schema must not make us read local files or
-// the network.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external $ref %q is not allowed", url)
-}
-
-// compileSchema compiles a caller's JSON Schema (draft 2020-12 unless it says otherwise).
-func compileSchema(schema map[string]any) (*jsonschema.Schema, error) {
-	doc, err := toJSONValue(schema)
+// compileSchema compiles a caller's JSON Schema through the shared, loader-less compiler.
+func compileSchema(doc map[string]any) (*jsonschema.Schema, error) {
+	sch, err := schema.Compile(doc)
 	if err != nil {
-		return nil, errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, errorf(CodeInvalidJSONSchema, "json_schema: %v", err)
 	}
-	sch, err := c.Compile(schemaURL)
-	if err != nil {
-		return nil, errorf(CodeInvalidJSONSchema, "json_schema does not compile: %v", err)
-	}
 	return sch, nil
-}
-
-// toJSONValue round-trips v through JSON into the value model the validator expects
-// (json.Number for numbers).
-func toJSONValue(v any) (any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
 // ValidateStructuredOutput checks output against a caller's schema. It returns an *Error with
@@ -67,7 +37,7 @@ func ValidateStructuredOutput(schema map[string]any, output map[string]any) erro
 }
 
 func validateAgainst(sch *jsonschema.Schema, output map[string]any) error {
-	v, err := toJSONValue(output)
+	v, err := schema.ToJSONValue(output)
 	if err != nil {
 		return errorf(CodeStructuredOutputInvalid, "structured output is not JSON: %v", err)
 	}
@@ -198,26 +168,7 @@ func humanName(name string) string {
 }
 
 // schemaType is the first non-null type a schema allows, inferred when "type" is absent.
-func schemaType(s map[string]any) string {
-	switch t := s["type"].(type) {
-	case string:
-		return t
-	case []any:
-		for _, x := range t {
-			if ts, ok := x.(string); ok && ts != "null" {
-				return ts
-			}
-		}
-		return "null"
-	}
-	switch {
-	case s["properties"] != nil:
-		return "object"
-	case s["items"] != nil:
-		return "array"
-	}
-	return "string"
-}
+func schemaType(s map[string]any) string { return schema.Type(s) }
 
 func (x *extractor) fillValue(name string, s map[string]any, query string, required bool) (any, bool) {
 	if c, ok := s["const"]; ok {

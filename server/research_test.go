@@ -313,6 +313,10 @@ func TestResearchCreateRules(t *testing.T) {
 				{"unknown expert", rich.Key, map[string]any{"question": "q", "expert_id": "financial-analyst"}, http.StatusNotFound, "not_found", ""},
 				{"unknown attachment", rich.Key, map[string]any{"question": "q", "attachment_ids": []string{"5f1d3c2b-8a7e-4b6d-9c0f-1e2a3b4c5d6e"}}, http.StatusUnprocessableEntity, "validation_error", "attachment_ids/0"},
 				{"invalid json_schema", rich.Key, map[string]any{"question": "q", "json_schema": map[string]any{"type": "nonsense"}}, http.StatusUnprocessableEntity, "validation_error", "json_schema"},
+				{"json_schema reading a server file", rich.Key, map[string]any{"question": "q", "json_schema": map[string]any{"$ref": "file:///etc/passwd"}}, http.StatusUnprocessableEntity, "validation_error", "json_schema"},
+				{"json_schema on a device that blocks", rich.Key, map[string]any{"question": "q", "json_schema": map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "file:///dev/ptmx"}}}}, http.StatusUnprocessableEntity, "validation_error", "json_schema"},
+				{"json_schema over http", rich.Key, map[string]any{"question": "q", "json_schema": map[string]any{"$ref": "http://127.0.0.1:1/s.json"}}, http.StatusUnprocessableEntity, "validation_error", "json_schema"},
+				{"json_schema not an object", rich.Key, map[string]any{"question": "q", "json_schema": map[string]any{"type": "string"}}, http.StatusUnprocessableEntity, "validation_error", "json_schema"},
 				{"webhook not http", rich.Key, map[string]any{"question": "q", "webhook_url": "ftp://example.com/x"}, http.StatusUnprocessableEntity, "validation_error", "webhook_url"},
 				{"unknown field", rich.Key, map[string]any{"question": "q", "colour": "red"}, http.StatusUnprocessableEntity, "validation_error", "colour"},
 				{"empty question", rich.Key, map[string]any{"question": ""}, http.StatusUnprocessableEntity, "validation_error", "question"},
@@ -322,6 +326,7 @@ func TestResearchCreateRules(t *testing.T) {
 				require.Equal(t, tc.status, r.Status, "%s: %s", tc.name, r.Body)
 				p := r.Problem(t)
 				require.Equal(t, tc.code, p.Code, tc.name)
+				require.NotContains(t, string(r.Body), "root:", "%s: no server file content in the answer", tc.name)
 				if tc.field != "" {
 					require.NotNil(t, p.Errors, tc.name)
 					require.Equal(t, tc.field, (*p.Errors)[0].Field, tc.name)
