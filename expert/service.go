@@ -23,6 +23,34 @@ type CreateInput struct {
 	IsPublic         *bool       `json:"is_public"`
 	AllowFreeTierUse *bool       `json:"allow_free_tier_use"`
 	OwnerEmail       *string     `json:"owner_email"`
+	// IdempotencyKey and RequestHash (of the body) make a retried create return the original.
+	IdempotencyKey string `json:"-"`
+	RequestHash    string `json:"-"`
+}
+
+// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
+var ErrIdempotencyKeyReused = errors.New("idempotency key reused")
+
+// idemPrefix keeps expert creates apart from job creates in the shared idempotency records.
+const idemPrefix = "experts:"
+
+// replay answers a create whose Idempotency-Key was seen: the original expert, or a conflict.
+func (s *Service) replay(ctx context.Context, c Caller, in CreateInput) (Expert, bool, error) {
+	k, err := s.st.IdempotencyKeyFor(ctx, c.AccountID, idemPrefix+in.IdempotencyKey, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return Expert{}, false, nil
+	} else if err != nil {
+		return Expert{}, false, err
+	}
+	if k.RequestHash != in.RequestHash {
+		return Expert{}, true, ErrIdempotencyKeyReused
+	}
+	row, err := s.st.ExpertByID(ctx, k.JobID, false)
+	if err != nil {
+		return Expert{}, true, err
+	}
+	e, err := s.view(ctx, s.st, row, RoleOwnerIf(row.OwnerID == c.AccountID))
+	return e, true, err
 }
 
 // Version sources.
@@ -48,6 +76,11 @@ func (t target) canManage(c Caller) bool { return c.IsAdmin || t.role == RoleOwn
 func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert, error) {
 	if !c.IsAdmin && (in.IsPublic != nil || in.AllowFreeTierUse != nil || in.OwnerEmail != nil) {
 		return Expert{}, fmt.Errorf("is_public, allow_free_tier_use and owner_email are for service administrators: %w", ErrForbidden)
+	}
+	if in.IdempotencyKey != "" {
+		if e, ok, err := s.replay(ctx, c, in); ok || err != nil {
+			return e, err
+		}
 	}
 	ownerID := c.AccountID
 	if in.OwnerEmail != nil {
@@ -87,7 +120,16 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		IsPublic: in.IsPublic != nil && *in.IsPublic, AllowFreeTierUse: in.AllowFreeTierUse != nil && *in.AllowFreeTierUse,
 		Config: encoded, VersionNum: 1, CreatedAt: now, UpdatedAt: now,
 	}
+	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if in.IdempotencyKey != "" {
+			k := store.IdempotencyKey{AccountID: c.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: row.ID, StatusCode: 201}
+			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
+				return errRace
+			} else if err != nil {
+				return err
+			}
+		}
 		if err := s.assignSlug(ctx, tx, &row); err != nil {
 			return err
 		}
@@ -99,6 +141,13 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		}
 		return s.snapshot(ctx, tx, row, SourceCreate, &c.AccountID)
 	})
+	if errors.Is(err, errRace) {
+		e, ok, err := s.replay(ctx, c, in)
+		if err == nil && !ok {
+			err = errors.New("idempotency key vanished after a conflict")
+		}
+		return e, err
+	}
 	if err != nil {
 		return Expert{}, err
 	}
