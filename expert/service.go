@@ -74,7 +74,9 @@ func (t target) canManage(c Caller) bool { return c.IsAdmin || t.role == RoleOwn
 
 // Create saves a custom expert as version 1.
 func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert, error) {
-	if !c.IsAdmin && (in.IsPublic != nil || in.AllowFreeTierUse != nil || in.OwnerEmail != nil) {
+	// The document gives is_public and allow_free_tier_use a default of false, which the request
+	// validator fills in: only a true value (or any owner_email) is an administrator's request.
+	if !c.IsAdmin && ((in.IsPublic != nil && *in.IsPublic) || (in.AllowFreeTierUse != nil && *in.AllowFreeTierUse) || in.OwnerEmail != nil) {
 		return Expert{}, fmt.Errorf("is_public, allow_free_tier_use and owner_email are for service administrators: %w", ErrForbidden)
 	}
 	if in.IdempotencyKey != "" {
