@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -308,3 +309,14 @@ func TestExpertCreateReadUpdate(t *testing.T) {
 		})
 	}
 }
+
+type (
+	servertestResp    = servertest.Resp
+	servertestAccount = servertest.Account
+)
+
+func servertestReq(method, path, key string, body any, h http.Header) servertest.Req {
+	return servertest.Req{Method: method, Path: path, Token: key, Body: body, Header: h}
+}
+
+func storeNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
