@@ -472,6 +472,6 @@ func defaultResearch(cfg Config) (*jobs.Service, error) {
 	jc.DataDir = dir
 	return jobs.New(jobs.Deps{
 		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
-		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
+		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
 	}, jc)
 }

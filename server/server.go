@@ -18,6 +18,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/openapi"
@@ -41,6 +42,10 @@ type Config struct {
 	// Research runs research jobs (queue, workers, state machine); nil: a service that only enqueues
 	// (nothing runs), with workspaces under a temporary folder. `serve` passes a started one.
 	Research *jobs.Service
+	// Experts manages experts; nil: a service over Store without skill or tool catalogues (every
+	// skill_names and mcp_tool_names entry is unknown). A Research built elsewhere should resolve
+	// expert_id through the same service (Experts.Runner()).
+	Experts *expert.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -54,6 +59,7 @@ type Server struct {
 	attachments *attachments.Service
 	publicURL   string
 	research    *jobs.Service
+	experts     *expert.Service
 	doc         *openapi3.T
 	routes      routeIndex
 	metrics     *metrics
@@ -84,6 +90,11 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
+	if cfg.Experts == nil {
+		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Research == nil {
 		if cfg.Research, err = defaultResearch(cfg); err != nil {
 			return nil, err
@@ -93,7 +104,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

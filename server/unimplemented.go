@@ -17,10 +17,6 @@ func (s *Server) A2aJsonRpc(context.Context, gen.A2aJsonRpcRequestObject) (gen.A
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListAgents(context.Context, gen.ListAgentsRequestObject) (gen.ListAgentsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListBatches(context.Context, gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -97,14 +93,6 @@ func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioR
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListExperts(context.Context, gen.ListExpertsRequestObject) (gen.ListExpertsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateExpert(context.Context, gen.CreateExpertRequestObject) (gen.CreateExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ApplyExpertManifest(context.Context, gen.ApplyExpertManifestRequestObject) (gen.ApplyExpertManifestResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -114,10 +102,6 @@ func (s *Server) BuildExpert(context.Context, gen.BuildExpertRequestObject) (gen
 }
 
 func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject) (gen.GetExpertBuildResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListCustomExperts(context.Context, gen.ListCustomExpertsRequestObject) (gen.ListCustomExpertsResponseObject, error) {
 	return nil, errNotImplemented()
 }
 
@@ -149,18 +133,6 @@ func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) DeleteExpert(context.Context, gen.DeleteExpertRequestObject) (gen.DeleteExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpert(context.Context, gen.GetExpertRequestObject) (gen.GetExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UpdateExpert(context.Context, gen.UpdateExpertRequestObject) (gen.UpdateExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListExpertContextFiles(context.Context, gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -182,34 +154,6 @@ func (s *Server) GetExpertContextFile(context.Context, gen.GetExpertContextFileR
 }
 
 func (s *Server) PreviewExpertPlan(context.Context, gen.PreviewExpertPlanRequestObject) (gen.PreviewExpertPlanResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UnshareExpert(context.Context, gen.UnshareExpertRequestObject) (gen.UnshareExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListExpertShares(context.Context, gen.ListExpertSharesRequestObject) (gen.ListExpertSharesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ShareExpert(context.Context, gen.ShareExpertRequestObject) (gen.ShareExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListExpertVersions(context.Context, gen.ListExpertVersionsRequestObject) (gen.ListExpertVersionsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpertVersion(context.Context, gen.GetExpertVersionRequestObject) (gen.GetExpertVersionResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) RestoreExpertVersion(context.Context, gen.RestoreExpertVersionRequestObject) (gen.RestoreExpertVersionResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) SetExpertVisibility(context.Context, gen.SetExpertVisibilityRequestObject) (gen.SetExpertVisibilityResponseObject, error) {
 	return nil, errNotImplemented()
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 )
@@ -124,12 +125,16 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		}
 		defer closeAttachments()
 		bill := billing.New(st, cfg.Billing)
-		research, err := openResearch(cfg, st, bill, att, log)
+		experts, err := expert.New(st, expert.Options{Logger: log.With("component", "experts")})
+		if err != nil {
+			return err
+		}
+		research, err := openResearch(cfg, st, bill, att, experts, log)
 		if err != nil {
 			return err
 		}
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
-			Attachments: att, PublicURL: cfg.PublicURL, Research: research})
+			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts})
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/store"
@@ -68,7 +69,7 @@ func positiveInt(v, name string) (int, error) {
 }
 
 // openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, log *slog.Logger) (*jobs.Service, error) {
+func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, log *slog.Logger) (*jobs.Service, error) {
 	rs := cfg.Research
 	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
 	if err != nil {
@@ -89,7 +90,7 @@ func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachme
 	default:
 		eng = engine.NewOffline(engine.OfflineOptions{CorpusDir: rs.CorpusDir})
 	}
-	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Sealer: sealer,
+	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Sealer: sealer,
 		Logger: log.With("component", "jobs")}, rs.Jobs)
 }
 
