@@ -20,6 +20,8 @@ require (
 	gorm.io/gorm v1.31.2
 )
 
+require github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
+
 require (
 	cel.dev/expr v0.25.3 // indirect
 	cloud.google.com/go v0.123.0 // indirect

@@ -15,7 +15,7 @@ import (
 func migrations() []*gormigrate.Migration {
 	var all []*gormigrate.Migration
 	for _, area := range [][]*gormigrate.Migration{
-		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(),
+		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), skillMigrations(),
 	} {
 		all = append(all, area...)
 	}
