@@ -180,7 +180,9 @@ func TestListAndCall(t *testing.T) {
 
 	// The list is cached until the TTL passes.
 	mcpServer.AddTool(&mcp.Tool{Name: "added", Description: "Added later.", InputSchema: map[string]any{"type": "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	_, total = reg.List(ctx, mcptool.Filter{Server: "sec"})
 	require.Equal(t, 3, total)
 	clk.Add(time.Minute)
