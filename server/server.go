@@ -20,7 +20,9 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/openapi"
+	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
 
@@ -41,6 +43,10 @@ type Config struct {
 	// Research runs research jobs (queue, workers, state machine); nil: a service that only enqueues
 	// (nothing runs), with workspaces under a temporary folder. `serve` passes a started one.
 	Research *jobs.Service
+	// Skills are the skill catalogue plus each account's own; nil: the shipped catalogue over Store.
+	Skills *skill.Service
+	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
+	Tools *mcptool.Registry
 }
 
 // Server implements gen.StrictServerInterface.
@@ -54,6 +60,8 @@ type Server struct {
 	attachments *attachments.Service
 	publicURL   string
 	research    *jobs.Service
+	skills      *skill.Service
+	tools       *mcptool.Registry
 	doc         *openapi3.T
 	routes      routeIndex
 	metrics     *metrics
@@ -89,11 +97,19 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if cfg.Skills == nil {
+		if cfg.Skills, err = skill.New(cfg.Store, cfg.Now); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Logger: cfg.Logger})
+	}
 	// RFC 9457 bodies are JSON; kin-openapi must know so when tests validate responses.
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, skills: cfg.Skills, tools: cfg.Tools, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

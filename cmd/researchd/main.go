@@ -20,6 +20,7 @@ import (
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 )
@@ -128,8 +129,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
+		// The openai engine offers fetch_url; the tool list says so only when it runs.
+		tools := mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(cfg.Engine == "openai"), Servers: cfg.MCPServers,
+			Logger: log.With("component", "mcp")})
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
-			Attachments: att, PublicURL: cfg.PublicURL, Research: research})
+			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Tools: tools})
 		if err != nil {
 			return err
 		}
