@@ -73,12 +73,20 @@ type Input struct {
 	ContextDirs  []string // extra read-only folders (expert context files, local corpus)
 	Continuation bool     // a continuation run: PriorReport holds the last report
 	PriorReport  string
+	// Tools are the MCP tools granted to the run (an expert's mcp_tool_names), called through
+	// ToolCaller; engines without a model ignore them.
+	Tools      []GrantedTool
+	ToolCaller ToolCaller
+	// RequiredTools (required_tool_calls) must each return a successful result during the run; the
+	// monitor only observes: the run's timeline and Result say which did not.
+	RequiredTools []string
 }
 
 // Result is what a successful run produced (report.md is also in the workspace).
 type Result struct {
 	Report           string
 	StructuredOutput map[string]any
+	RequiredTools    *RequiredToolsOutcome // nil when the run had no required tools
 }
 
 // Error is a run failure with a stable code (structured_output_invalid, engine_error,

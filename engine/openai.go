@@ -105,6 +105,10 @@ type agentRun struct {
 	budget budget
 	used   int64 // tokens spent
 	wrote  bool  // write_file changed the workspace since the last checkpoint
+	// granted are the MCP tools offered as functions; succeeded holds every tool (built-in or MCP,
+	// by toolName) that returned a successful result, for the required-tool monitor.
+	granted   *grantedTools
+	succeeded map[string]bool
 }
 
 func (e *openaiEngine) Run(ctx context.Context, in Input, sink Sink) (Result, error) {
@@ -115,7 +119,8 @@ func (e *openaiEngine) Run(ctx context.Context, in Input, sink Sink) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
-	r := &agentRun{e: e, in: in, em: emitter{sink: sink, redact: e.redactor()}, budget: budgets[in.Effort]}
+	r := &agentRun{e: e, in: in, em: emitter{sink: sink, redact: e.redactor()}, budget: budgets[in.Effort],
+		granted: newGrantedTools(in.Tools, builtinToolNames), succeeded: map[string]bool{}}
 	res, err := r.run(ctx, schema, sch)
 	if err != nil {
 		return Result{}, e.mapError(ctx, err)
@@ -228,7 +233,13 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 			return Result{}, err
 		}
 	}
-	return finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath})
+	required, err := r.reportRequired(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath})
+	res.RequiredTools = required
+	return res, err
 }
 
 // complete makes one model call and accounts for its tokens.
@@ -357,6 +368,9 @@ Report format: a "# " title, a "## Summary" section, one "## " section per sub-q
 (for example ` + "`input_files/data.csv`, lines 3–7" + `) or URLs. Say plainly when the evidence is missing or weak; never invent sources.
 `)
 	fmt.Fprintf(&b, "Effort: %s. You have at most %d tool-using steps.\n", r.in.Effort, r.budget.Steps)
+	if len(r.in.RequiredTools) > 0 {
+		fmt.Fprintf(&b, "Call each of these tools at least once and make sure it succeeds: %s.\n", strings.Join(r.requiredFunctions(), ", "))
+	}
 	if r.in.Continuation && strings.TrimSpace(r.in.PriorReport) != "" {
 		b.WriteString("This is a continuation: extend the prior report below. Return ONLY the new material as a section that starts with \"## Continuation\", answering follow-up questions the prior report left open, with citations numbered after the prior report's.\n\nPrior report:\n\n")
 		b.WriteString(r.in.PriorReport)
@@ -405,22 +419,25 @@ func (r *agentRun) tools() []openai.ChatCompletionToolUnionParam {
 		tools = append(tools, fn("fetch_url", "Fetch a public http(s) URL and return its text.",
 			map[string]any{"url": str("absolute http or https URL")}, "url"))
 	}
-	return tools
+	return append(tools, r.granted.params()...)
 }
 
 // callTool runs one tool call and records it. Tool failures go back to the model as text so it
 // can recover; only a failing sink or a cancelled context ends the run.
 func (r *agentRun) callTool(ctx context.Context, tc openai.ChatCompletionMessageToolCallUnion) (string, error) {
-	name, args := tc.Function.Name, tc.Function.Arguments
+	fn, args := tc.Function.Name, tc.Function.Arguments
+	name := r.toolName(fn)
 	if err := r.em.event(ctx, KindToolCall, name, truncate(args, eventContentChars), map[string]any{"tool": name, "call_id": tc.ID}); err != nil {
 		return "", err
 	}
-	out, err := r.execTool(ctx, name, args)
+	out, err := r.execTool(ctx, fn, args)
 	if cerr := ctx.Err(); cerr != nil {
 		return "", cerr
 	}
 	if err != nil {
 		out = "error: " + err.Error()
+	} else {
+		r.succeeded[name] = true
 	}
 	out = r.em.redact(truncate(out, toolResultChars))
 	data := map[string]any{"tool": name, "call_id": tc.ID, "error": err != nil}
@@ -431,6 +448,9 @@ func (r *agentRun) callTool(ctx context.Context, tc openai.ChatCompletionMessage
 }
 
 func (r *agentRun) execTool(ctx context.Context, name, rawArgs string) (string, error) {
+	if t, ok := r.granted.byFunc[name]; ok {
+		return r.callMCP(ctx, t, rawArgs)
+	}
 	var args struct {
 		Query     string `json:"query"`
 		Limit     int    `json:"limit"`

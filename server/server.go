@@ -21,7 +21,9 @@ import (
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/openapi"
+	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
 
@@ -42,10 +44,14 @@ type Config struct {
 	// Research runs research jobs (queue, workers, state machine); nil: a service that only enqueues
 	// (nothing runs), with workspaces under a temporary folder. `serve` passes a started one.
 	Research *jobs.Service
-	// Experts manages experts; nil: a service over Store without skill or tool catalogues (every
-	// skill_names and mcp_tool_names entry is unknown). A Research built elsewhere should resolve
+	// Experts manages experts; nil: a service over Store with the Skills and Tools catalogues.
+	// A Research built elsewhere should resolve
 	// expert_id through the same service (Experts.Runner()).
 	Experts *expert.Service
+	// Skills are the skill catalogue plus each account's own; nil: the shipped catalogue over Store.
+	Skills *skill.Service
+	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
+	Tools *mcptool.Registry
 }
 
 // Server implements gen.StrictServerInterface.
@@ -60,6 +66,8 @@ type Server struct {
 	publicURL   string
 	research    *jobs.Service
 	experts     *expert.Service
+	skills      *skill.Service
+	tools       *mcptool.Registry
 	doc         *openapi3.T
 	routes      routeIndex
 	metrics     *metrics
@@ -90,8 +98,16 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
+	if cfg.Skills == nil {
+		if cfg.Skills, err = skill.New(cfg.Store, cfg.Now); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Tools == nil {
+		cfg.Tools = mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Logger: cfg.Logger})
+	}
 	if cfg.Experts == nil {
-		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Skills: cfg.Skills, Tools: cfg.Tools, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 			return nil, err
 		}
 	}
@@ -104,7 +120,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

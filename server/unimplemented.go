@@ -113,22 +113,6 @@ func (s *Server) GenerateExpertWorkflow(context.Context, gen.GenerateExpertWorkf
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListMcpTools(context.Context, gen.ListMcpToolsRequestObject) (gen.ListMcpToolsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ListSkills(context.Context, gen.ListSkillsRequestObject) (gen.ListSkillsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateSkill(context.Context, gen.CreateSkillRequestObject) (gen.CreateSkillResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetSkill(context.Context, gen.GetSkillRequestObject) (gen.GetSkillResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject) (gen.ValidateExpertResponseObject, error) {
 	return nil, errNotImplemented()
 }

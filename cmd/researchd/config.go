@@ -8,6 +8,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/mcptool"
 )
 
 // config is the process configuration, read from the environment (CONTRACT.md §1).
@@ -26,9 +27,10 @@ type config struct {
 	PublicURL     string
 	LogLevel      string
 	MaxBodyBytes  int64
-	Billing       billing.Config     // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
-	Attachments   attachments.Config // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
-	Research      researchSettings   // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
+	Billing       billing.Config         // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
+	Attachments   attachments.Config     // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
+	Research      researchSettings       // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
+	MCPServers    []mcptool.ServerConfig // RESEARCH_MCP_SERVERS
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -65,6 +67,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.Research, err = researchConfig(get, c.DataDir, c.Env); err != nil {
 		return c, err
+	}
+	if c.MCPServers, err = mcptool.ParseServers(getenv("RESEARCH_MCP_SERVERS")); err != nil {
+		return c, fmt.Errorf("RESEARCH_MCP_SERVERS: %w", err)
 	}
 	switch c.Env {
 	case "development", "production":

@@ -21,7 +21,9 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
+	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
 
@@ -125,7 +127,14 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		}
 		defer closeAttachments()
 		bill := billing.New(st, cfg.Billing)
-		experts, err := expert.New(st, expert.Options{Logger: log.With("component", "experts")})
+		// The openai engine offers fetch_url; the tool list says so only when it runs.
+		tools := mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(cfg.Engine == "openai"), Servers: cfg.MCPServers,
+			Logger: log.With("component", "mcp")})
+		skills, err := skill.New(st, nil)
+		if err != nil {
+			return err
+		}
+		experts, err := expert.New(st, expert.Options{Skills: skills, Tools: tools, Logger: log.With("component", "experts")})
 		if err != nil {
 			return err
 		}
@@ -134,7 +143,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			return err
 		}
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
-			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts})
+			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools})
 		if err != nil {
 			return err
 		}

@@ -191,6 +191,7 @@ func TestBadConfigurationIsAnError(t *testing.T) {
 		"body limit":          {"RESEARCH_MAX_BODY_BYTES": "-5"},
 		"issuer without JWKS": {"RESEARCH_OAUTH_ISSUER": "https://issuer.example"},
 		"bad database URL":    {"DATABASE_URL": "mysql://localhost/db"},
+		"bad MCP server":      {"RESEARCH_MCP_SERVERS": "sec=ftp://mcp.example"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {
