@@ -344,3 +344,17 @@ func asQuestion(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:] + "?"
 }
+
+// SubQuestions is the decomposition a run would research for q (at most max), as plain text: the
+// planning preview of an expert shows what research would pursue without running it.
+func SubQuestions(q string, max int) []string {
+	subs := subQuestions(q, max)
+	out := make([]string, 0, len(subs))
+	for _, s := range subs {
+		out = append(out, s.Text)
+	}
+	return out
+}
+
+// KeyPhrases are the question's runs of content words, longest first.
+func KeyPhrases(q string) []string { return keyPhrases(collapse(q)) }
