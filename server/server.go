@@ -23,6 +23,7 @@ import (
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/openapi"
+	"github.com/researchd/researchd/ratelimit"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	Skills *skill.Service
 	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
 	Tools *mcptool.Registry
+	// AuthoringRate bounds plan-preview and generate-workflow per caller; zero: 30 a minute.
+	AuthoringRate ratelimit.Rate
+	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
+	WorkflowAuthoringOff bool
 }
 
 // Server implements gen.StrictServerInterface.
@@ -68,9 +73,13 @@ type Server struct {
 	experts     *expert.Service
 	skills      *skill.Service
 	tools       *mcptool.Registry
-	doc         *openapi3.T
-	routes      routeIndex
-	metrics     *metrics
+	limiter     *ratelimit.Limiter
+	// authoringRate and workflowAuthoringOff: see Config.
+	authoringRate        ratelimit.Rate
+	workflowAuthoringOff bool
+	doc                  *openapi3.T
+	routes               routeIndex
+	metrics              *metrics
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -116,11 +125,15 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if cfg.AuthoringRate.N == 0 {
+		cfg.AuthoringRate = defaultAuthoringRate
+	}
 	// RFC 9457 bodies are JSON; kin-openapi must know so when tests validate responses.
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools,
+		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

@@ -105,14 +105,6 @@ func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ExtractExpert(context.Context, gen.ExtractExpertRequestObject) (gen.ExtractExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GenerateExpertWorkflow(context.Context, gen.GenerateExpertWorkflowRequestObject) (gen.GenerateExpertWorkflowResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject) (gen.ValidateExpertResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -134,10 +126,6 @@ func (s *Server) DeleteExpertContextFile(context.Context, gen.DeleteExpertContex
 }
 
 func (s *Server) GetExpertContextFile(context.Context, gen.GetExpertContextFileRequestObject) (gen.GetExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) PreviewExpertPlan(context.Context, gen.PreviewExpertPlanRequestObject) (gen.PreviewExpertPlanResponseObject, error) {
 	return nil, errNotImplemented()
 }
 

@@ -1,0 +1,118 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/researchd/researchd/authoring"
+	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/ratelimit"
+)
+
+// Expert authoring (spec 4.5): extract, generate-workflow and plan-preview work from the text
+// given (package authoring); nothing is saved.
+
+// defaultAuthoringRate bounds plan-preview and generate-workflow per caller (each operation has
+// its own bucket).
+var defaultAuthoringRate = ratelimit.Rate{N: 30, Per: time.Minute}
+
+// ExtractExpert proposes a system prompt, SOP and output schema from pasted text.
+func (s *Server) ExtractExpert(ctx context.Context, req gen.ExtractExpertRequestObject) (gen.ExtractExpertResponseObject, error) {
+	if _, err := caller(ctx); err != nil {
+		return nil, err
+	}
+	x := authoring.Extract(req.Body.Text)
+	return gen.ExtractExpert200JSONResponse{SystemPrompt: x.SystemPrompt,
+		OutputSop: nullableMap(x.OutputSOP), OutputSchema: nullableMap(x.OutputSchema)}, nil
+}
+
+// GenerateExpertWorkflow authors and validates a workflow from an SOP.
+func (s *Server) GenerateExpertWorkflow(ctx context.Context, req gen.GenerateExpertWorkflowRequestObject) (gen.GenerateExpertWorkflowResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.workflowAuthoringOff {
+		return nil, newProblem(http.StatusNotFound, "not_found", "workflow authoring is disabled on this server")
+	}
+	if err := s.rateLimit(ctx, "generate-workflow:"+p.AccountID); err != nil {
+		return nil, err
+	}
+	wf, errs := authoring.GenerateWorkflow(req.Body.Sop, mapOf(req.Body.SampleInput), mapOf(req.Body.OutputSchema))
+	out := gen.GenerateExpertWorkflowResponse{Valid: len(errs) == 0 && wf != nil, Errors: fieldErrors(errs), Workflow: nullableMap(wf)}
+	return gen.GenerateExpertWorkflow200JSONResponse(out), nil
+}
+
+// PreviewExpertPlan runs the planning phase of an expert the caller may run.
+func (s *Server) PreviewExpertPlan(ctx context.Context, req gen.PreviewExpertPlanRequestObject) (gen.PreviewExpertPlanResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.experts.Get(ctx, c, req.ExpertId)
+	if err != nil {
+		return nil, expertProblem(err)
+	}
+	if e.ArchivedAt != nil {
+		return nil, expertProblem(expert.ErrArchived)
+	}
+	if err := s.rateLimit(ctx, "plan-preview:"+c.AccountID); err != nil {
+		return nil, err
+	}
+	in := authoring.PlanInput{Question: req.Body.Question, SystemPrompt: e.SystemPrompt, SOP: e.OutputSOP,
+		Workflow: e.PinnedWorkflow, OutputSchema: e.OutputSchema}
+	if c := valueOf(req.Body.Context); c != nil {
+		in.Context = *c
+	}
+	steps, subs := authoring.Plan(in)
+	plan := gen.PlanPreview{Steps: make([]gen.PlanPreviewStep, 0, len(steps))}
+	for _, st := range steps {
+		plan.Steps = append(plan.Steps, gen.PlanPreviewStep{Title: st.Title, Detail: st.Detail})
+	}
+	return gen.PreviewExpertPlan200JSONResponse{ExpertId: e.ID, Question: req.Body.Question, Plan: plan, SubQuestions: subs}, nil
+}
+
+// rateLimit takes a token from the caller's bucket for an operation, or answers 429 rate_limited
+// with Retry-After.
+func (s *Server) rateLimit(ctx context.Context, key string) error {
+	d, err := s.limiter.Allow(ctx, key, s.authoringRate)
+	if err != nil {
+		return err
+	}
+	if d.Allowed {
+		return nil
+	}
+	p := newProblem(http.StatusTooManyRequests, "rate_limited",
+		fmt.Sprintf("at most %s; retry in %d s", s.authoringRate, int(d.RetryAfter.Seconds())))
+	p.Title = "Too many requests"
+	p.header = http.Header{"Retry-After": {strconv.Itoa(int(d.RetryAfter.Seconds()))}}
+	return p
+}
+
+func nullableMap(m map[string]any) nullable.Nullable[map[string]any] {
+	if m == nil {
+		return nullable.NewNullNullable[map[string]any]()
+	}
+	return nullable.NewNullableWithValue(m)
+}
+
+func fieldErrors(errs []authoring.FieldError) []gen.FieldError {
+	out := make([]gen.FieldError, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, gen.FieldError{Field: e.Field, Message: e.Message})
+	}
+	return out
+}
+
+func mapOf(n nullable.Nullable[map[string]any]) map[string]any {
+	if v := valueOf(n); v != nil {
+		return *v
+	}
+	return nil
+}
