@@ -69,17 +69,18 @@ func Extract(text string) Extraction {
 }
 
 func titleOf(secs []section) string {
-	for _, s := range secs {
-		if s.Heading != "" {
-			return s.Heading
+	if len(secs) == 0 {
+		return ""
+	}
+	s := secs[0]
+	if s.Heading != "" {
+		return s.Heading
+	}
+	if len(s.Paragraphs) > 0 {
+		p := s.Paragraphs[0]
+		if len(strings.Fields(p)) <= 8 && !strings.ContainsAny(p[len(p)-1:], ".!?") {
+			return p
 		}
-		if len(s.Paragraphs) > 0 {
-			p := s.Paragraphs[0]
-			if len(strings.Fields(p)) <= 8 && !strings.ContainsAny(p[len(p)-1:], ".!?") {
-				return p
-			}
-		}
-		break
 	}
 	return ""
 }

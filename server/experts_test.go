@@ -150,7 +150,9 @@ func TestExpertCatalogue(t *testing.T) {
 			for _, id := range []string{"general-researcher", "market-sizing", "company-due-diligence", "literature-review", "competitor-comparison", "policy-brief"} {
 				require.Contains(t, ids, id)
 			}
-			require.True(t, slices.IsSortedFunc(list.Items, func(a, b gen.ExpertSummary) int { return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)) }))
+			require.True(t, slices.IsSortedFunc(list.Items, func(a, b gen.ExpertSummary) int {
+				return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+			}))
 
 			r := e.req(t, "GET", "/experts?query=MARKETS", "", nil)
 			r.JSON(t, &list)
