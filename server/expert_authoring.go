@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/authoring"
@@ -115,4 +116,62 @@ func mapOf(n nullable.Nullable[map[string]any]) map[string]any {
 		return *v
 	}
 	return nil
+}
+
+// ValidateExpert runs the document's checks and every persistence-side check of a create (or, with
+// expert_id, of an update against the merged state) and reports them all; nothing is saved.
+func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertRequestObject) (gen.ValidateExpertResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ref := valueOf(req.Body.ExpertId)
+	schemaName := "CreateExpertV2Request"
+	if ref != nil {
+		schemaName = "UpdateExpertRequest"
+	}
+	fields := []gen.FieldError{}
+	if err := s.doc.Components.Schemas[schemaName].Value.VisitJSON(req.Body.Expert, openapi3.MultiErrors()); err != nil {
+		collectSchemaErrors("body", err, &fields)
+		for i := range fields {
+			if fields[i].Field == "body" {
+				fields[i].Field = "expert"
+			}
+		}
+	}
+	var errs, warns []expert.FieldError
+	if ref != nil && len(fields) > 0 {
+		// The target's access rules apply whatever the body: a stranger learns nothing.
+		if _, _, err := s.experts.CheckUpdate(ctx, c, *ref, expert.Patch{}); err != nil {
+			return nil, expertProblem(err)
+		}
+	}
+	if len(fields) == 0 {
+		if ref != nil {
+			p, err := convert[expert.Patch](req.Body.Expert)
+			if err != nil {
+				return nil, err
+			}
+			errs, warns, err = s.experts.CheckUpdate(ctx, c, *ref, p)
+			if err != nil {
+				return nil, expertProblem(err)
+			}
+		} else {
+			in, err := convert[expert.CreateInput](req.Body.Expert)
+			if err != nil {
+				return nil, err
+			}
+			if errs, warns, err = s.experts.CheckCreate(ctx, c, in); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, e := range errs {
+		fields = append(fields, gen.FieldError{Field: e.Field, Message: e.Message})
+	}
+	out := gen.ExpertValidateResponse{Ok: len(fields) == 0, Errors: fields, Warnings: make([]gen.FieldError, 0, len(warns))}
+	for _, w := range warns {
+		out.Warnings = append(out.Warnings, gen.FieldError{Field: w.Field, Message: w.Message})
+	}
+	return gen.ValidateExpert200JSONResponse(out), nil
 }

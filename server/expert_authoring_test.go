@@ -98,3 +98,80 @@ func TestWorkflowAuthoringOff(t *testing.T) {
 	r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/generate-workflow", Token: a.Key, Body: map[string]any{"sop": map[string]any{"steps": []any{"x"}}}})
 	require.Equal(t, http.StatusNotFound, r.Status)
 }
+
+func TestValidateExpert(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			e := servertest.New(t, d)
+			a := e.NewAccount(t, store.TierPro, false, 10)
+			viewer := e.NewAccount(t, store.TierPro, false, 10)
+			good := map[string]any{"name": "Vendor checker", "system_prompt": "You check vendors against public breach records and sanctions lists, and cite each finding."}
+			cases := []struct {
+				name     string
+				body     map[string]any
+				errs     []string // fields, in order
+				warnings []string
+			}{
+				{"valid create", map[string]any{"expert": good}, nil, nil},
+				{"missing name, unknown field, bad tag", map[string]any{"expert": map[string]any{"system_prompt": "x", "colour": "red", "tags": []any{""}}},
+					[]string{"colour", "tags/0", "name"}, nil},
+				{"unknown skill and tool, template file not attached", map[string]any{"expert": merge(good, map[string]any{"skill_names": []any{"no-such-skill"},
+					"mcp_tool_names": []any{"nope.tool"}, "output_template_file": "t.html"})}, []string{"skill_names/0", "mcp_tool_names/0", "output_template_file"}, nil},
+				{"external ref in output schema", map[string]any{"expert": merge(good, map[string]any{"output_schema": map[string]any{"$ref": "file:///etc/passwd"}})},
+					[]string{"output_schema"}, nil},
+				{"admin only", map[string]any{"expert": merge(good, map[string]any{"is_public": true})}, []string{"is_public"}, nil},
+				{"draft and short prompt warn", map[string]any{"expert": map[string]any{"name": "x", "system_prompt": "short", "status": "building"}}, nil,
+					[]string{"status", "system_prompt"}},
+			}
+			for _, tc := range cases {
+				r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/validate", Token: a.Key, Body: tc.body})
+				require.Equal(t, http.StatusOK, r.Status, "%s: %s", tc.name, r.Body)
+				var v gen.ExpertValidateResponse
+				r.JSON(t, &v)
+				require.Equal(t, tc.errs == nil, v.Ok, tc.name)
+				require.Equal(t, tc.errs, fieldsOf(v.Errors), "%s: %+v", tc.name, v.Errors)
+				require.Equal(t, tc.warnings, fieldsOf(v.Warnings), "%s: %+v", tc.name, v.Warnings)
+			}
+
+			// As an update: merged over the current state; another account's expert is 404.
+			r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts", Token: a.Key, Body: good})
+			require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+			var ex gen.Expert
+			r.JSON(t, &ex)
+			r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/validate", Token: a.Key, Body: map[string]any{"expert_id": ex.ExpertId, "expert": map[string]any{"status": "building", "max_cost_usd": nil}}})
+			var v gen.ExpertValidateResponse
+			r.JSON(t, &v)
+			require.Equal(t, []string{"status"}, fieldsOf(v.Errors), "active cannot go back to building")
+			r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/validate", Token: a.Key, Body: map[string]any{"expert_id": ex.ExpertId, "expert": map[string]any{"tags": []any{"vendors"}}}})
+			r.JSON(t, &v)
+			require.True(t, v.Ok)
+			r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/validate", Token: viewer.Key, Body: map[string]any{"expert_id": ex.ExpertId, "expert": map[string]any{}}})
+			require.Equal(t, http.StatusNotFound, r.Status)
+			r = e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/experts/" + ex.ExpertId, Token: a.Key})
+			var after gen.Expert
+			r.JSON(t, &after)
+			require.Equal(t, ex.Tags, after.Tags, "validate saves nothing")
+		})
+	}
+}
+
+func merge(a, b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func fieldsOf(errs []gen.FieldError) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Field)
+	}
+	return out
+}

@@ -105,10 +105,6 @@ func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject) (gen.ValidateExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListExpertContextFiles(context.Context, gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
 	return nil, errNotImplemented()
 }
