@@ -106,6 +106,9 @@ func withStore(ctx context.Context, cfg config, fn func(*store.Store) error) err
 }
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
+	if err := checkServe(cfg); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return withStore(ctx, cfg, func(st *store.Store) error {
@@ -170,7 +173,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 // oauthVerifier picks the external issuer when configured, else the development issuer.
 func oauthVerifier(ctx context.Context, cfg config) (auth.Verifier, *auth.DevIssuer, error) {
 	if cfg.OAuthJWKSURL != "" {
-		v, err := auth.NewJWKSVerifier(ctx, cfg.OAuthIssuer, cfg.OAuthJWKSURL)
+		v, err := auth.NewJWKSVerifier(ctx, cfg.OAuthIssuer, cfg.OAuthAudience, cfg.OAuthJWKSURL)
 		return v, nil, err
 	}
 	dev, err := auth.LoadDevIssuer(cfg.DataDir)
