@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -93,4 +94,60 @@ func TestExternalIssuerConfiguration(t *testing.T) {
 		_ = res.Body.Close()
 		require.Equal(t, tc.status, res.StatusCode, "aud %q", tc.aud)
 	}
+}
+
+// TestDevelopmentExposureWarning: development on anything but loopback logs a warning naming the
+// address; loopback, and production, do not.
+func TestDevelopmentExposureWarning(t *testing.T) {
+	t.Parallel()
+	tcp := func(ip string) net.Addr { return &net.TCPAddr{IP: net.ParseIP(ip), Port: 8080} }
+	tests := []struct {
+		name, env string
+		addr      net.Addr
+		warn      bool
+	}{
+		{"all IPv4 interfaces", "development", tcp("0.0.0.0"), true},
+		{"all IPv6 interfaces", "development", tcp("::"), true},
+		{"a LAN address", "development", tcp("192.168.1.20"), true},
+		{"a public IPv6 address", "development", tcp("2001:db8::1"), true},
+		{"IPv4 loopback", "development", tcp("127.0.0.1"), false},
+		{"another IPv4 loopback", "development", tcp("127.0.0.2"), false},
+		{"IPv6 loopback", "development", tcp("::1"), false},
+		{"production on all interfaces", "production", tcp("0.0.0.0"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var buf bytes.Buffer
+			warnIfExposed(newLogger(&buf, "info"), tc.env, tc.addr)
+			if !tc.warn {
+				require.Empty(t, buf.String())
+				return
+			}
+			var entry struct{ Level, Msg, Addr string }
+			require.NoError(t, json.Unmarshal(buf.Bytes(), &entry))
+			require.Equal(t, "WARN", entry.Level)
+			require.Contains(t, entry.Msg, "RESEARCH_ENV=development")
+			require.Equal(t, tc.addr.String(), entry.Addr)
+		})
+	}
+
+	// The real start on loopback stays quiet.
+	c := newCLI(t, store.SQLite)
+	c.env["RESEARCH_ADDR"] = "127.0.0.1:0"
+	c.env["RESEARCH_LOG_LEVEL"] = "info" // startServe waits for the "listening" line
+	ctx, cancel := context.WithCancel(context.Background())
+	errOut := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"serve"}, c.getenv, &bytes.Buffer{}, errOut) }()
+	for !strings.Contains(errOut.String(), "researchd listening") {
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited early: %v\n%s", err, errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel()
+	require.NoError(t, <-done)
+	require.NotContains(t, errOut.String(), "non-loopback")
 }
