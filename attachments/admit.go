@@ -65,30 +65,74 @@ func kindOf(field, name string) (kind, error) {
 // maxNameRunes bounds stored names (the API's filename maxLength).
 const maxNameRunes = 255
 
-// safeName makes a client-supplied name path-safe: the base name only (directory parts of either
-// slash style stripped), control characters removed, surrounding spaces trimmed, never "." or "..".
+// safeName makes a client-supplied name path-safe and portable: the base name only (directory parts
+// of either slash style stripped, leading spaces trimmed), and it refuses what git or a common file
+// system cannot store, since a job copies the file into its git workspace and fails there on every
+// attempt otherwise: control characters, a trailing dot or space, characters Windows forbids,
+// Windows device names (with any extension), and .git in any of its disguises.
 func safeName(field, raw string) (string, error) {
 	if !utf8.ValidString(raw) {
 		return "", refuse(field, ErrInvalid, "file name is not valid UTF-8")
+	}
+	if strings.IndexFunc(raw, unicode.IsControl) >= 0 {
+		return "", refuse(field, ErrInvalid, "file name %q contains a control character", raw)
 	}
 	name := strings.ReplaceAll(raw, "\\", "/")
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
 	}
-	name = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, name)
-	name = strings.TrimSpace(name)
+	name = strings.TrimLeftFunc(name, unicode.IsSpace)
 	switch {
 	case name == "" || name == "." || name == "..":
 		return "", refuse(field, ErrInvalid, "%q is not a usable file name", raw)
 	case utf8.RuneCountInString(name) > maxNameRunes:
 		return "", refuse(field, ErrInvalid, "file name is longer than %d characters", maxNameRunes)
+	case strings.HasSuffix(name, ".") || strings.TrimRightFunc(name, unicode.IsSpace) != name:
+		return "", refuse(field, ErrInvalid, "file name %q ends with a dot or a space, which Windows file systems drop", name)
+	case strings.ContainsAny(name, windowsForbidden):
+		return "", refuse(field, ErrInvalid, "file name %q contains one of %s, which Windows file systems cannot store", name, windowsForbidden)
+	case isDeviceName(name):
+		return "", refuse(field, ErrInvalid, "file name %q is a Windows device name (CON, PRN, AUX, NUL, COM0-9, LPT0-9), which git refuses with any extension", name)
+	case isDotGit(name):
+		return "", refuse(field, ErrInvalid, "file name %q would be git metadata", name)
 	}
 	return name, nil
+}
+
+// windowsForbidden are the printable characters Windows refuses in a file name (besides the slashes
+// safeName already strips).
+const windowsForbidden = `<>:"|?*`
+
+// deviceNames are the Windows reserved device names, as git's core.protectNTFS (on by default in
+// go-git) and Windows itself refuse them: also with an extension ("con.txt") and with trailing
+// spaces before it ("aux .md"). ¹²³ count as digits there.
+var deviceNames = func() map[string]bool {
+	m := map[string]bool{"con": true, "prn": true, "aux": true, "nul": true, "conin$": true, "conout$": true}
+	for _, d := range []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³"} {
+		m["com"+d], m["lpt"+d] = true, true
+	}
+	return m
+}()
+
+func isDeviceName(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	return deviceNames[strings.ToLower(strings.TrimRightFunc(stem, unicode.IsSpace))]
+}
+
+// isDotGit reports .git, its NTFS short name git~1, and the HFS+ spellings that hide ignorable code
+// points in ".git" (git's is_hfs_dotgit), all case-insensitively.
+func isDotGit(name string) bool {
+	visible := strings.Map(func(r rune) rune {
+		if hfsIgnorable(r) {
+			return -1
+		}
+		return r
+	}, name)
+	return strings.EqualFold(visible, ".git") || strings.EqualFold(name, "git~1")
+}
+
+func hfsIgnorable(r rune) bool {
+	return (r >= 0x200c && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x206a && r <= 0x206f) || r == 0xfeff
 }
 
 // reportedType is the MIME type to store: the client's (or the remote server's) media type without

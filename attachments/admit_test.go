@@ -20,16 +20,36 @@ func TestSafeName(t *testing.T) {
 		{"../../etc/passwd.txt", "passwd.txt"},
 		{`..\..\Windows\win.ini.txt`, "win.ini.txt"},
 		{"/abs/path/data.csv", "data.csv"},
-		{"  spaced name.md  ", "spaced name.md"},
-		{"ctl\x00\x1f\x7fname.txt", "ctlname.txt"},
+		{"  spaced name.md", "spaced name.md"},
 		{"東京 – notes.md", "東京 – notes.md"},
 		{".env.txt", ".env.txt"},
+		{".gitignore.txt", ".gitignore.txt"},
+		{"console.txt", "console.txt"},
+		{"com10.csv", "com10.csv"},
+		{"lpt.md", "lpt.md"},
+		{"nullable.json", "nullable.json"},
+		{"my con.txt", "my con.txt"},
+		{"a.con", "a.con"},
+		{"git~2.txt", "git~2.txt"},
 	} {
 		got, err := safeName("f", tc.in)
 		require.NoError(t, err, tc.in)
 		require.Equal(t, tc.want, got, tc.in)
 	}
-	for _, bad := range []string{"", ".", "..", "dir/", "a/..", "\x01\x02", "bad\xffutf8.txt", strings.Repeat("a", 252) + ".txtx"} {
+	for _, bad := range []string{
+		"", ".", "..", "dir/", "a/..", "\x01\x02", "bad\xffutf8.txt", strings.Repeat("a", 252) + ".txtx",
+		// Control characters are refused, not silently dropped.
+		"ctl\x00name.txt", "tab\tname.txt", "new\nline.md", "del\x7f.txt", "c1\u0085.txt",
+		// Windows device names, any case, with or without extensions, also after a directory.
+		"CON", "con.txt", "CON.txt", "aux.md", "Aux.tar.gz", "nul.json", "NUL", "prn.pdf", "com1.csv", "COM9.txt", "com0.txt",
+		"lpt1.txt", "LPT9.md", "com¹.txt", "lpt³.md", "conin$.txt", "CONOUT$", "aux .md", "dir/con.txt", `x\nul.json`,
+		// Trailing dots or spaces.
+		"notes.txt.", "notes.txt ", "notes.txt. ", "notes...", "notes.txt\u00a0",
+		// Characters Windows cannot store.
+		"a:b.txt", "a<b.txt", "a>b.txt", `a"b.txt`, "a|b.txt", "a?.txt", "a*.txt", "notes.txt:stream",
+		// git metadata in disguise.
+		".git", ".GIT", "Git~1", ".g\u200cit", "\ufeff.git",
+	} {
 		_, err := safeName("f", bad)
 		require.ErrorIs(t, err, ErrInvalid, "%q", bad)
 	}

@@ -36,17 +36,47 @@ type Verifier interface {
 }
 
 type tokenClaims struct {
-	Email string `json:"email,omitempty"`
-	Scope string `json:"scope,omitempty"`
+	Email         string   `json:"email,omitempty"`
+	EmailVerified flexBool `json:"email_verified,omitempty"`
+	Scope         string   `json:"scope,omitempty"`
 	jwt.RegisteredClaims
 }
 
-func parse(token string, keyFunc jwt.Keyfunc, issuer string) (Claims, error) {
+// flexBool reads email_verified as a JSON boolean or as the strings "true"/"false", which some
+// issuers (Cognito, older Azure AD) send; anything else is false.
+type flexBool bool
+
+func (b *flexBool) UnmarshalJSON(data []byte) error {
+	switch string(data) {
+	case "true", `"true"`:
+		*b = true
+	default:
+		*b = false
+	}
+	return nil
+}
+
+// rules are what a verifier demands beyond a valid signature, issuer and expiry.
+type rules struct {
+	issuer string
+	// audience, when set, must appear in the token's aud claim: without it, a token the same issuer
+	// minted for any other application would open this one.
+	audience string
+	// verifiedEmail demands email_verified: true. Accounts are keyed by email, so an issuer that lets
+	// anyone claim an address they do not control would hand over that address's account.
+	verifiedEmail bool
+}
+
+func parse(token string, keyFunc jwt.Keyfunc, r rules) (Claims, error) {
 	var c tokenClaims
-	_, err := jwt.ParseWithClaims(token, &c, keyFunc,
-		jwt.WithIssuer(issuer), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second),
-		jwt.WithValidMethods([]string{"EdDSA", "RS256", "RS384", "RS512", "ES256", "ES384", "PS256"}))
-	if err != nil {
+	opts := []jwt.ParserOption{
+		jwt.WithIssuer(r.issuer), jwt.WithExpirationRequired(), jwt.WithLeeway(30 * time.Second),
+		jwt.WithValidMethods([]string{"EdDSA", "RS256", "RS384", "RS512", "ES256", "ES384", "PS256"}),
+	}
+	if r.audience != "" {
+		opts = append(opts, jwt.WithAudience(r.audience))
+	}
+	if _, err := jwt.ParseWithClaims(token, &c, keyFunc, opts...); err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	email := c.Email
@@ -55,6 +85,9 @@ func parse(token string, keyFunc jwt.Keyfunc, issuer string) (Claims, error) {
 	}
 	if !strings.Contains(email, "@") {
 		return Claims{}, fmt.Errorf("%w: no email in sub or email claim", ErrInvalidToken)
+	}
+	if r.verifiedEmail && !bool(c.EmailVerified) {
+		return Claims{}, fmt.Errorf("%w: the email is not verified (email_verified is not true)", ErrInvalidToken)
 	}
 	return Claims{Email: email, Scopes: strings.Fields(c.Scope)}, nil
 }
@@ -131,7 +164,7 @@ func newDevIssuer(k ed25519.PrivateKey) *DevIssuer {
 // Mint signs an access token for email with the given scopes.
 func (d *DevIssuer) Mint(email string, scopes []string, ttl time.Duration) (string, error) {
 	now := time.Now()
-	c := tokenClaims{Email: email, Scope: strings.Join(scopes, " "), RegisteredClaims: jwt.RegisteredClaims{
+	c := tokenClaims{Email: email, EmailVerified: true, Scope: strings.Join(scopes, " "), RegisteredClaims: jwt.RegisteredClaims{
 		Issuer: DevIssuerName, Subject: email, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 	}}
 	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c)
@@ -143,10 +176,11 @@ func (d *DevIssuer) Mint(email string, scopes []string, ttl time.Duration) (stri
 	return s, nil
 }
 
-// Verify checks a token signed by this issuer.
+// Verify checks a token signed by this issuer. Its tokens carry no audience and need no verified
+// email: only the operator of this data folder can mint them, for whatever address they type.
 func (d *DevIssuer) Verify(_ context.Context, token string) (Claims, error) {
 	pub := d.key.Public()
-	return parse(token, func(*jwt.Token) (any, error) { return pub, nil }, DevIssuerName)
+	return parse(token, func(*jwt.Token) (any, error) { return pub, nil }, rules{issuer: DevIssuerName})
 }
 
 // JWKS is the issuer's public key as a JSON Web Key Set.
@@ -158,14 +192,19 @@ func (d *DevIssuer) JWKS() map[string]any {
 	}}}
 }
 
-// JWKSVerifier checks tokens from an external issuer against its published JWKS, refreshed in the background.
+// JWKSVerifier checks tokens from an external issuer against its published JWKS, refreshed in the
+// background. Tokens must name the configured audience in aud and carry email_verified: true.
 type JWKSVerifier struct {
-	issuer string
-	jwks   *keyfunc.JWKS
+	rules rules
+	jwks  *keyfunc.JWKS
 }
 
-// NewJWKSVerifier fetches the key set at url and keeps it fresh until ctx ends.
-func NewJWKSVerifier(ctx context.Context, issuer, url string) (*JWKSVerifier, error) {
+// NewJWKSVerifier fetches the key set at url and keeps it fresh until ctx ends. audience is
+// required: an external issuer serves many applications, and its tokens for them must not open this one.
+func NewJWKSVerifier(ctx context.Context, issuer, audience, url string) (*JWKSVerifier, error) {
+	if issuer == "" || audience == "" {
+		return nil, errors.New("an external OAuth issuer needs both an issuer and an audience")
+	}
 	jwks, err := keyfunc.Get(url, keyfunc.Options{
 		Ctx:               ctx,
 		RefreshInterval:   time.Hour,
@@ -176,10 +215,10 @@ func NewJWKSVerifier(ctx context.Context, issuer, url string) (*JWKSVerifier, er
 	if err != nil {
 		return nil, fmt.Errorf("fetch JWKS %s: %w", url, err)
 	}
-	return &JWKSVerifier{issuer: issuer, jwks: jwks}, nil
+	return &JWKSVerifier{rules: rules{issuer: issuer, audience: audience, verifiedEmail: true}, jwks: jwks}, nil
 }
 
 // Verify checks a token signed by the external issuer.
 func (v *JWKSVerifier) Verify(_ context.Context, token string) (Claims, error) {
-	return parse(token, v.jwks.Keyfunc, v.issuer)
+	return parse(token, v.jwks.Keyfunc, v.rules)
 }

@@ -20,10 +20,11 @@ type Config struct {
 	// JobTimeouts bounds one run per effort (RESEARCH_JOB_TIMEOUTS="low=2m,medium=10m,..."); a run
 	// over it fails with timed_out and is refunded.
 	JobTimeouts map[string]time.Duration
-	// RescueAfter is how long a run may stay claimed by a worker before River's rescuer assumes the
-	// process died and makes the job available again (RESEARCH_RESCUE_AFTER). It must exceed every
-	// job timeout, or live runs would be rescued while they still work.
-	RescueAfter time.Duration
+	// RescueMargin is how long a run may outlive its effort's timeout before it is presumed dead
+	// (RESEARCH_RESCUE_MARGIN). At the timeout the run's context ends and it records timed_out and
+	// refunds, which takes seconds; the margin covers that and clock skew between processes. A run
+	// whose process was killed is resumed once it has been claimed for RescueDelay(effort).
+	RescueMargin time.Duration
 	// PollInterval is how often idle workers look for new jobs. River cannot LISTEN through
 	// database/sql, so dispatch latency is bounded by this poll (RESEARCH_POLL_INTERVAL).
 	PollInterval time.Duration
@@ -59,7 +60,7 @@ func DefaultConfig() Config {
 		JobTimeouts: map[string]time.Duration{
 			"low": 5 * time.Minute, "medium": 15 * time.Minute, "high": 30 * time.Minute, "build": time.Hour,
 		},
-		RescueAfter:     time.Hour + 10*time.Minute,
+		RescueMargin:    2 * time.Minute,
 		PollInterval:    50 * time.Millisecond,
 		MaxAttempts:     5,
 		CancelCheck:     500 * time.Millisecond,
@@ -89,6 +90,20 @@ func (c Config) TimeoutFor(effort string) time.Duration {
 	return c.MaxJobTimeout()
 }
 
+// RescueDelay is how long a run of effort may stay claimed before River's rescuer presumes its
+// process dead and makes it available again: the effort's timeout plus RescueMargin. A live run
+// never gets there, since its own timeout ends it first. With the defaults a killed low run resumes
+// after 7 minutes, medium 17, high 32, build 62 (plus up to the rescuer's 30 s interval).
+func (c Config) RescueDelay(effort string) time.Duration {
+	return c.TimeoutFor(effort) + c.RescueMargin
+}
+
+// RescueFloor is River's client-wide RescueStuckJobsAfter. River's rescuer skips a claimed entry
+// until its worker's own Timeout has passed too, so each entry is rescued after the longer of the
+// two: research runs after RescueDelay (their worker's Timeout), webhook deliveries and maintenance
+// after the floor. A floor as long as the longest effort would hold every killed run that long.
+func (c Config) RescueFloor() time.Duration { return c.RescueMargin }
+
 // Validate reports settings that cannot work together.
 func (c Config) Validate() error {
 	if c.Workers < 1 || c.BackgroundWorkers < 1 || c.WebhookWorkers < 1 {
@@ -99,9 +114,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("job timeout for %s is not set", e)
 		}
 	}
-	if c.RescueAfter <= c.MaxJobTimeout() {
-		return fmt.Errorf("rescue-after %s must exceed the longest job timeout %s, or running jobs would be rescued while they work",
-			c.RescueAfter, c.MaxJobTimeout())
+	if c.RescueMargin <= 0 {
+		return fmt.Errorf("rescue margin %s must be positive, or runs winding down at their timeout would be rescued while they work", c.RescueMargin)
 	}
 	if c.PollInterval < time.Millisecond {
 		return fmt.Errorf("poll interval %s is too short", c.PollInterval)

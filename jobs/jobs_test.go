@@ -226,6 +226,29 @@ func TestFailedRunIsRefunded(t *testing.T) {
 	})
 }
 
+// TestRunOverItsBudgetTimesOut: at its effort's timeout a run stops and fails with timed_out, refunded
+// (River's own deadline is the rescue margin later, which leaves time to record that).
+func TestRunOverItsBudgetTimesOut(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		eng := &scriptEngine{block: make(chan struct{})}
+		t.Cleanup(func() { close(eng.block) })
+		b := setup(t, st, eng, func(c *jobs.Config) {
+			c.JobTimeouts["low"] = 300 * time.Millisecond
+			c.RescueMargin = time.Minute
+		})
+		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Too slow", Effort: "low"})
+		require.NoError(t, err)
+		j := waitFor(t, st, c.Job.ID, terminal)
+		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, "timed_out", *j.ErrorCode)
+		credits, err := b.billing.JobCredits(ctx, j.ID)
+		require.NoError(t, err)
+		require.Zero(t, credits)
+	})
+}
+
 func TestCancelStopsARunningJob(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {

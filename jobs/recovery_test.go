@@ -25,9 +25,10 @@ func openStore(t *testing.T, url string) *store.Store {
 }
 
 // TestRunSurvivesProcessDeath: a process dies mid-run (its database pool vanishes, as with kill -9:
-// nothing is written, its queue entry stays claimed), a new process with short rescue settings
-// starts, River's rescuer re-queues the entry, and the job ends terminal, its run charged once. The
-// graceful variant stops the first client with a shutdown deadline shorter than the run.
+// nothing is written, its queue entry stays claimed), a new process starts, River's rescuer
+// re-queues the entry after the run's own effort timeout plus the margin (while other efforts may
+// run for an hour), and the job ends terminal, its run charged once. The graceful variant stops the
+// first client with a shutdown deadline shorter than the run.
 func TestRunSurvivesProcessDeath(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects() {
@@ -64,16 +65,18 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 				if mode == "killed" {
 					// A dead leader cannot resign; its lease would expire on its own after ~15 s.
 					require.NoError(t, stB.DB().Exec("DELETE FROM river_leader").Error)
-					// The rescuer considers a run stuck once it has been claimed for RescueAfter.
+					// The rescuer considers a medium run stuck once it has been claimed for RescueDelay("medium").
 					time.Sleep(time.Until(running.StartedAt.Add(4500 * time.Millisecond)))
 				}
-				// Process B: short rescue settings (the rescue delay must exceed the job timeouts),
-				// an engine that finishes.
+				// Process B: a short medium timeout and margin, an hour for high and build (a rescue
+				// delay derived from the longest effort would hold the killed run that long), an
+				// engine that finishes.
 				engB := &scriptEngine{}
 				b := setup(t, stB, engB, func(c *jobs.Config) {
-					c.JobTimeouts = map[string]time.Duration{"low": 3 * time.Second, "medium": 3 * time.Second, "high": 3 * time.Second, "build": 3 * time.Second}
-					c.RescueAfter = 4 * time.Second
+					c.JobTimeouts = map[string]time.Duration{"low": 3 * time.Second, "medium": 3 * time.Second, "high": time.Hour, "build": time.Hour}
+					c.RescueMargin = time.Second
 				})
+				require.Equal(t, 4*time.Second, b.svc.Config().RescueDelay("medium"))
 				done := waitFor(t, stB, c.Job.ID, terminal)
 				require.Equal(t, store.JobCompleted, done.Status, "error: %v %v", done.ErrorCode, done.ErrorMessage)
 				require.Equal(t, 1, engB.Runs())
@@ -93,7 +96,6 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 					resumed = resumed || e.Content == "A worker resumed the run after an interruption."
 				}
 				require.True(t, resumed)
-				_ = b
 			})
 		}
 	}

@@ -35,10 +35,15 @@ type runWorker struct {
 	svc *Service
 }
 
-// Timeout is the run's per-effort budget; a run over it fails with timed_out.
+// Timeout is how long River lets an attempt hold its entry: the effort's budget plus the rescue
+// margin (Config.RescueDelay). River's rescuer waits it out before presuming the process dead, so it
+// must outlast the run; work enforces the budget itself, inside it, and fails the run with timed_out.
 func (w *runWorker) Timeout(job *river.Job[runArgs]) time.Duration {
-	return w.svc.cfg.TimeoutFor(job.Args.Effort)
+	return w.svc.cfg.RescueDelay(job.Args.Effort)
 }
+
+// errRunBudget is the cause given to a run's context when its effort's timeout is up.
+var errRunBudget = errors.New("run budget spent")
 
 // NextRetry retries an interrupted run soon: it resumes a job a caller is waiting for.
 func (w *runWorker) NextRetry(job *river.Job[runArgs]) time.Time {
@@ -67,14 +72,17 @@ func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int)
 	if run.Status == store.RunFailed {
 		return nil // refused at dispatch (no credits): already failed and notified
 	}
-	res, sink, runErr := s.execute(ctx, j, a)
+	// The budget ends the run; River's deadline (the margin later) leaves time to record the outcome.
+	runCtx, cancel := context.WithTimeoutCause(ctx, s.cfg.TimeoutFor(a.Effort), errRunBudget)
+	defer cancel()
+	res, sink, runErr := s.execute(runCtx, j, a)
 	switch {
 	case runErr == nil:
 		err = s.complete(ctx, j, a, res, sink)
 	case errors.Is(context.Cause(sink.ctx), errJobCancelled):
 		log.Info("run stopped: job cancelled")
 		return nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(runCtx), errRunBudget):
 		err = s.fail(ctx, j, a, "timed_out", fmt.Sprintf("the run exceeded the %s limit of effort %s", s.cfg.TimeoutFor(a.Effort), a.Effort))
 	case ctx.Err() != nil:
 		// Shutdown: leave the job in_progress; the entry is retried by the next process.

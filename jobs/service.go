@@ -159,10 +159,10 @@ func New(d Deps, cfg Config) (*Service, error) {
 			QueueMaint:      {MaxWorkers: 1},
 		},
 		Workers: workers,
-		// Per-kind timeouts come from each worker's Timeout; this is the ceiling River validates
-		// RescueStuckJobsAfter against.
-		JobTimeout:           cfg.MaxJobTimeout(),
-		RescueStuckJobsAfter: cfg.RescueAfter,
+		// Every worker sets its own Timeout, which River's rescuer also waits out (Config.RescueFloor);
+		// JobTimeout only covers a worker that forgets to, and may not exceed RescueStuckJobsAfter.
+		JobTimeout:           cfg.RescueFloor(),
+		RescueStuckJobsAfter: cfg.RescueFloor(),
 		FetchPollInterval:    cfg.PollInterval,
 		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
 		MaxAttempts:          cfg.MaxAttempts,

@@ -80,12 +80,35 @@ func TestSealer(t *testing.T) {
 	require.Error(t, err, "another secret cannot open it")
 }
 
+// TestRescueDelay: a killed run is presumed dead after its own effort's timeout plus the margin,
+// not after the longest effort's; River's client-wide floor is the margin alone.
+func TestRescueDelay(t *testing.T) {
+	t.Parallel()
+	c := jobs.DefaultConfig()
+	require.Equal(t, 2*time.Minute, c.RescueMargin)
+	for effort, want := range map[string]time.Duration{
+		"low": 7 * time.Minute, "medium": 17 * time.Minute, "high": 32 * time.Minute, "build": 62 * time.Minute,
+	} {
+		require.Equal(t, want, c.RescueDelay(effort), effort)
+		require.Greater(t, c.RescueDelay(effort), c.TimeoutFor(effort), "a live run ends at its timeout, before it could be rescued")
+	}
+	require.Equal(t, c.RescueDelay("build"), c.RescueDelay("no such effort"), "an unknown effort gets the longest")
+	require.Equal(t, c.RescueMargin, c.RescueFloor())
+
+	c.JobTimeouts = map[string]time.Duration{"low": 30 * time.Second, "medium": time.Minute, "high": time.Hour, "build": 3 * time.Hour}
+	c.RescueMargin = 20 * time.Second
+	require.NoError(t, c.Validate())
+	require.Equal(t, 50*time.Second, c.RescueDelay("low"), "a long build budget does not hold a killed low run")
+	require.Equal(t, 3*time.Hour+20*time.Second, c.RescueDelay("build"))
+}
+
 func TestConfig(t *testing.T) {
 	t.Parallel()
 	require.NoError(t, jobs.DefaultConfig().Validate())
 	c := jobs.DefaultConfig()
-	c.RescueAfter = time.Minute
-	require.ErrorContains(t, c.Validate(), "rescue-after")
+	c.RescueMargin = 0
+	require.ErrorContains(t, c.Validate(), "rescue margin")
+	c = jobs.DefaultConfig()
 	m, err := jobs.ParseTimeouts("low=30s, build=2h", c.JobTimeouts)
 	require.NoError(t, err)
 	require.Equal(t, 30*time.Second, m["low"])

@@ -147,15 +147,15 @@ func TestExternalIssuer(t *testing.T) {
 			t.Cleanup(jwks.Close)
 			ctx, cancel := context.WithCancel(context.Background())
 			t.Cleanup(cancel)
-			verifier, err := auth.NewJWKSVerifier(ctx, auth.DevIssuerName, jwks.URL+"/.well-known/jwks.json")
+			const audience = "https://research.example/api"
+			verifier, err := auth.NewJWKSVerifier(ctx, auth.DevIssuerName, audience, jwks.URL+"/.well-known/jwks.json")
 			require.NoError(t, err)
 			env := servertest.New(t, d, func(c *server.Config) { c.OAuth, c.DevIssuer = verifier, nil })
 
 			email := storetest.Name("ext") + "@example.com"
-			good, err := issuer.Mint(email, []string{"research", "keys"}, time.Hour)
-			require.NoError(t, err)
 			stranger, err := auth.LoadDevIssuer(t.TempDir())
 			require.NoError(t, err)
+			// The stranger's key signs claims that would pass, had it been the issuer's.
 			strangers, err := stranger.Mint(email, []string{"keys"}, time.Hour)
 			require.NoError(t, err)
 			sign := func(claims jwt.MapClaims) string {
@@ -167,6 +167,22 @@ func TestExternalIssuer(t *testing.T) {
 				return s
 			}
 			exp := time.Now().Add(time.Hour).Unix()
+			// claims are the right claims with some changed (nil deletes).
+			claims := func(change map[string]any) jwt.MapClaims {
+				c := jwt.MapClaims{"iss": auth.DevIssuerName, "aud": audience, "sub": "user-123", "email": email, "email_verified": true, "scope": "keys research", "exp": exp}
+				for k, v := range change {
+					if v == nil {
+						delete(c, k)
+					} else {
+						c[k] = v
+					}
+				}
+				return c
+			}
+			good := sign(claims(nil))
+			// The issuer's own minted tokens are right in every way but carry no audience.
+			noAudience, err := issuer.Mint(email, []string{"keys"}, time.Hour)
+			require.NoError(t, err)
 
 			tests := []struct {
 				name   string
@@ -174,12 +190,21 @@ func TestExternalIssuer(t *testing.T) {
 				status int
 			}{
 				{"token from the issuer", good, 201},
-				{"crafted with the issuer's key and the right claims", sign(jwt.MapClaims{"iss": auth.DevIssuerName, "sub": email, "scope": "keys", "exp": exp}), 201},
+				{"audience among several", sign(claims(map[string]any{"aud": []string{"https://other.example", audience}})), 201},
+				{"email_verified as the string true", sign(claims(map[string]any{"email_verified": "true"})), 201},
+				{"email in sub, verified", sign(claims(map[string]any{"sub": email, "email": nil})), 201},
 				{"token from another issuer's key", strangers, 401},
-				{"wrong issuer", sign(jwt.MapClaims{"iss": "https://evil.example", "sub": email, "scope": "keys", "exp": exp}), 401},
-				{"no expiry", sign(jwt.MapClaims{"iss": auth.DevIssuerName, "sub": email, "scope": "keys"}), 401},
-				{"expired", sign(jwt.MapClaims{"iss": auth.DevIssuerName, "sub": email, "scope": "keys", "exp": time.Now().Add(-time.Hour).Unix()}), 401},
-				{"no identity", sign(jwt.MapClaims{"iss": auth.DevIssuerName, "sub": "12345", "scope": "keys", "exp": exp}), 401},
+				{"the development issuer's own token (no audience)", noAudience, 401},
+				{"wrong issuer", sign(claims(map[string]any{"iss": "https://evil.example"})), 401},
+				{"no expiry", sign(claims(map[string]any{"exp": nil})), 401},
+				{"expired", sign(claims(map[string]any{"exp": time.Now().Add(-time.Hour).Unix()})), 401},
+				{"no identity", sign(claims(map[string]any{"email": nil})), 401},
+				{"no audience", sign(claims(map[string]any{"aud": nil})), 401},
+				{"another application's audience", sign(claims(map[string]any{"aud": "https://other.example"})), 401},
+				{"email not verified", sign(claims(map[string]any{"email_verified": false})), 401},
+				{"email_verified missing", sign(claims(map[string]any{"email_verified": nil})), 401},
+				{"email_verified as the string false", sign(claims(map[string]any{"email_verified": "false"})), 401},
+				{"email in sub, not verified", sign(claims(map[string]any{"sub": email, "email": nil, "email_verified": nil})), 401},
 			}
 			for _, tc := range tests {
 				t.Run(tc.name, func(t *testing.T) {

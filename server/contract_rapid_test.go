@@ -464,6 +464,16 @@ func (g generator) request(op *contractOp) contractReq {
 			bodySites = append(bodySites,
 				mutationSite{"malformed JSON", "", func() { body, raw, contentType = nil, []byte(`{"unterminated": `), "application/json" }},
 				mutationSite{"text/plain body", "", func() { body, raw, contentType = nil, []byte("hello"), "text/plain" }},
+				mutationSite{"data after the JSON value", "body", func() {
+					body, raw, contentType = nil, append(marshalBody(g.t, body), "garbage"...), "application/json"
+				}},
+				mutationSite{"a second JSON value", "body", func() {
+					b := marshalBody(g.t, body)
+					body, raw, contentType = nil, append(b, b...), "application/json"
+				}},
+				mutationSite{"invalid UTF-8", "body", func() {
+					body, raw, contentType = nil, invalidUTF8(marshalBody(g.t, body)), "application/json"
+				}},
 			)
 			if op.bodyRequired {
 				bodySites = append(bodySites, mutationSite{"missing body", "", func() { body, raw, contentType = nil, nil, "" }})
@@ -498,6 +508,23 @@ func (g generator) request(op *contractOp) contractReq {
 		req.Body = bodyValue{body}
 	}
 	return contractReq{req: req, pathParams: pathParams, mutation: mutation, field: field}
+}
+
+func marshalBody(t *rapid.T, v any) []byte {
+	b, err := json.Marshal(bodyValue{v})
+	if err != nil {
+		t.Fatalf("marshal body: %v", err)
+	}
+	return b
+}
+
+// invalidUTF8 puts a byte that is never valid UTF-8 into the first string of a JSON text (which then
+// stays well-formed JSON), or after it when it has no string.
+func invalidUTF8(b []byte) []byte {
+	if i := bytes.IndexByte(b, '"'); i >= 0 {
+		return slices.Concat(b[:i+1], []byte{0xff}, b[i+1:])
+	}
+	return append(b, 0xff)
 }
 
 // bodyValue marshals a generated value as it is, JSON null included (servertest skips a nil Body).

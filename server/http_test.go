@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
@@ -90,39 +91,93 @@ func TestHTTPErrors(t *testing.T) {
 	}
 }
 
-// TestRequestIDs checks that every response carries X-Request-ID, that a caller's own ID is kept,
-// and that problems repeat it.
+// TestRequestIDs checks that every response carries X-Request-ID, that a caller's own ID is kept
+// when it is 1-128 visible ASCII characters and replaced otherwise, and that problems repeat it.
 func TestRequestIDs(t *testing.T) {
 	t.Parallel()
 	env := servertest.New(t, store.SQLite)
 	tests := []struct {
-		name, path, given string
-		status            int
+		name, path string
+		given      []string
+		kept       bool
+		status     int
 	}{
 		{name: "generated on success", path: "/healthz", status: 200},
 		{name: "generated on error", path: "/api/v2/keys", status: 401},
-		{name: "caller's own on success", path: "/healthz", given: "trace-abc-123", status: 200},
-		{name: "caller's own on error", path: "/api/v2/keys", given: "trace-def-456", status: 401},
+		{name: "caller's own on success", path: "/healthz", given: []string{"trace-abc-123"}, kept: true, status: 200},
+		{name: "caller's own on error", path: "/api/v2/keys", given: []string{"trace-def-456"}, kept: true, status: 401},
+		{name: "every visible ASCII character", path: "/healthz", given: []string{"!\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~"}, kept: true, status: 200},
+		{name: "128 characters", path: "/healthz", given: []string{strings.Repeat("a", 128)}, kept: true, status: 200},
+		{name: "129 characters", path: "/healthz", given: []string{strings.Repeat("a", 129)}, status: 200},
+		{name: "a space", path: "/healthz", given: []string{"trace 1"}, status: 200},
+		{name: "a tab", path: "/api/v2/keys", given: []string{"trace\t1"}, status: 401},
+		{name: "non-ASCII", path: "/healthz", given: []string{"tracé"}, status: 200},
+		{name: "invalid UTF-8", path: "/healthz", given: []string{"trace\xff"}, status: 200},
+		{name: "two ids", path: "/healthz", given: []string{"one", "two"}, status: 200},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			req := servertest.Req{Method: "GET", Path: tc.path}
-			if tc.given != "" {
-				req.Header = http.Header{"X-Request-Id": {tc.given}}
+			if tc.given != nil {
+				req.Header = http.Header{"X-Request-Id": tc.given}
 			}
 			r := env.Do(t, req)
 			require.Equal(t, tc.status, r.Status)
 			id := r.Header.Get("X-Request-ID")
 			require.NotEmpty(t, id)
-			if tc.given != "" {
-				require.Equal(t, tc.given, id)
+			if tc.kept {
+				require.Equal(t, tc.given[0], id)
+			} else {
+				require.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, id, "a fresh id replaces %q", tc.given)
 			}
 			if r.Status >= 400 {
 				require.Equal(t, id, *r.Problem(t).RequestId)
 			}
 		})
 	}
+}
+
+// TestStrictJSONBodies: a JSON body must be exactly one value in valid UTF-8; trailing whitespace is
+// fine. What the decoders would silently drop or rewrite is a 422 naming the body, and changes nothing.
+func TestStrictJSONBodies(t *testing.T) {
+	t.Parallel()
+	env := servertest.New(t, store.SQLite)
+	acct := env.NewAccount(t, store.TierPro, false, 0)
+	token := env.Token(t, acct.Email, "keys")
+	tests := []struct {
+		name   string
+		body   string
+		status int
+	}{
+		{"one value", `{"label":"ok"}`, 201},
+		{"trailing whitespace", "{\"label\":\"ok\"} \r\n\t\n", 201},
+		{"garbage after the value", `{"label":"x"}garbage`, 422},
+		{"a second object", `{"label":"x"}{}`, 422},
+		{"a second value after a space", `{"label":"x"} 1`, 422},
+		{"a stray closing brace", `{"label":"x"}}`, 422},
+		{"invalid UTF-8 in a string", "{\"label\":\"bad\xff\"}", 422},
+		{"overlong UTF-8 encoding", "{\"label\":\"\xc0\xaf\"}", 422},
+		{"truncated UTF-8 sequence", "{\"label\":\"\xe6\x9d\"}", 422},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := env.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: token, RawBody: []byte(tc.body), ContentType: "application/json"})
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
+			if tc.status == 422 {
+				p := r.Problem(t)
+				require.Equal(t, "validation_error", p.Code)
+				require.NotNil(t, p.Errors)
+				require.Equal(t, "body", (*p.Errors)[0].Field)
+			}
+		})
+	}
+	// Only the two accepted bodies made keys.
+	r := env.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/keys?limit=100", Token: acct.Key})
+	require.Equal(t, http.StatusOK, r.Status)
+	var page gen.ApiKeyPage
+	r.JSON(t, &page)
+	require.Len(t, page.Items, 3, "the account's own key and the two accepted ones")
 }
 
 // TestOperationsEndpoints covers health, readiness, the document, the docs UI and metrics.

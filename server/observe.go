@@ -64,6 +64,32 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// acceptRequestID keeps a client's X-Request-Id only when it is one header of 1-128 visible ASCII
+// characters; otherwise it is dropped and the RequestID middleware generates one. The id is
+// repeated in logs, problems and webhook payloads, so it must not smuggle line breaks, escapes or
+// kilobytes into them.
+func acceptRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Request().Header
+		if ids := h.Values(echo.HeaderXRequestID); len(ids) > 1 || (len(ids) == 1 && !validRequestID(ids[0])) {
+			h.Del(echo.HeaderXRequestID)
+		}
+		return next(c)
+	}
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // requestIDKey carries the request id into handlers (a job keeps its originating request id for
 // webhooks).
 type requestIDKey struct{}

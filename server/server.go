@@ -140,6 +140,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
 	e.Use(
+		acceptRequestID,
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString,
 			// Handlers see the id too (a job keeps its originating request id for webhooks).
 			RequestIDHandler: func(c echo.Context, id string) {

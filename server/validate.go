@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -33,6 +35,13 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		params := pathParams(c)
 		upload := isUploadMedia(req.Header.Get(echo.HeaderContentType))
+		body, err := bufferBody(req, upload)
+		if err != nil {
+			return validationProblem(err, nil)
+		}
+		if msg := strictJSON(req.Header.Get(echo.HeaderContentType), body); msg != "" {
+			return validationProblem(nil, []gen.FieldError{{Field: "body", Message: msg}})
+		}
 		vreq := req
 		if upload {
 			// kin-openapi buffers the whole body (its security check reads it even when
@@ -59,7 +68,7 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if len(unknown) > 0 {
 			return validationProblem(nil, unknown)
 		}
-		if nul := textWithNUL(c, params, upload); len(nul) > 0 {
+		if nul := textWithNUL(c, params, body); len(nul) > 0 {
 			return validationProblem(nil, nul)
 		}
 		return next(c)
@@ -73,10 +82,51 @@ var formatValidators = []openapi3.SchemaValidationOption{
 	openapi3.WithStringFormatValidator("email", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail)),
 }
 
+// bufferBody reads a non-upload body into memory (the global body limit bounds it) and puts it back
+// for the validator and the handler. Upload bodies stay streamed: it returns nil for them.
+func bufferBody(req *http.Request, upload bool) ([]byte, error) {
+	if upload || req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
+}
+
+// strictJSON says what is wrong with a JSON body that the standard decoders would quietly accept:
+// invalid UTF-8 (decoded as U+FFFD, so the stored text is not what was sent) and data after the
+// value (`{...}garbage`, `{}{}`: the decoders stop at the first value, so the rest was silently
+// dropped). Trailing whitespace is fine.
+func strictJSON(contentType string, body []byte) string {
+	if len(body) == 0 || !isJSONMedia(contentType) {
+		return ""
+	}
+	if !utf8.Valid(body) {
+		return "the body is not valid UTF-8"
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return "the body is not valid JSON: " + err.Error()
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return "data after the JSON value; send exactly one JSON value"
+	}
+	return ""
+}
+
+func isJSONMedia(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
 // textWithNUL names the path and query parameters and JSON body strings (keys included) that contain
 // U+0000. The document's strings are text and PostgreSQL cannot store NUL in text or jsonb, so it is
 // refused here (422) instead of failing in the database (500). Upload bodies are bytes and exempt.
-func textWithNUL(c echo.Context, params map[string]string, upload bool) []gen.FieldError {
+func textWithNUL(c echo.Context, params map[string]string, body []byte) []gen.FieldError {
 	const msg = "must not contain the NUL character (U+0000)"
 	var fields []gen.FieldError
 	for name, v := range params {
@@ -89,16 +139,10 @@ func textWithNUL(c echo.Context, params map[string]string, upload bool) []gen.Fi
 			fields = append(fields, gen.FieldError{Field: "query." + name, Message: msg})
 		}
 	}
-	req := c.Request()
-	if !upload && req.Body != nil && req.Body != http.NoBody {
-		// The validator has read the body already and left it in memory; read it again and put it back.
-		b, err := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(b))
-		var v any
-		// JSON can only carry NUL as the escape \u0000, so most bodies skip the walk.
-		if err == nil && bytes.Contains(b, []byte(`\u0000`)) && json.Unmarshal(b, &v) == nil {
-			walkNUL("", v, func(field string) { fields = append(fields, gen.FieldError{Field: field, Message: msg}) })
-		}
+	var v any
+	// JSON can only carry NUL as the escape \u0000, so most bodies skip the walk.
+	if bytes.Contains(body, []byte(`\u0000`)) && json.Unmarshal(body, &v) == nil {
+		walkNUL("", v, func(field string) { fields = append(fields, gen.FieldError{Field: field, Message: msg}) })
 	}
 	sort.Slice(fields, func(i, j int) bool { return fields[i].Field < fields[j].Field })
 	return fields

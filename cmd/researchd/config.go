@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -24,6 +25,7 @@ type config struct {
 	Model         string
 	OAuthIssuer   string
 	OAuthJWKSURL  string
+	OAuthAudience string
 	PublicURL     string
 	LogLevel      string
 	MaxBodyBytes  int64
@@ -31,6 +33,7 @@ type config struct {
 	Attachments   attachments.Config     // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
 	Research      researchSettings       // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
 	MCPServers    []mcptool.ServerConfig // RESEARCH_MCP_SERVERS
+	DevIssuerOK   bool                   // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -50,6 +53,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Model:         getenv("RESEARCH_MODEL"),
 		OAuthIssuer:   getenv("RESEARCH_OAUTH_ISSUER"),
 		OAuthJWKSURL:  getenv("RESEARCH_OAUTH_JWKS_URL"),
+		OAuthAudience: getenv("RESEARCH_OAUTH_AUDIENCE"),
 		LogLevel:      get("RESEARCH_LOG_LEVEL", "info"),
 	}
 	c.DatabaseURL = get("DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "research.db"))
@@ -84,7 +88,25 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if (c.OAuthIssuer == "") != (c.OAuthJWKSURL == "") {
 		return c, fmt.Errorf("RESEARCH_OAUTH_ISSUER and RESEARCH_OAUTH_JWKS_URL go together")
 	}
+	if (c.OAuthIssuer == "") != (c.OAuthAudience == "") {
+		return c, fmt.Errorf("RESEARCH_OAUTH_AUDIENCE is required with RESEARCH_OAUTH_ISSUER (tokens must name this service in aud) and means nothing without it")
+	}
+	if v := getenv("RESEARCH_ALLOW_DEV_ISSUER"); v != "" {
+		if c.DevIssuerOK, err = strconv.ParseBool(v); err != nil {
+			return c, fmt.Errorf("RESEARCH_ALLOW_DEV_ISSUER=%q: want true or false", v)
+		}
+	}
 	return c, nil
+}
+
+// checkServe refuses configurations that must not serve. The development issuer's key sits in the
+// data folder and `researchd token` mints any identity with it, so production runs on it only when
+// the operator says so.
+func checkServe(c config) error {
+	if c.Env == "production" && c.OAuthIssuer == "" && !c.DevIssuerOK {
+		return errors.New("RESEARCH_ENV=production needs an external OAuth issuer: set RESEARCH_OAUTH_ISSUER, RESEARCH_OAUTH_JWKS_URL and RESEARCH_OAUTH_AUDIENCE, or RESEARCH_ALLOW_DEV_ISSUER=true to run on the development issuer")
+	}
+	return nil
 }
 
 func parseInt(v, name string) (int64, error) {

@@ -109,6 +109,9 @@ func withStore(ctx context.Context, cfg config, fn func(*store.Store) error) err
 }
 
 func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) error {
+	if err := checkServe(cfg); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return withStore(ctx, cfg, func(st *store.Store) error {
@@ -166,6 +169,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		errc := make(chan error, 1)
 		go func() { errc <- srv.Serve(ln) }()
 		log.Info("researchd listening", "addr", ln.Addr().String(), "database", string(st.Dialect()), "docs", cfg.PublicURL+"/docs")
+		warnIfExposed(log, cfg.Env, ln.Addr())
 		select {
 		case err := <-errc:
 			return fmt.Errorf("listen: %w", err)
@@ -181,10 +185,23 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	})
 }
 
+// warnIfExposed warns when development settings listen beyond this machine: development prints an
+// admin key at first start, runs the development issuer whose key sits in the data folder, and allows
+// http and private webhook targets.
+func warnIfExposed(log *slog.Logger, env string, addr net.Addr) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if env != "development" || (ok && tcp.IP.IsLoopback()) {
+		return
+	}
+	log.Warn("RESEARCH_ENV=development listens on a non-loopback address: development settings (the development OAuth issuer, "+
+		"a bootstrap admin key, http and private webhook targets) are reachable from other machines; "+
+		"set RESEARCH_ADDR=127.0.0.1:PORT, or RESEARCH_ENV=production for a deployment", "addr", addr.String())
+}
+
 // oauthVerifier picks the external issuer when configured, else the development issuer.
 func oauthVerifier(ctx context.Context, cfg config) (auth.Verifier, *auth.DevIssuer, error) {
 	if cfg.OAuthJWKSURL != "" {
-		v, err := auth.NewJWKSVerifier(ctx, cfg.OAuthIssuer, cfg.OAuthJWKSURL)
+		v, err := auth.NewJWKSVerifier(ctx, cfg.OAuthIssuer, cfg.OAuthAudience, cfg.OAuthJWKSURL)
 		return v, nil, err
 	}
 	dev, err := auth.LoadDevIssuer(cfg.DataDir)

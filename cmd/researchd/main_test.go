@@ -186,12 +186,15 @@ func TestCLIRefusesBadInput(t *testing.T) {
 func TestBadConfigurationIsAnError(t *testing.T) {
 	t.Parallel()
 	tests := map[string]map[string]string{
-		"unknown environment": {"RESEARCH_ENV": "staging"},
-		"unknown engine":      {"RESEARCH_ENGINE": "magic"},
-		"body limit":          {"RESEARCH_MAX_BODY_BYTES": "-5"},
-		"issuer without JWKS": {"RESEARCH_OAUTH_ISSUER": "https://issuer.example"},
-		"bad database URL":    {"DATABASE_URL": "mysql://localhost/db"},
-		"bad MCP server":      {"RESEARCH_MCP_SERVERS": "sec=ftp://mcp.example"},
+		"unknown environment":         {"RESEARCH_ENV": "staging"},
+		"unknown engine":              {"RESEARCH_ENGINE": "magic"},
+		"body limit":                  {"RESEARCH_MAX_BODY_BYTES": "-5"},
+		"issuer without JWKS":         {"RESEARCH_OAUTH_ISSUER": "https://issuer.example"},
+		"issuer without audience":     {"RESEARCH_OAUTH_ISSUER": "https://issuer.example", "RESEARCH_OAUTH_JWKS_URL": "https://issuer.example/jwks"},
+		"audience without issuer":     {"RESEARCH_OAUTH_AUDIENCE": "researchd"},
+		"allow dev issuer not a bool": {"RESEARCH_ALLOW_DEV_ISSUER": "sure"},
+		"bad database URL":            {"DATABASE_URL": "mysql://localhost/db"},
+		"bad MCP server":              {"RESEARCH_MCP_SERVERS": "sec=ftp://mcp.example"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {

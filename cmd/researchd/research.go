@@ -24,7 +24,7 @@ type researchSettings struct {
 	CorpusDir string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
 }
 
-// researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_AFTER,
+// researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
 // RESEARCH_CORPUS_DIR.
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
@@ -44,10 +44,12 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if jc.JobTimeouts, err = jobs.ParseTimeouts(get("RESEARCH_JOB_TIMEOUTS", ""), jc.JobTimeouts); err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_JOB_TIMEOUTS: %w", err)
 	}
-	// The rescue delay follows the longest timeout unless set.
-	jc.RescueAfter = jc.MaxJobTimeout() + 10*time.Minute
+	// A killed run resumes after its effort's timeout plus this margin (jobs.Config.RescueDelay).
+	if get("RESEARCH_RESCUE_AFTER", "") != "" {
+		return researchSettings{}, errors.New("RESEARCH_RESCUE_AFTER is gone: a killed run now resumes after its effort's timeout (RESEARCH_JOB_TIMEOUTS) plus RESEARCH_RESCUE_MARGIN (default 2m)")
+	}
 	for name, dst := range map[string]*time.Duration{
-		"RESEARCH_RESCUE_AFTER": &jc.RescueAfter, "RESEARCH_POLL_INTERVAL": &jc.PollInterval, "RESEARCH_SHUTDOWN_GRACE": &jc.ShutdownGrace,
+		"RESEARCH_RESCUE_MARGIN": &jc.RescueMargin, "RESEARCH_POLL_INTERVAL": &jc.PollInterval, "RESEARCH_SHUTDOWN_GRACE": &jc.ShutdownGrace,
 	} {
 		if v := get(name, ""); v != "" {
 			d, err := time.ParseDuration(v)
