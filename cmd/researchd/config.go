@@ -10,6 +10,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/mcptool"
+	"github.com/researchd/researchd/ratelimit"
 )
 
 // config is the process configuration, read from the environment (CONTRACT.md §1).
@@ -33,7 +34,11 @@ type config struct {
 	Attachments   attachments.Config     // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
 	Research      researchSettings       // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
 	MCPServers    []mcptool.ServerConfig // RESEARCH_MCP_SERVERS
-	DevIssuerOK   bool                   // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
+	// AuthoringRate (RESEARCH_AUTHORING_RATE) bounds plan-preview and generate-workflow per caller;
+	// WorkflowAuthoringOff (RESEARCH_WORKFLOW_AUTHORING=off) makes generate-workflow 404.
+	AuthoringRate        ratelimit.Rate
+	WorkflowAuthoringOff bool
+	DevIssuerOK          bool // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -74,6 +79,15 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.MCPServers, err = mcptool.ParseServers(getenv("RESEARCH_MCP_SERVERS")); err != nil {
 		return c, fmt.Errorf("RESEARCH_MCP_SERVERS: %w", err)
+	}
+	if c.AuthoringRate, err = ratelimit.ParseRate(get("RESEARCH_AUTHORING_RATE", "30/m")); err != nil {
+		return c, fmt.Errorf("RESEARCH_AUTHORING_RATE: %w", err)
+	}
+	switch v := get("RESEARCH_WORKFLOW_AUTHORING", "on"); v {
+	case "on", "off":
+		c.WorkflowAuthoringOff = v == "off"
+	default:
+		return c, fmt.Errorf("RESEARCH_WORKFLOW_AUTHORING=%q: want on or off", v)
 	}
 	switch c.Env {
 	case "development", "production":

@@ -194,6 +194,8 @@ func TestBadConfigurationIsAnError(t *testing.T) {
 		"audience without issuer":     {"RESEARCH_OAUTH_AUDIENCE": "researchd"},
 		"allow dev issuer not a bool": {"RESEARCH_ALLOW_DEV_ISSUER": "sure"},
 		"bad database URL":            {"DATABASE_URL": "mysql://localhost/db"},
+		"bad authoring rate":          {"RESEARCH_AUTHORING_RATE": "lots"},
+		"bad workflow authoring":      {"RESEARCH_WORKFLOW_AUTHORING": "maybe"},
 		"bad MCP server":              {"RESEARCH_MCP_SERVERS": "sec=ftp://mcp.example"},
 	}
 	for name, env := range tests {
