@@ -117,26 +117,6 @@ func (s *Server) ValidateExpert(context.Context, gen.ValidateExpertRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListExpertContextFiles(context.Context, gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UploadExpertContextFile(context.Context, gen.UploadExpertContextFileRequestObject) (gen.UploadExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ImportExpertContextFile(context.Context, gen.ImportExpertContextFileRequestObject) (gen.ImportExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) DeleteExpertContextFile(context.Context, gen.DeleteExpertContextFileRequestObject) (gen.DeleteExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpertContextFile(context.Context, gen.GetExpertContextFileRequestObject) (gen.GetExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) PreviewExpertPlan(context.Context, gen.PreviewExpertPlanRequestObject) (gen.PreviewExpertPlanResponseObject, error) {
 	return nil, errNotImplemented()
 }
