@@ -511,3 +511,42 @@ func (s *Service) DeleteFile(ctx context.Context, c Caller, ref, name string) (D
 	out.RemovedFromRepository = removed[name]
 	return out, nil
 }
+
+// commitInline commits the named files as the database holds them now (the inline context_files of
+// a create or update) to the expert's repository. A failure is logged: the files stay usable with
+// in_repository false.
+func (s *Service) commitInline(ctx context.Context, expertID, accountID string, files []FileInput) {
+	if len(files) == 0 || !s.files.repos.enabled() {
+		return
+	}
+	want := map[string]bool{}
+	for _, f := range files {
+		want[f.Name] = true
+	}
+	unlock := s.files.repos.lock(expertID)
+	defer unlock()
+	rows, err := s.st.ExpertContextFilesWithContent(ctx, expertID)
+	if err != nil {
+		s.log.WarnContext(ctx, "read inline context files", "expert_id", expertID, "error", err)
+		return
+	}
+	var changes []change
+	var names []string
+	for _, r := range rows {
+		if want[r.Name] {
+			changes = append(changes, change{Name: r.Name, Data: r.Content})
+			names = append(names, r.Name)
+		}
+	}
+	if len(changes) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("Add %d inline context file(s)\n\nBy account %s.", len(changes), accountID)
+	if _, _, err := s.files.repos.commit(expertID, msg, changes); err != nil {
+		s.log.WarnContext(ctx, "commit inline context files", "expert_id", expertID, "error", err)
+		return
+	}
+	if err := s.st.MarkExpertContextFilesInRepository(ctx, expertID, names); err != nil {
+		s.log.WarnContext(ctx, "mark inline context files committed", "expert_id", expertID, "error", err)
+	}
+}

@@ -214,6 +214,10 @@ func TestExpertContextFilesUploadListDownloadDelete(t *testing.T) {
 			require.True(t, byName["brief.pdf"].InRepository)
 			require.False(t, byName["chart.png"].TextMirrored)
 			require.True(t, byName["template.html"].TextMirrored, "inline files are listed too")
+			require.True(t, byName["template.html"].InRepository)
+			inline, err := f.repoFile(t, id, "", "template.html")
+			require.NoError(t, err)
+			require.Equal(t, []byte("<h1>{{vendor}}</h1>"), inline)
 
 			// Runs get the files with their mirrored text.
 			srcs, err := f.svc.ContextSources(context.Background(), id)
@@ -253,6 +257,14 @@ func TestExpertContextFilesUploadListDownloadDelete(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, []byte("v2"), got)
 
+			// Inline files of an update are committed too.
+			require.Equal(t, http.StatusOK, f.req(t, "PATCH", "/experts/"+id, f.owner.Key, map[string]any{
+				"context_files": []map[string]any{{"name": "faq.md", "content": "Q: why?"}}}).Status)
+			faq, err := f.repoFile(t, id, "", "faq.md")
+			require.NoError(t, err)
+			require.Equal(t, []byte("Q: why?"), faq)
+			require.Equal(t, http.StatusOK, f.req(t, "DELETE", "/experts/"+id+"/context-files/faq.md", f.owner.Key, nil).Status)
+
 			// The template file cannot be detached until the setting is cleared.
 			r := f.req(t, "DELETE", "/experts/"+id+"/context-files/template.html", f.owner.Key, nil)
 			require.Equal(t, http.StatusConflict, r.Status)
@@ -262,8 +274,8 @@ func TestExpertContextFilesUploadListDownloadDelete(t *testing.T) {
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 			var del gen.ContextFileDeleteResponse
 			r.JSON(t, &del)
-			require.Equal(t, gen.ContextFileDeleteResponse{Name: "template.html", RemovedFromMirror: true, RemovedFromRepository: false, Success: true}, del,
-				"inline files from create are not in the repository")
+			require.Equal(t, gen.ContextFileDeleteResponse{Name: "template.html", RemovedFromMirror: true, RemovedFromRepository: true, Success: true}, del,
+				"inline files from create are committed too")
 
 			r = f.req(t, "DELETE", "/experts/"+id+"/context-files/notes.md", f.owner.Key, nil)
 			require.Equal(t, http.StatusOK, r.Status)
