@@ -3,6 +3,9 @@ package expert
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -40,4 +43,27 @@ func (s *Service) ContextSources(ctx context.Context, expertID string) ([]Contex
 		out = append(out, src)
 	}
 	return out, nil
+}
+
+// MaterializeContext writes the expert's context files into dir (created when missing) as
+// <dir>/<name>, read-only, for an engine that reads a folder of sources (engine.Input.ContextDirs);
+// it returns how many files it wrote. Names were made path-safe at admission; anything else is
+// refused rather than written outside dir.
+func (s *Service) MaterializeContext(ctx context.Context, expertID, dir string) (int, error) {
+	srcs, err := s.ContextSources(ctx, expertID)
+	if err != nil || len(srcs) == 0 {
+		return 0, err
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return 0, fmt.Errorf("context folder: %w", err)
+	}
+	for _, src := range srcs {
+		if src.Name != filepath.Base(src.Name) || src.Name == "." || src.Name == ".." || strings.ContainsAny(src.Name, `/\`) {
+			return 0, fmt.Errorf("context file %q: not a plain file name", src.Name)
+		}
+		if err := os.WriteFile(filepath.Join(dir, src.Name), src.Data, 0o440); err != nil {
+			return 0, fmt.Errorf("write context file %s: %w", src.Name, err)
+		}
+	}
+	return len(srcs), nil
 }
