@@ -70,7 +70,10 @@ const maxNameRunes = 255
 // system cannot store, since a job copies the file into its git workspace and fails there on every
 // attempt otherwise: control characters, a trailing dot or space, characters Windows forbids,
 // Windows device names (with any extension), and .git in any of its disguises.
-func safeName(field, raw string) (string, error) {
+func safeName(field, raw string) (string, error) { return safeNameMax(field, raw, maxNameRunes) }
+
+// safeNameMax is safeName with another length bound (context files allow longer names).
+func safeNameMax(field, raw string, maxRunes int) (string, error) {
 	if !utf8.ValidString(raw) {
 		return "", refuse(field, ErrInvalid, "file name is not valid UTF-8")
 	}
@@ -85,8 +88,8 @@ func safeName(field, raw string) (string, error) {
 	switch {
 	case name == "" || name == "." || name == "..":
 		return "", refuse(field, ErrInvalid, "%q is not a usable file name", raw)
-	case utf8.RuneCountInString(name) > maxNameRunes:
-		return "", refuse(field, ErrInvalid, "file name is longer than %d characters", maxNameRunes)
+	case utf8.RuneCountInString(name) > maxRunes:
+		return "", refuse(field, ErrInvalid, "file name is longer than %d characters", maxRunes)
 	case strings.HasSuffix(name, ".") || strings.TrimRightFunc(name, unicode.IsSpace) != name:
 		return "", refuse(field, ErrInvalid, "file name %q ends with a dot or a space, which Windows file systems drop", name)
 	case strings.ContainsAny(name, windowsForbidden):
@@ -217,7 +220,12 @@ func (t *textCheck) result() string {
 // checkOOXML opens a stored docx/pptx/xlsx as a zip and requires the OOXML parts, so a plain zip
 // renamed to .docx is refused.
 func checkOOXML(ctx context.Context, b *blob.Bucket, key string, size int64, k kind) error {
-	zr, err := zip.NewReader(&blobReaderAt{ctx: ctx, b: b, key: key}, size)
+	return checkOOXMLAt(&blobReaderAt{ctx: ctx, b: b, key: key}, size, k)
+}
+
+// checkOOXMLAt is checkOOXML over any random-access reader.
+func checkOOXMLAt(r io.ReaderAt, size int64, k kind) error {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return fmt.Errorf("not a zip container: %w", err)
 	}

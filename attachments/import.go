@@ -19,43 +19,12 @@ import (
 // targets are ErrURLNotAllowed on source_url; fetches that fail (DNS, connection, status, redirects,
 // time, size) are ErrImportFailed.
 func (s *Service) Import(ctx context.Context, accountID, sourceURL string, filename *string) (store.Attachment, error) {
-	u, err := url.Parse(sourceURL)
-	if err != nil {
-		return store.Attachment{}, refuse("source_url", ErrInvalid, "not a URL: %v", err)
-	}
-	if err := netguard.CheckURL(netguard.Policy{AllowHTTP: true}, u); err != nil {
-		return store.Attachment{}, refuse("source_url", ErrURLNotAllowed, "%v", err)
-	}
-	raw := ""
-	if filename != nil {
-		raw = *filename
-	} else if raw = path.Base(u.Path); u.Path == "" || strings.HasSuffix(u.Path, "/") {
-		return store.Attachment{}, refuse("filename", ErrInvalid, "the URL path names no file; send filename")
-	}
-	name, err := safeName("filename", raw)
+	f, err := s.openImport(ctx, sourceURL, filename, maxNameRunes)
 	if err != nil {
 		return store.Attachment{}, err
 	}
-	k, err := kindOf("filename", name)
-	if err != nil {
-		return store.Attachment{}, err
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.ImportTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return store.Attachment{}, refuse("source_url", ErrInvalid, "not a usable URL: %v", err)
-	}
-	req.Header.Set("User-Agent", "researchd-import/1")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return store.Attachment{}, s.fetchError(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return store.Attachment{}, refuse("source_url", ErrImportFailed, "the server answered %s", resp.Status)
-	}
+	defer f.close()
+	name, k, resp := f.name, f.kind, f.resp
 
 	id := uuid.NewString()
 	key := blobKey(id)
@@ -91,13 +60,72 @@ func (s *Service) Import(ctx context.Context, accountID, sourceURL string, filen
 	return a, nil
 }
 
+// openedImport is a fetch under way: the admitted name and kind, and the response whose body
+// the caller reads before close.
+type openedImport struct {
+	name   string
+	kind   kind
+	resp   *http.Response
+	cancel context.CancelFunc
+}
+
+func (o *openedImport) close() {
+	_ = o.resp.Body.Close()
+	o.cancel()
+}
+
+// openImport checks an import's URL and file name, and starts the fetch: a 2xx response or a
+// refusal.
+func (s *Service) openImport(ctx context.Context, sourceURL string, filename *string, maxRunes int) (*openedImport, error) {
+	u, err := url.Parse(sourceURL)
+	if err != nil {
+		return nil, refuse("source_url", ErrInvalid, "not a URL: %v", err)
+	}
+	if err := netguard.CheckURL(netguard.Policy{AllowHTTP: true}, u); err != nil {
+		return nil, refuse("source_url", ErrURLNotAllowed, "%v", err)
+	}
+	raw := ""
+	if filename != nil {
+		raw = *filename
+	} else if raw = path.Base(u.Path); u.Path == "" || strings.HasSuffix(u.Path, "/") {
+		return nil, refuse("filename", ErrInvalid, "the URL path names no file; send filename")
+	}
+	name, err := safeNameMax("filename", raw, maxRunes)
+	if err != nil {
+		return nil, err
+	}
+	k, err := kindOf("filename", name)
+	if err != nil {
+		return nil, err
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ImportTimeout)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel()
+		return nil, refuse("source_url", ErrInvalid, "not a usable URL: %v", err)
+	}
+	req.Header.Set("User-Agent", "researchd-import/1")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		cancel()
+		return nil, s.fetchError(err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		_ = resp.Body.Close()
+		cancel()
+		return nil, refuse("source_url", ErrImportFailed, "the server answered %s", resp.Status)
+	}
+	return &openedImport{name: name, kind: k, resp: resp, cancel: cancel}, nil
+}
+
 // fetchError turns a client error into the refusal the caller sees.
 func (s *Service) fetchError(err error) error {
 	switch {
 	case errors.Is(err, netguard.ErrBlocked):
 		return refuse("source_url", ErrURLNotAllowed, "%s", unwrapURLError(err))
 	case errors.Is(err, netguard.ErrBodyTooLarge):
-		return refuse("source_url", ErrImportFailed, "the file is larger than the %d-byte attachment limit", s.cfg.MaxBytes)
+		return refuse("source_url", ErrSourceTooLarge, "the file is larger than the %d-byte attachment limit", s.cfg.MaxBytes)
 	case errors.Is(err, netguard.ErrTooManyRedirects):
 		return refuse("source_url", ErrImportFailed, "more than %d redirects", netguard.MaxRedirects)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/store"
 )
 
@@ -73,8 +74,14 @@ type ToolCatalog interface {
 type Options struct {
 	Skills SkillCatalog
 	Tools  ToolCatalog
-	Now    func() time.Time
-	Logger *slog.Logger
+	// Attachments admits and imports context files (URL fetches, attachment_id); nil: uploads
+	// only, with the default attachment size limit.
+	Attachments *attachments.Service
+	// FilesDir holds one git repository per expert (<FilesDir>/<expert_id>) with its context files
+	// under context/; empty: files are kept in the database only (in_repository false).
+	FilesDir string
+	Now      func() time.Time
+	Logger   *slog.Logger
 }
 
 // Service manages experts over the store.
@@ -85,6 +92,7 @@ type Service struct {
 	tools    ToolCatalog
 	now      func() time.Time
 	log      *slog.Logger
+	files    fileDeps
 }
 
 // New builds the service and loads the built-in registry.
@@ -93,7 +101,8 @@ func New(st *store.Store, cfg Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{st: st, registry: reg, skills: cfg.Skills, tools: cfg.Tools, now: cfg.Now, log: cfg.Logger}
+	s := &Service{st: st, registry: reg, skills: cfg.Skills, tools: cfg.Tools, now: cfg.Now, log: cfg.Logger,
+		files: fileDeps{attachments: cfg.Attachments, repos: newRepos(cfg.FilesDir)}}
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}

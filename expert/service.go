@@ -153,6 +153,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 	if err != nil {
 		return Expert{}, err
 	}
+	s.commitInline(ctx, row.ID, c.AccountID, in.ContextFiles)
 	return s.view(ctx, s.st, row, RoleOwnerIf(row.OwnerID == c.AccountID))
 }
 

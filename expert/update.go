@@ -228,5 +228,8 @@ func (s *Service) updated(ctx context.Context, c Caller, before store.Expert, p 
 		}
 		return s.snapshot(ctx, tx, row, SourceUpdate, &c.AccountID)
 	})
+	if err == nil {
+		s.commitInline(ctx, row.ID, c.AccountID, files)
+	}
 	return row, err
 }

@@ -50,7 +50,7 @@ func (s *Server) operationID(c echo.Context) string {
 // isUploadRoute is the global body limit's skipper.
 func (s *Server) isUploadRoute(c echo.Context) bool {
 	id := s.operationID(c)
-	return id == opCreateAttachment || id == opUploadAttachmentBytes
+	return id == opCreateAttachment || id == opUploadAttachmentBytes || id == opUploadExpertContextFile
 }
 
 // limitAttachmentBodies bounds upload bodies by the attachment limits (streamed by the handlers,
@@ -58,7 +58,7 @@ func (s *Server) isUploadRoute(c echo.Context) bool {
 func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := s.operationID(c)
-		if id != opCreateAttachment && id != opUploadAttachmentBytes && id != opBeginAttachmentUpload {
+		if id != opCreateAttachment && id != opUploadAttachmentBytes && id != opBeginAttachmentUpload && id != opUploadExpertContextFile {
 			return next(c)
 		}
 		req := c.Request()
@@ -70,7 +70,7 @@ func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
 				gen.FieldError{Field: "header.Content-Type", Message: "want " + want + ", got " + strconv.Quote(mt)})
 		}
 		switch id {
-		case opCreateAttachment:
+		case opCreateAttachment, opUploadExpertContextFile:
 			if mt != echo.MIMEMultipartForm {
 				return wrongType(echo.MIMEMultipartForm)
 			}
@@ -79,6 +79,9 @@ func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
 					gen.FieldError{Field: "header.Content-Type", Message: "missing boundary"})
 			}
 			limit := s.attachments.MaxRequestBytes()
+			if id == opUploadExpertContextFile {
+				limit = s.experts.MaxFileBytes() + 1<<20 // one file plus multipart framing
+			}
 			if req.ContentLength > limit {
 				return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large",
 					fmt.Sprintf("the request body is over %d bytes", limit))

@@ -49,6 +49,9 @@ type Config struct {
 	// A Research built elsewhere should resolve
 	// expert_id through the same service (Experts.Runner()).
 	Experts *expert.Service
+	// ExpertFilesDir holds the experts' git repositories of context files when Experts is nil;
+	// empty: context files live in the database only.
+	ExpertFilesDir string
 	// Skills are the skill catalogue plus each account's own; nil: the shipped catalogue over Store.
 	Skills *skill.Service
 	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
@@ -116,7 +119,8 @@ func New(cfg Config) (*echo.Echo, error) {
 		cfg.Tools = mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Logger: cfg.Logger})
 	}
 	if cfg.Experts == nil {
-		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Skills: cfg.Skills, Tools: cfg.Tools, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
+		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Skills: cfg.Skills, Tools: cfg.Tools, Attachments: cfg.Attachments,
+			FilesDir: cfg.ExpertFilesDir, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
 			return nil, err
 		}
 	}

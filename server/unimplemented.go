@@ -105,26 +105,6 @@ func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListExpertContextFiles(context.Context, gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UploadExpertContextFile(context.Context, gen.UploadExpertContextFileRequestObject) (gen.UploadExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ImportExpertContextFile(context.Context, gen.ImportExpertContextFileRequestObject) (gen.ImportExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) DeleteExpertContextFile(context.Context, gen.DeleteExpertContextFileRequestObject) (gen.DeleteExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpertContextFile(context.Context, gen.GetExpertContextFileRequestObject) (gen.GetExpertContextFileResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListLoops(context.Context, gen.ListLoopsRequestObject) (gen.ListLoopsResponseObject, error) {
 	return nil, errNotImplemented()
 }

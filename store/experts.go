@@ -59,12 +59,14 @@ type ExpertShare struct {
 }
 
 // ExpertContextFile is a document attached to an expert. Content holds the bytes; CharCount and
-// TextMirrored describe the text given to the engine.
+// TextMirrored describe the text given to the engine: MirrorText when it was extracted from a
+// binary (PDF, Office), else the content itself.
 type ExpertContextFile struct {
 	ID           string    `gorm:"type:varchar(36);primaryKey"`
 	ExpertID     string    `gorm:"type:varchar(36);not null"`
 	Name         string    `gorm:"type:varchar(512);not null"`
 	Content      []byte    `gorm:"not null"`
+	MirrorText   *string   `gorm:"type:text"`
 	MediaType    string    `gorm:"type:varchar(255);not null"`
 	SizeBytes    int64     `gorm:"not null"`
 	CharCount    int64     `gorm:"not null"`
@@ -260,7 +262,7 @@ func (s *Store) DeleteExpertShare(ctx context.Context, expertID, principalType, 
 // ExpertContextFiles lists an expert's files by name, without their content.
 func (s *Store) ExpertContextFiles(ctx context.Context, expertID string) ([]ExpertContextFile, error) {
 	var out []ExpertContextFile
-	err := s.with(ctx).Omit("content").Where("expert_id = ?", expertID).Order("name").Find(&out).Error
+	err := s.with(ctx).Omit("content", "mirror_text").Where("expert_id = ?", expertID).Order("name").Find(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("list expert context files: %w", err)
 	}
@@ -278,7 +280,7 @@ func (s *Store) ExpertContextFile(ctx context.Context, expertID, name string) (E
 func (s *Store) UpsertExpertContextFile(ctx context.Context, f *ExpertContextFile) error {
 	err := s.with(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "expert_id"}, {Name: "name"}},
-		DoUpdates: clause.AssignmentColumns([]string{"content", "media_type", "size_bytes", "char_count", "text_mirrored", "in_repository", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"content", "mirror_text", "media_type", "size_bytes", "char_count", "text_mirrored", "in_repository", "updated_at"}),
 	}).Create(f).Error
 	return notFound(err, "save expert context file "+f.Name)
 }

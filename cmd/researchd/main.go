@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -137,7 +138,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		experts, err := expert.New(st, expert.Options{Skills: skills, Tools: tools, Logger: log.With("component", "experts")})
+		experts, err := expert.New(st, expert.Options{Skills: skills, Tools: tools, Attachments: att,
+			FilesDir: filepath.Join(cfg.DataDir, "experts"), Logger: log.With("component", "experts")})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,143 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"mime"
+	"net/http"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/gen"
+)
+
+// Expert context files (spec 2.8, 4.5): thin handlers over expert.Service.
+
+// opUploadExpertContextFile streams its multipart body under the context file size limit
+// (limitAttachmentBodies) instead of the global body limit.
+const opUploadExpertContextFile = "uploadExpertContextFile"
+
+// ListExpertContextFiles lists the files of an expert the caller can read.
+func (s *Server) ListExpertContextFiles(ctx context.Context, req gen.ListExpertContextFilesRequestObject) (gen.ListExpertContextFilesResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id, files, err := s.experts.ListFiles(ctx, c, req.ExpertId)
+	if err != nil {
+		return nil, expertFileProblem(err)
+	}
+	out := gen.ListExpertContextFiles200JSONResponse{ExpertId: id, Count: len(files), Files: make([]gen.ContextFileSummary, 0, len(files))}
+	for _, f := range files {
+		out.Files = append(out.Files, gen.ContextFileSummary{
+			Name: f.Name, CharCount: int(f.CharCount), SizeBytes: int(f.SizeBytes), InRepository: f.InRepository, TextMirrored: f.TextMirrored,
+		})
+	}
+	return out, nil
+}
+
+// UploadExpertContextFile attaches the multipart `file`, replacing a file of the same name.
+func (s *Server) UploadExpertContextFile(ctx context.Context, req gen.UploadExpertContextFileRequestObject) (gen.UploadExpertContextFileResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.experts.Upload(ctx, c, req.ExpertId, req.Body)
+	if err != nil {
+		return nil, expertFileProblem(err)
+	}
+	return gen.UploadExpertContextFile201JSONResponse(storedFileOf(f)), nil
+}
+
+// ImportExpertContextFile attaches a file fetched from a public URL or copied from an attachment.
+func (s *Server) ImportExpertContextFile(ctx context.Context, req gen.ImportExpertContextFileRequestObject) (gen.ImportExpertContextFileResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Body == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	in := expert.ImportInput{SourceURL: valueOfNullable(req.Body.SourceUrl), Filename: valueOfNullable(req.Body.Filename)}
+	if id, err := req.Body.AttachmentId.Get(); err == nil {
+		v := id.String()
+		in.AttachmentID = &v
+	}
+	f, err := s.experts.Import(ctx, c, req.ExpertId, in)
+	if err != nil {
+		return nil, expertFileProblem(err)
+	}
+	return gen.ImportExpertContextFile201JSONResponse(storedFileOf(f)), nil
+}
+
+// GetExpertContextFile downloads a context file's bytes.
+func (s *Server) GetExpertContextFile(ctx context.Context, req gen.GetExpertContextFileRequestObject) (gen.GetExpertContextFileResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.experts.File(ctx, c, req.ExpertId, req.Name)
+	if err != nil {
+		return nil, expertFileProblem(err)
+	}
+	disp := mime.FormatMediaType("attachment", map[string]string{"filename": d.Name})
+	return gen.GetExpertContextFile200AsteriskResponse{
+		Body: bytes.NewReader(d.Data), ContentType: d.ContentType, ContentLength: int64(len(d.Data)),
+		Headers: gen.GetExpertContextFile200ResponseHeaders{ContentDisposition: &disp},
+	}, nil
+}
+
+// DeleteExpertContextFile detaches a context file.
+func (s *Server) DeleteExpertContextFile(ctx context.Context, req gen.DeleteExpertContextFileRequestObject) (gen.DeleteExpertContextFileResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.experts.DeleteFile(ctx, c, req.ExpertId, req.Name)
+	if err != nil {
+		return nil, expertFileProblem(err)
+	}
+	return gen.DeleteExpertContextFile200JSONResponse{
+		Name: d.Name, RemovedFromMirror: d.RemovedFromMirror, RemovedFromRepository: d.RemovedFromRepository, Success: true,
+	}, nil
+}
+
+func storedFileOf(f expert.StoredFile) gen.ContextFileUploadResponse {
+	sha := nullable.NewNullNullable[string]()
+	if f.CommitSHA != nil {
+		sha = nullable.NewNullableWithValue(*f.CommitSHA)
+	}
+	return gen.ContextFileUploadResponse{
+		Name: f.Name, Path: f.Path, SizeBytes: int(f.SizeBytes), TextMirrored: f.TextMirrored, CharCount: int(f.CharCount),
+		CommitSha: sha, Success: true,
+	}
+}
+
+// valueOfNullable is a specified, non-null value, else nil.
+func valueOfNullable[T any](n nullable.Nullable[T]) *T {
+	v, err := n.Get()
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// expertFileProblem maps context file errors to problems, then the expert errors.
+func expertFileProblem(err error) error {
+	var fe *expert.FileError
+	switch {
+	case errors.As(err, &fe):
+		p := errValidation(fe.Error(), gen.FieldError{Field: fe.Field, Message: fe.Message})
+		p.Code = fe.Code
+		return p
+	case errors.Is(err, expert.ErrFileNotFound):
+		return errNotFound("context file")
+	case errors.Is(err, expert.ErrFileInUse):
+		return errConflict("context_file_in_use", err.Error())
+	case errors.Is(err, expert.ErrFileTooLarge):
+		return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large", err.Error())
+	}
+	return expertProblem(err)
+}
