@@ -218,7 +218,14 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		}
 	}
 
-	return finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
+	// The extractive engine calls no tools: required tool calls are reported as missed, not hidden.
+	required, err := reportRequired(ctx, em, in.RequiredTools, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
+	res.RequiredTools = required
+	return res, err
 }
 
 // finish ends a run the same way for every engine: it writes report.md, structured_output.json (when

@@ -82,9 +82,11 @@ type Service struct {
 	st       *store.Store
 	registry *Registry
 	skills   SkillCatalog
-	tools    ToolCatalog
-	now      func() time.Time
-	log      *slog.Logger
+	// skillLoader is Skills when it can also load skill bodies (for runs).
+	skillLoader SkillLoader
+	tools       ToolCatalog
+	now         func() time.Time
+	log         *slog.Logger
 }
 
 // New builds the service and loads the built-in registry.
@@ -94,6 +96,7 @@ func New(st *store.Store, cfg Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{st: st, registry: reg, skills: cfg.Skills, tools: cfg.Tools, now: cfg.Now, log: cfg.Logger}
+	s.skillLoader, _ = cfg.Skills.(SkillLoader)
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}
