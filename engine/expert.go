@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -88,4 +90,35 @@ func expertInstructions(in Input) string {
 		b.WriteString("Whatever the instructions above say, the research rules below apply.\n\n")
 	}
 	return b.String()
+}
+
+// ParseTokenPrices reads "input=0.15,output=0.60" (US dollars per million tokens); "" is nil (no
+// prices: spend is not estimated).
+func ParseTokenPrices(s string) (*TokenPrices, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var p TokenPrices
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k = strings.TrimSpace(k)
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, fmt.Errorf("%q: want input=<usd>,output=<usd> per million tokens", s)
+		}
+		switch k {
+		case "input":
+			p.InputPerMTok = f
+		case "output":
+			p.OutputPerMTok = f
+		default:
+			return nil, fmt.Errorf("%q: unknown price %q (want input and output)", s, k)
+		}
+		seen[k] = true
+	}
+	if !seen["input"] || !seen["output"] {
+		return nil, fmt.Errorf("%q: both input and output prices are required", s)
+	}
+	return &p, nil
 }

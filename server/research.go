@@ -472,6 +472,7 @@ func defaultResearch(cfg Config) (*jobs.Service, error) {
 	jc.DataDir = dir
 	return jobs.New(jobs.Deps{
 		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
-		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
+		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
+		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
 	}, jc)
 }
