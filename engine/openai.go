@@ -111,7 +111,7 @@ type agentRun struct {
 	// spent is the estimated cost so far (with Prices); overCost is set once it passed MaxCostUSD.
 	spent    float64
 	overCost bool
-	wrote  bool  // write_file changed the workspace since the last checkpoint
+	wrote    bool // write_file changed the workspace since the last checkpoint
 	// granted are the MCP tools offered as functions; succeeded holds every tool (built-in or MCP,
 	// by toolName) that returned a successful result, for the required-tool monitor.
 	granted   *grantedTools
