@@ -167,3 +167,81 @@ func TestResearchAsRegistryExpert(t *testing.T) {
 	}
 }
 
+
+// TestResearchAsCustomExpert: a custom expert's context file is a source of the report, its output
+// schema and default_depth apply, required_tool_calls are monitored, the detail names the version
+// that ran (a new one after an update), and an archived or foreign expert is refused.
+func TestResearchAsCustomExpert(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			e := newExpertResearchEnv(t, d, engine.NewOffline(engine.OfflineOptions{}), nil)
+			owner := e.NewAccount(t, store.TierPro, false, 100)
+			other := e.NewAccount(t, store.TierPro, false, 100)
+			id, slug := e.createExpert(t, owner.Key, map[string]any{
+				"name": "Fjord Ferry Analyst", "system_prompt": "You analyse ferry fleets.\n\n## Fleet\n\n## Power supply\n",
+				"default_depth": "quick", "skill_names": []string{"fact-checking"},
+				"mcp_tool_names": []string{"search_files"}, "required_tool_calls": []string{"search_files"},
+				"output_schema": map[string]any{"type": "object", "required": []string{"summary"}, "properties": map[string]any{"summary": map[string]any{"type": "string"}}},
+				"context_files": []map[string]any{{"name": "fjord-notes.md", "content": fjordNotes}},
+			})
+
+			// By slug, no effort: default_depth quick runs low.
+			q := "How many ferries in the Vestland fjord fleet were converted to battery power?"
+			job := e.mustCreate(t, owner.Key, map[string]any{"question": q, "expert_id": slug})
+			require.Equal(t, gen.Effort("low"), job.RequestedEffort)
+			require.Equal(t, gen.Effort("low"), job.Effort)
+			require.Equal(t, slug, job.ExpertId.MustGet())
+			require.Equal(t, id, job.Expert.MustGet().Id)
+			require.Equal(t, 1, job.Expert.MustGet().Version.MustGet())
+			done := e.await(t, owner.Key, job.JobId.String(), isTerminal)
+			require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+			require.Contains(t, done.Report.Markdown, "context/fjord-notes.md")
+			require.Contains(t, done.Report.Markdown, "42 diesel ferries")
+			require.Contains(t, done.StructuredOutput.MustGet(), "summary")
+			require.Equal(t, gen.JobExpert{Id: id, Version: nullable.NewNullableWithValue(1)}, done.Expert.MustGet())
+			// The extractive engine calls no tools: the required tool is reported missing, here and in the timeline.
+			require.Equal(t, gen.RequiredToolCallsOutcome{Required: []string{"search_files"}, Succeeded: []string{}, Missing: []string{"search_files"}},
+				done.RequiredToolCalls.MustGet())
+			events := e.timeline(t, owner.Key, job.JobId.String())
+			require.NotNil(t, eventTitled(events, "Required tool calls missed"))
+			ev := eventTitled(events, "Expert")
+			require.NotNil(t, ev)
+			require.Contains(t, ev.Content, "version 1")
+			require.Contains(t, ev.Content, "fact-checking")
+			// Context files are read, not committed to the job's workspace.
+			r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/context/fjord-notes.md", Token: owner.Key})
+			require.Equal(t, http.StatusNotFound, r.Status)
+
+			// The caller's json_schema wins over the expert's output_schema.
+			mine := map[string]any{"type": "object", "properties": map[string]any{"headline": map[string]any{"type": "string"}}, "additionalProperties": false}
+			job = e.mustCreate(t, owner.Key, map[string]any{"question": q, "expert_id": id, "json_schema": mine, "effort": "medium"})
+			require.Equal(t, gen.Effort("medium"), job.RequestedEffort)
+			done = e.await(t, owner.Key, job.JobId.String(), isTerminal)
+			require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+			for k := range done.StructuredOutput.MustGet() {
+				require.Equal(t, "headline", k)
+			}
+
+			// An update is a new version; the next run names it.
+			r = e.Do(t, servertest.Req{Method: "PATCH", Path: "/api/v2/experts/" + id, Token: owner.Key, Body: map[string]any{"description": "Now with a description"}})
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			job = e.mustCreate(t, owner.Key, map[string]any{"question": q, "expert_id": id})
+			require.Equal(t, 2, job.Expert.MustGet().Version.MustGet())
+			done = e.await(t, owner.Key, job.JobId.String(), isTerminal)
+			require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+			require.Equal(t, 2, done.Expert.MustGet().Version.MustGet())
+
+			// Another account cannot run a private expert; nobody can run an archived one.
+			r = e.create(t, other.Key, map[string]any{"question": q, "expert_id": id}, nil)
+			require.Equal(t, http.StatusNotFound, r.Status, string(r.Body))
+			r = e.Do(t, servertest.Req{Method: "DELETE", Path: "/api/v2/experts/" + id, Token: owner.Key})
+			require.Equal(t, http.StatusNoContent, r.Status, string(r.Body))
+			for _, ref := range []string{id, slug} {
+				r = e.create(t, owner.Key, map[string]any{"question": q, "expert_id": ref}, nil)
+				require.Equal(t, http.StatusNotFound, r.Status, string(r.Body))
+			}
+		})
+	}
+}
