@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/jobs"
@@ -14,8 +15,7 @@ import (
 )
 
 // SkillLoader gives a run the full SKILL.md of an expert's linked skills. *skill.Service
-// implements it; a SkillCatalog passed in Options that does not leaves runs without skill bodies
-// (a run of an expert with linked skills then fails rather than running without them).
+// implements it; a SkillCatalog passed in Options that does not gives runs skill names only.
 type SkillLoader interface {
 	Load(ctx context.Context, accountID string, names []string) ([]skill.Skill, error)
 }
@@ -105,9 +105,27 @@ func (s *Service) loadSkills(ctx context.Context, accountID string, names []stri
 		return nil
 	}
 	if s.skillLoader == nil {
-		return fmt.Errorf("expert %s links skills, but no skill loader is configured", ex.ID)
+		// Only a service wired without the skill service (tests with a name-only catalogue): the
+		// engine still learns which skills are linked.
+		for _, n := range names {
+			ex.Skills = append(ex.Skills, engine.Skill{Name: n})
+		}
+		return nil
 	}
-	got, err := s.skillLoader.Load(ctx, accountID, names)
+	// A linked skill can disappear after the expert was saved (its owner deleted it); the run goes
+	// on with the others rather than not at all.
+	var unknown []string
+	if s.skills != nil {
+		var err error
+		if unknown, err = s.skills.Unknown(ctx, accountID, names); err != nil {
+			return fmt.Errorf("expert %s skills: %w", ex.ID, err)
+		}
+	}
+	known := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(unknown, n) })
+	if len(unknown) > 0 {
+		s.log.WarnContext(ctx, "linked skills no longer exist; running without them", "expert_id", ex.ID, "skills", unknown)
+	}
+	got, err := s.skillLoader.Load(ctx, accountID, known)
 	if err != nil {
 		return fmt.Errorf("expert %s skills: %w", ex.ID, err)
 	}
