@@ -167,7 +167,6 @@ func TestResearchAsRegistryExpert(t *testing.T) {
 	}
 }
 
-
 // TestResearchAsCustomExpert: a custom expert's context file is a source of the report, its output
 // schema and default_depth apply, required_tool_calls are monitored, the detail names the version
 // that ran (a new one after an update), and an archived or foreign expert is refused.
