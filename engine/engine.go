@@ -80,6 +80,16 @@ type Input struct {
 	// RequiredTools (required_tool_calls) must each return a successful result during the run; the
 	// monitor only observes: the run's timeline and Result say which did not.
 	RequiredTools []string
+	// Expert names the expert the run runs as (nil: the default researcher); SystemPrompt and
+	// Skills are its instructions and linked skills. Engines with a model put them in the system
+	// message; every engine records in the timeline what it was given.
+	Expert       *ExpertInfo
+	SystemPrompt string
+	Skills       []Skill
+	// MaxCostUSD caps the run's estimated model spend (the expert's max_cost_usd); an engine stops
+	// researching and writes its report once the estimate passes it. Engines without a model or
+	// without token prices spend nothing they can count and ignore it (they record that they do).
+	MaxCostUSD *float64
 }
 
 // Result is what a successful run produced (report.md is also in the workspace).

@@ -84,6 +84,17 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 	if err != nil {
 		return Result{}, err
 	}
+	if err := recordExpert(ctx, em, in); err != nil {
+		return Result{}, err
+	}
+	if in.Expert != nil && (in.SystemPrompt != "" || len(in.Skills) > 0 || len(in.Tools) > 0) {
+		// Honest about what an engine without a model cannot follow: prose instructions and tools.
+		err := em.event(ctx, KindStatus, "Expert instructions not applied",
+			"The extractive engine has no model: it uses the expert's context files and output schema, but cannot follow its system prompt or skills or call its tools.", nil)
+		if err != nil {
+			return Result{}, err
+		}
+	}
 
 	// Plan.
 	var prior priorReport
@@ -207,7 +218,14 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 		}
 	}
 
-	return finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
+	// The extractive engine calls no tools: required tool calls are reported as missed, not hidden.
+	required, err := reportRequired(ctx, em, in.RequiredTools, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
+	res.RequiredTools = required
+	return res, err
 }
 
 // finish ends a run the same way for every engine: it writes report.md, structured_output.json (when

@@ -30,6 +30,10 @@ type OpenAIOptions struct {
 	// FetchClient serves the fetch_url tool; production passes the SSRF-safe netguard client.
 	// nil: the tool is not offered.
 	FetchClient *http.Client
+	// Prices turn token usage into an estimated cost, checked against Input.MaxCostUSD; nil: the
+	// run's spend cannot be estimated and MaxCostUSD is not enforced (the effort's token budget
+	// still is).
+	Prices *TokenPrices
 }
 
 // budget is what an effort level may spend.
@@ -104,7 +108,10 @@ type agentRun struct {
 	ix     *index
 	budget budget
 	used   int64 // tokens spent
-	wrote  bool  // write_file changed the workspace since the last checkpoint
+	// spent is the estimated cost so far (with Prices); overCost is set once it passed MaxCostUSD.
+	spent    float64
+	overCost bool
+	wrote    bool // write_file changed the workspace since the last checkpoint
 	// granted are the MCP tools offered as functions; succeeded holds every tool (built-in or MCP,
 	// by toolName) that returned a successful result, for the required-tool monitor.
 	granted   *grantedTools
@@ -137,6 +144,16 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	if err != nil {
 		return Result{}, err
 	}
+	if err := recordExpert(ctx, em, in); err != nil {
+		return Result{}, err
+	}
+	if in.MaxCostUSD != nil && r.e.opts.Prices == nil {
+		err := em.event(ctx, KindStatus, "Spend ceiling not enforced",
+			"The expert sets max_cost_usd, but no token prices are configured, so this run's spend cannot be estimated; the effort's token budget applies.", nil)
+		if err != nil {
+			return Result{}, err
+		}
+	}
 	docs, skipped, err := loadSources(ctx, sourceDirs(in, ""))
 	if err != nil {
 		return Result{}, err
@@ -155,7 +172,14 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	tools := r.tools()
 	var answer string
 	for step := 1; ; step++ {
-		last := step >= r.budget.Steps || r.used >= r.budget.TotalTokens
+		last := step >= r.budget.Steps || r.used >= r.budget.TotalTokens || r.overCost
+		if r.overCost {
+			err := em.event(ctx, KindStatus, "Spend ceiling reached",
+				"The run's estimated model spend passed the expert's max_cost_usd: the agent writes its report now.", nil)
+			if err != nil {
+				return Result{}, err
+			}
+		}
 		params := openai.ChatCompletionNewParams{
 			Model:               r.e.opts.Model,
 			Messages:            messages,
@@ -249,6 +273,10 @@ func (r *agentRun) complete(ctx context.Context, params openai.ChatCompletionNew
 		return openai.ChatCompletionMessage{}, &providerCallError{err}
 	}
 	r.used += resp.Usage.TotalTokens
+	if p := r.e.opts.Prices; p != nil && r.in.MaxCostUSD != nil {
+		r.spent += p.cost(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+		r.overCost = r.spent >= *r.in.MaxCostUSD
+	}
 	if len(resp.Choices) == 0 {
 		return openai.ChatCompletionMessage{}, errorf(CodeProviderError, "the provider returned no choices (step %d)", step)
 	}
@@ -357,6 +385,7 @@ func (e *openaiEngine) mapError(ctx context.Context, err error) error {
 
 func (r *agentRun) systemPrompt() string {
 	var b strings.Builder
+	b.WriteString(expertInstructions(r.in))
 	b.WriteString(`You are a careful research agent. Answer the user's question with a Markdown report built from evidence.
 Use the tools to find evidence: search_files and read_file over the provided files`)
 	if r.e.opts.FetchClient != nil {

@@ -119,12 +119,18 @@ func (r *agentRun) toolName(fn string) string {
 
 // reportRequired records which required tools returned a successful result; nil without any.
 func (r *agentRun) reportRequired(ctx context.Context) (*RequiredToolsOutcome, error) {
-	if len(r.in.RequiredTools) == 0 {
+	return reportRequired(ctx, r.em, r.in.RequiredTools, r.succeeded)
+}
+
+// reportRequired records which of required returned a successful result (succeeded, by tool
+// name); nil without any required tools.
+func reportRequired(ctx context.Context, em emitter, required []string, succeeded map[string]bool) (*RequiredToolsOutcome, error) {
+	if len(required) == 0 {
 		return nil, nil
 	}
-	o := &RequiredToolsOutcome{Required: slices.Clone(r.in.RequiredTools)}
-	for _, name := range r.in.RequiredTools {
-		if r.succeeded[name] {
+	o := &RequiredToolsOutcome{Required: slices.Clone(required)}
+	for _, name := range required {
+		if succeeded[name] {
 			o.Succeeded = append(o.Succeeded, name)
 		} else {
 			o.Missing = append(o.Missing, name)
@@ -135,7 +141,7 @@ func (r *agentRun) reportRequired(ctx context.Context) (*RequiredToolsOutcome, e
 		title, content = "Required tool calls missed", "No successful result from: "+strings.Join(o.Missing, ", ")
 	}
 	data := map[string]any{"required": o.Required, "succeeded": nonNil(o.Succeeded), "missing": nonNil(o.Missing), "met": o.Met()}
-	if err := r.em.event(ctx, KindStatus, title, content, data); err != nil {
+	if err := em.event(ctx, KindStatus, title, content, data); err != nil {
 		return nil, err
 	}
 	return o, nil

@@ -89,10 +89,12 @@ type Service struct {
 	st       *store.Store
 	registry *Registry
 	skills   SkillCatalog
-	tools    ToolCatalog
-	now      func() time.Time
-	log      *slog.Logger
-	files    fileDeps
+	// skillLoader is Skills when it can also load skill bodies (for runs).
+	skillLoader SkillLoader
+	tools       ToolCatalog
+	now         func() time.Time
+	log         *slog.Logger
+	files       fileDeps
 }
 
 // New builds the service and loads the built-in registry.
@@ -103,6 +105,7 @@ func New(st *store.Store, cfg Options) (*Service, error) {
 	}
 	s := &Service{st: st, registry: reg, skills: cfg.Skills, tools: cfg.Tools, now: cfg.Now, log: cfg.Logger,
 		files: fileDeps{attachments: cfg.Attachments, repos: newRepos(cfg.FilesDir)}}
+	s.skillLoader, _ = cfg.Skills.(SkillLoader)
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}

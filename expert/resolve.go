@@ -1,13 +1,27 @@
 package expert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 
+	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
+
+// SkillLoader gives a run the full SKILL.md of an expert's linked skills. *skill.Service
+// implements it; a SkillCatalog passed in Options that does not gives runs skill names only.
+type SkillLoader interface {
+	Load(ctx context.Context, accountID string, names []string) ([]skill.Skill, error)
+}
+
+// depthEffort maps a custom expert's default_depth to the effort a run uses when the caller names none.
+var depthEffort = map[string]string{"quick": "low", "thorough": "medium", "ultra_deep": "high"}
 
 // Runner adapts the service to jobs.Experts: it resolves an expert_id of POST /research.
 type Runner struct{ svc *Service }
@@ -19,11 +33,18 @@ func (s *Service) Runner() Runner { return Runner{svc: s} }
 
 // Resolve finds the expert accountID may run by registry id, UUID, slug or handle: built-in
 // experts, and active, unarchived custom experts it owns, is granted, or that are public.
-// Drafts (building) and archived experts are not runnable: jobs.ErrExpertNotFound.
+// Drafts (building) and archived experts are not runnable: jobs.ErrExpertNotFound. Context files
+// are listed, not read: each is read when the run copies it.
 func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error) {
 	s := r.svc
 	if b, ok := s.registry.Get(id); ok {
-		return jobs.Expert{OutputSchema: b.OutputSchema}, nil
+		ex := runConfig(b.ID, nil, b.Config)
+		ex.DefaultEffort = b.DefaultEffort
+		// Registry skills are the catalogue's: a caller's own skill of the same name does not replace them.
+		if err := s.loadSkills(ctx, "", b.SkillNames, &ex); err != nil {
+			return jobs.Expert{}, err
+		}
+		return ex, nil
 	}
 	a, err := s.st.AccountByID(ctx, accountID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -44,5 +65,72 @@ func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert,
 	if err != nil {
 		return jobs.Expert{}, err
 	}
-	return jobs.Expert{OutputSchema: cfg.OutputSchema}, nil
+	version := t.row.VersionNum
+	ex := runConfig(t.row.ID, &version, cfg)
+	if cfg.DefaultDepth != nil {
+		ex.DefaultEffort = depthEffort[*cfg.DefaultDepth]
+	}
+	// Skills were validated against the owner's own skills and the catalogue: load them as the owner.
+	if err := s.loadSkills(ctx, t.row.OwnerID, cfg.SkillNames, &ex); err != nil {
+		return jobs.Expert{}, err
+	}
+	files, err := s.st.ExpertContextFiles(ctx, t.row.ID)
+	if err != nil {
+		return jobs.Expert{}, err
+	}
+	for _, f := range files {
+		expertID, name := t.row.ID, f.Name
+		ex.ContextFiles = append(ex.ContextFiles, jobs.InputFile{Name: name, Open: func(ctx context.Context) (io.ReadCloser, error) {
+			full, err := s.st.ExpertContextFile(ctx, expertID, name)
+			if err != nil {
+				return nil, fmt.Errorf("expert context file %s: %w", name, err)
+			}
+			return io.NopCloser(bytes.NewReader(full.Content)), nil
+		}})
+	}
+	return ex, nil
+}
+
+// runConfig is the part of a run's expert that comes straight from its configuration.
+func runConfig(id string, version *int, cfg Config) jobs.Expert {
+	return jobs.Expert{
+		ID: id, Name: cfg.Name, Version: version, SystemPrompt: cfg.SystemPrompt,
+		ToolNames: cfg.MCPToolNames, RequiredTools: cfg.RequiredToolCalls,
+		OutputSchema: cfg.OutputSchema, MaxCostUSD: cfg.MaxCostUSD,
+	}
+}
+
+func (s *Service) loadSkills(ctx context.Context, accountID string, names []string, ex *jobs.Expert) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if s.skillLoader == nil {
+		// Only a service wired without the skill service (tests with a name-only catalogue): the
+		// engine still learns which skills are linked.
+		for _, n := range names {
+			ex.Skills = append(ex.Skills, engine.Skill{Name: n})
+		}
+		return nil
+	}
+	// A linked skill can disappear after the expert was saved (its owner deleted it); the run goes
+	// on with the others rather than not at all.
+	var unknown []string
+	if s.skills != nil {
+		var err error
+		if unknown, err = s.skills.Unknown(ctx, accountID, names); err != nil {
+			return fmt.Errorf("expert %s skills: %w", ex.ID, err)
+		}
+	}
+	known := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(unknown, n) })
+	if len(unknown) > 0 {
+		s.log.WarnContext(ctx, "linked skills no longer exist; running without them", "expert_id", ex.ID, "skills", unknown)
+	}
+	got, err := s.skillLoader.Load(ctx, accountID, known)
+	if err != nil {
+		return fmt.Errorf("expert %s skills: %w", ex.ID, err)
+	}
+	for _, sk := range got {
+		ex.Skills = append(ex.Skills, engine.Skill{Name: sk.Name, Description: sk.Description, Content: sk.Content})
+	}
+	return nil
 }

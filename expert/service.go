@@ -132,10 +132,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 				return err
 			}
 		}
-		if err := s.assignSlug(ctx, tx, &row); err != nil {
-			return err
-		}
-		if err := tx.CreateExpert(ctx, &row); err != nil {
+		if err := s.insertWithSlug(ctx, tx, &row); err != nil {
 			return err
 		}
 		if err := s.saveFiles(ctx, tx, row.ID, in.ContextFiles); err != nil {
@@ -165,17 +162,21 @@ func RoleOwnerIf(owner bool) string {
 	return ""
 }
 
-// assignSlug gives a new expert the first free slug: its handle, then handle-<hex of its id>.
-func (s *Service) assignSlug(ctx context.Context, tx *store.Store, row *store.Expert) error {
+// insertWithSlug inserts the expert under the first free slug candidate. The check before each
+// insert is only a shortcut: a concurrent create can take the same slug in between, and then the
+// insert's unique violation moves on to the next, longer candidate.
+func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, row *store.Expert) error {
 	for _, suffix := range []int{0, 6, 8, 12, 16, 32} {
-		cand := slugCandidate(row.Handle, row.ID, suffix, s.registry)
-		taken, err := tx.ExpertSlugTaken(ctx, cand)
+		row.Slug = slugCandidate(row.Handle, row.ID, suffix, s.registry)
+		taken, err := tx.ExpertSlugTaken(ctx, row.Slug)
 		if err != nil {
 			return err
 		}
-		if !taken {
-			row.Slug = cand
-			return nil
+		if taken {
+			continue
+		}
+		if err := tx.CreateExpert(ctx, row); !errors.Is(err, store.ErrConflict) {
+			return err
 		}
 	}
 	return fmt.Errorf("no free slug for %q", row.Handle)

@@ -96,7 +96,22 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 			return c, err
 		}
 	}
+	// The expert comes first: its default effort applies when the caller names none.
+	var ex *Expert
+	if r.ExpertID != nil {
+		if s.experts == nil {
+			return Created{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
+		}
+		e, err := s.experts.Resolve(ctx, r.AccountID, *r.ExpertID)
+		if err != nil {
+			return Created{}, err
+		}
+		ex = &e
+	}
 	requested := r.Effort
+	if requested == "" && ex != nil {
+		requested = ex.DefaultEffort
+	}
 	if requested == "" {
 		requested = billing.EffortMedium
 	}
@@ -112,14 +127,6 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 	if r.WebhookURL != nil {
 		if err := s.CheckWebhookURL(*r.WebhookURL); err != nil {
 			return Created{}, &ValidationError{Field: "webhook_url", Message: err.Error()}
-		}
-	}
-	if r.ExpertID != nil {
-		if s.experts == nil {
-			return Created{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
-		}
-		if _, err := s.experts.Resolve(ctx, r.AccountID, *r.ExpertID); err != nil {
-			return Created{}, err
 		}
 	}
 	if len(r.AttachmentIDs) > 0 {
@@ -152,6 +159,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		ID: id, AccountID: r.AccountID, Status: store.JobQueued, Question: r.Question,
 		Effort: effort, RequestedEffort: requested, WebhookURL: r.WebhookURL, ExpertID: r.ExpertID,
 		AttachmentIDs: string(attJSON), IsPublic: r.IsPublic, Request: string(echo), CurrentRunID: &runID,
+	}
+	if ex != nil {
+		// The version is the one current at create; the run records the one it actually used.
+		job.ExpertRef, job.ExpertVersion = &ex.ID, ex.Version
 	}
 	if r.JSONSchema != nil {
 		b, err := json.Marshal(r.JSONSchema)

@@ -223,16 +223,11 @@ func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (
 			return engine.Result{}, sk, fmt.Errorf("decode json_schema: %w", err)
 		}
 	}
-	if j.ExpertID != nil && s.experts != nil {
-		ex, err := s.experts.Resolve(ctx, j.AccountID, *j.ExpertID)
-		if err != nil {
-			return engine.Result{}, sk, &engine.Error{Code: "expert_unavailable", Message: err.Error()}
-		}
-		in.ContextDirs = ex.ContextDirs
-		if in.JSONSchema == nil {
-			in.JSONSchema = ex.OutputSchema
-		}
+	cleanup, err := s.applyExpert(runCtx, j, a.RunID, &in, sk)
+	if err != nil {
+		return engine.Result{}, sk, err
 	}
+	defer cleanup()
 	if a.RunKind == store.RunInitial {
 		if err := s.copyInputs(runCtx, j, repo, sk); err != nil {
 			return engine.Result{}, sk, err
@@ -350,6 +345,14 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 			return fmt.Errorf("encode structured output: %w", err)
 		}
 		set["structured_output"] = string(b)
+	}
+	set["required_tool_calls"] = nil
+	if o := res.RequiredTools; o != nil {
+		b, err := json.Marshal(RequiredToolCalls{Required: nonNil(o.Required), Succeeded: nonNil(o.Succeeded), Missing: nonNil(o.Missing)})
+		if err != nil {
+			return fmt.Errorf("encode required tool calls: %w", err)
+		}
+		set["required_tool_calls"] = string(b)
 	}
 	return s.st.InTx(ctx, func(tx *store.Store) error {
 		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobInProgress}, set)

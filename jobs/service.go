@@ -65,10 +65,27 @@ type Attachments interface {
 	FilesForJob(ctx context.Context, accountID string, ids []string) ([]InputFile, error)
 }
 
-// Expert is what a run needs from an expert: its context folders and default output schema.
+// Expert is what a run needs from the expert it runs as.
 type Expert struct {
+	ID      string // canonical: registry id or UUID
+	Name    string
+	Version *int // the configuration version; nil for unversioned registry experts
+	// SystemPrompt and Skills (full SKILL.md bodies) go to the engine as instructions.
+	SystemPrompt string
+	Skills       []engine.Skill
+	// ToolNames are the granted MCP tools (mcp_tool_names); RequiredTools must each succeed once.
+	ToolNames     []string
+	RequiredTools []string
+	// ContextFiles are copied into a per-run folder the engine reads as read-only sources;
+	// ContextDirs are folders given as they are.
+	ContextFiles []InputFile
 	ContextDirs  []string
+	// OutputSchema applies when the caller sends no json_schema.
 	OutputSchema map[string]any
+	// MaxCostUSD is the expert's per-run spend ceiling (callers cannot send one on POST /research).
+	MaxCostUSD *float64
+	// DefaultEffort is used when the caller names no effort ("" = medium); clamped like any effort.
+	DefaultEffort string
 }
 
 // ErrExpertNotFound: no expert with that id that the account may run.
@@ -87,7 +104,9 @@ type Deps struct {
 	Engine      engine.Engine
 	Attachments Attachments
 	Experts     Experts
-	Sealer      *Sealer
+	// Tools gives runs the MCP tools their expert grants; nil: granted tools are not offered.
+	Tools  Tools
+	Sealer *Sealer
 	// WebhookClient delivers webhooks; nil builds a netguard client for the environment (production:
 	// https and public addresses only, checked at dial time; development: anything).
 	WebhookClient *http.Client
@@ -102,6 +121,7 @@ type Service struct {
 	engine      engine.Engine
 	attachments Attachments
 	experts     Experts
+	tools       Tools
 	sealer      *Sealer
 	webhooks    *http.Client
 	log         *slog.Logger
@@ -120,7 +140,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 		return nil, errors.New("jobs: store, billing, engine and sealer are required")
 	}
 	s := &Service{
-		st: d.Store, billing: d.Billing, engine: d.Engine, attachments: d.Attachments, experts: d.Experts,
+		st: d.Store, billing: d.Billing, engine: d.Engine, attachments: d.Attachments, experts: d.Experts, tools: d.Tools,
 		sealer: d.Sealer, webhooks: d.WebhookClient, log: d.Logger, now: d.Now, cfg: cfg,
 	}
 	if s.log == nil {

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -218,17 +217,6 @@ func TestExpertContextFilesUploadListDownloadDelete(t *testing.T) {
 			inline, err := f.repoFile(t, id, "", "template.html")
 			require.NoError(t, err)
 			require.Equal(t, []byte("<h1>{{vendor}}</h1>"), inline)
-
-			// Runs get the files with their mirrored text.
-			srcs, err := f.svc.ContextSources(context.Background(), id)
-			require.NoError(t, err)
-			texts := map[string]string{}
-			for _, s := range srcs {
-				texts[s.Name] = s.Text
-			}
-			require.Contains(t, texts["brief.pdf"], "Heat pumps grew forty percent")
-			require.Equal(t, string(notes), texts["notes.md"])
-			require.Empty(t, texts["chart.png"])
 
 			// Downloads: the bytes with their type.
 			for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -386,6 +387,9 @@ func (s *Server) jobDetail(v store.JobView, privileged bool, revision *string) (
 		}
 		d.Error = nullable.NewNullableWithValue(gen.JobError{Code: *j.ErrorCode, Message: msg})
 	}
+	if err := expertOfJob(&d, j); err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
 	var credits int64
 	for _, r := range runs {
 		credits += r.CreditsCharged
@@ -472,6 +476,26 @@ func defaultResearch(cfg Config) (*jobs.Service, error) {
 	jc.DataDir = dir
 	return jobs.New(jobs.Deps{
 		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
-		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
+		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
+		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
 	}, jc)
+}
+
+// expertOfJob fills the detail's expert (canonical id and the version that ran) and the last run's
+// required-tool outcome; both null when the job has none.
+func expertOfJob(d *gen.ResearchJobDetail, j store.ResearchJob) error {
+	d.Expert = nullable.NewNullNullable[gen.JobExpert]()
+	if j.ExpertRef != nil {
+		e := gen.JobExpert{Id: *j.ExpertRef, Version: nullableOf(j.ExpertVersion)}
+		d.Expert = nullable.NewNullableWithValue(e)
+	}
+	d.RequiredToolCalls = nullable.NewNullNullable[gen.RequiredToolCallsOutcome]()
+	if j.RequiredToolCalls != nil {
+		var o jobs.RequiredToolCalls
+		if err := json.Unmarshal([]byte(*j.RequiredToolCalls), &o); err != nil {
+			return fmt.Errorf("decode required tool calls of job %s: %w", j.ID, err)
+		}
+		d.RequiredToolCalls = nullable.NewNullableWithValue(gen.RequiredToolCallsOutcome{Required: o.Required, Succeeded: o.Succeeded, Missing: o.Missing})
+	}
+	return nil
 }

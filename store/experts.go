@@ -93,7 +93,8 @@ type Grantee struct {
 
 // CreateExpert inserts an expert row.
 func (s *Store) CreateExpert(ctx context.Context, e *Expert) error {
-	return notFound(s.with(ctx).Create(e).Error, "create expert")
+	// A savepoint when inside a transaction, so a slug collision does not poison the caller's tx.
+	return notFound(s.with(ctx).Transaction(func(tx *gorm.DB) error { return tx.Create(e).Error }), "create expert")
 }
 
 // SaveExpert writes every column of an existing expert.

@@ -82,6 +82,14 @@ type ResearchJob struct {
 	UpdatedAt        time.Time
 	StartedAt        *time.Time
 	CompletedAt      *time.Time
+	// ExpertRef is the canonical id (registry id or UUID) ExpertID resolved to at create, so a
+	// renamed expert (its handle changes) still runs; ExpertVersion is the version the last run
+	// used (nil for unversioned registry experts).
+	ExpertRef     *string `gorm:"type:varchar(255)"`
+	ExpertVersion *int
+	// RequiredToolCalls is the JSON outcome ({required, succeeded, missing}) of the last run's
+	// required-tool monitor; nil when it had none.
+	RequiredToolCalls *string `gorm:"type:text"`
 }
 
 // ResearchRun is one run (check result) of a job: the initial run or a continuation.

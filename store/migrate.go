@@ -16,6 +16,7 @@ func migrations() []*gormigrate.Migration {
 	var all []*gormigrate.Migration
 	for _, area := range [][]*gormigrate.Migration{
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(), expertFileMigrations(),
+		jobRunExpertMigrations(),
 	} {
 		all = append(all, area...)
 	}

@@ -143,7 +143,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, st, bill, att, experts, log)
+		research, err := openResearch(cfg, st, bill, att, experts, tools, log)
 		if err != nil {
 			return err
 		}

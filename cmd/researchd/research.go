@@ -13,6 +13,7 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/store"
 )
@@ -22,11 +23,14 @@ type researchSettings struct {
 	Jobs      jobs.Config
 	SecretKey string // RESEARCH_SECRET_KEY: seals the API keys that sign webhooks
 	CorpusDir string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
+	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
+	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
+	Prices *engine.TokenPrices
 }
 
 // researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
-// RESEARCH_CORPUS_DIR.
+// RESEARCH_CORPUS_DIR and RESEARCH_MODEL_PRICES.
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dataDir
@@ -62,7 +66,11 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err := jc.Validate(); err != nil {
 		return researchSettings{}, fmt.Errorf("job queue settings: %w", err)
 	}
-	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", "")}, nil
+	prices, err := engine.ParseTokenPrices(get("RESEARCH_MODEL_PRICES", ""))
+	if err != nil {
+		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
+	}
+	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices}, nil
 }
 
 func positiveInt(v, name string) (int, error) {
@@ -71,7 +79,8 @@ func positiveInt(v, name string) (int, error) {
 }
 
 // openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, log *slog.Logger) (*jobs.Service, error) {
+func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
+	log *slog.Logger) (*jobs.Service, error) {
 	rs := cfg.Research
 	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
 	if err != nil {
@@ -85,14 +94,15 @@ func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachme
 		}
 		// The agent's fetch tool reaches the public internet only, re-checked at dial time.
 		fetch := netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
-		eng, err = engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch})
+		eng, err = engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
+			Prices: rs.Prices})
 		if err != nil {
 			return nil, err
 		}
 	default:
 		eng = engine.NewOffline(engine.OfflineOptions{CorpusDir: rs.CorpusDir})
 	}
-	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Sealer: sealer,
+	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer,
 		Logger: log.With("component", "jobs")}, rs.Jobs)
 }
 

@@ -1,0 +1,119 @@
+package engine_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine"
+)
+
+// systemMessage is the content of the system message of a recorded request.
+func systemMessage(t *testing.T, body map[string]any) string {
+	t.Helper()
+	msgs, _ := body["messages"].([]any)
+	require.NotEmpty(t, msgs)
+	first, _ := msgs[0].(map[string]any)
+	require.Equal(t, "system", first["role"])
+	s, _ := first["content"].(string)
+	return s
+}
+
+func toolNames(body map[string]any) []string {
+	var out []string
+	tools, _ := body["tools"].([]any)
+	for _, x := range tools {
+		fn, _ := x.(map[string]any)["function"].(map[string]any)
+		name, _ := fn["name"].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+func TestOpenAIRunsAsExpert(t *testing.T) {
+	t.Parallel()
+	reg, granted := mcpRegistry(t)
+	cs := newChatServer(t, toolCalls("", call{"sec__echo", `{"text":"hi"}`}), answer(finalReport))
+	v := 3
+	res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{
+		Expert:       &engine.ExpertInfo{ID: "5d9c2f8e-0a1b-4c3d-9e8f-7a6b5c4d3e2f", Name: "Fjord Analyst", Version: &v},
+		SystemPrompt: "You are FJORD-ANALYST-7. Always quote ferry counts.",
+		Skills:       []engine.Skill{{Name: "fact-checking", Content: "---\nname: fact-checking\n---\nCHECK-EVERY-NUMBER twice."}},
+		Tools:        granted[:1], ToolCaller: reg, RequiredTools: []string{"sec.echo"},
+	})
+	require.NoError(t, err)
+	reqs := cs.recorded()
+	require.Len(t, reqs, 2)
+	sys := systemMessage(t, reqs[0].Body)
+	require.Contains(t, sys, "Fjord Analyst")
+	require.Contains(t, sys, "You are FJORD-ANALYST-7. Always quote ferry counts.")
+	require.Contains(t, sys, "=== Skill: fact-checking ===")
+	require.Contains(t, sys, "CHECK-EVERY-NUMBER twice.")
+	require.Less(t, strings.Index(sys, "FJORD-ANALYST-7"), strings.Index(sys, "careful research agent"), "the expert's prompt comes first")
+	require.Contains(t, toolNames(reqs[0].Body), "sec__echo")
+	require.Equal(t, []string{"sec.echo"}, res.RequiredTools.Succeeded)
+
+	var expertEv *engine.Event
+	for _, ev := range sink.ofKind(engine.KindStatus) {
+		if ev.Title == "Expert" {
+			expertEv = &ev
+		}
+	}
+	require.NotNil(t, expertEv)
+	require.Equal(t, 3, expertEv.Data["expert_version"])
+	require.Equal(t, []string{"fact-checking"}, expertEv.Data["skills"])
+	require.Equal(t, []string{"sec.echo"}, expertEv.Data["tools"])
+}
+
+func TestOpenAISpendCeiling(t *testing.T) {
+	t.Parallel()
+	limit := 0.5
+	for _, tc := range []struct {
+		name     string
+		prices   *engine.TokenPrices
+		requests int
+		title    string
+	}{
+		// Each scripted call uses 100 prompt + 20 completion tokens: 0.6 USD at these prices.
+		{"enforced", &engine.TokenPrices{InputPerMTok: 5000, OutputPerMTok: 5000}, 2, "Spend ceiling reached"},
+		{"no prices", nil, 3, "Spend ceiling not enforced"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			search := toolCalls("", call{"search_files", `{"query":"heat pump"}`})
+			script := append(slices.Repeat([]step{search}, tc.requests-1), answer(finalReport))
+			cs := newChatServer(t, script...)
+			e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cs.srv.URL + "/v1", APIKey: apiKey, Model: "test-model", Prices: tc.prices})
+			require.NoError(t, err)
+			res, sink, err := runAgent(t, e, engine.Input{MaxCostUSD: &limit})
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Report)
+			reqs := cs.recorded()
+			require.Len(t, reqs, tc.requests)
+			if tc.prices != nil {
+				// After the first call the agent must answer without tools.
+				require.Equal(t, "none", reqs[1].Body["tool_choice"])
+			}
+			var titles []string
+			for _, ev := range sink.ofKind(engine.KindStatus) {
+				titles = append(titles, ev.Title)
+			}
+			require.Contains(t, titles, tc.title)
+		})
+	}
+}
+
+func TestParseTokenPrices(t *testing.T) {
+	t.Parallel()
+	p, err := engine.ParseTokenPrices(" input=0.15, output=0.6 ")
+	require.NoError(t, err)
+	require.Equal(t, &engine.TokenPrices{InputPerMTok: 0.15, OutputPerMTok: 0.6}, p)
+	p, err = engine.ParseTokenPrices("")
+	require.NoError(t, err)
+	require.Nil(t, p)
+	for _, bad := range []string{"input=1", "input=x,output=1", "input=-1,output=1", "in=1,output=1", "input=1;output=2"} {
+		_, err := engine.ParseTokenPrices(bad)
+		require.Error(t, err, bad)
+	}
+}
