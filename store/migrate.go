@@ -15,7 +15,7 @@ import (
 func migrations() []*gormigrate.Migration {
 	var all []*gormigrate.Migration
 	for _, area := range [][]*gormigrate.Migration{
-		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(),
+		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), batchMigrations(),
 	} {
 		all = append(all, area...)
 	}
