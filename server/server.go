@@ -17,6 +17,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
@@ -52,6 +53,9 @@ type Config struct {
 	Skills *skill.Service
 	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
 	Tools *mcptool.Registry
+	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
+	// include its Extension for batches to dispatch: a Research built here does).
+	Batches *batch.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -68,6 +72,7 @@ type Server struct {
 	experts     *expert.Service
 	skills      *skill.Service
 	tools       *mcptool.Registry
+	batches     *batch.Service
 	doc         *openapi3.T
 	routes      routeIndex
 	metrics     *metrics
@@ -111,16 +116,29 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
-	if cfg.Research == nil {
-		if cfg.Research, err = defaultResearch(cfg); err != nil {
+	if cfg.Batches == nil {
+		if cfg.Batches, err = batch.New(batch.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(), Logger: cfg.Logger, Now: cfg.Now},
+			batch.DefaultConfig()); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Research == nil {
+		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension()); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Batches.Attach(cfg.Research)
+	if cfg.Research == nil {
+		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension()); err != nil {
+			return nil, err
+		}
+		cfg.Batches.Attach(cfg.Research)
 	}
 	// RFC 9457 bodies are JSON; kin-openapi must know so when tests validate responses.
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()
@@ -137,6 +155,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		// Uploads have their own, larger limits (limitAttachmentBodies).
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: fmt.Sprintf("%dB", cfg.MaxBodyBytes), Skipper: s.isUploadRoute}),
 		s.authenticate,
+		s.rememberOrigin,
 		s.limitAttachmentBodies,
 		s.validateRequests,
 	)
