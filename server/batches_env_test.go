@@ -68,7 +68,7 @@ type batchEnv struct {
 	billing *billing.Service
 }
 
-func newBatchEnv(t testing.TB, d store.Dialect) *batchEnv {
+func newBatchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *batchEnv {
 	t.Helper()
 	g := &gateEngine{testEngine: testEngine{offline: engine.NewOffline(engine.OfflineOptions{})}, release: make(chan struct{}, 200)}
 	var bill *billing.Service
@@ -80,6 +80,9 @@ func newBatchEnv(t testing.TB, d store.Dialect) *batchEnv {
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
 		jc.BackgroundWorkers = 10
+		for _, o := range opts {
+			o(&jc)
+		}
 		bill = billing.New(cfg.Store, billing.DefaultConfig())
 		cfg.Billing = bill
 		bc := batch.DefaultConfig()
