@@ -290,7 +290,9 @@ func TestBatchRetries(t *testing.T) {
 			r.JSON(t, &row)
 			require.Equal(t, gen.BatchRowStatusPENDING, row.Status)
 			require.True(t, row.ErrorCode.IsNull())
-			again := e.awaitBatch(t, acct.Key, id, func(d gen.BatchDetail) bool { return batchTerminal(d) && (*e.getBatch(t, acct.Key, id, true).Rows)[0].Attempts == 2 }, nil)
+			again := e.awaitBatch(t, acct.Key, id, func(d gen.BatchDetail) bool {
+				return batchTerminal(d) && (*e.getBatch(t, acct.Key, id, true).Rows)[0].Attempts == 2
+			}, nil)
 			require.Equal(t, gen.BatchStatusPROCESSEDWITHERRORS, again.Status)
 
 			r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/batches/" + id + "/retry-failed", Token: acct.Key})
@@ -408,8 +410,8 @@ func TestBatchEstimate(t *testing.T) {
 	free := e.NewAccount(t, store.TierFree, false, 0)
 	for _, tc := range []struct {
 		query, effort, requested string
-		perRow, total             int
-		downgraded                bool
+		perRow, total            int
+		downgraded               bool
 	}{
 		{"rows=10", "medium", "medium", 1, 10, false},
 		{"rows=10&effort=high", "medium", "high", 1, 10, true},
