@@ -55,6 +55,24 @@ func (g *gateEngine) Run(ctx context.Context, in engine.Input, sink engine.Sink)
 	return g.testEngine.Run(ctx, in, sink)
 }
 
+// awaitInFlight waits until n runs are inside the engine at once; the bound only stops a hung test.
+func (g *gateEngine) awaitInFlight(t testing.TB, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		g.mu.Lock()
+		running := g.running
+		g.mu.Unlock()
+		if running == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d runs in the engine, want %d", running, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func (g *gateEngine) Peak() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()

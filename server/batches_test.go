@@ -170,6 +170,8 @@ func TestBatchDispatch(t *testing.T) {
 				require.True(t, r.JobId.IsSpecified() && !r.JobId.IsNull())
 			}
 
+			e.engine.awaitInFlight(t, 2)
+
 			// One settles: its result is readable while the rest still run, and the next row launches.
 			e.releaseRuns(1)
 			e.awaitBatch(t, acct.Key, id, func(d gen.BatchDetail) bool { return d.Counters.SucceededRows == 1 }, maxRunning)
