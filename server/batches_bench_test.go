@@ -7,15 +7,18 @@ import (
 
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/store/storetest"
 )
 
 // BenchmarkBatchFirstRow measures create-to-first-row-in_progress: POST /batches returns, then
 // the first row's research job is in_progress (dispatch job → row job → background worker), on
 // the production poll interval (50 ms).
 //
-//	go test ./server/ -run '^$' -bench BenchmarkBatch -benchtime 20x
+//	go test ./server/ -run '^$' -bench BenchmarkBatch -benchtime 10x
+//
+// (on Postgres when TEST_DATABASE_URL is set, else SQLite).
 func BenchmarkBatchFirstRow(b *testing.B) {
-	e := newBatchEnv(b, store.SQLite, func(c *jobs.Config) { c.PollInterval = jobs.DefaultConfig().PollInterval })
+	e := newBatchEnv(b, benchDialect(), func(c *jobs.Config) { c.PollInterval = jobs.DefaultConfig().PollInterval })
 	acct := e.NewAccount(b, store.TierPro, false, 0)
 	var total time.Duration
 	b.ResetTimer()
@@ -34,7 +37,7 @@ func BenchmarkBatchFirstRow(b *testing.B) {
 // BenchmarkBatch100Rows measures the wall time of a 100-row batch at low effort on the offline
 // engine (max_concurrent 20, 20 background workers), from POST to PROCESSED_SUCCESSFULLY.
 func BenchmarkBatch100Rows(b *testing.B) {
-	e := newBatchEnv(b, store.SQLite, func(c *jobs.Config) {
+	e := newBatchEnv(b, benchDialect(), func(c *jobs.Config) {
 		c.PollInterval = jobs.DefaultConfig().PollInterval
 		c.BackgroundWorkers = 20
 	})
@@ -52,11 +55,24 @@ func BenchmarkBatch100Rows(b *testing.B) {
 				break
 			}
 			if bt.Status != store.BatchPending && bt.Status != store.BatchProcessing {
-				b.Fatalf("batch ended %s", bt.Status)
+				rows, _ := e.Store.BatchRows(context.Background(), bt.ID, ptr(store.RowFailed))
+				for _, r := range rows {
+					if r.JobID != nil {
+						j, _ := e.Store.ResearchJobByID(context.Background(), *r.JobID)
+						b.Logf("row %d: %v %v %v", r.RowNumber, *r.ErrorCode, deref(j.ErrorCode), deref(j.ErrorMessage))
+					}
+				}
+				b.Fatalf("batch ended %s with %d failed rows", bt.Status, len(rows))
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
+}
+
+// benchDialect is Postgres when TEST_DATABASE_URL is set, else SQLite.
+func benchDialect() store.Dialect {
+	d := storetest.Dialects()
+	return d[len(d)-1]
 }
 
 func firstRowInProgress(b *testing.B, st *store.Store, batchID string) bool {
@@ -72,4 +88,13 @@ func firstRowInProgress(b *testing.B, st *store.Store, batchID string) bool {
 		b.Fatal(err)
 	}
 	return j.Status == store.JobInProgress
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
