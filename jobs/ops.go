@@ -66,6 +66,10 @@ type CreateRequest struct {
 	// a deep backlog there never delays jobs created through the API. Continuations always run on
 	// the API queue.
 	Background bool
+	// Within, when set, runs inside the create transaction after the job row is inserted; an error
+	// aborts the create (nothing is written). The batch dispatcher claims its row here, so a row is
+	// linked to exactly one job even when several processes dispatch at once.
+	Within func(ctx context.Context, tx *store.Store, jobID string) error
 }
 
 // RequestEcho is the stored echo of a create body with defaults applied.
@@ -200,6 +204,11 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		if err := s.insertWithSlug(ctx, tx, &job); err != nil {
 			return err
 		}
+		if r.Within != nil {
+			if err := r.Within(ctx, tx, id); err != nil {
+				return err
+			}
+		}
 		return s.statusEvent(ctx, tx, id, store.JobQueued, "The job was accepted and is waiting for a worker.", nil)
 	})
 	if errors.Is(err, errRace) {
@@ -296,6 +305,9 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 			return err
 		}
 		if err := s.statusEvent(ctx, tx, jobID, store.JobCancelled, "The job was cancelled.", nil); err != nil {
+			return err
+		}
+		if err := s.settled(ctx, tx, jobID, store.JobCancelled, ""); err != nil {
 			return err
 		}
 		if j.RiverJobID != nil {

@@ -366,6 +366,9 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 			map[string]any{"status": store.JobCompleted, "run_id": a.RunID, "revision_sha": sha}); err != nil {
 			return err
 		}
+		if err := s.settled(ctx, tx, j.ID, store.JobCompleted, ""); err != nil {
+			return err
+		}
 		var structured any
 		if res.StructuredOutput != nil {
 			structured = res.StructuredOutput
@@ -398,6 +401,9 @@ func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.Res
 	}
 	if err := s.statusEvent(ctx, tx, j.ID, store.JobFailed, "The job failed: "+message,
 		map[string]any{"status": store.JobFailed, "run_id": a.RunID, "error_code": code}); err != nil {
+		return err
+	}
+	if err := s.settled(ctx, tx, j.ID, store.JobFailed, code); err != nil {
 		return err
 	}
 	var report *reportBody

@@ -17,6 +17,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
@@ -60,6 +61,9 @@ type Config struct {
 	AuthoringRate ratelimit.Rate
 	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
 	WorkflowAuthoringOff bool
+	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
+	// include its Extension for batches to dispatch: a Research built here does).
+	Batches *batch.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -80,6 +84,7 @@ type Server struct {
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
 	workflowAuthoringOff bool
+	batches              *batch.Service
 	doc                  *openapi3.T
 	routes               routeIndex
 	metrics              *metrics
@@ -124,11 +129,18 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
-	if cfg.Research == nil {
-		if cfg.Research, err = defaultResearch(cfg); err != nil {
+	if cfg.Batches == nil {
+		if cfg.Batches, err = batch.New(batch.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(), Logger: cfg.Logger, Now: cfg.Now},
+			batch.DefaultConfig()); err != nil {
 			return nil, err
 		}
 	}
+	if cfg.Research == nil {
+		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension()); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Batches.Attach(cfg.Research)
 	if cfg.AuthoringRate.N == 0 {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
@@ -136,7 +148,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools,
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches,
 		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
@@ -155,6 +167,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		// Uploads have their own, larger limits (limitAttachmentBodies).
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: fmt.Sprintf("%dB", cfg.MaxBodyBytes), Skipper: s.isUploadRoute}),
 		s.authenticate,
+		s.rememberOrigin,
 		s.limitAttachmentBodies,
 		s.validateRequests,
 	)

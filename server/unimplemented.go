@@ -17,38 +17,6 @@ func (s *Server) A2aJsonRpc(context.Context, gen.A2aJsonRpcRequestObject) (gen.A
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListBatches(context.Context, gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateBatch(context.Context, gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) EstimateBatchCredits(context.Context, gen.EstimateBatchCreditsRequestObject) (gen.EstimateBatchCreditsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetBatch(context.Context, gen.GetBatchRequestObject) (gen.GetBatchResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CancelBatch(context.Context, gen.CancelBatchRequestObject) (gen.CancelBatchResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetBatchResults(context.Context, gen.GetBatchResultsRequestObject) (gen.GetBatchResultsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) RetryFailedBatchRows(context.Context, gen.RetryFailedBatchRowsRequestObject) (gen.RetryFailedBatchRowsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) RetryBatchRow(context.Context, gen.RetryBatchRowRequestObject) (gen.RetryBatchRowResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
 	return nil, errNotImplemented()
 }

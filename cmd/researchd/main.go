@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/mcptool"
@@ -143,13 +144,18 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, st, bill, att, experts, tools, log)
+		batches, err := batch.New(batch.Deps{Store: st, Billing: bill, Experts: experts.Runner(), Logger: log.With("component", "batches")}, batch.DefaultConfig())
 		if err != nil {
 			return err
 		}
+		research, err := openResearch(cfg, st, bill, att, experts, tools, log, batches.Extension())
+		if err != nil {
+			return err
+		}
+		batches.Attach(research)
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
-			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff})
+			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,176 @@
+// Package batch runs batches (spec 2.5, 3.2): one research job per question with one
+// configuration. It owns the batch state machine (create, cancel, retry) and the dispatcher that
+// turns PENDING rows into research jobs through jobs.Service, so billing, workspaces, webhooks and
+// timelines apply to rows exactly as to any job.
+//
+// The dispatcher is event-driven on the job queue: creating a batch, a row's job settling and a
+// retry each enqueue a dispatch job in the same transaction, and a periodic sweep (leader only)
+// catches anything else (credits granted to a paused batch, a lost queue entry). A row is launched
+// by claiming a concurrency slot and the budget on the batch row and the row itself with
+// conditional updates inside the transaction that creates its job, so several processes never
+// launch a row twice, never exceed max_concurrent and never reserve past max_credits.
+package batch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+)
+
+// Queue is the queue dispatch and sweep jobs run on: their own, so a deep research backlog never
+// delays launching rows.
+const Queue = "batches"
+
+// Row error codes (documented on BatchRow in openapi/v2.json).
+const (
+	CodeQuotaExhausted    = "quota_exhausted"
+	CodeBudgetExhausted   = "budget_exhausted"
+	CodeTimedOut          = "timed_out"
+	CodeDispatchError     = "dispatch_error"
+	CodeSchemaUnsatisfied = "schema_unsatisfied"
+	CodeEngineError       = "engine_error"
+	CodeCancelled         = "cancelled"
+)
+
+// Errors of the state machine; the HTTP layer maps them to problems.
+var (
+	// ErrNotFound: no such batch (or row) of this account. 404.
+	ErrNotFound = errors.New("batch not found")
+	// ErrCancelled: retry on a cancelled batch. 409 batch_cancelled.
+	ErrCancelled = errors.New("batch cancelled")
+	// ErrRowNotRetryable: retry of a row that is not FAILED. 409 row_not_retryable.
+	ErrRowNotRetryable = errors.New("row not retryable")
+)
+
+// ValidationError is bad input in one field of a create. 422 with Code (validation_error, or
+// max_credits_too_low).
+type ValidationError struct{ Code, Field, Message string }
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+
+func invalid(field, msg string) *ValidationError {
+	return &ValidationError{Code: "validation_error", Field: field, Message: msg}
+}
+
+// Billing is what batches need from billing (*billing.Service implements it).
+type Billing interface {
+	Config() billing.Config
+	CanAfford(ctx context.Context, accountID, effort string) (bool, error)
+}
+
+// Experts resolves expert_id (expert.Runner implements it).
+type Experts interface {
+	Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error)
+	// DefaultEffort is the effort a run of the expert uses when the caller names none ("" for none).
+	DefaultEffort(ctx context.Context, accountID, id string) (string, error)
+}
+
+// Jobs is what the dispatcher needs from the research job service (*jobs.Service).
+type Jobs interface {
+	Create(ctx context.Context, r jobs.CreateRequest) (jobs.Created, error)
+	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
+}
+
+// Config tunes the dispatcher.
+type Config struct {
+	// Workers is how many dispatch jobs one process runs at once.
+	Workers int
+	// SweepInterval is how often the leader looks for batches with waiting rows and a free slot
+	// (the safety net behind event-driven dispatch; it also resumes batches paused for credits).
+	SweepInterval time.Duration
+}
+
+// DefaultConfig returns the production values.
+func DefaultConfig() Config { return Config{Workers: 4, SweepInterval: 10 * time.Second} }
+
+// Deps are the collaborators of the service. Experts may be nil: then any expert id is unknown.
+type Deps struct {
+	Store   *store.Store
+	Billing Billing
+	Experts Experts
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Service manages batches.
+type Service struct {
+	st      *store.Store
+	billing Billing
+	experts Experts
+	jobs    Jobs
+	log     *slog.Logger
+	now     func() time.Time
+	cfg     Config
+}
+
+// New builds the service. It dispatches nothing until Attach gives it the job service built with
+// its Extension.
+func New(d Deps, cfg Config) (*Service, error) {
+	if d.Store == nil || d.Billing == nil {
+		return nil, errors.New("batch: store and billing are required")
+	}
+	if cfg.Workers < 1 || cfg.SweepInterval <= 0 {
+		return nil, errors.New("batch: workers and sweep interval must be positive")
+	}
+	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, log: d.Logger, now: d.Now, cfg: cfg}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+	}
+	return s, nil
+}
+
+// Attach hands the service the job service whose Deps.Extensions include s.Extension(). Call it
+// before the job service starts.
+func (s *Service) Attach(j Jobs) { s.jobs = j }
+
+// Extension is what the job service must be built with: the batches queue, the dispatch and
+// sweep workers, the periodic sweep and the hook that settles rows.
+func (s *Service) Extension() jobs.Extension {
+	return jobs.Extension{
+		Queues: map[string]int{Queue: s.cfg.Workers},
+		Workers: func(w *river.Workers) error {
+			if err := river.AddWorkerSafely(w, &dispatchWorker{svc: s}); err != nil {
+				return err
+			}
+			return river.AddWorkerSafely(w, &sweepWorker{svc: s})
+		},
+		Periodic: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
+				return sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		},
+		Settled: s.settled,
+	}
+}
+
+// owned loads an account's batch; another account's is ErrNotFound.
+func (s *Service) owned(ctx context.Context, st *store.Store, accountID, id string, lock bool) (store.Batch, error) {
+	var b store.Batch
+	var err error
+	if lock {
+		b, err = st.LockBatch(ctx, id)
+	} else {
+		b, err = st.BatchByID(ctx, id)
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && b.AccountID != accountID) {
+		return store.Batch{}, ErrNotFound
+	}
+	return b, err
+}
+
+// Get reads an account's batch.
+func (s *Service) Get(ctx context.Context, accountID, id string) (store.Batch, error) {
+	return s.owned(ctx, s.st, accountID, id, false)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,271 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/schema"
+	"github.com/researchd/researchd/store"
+)
+
+// Limits of a create (spec 8).
+const (
+	MaxRows              = 100
+	DefaultMaxConcurrent = 5
+	MaxConcurrentLimit   = 20
+)
+
+// idemPrefix keeps batch creates apart from job and expert creates in the shared idempotency records.
+const idemPrefix = "batch:"
+
+// CreateInput is a POST /batches body (already schema-validated) plus who sent it.
+type CreateInput struct {
+	AccountID, Tier  string
+	Name             string
+	Questions        []string
+	Effort           string // requested; "" = the expert's default, else medium
+	ExpertID         *string
+	Approach         *string
+	ResponseLanguage *string
+	MaxConcurrent    *int
+	MaxCredits       *int64
+	CustomJSONSchema map[string]any
+	// Inputs and Rows are nil when absent; when present they align with Questions (an element may
+	// be nil).
+	Inputs []map[string]any
+	Rows   []map[string]any
+	// IdempotencyKey and RequestHash (of the body) make a retried create return the original.
+	IdempotencyKey, RequestHash string
+	// ScheduleID and RunNumber mark a loop's run.
+	ScheduleID *string
+	RunNumber  *int
+}
+
+// Created is the outcome of Create: a new batch (StatusCode 202) or, for a replayed
+// Idempotency-Key, the original batch as it stands now.
+type Created struct {
+	Batch      store.Batch
+	Rows       []store.BatchRow
+	Replayed   bool
+	StatusCode int
+}
+
+// Create validates a batch and persists the intent (the batch, its rows, the idempotency record
+// and the first dispatch job) in one transaction. Nothing is charged: rows are metered when the
+// dispatcher launches them.
+func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
+	if in.IdempotencyKey != "" {
+		if c, ok, err := s.replay(ctx, in); ok || err != nil {
+			return c, err
+		}
+	}
+	if s.jobs == nil {
+		return Created{}, errors.New("batch: no job service attached")
+	}
+	if in.Inputs != nil && in.ExpertID == nil {
+		return Created{}, invalid("inputs", "inputs require expert_id")
+	}
+	if in.Inputs != nil && len(in.Inputs) != len(in.Questions) {
+		return Created{}, invalid("inputs", fmt.Sprintf("has %d entries; questions has %d", len(in.Inputs), len(in.Questions)))
+	}
+	if in.Rows != nil && len(in.Rows) != len(in.Questions) {
+		return Created{}, invalid("rows", fmt.Sprintf("has %d entries; questions has %d", len(in.Rows), len(in.Questions)))
+	}
+	if len(in.Questions) > MaxRows {
+		return Created{}, invalid("questions", fmt.Sprintf("at most %d questions", MaxRows))
+	}
+	requested, effort, err := s.effortFor(ctx, in.AccountID, in.Tier, in.Effort, in.ExpertID)
+	if err != nil {
+		return Created{}, err
+	}
+	cost := s.billing.Config().Credits(effort)
+	maxConc := DefaultMaxConcurrent
+	if in.MaxConcurrent != nil {
+		maxConc = *in.MaxConcurrent
+	}
+	if maxConc < 1 || maxConc > MaxConcurrentLimit {
+		return Created{}, invalid("max_concurrent", fmt.Sprintf("must be 1-%d", MaxConcurrentLimit))
+	}
+	if in.MaxCredits != nil && *in.MaxCredits < max(cost, 1) {
+		return Created{}, &ValidationError{Code: "max_credits_too_low", Field: "max_credits",
+			Message: fmt.Sprintf("%d credits cannot cover one row at effort %s (%d credits)", *in.MaxCredits, effort, cost)}
+	}
+	var schemaJSON *string
+	if in.CustomJSONSchema != nil {
+		if _, err := schema.CompileObject(in.CustomJSONSchema); err != nil {
+			return Created{}, invalid("custom_json_schema", err.Error())
+		}
+		b, err := json.Marshal(in.CustomJSONSchema)
+		if err != nil {
+			return Created{}, fmt.Errorf("encode custom_json_schema: %w", err)
+		}
+		schemaJSON = ptr(string(b))
+	}
+	ok, err := s.billing.CanAfford(ctx, in.AccountID, effort)
+	if err != nil {
+		return Created{}, err
+	}
+	if !ok {
+		return Created{}, &jobs.CreditsError{Effort: effort, Needs: cost}
+	}
+
+	now := s.now()
+	b := store.Batch{
+		ID: uuid.NewString(), AccountID: in.AccountID, Name: in.Name, Status: store.BatchPending,
+		Effort: effort, RequestedEffort: requested, ExpertID: in.ExpertID, Approach: in.Approach,
+		ResponseLanguage: in.ResponseLanguage, MaxConcurrent: maxConc, MaxCredits: in.MaxCredits,
+		CustomJSONSchema: schemaJSON, CreditsPerRow: cost, ScheduleID: in.ScheduleID, RunNumber: in.RunNumber,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	rows, err := buildRows(b.ID, in, now)
+	if err != nil {
+		return Created{}, err
+	}
+	b.TotalRows, b.PendingRows = len(rows), len(rows)
+
+	errRace := errors.New("idempotency race")
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if in.IdempotencyKey != "" {
+			k := store.IdempotencyKey{AccountID: in.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: b.ID, StatusCode: 202}
+			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
+				return errRace
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := tx.CreateBatch(ctx, &b, rows); err != nil {
+			return err
+		}
+		return s.enqueueDispatch(ctx, tx, b.ID)
+	})
+	if errors.Is(err, errRace) {
+		c, ok, err := s.replay(ctx, in)
+		if err == nil && !ok {
+			err = errors.New("idempotency key vanished after a conflict")
+		}
+		return c, err
+	}
+	if err != nil {
+		return Created{}, err
+	}
+	return Created{Batch: b, Rows: rows, StatusCode: 202}, nil
+}
+
+// buildRows drops blank questions (with their inputs and rows entries) and numbers the rest.
+func buildRows(batchID string, in CreateInput, now time.Time) ([]store.BatchRow, error) {
+	var rows []store.BatchRow
+	for i, q := range in.Questions {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		r := store.BatchRow{BatchID: batchID, RowNumber: len(rows) + 1, Question: q, Status: store.RowPending, UpdatedAt: now}
+		if in.Rows != nil && in.Rows[i] != nil {
+			s, err := encode(in.Rows[i])
+			if err != nil {
+				return nil, fmt.Errorf("rows/%d: %w", i, err)
+			}
+			r.RowData = &s
+		}
+		if in.Inputs != nil && in.Inputs[i] != nil {
+			s, err := encode(in.Inputs[i])
+			if err != nil {
+				return nil, fmt.Errorf("inputs/%d: %w", i, err)
+			}
+			r.Input = &s
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil, invalid("questions", "every question is blank")
+	}
+	return rows, nil
+}
+
+func encode(v map[string]any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}
+
+// effortFor applies the defaults (the expert's effort, else medium) and the tier clamp; it also
+// checks that the caller may run the expert.
+func (s *Service) effortFor(ctx context.Context, accountID, tier, asked string, expertID *string) (requested, effort string, err error) {
+	requested = asked
+	if expertID != nil {
+		if s.experts == nil {
+			return "", "", invalid("expert_id", "no expert "+*expertID+" that this account may run")
+		}
+		if _, err := s.experts.Resolve(ctx, accountID, *expertID); errors.Is(err, jobs.ErrExpertNotFound) {
+			return "", "", invalid("expert_id", "no expert "+*expertID+" that this account may run")
+		} else if err != nil {
+			return "", "", err
+		}
+		if requested == "" {
+			if requested, err = s.experts.DefaultEffort(ctx, accountID, *expertID); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	if requested == "" {
+		requested = billing.EffortMedium
+	}
+	if !billing.KnownEffort(requested) {
+		return "", "", invalid("effort", "unknown effort "+requested)
+	}
+	return requested, s.billing.Config().Clamp(tier, requested), nil
+}
+
+// Estimate is a preflight price of rows rows (GET /batches/estimate).
+type Estimate struct {
+	Rows                        int
+	Effort, RequestedEffort     string
+	CreditsPerRow, TotalCredits int64
+	Downgraded                  bool
+}
+
+// Estimate prices a batch with the same defaults and tier clamp as Create; it reserves nothing.
+func (s *Service) Estimate(ctx context.Context, accountID, tier string, rows int, effort string, expertID *string) (Estimate, error) {
+	requested, eff, err := s.effortFor(ctx, accountID, tier, effort, expertID)
+	if err != nil {
+		return Estimate{}, err
+	}
+	per := s.billing.Config().Credits(eff)
+	return Estimate{Rows: rows, Effort: eff, RequestedEffort: requested, CreditsPerRow: per, TotalCredits: per * int64(rows),
+		Downgraded: eff != requested}, nil
+}
+
+func (s *Service) replay(ctx context.Context, in CreateInput) (Created, bool, error) {
+	k, err := s.st.IdempotencyKeyFor(ctx, in.AccountID, idemPrefix+in.IdempotencyKey, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return Created{}, false, nil
+	}
+	if err != nil {
+		return Created{}, false, err
+	}
+	if k.RequestHash != in.RequestHash {
+		return Created{}, true, jobs.ErrIdempotencyKeyReused
+	}
+	b, err := s.st.BatchByID(ctx, k.JobID)
+	if err != nil {
+		return Created{}, true, err
+	}
+	rows, err := s.st.BatchRows(ctx, b.ID, nil)
+	if err != nil {
+		return Created{}, true, err
+	}
+	return Created{Batch: b, Rows: rows, Replayed: true, StatusCode: k.StatusCode}, true, nil
+}
+
+// enqueueDispatch adds a dispatch job for a batch in the caller's transaction.
+func (s *Service) enqueueDispatch(ctx context.Context, tx *store.Store, batchID string) error {
+	return s.jobs.EnqueueTx(ctx, tx, dispatchArgs{BatchID: batchID}, &river.InsertOpts{Queue: Queue, MaxAttempts: 5})
+}

@@ -1,0 +1,348 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/researchd/researchd/batch"
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+)
+
+// Batches (spec 2.5, 3.2, 4.3): thin handlers over batch.Service (state machine, dispatcher).
+
+// CreateBatch accepts a batch (202) or replays an Idempotency-Key.
+func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	if b == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	in := batch.CreateInput{
+		AccountID: p.AccountID, Tier: p.Tier, Name: b.BatchName, Questions: b.Questions,
+		ExpertID: valueOf(b.ExpertId), Approach: valueOf(b.Approach), ResponseLanguage: b.ResponseLanguage,
+		MaxConcurrent: valueOf(b.MaxConcurrent), RequestHash: hex.EncodeToString(sum[:]),
+	}
+	if e := valueOf(b.Effort); e != nil {
+		in.Effort = string(*e)
+	}
+	if m := valueOf(b.MaxCredits); m != nil {
+		in.MaxCredits = ptr(int64(*m))
+	}
+	if sch := valueOf(b.CustomJsonSchema); sch != nil {
+		in.CustomJSONSchema = *sch
+	}
+	if inputs := valueOf(b.Inputs); inputs != nil {
+		in.Inputs = make([]map[string]any, len(*inputs))
+		for i, v := range *inputs {
+			if m := valueOf(v); m != nil {
+				in.Inputs[i] = *m
+			}
+		}
+	}
+	if rows := valueOf(b.Rows); rows != nil {
+		in.Rows = *rows
+	}
+	if req.Params.IdempotencyKey != nil {
+		in.IdempotencyKey = *req.Params.IdempotencyKey
+	}
+	c, err := s.batches.Create(ctx, in)
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	return gen.CreateBatch202JSONResponse(batchDetail(c.Batch, &c.Rows)), nil
+}
+
+// ListBatches pages the caller's batches, newest first.
+func (s *Server) ListBatches(ctx context.Context, req gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := pageRequest(req.Params.Limit, req.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	var status *string
+	if req.Params.Status != nil {
+		status = ptr(string(*req.Params.Status))
+	}
+	page, err := s.batches.List(ctx, p.AccountID, req.Params.Query, status, pr)
+	if err != nil {
+		return nil, err
+	}
+	next, more := pageEnvelope(page)
+	return gen.ListBatches200JSONResponse{Items: mapItems(page.Items, batchSummary), NextCursor: next, HasMore: more}, nil
+}
+
+// GetBatch reads a batch, with its rows unless include_rows=false.
+func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (gen.GetBatchResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.batches.Get(ctx, p.AccountID, req.BatchId.String())
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	var rows *[]store.BatchRow
+	if req.Params.IncludeRows == nil || *req.Params.IncludeRows {
+		rs, err := s.batches.Rows(ctx, b.ID, nil)
+		if err != nil {
+			return nil, err
+		}
+		rows = &rs
+	}
+	return gen.GetBatch200JSONResponse(batchDetail(b, rows)), nil
+}
+
+// CancelBatch cancels a batch at once; a terminal batch is returned unchanged.
+func (s *Server) CancelBatch(ctx context.Context, req gen.CancelBatchRequestObject) (gen.CancelBatchResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.batches.Cancel(ctx, p.AccountID, req.BatchId.String())
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	rows, err := s.batches.Rows(ctx, b.ID, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CancelBatch200JSONResponse(batchDetail(b, &rows)), nil
+}
+
+// GetBatchResults lists per-row outcomes as each row finishes.
+func (s *Server) GetBatchResults(ctx context.Context, req gen.GetBatchResultsRequestObject) (gen.GetBatchResultsResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.batches.Get(ctx, p.AccountID, req.BatchId.String())
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	var status *string
+	if req.Params.RowStatus != nil {
+		status = ptr(string(*req.Params.RowStatus))
+	}
+	results, err := s.batches.Results(ctx, b.ID, status)
+	if err != nil {
+		return nil, err
+	}
+	base := s.linkBase(ctx)
+	out := gen.GetBatchResults200JSONResponse{
+		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, AgentKey: "default", TotalRows: b.TotalRows,
+		ProcessedRows: b.SucceededRows + b.FailedRows, ProcessingStatus: gen.BatchStatus(b.Status),
+		Results: make([]gen.BatchRowResult, 0, len(results)), CreatedAt: &b.CreatedAt,
+		CreditsPerRow: ptr(int(b.CreditsPerRow)), CreditsSpent: ptr(int(b.CreditsSpent)),
+		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
+		RunNumber: nullableOf(b.RunNumber), ScheduleId: nullableUUID(b.ScheduleID),
+	}
+	if b.ExpertID != nil {
+		out.AgentKey = *b.ExpertID
+	}
+	if b.PausedReason != nil {
+		out.PausedReason = nullable.NewNullableWithValue(gen.BatchPausedReason(*b.PausedReason))
+	}
+	for _, r := range results {
+		res := gen.BatchRowResult{
+			RowNumber: r.Row.RowNumber, Question: r.Row.Question, Status: gen.BatchRowStatus(r.Row.Status),
+			ErrorCode: nullableOf(r.Row.ErrorCode), JobId: nullableUUID(r.Row.JobID),
+			ReportLink: nullable.NewNullNullable[string](), StructuredOutput: nullable.NewNullNullable[map[string]any](),
+			Headline: nullableOf(r.Headline), Excerpt: nullableOf(r.Excerpt),
+		}
+		if r.Row.JobID != nil {
+			res.ReportLink = nullable.NewNullableWithValue(base + "/api/v2/research/" + *r.Row.JobID)
+		}
+		if r.StructuredOutput != nil {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(*r.StructuredOutput), &m); err == nil && m != nil {
+				res.StructuredOutput = nullable.NewNullableWithValue(m)
+			}
+		}
+		out.Results = append(out.Results, res)
+	}
+	return out, nil
+}
+
+// RetryFailedBatchRows resets every failed row; zero is a successful no-op.
+func (s *Server) RetryFailedBatchRows(ctx context.Context, req gen.RetryFailedBatchRowsRequestObject) (gen.RetryFailedBatchRowsResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.batches.RetryFailed(ctx, p.AccountID, req.BatchId.String())
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	return gen.RetryFailedBatchRows200JSONResponse{BatchId: req.BatchId, RetriedRows: int(n)}, nil
+}
+
+// RetryBatchRow resets one failed row.
+func (s *Server) RetryBatchRow(ctx context.Context, req gen.RetryBatchRowRequestObject) (gen.RetryBatchRowResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.batches.RetryRow(ctx, p.AccountID, req.BatchId.String(), req.RowNumber)
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	return gen.RetryBatchRow200JSONResponse(batchRow(r)), nil
+}
+
+// EstimateBatchCredits prices a batch with the creation defaults and tier clamp.
+func (s *Server) EstimateBatchCredits(ctx context.Context, req gen.EstimateBatchCreditsRequestObject) (gen.EstimateBatchCreditsResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	effort := ""
+	if req.Params.Effort != nil {
+		effort = string(*req.Params.Effort)
+	}
+	e, err := s.batches.Estimate(ctx, p.AccountID, p.Tier, req.Params.Rows, effort, req.Params.ExpertId)
+	if err != nil {
+		return nil, batchProblem(err)
+	}
+	return gen.EstimateBatchCredits200JSONResponse{
+		Rows: e.Rows, Effort: gen.Effort(e.Effort), RequestedEffort: gen.Effort(e.RequestedEffort),
+		CreditsPerRow: int(e.CreditsPerRow), TotalCredits: int(e.TotalCredits), Downgraded: e.Downgraded,
+	}, nil
+}
+
+// batchProblem maps batch errors to problems.
+func batchProblem(err error) error {
+	var ve *batch.ValidationError
+	var ce *jobs.CreditsError
+	switch {
+	case errors.As(err, &ve):
+		p := errValidation(ve.Error(), gen.FieldError{Field: ve.Field, Message: ve.Message})
+		p.Code = ve.Code
+		return p
+	case errors.As(err, &ce):
+		return errInsufficientCredits(ce.Error() + "; a batch needs at least one row's credits; check GET /api/v2/batches/estimate")
+	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
+		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
+		p.Title = "Idempotency key reused"
+		return p
+	case errors.Is(err, batch.ErrNotFound):
+		return errNotFound("batch")
+	case errors.Is(err, batch.ErrCancelled):
+		return errConflict("batch_cancelled", "the batch is cancelled; its rows cannot be retried")
+	case errors.Is(err, batch.ErrRowNotRetryable):
+		return errConflict("row_not_retryable", "only a FAILED row can be retried")
+	}
+	return err
+}
+
+func nullableUUID(id *string) nullable.Nullable[uuid.UUID] {
+	if id == nil {
+		return nullable.NewNullNullable[uuid.UUID]()
+	}
+	return nullable.NewNullableWithValue(uuid.MustParse(*id))
+}
+
+func batchCounters(b store.Batch) gen.BatchCounters {
+	return gen.BatchCounters{
+		TotalRows: b.TotalRows, ProcessedRows: b.SucceededRows + b.FailedRows, SucceededRows: b.SucceededRows,
+		FailedRows: b.FailedRows, PendingRows: b.PendingRows, RunningRows: b.RunningRows,
+	}
+}
+
+func pausedReason(b store.Batch) nullable.Nullable[gen.BatchPausedReason] {
+	if b.PausedReason == nil {
+		return nil // omitted while not paused
+	}
+	return nullable.NewNullableWithValue(gen.BatchPausedReason(*b.PausedReason))
+}
+
+func batchSummary(b store.Batch) gen.BatchSummary {
+	return gen.BatchSummary{
+		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, Status: gen.BatchStatus(b.Status), PausedReason: pausedReason(b),
+		Effort: gen.Effort(b.Effort), RequestedEffort: gen.Effort(b.RequestedEffort), ExpertId: nullableOf(b.ExpertID),
+		Counters: batchCounters(b), CreditsPerRow: int(b.CreditsPerRow), CreditsSpent: int(b.CreditsSpent), CreatedAt: b.CreatedAt,
+		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
+		ScheduleId: nullableUUID(b.ScheduleID), RunNumber: nullableOf(b.RunNumber),
+	}
+}
+
+func batchDetail(b store.Batch, rows *[]store.BatchRow) gen.BatchDetail {
+	d := gen.BatchDetail{
+		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, Status: gen.BatchStatus(b.Status), PausedReason: pausedReason(b),
+		Effort: gen.Effort(b.Effort), RequestedEffort: gen.Effort(b.RequestedEffort), ExpertId: nullableOf(b.ExpertID),
+		Approach: nullableOf(b.Approach), ResponseLanguage: nullableOf(b.ResponseLanguage), MaxConcurrent: b.MaxConcurrent,
+		MaxCredits: nullable.NewNullNullable[int](), CustomJsonSchema: jsonObject(b.CustomJSONSchema),
+		Counters: batchCounters(b), CreditsPerRow: int(b.CreditsPerRow), CreditsSpent: int(b.CreditsSpent), CreatedAt: b.CreatedAt,
+		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
+		ScheduleId: nullableUUID(b.ScheduleID), RunNumber: nullableOf(b.RunNumber),
+	}
+	if b.MaxCredits != nil {
+		d.MaxCredits = nullable.NewNullableWithValue(int(*b.MaxCredits))
+	}
+	if rows != nil {
+		d.Rows = ptr(mapItems(*rows, batchRow))
+	}
+	return d
+}
+
+func batchRow(r store.BatchRow) gen.BatchRow {
+	return gen.BatchRow{
+		RowNumber: r.RowNumber, Question: r.Question, Status: gen.BatchRowStatus(r.Status), JobId: nullableUUID(r.JobID),
+		ErrorCode: nullableOf(r.ErrorCode), Attempts: r.Attempts, RowData: jsonObject(r.RowData), Input: jsonObject(r.Input),
+	}
+}
+
+// jsonObject decodes a stored JSON object column; NULL (or anything not an object) is JSON null.
+func jsonObject(s *string) nullable.Nullable[map[string]any] {
+	if s == nil {
+		return nullable.NewNullNullable[map[string]any]()
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(*s), &m); err != nil || m == nil {
+		return nullable.NewNullNullable[map[string]any]()
+	}
+	return nullable.NewNullableWithValue(m)
+}
+
+type originKey struct{}
+
+// rememberOrigin keeps the request's scheme and host for absolute links (report_link) when no
+// public URL is configured.
+func (s *Server) rememberOrigin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.publicURL == "" {
+			req := c.Request()
+			c.SetRequest(req.WithContext(context.WithValue(req.Context(), originKey{}, c.Scheme()+"://"+req.Host)))
+		}
+		return next(c)
+	}
+}
+
+// linkBase is the base of absolute links: RESEARCH_PUBLIC_URL, else the request's own origin.
+func (s *Server) linkBase(ctx context.Context) string {
+	if s.publicURL != "" {
+		return strings.TrimRight(s.publicURL, "/")
+	}
+	o, _ := ctx.Value(originKey{}).(string)
+	return o
+}
