@@ -21,6 +21,7 @@ import (
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/ratelimit"
@@ -57,6 +58,10 @@ type Config struct {
 	AuthoringRate ratelimit.Rate
 	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
 	WorkflowAuthoringOff bool
+	// Loops manages loops (recurring batches) over the batch service; LoopRunBatch renders a run's
+	// batch for run-now. Either nil: every loop operation answers 501.
+	Loops        *loop.Service
+	LoopRunBatch LoopRunBatch
 }
 
 // Server implements gen.StrictServerInterface.
@@ -77,6 +82,8 @@ type Server struct {
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
 	workflowAuthoringOff bool
+	loops                *loop.Service
+	loopRunBatch         LoopRunBatch
 	doc                  *openapi3.T
 	routes               routeIndex
 	metrics              *metrics
@@ -133,7 +140,8 @@ func New(cfg Config) (*echo.Echo, error) {
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools,
-		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()
