@@ -89,7 +89,7 @@ func (b *loopBatches) detail(_ context.Context, _ string, id string) (gen.BatchD
 		"custom_json_schema": nil, "credits_per_row": 1, "credits_spent": 0, "created_at": time.Now().UTC(),
 		"processing_started_at": nil, "processing_completed_at": nil, "schedule_id": in.ScheduleID, "run_number": in.RunNumber,
 		"counters": map[string]any{"total_rows": n, "processed_rows": 0, "succeeded_rows": 0, "failed_rows": 0, "pending_rows": n, "running_rows": 0},
-		"rows": rows,
+		"rows":     rows,
 	})
 	if err != nil {
 		return gen.BatchDetail{}, err
@@ -117,8 +117,8 @@ func TestLoopsHTTP(t *testing.T) {
 			bob := env.NewAccount(t, "pro", false, 100)
 
 			create := map[string]any{
-				"batch_name": "Weekly competitor watch",
-				"questions":  []string{"What did Initech announce?", "  ", "What did Hooli announce?"},
+				"batch_name":  "Weekly competitor watch",
+				"questions":   []string{"What did Initech announce?", "  ", "What did Hooli announce?"},
 				"max_credits": 10,
 				"schedule": map[string]any{"frequency": "weekly", "timezone": "Europe/Berlin",
 					"schedule_config": map[string]any{"hour": 8, "minute": 30, "day_of_week": "Wednesday"}},
