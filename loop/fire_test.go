@@ -307,16 +307,25 @@ func TestTimer(t *testing.T) {
 	// The process was down until Monday 07:00: the Saturday and Sunday firings were missed.
 	b.clock.Advance(48 * time.Hour)
 
-	passes := make(chan int, 100)
+	type pass struct {
+		fired int
+		err   error
+	}
+	results := make(chan pass, 100)
 	timer, err := loop.NewTimer(b.svc, loop.WithTick(10*time.Second), loop.WithAfterPass(func(n int, err error) {
-		require.NoError(t, err)
-		passes <- n
+		results <- pass{n, err}
 	}))
+	next := func() int {
+		t.Helper()
+		p := <-results
+		require.NoError(t, p.err)
+		return p.fired
+	}
 	require.NoError(t, err)
 	require.NoError(t, timer.Start(ctx))
 	defer func() { require.NoError(t, timer.Stop()) }()
 
-	require.Equal(t, 1, <-passes, "the missed firing runs once at start-up")
+	require.Equal(t, 1, next(), "the missed firing runs once at start-up")
 	got := b.get(t, l.ID)
 	require.Equal(t, 1, got.RunCount)
 	require.WithinDuration(t, monday.Add(time.Hour), *got.NextRunAt, 0, "next is today 08:00, not Sunday's")
@@ -327,7 +336,7 @@ func TestTimer(t *testing.T) {
 	for range 360 {
 		require.NoError(t, b.clock.BlockUntilContext(ctx, 1))
 		b.clock.Advance(10 * time.Second)
-		total += <-passes
+		total += next()
 	}
 	require.Equal(t, 1, total)
 	got = b.get(t, l.ID)
