@@ -22,6 +22,7 @@ import (
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/ratelimit"
@@ -64,6 +65,10 @@ type Config struct {
 	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
 	// include its Extension for batches to dispatch: a Research built here does).
 	Batches *batch.Service
+	// Loops manages loops (recurring batches) over the batch service; LoopRunBatch renders a run's
+	// batch for run-now. Either nil: every loop operation answers 501.
+	Loops        *loop.Service
+	LoopRunBatch LoopRunBatch
 }
 
 // Server implements gen.StrictServerInterface.
@@ -85,6 +90,8 @@ type Server struct {
 	authoringRate        ratelimit.Rate
 	workflowAuthoringOff bool
 	batches              *batch.Service
+	loops                *loop.Service
+	loopRunBatch         LoopRunBatch
 	doc                  *openapi3.T
 	routes               routeIndex
 	metrics              *metrics
@@ -149,7 +156,8 @@ func New(cfg Config) (*echo.Echo, error) {
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches,
-		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()

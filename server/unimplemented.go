@@ -73,38 +73,6 @@ func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ListLoops(context.Context, gen.ListLoopsRequestObject) (gen.ListLoopsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateLoop(context.Context, gen.CreateLoopRequestObject) (gen.CreateLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) DeleteLoop(context.Context, gen.DeleteLoopRequestObject) (gen.DeleteLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetLoop(context.Context, gen.GetLoopRequestObject) (gen.GetLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) UpdateLoop(context.Context, gen.UpdateLoopRequestObject) (gen.UpdateLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) PauseLoop(context.Context, gen.PauseLoopRequestObject) (gen.PauseLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ResumeLoop(context.Context, gen.ResumeLoopRequestObject) (gen.ResumeLoopResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) RunLoopNow(context.Context, gen.RunLoopNowRequestObject) (gen.RunLoopNowResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
 	return nil, errNotImplemented()
 }
