@@ -93,10 +93,6 @@ func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioR
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ApplyExpertManifest(context.Context, gen.ApplyExpertManifestRequestObject) (gen.ApplyExpertManifestResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) BuildExpert(context.Context, gen.BuildExpertRequestObject) (gen.BuildExpertResponseObject, error) {
 	return nil, errNotImplemented()
 }
