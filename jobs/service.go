@@ -93,6 +93,9 @@ type Deps struct {
 	WebhookClient *http.Client
 	Logger        *slog.Logger
 	Now           func() time.Time
+	// Extensions add queues, workers and periodic jobs to the service's River client (see
+	// Extension).
+	Extensions []Extension
 }
 
 // Service runs and manages research jobs.
@@ -151,13 +154,30 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if err := river.AddWorkerSafely(workers, &reapWorker{svc: s}); err != nil {
 		return nil, err
 	}
+	queues := map[string]river.QueueConfig{
+		QueueResearch:   {MaxWorkers: cfg.Workers},
+		QueueBackground: {MaxWorkers: cfg.BackgroundWorkers},
+		QueueWebhooks:   {MaxWorkers: cfg.WebhookWorkers},
+		QueueMaint:      {MaxWorkers: 1},
+	}
+	periodic := []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(cfg.ReaperInterval), func() (river.JobArgs, *river.InsertOpts) {
+			return reapArgs{}, &river.InsertOpts{Queue: QueueMaint, MaxAttempts: 1}
+		}, &river.PeriodicJobOpts{RunOnStart: true}),
+	}
+	for _, e := range d.Extensions {
+		for q, n := range e.Queues {
+			queues[q] = river.QueueConfig{MaxWorkers: n}
+		}
+		if e.Workers != nil {
+			if err := e.Workers(workers); err != nil {
+				return nil, err
+			}
+		}
+		periodic = append(periodic, e.Periodic...)
+	}
 	client, err := river.NewClient(driver, &river.Config{
-		Queues: map[string]river.QueueConfig{
-			QueueResearch:   {MaxWorkers: cfg.Workers},
-			QueueBackground: {MaxWorkers: cfg.BackgroundWorkers},
-			QueueWebhooks:   {MaxWorkers: cfg.WebhookWorkers},
-			QueueMaint:      {MaxWorkers: 1},
-		},
+		Queues:  queues,
 		Workers: workers,
 		// Every worker sets its own Timeout, which River's rescuer also waits out (Config.RescueFloor);
 		// JobTimeout only covers a worker that forgets to, and may not exceed RescueStuckJobsAfter.
@@ -168,11 +188,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 		MaxAttempts:          cfg.MaxAttempts,
 		Logger:               s.log.With("component", "river"),
 		TestOnly:             cfg.TestOnly,
-		PeriodicJobs: []*river.PeriodicJob{
-			river.NewPeriodicJob(river.PeriodicInterval(cfg.ReaperInterval), func() (river.JobArgs, *river.InsertOpts) {
-				return reapArgs{}, &river.InsertOpts{Queue: QueueMaint, MaxAttempts: 1}
-			}, &river.PeriodicJobOpts{RunOnStart: true}),
-		},
+		PeriodicJobs:         periodic,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("queue client: %w", err)
