@@ -209,7 +209,7 @@ func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertMan
 		return nil, expertProblem(err)
 	}
 	out := gen.ExpertApplyResponse{Action: gen.ExpertApplyResponseAction(a.Action), DryRun: a.DryRun,
-		Changes: make([]gen.ExpertApplyChange, 0, len(a.Changes)),
+		Changes:  make([]gen.ExpertApplyChange, 0, len(a.Changes)),
 		ExpertId: nullable.NewNullNullable[uuid.UUID](), VersionNum: nullable.NewNullNullable[int]()}
 	for _, ch := range a.Changes {
 		out.Changes = append(out.Changes, gen.ExpertApplyChange{Field: ch.Field, Op: gen.ExpertApplyChangeOp(ch.Op)})
