@@ -458,7 +458,7 @@ func uuids(ids []string) []openapi_types.UUID {
 
 // defaultResearch is the research service of a server built without one: it accepts and stores
 // jobs but runs nothing (no workers are started, so no workspace is ever written).
-func defaultResearch(cfg Config) (*jobs.Service, error) {
+func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
 	dir := filepath.Join(os.TempDir(), "researchd-unstarted")
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
@@ -473,5 +473,6 @@ func defaultResearch(cfg Config) (*jobs.Service, error) {
 	return jobs.New(jobs.Deps{
 		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
 		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now,
+		Extensions: ext,
 	}, jc)
 }

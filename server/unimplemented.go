@@ -93,14 +93,6 @@ func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioR
 	return nil, errNotImplemented()
 }
 
-func (s *Server) BuildExpert(context.Context, gen.BuildExpertRequestObject) (gen.BuildExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject) (gen.GetExpertBuildResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListLoops(context.Context, gen.ListLoopsRequestObject) (gen.ListLoopsResponseObject, error) {
 	return nil, errNotImplemented()
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/skill"
@@ -143,12 +144,18 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, st, bill, att, experts, log)
+		builds, err := expertbuild.New(expertbuild.Deps{Store: st, Experts: experts, Skills: skills, Logger: log.With("component", "expert-builds")},
+			expertbuild.DefaultConfig())
 		if err != nil {
 			return err
 		}
+		research, err := openResearch(cfg, st, bill, att, experts, log, builds.Extension())
+		if err != nil {
+			return err
+		}
+		builds.Attach(research)
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
-			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
+			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools, Builds: builds,
 			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff})
 		if err != nil {
 			return err

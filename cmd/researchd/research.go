@@ -71,7 +71,7 @@ func positiveInt(v, name string) (int, error) {
 }
 
 // openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, log *slog.Logger) (*jobs.Service, error) {
+func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
 	rs := cfg.Research
 	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
 	if err != nil {
@@ -93,7 +93,7 @@ func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachme
 		eng = engine.NewOffline(engine.OfflineOptions{CorpusDir: rs.CorpusDir})
 	}
 	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Sealer: sealer,
-		Logger: log.With("component", "jobs")}, rs.Jobs)
+		Logger: log.With("component", "jobs"), Extensions: ext}, rs.Jobs)
 }
 
 // stopResearch stops the workers gracefully (running jobs get RESEARCH_SHUTDOWN_GRACE to finish,
