@@ -178,6 +178,11 @@ func TestExpertApply(t *testing.T) {
 			require.Equal(t, "expert_archived", r.Problem(t).Code)
 			// By name, the archived expert is not a target: a new one is created.
 			require.Equal(t, gen.ExpertApplyResponseActionCreate, f.apply(t, key, map[string]any{"manifest": renamed}).Action)
+			// Two live experts of that name: the target is ambiguous.
+			f.create(t, key, map[string]any{"name": renamed["name"], "system_prompt": "Another one with the same name."})
+			r = f.req(t, "POST", "/experts/apply", key, map[string]any{"manifest": renamed})
+			require.Equal(t, http.StatusConflict, r.Status, string(r.Body))
+			require.Equal(t, "ambiguous_expert_name", r.Problem(t).Code)
 		})
 	}
 }
