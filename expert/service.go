@@ -26,6 +26,8 @@ type CreateInput struct {
 	// IdempotencyKey and RequestHash (of the body) make a retried create return the original.
 	IdempotencyKey string `json:"-"`
 	RequestHash    string `json:"-"`
+	// Source is the source of version 1 (SourceCreate when empty; apply and build set theirs).
+	Source string `json:"-"`
 }
 
 // ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
@@ -138,7 +140,11 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		if err := s.saveFiles(ctx, tx, row.ID, in.ContextFiles); err != nil {
 			return err
 		}
-		return s.snapshot(ctx, tx, row, SourceCreate, &c.AccountID)
+		source := SourceCreate
+		if in.Source != "" {
+			source = in.Source
+		}
+		return s.snapshot(ctx, tx, row, source, &c.AccountID)
 	})
 	if errors.Is(err, errRace) {
 		e, ok, err := s.replay(ctx, c, in)

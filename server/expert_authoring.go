@@ -2,12 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/authoring"
@@ -174,4 +176,53 @@ func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertReque
 		out.Warnings = append(out.Warnings, gen.FieldError{Field: w.Field, Message: w.Message})
 	}
 	return gen.ValidateExpert200JSONResponse(out), nil
+}
+
+// ApplyExpertManifest converges one expert to a declarative manifest (create, update or noop);
+// with dry_run it only says what it would do.
+func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertManifestRequestObject) (gen.ApplyExpertManifestResponseObject, error) {
+	c, err := s.expertCaller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Body == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	m, err := convert[expert.CreateInput](req.Body.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	in := expert.ApplyInput{ExpertRef: valueOf(req.Body.ExpertId), Manifest: m,
+		DryRun: req.Body.DryRun != nil && *req.Body.DryRun, Prune: req.Body.PruneContextFiles == nil || *req.Body.PruneContextFiles}
+	a, err := s.experts.Apply(ctx, c, in)
+	var ve *expert.ValidationError
+	if errors.As(err, &ve) {
+		// The domain names fields of the manifest; the body nests it.
+		for i := range ve.Fields {
+			ve.Fields[i].Field = "manifest/" + ve.Fields[i].Field
+		}
+	}
+	if errors.Is(err, expert.ErrAmbiguousName) {
+		return nil, errConflict("ambiguous_expert_name", err.Error())
+	}
+	if err != nil {
+		return nil, expertProblem(err)
+	}
+	out := gen.ExpertApplyResponse{Action: gen.ExpertApplyResponseAction(a.Action), DryRun: a.DryRun,
+		Changes:  make([]gen.ExpertApplyChange, 0, len(a.Changes)),
+		ExpertId: nullable.NewNullNullable[uuid.UUID](), VersionNum: nullable.NewNullNullable[int]()}
+	for _, ch := range a.Changes {
+		out.Changes = append(out.Changes, gen.ExpertApplyChange{Field: ch.Field, Op: gen.ExpertApplyChangeOp(ch.Op)})
+	}
+	if a.ExpertID != nil {
+		id, err := uuid.Parse(*a.ExpertID)
+		if err != nil {
+			return nil, fmt.Errorf("expert id %q: %w", *a.ExpertID, err)
+		}
+		out.ExpertId = nullable.NewNullableWithValue(id)
+	}
+	if a.VersionNum != nil {
+		out.VersionNum = nullable.NewNullableWithValue(*a.VersionNum)
+	}
+	return gen.ApplyExpertManifest200JSONResponse(out), nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/loop"
@@ -69,6 +70,9 @@ type Config struct {
 	// batch for run-now. Either nil: every loop operation answers 501.
 	Loops        *loop.Service
 	LoopRunBatch LoopRunBatch
+	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
+	// then include its Extension for builds to run: a Research built here does).
+	Builds *expertbuild.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -85,6 +89,7 @@ type Server struct {
 	experts     *expert.Service
 	skills      *skill.Service
 	tools       *mcptool.Registry
+	builds      *expertbuild.Service
 	limiter     *ratelimit.Limiter
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
@@ -142,12 +147,19 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if cfg.Builds == nil {
+		if cfg.Builds, err = expertbuild.New(expertbuild.Deps{Store: cfg.Store, Experts: cfg.Experts, Skills: cfg.Skills, Logger: cfg.Logger, Now: cfg.Now},
+			expertbuild.DefaultConfig()); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Research == nil {
-		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension()); err != nil {
+		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension(), cfg.Builds.Extension()); err != nil {
 			return nil, err
 		}
 	}
 	cfg.Batches.Attach(cfg.Research)
+	cfg.Builds.Attach(cfg.Research)
 	if cfg.AuthoringRate.N == 0 {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
@@ -155,7 +167,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	openapi3filter.RegisterBodyDecoder("application/problem+json", openapi3filter.JSONBodyDecoder)
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches,
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}

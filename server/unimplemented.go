@@ -61,18 +61,6 @@ func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioR
 	return nil, errNotImplemented()
 }
 
-func (s *Server) ApplyExpertManifest(context.Context, gen.ApplyExpertManifestRequestObject) (gen.ApplyExpertManifestResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) BuildExpert(context.Context, gen.BuildExpertRequestObject) (gen.BuildExpertResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetExpertBuild(context.Context, gen.GetExpertBuildRequestObject) (gen.GetExpertBuildResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
 	return nil, errNotImplemented()
 }

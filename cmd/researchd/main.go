@@ -23,6 +23,7 @@ import (
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/skill"
@@ -148,14 +149,20 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, st, bill, att, experts, tools, log, batches.Extension())
+		builds, err := expertbuild.New(expertbuild.Deps{Store: st, Experts: experts, Skills: skills, Logger: log.With("component", "expert-builds")},
+			expertbuild.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		research, err := openResearch(cfg, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension())
 		if err != nil {
 			return err
 		}
 		batches.Attach(research)
+		builds.Attach(research)
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
-			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches})
+			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds})
 		if err != nil {
 			return err
 		}

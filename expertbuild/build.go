@@ -1,0 +1,233 @@
+// Package expertbuild runs asynchronous expert builds (POST /experts/build, spec 4.5): a build row
+// and its queue entry commit in one transaction, a River worker drafts the expert from the domain
+// description (package authoring) and saves it as the caller's `building` draft, and every build
+// ends `succeeded` or `failed` — retried after a crash, failed after its last attempt, and failed
+// by a periodic sweep if its queue entry was lost.
+package expertbuild
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/skill"
+	"github.com/researchd/researchd/store"
+)
+
+// Queue is the builds' own queue, so a burst of builds never delays research runs.
+const Queue = "expert_builds"
+
+// Errors the HTTP layer maps to problems.
+var (
+	// ErrNotFound: no build with that id started by the caller. 404 not_found.
+	ErrNotFound = errors.New("expert build not found")
+	// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
+	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
+)
+
+// Request is a build request (ExpertBuildRequest).
+type Request struct {
+	DomainDescription string  `json:"domain_description"`
+	Name              *string `json:"name,omitempty"`
+}
+
+// Build is a build as its caller sees it.
+type Build struct {
+	ID         string
+	Status     string
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+	Expert     *expert.Expert // the draft, when succeeded
+	ErrorCode  string         // when failed
+	ErrorMsg   string
+}
+
+// Skills lists the skills a draft may link (*skill.Service).
+type Skills interface {
+	List(ctx context.Context, accountID string, f skill.Filter) ([]skill.Summary, int, error)
+}
+
+// Enqueuer puts a build's queue entry in the creating transaction (*jobs.Service).
+type Enqueuer interface {
+	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
+}
+
+// Config tunes builds.
+type Config struct {
+	// Workers is how many builds one process runs at once.
+	Workers int
+	// MaxAttempts is how many times a build is tried (after errors or a crash) before it fails.
+	MaxAttempts int
+	// Timeout bounds one attempt.
+	Timeout time.Duration
+	// SweepInterval is how often the leader fails builds older than Deadline that have not ended
+	// (their queue entry was lost, or their last attempt died with its process).
+	SweepInterval, Deadline time.Duration
+}
+
+// DefaultConfig returns the production settings.
+func DefaultConfig() Config {
+	return Config{Workers: 2, MaxAttempts: 3, Timeout: 2 * time.Minute, SweepInterval: 5 * time.Minute, Deadline: 30 * time.Minute}
+}
+
+// Deps are the collaborators of the service.
+type Deps struct {
+	Store   *store.Store
+	Experts *expert.Service
+	Skills  Skills // nil: drafts link no skills
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Service starts, runs and reads expert builds.
+type Service struct {
+	st      *store.Store
+	experts *expert.Service
+	skills  Skills
+	log     *slog.Logger
+	now     func() time.Time
+	cfg     Config
+	queue   Enqueuer
+}
+
+// New builds the service; Attach gives it the queue before it is used.
+func New(d Deps, cfg Config) (*Service, error) {
+	if d.Store == nil || d.Experts == nil {
+		return nil, errors.New("expertbuild: store and experts are required")
+	}
+	if cfg.Workers < 1 || cfg.MaxAttempts < 1 || cfg.Timeout <= 0 || cfg.SweepInterval <= 0 || cfg.Deadline <= 0 {
+		return nil, fmt.Errorf("expertbuild: invalid config %+v", cfg)
+	}
+	s := &Service{st: d.Store, experts: d.Experts, skills: d.Skills, log: d.Logger, now: d.Now, cfg: cfg}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+	}
+	return s, nil
+}
+
+// Extension is what the jobs service must be built with for builds to run.
+func (s *Service) Extension() jobs.Extension {
+	return jobs.Extension{
+		Queues: map[string]int{Queue: s.cfg.Workers},
+		Workers: func(w *river.Workers) error {
+			if err := river.AddWorkerSafely(w, &buildWorker{svc: s}); err != nil {
+				return err
+			}
+			return river.AddWorkerSafely(w, &sweepWorker{svc: s})
+		},
+		Periodic: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
+				return sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}
+			}, nil),
+		},
+	}
+}
+
+// Attach gives the service the queue builds are enqueued on.
+func (s *Service) Attach(q Enqueuer) { s.queue = q }
+
+// idemPrefix keeps build keys apart from job and expert creates in the shared idempotency records.
+const idemPrefix = "expert-builds:"
+
+// Start records a build and queues it. With an idempotency key, a retry returns the original build
+// (replayed true) and starts nothing.
+func (s *Service) Start(ctx context.Context, c expert.Caller, req Request, idemKey, requestHash string) (Build, bool, error) {
+	if s.queue == nil {
+		return Build{}, false, errors.New("expertbuild: no queue attached")
+	}
+	if idemKey != "" {
+		if b, ok, err := s.replay(ctx, c, idemKey, requestHash); ok || err != nil {
+			return b, true, err
+		}
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return Build{}, false, fmt.Errorf("encode build request: %w", err)
+	}
+	now := s.now()
+	row := store.ExpertBuild{ID: uuid.NewString(), AccountID: c.AccountID, Status: store.BuildQueued, Request: string(raw), CreatedAt: now}
+	errRace := errors.New("idempotency race")
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if idemKey != "" {
+			k := store.IdempotencyKey{AccountID: c.AccountID, IdemKey: idemPrefix + idemKey, RequestHash: requestHash, JobID: row.ID, StatusCode: 202}
+			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
+				return errRace
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := tx.CreateExpertBuild(ctx, &row); err != nil {
+			return err
+		}
+		return s.queue.EnqueueTx(ctx, tx, buildArgs{BuildID: row.ID}, &river.InsertOpts{Queue: Queue, MaxAttempts: s.cfg.MaxAttempts})
+	})
+	if errors.Is(err, errRace) {
+		b, ok, err := s.replay(ctx, c, idemKey, requestHash)
+		if err == nil && !ok {
+			err = errors.New("idempotency key vanished after a conflict")
+		}
+		return b, true, err
+	}
+	if err != nil {
+		return Build{}, false, err
+	}
+	return Build{ID: row.ID, Status: row.Status, CreatedAt: row.CreatedAt}, false, nil
+}
+
+// replay answers a start whose Idempotency-Key was seen: the original build, or a conflict.
+func (s *Service) replay(ctx context.Context, c expert.Caller, key, hash string) (Build, bool, error) {
+	k, err := s.st.IdempotencyKeyFor(ctx, c.AccountID, idemPrefix+key, s.now())
+	if errors.Is(err, store.ErrNotFound) {
+		return Build{}, false, nil
+	} else if err != nil {
+		return Build{}, false, err
+	}
+	if k.RequestHash != hash {
+		return Build{}, true, ErrIdempotencyKeyReused
+	}
+	b, err := s.Get(ctx, c, k.JobID)
+	return b, true, err
+}
+
+// Get reads a build the caller started.
+func (s *Service) Get(ctx context.Context, c expert.Caller, id string) (Build, error) {
+	row, err := s.st.ExpertBuildByID(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && row.AccountID != c.AccountID) {
+		return Build{}, fmt.Errorf("build %s: %w", id, ErrNotFound)
+	} else if err != nil {
+		return Build{}, err
+	}
+	b := Build{ID: row.ID, Status: row.Status, CreatedAt: row.CreatedAt, FinishedAt: row.FinishedAt}
+	switch row.Status {
+	case store.BuildSucceeded:
+		if row.ExpertID == nil {
+			return Build{}, fmt.Errorf("build %s succeeded without an expert", id)
+		}
+		e, err := s.experts.Get(ctx, c, *row.ExpertID)
+		if err != nil {
+			return Build{}, fmt.Errorf("build %s draft: %w", id, err)
+		}
+		b.Expert = &e
+	case store.BuildFailed:
+		b.ErrorCode, b.ErrorMsg = deref(row.ErrorCode), deref(row.ErrorMessage)
+	}
+	return b, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
