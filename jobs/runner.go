@@ -388,6 +388,10 @@ func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.Res
 	if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunFailed, "finished_at": s.now(), "credits_charged": 0}); err != nil {
 		return err
 	}
+	// A run that fails before dispatch (no credits, orphaned in the queue) gives its hold back.
+	if err := s.billing.ReleaseRun(ctx, tx, a.RunID); err != nil {
+		return err
+	}
 	if refund {
 		if err := s.billing.RefundRun(ctx, tx, billing.Run{AccountID: j.AccountID, JobID: j.ID, RunID: a.RunID, Effort: a.Effort}); err != nil {
 			return err

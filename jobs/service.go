@@ -38,6 +38,8 @@ const (
 type Billing interface {
 	Config() billing.Config
 	CanAfford(ctx context.Context, accountID, effort string) (bool, error)
+	HoldRun(ctx context.Context, tx *store.Store, r billing.Run) error
+	ReleaseRun(ctx context.Context, tx *store.Store, runID string) error
 	ChargeRun(ctx context.Context, tx *store.Store, r billing.Run) error
 	RefundRun(ctx context.Context, tx *store.Store, r billing.Run) error
 }
