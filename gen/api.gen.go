@@ -7058,24 +7058,23 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v2/a2a", wrapper.A2aJsonRpc, options.OperationMiddlewares["a2aJsonRpc"]...)
 	router.GET(options.BaseURL+"/api/v2/agents", wrapper.ListAgents, options.OperationMiddlewares["listAgents"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments", wrapper.CreateAttachment, options.OperationMiddlewares["createAttachment"]...)
+	router.DELETE(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.DeleteAttachment, options.OperationMiddlewares["deleteAttachment"]...)
+	router.GET(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.GetAttachment, options.OperationMiddlewares["getAttachment"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments/import", wrapper.ImportAttachment, options.OperationMiddlewares["importAttachment"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments/uploads", wrapper.BeginAttachmentUpload, options.OperationMiddlewares["beginAttachmentUpload"]...)
 	router.PUT(options.BaseURL+"/api/v2/attachments/uploads/:attachment_id", wrapper.UploadAttachmentBytes, options.OperationMiddlewares["uploadAttachmentBytes"]...)
-	router.DELETE(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.DeleteAttachment, options.OperationMiddlewares["deleteAttachment"]...)
-	router.GET(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.GetAttachment, options.OperationMiddlewares["getAttachment"]...)
 	router.GET(options.BaseURL+"/api/v2/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
 	router.POST(options.BaseURL+"/api/v2/batches", wrapper.CreateBatch, options.OperationMiddlewares["createBatch"]...)
-	router.GET(options.BaseURL+"/api/v2/batches/estimate", wrapper.EstimateBatchCredits, options.OperationMiddlewares["estimateBatchCredits"]...)
 	router.GET(options.BaseURL+"/api/v2/batches/:batch_id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/cancel", wrapper.CancelBatch, options.OperationMiddlewares["cancelBatch"]...)
 	router.GET(options.BaseURL+"/api/v2/batches/:batch_id/results", wrapper.GetBatchResults, options.OperationMiddlewares["getBatchResults"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/retry-failed", wrapper.RetryFailedBatchRows, options.OperationMiddlewares["retryFailedBatchRows"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/rows/:row_number/retry", wrapper.RetryBatchRow, options.OperationMiddlewares["retryBatchRow"]...)
+	router.GET(options.BaseURL+"/api/v2/batches/estimate", wrapper.EstimateBatchCredits, options.OperationMiddlewares["estimateBatchCredits"]...)
 	router.GET(options.BaseURL+"/api/v2/billing/transactions", wrapper.ListBillingTransactions, options.OperationMiddlewares["listBillingTransactions"]...)
 	router.GET(options.BaseURL+"/api/v2/billing/usage", wrapper.GetBillingUsage, options.OperationMiddlewares["getBillingUsage"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
-	router.GET(options.BaseURL+"/api/v2/campaigns/limits", wrapper.GetCampaignLimits, options.OperationMiddlewares["getCampaignLimits"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
 	router.PATCH(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/approve", wrapper.ApproveCampaign, options.OperationMiddlewares["approveCampaign"]...)
@@ -7084,8 +7083,25 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/deliverables/:deliverable_key", wrapper.GetCampaignDeliverable, options.OperationMiddlewares["getCampaignDeliverable"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/retry", wrapper.RetryCampaign, options.OperationMiddlewares["retryCampaign"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/stages/:stage_key/portfolio", wrapper.GetCampaignPortfolio, options.OperationMiddlewares["getCampaignPortfolio"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/limits", wrapper.GetCampaignLimits, options.OperationMiddlewares["getCampaignLimits"]...)
 	router.GET(options.BaseURL+"/api/v2/experts", wrapper.ListExperts, options.OperationMiddlewares["listExperts"]...)
 	router.POST(options.BaseURL+"/api/v2/experts", wrapper.CreateExpert, options.OperationMiddlewares["createExpert"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.DeleteExpert, options.OperationMiddlewares["deleteExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.GetExpert, options.OperationMiddlewares["getExpert"]...)
+	router.PATCH(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.UpdateExpert, options.OperationMiddlewares["updateExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.ListExpertContextFiles, options.OperationMiddlewares["listExpertContextFiles"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.UploadExpertContextFile, options.OperationMiddlewares["uploadExpertContextFile"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.DeleteExpertContextFile, options.OperationMiddlewares["deleteExpertContextFile"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.GetExpertContextFile, options.OperationMiddlewares["getExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files/import", wrapper.ImportExpertContextFile, options.OperationMiddlewares["importExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/plan-preview", wrapper.PreviewExpertPlan, options.OperationMiddlewares["previewExpertPlan"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.UnshareExpert, options.OperationMiddlewares["unshareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ListExpertShares, options.OperationMiddlewares["listExpertShares"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ShareExpert, options.OperationMiddlewares["shareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions", wrapper.ListExpertVersions, options.OperationMiddlewares["listExpertVersions"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num", wrapper.GetExpertVersion, options.OperationMiddlewares["getExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num/restore", wrapper.RestoreExpertVersion, options.OperationMiddlewares["restoreExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/visibility", wrapper.SetExpertVisibility, options.OperationMiddlewares["setExpertVisibility"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/apply", wrapper.ApplyExpertManifest, options.OperationMiddlewares["applyExpertManifest"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/build", wrapper.BuildExpert, options.OperationMiddlewares["buildExpert"]...)
 	router.GET(options.BaseURL+"/api/v2/experts/build/:job_id", wrapper.GetExpertBuild, options.OperationMiddlewares["getExpertBuild"]...)
@@ -7097,22 +7113,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v2/experts/skills", wrapper.CreateSkill, options.OperationMiddlewares["createSkill"]...)
 	router.GET(options.BaseURL+"/api/v2/experts/skills/:skill_name", wrapper.GetSkill, options.OperationMiddlewares["getSkill"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/validate", wrapper.ValidateExpert, options.OperationMiddlewares["validateExpert"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.DeleteExpert, options.OperationMiddlewares["deleteExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.GetExpert, options.OperationMiddlewares["getExpert"]...)
-	router.PATCH(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.UpdateExpert, options.OperationMiddlewares["updateExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.ListExpertContextFiles, options.OperationMiddlewares["listExpertContextFiles"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.UploadExpertContextFile, options.OperationMiddlewares["uploadExpertContextFile"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files/import", wrapper.ImportExpertContextFile, options.OperationMiddlewares["importExpertContextFile"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.DeleteExpertContextFile, options.OperationMiddlewares["deleteExpertContextFile"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.GetExpertContextFile, options.OperationMiddlewares["getExpertContextFile"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/plan-preview", wrapper.PreviewExpertPlan, options.OperationMiddlewares["previewExpertPlan"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.UnshareExpert, options.OperationMiddlewares["unshareExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ListExpertShares, options.OperationMiddlewares["listExpertShares"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ShareExpert, options.OperationMiddlewares["shareExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions", wrapper.ListExpertVersions, options.OperationMiddlewares["listExpertVersions"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num", wrapper.GetExpertVersion, options.OperationMiddlewares["getExpertVersion"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num/restore", wrapper.RestoreExpertVersion, options.OperationMiddlewares["restoreExpertVersion"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/visibility", wrapper.SetExpertVisibility, options.OperationMiddlewares["setExpertVisibility"]...)
 	router.GET(options.BaseURL+"/api/v2/keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
 	router.POST(options.BaseURL+"/api/v2/keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/api/v2/keys/:key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
@@ -7356,6 +7356,25 @@ func (response A2aJsonRpc422ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcR
 	return err
 }
 
+type A2aJsonRpc429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc429ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type A2aJsonRpc500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7422,6 +7441,25 @@ func (response ListAgents422ApplicationProblemPlusJSONResponse) VisitListAgentsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgents429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgents429ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7547,6 +7585,25 @@ func (response CreateAttachment422ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment429ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7652,6 +7709,25 @@ func (response ImportAttachment422ApplicationProblemPlusJSONResponse) VisitImpor
 	return err
 }
 
+type ImportAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment429ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7753,6 +7829,25 @@ func (response BeginAttachmentUpload422ApplicationProblemPlusJSONResponse) Visit
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload429ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7879,6 +7974,25 @@ func (response UploadAttachmentBytes422ApplicationProblemPlusJSONResponse) Visit
 	return err
 }
 
+type UploadAttachmentBytes429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes429ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadAttachmentBytes500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7974,6 +8088,25 @@ func (response DeleteAttachment422ApplicationProblemPlusJSONResponse) VisitDelet
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment429ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8083,6 +8216,25 @@ func (response GetAttachment422ApplicationProblemPlusJSONResponse) VisitGetAttac
 	return err
 }
 
+type GetAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment429ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8168,6 +8320,25 @@ func (response ListBatches422ApplicationProblemPlusJSONResponse) VisitListBatche
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches429ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8326,6 +8497,25 @@ func (response CreateBatch422ApplicationProblemPlusJSONResponse) VisitCreateBatc
 	return err
 }
 
+type CreateBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch429ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBatch500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8427,6 +8617,25 @@ func (response EstimateBatchCredits422ApplicationProblemPlusJSONResponse) VisitE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits429ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8553,6 +8762,25 @@ func (response GetBatch422ApplicationProblemPlusJSONResponse) VisitGetBatchRespo
 	return err
 }
 
+type GetBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch429ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBatch500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8670,6 +8898,25 @@ func (response CancelBatch422ApplicationProblemPlusJSONResponse) VisitCancelBatc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch429ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8792,6 +9039,25 @@ func (response GetBatchResults422ApplicationProblemPlusJSONResponse) VisitGetBat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults429ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8929,6 +9195,25 @@ func (response RetryFailedBatchRows422ApplicationProblemPlusJSONResponse) VisitR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows429ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9071,6 +9356,25 @@ func (response RetryBatchRow422ApplicationProblemPlusJSONResponse) VisitRetryBat
 	return err
 }
 
+type RetryBatchRow429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow429ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RetryBatchRow500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9176,6 +9480,25 @@ func (response ListBillingTransactions422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type ListBillingTransactions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions429ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBillingTransactions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9265,6 +9588,25 @@ func (response GetBillingUsage422ApplicationProblemPlusJSONResponse) VisitGetBil
 	return err
 }
 
+type GetBillingUsage429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage429ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBillingUsage500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9350,6 +9692,25 @@ func (response ListCampaigns422ApplicationProblemPlusJSONResponse) VisitListCamp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns429ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9518,6 +9879,25 @@ func (response CreateCampaign422ApplicationProblemPlusJSONResponse) VisitCreateC
 	return err
 }
 
+type CreateCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign429ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9618,6 +9998,25 @@ func (response GetCampaignLimits422ApplicationProblemPlusJSONResponse) VisitGetC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits429ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9739,6 +10138,25 @@ func (response GetCampaign422ApplicationProblemPlusJSONResponse) VisitGetCampaig
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign429ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9893,6 +10311,25 @@ func (response UpdateCampaign422ApplicationProblemPlusJSONResponse) VisitUpdateC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign429ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10067,6 +10504,25 @@ func (response ApproveCampaign422ApplicationProblemPlusJSONResponse) VisitApprov
 	return err
 }
 
+type ApproveCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign429ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApproveCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10189,6 +10645,25 @@ func (response ListCampaignBrowserSessions422ApplicationProblemPlusJSONResponse)
 	return err
 }
 
+type ListCampaignBrowserSessions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions429ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCampaignBrowserSessions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10306,6 +10781,25 @@ func (response CancelCampaign422ApplicationProblemPlusJSONResponse) VisitCancelC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign429ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10467,6 +10961,25 @@ func (response GetCampaignDeliverable422ApplicationProblemPlusJSONResponse) Visi
 	return err
 }
 
+type GetCampaignDeliverable429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable429ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignDeliverable500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10620,6 +11133,25 @@ func (response RetryCampaign422ApplicationProblemPlusJSONResponse) VisitRetryCam
 	return err
 }
 
+type RetryCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign429ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RetryCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10743,6 +11275,25 @@ func (response GetCampaignPortfolio422ApplicationProblemPlusJSONResponse) VisitG
 	return err
 }
 
+type GetCampaignPortfolio429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio429ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignPortfolio500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10809,6 +11360,25 @@ func (response ListExperts422ApplicationProblemPlusJSONResponse) VisitListExpert
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExperts429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExperts429ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10947,6 +11517,25 @@ func (response CreateExpert422ApplicationProblemPlusJSONResponse) VisitCreateExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert429ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11104,6 +11693,25 @@ func (response ApplyExpertManifest422ApplicationProblemPlusJSONResponse) VisitAp
 	return err
 }
 
+type ApplyExpertManifest429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest429ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApplyExpertManifest500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11242,6 +11850,25 @@ func (response BuildExpert422ApplicationProblemPlusJSONResponse) VisitBuildExper
 	return err
 }
 
+type BuildExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert429ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BuildExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11363,6 +11990,25 @@ func (response GetExpertBuild422ApplicationProblemPlusJSONResponse) VisitGetExpe
 	return err
 }
 
+type GetExpertBuild429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild429ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetExpertBuild500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11464,6 +12110,25 @@ func (response ListCustomExperts422ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts429ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11585,6 +12250,25 @@ func (response ExtractExpert422ApplicationProblemPlusJSONResponse) VisitExtractE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert429ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11850,6 +12534,25 @@ func (response ListMcpTools422ApplicationProblemPlusJSONResponse) VisitListMcpTo
 	return err
 }
 
+type ListMcpTools429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools429ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMcpTools500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11951,6 +12654,25 @@ func (response ListSkills422ApplicationProblemPlusJSONResponse) VisitListSkillsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills429ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12106,6 +12828,25 @@ func (response CreateSkill422ApplicationProblemPlusJSONResponse) VisitCreateSkil
 	return err
 }
 
+type CreateSkill429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill429ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSkill500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12223,6 +12964,25 @@ func (response GetSkill422ApplicationProblemPlusJSONResponse) VisitGetSkillRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill429ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12364,6 +13124,25 @@ func (response ValidateExpert422ApplicationProblemPlusJSONResponse) VisitValidat
 	return err
 }
 
+type ValidateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert429ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12475,6 +13254,25 @@ func (response DeleteExpert422ApplicationProblemPlusJSONResponse) VisitDeleteExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert429ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12596,6 +13394,25 @@ func (response GetExpert422ApplicationProblemPlusJSONResponse) VisitGetExpertRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert429ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12754,6 +13571,25 @@ func (response UpdateExpert422ApplicationProblemPlusJSONResponse) VisitUpdateExp
 	return err
 }
 
+type UpdateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert429ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12871,6 +13707,25 @@ func (response ListExpertContextFiles422ApplicationProblemPlusJSONResponse) Visi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles429ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13029,6 +13884,25 @@ func (response UploadExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type UploadExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile429ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13183,6 +14057,25 @@ func (response ImportExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type ImportExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile429ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13321,6 +14214,25 @@ func (response DeleteExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type DeleteExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile429ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13454,6 +14366,25 @@ func (response GetExpertContextFile422ApplicationProblemPlusJSONResponse) VisitG
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile429ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13731,6 +14662,25 @@ func (response UnshareExpert422ApplicationProblemPlusJSONResponse) VisitUnshareE
 	return err
 }
 
+type UnshareExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert429ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UnshareExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13848,6 +14798,25 @@ func (response ListExpertShares422ApplicationProblemPlusJSONResponse) VisitListE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares429ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14020,6 +14989,25 @@ func (response ShareExpert422ApplicationProblemPlusJSONResponse) VisitShareExper
 	return err
 }
 
+type ShareExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert429ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ShareExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14142,6 +15130,25 @@ func (response ListExpertVersions422ApplicationProblemPlusJSONResponse) VisitLis
 	return err
 }
 
+type ListExpertVersions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions429ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExpertVersions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14260,6 +15267,25 @@ func (response GetExpertVersion422ApplicationProblemPlusJSONResponse) VisitGetEx
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion429ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14398,6 +15424,25 @@ func (response RestoreExpertVersion422ApplicationProblemPlusJSONResponse) VisitR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion429ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14556,6 +15601,25 @@ func (response SetExpertVisibility422ApplicationProblemPlusJSONResponse) VisitSe
 	return err
 }
 
+type SetExpertVisibility429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility429ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetExpertVisibility500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14657,6 +15721,25 @@ func (response ListApiKeys422ApplicationProblemPlusJSONResponse) VisitListApiKey
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListApiKeys429ApplicationProblemPlusJSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14766,6 +15849,25 @@ func (response CreateApiKey422ApplicationProblemPlusJSONResponse) VisitCreateApi
 	return err
 }
 
+type CreateApiKey429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateApiKey429ApplicationProblemPlusJSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14865,6 +15967,25 @@ func (response RevokeApiKey422ApplicationProblemPlusJSONResponse) VisitRevokeApi
 	return err
 }
 
+type RevokeApiKey429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeApiKey429ApplicationProblemPlusJSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKey500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14950,6 +16071,25 @@ func (response ListLoops422ApplicationProblemPlusJSONResponse) VisitListLoopsRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops429ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15092,6 +16232,25 @@ func (response CreateLoop422ApplicationProblemPlusJSONResponse) VisitCreateLoopR
 	return err
 }
 
+type CreateLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop429ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15203,6 +16362,25 @@ func (response DeleteLoop422ApplicationProblemPlusJSONResponse) VisitDeleteLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop429ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15324,6 +16502,25 @@ func (response GetLoop422ApplicationProblemPlusJSONResponse) VisitGetLoopRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop429ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15466,6 +16663,25 @@ func (response UpdateLoop422ApplicationProblemPlusJSONResponse) VisitUpdateLoopR
 	return err
 }
 
+type UpdateLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop429ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15587,6 +16803,25 @@ func (response PauseLoop422ApplicationProblemPlusJSONResponse) VisitPauseLoopRes
 	return err
 }
 
+type PauseLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop429ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PauseLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15704,6 +16939,25 @@ func (response ResumeLoop422ApplicationProblemPlusJSONResponse) VisitResumeLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop429ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15861,6 +17115,25 @@ func (response RunLoopNow422ApplicationProblemPlusJSONResponse) VisitRunLoopNowR
 	return err
 }
 
+type RunLoopNow429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow429ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RunLoopNow500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15965,6 +17238,25 @@ func (response GetQuota422ApplicationProblemPlusJSONResponse) VisitGetQuotaRespo
 	return err
 }
 
+type GetQuota429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota429ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetQuota500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16054,6 +17346,25 @@ func (response CheckQuota422ApplicationProblemPlusJSONResponse) VisitCheckQuotaR
 	return err
 }
 
+type CheckQuota429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota429ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CheckQuota500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16139,6 +17450,25 @@ func (response ListResearchJobs422ApplicationProblemPlusJSONResponse) VisitListR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs429ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16307,6 +17637,25 @@ func (response CreateResearchJob422ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type CreateResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob429ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16409,6 +17758,25 @@ func (response GetResearchJob422ApplicationProblemPlusJSONResponse) VisitGetRese
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob429ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16551,6 +17919,25 @@ func (response UpdateResearchJob422ApplicationProblemPlusJSONResponse) VisitUpda
 	return err
 }
 
+type UpdateResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob429ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16652,6 +18039,25 @@ func (response CancelResearchJob422ApplicationProblemPlusJSONResponse) VisitCanc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob429ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16793,6 +18199,25 @@ func (response ContinueResearchJob422ApplicationProblemPlusJSONResponse) VisitCo
 	return err
 }
 
+type ContinueResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob429ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ContinueResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16895,6 +18320,25 @@ func (response ListResearchFiles422ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles429ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17013,6 +18457,25 @@ func (response GetResearchFile422ApplicationProblemPlusJSONResponse) VisitGetRes
 	return err
 }
 
+type GetResearchFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile429ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetResearchFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17119,6 +18582,25 @@ func (response GetResearchTimeline422ApplicationProblemPlusJSONResponse) VisitGe
 	return err
 }
 
+type GetResearchTimeline429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline429ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetResearchTimeline500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17204,6 +18686,25 @@ func (response ListRuns422ApplicationProblemPlusJSONResponse) VisitListRunsRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns429ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17372,6 +18873,25 @@ func (response CreateRun422ApplicationProblemPlusJSONResponse) VisitCreateRunRes
 	return err
 }
 
+type CreateRun429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun429ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRun500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17474,6 +18994,25 @@ func (response GetRun422ApplicationProblemPlusJSONResponse) VisitGetRunResponse(
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun429ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17613,6 +19152,25 @@ func (response CreateV1Research422ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateV1Research429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research429ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateV1Research500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17730,6 +19288,25 @@ func (response GetV1Research422ApplicationProblemPlusJSONResponse) VisitGetV1Res
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research429ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21220,808 +22797,815 @@ var swaggerSpec = []string{
 	"5jA0LHjR5vxw7EI8DQh+ayGpRpWKFh+EEk4uXDActbNADBvnqUBizPDtc/68efmqoxkE+GIytkl/juX7",
 	"iQn7XbxwT7RqHz0eMgZgyhPDPfySiRzUvMY4MNwU8JP/huArZIxxp50ELCnMNcX7SrULbwG5fx5DAfTX",
 	"l8XVbChRTORhohiqOkV6OmHmaY994EZZbt4GMw6TrAq8xpxlwu7QABruih8w/WB03iYQo56/ysXB4NFf",
-	"5cKGKJqbxajFi0JmV7eJJK3Y/8feu3C3bWNrw38FS/OdFSkvJUuybMfymjWv6zhpOrmN7UznbZslQiQk",
-	"saYIDkHZUdP8929h7w0QpKibk3baOTlndWJJJAjisrGvz8OVNqdLLMbargB4L0CnTaZRIoi5yKucP6NF",
-	"gnIogrJDn8pfRtQvfxN8/po0bUdp2QhwIj6kMU/s7vjsstbv5Hhd1PhlNBHBMoiBTSBfUFS+lNf0U/JT",
-	"0gYdbgGHuXFmeeyeI8cKVjGbsxyi6lk0neXEe+QT55HwWx1oKkpGaSanmVDKzagSH0Sw0A3iVcA2qh9I",
-	"32Pqv1oALJ8Iy/TULvh5xhMt9SAqQUDY8yhs/yzHLfBEFsWW8ByHvqlpfmmRarTQRyKWjxput9SwvvE7",
-	"HsF+6bBzmyQbwkqe86XeXOa9Q3yQqfesfQqV5/pE2qf4UrH72bIAiDdxCdolENanY1oPBz7CLM7SMwjq",
-	"SCtftIghRdGEqiEj5Wc5xmMfZs83axwHiCeBiFe6br82JIhuVmzJNoIldBFHUPuXayvTHXXPKUMuXgBG",
-	"23mylp30bExWiMWUB0t212NqkU14IJhKRRyX+bi487GsUNriWmcxwo7Wiw7ykaiRotLWa1DvIEGPelar",
-	"e76UMr0A50f9uYgQqWVvXgnmhwPTFwO63aYIZtKoq4WPGQJR6DRofRbrewWvdx+o3C/Jqi4nG4nVnV4m",
-	"VB64VefahzNb1TzgD8Jn/RAC688irf4skmrCtqsZzi9GDn3jlnjvh1i1Awfyy3rm484ejMO0vi6u/8lC",
-	"nvMvt7TKlL+1nvu9yHyLQfYKkVE3SiurrLwmakWB3YA0TnWqiZaUV4vNPuayTGzaar5VBhCgJl6HBJMt",
-	"kkcK763z8q51NW+karBli6ip7ubEhnpPpUQ4ql8/1yLP4YwneLfN2bvZAry5Y1GjXPfaY65IW8Brqhtx",
-	"tb3dsnK+0ePoJOXInMdrXgfkT2THa08GEjuppTetR7Mo9WNlnOvW36sgvZGyjrsIIDKdtGtKp6Tc9jru",
-	"EIJJrmnLaIpQT27PectJS3jKtcafS1G5d+pevSvxLSXS1WBd1jsSgYWnflO9unhLLD0szeRdFEKUP+/s",
-	"yoBIbTvvWU2MKsZ1w/zVp9BDwjeNu4zV6pztF60za6XmWIFlV+89nvNkSXCrc1D7iKItBxIbbSmID4EQ",
-	"IfPRP97ac3+Y8B52oW6M3m4kJlnrMAQfLRmEtnzFAJu7LF36i6WJc230JbJrIKG7FUv83uByuuVElR+p",
-	"rs53Hwjml6m000bgPM2XiPxCa5GHIVboAC9hqf3UOKkxoySRVDuM34VCW5eABd28FcilYxkbi8p0Zd6j",
-	"1WHGBaYMgK0tU0z0aQCpzEOjVlt+lihhTX/CE3JF0HNHgPLh23M2WPpeqfe+ISfzleeq66UJaRHoqRI5",
-	"wxpsHpvpoGE7g5t9xJkehdEUMq4A+neeLnKTsUTVhzhUljSwkqZcPHgdcCAtklWmz51dcS7RaKlO+7Bf",
-	"gyILK3cDaaLy9PiDXpGF4LOgGdXbERLWcT4QEhwDGzLZh7PmfCqSHFb7anfnUWKKzLeoZ/Qi6zb1W5y+",
-	"+hdFTiGHTQpcfggauzqL4D/eWRI6D7/ORbo1Ywhb3/IaD81utDThucQluh8FNKbN1NRffcgzrWoGt9NM",
-	"Lkjs6fYTLSwQUyrnt4KCKeR7WhtFKNDuwZPxIQcYar0STZpWmVoaAF22GuAuk/qesFX7EHaXZmmTwx/G",
-	"B3BqZlwJG9YpEgDvuaJ9tzYRcGMxmiHZ2nF1VsdoVbdZjEdbLE21GLcLQDHrGsX9lC4ytRD72KAb8sNt",
-	"T+k9q93bMjWwFWstKFy2IVBD1EnwnEf1xZaW6nULmBDxs1JLtf00cesLfbDUe8HlPZvwzDlgpzInjvM4",
-	"hrCRobltJpKo4SCcnPJpbQWNTEQt6T+0gVlC5LW2wHrb7S3yBu7WbgGHublRfdrokV3bqn7hpciZfie9",
-	"e8gN3DR+HX08OYXvWx+4RmM9j2M7yOT/wIj+fkoptu7hDDgOVPOaG1eIPhzXeAIo92Bi+IxrxAdkBKwn",
-	"TbbZDn5x5YgChpALAL45vdaM7ZxKBYdRgd2Ei5PAm4qsibV4nqP6kNX3s6WNS4piRtfHq8JIpWANVyNW",
-	"UULBT0y30cfGbnRVeELuH1i0o4jpE8A9Dsg9oCYjbgHlpqzkyoAfDPIgtAq7TImwHVMhVH06agG/WZtx",
-	"boNVhc+O+meCUqWML3PHwcdyEtKn0gCysZjITDAz6g9LDbTOFJvoRVvAhfUsb5OtuSTOGnf8IDSXXgH4",
-	"6Sy+2g2HqfU1MufZBTsdHJ3Y0gmU62rPWOycB7MoEUVcs4LtW+QAFAt6kTh8zhgSSmQ+mmgNTH/Q76a/",
-	"oNCabvYhkdjiyKsqfTbyylQqgmgSBZi9py3OgIwysX6r1+gQz7Q8wQ2KquEQAx1jHhaC4wvkI0SJynkS",
-	"rK3LAD0C8vbqXdl4wdpt5v+rTRp6+8VTv9ho8FVnHyBc3dq3NzdvTchZL4tSPOLo9NR1UnbrD7C1LPRZ",
-	"7rFZOaKOme9LK4toXetW6/kzapPHztm7qxeIiaZXARGRTJb6/K1rlqR4Y9iY5XmqhgdW8oSdUNwd0PXq",
-	"oNgJbQSA3oreiOljDi8++ULX7fV/LGTOL2YiuN0ENY+YZeXi7wK+BoHoiZ+7qG3RBiXQwt2vIVSuU5aK",
-	"ihpMN431yiViR0sMznNmUkrXOEcx/DDKxJxHSa3+9P1MxsLmAbgPGy+WyvR6s65UPMaFf9tEae70HOnN",
-	"tz9EWML4HQtx8fp6QG2aJKdmKlskgEUE21WEI9u7MoE8Ecf7c/5hZIceFh9X9XyoSxsHITQSsyCafpSo",
-	"xWQSBZFIchMq8kuMzz5d7O/MKuX2fmt5BQ1RZfOYRVnToJ2GmkmvW252YNbuuc32skudDf6Df+t7hjAN",
-	"nl2pWj1C2vu6mBdcMwr0m9fMj35AbluKEhYgAjOmUIRTkbFFEuU7WAxw4ygVGU1lXa1eFAgDCIcXOU/s",
-	"dbWaSP7K1vY41Gdv7iHzJ7GUWbM0RuyAVd+k5e8vA0YTme21DElEmGj6F93us2g604e73fa4kS0vfXOS",
-	"CTFkPvL4+54+qYbM17f5HhNJLrI0i5S+BDE+WmfYZsbsFqHG0Z3mSI0o91gCbFnWxwanM0aMNr3STVRn",
-	"OUYYDqrZauWlXrMgSyO7ecrq9iuZ2leITlZfzTMWgQPrbixlmyVviMdEHQ0Lps2tN/HJtMwgpw5tTG2+",
-	"6FNl+/ocxzy5HYUZpHrVMATqnx1c/KYJm5h3aLFYTHImF/n2Z4WLNAb9XK1/oHkp06rl8Ec6/nXWN8tE",
-	"CuFct6YAu7i9X2YaavT6JIe6RzmBREYcBECy8en9IVdMGTz43T0d9pleMcPV2agdsfoVWL/0UIEn/zHm",
-	"owxNLmJnHvqmnjOTMjdr82c5JvtXpTxATjw5n0c5Rn2gCEzNeA10/pxnt6G8T9b1A/lbE/aKrltjThTP",
-	"qG9oGtkeObyw4CC2hSV4TOlxy80FeIvFjaEWEj4vEhHtC/oMKo9YyjM+F7nIWlVbsds+5e3J+4+D7qf/",
-	"b6vWbQem8nr1U4lq83dy/HSNsXledl1ECRQ/D41ZBKHWaB4lU88ZIG81Nc5jpjfKI5ZPCle4mYMyi6aQ",
-	"PWlMNnblVOWg1EK8K4tGABi8lMNasmc+Nngik+VcLtQoyPlIABF4aEM05V/veBbxJG8Mga2rgYCec60T",
-	"RqFqDH9872RbQrZNo9/tH7W7h+3e4KZ7OuydDgfHP5QzPVau6Q+7hz84Qj+Y8Wyqu3RUqNYNfaY1SugO",
-	"2CUHqYfewDicGifBqTg+Pjltnwz6R+1BNxTt08Fg3Bbdk0nQm5x2uThpeA1KDDW3FzGHxvezKJixy3eE",
-	"ewazK/SRMVZRGCnBZoLnLF3MU0iSsUj/MzkHjy7TL+oVvCURHhRkLBNAYCoyNpMLBVDef4P1aSRJsZsb",
-	"f2HfCp639bPM84Wi/PjqU/UzLt+xpn5666fkp+Qvf2GUpaU/nRuA7t6g8mKQamRIWbF3cODTk5CUArPG",
-	"lYpieH2IDEX5jPFiNFYHA6nWYz2vCl65bV8ZH4S6SZSw5yKDtIvmAhgvL99dsX7P63a7bKGFKLzcN5fP",
-	"2eUrBrm/fD4XGDR/kfN4yZo5/2AUWDlhx0f/w4qWDrvQkpwgQXwLspt/ZRdaf8+W7Ff21jTJfmWvStP0",
-	"60/Jr+122/6n73t6yX7FzkTJLyKec6USrrcH+9XtOFz77AqafJtFc3ElEnn3iC7qORed37Bf2RXXEmSh",
-	"2BsR65dmz7mia0+8I7wU5xTdrvpTr8O+OX927rHH3+hhUhMpslBkCz1XC5FpBTD6Rdtygj0XYy4WoXjs",
-	"wfLs/LQiE4eN4DDsi96ky0/HT4KT8FgcTQb8cNwPemFXnE6e8JPxcXAUDhzLDiRLjXiwG9gUS++yg8tJ",
-	"yTXAmFk1C6jumjoOgOs37LB3fNzuMR6nM97uMyrCqMOTH8HUj8Qic+JobuTHrJZdGMywR9V2686fjUHH",
-	"4vXrbv2PC697MZ5JeTtaZLHjO9NfqY4Dm2ldU/W+AbtY7OkIRhbAB0FpGCGsNZz0f9QmaAEPeG/SDU5F",
-	"f3wSHh7zJ+Jo0gu649PwiTjhx5OjYDA+5P3T3paTaTA87P3gVOgMG28WeRwlgpKLMpWb4AflOMLB0x0f",
-	"BaeTE9E+DPu8PZgc99qn/Ilo94NBeDzuiSeTw27jk7fPC52KJ+FJcDw+4oPJoeiH8Db8yeREHIf0NpOe",
-	"6IZbXuhk2O2XX8jIPvT7A6KkIS777JcBOMjqm+wsWza/yelwcFR+k2ekIhFA9Z4v8B7uoHW2gyJSoqZb",
-	"p/XcRkkIIiPKIwQI3atT4B3ONqhNMALGV+/Uvei3Qei+hli0Z0ZzaFvNoQ1toYL08MfoL41CO0KFtiKh",
-	"f3RkcePp5Yr4G/Z7kO7iSNJG3YGKC8y29OxqtaXeakul47bSxPnNahMnR9UW6s7ixqf3FWDCmuk/+eGB",
-	"wrDieajX1de5/1U0TUTY1jY7AtuqskkZRwnAr6WpNpgFJfbFMUAqA9FohxkofDiL6333a2yE1V7pE0i3",
-	"385lG9tndHVdV5UQn1HQVFU+Vkw2+7tigUwjSOTMJVEOEdFxmf12a51BNY5XtoXWVh5okxFqwDKB/AhO",
-	"3ZuBLNTzea+P6SbRHWPJOvAlOUWZD2Zd36lEQndUW/V08e5lEisSdMWLIHMeW/cvXWbDtZAOYJKHtFj2",
-	"WCJAn8eayf9kTMZSQ2wJx5iwAIVlyn7ezgMIY20d9mofr0VeROTAIaGKmlWZFbWZZ87CgnXWlBnjYyUS",
-	"dOvvyB27NtJs+FeoG+jRUB7jRA1SeFnrd7p1q2C1yy44vgVObyWigXxFUB3bxKQBD1DTrP5WONhg87co",
-	"25TizrbEo0hqKBd1OwJxXY7LC0I5caTwTvVLxiWxPvS6Wg3M8CbznCGLoPAlkUB9Q8cVaw66p5iKQSvC",
-	"kr9DtbPzezVVo1X/6m6K5vpSP/DQLsb1pKk7EbUWXpHddgv5Y1f3yluiJ5YQnjOuSTB/FGtiyQrSlTnF",
-	"yHoVnRHZPA6UXt7ITaNm8h5LZxRLtcEiFwaulMDR85ktKMepQoVYESeQTETrjHZhsT87FeN688virqEs",
-	"j8tgJtcFXb+kNDRBUMbVLZG5NRE3wN3SJnQFJwlHl3ur4zqa1ZrdC7X7NJKOn1TGoQX5OyuQfWUijJGK",
-	"buedk3OuqO3aqtNFXfeutGArNnW5T0NiSwSlX8tAcAIn0MFUZKWl0GGXhIMSERQCiW8sci+gA8DW1OJr",
-	"57cyKSOLOK97MQPtvRHOgse5yBKkFjOQTR5bKJSQM5FB9NBfScYDkAWDnMpeynuRAbDHPQSWtPANo6ne",
-	"AT/LiNzYs2U6E3p6sXjIRCZd3BzO3r178fQBbIaufbNW2cEhdqpCbbaDnhqcj4frW7uVZhZwH5/WGFd7",
-	"QzhT0RLFV2CxQjGbyXwSk4kA7gXmlvQ3fccJZ6jbywg4FcivszJLaiYwqcTiO2cOmetS7Ia8tAn9HeaN",
-	"J8syR6lVrREecg+VtWSs1fM3wnEA6cR47Qo2D0bAppHKRSZCdJ7RiWK1nQyg8pShvZxRqc96BI6SwpBF",
-	"e2OXFyTyiGFvM86cmgUbeK9Jq3Hx6UsFu87slLZYxQ6qW8iu7C9OOZK2Vv/xSiUW7gStmHurJoe3xnhe",
-	"Z75uiQSu5xwphwK5IroWsNTqUpf9SjzuywXQqj6qz4+N/QGCYWt9w7+Lg2u7m+fTamL1VyfA9E9igv+X",
-	"2o+/n1H2xzYwvuq4f3Qd9/fT8P5gWtFu6sY26h5X9dgL/r5iKgDVbh1NzufC5NdoUJ9N85NLTDPbieqH",
-	"vUn5vxe/D+VPnRtmNZ9xFRIOILghicZCTZAYK4C5nQxg3649H6M0HvPL6rCPCaKtDnv2AIuD+Y6qDWLO",
-	"4J1VglN7RFya+mnWCjVSPQkhb27JDBE0APYGMl2WoV/hlNU2ZzlWw84TtkDAAIDaEABtOZGZiKZYp55H",
-	"ccx8qtsb4VN8FoX6pQb9fk0hG0v4XKutlRE9+GnR7R4GURKKD/Cn2DNUVOBI9LuVDeA18Dig3/Xi/I20",
-	"JzBPTVJ405yf5sg8K/hwCO4Wo4arilZnSyjgapFgE5ZNaejSAjqEgTYZVJ96HnG5Z2zGkzAWNaSD7vKh",
-	"FHl3GUABcII8sRHhsQKUn2KD7sAtSKyesEdHe1Owb1AeX/Hbwpu3TSUsh1zP6GCDO2KulR0QDcCluUZ9",
-	"fCiI43nZ54N8ov1uv9vu9Vuoa/srxrtfRvpeJc9f5yKihaY8Fk30uV4KRsnV5Fg9a4aCAybZlGKSS2nt",
-	"Ht7Jt7RZR7YHq1WW9Trl6vZBevJG39KVCER0J7ACDcPiDMr4mv6/2tfRNOF6UNrX3573j479VjnQh8Zj",
-	"GTlVS3ALywouKDAaUXGG+tWyB/rbm5u318ixRsDjkYH5QYYzUIIZ0Vx4gOU35sEtEaomt+1YBjxmOc+m",
-	"Ii+BtiC91xnWjDr6sqWWDcWdiGU6p+z9iqOrNNCDJ/se4XWqXBnlsOxTcr1NK/6lYrevOfpzmYkS+87m",
-	"+jG5yAM5Fxa1Wd++BVJl6yGTiPtRhV+mhrmFGH+weqI4lKkPZyZc5QDcUjl9lGuzYengJxOBnqn2oKa3",
-	"F4jRs8LRJJNbukmMQKX+gGf53hDybXvcBtiWcj9WB7B+qvNs+Qz21/oZflPMbqavB/xWRLB8pCwQNIFE",
-	"7gOFuTsIpn5utBaoEpFlhRI5lmv4z85fvLx8Ctq1//by9dMXr5/7Z6yLTNOAsaLUZBGzRLZl+hlAkG6v",
-	"6oeXgnF1Zs+6qOAQYrNQThIltTU0+gYV5TJb1kAhVDMXVxmJHMxz4OAQmVbHtfJe3MzCRYbzDCC6PqQ/",
-	"WqYW6C8V+wA+2aQaJjyzTj1Y5Zvu5OV4MkFzFoRENom0SMEsLq/FvXZzNFfMQ21ZOTU/UVhQOkMCCUsz",
-	"MYk+QM9MdcEJZPXwIBeZaoH9VpT2uBaceT9C6yOCO4SzmyMc5e5VP5tdmhdUskRR1N28mGuR/2+KEia6",
-	"pr6ailI+1+DaEuJKtkiUTyqXpR2DYTCjtsOeX0kVt1PqrazxiteCermZjEDrieEiFgU++h5ob+jNQSBg",
-	"TOmKEsiZAKCcX2Qi/A7zQ74cycnoXohbv6SSoO8vIc3BFKprzbil7VVxGy8BZwfvn8skn/mVm+hi+C1e",
-	"+i78IwXpptGdqPQBDzgSbDU4Vc7zaswAfBS8tMLtHHLrzYWbPNZr95+wpjLwsvAtIBSZ0m6L9f1k27Hq",
-	"9LzGnQaDVOmLx7rsr+yVTHS/Op0OO2Z/ZdeLBH6CrR1bx6a+JOG4d2QiyCa13TvekpK3BSWSL1/zucDk",
-	"2plcZA6PPrRXBRxbZGYc8TXa/cPyaB1uSxGcR8kiF5uf8wquMU/S/dKPOjqtgJ5sPQ3X7qVnYFwnwbIe",
-	"VE1O8vK26bDrxbgd8ihegh2k20CVG3DVJhNBlDDmMIBLQdXV06+7jYuy9hS4DmRaog61qckeHuJQ6GCw",
-	"QJXVmVVJY9afxlEcY+33rVjCz+E8qj96rm+juLbGUukfKvyy139/8fJlZ14HB7kJbpny5dagnFYbfjBa",
-	"88oP4GSrUSiI/p3O+IDnPJbTM+bLe/2dJV8aL9lSLtzpLHjj5X2yM3dZGZfZAWw242J6Wiv29TTUwzTD",
-	"T6qcUEIAyZ55Kzjal7Bf75PPBXKGB27wJG9Dc1ZOh39/OOdS79cueNJgzfAhz/r6AfyNYcahT5swxv/o",
-	"S3zLwv4+i7YRo99nUa7FMAzFWjLcdWEV8NdEiIZ5n8kc+M9homlaVcHQCM5Xc8auOvrWiJn6ATHdqn3z",
-	"nE8FAB0/AF2c6/sMjKMF6sPyYa72w/Ct04zPazzFxo8bsub6DBtDB9sqeZUhEAB+5c/2JmPgwPi2YNbW",
-	"eyA3e5dXvcmW8WY/PEfrba3HLm464I65RKSOFvDb5QWlAUEtllBD2QVPEB1lWXz7SDGuVDRN9DHPokTl",
-	"2oyTE+brvzN0GPr7M9JFG5bpOgyGt2TlGtSiNaiiJi9MpbXnv4H/CmSiFvO1PKeKNan0hIUiXAT5Tkit",
-	"BTR86YDbWkeE4PJl6MlsRIypXoNPp5mYIuVwJmVeq1URjOo6dMX2+49d7/iw3ogmYJXRb4PCa1r/TdB4",
-	"TeNrFIECsMdMsQXqYU3a9IC2ldOGMlwK1r9+xrrkD91hAazDUTQhSX9YZuJL00ze8RhQgqUDpwyncUFw",
-	"0HEo9hJppyDnWa5Y01RVycwQO8HaL3BXDJR/IoSWz/ps0/1qdWzcYAjlgT48e2QKiaKEXdCt5+aektup",
-	"Bh61louNmNpqqX93Q61G/NQVDEXaN6WNV10SldW9shy9isSok0s3BJFl3nySCYGCB4bDYHLVvuENpZBd",
-	"3tXKozeJYAIqsuG4QjdmQaNoEtCGjLNJzHOPKZ5EefSLCFmaSd1BYvPHFQypTTHh0rTJucNiOe2waxFk",
-	"Ilcey/g9UzMRx+DO4gllLwVS5Qe5vBWVk3wu7wSRSIc8gHMYwwMURABFSp+TcIqvge1fZ4oJPSqPEGYf",
-	"dfKxsMkMV+aBXEthfetYfxjLu3rX207pjfBEytzGgMjuvsGQ53tGXP8eJWHbwtM6IU/C6S1jSHNgn3mk",
-	"nEnm2XQBNnarmn2+W/3eHUa0tucawpU7BRqwyn1FxOGaA5bQ2FKVYmz7jPn5LEpuUQJy4nsFAzLjAfws",
-	"ZTzSmpnPDuhTBqUscD3wO0XJncQIuqUmbtpxaln6Al8txqCx+kOWOioDB3YA+EU/T3zQF5Q8+7AGbTPg",
-	"SR/xRN2LjGwa+IrhV2fMTxHLH3ro7kr4Vj9Sy2mKrUI3ytTlJMPMwIAhSYNg/sYhQHIB6Ln+QXzIjaOf",
-	"ugdbDkkU3teSQv27RpsyUOml+EkhbvTtwCcTJXpbKWCKEBkEoZs8yKQCA0Bp3VIyzlIJWnXAE5YLzDAM",
-	"Zrio4DCbccV4nAkeLvVZs0PMcBNqMLDy646WOYMBTVGvFVB/6fhLxD3Jw+1UV3a74KhVnOaw8ItjqPCl",
-	"gFyoPzgc4b8tuc8mG+OoldP7WFPfhicu85X4t9/6Y2T8lc+3L5bsJ+NQZDQSf4Rcv3eQ5mn0oYcR4FyG",
-	"WATqQ+KNbxWzDntD6TTOwbtITMLrRpquq7W4lk41MLV0Zn7BOlSrF+othMmCpBvR5nRfqLcKPbiBZ/S1",
-	"2zwppVFi6v/PDGw/KhcEBwtX7U8+Wu/R0h2AffqAzGpDXLNbHh5QttVn4VG+AvI7gQUOaTR2ZoE/Pcpn",
-	"7PFjmYjHj8lAoV+HhYdIFVxsJK4VCrhQZJ6e8bmkgliiRosmE6Ffp8OeuuxvRr8KoxxTrJZI9QPVfrt6",
-	"OpxC3hp11nCYpXopJbg1hlWoR0wUBMxhxZC6Qxs535PnjNCpc2cIzb2oqtCd5e52Tx24zEAmkzgKcn+H",
-	"ZJE1ex1zex5KdZXyDOL8mB6+ssNVzpfFQjgDD5diTT/nU+V7ZS+sZ/NgZTb3kYWKwPnwyLsHbGXdhAcu",
-	"7TQnDvwPlDvre3QeI9megfajnYeAnBSMT0Iqc4eUYS0UFLjIxIc0joIoR1EM5UlQz077k3L2m34aJYkI",
-	"R1r1mcTyXnce6WhVPloopOcnwTDS+wKCuHLOo4Te7MymEeZinsY8F/AOPtKdY0KZYv5PjZ8acFpAVzqM",
-	"1M8h4NrcCR+VtegXAQIXasi09omIVx1mQRH1psG+O9HnM+sRrPdpbpONEK4eaStxlEciGy3qPM3XIruL",
-	"AlHOxVYQuh4yfW8bgKGpqElZhGgny3YdD6kzvvuZKxeW9Q8o6WgCEB4hWySjuQzF0Ep2vaz01vM/foRx",
-	"GgFVzKdPPoPVNYMz3FYkW0ZG9LPoxXzGSL6AAACasQ577SywaLe64dJirzE0tWIfygANKQA/gtgla/Iw",
-	"FJiTXIBdUpTIBoGtj77VYW8SA7gKs6C3nClsxI1H5HY/NXBD0z77qTGk/aXlGnmz9Zq6FWl+RscgLEUc",
-	"z6eXLy9vLqt+7oOPNpXt0wG9chtz4z/q/n3yd8YKQNl2gW08i2LxQs/JLgzmFDofhSLFDIgds9XhgU/h",
-	"Jn1Ybk22Ns+ZE23NPo95pe/Z+ylxXT5HKGIWhQhss1BaK4u1PenEEdIoAHdiFeFG7xxwzjugVtUQwc79",
-	"yxYJ+CRWhQhPwrH8wGY8S4RSZ5CYbSjrv3RfSqHFGsR1h8IylEJ5AJUCFqYeJH2SlJ971HX4YpwHwXFQ",
-	"Y8OYsjB8RqRchqI0k8EiE3qH+w96PdvoiGt7tw7CKo0C5b4kcqDsx2ofBXXD93cx5uM2ZN3oC0DcOC+n",
-	"ZvrV25DT5a8SUK6+XSUK0G2fvv8/zbb9s1VPtVRoGWsGX9GM3mNul60rVIVwpzzyPSURiB94xC4yaEMh",
-	"xoZDlTUH3cOiBKFF5Qi4r8tEOnUCVyuW4yiO8uUahhtXzakxdEXWhvECstpARDFgCCXs3TULZRzzTHms",
-	"2zlq97rdLsIn59F0lpswXVRAhVsmEj0VpiWqtSj7MuViDJ4Km7nUM9ULFMPorN8ZxN6uX6xEPF4jJS/e",
-	"Emt2LrGu32PjpUPDXBe0PZgHaRvu8jvsBu6exHyqrSLf8oj7ELJgCTVbitVC81gSUlpsW4y7Fe9Erfn4",
-	"NFJp7KS/7RnbLdXB7KeBmdogt1AH1K/VuhwAqHLXQgnDBRhvAaEqEKFhQtuqSZmey3S/bl8Xnm2V8yTk",
-	"Wcj0HQgYDuz+4SIDv6JIlceySN2yIItykUXcK9I+qRII1W4P/BHzuUhCwtHCLA9a57u+jFFja9KEbl69",
-	"LLRcJzsZbAEicYiSXO4ETldnttR4JoiUhCekhQpE7tc66gRBoegoBaOFsi8mkMYEHNfBDJPHoSoLdgF3",
-	"boxU0WwT8hlMWjHYsY9U1TRsEdiP3kdg6AE+Fb6VVSRK6rh7gvf6DxgYVXAT7L7A0MNL6wPM/lxaZ3vV",
-	"ZPT3Wh9UA7CPivkGbr3Rd+6kaEJS0kjMazMbNlqC5LKTGQMjwVE/qGQ2ghPMYaYqnQH4yNKkHfbrtK6K",
-	"4b5vYeEkk7+IhJnbSfDXnqpTkWjBINrWScCakBhefEbGMWJKJaU2lywWuDNI26WkMgu0Buk8DzAfTdbR",
-	"aEOJ6zfrUpQcc9zgX+Lr4JGoD23qbssziV9Q7eAWOMV8CbIGrMf0QfqrpU6yUaRaHRaOaS0oQHxkwCtS",
-	"LvjBoJMpbsGEIShc4AmTYyWyO0MZMZdJlMtsSKogNhspRbWNkT3SgUCdqRzodFoddqmFGHRgDCQQflnF",
-	"8KGM0FHV9jngtymPxo2x746/WiS725WO+25tEq1ez1Fyu4uuhFmsPmuaHFFKa5WZzRNt/RbK0dp0FuNk",
-	"MzXlLUSdtV62JkdHm+sy8Zhf55uD687gOERYOmNcYfRiKtFpnstS++DtpfrgEXZzlGc8waAmxsZMqBXb",
-	"bXgNc399lHSpcjEfpZmcpzX5Ay+KfDflbAoTPMc+T2QcU41fxczdIeyQ82nNUL8DMpN+l+mfPTz+e+2j",
-	"rlNtVZ5h97lbn7kBpWCDZ/yllOnD/OJvS15xDMvHUqZDW1C+xj9edj/LZNX1TKWdChIDaFmeMXgX64fr",
-	"uJRixq2ufBDSfibv9Z+ZcJySuZwi0nqBQjQX2VSwJngFYxha1eqwC+go4ngsC2sY4EpAW0MR6SQD6O25",
-	"SDigMW4J8u3icU7TTPJgVpcBR5Xt5hKMmOMKlvcVEnM8m2O/tT1utlUIYhXo+vhc4tDzQb0Llm5NqPhD",
-	"WxNwoj5iVIrSekAwD/N/Rw+GTHDtMNS95f0jVQNe4IIkwHTLezwRSZDRTyzKIbeRksB97NNoHimoUdhN",
-	"cf1iWCH4A/jUzIKoADyQBTAsIz3Q/iLTwUDVdNjFHoBsK1yUOzvp1mKQFKv6d0QjeVckj+t5zhYJIE8O",
-	"zeH7uagjNk+8xqEk7wtjoCYbXHkspTwfHkMZJcJN4NIrROEQV++Mk4HhCDfWNNYhJOSBjqmYbyeiHHPY",
-	"fV+9SQRtpU0v4Jn1t9O2KE4z9HNtUwXRY5dQjHldzTzmtjKOEOLlmsPuvtkKG7MmMDfd5EsY5z1Gd0ED",
+	"5cKGKJqbxajFi0JmV7eJJK3Y/8feu3C3bWNrw38FS+c7K1JeSpZk2Y7ldda8buK06eQ2tjOdt22WCJGQ",
+	"xJoiOARlRU3z37+FvTdAkKJuTtrpzMk5qxNLIkEQl419fR6utDldYjHWdgXAewE6bTKNEkHMRV7l/Bkt",
+	"EpRDEZQd+lT+MqJ++dvg8zekaTtKy1aAE/EhjXlid8dnl7V+L8ebosYvo4kIVkEMbAL5gqLypbymn5Of",
+	"kzbocAs4zI0zy2NLjhwrWMVsznKIqmfRdJYT75FPnEfCb3WgqSgZpZmcZkIpN6NKfBDBQjeIVwHbqH4g",
+	"fY+p/2oBsHwiLNNTu+DnGU+01IOoBAFhz6Ow/Ysct8ATWRRbwnMc+qam+aVFqtFCH4lYPmq43VLD+sbv",
+	"eQT7pcMubZJsCCt5zld6c5n3DvFBpt6z9ilUnusTaZ/iK8WWs1UBEG/iErRLIKxPx7QeDnyEWZylZxDU",
+	"kVa+aBFDiqIJVUNGyi9yjMc+zJ5v1jgOEE8CEa913X5tSBDdrNiSbQRL6GkcQe1frq1Md9Q9pwy5eAEY",
+	"befJWnbSszFZIRZTHqzYfY+pRTbhgWAqFXFc5uPizseyQmmLa53FCDtaLzrIR6JGikpbr0G9gwQ96lmt",
+	"7vlSyvQpOD/qz0WESC1780owPxyYvhjQ7TZFMJNGXS18zBCIQqdB67NY3yt4vYdA5X5JVnU52Uqs7vQy",
+	"ofLAnTrXIZzZquYBfxI+64cQWH8WafVnkVQTtl3NcH4xcuhbt8T7MMSqPTiQX9YzH3cOYBym9fX05u8s",
+	"5Dn/ckurTPlb67k/iMy3GGSvEBl1o7S2ysprolYU2A1I41SnmmhJeb3Y7mMuy8SmreZbZwABauJNSDDZ",
+	"Inmk8N46L+9GV/NWqgZbtoia6n5ObKj3VEqEo/r1cyPyHM54gnfbnr2bLcCbOxY1ynWvPeaKtAW8proR",
+	"19vbLyvnGz2OTlKOzHm84XVA/kR2vA5kILGTWnrTejSLUj/Wxrlu/b0K0lsp67iLACLTSbumdErKba/j",
+	"DiGY5Jq2jKYI9eT2nLectISnXGv8uRSVB6fu1bsS31IiXQ3WZb0jEVh46jfVq6dviaWHpZm8j0KI8ued",
+	"fRkQqW3nPauJUcW4bpm/+hR6SPimcZexWp+zw6J1Zq3UHCuw7Oq9x3OerAhudQ5qH1G05UBioy0F8SEQ",
+	"ImQ++sdbB+4PE97DLtSN0dutxCQbHYbgoyWD0JavGGBzl6VLf7Eyca6tvkR2AyR0d2KF3xtcTrecqPIj",
+	"1dX57gPB/DKVdtoInKf5CpFfaC3yMMQKHeAlLLWfGic1ZpQkkmqH8btQaOsSsKCbdwK5dCxjY1GZrsx7",
+	"tDrMuMCUAbC1ZYqJPg0glXlo1GrLzxIlrOlPeEKuCHruCFA+fHvOBivfK/XeN+RkvvJcdb00IS0CPVUi",
+	"Z1iDzWMzHTRsF3CzjzjTozCaQsYVQP/O00VuMpao+hCHypIGVtKUiwdvAg6kRbLO9Lm3K84lGi3VaR/3",
+	"a1BkYeVuIU1Unh5/0CuyEHwWNKN6O0LCOs4HQoJjYEMmh3DWXE5FksNqX+/uPEpMkfkO9YxeZNOmfovT",
+	"V/+iyCnksEmByw9BY9dnEfzHe0tC5+E3uUh3Zgxh6zte46HZjZYmPJe4RA+jgMa0mZr6qw95plXN4G6a",
+	"yQWJPd1+ooUFYkrl/E5QMIV8TxujCAXaPXgyPuQAQ61XoknTKlNLA6DLTgPcZVI/ELbqEMLu0ixtc/jD",
+	"+ABOzYwrYcM6RQLgkivadxsTAbcWoxmSrT1XZ3WM1nWbxXi0w9JUi3G7ABSzrlHcT+kiUwtxiA26JT/c",
+	"9pTes9q9HVMDW7HWgsJlGwI1RJ0Ez3lUX2xpqV53gAkRPyu1VNtPE7d+qg+Wei+4XLIJz5wDdipz4jiP",
+	"YwgbGZrbZiKJGg7CySmf1lbQyETUkv5DG5glRF5rC6y3294ib+B+7RZwmNsb1aeNHtmNreoXXomc6XfS",
+	"u4fcwE3j19HHk1P4vvOBGzTWyzi2g0z+D4zoH6aUYusezoDjQDWvuXWF6MNxgyeAcg8mhs+4RnxARsBm",
+	"0mSb7eAXV44oYAi5AOCb02vN2M6pVHAYFdhNuDgJvKnImtiI5zmqD1n9MFvZuKQoZnRzvCqMVArWcDVi",
+	"FSUU/MR0G31s7EdXhSfk4YFFO4qYPgHc44DcA2oy4hZQbspargz4wSAPQquwq5QI2zEVQtWnoxbwm7UZ",
+	"5zZYVfjsqH8mKFXK+DJ3HH0sJyF9Kg0gG4uJzAQzo/6w1EDrTLGJXrQFXFjP8jbZmUvirHHHD0Jz6RWA",
+	"n87iq91wmFpfI3OeP2Xng5MzWzqBcl0dGIud82AWJaKIa1awfYscgGJBLxKHzxlDQonMRxOtgekP+t30",
+	"FxRa080+JBJbHHlVpc9GXplKRRBNogCz97TFGZBRJjZv9Rod4rmWJ7hBUTUcYqBjzMNCcHyBfIQoUTlP",
+	"go11GaBHQN5evSsbL9i4zfx/tElDb7945hcbDb7qHAKEq1v77vb2rQk562VRikecnJ+7Tspu/QG2kYU+",
+	"yz02K0fUMfN9ZWURrWvdaj1/Rm3y2CV7d/0CMdH0KiAikslKn791zZIUbwwbszxP1fDISp6wE4r7I7pe",
+	"HRU7oY0A0DvRGzF9zOHFJ1/opr3+t4XM+dOZCO62Qc0jZlm5+LuAr0EgeuLnLmpbtEEJtHDLDYTKdcpS",
+	"UVGD6aaxXrlE7GiJwXnOTErpBucohh9GmZjzKKnVn36YyVjYPAD3YePFSpleb9eVise48G/bKM2dniO9",
+	"+e6HCEsYv2chLl5fD6hNk+TUTGWLBLCIYLuKcGR7VyaQJ+J4f84/jOzQw+Ljqp4PdWXjIIRGYhZE048S",
+	"tZhMoiASSW5CRX6J8dmni/29WaXc3u8sr6AhqmwesyhrGrTTUDPpdcvNDszGPbfdXnaps8F/8E99zxCm",
+	"wbMrVatHSHtfF/OCa0aBfvOa+dEPyG1LUcICRGDGFIpwKjK2SKJ8D4sBbhylIqOprKvViwJhAOHwIueJ",
+	"va5WE8lf2dodh/rszT1k/iSWMmuWxogdseqbtPzDZcBoIrODliGJCBNN/6LbfRZNZ/pwt9seN7LlpW9O",
+	"MiGGzEcef9/TJ9WQ+fo232MiyUWWZpHSlyDGR+sC28yY3SLUOLrTHKkR5R5LgC3L+tjgdMaI0bZXuo3q",
+	"LMcIw0E1W6281GsWZGlkt09Z3X4lU/sa0cnqq3nGInBg3Y2lbLPkDfGYqKNhwbS5zSY+mZYZ5NShjanN",
+	"F32q7F6f45gnd6Mwg1SvGoZA/bODi980YRPzDi0Wi0nO5CLf/axwkcagn6vNDzQvZVq1HP5Ix7/J+maZ",
+	"SCGc69YUYBd398tMQ41en+RQ9ygnkMiIgwBINj69P+SKKYMHv7+nwz7TK2a4Ohu1I1a/AuuXHirw5D/G",
+	"fJShyUXszEPf1HNmUuZmbf4ix2T/qpQHyIkn5/Mox6gPFIGpGa+Bzp/z7C6Uy2RTP5C/NWGv6LoN5kTx",
+	"jPqGppHtkcMLCw5iW1iCx5Qet9xcgLdY3BhqIeHzIhHRvqDPoPKIpTzjc5GLrFW1Fbvtc96evP846H76",
+	"/3Zq3XZgKq9XP5WoNn8vx882GJuXZddFlEDx89CYRRBqjeZRMvWcAfLWU+M8ZnqjPGL5pHCFmzkos2gK",
+	"2ZPGZGPXTlUOSi3Eu7JoBIDBSzmsJXvmY4MnMlnN5UKNgpyPBBCBhzZEU/71nmcRT/LGENi6GgjoOdc6",
+	"YRSqxvCn9062JWTbNPrd/km7e9zuDW6758Pe+XBw+mM502Ptmv6we/yjI/SDGc+muksnhWrd0Gdao4Tu",
+	"gF1ykHroDYzDqXEWnIvT07Pz9tmgf9IedEPRPh8Mxm3RPZsEvcl5l4uzhtegxFBzexFzaPwwi4IZu3pH",
+	"uGcwu0IfGWMVhZESbCZ4ztLFPIUkGYv0P5Nz8Ogy/aJewVsS4UFBxjIBBKYiYzO5UADl/RdYn0aSFLu5",
+	"8V/sO8Hztn6Web5QlB9ffap+xtU71tRPb/2c/Jz8138xytLSny4NQHdvUHkxSDUypKzYOzjw6UlISoFZ",
+	"40pFMbw+RIaifMZ4MRrrg4FU67GeVwWv3LavjA9C3SRK2Lcig7SL5gIYL6/eXbN+z+t2u2yhhSi83DdX",
+	"37KrVwxyf/l8LjBo/iLn8Yo1c/7BKLBywk5P/psVLR13oSU5QYL4FmQ3/8aeav09W7Hf2FvTJPuNvSpN",
+	"028/J7+12237n77v2RX7DTsTJb+KeM6VSrjeHuw3t+Nw7fNraPJtFs3FtUjk/SO6qOdcdHnLfmPXXEuQ",
+	"hWJvRKxfmn3LFV175p3gpTin6HbVn3od9s3l80uPPf5GD5OaSJGFIlvouVqITCuA0a/alhPsWzHmYhGK",
+	"xx4sz87PazJx2AiOw77oTbr8fPwkOAtPxclkwI/H/aAXdsX55Ak/G58GJ+HAsexAstSIB7uBTbH0Pju4",
+	"nJRcA4yZVbOA6q6p4wC4ecOOe6en7R7jcTrj7T6jIow6PPkRTP1ILDInjuZGfsxq2YfBDHtUbbfu/Nka",
+	"dCxev+7Wf7nwWorxTMq70SKLHd+Z/kp1HNhM65qq9w3YxWJPRzCyAD4ISsMIYa3hpP+jNkELeMB7k25w",
+	"Lvrjs/D4lD8RJ5Ne0B2fh0/EGT+dnASD8THvn/d2nEyD4XHvR6dCZ9h4s8jjKBGUXJSp3AQ/KMcRDp7u",
+	"+CQ4n5yJ9nHY5+3B5LTXPudPRLsfDMLTcU88mRx3G5+8Q17oXDwJz4LT8QkfTI5FP4S34U8mZ+I0pLeZ",
+	"9EQ33PFCZ8Nuv/xCRvah3x8QJQ1x2We/DMBBVt9kb9my/U3Oh4OT8ps8JxWJAKoPfIH3cAetsz0UkRI1",
+	"3Sat5y5KQhAZUR4hQOhBnQLvcLZFbYIRML56p+5Fvw1C9zXEoj0zmkPbag5taAsVpIc/Rn9pFNoRKrQV",
+	"Cf2TI4sbz67WxN+w34N0F0eSNuoOVFxgtqXn1+st9dZbKh23lSYub9ebODuptlB3Fjc+va8AE9ZM/9mP",
+	"DxSGFc9Dva6+yf2vomkiwra22RHYVpVNyjhKAH4tTbXBLCixL44BUhmIRjvMQOHDWVzvu99gI6z3Sp9A",
+	"uv12LtvYPqOr67qqhPiMgqaq8rFmstnfFQtkGkEiZy6JcoiIjsvstzvrDKpxvLIttLHyQJuMUAOWCeRH",
+	"cOreDGShns+lPqabRHeMJevAl+QUZT6YdX2vEgndUW3V08X7l0msSdA1L4LMeWzdv3SZDddCOoBJHtJi",
+	"2WOJAH0eayb/lTEZSw2xIxxjwgIUlin7eTsPIIy1ddjrfbwReRGRA4eEKmpWZVbUZl44CwvWWVNmjI+V",
+	"SNCtvyd37MZIs+FfoW6gR0N5jBM1SOFlrd/p1q2C1S774PgWOL2ViAbyFUF1bBOTBjxATbP6W+Fgg83f",
+	"omxTijvbEo8iqaFc1O0IxE05Li8I5cSRwnvVLxmXxObQ63o1MMObzHOGLILCl0QC9Q0dV6w56J5jKgat",
+	"CEv+DtXOzu/VVI1W/au7KZqbS/3AQ7sY15Om7kXUWnhF9tst5I9d3ytviZ5YQnjOuCbB/FGsiSUrSFfm",
+	"FCPrVXRBZPM4UHp5IzeNmsklls4olmqDRS4MXCmBo+czW1COU4UKsSJOIJmI1gXtwmJ/dirG9faXxV1D",
+	"WR5XwUxuCrp+SWlogqCMqzsic2siboC7pU3oCk4Sji73Vsd1NKsNuxdq92kkHT+pjEML8ndRIPvKRBgj",
+	"Fd3OeyfnXFPbtVWni7ruXWvBVmzqcp+GxJYISr+WgeAETqCDqchKS6HDrggHJSIoBBLfWOReQAeAranF",
+	"195vZVJGFnFe92IG2nsrnAWPc5ElSC1mIJs8tlAoIWcig+ihv5aMByALBjmVvZRLkQGwxxICS1r4htFU",
+	"74BfZERu7NkqnQk9vVg8ZCKTLm4OZ+/evXj2ADZD177ZqOzgEDtVoTbbQU8NzsfD9a39SjMLuI9PG4yr",
+	"gyGcqWiJ4iuwWKGYzWQ+iclEAPcCc0v6m77jhDPU7WUEnArk10WZJTUTmFRi8Z0zh8x1JfZDXtqG/g7z",
+	"xpNVmaPUqtYID3mAyloy1ur5G+E4gHRivHYNmwcjYNNI5SITITrP6ESx2k4GUHnK0F7OqNRnMwJHSWHI",
+	"ooOxywsSecSwtxlnTs2CDbzXpNW4+PSlgl1ndkpbrGIH1S1kV/YXpxxJW6v/eKUSC3eC1sy9dZPD22A8",
+	"bzJfd0QCN3OOlEOBXBFdC1hqdanLfiUe9+UCaFUf1efHxv4EwbCNvuE/xMG1283zaT2x+qsTYPpvYoL/",
+	"h9qPf5xR9uc2ML7quH92HfeP0/D+ZFrRfurGLuoeV/U4CP6+YioA1W4dTc7nwuTXaFCfTfOTS0wz24vq",
+	"h71J+T8XfwzlT50bZj2fcR0SDiC4IYnGQk2QGCuAuZ0MYN+uPR+jNB7zy+qwjwmirQ57/gCLg/mOqg1i",
+	"zuCdVYJTB0Rcmvpp1go1Uj0JIW9uxQwRNAD2BjJdlaFf4ZTVNmc5VsMuE7ZAwACA2hAAbTmRmYimWKee",
+	"R3HMfKrbG+FTfBaF+qUG/X5NIRtL+FyrrZURPfp50e0eB1ESig/wpzgwVFTgSPS7lQ3gNfA4oN/14vyd",
+	"tCcwT01SeNOcn+bIvCj4cAjuFqOG64pWZ0co4HqRYBOWTWno0gI6hIE2GVSfeh5xuWdsxpMwFjWkg+7y",
+	"oRR5dxlAAXCCPLER4bEClJ9ig+7ALUisnrAnJwdTsG9RHl/xu8Kbt0slLIdcL+hggztirpUdEA3ApblB",
+	"fXwoiONl2eeDfKL9br/b7vVbqGv7a8a7X0b6XifP3+QiooWmPBZN9LleCkbJ9eRYPWuGggMm2ZRikktp",
+	"4x7ey7e0XUe2B6tVlvU65eruQXryVt/StQhEdC+wAg3D4gzK+Jr+P9o30TThelDaN99d9k9O/VY50IfG",
+	"Yxk5VUtwC8sKLigwGlFxhvrVsgf6u9vbtzfIsUbA45GB+UGGM1CCGdFceIDlN+bBHRGqJnftWAY8ZjnP",
+	"piIvgbYgvdcF1ow6+rKllg3FvYhlOqfs/YqjqzTQgyeHHuF1qlwZ5bDsU3K9TWv+pWK3bzj6c5mJEvvO",
+	"9voxucgDORcWtVnfvgNSZechk4jlqMIvU8PcQow/WD1RHMrUhwsTrnIAbqmcPsq12bBy8JOJQM9Ue1DT",
+	"uwvE6FnhaJLJHd0kRqBSf8CzvDSEfLsetwW2pdyP9QGsn+o8Wz2H/bV5ht8Us5vp6wG/FREsHykLBE0g",
+	"kYdAYe4PgqmfG20EqkRkWaFEjuUa/vPLFy+vnoF27b+9ev3sxetv/QvWRaZpwFhRarKIWSLbMv0MIEi3",
+	"V/XDS8G4OrNnU1RwCLFZKCeJktoaGn2DinKZrWqgEKqZi+uMRA7mOXBwiEyr41p5L25m4SLDeQYQXR/S",
+	"Hy1TC/SXin0An2xSDRNeWKcerPJtd/JyPJmgOQtCIptEWqRgFpfX4l67OZpr5qG2rJyanygsKJ0hgYSl",
+	"mZhEH6BnprrgDLJ6eJCLTLXAfitKe1wLzrwfofURwR3C2c0RjnL/qp/tLs2nVLJEUdT9vJgbkf9vixIm",
+	"uqa+mopSPjfg2hLiSrZIlE8ql6Udg2Ewo7bHnl9LFbdT6q2t8YrXgnq5nYxA64nhIhYFPvoBaG/ozUEg",
+	"YEzpihLImQCgnF9lIvwO80O+GsnJaCnEnV9SSdD3l5DmYArVtWbc0vaquItXgLOD989lks/8yk10MfwW",
+	"r3wX/pGCdNPoXlT6gAccCbYanCrneTVmAD4KXlrhdg659ebCTR7rtftPWFMZeFn4FhCKTGm3xfp+sutY",
+	"dXpe406DQar0xWNd9j/slUx0vzqdDjtl/8NuFgn8BFs7to5NfUnCce/IRJBNart3uiMlbwdKJF+95nOB",
+	"ybUzucgcHn1orwo4tsjMOOJrtPvH5dE63pUiOI+SRS62P+cVXGOepPulH3VyXgE92XkabtxLz8G4ToJV",
+	"PaianOTlbdNhN4txO+RRvAI7SLeBKjfgqk0mgihhzGEAl4Kqq6dfdxsXZe0pcBPItEQdalOTPTzEodDB",
+	"YIEqqzOrksasP42jOMba7zuxgp/DeVR/9NzcRXFtjaXSP1T4ZW/++uLly868Dg5yG9wy5cttQDmtNvxg",
+	"tOa1H8DJVqNQEP07nfEBz3kspxfMl0v9nSVfGq/YSi7c6Sx44+Uy2Zu7rIzL7AA2m3ExPa0V+3oa6mGa",
+	"4SdVTighgGTPvBUc7SvYr8vkc4Gc4YFbPMm70JyV0+E/Hs651PuNC540WDN8yLO+eQB/Z5hx6NM2jPE/",
+	"+xLfsbB/yKJdxOjLLMq1GIah2EiGuymsAv6aCNEwl5nMgf8cJpqmVRUMjeB8NWfsuqNvg5ipHxDTrdo3",
+	"z/lUANDxA9DFub7PwDhaoD4sH+bqMAzfOs34ssZTbPy4IWtuzrAxdLCtklcZAgHgV/5sbzIGDoxvC2Zt",
+	"swdyu3d53ZtsGW8Ow3O03tZ67OKmA+6YS0TqaAG/XV5QGhDUYgk1lD3lCaKjrIpvHynGlYqmiT7mWZSo",
+	"XJtxcsJ8/XeGDkP/cEa6aMsy3YTB8JasXINatAFV1OSFqbT2/DfwX4FM1GK+kedUsSaVnrBQhIsg3wup",
+	"tYCGLx1wO+uIEFy+DD2ZjYgx1Wvw6TQTU6QczqTMa7UqglHdhK7Yfv+x650e1xvRBKwy+n1QeE3rvwsa",
+	"r2l8gyJQAPaYKbZAPaxJmx7QtnLaUIZLwfrXL1iX/KF7LIBNOIomJOkPy0x8aZrJex4DSrB04JThNC4I",
+	"DjoOxV4i7RTkPMsVa5qqKpkZYidY+wXuioHyT4TQ8lmfbbpfrY6NGwyhPNCHZ49MIVGUsKd066W5p+R2",
+	"qoFHreViI6a2Wurf/VCrET91DUOR9k1p41WXRGV1ry1HryIx6uTSLUFkmTefZEKg4IHhMJhctW94Sylk",
+	"V/e18uhNIpiAimw4rtCNWdAomgS0IeNsEvPcY4onUR79KkKWZlJ3kNj8cQVDalNMuDRtcu6wWE477EYE",
+	"mciVxzK+ZGom4hjcWTyh7KVAqvwol3eicpLP5b0gEumQB3AOY3iAggigSOlzEk7xDbD9m0wxoUflEcLs",
+	"o04+FjaZ4do8kGsprG8d6w9jeV/vetsrvRGeSJnbGBDZ3zcY8vzAiOtfoyRsW3haJ+RJOL1lDGkO7DOP",
+	"lDPJPJsuwMZuVbPP96vfu8eI1u5cQ7hyr0ADVrmviThcc8ASGluqUoxtXzA/n0XJHUpATnyvYEBmPICf",
+	"pYxHWjPz2RF9yqCUBa4HfqcouZcYQbfUxE07Ti1LX+CrxRg0Vn/IUkdl4MAOAL/o54kP+oKSZx/WoG0G",
+	"POkjnqilyMimga8YfnXB/BSx/KGH7q6Eb/UjtZym2Cp0o0xdTjLMDAwYkjQI5m8cAiQXgJ7rH8SH3Dj6",
+	"qXuw5ZBE4X0tKdQ/a7QpA5Veip8U4kbfDnwyUaK3lQKmCJFBELrJg0wqMACU1i0l4yyVoFUHPGG5wAzD",
+	"YIaLCg6zGVeMx5ng4UqfNXvEDLehBgMrv+5omTMY0BT1WgH1l46/RCxJHu6murLbBUet4jSHhV8cQ4Uv",
+	"BeRC/cHhCP9dyX022RhHrZzex5r6Njxxma/EP/3WnyPjr3y+fbFkPxmHIqOR+DPk+r2DNE+jDz2MAOcq",
+	"xCJQHxJvfKuYddgbSqdxDt5FYhJet9J0XW/EtXSqgamlC/ML1qFavVBvIUwWJN2INqf7Qr116MEtPKOv",
+	"3eZJKY0SU/9/YWD7UbkgOFi46nDy0XqPlu4A7NMHZFYb4pr98vCAsq0+C4/yFZDfCSxwSKOxMwv86VE+",
+	"Y48fy0Q8fkwGCv06LDxEquBiI3GtUMCFIvP0jM8lFcQSNVo0mQj9Oh32zGV/M/pVGOWYYrVCqh+o9tvX",
+	"0+EU8taos4bDLNVLKcGtMaxCPWKiIGAOK4bUHdrI+YE8Z4ROnTtDaO5FVYXuLHe3e+7AZQYymcRRkPt7",
+	"JIts2OuY2/NQqquUZxDnx/TwtR2ucr4qFsIFeLgUa/o5nyrfK3thPZsHK7O5jyxUBM6HR94SsJV1Ex64",
+	"tNOcOPA/UO6s79F5jGR7BtqPdh4CclIwPgmpzB1ShrVQUOAiEx/SOAqiHEUxlCdBPTvtT8rZb/pplCQi",
+	"HGnVZxLLpe480tGqfLRQSM9PgmGk9wUEceWcRwm92YVNI8zFPI15LuAdfKQ7x4QyxfyfGz834LSArnQY",
+	"qZ9DwLW5Fz4qa9GvAgQu1JBp7RMRrzrMgiLqTYN9d6LPF9YjWO/T3CUbIVw90lbiKI9ENlrUeZpvRHYf",
+	"BaKci60gdD1k+t42AENTUZOyCNFOlu0mHlJnfA8zV55a1j+gpKMJQHiEbJGM5jIUQyvZ9bLSW8//+BHG",
+	"aQRUMZ8++QxW1wzOcFuRbBkZ0c+iF/MFI/kCAgBoxjrstbPAov3qhkuLvcbQ1Ip9KAM0pAD8CGKXrMnD",
+	"UGBOcgF2SVEiGwS2PvpWh71JDOAqzILecqawETcekdv93MANTfvs58aQ9peWa+TN1mvqTqT5BR2DsBRx",
+	"PJ9dvby6var6uY8+2lS2T0f0ym3Mjf+o+/fJ3xsrAGXbU2zjeRSLF3pO9mEwp9D5KBQpZkDsma0OD3wG",
+	"N+nDcmeytXnOnGhrDnnMK33PwU+J6/I5QhGzKERgm4XSWlms7UknjpBGAbgTqwg3eueAc94BtaqGCPbu",
+	"X7ZIwCexLkR4Eo7lBzbjWSKUuoDEbENZ/6X7Ugot1iCuOxSWoRTKA6gUsDD1IOmTpPzck67DF+M8CI6D",
+	"GhvGlIXhMyLlMhSlmQwWmdA73H/Q69lGR1zbu3UQVmkUKPclkQPlMFb7KKgbvr+KMR+3IetGXwDixnk5",
+	"NdOv3oacLn+dgHL97SpRgG77/P3/abbtn616qqVCy9gw+IpmdIm5XbauUBXCnfLID5REIH7gEfvIoC2F",
+	"GFsOVdYcdI+LEoQWlSPgvi4T6dQJXK1YjqM4ylcbGG5cNafG0BVZG8YLyGoDEcWAIZSwdzcslHHMM+Wx",
+	"buek3et2uwifnEfTWW7CdFEBFW6ZSPRUmJao1qLsy5SLMXgqbOZSz1QvUAyjs3lnEHu7frES8XiNlHz6",
+	"llizc4l1/R4brxwa5rqg7dE8SNtwl99ht3D3JOZTbRX5lkfch5AFS6jZUqwWmseSkNJi22HcrXknas3H",
+	"Z5FKYyf97cDYbqkO5jANzNQGuYU6oH6t1+UAQJW7FkoYLsB4CwhVgQgNE9pOTcr0XKaHdfum8GyrnCch",
+	"z0Km70DAcGD3DxcZ+BVFqjyWReqOBVmUiyziXpH2SZVAqHZ74I+Yz0USEo4WZnnQOt/3ZYwaW5MmdPvq",
+	"ZaHlOtnJYAsQiUOU5HIvcLo6s6XGM0GkJDwhLVQgcr/WUScICkVHKRgtlH0xgTQm4LgOZpg8DlVZsAu4",
+	"c2OkimabkM9g0orBjn2kqqZhi8B+9D4CQw/wqfCtrCJRUsfdE7zXf8DAqIKbYP8Fhh5eWh9g9ufSOtur",
+	"JqN/0PqgGoBDVMw3cOutvnMvRROSkkZiXpvZsNUSJJedzBgYCY76QSWzEZxgDjNV6QzAR5Ym7bhfp3VV",
+	"DPdDCwsnmfxVJMzcToK/9lSdikQLBtG2TgLWhMTw4jMyjhFTKim1uWSxwJ1B2i4llVmgNUjneYD5aLKO",
+	"RltKXL/ZlKLkmOMG/xJfB49EfWhTd1ueSfyCage3wCnmK5A1YD2mD9JfLXWSjSLV6rBwTGtBAeIjA16R",
+	"csEPBp1McQsmDEHhAk+YHCuR3RvKiLlMolxmQ1IFsdlIKaptjOyRDgTqTOVAp9PqsCstxKADYyCB8Msq",
+	"hg9lhI6qdsgBv0t5NG6MQ3f89SLZ36503Hcbk2j1eo6Su310Jcxi9VnT5IhSWqvMbJ5o6/dQjjamsxgn",
+	"m6kpbyHqrPWyNTk62lyXicf8Ot8cXHcBxyHC0hnjCqMXU4lO81yW2gdvL9UHj7CbozzjCQY1MTZmQq3Y",
+	"bsNrmPvro6QrlYv5KM3kPK3JH3hR5LspZ1OY4Dn2eSLjmGr8KmbuHmGHnE9rhvodkJn0u0z/7OHx32uf",
+	"dJ1qq/IMu8/d+cwtKAVbPOMvpUwf5hd/W/KKY1g+ljId2oLyDf7xsvtZJuuuZyrtVJAYQMvygsG7WD9c",
+	"x6UUM2515YOQ9jO51H9mwnFK5nKKSOsFCtFcZFPBmuAVjGFoVavDnkJHEcdjVVjDAFcC2hqKSCcZQG/P",
+	"RcIBjXFHkG8fj3OaZpIHs7oMOKpsN5dgxBxXsFxWSMzxbI791u642U4hiFWgm+NziUPPB/UuWLo1oeIP",
+	"bU3AifqIUSlK6wHBPMz/HT0YMsG1w1D3lstHqga8wAVJgOmWSzwRSZDRTyzKIbeRksB97NNoHimoUdhP",
+	"cf1iWCH4A/jUzIKoADyQBTAsIz3Q/iLTwUDVdNjTAwDZ1rgo93bSbcQgKVb1H4hG8q5IHtfznC0SQJ4c",
+	"msP3c1FHbJ54jUNJLgtjoCYbXHkspTwfHkMZJcJN4NIrROEQV++Mk4HhCDfWNNYhJOSBjqmYbyeiHHPY",
+	"f1+9SQRtpW0v4Jn1t9e2KE4z9HPtUgXRY5dQjHlTzTzmtjKOEOLlmsPuodkKW7MmMDfd5EsY5z1Gd0ED",
 	"JyMH1WnzuxadwPUxEXk0Fy3yDARIqODGOWFjkG+BkAkIKMhOMkVrKSM2l3Kk7bEWCQUDXWlbYJDaa2QZ",
-	"dnwkPsz4QuVEFb3f+Ng1WZ8pW4Je1aNh4VqaPfCcFryp2swgKlEQw/pARd8GWIwxYHDnghg3M8GI7bM4",
-	"802VTpTVagoCWz8rj7HtENlXcx4lpS2yFk3W3HnGgJLUtO/2rR6MZoNWZ/295nONPUQZvKOYJ9NFbYra",
-	"i+s37PjwtN1j5pqCVTeVWa48JlMrZIgdUItZPS++gBi/UO1X/9IL6amBPNMavcDikWrRwsf+p2b7x/P2",
-	"D/qv1t/qaxZqYS7e8kyJkF1c/xPQNjzrGzCj+4Ul4t9FCjBbjmqgl8co5DnHevSQXMl6yX2GrExLL8aa",
-	"gYwX86RS5+MEJh4uFU2V8e7qxTdaFJgCZ4okr6gaV27KCco086Qz5kMmnjbNeU44APo5CwAq3WCJOHCD",
-	"DzNIvpEhZED7ALe1gt18sIICOmRKGIABzBQAdT2XlLbFmq44aH22Xr8bIdT1TIv2CreT/msPhqgOuwZs",
-	"HMc++FmOzyiOgLDxRnA6iFQzXm7lcxikDM9+DX+UfpeZvKcguzX2KqxRjnB80v3NAN5W4IG9VWzgLSBw",
-	"oNgQwhbiddUNXO3CV3wqvlkEt6JmAOFHVFUsCCBlDKYii2RdGT0U8G8ERbggEi2smNufm6mk8Kx9SKUw",
-	"b//H/CzHW54BNB7ALr29tGwVP9ZBnTeU9vWpwjBDy0trpNXNUYosrTLLO+yN3lSGsx9tRqlyy5bF01Tw",
-	"jDV9cI1HCpLDQBMhI60F7jOabjjJEom+6NLc61tlgf5cQaEClPUtwXp37X3yEHZ+v1vQUtzrprpN8M9e",
-	"BXv1gWIf9Gcx5cHSxCruegfTTKQOev9e9c1lPwytwwZ5VRreNt9MuZzBemPqUj62+D1sflbRi1CIdKUL",
-	"/iLOMz6acJX7rMnHWlT1jpjyzHqCVdfymK9v91mz3z5kiKTiXEMOAH0ZtkcXP2n3jlav1utGq4IbvAUI",
-	"ju1b/NHCm1v0F94FXql4Zq1r10QXVH00Fo7E1SQGVHAh8LGtAt1JZsC9WOOHX1M1Xue43SXFoNDqjrqr",
-	"OtyeYJcPALlcB734fstuXYe78BJ34V2PmeopXrL26uoKd+ZdMHYrZ7nI5lFRIUnqBBY0/lF5FfZgC2BN",
-	"a6wQOUmUMH+7VtvaEWEQytFq19Qr4q43GRQYwTVz5CPKJCx7g55Gl1C1cZUCo7MfAH25Q3c9plIBgETu",
-	"4JgUcT9KRhbhD7NrEAofYwLOb2DuU+n1mfM6VcK4s4J+ceLAseL9BRmjH/AkEHFMrhEj0pxHOiXUbgW1",
-	"vW87PEoBdG8qDG0VYamYbSs6/fcyu53ILBCvgACmftoxOwV0FpXzyQQjv/jtGoAG+HEbo2QUFsXwJqxu",
-	"y4Y+k0QSO7A98cssHXybpn9lH7OpC6360mTjZqwD/vqeICfIxehRtAnYTaJkutHluIkJdZeQAKyTqRgR",
-	"fMTmtVVc6hXTWBpQB3nXfeWN6wu4YdUazliFxLAGGR5uWF1TJU9u3RDfQOFgNhUqZ5jZaAp09cCbOA1C",
-	"2uAsYMTDhCzUYg5uAuchPvaM8BqqTVg5bNAnt2DTwR6rU1BsZ+kS1nR2l9oXs8o8x1sZsnVTBFbts9pU",
-	"tnPMO1uDwNrkgCFaALGeMR8Ph85ci8Yc4nyZlLaEAn/1MBRgqiBDkVV4AFprMQbWwLm+evHqkumfWNNG",
-	"ZsWHXCQYYgB3nkqiyUSEZ8yHTFq00g9kkIu8rfJM8DllJZFqV7/NY67y0SZo1Ru07h6CdAptz2UYTaJa",
-	"rtjIiaYCXwpilTY51AM4mA2ky5paOUIhzeXC+vb1QO+un6S8DgvzOuZq1lYi5RmE0vVVLBMxEu9UyR5g",
-	"HZxBKnYEDlX/o+7ESN/1Ceq8tHIRS17u4DaOnOgXMRov89osnOgXWLrw8567CN641LxXXoLV2VpdGVu3",
-	"Wz0A3yX45TZtO3L+mNn1mJKZMV10v/3V3WPLpnbK2C8LhZqsoS/NbmWLOtfsKAvLSwu7WVDC2gCvHhKs",
-	"c9TjYCtRWyU+pPKKnHHgs6S211BY7r6B16lppbfzaC7e1wFoKREssihfQjaCcTdEf8eDeyx4JrJnZiwz",
-	"ddtGCpPBIVTYHg8WWewkDSGpyYo74Dxh529fsFuxHDL/HNIro184FvF+A49guulOp+N32N/FUrGAZ9mS",
-	"qUCmQrGmb/0mHvMpbcOt+YQPBretxGMDHwlFVP95K5Z4RTiPEjKrKaNcJo8cpGB4NNQMw/wSyrDzWggX",
-	"grvF/9CG6/3iAOiwc/2+BSgfPZIanvMl+tXRJW67oFcDbAnw2MLQFJM+y/MU0n75AmVjZXq++/6mbujf",
-	"6BFn/U6XIQgdQzie5nff37QMVYSh1KH8Uf3GSi1EphXUy+vL86uLb0dvzt/dfDt6cX397vLK97BwHLML",
-	"K5d89/3fr0fvrl76Z7pdo8ya5HNIl3AYG8yTEKgL+gYw3zjjIX7jszSLkly1OuxFrphPwx3EPJqzJmyt",
-	"4lRosbEEkDVQl3ANyQl2eK6lb2jgYHcabiT8udHdWEPCkOAxxny8dERdxjxYkg6lpGVngR7gPQiLGekm",
-	"Z8C01DBVJI1/td/BJW3sQiEacZt++gT5HBNpVBYegIinu4uBnPMoyXmUoKYGLCLwjmp4YI34sBOKu5W6",
-	"PKeRSNt3VPE6E8z6Gk22ud7nd/0h42qZBLNMJshj7hCMleDJGa/a+EXUty4dykDEmhqVtkWocFKqvBW6",
-	"7zqmRcqbJnECVSGLDLKT6SvWBJTrlmdLk5VHlqTymDOFXuFUT0JG0sYzIg+/5QlafBCEAlVbJCEgqXd+",
-	"Sn5KHj++WaZRwGM2ieX98PFj1uy1LLCGFZ+sWV5HIM4oNm42Oiy+1hlr9luVVWel6BlrHrYAXKeeXHbV",
-	"lQNVH/6BCU35dLYZeCYtKEs+jhZWPyOJMeNlMrAz1hxgLKvQ3WkRAErBSk2SVxyu5D6pzCWN4XkpGqZH",
-	"cctpA+nnNLYtKIQpi2MDfJCDbNKd1DonRPM6rG4qMKxp56JG4BLcJfX4Mstkph4/BrPk6tkFOx0cnejN",
-	"MY7FvIDzKpkP9Ov/+VlpXcNkRqgcAoMq4bdiBDWffiBD4Z9ZwiOskEdwJ3QeY34C+M/Uj+8taxmkHYw5",
-	"pc122BszHCbpBZpgR90ecmFZmQDOqUw4sGrA+TNe5JBbBNJf6zxO/VAsuBI0GG/5NEqmetqgBF4Wj7UV",
-	"BRcAq/OWTwVr+qBY6sXhIO7ojwZyx29VyAwZAAMRMDMl93j2gOp3W7YaEkqAtOhKEb+z9AgXWqhDXULD",
-	"UlrooDgKBLmkSRCfpzyYiXa/012Rvvf39x0OP3dkNj2ge9XByxcXl6+vL+GeAruqUSd0G16DKGcaw0a/",
-	"08U7ZCoSnkaNYeOw0+0com04AyXvoHMv4rgNZucBiqaAZ2FHryr9+1Ss8cme98/JeaWvH1JVccBTDoWs",
-	"kRacSMQlYDl5Wt9NF2qm10A0oVWsxapZkIV4lyEUeEMdArJOzeQ95B4UO9uaeVrit6/eXlhJWuhqPnAO",
-	"VoQl73OgsrLCFJY/6mOFhtmCxYi8vYCLWeVZexndCpITi8TtV1h0hJBkdGdhsWmpAb63CECPwxBytZuD",
-	"/inz9VUjuopkuQ/sQO3zSS4ydEzYvfAibAwbz0UOsMsXPCP+IWSg0BPW73Yr+Iiu7DCz6zKHOzMHWK8L",
-	"NXvtzpSNdtoppW8KKAFIz3mlZ09bIbn4kB+kMUekfroEa9vK1xip3/BWO/m+Nsy+Qa3QqwXlhFrVKnBc",
-	"12sWnULdsroOWrS5DGT8T7u1up1D2MDGbII0JmMw/fj+0/vfyqLaoqaa8iAFHaoPCENlTEFFh7bLvRjj",
-	"iZpFOVyg5CILRFgdQYdvHiZwTyb3frd/9Dc9qUAc7xBC0KhfFd9gyUqJNQK7gFRrDRjkevW1Qz3sBHLu",
-	"bPt64Vgk7m9yTBQbDRTtdcEKkJ261UG/v65Ju08P/mmDtqAA4H2n2++74rl4iaJC33OEe33zPS8IvtU+",
-	"6ajb237Xa5m/KI71kqdAr3OvoQwBgZZGsJLKB4MzkeclxbfxXjdWOn5+vr9V5uDRvzkzpwWSrCWNSAW/",
-	"RSPkR/1ks1XfN82i4H3eNt/qc7WFrnV7bGiLWEnCqIOuKfC1hyIGXGwrX6AITj8j5+oWqcxc0TN04jn6",
-	"zbFamjTrDaes32HXRqLCFlw9JC0lizZzJFJto9quu6IOpiL3SXl6JfKZDNXjx/pjm/kUDz1QIgn9IdOm",
-	"8Vwx/yN9P2QfMxmLIfupsVAi+6nhmQjqi9ADnDE1ZD9+vI2SUF+jxbW+Rv/76f0nfXHOQ57zv32C1wC4",
-	"jvKwkEFv5Q254+kpBp0XnuSQm2OWsrYxFGvi1OhLmO4IDkc0TSSgaSUSm4gUax/2j7v9llZVScL7poM+",
-	"+VqybGkzPzy31ADDqSWQgzKTwlzwxEwRgKUoEwKvt6467IqOId3EjV4zFP1hTZCSgCaLKVN+66wwHjNA",
-	"6cumiE0MId81T4AZLpaAM71RqI01cDihDee3Vvvj3o9B4GoTANwfiFhRykxtPw4+AmYUNlA6f+2LNyk4",
-	"jW+qjWBCazVf2z1lnSVOfR5fx0hq72of9rvdvjGh9ZdAg6/tZ5+gfltD5hfrmKtbvY6j0DP4CHq9mxj+",
-	"R5gfTMFUOZ+nnzzGszya8ECb+WZNffKJzdS368c2hhaQOwFnxkzuQOtoLBcrgDX1ZjG5Ai0PK9axILVk",
-	"U3s2aUBfVAyMVwxLs6BstQkCWEVrp8FOCc2Jb99PG/kJuGRIZxIfIpWrFpvJOKQQPF1LmrYbeSMz1G5q",
-	"3HIG+mzFyZPGCwQthS0KN1Dp2ipTsMkMzsAhC6BYzvbWz9FGh6/ixRT9B+CT8Ox2p/qKFf5p1wTXVmdh",
-	"UMBXxs59/BiIZ/vd7uPHrsnsD1Hu9PS6mMmQ6mcWSeiRQLKmN+4tD5drD1evvZo1TWIX1Y7xhM4kTF17",
-	"pOXjuEV394u7cR612Y+/9bosStRiMokCsDOMYGnCKHfAHQAcG/YSU5Pjt6jLhwXaO7xjh50jsbyBAdHP",
-	"5eUzlAaWYVBBG38INOOhVM3SwIfb/H6n63tQyw9wwzhquK8jvWTNMOQybcfiTsTogGi5qJwUcQwjlUKp",
-	"EMwHzM+abDg9ybbCrGrsrZpW533+nZLJVRo0MLQiVP6NDJe721REp6SnRv9V6EmuvNUaKY8XwrDXHCKn",
-	"cJYGqKECh6IentX7cC2ZGxsnwak4Pj45bZ8M+kftQTcU7dPBYNwW3ZNJ0Jucdrk4QdWVLPpqh/TXld7o",
-	"F2/3G1v7hLc+uENaNSn3yFVahogC5moV+qnVvvY29NJtrtRRh47Taj2NYeN0fDI5Dnqi3Q8PeXsgjibt",
-	"J/x03O4GvbAvDicDfjTGdnK0sxC03qCnwz/DfS0jkLJ6Q8zkXFhbCb0f97TrQHHCZB1KI01FxmZyoQAP",
-	"829QGaP1ucYQ1DlM/kAJCUuTsncwufrTJxz+3eyf/jltCJMU/akcdcyzhfj0OU4ImhE9ZyNLrV9eFyZZ",
-	"mmbWWQKwy/FZoWgMUSA7fKuNqmweMly7WjsYo5sSqjTCxnBQXUr6Rbf0qLokV/vTLfenLPvNo9fsOEhT",
-	"10+o37fMJuHttn2LVEt76KP/gj7BJggOw77oTbr8dPwkOAmPxdFkwA/H/aAXdsXp5Ak/GR8HR+HA9ZiQ",
-	"FrB9b/yFfSt43taL32wIoSg9vboN9KK/fMeaeju0tBj/y18Y0d7pTxZstzeo7LRskbDEwMngdkHvCT6p",
-	"AGWdSKWiGPaj/kgqjN2eq7sTIfRMylcqsrbdg/ggMlES9lxkQBXYXADUxuW7K9bved1ul5KP9Mt9c/mc",
-	"Xb5C7AY+nwt0P7/IebxkzZx/oAOcyQk7PvofVrR02IWW5ASB/9Bl+Su70NpCtmS/sremSfYre1WSG7/+",
-	"lPzabrftf/q+p5fsV+xMlPwi4jlXKuGzuUjYr27H4dpnV9Dk2yyaiyuRyLtHdFHPuej8hv3KrrjW8BaK",
-	"vRGxfmn2nCu69sQ7wktxTsHhpPSnXod9c/7s3GOPv9HDpCZSZKHIFnquFljbEv2iFRfBnosxF4tQPPZA",
-	"XnZ+ShqfwDNkNfFdzyJvj3PLs8sa9/16IWu1B6twNoZUD+M1tKraGDbEoj0z26Ftt0Nbv08bu1Nk3A4d",
-	"FqRSkjIs+tLPXsPaL3rr69a6h+3e4KZ7OuydDgfHPzz8CKBM+xpf2HmhFZqzYMiMEcaaHAxCNEYc0PfB",
-	"Ls6od2U/O953uP2+ZzIbR2EooFpw0Nvhjrd8icF++VJv8s9x6P3Ozjl7OpS9batRkg2OOa9BiSyui/aT",
-	"65Gbmrq+2vDQeRxxSLWoJVSkHFMUkfRly+EjwLgqIc7DN5YEFj6Z9wdph0WdiUwgaI7xwolpghoflnNO",
-	"KhhrDvSpi8ah2JyHpjMe43FM8PDolXEdRytpHU6akskhAKeRSR/osA1xpdcSCUjCMye5DqBC2dOMT8CO",
-	"s1hVeFToZ0V3IizeKBOEf4JZawhNlC19y1A7XkLuhBLtKFECkK3uBBzFhM04oYCeM7MeQ/BkSHvjU7Vq",
-	"Nb2MFEaklFGzRQ6Jx2tqvItLCAdN/UN3E9XYz4tm6TOwMezbGqgfP1bRxRv5TGZyATJ6BYy5DV4KyOOQ",
-	"eS7n7UWKcf+cqegXwYTKozloGRg9xLNLj4gBmG4A1KKYLhslZJkGttJW0S/Iy7QCDf1j4+b81cG1/u/N",
-	"KwiVAKpzI5jxLG+nkWhAMbEhtqVcQae8GL8gpewVdvraPK4ES2l398hGVgoEu8bPclycUdVu2+PIAqAZ",
-	"aYJXQpohInFh6VKyiONP3h6zcK6UALi/fBZlYVtrlEt2J5JQZqjAmUCEB5BvSRABf1aI7IqRtpMBCbY0",
-	"KQ6Sd2Vejie9oDc+6rcPwy5vD7T5d8qPjtr98ZNJd3IsTnivWz9d2CfbHeLPwv7MBI8hnbfolDOlLvR2",
-	"ZVYp1rpuWv+Jz7yK1C07T3i8hIrFh04uvkFbj1ab29bWT7G+EMOidjArs12oG92b3vFw0B32+j8gH/9u",
-	"ygbKA8hTXhNwKwv5zp/ojF4TQNMvW3kr1uT6LG05Y0+CksJnq4mE60NlmD6IHlxAfM0obYo1/fkiziO9",
-	"xQ4mMpu3waWK+CY+IvmibzYVGdzSqoTZffDm+042XIc91ycKQK8W38J5GSWVr5SPKBm1Z6g9nolDJhMs",
-	"kGlE2MlOlrrfOShVcliubESRh+hd8VgI8Y0Fgv3q0zBZOrU7kNV9nwCwGGQVLJI8iimfIxSgX5tks9Cw",
-	"I2NQ6PFjp06yQLu450sWJUNmB9pj0Rzc6/r9wigTQc4wB7Q1xNjdjeEK0XsesKwoqZg1qyd3ywKeUjgf",
-	"SGL04T9kfhpOkAgn+ADBgzSHfz/ECj9jSvTPKf0j4N9pBDfdi3FaTAHiSEPSgmJ+/gFCaHPk3VF3+p8c",
-	"/4G4Jv0bw8Pm8M8st//qf5YcPy7nsV9hjPJMYjVwHQWLmGdGz9Hr9ZcohcdxyPSa/qL/9wT+N4OvgMZI",
-	"t4Bsp8hQ1fTFBwFDEcNjlYT/Nenk8DIqgrzw9JYa8eqpqxaJDcXCegOZiwG5b6KEZ0s7TBjOE8GtTa+O",
-	"Mjbn0yjA6hDWfPv0GfP/5+3TZ23/jOlZ8pieI+i+niRo4s2bf716yX548RbiVZi+e8bevn7use/eXj73",
-	"2PMXz+CO78X4LaRz83yRCdU6K8+aWScYkHh386z9xKKIvH73kipW2AVqWujvDyWRy0DeLezpYi3WDo8d",
-	"Egd7UI/NJWBkFTvZ3Nms99q3zjAJEXYB8YsZQjLYYyK7gz3qJKw7Wxw0NUipolDonH/AkhofX2x7NrYB",
-	"obJA5r1D5qdoHSKCmbYP8eVuoKYUUG5MaX7K81lb8QkV/I25ElT9CZwRuO1ltqT4tx4SrYADkrGHBSJJ",
-	"nkk3E8ggG/odDJlAscQL6x5GzCYjOaYCiHst929VRoIMO7fTAPfgBxdKyUR2monEDQp01/pFW2eVvFGh",
-	"3LTRWICthA/D/KYoCcUHzGZyAuxWzBmHHzlKoX/PZIa+Nlo4aSYm5DoryU3ImV7J9qub1ByKw9++u6E0",
-	"v2pgyC0cWbVyLiAd+9xeszFCVHOwgrdmN4+LfcYz/eZ4gNfpQ2/WHdSdxnYffW8/06p0dJPi3A8PRXvA",
-	"j8btQXActp+Ik0n7lHfH+MtgUq4Przqj+sfDo8MfULnW02DtBVOxpK23chVmqZNpOKHiJtKO/33YJmc0",
-	"/uSW6g2e9HuHh9oSqbQIqYiBuis3hU4BkakO/uQ21ev2BwNI9TOaMqhBeySVFWtoXVaZvcIzStZXf9mK",
-	"Ll5yfL0jYYCHjCq4MGivWq+XozOXXF6uMr1GyT5A3W29rn1jTyc2EegC8tFJAKUPcFI7KGMQW+euJi0T",
-	"0UYBWqjUqHA+0+2xbAEazfX11TPIeUOu9tbQJH4B7JM/y3NS3+BP5Z+xd1cvyWkRZAKKJjmUFiyUyIYp",
-	"V+r/+q0SDBGc26DDmoRlqF2XhiAkE0rGQLQq9cFgdB2tN2gLGCqimkqyp6+vWSbGEbIMW51iJuK0hdBE",
-	"L97eDTD28fbumPE4uhVDi2PW7HUPnnisd9Lv9I4Pen2P9U71n08OescemwTd7nB4cNLyALIUUN2bvf6J",
-	"vmU47Omvo+S2HcuAx6zZOz7t9I8GeKd4ou/sdT0WJUG8gN4FsVyENs/HvLjAIqAsi0TWnmY8FOz1+Y3u",
-	"WbdzPDjodVseBKmzO/3+Wq0nWkAsIskAxdtDEyDgClX/RUIM7loN6nbg/3WfWyzXWymnBHg9Nu05BxBR",
-	"fZIg7Xgck7WixMqcXQk8HVGtQPR4/QyjQB2RggxTO5MpanLtAp+cigHR6brA8hrUcmy5tJ5v7BOhEtRr",
-	"X8Z+QHUCNoS+4bDLFBC5qooegm9eqlHxF1kMYWGO76HtBWoJVDmEvW7qRab/XGQCMrsS3BeYxaI1qqTd",
-	"//CByNZRbHssl5JBlC4zQ4apX225yD3cmxYnonirVrl/KBFGJgXLqjZIRw9GL9bxoNL1PeLT0EHjO/Bp",
-	"ZGVGyURkmUttCYX3SkxhdMlIfXf1EpTMMxZNcCCmYCElki0UVAJZhdBocaVer6jc2oAsutVxlVrfPTD9",
-	"AlcBhbLWLslqaN/ABU1jVxRuXqNGr8dB+GpVf7Wqv1rVX63q/zarmpQ9sqBrzGZCJilE7/6G6QsQfTsa",
-	"ptsysQwpymuCsioU7EtDl2LFqJt55NhO4oPuT3vQN7aTVYCdmh3ISTX1OjKbHuBdf4vCvw76Py263f4x",
-	"7rK/6kaoyB1OxtWevUYPQvXgfHf10u1hbTfcHqQ8FZk6AAh3+BvMyH0yJewU4JTslTL332eOVwayakQP",
-	"nhydHP+2ZjQqBSU59tWe3tGefkEKFW532FScttQXMaXpUFhvS1+hSaWt4xqrGDTrVIBVOcK2ykUoWKLh",
-	"FBEDxro+bmEFDtERiLosv8e3bIoPPMi1BV0sVR+v98pq7pCtVWVbwEJAWCBg9WPVQBkdxGDHlOE9fIbw",
-	"H9owdy4f4bf6CIebAmgWOaqoII2Hy3YugQ44kPM5T0Ii/AXwgUghKAoz7I7uhgA0BaxQQiUPtr9ryliC",
-	"PqhsK+QD1IwINpOLzMF6oVIfR3XIozhenS1wx0aKhZEKeBZSaO2C1LtE3uM571hLhaIE8OakuFj1nDX/",
-	"JOr5WaF9V9Vq0h6GmzTjFurzpUVaGpB6rc3R2M7Qs54VVmG9KtbCRURSnzUdVdtDfbflOn8siD8q4zzL",
-	"ojtBatHqZi0FZQEhoojLQvQVGRtXw8YP8d5/I6ZRUggs8ql/VpGHunstbwgc0EnAAz4NPVmeHTfACYzF",
-	"JDfgBahrr9GftvueP3kNfaJWnqtNH5vzYRv+wg70h2hDONgwA38oXQhVQf0Pa/+LvX13w9rfskdliTxk",
-	"2SJvn9z+o5+c/vPDzWD8fdB7Of/hSXp1qP5fePxs1v1uei6OFq+jN//+V35x980jaGS3s+IRa0NoqD1G",
-	"M/f/liaAPdqpwH31TD3YZQAeVTQ9VxvsdQtt0AqNxvCoP+g/edLtOipbeVM3DFwWHltapdtv8CoN0LlX",
-	"h4JVnK+7AgE8cJwan7fgN+VM35QP168a6WaNFMaT8bJ/7wurowcfS8LkE0KirIn0lJQ8cl6vZDTVgr2x",
-	"8xJyDLnc1yHJbdYVPfb4cSLzx48xn6kAC8ut+nfPFeLsgQJo0NOgsjdKpnUHaMumWYMf3Dh9SVHeXRn2",
-	"gAeStGoEtw5iDm5lR3sZQh4Wlr0SIVbJXQ2XWucXa3LHO+/6ofbTZsB7h1444+MpO4Zdx+JEZmxcckZ6",
-	"JbcfgHc7KqNDgV/vwWOFpwhe5laI1DqKQL+LBb8TalUFJzMGp5bc/Zio5qrmMIFvEsPCXVUMxyKASisT",
-	"eES2dFe1t1cAQHoBjmUtCsOqM2ScAjr6DAWMJWwndPuNtc3sPpMJEGKaQmBszs5ct6e13pJ4g7EyT4VF",
-	"PIGmwmgyERlAKhXvVTR0yPyJkXe+y6Dhme61eRK2rfWhO0U5fm6Dg+5gVZvEfVgInG8IsLeS/L5O3Jef",
-	"gADS1XTJg5J4aVl8SMIJJo2trPpUNSv35NoCiYu597vowu7+Lue02EfgRql5SP0RaKXKevN7l4SW7v/G",
-	"hJbfLQ0lkff/KddZd7BTwvUzU1L7Z9FsXBCxEswsIYlVc1sKy9pS2VRkyZfShmq0IBSNNewW8P3K+WJO",
-	"KYrhYLeVNBzcYN+T2Y8A7foUWZcLTsiUUV6bRA7MFvc8C5WrNXTYdxZu1sDOQEq4COGspeBhINMltFoN",
-	"5jB4MUSbXfFdlM7jWEkD9QGlQfq1KTURTi08ie8TgRyxTsuEqJGJVPAcCZ7BDWeOocqYJpLFMpkKKpdW",
-	"nh5Qe/b6Ty9fXt5c+qwJoD2FRlUAiRRtOVkM3QHieEJF+kPiT7gCSvGnreegk970uxxspYNisG4Vh394",
-	"yfafsr1wfD4zqc6rrxt9ZfKttFRzHzC0qToU5NYaqKltVqyJsVsrFVvEemirOJA7RXAtic5qcHXc480h",
-	"WItCT2uXq6ogaJ0bZUGhTCLdTkmh/nI77rnI/0Tbrfs10fhPkGj8VfStEX3PISXxCylZVBi+EWIZvTOP",
-	"VIFEX2SoEn8kaICAT++xewAcIohDQ39dQBtmi2SEFW5VQGwiMid2X04pu4SP7VmM61aHPYPycah4p4Ly",
-	"5uYicqTpAPou8hwYXLYOu5L3BbIlvpkIz1BOc3xnQ4U2r5WNhgKkvhD9GxrhfSvRAVi1offtlgsR8buB",
-	"Rc0ltuGNQ4IpS/rloKrfiGEYz0IOm4/F/i5zaG5l0Py4UiISL+1CMsDrBEi4pg+W5G83IYNM7XjPFxD/",
-	"Br69qIW2lfy4qOBQ6I6PxeHkqN8+DQ+D9oA/Ee3xpMfb/clJeBScih4/HDS8RrEMG8PGtxbZx5T0BzyB",
-	"Gu1FkhNRGubxjjJ5T8zpdNjjF10sfhZK2Wv6UF6dFNf0tOwIAiFCt51c5jymj4efNp5Wh91ht/tDwQs9",
-	"SkWm72wMj4rvVAqj2et6K8AzTnU7nnHUZd3FMr/pys9kH63pVb/3Qz2ujUG8sZLGNO1II/uVOcreXr25",
-	"uLy+fvH6OeA+OAj7BjRgn/X3lk/XwNKAfJMTswd+72PuTwYfA8XoYytCzTlnhGrpjDOXffLWZPBgxZyy",
-	"Ul1OiEbMgQlORVaABBNcVq/bZXqrELuFvsfkpJIrGTlVUJ3ud/tFrgo+CNB5L18/ffH6ue9UO2Tyvvge",
-	"YwEWvVKLyVRkStvV0FIEAmvIzi3apMhYzBcJVvXY5nVH4flRwpDquqhvMOmlc6TJ4wlGKyxFYu4bbOAO",
-	"u+TBDHoYWTp5W8qOSTLYiZA1ARg3UYs5DDRW0VeEhW/gPz3iuhchiybgmtCjDmUTrQ57Yc6lGHAzyCET",
-	"QGCFQ2+KQQX0WUoLIijaEVY5+FotkDkfiQ8zvlAIawuFHzwCPweMkQFh1ot1RGik1dsMwIBazAWg1US5",
-	"EvEEB8IAmmKG1xlx/cKAEo5p5QXI4INBzcv9Hy/CqcidJ+NywDfFBDK/kFC+qXMBvcnOhWcqSvHCy6ej",
-	"63cX+q9n716+/H+YUVz89v2Lm29Hl1dXb66ufXTzFKtyxhVTIs9jEXbY2xVmHtppBx/NCfjpb6Q4wZHy",
-	"VzgpTfobD5l/gMBbCo3LbwBV2+wyVL7CTEIBT9NsnchQYhqKYt2yz0SSZxHY1hZPl9K8lElmwQPnkTI/",
-	"mGIPInCn4gOF3LMFNXsegZJr2FCJyL25itRLoTFAw7zninF1K8JWh0GmGBGXGZ2Wprdu8Ax2zyry75qS",
-	"mKYiPqmFS9bv2WE6oCGiiCWGowBYEOI5drz94hZbHeAASRXt43eQqm5FYiwmeesMu+gsdYxq6n1eswsi",
-	"xcYilvcobeU95PSr/IwNuv01CMBO6ladLBB3IjGtafkzyYRAFn+j04Kci5TuaveU+VEo5qnMRRIsR7di",
-	"OcoEQFd32PcwPy+Kn9t/F0u9RvS2ziIRGtorF0xcZtEUSrfwYc1+t9+iWkpI9aeo6Z7WAh5PcLTtbS04",
-	"LwAsbO8/M+deZBV03qtFQlWsxF4NCzsVWRvEGXDnQEGgm+tVUncv5DwVeZTLjI2zSExUBfkosL874D+4",
-	"TskhMk95AqnASZQLYuKYEqjMdeOTp9W0957l6UdNQT+KyYQVN9mv3s3HmYhjzi5kliKSjYqM3l+8+s1M",
-	"ry7bakHRVFIC1r73OjW/1M3vS9C6BcCXnLDLd6vkJYO/NbzG9zNp0d1zmbKJtvEsgiOb81uCWLt8x9SM",
-	"ZwJv4rmDdQqOezBvy88gwNC/0ahYFPTyyFxXiWs8hgcZbIaL63/CSeuODE/TTPJg1hg2piIRGY+rVtE1",
-	"UuhlLFwIFkZxNBVJICA9TuVyPnKoESAZpsTymgF0Kqxh4p2P5T0AY2rR3/DQNHhfR6NrXmobPzg9oo7b",
-	"tmqAlHUrgNV25CLynJdWwQvFzoO5YM/n42/1LEylDB1UMZVzsP70PL5Q7Hksx+IDuz7feKljAI9inkwX",
-	"CPwLSWto//1IOHXoWL/UhjbNgTZYTH8a6EI01z27Kl9nO9P49H6PpEyUeYZuB2QfsDftlpfZ39OTu37x",
-	"/X5GfLdqxB+uGvHdqhHfXTXiu7+ZEd+t32toL2+17quL/qiy6A+7D/UA4I8b7P2ty5znuZinOY5eofib",
-	"puGwMR8MwzN+MtsUANX3F9WZvB8ZzJXiHNN7C8if5b11VPRclwTadLDzvlDXH3Bi1Pcd93u19/3ftvf7",
-	"HV3rum40gUrfD+v6/n5vN5J9633cRU+hJH9dUGSMxp0FftXvXOyRz/Qg9Xfx6xQa+gXt4wcGWXZgFXNU",
-	"2QuZTOIID9f/LYDJF8Syi7O+s89rNaZjDcy1wZ23mZjE0XSWo8EKSTzWM0bGJLhKoMqKjN8mab9D12Ys",
-	"jG2ymys2d8ursFhpYxsNcG1VwMEFDjc/lPcJYJqECO2QLYR1O3EkVwYKKarFc/NTbSV7YA1xYzw2lbYP",
-	"XSscPD1+C+AYjb0rM0x/WSQJJLGWabk2wVXsaeld0szAlJodtSVs/tqiQuopWRcrIX17fbiceDsawx4F",
-	"b+iTVWejJBdTkdXFbi7RJZJLlmZRIM5KZOrG61KZ+XUdpcN7ZxxWvLyuU2SOAr1beRHSglHkkzAruMA4",
-	"Wds5q9Ssi3wdHW2LfH0+dnSNplbsDjOze8D8oxo0sIqjY4d09zuucMmaVbytpMTIoa+hjo2C3wynEcKP",
-	"lPEwf84hULho1+Pk2+eZ9KaKO91jhvWNGbPGKzs/tPz1nJJbz/Elg+CPcmU9KF7xHMf5Dhz2oCRisUGU",
-	"3FLCvonNGMLsOlczZuAHM8FTah2ZKZt0jNGGb3VYkfhYl4KFx5+TGYWSXd6XAwXgz1DDujiDEjnTA+IG",
-	"G4ifHtIn8VHGnZny5RkLYsEzVRdUaHnMz6M5ss+RH9x4+61b+F5m+QzclcsomepbtAptSfhMvYYNceEv",
-	"+jrc1G4lCxzQVa+OnvUYSYsUzyM1WTJ/1UJEHkBL5odt4Xjec8XsL4Y0Dfol71nGk9ae5+dzka9xk65R",
-	"ntdkmVnb/3MSzFZOpBe4PkmDOmP+5jW67hByl3npHKI9ZnpK/RlLGQuefJGMtz+Cn+TPkezwh3SUPCBV",
-	"Yg/XSW9nC75xFPb5k6An2ieTw3F7IE55mx8Hg3Zv/CTsiv7kkB+dNP5DzhUKjVbcE5WXa1jh21j3jvww",
-	"OBUnk167Px6E7cHkmLfhlU/Dk/ERP5z0BRA2/Ke8MM/OX7y8fLr5LTdNYfBE9CYD3m8fjw/D9iA4FW1+",
-	"Mjlq98PeuCueBMf89LDxn3LTXL17/fqBbhon2+dLe2q+Zq5+WcUYEl4/3x1SaMIHBR/qmkQhYpvmgNSZ",
-	"i2xeRHuHLHKqVS/OX19cvnx5+dT3qjk4eA3zcQf6LlevSTdxtSWMWBdpNTZXB3NvKGuVVjw9AlM0CBYy",
-	"ypi8T0DtijIsaJpESaRmRM4kbBoPV2yhFjxuGV7tGMuKyi+KSD6JbMsUq5ZMBDzKC1ZsKPnJKUkYANn5",
-	"REs1qiHqsHNX8YNmC3AVE2FvQogep8dhg943fA53/nH0wq9q2H+/Glbp9qA37B790PiqmH1VzL4qZg9T",
-	"zOyB+uX1MqqBC+yR91VR+8KhKxjZL6yrUebo+iAWpaDRdXoF648yC0U2XONpBBhzdDD+LMcAwQmo6fo7",
-	"+nnVCQbuOZkIKnZGrYqpGcJ8q3tASZwJHsZRAkDU4kMgsjT3W2dssohjgzbs1BrpK0NbzoQKot5SVJvE",
-	"mqIz7TCfJKJuk5TJVoc9A29SLGXKskXiFaVWPsMZiQx7jr7mgQ62Kxr8P6SfDUqJQA/erY6oGNn9aomu",
-	"5P2XKycC0tnRrdD7xTjyfjut7stpWDU635d1TpUvX7HSDV08Lr/VQ5I2m9YfeCwUm4g4Zv3e/7Cl4Jm2",
-	"kOBfPAH0puh3+/12v9s/ZGMp5x4bL/SGVDkHSyXgKQ+ifMluRZqzaSbv9XHR0SvL7HBa9q7yY0b/niuG",
-	"TnkswABC8gEbR3EcIQeD1pB0Y7+3QlaIuR1R6sxvBzt2cJtS5+aSjlCwYmhVv8AIio3FIhuNk8awN+j0",
-	"vYaetsZQvwBIgLU6oJ1/XA7FLP2HtMKHj/SOPdyiV9YONNSx7aqSVc21fSQmbtUdsAb1ZV/VsN/MX/ZI",
-	"mUH+YtpYni3b6CHYDJWdK4oBWwdYhrjXhZusCYHPKJmW1DNTcyVTQeUWVAUlSyVQZ8S8t1oLB+UgarZa",
-	"12ei0bWVcXpwRQAR22pRHFYMofaDnBWAbozcUvj8jtYhwZs1woCz4ksFSN/I6ANFeSLDSGx+xroFiyGF",
-	"Y9HdRuh4k0WMnrc6B1oRna7xmu2p6F3p+XwGPTC6jvrv8J7tr1K5E9gY9nYWec4YbpJ4365ZDH948bdL",
-	"0mYpU/NPJi9h/khY4WbUU/SlBKa8Vwcfi8OaROhW2Qmc138IyTmRGYvydYLTFY1RXhaJ51Sxi4qqNnnt",
-	"G5VkGIyOzEcwMnwcC/8MQGHLYq9W3J0BV6EdXZ+NxVISMKi5bfAQmWik4R/T9O21x1zhOiW68DWPd7TE",
-	"XbNCt6WFfglApf3dnX9wb+7D0v71+lqnG8t7wri0AAFfz4k/wjmhBfNnnhIReJ8P8ownigdU/bcLANO9",
-	"/iNnsQinInsoeNL5XC4SckNGCQv0EAxZKgkkiArsGQ9tZTxl0esHTnnpokzM5R2x8UQ50YDQ5SNwtoyg",
-	"fUvTaBLyMyg7QHcMaNS6xSUcGYvEhZxolqAlWmsgKPDcI1yJpo9/+i2EmEB0iTPkSVvNQzTNAOhBIk1P",
-	"HIwpQ/9Xc4jgVK6DfsJfb9x5/v1hoMBNaiYMgJ/0XCzTtZhPIPF3lmMr7wgUJF8UeAlPqwJ3icMKxpXV",
-	"GB51vUbNkmsMB/2j9S7QXnfY7Q974HoMRZrPDCweBV6rSpleUENYnLT5m9b71NLjqOe8Jw75UXAi2qfj",
-	"nj6jDvUZdSTaJ1x/cTg54idBY/8zLROBiNIcuSVMuCyLUjFK+RJxCRHYz/Hd4LvgPsAYY2nM2msH7fDk",
-	"aLPfuDccdHcdNEeLbOpL7Ej1J4Pxcfhk0u4GfdEe8MG4fRoeT9pPxvqLAT8ePwl/15FyhEzNcKFWVDte",
-	"+FPtgHV7N90nw65xtFd2JUgLmbFpxpN8CBhDRbo/vDQuplPe1munPRgfBe0n4oS3TwNYTOOT8FQ0qvWS",
-	"Dx+CUMAZsIp+1RDL77ovfpbRq5/Pl6+vu/evlt37V//8x/2bp/L+lf7vmYxeXnyX/nDx4vjFz69nr79/",
-	"FU3+sYcutCJDtsNnuYfnf3FhySoYFukAeflQsUoIDmVFCaEv65SQhYKkkjXaB9WmwfkKC96SLLBmguwi",
-	"KGPgZDFq0SJRLY8h9RuqGhAqTUXWpsKscSb4bQgYNhDGTEUWyZCokX0LRmVqDVvIvDaXST6Ll4z6TncZ",
-	"zlz9TaK1Zp4EMwD5NnTJtrqjqDM0jzSILXSpvSDkS/1G8EQDtmR/1JLfY+9uLs4YXqpY/7R92NPqFMSD",
-	"AWIryWdgEpefAN8/UsiiHfJlq8P8NJM/i0DLD+zUSCRhCT1HiRxIaH191+iwG/o4IIddfDrClCXyvkPj",
-	"p3I594fM14qZT3idCqikc8n8XPqsKT6Y787YWEIBCVqHnrmN9CN9uWeZeQ+Pj/GZPOVZDkoRXQ66n25a",
-	"K5aAX2YLlgmjC17ur9Q7resR54bHFknKMyWg6lJmLBN3IgP7lidTAUwd+JADeAA0Z2p3sFXvQQWaa7W3",
-	"58Iob+9gf2xxAnwPkKfYk3VaFf5aX8jRMNlnnsUtKb4xc24hUGrwS1a1vmu96rCk16wHs+Sd5eCxq2cX",
-	"7PDw8HRdt/WwN2p9FSHPkR5oF4fFZRKu6UyxDrd3Jpf7d+XzHclLm5X3ERUdfTue/v2jro2W609wGmud",
-	"9JPFnCku7vXdi3t9c3GvrwUzXIQR91HK9encP+ni6Q7iqzHsnXqNQkBYRWNQVTToGpA769WRTUKnMXzy",
-	"xFaJFv3S2mG1enS0UCLUP+x72sPG2hYhhNPpf8vx/lzk+MKlQ/Ehh3vA5ymPpru6Fezl210KHuPK5BcJ",
-	"hWh9gB+XxjzxCTUZADKpTXIfK6YvKEM3WwTmczbmoXVR6AMPhDhxWJAeWi/CbdfXmOAXdiT+Q4a37eBv",
-	"A3Zs3u+3wDuumt3mVShjZdwLT7QNdjjp8vZA23Gn4ZNx+5ifTHqiHxyGg7E+snjKx1EcIULXj417MR6h",
-	"WdjwGuNM3iuR6QVdb0GBydk7qqQqmbQkLTHi6E5kQFULfXSQ7E12AUHcm7MCP2ICVhEbVzmfipH91nQw",
-	"j3I9Kg2TB6eHdyWDnL7AxzpJ5UaW6jPCgJu9uWB9wqeQEyYXGbsTSSgz3QcwulQu0saw8RYKsIlGzdQE",
-	"a8WKh4BOHuUWlVQmsL8AwCIJRBk0UWpFCr7SrQO1MsYKELUsutO9OsfsRUtUj116hG3ei7GKclDL8myh",
-	"crADAM00ZIH+Qd+RgpgG61NmSKJtlD/wk49jntyOCOMTZ26Bq1Co4uuuRRQLMeUkE3eRuB+F0VQoPXen",
-	"k34wEMf8ybgb9iaH4oifBORaESf8NOiO++Fgciye8F5wKMBCnvT4YXAkTsanYW/SwCYV7M8ezTot7pq1",
-	"lYokVCMJBEheY8ITuchRkxvpMyZfugvJLBkaglEoEwHtmC9M0kS3+ApO0nIgASvvnaW3YcmUqBgSIUI1",
-	"4rne5ghHqCd7IrMAtvVczMdG8mEOYrGA8TMtUeO1gYiRTYIIlpAYaMsTLKBe7cbRHYN3UxRcGlUbst3p",
-	"ffq06nBwHQ2vn/3j/s2N/PD6BhwNJ6+/f/Hhh6fhz6++f7e7h8GKSTxst7sXrNj+ClqxHZ87cA5Zo6sU",
-	"B29JWyku3QGlu9AhkO0flQwtiayokolowxJEMFyFSD/YhOnCFVbXtCoo3b0Cksg+KEogVXsIEpUeB1dZ",
-	"jOFJBLGDKME0cZ+2sk/Z3fSt3Xq+x3wr1wsyd78k2XxgQU3TTN4JE2q3fKdF38h/IULmhxmf5P7Qwh8B",
-	"BYdu3HwBJOg8m9ozBEMm9BBjkZfozezUHHx0TvpPB3TP2s4bDF2wN4aA2ORXH0eMsQD9BJWCxVTo1zHX",
-	"raYmkPNkff5Bh30PZ5oqVThClKiIDw0xxpQZ1Cg9uyjKCpAVgwpdhifH2BEhNF8hP+rjxzh862Ca4Vlp",
-	"JsexmAP0O/ygfnzvt4YurxOsWHK+0FpDR1llUZtLCgBnAsSmpXfm4Ln3uvr/HGxt8KbAdawpXeT3gvb9",
-	"kcKMN3P2jkzDrTOWiAgRUkB/Z4k2TBLGlYqmiRYIwGNKijrDPk8zns5Y0x7w7FYsleeCbMUcuKiKAxbw",
-	"lv1MytynRnB9Vq5wtD1DwecMJ9zYOiv3zxDUFWD3xW8jvUMUppCU8KohY6WEN60tGtKdala7B+mWqHFt",
-	"uhc9IHAn0BzDm2prZz0MdrO6qVECtGhFOlh5Q7Ms9YvW41mnMV+yJmzCW7H0cDuOZWj+JEepZ/Zaf8Bm",
-	"cpGp1hapCe98K5ZWPj3mxvOZhIol8v4xa6ZSqWgcLxmViuqFYMsGWlBVDVIskUXDoPVY1ym+gOEnroHb",
-	"Bsh883o0GA4rr2GO3gwIfo7XuVlLnN2LOG5rEwIgiZCioTnnMX313fWb13qIUd1gd5GMLTFEebu3jIhR",
-	"RghrKeIg4uiewyU8pDl+GU1EsAxiMXz8WH/zK3umT79f2U0WTfXa/pXdSPbrT8mv7Xbb/qevaybivsV+",
-	"XSfnff0TniQgGwoxTNvPXeMteIK9Xjd6fnPxrdOGhweDAgqI/8N64ExYOelWWtFd63Q6xTFTrC90ga42",
-	"4fYU23M+V0+QNNJLKMrZIkV3Rc0hAoNE69I0WXzEPTvFtA/l2QNDEtcfIl5ni4TJRe6Zr7FLeqHrKTWA",
-	"AYuECLJ/1XpBSWP3ifvAL74xg75ypTtwkDUHM+iBs2UFk8qrgEpFyXTLC2MuJL603aP6FvuhPJGeMwNe",
-	"0ZK3peeYigHfOUgI2HDxpDKqVP39Fo+ANSFtGgbup8TtLxyZTkOQGkaAB3u7lsoK5n8WrV8m4lrP1D8K",
-	"JHEXo/2NVSasWCU6lThC0M8CgtwBal+19KIEK0rIVPpiPoMH+UqwomUtDry4i0KRBALD4B9X4d7TxTiO",
-	"1EyokZJB37mkgNEqw75XbqiDfy9BuT+VgsDcL2SWMrqdcYavdbNMBXvxgqyGvzU8vIFQ1LdfbXD5eZa/",
-	"lvcVqgbS9+gAtNQdRBeyVikv4fRPafWBr+9ejNtZ4Rf4tMExgHj7NIVvsyiAQC24WYoRGkFX0PmpyFth",
-	"XUc/VsECkJ7Ba4RyzsFlyoO5MCVUNUVxoRl6rdzPBE/1aZ3yKEQdFrBuUxOi/Rvh2ldSPZ2nTeGbbc/D",
-	"+3Z84iZMfgrbAOD9J6+R30vY3W9jnlRoKe4lbWz9kCFwvcLOxpeJhCI+oDSTkygWaAPJRLjzXOEjKHbf",
-	"5Ts21mI7W2r7QasfsO9S6sYmx6tYtOnWtr11sxe2aN91J1G/HV9YbafIC2YceSuAH+CpAx3PrDqaWsel",
-	"p02PFREHvo1YawyLeVtvoPKz9cK2Q83ofNBaOm6ry3cF5nGUWZGIz+7Yl59ESQjHi17XU4z4bhFu9qGw",
-	"P9E9X73GrN4a0YeztI3mAq6yu6BO3Bli2izjS7h95Qrr+aRxLzpeTOmzCFI37WQiT20hW3rdiicWR+x9",
-	"nS9yp6kueW/LE/6WNgqEaUgkDNlM8PDfC55BiQMRYGjFPlnwuCgU1rMuk0RvOuMnMSXTqH0qoYpZL5Z2",
-	"aQP29PG311Kgx4/w2c60UpL6J68x+/fI0nbUnYSml6XVtHLZ9tk2M/rWFTdmZpEVZE9akIoDr85je2nc",
-	"E4VvsM4t6MCPG29ILsEqZzLpNLYzjfQeAN10VyqH10b/hAdQwP7eaxSOevr9jxZd65aiayNDTP3+jxt0",
-	"Q7Sz0qB/dhzutetgRU/qUi6MDjVkazyou0yfsXjN0gSr3zF0f7soHZDRjxZKZFQfOXkiTsLjoH00HvD2",
-	"4PC0337SO+m2jydHYhAeBv1xj+949v9W8+9G6iqqZzVOt3ou7CL7v9zorrzPPgL9P2q41KnlO4UhP/0X",
-	"RX67Xyjy29078oswe3uFfivcSLYtcMs0zBcjco5sFP9/mmjxvjHfzchg1ilyz4v4GvjSANWeWT9xTv5n",
-	"r+r7Fq7rG/KjSq7vlgGNIXTFlxLVhnU5WdjuI8XeXb1kTX9LdM6H5osBqSr1n75yA/03cgMFhedx94B7",
-	"XYLgARQIbs4TxEsoeQ0ihpZYJS+CNWpoVesUA7dT4ZW+IiJVYx5BZE7lbrDOCZVBHcudUB1G2r9ySrvn",
-	"4L1dCaPUpH2z5o3udsrzGZUM5lES5ESJu21zDZ3oe0j5V/E9Xyr27t2Lp6rT2tdv/FzYjMSXOPCfm65X",
-	"F9JsDA/7WMfNP5hgLuB7waRgzZL5uRr0Nb/uLWbpfdaIWVxDX5NptgL32AUXm/XxmRu8tKK35ANXs2AK",
-	"PhhtXHvVSJwHJT3kgySGGK9kZLtJMVbB8NwQF1GjRDmDUBGzvxR+FDfsD2YoGy+iOGdKsgnPXCdbKO8T",
-	"LeP12akQOseEPCZVsheMBA+Yn8h8NJGLJNw/w9jZznvHgMyNL8LGF4KKvqvX8Pom49/1QHxsjJe5AMC1",
-	"xnDQ65eN/aqhttbA04odN0WgufiQH+D3asb7R8eNYWMQ9MJT0eUn48PJUdAXT8Jj3hufTrriMDjhR2F/",
-	"/GQyEMdBl5+GvfGhOJqccND0x0/C7qTHYWz+8L6Sfr2v5E8zyF4DzM2dcOr2dHK4zgKL5frpz+JFqsy/",
-	"LX7+Un6lYSX9UBXh9g57aqSZ1r7c4frqGfrqGfrqGfrdPUP9L+QZ6u/rGbIy4WG+oVV9ABF3a9vf7jGy",
-	"QvB/ucfoK2zpbwFb+iDPhta982C2atZcYma3TTg091CCv16Svod/uxnAkMRXlABgYimkcoALJMnZmAe3",
-	"TtaZJDPk8WOZiMePTeqcyUmDFBv87lYsVSnzBoDqIW15iaEmoM+N1hWyg4PRwJphdgklyU7IwdJhb5Ds",
-	"0pRE6KttV89Kbzpkeof6hOOknHxGsIUuIQ9QX0l5zdCGYkrO/3/2/m27bRzbH4VfBUNr/UdJ/ihZkuWT",
-	"PHr050qcqqxOKunY6VrdnWwRIiELZYpQEaQVVTq3+2I/5n6SPTAnAIIUJVs+pHLgRXfFEkWCOMzz/P2Y",
-	"LkmOgwSWU7rVn1CbK+zlJbdxSEqZLwaVojrrRU7jiifmPM9YiFwwm+zL4aCh2n6IZb7WU1BenrotwAti",
-	"f0DZ9AKAQtwoJxqYUL+REi8QbNS/dF6VS3LJr1ls2gfUTdziVRGzrd3Kt/PwPtWFK57lXSsLcVZf6frC",
-	"YvXROTNVDmoPwnGA1RQxK+5+t9roS7QTe90NhqKuIarNxM9hJlojDEeg9sNpHP4I4qhc4RhDv4KaPdhl",
-	"juBaW912tNZNo1HkuGmFgdzadiie2Q0VK0qVaMGcGhF5mwqUbl2B8tVXoBzVFSh1nKFWIF9lnMGAO+ZQ",
-	"jsdMxxaAGGVvvB8eTo4LgVUTZehPBt2CZunXFSh1BYo2BtTaA+WQKURRwlg5n7Z9Lneqyq3X3xwk9HdS",
-	"yHGmHFxK4JA8YDFHZeP+eqqBU7ygKkBCqLEFWDhc6cCcKQ00ZgUP+gfp+rykafVYpARtqoMTnkaISkgG",
-	"BjMxE9bCIIt9vmVYdhoLDYwUHAXddkkTgJ/+g7kJ4y3wA0jTtiu2VsMH+MKjGZczdUMncIDfrPH4gYQZ",
-	"huoRc4DVO+sxm7iQ5HGAgA8UO36HODuFwISmmoEuCbUIrZOKyIZevZvCGqRJI/WEpW0C80w7tkeM8QqN",
-	"2aZPEp62tjvdPs/iDd2+8X3rqIjerX9+WMQ5V/mJPi2HtPQGscdAzbvrmz54HmMLxVSayhu8Vf0mEI9b",
-	"OHLhEbzWL9sF/bYgxi4qJWVBeqzDXKnxw76pKnL8pVEJ37IlrvG/1kk62xptT0AJ4LJ1T4v78xZU19b6",
-	"w1jrRrc/tsGudVVbMilvJIXRFxNzcdkYX2hYrEwqK+8mXNcyMCueTHQ6x0vzEAez1Udodx+yX5pnml9j",
-	"TJ4BfpYdmNYiAB3m3HoCD/Rc8Btze/2dNegRGBCqzpcd4qsHjUCyZ0lkANIRchyrSakdMJfE12T0gO3j",
-	"DgA5uPMk1tqc6wngOz0yQu2PuJ7nZu3vY95WQ9HaBTEkMGiHrwei1eLZFbJzaIFXl/9f/6btP96r/+u2",
-	"j0ft9x+73sHep/++NXG3Hc2dcXENVLpe34bXePLq5esXZxdAf3v25s2rNw2vcfH85dnT0au3F2tg0x8a",
-	"Bvj9n2QD6x9Zda79OlDFWYwtHnAwG8M9rxGB5db75G2i2QH7bqQEBY5l3mt4RWQQtAJW9T8ihMTMxLaD",
-	"cN7YaID3+8MeGOAwRCegmPf0q980vMYlE5HTQhUoM2rYOKcxeZbQOOAyEOadQXi/PddRSDXEJ6fQEU+T",
-	"mEk1SVqIjjLpMqk0+uEeG0z2aftgfBi0B+ERax+r6e+NYcLZ/uSA6uvtfPN4ZGrgDWh/sai2iCOyC8Zw",
-	"A1cChdlE7aWw9Cv1dUcP0/7WnJ3dsRx1ez///fBfe387+sfgl/7Lg9d/xdv8pVe49z1v6hAKGppqtRYx",
-	"8nCjqmn3QWYZg/jBnr0L99yFzVfai8bE1bA5F+BfPAH/YqWmuXL61WkFmK6QJfl2GFPYDvNEfACXEg+G",
-	"+nM5Gi9T9VHvaLAHcCkJu8Qtnsm2UrEwC4mI8nlR2w9fD0dePb1rvEP8+Bam/OaSP8N0Zc4BHH/H9s9F",
-	"qEy1MzWhkWRe45olfMLdD3jIBAgTMLAM2b9e9/f5M3JPxHIR3Q7qd/nyN/Hh5TNx+M/4l8nLp2fbw/yW",
-	"delGqN+yIVXX9T0CRDB1TdPyjD+0HY3Ry/Vx7yfwfQFh2MA9bga0AyKaMqQdQFfacLWDMNc08HKtDvlF",
-	"QDpHh0Mx1nJibXQek0mEjIgJcxgKm9T8Yj1rYSBkDoHZ6hCD/mUivTasK1O6hCgkNFIZw1ck6UREXICt",
-	"vdppZe6iO67ULUyTlbqqQ17FQOqS4+ypKXImIY9EIyIw0prjfCMc4bpiPo9IoX8l6YSRVJCEzRlNYTbH",
-	"IlxuD9sH4/oyWrZqNoXPF+pc321jNqryf/U5Mb2Lm89LHQP9BjkU7Hb4jmOgjxX6rO2iMpgDbLYHBXMo",
-	"mkGF1suPpdbTza3gCV0Q8HQwc4va37mDl1ep+E9Q5bUvlnPmk6ZvOlR9RCNW/0JzqqAN9bfwT4/gj2Y0",
-	"AVJI/Z39UzM35I96yiXyVYt4SGia0mA6A8JIjQoP4zLKC+J+rmXDTQO55pKWJaRj2SF5EUChQVwTc12x",
-	"ZTl4qJPy7iSrn4Hx5JcfhETTqQOtvNQNF3dsPn+aP/a+ccNbXu08MUcw3mgO7ezuQMZ8lb1vzGMKob4V",
-	"8Jrq2umIlSB1KrbF6rb2831yQsze+Mu7xrus290LzAfwF3vX8DfD6niNswt6WX121K1+kOT859N2f//A",
-	"I79nIsVk+WPB9NTU/veVxbbVukAy8dACGZDa17ulbzShFy0gcVT4my58hjJiI0YTTYJfNnBz1xXqiDrk",
-	"mZKsaHagMeVjK5r65AdpKXyNEwkwO5KlyvvSAR2sRcp0ZdIJyuorthwZbHu/OAolA3icAfh9yBCf8/T1",
-	"c5Ci4AbO6BXT8EIBjaKTahR7l/KMpkh11uQpoZEUa7nQisD3raLnuL5RDBbqpk6x8rpsVyklUx5FxXqp",
-	"MkvbtgrhjRp17dx+b84tNOcRMxIgD9EMK82e+mXfnmblTrVOyqdTGz3O2al92y/Xt83Tets6t/kvv1fX",
-	"FrVEXd3zbdpwoP5WYvolVLGHNulQQux+tLv9064NEa71sF/FucFlLa1SQQ5p8lh/qSECPIJ3GbOQXLKY",
-	"JVxZS8uh8nRZFEqfSLqUZCoWyliT6r8AwR6IKJvFpMlDFEqe07BuST0MWEDLIz5YI/SS+Yh2LwsGohnv",
-	"eElElgYCKKHjEB/FUzYjAU2AGzrHgftBEih7lp5xgtNMWnPVaq7fxFgJMHWJ4Vp744RfLSmR+rGaHVPU",
-	"vkKpFnFpRq3VRT7NkvjajvVbtykIejiEuNd2X3weFx3sAnDOv50qF70zkeFC609Hb5qUs/rY6M5PVbwQ",
-	"pl1XbXmsVqBjFjWGjb/nfYda7TmdiFJkoDQbcIBWAxZefp/XpucRGXzy25WaIZ2b5mcxv7NtqXRufaYb",
-	"NMnbNy/y+xbaNm+4qxnve7f6R6f38/KfQuVNr+Fhwn8UQM1HcQLLXaO26MJl6rEVL+UGUiyvcFh1tuRO",
-	"+uRU7ijLrs/2Ju3BeD9sD9jBpH1ED8ft46Ab9lh/skdhI+VtimoXqdldqTPa9Lblsd6StunT9iVGK9bb",
-	"SgUFju1LbOpdNaUr61tK77etzZeL1Y1VHhU6rE5oPLQBBgG00izf1eJCV1negFgbi1iZQZbLDrZlQPSP",
-	"hxoXhEdpG8ypSy6Vkai/duqLZSpm9uMZDZm+kwfgIMZXBfPBOvU+FEsX8BfMzvY9Moa+GnxGziZOQDEE",
-	"QxIL4uwpLuIO+UWksF3DEyJFoh43XhIl3jvkqbJ0JGn66l3QeMGcSBJM+TUL8zdKGImVpQQzwsIO0AYn",
-	"ttwaDDdlI0vW5rFkseTKyScyG6MwUJOonmmszTli8SKPEjj59FJWVzKf6RXb1rzRv/s7FPw+gGWhjFZw",
-	"mnNdpum7RyGbp9PGsJFORSIywPYp7Soxb4dioVtMRZqKWTubkxlNrlhKJP+DESX6Z8BQDjkw1LQwJZYy",
-	"TqYJTdml8v+dEFAD79KW/A/0w/E7LtmIJozCEbk4fbl7rv736qU6JDzA8tkpTdL2nLOG1+ByBBtaPUhX",
-	"7MoRblbzgTYJXuKgz83jtI7Qctps1RFqp4anRPBohhWdvwnQklF2WTHsvGMIA0T5Accr4Xhje29eyYtV",
-	"4LdchVMpkTgrnfIkbM9pki5NUAOiw5IFWQK+zITHNA44RUpxiGZxCLAmXF4VFmWeiCBDsLLSuhxMekFv",
-	"vN9v74VgffZY+5ju77f746NJd3LADmmvW71cOCY7HEDxNeOZMhqlU7BazaCcJZVTZU20IWxTWlVjia1Z",
-	"1n/gM99weUVOYxotZXqPxcU3aKvZalN7t/VLrC7E2lg7maXVtiHZXveidzAcdIe9/r8QouN2mh3lgZIo",
-	"6wI5RSnf+YqUpdkoWClbrJEsvpUz50awqilcU9EIIXFIHbmqjIhFjGoEY75RxBLSxIvxpv/o6+Zfj8g5",
-	"C0i/c9TSkQF0mHmqlN41S6CdptcxPTpDYlURkRRBBLA7CsIu0Izj/3SWq0b9Wrs4QF876QhohFV+6uhE",
-	"/A+ltC7YhxQSR+q/oQgyhBgMaEzGDBEYeRzxGAIDvr4QEaL8E5LNIZcHeWWuRjZJWbKglhO1qLPNwD5a",
-	"kfBpV9+xjXcErz/fOw4RhWH8NrCE1f1D+qnwh/z3e39oOcF9ecWjCCKsEksnZ8F8lAphPkNifG134xdq",
-	"GaVPWKwsmRmXUmlt5LNY/XFMfCMZ2Gwe0RRxtDTHPVwGjOt6qtV3nkvpn+fFLL+ez2N1v4lIZv4qzT8l",
-	"vmQRA6hEHVwVsEtlq8CG7htjbJTbUx3iW6EHNSNRJBajScLYKOXYpaFhUBA/is0oj3x8d2q292Iqct52",
-	"yZJrHjBCwxmPOahlkYCRNOjuEX9i7HNcYmT2r+bOTxPOQkNh4hauioRfqo1rjlyz3+3hEQr0odS1uSc5",
-	"5uc96OnfSrZm/+ptp9ZW6HQAVQs74ZcZWmp2RSS9xjKZyniWvuFa2muUHH8u6TXCCxURGIz8EbrmGZBH",
-	"EhdzwRggWhGCBMtDKE8ijs7ERaL093kgslXNKucJo6GcMlbQk0YYqs+WMmWz0TwRs3lqGE4BERWGqkxI",
-	"3PssUTvKPDRVD0XrRu0TjNEGIg6hnqUD6mOSRVH5pc0KWydAQ1AIEUlPyyePwJlVN5/pWir3xLtTVJCl",
-	"Bu0MV6XxX2h0JNk44YHaOT/zy+mQUKO5xglGgWON+yJTskeWjCay0+k4LUTK1sCbdGahJgPYYBkW1syJ",
-	"HfxJNuMjGYBWqMKkY6AE7z7SXLwmAKgNQP1pEYHDhmHUIkJgC+8k5ywOR2MKZMPmRqfIYQvfwVm37OVY",
-	"FEX+u9ftqsHBf9v/3XvZ8PArRtQf792na6vVHBPQAbC2mOWT6SiTIab4ClpqJdM/YWkwhUDV+9vZvOuC",
-	"Xmo1RxG7xlYQ0y2KBOU2TQkIr6udoY5xdhNTsvOY/FdV8TAzXDFH/JdAzGYs1paCUqGXItGlDwZixmsU",
-	"IBqtOECcUrixswgj/QQb1147Nvg8SHjKEk5tOG/TCW54jUvB48t2IOKAJTFZ0AQCdpBiZnN43HNIMU3Q",
-	"3IzYpdKKJhH+BDQSPkCHRSSNA/M2eHzJyul5/+kWvs2qfVTaVe+rHKDc9FJXSxYoc4/Hl+C/lqX4P0WG",
-	"/F9apoCsINpjwrKqvDQCzqYl2DfRYi9PdRl5QXgcQF5Oeiuvrs3wyyxSRsuSUJwrTeqeUF1aASmRKLKy",
-	"a5OjprauMoRmtKRGfjFwuvi+YL67WmHjMfxKp2prOuqSx4Q3eGji6FWT14pWE+xzuqPR5h3pflOwit1m",
-	"cMRL1ZeuKvYpTUY6Wjbo97pKCcGhklzNYinsUNLaXkPyP5hphx3sdfse6JzRjCs3x07I2nqtPtRrDXS9",
-	"1h0NgPybyLyn+TBRrmVeZvXdB5i+Wftic+hMf1IbIbUR8jBGiA6jlBKvhejKuu+kFvPFb9dZNSsY2eND",
-	"1g97QXufDibtAdsbt4+CftjuTbrsODwKDseQMZ7zOGbhCGr81DbTT1sNt+TfPIL1tF1w+Zs0tm4TFQd8",
-	"BYCGAMGwt2WMfG0Pn+axxrX+7Hnumsj5tkTOsV6iqmC/myI3OYGKBPkuoGKt7yp5yoKIJlSdtGiphPc1",
-	"Sy6h3JuZgFEqiD+jMZ8AuC9g15qycBIyySFO5QYSPVJpEbeAm4hoDwNCmx1iVzodIoAXjy/zSKh5rIa5",
-	"5ZL4sRBzv5CDiIVJQEC8sk12di7UyqfDnZ1CPr65FFkBnBhkKBEJzHSozNoTKOmDdgx1sW7AANhdnrY8",
-	"ZF9aiiyB4vZYxO1Sjp0spkIyEDqE/Z7RSOaT14F+Q8I+0CCNlqQpGcgLIrNgmtckQICXzsb8MhOZHDk9",
-	"Ab4ZAAW0CBNR9lEaDfW5BqBiNQnPQMWqScDayGKwFxSwAUdLBcyHGaipyDwhosgVldIrpsl0daxb29OS",
-	"NNlsni7VZCq9oUb6IWBzxD4uxNfbkPzBG3pkMeXBFKR5xCapw5kFa6Afr1/oiROUhPdCtiU7vcVEj3q3",
-	"uZLycaozSIWdK1lqmkPh/SIG2axQYEgeS0aamCtiTraIx0GUhSxswaBDpm+QxZGyDfx5ksVstDoSMDRP",
-	"TKun+sRMrZ4xnKjieOy00AiJotQsOJkmwOtTEwEEylMROSeGwxpCyD8kzerMU8vAhVh2MU2odWIZtbgk",
-	"UxpN2kjpjivhh8lSOVBDomx+v5DvgGNrxBxp+vqGkK+Bbeq3bJ4BvsOWMXw8nN9TQ9rDTZEQVtYoiaS2",
-	"vUk2Nn1HOUK1rjmJKZ5+PEn6/Jhj6m+Z0zhVMgkF2Us9tY37ZCbGS90w8XFV3uew57qyp0hWpJ/+p0Xh",
-	"v8Uoz00BMWU/4WYvrthrxJk362V2tNVgvEA0ZW+BPvIdfP8/f/XrHEydg6nDH3X4o87BPL7KuWJsbsS7",
-	"q3X+xticWJMUbURjqxapNF0VUx1mcTXKN5m/URO7YotrIbhFcqdo+4E5uFWGZ1tiRoOJi5aFUk1oQeum",
-	"dOQ/K66JZnDTv1AaxVwHO23914Wp2RVR2I5FyiQmcOBHyPyLBoAxYrQauYMVU4hmDbZcAj31OLlVoa1f",
-	"DQNJUyRkIbIoJGPWgrb2mgnr68XWj5Z5IMy6t/eJiGFd19qI2DkynSj7Xi7jYJqIWGSICRViXWSI7RY0",
-	"DyaYUAweSM+WVyn9JT2C2rGi2qplqhN1A4Uzkg55LaKoukgWxrL7EbvFPvknBLD3syBgLEQsFNuI4iOs",
-	"Zt4ZosvgKkp/h5q6h/BUi1ZTcmvqYk8vnvy8qTDWJ/7HdzqA/64xJO90DP9d45PfIZvrJ5fVZZM47b+J",
-	"MWn2u/3Wg1RJbhcB+FGN4IsoanS3qWsWPNN7yPnedT5ha41KmzxIGIsJo0m0bGNb9JiLlEFD+GxOY87k",
-	"kMz5nEU8Zh6WH5L5lEomPRJQOSVJFi/oEstCaJLGLJFTPpcnZrdTNbUJC2gSYnkimALFkf+K61eOdVQO",
-	"WcOMGBtCat6hs7fkH6cXJMmUMaScyCARUrbH0BVPzik9J5JGMGqemuByyBOELyE0SXkQYYOONoP0HU/D",
-	"aw7NzNvaCrBhtrIR+lu2MFVVTPT6F73usNvVFRMVXMO2uZTusV5wHPbbg/H+pD2gB6x9FB4G7eNxl/Ym",
-	"fbYXDgI3Efd7xjJUhVtPw/+I8boslD3ZHsEH1ImoL079who66ndSJWnup4itGttMZ6Mu/cGygBS0nYso",
-	"gcqNx1b9nRDfAJmZ67DTwu8QIBpxWl8WU0E0TL7tDA2hq0QngEhz0B2AkBHplCWytaUq+Ymlztm4ayek",
-	"OVgPA8V1C1mik5B1/Vldf1bHVuv6szoAW9effQ/1Zxuatr7XCrTep5JnUTYZ9oYDYBK6s69h7bpHczdq",
-	"XJeH9RF+YqnjIZimyTs7BdgAvtYZeFLEYnGsd7GIJREJwKePGYvJZUJjKH6BsjMlqdRpAbsNBjyjPHKQ",
-	"SyhJGZ21PF3hw+PLlaiZPCkxZQIei1N5UsBZsYkZqJlblhhDxkvCw5ZBfLG/FBP0LQgNNLxe6V5TlrAT",
-	"IhmrDA1uG9wCikmY0rvCs3x+bLgNoGQ1hMgdIUT0J185hkgF9tmWWkRDxL6ml2wzYFgRE+pz65SvkeMN",
-	"qmaL03YfPcE+pAkN0vV5nNeYzZBkMaVlDaUjWXMKIjVFVPUsCkkkxBWJ+BUbAlSFa/YV8TKkqUJ2P4Ot",
-	"5HfIOSCeWGAHyXIs0yzCguoqjAbEz8CK7W0F+RlOh81T3D3NMI/ocizEVRlJQE+W/dqJ14O3bcWGziKZ",
-	"C9/FvQ55IuIJT2YrTk/nXdzvEPR7lNi1vk9Vhdq7eK9D3gDChpJMkVjsoo+6qzxUWI2F8tcI1WAKy872",
-	"0Xs9kY+Z46998u/DJ9/Oa+x0GnfdqutrIgAOKxFzIctNGp9bZX0nGRO9Jo6+KbVdAEuCkpf30H2A701T",
-	"1s7DKOu04GmmbGDlAJlrTRJHpkkWpIAMc/7qNWli/JNG0RLhgViIXTdAz4qxIV25oNVeoaoBMY1Mx4Ek",
-	"PO2QX6E9Az6DMgSI0AIcGPHNaHxC0YvDd/tBEr8UIvKJFLqDJcliMhFRJBbqASfoKS24ZAY9S4OcLzRd",
-	"6yIR8WVJHcOwEpZPB4UZ0r0OIQeOmpAIQzvPEkO+YhVuFfI36qVIOUNKSQInKxZVDPrHxFerNdLfGsAv",
-	"QKRvn05SlvhbJ5JwA+DO+dXsgvuofb3mlfn5G1ffNQa+Mu2G7zaCd1O3dZMOwwbCTEciC8mLFGNStRrc",
-	"Sg1+yufMsSZjJXPcXVNP67bTemtjoVpYPKaBi8IYUSxB/JvsnKuvzPw4Na9O8hTCJnaalBZS2govWz+h",
-	"nzznbhZQrVFi4zH3fa8fk2ChbfEhb0xIHcIRn97ff743W2m5PopDKODLu/W++Ij1Z7btBv1bVO6o9XuB",
-	"CvfPjY7jZlg1wIwIvLMVOAvmbSg03Vg5A1e45iiCpJrguAmIl8FBO+QsTqFcZhLRy0sWEp9GC7pUR8hH",
-	"L+aa8ghC2alrn6ntGzMWkljgQzrkGWKLDy3YePNmgHEiErfMqOURH00x3yO+VgvqTtBM3eoQHwg9LCcN",
-	"jmdG02B6QnwIEPtkKiIg+yEzIVPigznma/T/meegqudGX4wI69sH1V8G8wtYm5V4eimfse1MdEBSYVUe",
-	"0KLmRCTwZy6jZvTDCxZfptPGsN/tArSX+bu3yqbqrdIQRUu9e2CKuCQvn7zWc7NuFPjtIw/DLP+6QZjv",
-	"1w2jd6th3K4Y6wlNaSQudRbk3rmNPJVhT5vRnfatho0FG69kNM4xlwyd4GzslLMWCkf0+qiFQsY1r/Ak",
-	"nQZwHoWmB1t53DOWBlNyfvaEnD396fQN0dl1qCjnwRXCKjx5/reOuzeCEQsvaTIyqfjCeIKc/g15eW6n",
-	"bfVB24QHDrunDtHfHKIHeQ0iXZ30VMsvo6DOoZvh9voJux82Kie4RJ1ndYbIPMpkDq6hUwWmh6LMefEQ",
-	"SgXRojdoEw0aEWezsdrREz0aVCymmFxTZ9xSz3TIq0J+94fii65SdGyve/RCfd2aR0/HdyXzbyN3DVw0",
-	"lCQr+auFaVHQtnMRi2W3WM6UciQLcx6k6y3Kz3lleUIxSq1La/OHmKwufO48Riziuwly2LWbxDjuiFqO",
-	"3yzHpREAtxLd61gjfk04kkac/+35ixedWajFtZhYIW3we+BvU8KiPIyIx1e5b+HSGHSIui+gvqCQWYqM",
-	"0Eht5yUyc1+zZIGPhm47fGhTCRLi62LtIeLp+K0TjYUEd+KS9Ls90syvAnwaIHKEC1J6xWJDcYQ6B+9u",
-	"OsbygY7gWr9DnqxI52suudKRAi1TjYeEYWTSVGdTvT21l+gmO7zgB2nmqXUndH1YyXsFeisRfn81ACbE",
-	"EaRF1HeNL/IrY1fRkiCpsnqDnxKRzcmEA7ei1G87Y4gnUhJeQJ2dXwuFWQv3hgW7VX3e1uzNsMvh3csA",
-	"9876FMaci7hiXU7+Mu12+12snjYkBWn2LnaGPSTYgyqqBeK7GO7yLv4vYtLfBewVvHgxZXGn03kXrxYi",
-	"bbg5okWpLQCnBS9YK4K3BiyGrfSYYUB9DMvVRaVhb6UfQCZtCqW9AukhUo3SZiWWJTQB/bE18LJ9lULT",
-	"yaO+CS7SF9kV9112oqN8p1bS3M8t2v2Y65r1rW+nJT0lEoBBK2pgnk4hYDzJosjq6tu4GYPuYPsGNqOA",
-	"7tS6Bj/+RR2eh6AIrjCWK4W7Yw+XRPt6a9qR687H6oNeh7xhUkTXmB7Q0Y5UEArxjkop/xBW+zbCZaMJ",
-	"XRfAP0IB/L3FgimdWF/K8SaLTWDb8DdBLUWiPm8acAlzvuNQR03ZBy5Tbw1N2P/7//zfFbxga0jBDDql",
-	"t8L7BXEUl/gL3sZbD/zZKpFNGXQIB60V0Trd2pkCpCWVDv7ejCWXLATXATW9rSYJsgSAIWSqrisgwJrc",
-	"hYGbBMTIwe6gu5cXlrQ65HUixhGbocjEYue8m6ff7bpol+LKeiYecowB6dsJML/B688YjQ35PVhehMXX",
-	"LFJyl6eSRRP1ljMaqWncOvijDwV7gCpQNHjWsUnheqi5w8tWkKdqnMIap7DGKaxLcmucwm8Zp1BDypVL",
-	"u7RSFhMsO+ASAhgWyr5CVWw8x+/XLotzvj/doeFq694Ao18/S+1UDtNX8fa7AArMpKSXahvaiTDcpjwm",
-	"pTlV8lNcWeGqz1zxQbnm2O0V7w9g8bnkh8dAkiphgLwVKKv4/Z2nc3NpVF4JpTto6oKoL8PzMQu4rtr9",
-	"PtVNDqwcukIRS1lFhARbb90a8iHg+HNJ53OlbrDcCvmkAawMHHb891hpTibBLQf3BBIaEcMCPOx8lx6R",
-	"U5poRaMe85sY69xEAiiBwIKdMHLF5umJ+kOmdClLrb4d8sqwTVTTDoN70EQaCqCB2GuV6DHgVREvn5Rp",
-	"JyD3McCK/Q75MeNR2uaxm5NRYkF5PeaHzRLH8bb5iKewIncExtPbAf9TDWQ0WLvYISB8mpyReaFWHdd4",
-	"4IgnTuwdaGi89RUfEKQsupHGTlA/9tRhefv2+VM4J1F26UHMc0Io9m2qPW2wQmxD5xKOq/2YV3XkF5vv",
-	"m9iB4UBW+USytIXZKyGBTYME0BIKITuo3FDnY2fnNAiYlIZ1A+J0nmaPQRFxzRmwvTdRbLS86gMvPbga",
-	"Azo6TAvepTagQT5VnGMcEFh0UG6pvzvR+cjqMRWfnIc8OuTUiu4VwpuVLpcTiD7r6/CicZaCwZFzdpSp",
-	"01eFEQZStMQFOdRag6FgrxoaZhLNpf8g3B4Wju0xxFe3ZvaskdVqZLUaWa0OGdXIajWyWs3s+TmYPf8k",
-	"Rs/vCeFsCydoTtNgWgFMQ5OUQ5897hO3O6tZst3XRQtkq0PO2YyqlZNDpL0scTWqc2TpFE90AKTpq8H7",
-	"XrEm06vKATvpXI90Op0WSdg8ogFz2AbVTU+AErDEeEjDEAavf6LL6OG85hSOcPauGJtrzH/AVCZN5FTU",
-	"TfJPz16cXZyp5+/qR7SRreQjVM74LXg8+6CMa54SX4k2nwQRRH4oMCuCxweTMlwFF1Cv7pgIfnVuOx/e",
-	"ydrkeCSFcuPYPJXEf9d41/AhQapGglOE4m9IUPr5ll2hip/hxP1EgJuHP3PiPchxEEN0dIQ3H6UJhXJ+",
-	"EaMzpISCTo5r8KFCEj3iV0rYai7PdSyRHbKOkxGLbxMmU5HANBtyRigIcPkZCQ2vlaEqT5y0PcTQjGNn",
-	"GCcraF2Jbw07IJJc9ZV0CQKqTkD2wybFydoDtCb+Vfv3345//3ZeKIZ4CBf/zuUUSgyUSD/VR7CeKJNs",
-	"f7CnS19kSgIGppWVQUbmgPwssoO6bs4mC7WxzlT8hNiuIJJK/CKGBoaicCrgNpRsOvRPKihOcf9AGT68",
-	"Db2UpAn/76oVpVBa7v3Xu2Ckefby7LS1aoyxGaMGeOJWNpW7Tx6V26uO8dQxnjrGU8d46hhPHeOpYzx1",
-	"jOdOMR794K8l1lP3E1UHldDovENcaXOtTDFKshF8IRRBpoYmbWE/dLHksSgeRzxm5YAN8g/LVoe8cQpc",
-	"wM1V3iMkzo33mBfl3AHGAKfhCb7PM3idPz9Pq03q3p1swM9tnt++ITSf5E0d+DD+Orr8CB37+tTiDG8T",
-	"Yq4GfcXzLCGco25JmrMsSrlyhTASSnyIWrZ0/7qNMUEvkWG7o9LGdXfRqFf7EW14H6NbMOimxmJnIdba",
-	"vX76DL58NZnwwJUzqRAt6G/R+5TwWD8frQMzDUq0tFHOOEABTiyZ4kx1yCkEXFk4JH5nHk58j/idUAQf",
-	"4B/zeYr/+BBJ/Ul8Cf/9bW7+y/Aflxx/u2BjjeuOywEN65I0/U76IYUrZhAj7gTyGv6b6v8qUQH/WNJZ",
-	"hP/Q//2g/ztNZxHEUuMlBjpZJDGg1u8TP4tlNsfeIjAzwXT0T0x1GwzhDz73W9i5qX6ivxrFIh1BaIGF",
-	"6gdkzGOaLJUgloxoyUZCobniAboGCqbYh5TFEK1tzuilss2VQGndMCRdx3iLFAWgvrvKI3H2ArZHFQrB",
-	"hka1kFDgtxiWNnWYdXz2m4vPquVeUfOPHKq1knBXne52SFNQj1srShz97QKF26INONZB/2iv14Mw0Iyn",
-	"IzmljWHjeBKwcbcfdinbPz5ix/thcHzYHR8ODg8OJ73jvcN+eNCjk6MVqAjjQMWUJ0wJTJhrCMoZQb/h",
-	"Stfq6B3t9bsDD/m6pLQBpAozxLvr3N7UFyBTUCKgCWo36Gt1g9QbAJd+risexRfa5TMIvqyHyjdWE0Wb",
-	"CcKExqaxnalv37xQKi8Qc26+cyEZ0JUCFdch50wpmA80SKOlucqXIksCNsqSSCct859A33NzLNKpekTM",
-	"eDpFBPk1adkLw4Wv1IsEVQ4hYWm7o3Fy53MlwWtb6fPbSm/fvFD2tBQRNG6kgswTfk1T5pFIiPmYBlce",
-	"wEW1IxHQCEsmABRT2QxhgokMVMWTTELbBjwviQrv0vIMBC9DbnsyFXPM1rc1sj+aO5SEYhHDthCG2EDJ",
-	"dRLQuX0bvUVTIUaREiw+mClZfBWLRVzesB6S54FahZPmnAHb5Q/uhtJFvqefoi0f3RwIv4MIdGr2tIH0",
-	"0mZ/WJt/35j59xzk8ec2/27K1Oebt5jAfmVcaWxXcS5zstWFk9EYNvrBMR2Me6x9ONkL2wPWp+3j8VHQ",
-	"Pgj32WCyR/vjXqDjQtpQm4uIB0uQy6DesqSEePasrI2KLApGtzSGjWmazuVwd1e/XScQs91QBHK9ibcN",
-	"hFi+YLiOWyXOa3u4todre7jKHsbD9Fns4Y8We2xdc+0bNhOmtxZNYmCvctma8pi1Ja7AYZsry5G9U7xT",
-	"qimaoNRJY/SsqazMe1cTGE84RPXjFr2MeIxlgM3AllVJlmrbIpGpLid9fXrx5Gfy8V1lavddY0jeNd41",
-	"PrmQoXqcAOZj0iSomreIhNWmy7dluri9zw9qutwegzp/6gPh6a3LNelDN1InWqsyo90KX61mrwq68C5q",
-	"D6d5k9r7VR3PBZVGNHx7eu8r019PsXj/jvprQ+N4QhfodGM3uHv7HALTf4LbvX2B7vcjZqht8/BXc/53",
-	"dneKgW6M2DSGDYyCNFYh8ddmgX+QuBhqXqaMhvC+Hxtm+p9yCcKAo5Qp3sOJH5wQ4/r85V2jnGJ814Bp",
-	"z8e7Mro6Ef2gR9cEhh7H+JxHNG7PkRz6BpBLa4+o38TKhptPqWSaQsNYHROIOxnHbAgWBo/Vl7Hk14xA",
-	"5TDQcHokFkTSOByLD/Dv38QY/hskytQBqya5ZKFnm1AkVcqEvJVskkUIEgmIm7GDLFkAsRiziUgAixPG",
-	"q+yjV3MWW26sguDJYlfufF7qUE2Ljkv5OqLxn90ZgVutgnfUfFMGogeucbf8eEhsjXGHPKUpHRJl1osl",
-	"Y+T18+dqDswuseXhpMjsic1Mc7pMRBTp2kPY0fkPi0iY9nNndHd8yK0tI7VaevkeFYFs+8Im7EVwOR1D",
-	"llIeNYaNdczvHplT8PrUi9IY3cffsoTLkGN9JtRg8hS6Hwp1vw7Zo32Mpr/S5cUhl0EkZGZQmwKWpHyi",
-	"31mS5vmrJ6Tvkefnr0j/sNvttdxnnZuSUuxEKz4H8foNL6QB6lfPmHBdO4rl0Fh/bGjo87uv8ErecXMq",
-	"yT0emZ+CeP6ZFn6pJ4Epga7nRfI4YKTf7ff/2vAazwuXw5wQZTiR58/NjLHwr433d9ugN5CSR7TmtfyK",
-	"eS31Mhc04hy1yYNYCxAB2RybuhZXOjYFvGWQXJ0nPA74nEaYgCP/P+cjvwinlqgbYHkZ/h5CPTb3B6kp",
-	"A6uWCnETfhtaLdtWwMTwng/VorjCpPU3HodqXuwcrKPPKs5bRWdQLgBMm0smoR9Nd0h5jZTRWUWfy+qg",
-	"AKhgRnlkMpwewZuouVV3IQAdLg1H6Y1j3jhchwNsr38jB9itYOhw6yEKXYpk8hT6lWUWTHHUNRjdA8sb",
-	"nHNCEYvxvgGFMwidarFRMsadkMGakOi6hnIdvtXYjXcteD+H2O+XU+rev1Opu0NqV9Uh2utddI+G3a7u",
-	"EDXXjJdb9ELZ4z9shDSm/38nz+l+bZqwtLzS7bS4nkiGt2GA+w80wBvGZoWoHh3upO0RdWHvbKrghy1f",
-	"l/A/Rgm/awlJc4bvV8f/E6wWoUTtXdIcL1Fv2mIfk/vRCJqgU3Er6aIc0KYUovBQzY/7yidNNxPUUtf6",
-	"eCB80gQgE5vm8ciMxvSSFTsUPCeVBOAfeZV2q0Ng2GhZ2Z2O1pXBbJ2CR4Py16RnAMNTRAyo/iyxH16D",
-	"zH63NMGIOgXrYXIr8z8nlQkznXaE1Qx1umk7sX7+kObdveIsppPdDWOcmcgUMKZYCaW2itZlbnjjAeTZ",
-	"J20mloIpuE1vfCikpgQ0lVQ9FO5c9UiQ/CvFPIGIIkYvM6aerNXBmgffXb18uosA/wycfF+qNt5+stZD",
-	"oenSQpAgP2jZogx13UB7LyLAb3v+fjKOV11E9FUWEcHCPnxrsVHxG7uKDQLYlCu7YOkpLc5kilU4HpnT",
-	"SxZ2yJkpmYEKjXv7WTs7/9BjG+7s2CH0bIFRIVVDdWcZF/GJ5VMDc0c3IxYvb6K88LCM3jMGT6uMhQYI",
-	"d8pC0o/HIh0fZ7xTwEIr1T2JmHXIP7jkYx5BZBzNR89YL5q8DCFq8gouU6+uOeOFffKdSOM1JYdZ4s+Q",
-	"ydb86Tdf+CRLpDoa9/Zop1SOZiLJUZdu8lKLcA53ketYkasENnLlrIJCrHl2d/+i1xt2+8NB997Php1b",
-	"fnR//aOL8E33enROEOc+u6fWUh2WUYBriwhkW9LH4B1f08tKJXYKskb5RraBtHZ7H9ftvc6lx4MqnN2P",
-	"zu5Zz5arrHoj+4usuEWJLmM6l1ORrhRw1krnMyodW0ClZ/EzFk/pJ/6SzR4iTPpY0lvv0jshB9YYgTVG",
-	"YI0RWGME1hiBNUZgjRH41WAE9j/dwmu7i5O0llpTI6zXntHjMUaYSX5cr2hXuwgbSqtFFFW5JmMaXCkv",
-	"xHgwBdx+BJkwTsMKH/8Vm+vQHmlySK9ZWkZzv5Y+Q8h5r3tUV260yipgPZqEpVkS41d+zBYjd3wekYJQ",
-	"m4UMaGx49MeMZHEIbs6TYu7y2no9qAA0u6f2ZyxjBp8Ux7ymPRGaA0kk4kuWOEiK+S9t0rHQsAiAHfHl",
-	"FnhaJ+VsphxuaGarvdN7eadv8JW+CQ/1Dp5I6Zg1hgMYBBwEaPfbRhNVzeWm+mB9fd3M9+cX3aEAezxV",
-	"Zk/4erXla+IXzWDkNADxmPg/nV2Q0hMQkyhiqSyVyRTan3l6ArXB1zRlPnbfAJGzFnhgfDvqwdaeVLE0",
-	"v6RXut5Ej0w7MlxuIqCxPcxu0zP8wHYMsUiy1gmZ4f15atCDUNEu6FL9BxCACuN2C51PjCqCBTdyVo8T",
-	"u4lych2bGye/FGQneZrQCWA7WVaillMgM6Mh0+9cVEkAUYR0R9tpry0qbGwYMd9Lf26ljV6jYsXJS3rF",
-	"zOq5ZSbuCbC/VMfGxC9Wb4J7q7mGF2z9zfGGW5ek5PNac6PUcc867lnHPeu4Zx33rOOeddyz5r+t6xYf",
-	"tm6RlepJXJN+a4fzii3Xlyq+sM7kjKU0pCk16BJoWv4gyenr50Tdo1zCmOj2PxEzqY5WlIUsJE30pfSX",
-	"I5r6QNEbJMxEo5RX5wQzJylLbNRtSKh6lnLP5FQsYjJeIqDNPGET/sEnTQyyHgFUBQ2U29LCaJrSEwP0",
-	"mk41/SyNzeBRc2knSr2MD40hMXl1mqnDj60hqbhicXVZ4Omc/03N47Yu1Rdd3HfQ7vXa/Z4yxPdM0fYV",
-	"W6K6ORx3g97kmLX3+3TQHoR7gbJZ99p7QW/Sneyz/rjXc2y9gJM5n7OIx2hKynTQGDaujv+10H8qTea6",
-	"LriiSvPJq/bf967/F6wJs2vMVbBkKGJzu3/Mowi0/v3K53BNb66bU/vHnI7PLVM/o+RS82bcDLVbKExP",
-	"Y/jv92r7CvU28Mf7ldo3IyEc6QSHpSCa4IK1LV4veVw8sBOt40FhK+WtxdLqgSVNkBAyGyMGs695j4OI",
-	"8hmGfUzki0tNpqGkls7XZJK1OmRn51UcLaslAkSZNGg4mbKE7ewM3aEioJ7G7YN5GhmbKo/iMKl+7eN+",
-	"9skskxAyokRmY8lS83rwwB+kvlC/xGp0DEi4FxyiYgtloRjSc3UPEKDxlCVci3ZzU3y4QWLXuOkgmklT",
-	"SUXfI746jT6ZCB1OGy/JYI+MqWQHgyyJimJ3Pgd6cQjggfkFeQ/cXifW/goRkNVcl0oypXK6KmafwMrg",
-	"oWzcJ/Ck370YM3qOH1bMhxspMtIsovNUzOFMxDRJxKLcNxUtc/sScCa1SKq4V1Ey3iDQPm0pvXDSnIjU",
-	"/UGGb6ckHMGdHIX92f90x7/OepODeO9/wv3sf//4/ejnoHuR/uOffXosX2g98HUpl7usRLjOJI/ZQh1M",
-	"L6/INScPDR3l0H52tISvwJ4ua6U1ekjpD0cm30ITlSzk3Y+4OT/dBmxFc1gUzGR1EyX04CRKzAXotUYn",
-	"0uKu9tYCsBiT2tUq/e6A0EvK4w45jUHuG3WGDzUovI9g+OLrWolcsnxX9/gVWyrVhRPpW7wSQBK3UTQt",
-	"AzZhlVhAxiyDK++NTmKKMfT81qgk9zX7DAzJHQ9cJMR8c/ucPVZwKWkmaojQzT6maTAFUOiiO6rOJFjs",
-	"NCWUpHzGSNOHfKYya9BBUL4ogumG+samPiLiyj6rzLnpB67pF3sBr/J1u4XqrkGW8ms2mlAeZYl6Rrcy",
-	"cdNv97sXkLWxiRuYTkersskE+IXy8PZKyHECYjIO1FZaMHYF9X1c6hypEQig2JMsXomfdQ/BFBn8y2h/",
-	"ecXno4RReG18hP18XhhcRFMm0xGsqTZF6HHQY3uT9v74MGwPaD9oH7GDSbs77oeDyQE9Cnosl16/wmgh",
-	"DcRSnoqELNStGtoPXR3toRktzJaJTo5yUBn1E/3XHgrBMIvYCCuN4HDQ5UhMRmqeYFWmIksawyOAcMqU",
-	"ltrrfnJ+CC/F+uEgOBgftXt0b9IesP2wfRwcjtsH9GjShS97YwDjm7E/RKxe7CxLxJzt/siSiMeN+znW",
-	"P6opOdcDOkehcbObDQfyG/avH6zVLNIixwhcFEEFiatl1np/G61VsBTw0MFdh4SifC0XumEBif4K6Sgh",
-	"v6PN2V671+12bewdEyu+eadRROPLjF4yn+jkrOaA8lnst0jC2kmmDGBCiR9SHoEfimIBrBV/JuJ0qv4w",
-	"m5w0/dJB8cklUF756nRoQjE8H75H5lEm1a3tOcLyEnyER7rkL+SliEO6RLQY9Q913DGaoH8GY/BJr90/",
-	"gh/rMZ0Q3xwiKN6jMXl++sup/r1+XeK/vXiidA/MOuDqpjRJoWAyyeKhJpZIZIolOVLpMN8RKD5pZpIR",
-	"P8nidiwWvpo8uAWC/c6UpKUpi5YYCzXovRzQeWU2YyHJ4pRHJBELTUDK5Rz2iOGT+lkskPV2qtz6eLiz",
-	"g4EFChtDjY5J0iyPywNJmFnKW99KdrWGK2sEy2Lny1MzHfHLadqWFHjB6IImrIWsFfq3OjYMdHS4/yyl",
-	"hhrYCgCxszN4qJ+oBhtnszFLfCJZ6mmdDtkrn/zFvZn6qKUpPHA+Ig6Gjt79uFZ29hIS0SyGXCJMrToN",
-	"PCZ0LLKU7HWVjyfiEKMiLICl9zEVHesST9/LFwV0PgvV6psn6J2sfoIYzbZEdJyFlxg3gmxpksVIKpLo",
-	"lde6D0wnrETlMUbJXXXp58FzR1uqxStsPxpe0zhgYQs3BRKasGsuMglbdkoRLXLCYy6n6qm++R7vgcVP",
-	"ALEEg6cR1FDo2qkAONjUXk7EgjR9HstsMuEBZ3FqX7zVIS+5lMDso15SYu0PS4DKrWVNuTENrtoTHkUs",
-	"RDBsNUB94GiaF+MKIKrLYp4uO+RMzaGePH2tS1iobsGume6nlQzSgAQfb2hNQMxDlXE1USFpon70LIOc",
-	"FqEFybRbEji6PhpkjkhyOj7YSu5pMzcFy1edL4/4UPQh/V1fbTGfRAD4mF+KdlnrBAfsbDKkvFOCBpZ7",
-	"Zf+NWSQWZr3gCMr0BMvYuPFsg+VIuXoJyyQL/Q4BLGv/ef51+28QcVReb5pwFhrFgqkh3OQi4Zc8phEK",
-	"oWa/28PDaWSClnRb2u2o/JTa3Npwd8avvKR7YlEpZVeMLD5VH6lt2j0Ydrvk7cUTN6SYiy17aQLzYKp8",
-	"CjjIvzrcQmdPfiQhlnbpbLYI6fKvkKvX8hI8b8cwx9FVmqRogh7kJmgXI49aKZaq9fBDAzDZU84a8nLi",
-	"/vPI+ZwqsUGw9EGufePn8UQkMyUnY5nRiIRAq3TNWCgQZs6tuZKZmn2WtGci1qBWRckL1ndhws5kSkNh",
-	"agNYItQTTgMog6r87qdIjNmHhuOcWVtHGeGy/fJ/G+sn2MzWJqsfrgGIVpzzY3fOCwb86YwlPKC7L9kH",
-	"HojRE4AGV4uiHaxVxDNj9KjddjTc6xI0/kGCrF2D9Q7Qqt/niI3GsNet2p4hD8nzmKcMVF0sMqUVIJGg",
-	"hv3Xhpdf9nY2TlgUUfJEJPPKizdsZutl3uRgqVUJqbqy2s9a7zJtwxpoBdCj0gXaN4T6LRpMbS1oJlMx",
-	"G6nf2MI1/AY1hvmrfGD2/5Q1rTxbiKq3kNY1VcZaY/jv0h7YJrax1+4NLrrHnz+2UYpY3DGSgR9/jjhF",
-	"98uJU9wtJvEUaQzWpGqUreFpt/izR4pvURLl2CDfY3UUCk/tmN4yDFKOPe9+dPbhxpTPuZikbfxS6mcO",
-	"lRMpiZ+LB+XKMtgwYI3xVPkw5sj7BCOuJZdKHdeWLjtEeknu0EVGXFnUsSCTLIGcD/ii4Jl0yI/4WoBo",
-	"TzFoID1dgqX8AmWYyxR4OJCHxwPnCJpUkaIDzK1YJDMaRUvSDJQzFqkHq6dD4b1209JgqgnWwQKXKV1K",
-	"aCAy2OCFzqOKufVNIyWmrqwhrsxBnjq1EwP3Daj2nIn/9OzF2cWZv6WFj0H+agu/+sCvyVa54urRU1Y6",
-	"NVFnpx6ai09N63YCYw1g/qmJE9lIJJSQQxNuHnnysde7MpRqgjUkk8DQr0NjLUsbu98lM6EONQtYbM62",
-	"m+oiTV99iOSsoZPNgqgPHntzQIGVQZdkOuJKR8HKIgpjQRVSapylxf5uTJehK27b33THuNsieELoSs4a",
-	"huqc+zoAWQcg6wDkvQOQt1eOP7H0i9aM3drNvdHNNVGZbVLY67Bd3XT6PBEBU3t8hE/Vjh8KL8xQm+6d",
-	"129ePTk7Pz97Ojp/+0T969nbFy/+qVZYpDQyv/90D4e8Ljb4PooNHsuJrw3pR4Bz2s6KBhuiovzAcNFX",
-	"21AiseZXh7zSpe3YUAouKFEmj4YnYh+UduApmKpYRaD+BeYv/MTA8iC1ik7JnxCaJOjLziMasJPcWPTN",
-	"Z2jmLKYiYkV7H7pmldEpy1n6xZSra0CytDrEt1rDz7Nx2iSEjJwyGSB3A8gVlwxNZWiJwp6s5JIN0bCG",
-	"mgllOoAoVmZXXm6RWN3PYvCf8xRhKQXYFAna9B1i1wCoPK1RC6ZJksUnhGI1QkzmibhMmJTKqstiOpmw",
-	"AMAxSu7Hqk1/c0qUYrs9Cn/ERQIKn3m6JGMRLlve+uTklmbPW+jG/NIsn7vmDh175GOhMBO2bqEVFstx",
-	"Esolcwx3N8NTtHb2H93acS7+WYiIV5tEmBKZiWv2I4649KbqG/QEWAIlRNojMdA2EypTlqy8p2PoKcOu",
-	"8O5gZGHixbFZ3FzmNWCBPUt4CKgzKekdDrtd9yH3TkENjNrtHa7N9t0995Qfg0fl16mN8toor43y2igv",
-	"KFUNiPB1GOffSToN9cFDptN25xRgq9Yh2Z2nYi5LMVYd+TKB0GEhOD1W9jaTG4PUyhqtMFdjkZLcYH1N",
-	"M6kJGdUQ87A5JbFoi7muPUOQuRvt29ubnuq57BuLuX1hCkN3tXzFGgMf9tXoh/s0g2yuvMCzWQdvHlbO",
-	"gwx6UDGfMJnNNgFts3ZeE1EQudXiXUmxCunOHQBl8/wQy5wxUhKLBeDCQEpmhhkaDMToR1YkZlod8oZh",
-	"GUeVLPPh62xm6HPzFpnPoC3gybW6qP2Lb9q/eDz98SdV7n3j+gOl0sMqEGxn2+QpYNIcLfu8zc0jIksl",
-	"D1nBizDhY4Ob0M+xNrBwo+m/Pvvl6fNffirUhpgqDatkyuUarZO1NRdI1r6h7qJYvNEhv4rkShIRu9pQ",
-	"klSIk1WtZ5McHfJEHV8JBRT2NOOojfL0S3LHXw3Bd4+Jr57nFkRoRXmLegpdI8hTAiKJQ99Qt0+qayXy",
-	"Mo1NlRbqDgNIANCC8txWYWax2oW/AKjql6kw+1vCQJeCpttrk1s2bcBOgrn62FCa2cYYu15jjsmkPOhY",
-	"jkN2QbfE+TVdJTCCgLHQvaYYelxfet/rFbjDIdczB3TrBXTAmM/knOkq9PWx5FuYCLcJMOs3Vm8IIMsl",
-	"Q8T5Gmp2Cl8mBvVrtDqYG8LK//7YoGnKZvMUZxCyZaMA8FedWLn54zcxdt7LWABq3W8XEk/EYhTS1E6e",
-	"+tsEl3tucBmlJ+BWPOz4bpMy2jTKftUo3xfD5IM7mjAVr7+N6bI5IoqKSWMJ2ToxFiqn5p4WTP82ZkIu",
-	"up/ofV9zhjwMhiu056PlEoNi2tJgEnMW0znvaO3gfPN7JlJ6O/SclLPEsyq4yWMSIC1QDNWYWNugJZ4u",
-	"Wp4nPAA8Dqq/wI+n/HLKZEpQliGMHmcJmdElvKOxoPTNbNFiICSWPUKRKP4agBDgKuWZJwzKGENT7qsh",
-	"EHKEAl1zMcni0FzFU6K0FQBu0dBEjmFiDOTBDc3BiPJWXR35d5jg+zq9etZHMOON4aC/7zXg36DUcJ5Q",
-	"yxjFlrAZ5YBnPhz03Y81QPdEJFaXfGwABUlj2O9q/HilwADwu2uR5Ye9T6jUrAaCK5VbpiSi0l+3l2Yw",
-	"K5v4ii7MEnzjIKmFeqgCBtzveuOYo/6jwRIsHHb94afykd7FLu51B/tUOzaLKZYJ+a9fneetNwbB0Afs",
-	"EFxvnyxEFoWAM6rxPGOxQMwW5afgSYGOoUQfQwx4LfHgQN+PNWPM0edS9yEEEZ3Nc8odtad+kGVB0QQi",
-	"O93aD8NpnRBfDweDe0nGNM7AykHw0V+Q7lcaWdUC8OlR4PM84ArSmSIDRY115msclWZxdDlMX7+1peQA",
-	"cgEjO250Q4wgFVgAZj2S3zOWLHOXRJ/cTd7IRpx4/PkDxPD0ktlMS4XQqpBZIJXK0sfE0RpVK9KotJxR",
-	"2G0nq2A9bhJYevK/D4GF9BdGgFhVa5b2DoLLAqfeyhyxkLm/ifFKV9N4Cadcu4Z+qwrS74QgiQy0LQKe",
-	"cDoVkilbRl3so63ud8j/iDH0Rxaaj1wAeuxg8gyNFEKrdMgpGdPQwgUCtmYfYhxQu6jh0KorD60ErgYK",
-	"fKO/ViN7fLzAm6804zmHKXvGo5Q9LM4giikXZnDVga4OBexfdA+Hg96wB6GAVe/ZoffBhxgHs7E37g96",
-	"vW6vzfrjcXvQ399vHwV00h709g6C/YMDenzQb6y6oDkZqGSxzCQRWRoJcQWhqYinU57NSECTsYiVogAT",
-	"GaJxf9/7a2Ozp6+ZUPRN2vDTtr59+/e9No4Y3cxkw1QAWYh1RXk8MlUOjXU8I/jTveH+/r9gPxTnv4R5",
-	"0DseDg7+1diIi9DrD7t7hRXR8nyVbskuyGFwzA4ODo/bh4P+fnvQDVn7eDAYt1n3cBL0Jsddyg7LC8KD",
-	"KTl7S2YMCp2huVICTDoPuWRkymhK5tlsDivAPnAJbW1TCIPymKhBYyh44aztjH7gs2xGLhMap2TOEjIV",
-	"mWRTEYV/3aRy7AqyrK2e3FZPbuvRMNmGKcK3XLuIdvb2C4toF2TtEtqlOfzXKiRj4+Vvp8tfzruLl8vu",
-	"h1+e/X3x6kJ8ePmbWLzszY9+6b/c/9fFP/u//HHV2Iag1IioW6M2Kkn+vahPQF8s6DBHZZrJK+pMqx/X",
-	"IjGaHEdMqFzGwTQRMQThnccU8ho7O/1uf2cHjVu1s9UFTdxU0HCQsdBvKZUp4oCdEEoWIrliCZnz4ApA",
-	"BrK59db1zxB/IBVK0VnBYrMisfqGkpQlM8Diwh91yGsRRcX+fzPo3Y8oAEYiGanj8wkbD4CnYVfp8YjH",
-	"zNfAABO2sOkSzEYURtECGMY5lZL4CzaeCnE1ypIIMBDHkNfnE46EDr49UT7ZJT7Gs20iBO1tjR6mLM3h",
-	"zk7uKem+EJwFlN5+h5zGxk6nY1NtbsgkSv5Oc5IwNrS/9cg8EUPiq699jzC1reYJl+oSkCw+0ERr78Wz",
-	"tDiTTLJwaBb2B5mPkEsUaNAUrAE2i0LLxwsWyuWSV5A30nEWw6Zhozf2PisBGBOI3BCC4RMnALM50aMZ",
-	"F7SHBfwQ8Ia4fTfkj5pgmBe3l+Ml+2g1tvTiOpAoQ3M2aLwebm6ZHx9JZ0wDrofQcmJyef2BUhGJtCev",
-	"AEinT04gQqxZgVNI4XzJlKq9HItFy8ADaLBPDWqhDGnoT4I2m8IgcOQk5JMJAwZwGJFhTl8Hrrea6hsQ",
-	"PxbpaCKyODQofjYD4kOXOYxIE+DmUQwT0DtZ17IzQfx4bRHD+Dz3A9/Jxuj5xhUvnF7EVkWa+JlaeB5K",
-	"GJauuNEQhZ5JC3rquYxfxgYEccmUIIsEBY51ex/S9GGc8t/vO9D95ZO/lJ+zi+yTPA7ZB2Sb9FvbWvSG",
-	"d8MqzD8XSXDGYz6jUbFZ5e/aqDJkzXj2UT4V+HHL5rASCmgz8ZgEFJAqdLSl3+0PiBJjytI6e0uAhjPh",
-	"AU+X2iz+KyrNNMmCNIMIgDumX3F//8/5q1/IOewRpFu1lxOkRXSHVzY3C+m+Mt8myOZE/6Gdj+prlqu6",
-	"+Pn5K7LXOzho9wiN5lPa7sMBb1Qwc87ohxHYkiOWJQ4/J49TdsnA3gAVRmdYIreZvtOMqHzfKgZP/QH0",
-	"L665kXrPqp/+yWY2ohGiEMiPpKzcIfo6z2ETByso/5nx3d2tUjzoakL2J71wL+iP20f0kLUH44OwfRx0",
-	"J+0e69O98SDYDw+ANXdjwjgn3XVoLFe8UGd20Xw2DXc4KhaSv/fIWNAkJKHSbYZPWB03KCRh1yzOGIFG",
-	"WCZzFaVjFMivqWSRI0nVsUjTuRzu7qqPZEeLhU4gZnl0ZmtsQiPZtuoR27bIIRbxciYyOQpSOmKxUol5",
-	"fLH47TVNOI1t3GBlnd97W8QXit6sCVkGU5pcqgF0Vz3cleKB+7u8kQiunNf9UjzgylPkng/jFt9mSmpB",
-	"/XUK6rtImI0xlIRdc6kbNd8XsDrvGFzRBF4mlIJub8O1OzQPtbl0U4DFSIK7vPTWkZXN9SDKjQD/zfAN",
-	"NkXi6Qo5gCVYKkt61a0p+CZwE6M8qjyWllIiU0ZDXfn1QqCUXj1ob9+8MKbfb2I8JP46V/8TGMlWuq8k",
-	"CHZvKRbz+SwfxE/feTXMVwz7WV0Z40S4toijVSSfVsJNG7NR6nTwmEyyKBqaQwGRLj4DqEwfYch90hRx",
-	"wCCvBEJVtjzir8gX4Mw00g3+yPC/2l02kTYWTIU5SfZImgiOhcc3d/KdYcipWEjzZ2cW+gTDDCAmdCwn",
-	"ELMZT0mTjqVygrmuJ4OfQIGdcpnhLZTj3CpiciJKCpdEl0LqcMJpfoiUE8mlzb0Nd3YINVYpBD58q/yH",
-	"kM/H4JaLE0rjJXASmNqDnDqsQ06V63hNU702zg/Bc9Uc0MCHj05AqPxdmSY0FYk80SGJJaxUpFzTVJPi",
-	"FYIgQBMLc8DUunJpY27XjGJLkBoIk1DOBdGYVCtMHdtwOK8T5ZQoXY5P6iE4m4idWZEnhBKMiah7RTQA",
-	"lr9ybAFeVrq/0/76CudrbKbBnS4JnUwgyfVyplOKAbl1E0YkY6VYKpXYRLsxCqILtFzZWlk+dZ+oiPPb",
-	"5+Gr5FyZB1skM9/o8/MAicxH9U7uk31b8Vf2v1N/Za4L4WY0uQrFQg3lv8jPxowk1owE+bD6VKDFeEua",
-	"6ukttfH/67+ITnsBl2ZKIkZlSnqD0otBSSdFUahHB1aLfhKiRyFni5Q8gtdXf+rYrp2N1cnQSMtqXSW8",
-	"ctu+Mj4IA/Y8Jj+xZEbjJWlmc5IKcvb2Den3vG63S7I41OhRP579RM5eEuvdYDT6eUqVdEnpB50HUVrp",
-	"YP//kPxOe124k5gQOWdxiMHR/2ATSrIk/yGvzS3Jf8jLwjL95138n3a7bf+nfvf0jPwHB8PjP1g0o1LG",
-	"VB0P8h934HDtszdwy9cJn7E3LBbXP+iLes5FpxfkP+QNVXo7k+QVi9RLk5+o1Nceevt4Ka6pyJKASfVX",
-	"r0N+PH126pGdH9U0yYlgSciSTK1VxhLCJhP+hzL/GPmJjSnLQrbjwfbsvIsdN2Ykp7QxbAR7YZ/1Jl16",
-	"PD4KDsMDtj8Z0L1xP+iFXXY8OaKH44NgPxw4zlHtXtfu9eO61x8bkCCbCx6nI/3mTq0IWop6Aw9ob9IN",
-	"jll/fBjuHdAjtj/pBd3xcXjEDunBZD8YjPdo/7h3g2YaDPd6SjPNmJTYy/IqSyMeM402n8iUSDyFDezJ",
-	"AMXTHe8Hx5ND1t4L+7Q9mBz02sf0iLX7wSA8GPfY0WSvi5Urt36hY3YUHgYH4306mOyxfghvQ48mh+wg",
-	"1G8z6bFueMMLHQ67/eILGdmXglkaJnSCdRsP8TIT5QuU3+TWsmXzmxwPB/vFN3kGnofWnlu/wHsH7Oo2",
-	"hojpH9xo9VzxOASRwVMOM7HdoO5cdvPp/Weq7qmIShUk9L8dWdx4erYi/ob9XrfbLUjSRpVC1XVe5k7P",
-	"3qzeqbd6p4K6Ld3i9GL1Fof75TtU6eLGp/efblPX9KWE3ep+8VtygheZwBET9o6xnBvxYXWJL7Pgr5Di",
-	"p8Y0FzFrIZYImkY+KmJlhYMjDRZ3xGPlstP5XBK/0qvTkKyVPp1PmoAei3fFsMlvYuwpW5EhLAgMcgFU",
-	"C/AQZaLjQ1sdcuoUjxj4M7XblDn6yrwdeupYWFHw1aEaIzMIXRCBXSVUKAVPSnEPr+oXeeimFGXokFP4",
-	"GL09Ml4S7TGTmQiZpTjAr22sJ2HKspJ6evR4dYXPMfGVq4m/0CVVFt5Vv3OBENMWXa/UnmxbpIHQZg8e",
-	"jrhXpUaArXsOFR/sQawC4pcxC9vQmkOjCMruAjgRboq7Oi6BKeg1YYlGmizbPG1PEsbgdM/oFbPuRAHg",
-	"lF4xW1W4ml8v5by3hh115vMx0Ue/2dhNqdy9Dt3UoZs6dFOHburQTR26qUM3deimDt3UoZtHDt3sX/S6",
-	"w25/2Ot9IaEb16n+0kM4W4PefG21PRZM3A0I/SCJ0nFjHvF0qTkjS97tQxb/7CJS3XpUwSfwvcSAiq3x",
-	"MK1zXqkJTiTER7A+f0h4mgPu4WMgfNQ0vXFop2NjfWp6sdgHwD5FVkTl8bBQPSNlSZLNoVlN4/pJG36x",
-	"9yZjNhEJQgiqm6r7OW1ZiK6jgW5OcvCdCXbk2EcgRI+GwTV9XB3yizB19kDYyOJUlxrq58PuABcC5yxC",
-	"8HR32miUMBou8+7AptOF59kmPI/4Yx0C8typa2nWUPsSJQzHbo7hqKuTdMmWR6SwbUswejoBapaEzRlN",
-	"4d3GIlxioM3G1wrBNayzuU1AzSuFzLbvF4I3fpxQ1H0iJduGErbUuVqfmuW+vfgvztdNIB4oZEwtn6XP",
-	"UlujDuuvwwJBPM9HrcPcVRuRx9kGkPAn+goljt3+XXXQdnZ4TIDPamdnmPdJ+vgUHbVXD4I+w5gBgbAS",
-	"fsoqBWBvdWuYN2ifpWGIcEWmSNNpgUYsb2z/1ZqANKH5uaAOPN0QXZD3vhsg9LGtl9FESVi1O+klEDkz",
-	"RCXT4St4k4VIruQc6OdAwoEXAeMk1i9UArXod/jEL4+n+K4tz/QHYwXpFWNzCXWkBiktx3rFEtEsTnmk",
-	"51DEUByJg0nNSyTskktkBzYqAymZ6SUFJDndBewOhLA4lFYSn2xsYQeBelG+gRoHuigEcKTMGmsaXTz3",
-	"BmmqhEeVy3OjOVLOktbw7qi1HEtjT4sKEJNAzTX2Q8uz5sPN2lCpKJ150dwlZjbGERvmyZRYpCPnG9+z",
-	"2lNr0y9F6+nD/Rn03jfSe1bXctYJgTohUCcE6oRAnRCoEwJ1QqBOCHwJCYFN7cXfeTage5STNnwB2YCC",
-	"9+g2Utdg+n8SmH4x6KQdQkKJPbqPGoCacF13V9kOfIYAdIYBBwM180SEWYBNnjMRIrqc9jEw4GDDNqRJ",
-	"ySVPQQJLnopk2cIOVyL5H8wjL5+/PCNKM9g2YKSti0Mip9S0A0fKM9EdvKnIkLifpx6RAqggxksyp+m0",
-	"okcYK2MjJgkFU2VJFlCFWugKPsG+0IVBo0GioA55KhZxJGhIKM4AomX/dHZBOp0OTtzuR/WfkXr6J58g",
-	"dyqA+KlP/A55Bs9GL8UHyo8R/s4nzUDMeY4bBRWuP0gXv6elC2UBWxymBFHosOZXbGxh1e8EvbPQ+Top",
-	"NiSHAqInksErz+qO5q+ro/n+bcgu4jLs0q+4E1nLsH/b3xhjk8/oJdudx5eGpfCu9jP82Mi69SY0kGUN",
-	"cTy7ylJM5e7vvQ4OQEm80XiZqqEOjvq9PbQ/CgNO2Yd014Z4qga9hal8w6CNtawHbeETSkM93BsAHf62",
-	"IbR7hA9uZ/L8apSM2r5qO68zeXJtBAtTJ7zu1McC2L4rdQuluX0U68RVshuBSxK6ILBrAdg+Lq+8iUnO",
-	"aIomhP8ET1/7ApJGzUkiZohF8iFlsdq8mi1DxnwyYeEJ8V1JJIKUpW2ZJozOtNDVfRo662Vu/4LFl2AO",
-	"rLVP1iKWaMXs2xnwoeNFiQ3KYyIjKqdMKuUchySIOJAXSYbG1IxEPGUJjaLlcA0O8c2uoF6DCpnmd8hr",
-	"lgTqDVkciJCFxP8//WeYSTTwTKkQWlvpLUgCmiRL4v9v25399itYSDkksYDZ1p1KOnlkemyaP1+8fOGR",
-	"83/81MKCDITlhWk1tzvXG7r9WkQ8WA6JpHE4Fh98IoWaZJ2xAi4x2EBANwlMaog7A+PVWLHVSLHa0vU0",
-	"iAwuJ9EQwrCeocCKDY0p0wx5woJUKCfYlpnAlLY248iCYWs2rt/pYLlNxyeSXSojEeEfoV1IfwL5LBJp",
-	"1ifYIKQJd0kTes0SSSPXEJIiugZDqDZVa1P1yzRVHcQctUk/t6Gqnvla2UiPZNzu7O5Ai9kqeeqYxxTy",
-	"AytIb1VmjjqtP0hUgF5eOqA/djxtWVJ8tUF0J4PICQ8U7YyHNoIMH8BNoG0/2EpKEcOJT6XlPdBlD0pj",
-	"8RhOeprQAD4QIoJCMKkx7GUWpdIjMhu3bbwH8g8eUe6Jxp+WHoFQvqlZ8bBkhi1kyyM7Oy5z0c7OCVnQ",
-	"6IqISCkXPTJU2g5hh98hvmS/+4THQcKoMhXmLEE9K4US6QLw1wMak4S1lWDSGzyRKdJtrONLMP2aXFYQ",
-	"OFwxNkerzxkYNWNJLdOzZEybBnid0niSxjzlf+RlqGgQ4OZSjxtnPEqHajgJU3OmTFQ5ZVEE9h3A4CPK",
-	"sUx3U3HFYtPIjbwDM3GN8jxhIQ2UdKy13/er/S6MIPhMGnBrUq1HJcfS97AQlTY+3rk5LQiZN+RG/liZ",
-	"HPMacPo17/Eh7QX9cK89GO9P2gN6wNpH4XHQ7o57tD/ZY4NwP8gzefp2SnH8jrykKU8B4tW9v/sGt6y2",
-	"sY5Zse6m07nFC3fzF9Z83/nrhQfjrnrB9h4bTNqDcJ+2j8dHQftwcsD2w0GwN+7T/PVAyo9QytuX7OUv",
-	"+czRAqX3PIdNx+PLYaHKBaoInMogfLuAAXr7Da92pCNtZi1pcplZjHxkhiym+TY/7JPXUPqvMWws2HiU",
-	"J92c2Qr2J8esG/bafbo3bg+CQdg+YoeT9gHdHw90VCufLXW3kdKmdqq6+VS5z1ghq/rl6entY19GEoAq",
-	"upmDCjVbbefdyc57w8DGKwW+cksrzaXyXcy+LF5PaBtxCv5wZezGJ00/KvEm+q0h4SEuXERyCe1ZowTt",
-	"jTGb0msusiSvKq4pKGX6Jotr6smaerKmnqypJ2vqya+depI0qdKfrQegoMwV8RpK+abWis4qFVUxssBp",
-	"Rom12vjEjVTYJqiEYT2pl/veGKYfi3RKfJfZPg7V31mM2q9mzqyZM2vmzJo5s2bO/AqZM7O4ZsysGTPr",
-	"7qKaMbNmzKwZM2vGzLoNtG4DrRkza8bMmjGzZsy8DWPmHcJ/xbTc7UkzN+fpqiJW/mWBBfDuabuaq7Pm",
-	"6qy5Oh+Tq/MOcZiao7PGdapxnWpcpxrXqXboa4e+xnWqcZ1qXKea6KHm6Kw5Or8ajs47Ro9CESijRP1z",
-	"ymiUTv/Qf81YmnD7nZizGKNEHe20qU+BJ8D84Lq3e5mweb5f1gKEv2CXNFiS654phbli87ToLmhggBOA",
-	"h16I5IpAAn5NNVuHmMKx0pTYchL1FzBW2FK0lSCuj4b6zs6C8lTu7MCAsEJM94OHbJ5Of5BknIWXLB0S",
-	"P4vShI4mVKY+oWORpaS3b8q3POKHjM3NF3tkxuMMGl31z9xve/vm64762RxRE+ZQgIWyvfS0VBA/Egvf",
-	"PsWp1Co9QX0DhVfr4LSheCtnmqBgX1330f9ok2dal5hSIChv0jOws9Pvdk2NkamTz0vPfFOaJbMoRfB1",
-	"8lK7jVoXYkWbKU8juy52dkc9/jzlUaScvxjacgoVf/kTq0r1clT5VEArJqGpDniW96oTwC9CKawryVpb",
-	"EdTkcRBlgGRgKFD9WTAfpUJEUtcatTrkiQG+mIosCgmNIrEgNCY/X1y8hp4EtSsiEV+6EaXi/rtblc4/",
-	"elYq3KfWRm2tYsnCU8bm+enDzIt650JlwnyeCKpEQ+OSxSwBqwPeqjHEW3oNO1lKgjn9R++/iMqN3zMe",
-	"XBVf/K06a211LIntObNvbF4uP7vl+nRBFiLOy4p+EWMWkdcJ/wMCDk+mbMZlmiz/uk35Qr7Ij0nJujm2",
-	"NtgitrY9UpMSKHXgqQ48PW7gacWraNzpCN7IdEMmFTq2JO3Vo7euLrprOdBdD2SpIsFtLHqkmeOSSNdC",
-	"OEFNf6Oa/4qwY7+C3Lb6Ve9WjtVztSFnkOMrpcTfZHFuPzQj4yO4Do11HDZ5NGsXfW02PPdHrjlbIJwT",
-	"9OvjSSHjpXE8yvfGVg4lmHVu2TalQm5wuM5CRXIengKdTk74Y6zmhc5GbzSbrc3ctGUuYIMSHXRCCjq8",
-	"RwuMbMeyJqe6jp/PlNdAUxYt1YdlBpmcOcZN5m5rev7E0oLdebfk5D96kJ58gCRjbbnUlkttuTyE/q3D",
-	"dw+rBKGNsBzFuqMu3BBOfK++Sq6NAC4vLc9bLkPCY5kqxdHwGhgq3gUJrMdR/vEbt6F1qFUo9oF6moPU",
-	"M5D+zLNQFOiJl2BvdWcooHPGhNqatd2CqokpBsPzMPVK/aZpjQKQSA2vDsVFUO8TiPmS8DgVxO/sFnAk",
-	"ndufOq0aq094FbPims1ZQoyb70DbBSKGxgas6QqmQkLZknpj3ZS4mIqIkTFNg6nz9B+h87DqyW/UCidK",
-	"Lo/xGkAay6AYipKQ8mjpkQVjV9ES0e/jdBotQQ2EWcScZ7wQYl71hJdZlPK2TJVJMY9ojGpFYO1WIBJl",
-	"wEBg5xpNJad9TusRhFkjIQdlkeOOLbEb0BnDEzqbU34ZV43j75lIKYE8nvTIQj0hJWlCY4mcw1hGmIHp",
-	"g0aS7BC1MFp5cEl6XRJA2G28ND2u7iTzSEPsVDBa4rJBn6JZZ8Cak6QplzJlM6W9ZvPUI/KKR5GGqZOe",
-	"buVCvUtx67MPBkrV3YU0Rh5E2Pd474qtjwUK0t2aZ/hRxbjP//b8xYvOLNRjggl6+eQ1Dg2fre8Hj494",
-	"fOXc9xx+VHFbXTkoO+Qlj1MkEL5iSxIzBuhw5NVpphY+CJiUBEDiTgAaxZABQx0f/AEV3oRxZXY6j/4b",
-	"W1Y+uH+qpjkVgYigfa795vUT0u90lR0NyV2stwMQwIAmoXuA1YftVCBEYMXNwaCxnoDMkomSRGtTE+7J",
-	"saK4+q6v5ixWcxaKIEMI3PMFvbxkCXn7HFrso3SKIpLHasbUO+j0i/OUV8akhhzf/xcAAP//",
+	"dnwkPsz4QuVEFX3Y+Ng1WZ8pW4Je1aNh4VqaPfCcFryp2swgKlEQw/pARd8GWIwxYHDnghg3M8GI7bM4",
+	"802VTpTVagoCW78oj7HtENlXcx4lpS2yEU3W3HnBgJLUtO/2rR6MZotWZ/295nONPUQZvKOYJ9NFbYra",
+	"i5s37PT4vN1j5pqCVTeVWa48JlMrZIgdUItZPS++gBi/UO1X/9AL6ZmBPNMavcDikWrRwsf+p2b7p8v2",
+	"j/qv1l/qaxZqYS7e8kyJkD29+TugbXjWN2BG9wtLxL+KFGC2HNVAL49RyHOO9eghuZL1kvsMWZmWXow1",
+	"Axkv5kmlzscJTDxcKpoq4/3Vi2+0KDAFzhRJXlM1rt2UE5Rp5kkXzIdMPG2a85xwAPRzFgBUusUSceAG",
+	"H2aQfCNDyID2AW5rDbv5aA0FdMiUMAADmCkA6nouKW2LNV1x0PpsvX4/QqibmRbtFW4n/dcBDFEddgPY",
+	"OI598IscX1AcAWHjjeB0EKlmvNzK5zBIGZ79Gv4o/S4zuaQguzX2KqxRjnB80v3dAN7W4IG9dWzgHSBw",
+	"oNgQwhbiddUNXO3CV3wqvlkEd6JmAOFHVFUsCCBlDKYii2RdGT0U8G8FRXhKJFpYMXc4N1NJ4dn4kEph",
+	"3uGP+UWOdzwDaDyAXXp3adk6fqyDOm8o7etThWGGVlfWSKuboxRZWmWWd9gbvakMZz/ajFLlli2Lp6ng",
+	"GWv64BqPFCSHgSZCRloL3Gc03XCSJRJ90aW517fKAv25gkIFKOs7gvXu2vvkIez8YbegpXjQTXWb4O+9",
+	"CvbqA8U+6M9iyoOViVXc946mmUgd9P6D6pvLfhhahw3yqjS8Xb6ZcjmD9cbUpXzs8HvY/KyiF6EQ6VoX",
+	"/EWcZ3w04Sr3WZOPtajqnTDlmfUEq67lMV/f7rNmv33MEEnFuYYcAPoybI8uftLunaxfrdeNVgW3eAsQ",
+	"HNu3+KOFN7foL7wLvFLxzFrXrokuqPpoLByJ60kMqOBC4GNXBbqTzIB7scYPv6FqvM5xu0+KQaHVnXTX",
+	"dbgDwS4fAHK5CXrx/Y7dugl34SXuwvseM9VTvGTt1dUV7s27YOxWznKRzaOiQpLUCSxo/LPyKhzAFsCa",
+	"1lghcpIoYf5urba1J8IglKPVrqlXxF1vMigwgmvmyEeUSVj2Bj2NLqFq4yoFRucwAPpyh+57TKUCAInc",
+	"wTEp4n6UjCzCH2bXIBQ+xgSc38Dcp9LrC+d1qoRxFwX94sSBY8X7CzJGP+BJIOKYXCNGpDmPdEqo3Qpq",
+	"e99ueJQC6N5UGNoqwlIx2050+h9kdjeRWSBeAQFM/bRjdgroLCrnkwlGfvHbDQAN8OMuRskoLIrhTVjd",
+	"lg19JokkdmB34pdZOvg2Tf/aPmZbF1r1pcnGzVgH/PUDQU6Qi9GjaBOwm0TJdKvLcRsT6j4hAVgnUzEi",
+	"+Ijta6u41CumsTSgDvKu+8pb1xdww6oNnLEKiWENMjzcsL6mSp7cuiG+hcLBbCpUzjCz0RTo6oE3cRqE",
+	"tMFZwIiHCVmoxRzcBM5DfOwZ4TVUm7By2KBP7sCmgz1Wp6DYztIlrOnsLnUoZpV5jrc2ZJumCKza57Wp",
+	"bJeYd7YBgbXJAUO0AGK9YD4eDp25Fo05xPkyKW0JBf7qYSjAVEGGIqvwALQ2YgxsgHN99eLVFdM/saaN",
+	"zIoPuUgwxADuPJVEk4kIL5gPmbRopR/JIBd5W+WZ4HPKSiLVrn6bx1zlo23Qqrdo3T0E6RTansswmkS1",
+	"XLGRE00FvhTEKm1yqAdwMBtIlzW1coRCmsuF9e3rgd5fP0l5HRbmTczVrK1EyjMIpeurWCZiJN6pkj3A",
+	"OriAVOwIHKr+R92Jkb7rE9R5aeUilrzcwV0cOdGvYjRe5bVZONGvsHTh5wN3EbxxqXmvvASrs7W+MnZu",
+	"t3oAvivwy23bduT8MbPrMSUzY7rofvvru8eWTe2VsV8WCjVZQ1+a3coWdW7YURaWlxZ2s6CEtQFePSRY",
+	"56jHwVaitkp8SOUVOePAZ0ltb6Cw3H8Db1LTSm/n0Vy8rwPQUiJYZFG+gmwE426I/ooH91jwTGTPzVhm",
+	"6q6NFCaDY6iwPR0ssthJGkJSkzV3wGXCLt++YHdiNWT+JaRXRr9yLOL9Bh7BdNOdTsfvsL+KlWIBz7IV",
+	"U4FMhWJN3/pNPOZT2oZb8wkfDG5biccGPhKKqP7zTqzwinAeJWRWU0a5TB45SMHwaKgZhvkllGHntRAu",
+	"BHeL/6EN1/vFAdBhl/p9C1A+eiQ1POcr9KujS9x2Qa8G2BLgsYWhKSZ9lucppP3yBcrGyvR8/8Nt3dC/",
+	"0SPO+p0uQxA6hnA8ze9/uG0ZqghDqUP5o/qNlVqITCuoVzdXl9dPvxu9uXx3+93oxc3Nu6tr38PCccwu",
+	"rFzy/Q9/vRm9u37pX+h2jTJrks8hXcJhbDBPQqAu6BvAfOOMh/iNz9IsSnLV6rAXuWI+DXcQ82jOmrC1",
+	"ilOhxcYSQNZAXcI1JCfY4bmWvqGBg91ruJHw51Z3YwMJQ4LHGPPx0hF1GfNgSTqUkpadBXqE9yAsZqSb",
+	"nAHTUsNUkTT+0X4Hl7SxC4VoxG366RPkc0ykUVl4ACKe7i4Gcs6jJOdRgpoasIjAO6rhkTXiw04o7tfq",
+	"8pxGIm3fUcXrTDDrazTZ5nqf3/eHjKtVEswymSCPuUMwVoInZ7xq4xdR37p0KAMRa2pU2hahwkmp8tbo",
+	"vuuYFilvmsQJVIUsMshOpq9YE1CuW54tTVYeWZLKY84UeoVTPQkZSRvPiDz8lido8UEQClRtkYSApN75",
+	"Ofk5efz4dpVGAY/ZJJbL4ePHrNlrWWANKz5Zs7yOQJxRbNxsdFh8rQvW7Lcqq85K0QvWPG4BuE49uey6",
+	"KweqPvwjE5ry6Wwz8ExaUJZ8HC2sfkYSY8bLZGAXrDnAWFahu9MiAJSCtZokrzhcyX1SmUsaw8tSNEyP",
+	"4o7TBtLPaWxbUAhTFscG+CAH2aQ7qXVOiOZ1WN1UYFjTzkWNwCW4S+rxVZbJTD1+DGbJ9fOn7HxwcqY3",
+	"xzgW8wLOq2Q+0K//5xeldQ2TGaFyCAyqhN+JEdR8+oEMhX9hCY+wQh7BndB5jPkJ4D9TP723rGWQdjDm",
+	"lDbbYW/McJikF2iCnXR7yIVlZQI4pzLhwKoB5894kUNuEUh/rfM49UOx4ErQYLzl0yiZ6mmDEnhZPNZW",
+	"FDwFWJ23fCpY0wfFUi8OB3FHfzSQO36rQmbIABiIgJkpucezB1S/27LVkFACpEVXividpUe40EId6hIa",
+	"lhKhg/B1rvXehWcp/U6URoiRJYinO6pHlVbPGXKZaFE0EzzOZx6bizyLAuWxUAaqxcKMLxVgmQHCnj6N",
+	"tRyiJf1IsTHEu5AYw/xKIRH7q2dcC5XMSn2Y2mR8hfAR7LTr6fXJTvXQFSiF7Ljb7TJOYRl0zOLbyYwp",
+	"oc9sqyVcX95ejV6+ePXi9sYnvjhTlUrdDUUQhQIwQijEbwZOwSvbXOgoY0EcaXH64m3xtpaU7rToUqvD",
+	"rmgGCFxQ65iR0B3juXip56kN/6uXUPHVNSRbQX0A+F3dX5TQy0gBJo1iiySPYlJzoBsRos23LgpvEywH",
+	"HGvcRBDGOWe+HusR/Ko3EW5M4AhqX05ykRWPARdBHAWCAh50zF+mPJiJdr/TXTvbl8tlh8PPHZlNj+he",
+	"dfTyxdOr1zdXcE+BjNaoO9IbXoMIjRrDRr/TxTtkKhKeRo1h47jT7Ryj52EGJsRRZyniuA1OjSM8+AKe",
+	"hR0ts/TvU7HB43/ZvyTXqL5+SDXrAU85lEnr+WoizZsAYeVpaypdqJmWMNGEZKQ+tI24K5QHGQJ8AFS5",
+	"IKfZTC5hJxbnhnUiaH2iff32qT2nC0vAB0bLylHM+xyI0uxRDXOI2n5hv7RANiArNKCuVln8XkZ3gkTF",
+	"InH7FRYdIZwiK170mSTsRuBhCJUAzb3WFSwnK4ZehI1h41uRA6j3U54RuxXym+gJ63e7FfRN92Qys+vy",
+	"0jszB0jCCzV77c6UjaXbKaVvCqAKSP56pWdP27i5+JAfpTFHHgi6BCsny9cYnaLhrXfyfW0SxxalVa8W",
+	"PIXUus6K47pZb+0UyrzVpNFfkstAxn+3W6vbOYYNbIxySJIz5vhP7z+9/73s9R1GkCk+U9Ch+nQDqLsq",
+	"iA7xHFuKMeprWZTDBUouskCE1RGEwBWuGpjAHwBY6uod+achyCaAaFxFoT5uZkIbEYt5CsHIfrd/8hc9",
+	"qVHojHEx6tfFN1gQVeIkwS4gkV8DBrneOOpQDzuBnDvbvl44FmUh29xexUYDM25TKAxkp2510O9vatLu",
+	"06O/25QAUC/xvvPd99mjTQBgxgnu9e33vCBwYPukk25v912vZf6iUBpLfii9zr2GMvQWWhrBSiofDM5E",
+	"XpbMqsZ73Vjp+PlleafMwaN/c2ZOCyRZS0mSCn6HJu5P+slmq75vmkXB+7xtvtXnagsPeXts9DtdpiTp",
+	"ddA1BZGcUMSAum7lC5RY6mfkXN0hUZ4reoZOtFC/Odbik9225ZT1O+zGSFTYguuHpCX80Ua0RCJ3NAp1",
+	"V9TRVOQ+6bKvRD6ToXr8WH9sM5+i7UdKJKE/ZCnP+Fwx/yN9P2QfMxmLIfu5sVAi+7nhmfj8i9ADFDs1",
+	"ZD99vIuSUF+jxbW+Rv/76f0n0HJ5yHP+l0/wGgAGUx4WchdZeUPBHnqKwX6GJznU+ZgDry1YxZo4NfoS",
+	"pjuCwxFNEwlYbYnEJiLF2sf9026/pQ0hkvC+6aBPnrwsW9m8Is8tZEGlsQShUebpmAuemCkCKB5lEizq",
+	"bfcOu6ZjSDdxq9cMxRZZE6QkYBVjQp7Wrq1rIgMMyGyKyNeQULDhCTDDxRJwpjcKP/noCffRQ+C31vvj",
+	"3o8pBtUmgBYiELGihKzafhx9BEQybKB0/toXb1LqA74pTywWsPna7inrinOqP/kmvlt7V/u43+32jYNG",
+	"f6lmPBWPH6NLehHnfmvI/GIdc3Wn13EUegZ9Q693kyHyEeYHE3xVzufpJ4/xLI8mPMhVseg/+cSV69v1",
+	"YxtD+9qdgAvjhOlA6+iKKVYAa+rNYjJRWh7iIWC5c8lj49mUFH1RMTBeMSzNghDYpp9gjbadBjslNCe+",
+	"fT+fNWGRcqMziQ+RylWLzWQcUoIHXUuathvXJSeH3dS45Qyw3poLMY0XCIkLWxRuoMLIdR5qk3eegbsf",
+	"INec7W2NRBUvpuidAo+XZ7c7Ve+ssZu7Dh5t/xcGBXxlDMDHj4HWuN/tPn7sOmT8Icqdnl4XMxlSddYi",
+	"CT0SSNaxg3vLw+Xaw9Vrr2ZNkzZIlYk8oTPJegF+keMW3d0v7sZ55ONY4G+9LosStZhMogDsDCNYmjDK",
+	"HXA2AYOLvcRUfPkt6vJxwSUA79hhl2wsw5UFmdHP5eUz1DhMMGSljT+EMfJQqmZp4MNtfr/T9T1AigAw",
+	"axw13NeRXrJmGHKZtmNxL2J0b7VczFeKZ4eRSqEQDeYD5mdDrqWeZFu/WDX21k2ryz7/XsnkOg0aGLgT",
+	"Kv9Ghqv9bSoi69JTo/8q9CRX3mqNlMcLYbiRjpGxOksD1FCBoVMPz/p9uJbMjY2z4Fycnp6dt88G/ZP2",
+	"oBuK9vlgMG6L7tkk6E3Ou1ycoepKFn21Q/rrSm/0i7f7jZ19wlsf3CGtmpR75CotQ8SYc7UK/dRqX3tb",
+	"euk2V+qoQ/ZqtZ7GsHE+PpucBj3R7ofHvD0QJ5P2E34+bneDXtgXx5MBPxljOznaWUiJYLD54Z/hoZYR",
+	"SFm9IWZyLqythN6PJe06UJwwFYySlFORsZlcKEBb/QvUXWl9rjEEdQ5Ti1BCwtKk3DBM3f/0CYd/P/un",
+	"f0kbwqTcfyrHtPNsIT59jhOCZkTP2SiR+QiEYnldmFR8mllnCcAux2eFojFEgeyw+TaqsnnIcO1q7WCM",
+	"TnCoAQobw0F1KekX3dGj6pJc70+33J+y7DeP3rDjoAhCP6F+3zKb4rnf9i0See2hj/4L+gSbIDgO+6I3",
+	"6fLz8ZPgLDwVJ5MBPx73g17YFeeTJ/xsfBqchAPXY0JawO698V/sO8Hztl78ZkMIRcUP1W2gF/3VO9bU",
+	"26Glxfh//RcjUkX9yUI59waVnZYtEpYYsCLcLug9wScVkL8TqVQUw37UH0mFsdtzfXciQKNJKExF1rZ7",
+	"EB9EJkrCvhUZEFE2FwDkcvXumvV7XrfbpdQ2/XLfXH3Lrl4hMgifzwUGN17kPF6xZs4/0AHO5ISdnvw3",
+	"K1o67kJLcoKwkuiy/I091dpCtmK/sbemSfYbe1WSG7/9nPzWbrftf/q+Z1fsN+xMlPwq4jlXKuGzuUjY",
+	"b27H4drn19Dk2yyai2uRyPtHdFHPuejylv3GrrnW8BaKvRGxfmn2LVd07Zl3gpfinILDSelPvQ775vL5",
+	"pccef6OHSU2kyEKRLfRcLbByKvpVKy6CfSvGXCxC8dgDedn5OWl8As+Q1cT3PYu8A84tzy5r3PebhazV",
+	"HqzC2RhStZXX0KpqY9gQi/bMbIe23Q5t/T5t7E6Rzz10OLZKKfCw6Es/ew1rv+itr1vrHrd7g9vu+bB3",
+	"Phyc/vjwI4DqOGp8YZeFVmjOgiEzRhhrcjAI0RhxKAUG+zij3pX97Hjf8e77nstsHIWhgFrUQW+PO97y",
+	"FaaSyJd6k/+HO/TsiVL20K1HVrY487wGpVa5bt1PrhdvaipNa0NKl3HEIfmnluKTsp5RrNKXLYchAyP9",
+	"xIEA31haYvhk3h8kJJYZJzKBNA6MYE9ME9T4sJwFVUH9c8B4XXwYxeY8NJ3xGI9jIixAT47rbFpLNHIS",
+	"50xWCziaTEJLh22JRb2WSIkTXjjpngBey55lfAK2n0VPw+NFPyu6F2HxRpkgRB7Mo0SwrGzlW87k8Qqy",
+	"eZRoR4kSgLV2L+D4JrTQCQUBnZn1GMJ5QyImn6p1S+tlpDCKpYxqLnJIhd+AOlBcQsh86m+6m6j6fl4E",
+	"TJ+bjWHfVuX99LGKd9/IZzKTC5Dra/DgbfBsQGaRzHM5by9SzETJmYp+FUyoPJqDZoIRRzzv9IgYyPMG",
+	"gH+K6apRwjpqYCttFf2KTGFrYOU/NW4vXx3d6P/evILwCuCMN4IZz/J2GokGlLcbqmXKXnUK3vELUuRe",
+	"YadvzONKQKl2d49sNKbAVGz8IsfFuVbttj3CLCSfkSZ4JSS+IjYcFtMlizj+5B0wC5dKCQCgzGdRFra1",
+	"Frpi9yIJZYZKnwleeABCmAQRMLqFyPcZadsasIlLk+Jgy1fm5XTSC3rjk377OOzy9kCbjOf85KTdHz+Z",
+	"dCen4oz3uvXThX2y3SFGN+wPZpCYGi3olDOlLhh8ZVYpPrtpWv+Oz7yO1B27THi8ghrah04uvkFbj1ab",
+	"29Y2T7G+EEOpdjArs12oKN3b3ulw0B32+j9qbW5fBQXlAWTObwjSlYX8/9JAnR6gykiwJtfnb8uZLxKu",
+	"FKZbT4fdHJLDJFj0FANucUbJf6zpzxdxHulteTSR2bwNrltE6fERjxp9wKnI4JZWJZzvQ9TAd3I6O+xb",
+	"fQoBgHDxLZyxUVL5SvmI9VJ77tojnZiQMsECmUaEAO7UWvido1I9kmV8Ry4EiBIWj4VQ4lggZLU+QZOV",
+	"U4EGyVfLBJK4IHsBU5MwbyQUoMeblMnQcHxj8OnxY6fat8BsWfIVi5IhswPtsWgObnz9fmGUiSBnmMnc",
+	"GmKM8NYw3mg5AYhslBrPmtXTvmVheyltAKiOtMIwZH4aTpDOKfgAQYo0h38/xAo/Y2L/Lyn9I+DfaQQ3",
+	"LcU4LaYA0dAhOUIxP/8Aobo5skepe/1Pjv9A/JT+jeFhc/hnltt/9T8rjh9X89iv8J55pjwAGLuCRcwz",
+	"oxvp9fprlMLjOOQrTn/V/3sG/5vBV0DGpVtAzl7kWWv64oOAoYjhsUrC/5qiCHgZFUF1Q3pHjXj1BGyL",
+	"xIZ8Yb2BnMbA3zdRwrOVHSYMG4rgzhYJRBmb82kUYI0Ta7599pz5//322fO2f8H0LHlMzxF0X08SNPHm",
+	"zT9evWQ/vngLcTFMQr9gb19/67Hv315967FvXzyHO34Q47dQlMDzRSZU66I8a2adYODj3e3z9hOLhfP6",
+	"3Uuqu2JPUTvDuEIoiSIJssdhTxdrsXZ47JA4CJp6bK4A6a3YyebOZn10oHWBqbSwC4glz9DqwR4T2T3s",
+	"UafswtnioN1hwiCGXOf8AxaG+fhiu2sKDJSahePvHTM/RSsUcfi0HYovdwuV0YDVZAAmUp7P2opPqGx1",
+	"zJWgGmZgPsFtL7MVxdn1kGilHfC4PSxzSvJMuhlHBp/T72BoBkp+Xlg3NCKPGckxFUA/bRmsqzISZNil",
+	"nQa4Bz+4gGAmgtRMJG5QIG3XL9q6qGQ/C+UmP8cC7Ct8GOZRRUkoPmDWlBPIt2LOOBbJIQv9ey4z9OnR",
+	"wkkzMSEXXUluQub/WlZh3aTmAHHw9t0tpRNWA1Bu+dO6ZfQUigou7TVbI1E1Byt4hfbz7NhnPNdvjgd4",
+	"nQ71ZtNB3WnsjgX0DjPHSkc3Kdv98Fi0B/xk3B4Ep2H7iTibtM95d4y/DCZllIOq06t/Ojw5/hEVcj0N",
+	"1sYwdXfa4ivXEpc6mYYTKtEjjfqfx21yeuNPbsHp4Em/d3ysrZdKi5DyGKj7clPoSBCZ6uBPblO9bn8w",
+	"gJRCo12DGnRA8lqxhjZlr9krPKNkffXLfRH9veRge0cCBA8mVbDA0P623jVHzy651lwFfINifoT63mb9",
+	"/NaeaGwi0NXkozMCin7gdHfw9SDuz13tWyaijUK3UMNRSX2u22PZArSgm5vr55CPJwDLrzU0SWkAeObP",
+	"8pxUPvhT+Rfs3fVLco4EmYByYQ5FNQslsmHKlfq/fqsEwAVnPei9JpkaUBukocbJhJIxUAxLfZgY/Ujr",
+	"GtrShlrAppLs2esblolxhPzaVg+ZiThtISjXi7f3A4zLvL0/ZTyO7sTQIvg1e92jJx7rnfU7vdOjXt9j",
+	"vXP955Oj3qnHJkG3OxwenbU8AOsFPoNmr3+mbxkOe/rrKLlrxzLgMWv2Ts87/ZMB3ime6Dt7XY9FSRAv",
+	"oHdBLBehzUEyLy6w/C3LIpG1pxkPBXt9eat71u2cDo563ZYHAfTsXr+/NgWIEBOrWjLAr/fQbAi4QnNh",
+	"kahUBFDDzprdDvy/7nOL5Xr75ZScr8emPecAn6tPHyTcj2OycJRYm7NrgScqqiLIm6CfYZSuE1KqYWpn",
+	"MkXtr10g81MZLDp3F1hYhpqRBQrQ8419MkUztRqbsTlQBYENoW847jKq46joLvjmpeosf5HFELLm+B7a",
+	"xqCWQP1DwPemXmT6z0UmIOsswX2BGTZaC0va/Q8fkB2DUtE8lkvJIIKYmSHDtLS2XOQe7k1bs1K8Vavc",
+	"P5QII5MeZtWhTHAlgZbAxwo2VNR+QGQmOpx8BziQLNMomYgsc0ldAXJCiSmMLhm2765fgmJ6waIJDsQU",
+	"rKpEsoWCGjirRBrNr9TrNTVdG51FtzquIuy7h6xfIIqgUNYaKVka7Vu4oGlskcKdbFTvzQggXy3xr5b4",
+	"V0v8qyX+n2aJk7JHVneNqU2YPIXoPdyYfQGib09jdleWmKEDek0gboWCfWWIgqwYdbOiHHtLfND9aQ/6",
+	"xt6yCrBTTwT5sqaWSGbTI7zrL1H4P4P+z4tut3+Ku+x/dCME7wAn43rPXqPXoXpwvrt+6fawthtuD1Ke",
+	"ikwdAXkB/A2m5yFZHHYKcEoOSuf7zzPhKwNZNbwHT07OTn9f0xuVgpIc+2qD/442+AtSwlBEwEbktA2/",
+	"iPlNB8lm+/sazTBtUddY0qCNpwIs0RG2VS6qwZITpygaGAn0EQ2rdogOR9R/+RLfsik+8CDXVnexvH28",
+	"3iurxkO2Uf1tAWcHIeeApwCrIMpYOgZpqQyG4zMEy9HGvHP5CL814AJ+AM0ioxsV2PFw1c4lkGcHcj7n",
+	"SUj02ACkECmEEGKGC9XdRIA9ghVXqBiCyHDNH0tnCZV6hUyBGhjBZnKROchIVLrkqBt5FMfrswVu30ix",
+	"MFIBz0IK4T0llTCRS9QNHAurUK6ADICUHavSs+a/iUp/UWjsVVWcNI7hNm26hTZAaZGWBqRe03O0vAv0",
+	"4GeFJVmvvrVwEdFJwZqOeu6hjtxyHUaW8gIVeJ5l0b0gVWp9s5aCv4CnUsR/IcqL/Kbr4emHRAm+EdMo",
+	"KQQW+e4/q2hF3b+WtwSl6SQHAvuMnizPjhugasZikhswBtTPN+hcu33cn7yGPoUrz9Xmks1HsQ1/YUf9",
+	"QzQoHGyYgT+V/oTqo/6Htf/B3r67Ze3v2KOyRB6ybJG3z+7+1k/O//7hdjD+Iei9nP/4JL0+Vv8vPH0+",
+	"634/vRQni9fRm3/+I396/80jaGS/s+IRa0MIqj1G0/j/liaAPdqrYH/9TD3aZwAeVbRDV4PsdQsN0gqN",
+	"xvCkP+g/edLtOmpeeVM3DLgcHltaDTxs8CoN0LlXhxlXnK/7Ahs8cJwan7fgt+WA35YP169a7JfXYmEO",
+	"GC/7Eb+wCnv0sSSAPiEszIaIUkkxJCf5WrZVLZwiuyyh55BrfxNW43b90mOPHycyf/wYc60KOL7cqoxL",
+	"rhDJEpRGg08I1c1RMq07dFs2bRz87ca5TMr1/gq0B0yrpIkjfHwQc3BfOxrPEHLEsPSXKOdKbnG41DrZ",
+	"WJM7UQDX33WYBgReQvT2GV9S2QHtOjAnMmPjktPTK7kXAR7fUTOtL22Tp5AVHil4mTshUuuQAp0wFvxe",
+	"qHW1nUwfnFoKK2ASnavOwwS+SQzPfVWZHIsAqs1MgBMI/EvmgL0CKAgK+DlrhRjeqiHjFDjS5y7gTGE7",
+	"odtvrO9my0wmQDlriqGxOTtz3Z7WlEsiEcbKPBUW8QSaCqPJRGQAK1W8V9HQMfMnRkb6LkeNZ7rX5knY",
+	"thaL7hTlH7oNDrqDdQ0U92EhcL4hSOxKMv+mI6L8BIRor6ZyHpXES8sisBISN2l5ZXWpqo25p90O0Gms",
+	"JdhHf3b3dznfxj4CN0rNQ+qPTStVNpvs+yTbdP83Jtv8YSkyiVz+q1x03cFeyeDPTVnxf7I25IKvlcCf",
+	"CYGtmndTWPCWYKoif76UBlWjOaE4reGcge/XziRzslF8CbutpGHGBz8CuReQNkGfPJty2wkvNsprk+KB",
+	"b2bJs1C5mkaHfW9BoA1cD6S4ixDOZ4PqKdMVtFoNNDF4McSAXvORlM7wWEkDkQLlUfq1KdUSTjo8vZeJ",
+	"QOZmp2VCIslEKniOtOvg7jNHV2VME8limUwFlZkrTw+oPa/9Z1cvr26vfNYEsKNCCysAWIq2nAyL7gDR",
+	"daGS/yGxMVwBpdjYzrPTSb36Qw7D0uEy2LSKwz+9NPx3svFwTD8zSdCrr7d9ZfLHtCR0HzC0qUcUtNea",
+	"rqkjV6yJsWgrSVvEX2orWZAFSXAtvS5qMIzcY9ShSoxCT2ux6yonaLdb5UehtCJxVklx/3K79FuR/xtt",
+	"0e7XZOt/g2Trr+LyC4rLbyEt8wspc1SEvxUCGz1Hj1TBQ1Fk6RJ7LGiawE7hsSUAQhEEpSG/L6Ans0Uy",
+	"wsrAKhw+FkimxO3NKW2Z0PE9i3Df6rDnUKoP6AJUvN/cXrCPJD1A3kdeDYOb12HXclkgj+KbifACZTvH",
+	"dzZEiPNaeWoIgOqL/r+hET606h+WTEPv9R0XIt5/AwvIS1zjW4cE07b0ywGCghHdMJ6F7DYfC5lQZtDd",
+	"yZ/7ca20Jl7ZhWRoFwgwckMfLMXnfoIJBvwG7/kCR4Yhbyjqzi1qAi4qOEi641NxPDnpt8/D46A94E9E",
+	"ezzp8XZ/chaeBOeix48HDa9RLMPGsPGdRV4y8AkBT6AefpHkRJOIucyjTC4VjK9REPCLLhaaC6XsNX0o",
+	"ZU+Ka3padgSBEKHbTi5zHtPH409bT7jj7rDb/bFghR+lItN3NoYnxXcqhdHsdb01YCAHSQDPReqy7mKZ",
+	"3XjtZ7LDNvSq3/uxHnfIIBJZSWOadqSR/cocf2+v3zy9url58fpbwNhw+DUMQMMh6+8tn26ADQL5Jidm",
+	"D/zRR+P/AngfKPwfW7FrzkYjiEvnornsk7chiwmrE5U9CeSEiAcd6OdUZAXwM0Gg9bpdprcX8eHoe0wu",
+	"L7nGkYUJ1fZ+t1/k6+CDAHH56vWzF6+/9Z0qkUwui+8xtmERSbVoTUWmtM0PLUUg5Ibs0iKIiozFfJFg",
+	"NZRtXncUnh8lDMnxi7oQk5Y7R2JNnmD0xZKq5r7Be+6wKx7MoIeRYnA6mZwSqvQ3nQhZE8COE7WYw0Aj",
+	"YkFFwPgG0tWDqEmiTZ9oAm4TPepQbtLqsBfmLIsB14ScRQEEijj0phhUQBSm1CiCFx5hdYivVQmZ85H4",
+	"MOMLhVDFUDDDI/DBwBgZYG29WEeEMFu9zYA5qMVcAJpQlCsRT3AgDEgtZrldEDs4DChh01ZegAxLGNS8",
+	"3P/xIpyK3HkyLgd8U0yi8wup5pv6INC17Fx4pnoXL7x6Nrp591T/9fzdy5f/DzOxi99+eHH73ejq+vrN",
+	"9Y2PLqhiVc64YkrkeSzCDnu7xuVFO+3oozk1P/2FlC04hv4HTleTAshD5h8hmJpCI/YbQEo3uwwVtjCT",
+	"UPjUNFsnMiS6htRct+wzkeRZBDa8xUg2JEImoQcPqUfK/GCKZOYijBZzn4o2FLJVi9DcRsREhj8ZWwcw",
+	"7gr6MoX6AOF0yRXj6k6ErQ6DbDmiOjR6ME1v3eAZbKV1NOcNpURNRQx0xgEBSYeeHaYjGiKKwGJ4DcAi",
+	"IT5lx9svbrFVFQ7QV9E+fgcp/lYkxmKSty6wi85Sxyit3uc1uyBSbCxiuURpK5dQC6HyCzbo9jegOjvp",
+	"a3WyQNyLxLSm5Q+wR/nwfNKDQc5FSne1e878KBTzVOYiCVajO7EaZQLgyDvsB5ifF8XP7b+KlV4jeltn",
+	"kQgNUZ4LEC+zaAolb/iwZr/bb1ENKpRIUBT4QAsDjyc42g62MJwXAN7G959ZqyCyCuLy9SKh6l/iu4eF",
+	"nYqsDeIM+JCgkNLNdyupyE/lPBV5lMuMjbNITFQFmSqwvzvgTLhOyfEyT3kC6dBJlAtiV5kSgM9N45On",
+	"Vbv3XsMudNAU9KOYTFhxk/3q3XyciTjm7KnMUkQNUpGxFYpXv53p1WVbLUjdSkrAxvfeZBqUuvlDCS65",
+	"AGCTE3b1bp2QZvCXhtf4YSYtYn8uUzbRdqFF5WRzfkcQeFfvmJrxTOBNPHfwayGoACZx+RkEAvsXGhWL",
+	"bF8emZsqGZHH8CCDzfD05u9w0rojw9M0kzyYNYaNqUhExuOqJXWDpJsZCxeChVEcTUUSCEgRVLmcjxy6",
+	"C0juKfFCZwCHC2s4Wcz1wMZyCWCnWvQ3PDQn3tcRb5uX+riDBpkeUceGXTVayroVQKU7clHb3JVV8EKx",
+	"y2Au2Lfz8Xd6FqZShg7qm8o5WIx6Hl8o9m0sx+IDu7nceqljNI9inkwXCOYMiXtoM/5EOILowL/SxjnN",
+	"gTZyTH8a6Ko01z2/Ll9nO9P49P6AxFSUeYZCCWQfMHLtl5vaP9BjvHnx/XGGf7dq+B+vG/7dquHfXTf8",
+	"u7+b4d+t32toY+/0CFQX/Ull0R93H+o1wB+3+Ah2LnOe52Ke5jh6heJvmobDxnwwnPD4yWxTAMk/XFRn",
+	"cjky+DbFOab3FtDFy6V1bvRcNwbadLDzvlDXH3Bi1Pcd93u19/3ft/eHHV2bum40gUrfj+v6/v5g15N9",
+	"60NcTM8AymBT8GWMxp0F5tXvXOyRz/Q69ffx6xQa+lPaxw8M5uzheXJU2acymcQRHq5fQbA3e8meEpc3",
+	"rpS9/WTrsSNrlG4MIr3NxCSOprMcjVxISrLeNDJAwb0C1WlkMBvO3KFrZxYGOtnaFTu95VXYzLSBjka7",
+	"tkTgsAMnnR/KZQL4MSHCaGQLYV1VHCncgUqMahjdHF2LGhBY490YnE2lbUrXcgfvkN8CuExjI8sM03kW",
+	"SQKJvGV6tm3QIAdah1c0MzClZhfuCOm/tqideko2xWRIR98cyif+lsawR0Ei+mRV4CjJxVRkdTGiK3Sj",
+	"5JKlWRSICzvnrqemMvObOkoH/t7Yunh5XafIhAWav/IipAWjyI9hVnCBJ7Oxc1YR2hRhOznZFWH7fDzw",
+	"Gu2u2B1mZg+ge0DVaWCVTcd26R52xOGSNat4VymOkUNfQypf/LAwU2AE9yNlPNmfc3AUruDNfAn2eSZd",
+	"q+K295hhDGTGfPLKThYtsz2nvNlzfNZwWES5sp4ar3iO4+T3mFFGsUgjSu6o0MHEgAyVf51LGysXgpng",
+	"KbWOrKZNOvpISLQ6rEj+rEspwyPTyfTC00AuywEJ8JuoYV08Q4mc6QFxgxpsOYtiUaLbJ7dpylcXLIgF",
+	"z1Rd8KLlMT+P5shcSP52E1Ww7uelzPIZuEVXUTLVt2hV3RI4mjoXG0rDX/R1KAjcCiA41KveIz3rMRJe",
+	"KZ5HarJi/rolihySlggS28LxXHLF7C+GcA/6JZcs40nrwDP3W5FvcMduUNI3ZM1ZH8PnJMytnWIvcH2S",
+	"1nXB/O1rdNPB5S7z0tlFe8z0lPozljIWPPkiGXx/Bn/Mv0cixp/SIfOANI4DXDS9vT0FjZOwz58EPdE+",
+	"mxyP2wNxztv8NBi0e+MnYVf0J8f85KzxL3LiUAi24gapvFzDCt/Gpnfkx8G5OJv02v3xIGwPJqe8Da98",
+	"Hp6NT/jxpC+AuONf5e15fvni5dWz7W+5bQqDJ6I3GfB++3R8HLYHwblo87PJSbsf9sZd8SQ45efHjX+V",
+	"O+j63evXD3QHOZlIX9oj9DUT91+vTEMC7+e7XQrt+ajg392QxETs5hzQV3ORzYtI9JBFTmXw08vXT69e",
+	"vrx65nvV/CC8hvm4a32XG9qkwrgaFkbTi5Qfm0eEeUGUhUu7hB6B6SME9RllTC4TUNWiDAvBJlESqRkR",
+	"ewmbYsQVW6gFj1uGxz3GcqzyiyLSUiLbMsVqLxOdj/KChR1KpXJKegZgfj7RkpBqrzrs0lUWodkC/MZE",
+	"/5uQPoDT47CPHxrahzv/PLrkV9XtP191q3R70Bt2T35sfFXmvipzX5W5hylz9kD98roc1QEG9sj7qtz9",
+	"CcJqMBtfWL+jTNjNATZKqaPr9KrXH2UWimy4waMJcPboyPxFjgGKFdDz9Xf087qzDdyAMhFUWI6aGFMz",
+	"hHtXS0C+nAkexlECgOTiQyCyNPdbF2yyiGODOu3UW+krQ1vShUql3oZUn8WaojPtMJ+kqG6TFNBWhz0H",
+	"r1UsZcqyReIV5WY+wxmJDPOSvuaBjrxrGvw/pT8PyqlAd96vlqoY2cPqqa7l8suVVAHJ8ehO6P1iHIa/",
+	"nyb45bSyGj3xyzrBypeveQNg3FEQ/PSx5mClzaZ1Dh4LxSYijlm/999sJXimrSr4F08NvSn63X6/3e/2",
+	"j9lYyrnHxgu9IVXOwboJeMqDKF+xO5HmbJrJpT5iOnplmR1Oy95VmMzoL7li6PzHghIgzR+wcRTHEXJx",
+	"aK1KN/ZHK3GFmNsTedD8drRnB3cpgm5u7AgFK4Z99QuMoEhbLLLROGkMe4NO32voaWsM9QuABNioN9r5",
+	"x+VQzNK/SJN8+Ejv2cMdumjtQEMt375qXNXEO0Ri4lbdAz9SX/ZVdftT+eUeKTMxX0yDy7NVGz0R2yHT",
+	"c0XxaetoyxD/vHDHNSEoGyXTkkpn6s5kKqjkhCrBZKkM7IKYHtfrAaEkRs3WaxtNpLy2OlAPrgggmlwt",
+	"DMSqKdSYkO8EUK6Rlwyf39F6J3jNRhgMV3ylAPEd2aCgMFFkGCXOL1i3YM2kUDG69QjxcLKI0cNX56gr",
+	"Iuc13rkDlcNrPZ/PoQdGP1L/GV66w9UwdwIbw97eYtIZw21S8rsNi+FPLzL3SVwtZav+L5CxMOck4HAD",
+	"62n9UkJWLtXRx0IpILG7U94CL/ufQtpOZMaifJOwdcVplJfF6CVVOqNCrE1r+0YluQejI/MRjAwfx8K/",
+	"AHDgsqisFZEXwI1pR9dnY7GSBBBrbhs8RI4aCfrnNLF77TFXuE6J0n7D4x1tdN/M2F2psV8C8OpwV+yf",
+	"3NP8sHIJvb426eBySVinFljh69ny73q2aGH+mSdLBN70ozzjieIBVVruA5C11H/kLBbhVGQPBbe6nMtF",
+	"Qi7SKGGBHoIhSyWBOBGYAeOhRSGg6gP9wCkvXZSJubwn9qcoJ9oZunwEjqARtG+pRE0hQwblGugqAs1d",
+	"t7iCY2aRuPAezRKMR2sD3AeelYTh0fTxT7+FcB6I5HGBXH7ruZimGQCYSKTpiYMBZigqaw4enMpN0Fz4",
+	"6607z388TBe4cM2EATCXnotVuhGTC06JvWXf2jsC5c0XBcbCE67AxeKwgnFlNYYnXa9Rs+Qaw0H/ZLN7",
+	"ttcddvvDHrhFQ5HmMwN1SIHkqiKnF9QQFidt/qb1jLX0OOo574ljfhKcifb5uKfPtWN9rp2I9hnXXxxP",
+	"TvhZ0Dj8HMxEIKI0Ry4TE/7LolSMUr5CrEkEa3T8SvguuA8wZloas/bGQTs+O9nu0+4NB919B83RPJv6",
+	"EjtS/clgfBo+mbS7QV+0B3wwbp+Hp5P2k7H+YsBPx0/CP3SkHCFTM1yoSdWOF/5UO2Dd3m33ybBrggCV",
+	"XQnSQmZsmvEkHwKeU1HyAC+Ni+mct/XaaQ/GJ0H7iTjj7fMAFtP4LDwXjWpt6sOHIBRwBqyjkzXE6vvu",
+	"i19k9OqXy9Xrm+7y1aq7fPX3vy3fPJPLV/q/5zJ6+fT79MenL05f/PJ69vqHV9HkbwfoT2syZDe8mXt4",
+	"fi3I2YzmCWBlpDfk5YPIKi44/BXFhb6sU1wWChJrNmgsVAcIZzJsEkvqwZoJstmgXILTyKhSi0S1PIb0",
+	"hKieQOg3FVmbiuDGmeB3IWAMQVg2FVkkQ6L89i1YmKnrbCE74Fwm+SxeMeo73WW4oPU3idbOeRLMACDe",
+	"0IDbqpiiptM80iDq0KX2gpCv9BvBEw0Ylv1RnxYee3f79ILhpYr1z9vHPa2CQXwbINCSfAamd/kJ8P0j",
+	"hezwIV+1OsxPM/mLCLTMwU6NRBKW0I2UyIFc2dd3jY67oY8DctzFpyOMXCKXHRo/lcu5P2S+VuZ8wmBV",
+	"QJGeS+bn0mdN8cF8d8HGEgpv0Ar1zG2kU+nLPcs4fXx6is/kKc9yUKToctAXddNaGQV8OVtQThhq8HL/",
+	"Q73T+iFxvHhskaQ8UwIqXGXGMnEvMrCjeTIVwAyDDzmCB0BzpuYJW/UeVAy7UeP7VhiF7x3sjx3Ohh8A",
+	"xhZ7skkTw1/rC2AaJgPPs7gyxTdmzi1ETQ2+zLqmeKNXHZZPm/VglryzHDx2/fwpOz4+Pt/UbT3sjVqf",
+	"SMhzpKPaxzFylYQbOlOsw92dyeXhXfl8J/fKZiZ+ROVI344aQ/+ka6P/+hOc4FqP/WQxgYqLe3334l7f",
+	"XNzra8EMF2EGwSjl+kTvn3VRIwDx1Rj2zr1GISCscjKoKid0DcidzSrMNqHTGD55Yityi35pjbJaqTta",
+	"KBHqHw7VEGBj7Yp4wun0VSXYDvANg1Q6SB+iEAR8nvJouq/7wl6+23XhMa5MjpVQiMAImIBpzBOf0LMB",
+	"9JTaJNe2YvqCMoS3ReK+ZGMeWleIPiRB8BNnCum79WLfdn2Dqf/UjsS/yMC3Hfx9QK/N+/0euNdV8968",
+	"CmXtjHvhmbb1jidd3h5oe/E8fDJun/KzSU/0g+NwMNbHHE/5OIojRF37qbEU4xGanw2vMc7kUolML+h6",
+	"Sw1M295JJV3LpGZpKRNH9yIDCmboo8OCYDIsiB7BnC/4EZPQili/yvlUjOy3poN5lOtRaZhcQD28a5n3",
+	"9AU+1knGN/JXnysGsO7NU9Yn/BA5YXKRsXuRhDLTfQDjTuUibQwbb6HYnaj+TP21VsZ4CCj1UW6RZmUC",
+	"+wsARpJAlIEwpVa+4CvdOlCGYxwDkeiie92rS8zgBG+hvhS79AjbXIqxinJQ5fJsoXKwHQChNmSB/kHf",
+	"kYJoBytXZkgObxRG8OGPY57cjQi3FWdugatQqOLrrkWJCzHtJhP3kViOwmgqlJ6780k/GIhT/mTcDXuT",
+	"Y3HCzwJy4Ygzfh50x/1wMDkVT3gvOBZgiU96/Dg4EWfj87A3aWCTCvZnj2adFnfN2kpFEqqRBMItrzHh",
+	"iVzkqP2N9LmUr9yFZJYMDcEolImAdswXJgmkW3wFp285yIEoB87S27JkSjQeiRChGvFcb3OEmNSTPZFZ",
+	"ANt6LuZjI/kwD7NYwPiZlqjxDkE0yyZ1BCtIjrRlHRYksXbj6I7BuykKfI2qDdnu9D59WndsuA6N18//",
+	"tnxzKz+8vgWHxtnrH158+PFZ+MurH97t78mwYhIP291uDCu2vyosvw9Oe+AczEa/KQ7rkoZTXLoHWnuh",
+	"d2hpxkkx0dLLijeZiDYsWwRFVojehE2YLlxjJVOrgtbeK2Cm7IOiBFLchyCF6XFwlcWankQQ14gSTK/3",
+	"afv7lBVP39rt6nvMt2eBb7lY/ZI09IHdN00zeS9M6oDl8S36Rn4SETI/zPgk94cW0groW3Tj5gt98Yxn",
+	"U3vuYDiHHmIs/xIFn52ao4+OdvDpiO7Z2HmDpQx2zRBQuPzq44gJGeC8oCqzmAr9Oua69VQLctJszqfo",
+	"sB/gHFSlalKIYBWxqyHGvzKDBKZnF8VfAYJj0MHLMPUY1yKk7mvk/X38GIdvE1w3PCvN5DgWc6AAgB/U",
+	"T+/91tDlEYMVS04eWmvokKssanNJAeRNwOi09C4cXP9eV/+fg7EOXhu4jjWlywAA86GHQysHkPVnzuuR",
+	"abh1wRIRIYIN6Pws0cZMwrhS0TTRAgH4eUm5Z9jnacbTGWtapYDdiZXyXOC0mAP3WXEoA+62n0mZ+9QI",
+	"rs/KFY6GaGgineGEG1sX5f4ZEsWC9KD4baR3iMKUmBJuOWTglHDHtRVE+lbNavcg5RS1tG33oqcF7gT6",
+	"bnhTbSFthkNvVjc1SoAWrUgHM3FolqV+0Xpc8zTmK9aETXgnVh5ux7EMzZ/kkPXMXusP2EwuMtXaITXh",
+	"ne/Eysqnx9x4WJNQsUQuH7NmKpWKxvGKUVmuXgi23KIFFewgxRJZNAyaknXR4gsY3u0a2HWgTjCvR4Ph",
+	"sE0bRvTtwPCXeJ2bhcXZUsRxW5sdABmFVB3NOY/pq+9v3rzWQ4wqCruPZGwJQsrbvWVEjDJCWEsRB7FI",
+	"9xwu4SHN8ctoIoJVEIvh48f6m9/Yc336/cZus2iq1/Zv7Fay335Ofmu32/Y/fV0zEcsW+22TnPf1T3iS",
+	"gGwoxDBtP3eNt+AJ9nrd6OXt0++cNjw8GBRQgfwf1gMHxNpJt9aK7lqn0ymOmWJ9oat1vQm3p9ie87l6",
+	"gqSRXkJRzhYpujhqDhEYJFqXpsniI+7ZKaakKM8eGJK4JRH5PFskTC5yz3yNXdILXU+pAWdYJET8/pvW",
+	"C0pavk8cGH7xjRn0tSvdgYMsQJhBDxw0a5hhXgX0K0qmO14Yczvxpe0e1bfYD+WJ9JwZ8IqWvB09xzQR",
+	"+M5BncCGiyeVUb/q77fYD6wJqeMwcD8nbn/hyHQaglQ3Apc42B1VVjD/tawNMhE3eqb+ViDKu1j9b6wy",
+	"YcUq0erEEQK5FlD0DmD/unUYJViJQ+bVF/MzPMi/gpVAG/kAxH0UiiQQGKL/uA77ny7GcaRmQo2UDPrO",
+	"JQXMWRn+v3JDHQ1ACdL/mRQE6v9UZimj2xln+Fq3q1SwFy/IavhLw8MbCE1/99WGn4Fn+Wu5rFB2kL5H",
+	"B6ClcCHamI1KeYmvYUqrD/yDSzFuZ4Uv4dMWZwLyLtAUvs2iAALC4JopRmgEXUGHqSIPh3U3/VQFZkCa",
+	"Dq8RyjkHNysP5sKUntUUE4Zm6LVyPxM81ad1yqMQdVjAL05NKPgvxG9QSV11njaFb3Y9D+/b84nbuBko",
+	"PATEB5+8Rr6UsLvfxjyp0JMsJW1s/ZAhcAvDzsaXiYQiXqg0k5MoFmgDyUS481zhpSh239U7NtZiO1tp",
+	"+0GrH7DvUurGNmetWLTp1ra9dbvntmjfdUFRvx3/WW2nyHNmnH9r4Crg3QMdz6w6mlrHDahNjzURB76N",
+	"WGsMi3lbb6Dys/XCtkPN6HzQWjpuq6t3BY51lFmRiM/u2JefREkIx4te11OMLO8QbvahsD/RpV+9xqze",
+	"GtGHs7SL7gSusrugTtwZIuQs4yu4fe0K6y2lcS86Xkzp8wjSSu1kIi9yIVt63Yr3FkfsfZ3/cq+pLnl8",
+	"yxP+ljYKhHZIJAzZTPDwnwueQckGEaFoxT5Z8LgosNazLpNEbzrjJzGl5qh9KqGKWS+WdmkD9vTxd9BS",
+	"oMeP8NnOtFLS/SevMfvnyNK31J2Eppel1bR22e7ZNjP61hU3ZmaRHeZAepiKA6/Oy3tl3BOFb7DOLehA",
+	"yhtvSC7BKmcy6TR2M870HgCTdV+CEdBG/4QHUPj/3msUzn36/c8WkeuWInIjQ4T+/s8bqENkudKgf3bs",
+	"7rXrYEVP6koujA41ZBs8qPtMn7F4zdIEq98xdH+/yJ5cJiIbLZTIqEZ08kSchadB+2Q84O3B8Xm//aR3",
+	"1m2fTk7EIDwO+uMe3/Ps/73m343uVVTPamxv/VzYR/Z/udFde59DBPq/1HCpU8v3Cl1++g+KFne/ULS4",
+	"e3C0GCENDwoXVziybFvglmmYL0bkHNkq/v9tIsyHxom3o7BZp8iSF/E18KUB6wCzfuKc/M9e1fctXNc3",
+	"5FSVXN8tA7ZDSJYvJaoNm/K4sN1Hir27fsma/o7onA/NFwNSVeo/feWI+soRhaQfQeGt3D9IX5eIeAQF",
+	"j9vzEfESSpKDKKMl2MmLAI8aWnU8xWDvVHilr4iE15hUEM1TuRvgc8JrUJdzL1SHkcWgnPL2OXh810Iv",
+	"NSnprHmru53yfEYlkHmUBDnRKe/akEMnYh9Snle85CvF3r178Ux1Wof6mr8VNvPxJQ7856YF1oVBG8Pj",
+	"Ptay8w8mAAxYajApWINlfq4Gis2vB4tmep8NohnX0Neknd8FJMku0tisqc8UCqVdsCNXuZptU/ACaSPe",
+	"q0b8PChRIl8nMQV5JWPeTb6xioznhtKIIifKGYSkmP2l8Ne46QVg7rLxIopzpiSb8Mx15oVymeizRJ/R",
+	"CmGKTGhlUiX9wYjzgPmJzEf/P3t/2t02ju2Pwl8FS+f8V0l+JFmS5UlevfpxJU5VTmfqOOk63Z1cESIh",
+	"C2WKUBGgFVU6b++L+zHvJ7kLewMgSA22PGTki+6KJYoEMex5/35jkSXR9tXPngjYOtdkf/g0qt0T/PfV",
+	"akuyZzsY/EjHx9pooRgA4tUG/W6vGFQoO4RrHUltQFLbCKvYB7WLn8sJ7e0f1Aa1ftiNjlmHHo72xvth",
+	"jx1FB7Q7Oh532F54SPej3uho3GcHYYceR93RHtsfH1LwKEZHUWfcpTA3X31Mprc6JvPNTHKzBm7tjXAE",
+	"twym+EEJh7X76VuJVpXW3zWA31f8alAqc5R5Wr9NHltppi02f7qqCFQVgaoiUJ89AtW7pwhUb9sIlJMJ",
+	"t4tBLdsDiIi88v7XR6acEPzBI1MVrOzXAit7qwiKttdVOFl2hc6w6twVQ9rfmOYDvY2DJv7br06GAsO8",
+	"PQGLXqHMBEItiSIjGl56FXHCuC47OyJhOzu2rM/Wy0H5D352yRayUBUE5ANQUr3ANBjQNfN1zfwQ/LQQ",
+	"clj5Ygp4xyaQ0yYvkSjVtmvoq91QTwpvOiD6VAcG/0p6tZbgP51BjaK+0tRcwz0kkWLKTLl0EqawnNKv",
+	"TIW6YeEuL7maA1LKyjGoYjUZOXKarHhiziuORdIFU8u9HA4aOgEGWILsvAvtGerbApQj9i6UzTUAg8SN",
+	"cmJAIM0baZEEgVDzS+9VuSQX/IoltrVB38QvrBUJ29oVfTuL7lL5uOSN3rbqEWf1pal9LFZGnTNbgaH3",
+	"IBwHWE2RsOLu9yuhvkbbstvZYFya+qbKtPwcpqUz3HAEej+cJtHPII7K1ZcJ9FLo2YNd5gmutZV3R2td",
+	"OxrHnmtXGMiN7Y3imd1QTaNViRHMyorIm1THdKrqmG++Ouaoqo6pYhOVAvkmYxMWFDOHwDxmJh4BZDd7",
+	"o/3ocHxcCMbayERv3O8UNEuvqo6pqmOMMaDXHmikbJGMFsba+XStfblTVW4L/+7gt6sik7XxkTPtFFMC",
+	"B+seC01WAhGsp4I4xQtWBVUItfYDiwZLHaVTrbVGrOB1/yR9P5nUne6LtXBWJqDRNChZKcnAyCZ2whoY",
+	"mHHPd+zcXqOkhdKC42PaSGkKUN9/Mj8xvQUeAqm79svGcsgBX3g45XKqb+gFG/CbNVECIPCGoTaJPfT6",
+	"nc2YbSxJ8iREAAuKHcwDnJ1CMMPQB0HXh16ExsmKaIhZvetCIaROY/2EhWtqa9r28iaxBi80mtu+T3ja",
+	"2m579zyHuXTzRv6tIylmt375UIp3rvITfVoOg5kN4o6Bnnffn733fMkWyqw0ldd4uOZNIIY39+TCA3i6",
+	"X7fb+n3BrL1ZKSkL0mMdhkyFofZdVcXjL61K+J6td4OBtk7SuVZvdwJKIJ+NO1rpn7dAvLLwv5yFb+2B",
+	"hzbyjX5rSSbltaQ95mJiLy4b8HMDDZZJbRleh4dbBrTF04zO7WhhH+Jh3QYIox9Als1wlPMrjP0zwBBz",
+	"AzOaB+DTvFuP4YFNHwDI3t5855wABFSEKvpFmwT6QUPQBlkaWzB6hHfHSlfqBswlCV6/ffECSLHIaWEA",
+	"yN+eJ8vW5nZPAOPqgZF9f8b1PLdrfxeTeDWEr1sQS9KDtvt6AF8j0n3BPAMYAH35//Vv2vrzvf6/Tut4",
+	"2Hr/sdM82Pv03zcmfXejuTWesIWlN+tba9YevXz+6tnZG6BOPnv9+uXrWrP25unzs8fDl2/frIGov2/4",
+	"5PdfyG42P3ImgPEFQX1nCbaswMGsDfaatRisve6n5iYaJLAJh1pQ4Fhm3VqziI6ClsOyzYAoKQmzMfQw",
+	"mtU2Gu293qALRjsM0Qtc5rgG+je1Zu2CidhrIwu16TWondOEPElpEnIZCvvOILzfnptopx7io1NABaBp",
+	"wqSeJCNEh5n0mW5qvWiP9cf7tHUwOgxb/eiItY719HdHMOFsf3xAzfVuvnkytPX5liChWPBbxFLZBQO6",
+	"hiuBwmys91JU+pX+um2G6X5rz87uSA473V//fvivvb8d/aP/ovf84NVf8TZ/6RbufcebeiSRluJcr0WC",
+	"HO6oalo9kFnWiL63Z+/CPXdh85X2ojWLDXTQG/BJHoFPslRvvXL69WkFqLKIpfl2GFHYDrNUfAA3FA+G",
+	"/nMxHC2U/qh71N8DyJiUXeAWz2RLq1iYhVTE+bzo7YevhyNfPb1rPEr8+Abm/+ZyRMtEZs8BHH/PX8hF",
+	"qFTGARvTWLJm7YqlfMz9D3jEBAgTMLDMMbXr/j5/Ru69OK6om0EkL57/Lj48fyIO/5m8GD9/fLY9PHJZ",
+	"l26ESC4bUlXN4VcCrUx9c7a8Svdte2OUdH18/RF8X0BmtjCZm4EAgSioDAUIkJ8uLO4h89UtLF+jTV4I",
+	"SDWZsCvGdE6cXc8TMo6R5TJlHutkndpfrGeiDIXMoUMbbWJR02xE2YWPpaILiHZCY5g1lkWqxiLmAuzz",
+	"5c4xexfTQaZvYZvG9FVt8jIB0p0cn1BPkTcJecQbkZSREh/nG2Ec1xUaNokU5leSjhlRgqRsxqiC2RyJ",
+	"aLE93CGM6+toQauYKz5fSHV995DdqNpnNufE9mJuPi9VrPU75Ktw2+EHjrU+VIi1sqXuAwQDNui9gmAU",
+	"TadC++nHUvvt5nb4lM4JeFSYVUaLwbtDM6+6CR6hmmy9WcxYQOqB7dINEPlZ/wtNsIIGNd/CP5sEfzSl",
+	"KRB9mu/cn4YlI3/UYy6Rt1wkA0KVouFkCiSgBoEfxmUVHsQXfWuI2yZ6wykuS6jSsk3yAoVCk7whTrtk",
+	"i3KQ0hQM+JOsfwYGV1B+EBKOKw/GemEaSG7ZgP84f+xd45M3vNp7Yo4WvdGE2tndgWz+MiPjiCcUQopL",
+	"QEGra8FjVoIvWrEtlrd1kO+TE2L3xl/e1d5lnc5eaD+Av9i7WrAZwqhZO3tDL1afHX2rnyQ5//W01ds/",
+	"aJI/MqEwkf9QkEhfYdbqB5DfrkW9QAJy30IckPTXu7+vDUkbLSCYrPBrfdgRbSzHjKYsyjM5niGdu8hQ",
+	"F9UmT7Q0RvMGjbYA2/H0Jz9JR+VsnVWANJJMaS/PBJuwtiozlVYnKN8v2WJouQeC4ii03OBJBuQEEUP8",
+	"1NNXT0Hygrs5pZfMQDmFNI5PVrMM+DR2VCF9XZ0rQmMp1vLbFYkJGkUPdX2zHCzUdd1y5XXZrvJLKh7H",
+	"xfqvMvPetkrktR515UT/aE40NCgSOxIgdzEMOPWu/mXPnWbttjVOyqfTGEre2al86K/Xh85Tjts60fkv",
+	"f1QXGrVEVa1U2X15M61KF0v5hhKC232bgShVdj+6E/Jp14Uv13ryL5PcSHPWWanAiNR5Yr400ApNgncZ",
+	"sYhcsISlXFtYi4H2qFkcyYBIupBkIubawJP6vwCrH4o4myakziMUZE2v0d8RtViQhUaTBGDB0AsWIIOB",
+	"LBiVdryjBRGZCgVQgycRPoorNiUhTYEjPMfc+0kSKP2WTetsq0w6E9dpu9/FSAs9fYnlz3vthYYd0ZT+",
+	"sZ4dW9i/RJMXc2lHbVRMPs2SBMb2DRo3KXC6PzS+V25ffJ5QANgSEAT4fqp2zM5E1hKjcz1da1Po+mOr",
+	"bz+t4vqwbc56y2P1BR2xuDao/T3v1zSq0uvglCIDRVuDA7QcGGnm93lle0WRlSm/XamJ1LtpfhbzO7tW",
+	"VO/WZ6axlbx9/Sy/b6Hd9Zq72vG+96uZTLlCXs5UqCTq1ppYwDAMoYalOIHlbltXROKzL7kKnnLjLZaL",
+	"eExJW/JhffIqkbQ12GN741Z/tB+1+uxg3Dqih6PWcdiJuqw33qOwkfL2Tr2L9Owu1U1tetvyWG9IxfVp",
+	"+5KpJYtvqSIEx/Y1NkMvm98r63VK77etnZiL1Y1VKyt0WJVs+RqMNgjUlVbmtlYauuTyGkThRCTadHKc",
+	"hrCVQ2J+PDAYLDxWLTDBLrjUhqX52quxlkpM3cdTGjFzpyYAsVifGEwOFzwIoGC8gHVhT0PQJCPoR8Jn",
+	"5Ez0BJRJOCCJIN4+5CJpkxdCwRaPTogUqX7caEG0SmiTx9o6kqQe6HdBgwfzNWk44Vcsyt8oZSTR1hXM",
+	"CIvaQB+dupJzMPa0XS1ZiyeSJZIrfqWNqxEKED2J+pnWQp0hVjLyaUEwgV7I1dXcZ2bFtjWJzO/+DkXP",
+	"92CNaEMXnPNc/xka92HEZmpSG9TURKQiAxyl0q4Ss1Yk5qY1Vyglpq1sRqY0vWSKSP4nI1pdTIGpHvJz",
+	"qJ1hShx1oFQpVexiUSuEmmp4l5bkf6K/j99xyYY0ZRSOyJvT57vn+n8vn+tDwkMsIZ7QVLVmnNWaNS6H",
+	"sKH1g0zVshziZrUfGDPiOQ763D7O6BUj2+1WHaJGqzW12B5Osar1dwGaNc4uVgw777TCQFR+wPFKON7Y",
+	"Fp1XM2Ml/A1X4VRKJFBTE55GrRlN1cIGTyAKLVmYpeD/jHlCk5BTpJaHqBmHQG7K5WVhUWapCDMEhiut",
+	"y8G4G3ZH+73WXgQWa5e1jun+fqs3Ohp3xgfskHY7q5cLx+SGAyjLdjwTRmM1AUvXDspbUjnRFkgLwkOl",
+	"VbXW25pl/Qc+8zWXl+Q0ofFCqjssLr5BS89Wi7q7rV9ifSHWB7vJLK22C/12O2+6B4N+Z9Dt/QvhUG5m",
+	"DaA80BJlXcCoKOXb37mCtZsLK4yLdaLFmfDWyQpjPe1rqjohXA9pLV/9ETFPUPVgPDqOWUrqeDHe9B89",
+	"02jdJHLGQtJrHzVMBAIdc660orxiKbQhddu2t2lAnPoikiJgA3aVQXgHmpiCX85ydWpeaxcHGJhgAAJO",
+	"YaWjPm4x/1Mrujfsg4Kklv5vJMIMISBDmpARQ4RMnsQ8gQBEYC5EBK/ghGQzyDNCnpzrkY0VS+fU8ekW",
+	"9bwd2EcnRj7tmju28I4QXcj3m0dIYtniLWzk6r4r81T4Q/77fTBwfPKBvORxDNFfieWj03A2VELYz5qE",
+	"ksDa9/iFXkYZEJZo62fKpdSaHnlNln+ckMBKEzadxVQhzllggnD6MmDrN1Otv4NfmY4wL2fnuBkDnuj7",
+	"jUU6DUjd5RAAeRSGK1nMAMrSBH4F7FLZKDDpB9aAG+Y2WJsETlBCDUwci/lwnDI2VBy7WwxMDeJ7sSnl",
+	"cYDvTu32nk9EzvkvWXrFQ0ZoNOUJB1UuUjCs+p09EoytH4BL/Bssk8dP1PobW8ASpEylnEWWysYv3hUp",
+	"v9Ab1x65eq/TxSMUmkNp6pNPckzWS7awzM4RH48ZYHSMRLTA0NYxCXg+CIiPpCyTTM/QW8nW7F+z7fTa",
+	"CpOqoHphx/wiQ+vOrYikV1j2szJuZm64ljIdJceXJUxH+Kci2oWVP8LUfQPKS+rjW1ijxShPkGB5qOZR",
+	"zNEBeZNqnX8eimxZG8tZymgkJ4wVdKsVhvqzhVRsOpylYjpTlh0XEGthqNrsxL3PUr2j7EOVfihaRHqf",
+	"YCw4FEkE9TltUB/jLI7LL21X2DkOBu5DiFg2jXxqEjiz+uZTUxvmn3h/igqy1KLR4arU/gsNlTQbpTzU",
+	"O+dXfjEZEGo11yjFaHNiMHakIntkwWgq2+2213ql7RO8SXsaGYKHDdZkYc28GMUXsjMfyGh0QhUmHQMy",
+	"ePeh4XG2gUZjNJpPi2gnLtyjFxECaHgnOWNJNBxRIKq2NzpF/mP4Ds66Y77HIi/y391ORw8O/tv67+7z",
+	"WhO/YkT/8d5/urF07TEBHQBrixlIqYaZjDD9WNBSS1UIY6bCCQTE3t/MTl4XXNOrOYzZFbbD2C5bJLd3",
+	"KVRA4F3uqPWMs+tYtr3H5L9aFXezwxUzxNoJxXTKEmMpaBV6IVJTlmHhfJq1AoSmEweIIws39hZhaJ7g",
+	"4udrxwafhylXLOXUhQ03neBas3YheHLRCkUSsjQhc5pCYBDS32wGj3sKqawxmpsxu9Ba0SbpH4FGwgeY",
+	"UIqkSWjfBo8vWTo97z/dwB9ato9Ku+r9KqcpN7301ZKF2tzjyQX4vGUp/k+RIQ+ckSkgK4jxsrDkKy/b",
+	"gLMZ2Wm0UelmnlKz8oLwJIT8n2wuvboxwy+yWBstC0JxroAgKyEpNWUfkHqJYye7Njl3eutqQ2hKS2rk",
+	"hYU7xvcF893XChuP4Tc6VVtTmZc8JrzBfZOOL5u8TrTaAKHXVY4279D06YJV7DfRI56tuXRZsU9oOjQR",
+	"tn6v29FKCA6V5HoWS6GKktZu1iT/k9k24v5ep9cEnTOccu3muAlZW0vWg1qyvqklu6UBkH8T2/e0H6ba",
+	"tcxLwH74oNR3a19sDreZTyojpDJC7scIMWGUUoK3EF1Z9500Yr747TqrZgnDfHTIelE3bO3T/rjVZ3uj",
+	"1lHYi1rdcYcdR0fh4Qgy0zOeJCwaQv2h3mbmacvhlvybB7CetgtIf5fG1k0i6YBLAZAaIBj2toyrr+1j",
+	"NBzouNafPZ9ekYA/JAl4YpZ1VYLAT8XbPMKKRPwuIJCt75J5zMKYplSfznihBf4VSy+gfJ3ZIJMSJJjS",
+	"hI8BfBmwhW2ZO4mY5BDb8oOPTbLSim4A3xQxXgmEQ9vE7Q41QLA0nlzk0VP7WANDzCUJEiFmQSFvkQib",
+	"tIAYZ4vs7LzRu0UNdnYKef/6QmQF8GiQu0SkMNORNoVPoNwQ2kv0xaahBGCRuWo0kVFrIbIUivUTkbRK",
+	"uXwynwjJQFAR9kdGY5lPXht6Lgn7QEMVL0hdMpAxRGbhJK99gKAwnY74RSYyOfR6HAI7AAooGzYKHaAE",
+	"GxhZAEDSehKegFrWk4B1m8UAMShtC0SnBMyHHaitFj0hosj/peglM6TKJj5ubHBJ6mw6Uws9mVrX6JF+",
+	"CNkMsakLMfkWJIzwhk0yn/BwAhogZmPl8aDBGpjHmxd65AUy4b2QQctNbzE5pN9tpjVDokzWqbBzJVO2",
+	"QRbeL2aQAYsEhvGxNKWO+SXmZZh4EsZZxKIGDDpi5gZZEmt7IpilWcKGyyMB4/TEtrvqT+zUmhnDiSqO",
+	"x00LjZH8S8+Cl50CbEQ9EUCkPRGxd2I4rCGkCSJSX52taliYFccYZ0jSThxLGpdkQuNxi2IVL4whiNKF",
+	"droGRPsJQSFHAsfWijlSD8wNIccD2zRouNwEfIctcPh4OL+nloiJ22IkrODREklve5ugrAeeQoVKYnsS",
+	"FZ5+PEnm/NhjGmyZBznVMgkF2XMztbW7ZDNGC9MA8nFZ3uew9KaCqEhAZZ7+xSL332Nk6Logmra5cLMX",
+	"V+wV8gDY9bI72mkwXiAPc7dAv/oW8YIvv/pV3qbK21QhkypkUuVtHl7lXDI2s+Ld1zp/Y2xGnEmKNqK1",
+	"VYv0qL6KWR2a8TXKd5nz0RO7ZIsbIbhFQqho+4E5uFVWaFuyTYs/jJaFVk1oQZsme+S0K66JYeUzv9Aa",
+	"xV4HO23914Wp2RVx1EqEYhKTPvAjZHNGA8AaMUaN3MKKKUTA+lsugZl6nNxV4bDfLENMXaRkLrI4IiPW",
+	"gDb9it3sx+I+iBd58My5xHeJomH92Noo2jmy12ifQC6ScJKKRGSIpRVh/WWErSA0D0DY8A0e4qYr49I6",
+	"TzYJatQVVV0NWwVpmju8kbTJKxHHq4txYSy7H7H77VNwQoAbIQtDxiLEg3FNMgFCmOZdK6bcbkWJ8cDQ",
+	"MRGujDi2pb22/vb0zaNfNxXgBiT4+M4kCt7VBuSdyRW8q30K2mRzneZidXkmTvvvYkTqvU6vcS/VmNtF",
+	"DX7WI/gqiif9beqbEk/MHvK+9x1W2FrD0iYPU8YSwmgaL1rY5j3iQjFocJ/OaMKZHJAZn7GYJ6yJZY5k",
+	"NqGSySYJqZyQNEvmdIHlJzRVCUvlhM/kid3tVE9tykKaRlgGCeZDceS/4fqV4yMrh2ygVqzdIQ2X1Nlb",
+	"8o/TNyTNtAGlHc8wFVK2RtDlT84pPSeSxjBqrmxAOuIpQrgQmioextg8ZEwnc8fT6IpDc/a29gVsmK3s",
+	"it6W7VWrKjO6vTfdzqDTMZUZKzinXbMs3WPd8Djqtfqj/XGrTw9Y6yg6DFvHow7tjntsL+qHfsLvj4xl",
+	"qAa2nob/EaN12S53spsEH1AlvL4LlQ3r7qns8SrpdDfl7VTfZooifelPjtmloCF9VA1UiDxxKvOEBBYA",
+	"zl6HXSBBmwB5jNeWM58IYqgPXKdrBB0vJtFE6v1OHwSTUBOWysaW6ucXprzzdNvOTnsY7wfC7AbyxyQ7",
+	"q9q4qjauiuFWtXFVoLeqjfsRauM2NJT9qNVx3U8lb6RsMuwN+sAOdWv/xNl1D+aiVNg2X96v+IUpz6uw",
+	"TaC3diSwoX2tA/GoiEfjWfxinkgiUoC3HzGWkIuUJlCYAyVxWrrpEwa2Hgx4SnnsobdQohidNpqm+ogn",
+	"F0vROXlSYkwFTBqvKqaANeOSRlDPtyixwIwWhEcNi3rjfinG6I8QGhpYwtK9JixlJ0QytjIEuW0QDahG",
+	"YUpvC1Hz+TH1NoC5VTAqt4RRMZ984zgqKzDjttQ8Bo73Fb1gm4HWirhYn1sP/Shcf1AFXJzqu+gW9kGl",
+	"NFTrc0yvMNMiyXxCy1rNRMxmFMSwQtT7LI5ILMQlifklGwBch29eFjFDpK2q9j+D7Re0yTmgvjhwC8ly",
+	"3NgsxgLxVTgViCGCFejbCv8znA6XQ7l9CmQW08VIiMsymoKZLPe1l0sAr96JGpPhshe+S7pt8kgkY55O",
+	"l5yr9ruk1yboX2lR7XysVRV375K9NnkNKCNamsVivou+8K72hGE15tovJNQASiza22cWzEQ+ZM1C5fv/",
+	"GL7/dt5pu1277VZdX+MBMGKpmAlZbjr53GquyuasVY9mHT0dVWo9AeYLLWPvoC8Bf50q1spDPOs052mm",
+	"bW3taNlrbYJJqjQLFSDqnL98ReoYm6VxvEBYJRZh5xFQ+2LcylRiGFVZqNJALCjbdSEJV23yG7SowGdQ",
+	"VgHRY4BRI4EdTUAoeov4bj9JEpTCVwGRwnTxpFlCxiKOxVw/4AQ9sjmXzKKOGRD6uaH6naciuSipcBhW",
+	"yvLpoDBDpt8j4sA7FBGRII2QZKkl1HFKehUyO+qyGDcgmQGfLxaJ9HvHJNCrNTTfWqA0YAxonY4VS4Ot",
+	"k1y4AXDn/GZ3wV1MBbPmK+sNrl1934D4xjQivtsQ3k3f1k+IDGoIAx6LLCLPFMbLKtW5ler8lM+ZZ4Em",
+	"Wub4u6aa1m2n9cYGxmph8ZBGMQpjRP8E8W8zh76+svPj1f16iV0Iz7hp0lpIayu8bP2Efmp6d3NAdLUS",
+	"w5K973vzmBSLjYsPeW3D/RD2+PT+7vO92bLL9VESQUFi3rH41UfTK3twQxQeN8OyAWZF4K2twGk4a0Hh",
+	"7MaqHrjCN0cRXNYG4W3gvQyq2iZniYJSnnFMLy5YRAIaz+lCH6EAPZ8rymMImSvfPtPbN2EsIonAh7TJ",
+	"E8RxHzhg9/r1YO5EpH4JVKNJAjTFgiYJjFrQd4KG8kabBEC44jiDcDxTqsLJCQkgEB2QiYiBjIlMhVQk",
+	"AHMsMOwM06aHYJ8bfQmi2W8fvH8ezt7A2izF7Ut5k21nog2SCqsMgR43J4qBP3MZNaUfnrHkQk1qg16n",
+	"A5Bo9u/uMqtuc5kmKl6Y3QNTxCV5/uiVmZt1o8BvH3gYdvnXDcJ+v24Y3RsN42aFYo+oorG4MNmWO+dQ",
+	"8pSJO21Wd7q3GtTmbLSUOTnHPDd0w7ORV55bKGox66MXCln0moUnmXSD9yg0PdjS454wFU7I+dkjcvb4",
+	"l9PXxGT+oUKeh5cILfHo6d/a/t4Ihyy6oOnQlgkUxhPmlH7Im3QzbWsO2ibsddg9VSrgYVIBIONBDWjp",
+	"oIzMs0rtHDo6bq7TsANko0KDS7QM0OeOzOJM5qAkJiVh+0jKnCT3oYgQmXuDBjJgG0k2HelTMDajQWVk",
+	"C+oNtckNdVObvCzknn8qvugyhcr2+sos1Letrcx0/FB64iay2kJzQ4m1ltlGABeFcysXy1hGjOVZiiMB",
+	"nPcgUwtSfs5LxxeL0XBTKpw/xGac4XPvMWKe3E74w67dJPpxR1Sy/2Fkv7RC40bifh2rx28pR1KP8789",
+	"ffasPY2MiBdjJ9gtVhL8bUtytCcT8+Qy92F8mok20fcFhB0UTAuRERrrI7BAVvcrls7x0dCliA+ta+FD",
+	"AlOwPkDsoqBxYnCn4E5ckl6nS+r5VYAFBISecIGilyyxtFWop/DuttMuH+gQrg3a5NGSRL/ikmu9KtAC",
+	"NthTGK4mdX2e9dtTd4lpTsQLfpJ2nhq3Yj+AlbxTQHklAvNvFiyGeMK3iMpvsFx+Y+wyXhAk5NZv8Esq",
+	"shkZc+DYlOZtpwyxW0oCD2jX82uh0Gzu37BgH+vPW4b5G3Y5vHuZgMBbn8KYc7FYrDPKX6bVar1L9NMG",
+	"pCAB3yXesAcEe3fFaiH6LoG7vEv+i9jUfAHnBi+eT1jSbrffJcuFVRtujshcegvAacEL1ortrQGlYSs9",
+	"ZLjRHMNytVRp2FvpFJBJm0J2L0F6CGUQ8ZzEcoQzoHO2BsZ2r1JovHnQN8FF+iq7CasWwht2/aNOoE46",
+	"3c392v2Y66f1LYOnJd0mUoCpK2ptriYQzB5ncez0+03cmX6nv33jn1Vat2r5gx+/0AfuPuilVxjlKxWC",
+	"Z3eX1MF6q93TBd7H+oNum7xmUsRXmLowkRglCIVYzErNcB/ewTYCaaOpXjUOfCWNA3cWJbYUZH1pyuss",
+	"sYF6y+MFtSGp/rxuwT+sTEgiEwVmH7hUzTV0cf/v//N/r+CHW0MOZxFHm0v8bxDj8Qng4G2a68FcGyXS",
+	"MYve4SHwIgKrXwtUgCml0sNUnLL0gkXgoqBF4apjwiwF4A6p9HUFVF+bi7EQooAC2t/td/byQplGm7xK",
+	"xShmUxSzWCSed071Oh0fwVRcOg+oiVxzQP53AgyA8PpTRg0EifEUCEuuWKxlNVeSxWP9llMa62ncOjBl",
+	"DhK7h0pYNKzWsYrheui5w8uW0MQq7MkKe7LCnqzKkivsye8Ze9LABJZL1YxSFmMso+ASAiWOnmCFqth4",
+	"jt+vXRbvfH+6RaPa1v0RVr9+llqwHHpxxdvvAtAzk5Je6G3oJsJy3PKElOZUy09x6YSrOXPFB+WaY7db",
+	"vD8QAOSSHx4DCbSUATJaqK3i97eezs2lXnlll+kiqgq8vl1vyS76uor/u1R4eVCB6D7FTLEVkRhsc/br",
+	"6AfA58Alnc20isKSM+QiBwA6CAzgv0da2zIJ7j+4NJBsiRkWISIygWwSOaGpUU76Mb+LkcmbpID8CAzq",
+	"KSOXbKZO9B9S0YUstVW3yUvLOrKashpcijrSkQAdyF6jRJMCr4q8CaRMPwJ5mT52LbTJzxmPVYsnfr5I",
+	"ixLtKdkf1kv82NvmSh7DitwS7NBsB/zPaqCp/trFjgDp1eaz7As1qvjJVxCNxcW4BYVRc33VCwRQi+6q",
+	"tUf0j5v6gL19+/QxnK04u2hCPHZMKPbI6nNg8V9c8+wCjrj7mK9CTCiCI9Sxc8WDIQuIZKqB2TghgYmF",
+	"hNB+C+FEqF7RZ2pn5zQMmZSWsQViiE3DPIRi5YqzuRZKdRQ1jeZqISGbcDUGjkwIGbxYY6iDTFtx9nFA",
+	"YDlCmar57sTkV1ePqfjkPLTSJqdO3C+RJS11B51AZNxchxeNMgWGTc73UqbqXxZgGLAxUhpkV2MNxoW7",
+	"amBZbQhFOND74IVxEHsPIfI6FZNshZZXoeVVaHlVaKpCy6vQ8iom2c/BJPuFGGQr52kzat0WjtOMqnCy",
+	"AjiIpooDpgHuLb8Trl6y99dFJWSjTc7ZlOrVlgOkWS1xg+qz5+g7T0ygpR7owQfNYl1qc1V+2ks1N0m7",
+	"3W6QlM1iGjKP3VLf9AQoKEsMmzSKYPDmJ6b9AM54ThkK5/WSsZnhiwBsbVJHDk8DSPD47NnZmzP9/F3z",
+	"iBay43yESqCgAY9nH7RBzhUJtDgMSBhDhIkCkyd4iTApg2UgB/3qnlkRrM6758M7WZu4j6XQrh+bKUmC",
+	"d7V3tQCSt3okOEUoMgcEJWbgmDlWcXuc+J8IcA3xZ15cCfkxEojcDvHmQ5VSaIMQCTpQWpCYxL0Bhyok",
+	"+GN+qQW04Y5dx0raJus4QLEAOWVSiRSm2ZKBQrGCzwdKaHSljVt54pUUQKzOOoOW4XQFjTAJnDEIxKXL",
+	"/pUpj0B1C2iN2BA6XnuA1sTZqpjA9xMTeDsrFGrcR1jg1qUeWgyUSGb1R7CeKJNcL3bTlOVIRUIG5piT",
+	"QVbmgPwsstH6rtEmq7a2zrz8hBi/IJJK3DSWQoiicCpgZJTsQPRpVlDq4v6BVgR4G3ohSR3+31crWqE0",
+	"/Puvd9tI/ez52Wlj2YBjU0YtyMeN7DB/nzwol1wVF6riQlVcqIoLVXGhKi5UxYWquNCt4kLmwd9KfKjq",
+	"qbq/QBQaqreIRW2u4ylGVjYCXUQizPTQpGtUgE6ePH7Fk5gnrBzkQY5s2WiT117xDbjG2uOEBL31OPOC",
+	"oVtARuA0PML3eQKv8+XzwcYM797KbvzcJv3NG2nzSd6EdgDjr6LYXwk6gjnpuCrbhLJXA/miDJAQNtK3",
+	"JPVpFiuuXS6MuJIAoqMNgxXgYlnQT2XZFal08eNddB70HkZfIcAoGgy6bjD5WYS1g68eP4EvX47HPPRl",
+	"kxKiAT0+Zm8TnpjnoxVip0GLoxbKJg+UwYtZU5ypNjmFwC6LBiRoz6Jx0CRBOxLhB/jHbKbwHx9iaT5J",
+	"LuC/v8/sfxn+44Ljb+dsZPD9cTkAHECSetBWHxRcMYVYdDuUV/BfZf6rxQv8Y0GnMf7D/PeD+e9ETWOI",
+	"2SYLDKiyWGLgrtcjQZbIbIb9VWDOgokanNhqPRjCn3wWNLDjVf/EfDVMhBpCCINF+gdkxBOaLrTwlowY",
+	"aUgigaFchBaCYi72QbEEosL1Kb3QPoAWQo1rhmTqMm+QCgH0f1/hpN5ewBaxQpHawKojEgn8FsPftq60",
+	"igN/d3FgvdxLpsEDh4SdJNzVp7sVUQUqdWvliqO/WUByW2QHz6LoHe11uxBumnI1lBNaG9SOxyEbdXpR",
+	"h7L94yN2vB+Fx4ed0WH/8OBw3D3eO+xFB106PlqC5bCOWkJ5yrTAhLmG4J8V9Buu9C2V7tFer9NvIj+c",
+	"lC5QtcJ0ad52bq/rjZAKlAhogsrd+pHcLf3WhBaspgfxuXb5FAJD6ykTrKVF0c6CEKa1g1xH79vXz7Sa",
+	"DMWM2+98+At02UAttsk500rpAw1VvLBXBVJkaciGWRqbhGr+E+gXr4+EmuhHJIyrCTIJrEkZw8GBbE80",
+	"5RLUP4Srpesqx8mdzbTUr+yrz29fvX39TNvgUsTQvKIEmaX8iirWJLEQsxENL5sA59WKRUhjLOcAcFRt",
+	"Z0QpJllQfY8zCa0r8Lw0LrxLo2mhmFnEUxYqMhEzrCRoGYYHNJEoicQ8gW0hLMGF1gUkpDP3NmaLKiGG",
+	"sRZGAZg2WXKZiHlS3rBNJGsEVQwnzTsDDh0BXBStv4KmeYqxlkxTJfwOouPK7mkLuWZchagyGb8zk/Ep",
+	"yOPPbTJeV0WQb95icv2ldb+x/ca7zMukF05GbVDrhce0P+qy1uF4L2r1WY+2jkdHYesg2mf98R7tjbqh",
+	"iT8Z424mYh4uQC6DesvSEiLdk7I2KrJpWN1SG9QmSs3kYHfXvF07FNPdSIRyvVm4DcRbvmC4jlsl9Ssb",
+	"urKhKxv6vmxoPICfxYb+6LDh1jUlv2ZTYXuS0YwG5jOf6SuPpzvSExy2vbIcQTzFOylD7wWlWwYPaU2l",
+	"aN7zm8J4ogGqLL+IZ8gTLGush65MTDJl7JFUKlMe++r0zaNfycd3K1PV72oD8q72rvbJh4E14wTgJJvC",
+	"QXW+RcStMne+L3PH7xm/V3Pn5ljk+VPvCe9wXR7MHLqhPtFG/VmNWPhqObNW0J+3UZU4zZtU5W/6eM6p",
+	"tKLh+9OVP4DOe4wNDLfUeRsa7lM6R+ceu+j92+ewpsEjPCKtN+jmP2DG3TVdfzMyY2d3pxiEx8hQbVDD",
+	"aEttmU5hbVb7J4mLoedlwmgE7/uxZqf/MZcgQDhKpuI9vDjFCbEu1l/e1crpz3c1mPZ8vEujqxLrX/y4",
+	"26DVwxi5s5gmrRmSnl8DXOrsHv2bRNuKswmVzFC2WOtmDDEx6zQOwJLhif4ykfyKEai4BqrYJkkEkTSJ",
+	"RuID/Pt3MYL/hqk2qcB6Si9Y1HTNO5JqpUXeSjbOYgT+BBTVxEMLLQCGjNhYpICvCuPVdtjLGUscf1tB",
+	"WGWJL6s+L72tofvHpXwV0+RLd5TgVlvBjWu/KZMYAIe+X7Y9IK42u00eU0UHRLsPYsEYefX0qZ4Du0tc",
+	"WT0pss9iE9iMLlIRx6ZmE3Z0/sMiuqn73BvdLR9yYwtMr5ZZvgdFldu+uAt7OHze0YgpyuPaQKuRMU+n",
+	"S4XOTTKj4F3qF6UJuqm/ZymXEce6Vqhd5Qq6Rgr10h4hqXuMoWgzZdkRl2EsZGZRtUKWKj427yxJ/fzl",
+	"I9JrkqfnL0nvsNPpNvxnndtSXOzgKz4HuR4sd6kledDPGHNTc4tl5Fi3jTvGv/sS9+ktN6eW3KOh/SmI",
+	"519p4ZdmEpgW6GZeJE9CRnqdXu+vtWbtaeFymBOijS3y9KmdMRb9tfb+dhv0GrL9mFbcq9+wsWCWuaAR",
+	"Z6hN7sVagEjL5hjYlbg0MTDgyYPE7yzlSchnNMbkIPn/eR8FRbi7VN8Ay+Xw9xBScnlJSJtZ2DslxHX4",
+	"emi1bFvRk8B73ldr5xJz2994Eul5cXOwjq6tOG8rOqpyAWDbgzIJfXyms6xZU4xOV/QHLQ8KQCGmlMc2",
+	"+9okeBM9t/ouBODgpeXRvXbMG4frcc7t9a7lnLsRTCBuPUQJVBOWMoh0aBMzCyc46gos8CuQUbhOhCK+",
+	"5l0DF2cQ1jWipmTAe6GJNeHadc37JrRs8Dhv2yhwDnHpr6dFoHerFgGPeHFVN263+6ZzNOh0TDeuvWa0",
+	"2KLvzImMQS2iCf3/e3lb/2vb8GZknGldxvVEwsYNA9y/pwFeMzYneM3ocCdtj6wMe2dT5wNs+ar14Wtp",
+	"ffAtLmnP/d36H36BFSaU6P1O6qMF6mdX8GRzWQYVFXQ3bj9TmARam0JWAbogcC8GpO5nthr62gAPUUDq",
+	"ADTj0lZNMqUJvWDFzo6mlxoDcJa8ur3RJjBstODc6UArzmL3TsBzQplt002AyypiBnSUjnwSr0H2yRua",
+	"ekSfnPVwySvzWScrE4AmjQqrGZn02Xaq4Pw+zcg7xXMs0oAfLjmzETBg23FSTW8Vo//8MMo9yMBPxhwt",
+	"BW1wm177UEi1CWjGWfVQuPOqR4K2WCpoCkUcM3qRMf1ko0LWPPj2KunTbYT+Z+CN/Fo1+PaTtR7ezpRX",
+	"ggT5ycgW7RCYBuc7kVV+3/P3i3XwqkKqHyZwBJvh/lu/rVmwsevborpNuLYlFk2t+ZlUWInUJDN6waI2",
+	"ObNlQ1Clcmd/bmfnH2Zsg50dN4SuK7IqpJGo6eLjIjlx/H1gIpnGz+LldZQxTWw/aFojqVHGtwPUQm1V",
+	"mcdjoVKAM94u4NuVar9EwtrkH1zyEY8hao8mZ9NaPIYsD2GH8io2W+ePRT/avjEP2ZqnLndy7TR+jsw8",
+	"HJSbXPgoS6U+Gnf2nCdUDqcizZG0rvOGixAdt9EFWMmshTxyMy0Dfax5dmf/Tbc76PQG/c6dnw07t/zo",
+	"3vpHFyG57vTonJDQf3ZXr6U+LMMQ1xZR5bakK8I7vqIXKxXfKcga7U+5Zt3Kvf763OurXOLcq5La/ejt",
+	"uPUs0Np7sPqiyPZc1AIyoTM5EWqp8LVSVJ9RUbkiMjOLn7GAzDzxRTa9jxDuQ0l8s0tvhSBZYUVWWJEV",
+	"VmSFFVlhRVZYkRVW5DeDFdn7dANP7zaO1Vr6V4O0X3lTXxfbiF2Yh/Wkdo1bsaG8XMTxKndmRMNL7blY",
+	"r6fA+YAgINbRKP6QS6BlNc2MdQ6pP0cdau/XMOcO6j6Z6SFeutEyI4XzglKmsjTBr4KEzYf++JpECkJd",
+	"hjSkifYUWTwmI0ayJALX6FExr3rlPCVUGoaB1vhAjm2Fj4tjXtMKCo2YJBbJBUs9RM38ly4hWmgOBUCV",
+	"5GILjLSTcqZVDjY0DlYe7Z082tf4St+FV3sL76V0zGqDPgwCDgK0Vm6jvVbN5aYaaXN91Tj5bRYeotB7",
+	"OPXnpMJ6VRcYoiHDmOU1TvGEBL+cvSGlJyDOVMyULJX9FNrTuTqBmuorqliAXUtAUG6EJBj5nkpxtTSr",
+	"2Mef00tTP2NGZhwmLjcRHrkec78pHX7gOq1YLFnjhEzx/lxZRChUznO60P8BVKfCuP0C8ROrvmDBrWw2",
+	"48QurJzMyeX6yYuCvCWPUzoGvC7HgtXwCn6mNGLmnYtqDGCnkF5rO423RcWQC1fme+nLVg6ZNSpW0Dyn",
+	"l8yunl82458A90t9bGycZPkmuLfqa3jo1t8cb7h1iU0+rxUXTxVfreKrVXy1iq9W8dUqvlrFVyuO5qoO",
+	"88vXYbJSrYvvBmztpF6yxfrSy2fOAZ0yRSOqqEXyQHP0J0lOXz0l+h7lkszUtFqKhEl9HOMsYhGpo/9l",
+	"vhxSFQCNdJgyG/XSnqAXNB0rlrro3oBQ/Szt0smJmCdktEDAoVnKxvxDQOoYzD0CWBAaalengVE7rVv6",
+	"6GmdGopkmtjBo7Yzjpd+mQCaYxLy8jTTAgPbY5S4ZMnqMsfTGf+bnsdt3bCvuljxoNXttnpdbbzv2cL1",
+	"S7ZAFXU46oTd8TFr7fdov9WP9kJt5+619sLuuDPeZ71Rt+vZhyEnMz5jMU/Q/JSqXxvULo//NTd/au3n",
+	"uzu4olpbysvW3/eu/hcsELtr7FWwZCiWc19hxOMYLIW7lQPiml5fB6j3jz0dn1sOf+XSTs+1dWf0DqMw",
+	"pbXBv9/rLS/0DMAf75dq+axU8SQaHLCCOIML1rbGPedJ8ZCPjS0BhoE2EowoWz7kpA5SRWYjxO8ODJ93",
+	"GFM+xfCSjbBxachbtKQzuaRMskab7Oy8TOLFaikC0SwDOE8mLGU7OwN/qAisaPAbYZ6G1nbLo0VM6l8H",
+	"eAYCMs0khKYokdlIMmVfDx74kzQXmpdYjsIBufycQ/Rtri0hS+av7wFCN5mwlBt1YG+KD7co/gZzH8Q5",
+	"qWtJGjRJoE9wQMbChO1GC9LfIyMq2UE/S+OiqJ7NgDYfAoVg5kFOBrfXibPzIgTztdcpSSZUTpZF8yNY",
+	"GTzItbsEuMy7F2NTT/HDFfPhR6SsBIzpTIkZnImEpqmYl/vN4kVuxwLeqBFjK+5VlKbXCMFPW0o8nDQv",
+	"8nV3gOqbKRZP2KdHUW/6P53Rb9Pu+CDZ+59oP/vfP/84+jXsvFH/+GePHstnRnd8WwrpNisRrTP9EzbX",
+	"B7OZVxjbk4fGkXacPzuaxXdqt5c12RrdpXWOJ8dvoL1KlvjuR9zQn24CoGM4UwrmuL6JFpRweiXmKcz+",
+	"QAfXYfZ214LqWNPd10S9Tp/QC8qTNjlNQFdYFYgPtQjOD2Bg4+s6KV6ysJfPxSVbaHWHExk4DBpArncR",
+	"PiM3NuHPOGDOLIMr74w4Y4tLzPxWSDNfwry00DK3PKSxELPNrYruKMKlpJ7qIQLawIiqcAIg5EVXWZ9j",
+	"8CaoIpQoPmWkHkB+VptP6LxoPxnBmyNzY1sjEnNtB67MIZoHrunNewav8m27rPquYab4FRuOKY+zVD+j",
+	"szIR1Wv1Om8gC+USUTCdnvZm4zFwYOXh+qUQ6hhEaxLqrTRn7BLqIrk0OV8rRMCASLNkKR7YOQSTp/8v",
+	"a2XISz4bpozCa+Mj3OezwuBiqphUQ1hTY/LQ47DL9sat/dFh1OrTXtg6YgfjVmfUi/rjA3oUdlku8X6D",
+	"0UJaiymuRErm+lY14yMvj/bQjhZmy0ZbhzlQkP6J+WsPBWeUxWyI1VZwOOhiKMZDPU+wKhORpbXBEUB5",
+	"ZVqz7XU+eT+El2K9qB8ejI5aXbo3bvXZftQ6Dg9HrQN6NO7Al90RgDJO2Z8i0S92lqVixnZ/ZmnMk9rd",
+	"nP6f9ZScmwGdo9C4PgQAB7Ly/R+mrS82YsoKaRRbBSlt5Nz6WABa0mCR4EGFuw4IRZlcLhDEIhrzFVKz",
+	"Qo7LmNrdVrfT6bj8AyaXAvtOw5gmFxm9YAExCWrDbRawJGiQlLXSTBvnhJIgojwGHxlFCVhFwVQkaqL/",
+	"sAeD1IPS4QrIBVC5BfpEGaI8PFNBk8ziTOpbu7OHJTb4iCbpkL+Q5yKJ6AIRgPQ/tIjASIf5GYwhIN1W",
+	"7wh+bMZ0QgJ78KDokSbk6emLU/N787okePvmkdZXMOuAyaxoqqDQNM2SgSE/SaXCsiSp9V7gCaGA1DPJ",
+	"SJBmSSsR80BPHtwCgaKnWjpTxeIFxnYt8jMHZGeZTVlEskTxmKRibsh4uZzBHrE8ab+KOTJAT+hsxpLB",
+	"zg4GPShsDD06Jkm9PK4mSM/M0T8HThvoNVxaI1gWN19NPdMxv5iolqTAd0fnNGUNZFYxvzWxbqBZxP3n",
+	"aF/0wJbAq72dwSPzRD3YJJuOWBoQyVTT2AGQwQvIX/yb6Y8ahmYG5yPmYByZ3Y9r5WYvJTHNEsinwtTq",
+	"08ATQkciU2Svo/1PkUQYsWEhLH2A6fjElMYGzXxRwE5gkV59+wSzk/VPEN/bldaOsugCY1qQMU6zBIlv",
+	"UrPyRl+CuYUVvDzBqL+vYoM8GeBpWL14he1HoyuahCxq4KZA0h12xUUmYctOKCKNjnnC5UQ/NbDf4z2w",
+	"AAxgs2DwNIY6ElM/FgK3oN7LqZiTesATmY3HPOQsUe7FG23ynEsJjFX6JSXWP7EUKAobzvwb0fCyNeZx",
+	"zCIEUtcDNAeOqryIWQABY5ZwtWiTMz2HZvLMtT4Rp74Fu2Kmd1kySIUSfLyl3gExD9XZqwk4SR11atMx",
+	"IxoRWpBMuyWBY+rKQeaINKeZhK3knzZ7U7CW9flqkgAKX2SwG+gtFpAYwELzS9GWa5zggL1NhlSOWtDA",
+	"ci/tvxGLxdyuFxxBqU6wlI9bDzpcDLVLmbJMsihoE8BBD57mX7f+BtFQ7V2rlLPIKhZMdeEmFym/4AmN",
+	"UQjVe50uHk4rE4yk29LWR+Wn1ebWxr43fu1Z3RFfTCu7YtTzsf5Ib9POwaDTIW/fPPLDnbnYcpemMA+2",
+	"0qmAof2bx3919uhnEmF5m8noi4gu/gr1CkZegofvGfM4upVmLJqtB7nZ2sGoqFGKpYpF/NACjXa1g4d8",
+	"s7j/muR8RrXYIFj+Ide+8dNkLNKplpOJzGhMIqD+umIsEggd6NedyUzPPktbU5EYoLKi5AWLvTBhZ1LR",
+	"SNj6CJYK/YTTEErBVn73SyxG7EPNc+icraMNd9l6/r+19RNsZ2uTpwDXALwvzvmxP+cFo/90ylIe0t3n",
+	"7AMPxfARwMrrRTFO2TKKnTV69G47Gux1CDoMIEHWrsF6p2nZV/TERm3Q7azanhGPyNOEKwaqLhGZ1gqQ",
+	"5NDD/mutmV/2djpKWRxT8kiks5UXb9jMzjO9zinTqxJRfeVq32y9m7UNG6YTQA9Kg+neEGrYaDhx9bCZ",
+	"VGI61L9xxXv4DWoM+1f5wOx/kTVdebYQKXEunTurjbXa4N+lPbBNPGSv1e2/6Rx//nhIKcpxy+gHfvw5",
+	"Yhudrye2cbs4xmOkwFiTRtK2RtO4xZ89In2DWIRng1QVYjeLm6DANc7sDUMn5Rj37kdv725MR52LsWrh",
+	"l9I8c6AdT0mCXKRo95fBJgMLjivt91gxERCM7JbcMH3EG6ZcE2lTuUeDGnNthSeCjLMU8lHgv4I30yY/",
+	"42sBgwLFQINsmjI07UtoY14q4H1B3qcmOFTQEIyUMGCiJSKd0jhekHqoHbhYP1g/HRoWjGunwkkDCx/A",
+	"apeKLiQ0Xllc+ULH1oq5DWzTKqbVnPGuTUiuvFqQvv8G1HjbJHh89uzszVmwpVeAyYTVXsFqIbEmk+aL",
+	"uAdPp5kUSJU5+xo4JvVSbCdk1hA0nNp4lIt4Qrk+NEnnEa4Ae/FXhmxtUIhkkklSD0wIruEolPc7ZCq0",
+	"IGAhS6w88NNwpB7oD5GoOPIybRBdQlFhDzUwh5hSVk/EmWhbWaxhzGmFZBtlqth/j6k8dPldq6Hp6Pfb",
+	"MU8IXcrBw1A9WVEFOqtAZxXovHOg8+YK9Remvmpt2qnc6WvdaRv92Sa9vg7j10/1z1IRMr3Hh/hU42Ci",
+	"8MLsue2UevX65aOz8/Ozx8Pzt4/0v568ffbsn3qFhaKx/f2nOzj+VSHEj1EI8VDBgsr4/kogurazvMHu",
+	"WFEaYch16Gq7S6TOZGuTl6YlABt+wdUl2kwykFPsg9YoXIF5ixUO+l9gMsNPLNQSUvmYcoETQtMUfeZZ",
+	"TEN2khuYgf0MTaP5RMSs6CNAV7M2VGW5gmA+4foakEaNNgmcpgnyTKExIyFbqM0MyCsBssgFQ/Ma2s+w",
+	"/y29YAM0xqGeQ5sbIL61qZaXgqTOXmAJ+Ol5+rKUnqyLFP2ANnFrABS1zhAGcybNkhNCsVIiIbNUXKRM",
+	"Sm0JZgkdj1kI4CUll2XZD7g+XUsRDgEVBmJdAWXUTC3ISESLRnN94nRLU+ktdMt+bdbSbfOang3zsVBo",
+	"Clu30KqMpUIp5ZJ5xr6ffSpaSPsPbiF5F/8qRMxXm1GYrpmKK/Yzjrj0pvob9B5YCuVNxoux0ENjKhVL",
+	"l97TMw61MVh4dzDMMCnk2Tl+nvUK8N2epDwCVCBFuoeDTsd/yJ3TY32rqruHazORt8+L5cfgQfmcKkO+",
+	"MuQrQ74y5AtK1QBWfBsGfZXqW+sIoA65z1Tf7owCFNk6dMJzJWayFMs1ETYbcB0UguAjbaMzuTEYri3Y",
+	"FSZuIhTJjdxXNJOGNFQPMQ/PU5KIlpiZWjoEDrzWJr65uaqfy76z2N5XpmRMZ883rGXwYd+MTrlLQ8zm",
+	"ShI8m1WQ6MvrBpBb96oaUiaz6SaQdtbKazwKYnq1StCSb4VG4B74tn1+hKXeGJFJxBywfiBdNMXsEQZ8",
+	"zCNXJI0abfKaYVnKKvkXwNfZ1NJC521Cn0HDwJMrFVP5Md+1H/NwOucLVS9WOmcVgHo2vWelg22AmzwS",
+	"LAJADyJvD2wSkSnJI1bwVmxo2+Ja9HL8FCxEqQevzl48fvril0Kti606cYqpXH7SOFlbQ6LvvbGOpFiM",
+	"0ia/ifRSEpH4GlQSJcTJsqZ0CZg2eaSPvISCECcBcNRW4QYlWRUspwc6xyTQz/MLPIxyvUF9iKmT5IqA",
+	"GOPQb9XpkdW1H3nZyabKEX2HPiQnaEHhbqtks0TvwhcAyPt1KtnelhDipYDu9hrohs0usJNgrj7WtDZ3",
+	"8c9OszbDRFceEC3HSDugj5L8mo4WGGHIWORfUwyLrm9Z6HYLPPqQh5oBMvocOofsZ3LGTPX++jj3DcyK",
+	"mwS/zRvrNwSA7pLx4n0NNUiFL1OL5DZcHsw1Ie9/f6xRpdh0pnAGIZM3DAG714vj2z9+FyPvvazVoNf9",
+	"ZuH6VMyHEVVu8vTfNvDd9QPfKD0BI+R+x3eTdNamUfZWjfJ9MYTfv6XZs+L1tzF3NkdrUTEZrCdX98Yi",
+	"7Qjd0erp3cRMyEX3I7PvK46aL4f/C1AIaO0koMy2NLLEjCV0xttGo3jf/JEJRW+GbqQ4S5tObdd5QkKk",
+	"rkqgIhVrNYyUNIXbs5SHgJdCzRf48YRfTJhUBOUfwilylpIpXcA7WqvL3MwVboZCYuknFMrirwF0Aq6i",
+	"KXDAsPQKYgNQ8mzgJnI0CFNDMs6SyF7FFdEaDkDUaGSj2jAxFl7imkZsRPtbXSH6d5jguzrXZtaHMOO1",
+	"Qb+336zBv0ER4jyhZrLKMGVTygE/f9Dv+R8bQPixSJ3++VgDypvaoNcxfAVa6QHAfMcxGQy6n1AROq0F",
+	"V2r3T0tRrfNuLgFhVjZxar2xS1CB7CwhoBVqwgpYgH+YzWbFw88Wh7IgIMyHn8piYBe77NcJg1PjQM0n",
+	"WCoVvHp5nrc5WfTLALBdcI8EZC6yOAKMWoMFm4g5YupofwhPF3RnpeboYjBugYcNeqycuWTFBZemfyOM",
+	"6XSW00LpffiTLAuXOhA0GugFGE7jhARmOBh4TDNmcCCWDk+Afon0vzKovA6I0YwCn9cEPiuT+bLQ51if",
+	"v8YhqhdHl8M19hpbShsgwLDy5lp3xwpfgUVwzvP5I2PpInd9zGnf5PVs5DLAn99DfNEsmcscrRB0K+Qc",
+	"SLKyxLIxvtqqFamttNBRQG4n32A9rhNyZvIrIbdOyCGtixU6TqXb7XALYeeAem9k9jiI5t/FaKmDbLQA",
+	"yWDc1qCxCtrxhCA5ErSVAn61mgjJtM2kLw7Qjwja5H/ECPpXC41ePkkCdos1LT0awuW0ySkZ0cjBRgIu",
+	"aw/iL1DzaWDxVldsOqm9GjDytflaj+zhcSOvv9KO5xym7AmPFbtfvEkUbT7c5LJzvzpMsf+mczjodwdd",
+	"CFMse/YebRU+xDq/tb1Rr9/tdrot1huNWv3e/n7rKKTjVr+7dxDuHxzQ44Nebdk9zolxJUtkJonIVCzE",
+	"JYTNYq4mPJuSkKYjkWjlAqY4RAr/vvfX2uYohGH4MTdpwU9b5vatP/ZaOGJ0gdMNUwEkOM5N5snQVnrU",
+	"1vHn4E/3Bvv7/4L9UJz/Eo5F93jQP/hXbSPWRbc36OwVVsTogGUaMbcgh+ExOzg4PG4d9nv7rX4nYq3j",
+	"fn/UYp3DcdgdH3coOywvCA8n5OwtmTIoEIdGVgmw/DzikpEJo4rMsukMVoB94BJaCCcQouUJ0YPGMPXc",
+	"W9sp/cCn2ZRcpDRRZMZSMhGZZBMRR3/dpKbcCrKspZ/c0k9umdEw2YIpwrdcu4hu9vYLi+gWZO0SuqU5",
+	"/NcyNGft+e+nixfnnfnzRefDiyd/n798Iz48/13Mn3dnRy96z/f/9eafvRd/Xta2Ieu1IurG6J1aklcq",
+	"d73KBRTOgt7z1Kyd8KKedTp1LSKnzdkkhMpFEk5SkUBSwXtMIU+zs9Pr9HZ20IjWp0FfUMeNCM0dGYuC",
+	"hlazIgnZCaFkLtJLlpIZDy8BOCKbuUiC+RliSiihlaMTRi7Lk+hvKFEsnQImG/6oTV6JOC5iOthB735E",
+	"oTEU6VAfuU/Y5AFcIrta98c8YYEBexizuUv/YHalMIoGwHHOqJQkmLPRRIjLYZbGgIU5gtoGPuZIOhK4",
+	"UxiQXRJgfN4ldtCuNyhy2qId7OzkHpnpwcFZQIkftMlpYv0BOrKV/ZbwpORX1ccpYwP32yaZpWJAAv11",
+	"0CRMb6tZyqW+BKRRADTrxktqOrqncSZZNLAL+5PMR8glCkFo2jZAq0VBF+AFc+3ayUvIg5kYkGV8cZEl",
+	"d5+l4JANrG4ID/GxFxzanLgyrCDGkwMOE3hD3L4b8mF1cACK28vzxgO0NBtmcT1onIE9GzRZDzu4yI+P",
+	"pFNmAP4jaO+xucleX6uVVLqTVwAmNCcnFBHW7cAppHC+pKJ6Lydi3rDwDQb01QCVaOMbesGgpakwCBw5",
+	"ifh4zIBBH0YElAIbQBaXU5d9EiRCDcciSyKL5ugyOgGgAMCIDBl0Hi2xwcaTde1RY+QrMFY0jK/pfxB4",
+	"2SUz37jihdOLGLtUKRpOpnrheSRhWKbqyEBVNm2as6mfy/hFYsEwF0wLsljQCPAE7H1IPYBxyn+/b0On",
+	"XUD+Un7OLjKx8iRiH5B5NWhs6wVYbhinZL8souSUJ3xK42Jj0N+NIWaJy/Hso3wqcEWXTWgtFNDO4gkJ",
+	"KSCJmKhOr9PrEy3GtHV29pYAJW3KQ64WxpT+KypNlWahyiDS4I/pN9zf/3P+8gU5hz2C1MPucoIUof7w",
+	"yiZqIX1Z5p4F2ZyaP4zDsvqaxbIufnr+kux1Dw5aXULj2YS2enDAaytYaqf0wxDszyHLUo+rlieKXTCw",
+	"UUCF0SmWCW6msrUjKt93FZut+QB6RdfcSL/nqp9+YdMcUSlRCORHUq7cIea6psesD1ZQ/jPr7/tbpXjQ",
+	"9YTsj7vRXtgbtY7oIWv1RwdR6zjsjFtd1qN7o364Hx0Ag/TGBHhOQO1Rui55rt7sosltmxtxVCwif++S",
+	"kaBpRCKt2yy3tj5uUBjDrliSMQJNx0zmKsrENZBrVssiT5LqY6HUTA52d/VHsm3EQjsU0zyiszVGpZVs",
+	"W/XjbVu0kYhkMRWZHIaKDlmiVWIexyx+e0VTThMXa1ha5/fNLWISRQ/YhkbDCU0v9AA6y17xUjHE3d3k",
+	"WISX3ut+LV7zylPknw/rSt9kSipB/W0K6ttImI1xl5RdcWmaYt8XMFtvGZAxJHM2/IJub823Owwnu710",
+	"U1DGSoLbvPTW0ZjN9S3ajQD/zXJi1kXaNBV/AAGx0Jb0sltT8E3gJlZ5rPJYGlqJTBiNTCXbM4FSevmg",
+	"vX39zJp+v4vRgATrXP1PYCQ76b6UVNi9oVjM57N8ED/94NU9Pxj86+pKHy8qtkXsbUWSaylEtTHrpU8U",
+	"T8g4i+OBPUgQHeNTgEwNEMI+IHWRhAzyVyCIZaNJgiWZBFywViLCHxn+17jYNjrHwomwp88dYxv1cdQK",
+	"9k6BNww5EXNp/2xPo4BgaAJEi4n/hGI65YrU6Uhqx5mbmjr4CRQZajcb3kI7240iNiui2HBJTDmoCUGc",
+	"5gdPO55cuhzfYGeHUGvJQrAkcAbDAGoNMCDm48XSZAF8FrYuIqeqa5NT7W5eUWXWxvsheLuGD10AUiQ4",
+	"DpH2kaVKqRKpPDFhjAWsVKzdWWWIGwuBE6A/hjlgel25dHG6K0axlUoPhEkoT4MIjjJK1sRDPP73VDsy",
+	"Wv/jk7oIuCcSb1bkCaEE4yj6XjENgYmyHI+Al5X+74yPv8RlnNhp8KdLQgcYSH+znGpCMYi3bsKIZKwU",
+	"f6USG5Y3Rk5MwZkvj1eWg90lkuL99mn0Mj3XJsUWSdPX5vzcQ8L0QT2au2T5lnyc/R/Ux5mZwr4pTS8j",
+	"MddD+S/yqzU9iTM9QT4sPxUoVd6Sun56Q2/8//ovYtJrwPeqSMyoVKTbL70YlKhSFIVmdGDpmCchuhfy",
+	"/UjJY3h9/aeJB7vZWJ4Mg7it11XCK7fcK+ODMMjPE/ILS6c0WZB6NiNKkLO3r0mv2+x0OiRLIoPu9fPZ",
+	"L+TsOXEeEUawnyqqpYuiH0zuRGulg/3/Q/I77XXgTmJM5IwlEQZU/4ONOOmC/Ie8srck/yHPC8v0n3fJ",
+	"f1qtlvuf/t3jM/IfHAxP/mTxlEqZUH08yH/8gcO1T17DLV+lfMpes0Rc/WQu6noXnb4h/yGvqdbbmSQv",
+	"WaxfmvxCpbn2sLmPl+KaiiwNmdR/ddvk59Mnp02y87OeJjkWLI1Ymum1ylhK2HjM/9QmIyO/sBFlWcR2",
+	"mrA92+8Sz/UZygmtDWrhXtRj3XGHHo+OwsPogO2P+3Rv1Au7UYcdj4/o4egg3I/6nkNVueSVS/6wLvnH",
+	"GiTVZoInamje3KtJQUvRbOA+7Y474THrjQ6jvQN6xPbH3bAzOo6O2CE9GO+H/dEe7R13r9FM/cFeV2um",
+	"KZMS+3leZirmCTOsA6lUROIprGFfCiiezmg/PB4fstZe1KOt/vig2zqmR6zVC/vRwajLjsZ7HayQufEL",
+	"HbOj6DA8GO3T/niP9SJ4G3o0PmQHkXmbcZd1omte6HDQ6RVfyMo+BWZplNIx1ofcx8uMtS9QfpMby5bN",
+	"b3I86O8X3+QJeB5Ge279Au89MLKbGCK2h3Kj1XPJkwhEBlccZmK7Qd26vOfT+89URbQiklWQ0P/2ZHHt",
+	"8dmS+Bv0up1OpyBJa6sUqqkns3d68nr5Tt3lOxXUbekWp2+Wb3G4X77DKl1c+/T+003qp76WUF3VZ/+A",
+	"vPVFtnrE+b1l/OdazF9TfswcoC+UElBrzouENRC3Bc2pAJW3ttzB+QYrPeaJdvPpbCZJsNITNDC7K/3A",
+	"gNQBERjviqGW38Woqe1LhhAsMMg5UG7AQ7RZjw9ttMmpV6RiIe30DtUm7Ev7dujdYwFHwb+Hqo/MIqhB",
+	"pHeZWKMUcCnFSpqrfpGHe0qRiTY5hY/RQySjBTFeNpmKiDmqC/zaxYdSpq0xaabHjNdUEh2TQLun+AtT",
+	"uuUge807FwhYXUH4Uo3LtsUgCD137yGMO1WEhNi+6FE/wh7EaiN+kbCoBa1GNI6hvC+EE+Gn0lfHMjDV",
+	"vSaUUVPposVVa5wyBqd7Si+Zc0EKoLX0krnqxeU8fim3vjWUrDefD4ko+93Ge0ql+FW4pwr3VOGeKtxT",
+	"hXuqcE8V7qnCPVW4pwr3PHC4Z/9NtzPo9Abd7lcS7vGd6q897LM1WNCPUEPkAOL9INJPkmi9OOIxVwvD",
+	"N1ryiO+zyGgXUQHXIzg+gu8lBmFcLYlt62uWGvRESgIERgwGhKsc3BAfAyGnuu3bQ9segQKU7RNjHwCb",
+	"Fhk1tZfEIv0MxdI0m0EjncFQlC5k4+5NRmwsUoRr1DfV9/NaxhCVyAAEneSgRWPsFnKPQGgjA1Nse8za",
+	"5IWwPQBA9skSZcogzfNhR4HbgXMWIyC+P200ThmNFnnnYt3rEGy6BsEmCUYmbNT0p65hGGfdS5TwMjs5",
+	"XqapgjKlYU0ihWupgtHTMVD0pGzGqIJ3G4logcE5F5MrBOSwnucmQbhmKcy2fS8TvPHDhK/uEl3ZNvyw",
+	"pZ42Otgu981VRnG+rgMyQSFjawYdjZreGlX64D7xUBBv9UFrRHf15uVJtgH4/ZG5Qotwvx9ZH86dHZ4Q",
+	"4ELb2RnkfZ8BPsVkB/SDoG8yYUBYrQWmtn4BrF3fGuYa2oFpFCHMky0g9Vq6EZ8d25mN9iB1aOYuqJCm",
+	"afAu6IjAD0QG2KbMaKqlst7R9AKIwxkiwJkwGbzJXKSXcgbUhSAVwVuBcRLnf2ohXPRvAhKUx1N810bT",
+	"9jtjdeslYzMJNa4WlS7H4sXy1SxRPDZzKBIo3MTBKPsSKbvgEtmorZpBCnB6QQG1z3Q1+wMhLImkk94n",
+	"G1vyQQi/Kd9AjwNdIQL4W3aNDW0zygqL0FXC8cp1gNU2irO0Mbg9qjDHst3TotLEZFN9jc3RaDqT43oN",
+	"qtWayfAYDhs7G6OYDfKkTSLU0PsmaDqNazTw16IpzeH+DLryO+mlq+pMq8RDlXioEg9V4qFKPFSJhyrx",
+	"UCUevobEw6Z26R8869A5ykk1voKsQ8F79BvDK7KDb4jsoBioMk4kocQd9wcNWo25qQlc2d58hiB8ltUI",
+	"gzuzVERZiE2rUxEhwp7xSzBI4UI9pE7JBVcgtSVXIl00sGOXSP4na5LnT5+fEa1NXFsz0hcmEZETatub",
+	"Y+3NmI5kJbJwgsyCTSIF0HuMFmRG1WRFzzNW7cZMEgrmzYLMoUK20OV8gn2uc4vIg+RPbfJYzJNY0IhQ",
+	"nAFEJv/l7A1pt9s4cbsf9X+G+umfAoK8uwBkqD8J2uQJPBs9mwBoXIb4u4DUQzHjOXYWVN/+JH0Mo4Yp",
+	"4gUcd5gSROLDemSxsSXXvBP0AkMn77jYYB0JiLhIBq88rTq0v60O7bu3VftI1bBLv+HOaiPD/u1+Yw1U",
+	"PqUXbHeWXFi2ytva3PBjK+vWm91AgDbA8exq61LJ3T+6bRyAlnjD0ULpofaPet09tFkKA1bsg9p1YaFV",
+	"g97CvL5m0NbCNoN2cBCloR7u9Xt6ibYNu90h5HAzM+k3q2T09tXbeZ2ZlGsjWJgqsfbZ+nIAE3mppqK0",
+	"Hg9i0fiKeSN4S0rnBHY6kAgk5d1iY59TqtDsCB7hiW29geRUfZyKKeKxfFAs0RvesJnIhI/HLDohgS+9",
+	"RKiYakmVMjo1gtr0nZjsmr39M5ZcgAmx1qZZi9pilHngZiCADh4taihPiIypnDCpFXoSkTDmQEglGRpg",
+	"UxJzxVIax4vBGvzm611OswYr5GDQJq9YGuo3ZEkoIhaR4P/0nmDG0sJaKSGMhjNbkIQ0TRck+N+WP/ut",
+	"l7CQckASAbNtOq9Mksr2DNV/ffP8WZOc/+OXBhaLIJwxTKu93bnZ0K1XIubhYkAkTaKR+BAQKfQkm8wY",
+	"cMrBBgLaUWDUQ+wdGK/B2F2NsGus46YB0sHlJAZ6GdYzElhNYnB16hFPWaiEdrZdCQxMaWMz/i4Yw3bj",
+	"Bu02lgK1AyLZhTYsETYT2p/MJ5A3I7Fh8oINQupwF5XSK5ZKGvvGkxTxFRhPlXlbmbdfp3nroQbpTfq5",
+	"jVv9zFfarnogg3hndwda5pZJdEc8oZCHWELIW2Ua6dP6k0QF2MxLFMzHnncuS4qvMqI+mxHlhSGKtsl9",
+	"G06We+E6sLufXGWoSEBKKOk4JkxJhtZyPAHpoFIawgdCxFDYJg1fgMxiJZtEZqOWiytBbqRJtBtksL5l",
+	"k0CawdbTNLGch81lo0l2dnxmqZ2dEzKn8SURsVZIZmSo6D1ClaBNAsn+CAhPwpRRbV7MWIq6WQqtBgRg",
+	"3Yc0ISlraWFmDkUqFdKhrOOmsD2rXK4gy7hkbIaWojcwaseiHEu4ZMyYE3id1pKSJlzxP/OyWjQicHPp",
+	"x40yHquBHk7K9Jxps1ZOWByDTQiUA4goLdWuEpcssc3syPEwFVeoA1IW0VBL1Epj/rga840VBJ9Ja25N",
+	"evag5GXmHg7a08Xh29enLCEriLzaH1cm7po1OP2GM/uQdsNetNfqj/bHrT49YK2j6DhsdUZd2hvvsX60",
+	"H+ZZRnM7rTj+QH5axRXA6fr399/ghpVAzpkr1gS12zd44U7+woYrPn+96GDU0S/Y2mP9casf7dPW8ego",
+	"bB2OD9h+1A/3Rj2avx5I+SFKefeS3fwln3haoPSe57DpeHIxKFTgQIWDV7WEbxcyQMq/5tWOTETPriVN",
+	"LzLHR4Bsn8UU5OaHfWrWtP6rDWpzNhrmCUFvtsL98THrRN1Wj+6NWv2wH7WO2OG4dUD3R30TPctnS99t",
+	"qLWpm6pOPlX+M5bIxF48Pr15jM1KAlBF13OEoWarbMPPZhu+ZmAXlgJsuXWmckl+G1MxS9YTG8ecgt+9",
+	"MkYUkHoQl7gwg8aA8AgXOya5VG86QwZtlBGb0CsusjSvkq5oRaV6nSUVnWhFJ1rRiVZ0ohWd6I9IJ0rq",
+	"VOvcxj3QiubK+9XL89XaOyxz2BXVNzL7GZaQtRr8xI+IuEawlGFNbTP38TGFMBJqQgJvGJAR02YIasyK",
+	"DbViQ63YUCs21IoN9RtkQ82SigW1YkGtOqwqFtSKBbViQa1YUKtW2KoVtmJBrVhQKxbUigX1oVhQbxEy",
+	"LKb/bk6EujkfuCrKFVwUmB1vnx6s+Fcr/tWKf/Uh+VdvEbupeFcrPKwKD6vCw6rwsKogQBUEqPCwKjys",
+	"Cg+rIuKoeFcr3tXvmnf1lhGnSITakNH/nDAaq8mf5q8pUyl334kZSzCy1DaOnv4UeBzsD666uxcpm+V7",
+	"bC0Y+zN2QcMFuerakptLNlNFF8OAI5wAFPdcpJcEEv1rqubaxBaolabEla3ov4BRxJW8LQWLAzTud3bm",
+	"lCu5swMDwko00xMfsZma/CTJKIsumBqQIItVSodjKlVA6EhkinT3bZlYkwQRYzP7xR6Z8iSDZl/zM//b",
+	"7r79uq1/NkPkiBkUeqE+KD1NCRLEYh64p3gVYaUn6G+gwGsddDkUieVMIBRssqse+iwt8sToH1tyBGVU",
+	"ZgZ2dnqdjq1lsjX8eYlbYEvAZBYrBLonz42rafQnVs7ZMjiy6+OUt/XjzxWPY+0wJtBmVKgszJ+4qiQw",
+	"R/BXAlpLCVUmSFreq16ioAgnsa70a23lUZ0nYZwBmoOltQ2m4WyohIilqWlqtMkjC/4xEVkcERrHYk5o",
+	"Qn598+YV9EvoXRGL5MKPQhX33+2qgf7RdVLhLjU9emsVSyMeMzbLTx9mePQ7FyogZrNUUC0aahcsYSlY",
+	"KvBWtQHesllzk6UlmNdP9f6rqBD5I+PhZfHF3+qz1tLHkrgeOvfG9uXys1uunRdkLpK8fOmFGLGYvEr5",
+	"nxCkeDRhUy5VuvjrNmUS+SI/JM3u5nhcf4t43PYIV1qgVMGqKlj1sMGqJU+kdqsjeC0TERmv0LElaa8f",
+	"vXUV023Ljm57IEuVD37T0wPNHJdE+hbCCWr6a9X8N4TT+53m0PWvujdy4J7qTTyFXGIp9f46S3Kbox5b",
+	"v8J3gpyzsckLWrtR1mbdcx/mirM5wmABZgGeLjJaWGelfG9sM9HC3OSwXZMt5CAH66xaJE/iCuiOckIm",
+	"a2nPTdZ7o6nt7Oy6K8EBu5WY4BbSCuI9GmCYe9Y4OTU9BnyqPQ2qWLzQH5YZfnJmHz9pvK25+gtTBVv1",
+	"dknQf3QhDXoPyczK2qmsncrauQ+dXYUJv7zihLbIcrTslvpzQ9jyvf4qvbJCu7wdeN5CGhGeSKWVTa1Z",
+	"wzD2LkhtM47yj1/7DboDo3axr7VpuGiblqaBNR0cB3r8JVhi0+kKSKgJoa6ebregnhKKgfo8hL5Uj2pb",
+	"vQCQ08DfQ+ET1CKFYrYgPFGCBO3dAmand/tTr/Vk+QkvE1ZcsxlLiQ0neDCCoUigUQPrzcKJkFBSpd/Y",
+	"NFnOJyJmZERVOPGe/jN0Uq568mu9wqmW5SO8BhDaMijUoiSiPF40yZyxy3iB7ASJmsQLUB1RFjPvGc+E",
+	"mK16wvMsVrwllTZDZjFNUBUJrCsLRaqNHgggXaF55bUDGt2D8HQk4qBgcry2BXY3emN4RKczyi+SVeP4",
+	"eyYUJZBjlE0y109QRKU0kcg9jSWOGZhLaFjJNtELYxQOl6TbISGE90YL27PrTzKPDTTRCpZSXDbou7Tr",
+	"DBh9ktTlQio21RpvOlNNIi95HBt4P9k0rWmoqyluffbBwtb6u5AmyG0J+x7vvWLrY/GE9LfmGX60Ytzn",
+	"f3v67Fl7GpkxwQQ9f/QKh4bPNveDx8c8ufTuew4/WnFbU9Uo2+Q5TxQSSV+yBUkYA1Q98vI00wsfhkxK",
+	"AuB6JwAPY0mhocYQ/oCKdcK4NlW9R/+NLVY+uHeqp1mJUMTQDth6/eoR6bU72vaGxDPWAgJ4YkjTyD/A",
+	"+sOWEgituOLmYAQ570Fm6VhLorUpEP/kOFG8+q4vZyzRcxaJMEO44fM5vbhgKXn7FCADYjVBEckTPWP6",
+	"HUyax3vKS2uGQ/7x/wsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
