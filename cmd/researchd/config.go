@@ -10,6 +10,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/mcptool"
+	"github.com/researchd/researchd/ratelimit"
 )
 
 // config is the process configuration, read from the environment (CONTRACT.md §1).
@@ -34,6 +35,7 @@ type config struct {
 	Research      researchSettings       // RESEARCH_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_SECRET_KEY, ... (research.go)
 	MCPServers    []mcptool.ServerConfig // RESEARCH_MCP_SERVERS
 	DevIssuerOK   bool                   // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
+	RateLimits    ratelimit.Limits       // RESEARCH_RATE_LIMITS
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -71,6 +73,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.Research, err = researchConfig(get, c.DataDir, c.Env); err != nil {
 		return c, err
+	}
+	if c.RateLimits, err = ratelimit.ParseLimits(getenv("RESEARCH_RATE_LIMITS")); err != nil {
+		return c, fmt.Errorf("RESEARCH_RATE_LIMITS: %w", err)
 	}
 	if c.MCPServers, err = mcptool.ParseServers(getenv("RESEARCH_MCP_SERVERS")); err != nil {
 		return c, fmt.Errorf("RESEARCH_MCP_SERVERS: %w", err)
