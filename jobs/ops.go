@@ -184,7 +184,7 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
 			return err
 		}
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
+		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
 		if err != nil {
 			return err
 		}
@@ -360,7 +360,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		if err := s.hold(ctx, tx, j.AccountID, j.ID, runID, effort); err != nil {
 			return err
 		}
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
+		res, err := s.enqueueRun(ctx, tx, j.AccountID, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
 		if err != nil {
 			return err
 		}

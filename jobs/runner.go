@@ -66,6 +66,10 @@ func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int)
 	if errors.Is(err, errSkip) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
+	if errors.Is(err, errOverShare) {
+		// Back in the queue (a snooze spends no attempt): the worker goes to another account's run.
+		return river.JobSnooze(s.cfg.ShareRecheck)
+	}
 	if err != nil {
 		return s.retryOrFail(ctx, log, a, attempt, maxAttempts, err)
 	}
@@ -132,6 +136,9 @@ func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, s
 		}
 		if j.CurrentRunID == nil || *j.CurrentRunID != a.RunID {
 			return errSkip
+		}
+		if err := s.checkShare(ctx, tx, j); err != nil {
+			return err
 		}
 		now := s.now()
 		set := map[string]any{"status": store.JobInProgress}
