@@ -21,11 +21,11 @@ const (
 
 // priority is the queue priority of a new run of the account: lower once the account has its share
 // of jobs queued or in progress.
-func (s *Service) priority(ctx context.Context, tx *store.Store, accountID string) (int, error) {
+func (s *Service) priority(ctx context.Context, tx *store.Store, accountID, queue string) (int, error) {
 	if s.cfg.AccountShare == 0 {
 		return priorityWithinShare, nil
 	}
-	n, err := tx.CountAccountJobs(ctx, accountID, store.JobQueued, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, accountID, queue, store.JobQueued, store.JobInProgress)
 	if err != nil {
 		return 0, err
 	}
@@ -36,16 +36,16 @@ func (s *Service) priority(ctx context.Context, tx *store.Store, accountID strin
 }
 
 // checkShare refuses to start a queued job whose account already has AccountShare runs in progress
-// anywhere in the cluster. The account lock makes concurrent dispatches of one account count one
+// in the same queue anywhere in the cluster. The account lock makes concurrent dispatches of one account count one
 // after the other; a run resumed after a crash (already in progress) is never held back.
-func (s *Service) checkShare(ctx context.Context, tx *store.Store, j store.ResearchJob) error {
+func (s *Service) checkShare(ctx context.Context, tx *store.Store, j store.ResearchJob, queue string) error {
 	if s.cfg.AccountShare == 0 || j.Status != store.JobQueued {
 		return nil
 	}
 	if err := tx.LockAccount(ctx, j.AccountID); err != nil {
 		return err
 	}
-	n, err := tx.CountAccountJobs(ctx, j.AccountID, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, j.AccountID, queue, store.JobInProgress)
 	if err != nil {
 		return err
 	}

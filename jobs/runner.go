@@ -57,12 +57,12 @@ var errJobCancelled = errors.New("job cancelled")
 var errSkip = errors.New("nothing to run")
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
-	return w.svc.work(ctx, job.Args, job.Attempt, job.MaxAttempts)
+	return w.svc.work(ctx, job.Args, job.Queue, job.Attempt, job.MaxAttempts)
 }
 
-func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int) error {
+func (s *Service) work(ctx context.Context, a runArgs, queue string, attempt, maxAttempts int) error {
 	log := s.log.With("job_id", a.JobID, "run_id", a.RunID, "attempt", attempt)
-	j, run, err := s.dispatch(ctx, a)
+	j, run, err := s.dispatch(ctx, a, queue)
 	if errors.Is(err, errSkip) || errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (s *Service) retryOrFail(ctx context.Context, log *slog.Logger, a runArgs, 
 // dispatch marks the job in_progress, starts (or, after a crash, reuses) the run and charges it,
 // all in one transaction. errSkip when the entry is stale (job cancelled, superseded, or this run
 // already finished).
-func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, store.ResearchRun, error) {
+func (s *Service) dispatch(ctx context.Context, a runArgs, queue string) (store.ResearchJob, store.ResearchRun, error) {
 	var j store.ResearchJob
 	var run store.ResearchRun
 	err := s.st.InTx(ctx, func(tx *store.Store) error {
@@ -137,7 +137,7 @@ func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, s
 		if j.CurrentRunID == nil || *j.CurrentRunID != a.RunID {
 			return errSkip
 		}
-		if err := s.checkShare(ctx, tx, j); err != nil {
+		if err := s.checkShare(ctx, tx, j, queue); err != nil {
 			return err
 		}
 		now := s.now()

@@ -266,7 +266,7 @@ func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, accountID str
 	if background {
 		queue = QueueBackground
 	}
-	priority, err := s.priority(ctx, tx, accountID)
+	priority, err := s.priority(ctx, tx, accountID, queue)
 	if err != nil {
 		return nil, err
 	}
