@@ -52,17 +52,51 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microse
 // Run identifies one run of a job for metering. Effort is what runs (already clamped).
 type Run struct{ AccountID, JobID, RunID, Effort string }
 
-// CanAfford reports whether the account's balance pays for one run at effort now. It reserves
-// nothing: the charge at dispatch decides, and may still find the credits spent by then.
+// CanAfford reports whether the account's available balance (ledger balance minus open holds) pays
+// for one run at effort now. It reserves nothing: HoldRun does, in the transaction that accepts the
+// run.
 func (s *Service) CanAfford(ctx context.Context, accountID, effort string) (bool, error) {
 	if !KnownEffort(effort) {
 		return false, fmt.Errorf("can afford %q: %w", effort, ErrUnknownEffort)
 	}
-	balance, err := s.st.Balance(ctx, accountID)
+	avail, err := s.st.AvailableBalance(ctx, accountID)
 	if err != nil {
 		return false, err
 	}
-	return balance >= s.cfg.Cents(effort), nil
+	return avail >= s.cfg.Cents(effort), nil
+}
+
+// HoldRun reserves the price of a run at r.Effort from the account's available balance when the run
+// is accepted (create, continue), in the caller's transaction tx (nil: its own), so that accepting
+// and reserving commit together. ErrInsufficientCredits, with nothing held, when the available
+// balance cannot cover it. A zero-credit effort holds nothing. ChargeRun consumes the hold at
+// dispatch; ReleaseRun gives it back when the run is abandoned before.
+func (s *Service) HoldRun(ctx context.Context, tx *store.Store, r Run) error {
+	if !KnownEffort(r.Effort) {
+		return fmt.Errorf("hold run %s at %q: %w", r.RunID, r.Effort, ErrUnknownEffort)
+	}
+	amount := s.cfg.Cents(r.Effort)
+	if amount == 0 {
+		return nil
+	}
+	if tx == nil {
+		tx = s.st
+	}
+	err := tx.PlaceHold(ctx, &store.CreditHold{RunID: r.RunID, AccountID: r.AccountID, JobID: r.JobID, AmountCents: amount, CreatedAt: s.clock()})
+	if errors.Is(err, store.ErrInsufficientFunds) {
+		return fmt.Errorf("hold run %s: %w", r.RunID, ErrInsufficientCredits)
+	}
+	return err
+}
+
+// ReleaseRun gives back the hold of a run that will not be dispatched (cancelled, or failed before a
+// worker took it). A no-op when the run holds nothing (never held, already charged or released).
+func (s *Service) ReleaseRun(ctx context.Context, tx *store.Store, runID string) error {
+	if tx == nil {
+		tx = s.st
+	}
+	_, _, err := tx.TakeHold(ctx, runID)
+	return err
 }
 
 // ChargeRun meters a run when it is dispatched: a consumption entry (job, effort, run id) of the
@@ -94,6 +128,24 @@ func (s *Service) ChargeRun(ctx context.Context, tx *store.Store, r Run) error {
 		first, err := tx.InsertBillingRun(ctx, &run)
 		if err != nil || !first || run.AmountCents == 0 {
 			return err
+		}
+		// The charge consumes the run's hold. A run accepted without one (before holds existed) may
+		// only spend what other runs' holds leave available.
+		_, held, err := tx.TakeHold(ctx, r.RunID)
+		if err != nil {
+			return err
+		}
+		if !held {
+			if err := tx.LockAccount(ctx, r.AccountID); err != nil {
+				return err
+			}
+			avail, err := tx.AvailableBalance(ctx, r.AccountID)
+			if err != nil {
+				return err
+			}
+			if avail < run.AmountCents {
+				return fmt.Errorf("charge run %s: %w", r.RunID, ErrInsufficientCredits)
+			}
 		}
 		e := store.LedgerEntry{
 			AccountID: r.AccountID, Type: store.TxConsumption, AmountCents: -run.AmountCents,

@@ -12,10 +12,13 @@ import (
 
 // Quota is an account's tier, balance and prices.
 type Quota struct {
-	Tier             string
-	MaxEffort        string
-	BalanceCents     int64
-	CreditsRemaining int64 // whole credits the balance buys
+	Tier         string
+	MaxEffort    string
+	BalanceCents int64 // the ledger balance
+	// AvailableCents is the balance minus the holds of runs accepted but not dispatched yet: what new
+	// runs may still spend.
+	AvailableCents   int64
+	CreditsRemaining int64 // whole credits the available balance buys
 	CentsPerCredit   int64
 	CreditsPerEffort map[string]int64
 }
@@ -30,13 +33,17 @@ func (s *Service) Quota(ctx context.Context, accountID string) (Quota, error) {
 	if err != nil {
 		return Quota{}, err
 	}
+	avail, err := s.st.AvailableBalance(ctx, accountID)
+	if err != nil {
+		return Quota{}, err
+	}
 	prices := make(map[string]int64, len(efforts))
 	for _, e := range efforts {
 		prices[e] = s.cfg.Credits(e)
 	}
 	return Quota{
 		Tier: acct.Tier, MaxEffort: s.cfg.MaxEffort(acct.Tier), BalanceCents: balance,
-		CreditsRemaining: balance / s.cfg.CentsPerCredit, CentsPerCredit: s.cfg.CentsPerCredit,
+		AvailableCents: avail, CreditsRemaining: max(avail, 0) / s.cfg.CentsPerCredit, CentsPerCredit: s.cfg.CentsPerCredit,
 		CreditsPerEffort: prices,
 	}, nil
 }
@@ -51,7 +58,7 @@ type Check struct {
 }
 
 // Check answers whether POST /research at effort would be allowed now, as a create would decide it
-// (clamp to the tier, then price against the balance). It consumes and reserves nothing.
+// (clamp to the tier, then price against the available balance). It consumes and reserves nothing.
 func (s *Service) Check(ctx context.Context, accountID, effort string) (Check, error) {
 	if !KnownEffort(effort) {
 		return Check{}, fmt.Errorf("check %q: %w", effort, ErrUnknownEffort)
@@ -62,7 +69,7 @@ func (s *Service) Check(ctx context.Context, accountID, effort string) (Check, e
 	}
 	ran := s.cfg.Clamp(q.Tier, effort)
 	return Check{
-		Allowed:         q.BalanceCents >= s.cfg.Cents(ran),
+		Allowed:         q.AvailableCents >= s.cfg.Cents(ran),
 		RequestedEffort: effort, Effort: ran,
 		CreditsRequired: s.cfg.Credits(ran), CreditsRemaining: q.CreditsRemaining,
 	}, nil

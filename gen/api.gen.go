@@ -7247,24 +7247,23 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v2/a2a", wrapper.A2aJsonRpc, options.OperationMiddlewares["a2aJsonRpc"]...)
 	router.GET(options.BaseURL+"/api/v2/agents", wrapper.ListAgents, options.OperationMiddlewares["listAgents"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments", wrapper.CreateAttachment, options.OperationMiddlewares["createAttachment"]...)
+	router.DELETE(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.DeleteAttachment, options.OperationMiddlewares["deleteAttachment"]...)
+	router.GET(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.GetAttachment, options.OperationMiddlewares["getAttachment"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments/import", wrapper.ImportAttachment, options.OperationMiddlewares["importAttachment"]...)
 	router.POST(options.BaseURL+"/api/v2/attachments/uploads", wrapper.BeginAttachmentUpload, options.OperationMiddlewares["beginAttachmentUpload"]...)
 	router.PUT(options.BaseURL+"/api/v2/attachments/uploads/:attachment_id", wrapper.UploadAttachmentBytes, options.OperationMiddlewares["uploadAttachmentBytes"]...)
-	router.DELETE(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.DeleteAttachment, options.OperationMiddlewares["deleteAttachment"]...)
-	router.GET(options.BaseURL+"/api/v2/attachments/:attachment_id", wrapper.GetAttachment, options.OperationMiddlewares["getAttachment"]...)
 	router.GET(options.BaseURL+"/api/v2/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
 	router.POST(options.BaseURL+"/api/v2/batches", wrapper.CreateBatch, options.OperationMiddlewares["createBatch"]...)
-	router.GET(options.BaseURL+"/api/v2/batches/estimate", wrapper.EstimateBatchCredits, options.OperationMiddlewares["estimateBatchCredits"]...)
 	router.GET(options.BaseURL+"/api/v2/batches/:batch_id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/cancel", wrapper.CancelBatch, options.OperationMiddlewares["cancelBatch"]...)
 	router.GET(options.BaseURL+"/api/v2/batches/:batch_id/results", wrapper.GetBatchResults, options.OperationMiddlewares["getBatchResults"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/retry-failed", wrapper.RetryFailedBatchRows, options.OperationMiddlewares["retryFailedBatchRows"]...)
 	router.POST(options.BaseURL+"/api/v2/batches/:batch_id/rows/:row_number/retry", wrapper.RetryBatchRow, options.OperationMiddlewares["retryBatchRow"]...)
+	router.GET(options.BaseURL+"/api/v2/batches/estimate", wrapper.EstimateBatchCredits, options.OperationMiddlewares["estimateBatchCredits"]...)
 	router.GET(options.BaseURL+"/api/v2/billing/transactions", wrapper.ListBillingTransactions, options.OperationMiddlewares["listBillingTransactions"]...)
 	router.GET(options.BaseURL+"/api/v2/billing/usage", wrapper.GetBillingUsage, options.OperationMiddlewares["getBillingUsage"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns", wrapper.ListCampaigns, options.OperationMiddlewares["listCampaigns"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns", wrapper.CreateCampaign, options.OperationMiddlewares["createCampaign"]...)
-	router.GET(options.BaseURL+"/api/v2/campaigns/limits", wrapper.GetCampaignLimits, options.OperationMiddlewares["getCampaignLimits"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.GetCampaign, options.OperationMiddlewares["getCampaign"]...)
 	router.PATCH(options.BaseURL+"/api/v2/campaigns/:campaign_id", wrapper.UpdateCampaign, options.OperationMiddlewares["updateCampaign"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/approve", wrapper.ApproveCampaign, options.OperationMiddlewares["approveCampaign"]...)
@@ -7273,8 +7272,25 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/deliverables/:deliverable_key", wrapper.GetCampaignDeliverable, options.OperationMiddlewares["getCampaignDeliverable"]...)
 	router.POST(options.BaseURL+"/api/v2/campaigns/:campaign_id/retry", wrapper.RetryCampaign, options.OperationMiddlewares["retryCampaign"]...)
 	router.GET(options.BaseURL+"/api/v2/campaigns/:campaign_id/stages/:stage_key/portfolio", wrapper.GetCampaignPortfolio, options.OperationMiddlewares["getCampaignPortfolio"]...)
+	router.GET(options.BaseURL+"/api/v2/campaigns/limits", wrapper.GetCampaignLimits, options.OperationMiddlewares["getCampaignLimits"]...)
 	router.GET(options.BaseURL+"/api/v2/experts", wrapper.ListExperts, options.OperationMiddlewares["listExperts"]...)
 	router.POST(options.BaseURL+"/api/v2/experts", wrapper.CreateExpert, options.OperationMiddlewares["createExpert"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.DeleteExpert, options.OperationMiddlewares["deleteExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.GetExpert, options.OperationMiddlewares["getExpert"]...)
+	router.PATCH(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.UpdateExpert, options.OperationMiddlewares["updateExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.ListExpertContextFiles, options.OperationMiddlewares["listExpertContextFiles"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.UploadExpertContextFile, options.OperationMiddlewares["uploadExpertContextFile"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.DeleteExpertContextFile, options.OperationMiddlewares["deleteExpertContextFile"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.GetExpertContextFile, options.OperationMiddlewares["getExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files/import", wrapper.ImportExpertContextFile, options.OperationMiddlewares["importExpertContextFile"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/plan-preview", wrapper.PreviewExpertPlan, options.OperationMiddlewares["previewExpertPlan"]...)
+	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.UnshareExpert, options.OperationMiddlewares["unshareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ListExpertShares, options.OperationMiddlewares["listExpertShares"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ShareExpert, options.OperationMiddlewares["shareExpert"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions", wrapper.ListExpertVersions, options.OperationMiddlewares["listExpertVersions"]...)
+	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num", wrapper.GetExpertVersion, options.OperationMiddlewares["getExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num/restore", wrapper.RestoreExpertVersion, options.OperationMiddlewares["restoreExpertVersion"]...)
+	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/visibility", wrapper.SetExpertVisibility, options.OperationMiddlewares["setExpertVisibility"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/apply", wrapper.ApplyExpertManifest, options.OperationMiddlewares["applyExpertManifest"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/build", wrapper.BuildExpert, options.OperationMiddlewares["buildExpert"]...)
 	router.GET(options.BaseURL+"/api/v2/experts/build/:job_id", wrapper.GetExpertBuild, options.OperationMiddlewares["getExpertBuild"]...)
@@ -7286,22 +7302,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v2/experts/skills", wrapper.CreateSkill, options.OperationMiddlewares["createSkill"]...)
 	router.GET(options.BaseURL+"/api/v2/experts/skills/:skill_name", wrapper.GetSkill, options.OperationMiddlewares["getSkill"]...)
 	router.POST(options.BaseURL+"/api/v2/experts/validate", wrapper.ValidateExpert, options.OperationMiddlewares["validateExpert"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.DeleteExpert, options.OperationMiddlewares["deleteExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.GetExpert, options.OperationMiddlewares["getExpert"]...)
-	router.PATCH(options.BaseURL+"/api/v2/experts/:expert_id", wrapper.UpdateExpert, options.OperationMiddlewares["updateExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.ListExpertContextFiles, options.OperationMiddlewares["listExpertContextFiles"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files", wrapper.UploadExpertContextFile, options.OperationMiddlewares["uploadExpertContextFile"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/context-files/import", wrapper.ImportExpertContextFile, options.OperationMiddlewares["importExpertContextFile"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.DeleteExpertContextFile, options.OperationMiddlewares["deleteExpertContextFile"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/context-files/:name", wrapper.GetExpertContextFile, options.OperationMiddlewares["getExpertContextFile"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/plan-preview", wrapper.PreviewExpertPlan, options.OperationMiddlewares["previewExpertPlan"]...)
-	router.DELETE(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.UnshareExpert, options.OperationMiddlewares["unshareExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ListExpertShares, options.OperationMiddlewares["listExpertShares"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/share", wrapper.ShareExpert, options.OperationMiddlewares["shareExpert"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions", wrapper.ListExpertVersions, options.OperationMiddlewares["listExpertVersions"]...)
-	router.GET(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num", wrapper.GetExpertVersion, options.OperationMiddlewares["getExpertVersion"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/versions/:version_num/restore", wrapper.RestoreExpertVersion, options.OperationMiddlewares["restoreExpertVersion"]...)
-	router.POST(options.BaseURL+"/api/v2/experts/:expert_id/visibility", wrapper.SetExpertVisibility, options.OperationMiddlewares["setExpertVisibility"]...)
 	router.GET(options.BaseURL+"/api/v2/keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
 	router.POST(options.BaseURL+"/api/v2/keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
 	router.DELETE(options.BaseURL+"/api/v2/keys/:key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
@@ -7546,6 +7546,25 @@ func (response A2aJsonRpc422ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcR
 	return err
 }
 
+type A2aJsonRpc429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response A2aJsonRpc429ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type A2aJsonRpc500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7612,6 +7631,25 @@ func (response ListAgents422ApplicationProblemPlusJSONResponse) VisitListAgentsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAgents429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListAgents429ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7737,6 +7775,25 @@ func (response CreateAttachment422ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment429ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7842,6 +7899,25 @@ func (response ImportAttachment422ApplicationProblemPlusJSONResponse) VisitImpor
 	return err
 }
 
+type ImportAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment429ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -7943,6 +8019,25 @@ func (response BeginAttachmentUpload422ApplicationProblemPlusJSONResponse) Visit
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BeginAttachmentUpload429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload429ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8069,6 +8164,25 @@ func (response UploadAttachmentBytes422ApplicationProblemPlusJSONResponse) Visit
 	return err
 }
 
+type UploadAttachmentBytes429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadAttachmentBytes429ApplicationProblemPlusJSONResponse) VisitUploadAttachmentBytesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadAttachmentBytes500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8164,6 +8278,25 @@ func (response DeleteAttachment422ApplicationProblemPlusJSONResponse) VisitDelet
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteAttachment429ApplicationProblemPlusJSONResponse) VisitDeleteAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8273,6 +8406,25 @@ func (response GetAttachment422ApplicationProblemPlusJSONResponse) VisitGetAttac
 	return err
 }
 
+type GetAttachment429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetAttachment429ApplicationProblemPlusJSONResponse) VisitGetAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetAttachment500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8358,6 +8510,25 @@ func (response ListBatches422ApplicationProblemPlusJSONResponse) VisitListBatche
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBatches429ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8516,6 +8687,25 @@ func (response CreateBatch422ApplicationProblemPlusJSONResponse) VisitCreateBatc
 	return err
 }
 
+type CreateBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch429ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBatch500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8617,6 +8807,25 @@ func (response EstimateBatchCredits422ApplicationProblemPlusJSONResponse) VisitE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type EstimateBatchCredits429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response EstimateBatchCredits429ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8743,6 +8952,25 @@ func (response GetBatch422ApplicationProblemPlusJSONResponse) VisitGetBatchRespo
 	return err
 }
 
+type GetBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatch429ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBatch500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8860,6 +9088,25 @@ func (response CancelBatch422ApplicationProblemPlusJSONResponse) VisitCancelBatc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelBatch429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelBatch429ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8982,6 +9229,25 @@ func (response GetBatchResults422ApplicationProblemPlusJSONResponse) VisitGetBat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchResults429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBatchResults429ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9119,6 +9385,25 @@ func (response RetryFailedBatchRows422ApplicationProblemPlusJSONResponse) VisitR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryFailedBatchRows429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryFailedBatchRows429ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9261,6 +9546,25 @@ func (response RetryBatchRow422ApplicationProblemPlusJSONResponse) VisitRetryBat
 	return err
 }
 
+type RetryBatchRow429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryBatchRow429ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RetryBatchRow500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9366,6 +9670,25 @@ func (response ListBillingTransactions422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type ListBillingTransactions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBillingTransactions429ApplicationProblemPlusJSONResponse) VisitListBillingTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListBillingTransactions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9455,6 +9778,25 @@ func (response GetBillingUsage422ApplicationProblemPlusJSONResponse) VisitGetBil
 	return err
 }
 
+type GetBillingUsage429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetBillingUsage429ApplicationProblemPlusJSONResponse) VisitGetBillingUsageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBillingUsage500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9540,6 +9882,25 @@ func (response ListCampaigns422ApplicationProblemPlusJSONResponse) VisitListCamp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCampaigns429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaigns429ApplicationProblemPlusJSONResponse) VisitListCampaignsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9708,6 +10069,25 @@ func (response CreateCampaign422ApplicationProblemPlusJSONResponse) VisitCreateC
 	return err
 }
 
+type CreateCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign429ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -9808,6 +10188,25 @@ func (response GetCampaignLimits422ApplicationProblemPlusJSONResponse) VisitGetC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaignLimits429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignLimits429ApplicationProblemPlusJSONResponse) VisitGetCampaignLimitsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9929,6 +10328,25 @@ func (response GetCampaign422ApplicationProblemPlusJSONResponse) VisitGetCampaig
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaign429ApplicationProblemPlusJSONResponse) VisitGetCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10083,6 +10501,25 @@ func (response UpdateCampaign422ApplicationProblemPlusJSONResponse) VisitUpdateC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign429ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10257,6 +10694,25 @@ func (response ApproveCampaign422ApplicationProblemPlusJSONResponse) VisitApprov
 	return err
 }
 
+type ApproveCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign429ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApproveCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10379,6 +10835,25 @@ func (response ListCampaignBrowserSessions422ApplicationProblemPlusJSONResponse)
 	return err
 }
 
+type ListCampaignBrowserSessions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCampaignBrowserSessions429ApplicationProblemPlusJSONResponse) VisitListCampaignBrowserSessionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCampaignBrowserSessions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10496,6 +10971,25 @@ func (response CancelCampaign422ApplicationProblemPlusJSONResponse) VisitCancelC
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelCampaign429ApplicationProblemPlusJSONResponse) VisitCancelCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10657,6 +11151,25 @@ func (response GetCampaignDeliverable422ApplicationProblemPlusJSONResponse) Visi
 	return err
 }
 
+type GetCampaignDeliverable429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignDeliverable429ApplicationProblemPlusJSONResponse) VisitGetCampaignDeliverableResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignDeliverable500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10810,6 +11323,25 @@ func (response RetryCampaign422ApplicationProblemPlusJSONResponse) VisitRetryCam
 	return err
 }
 
+type RetryCampaign429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RetryCampaign429ApplicationProblemPlusJSONResponse) VisitRetryCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RetryCampaign500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10933,6 +11465,25 @@ func (response GetCampaignPortfolio422ApplicationProblemPlusJSONResponse) VisitG
 	return err
 }
 
+type GetCampaignPortfolio429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetCampaignPortfolio429ApplicationProblemPlusJSONResponse) VisitGetCampaignPortfolioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCampaignPortfolio500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -10999,6 +11550,25 @@ func (response ListExperts422ApplicationProblemPlusJSONResponse) VisitListExpert
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExperts429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExperts429ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11137,6 +11707,25 @@ func (response CreateExpert422ApplicationProblemPlusJSONResponse) VisitCreateExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert429ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11294,6 +11883,25 @@ func (response ApplyExpertManifest422ApplicationProblemPlusJSONResponse) VisitAp
 	return err
 }
 
+type ApplyExpertManifest429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest429ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApplyExpertManifest500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11432,6 +12040,25 @@ func (response BuildExpert422ApplicationProblemPlusJSONResponse) VisitBuildExper
 	return err
 }
 
+type BuildExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert429ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BuildExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11553,6 +12180,25 @@ func (response GetExpertBuild422ApplicationProblemPlusJSONResponse) VisitGetExpe
 	return err
 }
 
+type GetExpertBuild429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertBuild429ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetExpertBuild500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -11654,6 +12300,25 @@ func (response ListCustomExperts422ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomExperts429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListCustomExperts429ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11775,6 +12440,25 @@ func (response ExtractExpert422ApplicationProblemPlusJSONResponse) VisitExtractE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExtractExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert429ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12040,6 +12724,25 @@ func (response ListMcpTools422ApplicationProblemPlusJSONResponse) VisitListMcpTo
 	return err
 }
 
+type ListMcpTools429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMcpTools429ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMcpTools500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12141,6 +12844,25 @@ func (response ListSkills422ApplicationProblemPlusJSONResponse) VisitListSkillsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkills429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListSkills429ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12296,6 +13018,25 @@ func (response CreateSkill422ApplicationProblemPlusJSONResponse) VisitCreateSkil
 	return err
 }
 
+type CreateSkill429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill429ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSkill500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12413,6 +13154,25 @@ func (response GetSkill422ApplicationProblemPlusJSONResponse) VisitGetSkillRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkill429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSkill429ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12554,6 +13314,25 @@ func (response ValidateExpert422ApplicationProblemPlusJSONResponse) VisitValidat
 	return err
 }
 
+type ValidateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert429ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -12665,6 +13444,25 @@ func (response DeleteExpert422ApplicationProblemPlusJSONResponse) VisitDeleteExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpert429ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12786,6 +13584,25 @@ func (response GetExpert422ApplicationProblemPlusJSONResponse) VisitGetExpertRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpert429ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12944,6 +13761,25 @@ func (response UpdateExpert422ApplicationProblemPlusJSONResponse) VisitUpdateExp
 	return err
 }
 
+type UpdateExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert429ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13061,6 +13897,25 @@ func (response ListExpertContextFiles422ApplicationProblemPlusJSONResponse) Visi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertContextFiles429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertContextFiles429ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13219,6 +14074,25 @@ func (response UploadExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type UploadExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile429ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13373,6 +14247,25 @@ func (response ImportExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type ImportExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile429ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ImportExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13511,6 +14404,25 @@ func (response DeleteExpertContextFile422ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type DeleteExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteExpertContextFile429ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteExpertContextFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -13644,6 +14556,25 @@ func (response GetExpertContextFile422ApplicationProblemPlusJSONResponse) VisitG
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertContextFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertContextFile429ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13921,6 +14852,25 @@ func (response UnshareExpert422ApplicationProblemPlusJSONResponse) VisitUnshareE
 	return err
 }
 
+type UnshareExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UnshareExpert429ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UnshareExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14038,6 +14988,25 @@ func (response ListExpertShares422ApplicationProblemPlusJSONResponse) VisitListE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListExpertShares429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertShares429ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14210,6 +15179,25 @@ func (response ShareExpert422ApplicationProblemPlusJSONResponse) VisitShareExper
 	return err
 }
 
+type ShareExpert429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert429ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ShareExpert500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14332,6 +15320,25 @@ func (response ListExpertVersions422ApplicationProblemPlusJSONResponse) VisitLis
 	return err
 }
 
+type ListExpertVersions429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListExpertVersions429ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExpertVersions500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14450,6 +15457,25 @@ func (response GetExpertVersion422ApplicationProblemPlusJSONResponse) VisitGetEx
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExpertVersion429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExpertVersion429ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14588,6 +15614,25 @@ func (response RestoreExpertVersion422ApplicationProblemPlusJSONResponse) VisitR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RestoreExpertVersion429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RestoreExpertVersion429ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14746,6 +15791,25 @@ func (response SetExpertVisibility422ApplicationProblemPlusJSONResponse) VisitSe
 	return err
 }
 
+type SetExpertVisibility429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility429ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetExpertVisibility500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -14847,6 +15911,25 @@ func (response ListApiKeys422ApplicationProblemPlusJSONResponse) VisitListApiKey
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListApiKeys429ApplicationProblemPlusJSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14956,6 +16039,25 @@ func (response CreateApiKey422ApplicationProblemPlusJSONResponse) VisitCreateApi
 	return err
 }
 
+type CreateApiKey429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateApiKey429ApplicationProblemPlusJSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateApiKey500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15055,6 +16157,25 @@ func (response RevokeApiKey422ApplicationProblemPlusJSONResponse) VisitRevokeApi
 	return err
 }
 
+type RevokeApiKey429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeApiKey429ApplicationProblemPlusJSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKey500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15140,6 +16261,25 @@ func (response ListLoops422ApplicationProblemPlusJSONResponse) VisitListLoopsRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListLoops429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListLoops429ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15282,6 +16422,25 @@ func (response CreateLoop422ApplicationProblemPlusJSONResponse) VisitCreateLoopR
 	return err
 }
 
+type CreateLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop429ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15393,6 +16552,25 @@ func (response DeleteLoop422ApplicationProblemPlusJSONResponse) VisitDeleteLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response DeleteLoop429ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15514,6 +16692,25 @@ func (response GetLoop422ApplicationProblemPlusJSONResponse) VisitGetLoopRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoop429ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15656,6 +16853,25 @@ func (response UpdateLoop422ApplicationProblemPlusJSONResponse) VisitUpdateLoopR
 	return err
 }
 
+type UpdateLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop429ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15777,6 +16993,25 @@ func (response PauseLoop422ApplicationProblemPlusJSONResponse) VisitPauseLoopRes
 	return err
 }
 
+type PauseLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response PauseLoop429ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PauseLoop500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -15894,6 +17129,25 @@ func (response ResumeLoop422ApplicationProblemPlusJSONResponse) VisitResumeLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeLoop429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ResumeLoop429ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16047,6 +17301,25 @@ func (response RunLoopNow422ApplicationProblemPlusJSONResponse) VisitRunLoopNowR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunLoopNow429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RunLoopNow429ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16277,6 +17550,25 @@ func (response GetQuota422ApplicationProblemPlusJSONResponse) VisitGetQuotaRespo
 	return err
 }
 
+type GetQuota429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetQuota429ApplicationProblemPlusJSONResponse) VisitGetQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetQuota500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16366,6 +17658,25 @@ func (response CheckQuota422ApplicationProblemPlusJSONResponse) VisitCheckQuotaR
 	return err
 }
 
+type CheckQuota429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CheckQuota429ApplicationProblemPlusJSONResponse) VisitCheckQuotaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CheckQuota500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16451,6 +17762,25 @@ func (response ListResearchJobs422ApplicationProblemPlusJSONResponse) VisitListR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchJobs429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchJobs429ApplicationProblemPlusJSONResponse) VisitListResearchJobsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16619,6 +17949,25 @@ func (response CreateResearchJob422ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type CreateResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob429ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16721,6 +18070,25 @@ func (response GetResearchJob422ApplicationProblemPlusJSONResponse) VisitGetRese
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchJob429ApplicationProblemPlusJSONResponse) VisitGetResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16863,6 +18231,25 @@ func (response UpdateResearchJob422ApplicationProblemPlusJSONResponse) VisitUpda
 	return err
 }
 
+type UpdateResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob429ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -16964,6 +18351,25 @@ func (response CancelResearchJob422ApplicationProblemPlusJSONResponse) VisitCanc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelResearchJob429ApplicationProblemPlusJSONResponse) VisitCancelResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17105,6 +18511,25 @@ func (response ContinueResearchJob422ApplicationProblemPlusJSONResponse) VisitCo
 	return err
 }
 
+type ContinueResearchJob429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ContinueResearchJob429ApplicationProblemPlusJSONResponse) VisitContinueResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ContinueResearchJob500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17207,6 +18632,25 @@ func (response ListResearchFiles422ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchFiles429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchFiles429ApplicationProblemPlusJSONResponse) VisitListResearchFilesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17325,6 +18769,25 @@ func (response GetResearchFile422ApplicationProblemPlusJSONResponse) VisitGetRes
 	return err
 }
 
+type GetResearchFile429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchFile429ApplicationProblemPlusJSONResponse) VisitGetResearchFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetResearchFile500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17431,6 +18894,25 @@ func (response GetResearchTimeline422ApplicationProblemPlusJSONResponse) VisitGe
 	return err
 }
 
+type GetResearchTimeline429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetResearchTimeline429ApplicationProblemPlusJSONResponse) VisitGetResearchTimelineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetResearchTimeline500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17516,6 +18998,25 @@ func (response ListRuns422ApplicationProblemPlusJSONResponse) VisitListRunsRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListRuns429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListRuns429ApplicationProblemPlusJSONResponse) VisitListRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17684,6 +19185,25 @@ func (response CreateRun422ApplicationProblemPlusJSONResponse) VisitCreateRunRes
 	return err
 }
 
+type CreateRun429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun429ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRun500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17786,6 +19306,25 @@ func (response GetRun422ApplicationProblemPlusJSONResponse) VisitGetRunResponse(
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRun429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetRun429ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17925,6 +19464,25 @@ func (response CreateV1Research422ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateV1Research429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research429ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateV1Research500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -18042,6 +19600,25 @@ func (response GetV1Research422ApplicationProblemPlusJSONResponse) VisitGetV1Res
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetV1Research429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetV1Research429ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21561,851 +23138,858 @@ var swaggerSpec = []string{
 	"h6E5lFpnTRDX7fFFISi7YFp1fJ6t+iJc99Yak6LYji5Iaou1my+vDdNGLa5x2puhsHZdSA/2LbNGtOMO",
 	"OhGD1cdOKRDo4LQ+IsvrZyx/Cm3IciwjTriaEoq1MkppiKoag2AqqRHYrtXOXOZbMnQtJGxO2N376Qj8",
 	"O+k/alZtJ7Af5kfz7gRh6TNZzYxZbP68YjRn1eRFztal1Exk2/Hf2PaGWR8uB2tf2gds1U+cRWozfi83",
-	"QJoruQkLGbsyurLSC1lwuUub/x9778Ldto2tDf8VLJ3vrEh5KVmSZTuW16x5XcdJ08ltbGc6by9LhEhI",
-	"Yk0ROgRlRW3z37+FvTdAkCJ1cdJOZ07PWZ1YEgmCuGzs6/PUpGRd4f36VYvpCrvyjP8m0Iv63jzyVSbm",
-	"Hdwl1UNUJ5V8Uz9dwE5+oti9WFNSEvMhBu8PmVoCWI1D2YKX62mFjYFgfgkTPI0jkSLMcCePeosQHPDZ",
-	"MrUsTpGyuN4rmd6LlCABS0mdBYQ+6A8KRWpWK7b0IpUisjruAQtZ/2SmMAfLN4+iJpwEKiNL8wwqzxIw",
-	"0Sr6cc8k6kJO1VYp+5JqBVDafkuVqI+Xtbfv3oMcWqYJ7ltu8S8Ok7qfkb/rQu4Yhi7dgSeqiip2v2xY",
-	"iKKNou21C9UwIHgvpaQ2gSG2ghMTmMVMuaDba+OB2K+fhyYSI8K3xfy5ffe+ZBk4+cWsSaA/u/B+qpT9",
-	"cr5wTbVq3Xrc5gxAyBMtPeyQEQNR7hzY3xXwD3sPw0tYE+tOSwAsPryrj+eVKvLBwXL/Mo4CeF4dique",
-	"UGRkcoBieIm2yi+Vmfs1/oFHodzcOW/sgqwmeIwZzwTN0B5ruKx+wOs7vbM+garV840cby0e/UmOqURR",
-	"nyzaLB7HMrj/nErSVHClzekCY7e2KwDeC9Bpk2mUCGIu8krnT4F32iP7OslG1C9/G3x+TZq2o7RsBTgR",
-	"HxcxT+zu+OyyVj34O9y3tceGCYUi5RFCCHmQsRjm+b3x2ssVBMcY3PRZID8dr9j1VXvpyiYQG9093Iul",
-	"roqVrrma8QxQXUoMdnqxEQeFoRRv7S7JqzPJ6tBHSlyGjhnm20GpwhgpJ0Z7bDWLghlSnEuLZ0JVXo8v",
-	"F4e9bN6hZhHVpR68jiYiWAcxUFJkS0rtKCTH/ZD8kLTBEFiCRmg8oh5bcSTqwVJ4oxBCakYaTWcZkWf5",
-	"RJwl/FYHmoqS0SKV01Qo5abliY8iWOoG8SpgUtYPpO+xfkQtAdtRhEU+fxdBP+WJPjohtEVo6vMobP8k",
-	"xy1wZ+cVu/AchwOsaX5pkX691HoV1iAbisGFYdrjDzyCaeqwS5tpHcJmm/O1ltDmvUN8kCkarnwK1Xj7",
-	"REiq+Fqx1WydswyY4BaJWsgNIV1PDwc+wki4wjMIL0tr8CQJIc/V5DtAWtNPcoy6I8yebwQlDhBPAhFv",
-	"dN1+bQhe3dTqgoENS+gqjqCANNPb1B11z6llz18ARtt5sj6A6dmY8RKLKQ/W7KHH1DKd8EAwtRBxXCR1",
-	"487HolViK7SdxQjHgl50kNRGjeTl2l6DegdZntSzSgPmtZSLKxCe1TIFcXaL4rWAFcWBLo4BlXhTBDNp",
-	"bJ48UAHRTPQ8VSGHLBap5MFsC4uFuaQE+nwI3jLKxtGjmRRdo0JOXDboDVpDp5cJ1ZjuVNyxmKwGJVau",
-	"CnT6quIBfxCu/seQ838WIf9nEfATQGLFcH4x4vs7FyfgMNizPfjdX1ezuncOYFOn9XV1+w8W8ox/uaVV",
-	"pDOvDP8cRFSeD7KXi4yqUdpYZcU1USkK7AakcapSTbSkBFttG/pVLgzaZBKjgxMTWKPJRKSKjUW2Etp+",
-	"W0liUd6wPmoe4fMwBEUD8h3ByaXF8Iwrp0q06Sdi5TMlslbHYFE59wgEfpVLc28I/mZfamuWbiIoK3/I",
-	"xjKbkdqN3Qd4uw13FvTLglaFFgSo+tBJqpygd/Q2TxS2f8H42EFnMe+xKYc+eQ1ZByfmvmpNwziklc0u",
-	"eBXSgOumZs2bF1fs9Lzba+UugIoTIYeuAh/BTOZwvHyxEByAR2XKHrhW4aqdtuX0Xg6ZVrRU6lbs32nb",
-	"PI8mk+olmxPgTkjBdXNe3AE8YJ0WF5ChJFcrgHg1uOUzwUMg7wClfHPr4HKmXdNh/jIpNWtbNNkRHQZr",
-	"f5hvjY2H2hcKI+D+7iCJtFaiOJQaOXc/UcAzSAX0BOLSXIusoJ+Zle41bAcbuMa9RrHpLeBn4Qh9Z1U+",
-	"h8pxUa5MYU3Y3LigsUFQ/O08tDymMClpvIaoyt7uqbLYqzipzDxu3dNqBpT3MIZ0yhgy8tsPV1fXt7dl",
-	"6tvjbncPxc48fGSGfktezR5rUdkRXc2iTKiFVtepBrxV7TkzK2q0bRw2RJE7HlYwmL3outKiDGS0VU0O",
-	"HSDbvVSuRhRtqOzgXKv6Wg7pNW9iT06nyyRKVnCsOFYIcXWPezH9DCVquw5Vp9psfTH9Pib/hcTYdh1y",
-	"v5Thr/R43ciVSRouyWenV9WT4LyzC5uF26xiYTsbrWrRbUiSuiPhZllzGlyiKYdseVpmFSJyy4SNxUSm",
-	"gkWZB7qzOyklljw9NDVoiTyjHQAXVaVC1C/h/dstmYqQZmMm/xG1gmb2lsn2lYbBewA3dwawrjOsSUkA",
-	"RhrZLRWBQpfgcdb6oiaJPvNFkqVrtH/MXse94emNAt+lIfKq7n1IFDSNT9WY5LvGzozaHls0mIlwGYta",
-	"SE69lPdaXCrPPNr1irRzbA5VOajl9Knwvl6+IaoXU9USz3vmTueOTV2bRvW1XLE5T9YOat2Ex7GebvBl",
-	"GK2hTserGOW/25YoN5D0jr/kasduaItKU2BLy3o/7NFqUe066AFFZXD3s3Kl75DH5LrsgVyZj9I2N9bK",
-	"1nS7omevaYGNDhLz4mApv41bz7JWWgQnFBL75fMB9JVSIhxVe0FuRZaBp5qQ7rdP+DZB1muPuSKfN17z",
-	"RbUNpz5JZjyueR3wokV2vA5cYI4AKkioKmDPQj82xrlq/b0JFndSVtE4A1uIU4FOlaVU5l9Fo0qMURVt",
-	"mXgHQOtZb7UBdOFELVWpzRM3UTVN9q4qxuqsqvdUU1hB+1GdUwWExNWb6s3VeyIsZotUPkQhFDxku90F",
-	"Bu0f23bes1wjlo/rlvmrRhOA2ncadxlX+LUOS1w2a6VCmYBlt+WUQ+YZsGgMW30GfL5zvmbiYyBEyHxM",
-	"FWwduD9MpjN2oWqM3m/laK0NgkO6GoU1LZKHsU9dwnL9xdqk/G5Nq2K3wMd/L9b4vaEocZFVSj8SxJDv",
-	"PhB8CQZ0SKbozUIQXFqLPAwRrMQP1INfaH9h8vXQYZFIglHD70KxEAncy5r3AmmFJwbtNAfpU+Y9Wh1m",
-	"soGU4fKxiE2JPg2gqntogkOWqjZKWNOf8ISyMui5IwA89a23OFj7XqH3vuFp95XnBp0KE9Ii/hclMoZw",
-	"dDw200HDdgE3+0i5NQqjKRSfkaGwzEzxFgEx4VDpd6qq2M4fXMehQIskX0YuUs5ee+95/pQiZN1xv4JQ",
-	"B1ZudWfwN7QrtF6h7QqtU+CM6u0IriucD2RHwxxPmRxC33s5FUkGq32zu/MoMXh7O4IM9CJ1m/o9Tl+N",
-	"fwfolR1ibch+Qv6czVmEVLq9JaHz8NtMLHYWT2HrO17jsYWe1kjNJC7RgxI7qYKoAormY5ZqVTO4n6Zy",
-	"aby1MU8SLSwQXjvj94LySimDojahMif+g3j8xwwYufRKNBVrjietR9i2Oz0BrpfqQATvmnjW7lnalvsI",
-	"4wOQvTOuhM1wzWshV1zRvqutidyKy2P4xvdcneUxqrC2x6Md8VK1HLdzK9Um+OB+WixTtRSHRFK3lMo7",
-	"/jdi5yl2b8fUwFastKBw2YbAklklwTMeVeNOZVEW71FvgJd5pqXKfpoU/it9sFQnBMoVm/DUOWCnMsNz",
-	"CFwDmaI8fIAhyZyg44JPK8FEZJXz+4bawIIpyr2yHAO77S3Kadmv3ZwZZHuj+rTRI1vbqn7htciYfie9",
-	"eyiZqWmyE/Tx5GAA7nxgjcZ6Gcd2kMnnjsUNhyml2LqHM+CkAZnX3LpC9OFY4wmgMowJ43m3SuIDiiNG",
-	"lTjGd27hh59fOaLcaQjHQoaJXmvGdl5IFWFcwRj9uDgpDJcXkNRSm4yqs3e/na1tirbIZ7Q+dTeM1AKs",
-	"4XLybpRQHjhWHuljYz/m7jzId1iOtR1FDL2zMY0BqskI4UhlOhtlQ+B3hpIQrcKuFwLxhbAqRFVX5uZM",
-	"JJXF9zblMs88of6Z1MpC8Zu54+iXYj3Wp8IAmvCCGfXHVUlaZ4qteaMt4DKcFLfJzrIaZ407fhCaSy/n",
-	"PnEWX+WGQ5SBCpnz4oqdD07OLIoEynV1YFr6nAezKBF5ineJ5igvh8gX9DLhy2ymXzDglOKYyGw00RqY",
-	"/qDfDd2KkCBqfaIHJqXnR15Z6bNJ6EwtRBBNogALGbXFGZBRJuq3eoUO8ULLE9ygqBoO0cU95mEuOL5A",
-	"aUaUqIwnQS1EBegRNtheyV4rVD2nmP/PNmno7VfP/XyjwVedQziBdGtf3929N4nTelkUsupOzs9dJ2W3",
-	"+gAzqskG/HuaeWxWLC6g0EUeRsZ1rVutphKtrKO7ZB9uXiE8vF4FxMk6Wevzt6pZkuKNYWOWZQs1PLKS",
-	"J+yE4uGIrldH+U5oIxfWTiILrKQzelfuC63b639fyoxfzURwv411D+Hbizh4OZIvcvJhuasD86ENSmDI",
-	"X1U5ReHHbUkQWHkb65XLAq3sEcrsEkoTTHVtjXMUk+hGqZjzKKnUn76F3CaTze4+bLxcK9Pr7bpS/hgX",
-	"CX8zkbOy5yyQKtvDjY+XH4BJhtdXc4vRJDnwMekyAVhm2K4iHNnexXy+QAJ2BMcA2n9/zj+O7NDD4uOq",
-	"yrVtdBgqRIC0C1oQTT9K1HIyiYJIJJlJeLSkspTthhf7exNsu73fiTRBQ1TaPGZRVjRop6Fi0quWmx2Y",
-	"2j233V4OeBzDgBv/wf/oe4YwDZ5dqVo9WqQR+cvKMS+4ZhToN6+YH/2AzLYUJSxAMiosBAinImXLJMr2",
-	"sBjgxtFCpDSVVbBFUSAMNj5e5Dyx19VqIvkrW7vjUJ+9uYfMn8RSps3CGLEjVn6Tln+4DBhNZHrQMiQR",
-	"YXLCv+h2n0XTmT7c7bbHjQzuTMjrmKRCDJk/F2G0nPuePqmGzNe3+R4TSSbSRRopfQnCnbYusM2U2S1C",
-	"jaM7zZEaUeaxBErMrI8NTmeMGG17pbuoynKMMBxUsdWKS71iQRZGdvuUVe1XMrVvEKi9GthkLAKH4c5Y",
-	"yhYwwBbTVTHSYvFXvYlPpmUKlWFoY2rzRZ8qu9fnOObJ/ShMoWBp8xlf6Z+dZIumCZuYd2ixWEwyJpfZ",
-	"7meFy0UM+rmqf6B5KdMqjNxSQb1ZlNZa3ywVCwjnuvAK2MXd/TLTUKHXJxlAQMkJlOPhIACor0/vDxVP",
-	"ylDj7e/psM/08hkuz0bliFWvwOqlhwo8+Y+xqmJoKuo689A30FaplJlZmz/JMdm/mDSql6acz6MMoz5Q",
-	"iKlmvCLDZs7T+1Cukrp+6Kdquf6GrqsxJ/JnVDc0jWyP8mIRdBBbjA08pvS4ZeYCvMVWvlILWJtL5XT2",
-	"BX0GICxswVM+F5lIW2Vbsds+5+3Jj78Mup/+v51atx2Y0utVTyXedydlfMXjWL1bZoHEcPyhrKLcJH9T",
-	"m21ITZjLJMrAj74aUn1sgctFq3EV7PZ+DkzC0e2p1GQZGwxDh4QqqJBiEM1IKovzpLJ1JZjJfmB5UZ1u",
-	"baxXAHaAQLqn96qpARThYQ/K2WS3vcO2MfoMb7+jTLqstmZUqxcS2l/fyPHzGq/FZdEHFiUAKDg09jXE",
-	"7KN5lEw9Z6d5m3UhHjPLWnkmLx3jXm4hpUyjKRSTGtuf3ThIN3j8IYa8RfgEXisq6S0Yxr80eCKT9Vwu",
-	"1SjI+Egk2gAI7WYo/vrA04gnWWMIDPgNJMmZa+MiClVj+P2PTvEppG01+t3+Sbt73O4N7rrnw975cHD6",
-	"XTFlaOOa/rB7/J2jPQQznkI23UluozW0ctQoIKZilxz0a3oD47lsnAXn4vT07Lx9NuiftAfdULTPB4Nx",
-	"W3TPJkFvct7l4qzhNahO1tyeB68a38IWv/5AXAIwu0LrHmMVhZGCmoGMLZbzBWRbWfbMmZxDaIDpF/Vy",
-	"LmDM6WXkdSHSjYVI2UwuFdDj/RUEnTmS8mOh8V/sa8Gztn6Web5QhDlRfqp+xvUH1tRPb/2Q/JD8138x",
-	"SvfTny6NvOkNSi8GOWvEkkO9A82RnoREr1hEr1QUw+tDiDHKZozno7E5GB0GGbl6XhW8ctu+Mj4Ildwo",
-	"YS9FCvk7zeVC67rXH25Yv+d1u1221KcxvNxX1y/Z9RsGpdB8PheYffEq4/GaNTP+0VhCcsJOT/6b5S0d",
-	"d6ElOWFQmN+CYu9f2ZU2BNM1+5W9N02yX9mbwjT9+kPya7vdtv/p+55fs1+xM1Hys4jnXKmE6+3BfnU7",
-	"Dte+uIEm36fRXNyIRD48oYt6zkWXd+xXdsO1BFkq9k7E+qXZS67o2jPvBC/FOUX/vf7U67CvLl9ceuzp",
-	"V3qY1ESKNBTpUs/VUqTakoh+jrTZwV6KMRfLUDz1YHl2ftg4XIeN4Djsi96ky8/Hz4Kz8FScTAb8eNwP",
-	"emFXnE+e8bPxaXASDhwXAUiWCvFgN7ABINxnBxdrtCvIZtJyOlnVNVW8mrfv2HHv9LTdYzxezHi7zwjY",
-	"pIqjcQRTPxLL1Dl33BCiWS2747WmR+V2q86fredZ/vpVt/7LhddKjGdS3o+Waew4YfVXquNQ0VgfZ7WT",
-	"yS4WezqCtQ6Q3FB3SawFDQcNAdVSWsAD3pt0g3PRH5+Fx6f8mTiZ9ILu+Dx8Js746eQkGIyPef+8t+Nk",
-	"GgyPe985qDfDxrtlBgWLmKWWqsxE0ShZFg6e7vgkOJ+cifZx2OftweS01z7nz0S7HwzC03FPPJscdxuf",
-	"vENe6Fw8C8+C0/EJH0yORT+Et+HPJmfiNKS3mfREN9zxQmfDbr/4Qkb2YQAJWFpE+IVeBihWym+yt2zZ",
-	"/ibnw8FJ8U1ekIpEpG8HvsCPcAetsz0UEQO1slXruY+SEERGlEVIunNQpyDMkG5Rm2AETNDHgQHRb4N0",
-	"GA2xbM+M5tC2mkMb2kIF6fGP0V8ahXaECm1JQn/vyOLG8+sN8Tfs9yBvypGkjaoDFReYbenFzWZLvc2W",
-	"CsdtqYnLu80mzk7KLVSdxY1PP5bIPiqm/+y7RwrDkgurWleviyOpaJpglTBDsihV9E3EUQKUBouFYkoI",
-	"yhCNY6ApC6CSjxl6STiLq4NANTbCZq/0CaTbb2eyje0zurqqq0qIz8B3KSsfGyab/V1bsosIMoIzSTTe",
-	"iGd+5BcszZ0FK2VLt2gL1ZawaJMRIHFSgZyjDgyQoQHR87nSx3QziAXUEUJRPnCQOxhVj2SP2bPWRnd0",
-	"pS1/vHj/epsNCbph+MuMxzaOQJfZuD/klZgsNC2WPZYI0OcRQupfGdyzdKs74nomvkTxvWLAoGPTF/bv",
-	"ocU23Ozjrcjy0C44JFQO4SXTHKrqwllYsM6aMiUwjNZe+D4OP8vencZbakaWSJCp34T8Z70gu0H+LFmO",
-	"Nl6BoaKpRJaHBYxHJMQB4nn9mGpVSxvr2sHSrT2HpDaLo/oNwaFWggPc3Z2cDAaKh1iUueCIm9iILgzi",
-	"PjxjOY9YKcyIfOoAvNbETB4PWB2sLpx7vUGQtigFnJJBbN1VnmlULOV3Dpe6xLNXhMLsnGh7FRUa9059",
-	"PsQm0BzDm8xzhjTQiQRqbrOgmoPuOeZH0e5qEUMfAuk5v5fzp2pwJPZDQICwyXKMVSWb9Dzd3ayduYdp",
-	"v01MQZLNHfxer80EPdeWbRpNScWaWEcG69nFudOr6IJxZ6D0vkDubDWTK6xnUw7yBDaL5I0YgcChhNFA",
-	"40IRZ7lMRMvC+1hZ1yk5Kra/LG43Sr26DmayLhPiS54sJjOBMDQmMvUIktKVBfow5hT5bBYCD+YKkyzk",
-	"nga5VLU4q0mYp8voRqlIifjfTdi61XEDBU5I45C1UxOV2RwP+sVscJDqOVbltoBMc3cMpmUiNlgYuH9E",
-	"hjwg+lYLGPRurET6QJ7SIeNsHilFsZKcNx44o4yoAgeoFZkGrwsInSS9N7BuEcmpz8SDSLIOe1tAXDF4",
-	"XYksBWgQaBafa8cMHyo+ZikyljJEIoaVBpnUFNtREjFbTKWs2zKoEhQt8fc6Dx2fTeU5AgCltKed6IeM",
-	"Q0uHc5EvAJkI43rCqOTeuZs31HYNFEVV2bTeJ/nxUuwT4p+SKY9IGQDQoTu4EGlBKHXYNSGGR4T3SkoZ",
-	"InmWcED0qtj7rUxG4TLOKmNtRIK5FfiZx5lIEw5LwpAbeGyp8KzWK0Hr3v5GrjYgyRqOMfZarkQKENgr",
-	"yDvQ+ySMploW/yQjCk7N1ouZ0NOLtaUmccVFmOeApbybZ64q2zXdacLkUCt0uU2G01OD8/F4K2q/yv0c",
-	"0/hTjcvkYLJDqmml8DssVovelOG5InDPu7ilTd9xrfsk7Iuys0SOUYJ8SgXmHFomxBTKeRGVbC324yjY",
-	"xpMK88YTU9yQb0Y6DhDvYn9DtOCCqcwHRGEJ1SZ47QaKPSZITCOViVQfkXqhk25jFfYUSGUUVTZnM6oE",
-	"rYcZLqiuaXQwy6ctOSC2V5uQ7JS02bysiqxLl8m1gOfgzE5hi5W8G1UL2ZX9ub5F0tZq4l6hAs+doA0n",
-	"zqYjwatxidU5pXbE9+vZuYsBfq6I2Bz8L1WVLX4pyv7lwuJlz/PnR7z/ACHu2ojP7+K23u28/bRZd/On",
-	"a2/6b+JY+w/1ZPx+7oH/tabun+rzH119/v2Uxz+YwrWfJrOLP9/Vag7ioC1ZIVrxqOSq/1yu2grl7LO5",
-	"9jOJCc578e2zdwv+P8vfh3e/yte4mUm/SakBPJgIyW5AjqyotLIurz3x7drzMazrMb+oaftYmtDqsBeP",
-	"MGaY72jxIOYMX0Qpmn1AiLapn2YNXHNgJCEk2q7ZchFLHooQWPMCuVgX+dfgANfmbDG4yy4TtkSoGgB5",
-	"EnAOTGQqoikipGRRHDOfKsZH+BSfRaF+qUG/X1FCzRI+1xpxaUSPflh2u8dBlITiI/wpDowt5whG/W5p",
-	"A3gNPA7od8Kq/y0Oa66ccqSmOXhprbUuch8m+TMxzWBTh+vsCJTdLBNsIjJkJHsRcHllkq0KQi5n+VBx",
-	"lrsMAHoi4eABjogUDahQFBt0B24p/G6urs+JsL3h97mjcJe2WczRuKCDDe6IudajQDS8v7y7+rpGM30s",
-	"Cc5l0Z0E6WLaBOy2e/0WqvH+hl/AL9JtIrycAZPb5n2ihaY8Fk30uV6IXsvNbHo9a4YHGybZgACQt6p2",
-	"D+/lttquftuDNWdTSFnG1f2jVPCtbqsbEYjoQWDtM+bRMCggb/r/bN9G04TrQWnffn3ZPzn1WyUFGezS",
-	"IvOUluCW1gq8W2CPok4OyAlF5/bXd3fvb/Vo2khBZADmMmAMAiWYEde0ByiyYx7cI/V1lNy3YxnwmGU8",
-	"nYqsABfGmoN+v3WBaAWOvozQQ1HCQvEgYrmYU91YyYdWGOjBs0OP8CpVrsgSU3RXuY6sDddVvttrjv5M",
-	"pqJAgb+9clnm4TFgvdO37wDz2nnIJGI1KpG8V9CnUzYB1u3lhzL14cLEZJ3UDIsTr82GtcM/Z2wzqjOk",
-	"pneXJtOzwtEklTu6SbT8hf6A03rFiBBo1+O2AIYV+7E5gNVTnaXrF7C/6mfYCX6m+nrgv0Ls5CfKEukR",
-	"PPEhIMz7wy/r50a1EMnIzCWUyLBQ0H9x+er19XPQrv3312+fv3r70r9gXdi1blA1kW0EYn8kBLHbq+rh",
-	"pThfldlTF3AcQgICFDJGSWX1pr5BRZlM11WI6KVU5w36G5czEoiwRarVca285zezcJniPAO5hg/50pYu",
-	"HfpLGU6AjDkpRyAvrL8QVvm2O3kxaYJAoS1CUp51nuds55dXs9Y4Sd0b5qG2rJxq0yi8YAvCQIaMM7ZI",
-	"xST6CD0zwfYzSAPkQSZS1QL7LS8qdS04836EE6vwTRFIdY5AyPvXm273ll5RsSwFaPdzkNbS797lxbN0",
-	"TXUdL+WI11EkINZXukyUTyqX0XmIxIFGbY89v1FbYqfU21jjJa8F9XI7I/At8SHk/JIHFeJCvp5hJEEE",
-	"2ShTCNH2s0yE32F+yNcjORmthLj3CyrJRKasyRPSHAxEitaMW9peFffxGhDe8P65TLKZX7qJLobf4rXv",
-	"Ag9T/G8aPYhSH/CAI8FWgZDoPK/CDMBHwUsr3M4ht45iuMljvXb/GWsqA2wO30LyhwEVsVyJz3Ydq07P",
-	"K9xpMEilvnisy/7C3shE96vT6bBT9hd2u0zgJ9jasXVs6ksSjntHJoJsUtu90x05vDvwifn6LYc8ok9e",
-	"YyaX5AgCwwjaK0NdLlMzjvga7f5xcbSOd+UUz6NkmYntz3kD15gn6X7pR52cl+C2dp6GtXvpBRjXSVBD",
-	"8SEnWXHbdNjtctwOeRSvmeEnUZbXWQKjX+geBnApqLp6+nW3cVFWngK3gcTzz9xtaxmI8gQqowwKtbI6",
-	"sypozPrTOIpjRB25F2v4OZxH1UfP7X0UVxZlK/0DWr9AQ6yPodu/vXr9ujOvAiLeBvRPSaE1+Nrlhh/N",
-	"E7DxAzjZKhQK8IVE5owPeMZjOb1gvlzp7wy/vlbN13LpTifd2ICmdyMdEktAkRHAoQow42J6Win29TRU",
-	"EwTAT6qYq0LQ/J55Kzja17BfV8nnUgjAA7d4knfxCCinw78/kUCh97ULnjRYM3wSBF39AP7GBBfQp23s",
-	"Fn/0Jb5jYX+bRpnYbqqv0ijTYhiGomICUJGqC6sY0j/5INJVKjOh7SmYaJpWlWf6g/PVnLGbjr4aMVM9",
-	"IKZblW+e8akAiP1H8FpwfZ8BELYQsUTPqQ5Dj6/SjC8rPMXGjxuyZn3yDp1FBEJrvMoQCAC/8md7kzFw",
-	"YHxbMGv1Hsjt3uVNb7JlDD8MSdh6W6tR85sOrHAmESOq5QFQU06mQyC/BbxqdsUTxOVa598+UYwrFU0T",
-	"fcyzKFGZNuPkhPn67xQdhvv4X8uic8syrQNteU9WrsHLq8GzNilnalF5/hvgyUAmamkhkCK1sbqbVKvG",
-	"QhEug2wvjPCclKRwwO0sPERakyLocTrC1AStSk2nqZjyTAC9tcwqtSoC8K7D9W3/+EvXOz2uNqIJ0mv0",
-	"2+C/m9Z/Exx403iNIpBDxZkpthBxrEmbHnAeM9pQhsXH+tcvWJf8oXssgDoEXxOS9IdsxaMMQVhSBjzo",
-	"DzwGfHrpAPnDaZxT63SYv+BaBvlDlkg7BVAGx5qmDFOmhhgf1n6O+GVIZBIhtHzWZ5vuV6tj4wZDqCf2",
-	"4dkjU3kYJeyKbr009xTcThXA3G6aXg5iD32vXLV78iUgcvcGei/tm8LGKy+J0ureWI5eSWJUyaU7Amc0",
-	"bz5JBXK4ShgOgwZZ+YZ3lJ12/VApj3I2Tziu0I0pPopgiUWSdPeQcTaJeeYxxZMoi34WIVukUnfQKbAE",
-	"R2XCYwKyapNzh8Vy2mG3IkhFpjyW8hVTMxHH4M7iCWUvBVJlR5m8F6WTHGjbGeQVhDyAcxjDAxREAEVK",
-	"n5NwitcQxtSZYlAm8wQJXlAnHwubzHBjHsi1FNa3jvWHsXyodr3tlTkJT6SkcAyI7O8bDHl2YMT1b1ES",
-	"ti0wuhPyJIT4InsBh5qdJ8qZZJ5Ol2Bjt8qJ7ftVtz5gRGt3GiMWLO0TaEBYjA0RR5VPeqXG0UQE6yAW",
-	"FNu+YH42i5J7lICcIQYwGJApD+BnU+rlsyP6hNVccD1WMiUPEiPosFz1em/acWpZ4hxfLcegsfpDtnBU",
-	"Bg68NPCLfp74qC8oePZhDdpmwJM+QmZfsmngK0uB7i+QRQZ66O5K+FY/Ustpiq1CN1zhaWWYGRgwJGkQ",
-	"zN84BEhrAz3XP4iPmXH0U/cM/axYVUogJf6nQpsyJB2F+EkubvTtwGQWJXpbKeAoEikEoZs8SKUCA0AB",
-	"MT3jbCFBqw54wjKBGYbBDBeVQgp0xXicCh6u9VmzR8xwG169pXv3mLt/AMdXrxVQf+n4S8SK5OFukkW7",
-	"XXDUSk5zWPj5MZT7UkAuVB8cjvDfldxn85hx1Irpfaypb8MTl/lK/I/f+mNk/BXPty+W7CfjUKQ0En+E",
-	"XL8PkOZp9KHHUa9dh1jp7EPijW8Vsw57R+k0zsFr2YG3E0Te1CIqOyXv1NKF+QWLra1eqLcQJguSbkSb",
-	"032h3ibo7UcDUb85rW/d5kkpjRIDGHJhCGNQuSAgcrjqcKb0ao+W7gDs00dkVhvKtP3y8IAstDoLj/IV",
-	"kFkQLHBIo7EzqyUUOBWePpWJePqUDBT6dZh7iFTOAkriGiuP01Cknp7xuaRaWyLljCYToV+nw567vKNG",
-	"vwqjDFOs1kgyB6n0+3o6nBrhCnXWsGcu9FJKcGsMyyDDmCgYItM+kkZpI+db8pwRL0LmDKG5F1UVurPY",
-	"3e65A9QcyGQSR0Hm75EsUrPXMbfnsSSLC55CnB/Twzd2uMr4Ol8IF+DhUqzpZ3yqfK/ohfVsHqxM5z7y",
-	"HxKaJx55K0D110144NJeZJhZoKUbxNh9j85jpHk1WKC08xAKmoLxSUhYDpAyrIWCAheZ+LiIoyDKUBRD",
-	"5ROANtD+pJz9pr+IkkSEI636TGK50p0HSSFVNloqoCQygmGk9wUEceWcRwm92YVNI8zEfBHzTMA7+IzH",
-	"SlJCmWL+D40fGnBaQFc6pvB+yLBW3kdlLfpZgMCF8jStfSJEXodd5hgBpu9O9PnCegSrfZq7ZCOEq0fa",
-	"ShxlkUhHyypP861IH6JAFHOxFYSuh0zf2wZKAqqXUpabwMmyrWPAdsb3MHPlyvLNAhkqTQBigKTLZDSX",
-	"oRhaya6XFfDi//ILjNMISMo+ffIZrK4ZnOG22NlyAaOfRS/mC0byBQQAEFwSZAItsGi/kuTCYq8wNLVi",
-	"H8oADSlAS4PYJWvyMBSYk5yj41KUyAaBrY++1WHvEoPQDLOgt5ypmcSNR7SqPzRwQ9M++6ExpP2l5Rp5",
-	"s/WauheL7IKOQViKOJ7Pr19f312X/dxHv9hUtk9H9MptzI3/Rffvk783DAHKtits40UUi1d6TuA4rR5r",
-	"q81R6HwUigVmQOyZrQ4PfA436cNyZ7K1ec6cCNMOecwbfc/BT4mr8jlCEbMoxLq0pdJaWaztSSeOsIgC",
-	"cCeW8Z/0zgHnvIOCVw4R7N2/dJmAT2JTiPAkHMuPbMbTRCh1AYnZUNf/G/SlEFqsgN13yJNDKZQHeEBg",
-	"YepB0idJ8bknXYepzHkQHAcVNowpC8NnRMrlxlukMlimQu9w/1GvZxsdcW3vVmHeLaJAuS+J7FuHoelH",
-	"QdXw/U2M+bgNWTf6AhA3zsupmX71NuR0+ZvUx5tvV4oCdNvnP/6fZtv+2aom+cu1jJrBVzSjG1hsuXCn",
-	"PPIDJRGIH3jEPjJoSyHGlkOVNQfd47wEoUXlCLivixRuVQJXK5bjKI6ydQ23mqvmVBi6Im3DeAFNeiCi",
-	"GICyEvbhloUyjnmqPNbtnLR73W7XwA1NZ5kJ00U5qp7lwNJTYVqiWouiL1Mux+CpsJlLPVO9QDGMTv3O",
-	"SJbzMeVNBQuEYgJ1tEJKXr0nFKNMImSAx8aYOka5xhVB26N5sAAUKOV32B3cPYn5VFtFPmbnjbSlkAhg",
-	"ysNmC7FaaB5LQgqLbYdxt+GdqDQfn0dqETvpbwfGdgt1MIdpYKY2yC3UAfVrsy4HUNjctVCAhwGudYBh",
-	"C0RoODh3alKm53JxWLdvc8+2yngS8jRk+g5kGNDCWYTLFPyKYqE8lkbqngVplIk04l6e9kmVQKh2e+CP",
-	"mM9FEhJYHGZ50Drf92WMGluRJnT35nWu5TrZyWALEH1QlGRyLwTGKrOlwjNBdFg8IS1UINWH1lEniDdF",
-	"RykYLZR9MYE0JplgPQ8kj0NVFuwC7twYqbzZJuQzmLRisGOfqLJp2KJKer2PwNAD6Ct8K6tIFNRx9wTv",
-	"9R8xMConM9l/gaGHl9bHEuHarLO9bDL6B60PqgE4RMV8B7fe6Tv3UjQhKWkk5pWZDVstQXLZyZSBkeCo",
-	"H1QyG8EJ5nAiFs4AfGRh0o77VVpXyXA/tLBwksqfRcLM7ST4K0/VqUi0YBBt6yRgTUgMzz8j1yVxdJNS",
-	"m0kWC9wZpO1SUpnFcIN0nkeYjybraLSlxPWruhQlxxy38BXwOngk6kObutvyTOJXVMbCjfkaZA1Yj4tH",
-	"6a81MI9lHRaOaS0oQHwgjmIliiIVtxCm4DJhTZ4w6SInGvzGIamC2GykFNU2RvZI98DuVRkQubU67FoL",
-	"MejAGFhj/KKK4UMZoaOqHXLA71IejRvj0B1/s0z2tysd911tEq1ez1Fyv4+uhFmsPmuaHFFKa5WpzRNt",
-	"/RbKUW06i3GymZryFsJUWy9bk6OjzXWZeMyv8s3BdRdwHBLKJRlXGL2YSnSaZ7LQPnh7qT54hN0cZSlP",
-	"MKiJsTETasV2G17D3F8dJV2rTMxHi1TOFxX5A6/yfDflbIoCgRybyDimGr+SmbtH2CHj04qh/gDsR/0u",
-	"0z97ePz32iddp9qqOMPuc3c+cwtKwRbP+GspF4/zi78veMUxLB9LuRjagvIa/3jR/SyTTdczlXYqSAyg",
-	"ZXnB4F2sH67jklkat7ryEWQolSv9Zyocp2Qmp0jNkAMczUU6FawJXsEYhla1OuwKOoo4HuvcGga4EtDW",
-	"UEQ6yQB6ey4TDkCPO4J8+3icF4tU8mBWlQFHle3mEoyY4wqWq2ICio9nc+y3dsfNdgpBrAKtj88lDjEs",
-	"1Ltg6daEij+0NQEn6hNGpSitRwTzMP939GjIBNcOQ91brp6oCvACFyQBpluu8EQkQUY/sQiRhSkJ3Mc+",
-	"jZYJ/h5tp/Z2Enu+FFwI/gBuNbMmShgPZAQMWRWMVwmHq8OuDoB72yBC3ttPVwtDki/s3xGQ5EOeP66n",
-	"Ol0mgGs5NOfv5wKP2FTxCp+SXOX2QEVCuPLYglJ9gGSAx4g4gasvl4ZDXMAzTjaGI99Y0xiIkJMHaqYy",
-	"XAajKCyGHfbfWu8SQbtp2wt4Zv3ttS3yAw1dXbu0QXTaJRRmriubx/RWxnOS17zssHtowsLWxAlMTzcp",
-	"E8Z/jwFeUMLJzkGN2vyupSfwA01EFs1Fi5wDAZKwuKFO2BjkXiBwAsIKspNMAVtKis2kHGmTrEVCwQBj",
-	"2hYYZPcacYYdH4mPM75UGQmzw8bHrsnqZNkCsKseDYvY0uyB8zQn7daWBvFYgyTWZyq6N8BojAHhOxNE",
-	"95wKRlTT+bFvCnWitFJZENj6RXGMbYfIxJrzKClskVqsWnPnBQM+bNO+27dqPJotip11+ZrPVVTCmMQ7",
-	"inkyXVZmqb26fcdOj8/bPWauySndFzLNlMfkwgoZYhTVYlbPiy8gzC9U+80/9UJ6blDPtFIvsH6kXLfw",
-	"S/9Ts/39Zfs7/Vfrr9VlC5VIF+95qkTIrm7/AYAbnnUPmNH9whLxb2IBSFuOdqCXxyjkGceS9JC8yXrJ",
-	"fYasXBRejDUDGS/nSanUx4lNPF4qmkLj/dWLr7QoMDXOFEzeUDVu3KwTlGnmSRfMh2Q8bZ3zjKAA9HOW",
-	"AIO6xRhxEAcfZ5N8JUNIgvYBcWsDGfpoAwh0yJQwGAOYLAAaeyYpc4s1XXHQ+mzVfj8SuduZFu0lPjj9",
-	"1wGsch12C/A4jonwkxxfUCgBQemN4HRAqWa82MrnsM7dkXpVwTmn32UmVxRnt/ZeiWnOEY7Pur8ZxtsG",
-	"+LC3iTy8AwcOFBsC2ULIrqqBq1z4ik/FV8vgXlQMIPyIqorFAaSkwYVII1lVSQ81/FtxEa6IeA+L5g7n",
-	"cysoPLUPKdXmHf6Yn+R4xzOAJGQuMgObcEC9NzSev4pH4/Zj7Qytr62RVjVHC2R2lmnWYe/0psIPpKwE",
-	"UmWWYY8vFoKnrOmDdzxSkB8GmggZaS3woBlIZX2SJRLd0YW517fKHFu6BEQFGO474vXu2vvkIaj9Ybeg",
-	"pXjQTVWb4B+9EvzqI8U+6M9iyoO1CVc89I6mqVg43AAHlTgXXTG0DhvkWGl4u9wzxYoG65CpyvrY4fqw",
-	"KVp5L0IhFhtd8JdxlvLRhKvMZ00+1qKqd8KUZ9YTrLqWx3x9u8+a/fYxQzAV5xoDxO0xao8uftbunWxe",
-	"rdeNVgW3eAsQH9u3EKS5QzfvL7wLvFL+zErvrgkwqOqALByJm3kMlrRpdxG6k8+Ae7HCFV9TOF7lu90n",
-	"yyDX6k66mzrcgXiXj8C5rENf/HHHbq2DXniNu/Chx0wBFS9Ye1WlhXuzOhi7lbNMpPMoL5IkdQJrGv+o",
-	"rA0HcBEg2j4YK0R9EiXM363VtvYEGYSKtMo19Yan96Fe8pREgUFcM0c+Ak3CsjcAanQJFRyXCTY6h2HQ",
-	"Fzv00GNqIQCTyB0ckyXuR8nIgvxhgg2i4WNYwPkNzH2qvr5wXqdMjHiRU7ZOHERWvD8ncPUDngQijsk1",
-	"YkSa80initotorb37UZIybHuTZGhLSQs1LPtBKj/Vqb3E5kG4g3Qy1RPOyaogM6iMj6ZYPAXv63BaIAf",
-	"d1GuRmFeD28i67Zy6FGkrw7bNHRgd+6XWTr4Nk3/xj5mWxda1dXJxs1Yhf31LaFOkIvRMGoAd0qUTLe6",
-	"HLexJ+8TEoB1MhUjQpDYvrbyS718GgsD6oDvuq+8dX0Bn7Sq4ZlWSCZtwOHhhs01VfDkVg3xHdQOplOh",
-	"MobJjaZGVw+8CdUgqg3OAkY8TMhCLefgJnAe4mPPCLKh3ISVwwaAcgc8HeyxKgXFdpYuYU1nd6lDYavM",
-	"c7yNIaubIrBqX1Rms11i6lkNCGuTA4xojsV6wXw8HDpzLRozCPWlUtoqCvzVw1CAKYQMRVqiAmjVwgzU",
-	"ILq+efXmmumfWNMGZ8XHTCQYYgB3nkqiyUSEF8yHZFq00o9kkImsrbJU8DklJpFqV73NY66y0TZ01Tu0",
-	"7h4Ddgptz2UYTaJKTuRok351HmXgj5KpC9tAuqwplyMg0kwurW9fD/T++smCV8Fh3sZczdpKLHgK0XR9",
-	"FUtFjNw7Zb4HWAcXkI0dgUPV/0V3YqTv+gSlXlq5iCUvdnAXTU70sxiN11llIk70Myxd+PnAXQRvXGje",
-	"Ky7B8mxtroyd260ag+8a/HLbth05f8zsekzJ1Jguut/+5u6xlVN7Je0XhUJF4tCX5s6ydZ01O8oi89LC",
-	"buaEszbAq4cESx31ONhi1FaBEqm4IpGS17RdQ5C5/wauU9MKb+fRXPxYhaGlRLBMo2wNCQnG3RD9DQ/u",
-	"seCpSF+YsUzVfRtZTAbHUGR7OlimsZM3hLwmG+6Ay4Rdvn/F7sV6yPxLyLCMfuZYx/sVPILppjudjt9h",
-	"fxNrxQKepmumArkQijV96zfxmE+ZG27ZJ3ww0G0FKhv4SECi+s97scYrwnmUkFlNSeXSZZPGR0PZMMwv",
-	"AQ07r4WIIbhb/I9tuN7PD4AOu9Tvm+Py0SOp4Tlfo18dXeK2C3o1wJYAjy0MTT7psyxbQOYvX6JsLE3P",
-	"N9/eVQ39Oz3irN/pMsShY4jI0/zm27uWYYswrDqUQqrfWKmlSLWCen17fXlz9fXo3eWHu69Hr25vP1zf",
-	"+B7WjmOCYemSb7792+3ow81r/0K3a5RZk38O6RIOaYN5EmJ1Qd8A6RtnPMRvfLZIoyRTrQ57lSnm03AH",
-	"MY/mrAlbKz8VWmwsAWcN1CVcQ3KCHZ5r6RsaRNi9hhs5f+50N2p4GBI8xpiPl46oy5ZSfLwu5S07C/QI",
-	"70FkzEg3OQOypYYpJGn8s/0BLmljF3LRiNv00yfI55hIo7LwAEQ83Z0P5JxHScajBDU1IBKBd1TDI2vE",
-	"h51QPGyU5jmNRNq+o6LXmWDW12gSzvU+f+gPGVfrJJilMkG+fodjrIBQznjZxs+jvlUZUQYl1pSptC1I",
-	"hZNV5W2QiVfxOFLqNIkTKAxZppCgTF+xJgBdtzxbnaw8siSVx5wp9HKnehIykjaeEXn4LU/Q4oMgFKja",
-	"IgkBTL3zQ/JD8vTp3XoRBTxmk1iuhk+fsmavZbE1rPhkzeI6AnFGsXGz0WHxtS5Ys98qrTorRS9Y87gF",
-	"+DrV1LWbrhwo/PCPTGjKp7PNctNHqujjaGEBNFIkM17kA7tgzQHGsnLdnRYBABVslCV5+eFK7pPSXNIY",
-	"XhaiYXoUd5w2kIFOY9uCWpiiODbYBxnIJt1JrXNCNK/DqqYCw5p2LioELiFeUo+v01Sm6ulTMEtuXlyx",
-	"88HJmd4c41jMc0SvgvlAv/6fn5TWNUxmhMogMKgSfi9GUPbpBzIU/oXlPMIiecR3Qucx5ieA/0x9/6Ml",
-	"LoO0gzGnzNkOe2eGwyS9QBPspNtDOiwrE8A5lQoHWQ1of8bLDHKLQPprnccpIYoFV4IG4z2fRslUTxtU",
-	"wcv8sbao4AqQdd7zqWBNHxRLvTgc0B390aDu+K0SnyEDbCDCZqbkHs8eUP1uyxZEQhWQFl0LhPAsPMJF",
-	"F+pQl9CwlBY9KI4CQS5pEsSXCx7MRLvf6W5I39Vq1eHwc0em0yO6Vx29fnV1/fb2Gu7J4asaVUK34TWI",
-	"daYxbPQ7XbxDLkTCF1Fj2DjudDvHaBvOQMk76qxEHLfB7DxC0RTwNOzoVaV/n4oan+xl/5KcV/r6IRUW",
-	"B3zBoZY10oITubgELCdP67uLpZrpNRBNaBVrsWoWZC7eZQg13lCKgMRTM7mC3IN8Z1szT0v89s37KytJ",
-	"c13NB9rBkrDkfQ5sVlaYwvJHfSzXMFuwGJEVGKAxy1Rrr6N7QXJimbj9CvOOEJiM7iwsNi01wPcWAe5x",
-	"GEK6dnPQP2e+vmpEV5Es94EgqH05yUSKjgm7F16FjWHjpcgAefmKp0RBhCQUesL63W4JItGVHWZ2XV5y",
-	"Z+YA7nWpZm/dmbLRTjul9E2OJgDpOW/07GkrJBMfs6NFzBGsny7B8rbiNUbqN7zNTv5YGWbfolbo1YJy",
-	"Qm1qFTiu9ZpFJ1e3rK6DFm0mAxn/w26tbucYNrAxmyCNyRhM3//46cffyqLaoaaaCiEFHaoOCENxTM5G",
-	"h7bLSozxRE2jDC5QcpkGIiyPoMNmDxN4IE98v9s/+aueVKCldzghaNRv8m+waqVAHIFdQLa1Bgxytfra",
-	"oR52Ajl3tn21cMxz97c5JvKNBop2XbACZKduddDv1zVp9+nRP2zQFhQAvO989303PBOvUVToe05wr2+/",
-	"5xUhuNonnXR7u+96K7NX+bFe8BTode41lOEg0NIIVlLxYHAm8rKg+DZ+1I0Vjp+fVvfKHDz6N2fmtECS",
-	"lbwRC8Hv0Qj5Xj/ZbNUfm2ZR8D5vm2/1udpC17o9NrRFrCTB1EHXFPjaQxEDNLaVL1AHp5+RcXWPbGau",
-	"6Bk68Rz95lgwTZr1llPW77BbI1FhC24ekpaVRZs5Etm2UW3XXVFHU5H5pDy9EdlMhurpU/2xzXyKhx4p",
-	"kYT+kGnTeK6Y/wt9P2S/pDIWQ/ZDY6lE+kPDMxHUV6EHUGNqyL7/5T5KQn2NFtf6Gv3vpx8/6YszHvKM",
-	"//UTvAYgdhSHhQx6K2/IHU9PMQC98CSH3xyzlLWNoVgTp0ZfwnRHcDiiaSIBUCuR2ESkWPu4f9rtt7Sq",
-	"ShLeNx30ydeSpmub+eG5pQYYTi3gHBTJFOaCJ2aKAC9FmRB4tXXVYTd0DOkm7vSaoegPa4KUBEBZTJny",
-	"Wxe58ZgCUF86RXhiCPnWPAFmOF8CzvRGoTbWwOGENpzf2uyPez8GgctNAHZ/IGJFKTOV/Tj6BWCjsIHC",
-	"+WtfvEnBaXxTbQQTYKv52u4p6yxxSvR4HSmpvat93O92+8aE1l8CE762n31C+20NmZ+vY67u9TqOQs9A",
-	"JOj1bmL4v8D8YAqmyvh88cljPM2iCQ+0mW/W1CefCE19u35sY2gBuRNwYczkDrSOxnK+AlhTbxaTK9Dy",
-	"sGgda1ILNrVnkwb0RfnAePmwNHPWVpsggIW0dhrslNCc+Pb9tJGfgEuGdCbxMVKZarGZjEMKwdO1pGm7",
-	"kTcyQ+2mxi1n0M82nDyLeIm4pbBF4QaqXtskCzaZwSk4ZAEXy9ne+jna6PBVvJyi/wB8Ep7d7lRfsUFB",
-	"7Zrg2urMDQr4yti5T58C92y/23361DWZ/SHKnZ5eFzMZUv3MMgk9EkjW9Ma95eFy7eHqtVezpknsotox",
-	"ntCZhKlrT7R8HLfo7n5+N86jNvvxt16XRYlaTiZRAHaGESxNGOUOuAOAZsNeYmpy/BZ1+TgHfId37LBL",
-	"5JY3SCD6ubx4htLAMgwqaOMPsWY8lKrpIvDhNr/f6foelPMD4jCOGu7rSC9ZMwyZXLRj8SBidEC0XGBO",
-	"ijiGkVpAqRDMB8xPTTacnmRbYVY29jZNq8s+/0bJ5GYRNDC0IlT2lQzX+9tUxKikp0b/letJrrzVGimP",
-	"l8IQ2BwjrXC6CFBDBRpFPTyb9+FaMjc2zoJzcXp6dt4+G/RP2oNuKNrng8G4Lbpnk6A3Oe9ycYaqK1n0",
-	"5Q7pr0u90S/e7jd29glvfXSHtGpS7JGrtAwRCMzVKvRTy33tbeml21yhow4jp9V6GsPG+fhschr0RLsf",
-	"HvP2QJxM2s/4+bjdDXphXxxPBvxkjO1kaGchbr0BUId/hodaRiBl9YaYybmwthJ6P1a060BxwmQdSiNd",
-	"iJTN5FIBJOZfoTJG63ONIahzmPyBEhKWJmXvYHL1p084/PvZP/1L2hAmKfpTMeqYpUvx6XOcEDQjes5G",
-	"ll2/uC5MsjTNrLMEYJfjs0LRGKJAdihXG2XZPGS4drV2MEY3JVRphI3hoLyU9Ivu6FF5SW72p1vsT1H2",
-	"m0fX7DhIU9dPqN63zCbh7bd981RLe+ij/4I+wSYIjsO+6E26/Hz8LDgLT8XJZMCPx/2gF3bF+eQZPxuf",
-	"BifhwPWYkBawe2/8F/ta8KytF7/ZEEJRenp5G+hFf/2BNfV2aGkx/l//xYj5Tn+yeLu9QWmnpcuEJQZR",
-	"BrcLek/wSTku60QqFcWwH/VHUmHs9tzcnYiiZ1K+FiJt2z2IDyITJWEvRQpsgc0loG1cf7hh/Z7X7XYp",
-	"+Ui/3FfXL9n1G4Rv4PO5QPfzq4zHa9bM+Ec6wJmcsNOT/2Z5S8ddaElOEPsPXZa/siutLaRr9it7b5pk",
-	"v7I3Bbnx6w/Jr+122/6n73t+zX7FzkTJzyKec6USPpuLhP3qdhyufXEDTb5Po7m4EYl8eEIX9ZyLLu/Y",
-	"r+yGaw1vqdg7EeuXZi+5omvPvBO8FOcUHE5Kf+p12FeXLy499vQrPUxqIkUainSp52qJtS3Rz1pxEeyl",
-	"GHOxDMVTD+Rl54ek8Qk8Q1YT3/cs8g44tzy7rHHf1wtZqz1YhbMxpHoYr6FV1cawIZbtmdkObbsd2vp9",
-	"2tidPON26BAhFZKUYdEXfvYa1n7RW1+31j1u9wZ33fNh73w4OP3u8UcAZdpX+MIuc63QnAVDZoww1uRg",
-	"EKIx4uC+D/ZxRn0o+tnxvuPd972Q6TgKQwHVgoPeHne852sM9svXepN/jkPvd3bO2dOh6G3bjJJsccx5",
-	"DUpkcV20n1yP3NTU9VWGhy7jiEOqRSWnIuWYooikL1sOJQHGVQl0Hr6xPLDwybw/SDss6kxkAkFzjBdO",
-	"TBPU+LCYc1KCWXPQT100DsXmPDSd8RiPY0KIR6+M6zjaSOtw0pRMDgE4jUz6QIdtiSu9lchBEl44yXWA",
-	"Fsqep3wCdpyFq8KjQj8rehBh/kapIPwTzFpDdKJ07VuS2vEacieUaEeJEgBu9SDgKCZ4xgkF9JyZ9Rji",
-	"J0PaG5+qTavpdaQwIqWMmi0ySDyuqfHOLyEoNPV33U1UYz8vmqXPwMawb2ugvv+lDDDeyGYylUuQ0Rt4",
-	"zG3wUkAeh8wyOW8vFxj3z5iKfhZMqCyag5aB0UM8u/SIGIzpBqAtium6UUCWaWArbRX9jNRMG+jQ3zfu",
-	"Lt8c3er/3r2BUAkAOzeCGU+z9iISDSgmNty2lCvolBfjF6SUvcFO35rHFZAp7e4e2chKDmLX+EmO8zOq",
-	"3G17HFkMNCNN8EpIM0QwLixdSpZx/Mk7YBYulRKA+JfNojRsa41yzR5EEsoUFTgTiPAA9S0JIqDQCpFg",
-	"MdJ2MoDBFibFAfMuzcvppBf0xif99nHY5e2BNv/O+clJuz9+NulOTsUZ73Wrpwv7ZLtDFFrYn5ngMaTz",
-	"5p1yptRF3y7NKsVa66b1H/jMm0jds8uEx2uoWHzs5OIbtPVotbltrX6K9YUYFrWDWZrtXN3o3vVOh4Pu",
-	"sNf/Din591M2UB5AnnJNwK0o5Dv/Rmd0TQBNv2zprViT67O05Yw9CUoKn20mEtaHyjB9ED24APqaUtoU",
-	"a/rzZZxFeosdTWQ6b4NLFfFNfATzRd/sQqRwS6sUZvfBm+872XAd9lKfKIC+mn8L52WUlL5SPqJkVJ6h",
-	"9ngmGplUsEAuIoJPdrLU/c5RoZLD0mUjkDxE7/LHQohvLBDvV5+Gydqp3YGs7lUCwGKQVbBMsiimfI5Q",
-	"gH5tks1CQ5CMQaGnT506yRztYsXXLEqGzA60x6I5uNf1+4VRKoKMYQ5oa4ixuztDF6L3PGBZUVIxa5ZP",
-	"7pbFPKVwPvDE6MN/yPxFOEEunOAjBA8WGfz7MVb4GVOif1rQPwL+nUZw00qMF/kUIJQ0JC0o5mcfIYQ2",
-	"R+od9aD/yfAfiGvSvzE8bA7/zDL7r/5nzfHjeh77JdIozyRWA91RsIx5avQcvV5/jhbwOA6ZXtOf9f+e",
-	"wf+m8BUwGekWkPAUSaqavvgoYChieKyS8L8mnRxeRkWQF764p0a8avaqZWJDsbDeQOZiQO6rKOHp2g4T",
-	"hvNEcG/Tq6OUzfk0CrA6hDXfP3/B/P9+//xF279gepY8pucIuq8nCZp49+6fb16z7169h3gVpu9esPdv",
-	"X3rsm/fXLz328tULuONbMX4P6dw8W6ZCtS6Ks2bWCQYkPty9aD+zKCJvP7ymihV2hZoW+vtDSfwykHcL",
-	"ezpfi5XDY4dkNI8U3IVjcw0YWflONnc2q732rQtMQoRdQBRjhpMM9phIH2CPOgnrzhYHTQ1SqigUOucf",
-	"saTGxxfbnY1tQKgslnnvmPkLtA4RwUzbh/hyd1BTCig3pjR/wbNZW/EJFfyNuRJU/Qm0EbjtZbqm+Lce",
-	"Eq2AA5ixhwUiSZZKNxPIIBv6HQyZQLHEK+seRswmIzmmArh7Lf1vWUaCDLu00wD34AcXSslEdpqJxA0K",
-	"jNf6RVsXpbxRody00ViArYQPw/ymKAnFR8xmcgLsVswZhx85SqF/L2SKvjZaOItUTMh1VpCbkDO9ke1X",
-	"NakZFIe//3BHaX7lwJBbOLJp5VxBOvalvWZrhKjiYAVvzX4eF/uMF/rN8QCv0ofe1R3UncZuH33vMNOq",
-	"cHST4twPj0V7wE/G7UFwGrafibNJ+5x3x/jLYFKsDy87o/qnw5Pj71C51tNg7QVTsaStt2IVZqGTi3BC",
-	"xU2kHf/PcZuc0fiTW6o3eNbvHR9rS6TUIqQiBuqh2BQ6BUSqOviT21Sv2x8MINXPaMqgBh2QVJavobqs",
-	"MnuFZ5SsP/1lG7p4wfH1gYQBHjIqp8OgvWq9Xo7OXHB5ucp0jZJ9hLpbva59Z08nNhHoAvLRSQClD3BS",
-	"OyhjEFvnriYtE9FGAZqr1KhwvtDtsXQJGs3t7c0LyHlDuvbW0CR+AeyTP8syUt/gT+VfsA83r8lpEaQC",
-	"iiY5lBYslUiHC67U//VbBRgiOLdBhzUJy1C7Lg1HSCqUjIFrVeqDweg6Wm/QFjBURDWVZM/f3rJUjCMk",
-	"GrY6xUzEixZCE716/zDA2Mf7h1PG4+heDC2OWbPXPXrmsd5Zv9M7Per1PdY7138+O+qdemwSdLvD4dFZ",
-	"ywPIUgB2b/b6Z/qW4bCnv46S+3YsAx6zZu/0vNM/GeCd4pm+s9f1WJQE8RJ6F8RyGdo8H/PiAouA0jQS",
-	"aXua8lCwt5d3umfdzungqNdteRCkTh/0+2u1npgBsYgkBSBvD02AgCtU/ZcJkbhrNajbgf/XfW6xTG+l",
-	"jBLg9di05xxARPVJgszjcUzWihIbc3Yj8HREtQIB5PUzjAJ1QgoyTO1MLlCTa+cQ5VQMiE7XJZbXoJZj",
-	"y6X1fGOfCJWgWvsy9gOqE7Ah9A3HXaaAy1WV9BB880KNir9MYwgLc3wPbS9QS6DKIfJ1Uy8y/ecyFZDZ",
-	"leC+wCwWrVEl7f7Hj8S3jmLbY5mUDKJ0qRkyTP1qy2Xm4d60OBH5W7WK/UOJMDIpWFa1QUZ6MHqxjgeV",
-	"rm8Rn4YOGt+BTyMrM0omIk1ddksovFdiCqNLRuqHm9egZF6waIIDMQULKZFsqaASyCqERosr9HpD5dYG",
-	"ZN6tjqvU+u6B6ee4CiiUtXZJVkP7Di5oGrsid/MaNboeB+FPq/pPq/pPq/pPq/o/zaomZY8s6AqzmZBJ",
-	"ctF7uGH6CkTfnobprkwsw4vylqCscgX72jCmWDHqZh45tpP4qPvTHvSN7WQVYKdmB3JSTb2OTKdHeNdf",
-	"o/Avg/4Py263f4q77C+6ESpyh5Nxs2dv0YNQPjg/3Lx2e1jZDbcHC74QqToCCHf4G8zIQzIl7BTglByU",
-	"MvefZ46XBrJsRA+enZyd/rZmNCoFBTn2pz29pz39ihQq3O6wqThtqS9iStOhUG9L36BJpa3jCqsYNOuF",
-	"AKtyhG0Vi1CwRMMpIgaMdX3cwgocoiMQdVm+wrdsio88yLQFnS9VH6/3imrukNWqsi1gISAsELD6sWqg",
-	"iA5isGOK8B4+Q/gPbZg7l4/wW32Ew00BNIs0VVSQxsN1O5PACBzI+ZwnIXH+AvhApBAUhRmCR3dDAJoC",
-	"Viihkgfb3zVlLEcfVLbl8gFqRgSbyWXqYL1QqY+jOmRRHG/OFrhjI8XCSAU8DSm0dkXqXSJXeM471lKu",
-	"KAG8OSkuVj1nzX8T9fwi177LajVpD8NtmnEL9fnCIi0MSLXW5mhsF+hZT3OrsFoVa+EiIqnPmo6q7aG+",
-	"23KdPxbEH5VxnqbRgyC1aHOzFoKygBCRx2Uh+oqkjZth48d4778S0yjJBRb51D+ryEM9vJV3BA7oJOAB",
-	"n4aeLM+OG+AExmKSGfAC1LVr9KfdvudPXkOfqKXnatPH5nzYhr+wA/0x2hAONszAH0oXQlVQ/8Pa/2Tv",
-	"P9yx9tfsSVEiD1m6zNpn93/vJ+f/+Hg3GH8b9F7Pv3u2uDlW/y88fTHrfjO9FCfLt9G7//lndvXw1RNo",
-	"ZL+z4glrQ2ioPUYz9/8WJoA92avAffNMPdpnAJ6UND1XG+x1c23QCo3G8KQ/6D971u06KltxUzcMXBYe",
-	"W1qlO2zwSg3QuVeFgpWfr/sCATxynBqft+C35UzfFQ/XPzXS7RopjCfjRf/eF1ZHj34pCJNPCIlSE+kp",
-	"KHnkvN7IaKoEe2OXBeQYcrnXIclt1xU99vRpIrOnTzGfKQcLy6z6t+IKcfZAATToaVDZGyXTqgO0ZdOs",
-	"wQ9unL6kKO+vDHvAA0laNYJbBzEHt7KjvQwhDwvLXokQq+Cuhkut84s1ueOdd/1Qh2kz4L1DL5zx8RQd",
-	"w65jcSJTNi44I72C2w/Aux2V0WHBr/bgsdxTBC9zL8TCOopAv4sFfxBqUwUnMwanltz9mKjmquYwge8S",
-	"Q8RdVgzHIoBKKxN4RMJ0V7W3VwBAeg6OZS0Kw6ozZJwCOvoMBYwlbCd0+421zWyVygQIMU0hMDZnZ67b",
-	"01pvQbzBWJmnwiKeQFNhNJmIFCCV8vfKGzpm/sTIO99l0PBM99o8CdvW+tCdohw/t8FBd7CpTeI+zAXO",
-	"VwTYW0p+rxP3xScggHQ5XfKoIF5aFh+ScIJJYyuqPmXNyj25dkDiYu79Prqwu7+LOS32EbhRKh5SfQRa",
-	"qVJvfu+T0NL935jQ8ruloSRy9a9ynXUHeyVcvzAltf8umo0LIlaAmSUksXJuS25ZWyqbkiz5UtpQhRaE",
-	"orGC3QK+3zhfzClFMRzstpKGhhvsezL7EaBdnyJ1ueCETBlllUnkwGyx4mmoXK2hw76xcLMGdgZSwkUI",
-	"Zy0FDwO5WEOr5WAOgxdDtNkN30XhPI6VNFAfUBqkX5tSE+HUwpN4lQjkiHVaJkSNVCwEz5DgGdxw5hgq",
-	"jWkiWSyTqaByaeXpAbVnr//8+vX13bXPmgDak2tUOZBI3paTxdAdII4nVKQ/Jv6EK6AQf9p5DjrpTb/L",
-	"wVY4KAZ1qzj8w0u2f5XthePzmUl1XnXd6BuTb6WlmvuAoU3VoSC31kBNbbNiTYzdWqnYItZDW8WB3CmC",
-	"a0l0UYGr4x5vDsFaFHpau9xUBUHr3CoLcmUS6XYKCvWX23EvRfZvtN26fyYa/xskGv8p+mpE30tISfxC",
-	"ShYVhm+FWEbvzBOVI9HnGarEHwkaIODTe2wFgEMEcWjor3Now3SZjLDCrQyITUTmxO7LKWWX8LE9i3Hd",
-	"6rAXUD4OFe9UUN7cXkSONB1A30WeA4PL1mE3cpUjW+KbifAC5TTHdzZUaPNK2WgoQKoL0b+iET60Eh2A",
-	"VRt63+64EBG/G1jUXGAb3jokmLKkXw6q+o0YhvHM5bD5mO/vIofmTgbNXzZKROK1XUgGeJ0ACWv6YEn+",
-	"9hMyyNSO93wB8W/g2/NaaFvJj4sKDoXu+FQcT0767fPwOGgP+DPRHk96vN2fnIUnwbno8eNBw2vky7Ax",
-	"bHxtkX1MSX/AE6jRXiYZEaVhHu8olStiTqfDHr/oYvGzUMpe04fy6iS/pqdlRxAIEbrtZDLjMX08/rT1",
-	"tDruDrvd73Je6NFCpPrOxvAk/04tYDR7XW8DeMapbsczjrqsu1jkN934meyjml71e99V49oYxBsraUzT",
-	"jjSyX5mj7P3Nu6vr29tXb18C7oODsG9AAw5Zf+/5tAaWBuSbnJg98Hsfc/9m8DFQjD62ItScc0aoFs44",
-	"c9knryaDByvmlJXqckI0Yg5M8EKkOUgwwWX1ul2mtwqxW+h7TE4quZKRUwXV6X63n+eq4IMAnff67fNX",
-	"b1/6TrVDKlf59xgLsOiVWkwuRKq0XQ0tRSCwhuzSok2KlMV8mWBVj21edxSeHyUMqa7z+gaTXjpHmjye",
-	"YLTCUiRmvsEG7rBrHsygh5Glk7el7Jgkg50IWROAcRO1nMNAYxV9SVj4Bv7TI657EbJoAq4JPepQNtHq",
-	"sFfmXIoBN4McMgEEVjj0Jh9UQJ+ltCCCoh1hlYOv1QKZ8ZH4OONLhbC2UPjBI/BzwBgZEGa9WEeERlq+",
-	"zQAMqOVcAFpNlCkRT3AgDKApZnhdENcvDCjhmJZegAw+GNSs2P/xMpyKzHkyLgd8U0wg83MJ5Zs6F9Cb",
-	"7Fx4pqIUL7x+Prr9cKX/evHh9ev/hxnF+W/fvrr7enR9c/Pu5tZHN0++KmdcMSWyLBZhh73fYOahnXb0",
-	"izkBP/2VFCc4Uv4CJ6VJf+Mh848QeEuhcfkVoGqbXYbKV5hKKOBpmq0TGUpMQ1GsW/aZSLI0Atva4ulS",
-	"mpcyySx44DxR5gdT7EEE7lR8oJB7NqdmzyJQcg0bKhG5NzeReik0BmiYK64YV/cibHUYZIoRcZnRaWl6",
-	"qwbPYPdsIv/WlMQ0FfFJLV2yfs8O0xENEUUsMRwFwIIQz7Hj7ee32OoAB0gqbx+/g1R1KxJjMclaF9hF",
-	"Z6ljVFPv84pdECk2FrFcobSVK8jpV9kFG3T7NQjATupWlSwQDyIxrWn5M0mFQBZ/o9OCnIuU7mr3nPlR",
-	"KOYLmYkkWI/uxXqUCoCu7rBvYX5e5T+3/ybWeo3obZ1GIjS0Vy6YuEyjKZRu4cOa/W6/RbWUkOpPUdMD",
-	"rQU8nuBoO9hacF4AWNh+/Myce5GW0HlvlglVsRJ7NSzshUjbIM6AOwcKAt1cr4K6eyXnC5FFmUzZOI3E",
-	"RJWQjwL7uwP+g+uUHCLzBU8gFTiJMkFMHFMClbltfPK0mvajZ3n6UVPQj2IyYflN9qsP83Eq4pizK5ku",
-	"EMlGRUbvz1/9bqZXl201p2gqKAG1712n5he6+W0BWjcH+JITdv1hk7xk8NeG1/h2Ji26eyYXbKJtPIvg",
-	"yOb8niDWrj8wNeOpwJt45mCdguMezNviMwgw9K80KhYFvTgyt2XiGo/hQQab4er2H3DSuiPDF4tU8mDW",
-	"GDamIhEpj8tW0S1S6KUsXAoWRnE0FUkgID1OZXI+cqgRIBmmwPKaAnQqrGHinY/lCoAxtehveGga/FhF",
-	"o2teahc/OD2iitu2bIAUdSuA1XbkIvKcF1bBK8Uug7lgL+fjr/UsTKUMHVQxlXGw/vQ8vlLsZSzH4iO7",
-	"vdx6qWMAj2KeTJcI/AtJa2j/fU84dehYv9aGNs2BNlhMfxroQjTXvbgpXmc70/j04wFJmSjzDN0OyD5g",
-	"b9ovL7N/oCe3fvH9fkZ8t2zEH28a8d2yEd/dNOK7v5kR363ea2gv77Tuy4v+pLToj7uP9QDgj1vs/Z3L",
-	"nGeZmC8yHL1c8TdNw2FjPhiGZ/xktikAqh8uqlO5GhnMlfwc03sLyJ/lyjoqeq5LAm062HlfqOuPODGq",
-	"+477vdz7/m/b+8OOrrquG02g1Pfjqr7/eLAbyb71Ie6i51CSXxcUGaNxZ4Ff9Tvne+QzPUj9ffw6uYZ+",
-	"Rfv4kUGWPVjFHFX2SiaTOMLD9X8LYPIVsezirO/t89qM6VgDsza48z4VkziazjI0WCGJx3rGyJgEVwlU",
-	"WZHx2yTtd+jajLmxTXZzyeZueSUWK21sowGurQo4uMDh5odylQCmSYjQDulSWLcTR3JloJCiWjw3P9VW",
-	"sgfWEDfGY1Np+9C1wsHT47cAjtHYuzLF9JdlkkASa5GWaxtcxYGW3jXNDEyp2VE7wuZvLSqknpK6WAnp",
-	"2/XhcuLtaAx7FLyhT1adjZJMTEVaFbu5RpdIJtkijQJxUSBTN16X0szXdZQO771xWPHyqk6ROQr0bsVF",
-	"SAtGkU/CrOAc46S2c1apqYt8nZzsinx9PnZ0haaW7w4zswfA/KMaNLCKo2OHdA87rnDJmlW8q6TEyKE/",
-	"Qx1bBb8ZTiOEnyjjYf6cQyB30dbj5NvnmfSmkjvdY4b1jRmzxis6P7T89ZySW8/xJYPgjzJlPShe/hzH",
-	"+Q4c9qAkYrFBlNxTwr6JzRjC7CpXM2bgBzPBF9Q6MlM26RijDd/qsDzxsSoFC48/JzMKJbtcFQMF4M9Q",
-	"w6o4gxIZ0wNigw2F0Awx1UMiJT7UODYXfH3BgljwdEegoeVVhAuomjYPPMhljDRDgcWM0o/XQ5tIRtYl",
-	"fIWXggfVOm/WECLST8qiOXLfUQgF3bc/yTGQ0QuI42SKBO4ThUkbFpgqZL4JTlgvtulK3sWxYMS2CFjK",
-	"gGcC5RkmPLTiisVaRaHCpCiZpNw6pVoeG8tsxlYyzWbgtl0D0bePMmu0TBTPIjWJbBxog3DZ6Qxeu2b+",
-	"pg0MTIcimUaJKL6NWaT4m+n5XIYi1lvnIQpFytALAGSJlvEQ78dFp1/S/mKY5cxgpRwLVopTULildaAS",
-	"8lJkNb7mGgukJlXPOlA+J0tv41h/hZuc1NAL5m/f6HUnuSsrCoc5CSrTU+rPWMpY8OSLpA3+EZxN/x4Z",
-	"I39Ib9Mj8k0O8D/19naDNE7CPn8W9ET7bHI8bg/EOW/z02DQ7o2fhV3Rnxzzk7PGv8hDRfHlko+n9HIN",
-	"e4Y06t6RHwfn4mzSa/fHg7A9mJzyNrzyeXg2PuHHk74A1ot/lSvrxeWr19fPt7/ltikMnoneZMD77dPx",
-	"cdgeBOeizc8mJ+1+2Bt3xbPglJ8fN/5Vvq6bD2/fPtLX5aRMfWl315/pv1/WuoCs4c/3KeXmxFFOKluT",
-	"bUWU3RzgTjORzvOQ+ZBFTsnv1eXbq+vXr6+f+145kQmvYT7uQN8lPDY5O642hWH/PDfJJjxhAhOppLTi",
-	"6RGY50LYmlHK5CoBtSxKsSpsEiWRmhHDlbC5UFyxpVryuGXIyWOszSq+KMIhJbItF1j6ZdIIoiynFoe6",
-	"qYwyrQHVnk+0VKNCrA67dBVDaDZHqDFpCk3Ic8DpcSi1D81BgDv/OHrhn2rYf74aVur2oDfsnnzX+FMx",
-	"+1Mx+1Mxe5xiZg/UL6+XUSFhYI+8PxW1Lxz/g5H9wroapd/WRwIpj4+u0ytYf5RpKNJhjbsWsODRSwv+",
-	"Oh9LEEf6O/p5088G/kyZCKoYR62KqRlipasVQE3OBA/jKAE0b/ExEOki81sXbLKMYwPZ7BRs6StDWxOG",
-	"CqLeUlTgxZqiM+0wnySibpOUyVaHvQBvUizlgqXLxMvr1XyGMxIZCiJ9zSMdbDc0+H9IPxvUY4EevF8x",
-	"Vj6yhxVk3cjVl6vJAube0b3Q+8U48n47re7LaVgVOt+XdU4VL9+w0g3nPi6/zUOSNpvWH3gsFJuIOGb9",
-	"3n+zteCptpDgXzwB9Kbod/v9dr/bP2ZjKeceGy/1hlQZB0sl4AseRNma3YtFxqapXOnjoqNXltnhtOxd",
-	"5ceM/oor8uhjFQuwug/YOIrjCIkstIakG/u9FbJczO0J9Wd+O9qzg7uUOjchd4SCFePT+gVGULEtlulo",
-	"nDSGvUGn7zX0tDWG+gVAAtTqgHb+cTnks/Qv0gofP9J79nCHXlk50FAMuK9KVjbXDpGYuFX3AGzUl/2p",
-	"hv1m/rInygzyF9PGsnTdRg/BdrzxTFEg3TrAUgQPz91kTYgZQ6DZUc9M4ZpcCKpZoVIyWagjuyD6ws2C",
-	"QqipUbPN4kgT0q8sL9SDKwIMe5cqC7HsCrUfJP4AiGgk6MLnd7QOCd6sEUbtFV8rgEtHWiSobBQpBlyz",
-	"C9bNqSApuIruNoIYnCxj9LxVOdDyEH+F1+xARe9Gz+cL6IHRddR/hvfscJXKncDGsLe3yHPGcJvE+7pm",
-	"Mfzhxd8+ma+FdNd/M3kJ80fCCjejnqIvJTDlSh39kh/WJEJ3yk4gDv9DSM4J5ITUCU5XNEZZUSReUtkz",
-	"Kqra5LVvVJBhMDoyG8HI8HEs/AtA1i2KvUpxdwGEj3Z0fTYWa0noqua2wWNkopGGf0zTt9cec4XrlDjX",
-	"ax7vaIn7ptbuyq39EqhUh7s7/+De3MfVTuj1VacbyxUBhVqUhT/PiT/COaEF82eeEhF4n4+ylCeKB1RC",
-	"uQ+K1Ur/kbFYhFORPhaB6nIulwm5IaOEBXoIhmwhCWmJUAoYDy28AJUi6AdOeeGiVMzlA1EaRRlxqdDl",
-	"I3C2jKB9y3VpqhpSqN1Adwxo1LrFNRwZy8TF7WgW8DlaNTgeeO4ROEfTxz/9FuJ0IETHBSZnbuYpmmYA",
-	"OSKRpicOUJfhUKw4RHAq6/Cz8Nc7d55/fywtcJOaCQP0LD0X60UtcBZI/L3l2MY7Ao/LF0WvwtMqB6/i",
-	"sIJxZTWGJ12vUbHkGsNB/6TeBdrrDrv9YQ9cj6FYZDODLUiB17JSphfUEBYnbf6m9T619DjqOe+JY34S",
-	"nIn2+binz6hjfUadiPYZ118cT074WdA4/ExLRSCiRYYEHSZclkYLMVrwNYI7Ijqi47vBd8F9gDHGwpi1",
-	"awft+Oxku9+4Nxx09x00R4ts6kvsSPUng/Fp+GzS7gZ90R7wwbh9Hp5O2s/G+osBPx0/C3/XkXKETMVw",
-	"oVZUOV74U+WAdXt33WfDrnG0l3YlSAuZsmnKk2wIQE15zQS8NC6mc97Wa6c9GJ8E7WfijLfPA1hM47Pw",
-	"XDTKRaePH4JQwBmwCSHWEOtvuq9+ktGbny7Xb2+7qzfr7urNP/6+evdcrt7o/17I6PXVN4vvrl6dvvrp",
-	"7eztt2+iyd8P0IU2ZMhuDDL38PwPrs7ZRBQjHSArHipWCcGhLCkh9GWVErJUkFRSo31QgR+cr7DgLVMF",
-	"ayZI0YIyBk4WoxYtE9XyGPLnoaoBodKFSNtU3TZOBb8PAQgIwpgLkUYyJH5p3yJ6mYLNFtLXzWWSzeI1",
-	"o77TXYZ4WH+TaK2ZJ8EMkNIN57QtkcmLNc0jDewNXWovCPlavxE80SBW2R+15PfYh7urC4aXKtY/bx/3",
-	"tDoF8WDAKUuyGZjExSfA908UUpGHfN3qMH+Ryp9EoOUHdmokkrAAQaREBky+vr5rdNwNfRyQ4y4+HbHe",
-	"Ernq0PipTM79IfO1YuYT6KkCPu5MMj+TPmuKj+a7C6xBMdahZ24j/Uhf7ll64+PTU3wmX/A0A6WILgfd",
-	"TzetFUsAgbNV3wR0Bi/3F+qd1vWIuMRjy2TBUyWgdFWmLBUPIgX7lidTAdUj+JAjeAA0ZwqgsFXvUVWu",
-	"tdrbS2GUtw+wP3Y4Ab4F3FjsSZ1Whb9WF3I0TPaZZ8Ff8m/MnFscmQoQmE2t71avOqyLNuvBLHlnOXjs",
-	"5sUVOz4+Pq/rth72RqWvIuQZcizt47C4TsKazuTrcHdnMnl4Vz7fkby2WXm/oKKjb8fTv3/StdFy/QlO",
-	"Y62TfrLAPfnFvb57ca9vLu71tWCGizDiPlpwfTr3z7p4uoP4agx7514jFxBW0RiUFQ26BuROvTqyTeg0",
-	"hs+e2VLbvF9aOyyX4I6WSoT6h0NPe9hYuyKEcDr9bzneX4oMX7hwKD7mcA/4fMGj6b5uBXv5bpeCx7gy",
-	"+UVCIeQhgPAtYp74BD0NKKPUJrmPFdMXFPGvLYz1JRvz0Loo9IEHQpyIQEgPrRbhtus1JviVHYl/keFt",
-	"O/jbIEab9/stQKPLZrd5FcpYGffCM22DHU+6vD3Qdtx5+GzcPuVnk57oB8fhYKyPLL7g4yiOEObs+8ZK",
-	"jEdoFja8xjiVKyVSvaCrLSgwOXsnpVQlk5akJUYcPYgU+H6hjw4dgMkuIJ4Ac1bgR0zAymPjKuNTMbLf",
-	"mg5mUaZHpWHy4PTwbmSQ0xf4WCep3MhSfUYYhLh3V6xPIB9ywuQyZQ8iCWWq+wBGl8rEojFsvIcqduKi",
-	"M0XUWrHiIUC8R5mFdpUJ7C9AAUkCUUSelFqRgq9068BPjbEChH6LHnSvLjF70bL9Y5eeYJsrMVZRBmpZ",
-	"li5VBnYAQMKGLNA/6DsWIKbB+pQpMpEb5Q/85OOYJ/cjAkrFmVviKhQq/7prYdlCTDlJxUMkVqMwmgql",
-	"5+580g8G4pQ/G3fD3uRYnPCzgFwr4oyfB91xPxxMTsUz3guOBVjIkx4/Dk7E2fg87E0a2KSC/dmjWafF",
-	"XbG2FiIJ1UgCi5TXmPBELjPU5Eb6jMnW7kIyS4aGYBTKREA75guTNNHNv4KTtBhIQPgCZ+ltWTIFPotE",
-	"iFCNeKa3OWI66smeyDSAbT0X87GRfJiDmC9g/ExL1HhtIGJkkyCCNSQG2vIEi0pYuXF0x+DdFAWXRuWG",
-	"bHd6nz5tOhxcR8PbF39fvbuTH9/egaPh7O23rz5+9zz86c23H/b3MFgxiYftbveCFdt/In/sBjkPnEPW",
-	"6Cr5wVvQVvJL94A6z3UILZk4KRlaEllRJRPRhiWIiMIK4ZKwCdOFG6yuaZWgzns5rpN9UJRAqvYQJCo9",
-	"Dq6yQM2TCGIHUYJp4j5tZZ+yu+lbu/V8j/lWrueM+H5BsvlAJbtYpPJBmFC7JY3N+0b+CxEyP0z5JPOH",
-	"FkMKeEwQIAO/ACZ5nk7tGYIhE3qIscgLHHF2ao5+cU76T0d0T23nDRAx2BtDgL3yy48j2l3Az4JKwXwq",
-	"9OuY6zZTE8h5Up9/0GHfwpmmChWOECXK40NDjDGlBnqrAPsROD6uSJUw3jF2RDDXN0gy+/QpDl8d1jU8",
-	"a5HKcSzmgJ8PP6jvf/RbQ5ccC1YsOV9oraGjrLSozSU5CjahitPSu3BA8Xtd/X8OQDl4U+A61pQufH7O",
-	"nf9EYcabOXtHpuHWBUtEhDAzoL+zRBsmCeNKRdNECwQggyVFnWGfpylfzFjTHvDsXqyV5yKVxRwIvfID",
-	"FkCr/VTKzKdGcH2WrnC0PcNj6Awn3Ni6KPbPsPzljAH5byO9QxSmkBQQaCBjpQDarS0a0p0qVrsH6Zao",
-	"cW27Fz0gcCdwRcObamunHku8Wd7UKAFatCIdwMGhWZb6RatBwRcxX7MmbMJ7sfZwO45laP4kR6ln9lp/",
-	"wGZymarWDqkJ73wv1lY+PeXG85mEiiVy9ZQ1F1KpaByvLYCPTJktG2hBVTVIsUTmDYPWY12n+AKG5LkC",
-	"sxx4B8zr0WA41MaGfns7qvolXudmLXG2EnHc1iYE4Dohz0VzzmP66pvbd2/1EKO6wR4iGVt2jeJ2bxkR",
-	"o4wQ1lLEQczRPYdLeEhz/DqaiGAdxGL49Kn+5lf2Qp9+v7K7NJrqtf0ru5Ps1x+SX9vttv1PX9dMxKrF",
-	"fq2T877+CU8SkA25GKbt567xFjzBXq8bvby7+tppw8ODQQGPxv9hPXAmbJx0G63ornU6nfyYydcXukA3",
-	"m3B7iu05n8snyCLSSyjK2HKB7oqKQwQGidalafL/Z+9fu9vGsfxR+Ktgaea/SvJDyZIs3+Q1qx9X4lRl",
-	"OreKna6Z7uSIEAlZKFOEiiCtqNJ5e16cj3k+yVnYGwBBipItX1JJii+6K5YoEsRl3/fvl/+JZ/YSyz6k",
-	"ZxWGxjTSyFNJFhORpRbqCIekNrpaUgMYkMWaZfzfyi4oWOy+JpDw80/MpK9c6U4cVM3BCnoQbFkB9vJK",
-	"KFw8vrzhhbEWEl/anlH1E/tHcSE9ZwW8/E7eDSPHUgz4zEFCwBvnTyqiTlX/3uIRkCaUTcPEvY/d8YLK",
-	"dG4EpWEa8GDr0FLRwPxzKQ9EzM7VSv2Sw7G7QPevrTFhxarmpIk4IqfmOO4O2v2qp8dj7CjRrtKDxQzu",
-	"FCvBjpa1YPrsmocsDhimwT+tYubPs3HE5ZTJkRRB37kkh9EqYueXflCFoV/Aw38qmEbEfyKSOdE/J5Tg",
-	"a10s54w8f669hr81PPyBhqK/+WpDbkCT9JVYlPgutL2nFaDlP9GcK2uN8gLZwaXefRDrW7BxO8njAp83",
-	"BAaQtEAv4ZuEB5CohTBLPkMjGAoGP6WOVtjQ0b/KYAHIceE1QjGjEDKlwYyZFqqKprjQTL0y7qeMzpW2",
-	"nlMeog0LgMFzk6L9myYHKJV6Ok+7hE9ueh7+7pZP3ERsoNM2wBrw2WukCwGn+01E4xK3x0Log60eMgTC",
-	"XDjZ+DKcSU2qNE/EhEcMfSARM3edS6QO+ek7e0fGSmwnS+U/KPMDzt1cD2NT4JVlbf3Ttv3p5ihsfn83",
-	"nKTH7cTCKgelo2AmkLcC+AGROrDxzK7TS+uE9JTrsSLiILYRKYshm7XVASo+W21sO9VE6wdlpeOxOnuX",
-	"A0fzxIpEfHbHvvyExyGoF7WvLzHje4Nwsw+F84nh+fI1ZvdWiD5cpZu4QuAqewqqxJ1h900SuoSfr1xh",
-	"I5963vOB50v6jEPppl1MJPvNZUuvW4rE4ox9qIpF3mqpC9Hb4oK/0QcF0jRaJAzJlNHw94wm0OKgWUSU",
-	"YR9nNMobhdWqizhWh87ESUzLNFqfksl81fOtXTiAPaX+ttoK+vEjfLazrLpI/bPXmP4+stwnVZrQjLKw",
-	"m1Yuu3m1zYq+ccWNWVmkVtmSW6UUwKuK2J6Z8EQeG6wKCzoY7iYakgrwyomIO42b6Vp6d4Buui60wyun",
-	"f0IDaGD/4DXyQL3+/mvLrnUL2bWRYff+8PUm3RDtrDDp987DvXIDrBhJXYrM2FBDsiaCepvlMx6v2Zrg",
-	"9TuO7uNl6YDRf5RJluj+yMkROwwPgvb+eEDbg73jfvuod9htH0z22SDcC/rjHr2l7n+s9XczdSXTs5yn",
-	"W9ULt5H9Dze7K++zjUD/Ux2XKrP8VmnIz99R5rf7QJnf7taZX4TZ2yr1WyKYsveCsEzDfDDSwZGN4v+b",
-	"yRZvm/PdjAxmgyILmufXIJYG1ADExolTHX/2yrFv5oa+oT6qEPpuGdAYja74QqDZsK4mC+/7gyTv3r4g",
-	"Tf+G7JwPt88npGzUf64Jlr5HgqUgjzzePuFeVSC4Cw2Cm+sE8RJdvAYZQ8tOk+bJGjm0pvUcE7eXzCt8",
-	"pNlojXsEmTmZusk6J1UGfSzXTHaItv6l09o9g+jtShqlouybNC/UsOc0neqWwZTHQap5hW86XEMn+x7q",
-	"+qtoQZeSvHv3/KnstLaNG//EbEXiC5z4+5brVaU0G8O9PvZx048mmQv4XrAo2LNkvi4nfc23W4tZ/T5r",
-	"xCzuobqY5kbgHrvhIrM/7nnACzv6hnrgchVMTqqjnGuvnInzoKVHxyA1zY5XcLLdohhrYHhuikuzyvCU",
-	"QKqI2G/yOIqb9gc3lIwzHqVECjKhiRtkC8UiVjJe6U6J0Dkm5TEpM+ZgJnhA/Fiko4nI4nD7CmPnOG+d",
-	"AzI/fB42Hggq+rrawuubin83AvGpMV6mDADXGsNBr1909suO2loHTxl21DSBpuxjuoufyynt7x80ho1B",
-	"0AuPWZcejvcm+0GfHYUHtDc+nnTZXnBI98P++GgyYAdBlx6HvfEe258cUrD0x0dhd9KjMDdffaykXx0r",
-	"+WYm2WuAu3krnLotgxxusMBiuX7+VqJIpfW3zc8PFVcalsoPZZ5u75CnRpop68udrjoyVEeG6sjQF48M",
-	"9R8oMtTfNjJkZcLdYkOr9gAi7lbe/+aIkRWCf/GIUQ1b+hiwpXeKbCjbOw2mq27NGVZ224JD8xtd4K+2",
-	"pO/hv90KYMvgiI4PFpZCKQeEQOKUjGlw5VSdCe2G7OyImO3smNI5U5MGJTb42RVbykLlDQDVQ9nyElNN",
-	"wEHM1zWyQ4DRwJphdYkukp3oAEuHvEbGUNMSoa62Qz0pvOmQqBPqaxwn6dQzgi90BnWA6kpd1wz3kESK",
-	"GdMlyXGQwHJKt/oTanOFvbzkNg5JKfPFoFJUZ73IaVzxxJwsGwuRC2aTfTkcNFTbD7HM13oKystTtwV4",
-	"QewPKJteAFCIG+VEAxPqN1LiBYKN+pfOq3JJLvk1i037gLqJW7wqYra1W/luHt6nunDFs7xrZSHO6mtd",
-	"X1isPjpnpspB7UE4DrCaImbF3e9WG32NdmKvu8FQ1DVEtZn4JcxEa4ThCNR+OI3DH0EclSscY+hXULMH",
-	"u8wRXGur247Wumk0ihw3rTCQW9sOxTO7oWJFqRItmFMjIm9TgdKtK1C++QqUo7oCpY4z1Arkm4wzGHDH",
-	"HMrxmOnYAhCj7I33w8PJcSGwaqIM/cmgW9As/boCpa5A0caAWnugHDKFKEoYK+fTts/lTlW59fq7g4T+",
-	"ixRynCkHlxI4JA9YzFHZuL+eauAUL6gKkBBqbAEWDlc6MGdKA41ZwYP+Qbo+L2laPRYpQZvq4ISnEaIS",
-	"koHBTMyEtTDIYp9vGZadxkIDIwVHQbdd0gTgp/9gbsJ4C/wA0rTtiq3V8AG+8GjG5Uzd0Akc4DdrPH4g",
-	"YYahesQcYPXOeswmLiR5HCDgA8WO3yHOTiEwoalmoEtCLULrpCKyoVfvprAGadJIPWFpm8A8047tEWO8",
-	"QmO26ZOEp63tTrfPs3hDt2983zoqonfrnx8Wcc5VfqJPyyEtvUHsMVDz7vqmD57H2EIxlabyBm9VvwnE",
-	"4xaOXHgEr/XrdkG/L4ixi0pJWZAe6zBXavyw76qKHH9pVML3bIlr/K91ks62RtsTUAK4bN3T4v6yBdW1",
-	"tf4w1rrR7Y9tsGtd1ZZMyhtJYfTFxFxcNsYXGhYrk8rKuwnXtQzMiicTnc7x0jzEwWz1Edrdh+yX5pnm",
-	"1xiTZ4CfZQemtQhAhzm3nsADPRf8xtxef2cNegQGhKrzZYf46kEjkOxZEhmAdIQcx2pSagfMJfE1GT1g",
-	"+7gDQA7uPIm1Nud6AvhOj4xQ+yOu57lZ+/uYt9VQtHZBDAkM2uHrgWi1eHaF7Bxa4NXl/9e/aPuPD+r/",
-	"uu3jUfvDp653sPf5P29N3G1Hc2dcXAOVrte34TWevH755sXZBdDfnr19+/ptw2tcPH959nT0+t3FGtj0",
-	"h4YB/vAn2cD6R1ada78OVHEWY4sHHMzGcM9rRGC59T57m2h2wL4bKUGBY5n3Gl4RGQStgFX9jwghMTOx",
-	"7SCcNzYa4P3+sAcGOAzRCSjmPf3qNw2vcclE5LRQBcqMGjbOaUyeJTQOuAyEeWcQ3u/OdRRSDfHJKXTE",
-	"0yRmUk2SFqKjTLpMKo1+uMcGk33aPhgfBu1BeMTax2r6e2OYcLY/OaD6ejvfPB6ZGngD2l8sqi3iiOyC",
-	"MdzAlUBhNlF7KSz9Sn3d0cO0vzVnZ3csR93ez78c/nPv70f/GLzqvzx48ze8zX/1Cve+500dQkFDU63W",
-	"IkYeblQ17T7ILGMQP9izd+Geu7D5SnvRmLgaNucC/Isn4F+s1DRXTr86rQDTFbIk3w5jCtthnoiP4FLi",
-	"wVB/LkfjZao+6h0N9gAuJWGXuMUz2VYqFmYhEVE+L2r74evhyKund413iB/fwpTfXPJnmK7MOYDj79j+",
-	"uQiVqXamJjSSzGtcs4RPuPsBD5kAYQIGliH71+v+IX9G7olYLqLbQf0uX/4mPr58Jg7/N341efn0bHuY",
-	"37Iu3Qj1Wzak6rq+R4AIpq5pWp7xh7ajMXq5Pu79BL4vIAwbuMfNgHZARFOGtAPoShuudhDmmgZertUh",
-	"rwSkc3Q4FGMtJ9ZG5zGZRMiImDCHobBJzS/WsxYGQuYQmK0OMehfJtJrw7oypUuIQkIjlTF8RZJORMQF",
-	"2NqrnVbmLrrjSt3CNFmpqzrkdQykLjnOnpoiZxLySDQiAiOtOc43whGuK+bziBT6V5JOGEkFSdic0RRm",
-	"cyzC5fawfTCur6Nlq2ZT+HKhzvXdNmajKv9XnxPTu7j5vNQx0O+QQ8Fuh79wDPSxQp+1XVQGc4DN9qBg",
-	"DkUzqNB6+anUerq5FTyhCwKeDmZuUfs7d/DyKhX/Caq89sVyznzS9E2Hqo9oxOpfaE4VtKH+Fv7pEfzR",
-	"jCZACqm/s39q5ob8UU+5RL5qEQ8JTVMaTGdAGKlR4WFcRnlB3M+1bLhpINdc0rKEdCw7JC8CKDSIa2Ku",
-	"K7YsBw91Ut6dZPUzMJ788oOQaDp1oJWXuuHijs3nT/PH3jdueMurnSfmCMYbzaGd3R3ImK+y9415TCHU",
-	"twJeU107HbESpE7Ftljd1n6+T06I2Rv/9b7xPut29wLzAfzF3jf8zbA6XuPsgl5Wnx11qx8kOf/5tN3f",
-	"P/DI75lIMVn+WDA9NbX/fWWxbbUukEw8tEAGpPb1bulbTehFC0gcFf6mC5+hjNiI0UST4JcN3Nx1hTqi",
-	"DnmmJCuaHWhM+diKpj75QVoKX+NEAsyOZKnyvnRAB2uRMl2ZdIKy+ootRwbb3i+OQskAHmcAfh8yxOc8",
-	"ffMcpCi4gTN6xTS8UECj6KQaxd6lPKMpUp01eUpoJMVaLrQi8H2r6DmubxSDhbqpU6y8LttVSsmUR1Gx",
-	"XqrM0ratQnirRl07t3815xaa84gZCZCHaIaVZk/9sm9Ps3KnWifl06mNHufs1L7t1+vb5mm9bZ3b/Jd/",
-	"VdcWtURd3fN92nCg/lZi+iVUsYc26VBC7H6yu/3zrg0RrvWwX8e5wWUtrVJBDmnyWH+pIQI8gncZs5Bc",
-	"spglXFlLy6HydFkUSp9IupRkKhbKWJPqvwDBHogom8WkyUMUSp7TsG5JPQxYQMsjPlgj9JL5iHYvCwai",
-	"Ge94SUSWBgIooeMQH8VTNiMBTYAbOseB+0ESKHuWnnGC00xac9Vqrt/EWAkwdYnhWnvrhF8tKZH6sZod",
-	"U9S+QqkWcWlGrdVFPs2S+NqO9Vu3KQh6OIS4N3ZffBkXHewCcM6/nyoXvTOR4ULrT0dvmpSz+tjozs9V",
-	"vBCmXVdteaxWoGMWNYaNX/K+Q632nE5EKTJQmg04QKsBCy+/zxvT84gMPvntSs2Qzk3zs5jf2bZUOrc+",
-	"0w2a5N3bF/l9C22bN9zVjPeDW/2j0/t5+U+h8qbX8DDhPwqg5qM4geWuUVt04TL12IqXcgMpllc4rDpb",
-	"cid9dip3lGXXZ3uT9mC8H7YH7GDSPqKH4/Zx0A17rD/Zo7CR8jZFtYvU7K7UGW162/JYb0nb9Hn7EqMV",
-	"622lggLH9jU29a6a0pX1LaX329bmy8XqxiqPCh1WJzQe2gCDAFpplu9qcaGrLG9ArI1FrMwgy2UH2zIg",
-	"+sdDjQvCo7QN5tQll8pI1F879cUyFTP78YyGTN/JA3AQ46uC+WCdeh+KpQv4C2Zn+x4ZQ18NPiNnEyeg",
-	"GIIhiQVx9hQXcYe8Eils1/CESJGox42XRIn3DnmqLB1Jmr56FzReMCeSBFN+zcL8jRJGYmUpwYywsAO0",
-	"wYkttwbDTdnIkrV5LFksuXLyiczGKAzUJKpnGmtzjli8yKMETj69lNWVzGd6xbY1b/TvfoGC3wewLJTR",
-	"Ck5zrss0ffcoZPN02hg20qlIRAbYPqVdJebtUCx0i6lIUzFrZ3Myo8kVS4nkfzCiRP8MGMohB4aaFqbE",
-	"UsbJNKEpu1T+vxMCauBd2pL/gX44fsclG9GEUTgiF6cvd8/V/16/VIeEB1g+O6VJ2p5z1vAaXI5gQ6sH",
-	"6YpdOcLNaj7QJsFLHPS5eZzWEVpOm606Qu3U8JQIHs2wovM3AVoyyi4rhp13DGGAKD/geCUcb2zvzSt5",
-	"sQr8lqtwKiUSZ6VTnoTtOU3SpQlqQHRYsiBLwJeZ8JjGAadIKQ7RLA4B1oTLq8KizBMRZAhWVlqXg0kv",
-	"6I33++29EKzPHmsf0/39dn98NOlODtgh7XWrlwvHZIcDKL5mPFNGo3QKVqsZlLOkcqqsiTaEbUqraiyx",
-	"Ncv6D3zmWy6vyGlMo6VM77G4+AZtNVttau+2fonVhVgbayeztNo2JNvrXvQOhoPusNf/J0J03E6zozxQ",
-	"EmVdIKco5TvfkLI0GwUrZYs1ksW3cubcCFY1hWsqGiEkDqkjV5URsYhRjWDMN4pYQpp4Md70H33d/OsR",
-	"OWcB6XeOWjoygA4zT5XSu2YJtNP0OqZHZ0isKiKSIogAdkdB2AWacfyfznLVqF9rFwfoaycdAY2wyk8d",
-	"nYj/oZTWBfuYQuJI/TcUQYYQgwGNyZghAiOPIx5DYMDXFyJClH9Csjnk8iCvzNXIJilLFtRyohZ1thnY",
-	"JysSPu/qO7bxjuD153vHIaIwjN8GlrC6f0g/Ff6Q//rgDy0nuC+veBRBhFVi6eQsmI9SIcxnSIyv7W78",
-	"Qi2j9AmLlSUz41IqrY18Fqs/jolvJAObzSOaIo6W5riHy4BxXU+1+s5zKf3zvJjl1/N5rO43EcnMX6X5",
-	"p8SXLGIAlaiDqwJ2qWwV2NB9Y4yNcnuqQ3wr9KBmJIrEYjRJGBulHLs0NAwK4kexGeWRj+9OzfZeTEXO",
-	"2y5Zcs0DRmg44zEHtSwSMJIG3T3iT4x9jkuMzP7V3PlpwlloKEzcwlWR8Eu1cc2Ra/a7PTxCgT6Uujb3",
-	"JMf8vAc9/TvJ1uxfve3U2gqdDqBqYSf8MkNLza6IpNdYJlMZz9I3XEt7jZLjzyW9RnihIgKDkT9C1zwD",
-	"8kjiYi4YA0QrQpBgeQjlScTRmbhIlP4+D0S2qlnlPGE0lFPGCnrSCEP12VKmbDaaJ2I2Tw3DKSCiwlCV",
-	"CYl7nyVqR5mHpuqhaN2ofYIx2kDEIdSzdEB9TLIoKr+0WWHrBGgICiEi6Wn55BE4s+rmM11L5Z54d4oK",
-	"stSgneGqNP4DjY4kGyc8UDvnZ345HRJqNNc4wShwrHFfZEr2yJLRRHY6HaeFSNkaeJPOLNRkABssw8Ka",
-	"ObGDP8lmfCQD0ApVmHQMlODdR5qL1wQAtQGoPy0icNgwjFpECGzhneScxeFoTIFs2NzoFDls4Ts465a9",
-	"HIuiyH/2ul01OPhv+z97LxsefsWI+uOD+3RttZpjAjoA1hazfDIdZTLEFF9BS61k+icsDaYQqPpwO5t3",
-	"XdBLreYoYtfYCmK6RZGg3KYpAeF1tTPUMc5uYkp2HpP/qioeZoYr5oj/EojZjMXaUlAq9FIkuvTBQMx4",
-	"jQJEoxUHiFMKN3YWYaSfYOPaa8cGnwcJT1nCqQ3nbTrBDa9xKXh82Q5EHLAkJguaQMAOUsxsDo97Dimm",
-	"CZqbEbtUWtEkwp+ARsIH6LCIpHFg3gaPL1k5PR8+38K3WbWPSrvqQ5UDlJte6mrJAmXu8fgS/NeyFP9f",
-	"kSH/l5YpICuI9piwrCovjYCzaQn2TbTYy1NdRl4QHgeQl5PeyqtrM/wyi5TRsiQU50qTuidUl1ZASiSK",
-	"rOza5KiprasMoRktqZFXBk4X3xfMd1crbDyG3+hUbU1HXfKY8AYPTRy9avJa0WqCfU53NNq8I91vClax",
-	"2wyOeKn60lXFPqXJSEfLBv1eVykhOFSSq1kshR1KWttrSP4HM+2wg71u3wOdM5px5ebYCVlbr9WHeq2B",
-	"rte6owGQfxOZ9zQfJsq1zMus/vIBpu/WvtgcOtOf1EZIbYQ8jBGiwyilxGshurLuO6nFfPHbdVbNCkb2",
-	"+JD1w17Q3qeDSXvA9sbto6AftnuTLjsOj4LDMWSM5zyOWTiCGj+1zfTTVsMt+TePYD1tF1z+Lo2t20TF",
-	"AV8BoCFAMOxtGSNf28Oneaxxrb94nrsmcr4tkXOsl6gq2O+myE1OoCJBvguoWOu7Sp6yIKIJVSctWirh",
-	"fc2SSyj3ZiZglAriz2jMJwDuC9i1piychExyiFO5gUSPVFrELeAmItrDgNBmh9iVTocI4MXjyzwSah6r",
-	"YW65JH4sxNwv5CBiYRIQEK9sk52dC7Xy6XBnp5CPby5FVgAnBhlKRAIzHSqz9gRK+qAdQ12sGzAAdpen",
-	"LQ/Zl5YiS6C4PRZxu5RjJ4upkAyEDmG/ZzSS+eR1oN+QsI80SKMlaUoG8oLILJjmNQkQ4KWzMb/MRCZH",
-	"Tk+AbwZAAS3CRJR9lEZDfa4BqFhNwjNQsWoSsDayGOwFBWzA0VIB82EGaioyT4gockWl9IppMl0d69b2",
-	"tCRNNpunSzWZSm+okX4M2Byxjwvx9TYkf/CGHllMeTAFaR6xSepwZsEa6MfrF3riBCXhvZBtyU5vMdGj",
-	"3m2upHyc6gxSYedKlprmUHi/iEE2KxQYkseSkSbmipiTLeJxEGUhC1sw6JDpG2RxpGwDf55kMRutjgQM",
-	"zRPT6qk+MVOrZwwnqjgeOy00QqIoNQtOpgnw+tREAIHyVETOieGwhhDyD0mzOvPUMnAhll1ME2qdWEYt",
-	"LsmURpM2UrrjSvhhslQO1JAom98v5Dvg2BoxR5q+viHka2Cb+i2bZ4DvsGUMHw/n99SQ9nBTJISVNUoi",
-	"qW1vko1N31GOUK1rTmKKpx9Pkj4/5pj6W+Y0TpVMQkH2Uk9t4z6ZifFSN0x8WpX3Oey5ruwpkhXpp/9p",
-	"UfjvMcpzU0BM2U+42Ysr9gZx5s16mR1tNRgvEE3ZW6CPfAff/89f/ToHU+dg6vBHHf6oczCPr3KuGJsb",
-	"8e5qnb8zNifWJEUb0diqRSpNV8VUh1lcjfJd5m/UxK7Y4loIbpHcKdp+YA5uleHZlpjRYOKiZaFUE1rQ",
-	"uikd+c+Ka6IZ3PQvlEYx18FOW/91YWp2RRS2Y5EyiQkc+BEy/6IBYIwYrUbuYMUUolmDLZdATz1OblVo",
-	"61fDQNIUCVmILArJmLWgrb1mwvp2sfWjZR4Is+7tfSJiWNe1NiJ2jkwnyr6XyziYJiIWGWJChVgXGWK7",
-	"Bc2DCSYUgwfSs+VVSn9Jj6B2rKi2apnqRN1A4YykQ96IKKoukoWx7H7CbrHP/gkB7P0sCBgLEQvFNqL4",
-	"CKuZd4boMriK0t+hpu4hPNWi1ZTcmrrY04snP28qjPWJ/+m9DuC/bwzJex3Df9/47HfI5vrJZXXZJE77",
-	"b2JMmv1uv/UgVZLbRQB+VCP4Kooa3W3qmgXP9B5yvnedT9hao9ImDxLGYsJoEi3b2BY95iJl0BA+m9OY",
-	"Mzkkcz5nEY+Zh+WHZD6lkkmPBFROSZLFC7rEshCapDFL5JTP5YnZ7VRNbcICmoRYngimQHHkv+L6lWMd",
-	"lUPWMCPGhpCad+jsHfnH6QVJMmUMKScySISU7TF0xZNzSs+JpBGMmqcmuBzyBOFLCE1SHkTYoKPNIH3H",
-	"0/CaQzPztrYCbJitbIT+li1MVRUTvf5FrzvsdnXFRAXXsG0upXusFxyH/fZgvD9pD+gBax+Fh0H7eNyl",
-	"vUmf7YWDwE3E/Z6xDFXh1tPw32K8LgtlT7ZH8AF1IuqrU7+who76nVRJmvspYqvGNtPZqEt/sCwgBW3n",
-	"IkqgcuOxVX8nxDdAZuY67LTwOwSIRpzWl8VUEA2TbztDQ+gq0Qkg0hx0ByBkRDpliWxtqUp+YqlzNu7a",
-	"CWkO1sNAcd1ClugkZF1/Vtef1bHVuv6sDsDW9Wd/hfqzDU1bf9UKtN7nkmdRNhn2hgNgErqzr2Htukdz",
-	"N2pcl4f1EX5iqeMhmKbJOzsF2AC+1hl4UsRicax3sYglEQnAp48Zi8llQmMofoGyMyWp1GkBuw0GPKM8",
-	"cpBLKEkZnbU8XeHD48uVqJk8KTFlAh6LU3lSwFmxiRmomVuWGEPGS8LDlkF8sb8UE/QtCA00vF7pXlOW",
-	"sBMiGasMDW4b3AKKSZjSu8KzfHlsuA2gZDWEyB0hRPQn3ziGSAX22ZZaREPEvqGXbDNgWBET6kvrlG+R",
-	"4w2qZovTdh89wT6mCQ3S9XmcN5jNkGQxpWUNpSNZcwoiNUVU9SwKSSTEFYn4FRsCVIVr9hXxMqSpQnY/",
-	"g63kd8g5IJ5YYAfJcizTLMKC6iqMBsTPwIrtbQX5GU6HzVPcPc0wj+hyLMRVGUlAT5b92onXg7dtxYbO",
-	"IpkL38e9Dnki4glPZitOT+d93O8Q9HuU2LW+T1WF2vt4r0PeAsKGkkyRWOyij7qrPFRYjYXy1wjVYArL",
-	"zvbRez2Rj5njr33yv4ZPvp3X2Ok07rpV19dEABxWIuZClps0vrTK+otkTPSaOPqm1HYBLAlKXt5D9wG+",
-	"N01ZOw+jrNOCp5mygZUDZK41SRyZJlmQAjLM+es3pInxTxpFS4QHYiF23QA9K8aGdOWCVnuFqgbENDId",
-	"B5LwtEN+hfYM+AzKECBCC3BgxDej8QlFLw7f7QdJ/FKIyCdS6A6WJIvJRESRWKgHnKCntOCSGfQsDXK+",
-	"0HSti0TElyV1DMNKWD4dFGZI9zqEHDhqQiIM7TxLDPmKVbhVyN+olyLlDCklCZysWFQx6B8TX63WSH9r",
-	"AL8Akb59OklZ4m+dSMINgDvnV7ML7qP29ZpX5udvXH3XGPjGtBu+2wjeTd3WTToMGwgzHYksJC9SjEnV",
-	"anArNfg5nzPHmoyVzHF3TT2t207rrY2FamHxmAYuCmNEsQTxb7Jzrr4y8+PUvDrJUwib2GlSWkhpK7xs",
-	"/YR+9py7WUC1RomNx9z3g35MgoW2xYe8NSF1CEd8/nD/+d5speX6KA6hgC/v1vvqI9Zf2LYb9G9RuaPW",
-	"7wUq3D83Oo6bYdUAMyLwzlbgLJi3odB0Y+UMXOGaowiSaoLjJiBeBgftkLM4hXKZSUQvL1lIfBot6FId",
-	"IR+9mGvKIwhlp659prZvzFhIYoEP6ZBniC0+tGDjzZsBxolI3DKjlkd8NMV8j/haLag7QTN1q0N8IPSw",
-	"nDQ4nhlNg+kJ8SFA7JOpiIDsh8yETIkP5piv0f9nnoOqnht9MSKsbx9UfxnML2BtVuLppXzGtjPRAUmF",
-	"VXlAi5oTkcCfuYya0Y8vWHyZThvDfrcL0F7m794qm6q3SkMULfXugSnikrx88kbPzbpR4LePPAyz/OsG",
-	"Yb5fN4zerYZxu2KsJzSlkbjUWZB75zbyVIY9bUZ32rcaNhZsvJLROMdcMnSCs7FTzlooHNHroxYKGde8",
-	"wpN0GsB5FJoebOVxz1gaTMn52RNy9vSn07dEZ9ehopwHVwir8OT53zvu3ghGLLykycik4gvjCXL6N+Tl",
-	"uZ221QdtEx447J46RH9ziB7kNYh0ddJTLb+MgjqHbobb6yfsftionOASdZ7VGSLzKJM5uIZOFZgeijLn",
-	"xUMoFUSL3qBNNGhEnM3GakdP9GhQsZhick2dcUs90yGvC/ndH4ovukrRsb3u0Qv1bWsePR1/KZl/G7lr",
-	"4KKhJFnJXy1Mi4K2nYtYLLvFcqaUI1mY8yBdb1F+zmvLE4pRal1amz/EZHXhc+cxYhHfTZDDrt0kxnFH",
-	"1HL8ZjkujQC4lehexxrxa8KRNOL8789fvOjMQi2uxcQKaYPfA3+bEhblYUQ8vsp9C5fGoEPUfQH1BYXM",
-	"UmSERmo7L5GZ+5olC3w0dNvhQ5tKkBBfF2sPEU/Hb51oLCS4E5ek3+2RZn4V4NMAkSNckNIrFhuKI9Q5",
-	"eHfTMZYPdATX+h3yZEU6X3PJlY4UaJlqPCQMI5OmOpvq7am9RDfZ4QU/SDNPrTuh68NK3ivQW4nw+6sB",
-	"MCGOIC2ivmt8kV8Zu4qWBEmV1Rv8lIhsTiYcuBWlftsZQzyRkvAC6uz8WijMWrg3LNit6vO2Zm+GXQ7v",
-	"Xga4d9anMOZcxBXrcvKXabfb72P1tCEpSLP3sTPsIcEeVFEtEN/HcJf38X8Qk/4uYK/gxYspizudzvt4",
-	"tRBpw80RLUptATgteMFaEbw1YDFspccMA+pjWK4uKg17K/0AMmlTKO01SA+RapQ2K7EsoQnoj62Bl+2r",
-	"FJpOHvVNcJG+yq64v2QnOsp3aiXN/dyi3U+5rlnf+nZa0lMiARi0ogbm6RQCxpMsiqyuvo2bMegOtm9g",
-	"MwroTq1r8ONX6vA8BEVwhbFcKdwde7gk2tdb045cdz5WH/Q65C2TIrrG9ICOdqSCUIh3VEr5h7DatxEu",
-	"G03ougD+EQrg7y0WTOnE+lKOt1lsAtuGvwlqKRL1edOAS5jzHYc6aso+cpl6a2jC/t//5/+u4AVbQwpm",
-	"0Cm9Fd4viKO4xF/wNt564M9WiWzKoEM4aK2I1unWzhQgLal08PdmLLlkIbgOqOltNUmQJQAMIVN1XQEB",
-	"1uQuDNwkIEYOdgfdvbywpNUhbxIxjtgMRSYWO+fdPP1u10W7FFfWM/GQYwxI306A+Q1ef8ZobMjvwfIi",
-	"LL5mkZK7PJUsmqi3nNFITePWwR99KNgDVIGiwbOOTQrXQ80dXraCPFXjFNY4hTVOYV2SW+MUfs84hRpS",
-	"rlzapZWymGDZAZcQwLBQ9hWqYuM5/rB2WZzz/fkODVdb9wYY/fpFaqdymL6Kt98FUGAmJb1U29BOhOE2",
-	"5TEpzamSn+LKCld95ooPyjXHbq94fwCLzyU/PAaSVAkD5K1AWcUf7jydm0uj8koo3UFTF0R9HZ6PWcB1",
-	"1e73qW5yYOXQFYpYyioiJNh669aQDwHHn0s6nyt1g+VWyCcNYGXgsOO/x0pzMgluObgnkNCIGBbgYee7",
-	"9Iic0kQrGvWY38RY5yYSQAkEFuyEkSs2T0/UHzKlS1lq9e2Q14Ztopp2GNyDJtJQAA3EXqtEjwGvinj5",
-	"pEw7AbmPAVbsd8iPGY/SNo/dnIwSC8rrMT9sljiOt81HPIUVuSMwnt4O+J9qIKPB2sUOAeHT5IzMC7Xq",
-	"uMYDRzxxYu9AQ+Otr/iAIGXRjTR2gvqxpw7Lu3fPn8I5ibJLD2KeE0Kxb1PtaYMVYhs6l3Bc7ce8qiO/",
-	"2HzfxA4MB7LKJ5KlLcxeCQlsGiSAllAI2UHlhjofOzunQcCkNKwbEKfzNHsMiohrzoDtvYlio+VVH3jp",
-	"wdUY0NFhWvAutQEN8qniHOOAwKKDckv93YnOR1aPqfjkPOTRIadWdK8Q3qx0uZxA9FlfhxeNsxQMjpyz",
-	"o0ydviqMMJCiJS7IodYaDAV71dAwk2gu/Qfh9rBwbI8hvro1s2eNrFYjq9XIanXIqEZWq5HVambPL8Hs",
-	"+Scxev6VEM62cILmNA2mFcA0NEk59NnjPnG7s5ol231dtEC2OuSczahaOTlE2ssSV6M6R5ZO8UQHQJq+",
-	"GrzvFWsyvaocsJPO9Uin02mRhM0jGjCHbVDd9AQoAUuMhzQMYfD6J7qMHs5rTuEIZ++KsbnG/AdMZdJE",
-	"TkXdJP/07MXZxZl6/q5+RBvZSj5B5Yzfgsezj8q45inxlWjzSRBB5IcCsyJ4fDApw1VwAfXqjongV+e2",
-	"8+GdrE2OR1IoN47NU0n89433DR8SpGokOEUo/oYEpZ9v2RWq+BlO3E8EuHn4MyfegxwHMURHR3jzUZpQ",
-	"KOcXMTpDSijo5LgGHyok0SN+pYSt5vJcxxLZIes4GbH4NmEyFQlMsyFnhIIAl5+R0PBaGaryxEnbQwzN",
-	"OHaGcbKC1pX41rADIslVX0mXIKDqBGQ/bFKcrD1Aa+JftX///fj37+aFYoiHcPHvXE6hxECJ9FN9BOuJ",
-	"Msn2B3u69EWmJGBgWlkZZGQOyM8iO6jr5myyUBvrTMXPiO0KIqnEL2JoYCgKpwJuQ8mmQ/+kguIU9w+U",
-	"4cPb0EtJmvD/rlpRCqXl3n+9C0aaZy/PTlurxhibMWqAJ25lU7n75FG5veoYTx3jqWM8dYynjvHUMZ46",
-	"xlPHeO4U49EP/lZiPXU/UXVQCY3OO8SVNtfKFKMkG8EXQhFkamjSFvZDF0sei+JxxGNWDtgg/7Bsdchb",
-	"p8AF3FzlPULi3HiPeVHOHWAMcBqe4Ps8g9f58/O02qTu3ckG/NLm+e0bQvNJ3tSBD+Ovo8uP0LGvTy3O",
-	"8DYh5mrQVzzPEsI56pakOcuilCtXCCOhxIeoZUv3r9sYE/QSGbY7Km1cdxeNerUf0Yb3MboFg25qLHYW",
-	"Yq3dm6fP4MvXkwkPXDmTCtGC/ha9TwmP9fPROjDToERLG+WMAxTgxJIpzlSHnELAlYVD4nfm4cT3iN8J",
-	"RfAR/jGfp/iPj5HUn8SX8N/f5ua/DP9xyfG3CzbWuO64HNCwLknT76QfU7hiBjHiTiCv4b+p/q8SFfCP",
-	"JZ1F+A/934/6v9N0FkEsNV5ioJNFEgNq/T7xs1hmc+wtAjMTTEf/xFS3wRD+4HO/hZ2b6if6q1Es0hGE",
-	"FliofkDGPKbJUgliyYiWbCQUmiseoGugYIp9TFkM0drmjF4q21wJlNYNQ9J1jLdIUQDqu6s8EmcvYHtU",
-	"oRBsaFQLCQV+i2FpU4dZx2e/u/isWu4VNf/IoVorCXfV6W6HNAX1uLWixNHfLlC4LdqAYx30j/Z6PQgD",
-	"zXg6klPaGDaOJwEbd/thl7L94yN2vB8Gx4fd8eHg8OBw0jveO+yHBz06OVqBijAOVEx5wpTAhLmGoJwR",
-	"9BuudK2O3tFevzvwkK9LShtAqjBDvLvO7U19ATIFJQKaoHaDvlU3SL0BcOnnuuJRfKFdPoPgy3qofGM1",
-	"UbSZIExobBrbmfru7Qul8gIx5+Y7F5IBXSlQcR1yzpSC+UiDNFqaq3wpsiRgoyyJdNIy/wn0PTfHIp2q",
-	"R8SMp1NEkF+Tlr0wXPhKvUhQ5RASlrY7Gid3PlcSvLaVvryt9O7tC2VPSxFB40YqyDzh1zRlHomEmI9p",
-	"cOUBXFQ7EgGNsGQCQDGVzRAmmMhAVTzJJLRtwPOSqPAuLc9A8DLktidTMcdsfVsj+6O5Q0koFjFsC2GI",
-	"DZRcJwGd27fRWzQVYhQpweKDmZLFV7FYxOUN6yF5HqhVOGnOGbBd/uBuKF3ke/op2vLRzYHwO4hAp2ZP",
-	"G0gvbfaHtfn3nZl/z0Eef2nz76ZMfb55iwns18aVxnYV5zInW104GY1hox8c08G4x9qHk72wPWB92j4e",
-	"HwXtg3CfDSZ7tD/uBToupA21uYh4sAS5DOotS0qIZ8/K2qjIomB0S2PYmKbpXA53d/XbdQIx2w1FINeb",
-	"eNtAiOULhuu4VeK8todre7i2h6vsYTxMX8Qe/mSxx9Y1175lM2F6a9EkBvYql60pj1lb4goctrmyHNk7",
-	"xTulmqIJSp00Rs+aysq8dzWB8YRDVD9u0cuIx1gG2AxsWZVkqbYtEpnqctI3pxdPfiaf3lemdt83huR9",
-	"433jswsZqscJYD4mTYKqeYtIWG26fF+mi9v7/KCmy+0xqPOnPhCe3rpckz50I3WitSoz2q3w1Wr2qqAL",
-	"76L2cJo3qb1f1fFcUGlEw/en974x/fUUi/fvqL82NI4ndIFON3aDu7fPITD9J7jd2xfofj9ihto2D38z",
-	"539nd6cY6MaITWPYwChIYxUSf20W+AeJi6HmZcpoCO/7qWGm/ymXIAw4SpniPZz4wQkxrs9/vW+UU4zv",
-	"GzDt+XhXRlcnoh/06JrA0OMYn/OIxu05kkPfAHJp7RH1m1jZcPMplUxTaBirYwJxJ+OYDcHC4LH6Mpb8",
-	"mhGoHAYaTo/Egkgah2PxEf79mxjDf4NEmTpg1SSXLPRsE4qkSpmQd5JNsghBIgFxM3aQJQsgFmM2EQlg",
-	"ccJ4lX30es5iy41VEDxZ7MqdL0sdqmnRcSnfRDT+szsjcKtV8I6ab8pA9MA17pYfD4mtMe6QpzSlQ6LM",
-	"erFkjLx5/lzNgdkltjycFJk9sZlpTpeJiCJdewg7Ov9hEQnTfu6M7o4PubVlpFZLL9+jIpBtX9iEvQgu",
-	"p2PIUsqjxrCxjvndI3MKXp96URqj+/hblnAZcqzPhBpMnkL3Q6Hu1yF7tI/R9Fe6vDjkMoiEzAxqU8CS",
-	"lE/0O0vSPH/9hPQ98vz8Nekfdru9lvusc1NSip1oxecgXr/hhTRA/eoZE65rR7EcGuuPDQ19fvcVXsk7",
-	"bk4luccj81MQzz/Twi/1JDAl0PW8SB4HjPS7/f7fGl7jeeFymBOiDCfy/LmZMRb+rfHhbhv0BlLyiNa8",
-	"lt8wr6Ve5oJGnKM2eRBrASIgm2NT1+JKx6aAtwySq/OExwGf0wgTcOT/53zkF+HUEnUDLC/D30Oox+b+",
-	"IDVlYNVSIW7Cb0OrZdsKmBje86FaFFeYtP7O41DNi52DdfRZxXmr6AzKBYBpc8kk9KPpDimvkTI6q+hz",
-	"WR0UABXMKI9MhtMjeBM1t+ouBKDDpeEovXHMG4frcIDt9W/kALsVDB1uPUShS5FMnkK/ssyCKY66BqN7",
-	"YHmDc04oYjHeN6BwBqFTLTZKxrgTMlgTEl3XUK7Dtxq78a4F7+cQ+/16St37dyp1d0jtqjpEe72L7tGw",
-	"29Udouaa8XKLXih7/IeNkMb0/+/kOd2vTROWlle6nRbXE8nwNgxw/4EGeMPYrBDVo8OdtD2iLuydTRX8",
-	"sOXrEv7HKOF3LSFpzvD96vh/gtUilKi9S5rjJepNW+xjcj8aQRN0Km4lXZQD2pRCFB6q+XFf+aTpZoJa",
-	"6lofD4RPmgBkYtM8HpnRmF6yYoeC56SSAPwjr9JudQgMGy0ru9PRujKYrVPwaFD+mvQMYHiKiAHVnyX2",
-	"w2uQ2e+WJhhRp2A9TG5l/uekMmGm046wmqFON20n1s8f0ry7V5zFdLK7YYwzE5kCxhQrodRW0brMDW88",
-	"gDz7rM3EUjAFt+mND4XUlICmkqqHwp2rHgmSf6WYJxBRxOhlxtSTtTpY8+C7q5fPdxHgX4CT72vVxttP",
-	"1nooNF1aCBLkBy1blKGuG2jvRQT4fc/fT8bxqouIvskiIljYh28tNip+Y1exQQCbcmUXLD2lxZlMsQrH",
-	"I3N6ycIOOTMlM1ChcW8/a2fnH3psw50dO4SeLTAqpGqo7izjIj6xfGpg7uhmxOLlTZQXHpbRe8bgaZWx",
-	"0ADhTllI+vFYpOPjjHcKWGiluicRsw75B5d8zCOIjKP56BnrRZOXIURNXsFl6tU1Z7ywT74Tabym5DBL",
-	"/AUy2Zo//eYLn2SJVEfj3h7tlMrRTCQ56tJNXmoRzuEuch0rcpXARq6cVVCINc/u7l/0esNufzjo3vvZ",
-	"sHPLj+6vf3QRvulej84J4txn99RaqsMyCnBtEYFsS/oYvOMbelmpxE5B1ijfyDaQ1m7v47q917n0eFCF",
-	"s/vJ2T3r2XKVVW9kf5EVtyjRZUzncirSlQLOWul8QaVjC6j0LH7B4in9xFfZ7CHCpI8lvfUuvRNyYI0R",
-	"WGME1hiBNUZgjRFYYwTWGIHfDEZg//MtvLa7OElrqTU1wnrtGT0eY4SZ5Mf1ina1i7ChtFpEUZVrMqbB",
-	"lfJCjAdTwO1HkAnjNKzw8V+xuQ7tkSaH9JqlZTT3a+kzhJz3ukd15UarrALWo0lYmiUxfuXHbDFyx+cR",
-	"KQi1WciAxoZHf8xIFofg5jwp5i6vrdeDCkCze2p/xjJm8ElxzGvaE6E5kEQivmSJg6SY/9ImHQsNiwDY",
-	"EV9ugad1Us5myuGGZrbaO72Xd/oWX+m78FDv4ImUjlljOIBBwEGAdr9tNFHVXG6qD9bX1818f37RHQqw",
-	"x1Nl9oSvV1u+Jn7RDEZOAxCPif/T2QUpPQExiSKWylKZTKH9macnUBt8TVPmY/cNEDlrgQfGt6MebO1J",
-	"FUvzS3ql6030yLQjw+UmAhrbw+w2PcMPbMcQiyRrnZAZ3p+nBj0IFe2CLtV/AAGoMG630PnEqCJYcCNn",
-	"9Tixmygn17G5cfKqIDvJ04ROANvJshK1nAKZGQ2ZfueiSgKIIqQ72k57bVFhY8OI+V76cytt9BoVK05e",
-	"0itmVs8tM3FPgP2lOjYmfrF6E9xbzTW8YOtvjjfcuiQln9eaG6WOe9ZxzzruWcc967hnHfes4541/21d",
-	"t/iwdYusVE/imvRbO5xXbLm+VPGFdSZnLKUhTalBl0DT8gdJTt88J+oe5RLGRLf/iZhJdbSiLGQhaaIv",
-	"pb8c0dQHit4gYSYapbw6J5g5SVlio25DQtWzlHsmp2IRk/ESAW3mCZvwjz5pYpD1CKAqaKDclhZG05Se",
-	"GKDXdKrpZ2lsBo+aSztR6mV8aAyJyevTTB1+bA1JxRWLq8sCT+f872oet3WpvurivoN2r9fu95QhvmeK",
-	"tq/YEtXN4bgb9CbHrL3fp4P2INwLlM26194LepPuZJ/1x72eY+sFnMz5nEU8RlNSpoPGsHF1/M+F/lNp",
-	"Mtd1wRVVmk9etX/Zu/4fsCbMrjFXwZKhiM3t/jGPItD69yufwzW9uW5O7R9zOr60TP2CkkvNm3Ez1G6h",
-	"MD2N4b8+qO0r1NvAHx9Wat+MhHCkExyWgmiCC9a2eL3kcfHATrSOB4WtlLcWS6sHljRBQshsjBjMvuY9",
-	"DiLKZxj2MZEvLjWZhpJaOl+TSdbqkJ2d13G0rJYIEGXSoOFkyhK2szN0h4qAehq3D+ZpZGyqPIrDpPq1",
-	"j/vZJ7NMQsiIEpmNJUvN68EDf5D6Qv0Sq9ExIOFecIiKLZSFYkjP1T1AgMZTlnAt2s1N8eEGiV3jpoNo",
-	"Jk0lFX2P+Oo0+mQidDhtvCSDPTKmkh0MsiQqit35HOjFIYAH5hfkPXB7nVj7K0RAVnNdKsmUyumqmH0C",
-	"K4OHsnGfwJN+92LM6Dl+WDEfbqTISLOIzlMxhzMR0yQRi3LfVLTM7UvAmdQiqeJeRcl4g0D7vKX0wklz",
-	"IlL3Bxm+nZJwBHdyFPZn/90d/zrrTQ7ivf8O97P/+eP3o5+D7kX6j//t02P5QuuBb0u53GUlwnUmecwW",
-	"6mB6eUWuOXlo6CiH9oujJXwD9nRZK63RQ0p/ODL5FpqoZCHvfsLN+fk2YCuaw6JgJqubKKEHJ1FiLkCv",
-	"NTqRFne1txaAxZjUrlbpdweEXlIed8hpDHLfqDN8qEHhfQTDF1/XSuSS5bu6x6/YUqkunEjf4pUAkriN",
-	"omkZsAmrxAIyZhlceW90ElOMoee3RiW5r9lnYEjueOAiIeab2+fssYJLSTNRQ4Ru9jFNgymAQhfdUXUm",
-	"wWKnKaEk5TNGmj7kM5VZgw6C8kURTDfUNzb1ERFX9lllzk0/cE2/2At4lW/bLVR3DbKUX7PRhPIoS9Qz",
-	"upWJm367372ArI1N3MB0OlqVTSbAL5SHt1dCjhMQk3GgttKCsSuo7+NS50iNQADFnmTxSvysewimyOCf",
-	"RvvLKz4fJYzCa+Mj7OfzwuAimjKZjmBNtSlCj4Me25u098eHYXtA+0H7iB1M2t1xPxxMDuhR0GO59PoV",
-	"RgtpIJbyVCRkoW7V0H7o6mgPzWhhtkx0cpSDyqif6L/2UAiGWcRGWGkEh4MuR2IyUvMEqzIVWdIYHgGE",
-	"U6a01F73s/NDeCnWDwfBwfio3aN7k/aA7Yft4+Bw3D6gR5MufNkbAxjfjP0hYvViZ1ki5mz3R5ZEPG7c",
-	"z7H+UU3JuR7QOQqNm91sOJDfsX/9YK1mkRY5RuCiCCpIXC2z1vvbaK2CpYCHDu46JBTla7nQDQtI9FdI",
-	"Rwn5HW3O9tq9brdrY++YWPHNO40iGl9m9JL5RCdnNQeUz2K/RRLWTjJlABNK/JDyCPxQFAtgrfgzEadT",
-	"9YfZ5KTplw6KTy6B8spXp0MTiuH58D0yjzKpbm3PEZaX4CM80iX/RV6KOKRLRItR/1DHHaMJ+mcwBp/0",
-	"2v0j+LEe0wnxzSGC4j0ak+enr0717/XrEv/dxROle2DWAVc3pUkKBZNJFg81sUQiUyzJkUqH+Y5A8Ukz",
-	"k4z4SRa3Y7Hw1eTBLRDsd6YkLU1ZtMRYqEHv5YDOK7MZC0kWpzwiiVhoAlIu57BHDJ/Uz2KBrLdT5dbH",
-	"w50dDCxQ2BhqdEySZnlcHkjCzFLe+layqzVcWSNYFjtfnprpiF9O07akwAtGFzRhLWSt0L/VsWGgo8P9",
-	"Zyk11MBWAIidncFD/UQ12DibjVniE8lST+t0yF755L/cm6mPWprCA+cj4mDo6N2Pa2VnLyERzWLIJcLU",
-	"qtPAY0LHIkvJXlf5eCIOMSrCAlh6H1PRsS7x9L18UUDns1CtvnmC3snqJ4jRbEtEx1l4iXEjyJYmWYyk",
-	"Ioleea37wHTCSlQeY5TcVZd+Hjx3tKVavML2o+E1jQMWtnBTIKEJu+Yik7BlpxTRIic85nKqnuqb7/Ee",
-	"WPwEEEsweBpBDYWunQqAg03t5UQsSNPnscwmEx5wFqf2xVsd8pJLCcw+6iUl1v6wBKjcWtaUG9Pgqj3h",
-	"UcRCBMNWA9QHjqZ5Ma4Aoros5umyQ87UHOrJ09e6hIXqFuya6X5aySANSPDxhtYExDxUGVcTFZIm6kfP",
-	"MshpEVqQTLslgaPro0HmiCSn44Ot5J42c1OwfNX58ogPRR/S3/XVFvNJBICP+aVol7VOcMDOJkPKOyVo",
-	"YLlX9t+YRWJh1guOoExPsIyNG882WI6Uq5ewTLLQ7xDAsvaf51+3/w4RR+X1pglnoVEsmBrCTS4Sfslj",
-	"GqEQava7PTycRiZoSbel3Y7KT6nNrQ13Z/zKS7onFpVSdsXI4lP1kdqm3YNht0veXTxxQ4q52LKXJjAP",
-	"psqngIP8q8MtdPbkRxJiaZfOZouQLv8GuXotL8HzdgxzHF2lSYom6EFugnYx8qiVYqlaDz80AJM95awh",
-	"LyfuP4+cz6kSGwRLH+TaN34eT0QyU3IylhmNSAi0SteMhQJh5tyaK5mp2WdJeyZiDWpVlLxgfRcm7Eym",
-	"NBSmNoAlQj3hNIAyqMrvforEmH1sOM6ZtXWUES7bL/+nsX6CzWxtsvrhGoBoxTk/due8YMCfzljCA7r7",
-	"kn3kgRg9AWhwtSjawVpFPDNGj9ptR8O9LkHjHyTI2jVY7wCt+n2O2GgMe92q7RnykDyPecpA1cUiU1oB",
-	"Eglq2H9rePll72bjhEURJU9EMq+8eMNmtl7mTQ6WWpWQqiur/az1LtM2rIFWAD0qXaB9Q6jfosHU1oJm",
-	"MhWzkfqNLVzDb1BjmL/KB2b/T1nTyrOFqHoLaV1TZaw1hv8q7YFtYht77d7gonv85WMbpYjFHSMZ+PGX",
-	"iFN0v544xd1iEk+RxmBNqkbZGp52i794pPgWJVGODfJXrI5C4akd01uGQcqx591Pzj7cmPI5F5O0jV9K",
-	"/cyhciIl8XPxoFxZBhsGrDGeKh/GHHmfYMS15FKp49rSZYdIL8kdusiIK4s6FmSSJZDzAV8UPJMO+RFf",
-	"CxDtKQYNpKdLsJRfoAxzmQIPB/LweOAcQZMqUnSAuRWLZEajaEmagXLGIvVg9XQovNduWhpMNcE6WOAy",
-	"pUsJDUQGG7zQeVQxt75ppMTUlTXElTnIU6d2YuC+AdWeM/Gfnr04uzjzt7TwMchfbeFXH/g12SpXXD16",
-	"ykqnJurs1ENz8alp3U5grAHMPzVxIhuJhBJyaMLNI08+9npXhlJNsIZkEhj6dWisZWlj97tkJtShZgGL",
-	"zdl2U12k6asPkZw1dLJZEPXBY28OKLAy6JJMR1zpKFhZRGEsqEJKjbO02N+N6TJ0xW37m+4Yd1sETwhd",
-	"yVnDUJ1zXwcg6wBkHYC8dwDy9srxJ5Z+1ZqxW7u5N7q5JiqzTQp7Hbarm06fJyJgao+P8Kna8UPhhRlq",
-	"073z5u3rJ2fn52dPR+fvnqh/PXv34sX/qhUWKY3M7z/fwyGviw3+GsUGj+XE14b0I8A5bWdFgw1RUX5g",
-	"uOirbSiRWPOrQ17r0nZsKAUXlCiTR8MTsY9KO/AUTFWsIlD/AvMXfmJgeZBaRafkTwhNEvRl5xEN2Elu",
-	"LPrmMzRzFlMRsaK9D12zyuiU5Sz9YsrVNSBZWh3iW63h59k4bRJCRk6ZDJC7AeSKS4amMrREYU9Wcsk0",
-	"cz/UTCjTAUSxMrvycovE6n4Wg/+cpwhLKcCmSNCm7xC7BkDlaY1aME2SLD4hFKsRYjJPxGXCpFRWXRbT",
-	"yYQFAI5Rcj9WbfqbU6IU2+1R+CMuElD4zNMlGYtw2fLWJye3NHveQTfm12b53DV36NgjnwqFmbB1C62w",
-	"WI6TUC6ZY7i7GZ6itbP/6NaOc/HPQkS82iTClMhMXLMfccSlN1XfoCfAEigh0h6JgbaZUJmyZOU9HUNP",
-	"GXaFdwcjCxMvjs3i5jKvAQvsWcJDQJ1JSe9w2O26D7l3Cmpg1G7vcG227+65p/wYPCq/Tm2U10Z5bZTX",
-	"RnlBqWpAhG/DOP+LpNNQHzxkOm13TgG2ah2S3Xkq5rIUY9WRLxMIHRaC02NlbzO5MUitrNEKczUWKckN",
-	"1jc0k5qQUQ0xD5tTEou2mOvaMwSZu9G+vb3pqZ7LvrOY21emMHRXyzesMfBh34x+uE8zyObKCzybdfDm",
-	"YeU8yKAHFfMJk9lsE9A2a+c1EQWRWy3elRSrkO7cAVA2zw+xzBkjJbFYAC4MpGRmmKHBQIx+ZEViptUh",
-	"bxmWcVTJMh++zmaGPjdvkfkC2gKeXKuL2r/4rv2Lx9Mff1Ll3neuP1AqPawCwXa2TZ4CJs3Rss/b3Dwi",
-	"slTykBW8CBM+NrgJ/RxrAws3mv6bs1dPn7/6qVAbYqo0rJIpl2u0TtbWXCBZ+4a6i2LxRof8KpIrSUTs",
-	"akNJUiFOVrWeTXJ0yBN1fCUUUNjTjKM2ytMvyR1/NQTfPSa+ep5bEKEV5S3qKXSNIE8JiCQOfUPdPqmu",
-	"lcjLNDZVWqg7DCABQAvKc1uFmcVqF74CUNWvU2H2t4SBLgVNt9cmt2zagJ0Ec/WpoTSzjTF2vcYck0l5",
-	"0LEch+yCbonza7pKYAQBY6F7TTH0uL70vtcrcIdDrmcO6NYL6IAxn8k501Xo62PJtzARbhNg1m+s3hBA",
-	"lkuGiPM11OwUvkwM6tdodTA3hJX/9alB05TN5inOIGTLRgHgrzqxcvPHb2LsvJexANS63y4knojFKKSp",
-	"nTz1twku99zgMkpPwK142PHdJmW0aZT9qlF+KIbJB3c0YSpefxvTZXNEFBWTxhKydWIsVE7NPS2Y/m3M",
-	"hFx0P9H7vuYMeRgMV2jPR8slBsX0MAaT3P2Ub+rPuyGfTNYC6fzIlkIbNnLOAj7RGkfZE7M5sD2p4RXs",
-	"HTExFbdgPJltOWYToHBKSVN9NOWXUwZQFAuWFG7Q8mzemYyXDhwz8FNlkmndg2HYVMx5QCRjkix0t2rM",
-	"FvBoZUgljEI5A3YQYHtoh/yS57UThqUOiFSYThlPCFBcNQOqQ8WLKU+ZnNOAEX4Zi4SFJ4TmY6QSai8W",
-	"PABSEHM3HhORhCxp6YG/Ob148jNJ1RgTBt8AQ5WtFMlz7ViBHZgJhtcKaAwF0vhh2CFvWOJMjY92Hhh9",
-	"+t+hT5pjkU6xBBhtWl1wrebfnzIaRjxmCOdFZJpkQZolLGwjrLgufVHbgyXyxN5Ww7IbFhmo3MWLoMkc",
-	"fgTUY/99/voVmQuuTkZuR4sIxwDEZDTKkIoKCmnMy+HPoWqm5RHfGrFY0rvw1QbiuPFWXqtggiq9EIt0",
-	"SGJR+MLTxGj5/InEGOLmR0SbIVDv68ciHeHw6Dhizgh+wB/Zunlt8cDKms4ZkRA0jFrGes9NZo3W4eYc",
-	"muAOqCEsWeq8YcJWxoFl3iIumL7SQ5/hxr6a25TZe7g7QAZh2ZBJsJBQYPs8mdJr8JzuGq3S1cRvs/ip",
-	"kkVfhwHuVT1XTUOz1x5TCRBwlQNwDIZNz5/xmM+Awd8+W52US5Y8RLhse2vf1ro7P90PDtkx7Y3be+H+",
-	"pD0YH9K2uld7b7JPD4Nj1hvvhe5PSyUFbm0FcMXEYKXq06xM9IJEWXdVzJTx3vcaIgq1TU2B4WV3nvCA",
-	"gZVmhBm0+KOhGmSplghKMIsJImamdB6pTSzIf/b6agXNL0fmgXql7EtV3Fo77yGITbwhTcl/9rqdwmwU",
-	"beC7GdVVRrSuywAj2s6XlZJV81qcoVfCPlAZHrJ6GnQ6rGoeqm5Q+dr9+9nqVba5ffmHss1zfhT76j29",
-	"6bpeoyhw4aN8poe929c4uBJujSWvpIvVgdZ2sopLxHVE8oFNbNiRejWVDgZFt72hLeYspnPe0YLY+eb3",
-	"TKT0djCVKWeJZ2NdTR6TAPk3YxgaFhHr0ILuDrSijeov8GNjWmPQAPGqOUvIjC610YS2kr6Z7Q4KhMT+",
-	"IrDp8NeAOAZXKfsjYdAvFJq+Om295FBgurh5ksWhuYqnYP0Asi3a4lhZKlJqsMVuQOFBOOVqw+EXmOD7",
-	"q0uY9RHMeGM46O97Dfg3RI9wnlD1mAhSwmaUA3HQcNB3P9ZMOBOR2KDNpwZw/TWG/a4mahrue0DgpMSJ",
-	"jugMe58xemRDPXCl11BLh9Rgtw8bwKxsIga9MEvwnbMRFBoPCmDLv+uNY476jwa0u3DY9Yefy0d6F+GS",
-	"1h3sU20LL6ZYj++/eX2e2+IGKtwHkD5cb58sRBaFAOivgfNjsfCsH4snxXgWcAwxs7zEgwMN9jZeaI4+",
-	"l7rhN4jobJ5zW6o99YMsC4om+F0aQwuG0zohvh4OZtGTjGlAr5WD4GNgXrpfaQoDi3StR4HP84CUU5dk",
-	"Gc4XbOhckxFoFkeX42H3W1tKDmDxMrLjRnfDCFKBnRbW8P89Y8kyt/z1yd1k9W8kZMKfP4D1r5fM2nAV",
-	"QqtCZoFUKksfk7BuVK1IozJEjcJuO1kF63GTwNKT/9cQWMgzZwSIVbVmae8guCxDwa3MEctN8ZsYr8AH",
-	"jJdwynUOxm9VYWefEGRrBHwQIO5Ip0IyiIvFjPho0fsd8t9iDEAkhfCDy/SEUAGe4WtFDMMOOSVjGlpc",
-	"bgCx70MyEZqENO5wdYuPlcDViNxv9ddqZI8PzH3zlWY85zBlz3iUsocF9EYx5eJ5r2aqqnNu+xfdw+Gg",
-	"N+xBzm01TeXwaOJDTCansTfuD3q9bq/N+uNxe9Df328fBXTSHvT2DoL9gwN6fNBvrPqPOeu+ZLFUblGW",
-	"RkJcQQ444umUZzMS0GQsYqUowESG+Nove39rbE6pacpBfZM2/LStb9/+fa+NI8Z8TrJhKoCVzzqsPB6Z",
-	"0F5jHaEf/nRvuL//T/TqC/NfAhfrHQ8HB/9sbAQg6/WH3b3Cimh5vsprahfkMDhmBweHx+3DQX+/PeiG",
-	"rH08GIzbrHs4CXqT4y5lh+UF4cGUnL0jMwahQUAxkcBHxEMuGZkympJ5NpvDCrCPXAJ+xBTqDXhM1KA9",
-	"HWPP13ZGP/JZNiOXCY1TMmcJmYpMsqmIwr9tUjl2BVnWVk9uqye39WiYbMMU4VuuXUQ7e/uFRbQLsnYJ",
-	"7dIc/nMV+7zx8rfT5avz7uLlsvvx1bNfFq8vxMeXv4nFy9786FX/5f4/L/63/+qPq9trTUdE3RoeXUny",
-	"v4r6BJjzgg5zVKaZvKLOtPpxLeS5KSaKCZXLOJgmIoaMgvOYQgHRzk6/29/ZyWM56oImbiro7M1Y6LeU",
-	"yhRxwE4IJQuRXLGEzHlwBWhe2dx66/pnCPSVCqXorGCx5Uex+oaSlCUzAL3FH3XIGxFFxYSAGfTuJxQA",
-	"I5GM1PH5jB2+QIi2q/Q45ogwfzZhC1uXhDmMwihakC2YUymJv2DjqRBXoyyJAGx8DAW0fMKROc23J8on",
-	"u8TH/IitOEJ7W8P0KktzuLOTe0q6ARtnAaW33yGnsbHT6di0dRrWtpK/05wkjA3tbz0yT8SQ+Opr3yNM",
-	"bat5wqW6BCSL3wIgdPRePMs/OckkC4dmYX+Q+Qi5ztrp1Bsg2ReFlo8XLJTLJa+gQEvHWQxtnY3e2Pus",
-	"BGCcBNK6EAyfOAGYzRVVmtpMe1hAxAZviNt3Q6FWEwzz4vZyvGQfrcaWXlwHe3BozgaN1+M6L/PjI+mM",
-	"aWajEHq7TdFcf6BURCLtySsgP+uTE4gQ87lwCimcL5lStZdjsWgZHC6Nqq/R45QhDUAA0M9eGASOXOc+",
-	"WZziiIBLaQOK9WpN3QDTehORxaGBy7alRj7AOcGI8DMnimECeifreuMnSNSkLWIYn+d+4DtlT3q+ccUL",
-	"pxdJDGia0mA6UwvPQwnD0qXtGgvcM0lITz2X8cvYoI0vmRJkkaAhAEOZ+5CmD+OU//rQgUyFT/6r/Jxd",
-	"pHnnccg+Iq2739rWojcEd1Zh/rmQ3ZD4o1GxK9wUJKCj1NRnH+VTy20NL5vDSiigzcRjElCAhNPRln63",
-	"PyBKjClL6+wdAb77hAc8XWqz+G+oNG3mvzimX3F/Qxr/HPYIbKj8coKFAu7wyuZmoa6uTGwPsjnRf2jn",
-	"o/qa5aoufn7+muz1Dg7aPUKj+ZS2+3DAGxUU+DP6cQS25IhliUOEb/OtUIZ3mdAZ9qJs5sk3Iyrft4oq",
-	"X38A9Q1rbqTes+qnf7KZjbDfKATyIykrd4i+zssB2dEKyn9mfHd3qxQPupqQ/Ukv3Av64/YRPWTtwfgg",
-	"bB8H3Um7x/p0bzwI9sMDpuZqY2Vmw/KyO3zxK16oM7toPhtkCxwVC8kvPTIWNAlJqHQbmCKYmsNCEXbN",
-	"4owRQJxh0snWYYwCieyVLHIkqToWaTqXw91d9ZHsaLHQCcQsj85sDQJuJNtWYAzbVhPHIl7ORCZHQUpH",
-	"LFYqMY8vFr+9pgmnsY0brKzzB2+L+ELRmzUhy2BKE0jAdlc93JUq3fu7vJEIrpzX/Vo84MpT5J4P4xbf",
-	"ZkpqQf1tCuq7SJiNMZSEXXOpq3Y+FEDx7xhc0Uy5JpSCbm/DtTtG2pDQl24KsBhJcJeX3jqysrnwWrkR",
-	"4L8ZYu+mSDzdigJVnUtlSa+6NQXfBG5ilEeVx9Iy1Tm6xeKFQCm9etDevX1hTL/fxHhI/HWu/mcwkq10",
-	"X0kQ7N5SLObzWT6In//iZeffML5+dQm6E+HaIo5WkXxaCTdtzEap08FjMsmiaGgOBUS6+Awqa30s6PZJ",
-	"U8QBg7wSCFXZ8oi/Il+AnN5IN/gjw/9qd9lE2lgwFeYk2SNpIjiWh8rcyXeGIadiIc2fnVnoEwwzgJjQ",
-	"sZxAzGY8JU06lsoJ5rpxA35ii4/hLZTj3CqC32N5NZdE9xzpcMJpfoiUE8mlzb0Nd3YINVYpBD58q/yH",
-	"kM/H4JYLyE/jJZB/mdqDnKO3Q06V63hNU702zg/Bcx0jPb+AumJwAkLl78o0oalI5IkOSSxhpSIJ7QDI",
-	"Pl0IgjQ5gBdzqY4Qw5p+jLldM4qF1GogTEJRF0RjUq0wdWzDs0zYIlFOidLl+KQeoiCL2JkVeUIowZiI",
-	"uldEA6DTLscW4GWl+zvtrw+6e8SfGLniIzMBTIM7XRIgAyhW/sNyplOKAbl1E0YkY6VYKpWIVrMxCqIL",
-	"tFzZWlk+dZ+oiPPb5+Hr5FyZB1skM9/q8/MAicxH9U7uk31b8Vf2/6L+ylwXws1ochWKhRrKf5CfjRlJ",
-	"rBkJ8mH1qcA/94401dNbauP/x38QnfYC0vqURIzKlPQGpReDvgWKolCPDqwW/SRsvkFyRCl5BK+v/tSx",
-	"XTsbq5OhKU3Uukp45bZ9ZXwQBux5TH5iyYzGS9LM5iQV5OzdW9Lved1ul2RxqBsqfjz7iZy9JNa7wWj0",
-	"85Qq6ZLSjzoPorTSwf7/Ifmd9rpwJzEhcs7iEIOj/8Zu72RJ/k3emFuSf5OXhWX69/v43+122/5P/e7p",
-	"Gfk3DobHf7BoRqWMqToe5N/uwOHaZ2/hlm8SPmNvWSyuf9AX9ZyLTi/Iv8lbqvR2JslrFqmXJj9Rqa89",
-	"9PbxUlxTkSUBk+qvXof8ePrs1CM7P6ppkhPBkpAlmVqrjCWETSb8D2X+MfITG1OWhWzHg+3ZeR87bsxI",
-	"Tmlj2Aj2wj7rTbr0eHwUHIYHbH8yoHvjftALu+x4ckQPxwfBfjhwnKPava7d68d1rz81IEEGPXIj/eZO",
-	"rQhainoDD2hv0g2OWX98GO4d0CO2P+kF3fFxeMQO6cFkPxiM92j/uHeDZhoM93pKM82YlNg0/jpLIx4z",
-	"TeuUyJRIPIUNbLAAxdMd7wfHk0PW3gv7tD2YHPTax/SItfvBIDwY99jRZK+r+1Fu+0LH7Cg8DA7G+3Qw",
-	"2WP9EN6GHk0O2UGo32bSY93whhc6HHb7xRcysi8FszRM6ATrNh7iZSbKFyi/ya1ly+Y3OR4O9otv8gw8",
-	"D609t36BDw6q7G0MEQPUsdHqueJxCCKDpxxmYrtB3bns5vOHL1TdUxGVKkjofzmyuPH0bEX8Dfu9brdb",
-	"kKSNKoWq67zMnZ69Xb1Tb/VOBXVbusXpxeotDvfLd6jSxY3PHz7fpq7pawm71W1QxXgNC7KEp0tE/Zjz",
-	"vzP1zw+fvU9wakrkC3eM5dxIxKBLfJllWYAUPzWmuYhZC0H70DTyURErKxwcabC4Ix4rl53O55L4lV6d",
-	"5j6o9Ol80gSaBrwrhk1+E2NP2YoM8fdgkAvgNIOHKBMdH9rqkFOneMTgDKvdpszR1+bt0FPHwoqCrw7V",
-	"GJmBwoUI7GpLdSl4Uop7eFW/yEM3pShDh5zCx+jtkfGSaI+ZzETILJcYfm1jPQlTlpXU06PHqyt8jomv",
-	"XE38hS6psjwK+p0LzPO26Hql9mTbIg3EEH7wcMS9KjUCbN1zOK9hD2IVEL+MESoBinGg7C6AE+GmuKvj",
-	"EpiCXhOWaKTJss3T9iRhDE73jF4x604UmAToFbNVhav59VLOe2t8f2c+HxPm/7uN3ZTK3evQTR26qUM3",
-	"deimDt3UoZs6dFOHburQTR26eeTQzf5Frzvs9oe93lcSunGd6q89hLM1uuS3VttjWXvcgNAPkigdN+YR",
-	"T5eanL3k3T5k8c8uQkKvh+9+At9LDKjYGg/TOueVmuBEQnxExfaHhKc5sjU+BsJHTdMbh3Y6NtanpheL",
-	"fQSSAaQfVx4PC9UzUpYk2Rya1TSAtrThF3tvg3CpHAZ1U3U/py0L0XU00M1JDr4zwY4c+wiE6NF8E6aP",
-	"q0NeCVNnD2CDLE51qaF+PsJyKvMb5yxCeEx32miUMBou8+7AptOF59kmPI/4Yx0C8typa2mkJPsSJbD0",
-	"bg7yqKuTdMkWAGCatiUYPZ0AB2LC5oym8G5jES4x0Gbja4XgGtbZ3Cag5pVCZtv3C8EbP04o6j6Rkm1D",
-	"CVvqXK1PzXLfXvwX5+smEA8UMqaWz/LUqq1Rh/XXYYEgcP6j1mHuqo3I42wDG88TfYUSx27/rjpoOzs8",
-	"JoBku7MzzPskfXyKjtqrB/kGfFWJOTEhyioFBh11a5g3aJ+lYYhwRaZI02mBRtIcbP/VmgAwheOiOvB0",
-	"Q3RB3vtugNDHtl6GiLpqd9JLJbaQlsiGr+BNFiK5AgzgE5Rw4EXAOIn1C5VALfodPvHL4ym+a8sz/cFY",
-	"QXrF2FxCHalBSsuBa7FENItTHuk5FDEUR+JgUvMSCbvkMgXQWKMyJiD76CUFJDndBewOhLA4lFYSn2xs",
-	"YQeBelG+gRoHuiiI32vWmKZOh7RBmirhUeXy3GiOlLOkNbw7PQTH0tjTogLEJFBzjf3Q8qz5cLM2VCpK",
-	"Z140SaCZjXHEhnkyBQEk7Te+Z7Wn1qZfi9bTh/sL6L3vpPesruWsEwJ1QqBOCNQJgTohUCcE6oRAnRD4",
-	"GhICm9qL/+LZgO5Rzo72FWQDCt6j20hds1b9SaxVxaCTdggJJfboPmoAasJ13V1lO/AZAtAZ3hwM1MwT",
-	"EWYBNnnORIjoctrHwICDDduQJiWXPAUJLHkqkmULO1yJ5H8wj7x8/vKMKM1g24CRHzoOiZxS0w4cKc9E",
-	"d/CmIkMSKp56RArgXBsvyZym04oeYayMjZgkFEyVJVlAFWqhK/gE+0IXBo0GGTk75KlYxJGgIaE4A4iW",
-	"/dPZBel0Ojhxu5/Uf0bq6Z99kkkcmCS++sTvkGfwbPRSfODWG+HvfNIMxJznuFFQ4fqDdPF7WrpQFrDF",
-	"YUoQhQ5rfsXGFlb9TtA7C52vk2JDciiQbonBK8/qjuZvq6P5/m3ILuIy7NJvuBNZy7B/2d8YY5PP6CXb",
-	"nceXhg78rvYz/NjIuvUmtKZIwiOuLMVU7v7e6+AAlMQbjZepGurgqN/bQ/ujMOCUfUx3bYinatBbmMo3",
-	"DNpYy3rQFj6hNNTDvUFfLdG2IbR7hA9uZ/L8apSM2r5qO68zeXJtBAtTJ7zu1McC2L4rdQuluX0U68RV",
-	"shuBSxK6ILBrAdg+Lq+8iUnODI+l/wRPX/sCkkbNSSJmiEXyMWWxBI5C0C4y5pMJC0+I70oiEaQsbcs0",
-	"YXSmha7u09BZL3P7Fyy+BHNgrX2yFrFEK2bfzoAPHS9KbFAeExlROWVSKec4JEHEgbxIMjSmZiTiKUto",
-	"FC2Ha3CIb3YF9RpUyDQf+DAD9YYsDkTIQuL/n/4zzCQaeKZUCK2t9BYkAU2SJfH/p+3Ofvs1LKQckljA",
-	"bOtOJZ08Mj02zZ8vXr7wyPk/fmphQQbC8sK0mtud6w3dfiMiHiyHRNI4HIuPPpFCTbLOWAFpL2wg4HUH",
-	"GjTEnYHxaqzYaqRYbel6GkQGl5NoCGFYT0vTiJgyzZAnLEiFcoJtmQlMaWszjiwYtmbj+p0Oltt0fCLZ",
-	"pTISEf4R2oX0J0gdGWnWJ9ggpAl3SRN6zRJJI9cQkiK6BkOoNlVrU/XrNFUdxBy1Sb+0oaqe+UbZSI9k",
-	"3O7s7kCL2SpJ6pjHFPIDK0hvVWaOOq0/SFSAXl46oD92PG1ZUny1QXQng8gJDxTtjIc2ggwfwE2gbT/Y",
-	"SkoRw4lPpeU90GUPSmPxGE56mtAAPhAigkIwqTHsZRal0iMyG7dtvAfyDx5SdGNcV3oEQvmmZsXDkhm2",
-	"kC2P7Oy4zEU7OydkQaMrIiKlXPTIUGk7hB1+h/iS/e4THgcJo8pUmLME9Sxwec8F4K8HNCYJayvBpDd4",
-	"IlOk21jHl2D6NbmsIHC4YmyOVp8zMGrGkpIplUYBadMAr1MaT9KYp/yPvAwVDQLcXOpx44xH6VANJ2Fq",
-	"zpSJKqcMmcZnAIOPKMcy3U3FFYtNIzfyDszENcrzhIU0UNKx1n5/Xe13YQTBF9KAW5NqPSo5lr6Hhai0",
-	"8fHOzWlByLyFVLeWVyTHvAacfk1ifEh7QT/caw/G+5P2gB6w9lF4HLS74x7tT/bYINwP8kyevp1SHL8j",
-	"L2nKU4B4de/vvsEtq22sY1asu+l0bvHC3fyFsaLCeb3wYNxVL9jeY4NJexDu0/bx+ChoH04O2H44CPbG",
-	"fZq/Hkj5EUp5+5K9/CWfOVqg9J7nsOl4fDksVLlAFYFTGYRvFzBAb7/h1Y50pM2sJU0uM4uRj8yQxTTf",
-	"5od99hpK/zWGjQUbj/KkmzNbwf7kmHXDXrtP98btQTAI20fscNI+oPvjgY5q5bOl7jZS2tROVTefKvcZ",
-	"K2RVr56e3j72ZSQBqKKbOahQs9V23p3svLcMbLxS4Cu3tNJcKt/F7Mvi9YS2EafgD1fGbnzS9KMSb6Lf",
-	"GhIe4sJFJJfQnjVK0N4Ysym95iJL8qrimoJSpm+zuKaerKkna+rJmnqypp781qknSZMq/dl6AArKXBGv",
-	"oZRvaq3orFJRFSMLnGaUWKuNT9xIhW2CShjWk3q5741h+rFIp8R3me3jUP2dxaj9aubMmjmzZs6smTNr",
-	"5sxvkDkzi2vGzJoxs+4uqhkza8bMmjGzZsys20DrNtCaMbNmzKwZM2vGzNswZt4h/FdMy92eNHNznq4q",
-	"YuVfFlgA7562q7k6a67OmqvzMbk67xCHqTk6a1ynGtepxnWqcZ1qh7526GtcpxrXqcZ1qokeao7OmqPz",
-	"m+HovGP0KBSBMkrUP6eMRun0D/3XjKUJt9+JOYsxStTRTpv6FHgCzA+ue7uXCZvn+2UtQPgLdkmDJbnu",
-	"mVKYKzZPi+6CBgY4AXjohUiuCCTg11SzdYgpHCtNiS0nUX8BY4UtRVsJ4vpoqO/sLChP5c4ODAgrxHQ/",
-	"eMjm6fQHScZZeMnSIfGzKE3oaEJl6hM6FllKevumfMsjfsjY3HyxR2Y8zqDRVf/M/ba3b77uqJ/NETVh",
-	"DgVYKNtLT0sF8SOx8O1TnEqt0hPUN1B4tQ5OG4q3cqYJCvbVdR/9jzZ5pnWJKQWC8iY9Azs7/W7X1BiZ",
-	"Ovm89Mw3pVkyi1IEXycvtduodSFWtJnyNLLrYmd31OPPUx5FyvmLoS2nUPGXP7GqVC9HlU8FtGISmuqA",
-	"Z3mvOgH8IpTCupKstRVBTR4HUQZIBoYC1Z8F81EqRCR1rVGrQ54Y4IupyKKQ0CgSC0Jj8vPFxRvoSVC7",
-	"IhLxpRtRKu6/u1Xp/KNnpcJ9am3U1iqWLDxlbJ6fPsy8qHcuVCbM54mgSjQ0LlnMErA64K0aQ7yl17CT",
-	"pSSY03/04auo3Pg948FV8cXfqbPWVseS2J4z+8bm5fKzW65PF2Qh4rys6JUYs4i8SfgfEHB4MmUzLtNk",
-	"+bdtyhfyRX5MStbNsbXBFrG17ZGalECpA0914OlxA08rXkXjTkfwRqYbMqnQsSVprx69dXXRXcuB7nog",
-	"SxUJbmPRI80cl0S6FsIJavob1fw3hB37DeS21a96t3KsnqsNOYMcXykl/jaLc/uhGRkfwXVorOOwyaNZ",
-	"u+hrs+G5P3LN2QLhnKBfH08KGS+N41G+N7ZyKMGsc8u2KRVyg8N1FiqS8/AU6HRywh9jNS90Nnqj2Wxt",
-	"5qYtcwEblOigE1LQ4T1aYGQ7ljU51XX8fKa8BpqyaKk+LDPI5MwxbjJ3W9PzJ5YW7M67JSf/0YP05AMk",
-	"GWvLpbZcasvlIfRvHb57WCUIbYTlKNYddeGGcOIH9VVybQRweWl53nIZEh7LVCmOhtfAUPEuSGA9jvKP",
-	"37oNrUOtQrEP1NMcpJ6B9GeehaJAT7wEe6s7QwGdMybU1qztFlRNTDEYnoepV+o3TWsUgERqeHUoLoJ6",
-	"n0DMl4THqSB+Z7eAI+nc/tRp1Vh9wuuYFddszhJi3HwH2i4QMTQ2YE1XMBUSypbUG+umxMVURIyMaRpM",
-	"naf/CJ2HVU9+q1Y4UXJ5jNcA0lgGxVCUhJRHS48sGLuKloh+H6fTaAlqIMwi5jzjhRDzqie8zKKUt2Wq",
-	"TIp5RGNUKwJrtwKRKAMGAjvXaCo57XNajyDMGgk5KIscd2yJ3YDOGJ7Q2Zzyy7hqHL9kIqUE8njSIwv1",
-	"hJSkCY0lcg5jGWEGpg8aSbJD1MJo5cEl6XVJAGG38dL0uLqTzCMNsVPBaInLBn2KZp0Ba06SplzKlM2U",
-	"9prNU4/IKx5FGqZOerqVC/Uuxa3PPhooVXcX0hh5EGHf470rtj4WKEh3a57hRxXjPv/78xcvOrNQjwkm",
-	"6OWTNzg0fLa+Hzw+4vGVc99z+FHFbXXloOyQlzxOkUD4ii1JzBigw5HXp5la+CBgUhIAiTsBaBRDBgx1",
-	"fPAHVHgTxpXZ+f8JyWrv1EqsFhs5goK5JD85Pwe8fU43KMBZwUjPANSOBk/uQtbbgQ8BTE4sSkHOwCBB",
-	"3ZJ8yBGBWAwHN2jgPYHi0qI0UEmEc2oCOefAi2LspvoXpOaBwiwlP7kUcgRucHlienpqkUKoJ3iLfU5J",
-	"BqSIzMwDhRjID9DpFyRb/GFNavAcHyAAAP//",
+	"QJoruQkLGbsyurLSC1lwuUub/x97b8LcNnKtDf+VLua7ZdIvSJHUZlGVyquRZY8Tb5HkOO/MuIgm0CQx",
+	"AtEMGhTN8fi/f9XnnG40QICL7JlMcn1vZSySWHo9fdbnqUnJusT7dVeL6Qrb8oz/JtCL+ta88kUmZh3c",
+	"JdVDVCeVfFM/XcBOfqTYnVhRUhLzIQbvD5haAFiNQ9mCl+tphY2BYH4JEzyNI5EizHAnj3qLEBzw2SK1",
+	"LE6RsrjeS5neiZQgAUtJnQWEPmgPCkV6rFZsqSOVIrI67gELWf9kpjAHyzevokc4CVRGluYZVJ4lYKJV",
+	"9GHHJOpCTtVGKfucagVQ2r6nStSHy9qbN29BDi3SBPctt/gX+0ndL8jfdSF3DEOXbsAjVUUVu1s2LETR",
+	"htHm2oVqGBC8l1JSm8AQW8GJCcxiplzQbbXxQOzWzn0TiRHh22L+3Lx5W7IMnPxi1iTQn214P1XKfjlf",
+	"uKZatW49bnIGIOSJlh52yIiBKHcO7O4K+Ie9h+ElrIl1pyUAFh/66uN5pYp8cLDcv46jAN5Xh+KqJxQZ",
+	"mRygGF6irfJLZeZ+jX/gQSg3t06PXZDVBI8x45mgGdphDZfVD+i+0zrrE6haPX+Vo43Foz/LEZUo6pNF",
+	"m8WjWAZ3X1JJmgqutDldYOzWdgXAewE6bTKJEkHMRV7p/CnwTntkXyfZkNrlb4LPr0nTdpSWjQAn4uM8",
+	"5ondHV9c1qoHf4v7tvbYMKFQpDxCCCEPMhbDPL83Xnm5guAYg+s+C+Sn4xW7vmovXdoEYqO7hzux1FWx",
+	"0jWXU54BqkuJwU4vNuKgMJTire0leXUmWR36SInL0DHDfDsoVRgj5cRojy2nUTBFinNp8Uyoyuvh5eKw",
+	"l00fahZRXerBy2gsglUQAyVFtqDUjkJy3E/JT0kbDIEFaITGI+qxJUeiHiyFNwohpGak0WSaEXmWT8RZ",
+	"wm914FFRMpyncpIKpdy0PPFRBAv9QLwKmJT1C+l7rB9RC8B2FGGRz99F0E95oo9OCG0RmvosCts/y1EL",
+	"3Nl5xS68x+EAa5pfWqRfL7RehTXIhmJwbpj2+D2PYJo67MJmWoew2WZ8pSW06XeILzJFw5VvoRpvnwhJ",
+	"FV8ptpyucpYBE9wiUQu5IaTr6eHAVxgJV3gH4WVpDZ4kIeS5mnwHSGv6WY5Qd4TZ842gxAHiSSDitabb",
+	"rw3Bq5taXTCwYQldxhEUkGZ6m7qj7jm17HkHYLSdN+sDmN6NGS+xmPBgxe57TC3SMQ8EU3MRx0VSN+58",
+	"LFoltkLbWYxwLOhFB0lt9JC8XNtrUOsgy5NaVmnAvJRyfgnCs1qmIM5uUbwWsKI40MUxoBJvimAqjc2T",
+	"ByogmomepyrkkPk8lTyYbmCxMJeUQJ/3wVtG2Th8MJOia1TIscsGvUZr6LQyoRrTrYo7FpPVoMTKZYFO",
+	"X1W84A/C1f8Qcv4vIuT/IgJ+AkisGM6vRnx/6+IE7Ad7tgO/+8tqVvfOHmzqtL4ub/7BQp7xr7e0inTm",
+	"leGfvYjK80H2cpFRNUprq6y4JipFgd2ANE5VqomWlGCrbUK/yoVBm0xidHBiAms0HotUsZHIlkLbb0tJ",
+	"LMpr1kfNK3wehqBoQL4jOLm0GJ5y5VSJNv1ELH2mRNbqGCwq5x6BwK9yYe4Nwd/sS23N0k0EZeUP2Ehm",
+	"U1K7sfkAb7fmzoJ2WdCq0IIAVR86SZUT9JZ680jh888ZHznoLKYf63Los9eQdXBibldrHoxDWvnYOa9C",
+	"GnDd1Kx5/eySnZx1e63cBVBxIuTQVeAjmMocjpfP54ID8KhM2T3XKly107ac3ssh04qWSt2K/Tttm6fR",
+	"eFy9ZHMC3DEpuG7OizuAe6zT4gIylORqCRCvBrd8KngI5B2glK9vHVzOtGs6zF8kpcfaJ5rsiA6DtT/I",
+	"t8baS22Hwgi4vztIIq2VKA6lRs7djxTwDFIBPYG4NFciK+hnZqV7DdvABq5xr1F89Abws3CIvrMqn0Pl",
+	"uChXprAmbG5c0PhAUPztPLQ8pjApabSCqMrO7qmy2Ks4qcw8btzTagqU9zCGdMoYMvKbd5eXVzc3Zerb",
+	"w253B8XOvHxohn5DXs0Oa1HZEV1Oo0youVbXqQa8Ve05MytquGkc1kSROx5WMJi96LrSogxktFVN9h0g",
+	"27xULocUbahs4Eyr+loO6TVvYk9Oo8skSlZwLDlWCHF1h3sx/QIlarMOVafabOyY7o/JfyExtlmH3C1l",
+	"+Ds9XtdyaZKGS/LZaVX1JDh9dmGzcJtVLGxno1UtujVJUnckXC9qToMLNOWQLU/LrEJEbpGwkRjLVLAo",
+	"80B3dielxJKnh6YGLZFntAPgoqpUiPolvPtzS6YipNmYyX9AraCZvUWyeaVh8B7AzZ0BrGsMa1ISgJFG",
+	"dktFoNAleJy1vqpJos98kWTpCu0fs9dxb3h6o8B3aYi8qjsfEgVN43M1Jvm2sTOjtsMWDaYiXMSiFpJT",
+	"L+WdFpfKM4+2dZF2js2hKge1nDYV+uvlG6J6MVUt8bxl7nRu2dS1aVTfyyWb8WTloNaNeRzr6QZfhtEa",
+	"6nS8ilH+u30S5QaS3vHnXO3YDm1RaQpseLLeDzs8tah27fWCojK4/V250rfPa3Jddk+uzAdpm2trZWO6",
+	"XdGz17TARnuJebG3lN/ErWdZKy2CEwqJ3fL5APpKKREOq70gNyLLwFNNSPebJ3yTIOu1R1yRzxuv+ara",
+	"hlOfJDMe13QHvGiRHa89F5gjgAoSqgrYs9COtXGuWn+vgvmtlFU0zsAW4lSgU2UplflX0agSY1TFs0y8",
+	"A6D1rLfaALpwopaq1OaJm6iaJntbFWN1VtVbqimsoP2ozqkCQuLqTfXq8i0RFrN5Ku+jEAoesu3uAoP2",
+	"j892+lmuEcvHdcP8VaMJQO07jbuMK/xa+yUum7VSoUzAsttwyiHzDFg0hq0+Az7fGV8x8TEQImQ+pgq2",
+	"9twfJtMZm1A1Rm83crTWBsEhXY3CmhbJw9inLmG5/mJlUn43plWxG+DjvxMr/N5QlLjIKqUfCWLId18I",
+	"vgQDOiRT9GYhCC6tRR6GCFbiB+reLzx/bvL10GGRSIJRw+9CMRcJ3MuadwJphccG7TQH6VOmH60OM9lA",
+	"ynD5WMSmRJ8GUNU9MMEhS1UbJazpj3lCWRn03iEAnvrWWxysfK/Qet/wtPvKc4NOhQlpEf+LEhlDODoe",
+	"m+mgYTuHm32k3BqG0QSKz8hQWGSmeIuAmHCodJ+qKrbzF9dxKNAiyZeRi5Sz0957mr+lCFl32K8g1IGV",
+	"W90Y/A3tCq1XaLtC6xQ4o3o7gusK5wPZ0TDHUyb70PdeTESSwWpfb+4sSgze3pYgA3WkblO/xemr8e8A",
+	"vbJDrA3ZT8ifsz6LkEq3syR0Xn6TifnW4il8+pZuPLTQ0xqpmcQluldiJ1UQVUDRfMxSrWoGd5NULoy3",
+	"NuZJooUFwmtn/E5QXillUNQmVObEfxCP/5gBI5deiaZizfGk9QjbdqsnwPVS7YngXRPP2j5Lm3IfYXwA",
+	"snfKlbAZrnkt5JIr2ne1NZEbcXkM3/iOq7M8RhXW9mi4JV6qFqN2bqXaBB/cT/NFqhZin0jqhlJ5x/9G",
+	"7DzF5m2ZGtiKlRYULtsQWDKrJHjGo2rcqSzK4h3qDfAyzzypsp0mhf9SHyzVCYFyycY8dQ7YiczwHALX",
+	"QKYoDx9gSDIn6Djnk0owEVnl/L6mZ2DBFOVeWY6B7fYW5bTs9tycGWTzQ/Vpo0e29qm6wyuRMd0nvXso",
+	"malpshP08eRgAG59YY3GehHHdpDJ547FDfsppfh0D2fASQMy3dy4QvThWOMJoDKMMeN5s0riA4ojhpU4",
+	"xrdu4YefXzmk3GkIx0KGiV5rxnaeSxVhXMEY/bg4KQyXF5DUUpsMq7N3309XNkVb5DNan7obRmoO1nA5",
+	"eTdKKA8cK4/0sbEbc3ce5Nsvx9qOIobe2YjGANVkhHCkMp21siHwO0NJiFZhV3OB+EJYFaKqK3NzJpLK",
+	"4nubcplnnlD7TGplofjN3HHwqViP9bkwgCa8YEb9YVWS1plia95oC7gMJ8VtsrWsxlnjjh+E5tLLuU+c",
+	"xVe54RBloELmPLtkZ0fHpxZFAuW62jMtfcaDaZSIPMW7RHOUl0PkC3qR8EU21R0MOKU4JjIbjrUGpj/o",
+	"vqFbERJErU90z6T0/MgrK302CZ2puQiicRRgIaO2OAMyykT9Vq/QIZ5peYIbFFXDAbq4RzzMBcdXKM2I",
+	"EpXxJKiFqAA9wgbbK9lrharnFPP/2SYNvf3iqZ9vNPiqsw8nkH7a97e3b03itF4Whay647Mz10nZrT7A",
+	"jGqyBv+eZh6bFosLKHSRh5FxXeunVlOJVtbRXbB31y8QHl6vAuJkHa/0+Vv1WJLijUFjmmVzNTiwkifs",
+	"hOL+gK5XB/lOaCMX1lYiC6ykM3pX7gut2+t/X8iMX05FcLeJdQ/h24s4eDmSL3LyYbmrA/OhDUpgyF9W",
+	"OUXhx01JEFh5G+uVywKt7BHK7AJKE0x1bY1zFJPohqmY8Sip1J/eQ26TyWZ3XzZarJRp9WZdKX+Ni4S/",
+	"nshZ2XIWSJXt4MbHy/fAJMPrq7nFaJIc+Jh0kQAsM2xXEQ5t62I+myMBO4JjAO2/P+Mfh3boYfFxVeXa",
+	"NjoMFSJA2gUtiKYfJWoxHkdBJJLMJDxaUlnKdsOL/Z0Jtt3Wb0WaoCEqbR6zKCseaKehYtKrlpsdmNo9",
+	"t9leDngcw4Ab/8G/9D0DmAbPrlStHs3TiPxl5ZgXXDMMdM8r5ke/ILNPihIWIBkVFgKEE5GyRRJlO1gM",
+	"cONwLlKayirYoigQBhsfL3Le2OtqNZH8la3tcagv3twD5o9jKdNmYYzYASv3pOXvLwOGY5nutQxJRJic",
+	"8K+63afRZKoPd7vtcSODOxPyOsapEAPmz0QYLWa+p0+qAfP1bb7HRJKJdJ5GSl+CcKetc3xmyuwWoYej",
+	"O82RGlHmsQRKzKyPDU5njBht6tJtVGU5RhgOqthqxaVesSALI7t5yqr2K5na1wjUXg1sMhKBw3BnLGUL",
+	"GGCL6aoYabH4q97EJ9MyhcowtDG1+aJPle3rcxTz5G4YplCwtP6O7/TPTrJF04RNTB9aLBbjjMlFtv1d",
+	"4WIeg36u6l9oOmWeCiO3UFBvFqW11jdLxRzCuS68AjZxe7vMNFTo9UkGEFByDOV4OAgA6utT/6HiSRlq",
+	"vN09HfadXj7D5dmoHLHqFVi99FCBJ/8xVlUMTEVdZxb6BtoqlTIza/NnOSL7F5NG9dKUs1mUYdQHCjHV",
+	"lFdk2Mx4ehfKZVLXDv1WLddf0XU15kT+juoHTSLborxYBB3EFmMDjyk9bpm5AG+xla/0BKzNpXI620Gf",
+	"AQgLm/OUz0Qm0lbZVuy2z3h7/OHTUffz/7dV67YDU+pe9VTifbdSxpc8jtWbRRZIDMfvyyrKTfI3PbMN",
+	"qQkzmUQZ+NGXA6qPLXC5aDWugt3ez4FJOLo9lRovYoNh6JBQBRVSDKIZSWVxnlS2rgQz2fcsL6rTrY31",
+	"CsAOEEj39F41NYAi3O9FOZvspj5sGqMv8PY7yqTLamtGtXohof31Vzl6WuO1uCj6wKIEAAUHxr6GmH00",
+	"i5KJ5+w0b70uxGNmWSvP5KVj3MstpJRpNIFiUmP7s2sH6QaPP8SQtwifwGtFJb0Fw/hTgycyWc3kQg2D",
+	"jA9Fog2A0G6G4q/3PI14kjUGwIDfQJKcmTYuolA1Bj9+cIpPIW2r0e/2j9vdw3bv6LZ7NuidDY5Ofiim",
+	"DK1d0x90D39wtIdgylPIpjvObbSGVo4aBcRUbJKDfk09MJ7LxmlwJk5OTs/ap0f94/ZRNxTts6OjUVt0",
+	"T8dBb3zW5eK04TWoTtbcngevGu9hi1+9Iy4BmF2hdY+RisJIQc1AxuaL2RyyrSx75lTOIDTAdEe9nAsY",
+	"c3oZeV2IdGMuUjaVCwX0eH8BQWeOpPxYaPyJfS941tbvMu8XijAnym/V77h6x5r67a2fkp+SP/2JUbqf",
+	"/nRh5E3vqNQxyFkjlhxqHWiO9CYkesUieqWiGLoPIcYomzKej8b6YHQYZOTqeVXQ5bbtMr4IldwoYc9F",
+	"Cvk7zcVc67pX765Zv+d1u1220KcxdO67q+fs6hWDUmg+mwnMvniR8XjFmhn/aCwhOWYnx//D8icdduFJ",
+	"csygML8Fxd6/skttCKYr9it7ax7JfmWvCtP060/Jr+122/5P3/f0iv2KjYmSX0Q840olXG8P9qvbcLj2",
+	"2TU88m0azcS1SOT9I7qo51x0cct+ZddcS5CFYm9ErDvNnnNF1556x3gpzin67/WnXod9d/HswmOPv9PD",
+	"pMZSpKFIF3quFiLVlkT0S6TNDvZcjLhYhOKxB8uz89Pa4TpoBIdhX/TGXX42ehKchifieHzED0f9oBd2",
+	"xdn4CT8dnQTH4ZHjIgDJUiEe7AY2AIS77OBijXYF2UxaTieruqaKV/PmDTvsnZy0e4zH8ylv9xkBm1Rx",
+	"NA5h6odikTrnjhtCNKtle7zWtKj83KrzZ+N5lne/6tZ/u/BaitFUyrvhIo0dJ6z+SnUcKhrr46x2MtnF",
+	"Yk9HsNYBkhvqLom1oOGgIaBaSgv4iPfG3eBM9Een4eEJfyKOx72gOzoLn4hTfjI+Do5Gh7x/1ttyMh0N",
+	"Dns/OKg3g8abRQYFi5illqrMRNEoWRYOnu7oODgbn4r2Ydjn7aPxSa99xp+Idj84Ck9GPfFkfNhtfPb2",
+	"6dCZeBKeBiejY340PhT9EHrDn4xPxUlIvRn3RDfc0qHTQbdf7JCRfRhAApYWEX6lzgDFSrknO8uWzT05",
+	"GxwdF3vyjFQkIn3bswMf4A5aZzsoIgZqZaPWcxclIYiMKIuQdGevRkGYId2gNsEImKCPAwOie4N0GA2x",
+	"aE+N5tC2mkMbnoUK0sNfo780Cu0QFdqShP7RkcWNp1dr4m/Q70HelCNJG1UHKi4w+6Rn1+tP6q0/qXDc",
+	"lh5xcbv+iNPj8hOqzuLG5w8lso+K6T/94YHCsOTCqtbV6+JIKpokWCXMkCxKFX0TcZQApcF8rpgSgjJE",
+	"4xhoygKo5GOGXhLO4uogUI2NsN4qfQLp57cz2cbnM7q6qqlKiC/AdykrH2smm/1dW7LzCDKCM0k03ohn",
+	"fuAXLM2tBStlS7doC9WWsGiTESBxUoGcow4MkKEB0fO51Md0M4gF1BFCUT5wkDsYVQ9kj9mx1kY3dKkt",
+	"f7x493qbNQm6ZvjLjMc2jkCX2bg/5JWYLDQtlj2WCNDnEULq3xncs3SrW+J6Jr5E8b1iwKBj0xd2b6HF",
+	"Nlxv443I8tAuOCRUDuEl0xyq6txZWLDOmjIlMIzWTvg+Dj/Lzo3GW2pGlkiQqd2E/Ge9INtB/ixZjjZe",
+	"gaGiqUSWhwWMRyTEAeJ5/ZhqVUsb69rB0q0dh6Q2i6O6h+BQK8EBbm9OTgYDxUMsylxwxHVsRBcGcRee",
+	"sZxHrBRmRD51AF5rYiaPB6wOVhfOvd4gSFuUAk7JILbuKs80KpbyO4dLXeLZC0Jhdk60nYoKjXunPh9i",
+	"HWiO4U3mPQMa6EQCNbdZUM2j7hnmR9HuahFDHwLpOb+X86dqcCR2Q0CAsMlihFUl6/Q83e2snbmHabdN",
+	"TEGS9R38Vq/NBD3Xlm0aTUnFmlhHBuvZxbnTq+iccWeg9L5A7mw1lUusZ1MO8gQ+FskbMQKBQwmjgcaF",
+	"Is5ymYiWhfexsq5TclRs7ixuN0q9ugqmsi4T4mueLCYzgTA0xjL1CJLSlQX6MOYU+WwWAg/mCpMs5J4G",
+	"uVS1OKtJmKfL6IdSkRLxv5uwdavjBgqckMY+a6cmKrM+HvSL2eAg1XOsyk0Bmeb2GEzLRGywMHD3iAx5",
+	"QPStFjDozUiJ9J48pQPG2SxSimIlOW88cEYZUQUOUCsyDV4XEDpJ6jewbhHJqc/EvUiyDntdQFwxeF2J",
+	"LAVoEGgW32vHDF8qPmYpMpYyRCKGlQaZ1BTbURIxW0ylrPtkUCUoWuLvdB46PpvKcwQASmlPO9EPGYeW",
+	"Duc8XwAyEcb1hFHJnXM3r+nZNVAUVWXTep/kx0uxTYh/SqY8ImUAQIdu4FykBaHUYVeEGB4R3ispZYjk",
+	"WcIB0ati516ZjMJFnFXG2ogEcyPwM48zkSYcloQhN/DYQuFZrVeC1r39tVxtQJI1HGPspVyKFCCwl5B3",
+	"oPdJGE20LP5ZRhScmq7mU6GnF2tLTeKKizDPAUt5O89cVbZrutWEyaFW6HKbDKenBufj4VbUbpX7Oabx",
+	"5xqXyd5kh1TTSuF3WKwWvSnDc0XgnndxS5u+41r3SdgXZWeJHKME+ZQKzDm0TIgplPMiKtlK7MZRsIkn",
+	"FeaNJ6a4Id+MdBwg3sXuhmjBBVOZD4jCEqpN8No1FHtMkJhEKhOpPiL1QifdxirsKZDKKKpszqZUCVoP",
+	"M1xQXdNob5ZPW3JAbK82IdkpabN5WRVZly6TawHPwZmdwhYreTeqFrIr+3N9i6St1cS9QgWeO0FrTpx1",
+	"R4JX4xKrc0ptie/Xs3MXA/xcEbE5+F+qKlv8UpT964XFy57nL494/wFC3LURn9/Fbb3deft5ve7mm2tv",
+	"8h/iWPsv9WT8fu6B/7Wm7jf1+Y+uPv9+yuMfTOHaTZPZxp/vajV7cdCWrBCteFRy1X8pV22FcvbFXPuZ",
+	"xATnnfj22Zs5/9fi9+Hdr/I1rmfSr1NqAA8mQrIbkCMrKq2sy2tPfLv2fAzreswvato+lia0OuzZA4wZ",
+	"5jtaPIg5wxdRimbvEaJt6rdZA9ccGEkIibYrtpjHkociBNa8QM5XRf41OMC1OVsM7rKLhC0QqgZAngSc",
+	"A2OZimiCCClZFMfMp4rxIb7FZ1GoO3XU71eUULOEz7RGXBrRg58W3e5hECWh+Ah/ij1jyzmCUb9b2gBe",
+	"A48D+p2w6n+Lw5orpxypaQ5eWmut89yHSf5MTDNY1+E6WwJl14sEHxEZMpKdCLi8MslWBSGXs3yoOMtd",
+	"BgA9kXDwAEdEigZUKIoddY/cUvjtXF1fEmF7xe9yR+E2bbOYo3FOBxvcEXOtR4FoeHtxe/l9jWb6UBKc",
+	"i6I7CdLFtAnYbff6LVTj/TW/gF+k20R4OQMmt8n7RAtNeSwa63O9EL2W69n0etYMDzZMsgEBIG9V7R7e",
+	"yW21Wf22B2vOppCyjKu7B6ngG91W1yIQ0b3A2mfMo2FQQN70/9m+iSYJ14PSvvn+on984rdKCjLYpUXm",
+	"KS3BLa0VeLfAHkWdHJATis7t729v397o0bSRgsgAzGXAGARKMCOuaQ9QZEc8uEPq6yi5a8cy4DHLeDoR",
+	"WQEujDWP+v3WOaIVOPoyQg9FCQvFvYjlfEZ1YyUfWmGgj57se4RXqXJFlpiiu8p1ZK25rvLdXnP0ZzIV",
+	"BQr8zZXLMg+PAeudvn0LmNfWQyYRy2GJ5L2CPp2yCbBuLz+UqQ3nJibrpGZYnHhtNqwc/jljm1GdIT16",
+	"e2kyvSscjlO5pZlEy19oDzitl4wIgba9bgNgWLEd6wNYPdVZunoG+6t+hp3gZ6qvB/4rxE5+pCyRHsET",
+	"7wPCvDv8sn5vVAuRjMxcQokMCwX9ZxcvXl49Be3af3v1+umL18/9c9aFXesGVRPZRiD2B0IQu62qHl6K",
+	"81WZPXUBxwEkIEAhY5RUVm/qG1SUyXRVhYheSnVeo79xOSOBCFukWh3Xynt+MwsXKc4zkGv4kC9t6dKh",
+	"vZThBMiY43IE8tz6C2GVb7qTF5MmCBTaIiTlWed5znZ+eTVrjZPUvWYeasvKqTaNwnM2JwxkyDhj81SM",
+	"o4/QMhNsP4U0QB5kIlUtsN/yolLXgjP9I5xYhT1FINUZAiHvXm+62Vt6ScWyFKDdzUFaS797mxfP0jXV",
+	"dbyUI15HkYBYX+kiUT6pXEbnIRIHGrUd9vxabYmdUm9tjZe8FtTKzYzAN8SHkPNL7lWIC/l6hpEEEWSj",
+	"TCFE2y8yEX6H+SFfDeV4uBTizi+oJGOZsiZPSHMwEClaM25pe1XcxStAeMP7ZzLJpn7pJroYfotXvgs8",
+	"TPG/SXQvSm3AA44EWwVCovO+CjMAXwWdVridQ24dxXCTx3rt/hPWVAbYHL6F5A8DKmK5Ep9sO1adlle4",
+	"02CQSm3xWJf9mb2SiW5Xp9NhJ+zP7GaRwE+wtWPr2NSXJBz3jkwE2aS2eSdbcni34BPz1WsOeUSfvcZU",
+	"LsgRBIYRPK8MdblIzThiN9r9w+JoHW7LKZ5FySITm9/zCq4xb9Lt0q86PivBbW09DWv30jMwrpOghuJD",
+	"jrPitumwm8WoHfIoXjHDT6Isr7MERr/QPQzgUlB19fTrZuOirDwFbgKJ55+529YyEOUJVEYZFGpldWZV",
+	"0Jj1p1EUx4g6cidW8HM4i6qPnpu7KK4sylb6B7R+gYZYH0M3f3vx8mVnVgVEvAnon5JCa/C1yw9+ME/A",
+	"2g/gZKtQKMAXEpkzPuAZj+XknPlyqb8z/PpaNV/JhTuddGMDHr0d6ZBYAoqMAA5VgBkX09JKsa+noZog",
+	"AH5SxVwVgub3TK/gaF/Bfl0mX0ohAC/c4EnexiOgnAb//kQChdbXLnjSYM3wSRB09QP4GxNcQJs2sVv8",
+	"0Zf4loX9Po0ysdlUX6ZRpsUwDEXFBKAiVRdWMaR/8l6ky1RmQttTMNE0rSrP9Afnqzlj1x19NWKmekBM",
+	"syp7nvGJAIj9B/BacH2fARC2ELFEz6n2Q4+v0owvKjzFxo8bsmZ98g6dRQRCa7zKEAgAv/IXe5MxcGB8",
+	"WzBr9R7Izd7ldW+yZQzfD0nYelurUfObDqxwJhEjquUBUFNOpkMgvwW8anbJE8TlWuXfPlKMKxVNEn3M",
+	"syhRmTbj5Jj5+u8UHYa7+F/LonPDMq0DbXlLVq7By6vBszYpZ2peef4b4MlAJmphIZAitba6m1SrxkIR",
+	"LoJsJ4zwnJSkcMBtLTxEWpMi6HE6xNQErUpNJqmY8EwAvbXMKrUqAvCuw/Vtf/jU9U4Oq41ogvQa/jb4",
+	"7+bpvwkOvHl4jSKQQ8WZKbYQcaxJmx5wHjPaUIbFx/rXz1mX/KE7LIA6BF8TkvQHbMmjDEFYUgY86Pc8",
+	"Bnx66QD5w2mcU+t0mD/nWgb5A5ZIOwVQBseapgxTpoYYH9Z+jvhlSGQSIbR81mebblerY+MGA6gn9uHd",
+	"Q1N5GCXskm69MPcU3E4VwNxuml4OYg9tr1y1O/IlIHL3Gnov7ZvCxisvidLqXluOXkliVMmlWwJnND0f",
+	"pwI5XCUMh0GDrOzhLWWnXd1XyqOczROOK3Rjio8iWGCRJN09YJyNY555TPEkyqJfRMjmqdQNdAoswVGZ",
+	"8JiArNrk3GGxnHTYjQhSkSmPpXzJ1FTEMbizeELZS4FU2UEm70TpJAfadgZ5BSEP4BzG8AAFEUCR0uck",
+	"nOI1hDF1phiUyTxCghfUyUfCJjNcmxdyLYX1rSP9YSTvq11vO2VOwhspKRwDIrv7BkOe7Rlx/VuUhG0L",
+	"jO6EPAkhvshewKFm55FyJpmnkwXY2K1yYvtu1a33GNHansaIBUu7BBoQFmNNxFHlk16pcTQWwSqIBcW2",
+	"z5mfTaPkDiUgZ4gBDAZkygP42ZR6+eyAPmE1F1yPlUzJvcQIOixXvd6bdpxaljjHV4sRaKz+gM0dlYED",
+	"Lw38ot8nPuoLCp59WIP2MeBJHyKzL9k08JWlQPfnyCIDLXR3JXyrX6nlNMVWoRmu8LQyzAwMGJI0COZv",
+	"HAKktYGW6x/Ex8w4+ql5hn5WLCslkBL/qtCmDElHIX6Sixt9OzCZRYneVgo4ikQKQegmD1KpwABQQEzP",
+	"OJtL0KoDnrBMYIZhMMVFpZACXTEep4KHK33W7BAz3IRXb+nePebuH8Dx1WsF1F86/hKxJHm4nWTRbhcc",
+	"tZLTHBZ+fgzlvhSQC9UHhyP8tyX32TxmHLVieh9r6tvwxGW+Ev/yW3+MjL/i+fbVkv1kHIqURuKPkOv3",
+	"DtI8jT70MOq1qxArnX1IvPGtYtZhbyidxjl4LTvwZoLI61pEZafknZ50bn7BYmurF+othMmCpBvR5nQ7",
+	"1FsHvf1oIOrXp/W1+3hSSqPEAIacG8IYVC4IiByu2p8pvdqjpRsA+/QBmdWGMm23PDwgC63OwqN8BWQW",
+	"BAsc0mjszGoJBU6Fx49lIh4/JgOFfh3kHiKVs4CSuMbK4zQUqadnfCap1pZIOaPxWOjudNhTl3fU6Fdh",
+	"lGGK1QpJ5iCVfldPh1MjXKHOGvbMuV5KCW6NQRlkGBMFQ2TaR9IobeS8J88Z8SJkzhCae1FVoTuLze2e",
+	"OUDNgUzGcRRk/g7JIjV7HXN7HkqyOOcpxPkxPXxth6uMr/KFcA4eLsWafsYnyveKXljP5sHKdOYj/yGh",
+	"eeKRtwRUf/0ID1za8wwzC7R0gxi779F5jDSvBguUdh5CQVMwPgkJywFShrVQUOAiEx/ncRREGYpiqHwC",
+	"0Aban5Sz3/TnUZKIcKhVn3Esl7rxICmkyoYLBZRERjAM9b6AIK6c8Sihnp3bNMJMzOYxzwT0wWc8VpIS",
+	"yhTzf2r81IDTAprSMYX3A4a18j4qa9EvAgQulKdp7RMh8jrsIscIMG13os/n1iNY7dPcJhshXD3UVuIw",
+	"i0Q6XFR5mm9Eeh8FopiLrSB0PWD63jZQElC9lLLcBE6WbR0DtjO++5krl5ZvFshQaQIQAyRdJMOZDMXA",
+	"Sna9rIAX/9MnGKchkJR9/uwzWF1TOMNtsbPlAkY/i17M54zkCwgAILgkyARaYNFuJcmFxV5haGrFPpQB",
+	"GlKAlgaxS9bkYSgwJzlHx6UokQ0CWx99q8PeJAahGWZBbzlTM4kbj2hVf2rghqZ99lNjQPtLyzXyZus1",
+	"dSfm2Tkdg7AUcTyfXr28ur0q+7kPPtlUts8H1OU25sZ/0u377O8MQ4Cy7RKf8SyKxQs9J3CcVo+11eYo",
+	"dD4MxRwzIHbMVocXPoWb9GG5NdnavGdGhGn7vOaVvmfvt8RV+RyhiFkUYl3aQmmtLNb2pBNHmEcBuBPL",
+	"+E9654Bz3kHBK4cIdm5fukjAJ7EuRHgSjuRHNuVpIpQ6h8RsqOv/DdpSCC1WwO475MmhFMoDPCCwMPUg",
+	"6ZOk+N7jrsNU5rwIjoMKG8aUheE7IuVy481TGSxSoXe4/6Du2YcOubZ3qzDv5lGg3E4i+9Z+aPpRUDV8",
+	"fxMjPmpD1o2+AMSN0zk11V1vQ06Xv059vN67UhSg2z778H+abftnq5rkL9cyagZf0YyuYbHlwp3yyPeU",
+	"RCB+4BW7yKANhRgbDlXWPOoe5iUILSpHwH1dpHCrErhasRxFcZStarjVXDWnwtAVaRvGC2jSAxHFAJSV",
+	"sHc3LJRxzFPlsW7nuN3rdrsGbmgyzUyYLspR9SwHlp4K8ySqtSj6MuViBJ4Km7nUM9ULFMPo1O+MZDEb",
+	"Ud5UMEcoJlBHK6Tk5VtCMcokQgZ4bISpY5RrXBG0PZgFc0CBUn6H3cLd45hPtFXkY3beUFsKiQCmPHxs",
+	"IVYLj8eSkMJi22LcrXknKs3Hp5Gax076256x3UIdzH4amKkNcgt1QP1ar8sBFDZ3LRTgYYBrHWDYAhEa",
+	"Ds6tmpRpuZzv1+yb3LOtMp6EPA2ZvgMZBrRwFuEiBb+imCuPpZG6Y0EaZSKNuJenfVIlEKrdHvgjZjOR",
+	"hAQWh1ketM537YxRYyvShG5fvcy1XCc7GWwBog+KkkzuhMBYZbZUeCaIDosnpIUKpPrQOuoY8aboKAWj",
+	"hbIvxpDGJBOs54HkcajKgl3AnRsjlT+2CfkMJq0Y7NhHqmwatqiSXu8jMPQA+gp7ZRWJgjrunuC9/gMG",
+	"RuVkJrsvMPTw0vpYIFybdbaXTUZ/r/VBNQD7qJhv4NZbfedOiiYkJQ3FrDKzYaMlSC47mTIwEhz1g0pm",
+	"IzjBHE7EwhmAryxM2mG/SusqGe77FhaOU/mLSJi5nQR/5ak6EYkWDKJtnQSsCYnh+WfkuiSOblJqM8li",
+	"gTuDtF1KKrMYbpDO8wDz0WQdDTeUuH5Xl6LkmOMWvgK6g0eiPrSpuS3PJH5FZSzcmK9A1oD1OH+Q/loD",
+	"81jWYeGY1oICxAfiKFaiKFJxC2EKLhLW5AmTLnKiwW8ckCqIj42UotrGyB7pHti9KgMit1aHXWkhBg0Y",
+	"AWuMX1QxfCgjdFS1fQ74bcqjcWPsu+OvF8nudqXjvqtNotXrOUrudtGVMIvVZ02TI0pprTK1eaKt30I5",
+	"qk1nMU42U1PeQphq62VrcnS0uS4Tj/lVvjm47hyOQ0K5JOMKoxcTiU7zTBaeD95eqg8eYjOHWcoTDGpi",
+	"bMyEWvG5Da9h7q+Okq5UJmbDeSpn84r8gRd5vptyNkWBQI6NZRxTjV/JzN0h7JDxScVQvwP2o36X6Z89",
+	"PP577eOuU21VnGH3vVvfuQGlYINn/KWU84f5xd8WvOIYlo+lnA9sQXmNf7zofpbJuuuZSjsVJAbQsjxn",
+	"0Bfrh+u4ZJbGra58BBlK5VL/mQrHKZnJCVIz5ABHM5FOBGuCVzCGoVWtDruEhiKOxyq3hgGuBLQ1FJFO",
+	"MoDenouEA9DjliDfLh7n+TyVPJhWZcBRZbu5BCPmuILlspiA4uPZHPut7XGzrUIQq0Dr43OJQwwL9S5Y",
+	"ujWm4g9tTcCJ+ohRKUrrAcE8zP8dPhgywbXDUPeWy0eqArzABUmA6ZZLPBFJkNFPLEJkYUoC97FNw0WC",
+	"v0ebqb2dxJ6vBReCP4BbzayJEsYDGQEDVgXjVcLh6rDLPeDe1oiQd/bT1cKQ5Av7dwQkeZfnj+upThcJ",
+	"4FoOzPn7pcAjNlW8wqckl7k9UJEQrjw2p1QfIBngMSJO4OrLpeEAF/CUk43hyDfWNAYi5OSBmqkMl8Ew",
+	"Cothh9231ptE0G7a1AHPrL+dtkV+oKGra5s2iE67hMLMdWXzmN7KeE7ympcddvdNWNiYOIHp6SZlwvjv",
+	"McALSjjZOahRm9+19AR+oLHIoplokXMgQBIWN9QJG4PcCwROQFhBdpIpYEtJsZmUQ22StUgoGGBM+wQG",
+	"2b1GnGHDh+LjlC9URsJsv/Gxa7I6WbYA7KpHwyK2NHvgPM1Ju7WlQTzWIIn1mYruDTAaY0D4zgTRPaeC",
+	"EdV0fuybQp0orVQWBD79vDjGtkFkYs14lBS2SC1WrbnznAEftnm+27ZqPJoNip11+ZrPVVTCmMQ7jHky",
+	"WVRmqb24ecNODs/aPWauySnd5zLNlMfk3AoZYhTVYlbPiy8gzC9U+9U/9UJ6alDPtFIvsH6kXLfwqf+5",
+	"2f7xov2D/qv1l+qyhUqki7c8VSJklzf/AMANz7oHzOh+ZYn4NzEHpC1HO9DLYxjyjGNJekjeZL3kvkBW",
+	"zgsdY81AxotZUir1cWITD5eKptB4d/XiOy0KTI0zBZPXVI1rN+sEZZp50znzIRlPW+c8IygA/Z4FwKBu",
+	"MEYcxMGH2STfyRCSoH1A3FpDhj5YAwIdMCUMxgAmC4DGnknK3GJNVxy0vli1341E7maqRXuJD07/tQer",
+	"XIfdADyOYyL8LEfnFEpAUHojOB1QqikvPuVLWOduSb2q4JzTfZnKJcXZrb1XYppzhOOT7m+G8bYGPuyt",
+	"Iw9vwYEDxYZAthCyq2rgKhe+4hPx3SK4ExUDCD+iqmJxAClpcC7SSFZV0kMN/0ZchEsi3sOiuf353AoK",
+	"T+1LSrV5+7/mZzna8g4gCZmJzMAm7FHvDQ/Pu+LRuH2onaHVlTXSquZojszOMs067I3eVPiBlJVAqswy",
+	"7PH5XPCUNX3wjkcK8sNAEyEjrQUeNAOprE+yRKI7ujD3+laZY0uXgKgAw31LvN5de589BLXf7xa0FPe6",
+	"qWoT/KNXgl99oNgH/VlMeLAy4Yr73sEkFXOHG2CvEueiK4bWYYMcKw1vm3umWNFgHTJVWR9bXB82RStv",
+	"RSjEfK0J/iLOUj4cc5X5rMlHWlT1jpnyzHqCVdfymK9v91mz3z5kCKbiXGOAuD1Gz6OLn7R7x+tX63Wj",
+	"VcEN3gLEx/YtBGnu0M3bC32BLuXvrPTumgCDqg7IwpG4nsdgSZu2F6E7+Qy4Fytc8TWF41W+212yDHKt",
+	"7ri7rsPtiXf5AJzLOvTFD1t2ax30wkvchfc9ZgqoeMHaqyot3JnVwditnGUinUV5kSSpE1jT+EdlbdiD",
+	"iwDR9sFYIeqTKGH+dq22tSPIIFSkVa6pVzy9C/WSpyQKDOKaOfIRaBKWvQFQo0uo4LhMsNHZD4O+2KD7",
+	"HlNzAZhE7uCYLHE/SoYW5A8TbBANH8MCzm9g7lP19bnTnTIx4nlO2Tp2EFnx/pzA1Q94Eog4JteIEWnO",
+	"K50qareI2t63HSElx7o3RYa2kLBQz7YVoP69TO/GMg3EK6CXqZ52TFABnUVlfDzG4C9+W4PRAD9uo1yN",
+	"wrwe3kTWbeXQg0hfHbZpaMD23C+zdLA3Tf/avmZTE1rV1cnGzViF/fWeUCfIxWgYNYA7JUomG12Om9iT",
+	"dwkJwDqZiCEhSGxeW/mlXj6NhQF1wHfdLm9cX8AnrWp4phWSSRtweLhhfU0VPLlVQ3wLtYPpRKiMYXKj",
+	"qdHVA29CNYhqg7OAEQ8TslCLGbgJnJf42DKCbCg/wsphA0C5BZ4O9liVgmIbS5ewprO71L6wVeY93tqQ",
+	"1U0RWLXPKrPZLjD1rAaEtckBRjTHYj1nPh4OnZkWjRmE+lIpbRUF/uphKMAUQoYiLVEBtGphBmoQXV+9",
+	"eHXF9E+saYOz4mMmEgwxgDtPJdF4LMJz5kMyLVrpBzLIRNZWWSr4jBKTSLWr3uYxV9lwE7rqLVp3DwE7",
+	"hWfPZBiNo0pO5GidfnUWZeCPkqkL20C6rCmXIyDSTC6sb18P9O76yZxXwWHexFxN20rMeQrRdH0VS0WM",
+	"3DtlvgdYB+eQjR2BQ9X/pBsx1Hd9hlIvrVzEkhcbuI0mJ/pFDEerrDIRJ/oFli78vOcugh4XHu8Vl2B5",
+	"ttZXxtbtVo3BdwV+uU3bjpw/ZnY9pmRqTBfdbn9999jKqZ2S9otCoSJx6GtzZ9m6zpodZZF5aWE3c8JZ",
+	"G+DVQ4KljnocbDFqq0CJVFyRSMlrnl1DkLn7Bq5T0wq982guPlRhaCkRLNIoW0FCgnE3RH/Dg3skeCrS",
+	"Z2YsU3XXRhaTo0Mosj05WqSxkzeEvCZr7oCLhF28fcHuxGrA/AvIsIx+4VjH+x28gulHdzodv8P+JlaK",
+	"BTxNV0wFci4Ua/rWb+IxnzI33LJP+GCg2wpUNvCRgET1n3dihVeEsyghs5qSyqXLJo2vhrJhmF8CGna6",
+	"hYghuFv8j2243s8PgA670P3NcfnolfTgGV+hXx1d4rYJejXAlgCPLQxNPunTLJtD5i9foGwsTc9f399W",
+	"Df0bPeKs3+kyxKFjiMjT/Ov725ZhizCsOpRCqnus1EKkWkG9urm6uL78fvjm4t3t98MXNzfvrq59D2vH",
+	"McGwdMlf3//tZvju+qV/rp9rlFmTfw7pEg5pg3kTYnVB2wDpG2c8xG98Nk+jJFOtDnuRKebTcAcxj2as",
+	"CVsrPxVabCQBZw3UJVxDcowNnmnpGxpE2J2GGzl/bnUzangYEjzGmI+XDqnJllJ8tCrlLTsL9ADvQWTM",
+	"SD9yCmRLDVNI0vhn+x1c0sYm5KIRt+nnz5DPMZZGZeEBiHi6Ox/IGY+SjEcJampAJAJ9VIMDa8SHnVDc",
+	"r5XmOQ+JtH1HRa9Twayv0SSc631+3x8wrlZJME1lgnz9DsdYAaGc8bKNn0d9qzKiDEqsKVNpW5AKJ6vK",
+	"WyMTr+JxpNRpEidQGLJIIUGZvmJNALpuebY6WXlkSSqPOVPo5U71JGQkbTwj8vBbnqDFB0EoULVFEgKY",
+	"euen5Kfk8ePb1TwKeMzGsVwOHj9mzV7LYmtY8cmaxXUE4oxi42ajw+JrnbNmv1VadVaKnrPmYQvwdaqp",
+	"a9ddOVD44R+Y0JRPZ5vlpo9U0cfRwgJopEhmvMgHds6aRxjLynV3WgQAVLBWluTlhyu5T0pzSWN4UYiG",
+	"6VHcctpABjqNbQtqYYri2GAfZCCbdCO1zgnRvA6rmgoMa9q5qBC4hHhJLb5KU5mqx4/BLLl+dsnOjo5P",
+	"9eYYxWKWI3oVzAf69f/8rLSuYTIjVAaBQZXwOzGEsk8/kKHwzy3nERbJI74TOo8xPwH8Z+rHD5a4DNIO",
+	"RpwyZzvsjRkOk/QCj2DH3R7SYVmZAM6pVDjIakD7M1pkkFsE0l/rPE4JUSy4EjQYb/kkSiZ62qAKXuav",
+	"tUUFl4Cs85ZPBGv6oFjqxeGA7uiPBnXHb5X4DBlgAxE2MyX3ePaA6ndbtiASqoC06JojhGfhFS66UIea",
+	"hIalRPQg7M613rvwLqX7RGmEGFmCeLqjepSZ9Zwhl4kWRVPB42zqsZnI0ihQHgtloFosTPlSAZwZgOzp",
+	"01jLIVrSjxQbQbwLuTHMrxQSsb96xrVQyqzUh6nNx1eIIMFOup5en+xED10OVMgOu90u4xSWQccs9k6m",
+	"TAl9Zlst4fri9mr48sWrF7c3PlHGmcJUam4ogigUABNCIX4zcAq6bNOho5QFcaTF6Yu3eW8tL91J3qRW",
+	"h13RDBC+oNYxI6EbxjPxUs9TG/6rl1D+1TUkW0GJAPhd3V+U0MtIASyNYoski2JSc6AZEQLOt85zbxMs",
+	"Bxxr3EQQxjljvh7rIfyqNxFuTKAJal+MM5HmrwEXQRwFggIedMxfzHkwFe1+p7t2ti+Xyw6HnzsynRzQ",
+	"verg5YvLq9c3V3BPDo7WqDrSG16DOI0ag0a/08U75FwkfB41Bo3DTrdziJ6HKZgQB52liOM2ODUO8OAL",
+	"eBp2tMzSv09Ejcf/on9BrlF9/YDK1gM+51ApreeriUxvAoSVp62p+UJNtYSJxiQj9aFtxF2uPMgQEASg",
+	"0AVpzaZyCTsxPzesE0HrE+3rt5f2nM4tAR9ILUtHMe9z4EqzRzXMIWr7uf3SAtmAnNMAvFom8nsZ3QkS",
+	"FYvEbVeYN4Sgiqx40WeSsBuBhyEUAzR3WlewnKwYehE2Bo3nIgNc70ueEsEVUpzoCet3uyUATvdkMrPr",
+	"st47Mwdgwgs1fe3OlI2l2ymlb3KsCkj+eqVnT9u4mfiYHcxjjlQQdAkWTxavMTpFw1tv5IfKJI4NSqte",
+	"LXgKqXWdFce1Xm/t5Mq81aTRX5LJQMb/sFur2zmEDWyMckiSM+b4jx8+f/it7PUtRpCpP1PQoOp0Ayi9",
+	"yrkO8RxbihHqa2mUwQVKLtJAhOURhMAVrhqYwPeALXX1jvzTEGQTQGOuolAfN1OhjYjFbA7ByH63f/wX",
+	"PalR6IxxPurX+TdYE1WgJcEmIJdfAwa52jjqUAs7gZw5275aOOaVIZvcXvlGAzOuLhQGslM/9ajfr3uk",
+	"3acH/7ApAaBe4n1n2++zR5sAzIxj3Oub73lB+MD2Tcfd3va7XsvsRa40FvxQep17DWUYLrQ0gpVUPBic",
+	"ibwomFWND/phhePn5+WdMgeP/s2ZOS2QZCUryVzwOzRxf9RvNlv1Q9MsCt7nbfOtPldbeMjbY6Pf6TIl",
+	"Sa+DpimI5IQiBuB1K1+gylK/I+PqDrnyXNEzcKKFuudYjk9224ZT1u+wGyNRYQuuH5KW80cb0RK53NEo",
+	"1E1RBxOR+aTLvhLZVIbq8WP9sc18irYfKJGE/oDNecpnivmf6PsB+5TKWAzYT42FEulPDc/E51+EHgDZ",
+	"qQH78dNdlIT6Gi2u9TX6388fPoOWy0Oe8b98hm4AHkxxWMhdZOUNBXvoLQb+Gd7ksOdjDry2YBVr4tTo",
+	"S5huCA5HNEkkwLUlEh8RKdY+7J90+y1tCJGE900DffLkpenK5hV5biELKo0FFI0iVcdM8MRMEaDxKJNg",
+	"UW27d9g1HUP6Ebd6zVBskTVBSgJcMSbkae3auiZSgIFMJwh+DQkFNW+AGc6XgDO9UfjZR0+4jx4Cv7Xe",
+	"Hvd+TDEoPwKYIQIRK0rIqmzHwScAJcMHFM5f2/EmpT5gT3li4YDN13ZPWVecUwDK6yhv7V3tw3632zcO",
+	"Gv2lmvK5ePwYXdKLOPNbA+bn65irO72Oo9AzABx6vZsMkU8wP5jgqzI+m3/2GE+zaMyDTOWL/rNPdLm+",
+	"XT/2YWhfuxNwbpwwHXg6umLyFcCaerOYTJSWh5AIWPFc8Nh4NiVFX5QPjJcPSzPnBLbpJ1imbafBTgnN",
+	"iW/757MmLFJudCbxMVKZarGpjENK8KBrSdN247rk5LCbGrecwdZbcyHO4wWi4sIWhRuoNnKditrknafg",
+	"7gfUNWd7WyNRxYsJeqfA4+XZ7U7VO2sE566DR9v/uUEBXxkD8PFjYDbud7uPH7sOGX+Acqen18VUhlSd",
+	"tUhCjwSSdezg3vJwufZw9dqrWdOkDVJlIk/oTLJegJ/lqEV39/O7cR75KBb4W6/LokQtxuMoADvDCJYm",
+	"jHIHnE1A4mIvMRVffouafJjTCUAfO+yCjWS4sjgz+r28eIYahwmGrLTxh0hGHkrVdB74cJvf73R9D8Ai",
+	"AM8aRw33daSXrBmGTM7bsbgXMbq3Wi7sK8Wzw0jNoRAN5gPmpybXUk+yrV8sG3vrptVFn/9VyeR6HjQw",
+	"cCdU9p0MV7vbVMTXpadG/5XrSa681RopjxfC0CMdIml1Og9QQwWSTj086/fhWjI3Nk6DM3FycnrWPj3q",
+	"H7ePuqFonx0djdqiezoOeuOzLhenqLqSRV9ukP661Brd8Xa/sbVNeOuDG6RVk2KLXKVlgDBzrlah31pu",
+	"a29DK93HFRrq8L1aracxaJyNTscnQU+0++Ehbx+J43H7CT8btbtBL+yLw/ERPx7hczK0s5AVwcDzwz+D",
+	"fS0jkLJ6Q0zlTFhbCb0fS9p1oDhhKhglKc9FyqZyoQBw9S9Qd6X1ucYA1DlMLUIJCUuTcsMwdf/zZxz+",
+	"3eyf/gVtCJNy/7kY087Shfj8JU4ImhE9Z8NEZkMQisV1YVLxaWadJQC7HN8VisYABbJD6Nsoy+YBw7Wr",
+	"tYMROsGhBihsDI7KS0l3dEuLyktyvT3dYnuKst+8umbHQRGEfkP1vmU2xXO37Zsn8tpDH/0X9Ak2QXAY",
+	"9kVv3OVnoyfBaXgijsdH/HDUD3phV5yNn/DT0UlwHB65HhPSArbvjT+x7wXP2nrxmw0hFBU/lLeBXvRX",
+	"71hTb4eWFuN/+hMjXkX9yaI5945KOy1dJCwxeEW4XdB7gm/KUX/HUqkohv2oP5IKY7fn+u5EjEaTUDgX",
+	"advuQXwRmSgJey5S4KJsLgDL5erdNev3vG63S6ltunPfXT1nV68QHITPZgKDGy8yHq9YM+Mf6QBncsxO",
+	"jv+H5U867MKT5BiRJdFl+Su71NpCumK/srfmkexX9qogN379Kfm13W7b/+n7nl6xX7ExUfKLiGdcqYRP",
+	"ZyJhv7oNh2ufXcMj36bRTFyLRN4/oot6zkUXt+xXds21hrdQ7I2IdafZc67o2lPvGC/FOQWHk9Kfeh32",
+	"3cWzC489/k4PkxpLkYYiXei5WmDlVPSLVlwEey5GXCxC8dgDedn5KWl8Bs+Q1cR3PYu8Pc4tzy5r3Pf1",
+	"QtZqD1bhbAyo2spraFW1MWiIRXtqtkPbboe27k8bm5Pncw8cmq1CCjws+sLPXsPaL3rr66d1D9u9o9vu",
+	"2aB3Njg6+eHhRwDVcVT4wi5yrdCcBQNmjDDW5GAQojHisAoc7eKMelf0s+N9h9vveybTURSGAmpRj3o7",
+	"3PGWrzCVRL7Um/y/3KFnT5Sih249srLBmec1KLXKdet+dr14E1NpWhlSuogjDsk/lSyflPWMYpW+bDkk",
+	"GRjpJxoE+MYyE8Mn03+QkFhmnMgE0jgwgj02j6CHD4pZUCXgPweP18WHUWzGQ9MYj/E4Js4C9OS4zqa1",
+	"RCMncc5ktYCjySS0dNiGWNRriaw44bmT7gn4texpysdg+1kANTxe9LuiexHmPUoFIfJgHiXiZaUr39Im",
+	"j1aQzaNEO0qUALi1ewHHNwGGjikI6MysxxDRGxIx+UStW1ovI4VRLGVUc5FBKnwN6kB+CYHzqb/rZqLq",
+	"+2URMH1uNgZ9W5X346cy5H0jm8pULkCuryGEt8GzAZlFMsvkrL2YYyZKxlT0i2BCZdEMNBOMOOJ5p0fE",
+	"oJ43AP9TTFaNAtZRA5/SVtEvSBa2hlf+Y+P24tXBjf7fm1cQXgGo8UYw5WnWnkeiAeXthm2Zsledgnf8",
+	"ghS5V9joG/O6Alaq3d1DG43JYRUbP8tRfq6Vm22PMIvKZ6QJXgmJrwgPh8V0ySKOP3t7zMKFUgIwKLNp",
+	"lIZtrYWu2L1IQpmi0meCFx7gECZBBKRuIVJ+Rtq2BnjiwqQ48PKleTkZ94Le6LjfPgy7vH2kTcYzfnzc",
+	"7o+ejLvjE3HKe93q6cI22eYQqRu2BzNITI0WNMqZUhcPvjSrFJ+tm9Z/4DuvI3XHLhIer6CG9qGTiz1o",
+	"69Fqc/u0+inWF2Io1Q5mabZzFaV72zsZHHUHvf4PWpvbVUFBeQCZ8zVBuqKQ/18aqNMDVBoJ1uT6/G05",
+	"80XClcJ06+mw9SE5TIJFTzFAF6eU/Mea/mwRZ5Helgdjmc7a4LpFlB4fIanRBzwXKdzSKoXzfYga+E5O",
+	"Z4c916cQYAjn38IZGyWlr5SPWC+V56490okMKRUskPOIQMCdWgu/c1CoR7Kk70iHAFHC/LUQShwJRK3W",
+	"J2iycirQIPlqmUASF2QvYGoS5o2EAvR4kzIZGppvDD49fuxU++aYLUu+YlEyYHagPRbNwI2v+xdGqQgy",
+	"hpnMrQHGCG8N6Y2WE4DIRqnxrFk+7VsWuZfSBoDtSCsMA+bPwzEyOgUfIUgxz+Dfj7HCz5jY//Oc/hHw",
+	"7ySCm5ZiNM+nAAHRITlCMT/7CKG6GRJIqXv9T4b/QPyU/o3hZTP4Z5rZf/U/K44fV7PYL1GfeaY8AEi7",
+	"gkXMU6Mb6fX6SzSH13HIV5z8ov97Cv9N4Svg49JPQNpepFpr+uKjgKGI4bVKwn9NUQR0RkVQ3TC/o4d4",
+	"1Rxsi8SGfGG9gZzGwN93UcLTlR0mDBuK4M4WCUQpm/FJFGCNE2u+ffqM+f/z9umztn/O9Cx5TM8RNF9P",
+	"EjzizZt/vnrJfnjxFuJimIR+zt6+fu6xv769eu6x5y+ewR3vxegtFCXwbJEK1TovzppZJxj4eHf7rP3E",
+	"YuG8fveS6q7YJWpnGFcIJbEkQfY47Ol8LVYOjx2S4SxScBeOzRUgveU72dzZrI4OtM4xlRZ2ARHlGWY9",
+	"2GMivYc96pRdOFsctDtMGMSQ64x/xMIwHzu2vabAQKlZRP7eIfPnaIUiDp+2Q7Fzt1AZDVhNBmBizrNp",
+	"W/Exla2OuBJUwwzkJ7jtZbqiOLseEq20AyS3h2VOSZZKN+PI4HP6HQzNQMnPC+uGRuQxIzkmAhioLYl1",
+	"WUaCDLuw0wD34AcXEMxEkJqJxA0KvO26o63zUvazUG7ycyzAvsKXYR5VlITiI2ZNOYF8K+aMY5EcstC+",
+	"ZzJFnx4tnHkqxuSiK8hNyPxfyyqsmtQMIA7evruldMJyAMotf1q3jC6hqODCXrMxElVxsIJXaDfPjn3H",
+	"M91zPMCrdKg3dQd1p7E9FtDbzxwrHN2kbPfDQ9E+4sej9lFwErafiNNx+4x3R/jL0biIclB2evVPBseH",
+	"P6BCrqfB2him7k5bfMVa4kIj5+GYSvRIo/7XYZuc3viTW3B69KTfOzzU1kvpiZDyGKj74qPQkSBS1cGf",
+	"3Ef1uv2jI0gpNNo1qEF7JK/la6gue81e4Rkl65tf7qvo7wUH2zsSIHgwqZwIhva39a45enbBteYq4DWK",
+	"+QHqe/X6+a090dhYoKvJR2cEFP3A6e7g60Hcn7vat0xEG4VuroajkvpMP4+lC9CCbm6un0E+ngAsv9bA",
+	"JKUB4Jk/zTJS+eBP5Z+zd9cvyTkSpALKhTkU1SyUSAdzrtT/9VsFAC4460HvNcnUgNogDTtOKpSMgWVY",
+	"6sPE6Eda19CWNtQCNpVkT1/fsFSMIqTYtnrIVMTzFoJyvXh7f4Rxmbf3J4zH0Z0YWAS/Zq978MRjvdN+",
+	"p3dy0Ot7rHem/3xy0Dvx2DjodgeDg9OWB2C9QGnQ7PVP9S2DQU9/HSV37VgGPGbN3slZp398hHeKJ/rO",
+	"XtdjURLEC2hdEMtFaHOQTMcFlr+laSTS9iTloWCvL251y7qdk6ODXrflQQA9vdf916YAcWJiVUsKEPYe",
+	"mg0BV2guLBI1FwHUsLNmtwP/r9vcYpnefhkl5+uxac84wOfq0wc59+OYLBwl1ubsWuCJiqoIUifodxil",
+	"65iUapjaqZyj9tfOwfmpDBaduwssLEPNyAIF6PnGNpmimUqNzdgcqILAhtA3HHYZ1XGUdBfseaE6y1+k",
+	"MYSsOfZD2xj0JFD/EPO9qReZ/nORCsg6S3BfYIaN1sKSdv/jRyTIoFQ0j2VSMoggpmbIMC2tLReZh3vT",
+	"1qzkvWoV24cSYWjSw6w6lAquJDAT+FjBhorae0RmosPJd4ADyTKNkrFIU5fXFSAnlJjA6JJh++76JSim",
+	"5ywa40BMwKpKJFsoqIGzSqTR/AqtXlPTtdGZN6vjKsK+e8j6OaIICmWtkZKl0b6FC5rGFsndyUb1rkcA",
+	"+WaJf7PEv1ni3yzx/zZLnJQ9srorTG3C5MlF7/7G7AsQfTsas9uyxAwj0GsCccsV7CvDFWTFqJsV5dhb",
+	"4qNuT/uob+wtqwA79USQL2tqiWQ6OcC7/hKFfz7q/7TodvsnuMv+rB9C8A5wMq637DV6HcoH57vrl24L",
+	"K5vhtmDO5yJVB0BeAH+D6blPFoedApySvdL5/vtM+NJAlg3voyfHpye/remNSkFBjn2zwX9DG/wFKWEo",
+	"ImAjctqGX8X8poOk3v6+RjNMW9QVljRo43MBlugQn1UsqsGSE6coGhgJ9BENq3aADkfUf/kSe9kUH3mQ",
+	"aas7X94+Xu8VVeMBq1V/W8DZQcg54CnAKogilo5BWiqC4fgMwXK0Me9cPsRvDbiAH8BjkdSNCux4uGpn",
+	"EvizAzmb8SQkhmwAUogUQggxQ4fqbiLAHsGKK1QMQWS45o9ltIRKvVymQA2MYFO5SB1kJCpdctSNLIrj",
+	"9dkCt2+kWBipgKchhfAuSSVM5BJ1A8fCypUrIAMgZceq9Kz5H6LSn+cae1kVJ41jsEmbbqENUFikhQGp",
+	"1vQcLe8cPfhpbklWq28tXER0UrCmo557qCO3XIeRpbxABZ6naXQvSJVa36yF4C/gqeTxX4jyIsXpenj6",
+	"IVGC78QkSnKBRb77LypaUfev5S1BaTrJgcA+oyfLs+MGqJqxGGcGjAH18xqda7uP+7PX0Kdw6b3aXLL5",
+	"KPbBX9lR/xANCgcbZuAPpT+h+qj/Ye1/srfvbln7e/aoKJEHLF1k7dO7v/eTs398vD0avQ96L2c/PJlf",
+	"H6r/F548m3b/OrkQx4vX0Zt//TO7vP/uETxkt7PiEWtDCKo9QtP4/xYmgD3aqWB//Uw92GUAHpW0Q1eD",
+	"7HVzDdIKjcbguH/Uf/Kk23XUvOKmbhhwOTy2tBq43+CVHkDnXhVmXH6+7gps8MBxanzZgt+UA35bPFy/",
+	"abFfX4uFOWC86Ef8yirswaeCAPqMsDA1EaWCYkhO8rVsq0o4RXZRQM8h134dVuNm/dJjjx8nMnv8GHOt",
+	"cji+zKqMS64QyRKURoNPCNXNUTKpOnRbNm0c/O3GuUzK9e4KtAdMq6SJI3x8EHNwXzsazwByxLD0lyjn",
+	"Cm5xuNQ62ViTO1EA19+1nwYEXkL09hlfUtEB7TowxzJlo4LT0yu4FwEe31EzrS+tzlPIco8UdOZOiLl1",
+	"SIFOGAt+L9S62k6mD04thRUwic5V52EC3ySG6r6sTI5EANVmJsAJHP4Fc8BeARQEOfyctUIMb9WAcQoc",
+	"6XMXcKbwOaHbbqzvZstUJkA5a4qh8XF25ro9rSkXRCKMlXkrLOIxPCqMxmORAqxU3q/8QYfMHxsZ6bsc",
+	"NZ5pXpsnYdtaLLpRlH/oPvCoe7SugeI+zAXOdwSJXUrmrzsiim9AiPZyKudBQby0LAIrIXGTlldUl8ra",
+	"mHvabQGdxlqCXfRnd38X823sK3CjVLyk+ti0UqXeZN8l2ab7vzHZ5ndLkUnk8t/louse7ZQM/syUFf83",
+	"a0Mu+FoB/JkQ2Mp5N7kFbwmmSvLna2lQFZoTitMKzhn4fu1MMicbxZew2UoacnzwI5B7AWkT9MlTl9tO",
+	"eLFRVpkUD3wzS56GytU0OuyvFgTawPVAirsI4Xw2qJ5yvoKnlgNNDDqGGNBrPpLCGR4raSBSoDxKd5tS",
+	"LeGkw9N7mQhkbnaeTEgkqZgLniHtOrj7zNFVGtNEslgmE0Fl5srTA2rPa//p1cur2yufNQHsKNfCcgCW",
+	"/FlOhkX3CNF1oZL/IbExXAGF2NjWs9NJvfpdDsPC4XJUt4rDP7w0/E+y8XBMvzBJ0Kuut31l8se0JHRf",
+	"MLCpRxS015quqSNXrImxaCtJW8RfaitZkAVJcC29ziswjNxj1KFKjEJPa7HrKidotxvlR660InFWQXH/",
+	"erv0ucj+g7Zo91uy9X9AsvU3cfkVxeVzSMv8SsocFeFvhMBGz9EjlfNQ5Fm6xB4LmiawU3hsCYBQBEFp",
+	"yO9z6Ml0kQyxMrAMh48FknPi9uaUtkzo+J5FuG912DMo1Qd0ASreb24u2EeSHiDvI6+Gwc3rsGu5zJFH",
+	"sWciPEfZzrHPhghxVilPDQFQddH/dzTC+1b9w5Jp6L2+5ULE+29gAXmBa3zjkGDalu4cICgY0Q3jmctu",
+	"8zGXCUUG3a38uZ/WSmvilV1IhnaBACNr2mApPncTTDDgN3jPVzgyDHlDXnduURNwUcFB0h2diMPxcb99",
+	"Fh4G7SP+RLRH4x5v98en4XFwJnr88KjhNfJl2Bg0vrfISwY+IeAJ1MMvkoxoEjGXeZjKpYLxNQoCftHF",
+	"QnOhlL2mD6XsSX5NT8uOIBAidJ+TyYzH9PHw88YT7rA76HZ/yFnhh3OR6jsbg+P8OzWH0ex1vTVgIAdJ",
+	"AM9FarJuYpHdeO1nssNqWtXv/VCNO2QQiaykMY92pJH9yhx/b6/fXF7d3Lx4/RwwNhx+DQPQsM/6e8sn",
+	"NbBBIN/k2OyB3/to/F8A7wOF/yMrds3ZaARx4Vw0l332arKYsDpR2ZNAjol40IF+nos0B34mCLRet8v0",
+	"9iI+HH2PyeUl1ziyMKHa3u/283wdfBEgLl+9fvri9XPfqRJJ5TL/HmMbFpFUi9a5SJW2+eFJEQi5Abuw",
+	"CKIiZTFfJFgNZR+vGwrvjxKG5Ph5XYhJy50hsSZPMPpiSVUz3+A9d9gVD6bQwkgxOJ1MTglV+ptGhKwJ",
+	"YMeJWsxgoBGxoCRgfAPp6kHUJNGmTzQGt4kedSg3aXXYC3OWxYBrQs6iAAJFHFqTDyogClNqFMELD7E6",
+	"xNeqhMz4UHyc8oVCqGIomOER+GBgjAywtl6sQ0KYLd9mwBzUYiYATSjKlIjHOBAGpBaz3M6JHRwGlLBp",
+	"Sx0gwxIGNSu2f7QIJyJz3ozLAXuKSXR+LtV8Ux8EupadC89U7+KFV0+HN+8u9V/P3r18+f8wEzv/7f2L",
+	"2++HV9fXb65vfHRB5atyyhVTIstiEXbY2zUuL9ppB5/Mqfn5L6RswTH0ZzhdTQogD5l/gGBqCo3Y7wAp",
+	"3ewyVNjCVELhU9NsnciQ6BpSc/1kn4kkSyOw4S1GsiERMgk9eEg9UuYHUyQzE2G0mPlUtKGQrVqE5jYi",
+	"JjL8yfh0AOMuoS9TqA8QTpdcMa7uRNjqMMiWI6pDowfT9FYNnsFWWkdzriklaipioDMOCEg69OwwHdAQ",
+	"UQQWw2sAFgnxKTvefn6LrapwgL7y5+N3kOJvRWIsxlnrHJvoLHWM0up9XrELIsVGIpZLlLZyCbUQKjtn",
+	"R91+Daqzk75WJQvEvUjM07T8AfYoH95PejDIuUjppnbPmB+FYjaXmUiC1fBOrIapADjyDnsP8/Mi/7n9",
+	"N7HSa0Rv6zQSoSHKcwHiZRpNoOQNX9bsd/stqkGFEgmKAu9pYeDxBEfb3haG0wHgbfzwhbUKIi0hLl8v",
+	"Eqr+Jb57WNhzkbZBnAEfEhRSuvluBRX5Us7mIosymbJRGomxKiFTBfZ3B5wJ1yk5XmZznkA6dBJlgthV",
+	"JgTgc9P47GnV7oPXsAsdNAX9KiYTlt9kv3o3G6Uijjm7lOkcUYNUZGyFvOu3U7267FNzUreCElDb7zrT",
+	"oNDM9wW45ByATY7Z1bt1QpqjvzS8xvuptIj9mZyzsbYLLSonm/E7gsC7esfUlKcCb+KZg18LQQUwiYvv",
+	"IBDYv9CoWGT74sjclMmIPIYHGWyGy5t/wEnrjgyfz1PJg2lj0JiIRKQ8LltSN0i6mbJwIVgYxdFEJIGA",
+	"FEGVydnQobuA5J4CL3QKcLiwhpPFTA9sLJcAdqpFf8NDc+JDFfG26dSnLTTI9IoqNuyy0VLUrQAq3ZGL",
+	"2uYurYIXil0EM8Gez0bf61mYSBk6qG8q42Ax6nl8odjzWI7ER3ZzsfFSx2gexjyZLBDMGRL30Gb8kXAE",
+	"0YF/pY1zmgNt5Jj2NNBVaa57dl28zjam8fnDHompKPMMhRLIPmDk2i03tb+nx7h+8f1+hn+3bPgfrhv+",
+	"3bLh3103/Lu/meHfrd5raGNv9QiUF/1xadEfdh/qNcAfN/gIti5znmViNs9w9HLF3zwaDhvzwXDC4yez",
+	"TQEkf39Rncrl0ODb5OeY3ltAFy+X1rnRc90YaNPBzvtKTX/AiVHddtzv5db3f9vW73d01TXdaAKlth9W",
+	"tf3D3q4n2+t9XExPAcqgLvgyQuPOAvPqPud75Au9Tv1d/Dq5hn5J+/iBwZwdPE+OKnspk3Ec4eH6DQS7",
+	"3kt2SVzeuFJ29pOtx46sUVobRHqbinEcTaYZGrmQlGS9aWSAgnsFqtPIYDacuQPXzswNdLK1S3Z6yyux",
+	"mWkDHY12bYnAYQdOOj+UywTwY0KE0UgXwrqqOFK4A5UY1TC6OboWNSCwxrsxOJtK25Su5Q7eIb8FcJnG",
+	"RpYppvMskgQSeYv0bJugQfa0Dq9oZmBKzS7cEtJ/bVE79ZTUxWRIR68P5RN/S2PQoyARfbIqcJRkYiLS",
+	"qhjRFbpRMsnmaRSIczvnrqemNPN1DaUDf2dsXby8qlFkwgLNX3ER0oJR5McwKzjHk6ltnFWE6iJsx8fb",
+	"Imxfjgdeod3lu8PM7B50D6g6HVll07FduvsdcbhkzSreVopj5NC3kMpXPyzMFBjB/UgZT/aXHBy5K7ie",
+	"L8G+z6Rrldz2HjOMgcyYT17RyaJltueUN3uOzxoOiyhT1lPj5e9xnPweM8ooFmlEyR0VOpgYkKHyr3Jp",
+	"Y+VCMBV8Tk9HVtMmHX0kJFodlid/VqWU4ZHpZHrhaSCXxYAE+E3UoCqeoUTG9IDYoEYhBMSW0ygWBeJ9",
+	"cqDO+eqcBbHg6ZaARsurCEtQ5XIe4JCLGCmqAovppV+vhzaRjKxY+AovBU+tdRKtIBSl35RFM+RNpFAN",
+	"uol/liMmPqLdi5A+IKAeKUwoscBhIfNNEMR6y01T8iaOBCOmTsDHBrwZKGsxYaglVyzWag0VdEXJOOXW",
+	"+dXy2EhmU7aUaTYF9/AKSOJ9lHPDRaJ4FqlxZONNa2TdTmPw2hXz121tYMkUySRKRLE3ZpHib6blMxmK",
+	"WG+d+ygUKUNvAxBtWrZMvB8Xne6k/cWwEprBSjkW+hSnoHBLa0/F5bnIanzaNZZOTeqhddR8Sdbhmirw",
+	"Ajc5qa7nzN+80etOf1dWFBQAElSmpdSekZSx4MlXSYP8Izi1/jOyWf6QXq0H5MLs4efq7exuaRyHff4k",
+	"6In26fhw1D4SZ7zNT4Kjdm/0JOyK/viQH582/k2eMIpjl3xJpc417BnSqOsjPwzOxOm41+6PjsL20fiE",
+	"t6HLZ+Hp6JgfjvsC2E/+XS6zZxcvXl493dzLTVMYPBG98RHvt09Gh2H7KDgTbX46Pm73w96oK54EJ/zs",
+	"sPHv8qldv3v9+oE+NSed62u71b6lM//7LRLIgv5y31VughzkJMY1mWBEEc8BwjYT6SwP5w9Y5JRXX168",
+	"vrx6+fLqqe+Vk6zwGubjrvVdgm2TT+RqYJiSkOdN2WQsTK4iNZZ2Cb0Cc3AILzVKmVwmoMpFKVbTjaMk",
+	"UlNiRxM2T4srtlALHrcMGX6MNW3FjiJcVSLbco4lcybFIcpyKnuoN8socxzYDfhYS0IqYOuwC1eZhMfm",
+	"CEImhaIJORg4PQ6F+775EXDnH0eX/Ka6/ferbqVmH/UG3eMfGt+UuW/K3Ddl7mHKnD1Qv74uR8WUgT3y",
+	"vil3f4DYJMzGV9bvKJ24PkpJeYl0nV71+qNMQ5EOatzCwAmA3mDwC/pYujnU39HP6/488JvKRFB1Pmpi",
+	"TE0RM18tAT50KngYRwmguouPgUjnmd86Z+NFHBvobqdoTV8Z2ro4VCr1NqQiN9YUnUmH+SRF9TNJAW11",
+	"2DPwWsVSzlm6SLy8Zs9nOCORoa/S1zzQkXdNg/+H9OdBTRrozrsVpOUju19R2rVcfr26NGCKHt4JvV+M",
+	"w/C30wS/nlZWoSd+XSdY8fI1bwCMOwqCHz9VHKy02bTOwWOh2FjEMev3/oetBE+1VQX/4qmhN0W/2++3",
+	"+93+IRtJOfPYaKE3pMo4WDcBn/MgylbsTswzNknlUh8xHb2yzA6nZe8qTGb0l1xR5ACrcq7eXbPeERtF",
+	"cRwhoYnWqvTDfm8lLhdzO8I3mt8OdmzgNkXQTTAeomDF2LnuwBAq3cUiHY6SxqB31Ol7DT1tjYHuAEiA",
+	"Wr3Rzj8uh3yW/k2a5MNHescWbtFFKwcaCiJ3VePKJt4+EhO36g4gnPqyb6rbH8ov90iZiflqGlyWrtro",
+	"idiMO58pCvJbR1uKIPK5O64J8WwIgjsqnSnek3NBdTtUTicLtXTnRJe5XlQJdUVqul4gatINKkss9eCK",
+	"AEPypepKLD1DjQlJYwAqHMnd8P0drXeC12yIGQWKrxTA5iOlFlR3ihSDwdk56+bUoxT4RbcewUaOFzF6",
+	"+KocdXn6QYV3bk/l8FrP5zNogdGP1H+Hl25/NcydwMagt7OYdMZwk5T8vmYx/OFF5i7Zv4WU3/8FMhbm",
+	"nAQcbmA9rV9LyMqlOviUKwUkdrfKWyC3/0NI2zHkuNQJW1ecRllRjF5QuTgqxNq0tj0qyD0YHZkNYWT4",
+	"KBb+OSAsF0VlpYg8B4JRO7o+G4mVJJRdc9vRQ+SokaB/TBO71x5xheuUYc9rXu9oo7umF2/LL/4aqGH7",
+	"u2L/4J7mh9Wc6PVVp4PLJQHGWnSKb2fLf+rZooX5F54sEXjTD7KUJ4oHVK66C8rYUv+RsViEE5E+FCHs",
+	"YiYXCblIo4QFeggGbC4JCYsQIRgPLZQDlXDoF0544aJUzOQ9UWhFGXH30OVDcAQN4fmWj9VUg6RQ84Ku",
+	"ItDc9RNXcMwsEhcjpVnAQmnVYKbgWUlAKE0f//RbiImCcCjnmKC6nqtpHgMoHYk0LXGA1AzPZ8XBg1NZ",
+	"h2+Gv9668/z7Y52BC9dMGKCb6blYzWuBzeCU2Fn2rfUReIO+KroYnnA5uBiHFYwrqzE47nqNiiXXGBz1",
+	"j+vds73uoNsf9MAtGop5NjV4kRRILityekENYHHS5m9az1hLj6Oe85445MfBqWifjXr6XDvU59qxaJ9y",
+	"/cXh+JifBo39z8FUBCKaZ0gIY8J/aTQXwzlfIWAnIl46fiXsC+4DjJkWxqxdO2iHp8ebfdq9wVF310Fz",
+	"NM+mvsSOVH98NDoJn4zb3aAv2kf8aNQ+C0/G7Scj/cURPxk9CX/XkXKETMVwoSZVOV74U+WAdXu33SeD",
+	"rgkClHYlSAuZsknKk2wAoFh53Qh0GhfTGW/rtdM+Gh0H7SfilLfPAlhMo9PwTDTKBb4PH4JQwBmwDvHW",
+	"EKu/dl/8LKNXP1+sXt90l69W3eWrf/x9+eapXL7S/3smo5eXf53/cPni5MXPr6ev37+Kxn/fQ39akyHb",
+	"MeLcw/NbVVM9JCogvpHekBUPIqu44PCXFBf6skpxWShIrKnRWKiYEs5k2CSWGYU1E6QEQrkEp5FRpRaJ",
+	"ankMOR5RPYHQ71ykbaokHKWC34UA1ARh2blIIxkSb7pvEddMcWwLKRZnMsmm8YpR2+kuQ6itv0m0ds6T",
+	"YAoo+4ZL3ZYW5YWx5pUGlogutReEfKV7BG80iGL2R31aeOzd7eU5w0sV65+1D3taBYP4NuDIJdkUTO/i",
+	"G+D7Rwop9kO+anWYP0/lzyLQMgcbNRRJWICIUiIDhmpf3zU87IY+DshhF9+OWHyJXHZo/FQmZ/6A+VqZ",
+	"8wnIVgHPfCaZn0mfNcVH89051u4YK9Qzt5FOpS/3LG334ckJvpPPeZqBIkWXg76oH62VUQDps1X5BEQH",
+	"nfsztU7rh0SU47FFMuepElAmLFOWinuRgh3Nk4mAqht8yQG8AB5nCsfwqd6DKoprNb7nwih872B/bHE2",
+	"vAcsYGxJnSaGv1YXwDRMBp5nwXnyb8ycW5yfCpCedU3xRq86rEE368EseWc5eOz62SU7PDw8q2u2HvZG",
+	"pU8k5Blyeu3iGLlKwprG5Otwe2MyuX9TvtzJvbKZiZ9QOdK3o8bQP+7a6L/+BCe41mM/W2Cl/OJe3724",
+	"1zcX9/paMMNFmEEwnHN9ovdPu6gRgPhqDHpnXiMXEFY5OSorJ3QNyJ16FWaT0GkMnjyxZc15u7RGWS53",
+	"Hi6UCPUP+2oIsLG2RTzhdPqmEmxGSYdBKhykD1EIAj6b82iyq/vCXr7ddeExrkyOlVAIYwnAivOYJz5B",
+	"kANyLD2TXNuK6QuKOOgWzvyCjXhoXSH6kATBT8QzpO9Wi33b9BpT/9KOxL/JwLcN/G2Qw03/fgvw8LJ5",
+	"b7pCWTujXniqbb3DcZe3j7S9eBY+GbVP+Om4J/rBYXg00sccn/NRFEcIXfdjYylGQzQ/G15jlMqlEqle",
+	"0NWWGpi2veNSupZJzdJSJo7uRQo81tBGh0rCZFgQx4Q5X/AjJqHlsX6V8YkY2m9NA7Mo06PSMLmAenjX",
+	"Mu/pC3ytk4xv5K8+Vwzq35tL1icQFjlmcpGye5GEMtVtAONOZWLeGDTeAmIA8SWagnWtjPEQoP6jzML1",
+	"ygT2F6C0JIEooolKrXzBV/rpwLuOcQyE84vudasuMIMTvIX6UmzSI3zmUoxUlIEql6ULlYHtADC/IQv0",
+	"D/qOOYh2sHJligz7RmEEH/4o5sndkMBvceYWuAqFyr/uWqi9ENNuUnEfieUwjCZC6bk7G/eDI3HCn4y6",
+	"YW98KI75aUAuHHHKz4LuqB8ejU/EE94LDgVY4uMePwyOxenoLOyNG/hIBfuzR7NOi7tibc1FEqqhBNYy",
+	"rzHmiVxkqP0N9bmUrdyFZJYMDcEwlImA55gvTBJIN/8KTt9ikAOhIpylt2HJFLhQEiFCNeSZ3uaI06kn",
+	"eyzTALb1TMxGRvJhHma+gPEzLVHjHYJolk3qCFaQHGnLOizSZOXG0Q2DvikKfA3LD7LN6X3+vO7YcB0a",
+	"r5/9ffnmVn58fQsOjdPX7198/OFp+POr9+9292RYMYmH7XY3hhXb3xSW3wbsPnAOZqPf5Id1QcPJL90B",
+	"8j7XO7Q046SYaOllxZtMRBuWLSJLK4TAwkeYJlxjJVOrBHnfy7G67IuiBFLcByCF6XVwlQXsHkcQ14gS",
+	"TK/3afv7lBVP39rt6nvMt2eBbwlt/YI09IEieT5P5b0wqQOWDDlvG/lJRMj8MOXjzB9YXDDgwEEAE/xC",
+	"Xzzl6cSeOxjOoZcYy7/AY2in5uCTox18PqB7ahtvAKnBrhkAlJlffh3RSQMmGlRl5lOhu2OuW0+1ICdN",
+	"fT5Fh72Hc1AVqkkhgpXHrgYY/0oNnFoBliVwfGmRKmH9Y1yL4M6vkTz58WMcvjrMc3jXPJWjWMyARwF+",
+	"UD9+8FsDl4wNViw5eWitoUOutKjNJTkaOqHL09I7d8gRel39fw5QPXht4DrWlC6NAsyHHg6tHEDWnzmv",
+	"h+bBrXOWiAhhgEDnZ4k2ZhLGlYomiRYIQHJMyj3DNk9SPp+yplUK2J1YKc9Fn4s5EMjlhzKAl/uplJlP",
+	"D8H1WbrC0RAN16YznHBj67zYPsNEmTNH5L8N9Q5RmBLz/7P3r9tt49jaMHorGFrrHSX5pWRJlk/yWKO3",
+	"K3GqsjqnTpyutbqTLUIkZKFMESqCtKJK5e/+sS/zu5JvYE4ABClKtnzIkT+6K5YoEsRhnufzFBCCoAKn",
+	"AN6uvCBtb1Xsdg9KTtFK2/RbjLTAL4EDHd5UeUjrMeWb5UONEqCld6QDPDk021K9aDU4/DyiS9KEQ3jJ",
+	"lh4ex7EIzT91QNYzZ60/IFORJbJ1jdSEd75kSyufdqiJsMahJLFY7JDmXEjJx9HSAiyJhNh2ixZ0sIMU",
+	"i0V+Y7CUbIgWX8CQl1dg1wP/hHk9PRkOZbehld+Mrn+K17lVWJQsWBS1ldsBuFvId9Kc0Uh/9N9vXr5Q",
+	"U4wmCrniIrIsK8Xj3jIiRhohrKSIg2ikRg6X0FCv8TM+YcEyiNhwZ0d98hd5orTfX+Q84Rdqb/9FzgX5",
+	"6138V7vdtv9T1zVjtmiRv9bJeV99hZoEZEMuhvXxc/d4C55gr1c3PT1/9KtzDw8VgwQ+lf9LehCAWNF0",
+	"K3dRQ+t0OrmayfcXhlpXb+GOFO/n/F3WIHOuthBPSTbHEEeFEoFJ0vvS3DL/E8/sBZakSM8qDI05pZHB",
+	"kiwmIkstFBUOSW10taQGnCGLNXv+X8ouKFj5viYS8fNPzKSvXOlOHFQBwgp6EKBZAV7zSihpPL645oWx",
+	"thNf2p5R9RP7R3EhPWcFvPxO3jUjxzIR+MxBncAb508qooJV/95iP5AmlI7DxL2L3fGCynRuBKVuGlxi",
+	"63BU0cD8stQXImZv1Er9I4fldwkPXlpjwopVzU0UcUTDzfH8HdaDVe+Qx9iJo92re4sz3Cq+gp1Aa0kV",
+	"2BUPWRwwTNF/XOVOmGfjiMspkyMpgr5zSQ5zVuRQKP2gikuhwIvwWDDNjPBIJHOif04owdc6X84ZefpU",
+	"ew1/a3j4A01JcP3VhuSCJukLsSjxnmh7TytAy4OjuXfWGuUF0osLvfsgPrhg43aSxxI+bQgmIHmFXsJX",
+	"CQ8gIQyhmXyGRjAUDJhKHeGw4aZ/l4EZkOvEa4RiRiHMSoMZM61nFc2EoZl6ZdxPGZ0rbT2nPEQbFkCg",
+	"5yYV/DdNElEqXXWedgGfXPc8/N0Nn7iJ4EKnh4A94pPXSBcCTveriMYljpeF0AdbPWQIBM1wsvFlOJOa",
+	"XGueiAmPGPpAImbuOpfIPfLTd/aWjJXYTpbKf1DmB5y7uR7GpmAty9r6p237082R2/z+bghKj9uJn1UO",
+	"SkfOTPBvBVwFontg45ldp5fWCQMq12NFxEFsI1IWQzZrqwNUfLba2HaqidYPykrHY3X2NgcD54kVifjs",
+	"jn35CY9DUC9qX19gZvka4WYfCucTQ/rla8zurRB9uErXccbAVfYUVIk7wyadJHQJP1+5wkZL9bznA8+X",
+	"9AmHslK7mEguncuWXrcUvcUZe18Vv7zRUhcivsUFf6UPCqR2tEgYkimj4R8ZTaBlQ7PJKMM+zmiUN1ir",
+	"VRdxrA6diZOYVnO0PiWT+arnW7twAHtK/W21FfTjR/hsZ1l10f0nrzH9Y2Q5cKo0oRllYTetXHb9apsV",
+	"feWKG7OySLGzJcdOKYBXFeU9M+GJPDZYFRZ0cPlNNCQV4JUTEXca19P29G4Bk3VVgBFQTv+EBtD4/95r",
+	"5MF9/f3XlpHrFjJyI8Mm//7rTdQhslxh0u+cu3vhBlgxkroUmbGhhmRNBPUmy2c8XrM1wet3HN2Hy+yJ",
+	"RcySUSZZontEJ0fsMDwI2vvjAW0P9o777aPeYbd9MNlng3Av6I979Ia6/6HW383ulUzPcm5vVS/cRPbf",
+	"3+yuvM82Av2LOi5VZvmNUpefvqNscfeessXdrbPFCGm4Vbq4RDRm7wVhmYb5YKSDIxvF/zeTYd42T7wZ",
+	"hc0GRRY0z69BLA2oG4iNE6c6/uyVY9/MDX1DTVUh9N0yYDsayfKZQLNhXR0X3vcnSd6+fkaa/jXZOR9u",
+	"n09I2aj/VBNt1URbyJwS5NHKmyfpqwoRd6HhcXM9Il6ii+Qgy2hZitI8wSOH1hyfY7L3gnmFjzSTsXGp",
+	"IJsnUzfB56TXoC/niskO0R6DdNrbZxDxXUm9VJSkk+a5GvacplPdApnyOEg1J/V1B3LoZOxDXecVLehS",
+	"krdvnz6Wnda2seZfmK18fIYTf9eywKo0aGO418dedvrBJIABSw0WBXuwzNflRLH5dmvRrN9njWjGPVQX",
+	"7TwISJLdpJHZU3cUCoVTcE2tcrnaJidXUk68V874edCipGOdmm7JKzjzbvGNNWQ8N5Wm2YV4SiAlRew3",
+	"ebzGLS8Ad5eMMx6lRAoyoYkbzAvFIla6ROloiTBFJrUyKTMnYcZ5QPxYpKOJyOJw++pnRwRsnWsyP3wa",
+	"Nu4J/vuq2pLsmw4GN9LxsTFepgwA8RrDQa9fDCqUHcK1jqQyIKlphE3Zh3QXP5dT2t8/aAwbg6AXHrMu",
+	"PRzvTfaDPjsKD2hvfDzpsr3gkO6H/fHRZMAOgi49DnvjPbY/OaTgUYyPwu6kR2FuvvqYTL86JvPNTLLX",
+	"ALf2RjiCWwZT3KCExdr99K1Eq0rrbxvA7yt+NSyVOco8rd8hj400UxabO111BKqOQNURqM8egerfUwSq",
+	"v20EysqE28WgVu0BRESuvP/1kSkrBH/wyFQNK/u1wMreKoKi7PU0mK66QmdYdW6LIc1vdPOB2sa+h/92",
+	"q5Mt+yc6S1j0CmUmEGqJUzKmwaVTESe067KzI2K2s2PK+ky9HJT/4GeXbCkLVUFAPgAl1UtMgwHnNV/X",
+	"zA/BTwMhh5UvuoB3ogM5HfIS2WZNu4a62g71pPCmQ6JOta/xr6RTawn+0xnUKKordc013EMSKWZMl0vH",
+	"QQLLKd3KVKgbFvbykqs5JKWsHIMqVp2RI6dxxRNzcnYski6YWvblcNDQCTDEEmTrXSjPUN0WoByxd6Fs",
+	"rgEYJG6UEw0Cqd9IiSQIhOpfOq/KJbngVyw2rQ3qJm5hrYjZ1q7o23l4l8rHFW/0tlWPOKsvde1jsTLq",
+	"DTMVGGoPwnGA1RQxK+5+txLqa7Qte90NxqWub6pNy89hWlrDDUeg9sNpHP4M4qhcfRlDL4WaPdhljuBa",
+	"W3l3tNa1o1HkuHaFgdzY3iie2Q3VNEqVaMGcGhF5k+qYbl0d881XxxzV1TF1bKJWIN9kbMKAYuYQmMdM",
+	"xyOA7GZvvB8eTo4LwVgTmehPBt2CZunX1TF1dYw2BtTaA42UKZJRwlg5n7a1L3eqym3h3x38dl1ksjY+",
+	"cqacYkrgYN1joUklEMF6KohTvKAqqEKosR9YOFzpKJ0prTVmBa/7J+n6yaRpdV+khHOqAxqeRslKSAZG",
+	"NjET1sLAjH2+Zed2GiUNlBYcH91GShOA+v6TuYnpLfAQSNO2X7ZWQw74wqMZlzN1QyfYgN+siRIAgTcM",
+	"1SPm0Kt31mM2sSTJ4wABLCh2MA9xdgrBDE0fBF0fahFaJxXREL1614VCSJNG6glL29TmmfZyjxiDFxrN",
+	"Td8nPG1tt719nsVcunkj/9aRFL1bv3woxTlX+Yk+LYfB9Aaxx0DNu+vP3nu+ZAtlVprKazxc/SYQw1s4",
+	"cuEBPN2v2239vmDWzislZUF6rMOQqTHUvquqePylUQnfs/WuMdDWSTrb6m1PQAnks3VHK/3zFojXFv6X",
+	"s/CNPfDQRr7Wb23JpLyWtEdfTMzFZQN+oaHBMqksw+vwcMuAtnia0bkdL81DHKxbH2H0fciyaY5yfoWx",
+	"fwYYYnZgWvMAfJpz6wk80HMBgMzt9XfWCUBARaiiX3aIrx40Am2QJZEBo0d4d6x0pXbAXBL/9dsXL4AU",
+	"i5wWBoD87XmybG1u9wQwrh4Y2fdnXM83Zu3vYhJXQ/jaBTEkPWi7rwfw1SLdFcxzgAFQl/9//03bf75X",
+	"/9dtH4/a7z92vYO9T/95Y9J3O5pb4wkbWHq9vg2v8ejl81fPzs6BOvns9euXrxte4/zp87PHo5dvz9dA",
+	"1N83fPL7L2Q36x9ZE0D7gqC+sxhbVuBgNoZ7XiMCa6/3ydtEgwQ24UgJChzLvNfwiugoaDms2gyIkhIz",
+	"E0MPwnljo9He7w97YLTDEJ3AZY5roH7T8BoXTEROG1mgTK9h4w2NyZOExgGXgTDvDML77Rsd7VRDfHQK",
+	"qAA0iZlUk6SF6CiTLtNNox/uscFkn7YPxodBexAesfaxmv7eGCac7U8OqL7ezjePR6Y+3xAkFAt+i1gq",
+	"u2BAN3AlUJhN1F4KS79SX3f0MO1vzdnZHctRt/frPw7/tff3o38OXvSfH7z6G97mv3qFe9/xpg5JpKE4",
+	"V2sRI4c7qpp2H2SWMaLv7dm7cM9d2HylvWjMYg0ddA4+ySPwSVbqrSunX51WgCoLWZJvhzGF7TBPxAdw",
+	"Q/FgqD+Xo/EyVR/1jgZ7ABmTsAvc4plsKxULs5CIKJ8Xtf3w9XDk1dO7xqPEj29g/m8uRzRMZOYcwPF3",
+	"/IVchMpUO2ATGknmNa5Ywifc/YCHTIAwAQNLH1Oz7u/zZ+Tei+WKuhlE8vL57+LD8yfi8H/jF5Pnj8+2",
+	"h0cu69KNEMllQ6quOfxKoJWpa86WV+m+bW+Mkq6Prz+C7wvIzAYmczMQIBAFlaEAAfLThsUdZL6mgeVr",
+	"dcgLAakmHXbFmM6Jtet5TCYRslwmzGGdbFLzi/VMlIGQOXRoq0MMapqJKNvwsUzpEqKd0BhmjGWRpBMR",
+	"cQH2+WrnmLmL7iBTtzBNY+qqDnkZA+lOjk+opsiZhDzijUjKSImP840wjusKDT0ihf6VpBNGUkESNmc0",
+	"hdkci3C5PdwhjOvraEGrmSs+X0h1ffeQ2ajKZ9bnxPRibj4vdaz1O+SrsNvhB461PlSItbal7gMEAzbo",
+	"vYJgFE2nQvvpx1L77eZ2+IQuCHhUmFVGi8G5g5dX3fiPUE22z5dz5pOmb7p0fUR+Vv9CE6ygQfW38E+P",
+	"4I9mNAGiT/2d/VOzZOSPeswl8paLeEhomtJgOgMSUI3AD+MyCg/ii641xE0TveYUlyVUadkheYFCoUle",
+	"E6ddsmU5SKkLBtxJVj8Dg8svPwgJx1MHxnqpG0hu2YD/OH/sXeOTN7zaeWKOFr3RhNrZ3YFs/ioj45jH",
+	"FEKKK0BB1bXgESvBF1Vsi9Vt7ef75ISYvfFf7xrvsm53LzAfwF/sXcPfDGHkNc7O6UX12VG3+kmSN7+e",
+	"tvv7Bx75IxMpJvIfChLpK8xa/QDy27aoF0hA7luIA5L+evf3tSZpowUEkwq/1oUdUcZyxGjCwjyT4xjS",
+	"uYsMdVEd8kRJYzRv0GjzsR1PffKTtFTOxlkFSCPJUuXl6WAT1lZlutLqBOX7JVuODPeAXxyFkhs8zoCc",
+	"IGSIn3r66ilIXnA3Z/SSaSingEbRSTXLgEtjR1Okr2vylNBIirX8dkViglbRQ13fLAcLdV23XHldtqv8",
+	"kimPomL9V5l5b1sl8lqNunaifzQnGhoUiRkJkLtoBpxmT/2yb0+zcttaJ+XTqQ0l5+zUPvTX60PnKcdt",
+	"nej8lz+qC41aoq5Wqu2+vJk2TZYr+YYSgtt9m4EoVXY/2hPyadeGL9d68i/j3Eiz1lmpwIg0eay/1NAK",
+	"HsG7jFlILljMEq4srOVQedQsCqVPJF1KMhULZeBJ9V+A1Q9ElM1i0uQhCjLPafS3RC0GZKHlER8sGHrB",
+	"fGQwkAWj0ox3vCQiSwMB1OBxiI/iKZuRgCbAEZ5j7v0kCZR+S88422kmrYlrtd3vYqyEnrrE8Oe9dkLD",
+	"lmhK/VjNjinsX6HJi7g0o9YqJp9mSXxt+/qtmxQ43R8a3yu7Lz5PKABsCQgCfD9VO3pnImuJ1rmOrjUp",
+	"dPWx0befqrg+TJuz2vJYfUHHLGoMG//I+zW1qnQ6OKXIQNE24ACtBka8/D6vTK8osjLltys1kTo3zc9i",
+	"fmfbiurc+kw3tpK3r5/l9y20u15zVzPe9241ky5XyMuZCpVEvYaHBQyjAGpYihNY7ra1RSQu+5Kt4Ck3",
+	"3mK5iMOUtCUf1ienEklZg322N2kPxvthe8AOJu0jejhuHwfdsMf6kz0KGylv71S7SM3uSt3Uprctj/WG",
+	"VFyfti+ZWrH4VipCcGxfYzP0qvldWa9Ter9t7cRcrG6sWqnQYXWy5Wsw2iBQV1qZ21pp6JLLaxCFYxEr",
+	"08lyGsJWDoj+8VBjsPAobYMJdsGlMiz1106NtUzFzH48oyHTd/IAiMX4xGBy2OCBDwXjBawLcxp8j4yh",
+	"HwmfkTPRE1AmwZDEgjj7kIu4Q16IFLZ4eEKkSNTjxkuiVEKHPFbWkSRNX70LGjyYr0mCKb9iYf5GCSOx",
+	"sq5gRljYAfroxJacg7Gn7GrJ2jyWLJY85VfKuBqjAFGTqJ5pLNQ5YiUjnxYEE+iFrK7mPtMrtq1JpH/3",
+	"Dyh6vgdrRBm64Jzn+k/TuI9CNk+njWEjnYpEZICjVNpVYt4OxUK35oo0FbN2NiczmlyylEj+JyNKXcyA",
+	"qR7yc6idYUosdaBME5qyi2WjEGpq4F3akv+J/j5+xyUb0YRROCLnp89336j/vXyuDgkPsIR4SpO0Pees",
+	"4TW4HMGGVg/SVctyhJvVfKDNiOc46DfmcVqvaNlutuoINVrDU2J7NMOq1t8FaNYou6gYdt5phYGo/IDj",
+	"lXC8sS06r2bGSvgbrsKplEiglk55ErbnNEmXJngCUWjJgiwB/2fCYxoHnCK1PETNOARyEy4vC4syT0SQ",
+	"ITBcaV0OJr2gN97vt/dCsFh7rH1M9/fb/fHRpDs5YIe0161eLhyTHQ6gLJvxTBmN0ilYumZQzpLKqbJA",
+	"2hAeKq2qsd7WLOs/8ZmvubwkpzGNljK9w+LiG7TVbLWpvdv6JVYXYn2wnczSatvQb6973jsYDrrDXv9f",
+	"CIdyM2sA5YGSKOsCRkUp3/nOFazZXFhhXKwTLc6Es05GGKtpX1PVCeF6SGu56o+IRYyqB+PRUcQS0sSL",
+	"8ab/7OtGa4/IOQtIv3PU0hEIdMx5qhTlFUugDanXMb1NQ2LVF5EUARuwqwzCO9DE5P9ylqtT/Vq7OEBf",
+	"BwMQcAorHdVxi/ifStGdsw8pJLXUf0MRZAgBGdCYjBkiZPI44jEEIHx9ISJ4+Sckm0OeEfLkXI1skrJk",
+	"QS2fblHPm4F9tGLk066+YxvvCNGFfL85hCSGLd7ARlb3Xemnwh/y3+/9oeWT9+UljyKI/kosH50F81Eq",
+	"hPnMI5T4xr7HL9QySp+wWFk/My6l0vTIa7L645j4Rpqw2TyiKeKc+ToIpy4Dtn491eo7+JXuCHNydpab",
+	"0eexut9EJDOfNG0OAZBHYbiSRQygLHXgV8Aula0Ck75vDLhRboN1iG8FJdTARJFYjCYJY6OUY3eLhqlB",
+	"fC82ozzy8d2p2d6Lqcg5/yVLrnjACA1nPOagykUChtWgu0f8ifEDcIl/g2Vy+Inaf2dLWIKEpQlnoaGy",
+	"cYt3RcIv1MY1R67Z7/bwCAX6UOr65JMck/WSLQ2zc8gnEwYYHWMRLjG0dUx8ng8C4iMJyyRTM/RWsjX7",
+	"V287tbZCpyqoWtgJv8jQurMrIukVlv1Uxs30DddSpqPk+LKE6Qj/VES7MPJH6LpvQHlJXHwLY7Ro5QkS",
+	"LA/VPIo4OiDnidL5bwKRrWpjOU8YDeWUsYJuNcJQfbaUKZuN5omYzVPDjguItTBUZXbi3meJ2lHmoal6",
+	"KFpEap9gLDgQcQj1OR1QH5MsisovbVbYOg4a7kOISHpaPnkEzqy6+UzXhrkn3p2igiw1aHS4Ko3/QEMl",
+	"ycYJD9TO+ZVfTIeEGs01TjDaHGuMHZmSPbJkNJGdTsdpvVL2Cd6kMws1wcMGa7KwZk6M4gvZmQ9kNFqh",
+	"CpOOARm8+0jzOJtAozYa9adFtBMb7lGLCAE0vJOcszgcjSkQVZsbnSL/MXwHZ90y32ORF/nPXrerBgf/",
+	"bf9n73nDw68YUX+8d5+uLV1zTEAHwNpiBlKmo0yGmH4saKmVKoQJS4MpBMTe38xOXhdcU6s5itgVtsOY",
+	"Llskt7cpVEDgXe2odYyz61i2ncfkv6qKu5nhijli7QRiNmOxthSUCr0QiS7LMHA+XqMAoWnFAeLIwo2d",
+	"RRjpJ9j4+dqxwedBwlOWcGrDhptOcMNrXAgeX7QDEQcsicmCJhAYhPQ3m8PjnkIqa4LmZsQulFY0SfpH",
+	"oJHwATqUImkcmLfB40tWTs/7Tzfwh1bto9Kuel/lNOWml7paskCZezy+AJ+3LMX/V2TIA6dlCsgKor0s",
+	"LPnKyzbgbIZmGk1U2stTakZeEB4HkP+T3sqrazP8IouU0bIkFOcKCLJiklBd9gGplyiysmuTc6e2rjKE",
+	"ZrSkRl4YuGN8XzDfXa2w8Rh+o1O1NZV5yWPCG9w36fiqyWtFqwkQOl3laPOOdJ8uWMVuEz3i2epLVxX7",
+	"lCYjHWEb9HtdpYTgUEmuZrEUqihpba8h+Z/MtBEP9rp9D3TOaMaVm2MnZG0tWR9qyQa6luyWBkD+TWTe",
+	"03yYKNcyLwH74YNS3619sTncpj+pjZDaCLkfI0SHUUoJ3kJ0Zd13Uov54rfrrJoVDPPxIeuHvaC9TweT",
+	"9oDtjdtHQT9s9yZddhweBYdjyEzPeRyzcAT1h2qb6aethlvybx7AetouIP1dGls3iaQDLgVAaoBg2Nsy",
+	"rr62j1FzoONaf/Z8ek0C/pAk4LFe1qoEgZuKN3mEikT8LiCQre+SecyCiCZUnc5oqQT+FUsuoHydmSBT",
+	"Kog/ozGfAPgyYAubMncSMskhtuUGHz1SaUW3gG+KaK8EwqEdYndHOkSwNB5f5NFT81gNQ8wl8WMh5n4h",
+	"bxELk7SAGGeb7Oycq92SDnd2Cnn/5lJkBfBokLtEJDDToTKFT6DcENpL1MW6oQRgkXna8pBRaymyBIr1",
+	"YxG3S7l8spgKyUBQEfZHRiOZT14Hei4J+0CDNFqSpmQgY4jMgmle+wBBYTob84tMZHLk9Dj4ZgAUUDZM",
+	"FNpHCTbUsgCApNUkPAG1rCYB6zaLAWJQ2gaILhUwH2agplr0hIgi/1dKL5kmVdbxcW2DS9Jks3m6VJOp",
+	"dI0a6YeAzRGbuhCTb0PCCG/okcWUB1PQABGbpA4PGqyBfrx+oUdOIBPeCxm07PQWk0Pq3eZKM8SpzjoV",
+	"dq5kqWmQhfeLGGTAQoFhfCxNaWJ+iTkZJh4HURaysAWDDpm+QRZHyp7w50kWs9HqSMA4PTHtruoTM7V6",
+	"xnCiiuOx00IjJP9Ss+BkpwAbUU0EEGlPReScGA5rCGmCkDSrs1UtA7NiGeM0SdqJZUnjkkxpNGlTrOKF",
+	"MfhhslRO15AoP8Ev5Ejg2BoxR5q+viHkeGCb+i2bm4DvsAUOHw/n99QQMXFTjIQVPEoiqW1vEpRN31Go",
+	"UElsTmKKpx9Pkj4/5pj6W+ZBTpVMQkH2XE9t4y7ZjPFSN4B8XJX3OSy9riAqElDpp3+xyP33GBm6Loim",
+	"bC7c7MUVe4U8AGa9zI62GowXyMPsLdCvvkW84Muvfp23qfM2dcikDpnUeZuHVzmXjM2NeHe1zt8ZmxNr",
+	"kqKNaGzVIj2qq2KqQzOuRvkucz5qYldscS0Et0gIFW0/MAe3ygptS7Zp8IfRslCqCS1o3WSPnHbFNdGs",
+	"fPoXSqOY62Cnrf+6MDW7IgrbsUiZxKQP/AjZnNEAMEaMViO3sGIKEbDBlkugpx4ntyoc9pthiGmKhCxE",
+	"FoVkzFrQpl+zm/1Y3AfRMg+eWZf4LlE0rB9bG0V7g+w1yieQyziYJiIWGWJphVh/GWIrCM0DECZ8g4fY",
+	"s2VcSudJj6BGrajqapkqSN3c4YykQ16JKKouxoWx7H7E7rdP/gkBboQsCBgLEQ/GNsn4CGGad63ocruK",
+	"EuOhpmMiPNXi2JT2mvrb0/NHv24qwPWJ//GdThS8awzJO50reNf45HfI5jrNZXV5Jk7772JMmv1uv3Uv",
+	"1ZjbRQ1+ViP4Koon3W3qmhJP9B5yvncdVthao9ImDxLGYsJoEi3b2OY95iJl0OA+m9OYMzkkcz5nEY+Z",
+	"h2WOZD6lkkmPBFROSZLFC7rE8hOapDFL5JTP5YnZ7VRNbcICmoRYBgnmQ3Hkv+H6leMjlUPWUCvG7pCa",
+	"S+rsLfnn6TlJMmVAKcczSISU7TF0+ZM3lL4hkkYwap6agHTIE4RwITRJeRBh85A2nfQdT8MrDs3Z29oX",
+	"sGG2siv6W7ZXVVVm9Prnve6w29WVGRWc07ZZlu6xXnAc9tuD8f6kPaAHrH0UHgbt43GX9iZ9thcOAjfh",
+	"90fGMlQDW0/Df4vxumyXPdkewQfUCa/vQmXDujsqe1Ilne6mvK3q20xRpC79yTK7FDSki6qBCpHHVmWe",
+	"EN8AwJnrsAvE7xAgj3HachZTQTT1ge10DaHjRSeaSHPQHYBgEumUJbK1pfr5haXOebptZ6c5jPcDYXYD",
+	"+aOTnXVtXF0bV8dw69q4OtBb18b9CLVxGxrKftTquN6nkjdSNhn2hgNgh7q1f2LtugdzUWpsmy/vV/zC",
+	"UserME2gt3YksKF9rQPxqIhH41j8YhFLIhKAtx8zFpOLhMZQmAMlcUq6qRMGth4MeEZ55KC3UJIyOmt5",
+	"uvqIxxcr0Tl5UmJMBUwapyqmgDVjk0ZQz7csscCMl4SHLYN6Y38pJuiPEBpoWMLSvaYsYSdEMlYZgtw2",
+	"iAZUozClt4Wo+fyYehvA3GoYlVvCqOhPvnEclQrMuC01j4bjfUUv2GagtSIu1ufWQz8K1x9UARen+i66",
+	"hX1IExqk63NMrzDTIsliSstaTUfM5hTEcIqo91kUkkiISxLxSzYEuA7XvCxihkhTVe1+BtvP75A3gPpi",
+	"wS0ky3FjswgLxKtwKhBDBCvQtxX+ZzgdNody+xTIPKLLsRCXZTQFPVn2ayeXAF69FTU6w2UufBf3OuSR",
+	"iCc8ma04V513cb9D0L9Sotr6WFUVd+/ivQ55DSgjSppFYrGLvvCu8oRhNRbKLyRUA0osO9tnFvREPmTN",
+	"Qu37/xi+/3beaafTuO1WXV/jATBiiZgLWW46+dxqrs7mrFWPeh0dHVVqPQHmCyVj76AvAX+dpqydh3jW",
+	"ac7TTNnaytEy15oEk0yTLEgBUefNy1ekibFZGkVLhFViIXYeAbUvxq10JYZWlYUqDcSCMl0XkvC0Q36D",
+	"FhX4DMoqIHoMMGrEN6PxCUVvEd/tJ0n8UvjKJ1LoLp4ki8lERJFYqAecoEe24JIZ1DENQr/QVL+LRMQX",
+	"JRUOw0pYPh0UZkj3e4QceIdCImKkEZIsMYQ6VklXIbOjLotwA5I58Plikcigf0x8tVoj/a0BSgPGgPbp",
+	"JGWJv3WSCzcA7pzfzC64i6mg17yy3uDa1XcNiG9MI+K7jeDd1G3dhMiwgTDgkchC8izFeFmtOrdSnZ/y",
+	"OXMs0FjJHHfX1NO67bTe2MCoFhYPaRSjMEb0TxD/JnPo6iszP07dr5PYhfCMnSalhZS2wsvWT+gnz7mb",
+	"BaJrlBiWzH3f68ckWGxcfMhrE+6HsMen93ef782WXa6P4hAKEvOOxa8+ml7bgxui8LgZVg0wIwJvbQXO",
+	"gnkbCmc3VvXAFa45iuCyJghvAu9lUNUOOYtTKOWZRPTigoXEp9GCLtUR8tHzuaI8gpB56tpnavvGjIUk",
+	"FviQDnmCOO5DC+zevB7MnYjELYFqecRHU8z3iK/VgroTNJS3OsQHwhXLGYTjmdE0mJ4QHwLRPpmKCMiY",
+	"yEzIlPhgjvmanWHmOQj2udEXI5r99sH758H8HNZmJW5fyptsOxMdkFRYZQj0uDlRDPyZy6gZ/fCMxRfp",
+	"tDHsd7sAiWb+7q2y6nqrNFHRUu8emCIuyfNHr/TcrBsFfvvAwzDLv24Q5vt1w+jdaBg3KxR7RFMaiQud",
+	"bblzDiVPmdjTZnSnfathY8HGK5mTN5jnhm54NnbKcwtFLXp91EIhi55XeJJONziPQtODrTzuCUuDKXlz",
+	"9oicPf7l9DXRmX+okOfBJUJLPHr69467N4IRCy9oMjJlAoXxBDmlH/Im3Uzb6oO2CXsddk+dCniYVADI",
+	"eFADSjqkWuYZpfYGOjpurtOwA2SjQoNLlAxQ547Mo0zmoCQ6JWH6SMqcJPehiBCZe4MG0mAbcTYbq1Mw",
+	"0aNBZWQK6jW1yQ11U4e8LOSefyq+6CqFyvb6Si/Ut62t9HT8UHriJrLaQHNDibWS2VoAF4VzOxfLWEaM",
+	"5VkpRwI450G6FqT8nJeWLxaj4bpUOH+IyTjD585jxCK+nfCHXbtJ9OOOqGX/w8h+aYTGjcT9OlaP3xKO",
+	"pB5v/v702bPOLNQiXkysYDdYSfC3KclRnkzE48vch3FpJjpE3RcQdlAwLUVGaKSOwBJZ3a9YssBHQ5ci",
+	"PrSphA/xdcH6ELGL/NaJxp2CO3FJ+t0eaeZXARYQEHrCBSm9ZLGhrUI9hXc3nXb5QEdwrd8hj1Yk+hWX",
+	"XOlVgRawxp7CcDVpqvOs3p7aS3RzIl7wkzTz1LoV+wGs5J0CypUIzL8ZsBjiCN8iKr/GcvmNsctoSZCQ",
+	"W73BL4nI5mTCgWNT6redMcRuKQk8oF3Pr4VCs4V7w4J9rD5va+Zv2OXw7mUCAmd9CmPOxWKxzih/mXa7",
+	"/S5WTxuSggR8FzvDHhLs3RXVQvRdDHd5F/8HMan5As4NXryYsrjT6byLVwurNtwckbnUFoDTghesFdtb",
+	"A0rDVnrIcKM+huVqqdKwt9IpIJM2hexegvQQqUbEsxLLEs6AztkaGNu+SqHx5kHfBBfpq+wmrFsIb9j1",
+	"jzqBWul0N/dr92Oun9a3DJ6WdJtIAKauqLV5OoVg9iSLIqvfb+LODLqD7Rv/jNK6Vcsf/PiFOnD3QS9d",
+	"YZRXKgTH7i6pg/VWu6MLnI/VB70Oec2kiK4wdaEjMakgFGIxlZrhPryDbQTSRlO9bhz4ShoH7ixKTCnI",
+	"+tKU11lsAvWGxwtqQxL1edOAfxiZEIc6Csw+cJl6a+ji/p////+vgh9uDTmcQRz1VvjfIMbjEsDB23jr",
+	"wVxbJdIxg97hIPAiAqtbC1SAKaXSwVScseSCheCioEVhq2OCLAHgDpmq6wqoviYXYyBEAQV0sDvo7uWF",
+	"Mq0OeZWIccRmKGaxSDzvnOp3uy6Cqbi0HpCHXHNA/ncCDIDw+jNGNQSJ9hQIi69YpGQ1TyWLJuotZzRS",
+	"07h1YEofJHYPlbBoWK1jFcP1UHOHl62gidXYkzX2ZI09WZcl19iT3zP2pIYJLJeqaaUsJlhGwSUESiw9",
+	"QYWq2HiO369dFud8f7pFo9rW/RFGv36WWrAcerHi7XcB6JlJSS/UNrQTYThueUxKc6rkp7i0wlWfueKD",
+	"cs2x2yveHwgAcskPj4EEWsIAGS1QVvH7W0/n5lKvvLJLdxHVBV7frrdkFn1dxf9dKrwcqEB0nyKWsopI",
+	"DLY5u3X0Q+Bz4JLO50pFYckZcpEDAB0EBvDfY6VtmQT3H1waSLZEDIsQEZlAekROaaKVk3rM72Ks8yYJ",
+	"ID8Cg3rCyCWbpyfqD5nSpSy1VXfIS8M6Uk1ZDS5FE+lIgA5kr1WiSYFXRd4EUqYfgbzMALsWOuTnjEdp",
+	"m8duvkiJEuUpmR82S/zY2+ZKHsOK3BLsUG8H/E810NRg7WKHgPRq8lnmhVp1/OQriMbiYtyCwshbX/UC",
+	"AdSiu2rsEfVjTx2wt2+fPoazFWUXHsRjJ4Rij6w6Bwb/xTbPLuGI2495FWJCERyhiZ0rDgyZTyRLW5iN",
+	"ExKYWEgA7bcQToTqFXWmdnZOg4BJaRhbIIboaeYhFCtXnC2UUGqiqGl51UJCenA1Bo50CBm8WG2og0yr",
+	"OPs4ILAcoUxVf3ei86vVYyo+OQ+tdMipFfcrZEkr3UEnEBnX1+FF4ywFwybneylT9a8KMAzYaCkNsqu1",
+	"BuPCXjU0rDaEIhzoffDCWIi9hxB53ZpJtkbLq9HyarS8OjRVo+XVaHk1k+znYJL9QgyytfO0GbVuC8dp",
+	"TtNgWgEcRJOUA6YB7i23E65ZsvfXRSVkq0PesBlVqy2HSLNa4gZVZ8/Sd57oQEvTV4P3vWJdqleVn3ZS",
+	"zR7pdDotkrB5RAPmsFuqm54ABWWJYZOGIQxe/0S3H8AZzylD4bxeMjbXfBGArU2ayOGpAQkenz07Oz9T",
+	"z9/Vj2gjO85HqATyW/B49kEZ5DwlvhKHPgkiiDBRYPIELxEmZbgK5KBe3TEr/Oq8ez68k7WJ+0gK5fqx",
+	"eSqJ/67xruFD8laNBKcIReaQoMT0LTNHFbfHifuJANcQf+bElZAfI4bI7QhvPkoTCm0QIkYHSgkSnbjX",
+	"4FCFBH/EL5WA1tyx61hJO2QdBygWICdMpiKBaTZkoFCs4PKBEhpeKeNWnjglBRCrM86gYTitoBEmvjUG",
+	"gbh01b/S5RGobgGtERtCJ2sP0Jo4Wx0T+H5iAm/nhUKN+wgL3LrUQ4mBEsms+gjWE2WS7cX2dFmOTEnA",
+	"wByzMsjIHJCfRTZa1zXaZNU21pmXnxDjF0RSiZvGUAhRFE4FjIySHYg+TQWlLu4faEWAt6EXkjTh/121",
+	"ohRKy73/ereNNM+en522Vg04NmPUgHzcyA5z98mDcsnVcaE6LlTHheq4UB0XquNCdVyojgvdKi6kH/yt",
+	"xIfqnqr7C0ShoXqLWNTmOp5iZGUj0EUogkwNTdpGBejkyeNXPI54zMpBHuTIlq0Oee0U34BrrDxOSNAb",
+	"jzMvGLoFZAROwyN8nyfwOl8+H6zN8N6t7MbPbdLfvJE2n+RNaAcw/jqK/ZWgI+iTjquyTSi7GsgXZYCE",
+	"sJG6JWnOsijlyuXCiCvxITra0lgBNpYF/VSGXZFKGz/eRedB7WH0FXyMosGgmxqTn4VYO/jq8RP48uVk",
+	"wgNXNqVCtKDHR+9twmP9fLRCzDQocdRG2eSAMjgxa4oz1SGnENhl4ZD4nXk48T3id0IRfIB/zOcp/uND",
+	"JPUn8QX89/e5+S/Df1xw/O2CjTW+Py4HgANI0vQ76YcUrphBLLoTyCv4b6r/q8QL/GNJZxH+Q//3g/7v",
+	"NJ1FELONlxhQZZHEwF2/T/wsltkc+6vAnAUT1T8x1XowhD/53G9hx6v6if5qFIt0BCEMFqofkDGPabJU",
+	"wlsyoqUhCQWGchFaCIq52IeUxRAVbs7ohfIBlBBqXTMkXZd5g1QIoP+7Cidx9gK2iBWK1IZGHZFQ4LcY",
+	"/jZ1pXUc+LuLA6vlXjENHjgkbCXhrjrd7ZCmoFK3Vq44+psFJLdFdnAsiv7RXq8H4aYZT0dyShvDxvEk",
+	"YONuP+xStn98xI73w+D4sDs+HBweHE56x3uH/fCgRydHK7AcxlGLKU+YEpgw1xD8M4J+w5WupdI72ut3",
+	"Bx7yw0lpA1UVpot327m9rjdCpqBEQBPU7taP5G6ptya0YDU9iM+1y2cQGFpPmWAsLYp2FoQwjR1kO3rf",
+	"vn6m1GQg5tx858JfoMsGarFD3jCllD7QII2W5ipfiiwJ2ChLIp1QzX8C/eLNsUin6hEx4+kUmQTWpIzh",
+	"4EC2J5xxCeofwtXSdpXj5M7nSurX9tXnt6/evn6mbHApImheSQWZJ/yKpswjkRDzMQ0uPYDzakcioBGW",
+	"cwA4qrIzwgSTLKi+J5mE1hV4XhIV3qXlGShmFvKEBSmZijlWErQ1wwOaSJSEYhHDthCG4ELpAhLQuX0b",
+	"vUVTIUaREkY+mDZZfBmLRVzesB6SNYIqhpPmnAGLjgAuitJfvqefoq0l3VQJv4PoeGr2tIFc065CWJuM",
+	"35nJ+BTk8ec2Ga+rIsg3bzG5/tK439h+41zmZNILJ6MxbPSDYzoY91j7cLIXtgesT9vH46OgfRDus8Fk",
+	"j/bHvUDHn7RxNxcRD5Ygl0G9ZUkJke5JWRsV2TSMbmkMG9M0ncvh7q5+u04gZruhCOR6s3AbiLd8wXAd",
+	"t0rq1zZ0bUPXNvR92dB4AD+LDf3RYsOta0p+zWbC9CSjGQ3MZy7TVx5Pt6QnOGxzZTmCeIp3SjW9F5Ru",
+	"aTykNZWiec9vAuMJh6iy3CKeEY+xrLEZ2DIxyVJtjyQy1eWxr07PH/1KPr6rTFW/awzJu8a7xicXBlaP",
+	"E4CTTAoH1fkWEbfa3Pm+zB23Z/xezZ2bY5HnT70nvMN1eTB96EbqRGv1ZzRi4avVzFpBf95GVeI0b1KV",
+	"v6njuaDSiIbvT1f+ADrvMTYw3FLnbWi4T+gCnXvsondvn8Oa+o/wiLTP0c1/wIy7bbr+ZmTGzu5OMQiP",
+	"kaHGsIHRlsYqncLarPZPEhdDzcuU0RDe92PDTP9jLkGAcJRMxXs4cYoTYlys/3rXKKc/3zVg2vPxroyu",
+	"Tqx/8eNuglYPY+TOIxq350h6fg1wqbV71G9iZSvOp1QyTdlirJsJxMSM0zgES4bH6stY8itGoOIaqGI9",
+	"EgsiaRyOxQf49+9iDP8NEmVSgfWUXLDQs807kiqlRd5KNskiBP4EFNXYQQstAIaM2UQkgK8K41V22Ms5",
+	"iy1/W0FYZbErqz4vva2m+8elfBXR+Et3lOBWq+DGNd+USQyAQ98t2x4SW5vdIY9pSodEuQ9iyRh59fSp",
+	"mgOzS2xZPSmyz2IT2JwuExFFumYTdnT+wyK6qf3cGd0tH3JjC0ytll6+B0WV2764C3s4XN7RkKWUR42h",
+	"UiMTnsxWCp09MqfgXaoXpTG6qb9nCZchx7pWqF3lKXSNFOqlHUJS+xhN0abLskMug0jIzKBqBSxJ+US/",
+	"syTNNy8fkb5Hnr55SfqH3W6v5T7rjSnFxQ6+4nOQ68FwlxqSB/WMCdc1t1hGjnXbuGPcu69wn95ycyrJ",
+	"PR6Zn4J4/pUWfqkngSmBrudF8jhgpN/t9//W8BpPC5fDnBBlbJGnT82MsfBvjfe326DXkO1HtOZe/YaN",
+	"Bb3MBY04R21yL9YCRFo2x8CuxKWOgQFPHiR+5wmPAz6nESYHyf91PvKLcHeJugGWy+HvIaRk85KQNjOw",
+	"d6kQ1+HrodWybUVPDO95X62dK8xtf+dxqObFzsE6urbivFV0VOUCwLQHZRL6+HRnmddIGZ1V9AetDgpA",
+	"IWaURyb76hG8iZpbdRcCcPDS8OheO+aNw3U45/b613LO3QgmELceogSmU5YwiHQoEzMLpjjqGizwK5BR",
+	"uE6EIr7mXQMXZxDW1aKmZMA7oYk14dp1zfs6tKzxOG/bKPAG4tJfT4tA/1YtAg7xYlU3bq933j0adru6",
+	"G9dcM15u0XdmRcawEdKY/n+cvK37tWl40zJOty7jeiJh44YB7t/TAK8ZmxW8enS4k7ZHVoa9s6nzAbZ8",
+	"3frwtbQ+uBaXNOf+bv0Pv8AKE0rUfifN8RL1sy14MrksjYoKuhu3ny5MAq1NIasAXRC4F33SdDNbLXWt",
+	"j4fIJ00AmrFpK4/MaEwvWLGzw3NSYwDOkle3tzoEho0WnD0daMUZ7N4peE4os026CXBZRcSAjtKST+I1",
+	"yD55Q1OPqJOzHi65Mp91UpkA1GlUWM1Qp8+2UwVv7tOMvFM8xyANuOGSMxMBA7YdK9XUVtH6zw2j3IMM",
+	"/KTN0VLQBrfptQ+FVJuAZpyqh8Kdqx4J2mKloCkQUcToRcbUk7UKWfPg26ukT7cR+p+BN/Jr1eDbT9Z6",
+	"eDtdXgkS5CctW5RDoBuc70RW+X3P3y/GwasLqX6YwBFshvtv/TZmwcaub4PqNuXKllh6SvMzmWIlkkfm",
+	"9IKFHXJmyoagSuXO/tzOzj/12IY7O3YIPVtkVUgjUd3Fx0V8Yvn7wETSjZ/Fy5soYzxsP/CMkdQq49sB",
+	"aqGyqvTjsVDJxxnvFPDtSrVfImYd8k8u+ZhHELVHk9MzFo8my0PYobyKzdT5Y9GPsm/0Q7bmqcudXDON",
+	"nyMzDwflJhc+yhKpjsadPecplaOZSHIkreu84SJEx210AVYyKyGP3EyrQB9rnt3dP+/1ht3+cNC987Nh",
+	"55Yf3V//6CIk150enRMSus/uqbVUh2UU4NoiqtyWdEV4x1f0olLxnYKsUf6Ubdat3euvz72+yiXOvSqp",
+	"3Y/OjlvPAq28B6MvimzPRS0gYzqXU5GuFL7WiuozKipbRKZn8TMWkOknvshm9xHCfSiJr3fprRAka6zI",
+	"GiuyxoqssSJrrMgaK7LGivxmsCL7n27g6d3GsVpL/6qR9mtv6utiGzEL87Ce1K52KzaUl4soqnJnxjS4",
+	"VJ6L8XoKnA8IAmIcjeIPuQRaVt3M2OSQ+rPUoeZ+LX3uoO6T6R7ilRutMlJYLyhhaZbE+JUfs8XIHZ9H",
+	"pCDUZkgDGitPkUUTMmYki0NwjR4V86pX1lNCpaEZaLUPZNlW+KQ45jWtoNCISSIRX7DEQdTMf2kTooXm",
+	"UABUiS+2wEg7KWda5XBD42Dt0d7Jo32Nr/RdeLW38F5Kx6wxHMAg4CBAa+U22qtqLjfVSOvr68bJb7Pw",
+	"EIXew6k/KxXWqzpfEw1pxiyncYrHxP/l7JyUnoA4UxFLZansp9CeztMTqKm+oinzsWsJCMq1kAQj31Ep",
+	"tpamin38Ob3U9TN6ZNph4nIT4ZHtMXeb0uEHttOKRZK1TsgM789TgwiFynlBl+o/gOpUGLdbIH5i1Bcs",
+	"uJHNepzYhZWTOdlcP3lRkLfkcUIngNdlWbBaTsHPjIZMv3NRjQHsFNJrbafxtqgYsuHKfC992cohvUbF",
+	"Cprn9JKZ1XPLZtwTYH+pjo2Jk6zeBPdWcw0P3fqb4w23LrHJ57Xm4qnjq3V8tY6v1vHVOr5ax1fr+GrN",
+	"0VzXYX75OkxWqnVx3YCtndRLtlxfevnMOqAzltKQptQgeaA5+pMkp6+eEnWPcklmolstRcykOo5RFrKQ",
+	"NNH/0l+OaOoDjXSQMBP1Up6gEzSdpCyx0b0hoepZyqWTU7GIyXiJgEPzhE34B580MZh7BLAgNFCuTguj",
+	"dkq3DNDTOtUUyTQ2g0dtpx0v9TI+NMfE5OVppgQGtsek4pLF1WWOp3P+dzWP27phX3Wx4kG712v3e8p4",
+	"3zOF65dsiSrqcNwNepNj1t7v00F7EO4Fys7da+8FvUl3ss/6417PsQ8DTuZ8ziIeo/kp00Fj2Lg8/tdC",
+	"/6m0n+vu4IoqbSkv2//Yu/ofsEDMrjFXwZKhWM59hTGPIrAU7lYOiGt6fR2g2j/mdHxuOfyVSzs118ad",
+	"UTuMwpQ2hv9+r7a8UDMAf7xfqeUzUsWRaHDACuIMLljbGvecx8VDPtG2BBgGykjQomz1kJMmSBWZjRG/",
+	"29d83kFE+QzDSybCxqUmb1GSTueSMslaHbKz8zKOltVSBKJZGnCeTFnCdnaG7lARWFHjN8I8jYztlkeL",
+	"mFS/9vEM+GSWSQhNUSKzsWSpeT144E9SX6hfYjUKB+TyCw7Rt4WyhAyZv7oHCN14yhKu1YG5KT7coPhr",
+	"zH0Q56SpJKnvEV+dYJ9MhA7bjZdksEfGVLKDQZZERVE9nwNtPgQKwcyDnAxurxNr54UI5muuSyWZUjld",
+	"Fc2PYGXwIDfuEuDS716MTT3FDyvmw41IGQkY0Xkq5nAmYpokYlHuN4uWuR0LeKNajFXcqyhNrxGCn7aU",
+	"eDhpTuTr7gDVN1MsjrBPjsL+7L+7499mvclBvPff4X72P3/+cfRr0D1P//m/fXosn2nd8W0ppNusRLjO",
+	"9I/ZQh1ML68wNicPjSPlOH92NIvv1G4va7I1ukvpHEeO30B7lSzx3Y+4oT/dBEBHc6YUzHF1EyUo4fRK",
+	"zFPo/YEOrsXs7a0F1TGmu6uJ+t0BoReUxx1yGoOuMCoQH2oQnB/AwMbXtVK8ZGGvnotLtlTqDifStxg0",
+	"gFxvI3xabmzCn7HAnFkGV94ZccYUl+j5rZFmvoR5aaBlbnlIIyHmm1sV7VGES0kzUUMEtIExTYMpgJAX",
+	"XWV1jsGboCmhJOUzRpo+5GeV+YTOi/KTEbw51Dc2NSIRV3ZgZQ5RP3BNb94zeJVv22VVdw2ylF+x0YTy",
+	"KEvUM7qViah+u989hyyUTUTBdDram00mwIGVh+tXQqgTEK1xoLbSgrFLqIvkUud8jRABAyLJ4pV4YPcQ",
+	"TJ7Bv4yVIS/5fJQwCq+Nj7CfzwuDi2jKZDqCNdUmDz0Oemxv0t4fH4btAe0H7SN2MGl3x/1wMDmgR0GP",
+	"5RLvNxgtpLVYylORkIW6VUP7yKujPTSjhdky0dZRDhSkfqL/2kPBGWYRG2G1FRwOuhyJyUjNE6zKVGRJ",
+	"Y3gEUF6Z0mx73U/OD+GlWD8cBAfjo3aP7k3aA7Yfto+Dw3H7gB5NuvBlbwygjDP2p4jVi51liZiz3Z9Z",
+	"EvG4cTen/2c1JW/0gN6g0Lg+BAAHsvb9H6atL9JiyghpFFsFKa3l3PpYAFrSYJHgQYW7DglFmVwuEMQi",
+	"Gv0VUrNCjkub2r12r9vt2vwDJpd8806jiMYXGb1gPtEJas1t5rPYb5GEtZNMGeeEEj+kPAIfGUUJWEX+",
+	"TMTpVP1hDgZp+qXD5ZMLoHLz1YnSRHl4pnyPzKNMqlvbs4clNvgIj3TJf5HnIg7pEhGA1D+UiMBIh/4Z",
+	"jMEnvXb/CH6sx3RCfHPwoOiRxuTp6YtT/Xv9usR/e/5I6SuYdcBkTmmSQqFpksVDTX6SyBTLkqTSe74j",
+	"hHzSzCQjfpLF7VgsfDV5cAsEip4p6UxTFi0xtmuQnzkgO8tsxkKSxSmPSCIWmoyXyznsEcOT9qtYIAP0",
+	"lM7nLB7u7GDQg8LGUKNjkjTL4/JAemaW/tm32kCt4coawbLY+fLUTEf8Ypq2JQW+O7qgCWshs4r+rY51",
+	"A80i7j9L+6IGtgJe7ewMHuonqsHG2WzMEp9IlnraDoAMnk/+y72Z+qilaWZwPiIOxpHe/bhWdvYSEtEs",
+	"hnwqTK06DTwmdCyylOx1lf8p4hAjNiyApfcxHR/r0ljfyxcF7AQWqtU3T9A7Wf0E8b1tae04Cy8wpgUZ",
+	"4ySLkfgm0Suv9SWYW1jBy2OM+rsq1s+TAY6GVYtX2H40vKJxwMIWbgok3WFXXGQStuyUItLohMdcTtVT",
+	"ffM93gMLwAA2CwZPI6gj0fVjAXALqr2ciAVp+jyW2WTCA87i1L54q0OecymBsUq9pMT6J5YARWHLmn9j",
+	"Gly2JzyKWIhA6mqA+sDRNC9iFkDAmMU8XXbImZpDPXn6WpeIU92CXTHduywZpEIJPt5Q74CYh+rsagJO",
+	"0kSd6llmRC1CC5JptyRwdF05yByR5DSTsJXc02ZuCtayOl8e8aHwRfq7vtpiPokALDS/FG251gkO2Nlk",
+	"SOWoBA0s98r+G7NILMx6wRGU6QmW8nHjQQfLkXIpE5ZJFvodAjjo/tP86/bfIRqqvOs04Sw0igVTXbjJ",
+	"RcIveEwjFELNfreHh9PIBC3ptrT1Ufkptbm1se+MX3lWd8QXU8quGPV8rD5S27R7MOx2ydvzR264Mxdb",
+	"9tIE5sFUOhUwtH9z+K/OHv1MQixv0xl9EdLl36BeQctL8PAdYx5HV2nGotl6kJutXYyKaqVYqljEDw3Q",
+	"aE85eMg3i/vPI2/mVIkNguUfcu0bP40nIpkpORnLjEYkBOqvK8ZCgdCBbt2ZzNTss6Q9E7EGKitKXrDY",
+	"CxN2JlMaClMfwRKhnnAaQClY5Xe/RGLMPjQch87aOspwl+3n/9NYP8FmtjZ5CnANwPvinB+7c14w+k9n",
+	"LOEB3X3OPvBAjB4BrLxaFO2UraLYGaNH7baj4V6XoMMAEmTtGqx3mlZ9RUdsNIa9btX2DHlInsY8ZaDq",
+	"YpEprQBJDjXsvzW8/LK3s3HCooiSRyKZV168YTNbz/Q6p0ytSkjVldW+2Xo3axs2TCuAHpQG074h1LDR",
+	"YGrrYTOZitlI/cYW7+E3qDHMX+UDs/9F1rTybCFS4kJad1YZa43hv0t7YJt4yF67NzjvHn/+eEgpynHL",
+	"6Ad+/DliG92vJ7ZxuzjGY6TAWJNGUraGp93izx6RvkEswrFB6gqxm8VNUOBqZ/aGoZNyjHv3o7N3N6aj",
+	"3ohJ2sYvpX7mUDmekvi5SFHuL4NNBhYcT5XfY8SETzCyW3LD1BFv6XJNpE3lDg1qxJUVHgsyyRLIR4H/",
+	"Ct5Mh/yMrwUMChQDDdLTZWjKl1DGvEyB9wV5nzxwqKAhGClhwESLRTKjUbQkzUA5cJF6sHo6NCxo1y4N",
+	"pi0sfACrXaZ0KaHxyuDKFzq2KubWN02rmFazxrsyIXnq1IIM3Deg2tsm/uOzZ2fnZ/6WXgEmE6q9gmoh",
+	"sSaT5oq4B0+n6RRInTn7Gjgm1VJsJ2TWEDScmniUjXhCuT40SecRLh978StDtiYoRDLJJGn6OgTXshTK",
+	"+10yE0oQsIDFRh64aTjS9NWHSFQcOpk2iC6hqDCHGphDdCmrI+J0tK0s1jDmVCHZxlla7L/HVB66/LbV",
+	"UHf0u+2YJ4Su5OBhqI6sqAOddaCzDnTeOdB5c4X6C0u/am3ard3pa91pE/3ZJr2+DuPXTfXPExEwtcdH",
+	"+FTtYKLwwuy56ZR69frlo7M3b84ej968faT+9eTts2f/q1ZYpDQyv/90B8e/LoT4MQohHipYUBvfXwlE",
+	"13aWN9gdFaURmlyHVttdIrEmW4e81C0B2PALri5RZpKGnGIflEbhKZi3WOGg/gUmM/zEQC0hlY8uFzgh",
+	"NEnQZ55HNGAnuYHpm8/QNFpMRcSKPgJ0NStDVZYrCBZTrq4BadTqEN9qGj/PFGozErKFysyAvBIgi1ww",
+	"NK+h/Qz735ILNkRjHOo5lLkB4luZankpSGLtBRaDn56nL0vpyaZI0A/oELsGQFFrDWEwZ5IsPiEUKyVi",
+	"Mk/ERcKkVJZgFtPJhAUAXlJyWVb9gOvTtRThEFBhINYVUEbN0yUZi3DZ8tYnTrc0ld5Ct+zXZi3dNq/p",
+	"2DAfC4WmsHULrcpYKpRQLplj7LvZp6KFtP/gFpJz8a9CRLzajMJ0zUxcsZ9xxKU3Vd+g98ASKG/SXoyB",
+	"HppQmbJk5T0d41AZg4V3B8MMk0KOnePmWa8A3+1JwkNABUpJ73DY7boPuXN6bGBUde9wbSby9nmx/Bg8",
+	"KJ9TbcjXhnxtyNeGfEGpasCKb8Ogr1N9ax0B1CH3merbnVOAIluHTvgmFXNZiuXqCJsJuA4LQfCxstGZ",
+	"3BgMVxZshYkbi5TkRu4rmklNGqqGmIfnKYlFW8x1LR0CB15rE9/cXFXPZd9ZbO8rUzK6s+cb1jL4sG9G",
+	"p9ylIWZzJQmezTpI9OV1A8ite1UNCZPZbBNIO2vnNR4FMV2tEpTkq9AI3AHfNs8PsdQbIzKxWADWD6SL",
+	"Zpg9woCPfmRF0qjVIa8ZlqVUyT8fvs5mhhY6bxP6DBoGnlyrmNqP+a79mIfTOV+oerHWOVUA6tnsnpUO",
+	"tgFu8kiwCAA9iLw90CMiSyUPWcFbMaFtg2vRz/FTsBCl6b86e/H46YtfCrUupurEKqZy+UnrZG0Nibr3",
+	"xjqSYjFKh/wmkktJROxqUElSIU5WNaVNwHTII3XkJRSEWAmAozYK1y/JKn81PdA9Jr56nlvgoZXrDepD",
+	"dJ0kTwmIMQ79Vt0+qa79yMtONlWOqDsMIDlBCwp3WyWbxWoXvgBA3q9Tyfa3hBAvBXS310A3bHaBnQRz",
+	"9bGhtLmNf3a9xhwTXXlAtBwj7YI+ivNrukpgBAFjoXtNMSy6vmWh1yvw6EMeag7I6AvoHDKfyTnT1fvr",
+	"49w3MCtuEvzWb6zeEAC6S8aL8zXUIBW+TAyS22h1MNeEvP/9sUHTlM3mKc4gZPJGAWD3OnF888fvYuy8",
+	"l7Ea1LrfLFyfiMUopKmdPPW3CXz33MA3Sk/ACLnf8d0knbVplP2qUb4vhvAHtzR7Kl5/G3Nnc7QWFZPG",
+	"erJ1byxUjtAdrZ7+TcyEXHQ/0vu+5qj5cvi/AIWA1k4Myux+jCy5+zE/CJ92Qz6ZrAU6+pkthTaG5JwF",
+	"fKK1lLJBZnNgJFPDK9hIYmKqjsHgMlt5zCZAM5aSpvpoyi+mDGA/Fiwp3KDl2Tw6GS8d+G/gUMsk0/oK",
+	"Q8SpmPOASMYkWejO4Jgt4NHK+EoYhfIM7LzAVtwO+Ueep08Ylm4gYmU6ZTwhQMPWDKgOYy+mPGVyTgNG",
+	"+EUsEhaeEJqPkUqoJVnwAEhozN14TEQSsqSlB/7q9PzRryRVY0wYfAMsarbyJa8dwCr0wEwwvFZAYygS",
+	"xw/DDnnFEmdqfLQNwVDU/w590hyLdIpl0GgH66JzNf/+lNEw4jFDiDYi0yQL0ixhYRth7HUpj9oeLJEn",
+	"9raaBsCwFkH1Ml4EDf3wI6DH++83L1+QueDqZOS2t4hwDECeR6MM6dKgMMi8HP4cqoBaHvGt4YtlzQtf",
+	"bSCOG2/ltQpmq9IlsUiHJBaFLzxN3pfPn0iM8W5+RLTpAjXPfizSEQ6PjiPmjOAn/JHtHdBWEqys6TgS",
+	"CUFjqmUs/tzM1sgobj6kCS6EGsKSpc4bJmxlHFjqLuKCuSw99DOu7Ue6SauBh7sDZBCWQZnkDwkFQhWQ",
+	"Kb0Cb+u2UTFdUf06ix8rWfR1GO1e1XPVNDR77TGVAOtXOQDHyNj0/BmP+SybgUmln61OygVL7iMst72H",
+	"YOv9nZ/uB4fsmPbG7b1wf9IejA9pW92rvTfZp4fBMeuN90L3p6USCbdWBLiJYrBs9WlWZn1Boqy7KmbK",
+	"4O97DRGF2g6nwCi0O094wMCyM8IM4BTQuA2yVEsEJZjFBJFTUzqP1CYW5D97fbWC5pcj80C9UvalKm6t",
+	"Hf4QxCbekKbkP3vdTmE2inbz7QzxKsNb15mA4W3ny0rJqnktztALYR+oDA9ZPQ06VVc1D1U3qHzt/t3s",
+	"+yp73r78fdnzOR+PffWe3nRdr1EUuPBRPtPD3s1rNlwJt8b6V9LF6kBrO1nFJeLvNvL5pUxs2JF6NZUO",
+	"BkW3vaEt5iymc97Rgtj55o9MpPRmMKIpZ4ln42NNHpMAOWJjGBoWRetwhO6QtKKN6i/wY2NaY6ABccs5",
+	"S8iMLrXRhLaSvpntkAqExB4rsOnw14DuBlcp+yNh0DMVmt5Cbb3ksGu6WHuSxaG5iqdg/QBaMdriWCkr",
+	"Umpw3K5BPEJY7WrD4R8wwXdXlzDrI5jxxnDQ3/ca8G+IOOE8oeoxUaeEzSgHoqrhoO9+rJmXJiKxgZ6P",
+	"DeCWbAz7XU0MNtz3gDBMiRMdBRr2PmHEyYaH4EqvoZYOqehuHmqAWdlEXntulqBGs1yBGi40XxRAt//Q",
+	"m82Ih58N4HtBQOgPP5XFwC7CWa0TBqfafl5MsSfBf/XyTW6/G5h5H0AUcY/4ZCGyKAQyCE26EIuFZ31f",
+	"PF3GG4Gji1nvJR42ADOwcUkjLrjUjdJBRGfznH9V7cOfZFm4NMFX0xhnMJzWCfH1cDDDn2RMA66tHB4f",
+	"EwDS/UrTX1jEcz0KfJ4HxLG6xMxwDGEj7JrMQ7M4uhwXvd/aUtoA05yRN9e6KEb4Cuw2sc7CHxlLlrm3",
+	"oE/7Jk9hI2kY/vwePAa9ZNbuqxB0FXIOJFlZYplkeqNqRRqVoXAUkNvJN1iP64ScnvxayK0TcsifaISO",
+	"VelmO9xC2FlGjBuZPZYL5XcxXoFqGC9BMuj8kN+qwlA/IchCCvgtQBSTToVkEH+LGfHRc/A75L/FGIBi",
+	"CmEOl40MYRk8w0OMuJQdckrGNLT47ECA0IdEJzRXafzp6tYoK7Wrkdlf66/VyB4eoP36K8143sCUPeFR",
+	"yu4X2B1Fm4vrvppFq84H7p93D4eD3rAH+cDVFJrDD4sPMVmmxt64P+j1ur0264/H7UF/f799FNBJe9Db",
+	"Owj2Dw7o8UG/seqn6to0qG+KpXK/sjQS4hLy0xFPpzybkYAmYxEr5QKmOMTx/rH3t8bmdJ+m0tQ3acNP",
+	"2/r27T/22jhizDUlG6YC2CatY8zjkQkhNtYRVeJP94b7+//C6EFh/kuAcb3j4eDgX42NoHK9/rC7V1gR",
+	"rQNW+XrtghwGx+zg4PC4fTjo77cH3ZC1jweDcZt1DydBb3LcpeywvCA8mJKzt2TGIAQJiDES+K94yCUj",
+	"U0ZTMs9mc1gB9oFLwOqYQi0Ej4katKdj+fnazugHPstm5CKhcUrmLCFTkUk2FVH4t01qyq4gy9rqyW31",
+	"5LYeDZNtmCJ8y7WLaGdvv7CIdkHWLqFdmsN/rWLgN57/frp88aa7eL7sfnjx5B+Ll+fiw/PfxeJ5b370",
+	"ov98/1/n/9t/8eflzTWtI6JuDJOvJHmtcterXIC7L+g9R82aCS/qWatT10Lfm+KomFC5jINpImLIdjiP",
+	"KRRE7ez0u/2dnTzOpC5o4kaELuqMhX5LqVkRB+yEULIQySVLyJwHl4DQls1tJEH/DMHbUqGUoxVGtpwq",
+	"Vt9QkrJkBuDH+KMOeSWiqJisMIPe/YhCYySSkTpyn7CbGkj7dpXux/wV5vYmbGHrrDC/UhhFCzIZcyol",
+	"8RdsPBXicpQlEYDOj6GImE84svv59hT6ZJf4mLuxFVRo12u4ZmXRDnd2co9MN7vjLKDE9zvkNDb+AB2b",
+	"FlrDLFjyq5qThLGh/a1H5okYEl997XuEqW01T7hUl4A08lsAiI9ekmd5VSeZZOHQLOxPMh8h1xlFnRYE",
+	"RoOioPPxgoVy7eQlFJzpGJChVrSRJXufleCQk9xaFx7iEyc4tLlCTNPvaU8OyALhDXH7big8a4IDUNxe",
+	"jjfuo6XZ0ovrYFAOzdmg8Xp872V+fCSdMc2kFUIfvSkC7A+UWkmkPXkFBHB9cgIRYq4ZTiGF8yVTqvZy",
+	"LBYtg5Om2RU0IqAyvgF0AbADCoPAkeu8LItTHBFwd21AM1+tERxgynEisjg0sOm2dMoHuC0YEX7mREtM",
+	"sPFkHQ7BBInBtBUN4/PcD3ynjEvPN6544fQimQVNUxpMZ2rheShhWLq8X2PCeyZB6qnnMn4RG9T5JVOC",
+	"LBI0BOAucx/S9GGc8t/vO5BF8cl/lZ+z+y7rdvcCHofsA/yT+a1tvQBDwmiV7JeFboekJI2KHfimWAKd",
+	"q6Y++yifWm4bftmEVkIB7Swek4ACZJ+O6vS7/QFRYkxZZ2dvCYtYkCY84OlSm9J/Q6VpqxKKY/oN9zeU",
+	"GLyBPQIbKr+cYBGDO7yyiVqoE/zYmCdqaVKOMwGyOdF/aIel+prlqi5++uYl2esdHLR7hEbzKW334YCv",
+	"Zpkx4gv254hlibpTORcMZYUXCZ1hP85KmtoJHP3bjqh83/f2yWL8O8MSKv0B1F6suZF6z6qffmHTHOHf",
+	"UQjkR1JW7hB9nZcD86MVlP/M+PvuVikedDUh+5NeuBf0x+0jesjag/FB2D4OupN2j/Xp3ngQ7IcHTM3V",
+	"xkrThsbZp1GbxjRayrTKc3VmF01ugyKCo2Ih+UePjAVNQhIq3QamCKYNsYiFXbE4YwTQfZh0MokY15jw",
+	"iMcXShY5klQdizSdy+HurvpIdrRY6ARilkd0tgaDN5JtK+CLbaujYxEvZyKToyClIxYrlZjHMYvfXtGE",
+	"09jGGlbW+b23RUyi6AGb0GgwpQkkh7urXvFK1fHd3eRIBJfO634tXnPlKXLPh3GlbzIltaD+NgX1bSTM",
+	"xrhLwq641BVF7wvkCLcMyGg2ZxN+Qbe34dodI21I6Es3BWWMJLjNS28djdlcSK7cCPDfDPl8UySebq2B",
+	"itOlsqRX3ZqCbwI3McqjymNpmcoh3TLyTKCUXj1ob18/M6bf72I8JP46V/8TGMlWuq8kFXZvKBbz+Swf",
+	"xE8/eBn9D8azUF1S70TFtoi9VSS5VkJUG7Ne6kTxmEyyKBqagwTRMT6DSmEfC9R90hRxwCB/BYJYtjzi",
+	"r8gkH36gJSL8keF/tYttonMsmApz+uwxNlEfy2Fm7uQ7w5BTsZDmz84s9AmGJkC06PhPIGYznpImHUvl",
+	"OHPdvAI/scXU8BbK2W4VSRCwXJxLovuudAjiND94yvHk0ub4hjs7hBpLFoIlvjUYhlBrgAExl5iBxksg",
+	"jjN1ETkndIecKnfziqZ6bZwfgrc7XmLROtRJg+MQKh9ZpglNRSJPdBhjCSsVSWhvQIb0QuCkyQGQmkt1",
+	"7Bj2KGCc7opRLAxXA2ESitQggpNqJavjIZ5laxeJcmSU/scn9RDZWsTOrMgTQgnGUdS9IhoA5Xs5HgEv",
+	"K93faR9/0N0j/sTIIh8ZKmAa3OmSALVAsZMBljOdUgzirZswIhkrxV+pRGSgjZETXXDmyuPKcrC7RFKc",
+	"3z4NXyZvlEmxRdL0tT4/95AwfVCP5i5ZvhUfZ/8H9XHmurBvRpPLUCzUUP6D/GpMT2JNT5APq08F7sK3",
+	"pKme3lIb/z/+g+j0mvrrNCURozIlvUHpxaAPg6Io1KMDS0c/CZuJkFhTSh7B66s/dTzYzsbqZGhqG7Wu",
+	"El65bV8ZH4RBfh6TX1gyo/GSNLM5SQU5e/ua9Htet9slWRzqBpGfz34hZ8+J9Ygwgv00pUq6pPSDzp0o",
+	"rXSw/39Ifqe9LtxJTIicszjEgOpf2PGeLMlf5JW5JfmLPC8s01/v4r/a7bb9n/rd4zPyFw6Gx3+yaEal",
+	"jKk6HuQvd+Bw7ZPXcMtXCZ+x1ywWVz/pi3rORafn5C/ymiq9nUnykkXqpckvVOprD719vBTXVGRJwKT6",
+	"q9chP58+OfXIzs9qmuREsCRkSabWKmMJYZMJ/1OZjIz8wsaUZSHb8WB7dt7FjuszklPaGDaCvbDPepMu",
+	"PR4fBYfhAdufDOjeuB/0wi47nhzRw/FBsB8OHIeqdslrl/xhXfKPDUiqQc/fSL+5U5OClqLewAPam3SD",
+	"Y9YfH4Z7B/SI7U96QXd8HB6xQ3ow2Q8G4z3aP+5do5kGw72e0kwzJiU2zr/M0ojHTNN7JTIlEk9hAxtG",
+	"QPF0x/vB8eSQtffCPm0PJge99jE9Yu1+MAgPxj12NNnr6v6am77QMTsKD4OD8T4dTPZYP4S3oUeTQ3YQ",
+	"6reZ9Fg3vOaFDofdfvGFjOxLwSwNEzrB+pD7eJmJ8gXKb3Jj2bL5TY6Hg/3imzwBz0Nrz61f4L2D+nsT",
+	"Q8SAlWy0ei55HILI4CmHmdhuULcu7/n0/jNVEVVEsgoS+t+OLG48PlsRf8N+r9vtFiRpo0qh6noyc6cn",
+	"r1fv1Fu9U0Hdlm5xer56i8P98h2qdHHj0/tPN6mf+lpCdTWg1d1jPCzIEp4uES1lzv/O1D/ff/I+wkkr",
+	"EWrcMv5zLbmGLj9mljkDSgmoMedFzFoIkIjmlI/KW1nu4HyDlR7xWLn5dD6XxK/0BDWfRaUf6JMmUG/g",
+	"XTHU8rsYe8q+ZIh1CINcALcdPESZ9fjQVoecOkUqBjta7VBlwr40b4fePRZwFPx7qPrIDFQxRHpX28pL",
+	"AZdSrMSr+kUe7ilFJjrkFD5GD5GMl0R72WQmQmY55fBrGx9KmLLGpJ4ePV5dSXRMfOWe4i906ZblxtDv",
+	"rKtK8uhVdY3LtsUgiPF87yGMO1WEBNi+6HCswx7EaiN+ESNcBBT9QHlfACfCTaVXxzIw1b0mlNFIk2Wb",
+	"p+1Jwhic7hm9ZNYFKbBD0EtmqxdX8/il3PrWnA3OfD4kdcN3G+8pleLX4Z463FOHe+pwTx3uqcM9dbin",
+	"DvfU4Z463PPA4Z7981532O0Pe72vJNzjOtVfe9hna1TOH6GGyDIxuUGknyRRenHMI54uNbF/ySO+zyKj",
+	"XYTfXg+V/gi+lxiEsbUkpq3PKzXoiYT4iEDuDwlPcxRxfAyEnJqmbw9tewQKSE2fGPsAJBBIXa+8JBaq",
+	"Z6QsSbI5NNJpsHJpQzb23gYZVDkZ6qbqfk7LGKISaYCgkxy0aILdQvYRCG2k+UBMj1mHvBCmBwBAGlmc",
+	"6jJI/XyEM1UmO85ZhLCi7rTRKGE0XOadi02nQ9CzDYIe8cc6bOS5U9fSCFP2JUrA9N0cHFNXQenSMAAO",
+	"NS1VMHo6AS7MhM0ZTeHdxiJcYnDOxuQKATms57lJEM4rhdm272WCN36Y8NVdoivbhh+21NNaB5vlvrnK",
+	"KM7XdUAmKGRMzaDlK1Zbo04f3CceChIbPGiN6K7avDzONjAsPdJXKBHu9iOrw7mzw2MCqME7O8O879PH",
+	"p+jsgHqQb4BulWgUE6KsX2BFUreGuYZ2YBqGCPNkCkidlm4kQsJ2Zq09AL85LqoQTzd4F3SE7wYifWxT",
+	"ZoherHY0vVCiDqmmbJgM3mQhkkvAWz5BqQjeCoyTWP9TCeGif+MTvzye4ru2PNPvjNWtl4zNJdS4GlS6",
+	"HCQYy1ezOOWRnkMRQ+EmDiY1L5GwCy5TAOg1amYC8pJeUEDt013N7kAIi0NppffJxpZ8EMLn5RuocaAr",
+	"hFjJZo1p6nR8G4SuEo5XrgOMtkk5S1rD29N3cCzbPS0qTUw2NdfYHC3PmhzXa1Cl1nSGR5NFmtkYR2yY",
+	"J20QrNN+43tW42oN/LVoSn24P4Ou/E566eo60zrxUCce6sRDnXioEw914qFOPNSJh68h8bCpXfoHzzp0",
+	"j3L2uq8g61DwHt3G8JpV7BtiFSsGqrQTSSixx/1Bg1YTrmsCK9ubzxCEz/AaYXBnnogwC7BpdSZCRNjT",
+	"fgkGKWyohzQpueApSG3JU5EsW9ixSyT/k3nk+dPnZ0RpE9vWjDzhcUjklJr25kh5M7ojORUZkoTx1CNS",
+	"AI/eeEnmNJ1W9Dxj1W7EJKFg3izJAipkC13OJ9jnujCIPMiy2iGPxSKOBA0JxRlAZPJfzs5Jp9PBidv9",
+	"qP4zUk//5JNM4sAk8dUnfoc8gWejZ+MDX+IIf+eTZiDmPMfOgurbn6SLYdTSRbyA4w5Tgkh8WI8sNrbk",
+	"6neCXmDo5J0UG6xDgXRYDF55Vndof1sd2ndvq3aRqmGXfsOd1VqG/dv+xhiofEYv2O48vjC08Le1ueHH",
+	"RtatN7s1hRUecWVdpnL3j14HB6Ak3mi8TNVQB0f93h7aLIUBp+xDumvDQlWD3sK8vmbQxsLWg7ZwEKWh",
+	"Hu4N+mqJtg273SHkcDMz6TejZNT2Vdt5nZmUayNYmDqx9tn6cgATeaWmorQeD2LRuIp5I3hLQhcEdjqQ",
+	"CMTl3WJinzPDTeo/whPbPofkVHOSiBnisXxIWSyBdxI0koz5ZMLCE+K70ksEKUvbMk0YnWlBrftOdHbN",
+	"3P4Ziy/AhFhr06xFbdHK3Lcz4EMHjxI1lMdERlROmVQKPQ5JEHEgpJIMDbAZiXjKEhpFy+Ea/ObrXU69",
+	"BhVy0AeO00C9IYsDEbKQ+P+n/wQzlgbWKhVCazi9BUlAk2RJ/P9pu7PffgkLKYckFjDbuvNKJ6lMz1Dz",
+	"1/Pnzzzy5p+/tLBYBOGMYVrN7d7oDd1+JSIeLIdE0jgciw8+kUJNss6MAXkzbCDg9wdqO8TegfFqjN1q",
+	"hF1tHXsaSAeXk2joZVhPS72JuDrNkCcsSIVytm0JDExpazP+LhjDZuP6nQ6WAnV8ItmFMiwRNhPan/Qn",
+	"SAcaaSYv2CCkCXdJE3rFEkkj13iSIroC46k2b2vz9us0bx3UILVJP7dxq575StlVD2QQ7+zuQMvcKvHt",
+	"mMcU8hArCHlVppE6rT9JVIBeXqKgP3a8c1lSfLUR9dmMKCcMUbRN7ttwMtwL14Hd/WQrQ0UMUiKVlmNC",
+	"l2QoLcdjkA5pQgP4QIgICtuk5guQWZRKj8hs3LZxJciNeEjVjjFn6RFIM5h6Gg/LedhCtjyys+MyS+3s",
+	"nJAFjS6JiJRC0iNDRe8Qqvgd4kv2h094HCSMKvNizhLUzcDpPheAdR/QmCSsrYSZPhSJTJEOZR03helZ",
+	"5bKCLOOSsTlais7AqBlLSqZUGqWlzQm8TmlJSWOe8j/zslo0InBzqceNMx6lQzWchKk5U2atnDJknJ8B",
+	"5QAiSst0NxWXLDbN7MjxMBNXqAMSFtJASdRaY/64GvPcCILPpDW3Jj17UPIyfQ8L7Wnj8J3rU5aQFQyp",
+	"bq+vSNx5DTj9msz6kPaCfrjXHoz3J+0BPWDto/A4aHfHPdqf7LFBuB/kWUZ9O6U4/kB+2pSnAKfr3t99",
+	"gxtWAllnrlgT1Onc4IW7+QtjtYfzeuHBuKtesL3HBpP2INyn7ePxUdA+nByw/XAQ7I37NH89kPIjlPL2",
+	"JXv5Sz5xtEDpPd/ApuPxxbBQgQMVDk7VEr5dwAAp/5pXO9IRPbOWNLnILB8Bsn0WU5CbH/bJayj91xg2",
+	"Fmw8yhOCzmwF+5Nj1g177T7dG7cHwSBsH7HDSfuA7o8HOnqWz5a620hpUztV3Xyq3GeskIm9eHx68xib",
+	"kQSgiq7nCEPNVtuGn802fM3ALiwF2HLrLM0l+W1MxSxeT2wccQp+d2WMyCdNPypxYfqtIeEhLnZEcqnu",
+	"WUMGbZQxm9IrLrIkr5KuaUVl+jqLazrRmk60phOt6URrOtEfkU6UNKnSua17oBXNlferl2+qtXdQ5rAr",
+	"qm9k9tMsIWs1+IkbEbGNYAnDmlov9/ExhTAW6ZT4zjAgI6bMENSYNRtqzYZas6HWbKg1G+o3yIaaxTUL",
+	"as2CWndY1SyoNQtqzYJas6DWrbB1K2zNglqzoNYsqDUL6kOxoN4iZFhM/92cCHVzPrAqyuVfFJgdb58e",
+	"rPlXa/7Vmn/1IflXbxG7qXlXazysGg+rxsOq8bDqIEAdBKjxsGo8rBoPqybiqHlXa97V75p39ZYRp1AE",
+	"ypBR/5wyGqXTP/VfM5Ym3H4n5izGyFJHO3rqU+BxMD+46u1eJGye77G1YOzP2AUNluSqZ0puLtk8LboY",
+	"GhzhBKC4FyK5JJDoX1M11yGmQK00JbZsRf0FjCK25G0lWOyjcb+zs6A8lTs7MCCsRNM98SGbp9OfJBln",
+	"4QVLh8TPojShowmVqU/oWGQp6e2bMjGP+CFjc/PFHpnxOINmX/0z99vevvm6o342R+SIORR6oT4oPS0V",
+	"xI/EwrdPcSrCSk9Q30CB1zrocigSy5lAKNhkV330WdrkidY/puQIyqj0DOzs9LtdU8tkavjzEjfflIDJ",
+	"LEoR6J48166m1p9YOWfK4Miui1PeUY9/k/IoUg5jDG1GhcrC/IlVJYE5gn8qoLWU0FQHSct71UkUFOEk",
+	"1pV+ra08avI4iDJAczC0tv4smI9SISKpa5paHfLIgH9MRRaFhEaRWBAak1/Pz19Bv4TaFZGIL9woVHH/",
+	"3a4a6J89KxXuUtOjtlaxNOIxY/P89GGGR71zoQJiPk8EVaKhccFiloClAm/VGOItvYadLCXBnH6q919F",
+	"hcgfGQ8uiy/+Vp21tjqWxPbQ2Tc2L5ef3XLtvCALEeflSy/EmEXkVcL/hCDFoymbcZkmy79tUyaRL/JD",
+	"0uxujscNtojHbY9wpQRKHayqg1UPG6xa8UQatzqC1zIRkUmFji1Je/XorauYblt2dNsDWap8cJueHmjm",
+	"uCTStRBOUNNfq+a/IZze7zSHrn7Vu5ED91Rt4hnkEkup99dZnNsczcj4Fa4TZJ2NTV7Q2o2yNuue+zBX",
+	"nC0QBgswC/B0kfHSOCvle2ObiRLmOodtm2whBzlcZ9UieRJPge4oJ2QylvZCZ703mtrWzm7aEhywW4kO",
+	"biGtIN6jBYa5Y42TU91jwGfK06Dp/8veFey2DcPQXyF62sFJ2h63UxYMQ9EE6RJstwFTZC0RokiGJTfT",
+	"3w8k5URxtQErCuySY92YlCVZpEm+R2UiXhx2+Dl39smTxv/qrn5W4cJXfV0S9NsdpUHfIJl59Xau3s7V",
+	"23kLm30NE/5/w0mwyGG07JX28y9hy+/4r/a5P7SH20GfIaQ1aOsDGpub6obD2BM6tdM4hjevcoDu+2R2",
+	"GddapV60Vd+mQVUnOg7+4h/QEiekKzGhWhCnerrJhXmyggP15xD6i3rUHupFhJyJ/p4Kn6gWSbomgrbB",
+	"wY/x5IKzMxM/zaAnLzUsrbpcs0a10IcTMhpB6SwBNbjeTO6cp5IqfOIEsjzunFGwEUHuMu0fCUlZ0rzC",
+	"FW7xLN/wb4ihraNCLQG10CZWcFRqbyJ3J7BhZyKZjrozKtMxd64paVh0JuiRD+iGNEZYNkWO68qka9Hp",
+	"oQDSM7tXGRww2R6mp4Nak4E587VFRjdmY5iJQyP01pbG8aVzQQDlGH0FR9QQILTCeu49zSWOHblL7Fj5",
+	"MeDCJIOjPdzdgqTw3ib2mN18krVJ1ESFLqW8bIS77NeZOPo8vPPRB3VAi3doQgV+r41J9H6+StA0ttWC",
+	"t7761dPW5rtQWO5tSfueZRe2PhdP+HxrfuJLhXGvHx/m8/GhTmOiCVrMnnhorDvJI/VG230md003FcSm",
+	"qkY/hoW2gRtJ71UEqxSx6sFy2uHCS6m8ByLX+0D0MH1TaKoxpD+oYh2URlc1U/2oYlHx/RSnOTjpDMEB",
+	"R6unGdyPb9H3psQz1wISeaIUbZ2/wHhxFBxTKxaEkxN0+nrwXfsTT6I/pkDyN+d0FJelLhtlcc5qJzum",
+	"G14fxXarWvj6QJQBJuz4iNQWZwyfIaV5Mi3L3g2n/OPvAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -15,6 +15,13 @@ type Config struct {
 	// CreateRequest.Background) one process executes at once (RESEARCH_BACKGROUND_WORKERS). They
 	// have their own queue, so a deep backlog never delays jobs created through the API.
 	BackgroundWorkers int
+	// AccountShare is the most research runs one account may have in progress at once across the
+	// cluster (RESEARCH_ACCOUNT_MAX_RUNS; 0: no cap). A run over it is put back in the queue for
+	// ShareRecheck, leaving the workers to other accounts; and an account's jobs beyond its share are
+	// enqueued at a lower priority, so that one account's backlog never stands in front of another
+	// account's first jobs.
+	AccountShare int
+	ShareRecheck time.Duration
 	// WebhookWorkers is how many webhook deliveries one process makes at once.
 	WebhookWorkers int
 	// JobTimeouts bounds one run per effort (RESEARCH_JOB_TIMEOUTS="low=2m,medium=10m,..."); a run
@@ -57,6 +64,8 @@ func DefaultConfig() Config {
 		Workers:           4,
 		BackgroundWorkers: 2,
 		WebhookWorkers:    8,
+		AccountShare:      2,
+		ShareRecheck:      time.Second,
 		JobTimeouts: map[string]time.Duration{
 			"low": 5 * time.Minute, "medium": 15 * time.Minute, "high": 30 * time.Minute, "build": time.Hour,
 		},
@@ -108,6 +117,9 @@ func (c Config) RescueFloor() time.Duration { return c.RescueMargin }
 func (c Config) Validate() error {
 	if c.Workers < 1 || c.BackgroundWorkers < 1 || c.WebhookWorkers < 1 {
 		return fmt.Errorf("workers must be at least 1 (research %d, background %d, webhooks %d)", c.Workers, c.BackgroundWorkers, c.WebhookWorkers)
+	}
+	if c.AccountShare < 0 || (c.AccountShare > 0 && c.ShareRecheck <= 0) {
+		return fmt.Errorf("account share %d (recheck %s): want 0 (no cap), or a positive cap and recheck interval", c.AccountShare, c.ShareRecheck)
 	}
 	for _, e := range []string{"low", "medium", "high", "build"} {
 		if c.JobTimeouts[e] <= 0 {

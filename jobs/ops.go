@@ -91,9 +91,9 @@ type Created struct {
 	StatusCode int
 }
 
-// Create validates and accepts a job: the job row, its idempotency record and its queue entry
-// commit in one transaction. Nothing is charged here; the run is charged when a worker dispatches
-// it.
+// Create validates and accepts a job: the job row, its idempotency record, the hold on the run's
+// price and its queue entry commit in one transaction. The hold is what makes concurrent creates
+// beyond the balance answer 402 at once; the charge at dispatch consumes it.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
 	if r.IdempotencyKey != "" {
 		if c, ok, err := s.replay(ctx, r); ok || err != nil {
@@ -196,7 +196,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 				return err
 			}
 		}
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
+		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
+			return err
+		}
+		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
 		if err != nil {
 			return err
 		}
@@ -256,6 +259,16 @@ func (s *Service) replay(ctx context.Context, r CreateRequest) (Created, bool, e
 	return Created{Job: j, Replayed: true, StatusCode: k.StatusCode}, true, nil
 }
 
+// hold reserves a run's price in tx; a shortfall is a *CreditsError.
+func (s *Service) hold(ctx context.Context, tx *store.Store, accountID, jobID, runID, effort string) error {
+	err := s.billing.HoldRun(ctx, tx, billing.Run{AccountID: accountID, JobID: jobID, RunID: runID, Effort: effort})
+	if errors.Is(err, billing.ErrInsufficientCredits) {
+		return &CreditsError{Effort: effort, Needs: s.billing.Config().Credits(effort)}
+	}
+	return err
+}
+
+// affordable is a cheap early refusal before a create's work; the hold in its transaction decides.
 func (s *Service) affordable(ctx context.Context, accountID, effort string) error {
 	ok, err := s.billing.CanAfford(ctx, accountID, effort)
 	if err != nil {
@@ -310,6 +323,12 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 		if err := s.settled(ctx, tx, jobID, store.JobCancelled, ""); err != nil {
 			return err
 		}
+		if j.CurrentRunID != nil {
+			// A run cancelled before dispatch costs nothing: its hold goes back to the balance.
+			if err := s.billing.ReleaseRun(ctx, tx, *j.CurrentRunID); err != nil {
+				return err
+			}
+		}
 		if j.RiverJobID != nil {
 			// A queued entry is cancelled outright; a running one is stopped by the worker's own
 			// cancellation check.
@@ -361,7 +380,10 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		set["webhook_key_sealed"] = sealed
 	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		res, err := s.enqueueRun(ctx, tx, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
+		if err := s.hold(ctx, tx, j.AccountID, j.ID, runID, effort); err != nil {
+			return err
+		}
+		res, err := s.enqueueRun(ctx, tx, j.AccountID, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
 		if err != nil {
 			return err
 		}

@@ -57,14 +57,18 @@ var errJobCancelled = errors.New("job cancelled")
 var errSkip = errors.New("nothing to run")
 
 func (w *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
-	return w.svc.work(ctx, job.Args, job.Attempt, job.MaxAttempts)
+	return w.svc.work(ctx, job.Args, job.Queue, job.Attempt, job.MaxAttempts)
 }
 
-func (s *Service) work(ctx context.Context, a runArgs, attempt, maxAttempts int) error {
+func (s *Service) work(ctx context.Context, a runArgs, queue string, attempt, maxAttempts int) error {
 	log := s.log.With("job_id", a.JobID, "run_id", a.RunID, "attempt", attempt)
-	j, run, err := s.dispatch(ctx, a)
+	j, run, err := s.dispatch(ctx, a, queue)
 	if errors.Is(err, errSkip) || errors.Is(err, store.ErrNotFound) {
 		return nil
+	}
+	if errors.Is(err, errOverShare) {
+		// Back in the queue (a snooze spends no attempt): the worker goes to another account's run.
+		return river.JobSnooze(s.cfg.ShareRecheck)
 	}
 	if err != nil {
 		return s.retryOrFail(ctx, log, a, attempt, maxAttempts, err)
@@ -122,7 +126,7 @@ func (s *Service) retryOrFail(ctx context.Context, log *slog.Logger, a runArgs, 
 // dispatch marks the job in_progress, starts (or, after a crash, reuses) the run and charges it,
 // all in one transaction. errSkip when the entry is stale (job cancelled, superseded, or this run
 // already finished).
-func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, store.ResearchRun, error) {
+func (s *Service) dispatch(ctx context.Context, a runArgs, queue string) (store.ResearchJob, store.ResearchRun, error) {
 	var j store.ResearchJob
 	var run store.ResearchRun
 	err := s.st.InTx(ctx, func(tx *store.Store) error {
@@ -132,6 +136,9 @@ func (s *Service) dispatch(ctx context.Context, a runArgs) (store.ResearchJob, s
 		}
 		if j.CurrentRunID == nil || *j.CurrentRunID != a.RunID {
 			return errSkip
+		}
+		if err := s.checkShare(ctx, tx, j, queue); err != nil {
+			return err
 		}
 		now := s.now()
 		set := map[string]any{"status": store.JobInProgress}
@@ -392,6 +399,10 @@ func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.Res
 		return err
 	}
 	if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunFailed, "finished_at": s.now(), "credits_charged": 0}); err != nil {
+		return err
+	}
+	// A run that fails before dispatch (no credits, orphaned in the queue) gives its hold back.
+	if err := s.billing.ReleaseRun(ctx, tx, a.RunID); err != nil {
 		return err
 	}
 	if refund {

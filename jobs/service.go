@@ -38,6 +38,8 @@ const (
 type Billing interface {
 	Config() billing.Config
 	CanAfford(ctx context.Context, accountID, effort string) (bool, error)
+	HoldRun(ctx context.Context, tx *store.Store, r billing.Run) error
+	ReleaseRun(ctx context.Context, tx *store.Store, runID string) error
 	ChargeRun(ctx context.Context, tx *store.Store, r billing.Run) error
 	RefundRun(ctx context.Context, tx *store.Store, r billing.Run) error
 }
@@ -290,8 +292,9 @@ func sqlTx(tx *store.Store) (*sql.Tx, error) {
 }
 
 // enqueueRun inserts the queue entry of a run in the caller's transaction, on the background queue
-// when background is set.
-func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, a runArgs, background bool) (*rivertype.JobInsertResult, error) {
+// when background is set. accountID's jobs beyond its fair share go in at a lower priority (see
+// Config.AccountShare).
+func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, accountID string, a runArgs, background bool) (*rivertype.JobInsertResult, error) {
 	t, err := sqlTx(tx)
 	if err != nil {
 		return nil, err
@@ -300,7 +303,11 @@ func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, a runArgs, ba
 	if background {
 		queue = QueueBackground
 	}
-	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: queue, MaxAttempts: s.cfg.MaxAttempts})
+	priority, err := s.priority(ctx, tx, accountID, queue)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: queue, MaxAttempts: s.cfg.MaxAttempts, Priority: priority})
 	if err != nil {
 		return nil, fmt.Errorf("enqueue run: %w", err)
 	}

@@ -70,20 +70,68 @@ func New(st *store.Store, now func() time.Time) *Limiter {
 	return &Limiter{st: st, now: now}
 }
 
+// Take names one bucket and its rate.
+type Take struct {
+	Key  string
+	Rate Rate
+}
+
 // Allow takes one token from the bucket named key at rate r.
 func (l *Limiter) Allow(ctx context.Context, key string, r Rate) (Decision, error) {
-	perSecond := float64(r.N) / r.Per.Seconds()
-	taken, left, err := l.st.TakeToken(ctx, key, float64(r.N), perSecond, l.now())
+	return l.AllowAll(ctx, Take{Key: key, Rate: r})
+}
+
+// AllowAll takes one token from each bucket in one database round trip and answers the tightest
+// decision: refused when any bucket refuses (waiting for the slowest of those), otherwise the
+// bucket with the fewest tokens left. A bucket that allowed keeps its token spent even when another
+// refuses: a refused request still counts against the caller.
+func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error) {
+	if len(takes) == 0 {
+		return Decision{Allowed: true}, nil
+	}
+	bt := make([]store.BucketTake, len(takes))
+	for i, t := range takes {
+		bt[i] = store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate)}
+	}
+	res, err := l.st.TakeTokens(ctx, bt, l.now())
 	if err != nil {
 		return Decision{}, err
 	}
-	d := Decision{Allowed: taken, Limit: r.N, Remaining: int(math.Floor(left)),
-		Reset: seconds((float64(r.N) - left) / perSecond)}
-	if !taken {
-		d.RetryAfter = seconds((1 - left) / perSecond)
+	var out Decision
+	for i, t := range takes {
+		d := decide(t.Rate, res[t.Key])
+		if i == 0 || tighter(d, out) {
+			out = d
+		}
 	}
-	return d, nil
+	return out, nil
 }
+
+func decide(r Rate, b store.BucketResult) Decision {
+	ps := perSecond(r)
+	d := Decision{Allowed: b.Taken, Limit: r.N, Remaining: int(math.Floor(max(b.Left, 0))),
+		Reset: seconds((float64(r.N) - b.Left) / ps)}
+	if !b.Taken {
+		d.RetryAfter = seconds((1 - b.Left) / ps)
+	}
+	return d
+}
+
+// tighter reports whether a binds more than b.
+func tighter(a, b Decision) bool {
+	switch {
+	case a.Allowed != b.Allowed:
+		return !a.Allowed
+	case !a.Allowed:
+		return a.RetryAfter > b.RetryAfter
+	case a.Remaining != b.Remaining:
+		return a.Remaining < b.Remaining
+	default:
+		return a.Limit < b.Limit
+	}
+}
+
+func perSecond(r Rate) float64 { return float64(r.N) / r.Per.Seconds() }
 
 // seconds rounds up to whole seconds, at least one: headers carry whole seconds and a client that
 // waits the advertised time must find a token.

@@ -78,3 +78,70 @@ func TestLimiter(t *testing.T) {
 		})
 	}
 }
+
+func TestParseLimits(t *testing.T) {
+	t.Parallel()
+	l, err := ratelimit.ParseLimits("")
+	require.NoError(t, err)
+	require.Equal(t, ratelimit.DefaultLimits(), l)
+	require.Equal(t, ratelimit.Rate{N: 60, Per: time.Minute}, l.ForTier("free"))
+	require.Equal(t, ratelimit.Rate{N: 60, Per: time.Minute}, l.ForTier("unknown"), "an unknown tier gets the free rate")
+
+	l, err = ratelimit.ParseLimits(" pro=10/s , anonymous=5/h")
+	require.NoError(t, err)
+	require.Equal(t, ratelimit.Rate{N: 10, Per: time.Second}, l.ForTier("pro"))
+	require.Equal(t, ratelimit.Rate{N: 5, Per: time.Hour}, l.Anonymous)
+	require.Equal(t, ratelimit.Rate{N: 3000, Per: time.Minute}, l.ForTier("enterprise"), "names left out keep their default")
+
+	l, err = ratelimit.ParseLimits("off")
+	require.NoError(t, err)
+	require.True(t, l.Off)
+
+	for _, bad := range []string{"gold=5/m", "free", "free=0/m", "free=5/d"} {
+		_, err := ratelimit.ParseLimits(bad)
+		require.Error(t, err, bad)
+	}
+}
+
+// The tighter of several buckets decides, in one call.
+func TestAllowAll(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, d)
+			now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			l := ratelimit.New(st, func() time.Time { return now })
+			ctx := context.Background()
+			key := ratelimit.Take{Key: "key:a", Rate: ratelimit.Rate{N: 5, Per: time.Minute}}
+			acct := ratelimit.Take{Key: "acct:a", Rate: ratelimit.Rate{N: 3, Per: time.Minute}}
+			for i := range 3 {
+				dec, err := l.AllowAll(ctx, key, acct)
+				require.NoError(t, err)
+				require.True(t, dec.Allowed)
+				require.Equal(t, 3, dec.Limit, "the account bucket has fewer left")
+				require.Equal(t, 2-i, dec.Remaining)
+			}
+			dec, err := l.AllowAll(ctx, key, acct)
+			require.NoError(t, err)
+			require.False(t, dec.Allowed, "the account bucket refuses though the key's has tokens")
+			require.Equal(t, 20*time.Second, dec.RetryAfter)
+
+			// Another key of the same account shares the account's bucket.
+			dec, err = l.AllowAll(ctx, ratelimit.Take{Key: "key:b", Rate: key.Rate}, acct)
+			require.NoError(t, err)
+			require.False(t, dec.Allowed)
+
+			now = now.Add(time.Hour) // both refill, never beyond capacity
+			dec, err = l.AllowAll(ctx, key, acct)
+			require.NoError(t, err)
+			require.True(t, dec.Allowed)
+			require.Equal(t, 2, dec.Remaining)
+
+			now = now.Add(-time.Minute) // a clock stepping back refills nothing
+			dec, err = l.AllowAll(ctx, key, acct)
+			require.NoError(t, err)
+			require.Equal(t, 1, dec.Remaining)
+		})
+	}
+}

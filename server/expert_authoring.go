@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -91,11 +90,7 @@ func (s *Server) rateLimit(ctx context.Context, key string) error {
 	if d.Allowed {
 		return nil
 	}
-	p := newProblem(http.StatusTooManyRequests, "rate_limited",
-		fmt.Sprintf("at most %s; retry in %d s", s.authoringRate, int(d.RetryAfter.Seconds())))
-	p.Title = "Too many requests"
-	p.header = http.Header{"Retry-After": {strconv.Itoa(int(d.RetryAfter.Seconds()))}}
-	return p
+	return rateLimited(d, "at most "+s.authoringRate.String())
 }
 
 func nullableMap(m map[string]any) nullable.Nullable[map[string]any] {

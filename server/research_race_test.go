@@ -13,8 +13,9 @@ import (
 	"github.com/researchd/researchd/store/storetest"
 )
 
-// Many jobs racing for the last credits: every accepted job either runs charged or fails at dispatch
-// with insufficient_credits, uncharged; the balance ends exactly at what was paid for and never below zero.
+// Many jobs racing for the last credits: each create holds its price in the transaction that accepts
+// it, so exactly the jobs the balance pays for are accepted and the rest answer 402 at once; no
+// accepted job fails for credits at dispatch, and the ledger ends exactly at what was paid for.
 func TestResearchRaceForTheLastCredits(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects() {
@@ -38,6 +39,7 @@ func TestResearchRaceForTheLastCredits(t *testing.T) {
 						r.JSON(t, &j)
 						accepted <- j.JobId.String()
 					case http.StatusPaymentRequired:
+						require.Contains(t, string(r.Body), "insufficient_credits")
 						refused <- r.Status
 					default:
 						t.Errorf("create answered %d: %s", r.Status, r.Body)
@@ -47,32 +49,23 @@ func TestResearchRaceForTheLastCredits(t *testing.T) {
 			wg.Wait()
 			close(accepted)
 			close(refused)
+			require.Len(t, accepted, credits/perRun, "exactly the runs the credits pay for are accepted")
+			require.Len(t, refused, attempts-credits/perRun)
 
-			completed := 0
 			for id := range accepted {
 				j := e.await(t, acct.Key, id, isTerminal)
-				switch j.Status {
-				case gen.JobStatusCompleted:
-					completed++
-					require.Equal(t, perRun, j.CreditsCharged)
-					require.EqualValues(t, 1, consumptionCount(t, e.Store, id))
-				case gen.JobStatusFailed:
-					jobErr, err := j.Error.Get()
-					require.NoError(t, err)
-					require.Equal(t, "insufficient_credits", jobErr.Code)
-					require.Zero(t, j.CreditsCharged)
-					require.Zero(t, consumptionCount(t, e.Store, id))
-				default:
-					t.Fatalf("job %s ended %s", id, j.Status)
-				}
+				require.Equal(t, gen.JobStatusCompleted, j.Status, "no accepted job fails for credits at dispatch")
+				require.Equal(t, perRun, j.CreditsCharged)
+				require.EqualValues(t, 1, consumptionCount(t, e.Store, id))
 			}
-			require.Equal(t, credits/perRun, completed, "exactly the runs the credits pay for")
 			bal, err := e.Store.Balance(context.Background(), acct.ID)
 			require.NoError(t, err)
-			require.EqualValues(t, (credits-completed*perRun)*10, bal)
-			var negative int64
+			require.EqualValues(t, (credits-credits/perRun*perRun)*10, bal)
+			var negative, holds int64
 			require.NoError(t, e.Store.DB().Model(&store.LedgerEntry{}).Where("account_id = ? AND balance_after_cents < 0", acct.ID).Count(&negative).Error)
 			require.Zero(t, negative)
+			require.NoError(t, e.Store.DB().Model(&store.CreditHold{}).Where("account_id = ?", acct.ID).Count(&holds).Error)
+			require.Zero(t, holds, "every hold was consumed by its charge")
 		})
 	}
 }

@@ -59,6 +59,9 @@ type Config struct {
 	Skills *skill.Service
 	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
 	Tools *mcptool.Registry
+	// RateLimits are the request rates per tier (each API key and each account) and per anonymous
+	// client IP (RESEARCH_RATE_LIMITS); nil: ratelimit.DefaultLimits().
+	RateLimits *ratelimit.Limits
 	// AuthoringRate bounds plan-preview and generate-workflow per caller; zero: 30 a minute.
 	AuthoringRate ratelimit.Rate
 	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
@@ -91,6 +94,7 @@ type Server struct {
 	tools       *mcptool.Registry
 	builds      *expertbuild.Service
 	limiter     *ratelimit.Limiter
+	limits      ratelimit.Limits
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
 	workflowAuthoringOff bool
@@ -160,6 +164,10 @@ func New(cfg Config) (*echo.Echo, error) {
 	}
 	cfg.Batches.Attach(cfg.Research)
 	cfg.Builds.Attach(cfg.Research)
+	limits := ratelimit.DefaultLimits()
+	if cfg.RateLimits != nil {
+		limits = *cfg.RateLimits
+	}
 	if cfg.AuthoringRate.N == 0 {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
@@ -168,13 +176,16 @@ func New(cfg Config) (*echo.Echo, error) {
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
-		limiter: ratelimit.New(cfg.Store, cfg.Now), authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(cfg.Logger)
+	// X-Forwarded-For is believed only from loopback and private-network proxies: a client on the
+	// internet cannot pick the IP its anonymous rate limit is counted against.
+	e.IPExtractor = echo.ExtractIPFromXFFHeader()
 	e.Use(
 		acceptRequestID,
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString,
@@ -184,10 +195,12 @@ func New(cfg Config) (*echo.Echo, error) {
 			}}),
 		s.accessLog,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{DisableStackAll: true, LogErrorFunc: s.logPanic}),
+		s.limitUnidentified,
 		// Uploads have their own, larger limits (limitAttachmentBodies).
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: fmt.Sprintf("%dB", cfg.MaxBodyBytes), Skipper: s.isUploadRoute}),
 		s.authenticate,
 		s.rememberOrigin,
+		s.limitRequests,
 		s.limitAttachmentBodies,
 		s.validateRequests,
 	)

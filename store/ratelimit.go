@@ -3,9 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
-
-	"gorm.io/gorm/clause"
 )
 
 // RateBucket is a token bucket shared by every process over the database.
@@ -15,34 +15,73 @@ type RateBucket struct {
 	UpdatedAt time.Time
 }
 
-// TakeToken refills the bucket key (capacity tokens, perSecond refill) up to now and takes one
-// token when there is one. It answers whether a token was taken and the tokens left after it.
-// The row is locked for the update, so concurrent takers across processes never share a token.
+// BucketTake asks for one token from the bucket Key, which holds up to Capacity tokens and refills
+// at PerSecond.
+type BucketTake struct {
+	Key       string
+	Capacity  float64
+	PerSecond float64
+}
+
+// BucketResult is the outcome of one BucketTake: whether a token was taken and the tokens left.
+type BucketResult struct {
+	Taken bool
+	Left  float64
+}
+
+// TakeToken takes one token from one bucket; see TakeTokens.
 func (s *Store) TakeToken(ctx context.Context, key string, capacity, perSecond float64, now time.Time) (taken bool, left float64, err error) {
-	err = s.InTx(ctx, func(tx *Store) error {
-		db := tx.with(ctx)
-		if err := db.Clauses(clause.OnConflict{DoNothing: true}).
-			Create(&RateBucket{BucketKey: key, Tokens: capacity, UpdatedAt: now}).Error; err != nil {
-			return fmt.Errorf("create rate bucket: %w", err)
-		}
-		q := db
-		if tx.dialect == Postgres {
-			q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-		}
-		var b RateBucket
-		if err := q.Where("bucket_key = ?", key).Take(&b).Error; err != nil {
-			return fmt.Errorf("read rate bucket: %w", err)
-		}
-		elapsed := max(now.Sub(b.UpdatedAt).Seconds(), 0)
-		left = min(capacity, b.Tokens+elapsed*perSecond)
-		if taken = left >= 1; taken {
-			left--
-		}
-		return db.Model(&RateBucket{}).Where("bucket_key = ?", key).
-			Updates(map[string]any{"tokens": left, "updated_at": now}).Error
-	})
+	res, err := s.TakeTokens(ctx, []BucketTake{{Key: key, Capacity: capacity, PerSecond: perSecond}}, now)
 	if err != nil {
-		return false, 0, fmt.Errorf("rate limit %s: %w", key, err)
+		return false, 0, err
 	}
-	return taken, left, nil
+	return res[key].Taken, res[key].Left, nil
+}
+
+// takeTokensSQL refills each bucket up to now and takes a token where there is one, in one upsert:
+// a single round trip however many buckets a request draws from. The SET expressions read the row as
+// it was (both dialects), and the upsert locks it, so concurrent takers across processes never share
+// a token. A clock that steps back refills nothing.
+const takeTokensSQL = `INSERT INTO rate_buckets (bucket_key, tokens, updated_at, capacity, per_us, stamp_us, taken) VALUES %s
+ON CONFLICT (bucket_key) DO UPDATE SET
+	tokens = CASE WHEN ` + refillSQL + ` >= 1 THEN ` + refillSQL + ` - 1 ELSE ` + refillSQL + ` END,
+	taken = ` + refillSQL + ` >= 1,
+	stamp_us = CASE WHEN excluded.stamp_us > rate_buckets.stamp_us THEN excluded.stamp_us ELSE rate_buckets.stamp_us END,
+	capacity = excluded.capacity, per_us = excluded.per_us, updated_at = excluded.updated_at
+RETURNING bucket_key, tokens, taken`
+
+const refillSQL = `(CASE WHEN excluded.stamp_us <= rate_buckets.stamp_us THEN
+		CASE WHEN rate_buckets.tokens > excluded.capacity THEN excluded.capacity ELSE rate_buckets.tokens END
+	WHEN rate_buckets.tokens + (excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us > excluded.capacity THEN excluded.capacity
+	ELSE rate_buckets.tokens + (excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us END)`
+
+// TakeTokens takes one token from each bucket at now, in one statement, and reports each bucket's
+// outcome by key. Keys must be distinct.
+func (s *Store) TakeTokens(ctx context.Context, takes []BucketTake, now time.Time) (map[string]BucketResult, error) {
+	takes = slices.Clone(takes)
+	// One order for every caller: two requests locking the same two rows never deadlock.
+	slices.SortFunc(takes, func(a, b BucketTake) int { return strings.Compare(a.Key, b.Key) })
+	rows := make([]string, 0, len(takes))
+	args := make([]any, 0, 7*len(takes))
+	now = now.UTC().Truncate(time.Microsecond)
+	for _, t := range takes {
+		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, t.Key, t.Capacity-1, now, t.Capacity, t.PerSecond/1e6, now.UnixMicro(), true)
+	}
+	var out []struct {
+		BucketKey string
+		Tokens    float64
+		Taken     bool
+	}
+	if err := s.with(ctx).Raw(fmt.Sprintf(takeTokensSQL, strings.Join(rows, ", ")), args...).Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("rate limit %d bucket(s): %w", len(takes), err)
+	}
+	res := make(map[string]BucketResult, len(out))
+	for _, r := range out {
+		res[r.BucketKey] = BucketResult{Taken: r.Taken, Left: r.Tokens}
+	}
+	if len(res) != len(takes) {
+		return nil, fmt.Errorf("rate limit: %d bucket(s) answered for %d", len(res), len(takes))
+	}
+	return res, nil
 }

@@ -38,7 +38,8 @@ type config struct {
 	// WorkflowAuthoringOff (RESEARCH_WORKFLOW_AUTHORING=off) makes generate-workflow 404.
 	AuthoringRate        ratelimit.Rate
 	WorkflowAuthoringOff bool
-	DevIssuerOK          bool // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
+	DevIssuerOK          bool             // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
+	RateLimits           ratelimit.Limits // RESEARCH_RATE_LIMITS
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -76,6 +77,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if c.Research, err = researchConfig(get, c.DataDir, c.Env); err != nil {
 		return c, err
+	}
+	if c.RateLimits, err = ratelimit.ParseLimits(getenv("RESEARCH_RATE_LIMITS")); err != nil {
+		return c, fmt.Errorf("RESEARCH_RATE_LIMITS: %w", err)
 	}
 	if c.MCPServers, err = mcptool.ParseServers(getenv("RESEARCH_MCP_SERVERS")); err != nil {
 		return c, fmt.Errorf("RESEARCH_MCP_SERVERS: %w", err)

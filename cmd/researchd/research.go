@@ -28,7 +28,7 @@ type researchSettings struct {
 	Prices *engine.TokenPrices
 }
 
-// researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
+// researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_ACCOUNT_MAX_RUNS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
 // RESEARCH_CORPUS_DIR and RESEARCH_MODEL_PRICES.
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
@@ -41,6 +41,9 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	}
 	if jc.BackgroundWorkers, err = positiveInt(get("RESEARCH_BACKGROUND_WORKERS", strconv.Itoa(jc.BackgroundWorkers)), "RESEARCH_BACKGROUND_WORKERS"); err != nil {
 		return researchSettings{}, err
+	}
+	if jc.AccountShare, err = strconv.Atoi(get("RESEARCH_ACCOUNT_MAX_RUNS", strconv.Itoa(jc.AccountShare))); err != nil || jc.AccountShare < 0 {
+		return researchSettings{}, fmt.Errorf("RESEARCH_ACCOUNT_MAX_RUNS: want 0 (no cap) or a positive number of runs")
 	}
 	if jc.MaxAttempts, err = positiveInt(get("RESEARCH_MAX_ATTEMPTS", strconv.Itoa(jc.MaxAttempts)), "RESEARCH_MAX_ATTEMPTS"); err != nil {
 		return researchSettings{}, err

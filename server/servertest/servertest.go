@@ -27,6 +27,7 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/openapi"
+	"github.com/researchd/researchd/ratelimit"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -53,7 +54,8 @@ func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
 	if err != nil {
 		t.Fatalf("dev issuer: %v", err)
 	}
-	cfg := server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev}
+	cfg := server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
+		RateLimits: GenerousLimits()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -65,6 +67,17 @@ func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
 	t.Cleanup(srv.Close)
 	doc, router := document(t)
 	return &Env{Store: st, Dev: dev, Server: srv, URL: srv.URL, Doc: doc, router: router}
+}
+
+// GenerousLimits rate-limit every request (so every response carries the headers) at rates no test
+// reaches; a test of the limits sets its own.
+func GenerousLimits() *ratelimit.Limits {
+	l := ratelimit.DefaultLimits()
+	for tier := range l.Tiers {
+		l.Tiers[tier] = ratelimit.Rate{N: 1_000_000, Per: time.Minute}
+	}
+	l.Anonymous = ratelimit.Rate{N: 1_000_000, Per: time.Minute}
+	return &l
 }
 
 var (
