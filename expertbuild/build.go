@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/skill"
@@ -83,8 +84,10 @@ type Deps struct {
 	Store   *store.Store
 	Experts *expert.Service
 	Skills  Skills // nil: drafts link no skills
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// Author drafts with the configured model when it has one; the zero value drafts from the text.
+	Author authoring.Author
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Service starts, runs and reads expert builds.
@@ -92,6 +95,7 @@ type Service struct {
 	st      *store.Store
 	experts *expert.Service
 	skills  Skills
+	author  authoring.Author
 	log     *slog.Logger
 	now     func() time.Time
 	cfg     Config
@@ -106,7 +110,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if cfg.Workers < 1 || cfg.MaxAttempts < 1 || cfg.Timeout <= 0 || cfg.SweepInterval <= 0 || cfg.Deadline <= 0 {
 		return nil, fmt.Errorf("expertbuild: invalid config %+v", cfg)
 	}
-	s := &Service{st: d.Store, experts: d.Experts, skills: d.Skills, log: d.Logger, now: d.Now, cfg: cfg}
+	s := &Service{st: d.Store, experts: d.Experts, skills: d.Skills, author: d.Author, log: d.Logger, now: d.Now, cfg: cfg}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

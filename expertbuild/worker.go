@@ -93,7 +93,7 @@ func (s *Service) draft(ctx context.Context, row store.ExpertBuild) (expert.Expe
 	if req.Name != nil {
 		name = *req.Name
 	}
-	d := authoring.BuildDraft(req.DomainDescription, name, catalog)
+	d := s.author.BuildDraft(ctx, req.DomainDescription, name, catalog)
 	in, err := createInput(d)
 	if err != nil {
 		return expert.Expert{}, err

@@ -29,7 +29,7 @@ func (s *Server) ExtractExpert(ctx context.Context, req gen.ExtractExpertRequest
 	if _, err := caller(ctx); err != nil {
 		return nil, err
 	}
-	x := authoring.Extract(req.Body.Text)
+	x := s.author.Extract(ctx, req.Body.Text)
 	return gen.ExtractExpert200JSONResponse{SystemPrompt: x.SystemPrompt,
 		OutputSop: nullableMap(x.OutputSOP), OutputSchema: nullableMap(x.OutputSchema)}, nil
 }
@@ -46,7 +46,7 @@ func (s *Server) GenerateExpertWorkflow(ctx context.Context, req gen.GenerateExp
 	if err := s.rateLimit(ctx, "generate-workflow:"+p.AccountID); err != nil {
 		return nil, err
 	}
-	wf, errs := authoring.GenerateWorkflow(req.Body.Sop, mapOf(req.Body.SampleInput), mapOf(req.Body.OutputSchema))
+	wf, errs := s.author.GenerateWorkflow(ctx, req.Body.Sop, mapOf(req.Body.SampleInput), mapOf(req.Body.OutputSchema))
 	out := gen.GenerateExpertWorkflowResponse{Valid: len(errs) == 0 && wf != nil, Errors: fieldErrors(errs), Workflow: nullableMap(wf)}
 	return gen.GenerateExpertWorkflow200JSONResponse(out), nil
 }
@@ -72,7 +72,7 @@ func (s *Server) PreviewExpertPlan(ctx context.Context, req gen.PreviewExpertPla
 	if c := valueOf(req.Body.Context); c != nil {
 		in.Context = *c
 	}
-	steps, subs := authoring.Plan(in)
+	steps, subs := s.author.Plan(ctx, in)
 	plan := gen.PlanPreview{Steps: make([]gen.PlanPreviewStep, 0, len(steps))}
 	for _, st := range steps {
 		plan.Steps = append(plan.Steps, gen.PlanPreviewStep{Title: st.Title, Detail: st.Detail})

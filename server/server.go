@@ -17,6 +17,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
@@ -62,6 +63,9 @@ type Config struct {
 	// RateLimits are the request rates per tier (each API key and each account) and per anonymous
 	// client IP (RESEARCH_RATE_LIMITS); nil: ratelimit.DefaultLimits().
 	RateLimits *ratelimit.Limits
+	// AuthoringModel drafts for the authoring endpoints and expert builds (the openai engine when
+	// configured); nil: they work from the text alone.
+	AuthoringModel authoring.Model
 	// AuthoringRate bounds plan-preview and generate-workflow per caller; zero: 30 a minute.
 	AuthoringRate ratelimit.Rate
 	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
@@ -93,6 +97,7 @@ type Server struct {
 	skills      *skill.Service
 	tools       *mcptool.Registry
 	builds      *expertbuild.Service
+	author      authoring.Author
 	limiter     *ratelimit.Limiter
 	limits      ratelimit.Limits
 	// authoringRate and workflowAuthoringOff: see Config.
@@ -152,7 +157,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		}
 	}
 	if cfg.Builds == nil {
-		if cfg.Builds, err = expertbuild.New(expertbuild.Deps{Store: cfg.Store, Experts: cfg.Experts, Skills: cfg.Skills, Logger: cfg.Logger, Now: cfg.Now},
+		if cfg.Builds, err = expertbuild.New(expertbuild.Deps{Store: cfg.Store, Experts: cfg.Experts, Skills: cfg.Skills, Author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, Logger: cfg.Logger, Now: cfg.Now},
 			expertbuild.DefaultConfig()); err != nil {
 			return nil, err
 		}
@@ -176,7 +181,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
-		limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 	}
 

@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchd/researchd/auth"
+	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
@@ -149,12 +150,19 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		builds, err := expertbuild.New(expertbuild.Deps{Store: st, Experts: experts, Skills: skills, Logger: log.With("component", "expert-builds")},
+		eng, err := newEngine(cfg)
+		if err != nil {
+			return err
+		}
+		// With a chat model, the expert authoring endpoints draft with it (the openai engine).
+		model, _ := eng.(authoring.Model)
+		author := authoring.Author{Model: model, Log: log.With("component", "authoring")}
+		builds, err := expertbuild.New(expertbuild.Deps{Store: st, Experts: experts, Skills: skills, Author: author, Logger: log.With("component", "expert-builds")},
 			expertbuild.DefaultConfig())
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension())
+		research, err := openResearch(cfg, eng, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension())
 		if err != nil {
 			return err
 		}
@@ -163,7 +171,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
 			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds,
-			RateLimits: &cfg.RateLimits})
+			RateLimits: &cfg.RateLimits, AuthoringModel: model})
 		if err != nil {
 			return err
 		}

@@ -82,14 +82,8 @@ func positiveInt(v, name string) (int, error) {
 }
 
 // openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
-	log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
-	rs := cfg.Research
-	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	var eng engine.Engine
+// newEngine builds the configured research engine.
+func newEngine(cfg config) (engine.Engine, error) {
 	switch cfg.Engine {
 	case "openai":
 		if cfg.Model == "" {
@@ -97,13 +91,18 @@ func openResearch(cfg config, st *store.Store, b *billing.Service, att *attachme
 		}
 		// The agent's fetch tool reaches the public internet only, re-checked at dial time.
 		fetch := netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
-		eng, err = engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
-			Prices: rs.Prices})
-		if err != nil {
-			return nil, err
-		}
-	default:
-		eng = engine.NewOffline(engine.OfflineOptions{CorpusDir: rs.CorpusDir})
+		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
+			Prices: cfg.Research.Prices})
+	}
+	return engine.NewOffline(engine.OfflineOptions{CorpusDir: cfg.Research.CorpusDir}), nil
+}
+
+func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
+	log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
+	rs := cfg.Research
+	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
+	if err != nil {
+		return nil, err
 	}
 	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer,
 		Logger: log.With("component", "jobs"), Extensions: ext}, rs.Jobs)
