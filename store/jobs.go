@@ -130,7 +130,7 @@ type ResearchEvent struct {
 // IdempotencyKey remembers which job an Idempotency-Key created, for 24 hours.
 type IdempotencyKey struct {
 	AccountID   string `gorm:"type:varchar(36);primaryKey"`
-	IdemKey     string `gorm:"type:varchar(255);primaryKey"`
+	IdemKey     string `gorm:"type:varchar(320);primaryKey"`
 	RequestHash string `gorm:"type:char(64);not null"`
 	JobID       string `gorm:"type:varchar(36);not null"`
 	StatusCode  int    `gorm:"not null"`
