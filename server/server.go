@@ -69,8 +69,9 @@ type Config struct {
 	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
 	// include its Extension for batches to dispatch: a Research built here does).
 	Batches *batch.Service
-	// Loops manages loops (recurring batches); nil: a service over Batches (firing needs a
-	// loop.Timer started by the caller). LoopRunBatch renders a run's batch for run-now; nil: the
+	// Loops manages loops (recurring batches); nil: a service over Batches, hooked to its ended
+	// runs (firing needs a loop.Timer started by the caller). A Loops given here must be hooked by
+	// the caller (Batches.OnRunEnded) before the job service starts. LoopRunBatch renders a run's batch for run-now; nil: the
 	// batch service's detail.
 	Loops        *loop.Service
 	LoopRunBatch LoopRunBatch
@@ -168,8 +169,8 @@ func New(cfg Config) (*echo.Echo, error) {
 		if cfg.Loops, err = loop.New(loop.Deps{Store: cfg.Store, Batches: cfg.Batches.Loops(), Logger: cfg.Logger}); err != nil {
 			return nil, err
 		}
+		cfg.Batches.OnRunEnded(cfg.Loops.Settled)
 	}
-	cfg.Batches.OnRunEnded(cfg.Loops.Settled)
 	cfg.Builds.Attach(cfg.Research)
 	limits := ratelimit.DefaultLimits()
 	if cfg.RateLimits != nil {
