@@ -108,6 +108,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cfg     Config
+	// runEnded: see OnRunEnded.
+	runEnded RunEnded
 }
 
 // New builds the service. It dispatches nothing until Attach gives it the job service built with
@@ -140,6 +142,9 @@ func (s *Service) Extension() jobs.Extension {
 		Queues: map[string]int{Queue: s.cfg.Workers},
 		Workers: func(w *river.Workers) error {
 			if err := river.AddWorkerSafely(w, &dispatchWorker{svc: s}); err != nil {
+				return err
+			}
+			if err := river.AddWorkerSafely(w, &runEndedWorker{svc: s}); err != nil {
 				return err
 			}
 			return river.AddWorkerSafely(w, &sweepWorker{svc: s})

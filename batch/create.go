@@ -68,84 +68,28 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 			return c, err
 		}
 	}
-	if s.jobs == nil {
-		return Created{}, errors.New("batch: no job service attached")
-	}
-	if in.Inputs != nil && in.ExpertID == nil {
-		return Created{}, invalid("inputs", "inputs require expert_id")
-	}
-	if in.Inputs != nil && len(in.Inputs) != len(in.Questions) {
-		return Created{}, invalid("inputs", fmt.Sprintf("has %d entries; questions has %d", len(in.Inputs), len(in.Questions)))
-	}
-	if in.Rows != nil && len(in.Rows) != len(in.Questions) {
-		return Created{}, invalid("rows", fmt.Sprintf("has %d entries; questions has %d", len(in.Rows), len(in.Questions)))
-	}
 	if len(in.Questions) > MaxRows {
 		return Created{}, invalid("questions", fmt.Sprintf("at most %d questions", MaxRows))
 	}
-	requested, effort, err := s.effortFor(ctx, in.AccountID, in.Tier, in.Effort, in.ExpertID)
+	b, rows, err := s.prepare(ctx, in)
 	if err != nil {
 		return Created{}, err
 	}
-	cost := s.billing.Config().Credits(effort)
-	maxConc := DefaultMaxConcurrent
-	if in.MaxConcurrent != nil {
-		maxConc = *in.MaxConcurrent
-	}
-	if maxConc < 1 || maxConc > MaxConcurrentLimit {
-		return Created{}, invalid("max_concurrent", fmt.Sprintf("must be 1-%d", MaxConcurrentLimit))
-	}
-	if in.MaxCredits != nil && *in.MaxCredits < max(cost, 1) {
-		return Created{}, &ValidationError{Code: "max_credits_too_low", Field: "max_credits",
-			Message: fmt.Sprintf("%d credits cannot cover one row at effort %s (%d credits)", *in.MaxCredits, effort, cost)}
-	}
-	var schemaJSON *string
-	if in.CustomJSONSchema != nil {
-		if _, err := schema.CompileObject(in.CustomJSONSchema); err != nil {
-			return Created{}, invalid("custom_json_schema", err.Error())
-		}
-		b, err := json.Marshal(in.CustomJSONSchema)
-		if err != nil {
-			return Created{}, fmt.Errorf("encode custom_json_schema: %w", err)
-		}
-		schemaJSON = ptr(string(b))
-	}
-	ok, err := s.billing.CanAfford(ctx, in.AccountID, effort)
-	if err != nil {
+	if err := s.affordable(ctx, b); err != nil {
 		return Created{}, err
 	}
-	if !ok {
-		return Created{}, &jobs.CreditsError{Effort: effort, Needs: cost}
-	}
-
-	now := s.now()
-	b := store.Batch{
-		ID: uuid.NewString(), AccountID: in.AccountID, Name: in.Name, Status: store.BatchPending,
-		Effort: effort, RequestedEffort: requested, ExpertID: in.ExpertID, Approach: in.Approach,
-		ResponseLanguage: in.ResponseLanguage, MaxConcurrent: maxConc, MaxCredits: in.MaxCredits,
-		CustomJSONSchema: schemaJSON, CreditsPerRow: cost, ScheduleID: in.ScheduleID, RunNumber: in.RunNumber,
-		CreatedAt: now, UpdatedAt: now,
-	}
-	rows, err := buildRows(b.ID, in, now)
-	if err != nil {
-		return Created{}, err
-	}
-	b.TotalRows, b.PendingRows = len(rows), len(rows)
 
 	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
 		if in.IdempotencyKey != "" {
 			k := store.IdempotencyKey{AccountID: in.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: b.ID, StatusCode: 202}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
+			if err := tx.ClaimIdempotencyKey(ctx, &k, b.CreatedAt); errors.Is(err, store.ErrConflict) {
 				return errRace
 			} else if err != nil {
 				return err
 			}
 		}
-		if err := tx.CreateBatch(ctx, &b, rows); err != nil {
-			return err
-		}
-		return s.enqueueDispatch(ctx, tx, b.ID)
+		return s.insert(ctx, tx, &b, rows)
 	})
 	if errors.Is(err, errRace) {
 		c, ok, err := s.replay(ctx, in)
@@ -158,6 +102,85 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		return Created{}, err
 	}
 	return Created{Batch: b, Rows: rows, StatusCode: 202}, nil
+}
+
+// prepare validates a create (everything but the row limit and the balance) and builds the batch
+// and its rows without writing anything. It reads through the service's own store, so it runs
+// before any transaction (SQLite has one connection).
+func (s *Service) prepare(ctx context.Context, in CreateInput) (store.Batch, []store.BatchRow, error) {
+	if s.jobs == nil {
+		return store.Batch{}, nil, errors.New("batch: no job service attached")
+	}
+	if in.Inputs != nil && in.ExpertID == nil {
+		return store.Batch{}, nil, invalid("inputs", "inputs require expert_id")
+	}
+	if in.Inputs != nil && len(in.Inputs) != len(in.Questions) {
+		return store.Batch{}, nil, invalid("inputs", fmt.Sprintf("has %d entries; questions has %d", len(in.Inputs), len(in.Questions)))
+	}
+	if in.Rows != nil && len(in.Rows) != len(in.Questions) {
+		return store.Batch{}, nil, invalid("rows", fmt.Sprintf("has %d entries; questions has %d", len(in.Rows), len(in.Questions)))
+	}
+	requested, effort, err := s.effortFor(ctx, in.AccountID, in.Tier, in.Effort, in.ExpertID)
+	if err != nil {
+		return store.Batch{}, nil, err
+	}
+	cost := s.billing.Config().Credits(effort)
+	maxConc := DefaultMaxConcurrent
+	if in.MaxConcurrent != nil {
+		maxConc = *in.MaxConcurrent
+	}
+	if maxConc < 1 || maxConc > MaxConcurrentLimit {
+		return store.Batch{}, nil, invalid("max_concurrent", fmt.Sprintf("must be 1-%d", MaxConcurrentLimit))
+	}
+	if in.MaxCredits != nil && *in.MaxCredits < max(cost, 1) {
+		return store.Batch{}, nil, &ValidationError{Code: "max_credits_too_low", Field: "max_credits",
+			Message: fmt.Sprintf("%d credits cannot cover one row at effort %s (%d credits)", *in.MaxCredits, effort, cost)}
+	}
+	var schemaJSON *string
+	if in.CustomJSONSchema != nil {
+		if _, err := schema.CompileObject(in.CustomJSONSchema); err != nil {
+			return store.Batch{}, nil, invalid("custom_json_schema", err.Error())
+		}
+		b, err := json.Marshal(in.CustomJSONSchema)
+		if err != nil {
+			return store.Batch{}, nil, fmt.Errorf("encode custom_json_schema: %w", err)
+		}
+		schemaJSON = ptr(string(b))
+	}
+	now := s.now()
+	b := store.Batch{
+		ID: uuid.NewString(), AccountID: in.AccountID, Name: in.Name, Status: store.BatchPending,
+		Effort: effort, RequestedEffort: requested, ExpertID: in.ExpertID, Approach: in.Approach,
+		ResponseLanguage: in.ResponseLanguage, MaxConcurrent: maxConc, MaxCredits: in.MaxCredits,
+		CustomJSONSchema: schemaJSON, CreditsPerRow: cost, ScheduleID: in.ScheduleID, RunNumber: in.RunNumber,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	rows, err := buildRows(b.ID, in, now)
+	if err != nil {
+		return store.Batch{}, nil, err
+	}
+	b.TotalRows, b.PendingRows = len(rows), len(rows)
+	return b, rows, nil
+}
+
+// affordable refuses a batch whose account cannot pay for one row (*jobs.CreditsError).
+func (s *Service) affordable(ctx context.Context, b store.Batch) error {
+	ok, err := s.billing.CanAfford(ctx, b.AccountID, b.Effort)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &jobs.CreditsError{Effort: b.Effort, Needs: b.CreditsPerRow}
+	}
+	return nil
+}
+
+// insert writes a prepared batch, its rows and its first dispatch job in the caller's transaction.
+func (s *Service) insert(ctx context.Context, tx *store.Store, b *store.Batch, rows []store.BatchRow) error {
+	if err := tx.CreateBatch(ctx, b, rows); err != nil {
+		return err
+	}
+	return s.enqueueDispatch(ctx, tx, b.ID)
 }
 
 // buildRows drops blank questions (with their inputs and rows entries) and numbers the rest.

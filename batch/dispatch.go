@@ -99,7 +99,10 @@ func (s *Service) Dispatch(ctx context.Context, batchID string) error {
 			return nil
 		}
 		if b.PendingRows == 0 {
-			_, err := s.st.FinishBatchIfSettled(ctx, b.ID, s.now())
+			finished, err := s.st.FinishBatchIfSettled(ctx, b.ID, s.now())
+			if finished {
+				s.tellRunEnded(ctx, b)
+			}
 			return err
 		}
 		if b.RunningRows >= b.MaxConcurrent {
@@ -232,7 +235,7 @@ func (s *Service) budgetExhausted(ctx context.Context, batchID string, cost int6
 		}); err != nil {
 			return err
 		}
-		_, err = tx.FinishBatchIfSettled(ctx, b.ID, now)
+		_, err = s.finish(ctx, tx, b.ID, now)
 		return err
 	})
 }
@@ -254,7 +257,7 @@ func (s *Service) failWaitingRow(ctx context.Context, batchID string, rowNumber 
 		}); err != nil {
 			return err
 		}
-		_, err = tx.FinishBatchIfSettled(ctx, batchID, now)
+		_, err = s.finish(ctx, tx, batchID, now)
 		return err
 	})
 }
@@ -314,7 +317,7 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 	if !active {
 		return nil
 	}
-	finished, err := tx.FinishBatchIfSettled(ctx, row.BatchID, now)
+	finished, err := s.finish(ctx, tx, row.BatchID, now)
 	if err != nil || finished {
 		return err
 	}

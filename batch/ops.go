@@ -42,6 +42,9 @@ func (s *Service) Cancel(ctx context.Context, accountID, id string) (store.Batch
 			}
 		}
 		out, err = tx.BatchByID(ctx, b.ID)
+		if err == nil && !Terminal(b.Status) {
+			err = s.noticeRunEnded(ctx, tx, b.ID)
+		}
 		return err
 	})
 	return out, err

@@ -66,6 +66,8 @@ func (b *testBatches) Validate(_ context.Context, _ string, cfg loop.Config) err
 	return nil
 }
 
+func (b *testBatches) PrepareRun(context.Context, loop.RunInput) (any, error) { return nil, nil }
+
 func (b *testBatches) CreateRun(ctx context.Context, tx *store.Store, in loop.RunInput) (string, error) {
 	if b.NoCredits.Load() {
 		return "", fmt.Errorf("account %s: %w", in.AccountID, loop.ErrInsufficientCredits)

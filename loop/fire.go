@@ -73,17 +73,20 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 	errLost := errors.New("claim lost")
 	var batchID string
 	var runNumber int
-	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		ok, err := tx.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID, map[string]any{"last_run_at": now})
-		if err != nil {
+	prepared, err := s.batches.PrepareRun(ctx, runInput(full))
+	if err == nil {
+		err = s.st.InTx(ctx, func(tx *store.Store) error {
+			ok, err := tx.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID, map[string]any{"last_run_at": now})
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errLost
+			}
+			batchID, runNumber, err = s.startRun(ctx, tx, full, prepared, l.LatestBatchID, now)
 			return err
-		}
-		if !ok {
-			return errLost
-		}
-		batchID, runNumber, err = s.startRun(ctx, tx, full, l.LatestBatchID, now)
-		return err
-	})
+		})
+	}
 	var verr *ValidationError
 	var verrs ValidationErrors
 	switch {
@@ -116,7 +119,7 @@ func (s *Service) skip(ctx context.Context, l store.Schedule, due, next, now tim
 }
 
 // startRun takes the next run number and creates the run's batch inside tx.
-func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, latest *string, now time.Time) (string, int, error) {
+func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, prepared any, latest *string, now time.Time) (string, int, error) {
 	n, err := tx.ClaimRun(ctx, l.ID, latest, map[string]any{"last_run_at": now})
 	if err != nil {
 		return "", 0, err
@@ -124,7 +127,9 @@ func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, latest 
 	if n == 0 {
 		return "", 0, ErrRunActive
 	}
-	batchID, err := s.batches.CreateRun(ctx, tx, RunInput{AccountID: l.AccountID, ScheduleID: l.ID, RunNumber: n, Name: l.Name, Config: l.Cfg})
+	in := runInput(l)
+	in.RunNumber, in.Prepared = n, prepared
+	batchID, err := s.batches.CreateRun(ctx, tx, in)
 	if err != nil {
 		return "", 0, err
 	}
@@ -135,6 +140,11 @@ func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, latest 
 		return "", 0, err
 	}
 	return batchID, n, nil
+}
+
+// runInput is a run of l before its number is claimed.
+func runInput(l Loop) RunInput {
+	return RunInput{AccountID: l.AccountID, ScheduleID: l.ID, Name: l.Name, Config: l.Cfg}
 }
 
 // RunNow starts a run immediately, outside the schedule (next_run_at unchanged; paused loops
@@ -152,8 +162,12 @@ func (s *Service) RunNow(ctx context.Context, accountID, id string) (batchID str
 	if active {
 		return "", 0, ErrRunActive
 	}
+	prepared, err := s.batches.PrepareRun(ctx, runInput(l))
+	if err != nil {
+		return "", 0, err
+	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		batchID, runNumber, err = s.startRun(ctx, tx, l, l.LatestBatchID, s.now())
+		batchID, runNumber, err = s.startRun(ctx, tx, l, prepared, l.LatestBatchID, s.now())
 		return err
 	})
 	if err != nil {

@@ -93,6 +93,8 @@ type RunInput struct {
 	RunNumber  int
 	Name       string // the loop's name, also the batch's
 	Config     Config
+	// Prepared is what Batches.PrepareRun returned for this run.
+	Prepared any
 }
 
 // RunState is a run's batch as the loop needs it.
@@ -123,6 +125,11 @@ type Batches interface {
 	// max_credits covering one row, custom_json_schema compiling) without creating anything.
 	// Bad input is a *ValidationError (or ValidationErrors).
 	Validate(ctx context.Context, accountID string, cfg Config) error
+	// PrepareRun does the reads a run's batch needs (the account's tier, the expert, the balance)
+	// before the firing's transaction opens: SQLite has one connection, so nothing may read
+	// outside tx while it is open. It returns the same errors as CreateRun; its result is passed
+	// to CreateRun in RunInput.Prepared (RunNumber is not known yet).
+	PrepareRun(ctx context.Context, in RunInput) (any, error)
 	// CreateRun creates a run's batch inside tx, the transaction that claims the firing, and
 	// returns its id. An error wrapping ErrInsufficientCredits means the balance cannot cover one
 	// row; a *ValidationError means the configuration no longer works (e.g. the expert is gone).

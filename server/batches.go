@@ -160,6 +160,13 @@ func (s *Server) GetBatchResults(ctx context.Context, req gen.GetBatchResultsReq
 	if b.ExpertID != nil {
 		out.AgentKey = *b.ExpertID
 	}
+	if b.ScheduleID != nil {
+		l, err := s.store.ScheduleByID(ctx, *b.ScheduleID)
+		if err != nil {
+			return nil, err
+		}
+		out.Schedule = nullable.NewNullableWithValue(loopSummary(l))
+	}
 	if b.PausedReason != nil {
 		out.PausedReason = nullable.NewNullableWithValue(gen.BatchPausedReason(*b.PausedReason))
 	}
@@ -182,6 +189,19 @@ func (s *Server) GetBatchResults(ctx context.Context, req gen.GetBatchResultsReq
 		out.Results = append(out.Results, res)
 	}
 	return out, nil
+}
+
+// runBatchDetail renders a loop run's batch with its rows (run-now's 202).
+func (s *Server) runBatchDetail(ctx context.Context, accountID, batchID string) (gen.BatchDetail, error) {
+	b, err := s.batches.Get(ctx, accountID, batchID)
+	if err != nil {
+		return gen.BatchDetail{}, err
+	}
+	rows, err := s.batches.Rows(ctx, b.ID, nil)
+	if err != nil {
+		return gen.BatchDetail{}, err
+	}
+	return batchDetail(b, &rows), nil
 }
 
 // RetryFailedBatchRows resets every failed row; zero is a successful no-op.

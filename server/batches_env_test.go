@@ -88,6 +88,13 @@ type batchEnv struct {
 
 func newBatchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *batchEnv {
 	t.Helper()
+	return newBatchEnvWith(t, d, nil, opts...)
+}
+
+// newBatchEnvWith is newBatchEnv with hook called on the config and the batch service before the
+// job workers start.
+func newBatchEnvWith(t testing.TB, d store.Dialect, hook func(*server.Config, *batch.Service), opts ...researchOpt) *batchEnv {
+	t.Helper()
 	g := &gateEngine{testEngine: testEngine{offline: engine.NewOffline(engine.OfflineOptions{})}, release: make(chan struct{}, 200)}
 	var bill *billing.Service
 	env := servertest.New(t, d, func(cfg *server.Config) {
@@ -116,6 +123,9 @@ func newBatchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *batchEnv {
 			Extensions: []jobs.Extension{b.Extension()}}, jc)
 		require.NoError(t, err)
 		b.Attach(svc)
+		if hook != nil {
+			hook(cfg, b)
+		}
 		require.NoError(t, svc.Start(context.Background()))
 		t.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -34,7 +34,7 @@ func scriptedDrafter(t *testing.T, answers ...string) (*httptest.Server, *atomic
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"id": "c", "object": "chat.completion", "model": "m",
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": content}}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &calls

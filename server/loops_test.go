@@ -1,124 +1,41 @@
 package server_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
-	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
-
-// loopBatches stands in for the batch service (not merged into this branch yet): it records runs
-// in memory and answers every row with a canned result. The loop store and HTTP layer are real.
-type loopBatches struct {
-	mu   sync.Mutex
-	runs map[string]loop.RunInput
-	done map[string]bool
-}
-
-func (b *loopBatches) Validate(_ context.Context, _ string, cfg loop.Config) error {
-	if cfg.ExpertID != nil {
-		return &loop.ValidationError{Code: "validation_error", Field: "expert_id", Message: "no expert " + *cfg.ExpertID}
-	}
-	return nil
-}
-
-func (b *loopBatches) CreateRun(_ context.Context, _ *store.Store, in loop.RunInput) (string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	id := uuid.NewString()
-	b.runs[id] = in
-	return id, nil
-}
-
-func (b *loopBatches) RunStates(_ context.Context, ids []string) (map[string]loop.RunState, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := map[string]loop.RunState{}
-	for _, id := range ids {
-		if in, ok := b.runs[id]; ok {
-			n := len(in.Config.Questions)
-			st := loop.RunState{Status: loop.StatusPending, TotalRows: n, PendingRows: n}
-			if b.done[id] {
-				st = loop.RunState{Status: loop.StatusProcessedSuccessfully, TotalRows: n, ProcessedRows: n, SucceededRows: n}
-			}
-			out[id] = st
-		}
-	}
-	return out, nil
-}
-
-func (b *loopBatches) RunResults(_ context.Context, id string) ([]loop.RowResult, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	in := b.runs[id]
-	var out []loop.RowResult
-	for i, q := range in.Config.Questions {
-		h := "Answer to " + q + " in run " + string(rune('0'+in.RunNumber))
-		out = append(out, loop.RowResult{RowNumber: i + 1, Question: q, Status: "SUCCESS", Headline: &h,
-			StructuredOutput: map[string]any{"run": float64(in.RunNumber), "topic": q}})
-	}
-	return out, nil
-}
-
-func (b *loopBatches) detail(_ context.Context, _ string, id string) (gen.BatchDetail, error) {
-	b.mu.Lock()
-	in := b.runs[id]
-	b.mu.Unlock()
-	n := len(in.Config.Questions)
-	rows := make([]map[string]any, n)
-	for i, q := range in.Config.Questions {
-		rows[i] = map[string]any{"row_number": i + 1, "question": q, "status": "PENDING", "job_id": nil, "error_code": nil,
-			"attempts": 0, "row_data": nil, "input": nil}
-	}
-	raw, err := json.Marshal(map[string]any{
-		"batch_id": id, "batch_name": in.Name, "status": "PENDING", "effort": "medium", "requested_effort": "medium",
-		"expert_id": nil, "approach": nil, "response_language": "en", "max_concurrent": 5, "max_credits": nil,
-		"custom_json_schema": nil, "credits_per_row": 1, "credits_spent": 0, "created_at": time.Now().UTC(),
-		"processing_started_at": nil, "processing_completed_at": nil, "schedule_id": in.ScheduleID, "run_number": in.RunNumber,
-		"counters": map[string]any{"total_rows": n, "processed_rows": 0, "succeeded_rows": 0, "failed_rows": 0, "pending_rows": n, "running_rows": 0},
-		"rows":     rows,
-	})
-	if err != nil {
-		return gen.BatchDetail{}, err
-	}
-	var d gen.BatchDetail
-	err = json.Unmarshal(raw, &d)
-	return d, err
-}
 
 func TestLoopsHTTP(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			fb := &loopBatches{runs: map[string]loop.RunInput{}, done: map[string]bool{}}
 			clock := clockwork.NewFakeClockAt(time.Date(2025, 3, 10, 7, 0, 0, 0, time.UTC))
-			var svc *loop.Service
-			env := servertest.New(t, d, func(cfg *server.Config) {
-				var err error
-				svc, err = loop.New(loop.Deps{Store: cfg.Store, Batches: fb, Clock: clock})
+			// The batch service, its dispatcher and job workers are real; only the loop's clock is fake.
+			env := newBatchEnvWith(t, d, func(cfg *server.Config, b *batch.Service) {
+				svc, err := loop.New(loop.Deps{Store: cfg.Store, Batches: b.Loops(), Clock: clock})
 				require.NoError(t, err)
-				cfg.Loops, cfg.LoopRunBatch = svc, fb.detail
+				b.OnRunEnded(svc.Settled)
+				cfg.Loops = svc
 			})
 			alice := env.NewAccount(t, "pro", false, 100)
 			bob := env.NewAccount(t, "pro", false, 100)
 
 			create := map[string]any{
-				"batch_name":  "Weekly competitor watch",
-				"questions":   []string{"What did Initech announce?", "  ", "What did Hooli announce?"},
+				"batch_name": "Weekly competitor watch",
+				// [gate]: a row's run holds until the test releases it, so run 1 is still active below.
+				"questions":   []string{"What did Initech announce? [gate]", "  ", "What did Hooli announce? [gate]"},
 				"max_credits": 10,
 				"schedule": map[string]any{"frequency": "weekly", "timezone": "Europe/Berlin",
 					"schedule_config": map[string]any{"hour": 8, "minute": 30, "day_of_week": "Wednesday"}},
@@ -182,27 +99,71 @@ func TestLoopsHTTP(t *testing.T) {
 			env.Do(t, servertest.Req{Method: http.MethodGet, Path: "/api/v2/loops", Token: bob.Key}).JSON(t, &page)
 			require.Empty(t, page.Items)
 
+			// Run 1 is a real batch whose rows run; a second run-now while it is active is refused.
 			r = env.Do(t, servertest.Req{Method: http.MethodPost, Path: path + "/run-now", Token: alice.Key})
 			require.Equal(t, http.StatusAccepted, r.Status, string(r.Body))
 			var b1 gen.BatchDetail
 			r.JSON(t, &b1)
 			require.Equal(t, 1, b1.RunNumber.MustGet())
+			require.Equal(t, id, b1.ScheduleId.MustGet().String())
+			require.Equal(t, "Weekly competitor watch", b1.BatchName)
+			require.Len(t, *b1.Rows, 2)
+			env.Do(t, servertest.Req{Method: http.MethodGet, Path: path, Token: alice.Key}).JSON(t, &det)
+			require.Len(t, det.Runs, 1)
+			require.Equal(t, b1.BatchId, det.Runs[0].BatchId)
+			require.Equal(t, 1, det.Schedule.RunCount)
+			env.engine.awaitInFlight(t, 2)
 			r = env.Do(t, servertest.Req{Method: http.MethodPost, Path: path + "/run-now", Token: alice.Key})
 			require.Equal(t, http.StatusConflict, r.Status)
 			require.Equal(t, "loop_run_active", r.Problem(t).Code)
-			fb.mu.Lock()
-			fb.done[b1.BatchId.String()] = true
-			fb.mu.Unlock()
+			require.Equal(t, http.StatusNotFound, env.Do(t, servertest.Req{Method: http.MethodGet,
+				Path: "/api/v2/batches/" + b1.BatchId.String(), Token: bob.Key}).Status)
+
+			env.releaseRuns(2)
+			done := env.awaitBatch(t, alice.Key, b1.BatchId.String(), batchTerminal, nil)
+			require.Equal(t, gen.BatchStatusPROCESSEDSUCCESSFULLY, done.Status)
+			require.Equal(t, 1, done.RunNumber.MustGet())
+			res := env.results(t, alice.Key, b1.BatchId.String(), "")
+			require.Equal(t, 1, res.RunNumber.MustGet())
+			require.Equal(t, id, res.ScheduleId.MustGet().String())
+			require.Equal(t, id, res.Schedule.MustGet().ScheduleId.String())
+			require.Len(t, res.Results, 2)
+
+			// After run 1 ends, run-now makes run 2; the diff compares their real results.
 			r = env.Do(t, servertest.Req{Method: http.MethodPost, Path: path + "/run-now", Token: alice.Key})
-			require.Equal(t, http.StatusAccepted, r.Status)
+			require.Equal(t, http.StatusAccepted, r.Status, string(r.Body))
+			var b2 gen.BatchDetail
+			r.JSON(t, &b2)
+			require.Equal(t, 2, b2.RunNumber.MustGet())
+			env.releaseRuns(2)
+			done = env.awaitBatch(t, alice.Key, b2.BatchId.String(), batchTerminal, nil)
+			require.Equal(t, gen.BatchStatusPROCESSEDSUCCESSFULLY, done.Status)
 
 			var diff gen.LoopRunDiff
-			env.Do(t, servertest.Req{Method: http.MethodGet, Path: path + "/runs/2/diff", Token: alice.Key}).JSON(t, &diff)
+			r = env.Do(t, servertest.Req{Method: http.MethodGet, Path: path + "/runs/2/diff", Token: alice.Key})
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			r.JSON(t, &diff)
+			require.Equal(t, b2.BatchId, diff.BatchId)
 			require.Equal(t, 1, diff.PreviousRunNumber.MustGet())
-			require.Equal(t, 2, diff.Summary.Changed)
-			require.Equal(t, "/run", diff.Questions[0].ChangedFields[0].Path)
+			require.Equal(t, b1.BatchId, diff.PreviousBatchId.MustGet())
+			require.Len(t, diff.Questions, 2)
+			for i, q := range diff.Questions {
+				require.Equal(t, i+1, q.RowNumber)
+				require.Equal(t, gen.BatchRowStatus("SUCCESS"), q.Status)
+				require.NotEmpty(t, q.Headline.MustGet())
+				require.NotEmpty(t, q.PreviousHeadline.MustGet())
+				require.Contains(t, []gen.LoopQuestionDiffChange{gen.LoopQuestionDiffChange(loop.ChangeChanged), gen.LoopQuestionDiffChange(loop.ChangeUnchanged)}, q.Change)
+			}
+			require.Equal(t, 2, diff.Summary.Changed+diff.Summary.Unchanged)
 			require.Equal(t, http.StatusNotFound, env.Do(t, servertest.Req{Method: http.MethodGet, Path: path + "/runs/9/diff", Token: alice.Key}).Status)
 			require.Equal(t, http.StatusNotFound, env.Do(t, servertest.Req{Method: http.MethodGet, Path: path + "/runs/1/diff", Token: bob.Key}).Status)
+
+			// The ended runs were reported to the loop (Settled): no failure counted.
+			env.Do(t, servertest.Req{Method: http.MethodGet, Path: path, Token: alice.Key}).JSON(t, &det)
+			require.Equal(t, 2, det.Schedule.RunCount)
+			require.Zero(t, det.Schedule.ConsecutiveFailures)
+			require.Len(t, det.Runs, 2)
+			require.Equal(t, gen.BatchStatusPROCESSEDSUCCESSFULLY, det.Runs[0].Status)
 
 			var sum gen.BatchScheduleSummary
 			env.Do(t, servertest.Req{Method: http.MethodPost, Path: path + "/pause", Token: alice.Key}).JSON(t, &sum)

@@ -73,8 +73,10 @@ type Config struct {
 	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
 	// include its Extension for batches to dispatch: a Research built here does).
 	Batches *batch.Service
-	// Loops manages loops (recurring batches) over the batch service; LoopRunBatch renders a run's
-	// batch for run-now. Either nil: every loop operation answers 501.
+	// Loops manages loops (recurring batches); nil: a service over Batches, hooked to its ended
+	// runs (firing needs a loop.Timer started by the caller). A Loops given here must be hooked by
+	// the caller (Batches.OnRunEnded) before the job service starts. LoopRunBatch renders a run's batch for run-now; nil: the
+	// batch service's detail.
 	Loops        *loop.Service
 	LoopRunBatch LoopRunBatch
 	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
@@ -168,6 +170,12 @@ func New(cfg Config) (*echo.Echo, error) {
 		}
 	}
 	cfg.Batches.Attach(cfg.Research)
+	if cfg.Loops == nil {
+		if cfg.Loops, err = loop.New(loop.Deps{Store: cfg.Store, Batches: cfg.Batches.Loops(), Logger: cfg.Logger}); err != nil {
+			return nil, err
+		}
+		cfg.Batches.OnRunEnded(cfg.Loops.Settled)
+	}
 	cfg.Builds.Attach(cfg.Research)
 	limits := ratelimit.DefaultLimits()
 	if cfg.RateLimits != nil {
@@ -183,6 +191,9 @@ func New(cfg Config) (*echo.Echo, error) {
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+	}
+	if s.loopRunBatch == nil {
+		s.loopRunBatch = s.runBatchDetail
 	}
 
 	e := echo.New()

@@ -25,6 +25,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
+	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/skill"
@@ -168,10 +169,15 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		}
 		batches.Attach(research)
 		builds.Attach(research)
+		loops, err := loop.New(loop.Deps{Store: st, Batches: batches.Loops(), Logger: log.With("component", "loops")})
+		if err != nil {
+			return err
+		}
+		batches.OnRunEnded(loops.Settled)
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
 			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds,
-			RateLimits: &cfg.RateLimits, AuthoringModel: model})
+			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model})
 		if err != nil {
 			return err
 		}
@@ -180,6 +186,19 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			return err
 		}
 		defer stopResearch(research, log)
+		// Loops fire from every process; the claim on next_run_at makes each firing happen once.
+		timer, err := loop.NewTimer(loops)
+		if err != nil {
+			return err
+		}
+		if err := timer.Start(context.WithoutCancel(ctx)); err != nil {
+			return err
+		}
+		defer func() {
+			if err := timer.Stop(); err != nil {
+				log.Warn("stop loop timer", "err", err)
+			}
+		}()
 		srv := &http.Server{
 			Addr: cfg.Addr, Handler: app,
 			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,
