@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -108,8 +109,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cfg     Config
-	// runEnded: see OnRunEnded.
-	runEnded RunEnded
+	// runEnded: see OnRunEnded. Atomic: server.New may set it after the workers started.
+	runEnded atomic.Pointer[RunEnded]
 }
 
 // New builds the service. It dispatches nothing until Attach gives it the job service built with

@@ -158,7 +158,14 @@ type RunEnded func(ctx context.Context, batchID string) error
 
 // OnRunEnded sets the hook told, after the fact and outside any transaction, when a batch with
 // a schedule_id reaches a terminal status. Call it before the job service starts.
-func (s *Service) OnRunEnded(fn RunEnded) { s.runEnded = fn }
+func (s *Service) OnRunEnded(fn RunEnded) { s.runEnded.Store(&fn) }
+
+func (s *Service) runEndedHook() RunEnded {
+	if fn := s.runEnded.Load(); fn != nil {
+		return *fn
+	}
+	return nil
+}
 
 // runEndedArgs tells the loop service a run's batch ended; enqueued in the transaction that
 // ends it, so the loop reads the batch once it is committed.
@@ -176,10 +183,10 @@ type runEndedWorker struct {
 func (w *runEndedWorker) Timeout(*river.Job[runEndedArgs]) time.Duration { return time.Minute }
 
 func (w *runEndedWorker) Work(ctx context.Context, job *river.Job[runEndedArgs]) error {
-	if w.svc.runEnded == nil {
-		return nil
+	if fn := w.svc.runEndedHook(); fn != nil {
+		return fn(ctx, job.Args.BatchID)
 	}
-	return w.svc.runEnded(ctx, job.Args.BatchID)
+	return nil
 }
 
 // finish ends a batch whose rows have all settled (tx.FinishBatchIfSettled) and, for a loop's
@@ -193,7 +200,7 @@ func (s *Service) finish(ctx context.Context, tx *store.Store, batchID string, n
 }
 
 func (s *Service) noticeRunEnded(ctx context.Context, tx *store.Store, batchID string) error {
-	if s.runEnded == nil {
+	if s.runEndedHook() == nil {
 		return nil
 	}
 	b, err := tx.BatchByID(ctx, batchID)
@@ -205,10 +212,11 @@ func (s *Service) noticeRunEnded(ctx context.Context, tx *store.Store, batchID s
 
 // tellRunEnded calls the hook directly, for a batch ended outside a transaction.
 func (s *Service) tellRunEnded(ctx context.Context, b store.Batch) {
-	if s.runEnded == nil || b.ScheduleID == nil {
+	fn := s.runEndedHook()
+	if fn == nil || b.ScheduleID == nil {
 		return
 	}
-	if err := s.runEnded(ctx, b.ID); err != nil {
+	if err := fn(ctx, b.ID); err != nil {
 		s.log.WarnContext(ctx, "loop run ended hook", "batch_id", b.ID, "err", err)
 	}
 }

@@ -23,8 +23,10 @@ func TestLoopsHTTP(t *testing.T) {
 			t.Parallel()
 			clock := clockwork.NewFakeClockAt(time.Date(2025, 3, 10, 7, 0, 0, 0, time.UTC))
 			// The batch service, its dispatcher and job workers are real; only the loop's clock is fake.
+			var svc *loop.Service
 			env := newBatchEnvWith(t, d, func(cfg *server.Config, b *batch.Service) {
-				svc, err := loop.New(loop.Deps{Store: cfg.Store, Batches: b.Loops(), Clock: clock})
+				var err error
+				svc, err = loop.New(loop.Deps{Store: cfg.Store, Batches: b.Loops(), Clock: clock})
 				require.NoError(t, err)
 				b.OnRunEnded(svc.Settled)
 				cfg.Loops = svc
@@ -183,6 +185,20 @@ func TestLoopsHTTP(t *testing.T) {
 			require.Equal(t, time.Date(2025, 3, 11, 6, 0, 0, 0, time.UTC), det.Schedule.NextRunAt.MustGet().UTC())
 			require.Len(t, det.Runs, 2)
 			require.Equal(t, 2, det.Runs[0].RunNumber)
+
+			// A firing (the timer's pass, on the fake clock) starts run 3 through the same batch service.
+			clock.Advance(det.Schedule.NextRunAt.MustGet().Sub(clock.Now()) + time.Second)
+			fired, err := svc.FireDue(t.Context(), clock.Now())
+			require.NoError(t, err)
+			require.Equal(t, 1, fired)
+			env.Do(t, servertest.Req{Method: http.MethodGet, Path: path, Token: alice.Key}).JSON(t, &det)
+			require.Len(t, det.Runs, 3)
+			require.Equal(t, 3, det.Runs[0].RunNumber)
+			require.Equal(t, time.Date(2025, 3, 12, 6, 0, 0, 0, time.UTC), det.Schedule.NextRunAt.MustGet().UTC())
+			env.releaseRuns(2)
+			done = env.awaitBatch(t, alice.Key, det.Runs[0].BatchId.String(), batchTerminal, nil)
+			require.Equal(t, gen.BatchStatusPROCESSEDSUCCESSFULLY, done.Status)
+			require.Equal(t, 3, done.RunNumber.MustGet())
 
 			require.Equal(t, http.StatusNoContent, env.Do(t, servertest.Req{Method: http.MethodDelete, Path: path, Token: alice.Key}).Status)
 			require.Equal(t, http.StatusNotFound, env.Do(t, servertest.Req{Method: http.MethodDelete, Path: path, Token: alice.Key}).Status)
