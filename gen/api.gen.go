@@ -4939,6 +4939,15 @@ type GetResearchJobParams struct {
 	Revision *ResearchRevision `form:"revision,omitempty" json:"revision,omitempty"`
 }
 
+// StreamResearchEventsParams defines parameters for StreamResearchEvents.
+type StreamResearchEventsParams struct {
+	// After Replay only the events whose `seq` is greater than this (0: all).
+	After *int `form:"after,omitempty" json:"after,omitempty"`
+
+	// LastEventID The `id` of the last event received (its `seq`); replay resumes after it and it wins over `after`.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // ListResearchFilesParams defines parameters for ListResearchFiles.
 type ListResearchFilesParams struct {
 	// Revision A commit of the job's workspace (full 40-character sha or a unique prefix of at least 7): read the report / files as they were at that commit instead of the latest. A sha that is not in this job's history is 404 `not_found`; an ambiguous prefix is 422 `validation_error`.
@@ -5369,6 +5378,9 @@ type ServerInterface interface {
 	// ContinueResearchJob Continue a completed research job
 	// (POST /api/v2/research/{job_id_or_slug}/continue)
 	ContinueResearchJob(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
+	// StreamResearchEvents Stream a research job's timeline (Server-Sent Events)
+	// (GET /api/v2/research/{job_id_or_slug}/events)
+	StreamResearchEvents(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params StreamResearchEventsParams) error
 	// ListResearchFiles List a research job's workspace files
 	// (GET /api/v2/research/{job_id_or_slug}/files)
 	ListResearchFiles(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchFilesParams) error
@@ -6995,6 +7007,48 @@ func (w *ServerInterfaceWrapper) ContinueResearchJob(ctx echo.Context) error {
 	return err
 }
 
+// StreamResearchEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) StreamResearchEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StreamResearchEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StreamResearchEvents(ctx, jobIdOrSlug, params)
+	return err
+}
+
 // ListResearchFiles converts echo context to params.
 func (w *ServerInterfaceWrapper) ListResearchFiles(ctx echo.Context) error {
 	var err error
@@ -7322,6 +7376,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v2/research/:job_id_or_slug", wrapper.UpdateResearchJob, options.OperationMiddlewares["updateResearchJob"]...)
 	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/cancel", wrapper.CancelResearchJob, options.OperationMiddlewares["cancelResearchJob"]...)
 	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/continue", wrapper.ContinueResearchJob, options.OperationMiddlewares["continueResearchJob"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/events", wrapper.StreamResearchEvents, options.OperationMiddlewares["streamResearchEvents"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files", wrapper.ListResearchFiles, options.OperationMiddlewares["listResearchFiles"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files/:file_path", wrapper.GetResearchFile, options.OperationMiddlewares["getResearchFile"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/timeline", wrapper.GetResearchTimeline, options.OperationMiddlewares["getResearchTimeline"]...)
@@ -18546,6 +18601,160 @@ func (response ContinueResearchJob500ApplicationProblemPlusJSONResponse) VisitCo
 	return err
 }
 
+type StreamResearchEventsRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      StreamResearchEventsParams
+}
+
+type StreamResearchEventsResponseObject interface {
+	VisitStreamResearchEventsResponse(w http.ResponseWriter) error
+}
+
+type StreamResearchEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response StreamResearchEvents200TexteventStreamResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type StreamResearchEvents401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents401ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamResearchEvents403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents403ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamResearchEvents404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents404ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamResearchEvents422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents422ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamResearchEvents429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents429ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StreamResearchEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response StreamResearchEvents500ApplicationProblemPlusJSONResponse) VisitStreamResearchEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListResearchFilesRequestObject struct {
 	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
 	Params      ListResearchFilesParams
@@ -19894,6 +20103,9 @@ type StrictServerInterface interface {
 	// ContinueResearchJob Continue a completed research job
 	// (POST /api/v2/research/{job_id_or_slug}/continue)
 	ContinueResearchJob(ctx context.Context, request ContinueResearchJobRequestObject) (ContinueResearchJobResponseObject, error)
+	// StreamResearchEvents Stream a research job's timeline (Server-Sent Events)
+	// (GET /api/v2/research/{job_id_or_slug}/events)
+	StreamResearchEvents(ctx context.Context, request StreamResearchEventsRequestObject) (StreamResearchEventsResponseObject, error)
 	// ListResearchFiles List a research job's workspace files
 	// (GET /api/v2/research/{job_id_or_slug}/files)
 	ListResearchFiles(ctx context.Context, request ListResearchFilesRequestObject) (ListResearchFilesResponseObject, error)
@@ -22465,6 +22677,32 @@ func (sh *strictHandler) ContinueResearchJob(ctx echo.Context, jobIdOrSlug Resea
 	return nil
 }
 
+// StreamResearchEvents operation middleware
+func (sh *strictHandler) StreamResearchEvents(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params StreamResearchEventsParams) error {
+	var request StreamResearchEventsRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StreamResearchEvents(ctx.Request().Context(), request.(StreamResearchEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StreamResearchEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StreamResearchEventsResponseObject); ok {
+		return validResponse.VisitStreamResearchEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListResearchFiles operation middleware
 func (sh *strictHandler) ListResearchFiles(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchFilesParams) error {
 	var request ListResearchFilesRequestObject
@@ -23562,434 +23800,463 @@ var swaggerSpec = []string{
 	"fT5Fh72Hc1AVqkkhgpXHrgYY/0oNnFoBliVwfGmRKmH9Y1yL4M6vkTz58WMcvjrMc3jXPJWjWMyARwF+",
 	"UD9+8FsDl4wNViw5eWitoUOutKjNJTkaOqHL09I7d8gRel39fw5QPXht4DrWlC6NAsyHHg6tHEDWnzmv",
 	"h+bBrXOWiAhhgEDnZ4k2ZhLGlYomiRYIQHJMyj3DNk9SPp+yplUK2J1YKc9Fn4s5EMjlhzKAl/uplJlP",
-	"D8H1WbrC0RAN16YznHBj67zYPsNEmTNH5L8N9Q5RmBLz/7P3r9tt49jaMHorGFrrHSX5pWRJlk/yWKO3",
-	"K3GqsjqnTpyutbqTLUIkZKFMESqCtKJK5e/+sS/zu5JvYE4ABClKtnzIkT+6K5YoEsRhnufzFBCCoAKn",
-	"AN6uvCBtb1Xsdg9KTtFK2/RbjLTAL4EDHd5UeUjrMeWb5UONEqCld6QDPDk021K9aDU4/DyiS9KEQ3jJ",
-	"lh4ex7EIzT91QNYzZ60/IFORJbJ1jdSEd75kSyufdqiJsMahJLFY7JDmXEjJx9HSAiyJhNh2ixZ0sIMU",
-	"i0V+Y7CUbIgWX8CQl1dg1wP/hHk9PRkOZbehld+Mrn+K17lVWJQsWBS1ldsBuFvId9Kc0Uh/9N9vXr5Q",
-	"U4wmCrniIrIsK8Xj3jIiRhohrKSIg2ikRg6X0FCv8TM+YcEyiNhwZ0d98hd5orTfX+Q84Rdqb/9FzgX5",
-	"6138V7vdtv9T1zVjtmiRv9bJeV99hZoEZEMuhvXxc/d4C55gr1c3PT1/9KtzDw8VgwQ+lf9LehCAWNF0",
-	"K3dRQ+t0OrmayfcXhlpXb+GOFO/n/F3WIHOuthBPSTbHEEeFEoFJ0vvS3DL/E8/sBZakSM8qDI05pZHB",
-	"kiwmIkstFBUOSW10taQGnCGLNXv+X8ouKFj5viYS8fNPzKSvXOlOHFQBwgp6EKBZAV7zSihpPL645oWx",
-	"thNf2p5R9RP7R3EhPWcFvPxO3jUjxzIR+MxBncAb508qooJV/95iP5AmlI7DxL2L3fGCynRuBKVuGlxi",
-	"63BU0cD8stQXImZv1Er9I4fldwkPXlpjwopVzU0UcUTDzfH8HdaDVe+Qx9iJo92re4sz3Cq+gp1Aa0kV",
-	"2BUPWRwwTNF/XOVOmGfjiMspkyMpgr5zSQ5zVuRQKP2gikuhwIvwWDDNjPBIJHOif04owdc6X84ZefpU",
-	"ew1/a3j4A01JcP3VhuSCJukLsSjxnmh7TytAy4OjuXfWGuUF0osLvfsgPrhg43aSxxI+bQgmIHmFXsJX",
-	"CQ8gIQyhmXyGRjAUDJhKHeGw4aZ/l4EZkOvEa4RiRiHMSoMZM61nFc2EoZl6ZdxPGZ0rbT2nPEQbFkCg",
-	"5yYV/DdNElEqXXWedgGfXPc8/N0Nn7iJ4EKnh4A94pPXSBcCTveriMYljpeF0AdbPWQIBM1wsvFlOJOa",
-	"XGueiAmPGPpAImbuOpfIPfLTd/aWjJXYTpbKf1DmB5y7uR7GpmAty9r6p237082R2/z+bghKj9uJn1UO",
-	"SkfOTPBvBVwFontg45ldp5fWCQMq12NFxEFsI1IWQzZrqwNUfLba2HaqidYPykrHY3X2NgcD54kVifjs",
-	"jn35CY9DUC9qX19gZvka4WYfCucTQ/rla8zurRB9uErXccbAVfYUVIk7wyadJHQJP1+5wkZL9bznA8+X",
-	"9AmHslK7mEguncuWXrcUvcUZe18Vv7zRUhcivsUFf6UPCqR2tEgYkimj4R8ZTaBlQ7PJKMM+zmiUN1ir",
-	"VRdxrA6diZOYVnO0PiWT+arnW7twAHtK/W21FfTjR/hsZ1l10f0nrzH9Y2Q5cKo0oRllYTetXHb9apsV",
-	"feWKG7OySLGzJcdOKYBXFeU9M+GJPDZYFRZ0cPlNNCQV4JUTEXca19P29G4Bk3VVgBFQTv+EBtD4/95r",
-	"5MF9/f3XlpHrFjJyI8Mm//7rTdQhslxh0u+cu3vhBlgxkroUmbGhhmRNBPUmy2c8XrM1wet3HN2Hy+yJ",
-	"RcySUSZZontEJ0fsMDwI2vvjAW0P9o777aPeYbd9MNlng3Av6I979Ia6/6HW383ulUzPcm5vVS/cRPbf",
-	"3+yuvM82Av2LOi5VZvmNUpefvqNscfeessXdrbPFCGm4Vbq4RDRm7wVhmYb5YKSDIxvF/zeTYd42T7wZ",
-	"hc0GRRY0z69BLA2oG4iNE6c6/uyVY9/MDX1DTVUh9N0yYDsayfKZQLNhXR0X3vcnSd6+fkaa/jXZOR9u",
-	"n09I2aj/VBNt1URbyJwS5NHKmyfpqwoRd6HhcXM9Il6ii+Qgy2hZitI8wSOH1hyfY7L3gnmFjzSTsXGp",
-	"IJsnUzfB56TXoC/niskO0R6DdNrbZxDxXUm9VJSkk+a5GvacplPdApnyOEg1J/V1B3LoZOxDXecVLehS",
-	"krdvnz6Wnda2seZfmK18fIYTf9eywKo0aGO418dedvrBJIABSw0WBXuwzNflRLH5dmvRrN9njWjGPVQX",
-	"7TwISJLdpJHZU3cUCoVTcE2tcrnaJidXUk68V874edCipGOdmm7JKzjzbvGNNWQ8N5Wm2YV4SiAlRew3",
-	"ebzGLS8Ad5eMMx6lRAoyoYkbzAvFIla6ROloiTBFJrUyKTMnYcZ5QPxYpKOJyOJw++pnRwRsnWsyP3wa",
-	"Nu4J/vuq2pLsmw4GN9LxsTFepgwA8RrDQa9fDCqUHcK1jqQyIKlphE3Zh3QXP5dT2t8/aAwbg6AXHrMu",
-	"PRzvTfaDPjsKD2hvfDzpsr3gkO6H/fHRZMAOgi49DnvjPbY/OaTgUYyPwu6kR2FuvvqYTL86JvPNTLLX",
-	"ALf2RjiCWwZT3KCExdr99K1Eq0rrbxvA7yt+NSyVOco8rd8hj400UxabO111BKqOQNURqM8egerfUwSq",
-	"v20EysqE28WgVu0BRESuvP/1kSkrBH/wyFQNK/u1wMreKoKi7PU0mK66QmdYdW6LIc1vdPOB2sa+h/92",
-	"q5Mt+yc6S1j0CmUmEGqJUzKmwaVTESe067KzI2K2s2PK+ky9HJT/4GeXbCkLVUFAPgAl1UtMgwHnNV/X",
-	"zA/BTwMhh5UvuoB3ogM5HfIS2WZNu4a62g71pPCmQ6JOta/xr6RTawn+0xnUKKordc013EMSKWZMl0vH",
-	"QQLLKd3KVKgbFvbykqs5JKWsHIMqVp2RI6dxxRNzcnYski6YWvblcNDQCTDEEmTrXSjPUN0WoByxd6Fs",
-	"rgEYJG6UEw0Cqd9IiSQIhOpfOq/KJbngVyw2rQ3qJm5hrYjZ1q7o23l4l8rHFW/0tlWPOKsvde1jsTLq",
-	"DTMVGGoPwnGA1RQxK+5+txLqa7Qte90NxqWub6pNy89hWlrDDUeg9sNpHP4M4qhcfRlDL4WaPdhljuBa",
-	"W3l3tNa1o1HkuHaFgdzY3iie2Q3VNEqVaMGcGhF5k+qYbl0d881XxxzV1TF1bKJWIN9kbMKAYuYQmMdM",
-	"xyOA7GZvvB8eTo4LwVgTmehPBt2CZunX1TF1dYw2BtTaA42UKZJRwlg5n7a1L3eqym3h3x38dl1ksjY+",
-	"cqacYkrgYN1joUklEMF6KohTvKAqqEKosR9YOFzpKJ0prTVmBa/7J+n6yaRpdV+khHOqAxqeRslKSAZG",
-	"NjET1sLAjH2+Zed2GiUNlBYcH91GShOA+v6TuYnpLfAQSNO2X7ZWQw74wqMZlzN1QyfYgN+siRIAgTcM",
-	"1SPm0Kt31mM2sSTJ4wABLCh2MA9xdgrBDE0fBF0fahFaJxXREL1614VCSJNG6glL29TmmfZyjxiDFxrN",
-	"Td8nPG1tt719nsVcunkj/9aRFL1bv3woxTlX+Yk+LYfB9Aaxx0DNu+vP3nu+ZAtlVprKazxc/SYQw1s4",
-	"cuEBPN2v2239vmDWzislZUF6rMOQqTHUvquqePylUQnfs/WuMdDWSTrb6m1PQAnks3VHK/3zFojXFv6X",
-	"s/CNPfDQRr7Wb23JpLyWtEdfTMzFZQN+oaHBMqksw+vwcMuAtnia0bkdL81DHKxbH2H0fciyaY5yfoWx",
-	"fwYYYnZgWvMAfJpz6wk80HMBgMzt9XfWCUBARaiiX3aIrx40Am2QJZEBo0d4d6x0pXbAXBL/9dsXL4AU",
-	"i5wWBoD87XmybG1u9wQwrh4Y2fdnXM83Zu3vYhJXQ/jaBTEkPWi7rwfw1SLdFcxzgAFQl/9//03bf75X",
-	"/9dtH4/a7z92vYO9T/95Y9J3O5pb4wkbWHq9vg2v8ejl81fPzs6BOvns9euXrxte4/zp87PHo5dvz9dA",
-	"1N83fPL7L2Q36x9ZE0D7gqC+sxhbVuBgNoZ7XiMCa6/3ydtEgwQ24UgJChzLvNfwiugoaDms2gyIkhIz",
-	"E0MPwnljo9He7w97YLTDEJ3AZY5roH7T8BoXTEROG1mgTK9h4w2NyZOExgGXgTDvDML77Rsd7VRDfHQK",
-	"qAA0iZlUk6SF6CiTLtNNox/uscFkn7YPxodBexAesfaxmv7eGCac7U8OqL7ezjePR6Y+3xAkFAt+i1gq",
-	"u2BAN3AlUJhN1F4KS79SX3f0MO1vzdnZHctRt/frPw7/tff3o38OXvSfH7z6G97mv3qFe9/xpg5JpKE4",
-	"V2sRI4c7qpp2H2SWMaLv7dm7cM9d2HylvWjMYg0ddA4+ySPwSVbqrSunX51WgCoLWZJvhzGF7TBPxAdw",
-	"Q/FgqD+Xo/EyVR/1jgZ7ABmTsAvc4plsKxULs5CIKJ8Xtf3w9XDk1dO7xqPEj29g/m8uRzRMZOYcwPF3",
-	"/IVchMpUO2ATGknmNa5Ywifc/YCHTIAwAQNLH1Oz7u/zZ+Tei+WKuhlE8vL57+LD8yfi8H/jF5Pnj8+2",
-	"h0cu69KNEMllQ6quOfxKoJWpa86WV+m+bW+Mkq6Prz+C7wvIzAYmczMQIBAFlaEAAfLThsUdZL6mgeVr",
-	"dcgLAakmHXbFmM6Jtet5TCYRslwmzGGdbFLzi/VMlIGQOXRoq0MMapqJKNvwsUzpEqKd0BhmjGWRpBMR",
-	"cQH2+WrnmLmL7iBTtzBNY+qqDnkZA+lOjk+opsiZhDzijUjKSImP840wjusKDT0ihf6VpBNGUkESNmc0",
-	"hdkci3C5PdwhjOvraEGrmSs+X0h1ffeQ2ajKZ9bnxPRibj4vdaz1O+SrsNvhB461PlSItbal7gMEAzbo",
-	"vYJgFE2nQvvpx1L77eZ2+IQuCHhUmFVGi8G5g5dX3fiPUE22z5dz5pOmb7p0fUR+Vv9CE6ygQfW38E+P",
-	"4I9mNAGiT/2d/VOzZOSPeswl8paLeEhomtJgOgMSUI3AD+MyCg/ii641xE0TveYUlyVUadkheYFCoUle",
-	"E6ddsmU5SKkLBtxJVj8Dg8svPwgJx1MHxnqpG0hu2YD/OH/sXeOTN7zaeWKOFr3RhNrZ3YFs/ioj45jH",
-	"FEKKK0BB1bXgESvBF1Vsi9Vt7ef75ISYvfFf7xrvsm53LzAfwF/sXcPfDGHkNc7O6UX12VG3+kmSN7+e",
-	"tvv7Bx75IxMpJvIfChLpK8xa/QDy27aoF0hA7luIA5L+evf3tSZpowUEkwq/1oUdUcZyxGjCwjyT4xjS",
-	"uYsMdVEd8kRJYzRv0GjzsR1PffKTtFTOxlkFSCPJUuXl6WAT1lZlutLqBOX7JVuODPeAXxyFkhs8zoCc",
-	"IGSIn3r66ilIXnA3Z/SSaSingEbRSTXLgEtjR1Okr2vylNBIirX8dkViglbRQ13fLAcLdV23XHldtqv8",
-	"kimPomL9V5l5b1sl8lqNunaifzQnGhoUiRkJkLtoBpxmT/2yb0+zcttaJ+XTqQ0l5+zUPvTX60PnKcdt",
-	"nej8lz+qC41aoq5Wqu2+vJk2TZYr+YYSgtt9m4EoVXY/2hPyadeGL9d68i/j3Eiz1lmpwIg0eay/1NAK",
-	"HsG7jFlILljMEq4srOVQedQsCqVPJF1KMhULZeBJ9V+A1Q9ElM1i0uQhCjLPafS3RC0GZKHlER8sGHrB",
-	"fGQwkAWj0ox3vCQiSwMB1OBxiI/iKZuRgCbAEZ5j7v0kCZR+S88422kmrYlrtd3vYqyEnrrE8Oe9dkLD",
-	"lmhK/VjNjinsX6HJi7g0o9YqJp9mSXxt+/qtmxQ43R8a3yu7Lz5PKABsCQgCfD9VO3pnImuJ1rmOrjUp",
-	"dPWx0befqrg+TJuz2vJYfUHHLGoMG//I+zW1qnQ6OKXIQNE24ACtBka8/D6vTK8osjLltys1kTo3zc9i",
-	"fmfbiurc+kw3tpK3r5/l9y20u15zVzPe9241ky5XyMuZCpVEvYaHBQyjAGpYihNY7ra1RSQu+5Kt4Ck3",
-	"3mK5iMOUtCUf1ienEklZg322N2kPxvthe8AOJu0jejhuHwfdsMf6kz0KGylv71S7SM3uSt3Uprctj/WG",
-	"VFyfti+ZWrH4VipCcGxfYzP0qvldWa9Ter9t7cRcrG6sWqnQYXWy5Wsw2iBQV1qZ21pp6JLLaxCFYxEr",
-	"08lyGsJWDoj+8VBjsPAobYMJdsGlMiz1106NtUzFzH48oyHTd/IAiMX4xGBy2OCBDwXjBawLcxp8j4yh",
-	"HwmfkTPRE1AmwZDEgjj7kIu4Q16IFLZ4eEKkSNTjxkuiVEKHPFbWkSRNX70LGjyYr0mCKb9iYf5GCSOx",
-	"sq5gRljYAfroxJacg7Gn7GrJ2jyWLJY85VfKuBqjAFGTqJ5pLNQ5YiUjnxYEE+iFrK7mPtMrtq1JpH/3",
-	"Dyh6vgdrRBm64Jzn+k/TuI9CNk+njWEjnYpEZICjVNpVYt4OxUK35oo0FbN2NiczmlyylEj+JyNKXcyA",
-	"qR7yc6idYUosdaBME5qyi2WjEGpq4F3akv+J/j5+xyUb0YRROCLnp89336j/vXyuDgkPsIR4SpO0Pees",
-	"4TW4HMGGVg/SVctyhJvVfKDNiOc46DfmcVqvaNlutuoINVrDU2J7NMOq1t8FaNYou6gYdt5phYGo/IDj",
-	"lXC8sS06r2bGSvgbrsKplEiglk55ErbnNEmXJngCUWjJgiwB/2fCYxoHnCK1PETNOARyEy4vC4syT0SQ",
-	"ITBcaV0OJr2gN97vt/dCsFh7rH1M9/fb/fHRpDs5YIe0161eLhyTHQ6gLJvxTBmN0ilYumZQzpLKqbJA",
-	"2hAeKq2qsd7WLOs/8ZmvubwkpzGNljK9w+LiG7TVbLWpvdv6JVYXYn2wnczSatvQb6973jsYDrrDXv9f",
-	"CIdyM2sA5YGSKOsCRkUp3/nOFazZXFhhXKwTLc6Es05GGKtpX1PVCeF6SGu56o+IRYyqB+PRUcQS0sSL",
-	"8ab/7OtGa4/IOQtIv3PU0hEIdMx5qhTlFUugDanXMb1NQ2LVF5EUARuwqwzCO9DE5P9ylqtT/Vq7OEBf",
-	"BwMQcAorHdVxi/ifStGdsw8pJLXUf0MRZAgBGdCYjBkiZPI44jEEIHx9ISJ4+Sckm0OeEfLkXI1skrJk",
-	"QS2fblHPm4F9tGLk066+YxvvCNGFfL85hCSGLd7ARlb3Xemnwh/y3+/9oeWT9+UljyKI/kosH50F81Eq",
-	"hPnMI5T4xr7HL9QySp+wWFk/My6l0vTIa7L645j4Rpqw2TyiKeKc+ToIpy4Dtn491eo7+JXuCHNydpab",
-	"0eexut9EJDOfNG0OAZBHYbiSRQygLHXgV8Aula0Ck75vDLhRboN1iG8FJdTARJFYjCYJY6OUY3eLhqlB",
-	"fC82ozzy8d2p2d6Lqcg5/yVLrnjACA1nPOagykUChtWgu0f8ifEDcIl/g2Vy+Inaf2dLWIKEpQlnoaGy",
-	"cYt3RcIv1MY1R67Z7/bwCAX6UOr65JMck/WSLQ2zc8gnEwYYHWMRLjG0dUx8ng8C4iMJyyRTM/RWsjX7",
-	"V287tbZCpyqoWtgJv8jQurMrIukVlv1Uxs30DddSpqPk+LKE6Qj/VES7MPJH6LpvQHlJXHwLY7Ro5QkS",
-	"LA/VPIo4OiDnidL5bwKRrWpjOU8YDeWUsYJuNcJQfbaUKZuN5omYzVPDjguItTBUZXbi3meJ2lHmoal6",
-	"KFpEap9gLDgQcQj1OR1QH5MsisovbVbYOg4a7kOISHpaPnkEzqy6+UzXhrkn3p2igiw1aHS4Ko3/QEMl",
-	"ycYJD9TO+ZVfTIeEGs01TjDaHGuMHZmSPbJkNJGdTsdpvVL2Cd6kMws1wcMGa7KwZk6M4gvZmQ9kNFqh",
-	"CpOOARm8+0jzOJtAozYa9adFtBMb7lGLCAE0vJOcszgcjSkQVZsbnSL/MXwHZ90y32ORF/nPXrerBgf/",
-	"bf9n73nDw68YUX+8d5+uLV1zTEAHwNpiBlKmo0yGmH4saKmVKoQJS4MpBMTe38xOXhdcU6s5itgVtsOY",
-	"Llskt7cpVEDgXe2odYyz61i2ncfkv6qKu5nhijli7QRiNmOxthSUCr0QiS7LMHA+XqMAoWnFAeLIwo2d",
-	"RRjpJ9j4+dqxwedBwlOWcGrDhptOcMNrXAgeX7QDEQcsicmCJhAYhPQ3m8PjnkIqa4LmZsQulFY0SfpH",
-	"oJHwATqUImkcmLfB40tWTs/7Tzfwh1bto9Kuel/lNOWml7paskCZezy+AJ+3LMX/V2TIA6dlCsgKor0s",
-	"LPnKyzbgbIZmGk1U2stTakZeEB4HkP+T3sqrazP8IouU0bIkFOcKCLJiklBd9gGplyiysmuTc6e2rjKE",
-	"ZrSkRl4YuGN8XzDfXa2w8Rh+o1O1NZV5yWPCG9w36fiqyWtFqwkQOl3laPOOdJ8uWMVuEz3i2epLVxX7",
-	"lCYjHWEb9HtdpYTgUEmuZrEUqihpba8h+Z/MtBEP9rp9D3TOaMaVm2MnZG0tWR9qyQa6luyWBkD+TWTe",
-	"03yYKNcyLwH74YNS3619sTncpj+pjZDaCLkfI0SHUUoJ3kJ0Zd13Uov54rfrrJoVDPPxIeuHvaC9TweT",
-	"9oDtjdtHQT9s9yZddhweBYdjyEzPeRyzcAT1h2qb6aethlvybx7AetouIP1dGls3iaQDLgVAaoBg2Nsy",
-	"rr62j1FzoONaf/Z8ek0C/pAk4LFe1qoEgZuKN3mEikT8LiCQre+SecyCiCZUnc5oqQT+FUsuoHydmSBT",
-	"Kog/ozGfAPgyYAubMncSMskhtuUGHz1SaUW3gG+KaK8EwqEdYndHOkSwNB5f5NFT81gNQ8wl8WMh5n4h",
-	"bxELk7SAGGeb7Oycq92SDnd2Cnn/5lJkBfBokLtEJDDToTKFT6DcENpL1MW6oQRgkXna8pBRaymyBIr1",
-	"YxG3S7l8spgKyUBQEfZHRiOZT14Hei4J+0CDNFqSpmQgY4jMgmle+wBBYTob84tMZHLk9Dj4ZgAUUDZM",
-	"FNpHCTbUsgCApNUkPAG1rCYB6zaLAWJQ2gaILhUwH2agplr0hIgi/1dKL5kmVdbxcW2DS9Jks3m6VJOp",
-	"dI0a6YeAzRGbuhCTb0PCCG/okcWUB1PQABGbpA4PGqyBfrx+oUdOIBPeCxm07PQWk0Pq3eZKM8SpzjoV",
-	"dq5kqWmQhfeLGGTAQoFhfCxNaWJ+iTkZJh4HURaysAWDDpm+QRZHyp7w50kWs9HqSMA4PTHtruoTM7V6",
-	"xnCiiuOx00IjJP9Ss+BkpwAbUU0EEGlPReScGA5rCGmCkDSrs1UtA7NiGeM0SdqJZUnjkkxpNGlTrOKF",
-	"MfhhslRO15AoP8Ev5Ejg2BoxR5q+viHkeGCb+i2bm4DvsAUOHw/n99QQMXFTjIQVPEoiqW1vEpRN31Go",
-	"UElsTmKKpx9Pkj4/5pj6W+ZBTpVMQkH2XE9t4y7ZjPFSN4B8XJX3OSy9riAqElDpp3+xyP33GBm6Loim",
-	"bC7c7MUVe4U8AGa9zI62GowXyMPsLdCvvkW84Muvfp23qfM2dcikDpnUeZuHVzmXjM2NeHe1zt8ZmxNr",
-	"kqKNaGzVIj2qq2KqQzOuRvkucz5qYldscS0Et0gIFW0/MAe3ygptS7Zp8IfRslCqCS1o3WSPnHbFNdGs",
-	"fPoXSqOY62Cnrf+6MDW7IgrbsUiZxKQP/AjZnNEAMEaMViO3sGIKEbDBlkugpx4ntyoc9pthiGmKhCxE",
-	"FoVkzFrQpl+zm/1Y3AfRMg+eWZf4LlE0rB9bG0V7g+w1yieQyziYJiIWGWJphVh/GWIrCM0DECZ8g4fY",
-	"s2VcSudJj6BGrajqapkqSN3c4YykQ16JKKouxoWx7H7E7rdP/gkBboQsCBgLEQ/GNsn4CGGad63ocruK",
-	"EuOhpmMiPNXi2JT2mvrb0/NHv24qwPWJ//GdThS8awzJO50reNf45HfI5jrNZXV5Jk7772JMmv1uv3Uv",
-	"1ZjbRQ1+ViP4Koon3W3qmhJP9B5yvncdVthao9ImDxLGYsJoEi3b2OY95iJl0OA+m9OYMzkkcz5nEY+Z",
-	"h2WOZD6lkkmPBFROSZLFC7rE8hOapDFL5JTP5YnZ7VRNbcICmoRYBgnmQ3Hkv+H6leMjlUPWUCvG7pCa",
-	"S+rsLfnn6TlJMmVAKcczSISU7TF0+ZM3lL4hkkYwap6agHTIE4RwITRJeRBh85A2nfQdT8MrDs3Z29oX",
-	"sGG2siv6W7ZXVVVm9Prnve6w29WVGRWc07ZZlu6xXnAc9tuD8f6kPaAHrH0UHgbt43GX9iZ9thcOAjfh",
-	"90fGMlQDW0/Df4vxumyXPdkewQfUCa/vQmXDujsqe1Ilne6mvK3q20xRpC79yTK7FDSki6qBCpHHVmWe",
-	"EN8AwJnrsAvE7xAgj3HachZTQTT1ge10DaHjRSeaSHPQHYBgEumUJbK1pfr5haXOebptZ6c5jPcDYXYD",
-	"+aOTnXVtXF0bV8dw69q4OtBb18b9CLVxGxrKftTquN6nkjdSNhn2hgNgh7q1f2LtugdzUWpsmy/vV/zC",
-	"UserME2gt3YksKF9rQPxqIhH41j8YhFLIhKAtx8zFpOLhMZQmAMlcUq6qRMGth4MeEZ55KC3UJIyOmt5",
-	"uvqIxxcr0Tl5UmJMBUwapyqmgDVjk0ZQz7csscCMl4SHLYN6Y38pJuiPEBpoWMLSvaYsYSdEMlYZgtw2",
-	"iAZUozClt4Wo+fyYehvA3GoYlVvCqOhPvnEclQrMuC01j4bjfUUv2GagtSIu1ufWQz8K1x9UARen+i66",
-	"hX1IExqk63NMrzDTIsliSstaTUfM5hTEcIqo91kUkkiISxLxSzYEuA7XvCxihkhTVe1+BtvP75A3gPpi",
-	"wS0ky3FjswgLxKtwKhBDBCvQtxX+ZzgdNody+xTIPKLLsRCXZTQFPVn2ayeXAF69FTU6w2UufBf3OuSR",
-	"iCc8ma04V513cb9D0L9Sotr6WFUVd+/ivQ55DSgjSppFYrGLvvCu8oRhNRbKLyRUA0osO9tnFvREPmTN",
-	"Qu37/xi+/3beaafTuO1WXV/jATBiiZgLWW46+dxqrs7mrFWPeh0dHVVqPQHmCyVj76AvAX+dpqydh3jW",
-	"ac7TTNnaytEy15oEk0yTLEgBUefNy1ekibFZGkVLhFViIXYeAbUvxq10JYZWlYUqDcSCMl0XkvC0Q36D",
-	"FhX4DMoqIHoMMGrEN6PxCUVvEd/tJ0n8UvjKJ1LoLp4ki8lERJFYqAecoEe24JIZ1DENQr/QVL+LRMQX",
-	"JRUOw0pYPh0UZkj3e4QceIdCImKkEZIsMYQ6VklXIbOjLotwA5I58Plikcigf0x8tVoj/a0BSgPGgPbp",
-	"JGWJv3WSCzcA7pzfzC64i6mg17yy3uDa1XcNiG9MI+K7jeDd1G3dhMiwgTDgkchC8izFeFmtOrdSnZ/y",
-	"OXMs0FjJHHfX1NO67bTe2MCoFhYPaRSjMEb0TxD/JnPo6iszP07dr5PYhfCMnSalhZS2wsvWT+gnz7mb",
-	"BaJrlBiWzH3f68ckWGxcfMhrE+6HsMen93ef782WXa6P4hAKEvOOxa8+ml7bgxui8LgZVg0wIwJvbQXO",
-	"gnkbCmc3VvXAFa45iuCyJghvAu9lUNUOOYtTKOWZRPTigoXEp9GCLtUR8tHzuaI8gpB56tpnavvGjIUk",
-	"FviQDnmCOO5DC+zevB7MnYjELYFqecRHU8z3iK/VgroTNJS3OsQHwhXLGYTjmdE0mJ4QHwLRPpmKCMiY",
-	"yEzIlPhgjvmanWHmOQj2udEXI5r99sH758H8HNZmJW5fyptsOxMdkFRYZQj0uDlRDPyZy6gZ/fCMxRfp",
-	"tDHsd7sAiWb+7q2y6nqrNFHRUu8emCIuyfNHr/TcrBsFfvvAwzDLv24Q5vt1w+jdaBg3KxR7RFMaiQud",
-	"bblzDiVPmdjTZnSnfathY8HGK5mTN5jnhm54NnbKcwtFLXp91EIhi55XeJJONziPQtODrTzuCUuDKXlz",
-	"9oicPf7l9DXRmX+okOfBJUJLPHr69467N4IRCy9oMjJlAoXxBDmlH/Im3Uzb6oO2CXsddk+dCniYVADI",
-	"eFADSjqkWuYZpfYGOjpurtOwA2SjQoNLlAxQ547Mo0zmoCQ6JWH6SMqcJPehiBCZe4MG0mAbcTYbq1Mw",
-	"0aNBZWQK6jW1yQ11U4e8LOSefyq+6CqFyvb6Si/Ut62t9HT8UHriJrLaQHNDibWS2VoAF4VzOxfLWEaM",
-	"5VkpRwI450G6FqT8nJeWLxaj4bpUOH+IyTjD585jxCK+nfCHXbtJ9OOOqGX/w8h+aYTGjcT9OlaP3xKO",
-	"pB5v/v702bPOLNQiXkysYDdYSfC3KclRnkzE48vch3FpJjpE3RcQdlAwLUVGaKSOwBJZ3a9YssBHQ5ci",
-	"PrSphA/xdcH6ELGL/NaJxp2CO3FJ+t0eaeZXARYQEHrCBSm9ZLGhrUI9hXc3nXb5QEdwrd8hj1Yk+hWX",
-	"XOlVgRawxp7CcDVpqvOs3p7aS3RzIl7wkzTz1LoV+wGs5J0CypUIzL8ZsBjiCN8iKr/GcvmNsctoSZCQ",
-	"W73BL4nI5mTCgWNT6redMcRuKQk8oF3Pr4VCs4V7w4J9rD5va+Zv2OXw7mUCAmd9CmPOxWKxzih/mXa7",
-	"/S5WTxuSggR8FzvDHhLs3RXVQvRdDHd5F/8HMan5As4NXryYsrjT6byLVwurNtwckbnUFoDTghesFdtb",
-	"A0rDVnrIcKM+huVqqdKwt9IpIJM2hexegvQQqUbEsxLLEs6AztkaGNu+SqHx5kHfBBfpq+wmrFsIb9j1",
-	"jzqBWul0N/dr92Oun9a3DJ6WdJtIAKauqLV5OoVg9iSLIqvfb+LODLqD7Rv/jNK6Vcsf/PiFOnD3QS9d",
-	"YZRXKgTH7i6pg/VWu6MLnI/VB70Oec2kiK4wdaEjMakgFGIxlZrhPryDbQTSRlO9bhz4ShoH7ixKTCnI",
-	"+tKU11lsAvWGxwtqQxL1edOAfxiZEIc6Csw+cJl6a+ji/p////+vgh9uDTmcQRz1VvjfIMbjEsDB23jr",
-	"wVxbJdIxg97hIPAiAqtbC1SAKaXSwVScseSCheCioEVhq2OCLAHgDpmq6wqoviYXYyBEAQV0sDvo7uWF",
-	"Mq0OeZWIccRmKGaxSDzvnOp3uy6Cqbi0HpCHXHNA/ncCDIDw+jNGNQSJ9hQIi69YpGQ1TyWLJuotZzRS",
-	"07h1YEofJHYPlbBoWK1jFcP1UHOHl62gidXYkzX2ZI09WZcl19iT3zP2pIYJLJeqaaUsJlhGwSUESiw9",
-	"QYWq2HiO369dFud8f7pFo9rW/RFGv36WWrAcerHi7XcB6JlJSS/UNrQTYThueUxKc6rkp7i0wlWfueKD",
-	"cs2x2yveHwgAcskPj4EEWsIAGS1QVvH7W0/n5lKvvLJLdxHVBV7frrdkFn1dxf9dKrwcqEB0nyKWsopI",
-	"DLY5u3X0Q+Bz4JLO50pFYckZcpEDAB0EBvDfY6VtmQT3H1waSLZEDIsQEZlAekROaaKVk3rM72Ks8yYJ",
-	"ID8Cg3rCyCWbpyfqD5nSpSy1VXfIS8M6Uk1ZDS5FE+lIgA5kr1WiSYFXRd4EUqYfgbzMALsWOuTnjEdp",
-	"m8duvkiJEuUpmR82S/zY2+ZKHsOK3BLsUG8H/E810NRg7WKHgPRq8lnmhVp1/OQriMbiYtyCwshbX/UC",
-	"AdSiu2rsEfVjTx2wt2+fPoazFWUXHsRjJ4Rij6w6Bwb/xTbPLuGI2495FWJCERyhiZ0rDgyZTyRLW5iN",
-	"ExKYWEgA7bcQToTqFXWmdnZOg4BJaRhbIIboaeYhFCtXnC2UUGqiqGl51UJCenA1Bo50CBm8WG2og0yr",
-	"OPs4ILAcoUxVf3ei86vVYyo+OQ+tdMipFfcrZEkr3UEnEBnX1+FF4ywFwybneylT9a8KMAzYaCkNsqu1",
-	"BuPCXjU0rDaEIhzoffDCWIi9hxB53ZpJtkbLq9HyarS8OjRVo+XVaHk1k+znYJL9QgyytfO0GbVuC8dp",
-	"TtNgWgEcRJOUA6YB7i23E65ZsvfXRSVkq0PesBlVqy2HSLNa4gZVZ8/Sd57oQEvTV4P3vWJdqleVn3ZS",
-	"zR7pdDotkrB5RAPmsFuqm54ABWWJYZOGIQxe/0S3H8AZzylD4bxeMjbXfBGArU2ayOGpAQkenz07Oz9T",
-	"z9/Vj2gjO85HqATyW/B49kEZ5DwlvhKHPgkiiDBRYPIELxEmZbgK5KBe3TEr/Oq8ez68k7WJ+0gK5fqx",
-	"eSqJ/67xruFD8laNBKcIReaQoMT0LTNHFbfHifuJANcQf+bElZAfI4bI7QhvPkoTCm0QIkYHSgkSnbjX",
-	"4FCFBH/EL5WA1tyx61hJO2QdBygWICdMpiKBaTZkoFCs4PKBEhpeKeNWnjglBRCrM86gYTitoBEmvjUG",
-	"gbh01b/S5RGobgGtERtCJ2sP0Jo4Wx0T+H5iAm/nhUKN+wgL3LrUQ4mBEsms+gjWE2WS7cX2dFmOTEnA",
-	"wByzMsjIHJCfRTZa1zXaZNU21pmXnxDjF0RSiZvGUAhRFE4FjIySHYg+TQWlLu4faEWAt6EXkjTh/121",
-	"ohRKy73/ereNNM+en522Vg04NmPUgHzcyA5z98mDcsnVcaE6LlTHheq4UB0XquNCdVyojgvdKi6kH/yt",
-	"xIfqnqr7C0ShoXqLWNTmOp5iZGUj0EUogkwNTdpGBejkyeNXPI54zMpBHuTIlq0Oee0U34BrrDxOSNAb",
-	"jzMvGLoFZAROwyN8nyfwOl8+H6zN8N6t7MbPbdLfvJE2n+RNaAcw/jqK/ZWgI+iTjquyTSi7GsgXZYCE",
-	"sJG6JWnOsijlyuXCiCvxITra0lgBNpYF/VSGXZFKGz/eRedB7WH0FXyMosGgmxqTn4VYO/jq8RP48uVk",
-	"wgNXNqVCtKDHR+9twmP9fLRCzDQocdRG2eSAMjgxa4oz1SGnENhl4ZD4nXk48T3id0IRfIB/zOcp/uND",
-	"JPUn8QX89/e5+S/Df1xw/O2CjTW+Py4HgANI0vQ76YcUrphBLLoTyCv4b6r/q8QL/GNJZxH+Q//3g/7v",
-	"NJ1FELONlxhQZZHEwF2/T/wsltkc+6vAnAUT1T8x1XowhD/53G9hx6v6if5qFIt0BCEMFqofkDGPabJU",
-	"wlsyoqUhCQWGchFaCIq52IeUxRAVbs7ohfIBlBBqXTMkXZd5g1QIoP+7Cidx9gK2iBWK1IZGHZFQ4LcY",
-	"/jZ1pXUc+LuLA6vlXjENHjgkbCXhrjrd7ZCmoFK3Vq44+psFJLdFdnAsiv7RXq8H4aYZT0dyShvDxvEk",
-	"YONuP+xStn98xI73w+D4sDs+HBweHE56x3uH/fCgRydHK7AcxlGLKU+YEpgw1xD8M4J+w5WupdI72ut3",
-	"Bx7yw0lpA1UVpot327m9rjdCpqBEQBPU7taP5G6ptya0YDU9iM+1y2cQGFpPmWAsLYp2FoQwjR1kO3rf",
-	"vn6m1GQg5tx858JfoMsGarFD3jCllD7QII2W5ipfiiwJ2ChLIp1QzX8C/eLNsUin6hEx4+kUmQTWpIzh",
-	"4EC2J5xxCeofwtXSdpXj5M7nSurX9tXnt6/evn6mbHApImheSQWZJ/yKpswjkRDzMQ0uPYDzakcioBGW",
-	"cwA4qrIzwgSTLKi+J5mE1hV4XhIV3qXlGShmFvKEBSmZijlWErQ1wwOaSJSEYhHDthCG4ELpAhLQuX0b",
-	"vUVTIUaREkY+mDZZfBmLRVzesB6SNYIqhpPmnAGLjgAuitJfvqefoq0l3VQJv4PoeGr2tIFc065CWJuM",
-	"35nJ+BTk8ec2Ga+rIsg3bzG5/tK439h+41zmZNILJ6MxbPSDYzoY91j7cLIXtgesT9vH46OgfRDus8Fk",
-	"j/bHvUDHn7RxNxcRD5Ygl0G9ZUkJke5JWRsV2TSMbmkMG9M0ncvh7q5+u04gZruhCOR6s3AbiLd8wXAd",
-	"t0rq1zZ0bUPXNvR92dB4AD+LDf3RYsOta0p+zWbC9CSjGQ3MZy7TVx5Pt6QnOGxzZTmCeIp3SjW9F5Ru",
-	"aTykNZWiec9vAuMJh6iy3CKeEY+xrLEZ2DIxyVJtjyQy1eWxr07PH/1KPr6rTFW/awzJu8a7xicXBlaP",
-	"E4CTTAoH1fkWEbfa3Pm+zB23Z/xezZ2bY5HnT70nvMN1eTB96EbqRGv1ZzRi4avVzFpBf95GVeI0b1KV",
-	"v6njuaDSiIbvT1f+ADrvMTYw3FLnbWi4T+gCnXvsondvn8Oa+o/wiLTP0c1/wIy7bbr+ZmTGzu5OMQiP",
-	"kaHGsIHRlsYqncLarPZPEhdDzcuU0RDe92PDTP9jLkGAcJRMxXs4cYoTYlys/3rXKKc/3zVg2vPxroyu",
-	"Tqx/8eNuglYPY+TOIxq350h6fg1wqbV71G9iZSvOp1QyTdlirJsJxMSM0zgES4bH6stY8itGoOIaqGI9",
-	"EgsiaRyOxQf49+9iDP8NEmVSgfWUXLDQs807kiqlRd5KNskiBP4EFNXYQQstAIaM2UQkgK8K41V22Ms5",
-	"iy1/W0FYZbErqz4vva2m+8elfBXR+Et3lOBWq+DGNd+USQyAQ98t2x4SW5vdIY9pSodEuQ9iyRh59fSp",
-	"mgOzS2xZPSmyz2IT2JwuExFFumYTdnT+wyK6qf3cGd0tH3JjC0ytll6+B0WV2764C3s4XN7RkKWUR42h",
-	"UiMTnsxWCp09MqfgXaoXpTG6qb9nCZchx7pWqF3lKXSNFOqlHUJS+xhN0abLskMug0jIzKBqBSxJ+US/",
-	"syTNNy8fkb5Hnr55SfqH3W6v5T7rjSnFxQ6+4nOQ68FwlxqSB/WMCdc1t1hGjnXbuGPcu69wn95ycyrJ",
-	"PR6Zn4J4/pUWfqkngSmBrudF8jhgpN/t9//W8BpPC5fDnBBlbJGnT82MsfBvjfe326DXkO1HtOZe/YaN",
-	"Bb3MBY04R21yL9YCRFo2x8CuxKWOgQFPHiR+5wmPAz6nESYHyf91PvKLcHeJugGWy+HvIaRk85KQNjOw",
-	"d6kQ1+HrodWybUVPDO95X62dK8xtf+dxqObFzsE6urbivFV0VOUCwLQHZRL6+HRnmddIGZ1V9AetDgpA",
-	"IWaURyb76hG8iZpbdRcCcPDS8OheO+aNw3U45/b613LO3QgmELceogSmU5YwiHQoEzMLpjjqGizwK5BR",
-	"uE6EIr7mXQMXZxDW1aKmZMA7oYk14dp1zfs6tKzxOG/bKPAG4tJfT4tA/1YtAg7xYlU3bq933j0adru6",
-	"G9dcM15u0XdmRcawEdKY/n+cvK37tWl40zJOty7jeiJh44YB7t/TAK8ZmxW8enS4k7ZHVoa9s6nzAbZ8",
-	"3frwtbQ+uBaXNOf+bv0Pv8AKE0rUfifN8RL1sy14MrksjYoKuhu3ny5MAq1NIasAXRC4F33SdDNbLXWt",
-	"j4fIJ00AmrFpK4/MaEwvWLGzw3NSYwDOkle3tzoEho0WnD0daMUZ7N4peE4os026CXBZRcSAjtKST+I1",
-	"yD55Q1OPqJOzHi65Mp91UpkA1GlUWM1Qp8+2UwVv7tOMvFM8xyANuOGSMxMBA7YdK9XUVtH6zw2j3IMM",
-	"/KTN0VLQBrfptQ+FVJuAZpyqh8Kdqx4J2mKloCkQUcToRcbUk7UKWfPg26ukT7cR+p+BN/Jr1eDbT9Z6",
-	"eDtdXgkS5CctW5RDoBuc70RW+X3P3y/GwasLqX6YwBFshvtv/TZmwcaub4PqNuXKllh6SvMzmWIlkkfm",
-	"9IKFHXJmyoagSuXO/tzOzj/12IY7O3YIPVtkVUgjUd3Fx0V8Yvn7wETSjZ/Fy5soYzxsP/CMkdQq49sB",
-	"aqGyqvTjsVDJxxnvFPDtSrVfImYd8k8u+ZhHELVHk9MzFo8my0PYobyKzdT5Y9GPsm/0Q7bmqcudXDON",
-	"nyMzDwflJhc+yhKpjsadPecplaOZSHIkreu84SJEx210AVYyKyGP3EyrQB9rnt3dP+/1ht3+cNC987Nh",
-	"55Yf3V//6CIk150enRMSus/uqbVUh2UU4NoiqtyWdEV4x1f0olLxnYKsUf6Ubdat3euvz72+yiXOvSqp",
-	"3Y/OjlvPAq28B6MvimzPRS0gYzqXU5GuFL7WiuozKipbRKZn8TMWkOknvshm9xHCfSiJr3fprRAka6zI",
-	"GiuyxoqssSJrrMgaK7LGivxmsCL7n27g6d3GsVpL/6qR9mtv6utiGzEL87Ce1K52KzaUl4soqnJnxjS4",
-	"VJ6L8XoKnA8IAmIcjeIPuQRaVt3M2OSQ+rPUoeZ+LX3uoO6T6R7ilRutMlJYLyhhaZbE+JUfs8XIHZ9H",
-	"pCDUZkgDGitPkUUTMmYki0NwjR4V86pX1lNCpaEZaLUPZNlW+KQ45jWtoNCISSIRX7DEQdTMf2kTooXm",
-	"UABUiS+2wEg7KWda5XBD42Dt0d7Jo32Nr/RdeLW38F5Kx6wxHMAg4CBAa+U22qtqLjfVSOvr68bJb7Pw",
-	"EIXew6k/KxXWqzpfEw1pxiyncYrHxP/l7JyUnoA4UxFLZansp9CeztMTqKm+oinzsWsJCMq1kAQj31Ep",
-	"tpamin38Ob3U9TN6ZNph4nIT4ZHtMXeb0uEHttOKRZK1TsgM789TgwiFynlBl+o/gOpUGLdbIH5i1Bcs",
-	"uJHNepzYhZWTOdlcP3lRkLfkcUIngNdlWbBaTsHPjIZMv3NRjQHsFNJrbafxtqgYsuHKfC992cohvUbF",
-	"Cprn9JKZ1XPLZtwTYH+pjo2Jk6zeBPdWcw0P3fqb4w23LrHJ57Xm4qnjq3V8tY6v1vHVOr5ax1fr+GrN",
-	"0VzXYX75OkxWqnVx3YCtndRLtlxfevnMOqAzltKQptQgeaA5+pMkp6+eEnWPcklmolstRcykOo5RFrKQ",
-	"NNH/0l+OaOoDjXSQMBP1Up6gEzSdpCyx0b0hoepZyqWTU7GIyXiJgEPzhE34B580MZh7BLAgNFCuTguj",
-	"dkq3DNDTOtUUyTQ2g0dtpx0v9TI+NMfE5OVppgQGtsek4pLF1WWOp3P+dzWP27phX3Wx4kG712v3e8p4",
-	"3zOF65dsiSrqcNwNepNj1t7v00F7EO4Fys7da+8FvUl3ss/6417PsQ8DTuZ8ziIeo/kp00Fj2Lg8/tdC",
-	"/6m0n+vu4IoqbSkv2//Yu/ofsEDMrjFXwZKhWM59hTGPIrAU7lYOiGt6fR2g2j/mdHxuOfyVSzs118ad",
-	"UTuMwpQ2hv9+r7a8UDMAf7xfqeUzUsWRaHDACuIMLljbGvecx8VDPtG2BBgGykjQomz1kJMmSBWZjRG/",
-	"29d83kFE+QzDSybCxqUmb1GSTueSMslaHbKz8zKOltVSBKJZGnCeTFnCdnaG7lARWFHjN8I8jYztlkeL",
-	"mFS/9vEM+GSWSQhNUSKzsWSpeT144E9SX6hfYjUKB+TyCw7Rt4WyhAyZv7oHCN14yhKu1YG5KT7coPhr",
-	"zH0Q56SpJKnvEV+dYJ9MhA7bjZdksEfGVLKDQZZERVE9nwNtPgQKwcyDnAxurxNr54UI5muuSyWZUjld",
-	"Fc2PYGXwIDfuEuDS716MTT3FDyvmw41IGQkY0Xkq5nAmYpokYlHuN4uWuR0LeKNajFXcqyhNrxGCn7aU",
-	"eDhpTuTr7gDVN1MsjrBPjsL+7L+7499mvclBvPff4X72P3/+cfRr0D1P//m/fXosn2nd8W0ppNusRLjO",
-	"9I/ZQh1ML68wNicPjSPlOH92NIvv1G4va7I1ukvpHEeO30B7lSzx3Y+4oT/dBEBHc6YUzHF1EyUo4fRK",
-	"zFPo/YEOrsXs7a0F1TGmu6uJ+t0BoReUxx1yGoOuMCoQH2oQnB/AwMbXtVK8ZGGvnotLtlTqDifStxg0",
-	"gFxvI3xabmzCn7HAnFkGV94ZccYUl+j5rZFmvoR5aaBlbnlIIyHmm1sV7VGES0kzUUMEtIExTYMpgJAX",
-	"XWV1jsGboCmhJOUzRpo+5GeV+YTOi/KTEbw51Dc2NSIRV3ZgZQ5RP3BNb94zeJVv22VVdw2ylF+x0YTy",
-	"KEvUM7qViah+u989hyyUTUTBdDram00mwIGVh+tXQqgTEK1xoLbSgrFLqIvkUud8jRABAyLJ4pV4YPcQ",
-	"TJ7Bv4yVIS/5fJQwCq+Nj7CfzwuDi2jKZDqCNdUmDz0Oemxv0t4fH4btAe0H7SN2MGl3x/1wMDmgR0GP",
-	"5RLvNxgtpLVYylORkIW6VUP7yKujPTSjhdky0dZRDhSkfqL/2kPBGWYRG2G1FRwOuhyJyUjNE6zKVGRJ",
-	"Y3gEUF6Z0mx73U/OD+GlWD8cBAfjo3aP7k3aA7Yfto+Dw3H7gB5NuvBlbwygjDP2p4jVi51liZiz3Z9Z",
-	"EvG4cTen/2c1JW/0gN6g0Lg+BAAHsvb9H6atL9JiyghpFFsFKa3l3PpYAFrSYJHgQYW7DglFmVwuEMQi",
-	"Gv0VUrNCjkub2r12r9vt2vwDJpd8806jiMYXGb1gPtEJas1t5rPYb5GEtZNMGeeEEj+kPAIfGUUJWEX+",
-	"TMTpVP1hDgZp+qXD5ZMLoHLz1YnSRHl4pnyPzKNMqlvbs4clNvgIj3TJf5HnIg7pEhGA1D+UiMBIh/4Z",
-	"jMEnvXb/CH6sx3RCfHPwoOiRxuTp6YtT/Xv9usR/e/5I6SuYdcBkTmmSQqFpksVDTX6SyBTLkqTSe74j",
-	"hHzSzCQjfpLF7VgsfDV5cAsEip4p6UxTFi0xtmuQnzkgO8tsxkKSxSmPSCIWmoyXyznsEcOT9qtYIAP0",
-	"lM7nLB7u7GDQg8LGUKNjkjTL4/JAemaW/tm32kCt4coawbLY+fLUTEf8Ypq2JQW+O7qgCWshs4r+rY51",
-	"A80i7j9L+6IGtgJe7ewMHuonqsHG2WzMEp9IlnraDoAMnk/+y72Z+qilaWZwPiIOxpHe/bhWdvYSEtEs",
-	"hnwqTK06DTwmdCyylOx1lf8p4hAjNiyApfcxHR/r0ljfyxcF7AQWqtU3T9A7Wf0E8b1tae04Cy8wpgUZ",
-	"4ySLkfgm0Suv9SWYW1jBy2OM+rsq1s+TAY6GVYtX2H40vKJxwMIWbgok3WFXXGQStuyUItLohMdcTtVT",
-	"ffM93gMLwAA2CwZPI6gj0fVjAXALqr2ciAVp+jyW2WTCA87i1L54q0OecymBsUq9pMT6J5YARWHLmn9j",
-	"Gly2JzyKWIhA6mqA+sDRNC9iFkDAmMU8XXbImZpDPXn6WpeIU92CXTHduywZpEIJPt5Q74CYh+rsagJO",
-	"0kSd6llmRC1CC5JptyRwdF05yByR5DSTsJXc02ZuCtayOl8e8aHwRfq7vtpiPokALDS/FG251gkO2Nlk",
-	"SOWoBA0s98r+G7NILMx6wRGU6QmW8nHjQQfLkXIpE5ZJFvodAjjo/tP86/bfIRqqvOs04Sw0igVTXbjJ",
-	"RcIveEwjFELNfreHh9PIBC3ptrT1Ufkptbm1se+MX3lWd8QXU8quGPV8rD5S27R7MOx2ydvzR264Mxdb",
-	"9tIE5sFUOhUwtH9z+K/OHv1MQixv0xl9EdLl36BeQctL8PAdYx5HV2nGotl6kJutXYyKaqVYqljEDw3Q",
-	"aE85eMg3i/vPI2/mVIkNguUfcu0bP40nIpkpORnLjEYkBOqvK8ZCgdCBbt2ZzNTss6Q9E7EGKitKXrDY",
-	"CxN2JlMaClMfwRKhnnAaQClY5Xe/RGLMPjQch87aOspwl+3n/9NYP8FmtjZ5CnANwPvinB+7c14w+k9n",
-	"LOEB3X3OPvBAjB4BrLxaFO2UraLYGaNH7baj4V6XoMMAEmTtGqx3mlZ9RUdsNIa9btX2DHlInsY8ZaDq",
-	"YpEprQBJDjXsvzW8/LK3s3HCooiSRyKZV168YTNbz/Q6p0ytSkjVldW+2Xo3axs2TCuAHpQG074h1LDR",
-	"YGrrYTOZitlI/cYW7+E3qDHMX+UDs/9F1rTybCFS4kJad1YZa43hv0t7YJt4yF67NzjvHn/+eEgpynHL",
-	"6Ad+/DliG92vJ7ZxuzjGY6TAWJNGUraGp93izx6RvkEswrFB6gqxm8VNUOBqZ/aGoZNyjHv3o7N3N6aj",
-	"3ohJ2sYvpX7mUDmekvi5SFHuL4NNBhYcT5XfY8SETzCyW3LD1BFv6XJNpE3lDg1qxJUVHgsyyRLIR4H/",
-	"Ct5Mh/yMrwUMChQDDdLTZWjKl1DGvEyB9wV5nzxwqKAhGClhwESLRTKjUbQkzUA5cJF6sHo6NCxo1y4N",
-	"pi0sfACrXaZ0KaHxyuDKFzq2KubWN02rmFazxrsyIXnq1IIM3Deg2tsm/uOzZ2fnZ/6WXgEmE6q9gmoh",
-	"sSaT5oq4B0+n6RRInTn7Gjgm1VJsJ2TWEDScmniUjXhCuT40SecRLh978StDtiYoRDLJJGn6OgTXshTK",
-	"+10yE0oQsIDFRh64aTjS9NWHSFQcOpk2iC6hqDCHGphDdCmrI+J0tK0s1jDmVCHZxlla7L/HVB66/LbV",
-	"UHf0u+2YJ4Su5OBhqI6sqAOddaCzDnTeOdB5c4X6C0u/am3ard3pa91pE/3ZJr2+DuPXTfXPExEwtcdH",
-	"+FTtYKLwwuy56ZR69frlo7M3b84ej968faT+9eTts2f/q1ZYpDQyv/90B8e/LoT4MQohHipYUBvfXwlE",
-	"13aWN9gdFaURmlyHVttdIrEmW4e81C0B2PALri5RZpKGnGIflEbhKZi3WOGg/gUmM/zEQC0hlY8uFzgh",
-	"NEnQZ55HNGAnuYHpm8/QNFpMRcSKPgJ0NStDVZYrCBZTrq4BadTqEN9qGj/PFGozErKFysyAvBIgi1ww",
-	"NK+h/Qz735ILNkRjHOo5lLkB4luZankpSGLtBRaDn56nL0vpyaZI0A/oELsGQFFrDWEwZ5IsPiEUKyVi",
-	"Mk/ERcKkVJZgFtPJhAUAXlJyWVb9gOvTtRThEFBhINYVUEbN0yUZi3DZ8tYnTrc0ld5Ct+zXZi3dNq/p",
-	"2DAfC4WmsHULrcpYKpRQLplj7LvZp6KFtP/gFpJz8a9CRLzajMJ0zUxcsZ9xxKU3Vd+g98ASKG/SXoyB",
-	"HppQmbJk5T0d41AZg4V3B8MMk0KOnePmWa8A3+1JwkNABUpJ73DY7boPuXN6bGBUde9wbSby9nmx/Bg8",
-	"KJ9TbcjXhnxtyNeGfEGpasCKb8Ogr1N9ax0B1CH3merbnVOAIluHTvgmFXNZiuXqCJsJuA4LQfCxstGZ",
-	"3BgMVxZshYkbi5TkRu4rmklNGqqGmIfnKYlFW8x1LR0CB15rE9/cXFXPZd9ZbO8rUzK6s+cb1jL4sG9G",
-	"p9ylIWZzJQmezTpI9OV1A8ite1UNCZPZbBNIO2vnNR4FMV2tEpTkq9AI3AHfNs8PsdQbIzKxWADWD6SL",
-	"Zpg9woCPfmRF0qjVIa8ZlqVUyT8fvs5mhhY6bxP6DBoGnlyrmNqP+a79mIfTOV+oerHWOVUA6tnsnpUO",
-	"tgFu8kiwCAA9iLw90CMiSyUPWcFbMaFtg2vRz/FTsBCl6b86e/H46YtfCrUupurEKqZy+UnrZG0Nibr3",
-	"xjqSYjFKh/wmkktJROxqUElSIU5WNaVNwHTII3XkJRSEWAmAozYK1y/JKn81PdA9Jr56nlvgoZXrDepD",
-	"dJ0kTwmIMQ79Vt0+qa79yMtONlWOqDsMIDlBCwp3WyWbxWoXvgBA3q9Tyfa3hBAvBXS310A3bHaBnQRz",
-	"9bGhtLmNf3a9xhwTXXlAtBwj7YI+ivNrukpgBAFjoXtNMSy6vmWh1yvw6EMeag7I6AvoHDKfyTnT1fvr",
-	"49w3MCtuEvzWb6zeEAC6S8aL8zXUIBW+TAyS22h1MNeEvP/9sUHTlM3mKc4gZPJGAWD3OnF888fvYuy8",
-	"l7Ea1LrfLFyfiMUopKmdPPW3CXz33MA3Sk/ACLnf8d0knbVplP2qUb4vhvAHtzR7Kl5/G3Nnc7QWFZPG",
-	"erJ1byxUjtAdrZ7+TcyEXHQ/0vu+5qj5cvi/AIWA1k4Myux+jCy5+zE/CJ92Qz6ZrAU6+pkthTaG5JwF",
-	"fKK1lLJBZnNgJFPDK9hIYmKqjsHgMlt5zCZAM5aSpvpoyi+mDGA/Fiwp3KDl2Tw6GS8d+G/gUMsk0/oK",
-	"Q8SpmPOASMYkWejO4Jgt4NHK+EoYhfIM7LzAVtwO+Ueep08Ylm4gYmU6ZTwhQMPWDKgOYy+mPGVyTgNG",
-	"+EUsEhaeEJqPkUqoJVnwAEhozN14TEQSsqSlB/7q9PzRryRVY0wYfAMsarbyJa8dwCr0wEwwvFZAYygS",
-	"xw/DDnnFEmdqfLQNwVDU/w590hyLdIpl0GgH66JzNf/+lNEw4jFDiDYi0yQL0ixhYRth7HUpj9oeLJEn",
-	"9raaBsCwFkH1Ml4EDf3wI6DH++83L1+QueDqZOS2t4hwDECeR6MM6dKgMMi8HP4cqoBaHvGt4YtlzQtf",
-	"bSCOG2/ltQpmq9IlsUiHJBaFLzxN3pfPn0iM8W5+RLTpAjXPfizSEQ6PjiPmjOAn/JHtHdBWEqys6TgS",
-	"CUFjqmUs/tzM1sgobj6kCS6EGsKSpc4bJmxlHFjqLuKCuSw99DOu7Ue6SauBh7sDZBCWQZnkDwkFQhWQ",
-	"Kb0Cb+u2UTFdUf06ix8rWfR1GO1e1XPVNDR77TGVAOtXOQDHyNj0/BmP+SybgUmln61OygVL7iMst72H",
-	"YOv9nZ/uB4fsmPbG7b1wf9IejA9pW92rvTfZp4fBMeuN90L3p6USCbdWBLiJYrBs9WlWZn1Boqy7KmbK",
-	"4O97DRGF2g6nwCi0O094wMCyM8IM4BTQuA2yVEsEJZjFBJFTUzqP1CYW5D97fbWC5pcj80C9UvalKm6t",
-	"Hf4QxCbekKbkP3vdTmE2inbz7QzxKsNb15mA4W3ny0rJqnktztALYR+oDA9ZPQ06VVc1D1U3qHzt/t3s",
-	"+yp73r78fdnzOR+PffWe3nRdr1EUuPBRPtPD3s1rNlwJt8b6V9LF6kBrO1nFJeLvNvL5pUxs2JF6NZUO",
-	"BkW3vaEt5iymc97Rgtj55o9MpPRmMKIpZ4ln42NNHpMAOWJjGBoWRetwhO6QtKKN6i/wY2NaY6ABccs5",
-	"S8iMLrXRhLaSvpntkAqExB4rsOnw14DuBlcp+yNh0DMVmt5Cbb3ksGu6WHuSxaG5iqdg/QBaMdriWCkr",
-	"Umpw3K5BPEJY7WrD4R8wwXdXlzDrI5jxxnDQ3/ca8G+IOOE8oeoxUaeEzSgHoqrhoO9+rJmXJiKxgZ6P",
-	"DeCWbAz7XU0MNtz3gDBMiRMdBRr2PmHEyYaH4EqvoZYOqehuHmqAWdlEXntulqBGs1yBGi40XxRAt//Q",
-	"m82Ih58N4HtBQOgPP5XFwC7CWa0TBqfafl5MsSfBf/XyTW6/G5h5H0AUcY/4ZCGyKAQyCE26EIuFZ31f",
-	"PF3GG4Gji1nvJR42ADOwcUkjLrjUjdJBRGfznH9V7cOfZFm4NMFX0xhnMJzWCfH1cDDDn2RMA66tHB4f",
-	"EwDS/UrTX1jEcz0KfJ4HxLG6xMxwDGEj7JrMQ7M4uhwXvd/aUtoA05yRN9e6KEb4Cuw2sc7CHxlLlrm3",
-	"oE/7Jk9hI2kY/vwePAa9ZNbuqxB0FXIOJFlZYplkeqNqRRqVoXAUkNvJN1iP64ScnvxayK0TcsifaISO",
-	"VelmO9xC2FlGjBuZPZYL5XcxXoFqGC9BMuj8kN+qwlA/IchCCvgtQBSTToVkEH+LGfHRc/A75L/FGIBi",
-	"CmEOl40MYRk8w0OMuJQdckrGNLT47ECA0IdEJzRXafzp6tYoK7Wrkdlf66/VyB4eoP36K8143sCUPeFR",
-	"yu4X2B1Fm4vrvppFq84H7p93D4eD3rAH+cDVFJrDD4sPMVmmxt64P+j1ur0264/H7UF/f799FNBJe9Db",
-	"Owj2Dw7o8UG/seqn6to0qG+KpXK/sjQS4hLy0xFPpzybkYAmYxEr5QKmOMTx/rH3t8bmdJ+m0tQ3acNP",
-	"2/r27T/22jhizDUlG6YC2CatY8zjkQkhNtYRVeJP94b7+//C6EFh/kuAcb3j4eDgX42NoHK9/rC7V1gR",
-	"rQNW+XrtghwGx+zg4PC4fTjo77cH3ZC1jweDcZt1DydBb3LcpeywvCA8mJKzt2TGIAQJiDES+K94yCUj",
-	"U0ZTMs9mc1gB9oFLwOqYQi0Ej4katKdj+fnazugHPstm5CKhcUrmLCFTkUk2FVH4t01qyq4gy9rqyW31",
-	"5LYeDZNtmCJ8y7WLaGdvv7CIdkHWLqFdmsN/rWLgN57/frp88aa7eL7sfnjx5B+Ll+fiw/PfxeJ5b370",
-	"ov98/1/n/9t/8eflzTWtI6JuDJOvJHmtcterXIC7L+g9R82aCS/qWatT10Lfm+KomFC5jINpImLIdjiP",
-	"KRRE7ez0u/2dnTzOpC5o4kaELuqMhX5LqVkRB+yEULIQySVLyJwHl4DQls1tJEH/DMHbUqGUoxVGtpwq",
-	"Vt9QkrJkBuDH+KMOeSWiqJisMIPe/YhCYySSkTpyn7CbGkj7dpXux/wV5vYmbGHrrDC/UhhFCzIZcyol",
-	"8RdsPBXicpQlEYDOj6GImE84svv59hT6ZJf4mLuxFVRo12u4ZmXRDnd2co9MN7vjLKDE9zvkNDb+AB2b",
-	"FlrDLFjyq5qThLGh/a1H5okYEl997XuEqW01T7hUl4A08lsAiI9ekmd5VSeZZOHQLOxPMh8h1xlFnRYE",
-	"RoOioPPxgoVy7eQlFJzpGJChVrSRJXufleCQk9xaFx7iEyc4tLlCTNPvaU8OyALhDXH7big8a4IDUNxe",
-	"jjfuo6XZ0ovrYFAOzdmg8Xp872V+fCSdMc2kFUIfvSkC7A+UWkmkPXkFBHB9cgIRYq4ZTiGF8yVTqvZy",
-	"LBYtg5Om2RU0IqAyvgF0AbADCoPAkeu8LItTHBFwd21AM1+tERxgynEisjg0sOm2dMoHuC0YEX7mREtM",
-	"sPFkHQ7BBInBtBUN4/PcD3ynjEvPN6544fQimQVNUxpMZ2rheShhWLq8X2PCeyZB6qnnMn4RG9T5JVOC",
-	"LBI0BOAucx/S9GGc8t/vO5BF8cl/lZ+z+y7rdvcCHofsA/yT+a1tvQBDwmiV7JeFboekJI2KHfimWAKd",
-	"q6Y++yifWm4bftmEVkIB7Swek4ACZJ+O6vS7/QFRYkxZZ2dvCYtYkCY84OlSm9J/Q6VpqxKKY/oN9zeU",
-	"GLyBPQIbKr+cYBGDO7yyiVqoE/zYmCdqaVKOMwGyOdF/aIel+prlqi5++uYl2esdHLR7hEbzKW334YCv",
-	"Zpkx4gv254hlibpTORcMZYUXCZ1hP85KmtoJHP3bjqh83/f2yWL8O8MSKv0B1F6suZF6z6qffmHTHOHf",
-	"UQjkR1JW7hB9nZcD86MVlP/M+PvuVikedDUh+5NeuBf0x+0jesjag/FB2D4OupN2j/Xp3ngQ7IcHTM3V",
-	"xkrThsbZp1GbxjRayrTKc3VmF01ugyKCo2Ih+UePjAVNQhIq3QamCKYNsYiFXbE4YwTQfZh0MokY15jw",
-	"iMcXShY5klQdizSdy+HurvpIdrRY6ARilkd0tgaDN5JtK+CLbaujYxEvZyKToyClIxYrlZjHMYvfXtGE",
-	"09jGGlbW+b23RUyi6AGb0GgwpQkkh7urXvFK1fHd3eRIBJfO634tXnPlKXLPh3GlbzIltaD+NgX1bSTM",
-	"xrhLwq641BVF7wvkCLcMyGg2ZxN+Qbe34dodI21I6Es3BWWMJLjNS28djdlcSK7cCPDfDPl8UySebq2B",
-	"itOlsqRX3ZqCbwI3McqjymNpmcoh3TLyTKCUXj1ob18/M6bf72I8JP46V/8TGMlWuq8kFXZvKBbz+Swf",
-	"xE8/eBn9D8azUF1S70TFtoi9VSS5VkJUG7Ne6kTxmEyyKBqagwTRMT6DSmEfC9R90hRxwCB/BYJYtjzi",
-	"r8gkH36gJSL8keF/tYttonMsmApz+uwxNlEfy2Fm7uQ7w5BTsZDmz84s9AmGJkC06PhPIGYznpImHUvl",
-	"OHPdvAI/scXU8BbK2W4VSRCwXJxLovuudAjiND94yvHk0ub4hjs7hBpLFoIlvjUYhlBrgAExl5iBxksg",
-	"jjN1ETkndIecKnfziqZ6bZwfgrc7XmLROtRJg+MQKh9ZpglNRSJPdBhjCSsVSWhvQIb0QuCkyQGQmkt1",
-	"7Bj2KGCc7opRLAxXA2ESitQggpNqJavjIZ5laxeJcmSU/scn9RDZWsTOrMgTQgnGUdS9IhoA5Xs5HgEv",
-	"K93faR9/0N0j/sTIIh8ZKmAa3OmSALVAsZMBljOdUgzirZswIhkrxV+pRGSgjZETXXDmyuPKcrC7RFKc",
-	"3z4NXyZvlEmxRdL0tT4/95AwfVCP5i5ZvhUfZ/8H9XHmurBvRpPLUCzUUP6D/GpMT2JNT5APq08F7sK3",
-	"pKme3lIb/z/+g+j0mvrrNCURozIlvUHpxaAPg6Io1KMDS0c/CZuJkFhTSh7B66s/dTzYzsbqZGhqG7Wu",
-	"El65bV8ZH4RBfh6TX1gyo/GSNLM5SQU5e/ua9Htet9slWRzqBpGfz34hZ8+J9Ygwgv00pUq6pPSDzp0o",
-	"rXSw/39Ifqe9LtxJTIicszjEgOpf2PGeLMlf5JW5JfmLPC8s01/v4r/a7bb9n/rd4zPyFw6Gx3+yaEal",
-	"jKk6HuQvd+Bw7ZPXcMtXCZ+x1ywWVz/pi3rORafn5C/ymiq9nUnykkXqpckvVOprD719vBTXVGRJwKT6",
-	"q9chP58+OfXIzs9qmuREsCRkSabWKmMJYZMJ/1OZjIz8wsaUZSHb8WB7dt7FjuszklPaGDaCvbDPepMu",
-	"PR4fBYfhAdufDOjeuB/0wi47nhzRw/FBsB8OHIeqdslrl/xhXfKPDUiqQc/fSL+5U5OClqLewAPam3SD",
-	"Y9YfH4Z7B/SI7U96QXd8HB6xQ3ow2Q8G4z3aP+5do5kGw72e0kwzJiU2zr/M0ojHTNN7JTIlEk9hAxtG",
-	"QPF0x/vB8eSQtffCPm0PJge99jE9Yu1+MAgPxj12NNnr6v6am77QMTsKD4OD8T4dTPZYP4S3oUeTQ3YQ",
-	"6reZ9Fg3vOaFDofdfvGFjOxLwSwNEzrB+pD7eJmJ8gXKb3Jj2bL5TY6Hg/3imzwBz0Nrz61f4L2D+nsT",
-	"Q8SAlWy0ei55HILI4CmHmdhuULcu7/n0/jNVEVVEsgoS+t+OLG48PlsRf8N+r9vtFiRpo0qh6noyc6cn",
-	"r1fv1Fu9U0Hdlm5xer56i8P98h2qdHHj0/tPN6mf+lpCdTWg1d1jPCzIEp4uES1lzv/O1D/ff/I+wkkr",
-	"EWrcMv5zLbmGLj9mljkDSgmoMedFzFoIkIjmlI/KW1nu4HyDlR7xWLn5dD6XxK/0BDWfRaUf6JMmUG/g",
-	"XTHU8rsYe8q+ZIh1CINcALcdPESZ9fjQVoecOkUqBjta7VBlwr40b4fePRZwFPx7qPrIDFQxRHpX28pL",
-	"AZdSrMSr+kUe7ilFJjrkFD5GD5GMl0R72WQmQmY55fBrGx9KmLLGpJ4ePV5dSXRMfOWe4i906ZblxtDv",
-	"rKtK8uhVdY3LtsUgiPF87yGMO1WEBNi+6HCswx7EaiN+ESNcBBT9QHlfACfCTaVXxzIw1b0mlNFIk2Wb",
-	"p+1Jwhic7hm9ZNYFKbBD0EtmqxdX8/il3PrWnA3OfD4kdcN3G+8pleLX4Z463FOHe+pwTx3uqcM9dbin",
-	"DvfU4Z463PPA4Z7981532O0Pe72vJNzjOtVfe9hna1TOH6GGyDIxuUGknyRRenHMI54uNbF/ySO+zyKj",
-	"XYTfXg+V/gi+lxiEsbUkpq3PKzXoiYT4iEDuDwlPcxRxfAyEnJqmbw9tewQKSE2fGPsAJBBIXa+8JBaq",
-	"Z6QsSbI5NNJpsHJpQzb23gYZVDkZ6qbqfk7LGKISaYCgkxy0aILdQvYRCG2k+UBMj1mHvBCmBwBAGlmc",
-	"6jJI/XyEM1UmO85ZhLCi7rTRKGE0XOadi02nQ9CzDYIe8cc6bOS5U9fSCFP2JUrA9N0cHFNXQenSMAAO",
-	"NS1VMHo6AS7MhM0ZTeHdxiJcYnDOxuQKATms57lJEM4rhdm272WCN36Y8NVdoivbhh+21NNaB5vlvrnK",
-	"KM7XdUAmKGRMzaDlK1Zbo04f3CceChIbPGiN6K7avDzONjAsPdJXKBHu9iOrw7mzw2MCqME7O8O879PH",
-	"p+jsgHqQb4BulWgUE6KsX2BFUreGuYZ2YBqGCPNkCkidlm4kQsJ2Zq09AL85LqoQTzd4F3SE7wYifWxT",
-	"ZoherHY0vVCiDqmmbJgM3mQhkkvAWz5BqQjeCoyTWP9TCeGif+MTvzye4ru2PNPvjNWtl4zNJdS4GlS6",
-	"HCQYy1ezOOWRnkMRQ+EmDiY1L5GwCy5TAOg1amYC8pJeUEDt013N7kAIi0NppffJxpZ8EMLn5RuocaAr",
-	"hFjJZo1p6nR8G4SuEo5XrgOMtkk5S1rD29N3cCzbPS0qTUw2NdfYHC3PmhzXa1Cl1nSGR5NFmtkYR2yY",
-	"J20QrNN+43tW42oN/LVoSn24P4Ou/E566eo60zrxUCce6sRDnXioEw914qFOPNSJh68h8bCpXfoHzzp0",
-	"j3L2uq8g61DwHt3G8JpV7BtiFSsGqrQTSSixx/1Bg1YTrmsCK9ubzxCEz/AaYXBnnogwC7BpdSZCRNjT",
-	"fgkGKWyohzQpueApSG3JU5EsW9ixSyT/k3nk+dPnZ0RpE9vWjDzhcUjklJr25kh5M7ojORUZkoTx1CNS",
-	"AI/eeEnmNJ1W9Dxj1W7EJKFg3izJAipkC13OJ9jnujCIPMiy2iGPxSKOBA0JxRlAZPJfzs5Jp9PBidv9",
-	"qP4zUk//5JNM4sAk8dUnfoc8gWejZ+MDX+IIf+eTZiDmPMfOgurbn6SLYdTSRbyA4w5Tgkh8WI8sNrbk",
-	"6neCXmDo5J0UG6xDgXRYDF55Vndof1sd2ndvq3aRqmGXfsOd1VqG/dv+xhiofEYv2O48vjC08Le1ueHH",
-	"RtatN7s1hRUecWVdpnL3j14HB6Ak3mi8TNVQB0f93h7aLIUBp+xDumvDQlWD3sK8vmbQxsLWg7ZwEKWh",
-	"Hu4N+mqJtg273SHkcDMz6TejZNT2Vdt5nZmUayNYmDqx9tn6cgATeaWmorQeD2LRuIp5I3hLQhcEdjqQ",
-	"CMTl3WJinzPDTeo/whPbPofkVHOSiBnisXxIWSyBdxI0koz5ZMLCE+K70ksEKUvbMk0YnWlBrftOdHbN",
-	"3P4Ziy/AhFhr06xFbdHK3Lcz4EMHjxI1lMdERlROmVQKPQ5JEHEgpJIMDbAZiXjKEhpFy+Ea/ObrXU69",
-	"BhVy0AeO00C9IYsDEbKQ+P+n/wQzlgbWKhVCazi9BUlAk2RJ/P9pu7PffgkLKYckFjDbuvNKJ6lMz1Dz",
-	"1/Pnzzzy5p+/tLBYBOGMYVrN7d7oDd1+JSIeLIdE0jgciw8+kUJNss6MAXkzbCDg9wdqO8TegfFqjN1q",
-	"hF1tHXsaSAeXk2joZVhPS72JuDrNkCcsSIVytm0JDExpazP+LhjDZuP6nQ6WAnV8ItmFMiwRNhPan/Qn",
-	"SAcaaSYv2CCkCXdJE3rFEkkj13iSIroC46k2b2vz9us0bx3UILVJP7dxq575StlVD2QQ7+zuQMvcKvHt",
-	"mMcU8hArCHlVppE6rT9JVIBeXqKgP3a8c1lSfLUR9dmMKCcMUbRN7ttwMtwL14Hd/WQrQ0UMUiKVlmNC",
-	"l2QoLcdjkA5pQgP4QIgICtuk5guQWZRKj8hs3LZxJciNeEjVjjFn6RFIM5h6Gg/LedhCtjyys+MyS+3s",
-	"nJAFjS6JiJRC0iNDRe8Qqvgd4kv2h094HCSMKvNizhLUzcDpPheAdR/QmCSsrYSZPhSJTJEOZR03helZ",
-	"5bKCLOOSsTlais7AqBlLSqZUGqWlzQm8TmlJSWOe8j/zslo0InBzqceNMx6lQzWchKk5U2atnDJknJ8B",
-	"5QAiSst0NxWXLDbN7MjxMBNXqAMSFtJASdRaY/64GvPcCILPpDW3Jj17UPIyfQ8L7Wnj8J3rU5aQFQyp",
-	"bq+vSNx5DTj9msz6kPaCfrjXHoz3J+0BPWDto/A4aHfHPdqf7LFBuB/kWUZ9O6U4/kB+2pSnAKfr3t99",
-	"gxtWAllnrlgT1Onc4IW7+QtjtYfzeuHBuKtesL3HBpP2INyn7ePxUdA+nByw/XAQ7I37NH89kPIjlPL2",
-	"JXv5Sz5xtEDpPd/ApuPxxbBQgQMVDk7VEr5dwAAp/5pXO9IRPbOWNLnILB8Bsn0WU5CbH/bJayj91xg2",
-	"Fmw8yhOCzmwF+5Nj1g177T7dG7cHwSBsH7HDSfuA7o8HOnqWz5a620hpUztV3Xyq3GeskIm9eHx68xib",
-	"kQSgiq7nCEPNVtuGn802fM3ALiwF2HLrLM0l+W1MxSxeT2wccQp+d2WMyCdNPypxYfqtIeEhLnZEcqnu",
-	"WUMGbZQxm9IrLrIkr5KuaUVl+jqLazrRmk60phOt6URrOtEfkU6UNKnSua17oBXNlferl2+qtXdQ5rAr",
-	"qm9k9tMsIWs1+IkbEbGNYAnDmlov9/ExhTAW6ZT4zjAgI6bMENSYNRtqzYZas6HWbKg1G+o3yIaaxTUL",
-	"as2CWndY1SyoNQtqzYJas6DWrbB1K2zNglqzoNYsqDUL6kOxoN4iZFhM/92cCHVzPrAqyuVfFJgdb58e",
-	"rPlXa/7Vmn/1IflXbxG7qXlXazysGg+rxsOq8bDqIEAdBKjxsGo8rBoPqybiqHlXa97V75p39ZYRp1AE",
-	"ypBR/5wyGqXTP/VfM5Ym3H4n5izGyFJHO3rqU+BxMD+46u1eJGye77G1YOzP2AUNluSqZ0puLtk8LboY",
-	"GhzhBKC4FyK5JJDoX1M11yGmQK00JbZsRf0FjCK25G0lWOyjcb+zs6A8lTs7MCCsRNM98SGbp9OfJBln",
-	"4QVLh8TPojShowmVqU/oWGQp6e2bMjGP+CFjc/PFHpnxOINmX/0z99vevvm6o342R+SIORR6oT4oPS0V",
-	"xI/EwrdPcSrCSk9Q30CB1zrocigSy5lAKNhkV330WdrkidY/puQIyqj0DOzs9LtdU8tkavjzEjfflIDJ",
-	"LEoR6J48166m1p9YOWfK4Miui1PeUY9/k/IoUg5jDG1GhcrC/IlVJYE5gn8qoLWU0FQHSct71UkUFOEk",
-	"1pV+ra08avI4iDJAczC0tv4smI9SISKpa5paHfLIgH9MRRaFhEaRWBAak1/Pz19Bv4TaFZGIL9woVHH/",
-	"3a4a6J89KxXuUtOjtlaxNOIxY/P89GGGR71zoQJiPk8EVaKhccFiloClAm/VGOItvYadLCXBnH6q919F",
-	"hcgfGQ8uiy/+Vp21tjqWxPbQ2Tc2L5ef3XLtvCALEeflSy/EmEXkVcL/hCDFoymbcZkmy79tUyaRL/JD",
-	"0uxujscNtojHbY9wpQRKHayqg1UPG6xa8UQatzqC1zIRkUmFji1Je/XorauYblt2dNsDWap8cJueHmjm",
-	"uCTStRBOUNNfq+a/IZze7zSHrn7Vu5ED91Rt4hnkEkup99dZnNsczcj4Fa4TZJ2NTV7Q2o2yNuue+zBX",
-	"nC0QBgswC/B0kfHSOCvle2ObiRLmOodtm2whBzlcZ9UieRJPge4oJ2QylvZCZ703mtrWzm7aEhywW4kO",
-	"biGtIN6jBYa5Y42TU91jwGfK06Dp/8veFey2DcPQXyF62sFJ2h63UxYMQ9EE6RJstwFTZC0RokiGJTfT",
-	"3w8k5URxtQErCuySY92YlCVZpEm+R2UiXhx2+Dl39smTxv/qrn5W4cJXfV0S9NsdpUHfIJl59Xau3s7V",
-	"23kLm30NE/5/w0mwyGG07JX28y9hy+/4r/a5P7SH20GfIaQ1aOsDGpub6obD2BM6tdM4hjevcoDu+2R2",
-	"GddapV60Vd+mQVUnOg7+4h/QEiekKzGhWhCnerrJhXmyggP15xD6i3rUHupFhJyJ/p4Kn6gWSbomgrbB",
-	"wY/x5IKzMxM/zaAnLzUsrbpcs0a10IcTMhpB6SwBNbjeTO6cp5IqfOIEsjzunFGwEUHuMu0fCUlZ0rzC",
-	"FW7xLN/wb4ihraNCLQG10CZWcFRqbyJ3J7BhZyKZjrozKtMxd64paVh0JuiRD+iGNEZYNkWO68qka9Hp",
-	"oQDSM7tXGRww2R6mp4Nak4E587VFRjdmY5iJQyP01pbG8aVzQQDlGH0FR9QQILTCeu49zSWOHblL7Fj5",
-	"MeDCJIOjPdzdgqTw3ib2mN18krVJ1ESFLqW8bIS77NeZOPo8vPPRB3VAi3doQgV+r41J9H6+StA0ttWC",
-	"t7761dPW5rtQWO5tSfueZRe2PhdP+HxrfuJLhXGvHx/m8/GhTmOiCVrMnnhorDvJI/VG230md003FcSm",
-	"qkY/hoW2gRtJ71UEqxSx6sFy2uHCS6m8ByLX+0D0MH1TaKoxpD+oYh2URlc1U/2oYlHx/RSnOTjpDMEB",
-	"R6unGdyPb9H3psQz1wISeaIUbZ2/wHhxFBxTKxaEkxN0+nrwXfsTT6I/pkDyN+d0FJelLhtlcc5qJzum",
-	"G14fxXarWvj6QJQBJuz4iNQWZwyfIaV5Mi3L3g2n/OPvAAAA//8=",
+	"D8H1WbrC0RAN16YznHBj67zYPsNEmTNH5L8N9Q5RmBLz/7P3bttt41i76Ktg6O81InlRsiTLJ3n0qO1K",
+	"XFXpzqljp+v/u5IlQiRkoUwRKoK0okr5dl/sx9xPsgbmBECQomTLh8RJdNFdsUjijHme3ywgBEEETgG8",
+	"XWlBWt6qOO0ehJyilLbqW7S0wJdQAx1mqjSk5Zjy9fKlRgrQ0CfSAZ7sm2OpJloNDj+N6JzU4RJesLmH",
+	"13EoQvNPbZD1zF3r9shYZIlsXEM1Yc4XbG7p0xY1FtY4lCQWsy1Snwop+TCaW4AlkRCbbtGADHagYrHI",
+	"GwZJyZpocQKmeHkFdj3UnzDT04vhlOw2ZeVXo+sf43tuFBYlMxZFTaV2AO4W1jupT2ikf/rH6etXaolR",
+	"RCGXXES2ykrxujcMiZGGCCsq4iAaqZHDKzTUe/yCj1gwDyLW39pSv/xFflLc7y9ylvBzdbb/ImeC/PU+",
+	"/qvZbNr/qffqMZs1yF/L6LyvHiEnAdqQk2F9/dwz3oAe7Puq0eOzp784bXjIGCTUU/nfpAMGiAVOt9CK",
+	"Glqr1crZTH6+0NS62IQ7UmzP+bvMQaZcHSGekmyKJo4KJgKLpM+laTL/E+/sOYakSM8yDI05pZHBkiwm",
+	"IkstFBUOSR10taUGnCGLdfX8v5RcUJDyfV1IxM9/MYu+8Ka7cBAFCDvogYFmAXjNK6Gk8fj8mgljbCdO",
+	"2t5R9Yn9o7iRnrMDXt6Sd83IMUwEfnNQJ7DhvKciKlj19xb7gdQhdBwW7n3sjhdYptMQhLppcIm1zVFF",
+	"AfPLlr4QMTtVO/WvHJbfLXjw2goTlqzq2kQRRzTcHM/fqXqwqB3yGDNxtHp1b3aGW9lXMBNoaVEFdslD",
+	"FgcMXfSfFmsnTLNhxOWYyYEUQdd5JYc5K9ZQKH1QVUuhUBfhmWC6MsJTkUyJ/pxQgtM6m08Zef5caw0/",
+	"1Dz8QJckuP5tU+SCJukrMSvVPdHynmaAtg6Orr2zVCgvFL0416cP7IMzNmwmuS3haoUxAYtX6C18k/AA",
+	"HMJgmslXaABDQYOp1BYOa276rQzMgLVOvFooJhTMrDSYMJN6VpFMGJqlV8L9mNGp4tZTykOUYQEEempc",
+	"wT/oIhGl0FWnt3P45br+8Lsb9riqwIV2D0H1iCuvls4E3O43EY1LNV5mQl9s1UkfCjTDzcbJcCZ1ca1p",
+	"IkY8YqgDiZi5+1wq7pHfvpN3ZKjIdjJX+oMSP+DeTfUwVhlrWdbUnzbtp6stt3n7rglKj9uxn1UOSlvO",
+	"jPFvAVwFrHsg45lTp7fWMQMq1WOBxIFtI1ISQzZpqgtU7FsdbLvURPMHJaXjtTp5l4OB88SSROy7ZSc/",
+	"4nEI7EWd63P0LF9D3GyncD/RpF9+x5zeCtKHu3RdzRh4y96CKnJnqkknCZ3D5wtvWGupXvd84PmW/sQh",
+	"rNRuJhaXzmlLp12y3uKKfaiyX95oqwsW3+KGv9EXBVw7miT0yZjR8I+MJpCyoavJKME+zmiUJ1irXRdx",
+	"rC6dsZOYVHOUPiWT+a7nR7twATuK/a11FHT3A+zb2VYddH/l1cZ/DGwNnCpOaEZZOE0Lr12/22ZH37jk",
+	"xuwslthZs8ZOyYBXZeU9MeaJ3DZYZRZ0cPmNNSQVoJUTEbdq15ft6dwCJuuyACOglP4RDSDx/4NXy437",
+	"+vlj88i1Cx65gakm/+HxOuoQWa6w6Hf23b1yDaxoSZ2LzMhQfbLEgnqT7TMarzmaoPU7iu7DefbELGbJ",
+	"IJMs0TmiowO2H+4Fzd1hjzZ7O4fd5kFnv93cG+2yXrgTdIcdekPe/1D773r3SqJn2be3yBduQvvvb3UX",
+	"5rMOQf+iikuVWH4j1+XVN+Qtbt+Tt7i9trcYIQ3XcheXCo3ZtsAsUzM/DLRxZCX5/2o8zOv6iVejsFmj",
+	"yIzm/jWwpUHpBmLtxKm2P3tl2zdzTd8QU1UwfTcM2I5GsnwhUGxYFseF7T6R5N3bF6TuX+Od86H5fEHK",
+	"Qv3VptDWptAWVk4JcmvlzZ30VYGI25DwuDoeEV/RQXLgZbRVitLcwSP7VhyforP3nHmFn3QlY6NSgTdP",
+	"pq6Dz3GvQV7OJZMtojUG6aS3T8Diu+B6qQhJJ/UzNewpTcc6BTLlcZDqmtTXXci+47EPdZxXNKNzSd69",
+	"e/5Mthrr2pp/Zjby8QUu/F3DAqvcoLX+Thdz2elH4wAGLDXYFMzBMo/LjmLzdG3SrOezhDTjGdoE7TwI",
+	"SJI9pJE5U3ckCoVbcE2scjnaJi+upJR4r+zx8yBFSds6dbklr6DMu8E3VpDxXFeari7EUwIuKWKf5PYa",
+	"N7wA1F0yzHiUEinIiCauMS8Us1jxEsWjJcIUGdfKqFw5CT3OPeLHIh2MRBaH60c/OyRgbV+T+fB5WLsn",
+	"+O/LakmyazIYXEvHp9pwnjIAxKv1e51u0ahQVgiXKpJKgKQmETZlH9Nt/F2OaXd3r9av9YJOeMjadH+4",
+	"M9oNuuwg3KOd4eGozXaCfbobdocHox7bC9r0MOwMd9juaJ+CRjE8CNujDoW1efQ2mW61TearWWSvBmrt",
+	"jXAE1zSmuEYJi7V79bVYq0r7bxPA78t+1S+FOcrcrd8izww1UxKbu1wbC9TGArWxQH12C1T3nixQ3XUt",
+	"UJYm3M4GtSgPICJyZfvXW6YsEfzOLVMbWNnHAit7KwuKktfTYLyoCp1g1LkNhjTf6OQDdYx9D//tRifb",
+	"6p+oLGHQK4SZgKklTsmQBhdORJzQqsvWlojZ1pYJ6zPxchD+g79dsLksRAVB8QEIqZ6jGwxqXvNlyfxg",
+	"/DQQchj5ogN4R9qQ0yKvsdqsSddQb9uhHhVm2ifqVvsa/0o6sZagP51AjKJ6U8dcQxuSSDFhOlw6DhLY",
+	"TulGpkLcsLCvl1TNPil55RhEsWqPHDmOK3rMi7NjkHRB1LKTw0FDJkAfQ5CtdqE0Q9UsQDli7kJZXAMw",
+	"SDwoRxoEUs9IkSQwhOovnalySc75JYtNaoNqxA2sFTFbWxV9Nw3vEvm4oI3eNuoRV/W1jn0sRkadMhOB",
+	"oc4gXAfYTRGz4ul3I6Eeo2zZaa8QLnV800a0/ByipRXccATqPBzH4Y9AjsrRlzHkUqjVg1PmEK6lkXcH",
+	"S1U7GkWOalcYyI3ljeKdXRFNo1iJJsypIZE3iY5pb6JjvvromINNdMzGNrFhIF+lbcKAYuYQmIdM2yOg",
+	"2M3OcDfcHx0WjLHGMtEd9doFztLdRMdsomO0MKD2HspImSAZRYyV8mlT+3KlqpwW/s3Bb2+CTJbaR06U",
+	"UkwJXKx7DDSpBCJYXgriGF+oMqoQauQHFvYXMkonimsNWUHrfiJdPZnULe+LFHFOtUHD0yhZCclAyCZm",
+	"wRpomLH92+rcTqKkgdKC66PTSGkCUN9/MtcxvQYeAqnb9MvGoskBJzyYcDlRDTrGBnyyxEoABbxhqB4x",
+	"l17NWY/Z2JIkjwMEsKCYwdzH1SkYM3T5IMj6UJvQOKqwhujdu84UQuo0Uj3MbVKbZ9LLPWIEXkg0N3mf",
+	"0NvSbHvbn8Vcunki/9qWFH1av7wpxblX+Y0+LpvB9AGx10Ctu6vP3ru/ZA1mVlrKazRcPROw4c0cuvAA",
+	"mu7jVlu/LZi1s0pKWaAeyzBkNhhq31RUPH5pWMK3LL1rDLRllM6metsbUAL5bNxRSv+8AeIbCf/LSfhG",
+	"HnhoIV/zt6ZkUl5btEe/TMzLZQF+pqHBMqkkw+vwcMuAtnibUbkdzk0nDtatjzD6PnjZdI1yfom2fwYY",
+	"YnZgmvMAfJrT9Ag69FwAINO8fmaVAARUhCj6eYv4qqMBcIMsiQwYPcK7Y6QrtQPmkvhv3716BUWxyHFh",
+	"AFi/PXeWLfXtHgHG1QMj+/6I+3lq9v4uInE1hK/dEFOkB2X35QC+mqS7hHkKMADq9f/zG23++UH9X7t5",
+	"OGh++NT29nau/nbjou92NLfGEzaw9Hp/a17t6euXb16cnEHp5JO3b1+/rXm1s+cvT54NXr87WwJRf9/w",
+	"yR++kNysP7IigNYFgX1nMaaswMWs9Xe8WgTSXufKW1UGCWTCgSIUOJZpp+YV0VFQcliUGRAlJWbGhh6E",
+	"09pKob3b7XdAaIchOobLHNdAfVPzaudMRE4aWaBEr37tlMbkp4TGAZeBMHMG4v3uVFs71RCfHgMqAE1i",
+	"JtUiaSI6yKRb6abWDXdYb7RLm3vD/aDZCw9Y81Atf2cIC852R3tUv2/Xm8cDE59vCiQUA36LWCrbIEDX",
+	"cCeQmI3UWQpLX6nHLT1M+625O9tDOWh3fvnX/n92/nnw796r7su9Nz9gM3/vFNq+Y6NOkUhT4lztRYw1",
+	"3JHVNLtAs4wQfW99b0Ob23D4SmfRiMUaOugMdJKnoJMsxFtXLr+6rQBVFrIkPw5DCsdhmoiPoIbixVB/",
+	"zgfDeap+6hz0dgAyJmHneMQz2VQsFlYhEVG+Lur44fRw5NXLu0SjxJ9vIP6vDkc0lcjMPYDr7+gLOQmV",
+	"qVbARjSSzKtdsoSPuPsDD5kAYgIClr6mZt8/5H3k2outFXUziOT5y9/Fx5c/if3/iV+NXj47WR8eucxL",
+	"V0IklwWpTczhI4FWpq44W96l+5a90Uq63L7+FJ4XkJkNTOZqIEAoFFSGAgTIT2sWd5D56gaWr9EirwS4",
+	"mrTZFW06R1au5zEZRVjlMmFO1ck6NV8sr0QZCJlDhzZaxKCmGYuyNR/LlM7B2gmJYUZYFkk6EhEXIJ8v",
+	"Zo6ZVnQGmWrCJI2pt1rkdQxFd3J8QrVEziLkFm9EUsaS+LjeCOO4LNDQI1LoryQdMZIKkrApoyms5lCE",
+	"8/XhDmFcjyMFbVO54vOZVJdnD5mDqnRmfU9MLubq+7KxtX6D9SrscfiOba0PZWLdyFL3AYIBB/ReQTCK",
+	"olMh/fRTKf12dTp8QmcENCr0KqPE4LTg5VE3/lNkk82z+ZT5pO6bLF0fkZ/Vv1AEK3BQ/RT+6RH8aEIT",
+	"KPSpn9k/dZWMvKtnXGLdchH3CU1TGownUARUI/DDuAzDA/uiKw1xk0Sva4rLEqq0bJE8QKGQJK8Lp12w",
+	"edlIqQMG3EVWn4HA5Zc7woLjqQNjPdcJJLdMwH+Wd3tX++QN33Z6zNGiV4pQW9tb4M1frMg45DEFk+IC",
+	"UFB1LHjESvBFFcdi8Vj7+Tk5IuZs/P197X3Wbu8E5gf4i72v+ashjLzayRk9r747qqknkpz+ctzs7u55",
+	"5I9MpOjIfyhIpEfotfoO6LdNUS8UAblvIg5I+svV37e6SBstIJhU6LUu7IgSliNGExbmnhxHkM5VZIiL",
+	"apGfFDVG8QaFNh/T8dQvT6Qt5WyUVYA0kixVWp42NmFsVaYjrY6Qvl+w+cDUHvCLo1B0g8cZFCcIGeKn",
+	"Hr95DpQX1M0JvWAayimgUXRUXWXALWNHUyxfV+cpoZEUS+vbFQsTNIoa6vJkOdio67LlyvuyXuSXTHkU",
+	"FeO/ypX31mUib9WoN0r096ZEQ4IiMSOB4i66Ak69o77s2tus1LbGUfl2akHJuTsbHfrx6tC5y3FdJTr/",
+	"8ntVoZFLbKKVNnJfnkybJvMFf0MJwe2+xUCkKtuf7A252rbmy6Wa/Os4F9KsdFYKMCJ1HuuHGlrBI9jK",
+	"kIXknMUs4UrCmveVRs2iUPpE0rkkYzFTAp5U/wVY/UBE2SQmdR4iIfOcRH9bqMWALDQ84oMEQ8+ZjxUM",
+	"ZEGoNOMdzonI0kBAafA4xK54yiYkoAnUCM8x955IAqHf0jPKdppJK+Jabve7GCqip14x9fPeOqZhW2hK",
+	"faxWxwT2L5TJi7g0o9YsJl9mSXwt+/qNmwQ43R8a3xt7Lj6PKQBkCTACfDtRO/pkYtUSzXMdXmtc6Opn",
+	"w2+vqmp9mDRndeQx+oIOWVTr1/6V52tqVulkcEqRAaOtwQVaNIx4eTtvTK4oVmXKmyslkTqN5ncxb9mm",
+	"ojpNn+jEVvLu7Yu83UK66zWtmvF+cKOZdLhCHs5UiCTq1DwMYBgEEMNSXMBytq0NInGrL9kInnLiLYaL",
+	"OJWS1qyHdeVEIilpsMt2Rs3ecDds9tjeqHlA94fNw6Addlh3tEPhIOXpneoUqdVdiJtaNdvyWG9Yiutq",
+	"/ZCpBYlvISIEx/YYk6EXxe/KeJ3S/NaVE3OyujJqpYKHbZwtj0FoA0NdaWduK6WhSi6vQRSORaxEJ1vT",
+	"EI5yQPTHfY3BwqO0CSLYOZdKsNSPnRhrmYqJ/XlCQ6Zb8gCIxejEIHJY44EPAeMFrAtzG3yPDCEfCfvI",
+	"K9ETYCZBn8SCOOeQi7hFXokUjnh4RKRIVHfDOVEsoUWeKelIkrqv5oICD/prkmDML1mYzyhhJFbSFawI",
+	"C1tQPjqxIecg7Cm5WrImjyWLJU/5pRKuhkhA1CKqPo2EOkWsZKynBcYEei6ro7lP9I6tKxLp7/4FQc/3",
+	"II0oQReU85z/6TLug5BN03GtX0vHIhEZ4CiVTpWYNkMx06m5Ik3FpJlNyYQmFywlkv/JiGIXE6hUD/45",
+	"5M6wJLZ0oEwTmrLzea1gaqphK03J/0R9H59xyQY0YRSuyNnxy+1T9b/XL9Ul4QGGEI9pkjannNW8GpcD",
+	"ONCqIx21LAd4WM0PWox4iYM+Nd1pvqJpuzmqA+RoNU+R7cEEo1p/F8BZo+y8Yth5phUaovILjm/C9ca0",
+	"6DyaGSPhb7gLx1JiAbV0zJOwOaVJOjfGE7BCSxZkCeg/Ix7TOOAUS8uD1YyDITfh8qKwKdNEBBkCw5X2",
+	"ZW/UCTrD3W5zJwSJtcOah3R3t9kdHozaoz22Tzvt6u3CMdnhAMqyGc+Y0Sgdg6RrBuVsqRwrCaQJ5qHS",
+	"rhrpbcm2/hv7fMvlBTmOaTSX6R02F2fQVKvVpLa15VusXsT4YLuYpd22pt9O+6yz1++1+53ufxAO5WbS",
+	"ANIDRVGWGYyKVL71jTNYc7gwwrgYJ1pcCWefDDFWy74kqhPM9eDWctkfEbMYWQ/ao6OIJaSOL2Oj/+7q",
+	"RGuPyCkLSLd10NAWCFTMeaoY5SVLIA2p0zK5TX1i2ReRFAEbMKsMzDuQxOT/fJKzUz2tbRygr40BCDiF",
+	"kY7qukX8T8XoztjHFJxa6r+hCDKEgAxoTIYMETJ5HPEYDBC+fhERvPwjkk3Bzwh+cq5GNkpZMqO2nm6R",
+	"z5uBfbJk5Gpbt9jEFsG6kJ83pyCJqRZvYCOr8650r/CH/O2D37f15H15waMIrL8Sw0cnwXSQCmF+8wgl",
+	"vpHv8YHaRukTFivpZ8KlVJwe65osfhwT31ATNplGNEWcM18b4dRrUK1fL7V6Bl/pjDDHZ2drM/o8Vu2N",
+	"RDLxSd36EAB5FIYrWcQAylIbfgWcUtkoVNL3jQA3yGWwFvEtoYQYmCgSs8EoYWyQcsxu0TA1iO/FJpRH",
+	"Ps6dmuM9G4u85r9kySUPGKHhhMccWLlIQLDqtXeIPzJ6AG7xr7BNTn2i5j/ZHLYgYWnCWWhK2bjBuyLh",
+	"5+rgmitX77Y7eIUCfSl1fPJRjsl6weamsnPIRyMGGB1DEc7RtHVIfJ4PAuwjCcskUyv0TrIl51cfO7W3",
+	"QrsqqNrYET/PULqzOyLpJYb9VNrNdINLS6Yj5fiyBdMR/qmIdmHoj9Bx34Dykrj4FkZo0cwTKFhuqnka",
+	"cVRAzhLF808DkS1yYzlNGA3lmLECbzXEUP02lymbDKaJmExTUx0XEGthqErsxLPPEnWiTKep6hQlInVO",
+	"0BYciDiE+JwWsI9RFkXlSZsdtoqDhvsQIpKepk8egTurGp/o2DD3xrtLVKClBo0Od6X2XyioJNkw4YE6",
+	"Ob/w83GfUMO5hglam2ONsSNTskPmjCay1Wo5qVdKPsFGWpNQF3hYIU0W9syxUXwhOfOBhEZLVGHR0SCD",
+	"rQ90HWdjaNRCo/61iHZizT1qE8GAhi3JKYvDwZBCoWrT0DHWP4ZncNdt5XsM8iJ/67TbanDw3+bfOi9r",
+	"Hj5iRP3xwe1dS7rmmgAPgL1FD6RMB5kM0f1Y4FILUQgjlgZjMIh9uJmcvMy4pnZzELFLTIcxWbZY3N66",
+	"UAGBdzGj1hHOrquy7XSTf1VldzPDFVPE2gnEZMJiLSkoFnouEh2WYeB8vFoBQtOSA8SRhYadTRjoHqz9",
+	"fOnY4Pcg4SlLOLVmw1U3uObVzgWPz5uBiAOWxGRGEzAMgvubTaG75+DKGqG4GbFzxRWNk/4pcCTsQJtS",
+	"JI0DMxu8vmTh9ny4uoE+tCgflU7VhyqlKRe91NuSBUrc4/E56LxlKv4/IsM6cJqmAK0gWsvCkK88bAPu",
+	"ZmiW0VilvdylZugF4XEA/j/pLUxdi+HnWaSEljmhuFZQICsmCdVhH+B6iSJLu1Ypd+roKkFoQkts5JWB",
+	"O8b5gvjucoWV1/ArXaq1S5mXNCZs4L6Lji+KvJa0GgOhk1WOMu9A5+mCVOwm0SOerX51kbGPaTLQFrZe",
+	"t9NWTAguleRqFUumihLX9mqS/8lMGnFvp931gOcMJlypOXZBlsaSdSGWrKdjyW4pAORPIjNP82OiVMs8",
+	"BOy7N0p9s/LFanOb/mUjhGyEkPsRQrQZpeTgLVhXlj2TmswXny6TahYwzIf7rBt2guYu7Y2aPbYzbB4E",
+	"3bDZGbXZYXgQ7A/BMz3lcczCAcQfqmOme1s0t+RPHkB6Ws8g/U0KWzexpAMuBUBqAGHYWdOuvjSPUddA",
+	"x73+7P70TRHwhywCHuttrXIQuK5440eocMRvAwLZ8iyZZyyIaELV7YzmiuBfsuQcwteZMTKlgvgTGvMR",
+	"gC8DtrAJcychkxxsW67x0SOVUnQD6k0RrZWAObRF7OlI+wiWxuPz3HpqutUwxFwSPxZi6hf8FrEwTguw",
+	"cTbJ1taZOi1pf2ur4Pevz0VWAI8GuktEAisdKlH4CMINIb1EvawTSgAWmacNDytqzUWWQLB+LOJmyZdP",
+	"ZmMhGRAqwv7IaCTzxWtBziVhH2mQRnNSlwxoDJFZMM5jH8AoTCdDfp6JTA6cHAffDIACyoaxQvtIwfqa",
+	"FgCQtFqEn4Atq0XAuM2igRiYtgGiSwWshxmoiRY9IqJY/yulF0wXVdb2cS2DS1Jnk2k6V4upeI0a6ceA",
+	"TRGbumCTb4LDCBv0yGzMgzFwgIiNUqcOGuyB7l5P6KljyIR5YQUtu7xF55Ca21RxhjjVXqfCyZUsNQmy",
+	"ML+IgQcsFGjGx9CUOvqXmONh4nEQZSELGzDokOkGsjhS8oQ/TbKYDRZHAsLpkUl3Vb+YpdUrhgtVHI9d",
+	"Fhph8S+1Co53CrAR1UJAIe2xiJwbw2EPwU0Qknq1t6phYFZsxThdJO3IVknjkoxpNGpSjOKFMfhhMldK",
+	"V58oPcEv+Ejg2hoyR+q+bhB8PHBM/Yb1TcAzTIHD7uH+HptCTNwEI2EEj6JI6tgbB2XddxgqRBKbm5ji",
+	"7cebpO+Puab+mn6QY0WTkJC91Etbu4s3YzjXCSCfFul9DkuvI4iKBah071/Mcv8tWoauM6IpmQsPe3HH",
+	"3mAdALNf5kRbDsYLxcNsE6hX38Je8OV3f+O32fhtNiaTjclk47d5eJZzwdjUkHeX6/yTsSmxIinKiEZW",
+	"LZZHdVlMtWnG5SjfpM9HLeyCLK6J4BoOoaLsB+LgWl6hdYttGvxhlCwUa0IJWifZY0274p7oqnz6C8VR",
+	"zHtw0pY/LizNtojCZixSJtHpAx9hNWcUAIwQo9nILaSYggWst+YW6KXHxa0yh/1qKsTURUJmIotCMmQN",
+	"SNPfVDf7vmofRPPceGZV4rtY0TB+bKkV7RSr1yidQM7jYJyIWGSIpRVi/GWIqSA0N0AY8w1eYs+GcSme",
+	"Jz2CHLUiqqthoiB1coczkhZ5I6KoOhgXxrL9CbPfrvwjArURsiBgLEQ8GJsk4yOEaZ61osPtKkKM+7oc",
+	"E+GpJscmtNfE3x6fPf1lVQCuT/xP77Wj4H2tT95rX8H72pXfIqvjNOfV4Zm47L+LIal3293GvURjrmc1",
+	"+FGN4FEET7rH1BUlftJnyHnuKqxwtAalQx4kjMWE0SSaNzHNe8hFyiDBfTKlMWeyT6Z8yiIeMw/DHMl0",
+	"TCWTHgmoHJMki2d0juEnNEljlsgxn8ojc9qpWtqEBTQJMQwSxIfiyH/F/SvbRyqHrKFWjNwhdS2pk3fk",
+	"38dnJMmUAKUUzyARUjaHkOVPTik9JZJGMGqeGoN0yBOEcCE0SXkQYfKQFp10i8fhJYfk7HXlCzgwa8kV",
+	"3TXTq6oiMzrds067327ryIyKmtM2WZbusE5wGHabveHuqNmje6x5EO4HzcNhm3ZGXbYT9gLX4fdHxjJk",
+	"A2svwz/EcJm3y95sj2AHG4fXN8GyYd8dlj2qok53Y96W9a0uUaRefWIruxQ4pIuqgQyRx5ZlHhHfAMCZ",
+	"9zALxG8RKB7jpOXMxoLo0gc20zWEjBftaCL1XrsHhEmkY5bIxprs52eWOvfptpmd5jLeD4TZDeiPdnZu",
+	"YuM2sXEbG+4mNm5j6N3Exn0PsXErEsq+1+i4zlVJGymLDDv9HlSHurV+YuW6B1NRNtg2X16v+JmljlZh",
+	"kkBvrUhgQvtSBeJpEY/GkfjFLJZEJABvP2QsJucJjSEwB0LiFHVTNwxkPRjwhPLIQW+hJGV00vB09BGP",
+	"zxesc/KoVDEVMGmcqJgC1ox1GkE837xUBWY4JzxsGNQb+6UYoT5CaKBhCUttjVnCjohkrNIEua4RDUqN",
+	"wpLeFqLm82PqrQBz28Co3BJGRf/yleOoVGDGrcl5NBzvG3rOVgOtFXGxPjcf+l5q/UEUcHGp78Jb2Mc0",
+	"oUG63Mf0Bj0tkszGtMzVtMVsSoEMp4h6n0UhiYS4IBG/YH2A63DFyyJmiDRR1e5vcPz8FjkF1BcLbiFZ",
+	"jhubRRggXoVTgRgiGIG+LvE/weWwPpTbu0CmEZ0PhbgooynoxbKPHV8CaPWW1GgPl3nxfdxpkaciHvFk",
+	"sqBctd7H3RZB/UqRaqtjVUXcvY93WuQtoIwoahaJ2TbqwttKE4bdmCm9kFANKDFvre9Z0Av5kDELG93/",
+	"+9D919NOW63abY/q8hgPgBFLxFTIctLJ52ZzG2/OUvao99HhUaXUE6h8oWjsHfgl4K/TlDVzE88yznmc",
+	"KVlbKVrmXeNgkmmSBSkg6py+fkPqaJulUTRHWCUWYuYRlPZFu5WOxNCsshClgVhQJutCEp62yK+QogK/",
+	"QVgFWI8BRo34ZjQ+oagt4tyeSOKXzFc+kUJn8SRZTEYiisRMdXCEGtmMS2ZQxzQI/UyX+p0lIj4vsXAY",
+	"VsLy5aCwQjrfI+RQdygkIsYyQpIlpqCOZdJVyOzIyyI8gGQK9XwxSKTXPSS+2q2BfmqA0qBiQPN4lLLE",
+	"X9vJhQcAT86v5hTcRVTQe14Zb3Dt7rsCxFfGEXFuA5ibatZ1iPRrCAMeiSwkL1K0l21Y51qs8ypfM0cC",
+	"jRXNcU/NZlnXXdYbCxjVxOIhhWIkxoj+CeTfeA5dfmXWx4n7dRy7YJ6xy6S4kOJW+NryBb3ynNYsEF2t",
+	"VGHJtPtBd5NgsHGxk7fG3A9mj6sPd1/v1ZJdzo/iEAIS84zFR29N38iDK6zweBgWBTBDAm8tBU6CaRMC",
+	"Z1dG9cAbrjiK4LLGCG8M72VQ1RY5iVMI5RlF9PychcSn0YzO1RXyUfO5pDwCk3nqymfq+MaMhSQW2EmL",
+	"/IQ47n0L7F6/HsydiMQNgWp4xEdRzPeIr9mCagkSyhst4kPBFVszCMczoWkwPiI+GKJ9MhYRFGMiEyFT",
+	"4oM45uvqDBPPQbDPhb4Y0ezXN96/DKZnsDcLdvuS32TdlWgBpcIoQyiPmxeKgT9zGjWhH1+w+Dwd1/rd",
+	"dhsg0czfncWqut5imahork8PLBGX5OXTN3ptlo0Cnz7wMMz2LxuEeb5sGJ0bDeNmgWJPaUojca69LXf2",
+	"oeQuE3vbDO+0s+rXZmy44Dk5RT83ZMOzoROeWwhq0fujNgqr6HmFnrS7wekKRQ+20N1PLA3G5PTkKTl5",
+	"9vPxW6I9/xAhz4MLhJZ4+vyfLfdsBAMWntNkYMIECuMJ8pJ+WDfpZtxWX7RV2OtwejaugIdxBQCNBzag",
+	"qEOqaZ5haqeQ0XFznoYZICsZGryiaIC6d2QaZTIHJdEuCZNHUq5Jch+MCJG5V3AgDbYRZ5OhugUjPRpk",
+	"RiagXpc2uSFvapHXBd/zk+JEF0uorM+v9EZ93dxKL8d3xSduQqsNNDeEWCuarQlwkTg3c7KMYcQYnpVy",
+	"LADndKRjQcr9vLb1YtEarkOF806Mxxl+d7oRs/h2xB9O7SrSjydiQ/sfhvZLQzRuRO6XVfX4NeFY1OP0",
+	"n89fvGhNQk3ixcgSdoOVBH+bkBylyUQ8vsh1GLfMRIuodgFhBwnTXGSERuoKzLGq+yVLZtg1ZClip3VF",
+	"fIivA9b7iF3kN4407hS0xCXptjuknr8FWEBQ0BNeSOkFi03ZKuRT2LrJtMsHOoB3/RZ5ukDRL7nkiq8K",
+	"lIA19hSaq0ld3Wc1e2pf0cmJ+MITadapcavqB7CTdzIoVyIw/2rAYohDfIuo/BrL5VfGLqI5wYLcagY/",
+	"JyKbkhGHGptSz3bCELulRPCg7Hr+LgSazdwGC/Kx+r2pK3/DKYe5lwsQOPtTGHNOFotxRvlkms3m+1j1",
+	"1icFCvg+dobdJ5i7K6qJ6PsYWnkf/xcxrvkCzg2+PBuzuNVqvY8XA6tWNI7IXOoIwG3BF5aS7bUBpeEo",
+	"PaS5UV/DcrRUadhr8RSgSatMdq+BeohUI+JZimULzgDPWRsY206lkHjzoDPBTXqU2YSbFMIbZv0jT6CW",
+	"Ot1N/dr+lPOn5SmDxyXeJhKAqStybZ6OwZg9yqLI8vebqDO9dm/9xD/DtG6V8gcfv1IX7j7KS1cI5ZUM",
+	"wZG7S+xgudTu8ALnZ/VDp0XeMimiS3RdaEtMKggFW0wlZ7gP7WAdgrRSVN8kDjySxIE7kxITCrI8NOVt",
+	"FhtDvanjBbEhifq9bsA/DE2IQ20FZh+5TL0l5eL+///v/62oD7ekOJxBHPUW6r+BjcctAAez8ZaDuTZK",
+	"RccMeoeDwIsIrG4sUAGmlEoHU3HCknMWgoqCEoWNjgmyBIA7ZKreK6D6Gl+MgRAFFNDedq+9kwfKNFrk",
+	"TSKGEZsgmcUg8Txzqttuuwim4sJqQB7WmoPif0dQARCmP2FUQ5BoTYGw+JJFilbzVLJopGY5oZFaxrUN",
+	"U/oisXuIhEXBallVMdwPtXb42gKa2AZ7coM9ucGe3IQlb7Anv2XsSQ0TWA5V00xZjDCMgkswlNjyBBWs",
+	"YuU9/rB0W5z7fXWLRLW18yMMf/0ssWA59GLF7LcB6JlJSc/VMbQLYWrc8piU1lTRT3Fhiau+c8WOcs6x",
+	"3Sm2DwUAcsoP3YADLWGAjBYoqfjDrZdzdahXHtmls4g2AV5fr7ZkNn1ZxP9dIrwcqEBUnyKWsgpLDKY5",
+	"u3H0fajnwCWdThWLwpAzrEUOAHRgGMB/DxW3ZRLUf1BpwNkSMQxCRGQC6RE5polmTqqb38VQ+00SQH6E",
+	"CuoJIxdsmh6pP2RK57KUVt0ir03VkeqS1aBS1LEcCZQD2WmUyqTAVLFuAimXHwG/TA+zFlrkx4xHaZPH",
+	"rr9IkRKlKZkP66X62Ov6Sp7BjtwS7FAfB/xPNdBUb+lmh4D0avxZZkKNjf3kEVhjcTNuUcLIWx71AgbU",
+	"orpq5BH1sacu2Lt3z5/B3Yqycw/ssSNCMUdW3QOD/2KTZ+dwxe3PvAoxoQiOUMfMFQeGzCeSpQ30xgkJ",
+	"lVhIAOm3YE6E6BV1p7a2joOASWkqtoAN0dOVh5CsXHI2U0SpjqSm4VUTCenB22g40iZk0GK1oA40reLu",
+	"44BAcoQwVf3sSPtXq8dU7Dk3rbTIsSX3C8WSFrKDjsAyrt/Dl4ZZCoJNXu+lXKp/kYChwUZTaaBdjSUY",
+	"F/atvqlqQyjCgd5HXRgLsfcQJK+9qSS7QcvboOVt0PI2pqkNWt4GLW9TSfZzVJL9QhVkN8rTatS6NRSn",
+	"KU2DcQVwEE1SDpgGeLbcTLh6Sd5fZpWQjRY5ZROqdlv2scxqqTaounu2fOeRNrTUfTV43yvGpXpV/mnH",
+	"1eyRVqvVIAmbRjRgTnVL1egRlKAsVdikYQiD15/o9AO443nJULivF4xNdb0IwNYmdazhqQEJnp28ODk7",
+	"Uf1v6y6aWB3nE0QC+Q3onn1UAjlPia/IoU+CCCxMFCp5gpYIi9JfBHJQU3fECr/a754P72ip4z6SQql+",
+	"bJpK4r+vva/54LxVI8ElQpLZJ0gxfVuZo6q2x5H7iwDVED9z7EpYHyMGy+0AGx+kCYU0CBGjAqUIiXbc",
+	"a3CogoM/4heKQOvascuqkrbIshqgGICcMJmKBJbZFAOFYAW3Hiih4aUSbuWRE1IAtjqjDJoKpxVlhIlv",
+	"hUEoXLqoX+nwCGS3gNaICaGjpRdoiZ1tYxP4dmwC76aFQI37MAvcOtRDkYFSkVn1E+wn0iSbi+3psByZ",
+	"koCBOGZpkKE5QD+L1Whd1WiVVFtbJl5eIcYvkKRSbRpTQogicSpgZJTkQNRpKkrq4vmBVASYDT2XpA7/",
+	"77IVxVAabvvL1TZSP3l5ctxYFODYhFED8nEjOcw9Jw9aS25jF9rYhTZ2oY1daGMX2tiFNnahjV3oVnYh",
+	"3fHXYh/a5FTdnyEKBdVb2KJWx/EULSsrgS5CEWRqaNImKkAmT26/4nHEY1Y28mCNbNlokbdO8A2oxkrj",
+	"BAe90TjzgKFbQEbgMjzF+fwE0/ny/mAthnduJTd+bpH+5om0+SKvQjuA8W+s2I8EHUHfdNyVdUzZ1UC+",
+	"SAMkmI1Uk6Q+yaKUK5ULLa7EB+toQ2MFWFsW5FOZ6opUWvvxNioP6gyjruCjFQ0GXdeY/CzE2ME3z36C",
+	"h69HIx64tCkVogE5PvpsEx7r/lEKMcugyFETaZMDyuDYrCmuVIscg2GXhX3it6bhyPeI3wpF8BH+MZ2m",
+	"+I+PkdS/xOfw39+n5r8M/3HO8dsZG2p8f9wOAAeQpO630o8pvDEBW3QrkJfw31T/V5EX+MecTiL8h/7v",
+	"R/3fcTqJwGYbz9GgyiKJhrtul/hZLLMp5leBOAsiqn9kovVgCH/yqd/AjFf1iX40iEU6ABMGC9UHZMhj",
+	"mswV8ZaMaGpIQoGmXIQWgmAu9jFlMViF6xN6rnQARYQa1wxJx2XewBUC6P8uw0mcs4ApYoUgtb5hRyQU",
+	"+BTN3yaudGMH/ubswGq7F0SDBzYJW0q4rW53M6QpsNS1mSuO/mYGyXWRHRyJonuw0+mAuWnC04Ec01q/",
+	"djgK2LDdDduU7R4esMPdMDjcbw/3e/t7+6PO4c5+N9zr0NHBAiyHUdRiyhOmCCasNRj/DKFf8aYrqXQO",
+	"drrtnof14aS0hqoK0cW77dpelxshU2AiwAk26tb3pG6pWRNakJoeROfa5hMwDC0vmWAkLYpyFpgwjRxk",
+	"M3rfvX2h2GQgptw8c+EvUGUDttgip0wxpY80SKO5ecuXIksCNsiSSDtU808gX7w+FOlYdREzno6xksAS",
+	"lzFcHPD2hBMugf2DuVrarHJc3OlUUf2NfPX55at3b18oGVyKCJJXUkGmCb+kKfNIJMR0SIMLD+C8mpEI",
+	"aIThHACOquSMMEEnC7LvUSYhdQX6S6LCXBqegWJmIU9YkJKxmGIkQVNXeEARiZJQzGI4FsIUuFC8gAR0",
+	"amejj2gqxCBSxMgH0SaLL2Ixi8sH1sNijcCK4aY5d8CiI4CKoviX7+letLSkkyrhO7COp+ZMG8g1rSqE",
+	"G5HxGxMZnwM9/twi43VRBPnhLTrXXxv1G9NvnNccT3rhZtT6tW5wSHvDDmvuj3bCZo91afNweBA098Jd",
+	"1hvt0O6wE2j7kxbupiLiwRzoMrC3LCkh0v1U5kbFahqGt9T6tXGaTmV/e1vPrhWIyXYoArlcLFwH4i3f",
+	"MNzHtZz6Gxl6I0NvZOj7kqHxAn4WGfqTxYZblpT8lk2EyUlGMRoqn7mVvnJ7ui16gsM2b5YtiMfYUqrL",
+	"e0HolsZDWhIpmuf8JjCesI8syw3iGfAYwxrrgQ0TkyzV8kgiUx0e++b47Okv5NP7Slf1+1qfvK+9r125",
+	"MLB6nACcZFw4yM7XsLhtxJ1vS9xxc8bvVdy5ORZ53us94R0u84PpSzdQN1qzP8MRC48WPWsF/nkbVonL",
+	"vIpV/qqu54xKQxq+PV75HfC8Z5jAcEuetyLhPqEzVO4xi95tPoc19Z/iFWmeoZr/gB53m3T91dCMre2t",
+	"ohEeLUO1fg2tLbXFcgpLvdpPJG6GWpcxoyHM91PNLP8zLoGAcKRMxTYcO8URMSrW39/Xyu7P9zVY9ny8",
+	"C6PbONa/+HU3RquHEXKnEY2bUyx6fg1wqZV71DexkhWnYyqZLtlipJsR2MSM0tgHSYbH6mEs+SUjEHEN",
+	"pWI9EgsiaRwOxUf49+9iCP8NEiVSgfSUnLPQs8k7kiqmRd5JNsoiBP4EFNXYQQstAIYM2UgkgK8K41Vy",
+	"2Ospi239tgKxymKXVn3e8ra63D9u5ZuIxl86owSPWkVtXPOkXMQAaui7Ydt9YmOzW+QZTWmfKPVBzBkj",
+	"b54/V2tgTokNqyfF6rOYBDal80REkY7ZhBOdf1hEN7W/O6O7ZSc3lsDUbunte1BUufWDuzCHw607GrKU",
+	"8qjWV2xkxJPJQqCzR6YUtEs1URqjmvp7lnAZcoxrhdhVnkLWSCFe2ilIarvRJdp0WHbIZRAJmRlUrYAl",
+	"KR/pOUtSP339lHQ98vz0Nenut9udhtvXqQnFxQy+Yj9Y68HULjVFHlQfI65jbjGMHOO28cS4rS/UPr3l",
+	"4VSUezgwnwJ5/oUWvtSLwBRB1+sieRww0m13uz/UvNrzwuuwJkQJW+T5c7NiLPyh9uF2B/SaYvsR3dRe",
+	"/YqFBb3NBY44RW5yL9ICWFpW28AuxYW2gUGdPHD8ThMeB3xKI3QOkv/t/OQX4e4S1QCGy+H3YFKyfklw",
+	"mxnYu1SI6/D1UGpZN6InhnneV2rnQuW2f/I4VOti12BZubbiulVkVOUEwKQHZRLy+HRmmVdLGZ1U5Act",
+	"DgpAISaUR8b76hFsRK2taoUAHLw0dXSvHfPK4To153a619acuxFMIB49RAlMxyxhYOlQImYWjHHUG7DA",
+	"R0CjcJ8IRXzNuxouTsCsq0lNSYB3TBNLzLXLkve1aVnjcd42UeAU7NKPJ0Wge6sUAafwYlU2bqdz1j7o",
+	"t9s6G9e8M5yvkXdmSUa/FtKY/j+O39Z9bBLeNI3Tqcu4n1iwccUAd+9pgNeMzRJePTo8SesjK8PZWZX5",
+	"AEd+k/rwWFIfXIlLmnt/t/yHn2GHCSXqvJP6cI782QY8GV+WRkUF3o3HTwcmAdem4FWALAg8iz6pu56t",
+	"hnrXx0vkkzoAzVi3lUcmNKbnrJjZ4TmuMQBnyaPbGy0Cw0YJzt4OlOIMdu8YNCek2cbdBLisImJQjtIW",
+	"n8R3sPrkDUU9om7OcrjkSn/WUaUDULtRYTdD7T5bjxWc3qcYeSd7jkEacM0lJ8YCBtV2LFVTR0XzP9eM",
+	"cg808EqLoyWjDR7TazsFV5uAZJyqTqHlqi6BWywENAUiihg9z5jqWbOQJR3fniVd3Ybof4a6kY+Vg6+/",
+	"WMvh7XR4JVCQJ5q2KIVAJzjfqVjlt71+PxsFbxNI9d0YjuAw3H/qtxELVmZ9G1S3MVeyxNxTnJ/JFCOR",
+	"PDKl5yxskRMTNgRRKnfW57a2/q3H1t/askPo2CCrghuJ6iw+LuIjW78PRCSd+Fl8vY40xsP0A88ISY0y",
+	"vh2gFiqpSnePgUo+rnirgG9Xiv0SMWuRf3PJhzwCqz2KnJ6ReHSxPIQdyqPYTJw/Bv0o+UZ3snadulzJ",
+	"Ncv4OTzzcFFu8uLTLJHqatxZcx5TOZiIJEfSuk4bLkJ03IYXYCSzIvJYm2kR6GNJ3+3ds06n3+72e+07",
+	"9w0nt9x1d3nXRUiuO3WdFyR0++6ovVSXZRDg3iKq3JrlirDFN/S8kvEdA61R+pRN1t2o149Pvb7MKc69",
+	"MqntT86JW14FWmkPhl8Uqz0XuYCM6VSORboQ+LphVJ+RUdkgMr2KnzGATPf4Kpvchwn3oSi+PqW3QpDc",
+	"YEVusCI3WJEbrMgNVuQGK3KDFfnVYEV2r26g6d1GsVpa/lUj7W+0qcdVbcRszMNqUttarVgRXi6iqEqd",
+	"GdLgQmkuRusp1HxAEBCjaBQ/5BLKsupkxjoH158tHWraa+h7B3GfTOcQLzS0WJHCakEJS7Mkxkd+zGYD",
+	"d3wekYJQ6yENaKw0RRaNyJCRLA5BNXpa9KteWk0JmYauQKt1IFtthY+KY16SCgqJmCQS8TlLHETN/Evr",
+	"EC0khwKgSny+BkbaUdnTKvsrEgc3Gu2dNNq3OKVvQqu9hfZSuma1fg8GARcBUivX4V5Va7kqRlq/v0mc",
+	"/DoDD5HoPRz7s1RhOavzdaEhXTHLSZziMfF/PjkjpR4QZypiqSyF/RTS03l6BDHVlzRlPmYtQYFyTSRB",
+	"yHdYio2lqao+/pJe6PgZPTKtMHG5quCRzTF3k9LhA5tpxSLJGkdkgu3z1CBCIXOe0bn6D6A6FcbtBogf",
+	"GfYFG25osx4nZmHlxZysr5+8KtBb8iyhI8DrslWwGk7Az4SGTM+5yMYAdgrLa63H8daIGLLmyvwsfdnI",
+	"Ib1HxQial/SCmd1zw2bcG2C/VNfG2EkWG8GzVV9Sh25549jg2iE2+bpuavFs7Ksb++rGvrqxr27sqxv7",
+	"6sa+uqnRvInD/PJxmKwU6+KqAWsrqRdsvjz08oVVQCcspSFNqUHyQHH0iSTHb54T1UY5JDPRqZYiZlJd",
+	"xygLWUjqqH/phwOa+lBGOkiYsXopTdAxmo5SlljrXp9Q1ZdS6eRYzGIynCPg0DRhI/7RJ3U05h4ALAgN",
+	"lKrTQKud4i091LSOdYlkGpvBI7fTipeajA/JMTF5fZwpgoHpMam4YHF1mOPxlP9TreO6atijDlbca3Y6",
+	"zW5HCe87JnD9gs2RRe0P20FndMiau13aa/bCnUDJuTvNnaAzao92WXfY6TjyYcDJlE9ZxGMUP2Xaq/Vr",
+	"F4f/mek/Ffdz1R3cUcUt5UXzXzuX/w0SiDk15i3YMiTLua4w5FEEksLdwgFxT6+PA1Tnx9yOz02HHzm1",
+	"U2tt1Bl1wigsaa3/2wd15IVaAfjjw0Isn6EqDkWDC1YgZ/DC0tS4lzwuXvKRliVAMFBCgiZli5ec1IGq",
+	"yGyI+N2+rucdRJRP0LxkLGxc6uItitJpX1ImWaNFtrZex9G8moqANUsDzpMxS9jWVt8dKgIravxGWKeB",
+	"kd1yaxGT6msf74BPJpkE0xQlMhtKlprpQYdPpH5RT2LRCgfF5WccrG8zJQmZYv6qDSC68ZglXLMD0yh2",
+	"blD8NeY+kHNSV5TU94ivbrBPRkKb7YZz0tshQyrZXi9LoiKpnk6hbD4YCkHMA58MHq8jK+eFCOZr3ksl",
+	"GVM5XiTNT2Fn8CLX7mLg0nMv2qae448V6+FapAwFjOg0FVO4EzFNEjEr55tF81yOBbxRTcYq2ipS02uI",
+	"4NWaFA8XzbF83R2g+maMxSH2yUHYnfyjPfx10hntxTv/CHez//7zj4NfgvZZ+u//6dJD+ULzjq+LId1m",
+	"J8Jlon/MZupienmEsbl5KBwpxfmzo1l8o3J7mZMt4V2K5zh0/AbcqySJb3/CA311EwAdXTOlII6rRhSh",
+	"hNsr0U+hzwcquBazt7MUVMeI7i4n6rZ7hJ5THrfIcQy8wrBA7NQgOD+AgI3TtVS8JGEv3osLNlfsDhfS",
+	"txg0gFxvLXyabqzCn7HAnFkGb94ZccYEl+j13SDNfAnx0kDL3PKSRkJMV6cq2qsIr5J6ooYIaANDmgZj",
+	"ACEvqsrqHoM2QVNCSconjNR98M8q8QmVF6UnI3hzqBs2MSIRV3JgpQ9Rd7gkN+8FTOXrVllVq0GW8ks2",
+	"GFEeZYnqo13piOo2u+0z8EJZRxQsp8O92WgENbByc/2CCXUEpDUO1FGaMXYBcZFcap+vISIgQCRZvGAP",
+	"bO+DyNP7j5Ey5AWfDhJGYdrYhf19WhhcRFMm0wHsqRZ56GHQYTuj5u5wP2z2aDdoHrC9UbM97Ia90R49",
+	"CDosp3i/wmjBrcVSnoqEzFRTNa0jL45234wWVstYWwc5UJD6RP+1g4QzzCI2wGgruBx0PhCjgVon2JWx",
+	"yJJa/wCgvDLF2XbaV86HMCnWDXvB3vCg2aE7o2aP7YbNw2B/2NyjB6M2POwMAZRxwv4UsZrYSZaIKdv+",
+	"kSURj2t3U/p/VEtyqgd0ikTjehMAXMiN7v8waX2RJlOGSCPZKlBpTeeW2wJQkgaJBC8qtNonFGlyOUAQ",
+	"g2j0IyzNCj4uLWp3mp12u239D+hc8s2cBhGNzzN6znyiHdS6tpnPYr9BEtZMMiWcE0r8kPIIdGQkJSAV",
+	"+RMRp2P1h7kYpO6XLpdPzqGUm69ulC6Uh3fK98g0yqRq2t49DLHBLjzSJn8nL0Uc0jkiAKl/KBKBlg79",
+	"GYzBJ51m9wA+1mM6Ir65eBD0SGPy/PjVsf5eT5f4786eKn4Fqw6YzClNUgg0TbK4r4ufJDLFsCSp+J7v",
+	"ECGf1DPJiJ9kcTMWM18tHjSBQNETRZ1pyqI52nYN8jMHZGeZTVhIsjjlEUnETBfj5XIKZ8TUSftFzLAC",
+	"9JhOpyzub22h0YPCwVCjY5LUy+PygHpmtvyzb7mB2sOFPYJtsevlqZWO+Pk4bUoK9e7ojCasgZVV9Lfa",
+	"1g1lFvH82bIvamAL4NXOyeCh7lENNs4mQ5b4RLLU03IAePB88ne3MfVTQ5eZwfWIOAhH+vTjXtnVS0hE",
+	"sxj8qbC06jbwmNChyFKy01b6p4hDtNiwALbeR3d8rENjfS/fFJATWKh23/SgT7L6BPG9bWjtMAvP0aYF",
+	"HuMki7HwTaJ3XvNLELcwgpfHaPV3WayfOwMcDqs2r3D8aHhJ44CFDTwUWHSHXXKRSTiyY4pIoyMeczlW",
+	"vfrmObaBAWAAmwWDpxHEkej4sQBqC6qznIgZqfs8ltloxAPO4tROvNEiL7mUULFKTVJi/BNLoERhw4p/",
+	"QxpcNEc8iliIQOpqgPrC0TQPYhZQgDGLeTpvkRO1hnrx9LtuIU7VBLtkOndZMnCFEuzelN4BMg/R2dUF",
+	"OEkdeapnKyNqElqgTNslgqPjyoHmiCQvMwlHyb1tplGQltX98ogPgS/S3/bVEfNJBGCh+asoyzWOcMDO",
+	"IcNSjorQwHYvnL8hi8TM7BdcQZkeYSgfNxp0MB8olTJhmWSh3yKAg+4/zx83/wnWUKVdpwlnoWEs6OrC",
+	"Qy4Sfs5jGiERqnfbHbychiZoSremrI/MT7HNtYV9Z/xKs7ojvphidkWr5zP1kzqm7b1+u03enT11zZ05",
+	"2bKvJrAOJtKpgKH9q1P/6uTpjyTE8Dbt0Rchnf8A8QqaXoKG7wjzOLpKMRbF1r1cbG2jVVQzxVLEIv5o",
+	"gEY7SsHDerN4/jxyOqWKbBAM/5BLZ/w8HolkouhkLDMakRBKf10yFgqEDnTjzmSmVp8lzYmINVBZkfKC",
+	"xF5YsBOZ0lCY+AiWCNXDcQChYJXPfo7EkH2sOQqdlXWU4C6bL/+7tnyBzWqt0hTgHYD3xTU/dNe8IPQf",
+	"T1jCA7r9kn3kgRg8BVh5tSlaKVtEsTNCjzptB/2dNkGFASjI0j1YrjQt6ooO2aj1O+2q4xnykDyPecqA",
+	"1cUiU1wBnBxq2D/UvPy1d5NhwqKIkqcimVa+vOIwW830OqVM7UpI1ZvVutlyNWudapiWAD1oGUw7Q4hh",
+	"o8HYxsNmMhWTgfrGBu/hE+QY5q/yhdn9IntaebcQKXEmrTqrhLVa/7fSGVjHHrLT7PTO2oef3x5SsnLc",
+	"0vqBP38O20b78dg2bmfHeIYlMJa4kZSs4Wm1+LNbpG9gi3BkkE2E2M3sJkhwtTJ7Q9NJ2ca9/ck5uyvd",
+	"UadilDbxodR99pXiKYmfkxSl/jI4ZCDB8VTpPYZM+AQtuyU1TF3xhg7XxLKp3CmDGnElhceCjLIE/FGg",
+	"v4I20yI/4rSgggJFQ4P0dBia0iWUMC9TqPuCdZ88UKggIRhLwoCIFotkQqNoTuqBUuAi1bHqHRIWtGqX",
+	"BuMGBj6A1C5TOpeQeGVw5QsZWxVr65ukVXSrWeFdiZA8dWJBeu4MqNa2if/s5MXJ2Ym/plaAzoRqraCa",
+	"SCzxpLkk7sHdadoFsvGcPYYak2or1iMySwo0HBt7lLV4Qrg+JEnnFi4fc/ErTbbGKEQyySSp+9oE17Al",
+	"lHfbZCIUIWABiw09cN1wpO6rH7FQceh42sC6hKTCXGqoHKJDWR0Sp61tZbKGNqcKyjbM0mL+PbryUOW3",
+	"qYY6o99NxzwidMEHD0N1aMXG0LkxdG4MnXc2dN6cof7M0kfNTdsbdfpaddpYf9Zxry/D+HVd/dNEBEyd",
+	"8QH2qhVMJF7oPTeZUm/evn56cnp68mxw+u6p+tdP7168+B+1wyKlkfn+6g6K/yYQ4vsIhHgoY8FG+H4k",
+	"EF3rSd4gd1SERujiOrRa7hKJFdla5LVOCcCEX1B1iRKTNOQU+6g4Ck9BvMUIB/UvEJnhEwO1hKV8dLjA",
+	"EaFJgjrzNKIBO8oFTN/8hqLRbCwiVtQRIKtZCaqyHEEwG3P1DlCjRov4ltP4uadQi5HgLVRiBviVAFnk",
+	"nKF4DelnmP+WnLM+CuMQz6HEDSDfSlTLQ0ESKy+wGPT03H1Zck/WRYJ6QIvYPYAStVYQBnEmyeIjQjFS",
+	"IibTRJwnTEolCWYxHY1YAOAlJZVlUQ+43l1LEQ4BGQZiXUHJqGk6J0MRzhvecsfpmqLSO8iWfWzS0m39",
+	"mo4M86kQaApHt5CqjKFCCeWSOcK+630qSki7Dy4hOS//IkTEq8UodNdMxCX7EUdcmql6gtoDSyC8SWsx",
+	"BnpoRGXKkoV5OsKhEgYLcwfBDJ1Cjpzj+lkvAd/tp4SHgAqUks5+v912O7mze6xnWHVnf6kn8vZ+sfwa",
+	"PGg9p40gvxHkN4L8RpAvMFUNWPF1CPQbV99SRQB5yH26+ranFKDIlqETnqZiKku2XG1hMwbXfsEIPlQy",
+	"OpMrjeFKgq0QcWORklzIfUMzqYuGqiHm5nlKYtEUUx1Lh8CB18rENxdXVb/sG7PtPTImozN7vmIug519",
+	"NTzlLgkxqyNJ8G5ujERfnjcA3bpX1pAwmU1WgbSzZh7jUSDT1SxBUb4KjsAd8G3Tf4ih3miRicUMsH7A",
+	"XTRB7xEafHSXFU6jRou8ZRiWUkX/fHicTUxZ6DxN6DNwGOh5w2I2esw3rcc8HM/5QtGLG55TBaCeTe6Z",
+	"6WAa4CqNBIMAUIPI0wM9IrJU8pAVtBVj2ja4Ft0cPwUDUer+m5NXz56/+rkQ62KiTixjKoefNI6WxpCo",
+	"tlfGkRSDUVrkV5FcSCJil4NKkgpxtMgprQOmRZ6qKy8hIMRSABy1Ybh+iVb5i+6B9iHxVX9ugIdmrjeI",
+	"D9FxkjwlQMY45Fu1u6Q69iMPO1kVOaJa6IFzghYY7rpMNovVKXwFgLyPk8l214QQLxl01+dAN0x2gZME",
+	"a/Wppri5tX+2vdoUHV25QbRsI20DP4rzd9qKYAQBY6H7TtEsujxlodMp1NEHP9QUkNFnkDlkfpNTpqP3",
+	"l9u5byBW3MT4rWesZggA3SXhxXkMMUiFh4lBchssDuYak/dvn2o0TdlkmuIKgidvEAB2r2PHN3/8LobO",
+	"vIzUoPb9Zub6RMwGIU3t4qm/jeG74xq+kXoCRsj9ju8m7qxVo+xWjfJD0YTfu6XYUzH9dcSd1dZaZEwa",
+	"68nGvbFQKUJ3lHq6NxETctL9VJ/7TY2aL4f/C1AIKO3EwMzuR8iS25/yi3C1HfLRaCnQ0Y9sLrQwJKcs",
+	"4CPNpZQMMplCRTI1vIKMJEYm6hgELnOUh2wEZcZSUlc/jfn5mAHsx4wlhQYanvWjk+Hcgf+GGmqZZJpf",
+	"oYk4FVMeEMmYJDOdGRyzGXSthK+EUQjPwMwLTMVtkX/lfvqEYegGIlamY8YTAmXY6gHVZuzZmKdMTmnA",
+	"CD+PRcLCI0LzMVIJsSQzHkARGtMaj4lIQpY09MDfHJ89/YWkaowJgydQRc1GvuSxAxiFHpgFhmkFNIYg",
+	"cfwxbJE3LHGWxkfZEARF/e/QJ/WhSMcYBo1ysA46V+vvjxkNIx4zhGgjMk2yIM0SFjYRxl6H8qjjwRJ5",
+	"ZJvVZQBM1SKIXsaXIKEfPoLyeP84ff2KTAVXNyOXvUWEY4DieTTKsFwaBAaZyeHnEAXU8IhvBV8Ma575",
+	"6gBxPHgL0yqIrYqXxCLtk1gUHni6eF++fiIxwrv5iGjRBWKe/VikAxweHUbMGcET/MjmDmgpCXbWZByJ",
+	"hKAw1TASfy5ma2QU1x9SBxVCDWHOUmeGCVsYB4a6i7ggLksP9Yxr85Fukmrg4ekAGoRhUMb5Q0KBUAVk",
+	"TC9B27qtVUxHVL/N4meKFj0Ood2r6lctQ73THFIJsH6VA3CEjFX9T3jMJ9kERCrdt7op5yy5D7Pc+hqC",
+	"jfd3Pt0N9tkh7QybO+HuqNkb7tOmaqu5M9ql+8Eh6wx3QvfTUoiEGysCtYlikGz1bVZifYGiLHsrZkrg",
+	"73o1EYVaDqdQUWh7mvCAgWRniBnAKaBwG2SppgiKMIsRIqemdBqpQyzI3zpdtYPmy4HpUO+UnVRF01rh",
+	"D4FsYoM0JX/rtFuF1SjKzbcTxKsEbx1nAoK3XS9LJavWtbhCr4TtUAkesnoZtKuuah2qGqicdvdu8n2V",
+	"PG8nf1/yfF6Px069ow9d26sVCS78lK90v3PzmA2Xwi2R/hV1sTzQyk6WcYn4m7V8fikRG06k3k3Fg4HR",
+	"rS9oiymL6ZS3NCF2nvyRiZTeDEY05SzxrH2szmMSYI3YGIaGQdHaHKEzJC1po/oB/mxEazQ0IG45ZwmZ",
+	"0LkWmlBW0o3ZDKlASMyxApkOvwZ0N3hLyR8Jg5yp0OQWauklh13TwdqjLA7NWzwF6QfQilEWx0hZkVKD",
+	"43YN4hHCalcLDv+CBb47u4RVH8CK1/q97q5Xg3+DxQnXCVmPsTolbEI5FKrq97ruz7ry0kgk1tDzqQa1",
+	"JWv9blsXBuvvelAwTJETbQXqd67Q4mTNQ/CmV1Nbh6Xobm5qgFVZVbz2zGzBBs1yAWq4kHxRAN3+Qx82",
+	"Qx5+NIDvBQKhf7wqk4FthLNaRgyOtfw8G2NOgv/m9WkuvxuYeR9AFPGM+GQmsiiEYhC66EIsZp7VffF2",
+	"GW0Eri56ved42QDMwNolDbngUidKBxGdTPP6q+ocPpFl4lIHXU1jnMFwGkfE18NBD3+SMQ24tnB5fHQA",
+	"SPeRLn9hEc/1KLA/DwrH6hAzU2MIE2GXeB7qxdHluOjdxprUBirNGXpzrYpiiK/AbBOrLPyRsWSeawv6",
+	"tq/SFFYWDcPP70Fj0Ftm5b4KQldB54CSlSmWcabXqnakVmkKRwK5Hn2D/biOyOnF3xC5ZUQO6ycaomNZ",
+	"ujkOtyB2tiLGjcQeWwvldzFcgGoYzoEyaP+Q36jCUD8iWIUU8FugUEw6FpKB/S1mxEfNwW+Rf4ghAMUU",
+	"zBxuNTKEZfBMHWLEpWyRYzKkocVnhwIIXXB0QnKVxp+uTo2yVLsamf2tfqxG9vAA7de/acZzCkv2E49S",
+	"dr/A7kjaXFz3RS9atT9w96y93+91+h3wBy660Jz6sNiJ8TLVdobdXqfT7jRZdzhs9rq7u82DgI6avc7O",
+	"XrC7t0cP97q1RT1Vx6ZBfFMslfqVpZEQF+Cfjng65tmEBDQZilgxFxDFwY73r50faqvdfbqUpm6kCZ82",
+	"dfPNP3aaOGL0NSUrlgKqTVrFmMcDY0KsLStUiZ/u9Hd3/4PWg8L6lwDjOof93t5/aitB5TrdfnunsCOa",
+	"ByzW67Ubsh8csr29/cPmfq+72+y1Q9Y87PWGTdbeHwWd0WGbsv3yhvBgTE7ekQkDEyQgxkiof8VDLhkZ",
+	"M5qSaTaZwg6wj1wCVscYYiF4TNSgPW3Lz/d2Qj/ySTYh5wmNUzJlCRmLTLKxiMIfVrEpu4Msa6qem6rn",
+	"ph4Nk01YIpzl0k20q7db2ES7IUu30G7N/n8WMfBrL38/nr86bc9eztsfX/30r9nrM/Hx5e9i9rIzPXjV",
+	"fbn7n7P/6b768+LmnNYhUTeGyVeUfMNyl7NcgLsv8D2HzZoFL/JZy1OXQt+b4KiYUDmPg3EiYvB2ON0U",
+	"AqK2trrt7tZWbmdSL9TxIEIWdcZCv6HYrIgDdkQomYnkgiVkyoMLQGjLptaSoD9D8LZUKOZoiZENp4rV",
+	"E0pSlkwA/Bg/apE3IoqKzgoz6O1PSDQGIhmoK3eF2dRQtG9b8X70X6Fvb8RmNs4K/SuFUTTAkzGlUhJ/",
+	"xoZjIS4GWRIB6PwQgoj5iGN1P9/eQp9sEx99NzaCCuV6DdesJNr+1laukelkd1wFpPh+ixzHRh+gQ5NC",
+	"ayoLlvSq+ihhrG+/9cg0EX3iq8e+R5g6VtOES/UKUCO/AYD4qCV5tq7qKJMs7JuNfSLzEXLtUdRuQaho",
+	"UCR0Pr4wU6qdvICAM20DMqUVrWXJtrNgHHKcW8vMQ3zkGIdWR4jp8ntak4NigTBDPL4rAs/qoAAUj5ej",
+	"jfsoaTb05joYlH1zN2i8HN97nl8fSSdMV9IKIY/eBAF2e4qtJNLevAICuL45gQjR1wy3kML9kilVZzkW",
+	"s4bBSdPVFTQioBK+AXQBsAMKg8CRa78si1McEdTuWoFmvhgj2EOX40hkcWhg023olA9wWzAi/M2xlhhj",
+	"49EyHIIRFgbTUjSMz3N/8J0wLr3euOOF24vFLGia0mA8URvPQwnD0uH9GhPeMw5ST/XL+HlsUOfnTBGy",
+	"SNAQgLtMO6Tuwzjlbx9a4EXxyd/L/Wy/z9rtnYDHIfsI/2R+Y10twBRhtEz2y0K3g1OSRsUMfBMsgcpV",
+	"Xd99pE8NNw2/LEIrooByFo9JQAGyT1t1uu1ujygypqSzk3eERSxIEx7wdK5F6R+QadqohOKYfsXzDSEG",
+	"p3BG4EDlrxMMYnCHVxZRC3GCn2rTRG1NynElgDYn+g+tsFS/M1/kxc9PX5Odzt5es0NoNB3TZhcu+KKX",
+	"GS2+IH8OWJaolsq+YAgrPE/oBPNxFtzUjuHoNzuicrsfbM9i+DvDECr9A8ReLGlIzbPq0y8smiP8OxKB",
+	"/ErKyhOi3/NyYH6UgvLPjL7vHpXiRVcLsjvqhDtBd9g8oPus2Rvuhc3DoD1qdliX7gx7wW64x9RarYw0",
+	"rWmcfRo1aUyjuUyrNFdndVHkNigiOCoWkn91yFDQJCSh4m0giqDbEINY2CWLM0YA3YdJx5OIdo0Rj3h8",
+	"rmiRQ0nVtUjTqexvb6ufZEuThVYgJrlFZ20weEPZ1gK+WDc6OhbxfCIyOQhSOmCxYom5HbP49JImnMbW",
+	"1rCwzx+8NWwSRQ3YmEaDMU3AOdxe1IoXoo7vriZHIrhwpvtYtObKW+TeD6NK32RJNoT66yTUt6EwK+0u",
+	"CbvkUkcUfSgUR7ilQUZXczbmF1R7a67cMdCChH51lVHGUILbTHpta8zqQHKlRoD+ZorP10Xi6dQaiDid",
+	"K0l6Ua0p6CbQiGEeVRpLw0QO6ZSRFwKp9OJFe/f2hRH9fhfDPvGXqfpXICRb6r7gVNi+IVnM17N8Ea++",
+	"8zD676zOQnVIvWMVW8P2VuHkWjBRrfR6qRvFYzLKoqhvLhJYx/gEIoV9DFD3SV3EAQP/FRBi2fCIv0CT",
+	"fPhAU0T4I8P/ahXbWOdYMBbm9tlrbKw+toaZacl3hiHHYibNn61J6BM0TQBp0fafQEwmPCV1OpRKceY6",
+	"eQU+scHUMAulbDeKRRAwXJxLovOutAniOL94SvHk0vr4+ltbhBpJFowlvhUY+hBrgAYxtzADjedQOM7E",
+	"ReQ1oVvkWKmblzTVe+N8CNrucI5B6xAnDYpDqHRkmSY0FYk80maMOexUJCG9ASukFwwndQ6A1Fyqa8cw",
+	"RwHtdJeMYmC4GgiTEKQGFpxUM1ltD/FstXaRKEVG8X/sqYPI1iJ2VkUeEUrQjqLaimgAJd/L9giYrHS/",
+	"0zp+r71D/JGhRT5WqIBlcJdLAtQCxUwG2M50TNGIt2zBiGSsZH+lEpGBVlpOdMCZS48rw8HuYklxvn0e",
+	"vk5OlUixhtP0rb4/9+AwfVCN5i5evgUdZ/c71XGmOrBvQpOLUMzUUP6L/GJET2JFT6APi71C7cJ3pK56",
+	"b6iD/1//RbR7Tf11nJKIUZmSTq80McjDoEgK9ehA0tE9YTIRFtaUkkcwffWntgfb1VhcDF3aRu2rhCk3",
+	"7ZSxIzTy85j8zJIJjeeknk1JKsjJu7ek2/Ha7TbJ4lAniPx48jM5eUmsRoQW7OcpVdQlpR+170Rxpb3d",
+	"/0Xylnba0JIYETllcYgG1b8w4z2Zk7/IG9Mk+Yu8LGzTX+/jv5rNpv2f+u7ZCfkLB8PjP1k0oVLGVF0P",
+	"8pc7cHj3p7fQ5JuET9hbFovLJ/qljvPS8Rn5i7ylim9nkrxmkZo0+ZlK/e6+t4uv4p6KLAmYVH91WuTH",
+	"45+OPbL1o1omORIsCVmSqb3KWELYaMT/VCIjIz+zIWVZyLY8OJ6t97Gj+gzkmNb6tWAn7LLOqE0PhwfB",
+	"frjHdkc9ujPsBp2wzQ5HB3R/uBfshj1Hodqo5BuV/GFV8k81cKpBzt9Az9yJSUFJUR/gHu2M2sEh6w73",
+	"w509esB2R52gPTwMD9g+3RvtBr3hDu0edq7hTL3+TkdxpgmTEhPnX2dpxGOmy3slMiUSb2ENE0aA8bSH",
+	"u8HhaJ81d8IubfZGe53mIT1gzW7QC/eGHXYw2mnr/JqbTuiQHYT7wd5wl/ZGO6wbwmzowWif7YV6NqMO",
+	"a4fXTGi/3+4WJ2RoXwpiaZjQEcaH3MdkRkoXKM/kxrRl9UwO+73d4kx+As1Dc8+1J/DBQf29iSBiwEpW",
+	"Sj0XPA6BZPCUw0qsN6hbh/dcffhMUUQVlqwChf7NocW1ZycL5K/f7bTb7QIlrVUxVB1PZlr66e1iS53F",
+	"lgrsttTE8dliE/u75RaqeHHt6sPVTeKnHoupbgNodXcbDwuyhKdzREuZ8n8y9c8PV94nuGmlghq3tP9c",
+	"W1xDhx8zWzkDQgmoEedFzBoIkIjilI/MW0nuoHyDlB7xWKn5dDqVxK/UBHU9i0o90Cd1KL2BraKp5Xcx",
+	"9JR8yRDrEAY5g9p20IkS67HTRoscO0EqBjtanVAlwr42s0PtHgM4Cvo9RH1kBqoYLL2LaeUlg0vJVuJV",
+	"fZGbe0qWiRY5hp9RQyTDOdFaNpmIkNmacvjY2ocSpqQxqZdHj1dHEh0SX6mn+IUO3bK1MfScdVRJbr2q",
+	"jnFZNxgEMZ7v3YRxp4iQANMXnRrrcAYx2oifxwgXAUE/EN4XwI1wXenVtgx0dS8xZdTSZN7kaXOUMAa3",
+	"e0IvmFVBCtUh6AWz0YuLfvySb33tmg3Oej5k6YZv1t5TCsXfmHs25p6NuWdj7tmYezbmno25Z2Pu2Zh7",
+	"NuaeBzb37J512v12t9/pPBJzj6tUP3azz9qonN9DDJGtxOQakZ5IovjikEc8nevC/iWN+D6DjLYRfns5",
+	"VPpTeC7RCGNjSUxan1dK0BMJ8RGB3O8TnuYo4tgNmJzqJm8PZXsECkhNnhj7CEUgsHS90pJYqPpIWZJk",
+	"U0ik02Dl0ppsbNsGGVQpGapR1Z6TMoaoRBog6CgHLRphtpDtAqGNdD0Qk2PWIq+EyQEAkEYWpzoMUveP",
+	"cKZKZMc1ixBW1F02GiWMhvM8c7HuZAh6NkHQI/5Qm408d+kaGmHKTqIETN/OwTF1FJQODQPgUJNSBaOn",
+	"I6iFmbApoynMbSjCORrnrE2uYJDDeJ6bGOG8kplt/VwmmPHDmK/uYl1Z1/ywJp/WPNhs981ZRnG9rgMy",
+	"QSJjYgZtvWJ1NDbug/vEQ8HCBg8aI7qtDi+PsxUVlp7qNxQJd/OR1eXc2uIxAdTgra1+nvfpYy/aO6A6",
+	"8g3QrSKNYkSU9AtVkVTTsNaQDkzDEGGeTACpk9KNhZAwnVlzD8BvjossxNMJ3gUe4buGSB/TlBmiF6sT",
+	"Tc8VqcNSU9ZMBjOZieQC8JaPkCqCtgLjJFb/VES4qN/4xC+PpzjXhmfynTG69YKxqYQYV4NKl4MEY/hq",
+	"Fqc80msoYgjcxMGkZhIJO+cyBYBew2ZGQC/pOQXUPp3V7A6EsDiUlnofrUzJByJ8Vm5AjQNVIcRKNntM",
+	"Uyfj2yB0lXC8ch5guE3KWdLo3758B8ew3eMi00RnU32JzNHwrMhxPQdVbE17eHSxSLMaw4j1c6cNgnXa",
+	"J75nOa7mwI+FU+rL/Rl45TeSS7eJM904HjaOh43jYeN42DgeNo6HjeNh43h4DI6HVenS37nXoX2QV697",
+	"BF6HgvboJoZvqop9RVXFioYqrUQSSux1f1CjFbs0KDvV+OVoygHm8dspSy5Z0jxlcUpO4LsPdXvw00nU",
+	"klMWtJQ0MTtvieR8e5JFKZ/Sc7Yt8VPJ4rSJXbbUFw0i04TRiQMjAEUTEATQI1tbIgotdPDWVh/Rf6GF",
+	"PsnBApWcAj96ZAY4wT4P+7YUOTx5Iokv2R++lnjgpZCmtPQa5ELHN0QudOAK65IqLvAnCx2LF503UDPS",
+	"s0SJAqEanD6N6dd/QWXahJVtPn/m65JqkIvroZNjOCfDRMwkS+QT4sObqCVANm/CAhHHDHxTWOHqB2j4",
+	"74WmyIzHEo0/UElMKWbn/JLFRyRmPB2zpE9GiZjokGc1YhhlQ5vfRiKKoJYVm9nhw2Tm0NQs4WnKYpx3",
+	"wb5tPDVU2h3UMM4a9B22g3x6r3nR+1qftFqtK8dSZU7LlGmYQ/WEaSxBYw4iv5rXtXXnehdPbpVyrFWo",
+	"dmI4MZ6NMZVkyFgM8/AIJSPMutezYQCnt3oqQSQkk85kjgi1RjO7XjBLmapToubaIsdgolRjAPG07vfV",
+	"bibpkNEUc+NxaaE2MQ65s2uRM6VQyvRHziSYR43tUh8V1bqMxAwSx1mis9hDZg+psViuSuHf2vLUxhos",
+	"SXMx+sW8/socfrUCrj3uJjn6pF7Oxi/l7DfuIfX8FPbBkFmkePeWgF6ks2+BJuSpBvpiaToFdItLcg4C",
+	"s83I55LU231Co6hRwFfpdarLEgAxKMCoaG1PiWq9/d7Bzl5v38uLmLUriphVVlDzeV7aIaKGYCh6xPgl",
+	"CxEpAWbRONLkz7oIkPRxRHDjKVInsED78KgEHdPrmJoLSM3y2RWIZ2GWU5oqjlvr1/7Pb+3m4YdPHa/T",
+	"vvrbjYo6l92SKfuYItNs4jUt2FprPOyTXud9XOJQ72NLEODJgIfva/33tXBv2KadoNvcYb1Rsxfu0qZS",
+	"m5r7oz22G/aCnWGXvq9572uS/fEeNva9ozVBE4uqSfs/8IlSTuANIFID9EfAk5SnEYNHqFM5j/RM4eFS",
+	"Q2Kr1YKX1Zzeo5nnSt22AlF3pmxp4Ptch3lfcz9hcXiz91eDAFUJyXgUNUmtM0UONbd1qbbAUmULLKOx",
+	"ccN+tiwuJLeLMTjmEpH6ogDauG95eMR1jkylOHyCoNSmzic6O6eJCLMAQVwmIkTEaR47Aq11fZI6Jecc",
+	"REAheSqSeQMRbIjkfzKPvHz+8oSoY21hftTkESh4TAskViP0pCLDork89YgUUFd6OCdTmo4rMIBQpItY",
+	"LrLNIGOsgPpzhLgvM4NQGak7n7bIMzGLI0FDkHsiU6lHCcqtVgsXbvuT+s9A9X7lk0ziwKQScNKx3yI/",
+	"Qd9o6fehfvgAv/NJPRBTnmPJAuN/Il1Mz4ZOaoO6RrAkiEyNTFOshKjRc9IiDgYauYJJKLA8LIMpTzaI",
+	"RV8XYtHdZT23cguc0q8YaUjTsN/sN8ZgyydKF5/G5zWvpojI4LY2aPjY0LrlZmhd0hWveDCmSSq3/+i0",
+	"cACK4g2G81QNtXfQ7eygDa8wYJC2rJu0atBrmJuvGbSxOOtBW3i00lD3d3pdtUXruqHv4IK7mdnwV8Nk",
+	"1PFVx3mZRJRzI9iYjYTz2SQcqBGyIN+U9uNBJBqXMa8EM0zojMBJh6Jacfm0mFiAianV7z/FG9s8g2Ct",
+	"urUcsY8piyXUYQeOJGM+GrHwiPgu9RJByowmpQm1zsPW0Wam+RcsPgcRYqlMsxTFUDNz366ADxntitRQ",
+	"HhMZUTlmUjH0OCRBxEHzlgwFsAmJeMoSGkXz/hKr4PUuGL0HFXTQh5r/AZhF40CELCT+/+r+hBF8BuY1",
+	"FUJzOH0ESUCTZE78/266q998DRsp+yQWsNoaiUAHbZkc+vovZy9feOT03z9ruxGW94BlNc2d6gPdfCMi",
+	"Hsz7RNI4HIqPPpECTG0YKZZkMcEDpDg2WiQQixLGq2tOVFec0NKxp4ElcTuJNh/BftpS9IgzWQ95woJU",
+	"JEpKNCHhsKSN1fUoQBg2B9dvtTA0vuUTyc4naMgzcAD6FyyPH+nKtnBASB1aSRN6yRJJI1d4kiK6BOFp",
+	"I95uxNvHKd46KJrqkH5u4Vb1+UbJVQ8kEG9tbwGEhBWURiKZgPd2yGMKNtAbGYvUbX0ikQF6eciu/tnR",
+	"zmWJ8W2EqM8mRDlmiKJsct+Ck7E7XQf+/MRmSonYGO5NzTXtk1JcjsdAHdKEBvCDEBEkekhdP0tmUSo9",
+	"IrNh09qVIFbII0oN0rVvpKedTjq+3MPwdjaTDY9sbbmVVre2jsiMRhdERKHxj2o4It8pMOi3jIMhDhJG",
+	"lXgxZQnyZikUGxBQ+ymgMUlYUxEzxzUI5QGX1WpzDKqLxeOsJ8odGDVjQWebZlpanNDOxoSR3Nmq08xQ",
+	"iMDDpbobZjxK+2o4CVNrpsRaOWZRBDIhlODCCisy3U7FBYsNuBPWPJuIS+QBCQtpoCjqhmN+vxzzzBCC",
+	"z8Q11y4C/KDFfHUbFureumRa14fwQZRcSDXcVEUgm2f9YbV+je3TTtANd5q94e6o2aN7rHkQHgbN9rBD",
+	"u6Md1gt3gzzqTjenGMcftX6v66Ffq9S+O4MbRsZbZa4YI99q3WDC7XzCGP3sTO8mzr58eq7Xzk6yk0/S",
+	"dd2V5nkKh47H5/1CRDpE/DpR/Di7gEHlqGumdqAtemYvaXKe2fpc6GYuhuSt7uzKqyn+V+vXZmw4yAPk",
+	"nNUKdkeHrB12ml26M2z2gl7YPGD7o+Ye3R32tPUsXy3V2kBxU7tU7Xyp3D4Wiuu+enZ8cxuboQTAiq6v",
+	"masjnTay4eeSDd8ykAtLBrZcOktzSn4bUTGLlwfKRZyC3l1pI/JJ3Y9KteH9Rp/wEDc7IjlV96wggzLK",
+	"kI3pJRdZkmcNbsrsy/RtFm/K62/K62/K62/K62/K63+P5fVJnSqe+3/Zu7bmtnEr/FfO+GVtDy1fkmy7",
+	"8nQ6qdtu03XWTrzZlzYTQiQkYQQBXAK0VjvT/97BOQAJUpQTKdlsLnyzxQtAEjjX73zn6AO02W+U9+3N",
+	"Xb/2zro9ndvqmzpd+655WzX4ZQtiFmDiJacas6Tx8SmFgPDsNJoGZsScGUIa8456hzMFzKxVNi+1IpqD",
+	"5i21WGn6qAjqSFUo6T9y1oFWGcJyV7pc8BIKkS0wuVYVNTDJX7bU95yIJDYCPEQeoZ2pEQDYdNEIbrWU",
+	"74ixT+FQlwQiiuD22yJOXToCXULBjOl0p7IaJpg/IqyWVi02jtMaGR56p/su/yoPREXj4+Om937Op6yS",
+	"lt6C7/BPFNP+uom+5zFLA3IzfGPAiX1nsB1OS87H9bUJFKUeQ+oOpwlwtyuKUhh3CgpTiiR5BoikDtlg",
+	"J/VxBDurZygMyXDq6k9sGW05ndIJmDw1C56PwFf11Ihu/zC2uQ9GykL6MKT0nCctWlRPFN0k5iYQU7eM",
+	"3Os1l28loCBjAjceRcCoV7zn9N7Ka3GIlYrt5fVLpS07xQMpGchH/uNGnRPHYW8w1ddG0/kVtlw326du",
+	"zI+bXOd0yKnOx04rlqbeedt6beKVuAspeW0shiaVXlH629AOV9ovc5gIKVFCYBf+1iR8/DQX0ylHBhCc",
+	"EYbivoNUNI/zZsHXb0qOFQdhhVOm9vi4P1eb1kXd2IYf07Kh8batHRLMquO8HsrGqhA59DIz+iGNCsP9",
+	"+6Yv3tq9uKk7XftxWkTCFfADCeQcNzR2SOViprxTAmvuBJnUzC3I5j5wSC0WzX9ejzAYnMJfuuOc/rc6",
+	"O3uUCZXzX/FPnu7OE0KapFI7ey/RknQO8PtxwCPKn8k28/oLbz/6cKvf8ySXjmIO9q7lz3wMfsmEgoxV",
+	"pkl1X5xdPAZsdy6Us0e55JktRSbs2nsA1Py9KTft7fn+77ubH+EO1wYupOZ0nxmJp9e1rAfGgc+UccBN",
+	"Nmz+CCvRu0L8eQTnIOGE1k9zWdLTTWCD1OLgyfQ8f5RdTE7+zP7ETx5Pvs1PvsvOpifn/II9mjzOnuTf",
+	"8oPXfQ51xH2B8VuVCSZPmGJybWyfwx29XfIUAuaaZsVzeHEOE83KHHKn0yhntSyQTMUazNOoisNUzCon",
+	"fWrV5MMwUwy3jvYqV373tgpXLdt4p54KXwiT0dlXymQ0UMMMgvojUMM05B3vQXxBS+6daC7o1IdiSUES",
+	"fBqtxlrkD85fTjzykWotnQW96c60fBK8SVAefZ4KVpj6+Iab+rUmKb250V69vI7K+ceQbnPx/9cp7dw4",
+	"712pXbcXBH7lNBjRR//qGL0xONbJBe4RMmyn/zaiU3vmA/uiXOms1el8//QgxhcVTCspxzW3sMrBCuci",
+	"Jw1V6iFWvSJEyKkAc5RAuiEN06RB2xv8h+hkU+/Uh3ggz+a6RjcHARLiTH24/XoaZq5XJvw7WubpViQ/",
+	"HLIJ8hyIqUd8IaFrLvIIJ77m9ujSBwgpXVl3dPPcqAOY6/MCc8HLAGvHz+nZD7aj4RHn3o74MgNOqX8g",
+	"XNgesZtPpzrwi+1LN/DDDvywAz/swA87BAEGftiBH3bghx34YYfGdB+ZIjYGmn0qwcEBfv7R4Off8w8U",
+	"ccp15gwZ9+ecM2nnv/n/ltyWoj6mC64osjTyjp77FfuahQvuz09nJS+aNba1OdE1n7FsDffnAXKz4IVt",
+	"uxieHOESuT9XulwAJvq3oOZGEABqnVdSw1bcf9hhr4a8bQSLPQvn8fGKCWuOj3FChETzNfE5L+z8GwOT",
+	"Kp9xO4a0krZkb6bM2NQTYjZUmAmkOedFOPAIlkJVWOzrL4uPnj8Jh0fusoKYIwoEepE+6IxmNaRSr9J6",
+	"lAgR1hnBHUGA17ZWPggSazrjES3t/QX5LCfwT69/AuQIYVT+DRwfX5ydBSxTwPA3ELc0QMBMJa2nhn3u",
+	"XU2vPwk5F2BwcBozpI7c8HdWSOkcRoVlRi1kYTNiHySw6WhlNZaWArM+SNpdq1GioE0nsQ36tRV5dChU",
+	"Jitkc/DwIEiXWfHGai2NxzQdjeAqkH/MdSVzYFLqFTAF//rpp1usl3CrQmo1i6NQ7fW3Hxro5/NaKrwP",
+	"psctrTY04u+cF83uowyPe+YWAqIoSs2caDiYccVLtFTwqQ7GdMvkoH5ZToJF9VSvPwmEyC+VyBbtB3/l",
+	"9tqJ25ZQ19DVTxwertm7Xey8hpVWDXzpRz3hEm5L8RsGKa7mfCmMLdd/3QUm0XzknSASO4b3Ho7HPd4h",
+	"Hrc7w5UTKEOwaghW/b7Bqg1P5GCvLfjWzpww7dGxHWnvht4ZxbQv7GjfDdlBPsRFT7/TmxMGTGwhXJKm",
+	"f6ua/4z6VnyhOXR31fk7OXDP3CJeYi6xk3p/WanG5jiUwa+InaDa2XjIC9q6ULZm3Rsf5l7wFdFgIWcB",
+	"7S6YrIOz0r03lZk4Ye5z2HWRLeYgx9usWmomKiy2/2walAZLe+Wz3g+a2rWdfVhDcNBuBR/cojbbdA/q",
+	"6xBZ4/DU1xiIpfM0mOVy7X7sdrxsOl3GSeNdzdXvuW3ZqvslQX8+xzToB0hmDtbOYO0M1s6H0NlDmPCP",
+	"V5xYFtmNlu2pPx8IW752h8r7ILS7y0E0JaQ5CGWsUzYHyQGFsU9Ravt5bLYxiQp0x17tUl1rAqS0ktC2",
+	"jCcNsz96/B1aYl/pikyoCliNpzttqSff/ONlE0LfwKOGUi8k5PT09wh8QixSpos1CGU1pKPTFmdndPun",
+	"UenJ5gg3ire/WcFLCOGEiEYw0woLNQhvls21QUiVe2JfZLmaa8lhwmw2j0b/G1ZSmt62MVlVlk6WT+gc",
+	"ZGirEKjFIGdCrhNYcb6Qa+pOoOxcrlF15JXk0RjXWhd9IzyvpBUnxjozpJBMkSrShCvLdOmMHgwg3ZN5",
+	"FZUDet1D9HSQC1QwDV/bmqobozlcsWXBxEz1zeNFpS0DzDGaBFZuBAu2ZMowbGJEEMcKzSUyrMwI3Ifx",
+	"CkcYOD+DDMN7k3Wo2Y1fspCemqinaz99Nqy7DN8ZOfoMHJq1sXzpNN6ysAmYhZDS0/uZxJemka5mtPT5",
+	"r4G2Nl6FTFGvd1z3dO+epU/gCRMvzX/QTz3zvvvh2fX1aJn7OeELen51S1Ojsf39cHgp1CK67x1e1HNb",
+	"j2o0I3guFNoRDPF/inNk1YObp5X78FnGjQEk17tEehiqz8wJY4j/IGIdqOlYNPQPfN078MVT95qtzrTE",
+	"csCTl7dXcDE6c7Y3Jp4JC4jkiRkr83gDux9PrCZqxYP+Nka1pAVTlVMnibamQOKdU4vi/rveFFy5d5br",
+	"rCK64bsVm814Ca+eIWWAtHMSkUK5N+aewad5olFughmO+cf/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

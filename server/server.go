@@ -203,6 +203,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		s.limitRequests,
 		s.limitAttachmentBodies,
 		s.validateRequests,
+		s.unlimitedWrites,
 	)
 	strict := gen.NewStrictHandler(s, nil)
 	gen.RegisterHandlers(e, strict)
