@@ -76,6 +76,8 @@ type Config struct {
 	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
 	// then include its Extension for builds to run: a Research built here does).
 	Builds *expertbuild.Service
+	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
+	V1Budgets V1Budgets
 }
 
 // Server implements gen.StrictServerInterface.
@@ -104,6 +106,7 @@ type Server struct {
 	doc                  *openapi3.T
 	routes               routeIndex
 	metrics              *metrics
+	v1Budgets            V1Budgets
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -168,6 +171,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
 	}
+	if cfg.V1Budgets == nil {
+		cfg.V1Budgets = DefaultV1Budgets()
+	}
 	if cfg.AuthoringRate.N == 0 {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
@@ -178,6 +184,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		v1Budgets: cfg.V1Budgets,
 	}
 
 	e := echo.New()

@@ -60,11 +60,3 @@ func (s *Server) RetryCampaign(context.Context, gen.RetryCampaignRequestObject) 
 func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioRequestObject) (gen.GetCampaignPortfolioResponseObject, error) {
 	return nil, errNotImplemented()
 }
-
-func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetV1Research(context.Context, gen.GetV1ResearchRequestObject) (gen.GetV1ResearchResponseObject, error) {
-	return nil, errNotImplemented()
-}
