@@ -9,14 +9,6 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-func (s *Server) GetAgentCard(context.Context, gen.GetAgentCardRequestObject) (gen.GetAgentCardResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) A2aJsonRpc(context.Context, gen.A2aJsonRpcRequestObject) (gen.A2aJsonRpcResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
 	return nil, errNotImplemented()
 }
