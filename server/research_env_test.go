@@ -91,8 +91,15 @@ type researchOpt func(*jobs.Config)
 
 func newResearchEnv(t *testing.T, d store.Dialect, opts ...researchOpt) *researchEnv {
 	t.Helper()
+	return newResearchEnvWith(t, d, func(*server.Config) {}, opts...)
+}
+
+// newResearchEnvWith is newResearchEnv with a change to the server configuration.
+func newResearchEnvWith(t *testing.T, d store.Dialect, configure servertest.Option, opts ...researchOpt) *researchEnv {
+	t.Helper()
 	var svc *jobs.Service
 	env := servertest.New(t, d, func(cfg *server.Config) {
+		configure(cfg)
 		jc := jobs.DefaultConfig()
 		jc.DataDir = t.TempDir()
 		jc.TestOnly = true

@@ -82,6 +82,8 @@ type Config struct {
 	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
 	// then include its Extension for builds to run: a Research built here does).
 	Builds *expertbuild.Service
+	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
+	V1Budgets V1Budgets
 }
 
 // Server implements gen.StrictServerInterface.
@@ -111,6 +113,7 @@ type Server struct {
 	doc                  *openapi3.T
 	routes               routeIndex
 	metrics              *metrics
+	v1Budgets            V1Budgets
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -181,6 +184,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits
 	}
+	if cfg.V1Budgets == nil {
+		cfg.V1Budgets = DefaultV1Budgets()
+	}
 	if cfg.AuthoringRate.N == 0 {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
@@ -191,6 +197,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		v1Budgets: cfg.V1Budgets,
 	}
 	if s.loopRunBatch == nil {
 		s.loopRunBatch = s.runBatchDetail
@@ -219,6 +226,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		s.limitRequests,
 		s.limitAttachmentBodies,
 		s.validateRequests,
+		s.unlimitedWrites,
 	)
 	strict := gen.NewStrictHandler(s, nil)
 	gen.RegisterHandlers(e, strict)
@@ -228,6 +236,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		c.SetParamValues(c.Param("job_id_or_slug"), c.Param("*"))
 		return wrapper.GetResearchFile(c)
 	})
+	e.POST(a2aPath, s.a2aRPC) // replaces the generated route: JSON-RPC errors are never problem+json
 	s.registerOps(e)
 	return e, nil
 }

@@ -9,14 +9,6 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-func (s *Server) GetAgentCard(context.Context, gen.GetAgentCardRequestObject) (gen.GetAgentCardResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) A2aJsonRpc(context.Context, gen.A2aJsonRpcRequestObject) (gen.A2aJsonRpcResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
 	return nil, errNotImplemented()
 }
@@ -58,13 +50,5 @@ func (s *Server) RetryCampaign(context.Context, gen.RetryCampaignRequestObject) 
 }
 
 func (s *Server) GetCampaignPortfolio(context.Context, gen.GetCampaignPortfolioRequestObject) (gen.GetCampaignPortfolioResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateV1Research(context.Context, gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetV1Research(context.Context, gen.GetV1ResearchRequestObject) (gen.GetV1ResearchResponseObject, error) {
 	return nil, errNotImplemented()
 }

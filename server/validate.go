@@ -28,7 +28,8 @@ import (
 func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := s.routes.lookup(c)
-		if op == nil {
+		// JSON-RPC answers its own errors (-32700, -32600, -32602...) in JSON-RPC bodies.
+		if op == nil || c.Path() == a2aPath {
 			return next(c)
 		}
 		unknown := unknownQuery(c, op)

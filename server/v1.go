@@ -1,0 +1,143 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+)
+
+// Legacy v1 (spec 6): POST /v1/grep/research creates an ordinary research job (same billing, same
+// job under /api/v2/research) and waits for it within its depth's budget.
+
+// V1Budgets is how long POST /v1/grep/research waits per depth before answering in_progress. A
+// depth missing from a non-nil map waits not at all; nil: DefaultV1Budgets.
+type V1Budgets map[string]time.Duration
+
+// DefaultV1Budgets are the document's budgets: ultra_fast about 15 s, deep about 3 min, ultra_deep
+// about 15 min (below the server's 20-minute write timeout).
+func DefaultV1Budgets() V1Budgets {
+	return V1Budgets{"ultra_fast": 15 * time.Second, "deep": 3 * time.Minute, "ultra_deep": 15 * time.Minute}
+}
+
+// v1Efforts maps v1 depths to v2 efforts (clamped to the tier by jobs.Service like any effort).
+var v1Efforts = map[gen.V1ResearchRequestDepth]string{"ultra_fast": "low", "deep": "medium", "ultra_deep": "high"}
+
+const v1PollInterval = 250 * time.Millisecond
+
+// CreateV1Research creates the job and waits for it up to the depth's budget.
+func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	if b == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	depth := gen.V1ResearchRequestDepth("deep")
+	if b.Depth != nil {
+		depth = *b.Depth
+	}
+	if b.McpTools != nil && len(*b.McpTools) > 0 {
+		unknown, err := s.tools.Unknown(ctx, *b.McpTools)
+		if err != nil {
+			return nil, err
+		}
+		if len(unknown) > 0 {
+			return nil, errValidation("unknown MCP tools: "+strings.Join(unknown, ", "),
+				gen.FieldError{Field: "mcp_tools", Message: "unknown tools: " + strings.Join(unknown, ", ")})
+		}
+	}
+	c, err := s.research.Create(ctx, jobs.CreateRequest{
+		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
+		Effort: v1Efforts[depth], RequestID: requestID(ctx),
+	})
+	if err != nil {
+		return nil, researchProblem(err)
+	}
+	j := c.Job
+	if budget := s.v1Budgets[string(depth)]; budget > 0 {
+		if j, err = s.awaitJob(ctx, j.ID, budget); err != nil {
+			return nil, err
+		}
+	}
+	out := v1View(j)
+	if out.Status == "in_progress" {
+		return gen.CreateV1Research202JSONResponse(out), nil
+	}
+	return gen.CreateV1Research200JSONResponse(out), nil
+}
+
+// GetV1Research answers the caller's job at once; another account's job is 404, public or not.
+func (s *Server) GetV1Research(ctx context.Context, req gen.GetV1ResearchRequestObject) (gen.GetV1ResearchResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j, err := s.store.ResearchJobByID(ctx, req.JobId.String())
+	if errors.Is(err, store.ErrNotFound) || err == nil && j.AccountID != p.AccountID && !p.IsAdmin {
+		return nil, errNotFound("research job")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetV1Research200JSONResponse(v1View(j)), nil
+}
+
+// awaitJob re-reads the job until it is terminal, the budget is spent or the client leaves; it
+// returns the job as last read.
+func (s *Server) awaitJob(ctx context.Context, id string, budget time.Duration) (store.ResearchJob, error) {
+	timer := time.NewTimer(budget)
+	defer timer.Stop()
+	ticker := time.NewTicker(v1PollInterval)
+	defer ticker.Stop()
+	for {
+		j, err := s.store.ResearchJobByID(ctx, id)
+		if err != nil || store.JobTerminal(j.Status) {
+			return j, err
+		}
+		select {
+		case <-ctx.Done():
+			return j, ctx.Err()
+		case <-timer.C:
+			return j, nil
+		case <-ticker.C:
+		}
+	}
+}
+
+func v1View(j store.ResearchJob) gen.V1ResearchResponse {
+	out := gen.V1ResearchResponse{
+		JobId: uuid.MustParse(j.ID), CreatedAt: j.CreatedAt, Status: "in_progress",
+		Result: nullable.NewNullNullable[string](), CompletedAt: nullable.NewNullNullable[time.Time](),
+	}
+	if !store.JobTerminal(j.Status) {
+		return out
+	}
+	if j.CompletedAt != nil {
+		out.CompletedAt = nullable.NewNullableWithValue(*j.CompletedAt)
+	}
+	switch j.Status {
+	case store.JobCompleted:
+		out.Status = "complete"
+		if j.ReportMarkdown != nil {
+			out.Result = nullable.NewNullableWithValue(*j.ReportMarkdown)
+		}
+	case store.JobCancelled:
+		out.Status = "cancelled"
+	default: // failed, blocked
+		out.Status = "failed"
+		if j.ErrorMessage != nil {
+			out.Result = nullable.NewNullableWithValue(*j.ErrorMessage)
+		}
+	}
+	return out
+}
