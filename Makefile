@@ -10,8 +10,11 @@ TOOLS_STAMP := $(TOOLS)/.installed-spectral-$(SPECTRAL_VERSION)-redocly-$(REDOCL
 
 .PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools clean
 
+# Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
+# (SIGINT) is the way it was asked to stop, not an error for make to report.
 run:
-	$(GO) run ./cmd/researchd serve
+	@$(GO) build -o bin/researchd ./cmd/researchd
+	@trap : INT; ./bin/researchd serve; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 130 ] || exit $$status
 
 build:
 	$(GO) build -o bin/researchd ./cmd/researchd

@@ -38,13 +38,14 @@ Usage:
   researchd [serve]                         run the HTTP API, job workers and loop scheduler
   researchd migrate                         apply database migrations and exit
   researchd keys create --user EMAIL [--admin] [--tier free|pro|enterprise] [--credits N] [--label L] [--scopes a,b]
-                                            create the account if missing and print a new API key
+                        [--update-account]  create the account if missing and print a new API key
   researchd token --user EMAIL [--scopes a,b] [--ttl 1h]
                                             print an OAuth access token from the development issuer
   researchd credits grant --user EMAIL --amount N [--description D]
                                             deposit N credits
 
 Configuration is read from the environment; see README.md.
+"researchd COMMAND --help" describes one command.
 `
 
 func main() {
@@ -55,14 +56,25 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 {
+		if args[0] == "help" || isHelpFlag(args[0]) {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		cmd, args = args[0], args[1:]
+	}
+	if help := subcommandHelp(cmd, args); help != "" {
+		fmt.Fprint(stdout, help)
+		return nil
+	}
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
-	cmd := "serve"
-	if len(args) > 0 {
-		cmd, args = args[0], args[1:]
+	if (cmd == "serve" || cmd == "migrate") && len(args) > 0 {
+		return fmt.Errorf("%s takes no arguments (configuration is read from the environment; see researchd %s --help)", cmd, cmd)
 	}
 	switch cmd {
 	case "serve":
@@ -84,9 +96,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return errors.New("usage: researchd credits grant --user EMAIL --amount N")
 		}
 		return creditsGrant(ctx, cfg, args[1:], stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
 	default:
 		return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
 	}
@@ -117,17 +126,23 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 	if err := checkServe(cfg); err != nil {
 		return err
 	}
+	if err := checkDataDir(cfg.DataDir); err != nil {
+		return err
+	}
+	// Bind first: a busy port fails before any migration or write, and the log can name the bound
+	// address (RESEARCH_ADDR may say port 0).
+	ln, err := listen(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	logEngine(log, cfg)
 	return withStore(ctx, cfg, func(st *store.Store) error {
 		verifier, dev, err := oauthVerifier(ctx, cfg)
 		if err != nil {
 			return err
-		}
-		if cfg.Env == "development" {
-			if err := bootstrapDevAccount(ctx, st, cfg, stdout); err != nil {
-				return err
-			}
 		}
 		att, closeAttachments, err := openAttachments(ctx, cfg, st, log)
 		if err != nil {
@@ -204,11 +219,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}
-		// Listen before logging, so the log names the bound address (RESEARCH_ADDR may say port 0) and a
-		// busy port fails here rather than after "listening".
-		ln, err := net.Listen("tcp", cfg.Addr)
-		if err != nil {
-			return fmt.Errorf("listen: %w", err)
+		// Last before serving: the key is printed once, so only a start that gets this far may create it.
+		if cfg.Env == "development" {
+			if err := bootstrapDevAccount(ctx, st, cfg, stdout); err != nil {
+				return err
+			}
 		}
 		errc := make(chan error, 1)
 		go func() { errc <- srv.Serve(ln) }()
@@ -227,6 +242,35 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		}
 		return nil
 	})
+}
+
+// listen binds RESEARCH_ADDR, naming the setting when the port is taken.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, fmt.Errorf("RESEARCH_ADDR=%s: the port is already in use (another researchd?); stop that process or set RESEARCH_ADDR to a free address, e.g. 127.0.0.1:8081", addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("RESEARCH_ADDR=%s: listen: %w", addr, err)
+	}
+	return ln, nil
+}
+
+// openAIDefaultEndpoint is where the OpenAI SDK sends requests when no base URL is set.
+const openAIDefaultEndpoint = "https://api.openai.com/v1"
+
+// logEngine says which model endpoint the openai engine will send questions to, since an unset
+// OPENAI_BASE_URL means the public OpenAI API.
+func logEngine(log *slog.Logger, cfg config) {
+	if cfg.Engine != "openai" {
+		return
+	}
+	if cfg.OpenAIBaseURL == "" {
+		log.Warn("RESEARCH_ENGINE=openai without OPENAI_BASE_URL: questions go to the OpenAI API at "+openAIDefaultEndpoint+
+			"; set OPENAI_BASE_URL for another OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)", "endpoint", openAIDefaultEndpoint, "model", cfg.Model)
+		return
+	}
+	log.Info("RESEARCH_ENGINE=openai", "endpoint", cfg.OpenAIBaseURL, "model", cfg.Model)
 }
 
 // warnIfExposed warns when development settings listen beyond this machine: development prints an
@@ -299,20 +343,36 @@ func createAccount(ctx context.Context, st *store.Store, email, tier string, adm
 	return acct, nil
 }
 
-func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+type keysCreateOpts struct {
+	user, tier, label, scopes string
+	admin, updateAccount      bool
+	credits                   int64
+}
+
+func keysCreateFlags() (*flag.FlagSet, *keysCreateOpts) {
+	o := &keysCreateOpts{}
 	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.StringVar(&o.user, "user", "", "account email (created when missing)")
+	fs.BoolVar(&o.admin, "admin", false, "make a new account a service administrator")
+	fs.StringVar(&o.tier, "tier", store.TierFree, "tier of a new account: free, pro or enterprise")
+	fs.Int64Var(&o.credits, "credits", 0, "credits to deposit")
+	fs.StringVar(&o.label, "label", "", "key label")
+	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
+	fs.BoolVar(&o.updateAccount, "update-account", false, "let --tier and --admin change an existing account")
+	return fs, o
+}
+
+func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
+	fs, o := keysCreateFlags()
 	fs.SetOutput(stderr)
-	user := fs.String("user", "", "account email (created when missing)")
-	admin := fs.Bool("admin", false, "make the account a service administrator")
-	tier := fs.String("tier", store.TierFree, "free, pro or enterprise")
-	credits := fs.Int64("credits", 0, "credits to deposit")
-	label := fs.String("label", "", "key label")
-	scopes := fs.String("scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *user == "" {
-		return errors.New("keys create: --user is required")
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	user, admin, tier, credits, label, scopes := &o.user, &o.admin, &o.tier, &o.credits, &o.label, &o.scopes
+	if err := checkEmail("keys create", *user); err != nil {
+		return err
 	}
 	if *tier != store.TierFree && *tier != store.TierPro && *tier != store.TierEnterprise {
 		return fmt.Errorf("keys create: --tier %q: want free, pro or enterprise", *tier)
@@ -337,8 +397,18 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 		var k store.APIKey
 		var secret string
 		err := st.InTx(ctx, func(tx *store.Store) error {
-			var err error
-			if acct, err = createAccount(ctx, tx, *user, *tier, *admin, *credits, cfg.Billing); err != nil {
+			tier, admin := *tier, *admin
+			existing, err := tx.AccountByEmail(ctx, *user)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return err
+			default:
+				if tier, admin, err = keepAccount(existing, tier, admin, set["tier"], set["admin"], o.updateAccount); err != nil {
+					return err
+				}
+			}
+			if acct, err = createAccount(ctx, tx, *user, tier, admin, *credits, cfg.Billing); err != nil {
 				return err
 			}
 			k, secret, err = server.CreateKey(ctx, tx, acct.ID, lbl, sc)
@@ -353,17 +423,46 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 	})
 }
 
-func token(cfg config, args []string, stdout, stderr io.Writer) error {
+// keepAccount is the tier and admin flag an existing account ends with: its own, unless --tier or
+// --admin asks for a change and --update-account allows it. A key for an existing user must not
+// quietly demote a pro account to the --tier default.
+func keepAccount(a store.Account, tier string, admin, tierSet, adminSet, update bool) (string, bool, error) {
+	if !tierSet {
+		tier = a.Tier
+	}
+	if !adminSet {
+		admin = a.IsAdmin
+	}
+	if (tier != a.Tier || admin != a.IsAdmin) && !update {
+		return "", false, fmt.Errorf("keys create: account %s exists (tier %s, admin %t); --tier/--admin would change it to tier %s, admin %t: "+
+			"add --update-account to change it, or leave those flags out to keep it", a.Email, a.Tier, a.IsAdmin, tier, admin)
+	}
+	return tier, admin, nil
+}
+
+type tokenOpts struct {
+	user, scopes string
+	ttl          time.Duration
+}
+
+func tokenFlags() (*flag.FlagSet, *tokenOpts) {
+	o := &tokenOpts{}
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.StringVar(&o.user, "user", "", "the token's identity (email)")
+	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
+	fs.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime")
+	return fs, o
+}
+
+func token(cfg config, args []string, stdout, stderr io.Writer) error {
+	fs, o := tokenFlags()
 	fs.SetOutput(stderr)
-	user := fs.String("user", "", "the token's identity (email)")
-	scopes := fs.String("scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
-	ttl := fs.Duration("ttl", time.Hour, "lifetime")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *user == "" || !strings.Contains(*user, "@") {
-		return errors.New("token: --user EMAIL is required")
+	user, scopes, ttl := &o.user, &o.scopes, &o.ttl
+	if err := checkEmail("token", *user); err != nil {
+		return err
 	}
 	if cfg.OAuthJWKSURL != "" {
 		return errors.New("token: an external OAuth issuer is configured; get tokens from it")
@@ -384,14 +483,31 @@ func token(cfg config, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func creditsGrant(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
+type creditsGrantOpts struct {
+	user, desc string
+	amount     int64
+}
+
+func creditsGrantFlags() (*flag.FlagSet, *creditsGrantOpts) {
+	o := &creditsGrantOpts{}
 	fs := flag.NewFlagSet("credits grant", flag.ContinueOnError)
+	fs.StringVar(&o.user, "user", "", "account email")
+	fs.Int64Var(&o.amount, "amount", 0, "credits to deposit")
+	fs.StringVar(&o.desc, "description", "", "description on the transaction")
+	return fs, o
+}
+
+func creditsGrant(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
+	fs, o := creditsGrantFlags()
 	fs.SetOutput(stderr)
-	user := fs.String("user", "", "account email")
-	amount := fs.Int64("amount", 0, "credits to deposit")
-	desc := fs.String("description", "", "description on the transaction")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	user, amount, desc := &o.user, &o.amount, &o.desc
+	if *user != "" {
+		if err := checkEmail("credits grant", *user); err != nil {
+			return err
+		}
 	}
 	if *user == "" || *amount <= 0 {
 		return errors.New("credits grant: --user EMAIL and a positive --amount N are required")

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/mail"
+	"os"
+	"strings"
+)
+
+// Help is answered before the configuration is read or the database opened, so `researchd CMD --help`
+// works on a broken setup and never migrates, listens or writes.
+
+const serveHelp = `Usage: researchd [serve]
+
+Runs the HTTP API, the job workers and the loop scheduler until SIGINT or SIGTERM.
+With RESEARCH_ENV=development (the default) a fresh database gets an account
+dev@localhost whose API key is printed once, after the port is bound.
+
+Main settings (environment; see README.md for all):
+  RESEARCH_ADDR        listen address (default 127.0.0.1:8080)
+  RESEARCH_DATA_DIR    data folder: SQLite database, blobs, keys (default ./data)
+  DATABASE_URL         sqlite://PATH or postgres://... (default SQLite in the data folder)
+  RESEARCH_ENV         development or production
+  RESEARCH_ENGINE      offline (default) or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
+`
+
+const migrateHelp = `Usage: researchd migrate
+
+Applies the database migrations (DATABASE_URL) and exits.
+`
+
+// subcommandHelp is the help of args[0] (and its subcommand), or "" when the arguments do not ask
+// for help. Any -h, -help or --help before "--" asks for it.
+func subcommandHelp(cmd string, args []string) string {
+	asked := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if isHelpFlag(a) {
+			asked = true
+			break
+		}
+	}
+	if !asked {
+		return ""
+	}
+	switch cmd {
+	case "serve":
+		return serveHelp
+	case "migrate":
+		return migrateHelp
+	case "keys":
+		fs, _ := keysCreateFlags()
+		return flagHelp(fs, "researchd keys create --user EMAIL [flags]",
+			"Creates the account when missing and prints a new API key on stdout.\n"+
+				"An existing account keeps its tier and admin flag: --tier or --admin that would change\n"+
+				"them is refused unless --update-account is given.")
+	case "token":
+		fs, _ := tokenFlags()
+		return flagHelp(fs, "researchd token --user EMAIL [flags]", "Prints an OAuth access token from the development issuer.")
+	case "credits":
+		fs, _ := creditsGrantFlags()
+		return flagHelp(fs, "researchd credits grant --user EMAIL --amount N [flags]", "Deposits credits to an existing account.")
+	}
+	return ""
+}
+
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+
+func flagHelp(fs *flag.FlagSet, usage, about string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: %s\n\n%s\n\nFlags:\n", usage, about)
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
+}
+
+// checkEmail refuses a --user that is not a bare email address ("Ada <ada@example.com>" is refused too:
+// the account is keyed by the address).
+func checkEmail(cmd, user string) error {
+	if user == "" {
+		return fmt.Errorf("%s: --user EMAIL is required", cmd)
+	}
+	a, err := mail.ParseAddress(user)
+	if err != nil || a.Address != user || a.Name != "" {
+		return fmt.Errorf("%s: --user %q is not an email address (want e.g. ada@example.com)", cmd, user)
+	}
+	return nil
+}
+
+// checkDataDir makes sure the data folder exists and is writable, so a bad RESEARCH_DATA_DIR fails
+// at start with its path rather than later with a driver's message.
+func checkDataDir(dir string) error {
+	abs := absOr(dir)
+	if err := os.MkdirAll(abs, 0o750); err != nil {
+		return fmt.Errorf("RESEARCH_DATA_DIR=%s: cannot create the data folder %s: %w", dir, abs, err)
+	}
+	f, err := os.CreateTemp(abs, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("RESEARCH_DATA_DIR=%s: the data folder %s is not writable: %w", dir, abs, err)
+	}
+	name := f.Name()
+	_ = f.Close()
+	return os.Remove(name)
+}
