@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -64,7 +65,7 @@ func (s *Server) a2aRPC(c echo.Context) error {
 		return err
 	}
 	null := json.RawMessage("null")
-	if !json.Valid(raw) {
+	if !utf8.Valid(raw) || !json.Valid(raw) {
 		return c.JSON(http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: null, Error: &rpcError{Code: rpcParseError, Message: "parse error"}})
 	}
 	var req struct {

@@ -28,10 +28,12 @@ import (
 func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := s.routes.lookup(c)
-		// JSON-RPC answers its own errors (-32700, -32600, -32602...) in JSON-RPC bodies.
-		if op == nil || c.Path() == a2aPath {
+		if op == nil {
 			return next(c)
 		}
+		// JSON-RPC answers a bad body with its own errors (-32700, -32600, -32602...) in JSON-RPC
+		// bodies: only its query and headers are checked here.
+		jsonRPC := c.Path() == a2aPath
 		unknown := unknownQuery(c, op)
 		req := c.Request()
 		params := pathParams(c)
@@ -40,7 +42,9 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return validationProblem(err, nil)
 		}
-		if msg := strictJSON(req.Header.Get(echo.HeaderContentType), body); msg != "" {
+		if jsonRPC {
+			body = nil
+		} else if msg := strictJSON(req.Header.Get(echo.HeaderContentType), body); msg != "" {
 			return validationProblem(nil, []gen.FieldError{{Field: "body", Message: msg}})
 		}
 		vreq := req
@@ -57,7 +61,7 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			Route:      op.route,
 			Options: &openapi3filter.Options{
 				MultiError:         true,
-				ExcludeRequestBody: upload,
+				ExcludeRequestBody: upload || jsonRPC,
 				// Authentication already ran (authenticate); the document's schemes are not re-checked here.
 				AuthenticationFunc:      func(context.Context, *openapi3filter.AuthenticationInput) error { return nil },
 				SchemaValidationOptions: formatValidators,

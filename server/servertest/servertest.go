@@ -55,7 +55,9 @@ func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
 		t.Fatalf("dev issuer: %v", err)
 	}
 	cfg := server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
-		RateLimits: GenerousLimits()}
+		RateLimits: GenerousLimits(),
+		// POST /v1/grep/research answers at once unless a test gives it a budget: nothing runs jobs here.
+		V1Budgets: server.V1Budgets{}}
 	for _, o := range opts {
 		o(&cfg)
 	}
