@@ -7569,22 +7569,6 @@ func (response GetAgentCard500ApplicationProblemPlusJSONResponse) VisitGetAgentC
 	return err
 }
 
-type GetAgentCard501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetAgentCard501ApplicationProblemPlusJSONResponse) VisitGetAgentCardResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type A2aJsonRpcRequestObject struct {
 	Body *A2aJsonRpcJSONRequestBody
 }
@@ -7709,22 +7693,6 @@ func (response A2aJsonRpc500ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcR
 	return err
 }
 
-type A2aJsonRpc501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response A2aJsonRpc501ApplicationProblemPlusJSONResponse) VisitA2aJsonRpcResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListAgentsRequestObject struct {
 	Params ListAgentsParams
 }
@@ -7794,22 +7762,6 @@ func (response ListAgents500ApplicationProblemPlusJSONResponse) VisitListAgentsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAgents501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListAgents501ApplicationProblemPlusJSONResponse) VisitListAgentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8677,22 +8629,6 @@ func (response ListBatches500ApplicationProblemPlusJSONResponse) VisitListBatche
 	return err
 }
 
-type ListBatches501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListBatches501ApplicationProblemPlusJSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateBatchRequestObject struct {
 	Params CreateBatchParams
 	Body   *CreateBatchJSONRequestBody
@@ -8850,22 +8786,6 @@ func (response CreateBatch500ApplicationProblemPlusJSONResponse) VisitCreateBatc
 	return err
 }
 
-type CreateBatch501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateBatch501ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type EstimateBatchCreditsRequestObject struct {
 	Params EstimateBatchCreditsParams
 }
@@ -8970,22 +8890,6 @@ func (response EstimateBatchCredits500ApplicationProblemPlusJSONResponse) VisitE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type EstimateBatchCredits501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response EstimateBatchCredits501ApplicationProblemPlusJSONResponse) VisitEstimateBatchCreditsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9115,22 +9019,6 @@ func (response GetBatch500ApplicationProblemPlusJSONResponse) VisitGetBatchRespo
 	return err
 }
 
-type GetBatch501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetBatch501ApplicationProblemPlusJSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CancelBatchRequestObject struct {
 	BatchId openapi_types.UUID `json:"batch_id"`
 }
@@ -9251,22 +9139,6 @@ func (response CancelBatch500ApplicationProblemPlusJSONResponse) VisitCancelBatc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CancelBatch501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CancelBatch501ApplicationProblemPlusJSONResponse) VisitCancelBatchResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9392,22 +9264,6 @@ func (response GetBatchResults500ApplicationProblemPlusJSONResponse) VisitGetBat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetBatchResults501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetBatchResults501ApplicationProblemPlusJSONResponse) VisitGetBatchResultsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9552,22 +9408,6 @@ func (response RetryFailedBatchRows500ApplicationProblemPlusJSONResponse) VisitR
 	return err
 }
 
-type RetryFailedBatchRows501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response RetryFailedBatchRows501ApplicationProblemPlusJSONResponse) VisitRetryFailedBatchRowsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RetryBatchRowRequestObject struct {
 	BatchId   openapi_types.UUID `json:"batch_id"`
 	RowNumber int                `json:"row_number"`
@@ -9705,22 +9545,6 @@ func (response RetryBatchRow500ApplicationProblemPlusJSONResponse) VisitRetryBat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RetryBatchRow501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response RetryBatchRow501ApplicationProblemPlusJSONResponse) VisitRetryBatchRowResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11717,22 +11541,6 @@ func (response ListExperts500ApplicationProblemPlusJSONResponse) VisitListExpert
 	return err
 }
 
-type ListExperts501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListExperts501ApplicationProblemPlusJSONResponse) VisitListExpertsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateExpertRequestObject struct {
 	Params CreateExpertParams
 	Body   *CreateExpertJSONRequestBody
@@ -11870,22 +11678,6 @@ func (response CreateExpert500ApplicationProblemPlusJSONResponse) VisitCreateExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateExpert501ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12046,22 +11838,6 @@ func (response ApplyExpertManifest500ApplicationProblemPlusJSONResponse) VisitAp
 	return err
 }
 
-type ApplyExpertManifest501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ApplyExpertManifest501ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type BuildExpertRequestObject struct {
 	Params BuildExpertParams
 	Body   *BuildExpertJSONRequestBody
@@ -12203,22 +11979,6 @@ func (response BuildExpert500ApplicationProblemPlusJSONResponse) VisitBuildExper
 	return err
 }
 
-type BuildExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response BuildExpert501ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetExpertBuildRequestObject struct {
 	JobId ExpertsBuildJobId `json:"job_id"`
 }
@@ -12343,22 +12103,6 @@ func (response GetExpertBuild500ApplicationProblemPlusJSONResponse) VisitGetExpe
 	return err
 }
 
-type GetExpertBuild501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetExpertBuild501ApplicationProblemPlusJSONResponse) VisitGetExpertBuildResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListCustomExpertsRequestObject struct {
 	Params ListCustomExpertsParams
 }
@@ -12463,22 +12207,6 @@ func (response ListCustomExperts500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCustomExperts501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListCustomExperts501ApplicationProblemPlusJSONResponse) VisitListCustomExpertsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12603,22 +12331,6 @@ func (response ExtractExpert500ApplicationProblemPlusJSONResponse) VisitExtractE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ExtractExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ExtractExpert501ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12763,22 +12475,6 @@ func (response GenerateExpertWorkflow500ApplicationProblemPlusJSONResponse) Visi
 	return err
 }
 
-type GenerateExpertWorkflow501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GenerateExpertWorkflow501ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListMcpToolsRequestObject struct {
 	Params ListMcpToolsParams
 }
@@ -12887,22 +12583,6 @@ func (response ListMcpTools500ApplicationProblemPlusJSONResponse) VisitListMcpTo
 	return err
 }
 
-type ListMcpTools501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListMcpTools501ApplicationProblemPlusJSONResponse) VisitListMcpToolsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListSkillsRequestObject struct {
 	Params ListSkillsParams
 }
@@ -13007,22 +12687,6 @@ func (response ListSkills500ApplicationProblemPlusJSONResponse) VisitListSkillsR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListSkills501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListSkills501ApplicationProblemPlusJSONResponse) VisitListSkillsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13181,22 +12845,6 @@ func (response CreateSkill500ApplicationProblemPlusJSONResponse) VisitCreateSkil
 	return err
 }
 
-type CreateSkill501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateSkill501ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetSkillRequestObject struct {
 	SkillName ExpertsSkillName `json:"skill_name"`
 }
@@ -13317,22 +12965,6 @@ func (response GetSkill500ApplicationProblemPlusJSONResponse) VisitGetSkillRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSkill501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetSkill501ApplicationProblemPlusJSONResponse) VisitGetSkillResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13477,22 +13109,6 @@ func (response ValidateExpert500ApplicationProblemPlusJSONResponse) VisitValidat
 	return err
 }
 
-type ValidateExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ValidateExpert501ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteExpertRequestObject struct {
 	ExpertId ExpertsExpertId `json:"expert_id"`
 }
@@ -13607,22 +13223,6 @@ func (response DeleteExpert500ApplicationProblemPlusJSONResponse) VisitDeleteExp
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response DeleteExpert501ApplicationProblemPlusJSONResponse) VisitDeleteExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13747,22 +13347,6 @@ func (response GetExpert500ApplicationProblemPlusJSONResponse) VisitGetExpertRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetExpert501ApplicationProblemPlusJSONResponse) VisitGetExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13924,22 +13508,6 @@ func (response UpdateExpert500ApplicationProblemPlusJSONResponse) VisitUpdateExp
 	return err
 }
 
-type UpdateExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response UpdateExpert501ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListExpertContextFilesRequestObject struct {
 	ExpertId ExpertsExpertId `json:"expert_id"`
 }
@@ -14060,22 +13628,6 @@ func (response ListExpertContextFiles500ApplicationProblemPlusJSONResponse) Visi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListExpertContextFiles501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListExpertContextFiles501ApplicationProblemPlusJSONResponse) VisitListExpertContextFilesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14237,22 +13789,6 @@ func (response UploadExpertContextFile500ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
-type UploadExpertContextFile501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response UploadExpertContextFile501ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ImportExpertContextFileRequestObject struct {
 	ExpertId ExpertsExpertId `json:"expert_id"`
 	Body     *ImportExpertContextFileJSONRequestBody
@@ -14410,22 +13946,6 @@ func (response ImportExpertContextFile500ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
-type ImportExpertContextFile501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ImportExpertContextFile501ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteExpertContextFileRequestObject struct {
 	ExpertId ExpertsExpertId        `json:"expert_id"`
 	Name     ExpertsContextFileName `json:"name"`
@@ -14567,22 +14087,6 @@ func (response DeleteExpertContextFile500ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
-type DeleteExpertContextFile501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response DeleteExpertContextFile501ApplicationProblemPlusJSONResponse) VisitDeleteExpertContextFileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetExpertContextFileRequestObject struct {
 	ExpertId ExpertsExpertId        `json:"expert_id"`
 	Name     ExpertsContextFileName `json:"name"`
@@ -14719,22 +14223,6 @@ func (response GetExpertContextFile500ApplicationProblemPlusJSONResponse) VisitG
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetExpertContextFile501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetExpertContextFile501ApplicationProblemPlusJSONResponse) VisitGetExpertContextFileResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14880,22 +14368,6 @@ func (response PreviewExpertPlan500ApplicationProblemPlusJSONResponse) VisitPrev
 	return err
 }
 
-type PreviewExpertPlan501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response PreviewExpertPlan501ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type UnshareExpertRequestObject struct {
 	ExpertId ExpertsExpertId `json:"expert_id"`
 	Params   UnshareExpertParams
@@ -15011,22 +14483,6 @@ func (response UnshareExpert500ApplicationProblemPlusJSONResponse) VisitUnshareE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UnshareExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response UnshareExpert501ApplicationProblemPlusJSONResponse) VisitUnshareExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15151,22 +14607,6 @@ func (response ListExpertShares500ApplicationProblemPlusJSONResponse) VisitListE
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListExpertShares501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListExpertShares501ApplicationProblemPlusJSONResponse) VisitListExpertSharesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15342,22 +14782,6 @@ func (response ShareExpert500ApplicationProblemPlusJSONResponse) VisitShareExper
 	return err
 }
 
-type ShareExpert501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ShareExpert501ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListExpertVersionsRequestObject struct {
 	ExpertId ExpertsExpertId `json:"expert_id"`
 	Params   ListExpertVersionsParams
@@ -15483,22 +14907,6 @@ func (response ListExpertVersions500ApplicationProblemPlusJSONResponse) VisitLis
 	return err
 }
 
-type ListExpertVersions501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListExpertVersions501ApplicationProblemPlusJSONResponse) VisitListExpertVersionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetExpertVersionRequestObject struct {
 	ExpertId   ExpertsExpertId   `json:"expert_id"`
 	VersionNum ExpertsVersionNum `json:"version_num"`
@@ -15620,22 +15028,6 @@ func (response GetExpertVersion500ApplicationProblemPlusJSONResponse) VisitGetEx
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetExpertVersion501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetExpertVersion501ApplicationProblemPlusJSONResponse) VisitGetExpertVersionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15777,22 +15169,6 @@ func (response RestoreExpertVersion500ApplicationProblemPlusJSONResponse) VisitR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RestoreExpertVersion501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response RestoreExpertVersion501ApplicationProblemPlusJSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15950,22 +15326,6 @@ func (response SetExpertVisibility500ApplicationProblemPlusJSONResponse) VisitSe
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetExpertVisibility501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response SetExpertVisibility501ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16428,22 +15788,6 @@ func (response ListLoops500ApplicationProblemPlusJSONResponse) VisitListLoopsRes
 	return err
 }
 
-type ListLoops501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListLoops501ApplicationProblemPlusJSONResponse) VisitListLoopsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateLoopRequestObject struct {
 	Params CreateLoopParams
 	Body   *CreateLoopJSONRequestBody
@@ -16585,22 +15929,6 @@ func (response CreateLoop500ApplicationProblemPlusJSONResponse) VisitCreateLoopR
 	return err
 }
 
-type CreateLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateLoop501ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteLoopRequestObject struct {
 	ScheduleId openapi_types.UUID `json:"schedule_id"`
 }
@@ -16715,22 +16043,6 @@ func (response DeleteLoop500ApplicationProblemPlusJSONResponse) VisitDeleteLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response DeleteLoop501ApplicationProblemPlusJSONResponse) VisitDeleteLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16855,22 +16167,6 @@ func (response GetLoop500ApplicationProblemPlusJSONResponse) VisitGetLoopRespons
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetLoop501ApplicationProblemPlusJSONResponse) VisitGetLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17016,22 +16312,6 @@ func (response UpdateLoop500ApplicationProblemPlusJSONResponse) VisitUpdateLoopR
 	return err
 }
 
-type UpdateLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response UpdateLoop501ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type PauseLoopRequestObject struct {
 	ScheduleId openapi_types.UUID `json:"schedule_id"`
 }
@@ -17156,22 +16436,6 @@ func (response PauseLoop500ApplicationProblemPlusJSONResponse) VisitPauseLoopRes
 	return err
 }
 
-type PauseLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response PauseLoop501ApplicationProblemPlusJSONResponse) VisitPauseLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ResumeLoopRequestObject struct {
 	ScheduleId openapi_types.UUID `json:"schedule_id"`
 }
@@ -17292,22 +16556,6 @@ func (response ResumeLoop500ApplicationProblemPlusJSONResponse) VisitResumeLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ResumeLoop501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ResumeLoop501ApplicationProblemPlusJSONResponse) VisitResumeLoopResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17468,22 +16716,6 @@ func (response RunLoopNow500ApplicationProblemPlusJSONResponse) VisitRunLoopNowR
 	return err
 }
 
-type RunLoopNow501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response RunLoopNow501ApplicationProblemPlusJSONResponse) VisitRunLoopNowResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetLoopRunDiffRequestObject struct {
 	ScheduleId openapi_types.UUID `json:"schedule_id"`
 	RunNumber  int                `json:"run_number"`
@@ -17586,22 +16818,6 @@ func (response GetLoopRunDiff500ApplicationProblemPlusJSONResponse) VisitGetLoop
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetLoopRunDiff501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetLoopRunDiff501ApplicationProblemPlusJSONResponse) VisitGetLoopRunDiffResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19781,22 +18997,6 @@ func (response CreateV1Research500ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
-type CreateV1Research501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreateV1Research501ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetV1ResearchRequestObject struct {
 	JobId ResearchV1JobId `json:"job_id"`
 }
@@ -19917,22 +19117,6 @@ func (response GetV1Research500ApplicationProblemPlusJSONResponse) VisitGetV1Res
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetV1Research501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetV1Research501ApplicationProblemPlusJSONResponse) VisitGetV1ResearchResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23449,889 +22633,887 @@ var swaggerSpec = []string{
 	"qPPrQfe2Y4DFw5MhDcrenc4T/GWJ4GCD77eqkP6zXydc0x7q8AXXboivW7GgaJtRdBQ70RPbvB5xh6E5",
 	"lFpnTRDX7fFFISi7YFp1fJ6t+iJc99Yak6LYji5Iaou1my+vDdNGLa5x2puhsHZdSA/2LbNGtOMOOhGD",
 	"1cdOKRDo4LQ+IsvrJyx/Cm3IciwjTriaEoq1MkppiKoag2AqqRHYrtXOXOZbMnQtJGxO2P2H6Qj8O+k/",
-	"alZtJ7Af5kfz7gRh6TNZzYxZbP68YjRn1eRlztal1Exk2/+PvXfhbtu41ob/yiz2O8ukX5AiKUqyqNXV",
-	"V5Flx61vleS6bxIvYggMRUQghsWAohnH//1bs/eewQAEeJGdNO3xOauxSOIy1z37+jztv4nVF1Z9mBqs",
-	"TWUfMFT/iEQFNuP3cglLcyqXLpCxgdGVaTaRcSTX12ZNStYF3q+7WkxX2JZn/DeBXtS35pUvMjHr4C6p",
-	"HqI6qeSb+ukCdvIjxe7EipKSmA8xeH/I1ALAahzKFrxcTytsDATzS5jgaRyJFGGGO3nUW4TggM8WqWVx",
-	"ipTF9V7K9E6kBAlYSuosIPRBe1Ao0mO1YksdqRSR1XEPWMj6JzOFOVi+eRU9wkmgMrI0z6DyLAETraIP",
-	"OyZRF3KqNkrZ51QrgNL2PVWiPlzWXr95C3JokSa4b7nFv9hP6n5B/q4LuWMYunQDHqkqqtjdsmEhijaK",
-	"NtcuVMOA4L2UktoEhtgKTkxgFjPlgm6rjQdit3bum0iMCN8W8+f6zduSZeDkF7Mmgf5sw/upUvbL+cI1",
-	"1ap163GTMwAhT7T0sENGDES5c2B3V8A/7D0ML2FNrDstAbD40FcfzytV5IOD5f51HAXwvjoUVz2hyMjk",
-	"AMXwEm2VXyoz92v8Aw9CublxeuyCrCZ4jBnPBM3QDmu4rH5A953WWZ9A1er5qxxvLB79WY6pRFGfLNos",
-	"HscyuPuSStJUcKXN6QJjt7YrAN4L0GmT2ygRxFzklc6fAu+0R/Z1ko2oXf4m+PyaNG1HadkIcCI+zmOe",
-	"2N3xxWWtevC3uG9rjw0TCkXKI4QQ8iBjMczze+OVlysIjjG47rNAfjpeseur9tKFTSA2unu4E0tdFStd",
-	"cznlGaC6lBjs9GIjDgpDKd7aXpJXZ5LVoY+UuAwdM8y3g1KFMVJOjPbYchoFU6Q4lxbPhKq8Hl4uDnvZ",
-	"9KFmEdWlHryMJiJYBTFQUmQLSu0oJMf9lPyUtMEQWIBGaDyiHltyJOrBUnijEEJqRhrdTjMiz/KJOEv4",
-	"rQ48KkpG81TepkIpNy1PfBTBQj8QrwImZf1C+h7rR9QCsB1FWOTzdxH0U57ooxNCW4SmPovC9s9y3AJ3",
-	"dl6xC+9xOMCa5pcW6dcLrVdhDbKhGJwbpj1+zyOYpg47t5nWIWy2GV9pCW36HeKLTNFw5VuoxtsnQlLF",
-	"V4otp6ucZcAEt0jUQm4I6Xp6OPAVRsIV3kF4WVqDJ0kIea4m3wHSmn6WY9QdYfZ8IyhxgHgSiHit6fZr",
-	"Q/DqplYXDGxYQhdxBAWkmd6m7qh7Ti173gEYbefN+gCmd2PGSyxuebBi9z2mFumEB4KpuYjjIqkbdz4W",
-	"rRJboe0sRjgW9KKDpDZ6SF6u7TWodZDlSS2rNGBeSjm/AOFZLVMQZ7coXgtYURzo4hhQiTdFMJXG5skD",
-	"FRDNRM9TFXLIfJ5KHkw3sFiYS0qgz/vgLaNsHD2YSdE1KuTEZYNeozV0WplQjelWxR2LyWpQYuWyQKev",
-	"Kl7wB+Hqfwg5/xcR8n8RAT8BJFYM51cjvr9xcQL2gz3bgd/9ZTWre2cPNnVaXxfX/2Ahz/jXW1pFOvPK",
-	"8M9eROX5IHu5yKgapbVVVlwTlaLAbkAapyrVREtKsNU2oV/lwqBNJjE6ODGBNZpMRKrYWGRLoe23pSQW",
-	"5TXro+YVPg9DUDQg3xGcXFoMT7lyqkSbfiKWPlMia3UMFpVzj0DgV7kw94bgb/altmbpJoKy8odsLLMp",
-	"qd3YfIC3W3NnQbssaFVoQYCqD52kygl6Q715pPD5Z4yPHXQW0w+gnJZ18GFu12oehEMIj5nzKiQB1w3N",
-	"mlfPLtjxabfXyk38ComfQ1OBD2Aqc7hdPp8LDsCiMmX3XKto1U7Zcvouh0wqWgp1K/LvtC2eRpNJ9ZLM",
-	"CW4npMC6OS3ugO2xDosLxFCOqyVAuBpc8qngIZBzgNK9vjVwudKu6DB/kZQea59osh86DNb2MF/6ay+1",
-	"HQoj4PbuIEm0VpI4lBI5dz9SwCNIBfIE0tJciaygf5mV7DVsAxu4hr1G8dEbwM3CEfrGqnwKleOiXJnB",
-	"mrB5cQHjA0Gxt/PQ8pjCpKPxCqImO7ufymKt4iQy87hxz6opUNrDGNIpYsjGr99dXFxeX5epbQ+73R0U",
-	"N/PykRn6DXkzO6xFZUd0OY0yoeZaHaca71a1Z8ysqNGmcVgTPe54WMFg9qLrKosykMFW9dh3gGzzUrkc",
-	"UTShsoEzrcprOaTXvIktOY0ukyRZwbHkWAHE1R3uxfQLlKTNOlKd6rKxY7o/Jr+FxNhmHXG3lODv9Hhd",
-	"yaVJCi7JZ6dV1ZPg9NmFxcJtVrGwnY1WtejWJEndkXC1qDkNztFUQzY8LbMKEbdFwsZiIlPBoswD3did",
-	"lBILnh6aGjREntEOgIuqUh3ql/Duzy2ZgpBGYyb/AbWAZvYWyeaVhsF5AC93BrCuMaxJQX4jjeyWikBh",
-	"S/A4a31Vk0Of+SLJ0hXaN2av497w9EaB79IQeVN3PiQKmsbnaszxbWNnRm2HLRpMRbiIRS3kpl7KOy0u",
-	"lWcWbesi7RybI1UOWjltKvTXyzdE9WKqWuJ5y9zp3LKpa9OkvpdLNuPJykGlm/A41tMNvgqjNdTpeBWj",
-	"/Hf7JMr9I73jz7nasR26olLV3/BkvR92eGpR7drrBUVlcPu7cqVvn9fkuuyeXJgP0jbX1srGdLqi565p",
-	"gYv2EvNibym/iTvPslJahCYUErvl6wG0lVIiHFV7Oa5FloEnmpDsN0/4JkHWa4+5Ip82XvNVtQ2n/khm",
-	"PK7pDnjJIjteey4wRwAVJFQVcGehHWvjXLX+XgXzGymraJqBDcSpMKfKUSrjr6JJJUaoimeZeAZA51lv",
-	"tAFs4UQdVanNE/dQNQ32tirF6qypt1QzWEHrUZ0zBYTD1Zvq1cVbIiRm81TeRyEUNGTb3QUGzR+f7fSz",
-	"XAOWj+uG+atGC4Dadhp3GVf4rfZLTDZrpUKZgGW34ZRDZhmwaAwbfQZ8vTO+YuJjIETIfEwFbO25P0wm",
-	"MzahaozebuRgrQ1yQzoahS0tUoexT11Ccv3FyqT0bkybYtfAt38nVvi9oSBxkVNKPxKEkO++EHwJBlRI",
-	"pujNQpBbWos8DBGMxA/UvV94/tzk46HDIpEEk4bfhWIuEriXNe8E0gZPDJppDsKnTD9aHWayfZTh6rGI",
-	"TIk+DaBqe2iCP5aKNkpY05/whLIu6L0jADT1rTc4WPleofW+4WH3lecGlQoT0iJ+FyUyhnBzPDbTQcN2",
-	"Bjf7SKk1CqNbKC4jQ2GRmeIsAlrCodJ9qqrIzl9cx5FAiyRfRi4Szk5772n+liIk3WG/gjAHVm51Y/A3",
-	"tCu0XqHtCq1T4Izq7QiuK5wPZD/DHE6Z7EPPe34rkgxW+3pzZ1Fi8PS2BBGoI3Wb+i1OX41/B+iTHeJs",
-	"yG5Cfpz1WYRUuZ0lofPy60zMtxZH4dO3dOOhhZzWSM0kLtG9EjepQqgCauZjlmpVM7i7TeXCeGtjniRa",
-	"WCB8dsbvBOWNUoZEbcJkTuwH8faPGTBu6ZVoKtIcT1qPsGu3egJcL9WeCN018arts7QptxHGByB5p1wJ",
-	"m8Ga1zouuaJ9V1vzuBF3x/CJ77g6y2NUYW2PR1vioWoxbudWqk3gwf00X6RqIfaJlG4ohXf8b8S+U2ze",
-	"lqmBrVhpQeGyDYEFs0qCZzyqxpXKoizeoZ4AL/PMkyrbaVL0L/TBUp3wJ5dswlPngL2VGZ5D4BrIFOXZ",
-	"A8xI5gQV5/y2EixEVjm/r+gZWBBFuVWWQ2C7vUU5K7s9N2f+2PxQfdroka19qu7wSmRM90nvHkpWaprs",
-	"A308ORh/W19Yo7Gex7EdZPK5Y/HCfkopPt3DGXDSfEw3N64QfTjWeAKozGLCeN6skviA4odRJU7xjVvY",
-	"4edXjig3GsKvkEGi15qxnedSRRhXMEY/Lk4Kw+UFIrXUJaPq7Nz305VNwRb5jNan5oaRmoM1XE7OjRLK",
-	"88bKIn1s7MbMnQf59suhtqOIoXU2pjFANRkhGqkMZ60sCPzOUPKhVdjVXCB+EFZ9qOrK25xppLK43qZU",
-	"5pkl1D6TOlkobjN3HHwq1lt9LgygCS+YUX9YFaR1ptiaNtoCLoNJcZtsLZtx1rjjB6G59HJuE2fxVW44",
-	"RBGokDnPLtjp4OjEokSgXFd7pp3PeDCNEpGncJdojPJyh3xBLxK+yKa6gwGnFMZEZqOJ1sD0B903dCtC",
-	"Aqj1ie6ZdJ4feWWlzyaZMzUXQTSJAixU1BZnQEaZqN/qFTrEMy1PcIOiajhEF/eYh7ng+AqlF1GiMp4E",
-	"tRAUoEfYYHslO61Q9Zxh/j/bpKG3Xzz1840GX3X24fzRT/v+5uatSYzWy6KQNXd0euo6KbvVB5hRTdbg",
-	"3dPMY9Ni8QCFLvIwMq5r/dRqqtDKOrlz9u7qBcK/61VAnKuTlT5/qx5LUrwxbEyzbK6GB1byhJ1Q3B/Q",
-	"9eog3wlt5LraSlSBlXJG78p9oXV7/e8LmfGLqQjuNrHqITx7EecuR+pFzj0sZ3VgPLRBCQz4yyqnKPy4",
-	"KQkCK2tjvXJZoJU9QpFdQOmBqZ6tcY5iktwoFTMeJZX603vIbTLZ6u7LxouVMq3erCvlr3GR7tcTNStb",
-	"zgKpsh3c+Hj5HphjeH01dxhNkgMPky4SgF2G7SrCkW1dzGdzJFhH8AuRPgLA7Y8jO/Sw+Liqcm0bHYYK",
-	"DSDtghZE048StZhMoiASSWYSGi1pLGW34cX+zgTabuu3IknQEJU2j1mUFQ+001Ax6VXLzQ5M7Z7bbC8H",
-	"PI5hwI3/4F/6niFMg2dXqlaP5mlE/rJyzAuuGQW65xXzo1+Q2SdFCQuQbAoT/cNbkbJFEmU7WAxw42gu",
-	"UprKKliiKBAG+x4vct7Y62o1kfyVre1xqC/e3EPmT2Ip02ZhjNgBK/ek5e8vA0YTme61DElEmJzvr7rd",
-	"p9HtVB/udtvjRgZ3JuR1TFIhhsyfiTBazHxPn1RD5uvbfI+JJBPpPI2UvgThTFtn+MyU2S1CD0d3miM1",
-	"osxjCZSQWR8bnM4YMdrUpZuoynKMMBxUsdWKS71iQRZGdvOUVe1XMrWvEIi9GrhkLAKHwc5YyhYQwBbL",
-	"VTHOYnFXvYlPpmUKlV9oY2rzRZ8q29fnOObJ3ShMoSBp/R3f6Z+dZIumCZuYPrRYLCYZk4ts+7vCxTwG",
-	"/VzVv9B0yjwVRm6hoJ4sSmutb5aKOYRzXfgEbOL2dplpqNDrkwwgnuQEyu1wEAC016f+Q0WTMtR3u3s6",
-	"7Du9fIbLs1E5YtUrsHrpoQJP/mOsmhiairnOLPQNdFUqZWbW5s9yTPYvJo3qpSlnsyjDqA8UWqopr8iw",
-	"mfH0LpTLpK4d+q1arr+i62rMifwd1Q+6jWyL8mIQdBBbDA08pvS4ZeYCvMVWttITsPaWyuVsB30GICts",
-	"zlM+E5lIW2Vbsds+5e3Jh0+D7uf/b6vWbQem1L3qqcT7bqSML3gcqzeLLJAYjt+XNZSb5G96ZhtSE2Yy",
-	"iTLwoy+HVP9a4GrRalwFe72fA49wdHsqNVnEBqPQIZkKKqQYRDOSyuI7qWzdCGay71k+VKdbG+sVgBsg",
-	"kO7pvWpq/ES434tytthNfdg0Rl/g7XeUSZe11oxq9UJC++uvcvy0xmtxXvSBRQkABg6NfQ0x+2gWJbee",
-	"s9O89boQj5llrTyTl45xL7dQUqbRLRSLGtufXTlINnj8IUa8RfAE3ioq2S0Yxp8aPJHJaiYXahRkfCQS",
-	"bQCEdjMUf73nacSTrDEEhvsGkuDMtHERhaox/PGDU1wKaVuNfrd/1O4etnuDm+7psHc6HBz/UEwZWrum",
-	"P+we/uBoD8GUp5BNd5TbaA2tHDUKiKjYJAfdmnpgPJeNk+BUHB+fnLZPBv2j9qAbivbpYDBui+7JJOhN",
-	"TrtcnDS8BtXBmtvz4FXjPWzxy3fEFQCzK7TuMVZRGCmoGcjYfDGbQ7aVZcecyhmEBpjuqJdz/WJOLyOv",
-	"C5FqzEXKpnKhgP7uLyDozJGUHwuNP7HvBc/a+l3m/UIRpkT5rfodl+9YU7+99VPyU/KnPzFK99Ofzo28",
-	"6Q1KHYOcNWLBodaB5khvQiJXLJJXKoqh+xBijLIp4/lorA9Gh0FGrp5XBV1u2y7ji1DJjRL2XKSQv9Nc",
-	"zLWue/nuivV7XrfbZQt9GkPnvrt8zi5fMSh15rOZwOyLFxmPV6yZ8Y/GEpITdnz0Pyx/0mEXniQnDArv",
-	"W1DM/Su70IZgumK/srfmkexX9qowTb/+lPzabrft//R9Ty/Zr9iYKPlFxDOuVML19mC/ug2Ha59dwSPf",
-	"ptFMXIlE3j+ii3rORec37Fd2xbUEWSj2RsS60+w5V3TtiXeEl+Kcov9ef+p12Hfnz8499vg7PUxqIkUa",
-	"inSh52ohUm1JRL9E2uxgz8WYi0UoHnuwPDs/rR2uw0ZwGPZFb9Llp+MnwUl4LI4mA3447ge9sCtOJ0/4",
-	"yfg4OAoHjosAJEuFeLAb2AAM7rKDizXYFWQyaTmdrOqaKt7M6zfssHd83O4xHs+nvN1nBFxSxcE4gqkf",
-	"iUXqnDtuCNGsll1Y/7FF5edWnT8bz7O8+1W3/tuF11KMp1LejRZp7Dhh9Veq41DNWB9ntZPJLhZ7OoK1",
-	"DpDbUHdJrAQNB+0A1VJawAPem3SDU9Efn4SHx/yJOJr0gu74NHwiTvjx5CgYjA95/7S35WQaDA97Pzio",
-	"NsPGm0UGBYuYpZaqzETRKFkWDp7u+Cg4nZyI9mHY5+3B5LjXPuVPRLsfDMLjcU88mRx2G5+9fTp0Kp6E",
-	"J8Hx+IgPJoeiH0Jv+JPJiTgOqTeTnuiGWzp0Muz2ix0ysg8DSMDCYsj+v7gzQKFS7snOsmVzT06Hg6Ni",
-	"T56RikSkbnt24APcQetsB0XEQKls1HruoiQEkRFlEZLq7NUoCDOkG9QmGAET9HFgPnRvkO6iIRbtqdEc",
-	"2lZzaMOzUEF6+Gv0l0ahHaFCW5LQPzqyuPH0ck38Dfs9yJtyJGmj6kDFBWaf9Oxq/Um99ScVjtvSI85v",
-	"1h9xclR+QtVZ3Pj8oUTmUTH9Jz88UBiWXFjVunpdHElFtwlWCTMkg1JF30QcJUBZMJ8rpoSgDNE4Bhqy",
-	"ACr5mKGPhLO4OghUYyOst0qfQPr57Uy28fmMrq5qqhLiC/BbysrHmslmf9eW7DyCjOBMEk034pUf+AVL",
-	"c2vBStnSLdpCtSUs2mQEyJtUIKeoA/NjaD70fC71Md0MYgF1hFCUDxzjDgbVA9lhdqy10Q1dassfL969",
-	"3mZNgq4Z/jLjsY0j0GU27g95JSYLTYtljyUC9HmEiPp3BvcsneqWuJ6JL1F8rxgw6Nj0hd1baLEL19t4",
-	"LbI8tAsOCZVDdMk0h6I6cxYWrLOmTAn8orUTfo/Dv7Jzo/GWmpElkmNqNyH7WS/IdhA/S4ajjVdgoGgq",
-	"keVhAeMRCdcZ/lvV0sa6drB0a8chqc3iqO4hONRKcH/bm5OTvUDxEIsyF/xwHfvQhTnchUcs5wkrhRmR",
-	"Lx2A1ZqYyeMBa4PVhXOvNwjSFqWAUzKIrbvKM42KpfzO4VKXePaCUJadE22nokLj3qnPh1gHkmN4k3nP",
-	"kAY6kUC9bRZUc9A9xfwo2l0tYuBDoDzn93L+VA2OxG4ICBA2WYyxqmSdfqe7nZUz9zDttokpSLK+g9/q",
-	"tZmg59qySaMpqVgT68hgPbs4dnoVnTHuDJTeF8iNraZyifVsykGewMciOSNGIHAoYTTQuFDESS4T0bJw",
-	"PlbWdUqOis2dxe1GqVeXwVTWZUJ8zZPFZCYQhsZEph5BTrqyQB/GnCKfzULgwVxhkoXc0yCXqhZHNQnz",
-	"dBn9UCpSIn53E7ZuddxAgRPS2Gft1ERl1seDfjEbHKR6jkW5KSDT3B6DaZmIDRYG7h6RIQ+IvtUCBr0Z",
-	"K5Hek6d0yDibRUpRrCTnhQdOKCOqwAFqRabB4wLCJkn9BlYtIjH1mbgXSdZhrwuIKwaPK5GlAA0CyeJ7",
-	"7ZjhS8XHLEVGUoZIw7DSIJOaYjtKImaLqZR1nwyqBEVL/J3OQ8dnU3mOAAAp7Wkn+iHj0NLdnOULQCbC",
-	"uJ4wKrlz7uYVPbsGiqKqbFrvk/x4KbYJ8U3JlEekDADo0A2ci7QglDrskhDBI8JzJaUMkTpLOCB6Vezc",
-	"K5NRuIizylgbkVxuBHbmcSbShMOSMOQFHlsoPKv1StC6t7+Wqw1IsYZDjL2US5ECxPUS8g70PgmjWy2L",
-	"f5YRBaemq/lU6OnF2lKTuOIiyHPASt7OI1eV7ZpuNWFyqBW63CbD6anB+Xi4FbVb5X6OWfy5xmWyN5kh",
-	"1bRS+B0Wq0VvyvBcEbjnXVzSpu+41n0S9kXZWSK/KEE+pQJzDi3TYQrlvIhKthK7cRBs4kGFeeOJKW7I",
-	"NyMdB4h3sbshWnDBVOYDorCEahO8dg2lHhMkbiOViVQfkXqhk25jFfYUSGMUVTZnU6oErYcRLqiuabQ3",
-	"i6ctOSA2V5uQ7JS02bysiqxLl6m1gOfgzE5hi5W8G1UL2ZX9ub5F0tZq4l6hAs+doDUnzrojwatxidU5",
-	"pbbE9+vZt4sBfq6IuBz8L1WVLX4pyv71wuJlz/OXR7z/ACHu2ojP7+K23u68/bxed/PNtXf7H+JY+y/1",
-	"ZPx+7oH/tabuN/X5j64+/37K4x9M4dpNk9nGj+9qNXtxzJasEK14VHLRfykXbYVy9sVc+pnEBOed+PTZ",
-	"mzn/1+L34dWv8jWuZ9KvU2YAzyVCrhuQIysqrazLa098u/Z8DOt6zC9q2j6WJrQ67NkDjBnmO1o8iDnD",
-	"B1GKZu8Rom3qt1kD1xwYSQiJtiu2mMeShyIEVrxAzldFfjU4wLU5WwzusvOELRCqBkCeBJwDE5mK6BYR",
-	"UrIojplPFeMjfIvPolB3atDvV5RQs4TPtEZcGtGDnxbd7mEQJaH4CH+KPWPLOYJRv1vaAF4DjwP6XS/O",
-	"30gx48opR2qag5fWWuss92GSPxPTDNZ1uM6WQNnVIsFHRIZsZCeCLa9MolVBuOUsHyrOcpcBQE8kHDzA",
-	"EZGeAdWJYoPuwC2F387F9SURtlf8LncUbtM2izkaZ3SwwR0x13oUiIa35zcX39dopg8luTkvupMgXUyb",
-	"gN12r99CNd5f8wv4RTpNhJczYHKbvE+00JTHook+1wvRa7meTa9nzfBcwyQbEADyVtXu4Z3cVpvVb3uw",
-	"5mwKKcu4unuQCr7RbXUlAhHdC6x9xjwaBgXkTf+f7evoNuF6UNrX35/3j479VklBBru0yCylJbilrQLv",
-	"FtijqJMDckLRuf39zc3baz2aNlIQGYC5DBiBQAlmxCXtAYrsmAd3SG0dJXftWAY8ZhlPb0VWgAtjzUG/",
-	"3zpDtAJHX0booShhobgXsZzPqG6s5EMrDPTgyb5HeJUqV2SBKbqrXEfWmusq3+01R38mU1GguN9cuSzz",
-	"8Biw2unbt4B5bT1kErEclUjcK+jRKZsA6/byQ5nacGZisk5qhsWJ12bDyuGXM7YZ1RnSo7eXJtO7wtEk",
-	"lVuaSbT7hfaA03rJiPBn2+s2AIYV27E+gNVTnaWrZ7C/6mfYCX6m+nrgt0Ls5EfKEuURPPE+IMy7wy/r",
-	"90a1EMnIvCWUyLBQ0H92/uLl5VPQrv23l6+fvnj93D9jXdi1blA1kW0EYn8gBLHbqurhpThfldlTF3Ac",
-	"QgICFDJGSWX1pr5BRZlMV1WI6KVU53Xaf4cTEoiuRarVca285zezcJHiPAO5hg/50pYOHdpLGU6AjDkp",
-	"RyDPrL8QVvmmO3kxaYJAoXPWf5t1nuds55dXs9Y4Sd1r5qG2rJxq0yg8Y3PCQIaMMzZPxST6CC0zwfYT",
-	"SAPkQSZS1QL7LS8qdS040z/CiVXYUwRSnSEQ8u71ppu9pRdULEsB2t0cpLX0ujd58SxdU13HSznidRQJ",
-	"iPWVLhLlk8pldB4icaBR22HPr9WW2Cn11tZ4yWtBrdzM+HtNfAg5f+RehbiQr2cYSRBBNsoUQrT9IhPh",
-	"d5gf8tVITkZLIe78gkoykSlr8oQ0BwORojXjlrZXxV28AoQ3vH8mk2zql26ii+G3eOW7wMMU/7uN7kWp",
-	"DXjAkWCrQEh03ldhBuCroNMKt3PIraMYbvJYr91/wprKAJvDt5D8YUBFLBfik23HqtPyCncaDFKpLR7r",
-	"sj+zVzLR7ep0OuyY/ZldLxL4CbZ2bB2b+pKE496RiSCb1DbveEsO7xZ8Yr56zSGP6LPXmMoFOYLAMILn",
-	"laEuF6kZR+xGu39YHK3DbTnFsyhZZGLze17BNeZNul36VUenJbitradh7V56BsZ1EtRQfMhJVtw2HXa9",
-	"GLdDHsUrZvhJlOVtlsDYF7qHAVwKqq6eft1sXJSVp8B1IPH8M3fbWgaiPIHKKINCrazOrAoas/40juIY",
-	"UUfuxAp+DmdR9dFzfRfFlUXZSv+A1i/QDOtj6PpvL16+7MyqgIg3Af1TUmgNvnb5wQ/mCVj7AZxsFQoF",
-	"+EIic8YHPOOxvD1jvlzq7wx/vlbNV3LhTifd2IBHb0c6JJaAIiOAQxVgxsW0tFLs62moJgiAn1QxV4Wg",
-	"+T3TKzjaV7Bfl8mXUgjACzd4krfxCCinwb8/kUCh9bULnjRYM3wSBF39AP7GBBfQpk3sFn/0Jb5lYb9P",
-	"o0xsNtWXaZRpMQxDUTEBqEjVhVUM6Z+8F+kylZnQ9hRMNE2ryjP9wflqzth1R1+NmKkeENOsyp5n/FYA",
-	"xP4DeC24vs8ACFuIWKLnVPuhx1dpxucVnmLjxw1Zsz55h84iAqE1XmUIBIBf+Yu9yRg4ML4tmLV6D+Rm",
-	"7/K6N9kygu+HJGy9rdWo+U0HVjiTiBHV8gCoKSfTIZDfAl41u+AJ4nKt8m8fKcaVim4TfcyzKFGZNuPk",
-	"hPn67xQdhrv4X8uic8MyrQNteUtWrsHLq8GzNilnal55/hvgyUAmamEhkCK1trqbVKvGQhEugmwnjPCc",
-	"lKRwwG0tPERakyLocTrC1AStSt3epuKWZwLoq2VWqVURgHcdrm/7w6eud3xYbUQTpNfot8F/N0//TXDg",
-	"zcNrFIEcKs5MsYWIY03a9IDzmNGGMiw+1r9+xrrkD91hAdQh+JqQpD9kSx5lCMKSMuA5v+cx4NNLB8gf",
-	"TuOcWqfD/DnXMsgfskTaKYAyONY0ZZgyNcT3sPZzxC9DIpMIoeWzPtt0u1odGzcYQj2xD+8emcrDKGEX",
-	"dOu5uafgdqoA5nbT9HIQe2h75ardkS8BkbvX0Htp3xQ2XnlJlFb32nL0ShKjSi7dEDij6fkkFcjhKmE4",
-	"DBpkZQ9vKDvt8r5SHuVsnnBcoRtTfBTBAosk6e4h42wS88xjiidRFv0iQjZPpW6gU2AJjsqExwRk1Sbn",
-	"DovlbYddiyAVmfJYypdMTUUcgzuLJ5S9FEiVHWTyTpROcqBlZ5BXEPIAzmEMD1AQARQpfU7CKV5DGFNn",
-	"ikGZzCMkeEGdfCxsMsOVeSHXUljfOtYfxvK+2vW2U+YkvJGSwjEgsrtvMOTZnhHXv0VJ2LbA6E7IkxDi",
-	"i+wFHGp2Hilnknl6uwAbu1VObN+tuvUeI1rb0xixYGmXQAPCYqyJOKp80is1jiYiWAWxoNj2GfOzaZTc",
-	"oQTkDDGAwYBMeQA/m1Ivnx3QJ6zmguuxkim5lxhBh+Wq13vTjlPLEuf4ajEGjdUfsrmjMnDgpYFf9PvE",
-	"R31BwbMPa9A+BjzpI2T2JZsGvrIU6P4cWWSghe6uhG/1K7WcptgqNMMVnlaGmYEBQ5IGwfyNQ4C0NtBy",
-	"/YP4mBlHPzXP0M+KZaUEUuJfFdqUIekoxE9ycaNvByazKNHbSgFHkUghCN3kQSoVGAAKiOkZZ3MJWnXA",
-	"E5YJzDAMprioFFKgK8bjVPBwpc+aHWKGm/DqLd27x9z9Azi+eq2A+kvHXyKWJA+3kyza7YKjVnKaw8LP",
-	"j6HclwJyofrgcIT/tuQ+m8eMo1ZM72NNfRueuMxX4l9+64+R8Vc8375asp+MQ5HSSPwRcv3eQZqn0Yce",
-	"Rr12GWKlsw+JN75VzDrsDaXTOAevZQfeTBB5VYuo7JS805POzC9YbG31Qr2FMFmQdCPanG6Heuugtx8N",
-	"RP36tL52H09KaZQYwJAzQxiDygUBkcNV+zOlV3u0dANgnz4gs9pQpu2WhwdkodVZeJSvgMyCYIFDGo2d",
-	"WS2hwKnw+LFMxOPHZKDQr8PcQ6RyFlAS11h5nIYi9fSMzyTV2hIpZzSZCN2dDnvq8o4a/SqMMkyxWiHJ",
-	"HKTS7+rpcGqEK9RZw54510spwa0xLIMMY6JgiEz7SBqljZz35DkjXoTMGUJzL6oqdGexud1TB6g5kMkk",
-	"joLM3yFZpGavY27PQ0kW5zyFOD+mh6/tcJXxVb4QzsDDpVjTz/it8r2iF9azebAynfnIf0honnjkLQHV",
-	"Xz/CA5f2PMPMAi3dIMbue3QeI82rwQKlnYdQ0BSMT0LCcoCUYS0UFLjIxMd5HAVRhqIYKp8AtIH2J+Xs",
-	"N/15lCQiHGnVZxLLpW48SAqpstFCASWREQwjvS8giCtnPEqoZ2c2jTATs3nMMwF98BmPlaSEMsX8nxo/",
-	"NeC0gKZ0TOH9kGGtvI/KWvSLAIEL5Wla+0SIvA47zzECTNud6POZ9QhW+zS3yUYIV4+0lTjKIpGOFlWe",
-	"5muR3keBKOZiKwhdD5m+tw2UBFQvpSw3gZNlW8eA7YzvfubKheWbBTJUmgDEAEkXyWgmQzG0kl0vK+DF",
-	"//QJxmkEJGWfP/sMVtcUznBb7Gy5gNHPohfzGSP5AgIACC4JMoEWWLRbSXJhsVcYmlqxD2WAhhSgpUHs",
-	"kjV5GArMSc7RcSlKZIPA1kff6rA3iUFohlnQW87UTOLGI1rVnxq4oWmf/dQY0v7Sco282XpN3Yl5dkbH",
-	"ICxFHM+nly8vby7Lfu6DTzaV7fMBdbmNufGfdPs++zvDEKBsu8BnPIti8ULPCRyn1WNttTkKnY9CMccM",
-	"iB2z1eGFT+EmfVhuTbY275kRYdo+r3ml79n7LXFVPkcoYhaFWJe2UFori7U96cQR5lEA7sQy/pPeOeCc",
-	"d1DwyiGCnduXLhLwSawLEZ6EY/mRTXmaCKXOIDEb6vp/g7YUQosVsPsOeXIohfIADwgsTD1I+iQpvveo",
-	"6zCVOS+C46DChjFlYfiOSLncePNUBotU6B3uP6h79qEjru3dKsy7eRQot5PIvrUfmn4UVA3f38SYj9uQ",
-	"daMvAHHjdE5NddfbkNPlr1Mfr/euFAXotk8//J9m2/7Zqib5y7WMmsFXNKNrWGy5cKc88j0lEYgfeMUu",
-	"MmhDIcaGQ5U1B93DvAShReUIuK+LFG5VAlcrluMojrJVDbeaq+ZUGLoibcN4AU16IKIYgLIS9u6ahTKO",
-	"eao81u0ctXvdbtfADd1OMxOmi3JUPcuBpafCPIlqLYq+TLkYg6fCZi71TPUCxTA69TsjWczGlDcVzBGK",
-	"CdTRCil58ZZQjDKJkAEeG2PqGOUaVwRtD2bBHFCglN9hN3D3JOa32iryMTtvpC2FRABTHj62EKuFx2NJ",
-	"SGGxbTHu1rwTlebj00jNYyf9bc/YbqEOZj8NzNQGuYU6oH6t1+UACpu7FgrwMMC1DjBsgQgNB+dWTcq0",
-	"XM73a/Z17tlWGU9CnoZM34EMA1o4i3CRgl9RzJXH0kjdsSCNMpFG3MvTPqkSCNVuD/wRs5lIQgKLwywP",
-	"Wue7dsaosRVpQjevXuZarpOdDLYA0QdFSSZ3QmCsMlsqPBNEh8UT0kIFUn1oHXWCeFN0lILRQtkXE0hj",
-	"kgnW80DyOFRlwS7gzo2Ryh/bhHwGk1YMduwjVTYNW1RJr/cRGHoAfYW9sopEQR13T/Be/wEDo3Iyk90X",
-	"GHp4aX0sEK7NOtvLJqO/1/qgGoB9VMw3cOuNvnMnRROSkkZiVpnZsNESJJedTBkYCY76QSWzEZxgDidi",
-	"4QzAVxYm7bBfpXWVDPd9CwsnqfxFJMzcToK/8lS9FYkWDKJtnQSsCYnh+WfkuiSOblJqM8ligTuDtF1K",
-	"KrMYbpDO8wDz0WQdjTaUuH5Xl6LkmOMWvgK6g0eiPrSpuS3PJH5FZSzcmK9A1oD1OH+Q/loD81jWYeGY",
-	"1oICxAfiKFaiKFJxC2EKLhLW5AmTLnKiwW8ckiqIj42UotrGyB7pHti9KgMit1aHXWohBg0YA2uMX1Qx",
-	"fCgjdFS1fQ74bcqjcWPsu+OvFsnudqXjvqtNotXrOUrudtGVMIvVZ02TI0pprTK1eaKt30I5qk1nMU42",
-	"U1PeQphq62VrcnS0uS4Tj/lVvjm47gyOQ0K5JOMKoxe3Ep3mmSw8H7y9VB88wmaOspQnGNTE2JgJteJz",
-	"G17D3F8dJV2pTMxG81TO5hX5Ay/yfDflbIoCgRybyDimGr+SmbtD2CHjtxVD/Q7Yj/pdpn/28PjvtY+6",
-	"TrVVcYbd92595waUgg2e8ZdSzh/mF39b8IpjWD6Wcj60BeU1/vGi+1km665nKu1UkBhAy/KMQV+sH67j",
-	"klkat7ryEWQolUv9Zyocp2Qmb5GaIQc4mon0VrAmeAVjGFrV6rALaCjieKxyaxjgSkBbQxHpJAPo7blI",
-	"OAA9bgny7eJxns9TyYNpVQYcVbabSzBijitYLosJKD6ezbHf2h432yoEsQq0Pj6XOMSwUO+CpVsTKv7Q",
-	"1gScqI8YlaK0HhDMw/zf0YMhE1w7DHVvuXykKsALXJAEmG65xBORBBn9xCJEFqYkcB/bNFok+Hu0mdrb",
-	"Sez5WnAh+AO41cyaKGE8kBEwZFUwXiUcrg672APubY0IeWc/XS0MSb6wf0dAknd5/rie6nSRAK7l0Jy/",
-	"Xwo8YlPFK3xKcpnbAxUJ4cpjc0r1AZIBHiPiBK6+XBoOcQFPOdkYjnxjTWMgQk4eqJnKcBmMorAYdth9",
-	"a71JBO2mTR3wzPrbaVvkBxq6urZpg+i0SyjMXFc2j+mtjOckr3nZYXffhIWNiROYnm5SJoz/HgO8oIST",
-	"nYMatfldS0/gB5qILJqJFjkHAiRhcUOdsDHIvUDgBIQVZCeZAraUFJtJOdImWYuEggHGtE9gkN1rxBk2",
-	"fCQ+TvlCZSTM9hsfuyark2ULwK56NCxiS7MHztOctFtbGsRjDZJYn6no3gCjMQaE70wQ3XMqGFFN58e+",
-	"KdSJ0kplQeDTz4pjbBtEJtaMR0lhi9Ri1Zo7zxjwYZvnu22rxqPZoNhZl6/5XEUljEm8o5gnt4vKLLUX",
-	"12/Y8eFpu8fMNTml+1ymmfKYnFshQ4yiWszqefEFhPmFar/6p15ITw3qmVbqBdaPlOsWPvU/N9s/nrd/",
-	"0H+1/lJdtlCJdPGWp0qE7OL6HwC44Vn3gBndrywR/ybmgLTlaAd6eYxCnnEsSQ/Jm6yX3BfIynmhY6wZ",
-	"yHgxS0qlPk5s4uFS0RQa765efKdFgalxpmDymqpx5WadoEwzbzpjPiTjaeucZwQFoN+zABjUDcaIgzj4",
-	"MJvkOxlCErQPiFtryNAHa0CgQ6aEwRjAZAHQ2DNJmVus6YqD1her9ruRyF1PtWgv8cHpv/Zgleuwa4DH",
-	"cUyEn+X4jEIJCEpvBKcDSjXlxad8CevcDalXFZxzui9TuaQ4u7X3SkxzjnB80v3NMN7WwIe9deThLThw",
-	"oNgQyBZCdlUNXOXCV/xWfLcI7kTFAMKPqKpYHEBKGpyLNJJVlfRQw78RF+GCiPewaG5/PreCwlP7klJt",
-	"3v6v+VmOt7wDSEJmIjOwCXvUe8PD8654NG4famdodWmNtKo5miOzs0yzDnujNxV+IGUlkCqzDHt8Phc8",
-	"ZU0fvOORgvww0ETISGuBB81AKuuTLJHoji7Mvb5V5tjSJSAqwHDfEq93195nD0Ht97sFLcW9bqraBP/o",
-	"leBXHyj2QX8WtzxYmXDFfe/gNhVzhxtgrxLnoiuG1mGDHCsNb5t7pljRYB0yVVkfW1wfNkUrb0UoxHyt",
-	"Cf4izlI+mnCV+azJx1pU9Y6Y8sx6glXX8pivb/dZs98+ZAim4lxjgLg9Rs+ji5+0e0frV+t1o1XBDd4C",
-	"xMf2LQRp7tDN2wt9gS7l76z07poAg6oOyMKRuJ7HYEmbthehO/kMuBcrXPE1heNVvttdsgxyre6ou67D",
-	"7Yl3+QCcyzr0xQ9bdmsd9MJL3IX3PWYKqHjB2qsqLdyZ1cHYrZxlIp1FeZEkqRNY0/hHZW3Yg4sA0fbB",
-	"WCHqkyhh/nattrUjyCBUpFWuqVc8vQv1kqckCgzimjnyEWgSlr0BUKNLqOC4TLDR2Q+Dvtig+x5TcwGY",
-	"RO7gmCxxP0pGFuQPE2wQDR/DAs5vYO5T9fWZ050yMeJZTtk6cRBZ8f6cwNUPeBKIOCbXiBFpziudKmq3",
-	"iNretx0hJce6N0WGtpCwUM+2FaD+vUzvJjINxCugl6medkxQAZ1FZXwyweAvfluD0QA/bqNcjcK8Ht5E",
-	"1m3l0INIXx22aWjA9twvs3SwN03/yr5mUxNa1dXJxs1Yhf31nlAnyMVoGDWAOyVKbje6HDexJ+8SEoB1",
-	"citGhCCxeW3ll3r5NBYG1AHfdbu8cX0Bn7Sq4ZlWSCZtwOHhhvU1VfDkVg3xDdQOprdCZQyTG02Nrh54",
-	"E6pBVBucBYx4mJCFWszATeC8xMeWEWRD+RFWDhsAyi3wdLDHqhQU21i6hDWd3aX2ha0y7/HWhqxuisCq",
-	"fVaZzXaOqWc1IKxNDjCiORbrGfPxcOjMtGjMINSXSmmrKPBXD0MBphAyFGmJCqBVCzNQg+j66sWrS6Z/",
-	"Yk0bnBUfM5FgiAHceSqJJhMRnjEfkmnRSj+QQSaytspSwWeUmESqXfU2j7nKRpvQVW/QunsI2Ck8eybD",
-	"aBJVciJH6/SrsygDf5RMXdgG0mVNuRwBkWZyYX37eqB310/mvAoO8zrmatpWYs5TiKbrq1gqYuTeKfM9",
-	"wDo4g2zsCByq/ifdiJG+6zOUemnlIpa82MBtNDnRL2I0XmWViTjRL7B04ec9dxH0uPB4r7gEy7O1vjK2",
-	"brdqDL5L8Mtt2nbk/DGz6zElU2O66Hb767vHVk7tlLRfFAoViUNfmzvL1nXW7CiLzEsLu5kTztoArx4S",
-	"LHXU42CLUVsFSqTiikRKXvPsGoLM3TdwnZpW6J1Hc/GhCkNLiWCRRtkKEhKMuyH6Gx7cY8FTkT4zY5mq",
-	"uzaymAwOocj2eLBIYydvCHlN1twB5wk7f/uC3YnVkPnnkGEZ/cKxjvc7eAXTj+50On6H/U2sFAt4mq6Y",
-	"CuRcKNb0rd/EYz5lbrhln/DBQLcVqGzgIwGJ6j/vxAqvCGdRQmY1JZVLl00aXw1lwzC/BDTsdAsRQ3C3",
-	"+B/bcL2fHwAddq77m+Py0SvpwTO+Qr86usRtE/RqgC0BHlsYmnzSp1k2h8xfvkDZWJqev76/qRr6N3rE",
-	"Wb/TZYhDxxCRp/nX9zctwxZhWHUohVT3WKmFSLWCenl9eX518f3ozfm7m+9HL66v311e+R7WjmOCYemS",
-	"v77/2/Xo3dVL/0w/1yizJv8c0iUc0gbzJsTqgrYB0jfOeIjf+GyeRkmmWh32IlPMp+EOYh7NWBO2Vn4q",
-	"tNhYAs4aqEu4huQEGzzT0jc0iLA7DTdy/tzoZtTwMCR4jDEfLx1Rky2l+HhVylt2FugB3oPImJF+5BTI",
-	"lhqmkKTxz/Y7uKSNTchFI27Tz58hn2MijcrCAxDxdHc+kDMeJRmPEtTUgEgE+qiGB9aIDzuhuF8rzXMe",
-	"Emn7jopep4JZX6NJONf7/L4/ZFytkmCaygT5+h2OsQJCOeNlGz+P+lZlRBmUWFOm0rYgFU5WlbdGJl7F",
-	"40ip0yROoDBkkUKCMn3FmgB03fJsdbLyyJJUHnOm0Mud6knISNp4RuThtzxBiw+CUKBqiyQEMPXOT8lP",
-	"yePHN6t5FPCYTWK5HD5+zJq9lsXWsOKTNYvrCMQZxcbNRofF1zpjzX6rtOqsFD1jzcMW4OtUU9euu3Kg",
-	"8MM/MKEpn842y00fqaKPo4UF0EiRzHiRD+yMNQcYy8p1d1oEAFSwVpbk5YcruU9Kc0ljeF6IhulR3HLa",
-	"QAY6jW0LamGK4thgH2Qgm3Qjtc4J0bwOq5oKDGvauagQuIR4SS2+TFOZqsePwSy5enbBTgdHJ3pzjGMx",
-	"yxG9CuYD/fp/flZa1zCZESqDwKBK+J0YQdmnH8hQ+GeW8wiL5BHfCZ3HmJ8A/jP14wdLXAZpB2NOmbMd",
-	"9sYMh0l6gUewo24P6bCsTADnVCocZDWg/RkvMsgtAumvdR6nhCgWXAkajLf8Nkpu9bRBFbzMX2uLCi4A",
-	"WectvxWs6YNiqReHA7qjPxrUHb9V4jNkgA1E2MyU3OPZA6rfbdmCSKgC0qJrjhCehVe46EIdahIalhLR",
-	"g7A7V3rvwruU7hOlEWJkCeLpjupRZtZzhlwmWhRNBY+zqcdmIkujQHkslIFqsTDlSwVwZgCyp09jLYdo",
-	"ST9SbAzxLuTGML9SSMT+6hnXQimzUh+mNh9fIYIEO+56en2yYz10OVAhO+x2u4xTWAYds9g7mTIl9Jlt",
-	"tYSr85vL0csXr17cXPtEGWcKU6m5oQiiUABMCIX4zcAp6LJNh45SFsSRFqcv3ua9tbx0x3mTWh12STNA",
-	"+IJax4yEbhjPxEs9T234r15C+VdXkGwFJQLgd3V/UUIvIwWwNIotkiyKSc2BZkQION86y71NsBxwrHET",
-	"QRjnlPl6rEfwq95EuDGBJqh9PslEmr8GXARxFAgKeNAxfz7nwVS0+53u2tm+XC47HH7uyPT2gO5VBy9f",
-	"XFy+vr6Ee3JwtEbVkd7wGsRp1Bg2+p0u3iHnIuHzqDFsHHa6nUP0PEzBhDjoLEUct8GpcYAHX8DTsKNl",
-	"lv79VtR4/M/75+Qa1dcPqWw94HMOldJ6vprI9CZAWHnampov1FRLmGhCMlIf2kbc5cqDDAFBAApdkNZs",
-	"KpewE/NzwzoRtD7Rvnp7Yc/p3BLwgdSydBTzPgeuNHtUwxyitp/bLy2QDcg5DcCrZSK/l9GdIFGxSNx2",
-	"hXlDCKrIihd9Jgm7EXgYQjFAc6d1BcvJiqEXYWPYeC4ywPW+4CkRXCHFiZ6wfrdbAuB0TyYzuy7rvTNz",
-	"ACa8UNPX7kzZWLqdUvomx6qA5K9Xeva0jZuJj9nBPOZIBUGXYPFk8RqjUzS89UZ+qEzi2KC06tWCp5Ba",
-	"11lxXOv11k6uzFtNGv0lmQxk/A+7tbqdQ9jAxiiHJDljjv/44fOH38pe32IEmfozBQ2qTjeA0quc6xDP",
-	"saUYo76WRhlcoOQiDURYHkEIXOGqgQl8D9hSl+/IPw1BNgE05ioK9XEzFdqIWMzmEIzsd/tHf9GTGoXO",
-	"GOejfpV/gzVRBVoSbAJy+TVgkKuNow61sBPImbPtq4VjXhmyye2VbzQw4+pCYSA79VMH/X7dI+0+PfiH",
-	"TQkA9RLvO91+nz3aBGBmHOFe33zPC8IHtm866va23/VaZi9ypbHgh9Lr3Gsow3ChpRGspOLB4EzkecGs",
-	"anzQDyscPz8v75Q5ePRvzsxpgSQrWUnmgt+hifujfrPZqh+aZlHwPm+bb/W52sJD3h4b/U6XKUl6HTRN",
-	"QSQnFDEAr1v5AlWW+h0ZV3fIleeKnqETLdQ9x3J8sts2nLJ+h10biQpbcP2QtJw/2oiWyOWORqFuijq4",
-	"FZlPuuwrkU1lqB4/1h/bzKdo+4ESSegP2ZynfKaY/4m+H7JPqYzFkP3UWCiR/tTwTHz+RegBkJ0ash8/",
-	"3UVJqK/R4lpfo//9/OEzaLk85Bn/y2foBuDBFIeF3EVW3lCwh95i4J/hTQ57PubAawtWsSZOjb6E6Ybg",
-	"cES3iQS4tkTiIyLF2of9426/pQ0hkvC+aaBPnrw0Xdm8Is8tZEGlsYCiUaTqmAmemCkCNB5lEiyqbfcO",
-	"u6JjSD/iRq8Zii2yJkhJgCvGhDytXVvXRAowkOktgl9DQkHNG2CG8yXgTG8UfvbRE+6jh8BvrbfHvR9T",
-	"DMqPAGaIQMSKErIq23HwCUDJ8AGF89d2vEmpD9hTnlg4YPO13VPWFecUgPI6ylt7V/uw3+32jYNGf6mm",
-	"fC4eP0aX9CLO/NaQ+fk65upOr+Mo9AwAh17vJkPkE8wPJviqjM/mnz3G0yya8CBT+aL/7BNdrm/Xj30Y",
-	"2tfuBJwZJ0wHno6umHwFsKbeLCYTpeUhJAJWPBc8Np5NSdEX5QPj5cPSzDmBbfoJlmnbabBTQnPi2/75",
-	"rAmLlBudSXyMVKZabCrjkBI86FrStN24Ljk57KbGLWew9dZciPN4gai4sEXhBqqNXKeiNnnnKbj7AXXN",
-	"2d7WSFTx4ha9U+Dx8ux2p+qdNYJz18Gj7f/coICvjAH4+DEwG/e73cePXYeMb30RDs6KXhBNLHB0vUCt",
-	"oV6qJ90uFnRQRhTs07EMVwb9VLfgDB+SaLvUQ8nWtR4i45xo6qt58Swzv2HoaIgyLZ0HPjza73e6vgdQ",
-	"DYAmPYPzAjKfQt9+TcWMvIAFo/U705QewxupFG2RhPRD37YRBYmHe7OHW9VezZomR5LKMHlCB7B1efws",
-	"xy26u5/fjYuWj2OBv/X0oKjFZBIFYFQZKdqEJdUBzxow1thLTHmbb/pymHMnwHwgApcZRiIgH4tYLq2/",
-	"TK9ZONEnMp0JOx9nVHVq7L9QEuwjJgwzjrNsIHZh5dmiyrIFum7vnff5X5VMruZBA6OJQmXfyXC1u6FH",
-	"JGJ6CPVfufLmHgJaTebxQhjOpkNk0k7nAarNwByqJ3/9Ppxzc2PjJDgVx8cnp+2TQf+oPeiGon06GIzb",
-	"onsyCXqT0y4XJ6hPk5uh3CD9dak1uuPtfmNrm/DWBzdI60vFFrma1BCx71xVR7+13Nbehla6jys01CGh",
-	"tapYY9g4HZ9MjoOeaPfDQ94eiKNJ+wk/Hbe7QS/si8PJgB+N8TkZGn9I1WA4A+Cf4b7mGoh+LQCmcias",
-	"AYcumSVBToE2h/lplDk9FymbyoUCFNi/QDGYVjIbQ9AxMd8JxTYsTUpYw3qCz59x+HczyvrntCFMHcDn",
-	"YqA9Sxfi85d4RmhG9JyNEpmNQHgV14WpD6CZdZYASBN8VygaQxScDstwoyxDhwzXrlZZxihpoDApbAwH",
-	"5aWkO7qlReUlud6ebrE9RRltXl2z46AyQ7+het8ym3e62/bNs4utJoJOFfoEmyA4DPuiN+ny0/GT4CQ8",
-	"FkeTAT8c94Ne2BWnkyf8ZHwcHIUD141Dqsn2vfEn9r3gWVsvfrMhhKKKjPI20Iv+8h1r6u3Q0mL8T39i",
-	"RPaoP1mI6d6gtNPSRcISA6KE2wVdOvimHIp4IpWKYtiP+iPpVXZ7ru9OPLZMluNcpG27B/FFZDcl7LlI",
-	"gSCzuQCAmct3V6zf87rdLuXb6c59d/mcXb5CxBI+mwmMuLzIeLxizYx/pIOWyQk7Pvoflj/psAtPkhOE",
-	"u0Q/6q/sQp/q6Yr9yt6aR7Jf2auC3Pj1p+TXdrtt/6fve3rJfsXGRMkvIp5xpRI+nYmE/eo2HK59dgWP",
-	"fJtGM3ElEnn/iC7qORed37Bf2RXXaudCsTci1p1mz7mia0+8I7wU5xS8YEp/6nXYd+fPzj32+Ds9TGoi",
-	"RRqKdKHnaoHlXNEvWsEQ7LkYc7EIxWMP5GXnp6TxGdxV1jzY9Szy9ji3PLuscd/XC1mrPVgtuDGkEjCv",
-	"ofXnxrAhFu2p2Q5tux3auj9tbE6eZD50uL8Kefmw6As/ew1rVOmtr5/WPWz3Bjfd02HvdDg4/uHhRwAV",
-	"l1Q46M5zFdmcBUNmLEPW5GClooXkUB0MdvGQvSs6//G+w+33PZPpOApDAQWyg94Od7zlK8xvkS/1Jv8v",
-	"9zLaE6XoNlwP92zwMHoNyvdyfc2fXdfirSl/rYxznccRh4ykSupRSsVGsUpfthzmDkw/IG4G+MbSJcMn",
-	"03+QkFj7nMgEckswrD4xj6CHD4upWSU0Qgck2AWtUWzGQ9MYj/E4JiIFdC+5HrC17Ccnm8+k2oD3y2TZ",
-	"dNiGANlriVQ94ZmTgwqguuxpyidgo1lUNzxe9LuiexHmPUoFwQRhcieCeKUr33I5j1eQYqREO0qUAAy4",
-	"ewHHN1muE4pMOjPrMYQZh+xQfqvWLa2XkcLQmjKqucggP78GCiG/hBAD1d91M1H1/bKwnD43G8O+LRX8",
-	"8VMZh7+RTWUqFyDX12DL2+BugXQnmWVy1l7MMT0mYyr6RTChsmgGmgmGQfG80yNioNgbAEoqbleNAgBT",
-	"A5/SVtEvyGC2BqL+Y+Pm/NXBtf7fm1cQ8wH880Yw5WnWnkeiATX3hgKaUmqdKnz8ghS5V9joa/O6AoCr",
-	"3d0jGyLKsR4bP8txfq6Vm22PMAsVaKQJXgnZuIhZhxV+ySKOP3t7zMK5UgKAMbNplIZtrYWu2L1IQpmi",
-	"0mciKh6AIyZBBExzIfKQRtq2BszkwqQ4mPeleTme9ILe+KjfPgy7vD3QJuMpPzpq98dPJt3JsTjhvW71",
-	"dGGbbHOIaQ7bg2ktpnAMGuVMqQtSX5pVChrXTes/8J1Xkbpj5wmPV1DY+9DJxR609Wi1uX1a/RTrCzG+",
-	"awezNNu5itK96R0PB91hr/+D1uZ2VVBQHkA6f03ksCjk/5dGD/UAlUaCNbk+f1vOfJFwpdjheo5ufZwQ",
-	"M3PRfQ14yillJLKmP1vEWaS35cFEprM2+JMROshHnGx0TM9FCre0SjkGPoQyfCfRtMOe61MIgI3zb+GM",
-	"jZLSV8pHAJrKc9ce6cTQlAoWyHlEyOROAYjfOSgUSVkmeuRogNBl/lqIb44FQmnrEzRZOWVxkBG2TCCz",
-	"DFIqMF8Kk1lCAXq8yeMMDfc4RsQeP3ZKkHMgmSVfsSgZMjvQHotmEFvQ/QujVAQZw/Tq1hADlzeGiUfL",
-	"CYCJo3x91iyf9i0LJ0y5DEDBpBWGIfPn4QRppoKPEDmZZ/Dvx1jhZ6w2+HlO/wj49zaCm5ZiPM+nAFHa",
-	"IWNDMT/7CPHDGbJaqXv9T4b/QFCX/o3hZTP4Z5rZf/U/K44fV7PYL/GxeaZmAZjEgkXMU6Mb6fX6SzSH",
-	"13FIorz9Rf/3BP6bwldAEqafgFzCyP/W9MVHAUMRw2uVhP+aSg3ojIqg5GJ+Rw/xqonhFomNQ8N6AzmN",
-	"0cjvooSnKztMGMsUwZ2tXIhSNuO3UYCFV6z59ukz5v/P26fP2v4Z07PkMT1H0Hw9SfCIN2/++eol++HF",
-	"WwjWYWb8GXv7+rnH/vr28rnHnr94Bne8F+O3UCnBs0UqVOusOGtmnWCA4t3Ns/YTC9Dz+t1LKgZjF6id",
-	"YQ6t9eFDSjvs6XwtVg6PHZLRLFJwF47NJcDP5TvZ3NmshodonWF+L+wCYu8zdH+wx0R6D3vUqQVxtjho",
-	"d5jFiHHgGf+I1Wo+dmx7oYPBd7M0Ab1D5s/RCkVwQG2HYuduoFwbAKQM6sWcZ9O24hOqpR1zJaiwGhhZ",
-	"cNvLdEXBfz0kWmkHnHAPa6+SLJVuGpQBDfU7GAeGOqQX1g2NcGhGctwKoMW2zNplGQky7NxOA9yDH1yU",
-	"MjfUBhsUyOR1R1tnpZRsodyM7FiAfYUvw+SuKAnFR0zlcrILrJgzjkVyyEL7nskUfXq0cOapmJCLriA3",
-	"oRxhLdWxalIzwF14++6GchzLASi3JmvdMrqASodze83GSFTFwQpeod08O/Ydz3TP8QCv0qHe1B3Uncb2",
-	"WEBvP3OscHSTst0PD0V7wI/G7UFwHLafiJNJ+5R3x/jLYFKEXig7vfrHw6PDH1Ah19NgbQxTDKgtvmKB",
-	"c6GR83BCdYOkUf/rsE1Ob/zJrYIdPOn3Dg+19VJ6IuRhBuq++Ch0JIhUdfAn91G9bn8wgDxHo12DGrRH",
-	"Rl2+hupS6uwVnlGyvvnlvor+XnCwvSMBggeTytlpaH9b75qjZxdca64CXqOYH6C+V6+f39gTjU0Eupp8",
-	"dEZAJRKc7g7oH8TRuat9y0S0Uejmajgqqc/081i6AC3o+vrqGSQJCgAYbA1NphygsPnTLCOVD/5U/hl7",
-	"d/WSnCNBKqCGmUOlz0KJdDjnSv1fv1VABYOzHvRek+ENUBLSUPakQskYqI+lPkyMfqR1DW1pQ4FiU0n2",
-	"9PU1S8U4Qt5vq4dMRTxvIVLYi7f3A4zLvL0/ZjyO7sTQwgo2e92DJx7rnfQ7veODXt9jvVP955OD3rHH",
-	"JkG3OxwenLQ8QBAGnoVmr3+ibxkOe/rrKLlrxzLgMWv2jk87/aMB3ime6Dt7XY9FSRAvoHVBLBehTYwy",
-	"HRdYk5emkUjbtykPBXt9fqNb1u0cDw563ZYHAfT0XvdfmwJE1ImlNing6ntoNgRcobmwSNRcBFBYz5rd",
-	"Dvy/bnOLZXr7ZVQxoMemPeOA6atPH/Dj8jgmC0eJtTm7EniioiqCfA76HUbpOiKlGqZ2Kueo/bVzxgCq",
-	"zUXn7gKr3VAzsugFer6xTaaSp1JjMzYHqiCwIfQNh11GxSUl3QV7XigZ8xdpDCFrjv3QNgY9CdQ/BKJv",
-	"6kWm/1ykAlLhEtwXmAmjtbCk3f/4EVk7KD/OY5mUDCKIqRkyzJVry0Xm4d60hTR5r1rF9qFEGJmcNasO",
-	"pYIrCXQJPpbVoaL2HuGi6HDyHTRDskyjZCLS1CWbBRwMJW5hdMmwfXf1EhTTMxZNcCBuwapKJFsoKMyz",
-	"SqTR/AqtXlPTtdGZN6vjKsK+e8j6OcwJCmWtkZKl0b6BC5rGFsndyUb1rocl+WaJf7PEv1ni3yzx/zZL",
-	"nJQ9srorTG0CCspF7/7G7AsQfTsas9uyxAxN0WtClssV7EtDYGTFqJsV5dhb4qNuT3vQN/aWVYCdIifI",
-	"azUFTjK9PcC7/hKFfx70f1p0u/1j3GV/1g8hzAk4Gddb9hq9DuWD893VS7eFlc1wWzDnc5GqA2BUgL/B",
-	"9Nwni8NOAU7JXul8/30mfGkgy4b34MnRyfFva3qjUlCQY99s8N/QBn9BShiKCNiInLbhVzG/6SCpt7+v",
-	"0AzTFnWFJQ3a+FyAJTrCZxUrfbAOxqnUBpoEfUTDqh2iwxH1X77EXjbFRx5k2urOl7eP13tF1XjIatXf",
-	"FhCJEJwPeAqwNKMI8GPgn4oIPT5DBB9tzDuXj/Bbg3jgB/BYZJqjqj8ertqZBFLvQM5mPAmJthvQHSKF",
-	"uEbMcLS6mwgAUbAMDBVDEBmu+WNpNqF8MJcpUJgj2FQuUgeuieqpHHUji+J4fbbA7RspFkYq4GlIIbwL",
-	"UgkTuUTdwLGwcuUKGApI2bEqPWv+h6j0Z7nGXlbFSeMYbtKmW2gDFBZpYUCqNT1HyztDD36aW5LV6lsL",
-	"FxGdFKzpqOce6sgt12FkeThQgedpGt0LUqXWN2sh+AsgL3n8F6K8yLu6Hp5+SJTgO3EbJbnAIt/9FxWt",
-	"qPvX8obwPZ3kQKDE0ZPl2XEDqM9YTDKDEIH6eY3Otd3H/dlr6FO49F5tLtl8FPvgr+yof4gGhYMNM/CH",
-	"0p9QfdT/sPY/2dt3N6z9PXtUlMhDli6y9snd3/vJ6T8+3gzG74Pey9kPT+ZXh+r/hcfPpt2/3p6Lo8Xr",
-	"6M2//pld3H/3CB6y21nxiLUhBNUeo2n8fwsTwB7thCKwfqYe7DIAj0raoatB9rq5BmmFRmN41B/0nzzp",
-	"dh01r7ipGwbxDo8trQbuN3ilB9C5VwVkl5+vu6ItPHCcGl+24DflgN8UD9dvWuzX12JhDhgv+hG/sgp7",
-	"8KkggD4jVk1NRKmgGJKTfC3bqhLjkZ0XIH3ItV8HILlZv/TY48eJzB4/xlyrHCMwsyrjkiuE1wSl0YAm",
-	"Qsl1lNxWHbotmzZuKodd5Xp3BdoD+lfSxBHTPog5uK8djWcIOWJYoks8eAW3OFxqnWysyZ0ogOvv2k8D",
-	"Ai8hevuML6nogHYdmBOZsnHB6ekV3IuA2e+omdaXVucpZLlHCjpzJ8TcOqRAJ4wFvxdqXW0n0wenlsIK",
-	"mETnqvMwgW8Sw79fVibHIoBqMxPgbEI6oWsO2CuAFyHHxLNWiCHTGjJOgSN97gL4FT4ndNuNddhsmUqs",
-	"+DbF4Pg4O3PdntaUCyIRxsq8FRbxBB4VRpOJSAHrKu9X/qBD5k+MjPRd4hzPNK/Nk7BtLRbdKMo/dB84",
-	"6A7WNVDch7nA+Y5wukvJ/HVHRPENiBtfTuU8KIiXloWFJXhw0vKK6lJZG3NPuy1I2FhLsIv+7O7vYr6N",
-	"fQVulIqXVB+bVqrUm+y7JNt0/zcm2/xuKTKJXP67XHTdwU7J4M9MWfF/szbkIsIVEKkJFq6cd5Nb8Jb1",
-	"qiR/vpYGVaE5oTitIMKB79fOJHOyUXwJm62kYewHPwK5F5DLQZ88dbntBGIbZZVJ8UCCs+RpqFxNo8P+",
-	"apGpDYYQpLiLEM5nAzUq5yt4ajnQxKBjCEy95iMpnOGxkgbKBMqjdLcp1RJOOjy9l4lAOmnnyZHB/JgL",
-	"niEXPLj7zNFVGtNEslgmt4LKzJWnB9Se1/7Ty5eXN5c+awICU66F5UAp+bOcDIvuACF/oZL/IbExXAGF",
-	"2NjWs9NJvfpdDsPC4TKoW8XhH14a/ifZeDimX5gk6FXX274y+WNaErovGNrUIwraa03X1JErg7RkJWmL",
-	"SFVtJQtSMwmupddZBdaQe4w6/I1R6Gktdl3lBO12o/zIlVZk8yoo7l9vlz4X2X/QFu1+S7b+D0i2/iYu",
-	"v6K4fA5pmV9JmaMi/I243Og5eqRycow8S5cobUHTBMoMjy0BEIpwMQ0jf46HmS6SEVYGljH6sUByToTj",
-	"nNKWCbLfs7D7rQ57BqX6gC5AxfvNzQX7yBwEjILk1TBgfh12JZc5HCr2TIRnKNs59tmwM84q5alhJaou",
-	"+v+ORnjfqn9YMg2917dciCQEDSwgLxCgbxwSTNvSnQMEBSO6YTxz2W0+5jKhSOu7ldT301ppTbyyC8lw",
-	"QRCKZU0bLO/oboIJBvwa7/kKR4ZhlMjrzi1qAi4qOEi642NxODnqt0/Dw6A94E9Eezzp8XZ/chIeBaei",
-	"xw8HDa+RL8PGsPG9RV4y8AkBT6AefpFkxN2IucyjVC4VjK9REPCLLhaaC6XsNX0oZU/ya3padgSBEKH7",
-	"nExmPKaPh583nnCH3WG3+0NOVT+ai1Tf2Rge5d+pOYxmr+utAQM5SAJ4LlKTdROLlMtrP5MdVtOqfu+H",
-	"atwhg0hkJY15tCON7Ffm+Ht79ebi8vr6xevngLHhkH4YgIZ91t9bflsDGwTyTU7MHvi9j8b/BfA+UPg/",
-	"tmLXnI1GEBfORXPZZ68miwmrE5U9CeSE2BAdPOq5SHM0aoJA63W7TG8vIunR95hcXnKNIzUUqu39bj/P",
-	"18EXAQz05eunL14/950qkVQu8++LuKKQejsXqdI2PzwpAiE3ZOfaeJhDV1MW80WC1VD28bqh8P4oYcjY",
-	"n9eFmLTcGbJ98gSjL5bpNfMNCHWHXfJgCi2MFIPTyeSUUKW/aUTImoDAnKjFDAYaEQtKAsY30KseRE0S",
-	"bfpEE3Cb6FGHcpNWh70wZ1kMuCbkLAogUMShNfmgAswxpUYR5vEIq0N8rUrIjI/ExylfKMRPhoIZHoEP",
-	"BsbIoH3rxToiJNjybQbMQS1mAtCEokyJeIIDYcBkMcvtjCjLYUAJQ7bUATIsYVCzYvvHi/BWZM6bcTlg",
-	"TzGJzs+lmm/qg0DXsnPhmepdvPDy6ej63YX+69m7ly//H2Zi57+9f3Hz/ejy6urN1bWPLqh8VU65Ykpk",
-	"WSzCDnu7RjBGO+3gkzk1P/+FlC04hv4Mp6tJAeQh8w8QTE2hEfsdwLebXYYKW5hKKHxqmq0TGWZfw7Su",
-	"n+wzkWRpBDa8BW42zEYmoQcPqUfK/GCKZGYijBYzn4o2FFJoi9DcRmxJhtQZnw4I4SVIaAr1AcLpkivG",
-	"1Z0IWx0G2XLEv2j0YJreqsEz2ErrENM1pURNRbR4xgEBSYeeHaYDGiKKwGJ4DcAiIT5lx9vPb7FVFQ7Q",
-	"V/58/A5S/K1IjMUka51hE52ljlFavc8rdkGkCCAZpK1cQi2Eys7YoNuvQV920teqZIG4F4l5mpY/QGnl",
-	"w/tJDwY5Fynd1O4p86NQzOYyE0mwGt2J1SgVgJHeYe9hfl7kP7f/JlZ6jehtnUYiNOx9Lmq9TKNbKHnD",
-	"lzX73X6LalChRIKiwHtaGHg8wdG2t4XhdADIJD98Ya2CSEuIy1eLhKp/iYQfFvZcpG0QZ0DSBIWUbr5b",
-	"QUW+kLO5yKJMpmycRmKiSshUgf3dAWfCdUqOl9mcJ5AOnUSZIMqXWwLwuW589rRq98Fr2IUOmoJ+FZMJ",
-	"y2+yX72bjVMRx5xdyHSOqEEqMrZC3vWbqV5d9qk501xBCajtd51pUGjm+wJccg7AJifs8t06S87gLw2v",
-	"8X4qLY1AJudsou1Ci8rJZvyOIPAu3zE15anAm3jm4NdCUAFM4uI7CAT2LzQqFm6/ODLXZYYkj+FBBpvh",
-	"4vofcNK6I8Pn81TyYNoYNm5FIlIely2pa2QCTVm4ECyM4uhWJIGAFEGVydnI4eCA5J4CWXUKcLiwhpPF",
-	"TA9sLJcAdqpFf8NDc+JDFRu46dSnLdzM9Ioqiu6y0VLUrQAq3ZGL2uYurYIXip0HM8Gez8bf61m4lTJ0",
-	"UN9UxsFi1PP4QrHnsRyLj+z6fOOljtE8inlyu0AwZ0jcQ5vxR8IRRAf+pTbOaQ60kWPa00BXpbnu2VXx",
-	"OtuYxucPeySmoswzvE4g+4AmbLfc1P6eHuP6xff7Gf7dsuF/uG74d8uGf3fd8O/+ZoZ/t3qvoY291SNQ",
-	"XvRHpUV/2H2o1wB/3OAj2LrMeZaJ2TzD0csVf/NoOGzMB0NUj5/MNgWQ/P1FdSqXI4Nvk59jem8Bh71c",
-	"WudGz3VjoE0HO+8rNf0BJ0Z123G/l1vf/21bv9/RVdd0owmU2n5Y1fYPe7uebK/3cTE9BSiDuuDLGI07",
-	"C8yr+5zvkS/0OvV38evkGvoF7eMHBnN28Dw5quyFTCZxhIfrNxDsei/ZBRGM40rZ2U+2HjuyRmltEOlt",
-	"KiZxdDvN0MiFpCTrTSMDFNwrUJ1GBrMh8h26dmZuoJOtXbLTW16JYk0b6Gi0a0sEDjtw0vmhXCaAHxMi",
-	"jEa6ENZVxZFXHvjNqIbRzdG1qAGBNd6NwdlU2qZ0LXfwDvktgMs0NjJxIenjGhJ5i5xxm6BB9rQOL2lm",
-	"YErNLtwS0n9tUTv1lNTFZEhHrw/lE39LY9ijIBF9sipwlGTiVqRVMaJLdKNkks3TKBBnds5dT01p5usa",
-	"Sgf+zti6eHlVo8iEBe7B4iKkBaPIj2FWcI4nU9s4qwjVRdiOjrZF2L4cD7xCu8t3h5nZPegeUHUaWGXT",
-	"sV26+x1xuGTNKt5WimPk0LeQylc/LMwUGMH9SBlP9pccHLkruJ4vwb7PpGuV3PYeMzSGzJhPXtHJomW2",
-	"55Q3e47PGg6LKFPWU+Pl73Gc/B4zyigWaUTJHRU6mBhQh73lSjG/yqWNlQvBVPA5PR2pVpt09JGQaHVY",
-	"nvxZlVKGR6aT6YWngVwWAxLgN1HDqniGEhnTA2KDGoUQEFtOoxgVfXqpcaDO+eqMBbHg6ZaARsurCEtQ",
-	"5XIe4JCLGCmqAovppV+vhzaRjKxY+AovBU+tdRKtIBSl35RFMyRzpFANuol/lmMmPqLdi5A+IKAeKUwo",
-	"scBhIfNNEMR6y01T8iaOBSP6UMDHBrwZKGsxYaglVyzWag0VdEXJJOXW+dXy2FhmU7aUaTYF9/AKmOt9",
-	"lHOjRaJ4FqlJZONNawziTmPw2hXz121toO4UyW2UiGJvzCLF30zLZzIUsd4691EoUobeBmD/tBSeRCIJ",
-	"i0530v7CxmIiySLUg5VyLPQpTkHhltaeistzkdX4tGssnZrUQ+uo+ZKswzVV4AVuclJdz5i/eaPXnf6u",
-	"rCgoACSoTEupPWMpY8GTr5IG+Udwav1nZLP8Ib1aD8iF2cPP1dvZ3dI4Cvv8SdAT7ZPJ4bg9EKe8zY+D",
-	"Qbs3fhJ2RX9yyI9OGv8mTxjFsUu+pFLnGvYMadT1kR8Gp+Jk0mv3x4OwPZgc8zZ0+TQ8GR/xw0lfAPvJ",
-	"v8tl9uz8xcvLp5t7uWkKgyeiNxnwfvt4fBi2B8GpaPOTyVG7H/bGXfEkOOanh41/l0/t6t3r1w/0qTnp",
-	"XF/brfYtnfnfb5FAFvSX+65yE+QgJzGuyQQj3noOELaZSGd5OH/IIqe8+uL89cXly5eXT32vnGSF1zAf",
-	"d63vsn6bfCJXA8OUhDxvyiZjYXIVqbG0S+gVmINDeKlRyuQyAVUuSrGabhIlkZoSO5qweVpcsYVa8Lhl",
-	"GPpjrGkrdhThqhLZlnMsmTMpDlGW8+tDvVlGmePAbsAnWhJSAVuHnbvKJDw2RxAyKRRNyMHA6XF45ffN",
-	"j4A7/zi65DfV7b9fdSs1e9Abdo9+aHxT5r4pc9+UuYcpc/ZA/fq6HBVTBvbI+6bc/QFikzAbX1m/o3Ti",
-	"+igl5SXSdXrV648yDUU6rHELAycAeoPBL+hj6eZIf0c/r/vzwG8qE0HV+aiJMTVFzHy1BPjQqeBhHCWA",
-	"6i4+BiKdZ37rjE0WcWygu52iNX1laOviUKnU25CK3FhTdG47zCcpqp9JCmirw56B1yqWcs7SReLlNXs+",
-	"wxmJDH2VvuaBjrwrGvw/pD8PatJAd96tIC0f2f2K0q7k8uvVpQFT9OhO6P1iHIa/nSb49bSyCj3x6zrB",
-	"ipeveQNg3FEQ/Pip4mClzaZ1Dh4LxSYijlm/9z9sJXiqrSr4F08NvSn63X6/3e/2D9lYypnHxgu9IVXG",
-	"wboJ+JwHUbZid2KesdtULvUR09Ery+xwWvauwmRGf8kVRQ6wKufy3RXrDdg4iuMICU20VqUf9nsrcbmY",
-	"2xG+0fx2sGMDtymCboLxCAUrxs51B0ZQ6S4W6WicNIa9QafvNfS0NYa6AyABavVGO/+4HPJZ+jdpkg8f",
-	"6R1buEUXrRxoKIjcVY0rm3j7SEzcqjuAcOrLvqlufyi/3CNlJuaraXBZumqjJ2Iz7nymKMhvHW0pgsjn",
-	"7rgmxLMhCO6odKZ4T84F1e1QOZ0s1NKdEV3melEl1BWp6XqBqEk3qCyx1IMrAgzJl6orsfQMNSYkjQGo",
-	"cCR3w/d3tN4JXrMRZhQovlIAm4+UWlDdKVIMBmdnrJtTj1LgF916BBs5WcTo4aty1OXpBxXeuT2Vwys9",
-	"n8+gBUY/Uv8dXrr91TB3AhvD3s5i0hnDTVLy+5rF8IcXmbtk/xZSfv8XyFiYcxJwuIH1tH4tISuX6uBT",
-	"rhSQ2N0qb4Hc/g8hbSeQ41InbF1xGmVFMXpO5eKoEGvT2vaoIPdgdGQ2gpHh41j4Z4CwXBSVlSLyDAhG",
-	"7ej6bCxWklB2zW2Dh8hRI0H/mCZ2rz3mCtcpw57XvN7RRndNL96WX/w1UMP2d8X+wT3ND6s50eurTgeX",
-	"SwKMtegU386W/9SzRQvzLzxZIvCmH2QpTxQPqFx1F5Sxpf4jY7EIb0X6UISw85lcJOQijRIW6CEYsrkk",
-	"JCxChGA8tFAOVMKhX3jLCxelYibviUIryoi7hy4fgSNoBM+3fKymGiSFmhd0FYHmrp+4gmNmkbgYKc0C",
-	"FkqrBjMFz0oCQmn6+KffQkwUhEM5wwTV9VxN8xhA6UikaYkDpGZ4PisOHpzKOnwz/PXGneffH+sMXLhm",
-	"wgDdTM/Fal4LbAanxM6yb62PwBv0VdHF8ITLwcU4rGBcWY3hUddrVCy5xnDQP6p3z/a6w25/2AO3aCjm",
-	"2dTgRVIguazI6QU1hMVJm79pPWMtPY56znvikB8FJ6J9Ou7pc+1Qn2tHon3C9ReHkyN+EjT2PwdTEYho",
-	"niEhjAn/pdFcjOZ8hYCdiHjp+JWwL7gPMGZaGLN27aAdnhxt9mn3hoPuroPmaJ5NfYkdqf5kMD4On0za",
-	"3aAv2gM+GLdPw+NJ+8lYfzHgx+Mn4e86Uo6QqRgu1KQqxwt/qhywbu+m+2TYNUGA0q4EaSFTdpvyJBsC",
-	"KFZeNwKdxsV0ytt67bQH46Og/USc8PZpAItpfBKeika5wPfhQxAKOAPWId4aYvXX7oufZfTq5/PV6+vu",
-	"8tWqu3z1j78v3zyVy1f6f89k9PLir/MfLl4cv/j59fT1+1fR5O976E9rMmQ7Rpx7eH6raqqHRAXEN9Ib",
-	"suJBZBUXHP6S4kJfVikuCwWJNTUaCxVTwpkMm8Qyo7BmgpRAKJfgNDKq1CJRLY8hxyOqJxD6nYu0TZWE",
-	"41TwuxCAmiAsOxdpJEPiTfct4popjm0hxeJMJtk0XjFqO91lCLX1N4nWznkSTAFl33Cp29KivDDWvNLA",
-	"EtGl9oKQr3SP4I0GUcz+qE8Lj727uThjeKli/dP2YU+rYBDfBhy5JJuC6V18A3z/SCHFfshXrQ7z56n8",
-	"WQRa5mCjRiIJCxBRSmTAUO3ru0aH3dDHATns4tsRiy+Ryw6Nn8rkzB8yXytzPgHZKuCZzyTzM+mzpvho",
-	"vjvD2h1jhXrmNtKp9OWepe0+PD7Gd/I5TzNQpOhy0Bf1o7UyCiB9tiqfgOigc3+m1mn9kIhyPLZI5jxV",
-	"AsqEZcpScS9SsKN5ciug6gZfcgAvgMeZwjF8qvegiuJaje+5MArfO9gfW5wN7wELGFtSp4nhr9UFMA2T",
-	"gedZcJ78GzPnFuenAqRnXVO81qsOa9DNejBL3lkOHrt6dsEODw9P65qth71R6RMJeYacXrs4Ri6TsKYx",
-	"+Trc3phM7t+UL3dyr2xm4idUjvTtqDH0j7o2+q8/wQmu9djPFlgpv7jXdy/u9c3Fvb4WzHARZhCM5lyf",
-	"6P2TLmoEIL4aw96p18gFhFVOBmXlhK4BuVOvwmwSOo3hkye2rDlvl9Yoy+XOo4USof5hXw0BNta2iCec",
-	"Tt9Ugs0o6TBIhYP0IQpBwGdzHt3u6r6wl293XXiMK5NjJRTCWAKw4jzmiU8Q5IAcS88k17Zi+oIiDrqF",
-	"Mz9nYx5aV4g+JEHwE/EM6bvVYt82vcbUv7Aj8W8y8G0DfxvkcNO/3wI8vGzem65Q1s64F55oW+9w0uXt",
-	"gbYXT8Mn4/YxP5n0RD84DAdjfczxOR9HcYTQdT82lmI8QvOz4TXGqVwqkeoFXW2pgWnbOyqla5nULC1l",
-	"4uhepMBjDW10qCRMhgVxTJjzBT9iEloe61cZvxUj+61pYBZlelQaJhdQD+9a5j19ga91kvGN/NXnikH9",
-	"e3PB+gTCIidMLlJ2L5JQproNYNypTMwbw8ZbQAwgvkRTsK6VMR4C1H+UWbhemcD+ApSWJBBFNFGplS/4",
-	"Sj8deNcxjoFwftG9btU5ZnCCt1Bfik16hM9cirGKMlDlsnShMrAdAOY3ZIH+Qd8xB9EOVq5MkWHfKIzg",
-	"wx/HPLkbEfgtztwCV6FQ+dddC7UXYtpNKu4jsRyF0a1Qeu5OJ/1gII75k3E37E0OxRE/CciFI074adAd",
-	"98PB5Fg84b3gUIAlPunxw+BInIxPw96kgY9UsD97NOu0uCvW1lwkoRpJYC3zGhOeyEWG2t9In0vZyl1I",
-	"ZsnQEIxCmQh4jvnCJIF086/g9C0GORAqwll6G5ZMgQslESJUI57pbY44nXqyJzINYFvPxGxsJB/mYeYL",
-	"GD/TEjXeIYhm2aSOYAXJkbaswyJNVm4c3TDom6LA16j8INuc3ufP644N16Hx+tnfl29u5MfXN+DQOHn9",
-	"/sXHH56GP796/253T4YVk3jYbndjWLH9TWH5bcDuA+dgNvpNflgXNJz80h0g73O9Q0szToqJll5WvMlE",
-	"tGHZIrK0QggsfIRpwhVWMrVKkPe9HKvLvihKIMV9CFKYXgdXWcDuSQRxjSjB9Hqftr9PWfH0rd2uvsd8",
-	"exb4ltDWL0hDHyiS5/NU3guTOmDJkPO2kZ9EhMwPUz7J/KHFBQMOHAQwwS/0xVOe3tpzB8M59BJj+Rd4",
-	"DO3UHHxytIPPB3RPbeMNIDXYNUOAMvPLryM6acBEg6rMfCp0d8x166kW5KSpz6fosPdwDqpCNSlEsPLY",
-	"1RDjX6mBUyvAsgSOLy1SJax/jGsR3PkVkic/fozDV4d5Du+ap3IcixnwKMAP6scPfmvokrHBiiUnD601",
-	"dMiVFrW5JEdDJ3R5WnpnDjlCr6v/zwGqB68NXMea0qVRgPnQw6GVA8j6M+f1yDy4dcYSESEMEOj8LNHG",
-	"TMK4UtFtogUCkByTcs+wzf8/e++23TaOtYu+Cob+XiOSFyVLsnySR4/arsRVle6cOna6/r8rWSJEQhbK",
-	"FKEiSCuqlG/3xX7M/SRrYE4ABClKtnxInEQX3RWLJM6Y5/nN84ROx6RuhQJywebSc9HnIgoF5HKmDODl",
-	"fiJE6utG8HyW3nAkRFNr01lO+LBxVByfqUSZV47Inw3UDZEYElNACIIInAJ4u9KCtLxVcdo9CDlFKW3V",
-	"t2hpgS+hBjrMVGlIyzHl6+VLjRSgoU+kAzzZN8dSTbQaHH4a0TmpwyW8YHMPr+NQhOaf2iDrmbvW7ZGx",
-	"yBLZuIZqwpwv2NzSpy1qLKxxKEksZlukPhVS8mE0twBLIiE23aIBGexAxWKRNwySkjXR4gRM8fIK7Hqo",
-	"P2GmpxfDKdltysqvRtc/xvfcKCxKZiyKmkrtANwtrHdSn9BI//SP09ev1BKjiEIuuYhslZXidW8YEiMN",
-	"EVZUxEE0UiOHV2io9/gFH7FgHkSsv7WlfvmL/KS431/kLOHn6mz/Rc4E+et9/Fez2bT/U+/VYzZrkL+W",
-	"0XlfPUJOArQhJ8P6+rlnvAE92PdVo8dnT39x2vCQMUiop/K/SQcMEAucbqEVNbRWq5Wzmfx8oal1sQl3",
-	"pNie83eZg0y5OkI8JdkUTRwVTAQWSZ9L02T+J97ZcwxJkZ5lGBpzSiODJVlMRJZaKCockjroaksNOEMW",
-	"6+r5fym5oCDl+7qQiJ//YhZ94U134SAKEHbQAwPNAvCaV0JJ4/H5NRPG2E6ctL2j6hP7R3EjPWcHvLwl",
-	"75qRY5gI/OagTmDDeU9FVLDq7y32A6lD6Dgs3PvYHS+wTKchCHXT4BJrm6OKAuaXLX0hYnaqdupfOSy/",
-	"W/DgtRUmLFnVtYkijmi4OZ6/U/VgUTvkMWbiaPXq3uwMt7KvYCbQ0qIK7JKHLA4Yuug/LdZOmGbDiMsx",
-	"kwMpgq7zSg5zVqyhUPqgqpZCoS7CM8F0ZYSnIpkS/TmhBKd1Np8y8vy51hp+qHn4gS5JcP3bpsgFTdJX",
-	"Ylaqe6LlPc0AbR0cXXtnqVBeKHpxrk8f2AdnbNhMclvC1QpjAhav0Fv4JuEBOITBNJOv0ACGggZTqS0c",
-	"1tz0WxmYAWudeLVQTCiYWWkwYSb1rCKZMDRLr4T7MaNTxa2nlIcowwII9NS4gn/QRSJKoatOb+fwy3X9",
-	"4Xc37HFVgQvtHoLqEVdeLZ0JuN1vIhqXarzMhL7YqpM+FGiGm42T4Uzq4lrTRIx4xFAHEjFz97lU3CO/",
-	"fSfvyFCR7WSu9AclfsC9m+phrDLWsqypP23aT1dbbvP2XROUHrdjP6sclLacGePfArgKWPdAxjOnTm+t",
-	"YwZUqscCiQPbRqQkhmzSVBeo2Lc62HapieYPSkrHa3XyLgcD54klidh3y05+xOMQ2Is61+foWb6GuNlO",
-	"4X6iSb/8jjm9FaQPd+m6mjHwlr0FVeTOVJNOEjqHzxfesNZSve75wPMt/YlDWKndTCwundOWTrtkvcUV",
-	"+1Blv7zRVhcsvsUNf6MvCrh2NEnokzGj4R8ZTSBlQ1eTUYJ9nNEoT7BWuy7iWF06YycxqeYofUom813P",
-	"j3bhAnYU+1vrKOjuB9i3s6066P7Kq43/GNgaOFWc0IyycJoWXrt+t82OvnHJjdlZLLGzZo2dkgGvysp7",
-	"YswTuW2wyizo4PIba0gqQCsnIm7Vri/b07kFTNZlAUZAKf0jGkDi/wevlhv39fPH5pFrFzxyA1NN/sPj",
-	"ddQhslxh0e/su3vlGljRkjoXmZGh+mSJBfUm22c0XnM0Qet3FN2H8+yJWcySQSZZonNERwdsP9wLmrvD",
-	"Hm32dg67zYPOfru5N9plvXAn6A479Ia8/6H23/XulUTPsm9vkS/chPbf3+ouzGcdgv5FFZcqsfxGrsur",
-	"b8hb3L4nb3F7bW8xQhqu5S4uFRqzbYFZpmZ+GGjjyEry/9V4mNf1E69GYbNGkRnN/WtgS4PSDcTaiVNt",
-	"f/bKtm/mmr4hpqpg+m4YsB2NZPlCoNiwLI4L230iybu3L0jdv8Y750Pz+YKUhfqrTaGtTaEtrJwS5NbK",
-	"mzvpqwIRtyHhcXU8Ir6ig+TAy2irFKW5g0f2rTg+RWfvOfMKP+lKxkalAm+eTF0Hn+Neg7ycSyZbRGsM",
-	"0klvn4DFd8H1UhGSTupnathTmo51CmTK4yDVNamvu5B9x2Mf6jivaEbnkrx79/yZbDXWtTX/zGzk4wtc",
-	"+LuGBVa5QWv9nS7mstOPxgEMWGqwKZiDZR6XHcXm6dqkWc9nCWnGM7QJ2nkQkCR7SCNzpu5IFAq34JpY",
-	"5XK0TV5cSSnxXtnj50GKkrZ16nJLXkGZd4NvrCDjua40XV2IpwRcUsQ+ye01bngBqLtkmPEoJVKQEU1c",
-	"Y14oZrHiJYpHS4QpMq6VUblyEnqce8SPRToYiSwO149+dkjA2r4m8+HzsHZP8N+X1ZJk12QwuJaOT7Xh",
-	"PGUAiFfr9zrdolGhrBAuVSSVAElNImzKPqbb+Lsc0+7uXq1f6wWd8JC16f5wZ7QbdNlBuEc7w8NRm+0E",
-	"+3Q37A4PRj22F7TpYdgZ7rDd0T4FjWJ4ELZHHQpr8+htMt1qm8xXs8heDdTaG+EIrmlMcY0SFmv36mux",
-	"VpX23yaA35f9ql8Kc5S5W79FnhlqpiQ2d7k2FqiNBWpjgfrsFqjuPVmguutaoCxNuJ0NalEeQETkyvav",
-	"t0xZIvidW6Y2sLKPBVb2VhYUJa+nwXhRFTrBqHMbDGm+0ckH6hj7Hv7bjU621T9RWcKgVwgzAVNLnJIh",
-	"DS6ciDihVZetLRGzrS0T1mfi5SD8B3+7YHNZiAqC4gMQUj1HNxjUvObLkvnB+Gkg5DDyRQfwjrQhp0Ve",
-	"Y7VZk66h3rZDPSrMtE/UrfY1/pV0Yi1BfzqBGEX1po65hjYkkWLCdLh0HCSwndKNTIW4YWFfL6mafVLy",
-	"yjGIYtUeOXIcV/SYF2fHIOmCqGUnh4OGTIA+hiBb7UJphqpZgHLE3IWyuAZgkHhQjjQIpJ6RIklgCNVf",
-	"OlPlkpzzSxab1AbViBtYK2K2tir6bhreJfJxQRu9bdQjruprHftYjIw6ZSYCQ51BuA6wmyJmxdPvRkI9",
-	"Rtmy014hXOr4po1o+TlESyu44QjUeTiOwx+BHJWjL2PIpVCrB6fMIVxLI+8Olqp2NIoc1a4wkBvLG8U7",
-	"uyKaRrESTZhTQyJvEh3T3kTHfPXRMQeb6JiNbWLDQL5K24QBxcwhMA+ZtkdAsZud4W64PzosGGONZaI7",
-	"6rULnKW7iY7ZRMdoYUDtPZSRMkEyihgr5dOm9uVKVTkt/JuD394EmSy1j5wopZgSuFj3GGhSCUSwvBTE",
-	"Mb5QZVQh1MgPLOwvZJROFNcasoLW/US6ejKpW94XKeKcaoOGp1GyEpKBkE3MgjXQMGP7t9W5nURJA6UF",
-	"10enkdIEoL7/ZK5jeg08BFK36ZeNRZMDTngw4XKiGnSMDfhkiZUACnjDUD1iLr2asx6zsSVJHgcIYEEx",
-	"g7mPq1MwZujyQZD1oTahcVRhDdG7d50phNRppHqY26Q2z6SXe8QIvJBobvI+obel2fa2P4u5dPNE/rUt",
-	"Kfq0fnlTinOv8ht9XDaD6QNir4Fad1efvXd/yRrMrLSU12i4eiZgw5s5dOEBNN3HrbZ+WzBrZ5WUskA9",
-	"lmHIbDDUvqmoePzSsIRvWXrXGGjLKJ1N9bY3oATy2bijlP55A8Q3Ev6Xk/CNPPDQQr7mb03JpLy2aI9+",
-	"mZiXywL8TEODZVJJhtfh4ZYBbfE2o3I7nJtOHKxbH2H0ffCy6Rrl/BJt/wwwxOzANOcB+DSn6RF06LkA",
-	"QKZ5/cwqAQioCFH08xbxVUcD4AZZEhkweoR3x0hXagfMJfHfvnv1CopikePCALB+e+4sW+rbPQKMqwdG",
-	"9v0R9/PU7P1dROJqCF+7IaZID8ruywF8NUl3CfMUYADU6//nN9r884P6v3bzcND88Knt7e1c/e3GRd/t",
-	"aG6NJ2xg6fX+1rza09cv37w4OYPSySdv375+W/NqZ89fnjwbvH53tgSi/r7hkz98IblZf2RFAK0LAvvO",
-	"YkxZgYtZ6+94tQikvc6Vt6oMEsiEA0UocCzTTs0roqOg5LAoMyBKSsyMDT0Ip7WVQnu32++A0A5DdAyX",
-	"Oa6B+qbm1c6ZiJw0skCJXv3aKY3JTwmNAy4DYeYMxPvdqbZ2qiE+PQZUAJrETKpF0kR0kEm30k2tG+6w",
-	"3miXNveG+0GzFx6w5qFa/s4QFpztjvaoft+uN48HJj7fFEgoBvwWsVS2QYCu4U4gMRupsxSWvlKPW3qY",
-	"9ltzd7aHctDu/PKv/f/s/PPg371X3Zd7b37AZv7eKbR9x0adIpGmxLnaixhruCOraXaBZhkh+t763oY2",
-	"t+Hwlc6iEYs1dNAZ6CRPQSdZiLeuXH51WwGqLGRJfhyGFI7DNBEfQQ3Fi6H+nA+G81T91Dno7QBkTMLO",
-	"8YhnsqlYLKxCIqJ8XdTxw+nhyKuXd4lGiT/fQPxfHY5oKpGZewDX39EXchIqU62AjWgkmVe7ZAkfcfcH",
-	"HjIBxAQELH1Nzb5/yPvItRdbK+pmEMnzl7+Ljy9/Evv/E78avXx2sj48cpmXroRILgtSm5jDRwKtTF1x",
-	"trxL9y17o5V0uX39KTwvIDMbmMzVQIBQKKgMBQiQn9Ys7iDz1Q0sX6NFXglwNWmzK9p0jqxcz2MyirDK",
-	"ZcKcqpN1ar5YXokyEDKHDm20iEFNMxZlaz6WKZ2DtRMSw4ywLJJ0JCIuQD5fzBwzregMMtWESRpTb7XI",
-	"6xiK7uT4hGqJnEXILd6IpIwl8XG9EcZxWaChR6TQX0k6YiQVJGFTRlNYzaEI5+vDHcK4HkcK2qZyxecz",
-	"qS7PHjIHVenM+p6YXMzV92Vja/0G61XY4/Ad21ofysS6kaXuAwQDDui9gmAURadC+umnUvrt6nT4hM4I",
-	"aFToVUaJwWnBy6Nu/KfIJptn8ynzSd03Wbo+Ij+rf6EIVuCg+in80yP40YQmUOhTP7N/6ioZeVfPuMS6",
-	"5SLuE5qmNBhPoAioRuCHcRmGB/ZFVxriJole1xSXJVRp2SJ5gEIhSV4XTrtg87KRUgcMuIusPgOByy93",
-	"hAXHUwfGeq4TSG6ZgP8s7/au9skbvu30mKNFrxShtra3wJu/WJFxyGMKJsUFoKDqWPCIleCLKo7F4rH2",
-	"83NyRMzZ+Pv72vus3d4JzA/wF3tf81dDGHm1kzN6Xn13VFNPJDn95bjZ3d3zyB+ZSNGR/1CQSI/Qa/Ud",
-	"0G+bol4oAnLfRByQ9Jerv291kTZaQDCp0Gtd2BElLEeMJizMPTmOIJ2ryBAX1SI/KWqM4g0KbT6m46lf",
-	"nkhbytkoqwBpJFmqtDxtbMLYqkxHWh0hfb9g84GpPeAXR6HoBo8zKE4QMsRPPX7zHCgvqJsTesE0lFNA",
-	"o+iousqAW8aOpli+rs5TQiMplta3KxYmaBQ11OXJcrBR12XLlfdlvcgvmfIoKsZ/lSvvrctE3qpRb5To",
-	"702JhgRFYkYCxV10BZx6R33ZtbdZqW2No/Lt1IKSc3c2OvTj1aFzl+O6SnT+5feqQiOX2EQrbeS+PJk2",
-	"TeYL/oYSgtt9i4FIVbY/2RtytW3Nl0s1+ddxLqRZ6awUYETqPNYPNbSCR7CVIQvJOYtZwpWENe8rjZpF",
-	"ofSJpHNJxmKmBDyp/guw+oGIsklM6jxEQuY5if62UIsBWWh4xAcJhp4zHysYyIJQacY7nBORpYGA0uBx",
-	"iF3xlE1IQBOoEZ5j7j2RBEK/pWeU7TSTVsS13O53MVRET71i6ue9dUzDttCU+litjgnsXyiTF3FpRq1Z",
-	"TL7Mkvha9vUbNwlwuj80vjf2XHweUwDIEmAE+HaidvTJxKolmuc6vNa40NXPht9eVdX6MGnO6shj9AUd",
-	"sqjWr/0rz9fUrNLJ4JQiA0Zbgwu0aBjx8nbemFxRrMqUN1dKInUaze9i3rJNRXWaPtGJreTd2xd5u4V0",
-	"12taNeP94EYz6XCFPJypEEnUqXkYwDAIIIaluIDlbFsbROJWX7IRPOXEWwwXcSolrVkP68qJRFLSYJft",
-	"jJq94W7Y7LG9UfOA7g+bh0E77LDuaIfCQcrTO9UpUqu7EDe1arblsd6wFNfV+iFTCxLfQkQIju0xJkMv",
-	"it+V8Tql+a0rJ+ZkdWXUSgUP2zhbHoPQBoa60s7cVkpDlVxegygci1iJTramIRzlgOiP+xqDhUdpE0Sw",
-	"cy6VYKkfOzHWMhUT+/OEhky35AEQi9GJQeSwxgMfAsYLWBfmNvgeGUI+EvaRV6InwEyCPokFcc4hF3GL",
-	"vBIpHPHwiEiRqO6Gc6JYQos8U9KRJHVfzQUFHvTXJMGYX7Iwn1HCSKykK1gRFragfHRiQ85B2FNytWRN",
-	"HksWS57ySyVcDZGAqEVUfRoJdYpYyVhPC4wJ9FxWR3Of6B1bVyTS3/0Lgp7vQRpRgi4o5zn/02XcByGb",
-	"puNav5aORSIywFEqnSoxbYZiplNzRZqKSTObkglNLlhKJP+TEcUuJlCpHvxzyJ1hSWzpQJkmNGXn81rB",
-	"1FTDVpqS/4n6Pj7jkg1owihckbPjl9un6n+vX6pLwgMMIR7TJG1OOat5NS4HcKBVRzpqWQ7wsJoftBjx",
-	"Egd9arrTfEXTdnNUB8jRap4i24MJRrX+LoCzRtl5xbDzTCs0ROUXHN+E641p0Xk0M0bC33AXjqXEAmrp",
-	"mCdhc0qTdG6MJ2CFlizIEtB/RjymccAplpYHqxkHQ27C5UVhU6aJCDIEhivty96oE3SGu93mTggSa4c1",
-	"D+nubrM7PBi1R3tsn3ba1duFY7LDAZRlM54xo1E6BknXDMrZUjlWEkgTzEOlXTXS25Jt/Tf2+ZbLC3Ic",
-	"02gu0ztsLs6gqVarSW1ry7dYvYjxwXYxS7ttTb+d9llnr99r9zvd/yAcys2kAaQHiqIsMxgVqXzrG2ew",
-	"5nBhhHExTrS4Es4+GWKsln1JVCeY68Gt5bI/ImYxsh60R0cRS0gdX8ZG/93VidYekVMWkG7roKEtEKiY",
-	"81QxykuWQBpSp2Vym/rEsi8iKQI2YFYZmHcgicn/+SRnp3pa2zhAXxsDEHAKIx3VdYv4n4rRnbGPKTi1",
-	"1H9DEWQIARnQmAwZImTyOOIxGCB8/SIiePlHJJuCnxH85FyNbJSyZEZtPd0inzcD+2TJyNW2brGJLYJ1",
-	"IT9vTkESUy3ewEZW513pXuEP+dsHv2/ryfvygkcRWH8lho9OgukgFcL85hFKfCPf4wO1jdInLFbSz4RL",
-	"qTg91jVZ/DgmvqEmbDKNaIo4Z742wqnXoFq/Xmr1DL7SGWGOz87WZvR5rNobiWTik7r1IQDyKAxXsogB",
-	"lKU2/Ao4pbJRqKTvGwFukMtgLeJbQgkxMFEkZoNRwtgg5ZjdomFqEN+LTSiPfJw7Ncd7NhZ5zX/Jkkse",
-	"MELDCY85sHKRgGDVa+8Qf2T0ANziX2GbnPpEzX+yOWxBwtKEs9CUsnGDd0XCz9XBNVeu3m138AoF+lLq",
-	"+OSjHJP1gs1NZeeQj0YMMDqGIpyjaeuQ+DwfBNhHEpZJplbonWRLzq8+dmpvhXZVULWxI36eoXRnd0TS",
-	"Swz7qbSb6QaXlkxHyvFlC6Yj/FMR7cLQH6HjvgHlJXHxLYzQopknULDcVPM04qiAnCWK558GIlvkxnKa",
-	"MBrKMWMF3mqIofptLlM2GUwTMZmmpjouINbCUJXYiWefJepEmU5T1SlKROqcoC04EHEI8TktYB+jLIrK",
-	"kzY7bBUHDfchRCQ9TZ88AndWNT7RsWHujXeXqEBLDRod7krtv1BQSbJhwgN1cn7h5+M+oYZzDRO0Nsca",
-	"Y0emZIfMGU1kq9VyUq+UfIKNtCahLvCwQpos7Jljo/hCcuYDCY2WqMKio0EGWx/oOs7G0KiFRv1rEe3E",
-	"mnvUJoIBDVuSUxaHgyGFQtWmoWOsfwzP4K7byvcY5EX+1mm31eDgv82/dV7WPHzEiPrjg9u7lnTNNQEe",
-	"AHuLHkiZDjIZovuxwKUWohBGLA3GYBD7cDM5eZlxTe3mIGKXmA5jsmyxuL11oQIC72JGrSOcXVdl2+km",
-	"/6rK7maGK6aItROIyYTFWlJQLPRcJDosw8D5eLUChKYlB4gjCw07mzDQPVj7+dKxwe9BwlOWcGrNhqtu",
-	"cM2rnQsenzcDEQcsicmMJmAYBPc3m0J3z8GVNUJxM2LniisaJ/1T4EjYgTalSBoHZjZ4fcnC7flwdQN9",
-	"aFE+Kp2qD1VKUy56qbclC5S4x+Nz0HnLVPx/RIZ14DRNAVpBtJaFIV952AbczdAso7FKe7lLzdALwuMA",
-	"/H/SW5i6FsPPs0gJLXNCca2gQFZMEqrDPsD1EkWWdq1S7tTRVYLQhJbYyCsDd4zzBfHd5Qorr+FXulRr",
-	"lzIvaUzYwH0XHV8UeS1pNQZCJ6scZd6BztMFqdhNokc8W/3qImMf02SgLWy9bqetmBBcKsnVKpZMFSWu",
-	"7dUk/5OZNOLeTrvrAc8ZTLhSc+yCLI0l60IsWU/Hkt1SAMifRGae5sdEqZZ5CNh3b5T6ZuWL1eY2/ctG",
-	"CNkIIfcjhGgzSsnBW7CuLHsmNZkvPl0m1SxgmA/3WTfsBM1d2hs1e2xn2DwIumGzM2qzw/Ag2B+CZ3rK",
-	"45iFA4g/VMdM97ZobsmfPID0tJ5B+psUtm5iSQdcCoDUAMKws6ZdfWkeo66Bjnv92f3pmyLgD1kEPNbb",
-	"WuUgcF3xxo9Q4YjfBgSy5Vkyz1gQ0YSq2xnNFcG/ZMk5hK8zY2RKBfEnNOYjAF8GbGET5k5CJjnYtlzj",
-	"o0cqpegG1JsiWisBc2iL2NOR9hEsjcfnufXUdKthiLkkfizE1C/4LWJhnBZg42ySra0zdVrS/tZWwe9f",
-	"n4usAB4NdJeIBFY6VKLwEYQbQnqJelknlAAsMk8bHlbUmossgWD9WMTNki+fzMZCMiBUhP2R0Ujmi9eC",
-	"nEvCPtIgjeakLhnQGCKzYJzHPoBRmE6G/DwTmRw4OQ6+GQAFlA1jhfaRgvU1LQAgabUIPwFbVouAcZtF",
-	"AzEwbQNElwpYDzNQEy16RESx/ldKL5guqqzt41oGl6TOJtN0rhZT8Ro10o8BmyI2dcEm3wSHETbokdmY",
-	"B2PgABEbpU4dNNgD3b2e0FPHkAnzwgpadnmLziE1t6niDHGqvU6FkytZahJkYX4RAw9YKNCMj6EpdfQv",
-	"McfDxOMgykIWNmDQIdMNZHGk5Al/mmQxGyyOBITTI5Puqn4xS6tXDBeqOB67LDTC4l9qFRzvFGAjqoWA",
-	"QtpjETk3hsMegpsgJPVqb1XDwKzYinG6SNqRrZLGJRnTaNSkGMULY/DDZK6Urj5ReoJf8JHAtTVkjtR9",
-	"3SD4eOCY+g3rm4BnmAKH3cP9PTaFmLgJRsIIHkWR1LE3Dsq67zBUiCQ2NzHF2483Sd8fc039Nf0gx4om",
-	"ISF7qZe2dhdvxnCuE0A+LdL7HJZeRxAVC1Dp3r+Y5f5btAxdZ0RTMhce9uKOvcE6AGa/zIm2HIwXiofZ",
-	"JlCvvoW94Mvv/sZvs/HbbEwmG5PJxm/z8CzngrGpIe8u1/knY1NiRVKUEY2sWiyP6rKYatOMy1G+SZ+P",
-	"WtgFWVwTwTUcQkXZD8TBtbxC6xbbNPjDKFko1oQStE6yx5p2xT3RVfn0F4qjmPfgpC1/XFiabRGFzVik",
-	"TKLTBz7Cas4oABghRrORW0gxBQtYb80t0EuPi1tlDvvVVIipi4TMRBaFZMgakKa/qW72fdU+iOa58cyq",
-	"xHexomH82FIr2ilWr1E6gZzHwTgRscgQSyvE+MsQU0FoboAw5hu8xJ4N41I8T3oEOWpFVFfDREHq5A5n",
-	"JC3yRkRRdTAujGX7E2a/XflHBGojZEHAWIh4MDZJxkcI0zxrRYfbVYQY93U5JsJTTY5NaK+Jvz0+e/rL",
-	"qgBcn/if3mtHwftan7zXvoL3tSu/RVbHac6rwzNx2X8XQ1LvtruNe4nGXM9q8KMawaMInnSPqStK/KTP",
-	"kPPcVVjhaA1KhzxIGIsJo0k0b2Ka95CLlEGC+2RKY85kn0z5lEU8Zh6GOZLpmEomPRJQOSZJFs/oHMNP",
-	"aJLGLJFjPpVH5rRTtbQJC2gSYhgkiA/Fkf+K+1e2j1QOWUOtGLlD6lpSJ+/Iv4/PSJIpAUopnkEipGwO",
-	"IcufnFJ6SiSNYNQ8NQbpkCcI4UJokvIgwuQhLTrpFo/DSw7J2evKF3Bg1pIrumumV1VFZnS6Z512v93W",
-	"kRkVNadtsizdYZ3gMOw2e8PdUbNH91jzINwPmofDNu2Mumwn7AWuw++PjGXIBtZehn+I4TJvl73ZHsEO",
-	"Ng6vb4Jlw747LHtURZ3uxrwt61tdoki9+sRWdilwSBdVAxkijy3LPCK+AYAz72EWiN8iUDzGScuZjQXR",
-	"pQ9spmsIGS/a0UTqvXYPCJNIxyyRjTXZz88sde7TbTM7zWW8HwizG9Af7ezcxMZtYuM2NtxNbNzG0LuJ",
-	"jfseYuNWJJR9r9FxnauSNlIWGXb6PagOdWv9xMp1D6aibLBtvrxe8TNLHa3CJIHeWpHAhPalCsTTIh6N",
-	"I/GLWSyJSADefshYTM4TGkNgDoTEKeqmbhjIejDgCeWRg95CScropOHp6CMeny9Y5+RRqWIqYNI4UTEF",
-	"rBnrNIJ4vnmpCsxwTnjYMKg39ksxQn2E0EDDEpbaGrOEHRHJWKUJcl0jGpQahSW9LUTN58fUWwHmtoFR",
-	"uSWMiv7lK8dRqcCMW5PzaDjeN/ScrQZaK+JifW4+9L3U+oMo4OJS34W3sI9pQoN0uY/pDXpaJJmNaZmr",
-	"aYvZlAIZThH1PotCEglxQSJ+wfoA1+GKl0XMEGmiqt3f4Pj5LXIKqC8W3EKyHDc2izBAvAqnAjFEMAJ9",
-	"XeJ/gsthfSi3d4FMIzofCnFRRlPQi2UfO74E0OotqdEeLvPi+7jTIk9FPOLJZEG5ar2Puy2C+pUi1VbH",
-	"qoq4ex/vtMhbQBlR1CwSs23UhbeVJgy7MVN6IaEaUGLeWt+zoBfyIWMWNrr/96H7r6edtlq12x7V5TEe",
-	"ACOWiKmQ5aSTz83mNt6cpexR76PDo0qpJ1D5QtHYO/BLwF+nKWvmJp5lnPM4U7K2UrTMu8bBJNMkC1JA",
-	"1Dl9/YbU0TZLo2iOsEosxMwjKO2LdisdiaFZZSFKA7GgTNaFJDxtkV8hRQV+g7AKsB4DjBrxzWh8QlFb",
-	"xLk9kcQvma98IoXO4kmymIxEFImZ6uAINbIZl8ygjmkQ+pku9TtLRHxeYuEwrITly0FhhXS+R8ih7lBI",
-	"RIxlhCRLTEEdy6SrkNmRl0V4AMkU6vlikEive0h8tVsD/dQApUHFgObxKGWJv7aTCw8AnpxfzSm4i6ig",
-	"97wy3uDa3XcFiK+MI+LcBjA31azrEOnXEAY8EllIXqRoL9uwzrVY51W+Zo4EGiua456azbKuu6w3FjCq",
-	"icVDCsVIjBH9E8i/8Ry6/MqsjxP36zh2wTxjl0lxIcWt8LXlC3rlOa1ZILpaqcKSafeD7ibBYONiJ2+N",
-	"uR/MHlcf7r7eqyW7nB/FIQQk5hmLj96avpEHV1jh8TAsCmCGBN5aCpwE0yYEzq6M6oE3XHEUwWWNEd4Y",
-	"3sugqi1yEqcQyjOK6Pk5C4lPoxmdqyvko+ZzSXkEJvPUlc/U8Y0ZC0kssJMW+Qlx3PsW2L1+PZg7EYkb",
-	"AtXwiI+imO8RX7MF1RIklDdaxIeCK7ZmEI5nQtNgfER8MET7ZCwiKMZEJkKmxAdxzNfVGSaeg2CfC30x",
-	"otmvb7x/GUzPYG8W7PYlv8m6K9ECSoVRhlAeNy8UA3/mNGpCP75g8Xk6rvW77TZAopm/O4tVdb3FMlHR",
-	"XJ8eWCIuycunb/TaLBsFPn3gYZjtXzYI83zZMDo3GsbNAsWe0pRG4lx7W+7sQ8ldJva2Gd5pZ9Wvzdhw",
-	"wXNyin5uyIZnQyc8txDUovdHbRRW0fMKPWl3g9MVih5sobufWBqMyenJU3Ly7Ofjt0R7/iFCngcXCC3x",
-	"9Pk/W+7ZCAYsPKfJwIQJFMYT5CX9sG7SzbitvmirsNfh9GxcAQ/jCgAaD2xAUYdU0zzD1E4ho+PmPA0z",
-	"QFYyNHhF0QB178g0ymQOSqJdEiaPpFyT5D4YESJzr+BAGmwjziZDdQtGejTIjExAvS5tckPe1CKvC77n",
-	"J8WJLpZQWZ9f6Y36urmVXo7vik/chFYbaG4IsVY0WxPgInFu5mQZw4gxPCvlWADO6UjHgpT7eW3rxaI1",
-	"XIcK550YjzP87nQjZvHtiD+c2lWkH0/EhvY/DO2XhmjciNwvq+rxa8KxqMfpP5+/eNGahJrEi5El7AYr",
-	"Cf42ITlKk4l4fJHrMG6ZiRZR7QLCDhKmucgIjdQVmGNV90uWzLBryFLETuuK+BBfB6z3EbvIbxxp3Clo",
-	"iUvSbXdIPX8LsICgoCe8kNILFpuyVcinsHWTaZcPdADv+i3ydIGiX3LJFV8VKAFr7Ck0V5O6us9q9tS+",
-	"opMT8YUn0qxT41bVD2An72RQrkRg/tWAxRCH+BZR+TWWy6+MXURzggW51Qx+TkQ2JSMONTalnu2EIXZL",
-	"ieBB2fX8XQg0m7kNFuRj9XtTV/6GUw5zLxcgcPanMOacLBbjjPLJNJvN97HqrU8KFPB97Ay7TzB3V1QT",
-	"0fcxtPI+/i9iXPMFnBt8eTZmcavVeh8vBlataByRudQRgNuCLywl22sDSsNRekhzo76G5Wip0rDX4ilA",
-	"k1aZ7F4D9RCpRsSzFMsWnAGeszYwtp1KIfHmQWeCm/Qoswk3KYQ3zPpHnkAtdbqb+rX9KedPy1MGj0u8",
-	"TSQAU1fk2jwdgzF7lEWR5e83UWd67d76iX+Gad0q5Q8+fqUu3H2Ul64QyisZgiN3l9jBcqnd4QXOz+qH",
-	"Tou8ZVJEl+i60JaYVBAKtphKznAf2sE6BGmlqL5JHHgkiQN3JiUmFGR5aMrbLDaGelPHC2JDEvV73YB/",
-	"GJoQh9oKzD5ymXpLysX9///f/1tRH25JcTiDOOot1H8DG49bAA5m4y0Hc22Uio4Z9A4HgRcRWN1YoAJM",
-	"KZUOpuKEJecsBBUFJQobHRNkCQB3yFS9V0D1Nb4YAyEKKKC97V57Jw+UabTIm0QMIzZBMotB4nnmVLfd",
-	"dhFMxYXVgDysNQfF/46gAiBMf8KohiDRmgJh8SWLFK3mqWTRSM1yQiO1jGsbpvRFYvcQCYuC1bKqYrgf",
-	"au3wtQU0sQ325AZ7coM9uQlL3mBPfsvYkxomsByqppmyGGEYBZdgKLHlCSpYxcp7/GHptjj3++oWiWpr",
-	"50cY/vpZYsFy6MWK2W8D0DOTkp6rY2gXwtS45TEpramin+LCEld954od5Zxju1NsHwoA5JQfugEHWsIA",
-	"GS1QUvGHWy/n6lCvPLJLZxFtAry+Xm3JbPqyiP+7RHg5UIGoPkUsZRWWGExzduPo+1DPgUs6nSoWhSFn",
-	"WIscAOjAMID/HipuyySo/6DSgLMlYhiEiMgE0iNyTBPNnFQ3v4uh9pskgPwIFdQTRi7YND1Sf8iUzmUp",
-	"rbpFXpuqI9Ulq0GlqGM5EigHstMolUmBqWLdBFIuPwJ+mR5mLbTIjxmP0iaPXX+RIiVKUzIf1kv1sdf1",
-	"lTyDHbkl2KE+DvifaqCp3tLNDgHp1fizzIQaG/vJI7DG4mbcooSRtzzqBQyoRXXVyCPqY09dsHfvnj+D",
-	"uxVl5x7YY0eEYo6sugcG/8Umz87hitufeRViQhEcoY6ZKw4MmU8kSxvojRMSKrGQANJvwZwI0SvqTm1t",
-	"HQcBk9JUbAEboqcrDyFZueRspohSHUlNw6smEtKDt9FwpE3IoMVqQR1oWsXdxwGB5AhhqvrZkfavVo+p",
-	"2HNuWmmRY0vuF4olLWQHHYFlXL+HLw2zFASbvN5LuVT/IgFDg42m0kC7GkswLuxbfVPVhlCEA72PujAW",
-	"Yu8hSF57U0l2g5a3QcvboOVtTFMbtLwNWt6mkuznqCT7hSrIbpSn1ah1ayhOU5oG4wrgIJqkHDAN8Gy5",
-	"mXD1kry/zCohGy1yyiZU7bbsY5nVUm1Qdfds+c4jbWip+2rwvleMS/Wq/NOOq9kjrVarQRI2jWjAnOqW",
-	"qtEjKEFZqrBJwxAGrz/R6Qdwx/OSoXBfLxib6noRgK1N6ljDUwMSPDt5cXJ2ovrf1l00sTrOJ4gE8hvQ",
-	"PfuoBHKeEl+RQ58EEViYKFTyBC0RFqW/COSgpu6IFX613z0f3tFSx30khVL92DSVxH9fe1/zwXmrRoJL",
-	"hCSzT5Bi+rYyR1VtjyP3FwGqIX7m2JWwPkYMltsBNj5IEwppECJGBUoREu241+BQBQd/xC8Ugda1Y5dV",
-	"JW2RZTVAMQA5YTIVCSyzKQYKwQpuPVBCw0sl3MojJ6QAbHVGGTQVTivKCBPfCoNQuHRRv9LhEchuAa0R",
-	"E0JHSy/QEjvbxibw7dgE3k0LgRr3YRa4daiHIgOlIrPqJ9hPpEk2F9vTYTkyJQEDcczSIENzgH4Wq9G6",
-	"qtEqqba2TLy8QoxfIEml2jSmhBBF4lTAyCjJgajTVJTUxfMDqQgwG3ouSR3+32UriqE03PaXq22kfvLy",
-	"5LixKMCxCaMG5ONGcph7Th60ltzGLrSxC23sQhu70MYutLELbexCG7vQrexCuuOvxT60yam6P0MUCqq3",
-	"sEWtjuMpWlZWAl2EIsjU0KRNVIBMntx+xeOIx6xs5MEa2bLRIm+d4BtQjZXGCQ56o3HmAUO3gIzAZXiK",
-	"8/kJpvPl/cFaDO/cSm783CL9zRNp80VehXYA499YsR8JOoK+6bgr65iyq4F8kQZIMBupJkl9kkUpVyoX",
-	"WlyJD9bRhsYKsLYsyKcy1RWptPbjbVQe1BlGXcFHKxoMuq4x+VmIsYNvnv0ED1+PRjxwaVMqRANyfPTZ",
-	"JjzW/aMUYpZBkaMm0iYHlMGxWVNcqRY5BsMuC/vEb03Dke8RvxWK4CP8YzpN8R8fI6l/ic/hv79PzX8Z",
-	"/uOc47czNtT4/rgdAA4gSd1vpR9TeGMCtuhWIC/hv6n+ryIv8I85nUT4D/3fj/q/43QSgc02nqNBlUUS",
-	"DXfdLvGzWGZTzK8CcRZEVP/IROvBEP7kU7+BGa/qE/1oEIt0ACYMFqoPyJDHNJkr4i0Z0dSQhAJNuQgt",
-	"BMFc7GPKYrAK1yf0XOkAigg1rhmSjsu8gSsE0P9dhpM4ZwFTxApBan3Djkgo8Cmav01c6cYO/M3ZgdV2",
-	"L4gGD2wStpRwW93uZkhTYKlrM1cc/c0MkusiOzgSRfdgp9MBc9OEpwM5prV+7XAUsGG7G7Yp2z08YIe7",
-	"YXC43x7u9/b39kedw539brjXoaODBVgOo6jFlCdMEUxYazD+GUK/4k1XUukc7HTbPQ/rw0lpDVUVoot3",
-	"27W9LjdCpsBEgBNs1K3vSd1Ssya0IDU9iM61zSdgGFpeMsFIWhTlLDBhGjnIZvS+e/tCsclATLl55sJf",
-	"oMoGbLFFTpliSh9pkEZz85YvRZYEbJAlkXao5p9Avnh9KNKx6iJmPB1jJYElLmO4OODtCSdcAvsHc7W0",
-	"WeW4uNOpovob+erzy1fv3r5QMrgUESSvpIJME35JU+aRSIjpkAYXHsB5NSMR0AjDOQAcVckZYYJOFmTf",
-	"o0xC6gr0l0SFuTQ8A8XMQp6wICVjMcVIgqau8IAiEiWhmMVwLIQpcKF4AQno1M5GH9FUiEGkiJEPok0W",
-	"X8RiFpcPrIfFGoEVw01z7oBFRwAVRfEv39O9aGlJJ1XCd2AdT82ZNpBrWlUINyLjNyYyPgd6/LlFxuui",
-	"CPLDW3SuvzbqN6bfOK85nvTCzaj1a93gkPaGHdbcH+2EzR7r0ubh8CBo7oW7rDfaod1hJ9D2Jy3cTUXE",
-	"gznQZWBvWVJCpPupzI2K1TQMb6n1a+M0ncr+9raeXSsQk+1QBHK5WLgOxFu+YbiPazn1NzL0RobeyND3",
-	"JUPjBfwsMvQniw23LCn5LZsIk5OMYjRUPnMrfeX2dFv0BIdt3ixbEI+xpVSX94LQLY2HtCRSNM/5TWA8",
-	"YR9ZlhvEM+AxhjXWAxsmJlmq5ZFEpjo89s3x2dNfyKf3la7q97U+eV97X7tyYWD1OAE4ybhwkJ2vYXHb",
-	"iDvflrjj5ozfq7hzcyzyvNd7wjtc5gfTl26gbrRmf4YjFh4tetYK/PM2rBKXeRWr/FVdzxmVhjR8e7zy",
-	"O+B5zzCB4ZY8b0XCfUJnqNxjFr3bfA5r6j/FK9I8QzX/AT3uNun6q6EZW9tbRSM8WoZq/RpaW2qL5RSW",
-	"erWfSNwMtS5jRkOY76eaWf5nXAIB4UiZim04doojYlSsv7+vld2f72uw7Pl4F0a3cax/8etujFYPI+RO",
-	"Ixo3p1j0/BrgUiv3qG9iJStOx1QyXbLFSDcjsIkZpbEPkgyP1cNY8ktGIOIaSsV6JBZE0jgcio/w79/F",
-	"EP4bJEqkAukpOWehZ5N3JFVMi7yTbJRFCPwJKKqxgxZaAAwZspFIAF8VxqvksNdTFtv6bQVilcUurfq8",
-	"5W11uX/cyjcRjb90RgketYrauOZJuYgB1NB3w7b7xMZmt8gzmtI+UeqDmDNG3jx/rtbAnBIbVk+K1Wcx",
-	"CWxK54mIIh2zCSc6/7CIbmp/d0Z3y05uLIGp3dLb96CocusHd2EOh1t3NGQp5VGtr9jIiCeThUBnj0wp",
-	"aJdqojRGNfX3LOEy5BjXCrGrPIWskUK8tFOQ1HajS7TpsOyQyyASMjOoWgFLUj7Sc5akfvr6Kel65Pnp",
-	"a9Ldb7c7DbevUxOKixl8xX6w1oOpXWqKPKg+RlzH3GIYOcZt44lxW1+ofXrLw6ko93BgPgXy/AstfKkX",
-	"gSmCrtdF8jhgpNvudn+oebXnhddhTYgStsjz52bFWPhD7cPtDug1xfYjuqm9+hULC3qbCxxxitzkXqQF",
-	"sLSstoFdigttA4M6eeD4nSY8DviURugcJP/b+ckvwt0lqgEMl8PvwaRk/ZLgNjOwd6kQ1+HrodSybkRP",
-	"DPO8r9TOhcpt/+RxqNbFrsGycm3FdavIqMoJgEkPyiTk8enMMq+WMjqpyA9aHBSAQkwoj4z31SPYiFpb",
-	"1QoBOHhp6uheO+aVw3Vqzu10r605dyOYQDx6iBKYjlnCwNKhRMwsGOOoN2CBj4BG4T4RiviadzVcnIBZ",
-	"V5OakgDvmCaWmGuXJe9r07LG47xtosAp2KUfT4pA91YpAk7hxaps3E7nrH3Qb7d1Nq55ZzhfI+/Mkox+",
-	"LaQx/X8cv6372CS8aRqnU5dxP7Fg44oB7t7TAK8ZmyW8enR4ktZHVoazsyrzAY78JvXhsaQ+uBKXNPf+",
-	"bvkPP8MOE0rUeSf14Rz5sw14Mr4sjYoKvBuPnw5MAq5NwasAWRB4Fn1Sdz1bDfWuj5fIJ3UAmrFuK49M",
-	"aEzPWTGzw3NcYwDOkke3N1oEho0SnL0dKMUZ7N4xaE5Is427CXBZRcSgHKUtPonvYPXJG4p6RN2c5XDJ",
-	"lf6so0oHoHajwm6G2n22His4vU8x8k72HIM04JpLTowFDKrtWKqmjormf64Z5R5o4JUWR0tGGzym13YK",
-	"rjYByThVnULLVV0Ct1gIaApEFDF6njHVs2YhSzq+PUu6ug3R/wx1Ix8rB19/sZbD2+nwSqAgTzRtUQqB",
-	"TnC+U7HKb3v9fjYK3iaQ6rsxHMFhuP/UbyMWrMz6NqhuY65kibmnOD+TKUYieWRKz1nYIicmbAiiVO6s",
-	"z21t/VuPrb+1ZYfQsUFWBTcS1Vl8XMRHtn4fiEg68bP4eh1pjIfpB54RkhplfDtALVRSle4eA5V8XPFW",
-	"Ad+uFPslYtYi/+aSD3kEVnsUOT0j8ehieQg7lEexmTh/DPpR8o3uZO06dbmSa5bxc3jm4aLc5MWnWSLV",
-	"1biz5jymcjARSY6kdZ02XITouA0vwEhmReSxNtMi0MeSvtu7Z51Ov93t99p37htObrnr7vKui5Bcd+o6",
-	"L0jo9t1Re6kuyyDAvUVUuTXLFWGLb+h5JeM7Blqj9CmbrLtRrx+fen2ZU5x7ZVLbn5wTt7wKtNIeDL8o",
-	"VnsucgEZ06kci3Qh8HXDqD4jo7JBZHoVP2MAme7xVTa5DxPuQ1F8fUpvhSC5wYrcYEVusCI3WJEbrMgN",
-	"VuQGK/KrwYrsXt1A07uNYrW0/KtG2t9oU4+r2ojZmIfVpLa1WrEivFxEUZU6M6TBhdJcjNZTqPmAICBG",
-	"0Sh+yCWUZdXJjHUOrj9bOtS019D3DuI+mc4hXmhosSKF1YISlmZJjI/8mM0G7vg8IgWh1kMa0Fhpiiwa",
-	"kSEjWRyCavS06Fe9tJoSMg1dgVbrQLbaCh8Vx7wkFRQSMUkk4nOWOIia+ZfWIVpIDgVAlfh8DYy0o7Kn",
-	"VfZXJA5uNNo7abRvcUrfhFZ7C+2ldM1q/R4MAi4CpFauw72q1nJVjLR+f5M4+XUGHiLRezj2Z6nCclbn",
-	"60JDumKWkzjFY+L/fHJGSj0gzlTEUlkK+ymkp/P0CGKqL2nKfMxaggLlmkiCkO+wFBtLU1V9/CW90PEz",
-	"emRaYeJyVcEjm2PuJqXDBzbTikWSNY7IBNvnqUGEQuY8o3P1H0B1KozbDRA/MuwLNtzQZj1OzMLKizlZ",
-	"Xz95VaC35FlCR4DXZatgNZyAnwkNmZ5zkY0B7BSW11qP460RMWTNlflZ+rKRQ3qPihE0L+kFM7vnhs24",
-	"N8B+qa6NsZMsNoJnq76kDt3yxrHBtUNs8nXd1OLZ2Fc39tWNfXVjX93YVzf21Y19dVOjeROH+eXjMFkp",
-	"1sVVA9ZWUi/YfHno5QurgE5YSkOaUoPkgeLoE0mO3zwnqo1ySGaiUy1FzKS6jlEWspDUUf/SDwc09aGM",
-	"dJAwY/VSmqBjNB2lLLHWvT6hqi+l0smxmMVkOEfAoWnCRvyjT+pozD0AWBAaKFWngVY7xVt6qGkd6xLJ",
-	"NDaDR26nFS81GR+SY2Ly+jhTBAPTY1JxweLqMMfjKf+nWsd11bBHHay41+x0mt2OEt53TOD6BZsji9of",
-	"toPO6JA1d7u01+yFO4GSc3eaO0Fn1B7tsu6w03Hkw4CTKZ+yiMcofsq0V+vXLg7/M9N/Ku7nqju4o4pb",
-	"yovmv3Yu/xskEHNqzFuwZUiWc11hyKMIJIW7hQPinl4fB6jOj7kdn5sOP3Jqp9baqDPqhFFY0lr/tw/q",
-	"yAu1AvDHh4VYPkNVHIoGF6xAzuCFpalxL3lcvOQjLUuAYKCEBE3KFi85qQNVkdkQ8bt9Xc87iCifoHnJ",
-	"WNi41MVbFKXTvqRMskaLbG29jqN5NRUBa5YGnCdjlrCtrb47VARW1PiNsE4DI7vl1iIm1dc+3gGfTDIJ",
-	"pilKZDaULDXTgw6fSP2insSiFQ6Ky884WN9mShIyxfxVG0B04zFLuGYHplHs3KD4a8x9IOekriip7xFf",
-	"3WCfjIQ22w3npLdDhlSyvV6WREVSPZ1C2XwwFIKYBz4ZPF5HVs4LEczXvJdKMqZyvEian8LO4EWu3cXA",
-	"pedetE09xx8r1sO1SBkKGNFpKqZwJ2KaJGJWzjeL5rkcC3ijmoxVtFWkptcQwas1KR4ummP5ujtA9c0Y",
-	"i0Psk4OwO/lHe/jrpDPai3f+Ee5m//3nHwe/BO2z9N//06WH8oXmHV8XQ7rNToTLRP+YzdTF9PIIY3Pz",
-	"UDhSivNnR7P4RuX2MidbwrsUz3Ho+A24V0kS3/6EB/rqJgA6umZKQRxXjShCCbdXop9Cnw9UcC1mb2cp",
-	"qI4R3V1O1G33CD2nPG6R4xh4hWGB2KlBcH4AARuna6l4ScJevBcXbK7YHS6kbzFoALneWvg03ViFP2OB",
-	"ObMM3rwz4owJLtHru0Ga+RLipYGWueUljYSYrk5VtFcRXiX1RA0R0AaGNA3GAEJeVJXVPQZtgqaEkpRP",
-	"GKn74J9V4hMqL0pPRvDmUDdsYkQiruTASh+i7nBJbt4LmMrXrbKqVoMs5ZdsMKI8yhLVR7vSEdVtdttn",
-	"4IWyjihYTod7s9EIamDl5voFE+oISGscqKM0Y+wC4iK51D5fQ0RAgEiyeMEe2N4Hkaf3HyNlyAs+HSSM",
-	"wrSxC/v7tDC4iKZMpgPYUy3y0MOgw3ZGzd3hftjs0W7QPGB7o2Z72A17oz16EHRYTvF+hdGCW4ulPBUJ",
-	"mammalpHXhztvhktrJaxtg5yoCD1if5rBwlnmEVsgNFWcDnofCBGA7VOsCtjkSW1/gFAeWWKs+20r5wP",
-	"YVKsG/aCveFBs0N3Rs0e2w2bh8H+sLlHD0ZteNgZAijjhP0pYjWxkywRU7b9I0siHtfupvT/qJbkVA/o",
-	"FInG9SYAuJAb3f9h0voiTaYMkUayVaDSms4ttwWgJA0SCV5UaLVPKNLkcoAgBtHoR1iaFXxcWtTuNDvt",
-	"dtv6H9C55Js5DSIan2f0nPlEO6h1bTOfxX6DJKyZZEo4J5T4IeUR6MhISkAq8iciTsfqD3MxSN0vXS6f",
-	"nEMpN1/dKF0oD++U75FplEnVtL17GGKDXXikTf5OXoo4pHNEAFL/UCQCLR36MxiDTzrN7gF8rMd0RHxz",
-	"8SDokcbk+fGrY/29ni7x3509VfwKVh0wmVOapBBommRxXxc/SWSKYUlS8T3fIUI+qWeSET/J4mYsZr5a",
-	"PGgCgaInijrTlEVztO0a5GcOyM4ym7CQZHHKI5KImS7Gy+UUzoipk/aLmGEF6DGdTlnc39pCoweFg6FG",
-	"xySpl8flAfXMbPln33IDtYcLewTbYtfLUysd8fNx2pQU6t3RGU1YAyur6G+1rRvKLOL5s2Vf1MAWwKud",
-	"k8FD3aMabJxNhizxiWSpp+UA8OD55O9uY+qnhi4zg+sRcRCO9OnHvbKrl5CIZjH4U2Fp1W3gMaFDkaVk",
-	"p630TxGHaLFhAWy9j+74WIfG+l6+KSAnsFDtvulBn2T1CeJ729DaYRaeo00LPMZJFmPhm0TvvOaXIG5h",
-	"BC+P0ervslg/dwY4HFZtXuH40fCSxgELG3gosOgOu+Qik3BkxxSRRkc85nKsevXNc2wDA8AANgsGTyOI",
-	"I9HxYwHUFlRnOREzUvd5LLPRiAecxamdeKNFXnIpoWKVmqTE+CeWQInChhX/hjS4aI54FLEQgdTVAPWF",
-	"o2kexCygAGMW83TeIidqDfXi6XfdQpyqCXbJdO6yZOAKJdi9Kb0DZB6is6sLcJI68lTPVkbUJLRAmbZL",
-	"BEfHlQPNEUleZhKOknvbTKMgLav75REfAl+kv+2rI+aTCMBC81dRlmsc4YCdQ4alHBWhge1eOH9DFomZ",
-	"2S+4gjI9wlA+bjToYD5QKmXCMslCv0UAB91/nj9u/hOsoUq7ThPOQsNY0NWFh1wk/JzHNEIiVO+2O3g5",
-	"DU3QlG5NWR+Zn2Kbawv7zviVZnVHfDHF7IpWz2fqJ3VM23v9dpu8O3vqmjtzsmVfTWAdTKRTAUP7V6f+",
-	"1cnTH0mI4W3aoy9COv8B4hU0vQQN3xHmcXSVYiyKrXu52NpGq6hmiqWIRfzRAI12lIKH9Wbx/HnkdEoV",
-	"2SAY/iGXzvh5PBLJRNHJWGY0IiGU/rpkLBQIHejGnclMrT5LmhMRa6CyIuUFib2wYCcypaEw8REsEaqH",
-	"4wBCwSqf/RyJIftYcxQ6K+sowV02X/53bfkCm9VapSnAOwDvi2t+6K55Qeg/nrCEB3T7JfvIAzF4CrDy",
-	"alO0UraIYmeEHnXaDvo7bYIKA1CQpXuwXGla1BUdslHrd9pVxzPkIXke85QBq4tFprgCODnUsH+oeflr",
-	"7ybDhEURJU9FMq18ecVhtprpdUqZ2pWQqjerdbPlatY61TAtAXrQMph2hhDDRoOxjYfNZComA/WNDd7D",
-	"J8gxzF/lC7P7Rfa08m4hUuJMWnVWCWu1/m+lM7COPWSn2emdtQ8/vz2kZOW4pfUDf/4cto3247Ft3M6O",
-	"8QxLYCxxIylZw9Nq8We3SN/AFuHIIJsIsZvZTZDgamX2hqaTso17+5Nzdle6o07FKG3iQ6n77CvFUxI/",
-	"JylK/WVwyECC46nSewyZ8AladktqmLriDR2uiWVTuVMGNeJKCo8FGWUJ+KNAfwVtpkV+xGlBBQWKhgbp",
-	"6TA0pUsoYV6mUPcF6z55oFBBQjCWhAERLRbJhEbRnNQDpcBFqmPVOyQsaNUuDcYNDHwAqV2mdC4h8crg",
-	"yhcytirW1jdJq+hWs8K7EiF56sSC9NwZUK1tE//ZyYuTsxN/Ta0AnQnVWkE1kVjiSXNJ3IO707QLZOM5",
-	"eww1JtVWrEdklhRoODb2KGvxhHB9SJLOLVw+5uJXmmyNUYhkkklS97UJrmFLKO+2yUQoQsACFht64Lrh",
-	"SN1XP2Kh4tDxtIF1CUmFudRQOUSHsjokTlvbymQNbU4VlG2YpcX8e3TlocpvUw11Rr+bjnlE6IIPHobq",
-	"0IqNoXNj6NwYOu9s6Lw5Q/2ZpY+am7Y36vS16rSx/qzjXl+G8eu6+qeJCJg64wPsVSuYSLzQe24ypd68",
-	"ff305PT05Nng9N1T9a+f3r148T9qh0VKI/P91R0U/00gxPcRCPFQxoKN8P1IILrWk7xB7qgIjdDFdWi1",
-	"3CUSK7K1yGudEoAJv6DqEiUmacgp9lFxFJ6CeIsRDupfIDLDJwZqCUv56HCBI0KTBHXmaUQDdpQLmL75",
-	"DUWj2VhErKgjQFazElRlOYJgNubqHaBGjRbxLafxc0+hFiPBW6jEDPArAbLIOUPxGtLPMP8tOWd9FMYh",
-	"nkOJG0C+laiWh4IkVl5gMejpufuy5J6siwT1gBaxewAlaq0gDOJMksVHhGKkREymiThPmJRKEsxiOhqx",
-	"AMBLSirLoh5wvbuWIhwCMgzEuoKSUdN0ToYinDe85Y7TNUWld5At+9ikpdv6NR0Z5lMh0BSObiFVGUOF",
-	"Esolc4R91/tUlJB2H1xCcl7+RYiIV4tR6K6ZiEv2I464NFP1BLUHlkB4k9ZiDPTQiMqUJQvzdIRDJQwW",
-	"5g6CGTqFHDnH9bNeAr7bTwkPARUoJZ39frvtdnJn91jPsOrO/lJP5O39Yvk1eNB6ThtBfiPIbwT5jSBf",
-	"YKoasOLrEOg3rr6ligDykPt09W1PKUCRLUMnPE3FVJZsudrCZgyu/YIRfKhkdCZXGsOVBFsh4sYiJbmQ",
-	"+4ZmUhcNVUPMzfOUxKIppjqWDoEDr5WJby6uqn7ZN2bbe2RMRmf2fMVcBjv7anjKXRJiVkeS4N3cGIm+",
-	"PG8AunWvrCFhMpusAmlnzTzGo0Cmq1mConwVHIE74Num/xBDvdEiE4sZYP2Au2iC3iM0+OguK5xGjRZ5",
-	"yzAspYr++fA4m5iy0Hma0GfgMNDzhsVs9JhvWo95OJ7zhaIXNzynCkA9m9wz08E0wFUaCQYBoAaRpwd6",
-	"RGSp5CEraCvGtG1wLbo5fgoGotT9Nyevnj1/9XMh1sVEnVjGVA4/aRwtjSFRba+MIykGo7TIryK5kETE",
-	"LgeVJBXiaJFTWgdMizxVV15CQIilADhqw3D9Eq3yF90D7UPiq/7cAA/NXG8QH6LjJHlKgIxxyLdqd0l1",
-	"7EcedrIqckS10APnBC0w3HWZbBarU/gKAHkfJ5PtrgkhXjLors+BbpjsAicJ1upTTXFza/9se7UpOrpy",
-	"g2jZRtoGfhTn77QVwQgCxkL3naJZdHnKQqdTqKMPfqgpIKPPIHPI/CanTEfvL7dz30CsuInxW89YzRAA",
-	"ukvCi/MYYpAKDxOD5DZYHMw1Ju/fPtVomrLJNMUVBE/eIADsXseOb/74XQydeRmpQe37zcz1iZgNQpra",
-	"xVN/G8N3xzV8I/UEjJD7Hd9N3FmrRtmtGuWHogm/d0uxp2L664g7q621yJg01pONe2OhUoTuKPV0byIm",
-	"5KT7qT73mxo1Xw7/F6AQUNqJgZndj5Altz/lF+FqO+Sj0VKgox/ZXGhhSE5ZwEeaSykZZDKFimRqeAUZ",
-	"SYxM1DEIXOYoD9kIyoylpK5+GvPzMQPYjxlLCg00POtHJ8O5A/8NNdQyyTS/QhNxKqY8IJIxSWY6Mzhm",
-	"M+haCV8JoxCegZkXmIrbIv/K/fQJw9ANRKxMx4wnBMqw1QOqzdizMU+ZnNKAEX4ei4SFR4TmY6QSYklm",
-	"PIAiNKY1HhORhCxp6IG/OT57+gtJ1RgTBk+gipqNfMljBzAKPTALDNMKaAxB4vhj2CJvWOIsjY+yIQiK",
-	"+t+hT+pDkY4xDBrlYB10rtbfHzMaRjxmCNFGZJpkQZolLGwijL0O5VHHgyXyyDarywCYqkUQvYwvQUI/",
-	"fATl8f5x+voVmQqubkYue4sIxwDF82iUYbk0CAwyk8PPIQqo4RHfCr4Y1jzz1QHiePAWplUQWxUviUXa",
-	"J7EoPPB08b58/URihHfzEdGiC8Q8+7FIBzg8OoyYM4In+JHNHdBSEuysyTgSCUFhqmEk/lzM1sgorj+k",
-	"DiqEGsKcpc4ME7YwDgx1F3FBXJYe6hnX5iPdJNXAw9MBNAjDoIzzh4QCoQrImF6CtnVbq5iOqH6bxc8U",
-	"LXocQrtX1a9ahnqnOaQSYP0qB+AIGav6n/CYT7IJiFS6b3VTzllyH2a59TUEG+/vfLob7LND2hk2d8Ld",
-	"UbM33KdN1VZzZ7RL94ND1hnuhO6npRAJN1YEahPFINnq26zE+gJFWfZWzJTA3/VqIgq1HE6hotD2NOEB",
-	"A8nOEDOAU0DhNshSTREUYRYjRE5N6TRSh1iQv3W6agfNlwPTod4pO6mKprXCHwLZxAZpSv7WabcKq1GU",
-	"m28niFcJ3jrOBARvu16WSlata3GFXgnboRI8ZPUyaFdd1TpUNVA57e7d5Psqed5O/r7k+bwej516Rx+6",
-	"tlcrElz4KV/pfufmMRsuhVsi/SvqYnmglZ0s4xLxN2v5/FIiNpxIvZuKBwOjW1/QFlMW0ylvaULsPPkj",
-	"Eym9GYxoylniWftYncckwBqxMQwNg6K1OUJnSFrSRvUD/NmI1mhoQNxyzhIyoXMtNKGspBuzGVKBkJhj",
-	"BTIdfg3obvCWkj8SBjlTockt1NJLDrumg7VHWRyat3gK0g+gFaMsjpGyIqUGx+0axCOE1a4WHP4FC3x3",
-	"dgmrPoAVr/V73V2vBv8GixOuE7IeY3VK2IRyKFTV73Xdn3XlpZFIrKHnUw1qS9b63bYuDNbf9aBgmCIn",
-	"2grU71yhxcmah+BNr6a2DkvR3dzUAKuyqnjtmdmCDZrlAtRwIfmiALr9hz5shjz8aADfCwRC/3hVJgPb",
-	"CGe1jBgca/l5NsacBP/N69Ncfjcw8z6AKOIZ8clMZFEIxSB00YVYzDyr++LtMtoIXF30es/xsgGYgbVL",
-	"GnLBpU6UDiI6meb1V9U5fCLLxKUOuprGOIPhNI6Ir4eDHv4kYxpwbeHy+OgAkO4jXf7CIp7rUWB/HhSO",
-	"1SFmpsYQJsIu8TzUi6PLcdG7jTWpDVSaM/TmWhXFEF+B2SZWWfgjY8k81xb0bV+lKawsGoaf34PGoLfM",
-	"yn0VhK6CzgElK1Ms40yvVe1IrdIUjgRyPfoG+3EdkdOLvyFyy4gc1k80RMeydHMcbkHsbEWMG4k9thbK",
-	"72K4ANUwnANl0P4hv1GFoX5EsAop4LdAoZh0LCQD+1vMiI+ag98i/xBDAIopmDncamQIy+CZOsSIS9ki",
-	"x2RIQ4vPDgUQuuDohOQqjT9dnRplqXY1Mvtb/ViN7OEB2q9/04znFJbsJx6l7H6B3ZG0ubjui160an/g",
-	"7ll7v9/r9DvgD1x0oTn1YbET42Wq7Qy7vU6n3Wmy7nDY7HV3d5sHAR01e52dvWB3b48e7nVri3qqjk2D",
-	"+KZYKvUrSyMhLsA/HfF0zLMJCWgyFLFiLiCKgx3vXzs/1Fa7+3QpTd1IEz5t6uabf+w0ccToa0pWLAVU",
-	"m7SKMY8HxoRYW1aoEj/d6e/u/getB4X1LwHGdQ77vb3/1FaCynW6/fZOYUc0D1is12s3ZD84ZHt7+4fN",
-	"/V53t9lrh6x52OsNm6y9Pwo6o8M2ZfvlDeHBmJy8IxMGJkhAjJFQ/4qHXDIyZjQl02wyhR1gH7kErI4x",
-	"xELwmKhBe9qWn+/thH7kk2xCzhMap2TKEjIWmWRjEYU/rGJTdgdZ1lQ9N1XPTT0aJpuwRDjLpZtoV2+3",
-	"sIl2Q5Zuod2a/f8sYuDXXv5+PH912p69nLc/vvrpX7PXZ+Ljy9/F7GVnevCq+3L3P2f/033158XNOa1D",
-	"om4Mk68o+YblLme5AHdf4HsOmzULXuSzlqcuhb43wVExoXIeB+NExODtcLopBERtbXXb3a2t3M6kXqjj",
-	"QYQs6oyFfkOxWREH7IhQMhPJBUvIlAcXgNCWTa0lQX+G4G2pUMzREiMbThWrJ5SkLJkA+DF+1CJvRBQV",
-	"nRVm0NufkGgMRDJQV+4Ks6mhaN+24v3ov0Lf3ojNbJwV+lcKo2iAJ2NKpST+jA3HQlwMsiQC0PkhBBHz",
-	"Ecfqfr69hT7ZJj76bmwEFcr1Gq5ZSbT9ra1cI9PJ7rgKSPH9FjmOjT5AhyaF1lQWLOlV9VHCWN9+65Fp",
-	"IvrEV499jzB1rKYJl+oVoEZ+AwDxUUvybF3VUSZZ2Dcb+0TmI+Tao6jdglDRoEjofHxhplQ7eQEBZ9oG",
-	"ZEorWsuSbWfBOOQ4t5aZh/jIMQ6tjhDT5fe0JgfFAmGGeHxXBJ7VQQEoHi9HG/dR0mzozXUwKPvmbtB4",
-	"Ob73PL8+kk6YrqQVQh69CQLs9hRbSaS9eQUEcH1zAhGirxluIYX7JVOqznIsZg2Dk6arK2hEQCV8A+gC",
-	"YAcUBoEj135ZFqc4IqjdtQLNfDFGsIcux5HI4tDAptvQKR/gtmBE+JtjLTHGxqNlOAQjLAympWgYn+f+",
-	"4DthXHq9cccLtxeLWdA0pcF4ojaehxKGpcP7NSa8ZxyknuqX8fPYoM7PmSJkkaAhAHeZdkjdh3HK3z60",
-	"wIvik7+X+9l+n7XbOwGPQ/YR/sn8xrpagCnCaJnsl4VuB6ckjYoZ+CZYApWrur77SJ8abhp+WYRWRAHl",
-	"LB6TgAJkn7bqdNvdHlFkTElnJ+8Ii1iQJjzg6VyL0j8g07RRCcUx/YrnG0IMTuGMwIHKXycYxOAOryyi",
-	"FuIEP9WmidqalONKAG1O9B9aYal+Z77Ii5+fviY7nb29ZofQaDqmzS5c8EUvM1p8Qf4csCxRLZV9wRBW",
-	"eJ7QCebjLLipHcPRb3ZE5XY/2J7F8HeGIVT6B4i9WNKQmmfVp19YNEf4dyQC+ZWUlSdEv+flwPwoBeWf",
-	"GX3fPSrFi64WZHfUCXeC7rB5QPdZszfcC5uHQXvU7LAu3Rn2gt1wj6m1WhlpWtM4+zRq0phGc5lWaa7O",
-	"6qLIbVBEcFQsJP/qkKGgSUhCxdtAFEG3IQaxsEsWZ4wAug+TjicR7RojHvH4XNEih5Kqa5GmU9nf3lY/",
-	"yZYmC61ATHKLztpg8IayrQV8sW50dCzi+URkchCkdMBixRJzO2bx6SVNOI2trWFhnz94a9gkihqwMY0G",
-	"Y5qAc7i9qBUvRB3fXU2ORHDhTPexaM2Vt8i9H0aVvsmSbAj110mob0NhVtpdEnbJpY4o+lAojnBLg4yu",
-	"5mzML6j21ly5Y6AFCf3qKqOMoQS3mfTa1pjVgeRKjQD9zRSfr4vE06k1EHE6V5L0olpT0E2gEcM8qjSW",
-	"hokc0ikjLwRS6cWL9u7tCyP6/S6GfeIvU/WvQEi21H3BqbB9Q7KYr2f5Il5952H031mdheqQescqtobt",
-	"rcLJtWCiWun1UjeKx2SURVHfXCSwjvEJRAr7GKDuk7qIAwb+KyDEsuERf4Em+fCBpojwR4b/1Sq2sc6x",
-	"YCzM7bPX2Fh9bA0z05LvDEOOxUyaP1uT0CdomgDSou0/gZhMeErqdCiV4sx18gp8YoOpYRZK2W4UiyBg",
-	"uDiXROddaRPEcX7xlOLJpfXx9be2CDWSLBhLfCsw9CHWAA1ibmEGGs+hcJyJi8hrQrfIsVI3L2mq98b5",
-	"ELTd4RyD1iFOGhSHUOnIMk1oKhJ5pM0Yc9ipSEJ6A1ZILxhO6hwAqblU145hjgLa6S4ZxcBwNRAmIUgN",
-	"LDipZrLaHuLZau0iUYqM4v/YUweRrUXsrIo8IpSgHUW1FdEASr6X7REwWel+p3X8XnuH+CNDi3ysUAHL",
-	"4C6XBKgFipkMsJ3pmKIRb9mCEclYyf5KJSIDrbSc6IAzlx5XhoPdxZLifPs8fJ2cKpFiDafpW31/7sFh",
-	"+qAazV28fAs6zu53quNMdWDfhCYXoZipofwX+cWInsSKnkAfFnuF2oXvSF313lAH/7/+i2j3mvrrOCUR",
-	"ozIlnV5pYpCHQZEU6tGBpKN7wmQiLKwpJY9g+upPbQ+2q7G4GLq0jdpXCVNu2iljR2jk5zH5mSUTGs9J",
-	"PZuSVJCTd29Jt+O1222SxaFOEPnx5Gdy8pJYjQgt2M9TqqhLSj9q34niSnu7/4vkLe20oSUxInLK4hAN",
-	"qn9hxnsyJ3+RN6ZJ8hd5Wdimv97HfzWbTfs/9d2zE/IXDobHf7JoQqWMqboe5C934PDuT2+hyTcJn7C3",
-	"LBaXT/RLHeel4zPyF3lLFd/OJHnNIjVp8jOV+t19bxdfxT0VWRIwqf7qtMiPxz8de2TrR7VMciRYErIk",
-	"U3uVsYSw0Yj/qURGRn5mQ8qykG15cDxb72NH9RnIMa31a8FO2GWdUZseDg+C/XCP7Y56dGfYDTphmx2O",
-	"Duj+cC/YDXuOQrVRyTcq+cOq5J9q4FSDnL+BnrkTk4KSoj7APdoZtYND1h3uhzt79IDtjjpBe3gYHrB9",
-	"ujfaDXrDHdo97FzDmXr9nY7iTBMmJSbOv87SiMdMl/dKZEok3sIaJowA42kPd4PD0T5r7oRd2uyN9jrN",
-	"Q3rAmt2gF+4NO+xgtNPW+TU3ndAhOwj3g73hLu2Ndlg3hNnQg9E+2wv1bEYd1g6vmdB+v90tTsjQvhTE",
-	"0jChI4wPuY/JjJQuUJ7JjWnL6pkc9nu7xZn8BJqH5p5rT+CDg/p7E0HEgJWslHoueBwCyeAph5VYb1C3",
-	"Du+5+vCZoogqLFkFCv2bQ4trz04WyF+/22m32wVKWqtiqDqezLT009vFljqLLRXYbamJ47PFJvZ3yy1U",
-	"8eLa1Yerm8RPPRZT3QbQ6u42HhZkCU/niJYy5f9k6p8frrxPcNNKBTVuaf+5triGDj9mtnIGhBJQI86L",
-	"mDUQIBHFKR+Zt5LcQfkGKT3isVLz6XQqiV+pCep6FpV6oE/qUHoDW0VTy+9i6Cn5kiHWIQxyBrXtoBMl",
-	"1mOnjRY5doJUDHa0OqFKhH1tZofaPQZwFPR7iPrIDFQxWHoX08pLBpeSrcSr+iI395QsEy1yDD+jhkiG",
-	"c6K1bDIRIbM15fCxtQ8lTEljUi+PHq+OJDokvlJP8QsdumVrY+g566iS3HpVHeOybjAIYjzfuwnjThEh",
-	"AaYvOjXW4QxitBE/jxEuAoJ+ILwvgBvhutKrbRno6l5iyqilybzJ0+YoYQxu94ReMKuCFKpD0AtmoxcX",
-	"/fgl3/raNRuc9XzI0g3frL2nFIq/MfdszD0bc8/G3LMx92zMPRtzz8bcszH3bMw9D2zu2T3rtPvtbr/T",
-	"eSTmHlepfuxmn7VROb+HGCJbick1Ij2RRPHFIY94OteF/Usa8X0GGW0j/PZyqPSn8FyiEcbGkpi0Pq+U",
-	"oCcS4iMCud8nPM1RxLEbMDnVTd4eyvYIFJCaPDH2EYpAYOl6pSWxUPWRsiTJppBIp8HKpTXZ2LYNMqhS",
-	"MlSjqj0nZQxRiTRA0FEOWjTCbCHbBUIb6XogJsesRV4JkwMAII0sTnUYpO4f4UyVyI5rFiGsqLtsNEoY",
-	"Ded55mLdyRD0bIKgR/yhNht57tI1NMKUnUQJmL6dg2PqKCgdGgbAoSalCkZPR1ALM2FTRlOY21CEczTO",
-	"WZtcwSCH8Tw3McJ5JTPb+rlMMOOHMV/dxbqyrvlhTT6tebDZ7puzjOJ6XQdkgkTGxAzaesXqaGzcB/eJ",
-	"h4KFDR40RnRbHV4eZysqLD3VbygS7uYjq8u5tcVjAqjBW1v9PO/Tx160d0B15BugW0UaxYgo6ReqIqmm",
-	"Ya0hHZiGIcI8mQBSJ6UbCyFhOrPmHoDfHBdZiKcTvAs8wncNkT6mKTNEL1Ynmp4rUoelpqyZDGYyE8kF",
-	"4C0fIVUEbQXGSaz+qYhwUb/xiV8eT3GuDc/kO2N06wVjUwkxrgaVLgcJxvDVLE55pNdQxBC4iYNJzSQS",
-	"ds5lCgC9hs2MgF7ScwqofTqr2R0IYXEoLfU+WpmSD0T4rNyAGgeqQoiVbPaYpk7Gt0HoKuF45TzAcJuU",
-	"s6TRv335Do5hu8dFponOpvoSmaPhWZHjeg6q2Jr28OhikWY1hhHr504bBOu0T3zPclzNgR8Lp9SX+zPw",
-	"ym8kl24TZ7pxPGwcDxvHw8bxsHE8bBwPG8fDxvHwGBwPq9Klv3OvQ/sgr173CLwOBe3RTQzfVBX7iqqK",
-	"FQ1VWokklNjr/qBGK3ZpUHaq8cvRlAPM47dTllyypHnK4pScwHcf6vbgp5OoJacsaClpYnbeEsn59iSL",
-	"Uj6l52xb4qeSxWkTu2ypLxpEpgmjEwdGAIomIAigR7a2RBRa6OCtrT6i/0ILfZKDBSo5BX70yAxwgn0e",
-	"9m0pcnjyRBJfsj98LfHASyFNaek1yIWOb4hc6MAV1iVVXOBPFjoWLzpvoGakZ4kSBUI1OH0a06//gsq0",
-	"CSvbfP7M1yXVIBfXQyfHcE6GiZhJlsgnxIc3UUuAbN6EBSKOGfimsMLVD9Dw3wtNkRmPJRp/oJKYUszO",
-	"+SWLj0jMeDpmSZ+MEjHRIc9qxDDKhja/jUQUQS0rNrPDh8nMoalZwtOUxTjvgn3beGqotDuoYZw16Dts",
-	"B/n0XvOi97U+abVaV46lypyWKdMwh+oJ01iCxhxEfjWva+vO9S6e3CrlWKtQ7cRwYjwbYyrJkLEY5uER",
-	"SkaYda9nwwBOb/VUgkhIJp3JHBFqjWZ2vWCWMlWnRM21RY7BRKnGAOJp3e+r3UzSIaMp5sbj0kJtYhxy",
-	"Z9ciZ0qhlOmPnEkwjxrbpT4qqnUZiRkkjrNEZ7GHzB5SY7FclcK/teWpjTVYkuZi9It5/ZU5/GoFXHvc",
-	"TXL0Sb2cjV/K2W/cQ+r5KeyDIbNI8e4tAb1IZ98CTchTDfTF0nQK6BaX5BwEZpuRzyWpt/uERlGjgK/S",
-	"61SXJQBiUIBR0dqeEtV6+72Dnb3evpcXMWtXFDGrrKDm87y0Q0QNwVD0iPFLFiJSAsyicaTJn3URIOnj",
-	"iODGU6ROYIH24VEJOqbXMTUXkJrlsysQz8IspzRVHLfWr/2f39rNww+fOl6nffW3GxV1LrslU/YxRabZ",
-	"xGtasLXWeNgnvc77uMSh3seWIMCTAQ/f1/rva+HesE07Qbe5w3qjZi/cpU2lNjX3R3tsN+wFO8MufV/z",
-	"3tck++M9bOx7R2uCJhZVk/Z/4BOlnMAbQKQG6I+AJylPIwaPUKdyHumZwsOlhsRWqwUvqzm9RzPPlbpt",
-	"BaLuTNnSwPe5DvO+5n7C4vBm768GAaoSkvEoapJaZ4ocam7rUm2BpcoWWEZj44b9bFlcSG4XY3DMJSL1",
-	"RQG0cd/y8IjrHJlKcfgEQalNnU90dk4TEWYBgrhMRIiI0zx2BFrr+iR1Ss45iIBC8lQk8wYi2BDJ/2Qe",
-	"efn85QlRx9rC/KjJI1DwmBZIrEboSUWGRXN56hEpoK70cE6mNB1XYAChSBexXGSbQcZYAfXnCHFfZgah",
-	"MlJ3Pm2RZ2IWR4KGIPdEplKPEpRbrRYu3PYn9Z+B6v3KJ5nEgUkl4KRjv0V+gr7R0u9D/fABfueTeiCm",
-	"PMeSBcb/RLqYng2d1AZ1jWBJEJkamaZYCVGj56RFHAw0cgWTUGB5WAZTnmwQi74uxKK7y3pu5RY4pV8x",
-	"0pCmYb/Zb4zBlk+ULj6Nz2teTRGRwW1t0PCxoXXLzdC6pCte8WBMk1Ru/9Fp4QAUxRsM56kaau+g29lB",
-	"G15hwCBtWTdp1aDXMDdfM2hjcdaDtvBopaHu7/S6aovWdUPfwQV3M7Phr4bJqOOrjvMyiSjnRrAxGwnn",
-	"s0k4UCNkQb4p7ceDSDQuY14JZpjQGYGTDkW14vJpMbEAE1Or33+KN7Z5BsFadWs5Yh9TFkuoww4cScZ8",
-	"NGLhEfFd6iWClBlNShNqnYeto81M8y9YfA4ixFKZZimKoWbmvl0BHzLaFamhPCYyonLMpGLocUiCiIPm",
-	"LRkKYBMS8ZQlNIrm/SVWwetdMHoPKuigDzX/AzCLxoEIWUj8/9X9CSP4DMxrKoTmcPoIkoAmyZz4/910",
-	"V7/5GjZS9kksYLU1EoEO2jI59PVfzl6+8Mjpv3/WdiMs7wHLapo71Qe6+UZEPJj3iaRxOBQffSIFmNow",
-	"UizJYoIHSHFstEggFiWMV9ecqK44oaVjTwNL4nYSbT6C/bSl6BFnsh7yhAWpSJSUaELCYUkbq+tRgDBs",
-	"Dq7famFofMsnkp1P0JBn4AD0L1geP9KVbeGAkDq0kib0kiWSRq7wJEV0CcLTRrzdiLePU7x1UDTVIf3c",
-	"wq3q842Sqx5IIN7a3gIICSsojUQyAe/tkMcUbKA3Mhap2/pEIgP08pBd/bOjncsS49sIUZ9NiHLMEEXZ",
-	"5L4FJ2N3ug78+YnNlBKxMdybmmvaJ6W4HI+BOqQJDeAHISJI9JC6fpbMolR6RGbDprUrQayQR5QapGvf",
-	"SE87nXR8uYfh7WwmGx7Z2nIrrW5tHZEZjS6IiELjH9VwRL5TYNBvGQdDHCSMKvFiyhLkzVIoNiCg9lNA",
-	"Y5KwpiJmjmsQygMuq9XmGFQXi8dZT5Q7MGrGgs42zbS0OKGdjQkjubNVp5mhEIGHS3U3zHiU9tVwEqbW",
-	"TIm1csyiCGRCKMGFFVZkup2KCxYbcCeseTYRl8gDEhbSQFHUDcf8fjnmmSEEn4lrrl0E+EGL+eo2LNS9",
-	"dcm0rg/hgyi5kGq4qYpANs/6w2r9GtunnaAb7jR7w91Rs0f3WPMgPAya7WGHdkc7rBfuBnnUnW5OMY4/",
-	"av1e10O/Vql9dwY3jIy3ylwxRr7VusGE2/mEMfrZmd5NnH359FyvnZ1kJ5+k67orzfMUDh2Pz/uFiHSI",
-	"+HWi+HF2AYPKUddM7UBb9Mxe0uQ8s/W50M1cDMlb3dmVV1P8r9avzdhwkAfIOasV7I4OWTvsNLt0Z9js",
-	"Bb2wecD2R809ujvsaetZvlqqtYHipnap2vlSuX0sFNd99ez45jY2QwmAFV1fM1dHOm1kw88lG75lIBeW",
-	"DGy5dJbmlPw2omIWLw+UizgFvbvSRuST/8vetTW3jVvhv3LGLyt7aPmSZNuVp9NJ3XabrrN27M2+tJkQ",
-	"IiEJYwjgEqC12pn+9w7OAUiQopxY8WZz4ZstiSRIAji373zfKJUdbfh0fwIip5ctodnVk9qRIR9lyhfs",
-	"TuiqbLoGB5l9Y68rNcjrD/L6g7z+IK8/yOt/jfL6MGLO5u4/gsx+Y7yvLm/6rXfW1XRum29SuvaqeVst",
-	"+FkLYhZg4iWnHrOkifGphIDw7DQaBlbEnBtCFvOGtMOZAmbWKluUWhHNQfOUWqw0fVQEdaYqtPTvO+9A",
-	"qwxhuStd3vISCpHdYnGtKmpgkj9sqe84EUlsJHiIPEI7VyMAsOmgMVxpKd8TY5/CSJcEIorg9tsyTl06",
-	"Al1CwYzpqFNZDVOsHxFWS6sWG8dRjQwP2ule5V/lgahocnDQaO/nfMYqaekpeIV/opj2x031HY9ZGpCb",
-	"4RsDbtt3DttoVnI+qY9NoCj1BFL3dZoAd6uiKIVxP8HNlDJJngEiqVM2qKQ+iWBn9QiFoT2cVP2JLaO9",
-	"T6f0Ayyemluej8F39dSIbn8ztjkPZspC+TCU9FwkLVpUT5TdJOYmEDM3jdzjNWfvJKAgZwIXHmXASCve",
-	"c3pv5bUYYadie3r9UmnLjvCLlBzkff9yI+XESVgbTPXJaLq4wpbrZvnUwvy4yHVOXznT+dRZxdLUK2+b",
-	"1iYeiauQitfGYmpS6RWVvw2tcKX9NIepkBJ3CFThbw3C509zMZtxZADBEWEq7jtIRXM7b2/5+m3JseMg",
-	"zHCq1B4c9Ndq07qpG2X4sSwbhLdtHZBgVR3HdV81VoXMod8zow/SqDHcP296463Vi4u6o9qPwyISroAf",
-	"SCDnuKBRIZWLufJBCay528ikZm5CNueBEUksmv+8GWMyOIW/dK9z9N/q+PhJJlTOf8U/efpwnhCyJJV6",
-	"cPQSTUkXAH8YBzyi/JlsM6+/8v6jT7f6NU/70n7Mwd71/JnPwS+ZUJCxyjSl7tPj06eAcudCOX+US57Z",
-	"UmTCrn0EQOLvTbtpr+b7v28uf4QbnBs4kZqf+8pIPLyuZz0wDnymjANusGHxR1iJ3hnif0dwDtqc0Ptp",
-	"Dkt61AQ2SC32ns1O8ifZ6fTwz+xP/PDp9Nv88LvseHZ4wk/Zk+nT7Fn+Ld970xdQR9wXmL9VmWDykCkm",
-	"18b2BdzR06VIIWCuaVQ8h1cnMNWszCF3No1qVssCyVSswTqNqjjMxLxyu09tmnwaZobp1vFO7crvL6tw",
-	"3vKNH6Sp8IUwGR1/pUxGAzXMsFF/BGqYhrzjA4gvaMq9F80F/fS+XFLYCT4NqbEW+YOLlxOPfKReS+dB",
-	"b4YzrZgETxKMR1+kgh2mPr/hhn6haZfeXGivry+idv4JpNtC/P91Wjs3fve+1K7bGwK/chqM6KV/dYze",
-	"mBzr1AJ3SBm2y38b2akd64F9Wa503lI63708iPlFBbNKyknNLaxysMKFyElDlTrCrleECDkTYPYTSDd2",
-	"wzRp0PYG/yE62dQH9SEfyLOFrtHNYQMJeaY+3H49DLPQKxP+HS/zdCuSH0ZsijwHYuYRX0jomos8womv",
-	"ud0/8wlCKlfWim6eG3UAc31eYC64DrB2fJ2e/WA7Gh5x7u2MLzPgjPoj4cJ2yN18Ot2BX6wu3cAPO/DD",
-	"DvywAz/skAQY+GEHftiBH3bghx2E6T4yRWwMNPtUkoMD/Pyjwc+/54+Uccp15hwZ9+eCM2kXv/n/ltyW",
-	"ov5OF1xRZmnsAz33KeqahQPuTo7mJS+aObZVnOiCz1m2hruTALm55YVthxieHOEMuT9XurwFLPRvQc2N",
-	"IQDUOo+khq24/1Bhr4a8bSSLPQvnwcGKCWsODnBAhETzPfE5L+ziGwPTKp9zO4G0krZkb2fM2NQTYjZU",
-	"mAmkOedF+OIJLIWqsNnXHxZ/e/IsfD12hxXEHFEg0IvsQedqVkMq9SqtrxIhwjpXcN8gwGublA+CxBpl",
-	"PKKlvTulmOUQ/untT4AcIYzKP4GDg9Pj44BlChj+BuKWBgiYqaT11LAvfajp7Sch5wIMDo5ihtSxu/yN",
-	"FVK6gFFhm1ELWdhcsQ8S2ChaWY2tpcCsT5J252pUKGjTSWyDfm1FHo2EymSFbA4eHgTpMiveWq2l8Zim",
-	"/TGcB/KPha5kDkxKvQKm4F8//XSF/RJuVkit5nEWqj3/dkMD/XxS7wofgulxU6sNjfg750Wz+qjC4+65",
-	"hYAoilIztzXszbniJXoqeFd7Ezplslc/LLeDRf1Ubz4JhMgvlchu2zf+2q21Q7csoe6hq+843FyzdrvY",
-	"eQ0rrRr40o96yiVcleI3TFKcL/hSGFuu//oQmETzkh8EkXhgeu/+fNzTB+TjHs5w5TaUIVk1JKt+32TV",
-	"RiSyt9MSfKcyJ8x6bGxnt3eXfjCKaVfY0a4LsoN8iJuefqcnJwyY2EM4I0v/TjP/GelWfKE1dHfUyXsF",
-	"cC/cJF5iLbFTer+uVONzjGSIK+IgqA427ouCtk6UrVX3Joa5E3xFNFjIWUCrC6brEKx0z01tJm4z9zXs",
-	"uskWa5CTbV4tiYkKi/KfjUBp8LRXvup9r6td+9mjGoKDfiv45BbJbNM5SNch8sbhue8xEEsXaTDL5dp9",
-	"2FW8bJQu46LxQ93V77lt+aq7FUF/PsEy6CMUMwdvZ/B2Bm/nMWz2kCb84w0ntkV2s2U72s970pZv3Ffl",
-	"Xdi0u9NBNC2kOQhlrDM2e8kepbGPcNf249iUMYkadCfe7FJfawJktJIgW8aThtkfI/4OLbHvdEUmVAWs",
-	"xtMdtcyTF/+4blLoG3jU0OqFhJye/h6BT4hFynSxBqGshnR81OLsjE7/PGo92bzCpeLtd1bwEkI6IaIR",
-	"zLTCRg3Cm2ULbRBS5e7YN1muFlpymDKbLaKr/w07KU2vbExWlaXby6f0G2RoqxCoxSBnQq4TWHF+K9ek",
-	"TqDsQq7RdOSV5NE1LrQu+q7wspJWHBrr3JBCMkWmSBOuLNOlc3owgXRH7lXUDuhtD9HTQS7QwDR8bWvq",
-	"bozGcM6WBRNz1TeOV5W2DLDGaBJYuStYsCVThqGIEUEcK3SXyLEyY3AvxhscYeDkGDJM703XoWc3fshC",
-	"emqiHtV+em3YdxneM3L0GRiZtbF86SzesrAJmFshpaf3M4lvTSNbzWjq818DbW08C5kirXec93TunqlP",
-	"4AkTT81/0Ec947754cXFxXiZ+zHhA3p5fkVDo2v78+HlpVC30Xlv8KCe03pUoxnDS6HQj2CI/1OcI6se",
-	"XD6v3IvPMm4MILneGdLDUH9mThhD/AcR60CiY9Glf+Dr3gufPneP2epMS2wHPLy+OofT8bHzvbHwTFhA",
-	"JE/MWJnHC9h9eGg1USvu9csY1TstmKqcuZ1oawkkXjn1Vtx/1suCK/fMcp1VRDd8s2LzOS/h9QukDJB2",
-	"QVukUO6JuXvwZZ7oKpfBDcf64/8DAAD//w==",
+	"alZtJ7Af5kfz7gRh6TNZzYxZbP68YjRn1eRlztal1Exk2/+PvTdhbhu51ob/Shfz3TLpF6RIarOoSuXV",
+	"yLLHibdIcpx3ZlxEE2iSGIFoBg2K5nj837/qc043GiDARfZMJrm+tzIWSSy9nj7r87T/JlZfWPVharA2",
+	"lX3AUP0jEhXYjN/LJSzNqVy6QMYGRlem2VjGkVxfmzUpWZd4v+5qMV1hW57x3wR6Ud+aV77IxKyDu6R6",
+	"iOqkkm/qpwvYyY8UuxMrSkpiPsTg/QFTCwCrcShb8HI9rbAxEMwvYYKncSRShBnu5FFvEYIDPluklsUp",
+	"UhbXeynTO5ESJGApqbOA0AftQaFIj9WKLXWkUkRWxz1gIeufzBTmYPnmVfQIJ4HKyNI8g8qzBEy0ij7s",
+	"mERdyKnaKGWfU60AStv3VIn6cFl78+YtyKFFmuC+5Rb/Yj+p+wX5uy7kjmHo0g14pKqoYnfLhoUo2jDa",
+	"XLtQDQOC91JKahMYYis4MYFZzJQLuq02Hojd2rlvIjEifFvMn5s3b0uWgZNfzJoE+rMN76dK2S/nC9dU",
+	"q9atx03OAIQ80dLDDhkxEOXOgd1dAf+w9zC8hDWx7rQEwOJDX308r1SRDw6W+9dxFMD76lBc9YQiI5MD",
+	"FMNLtFV+qczcr/EPPAjl5tbpsQuymuAxZjwTNEM7rOGy+gHdd1pnfQJVq+evcrSxePRnOaISRX2yaLN4",
+	"FMvg7ksqSVPBlTanC4zd2q4AeC9Ap00mUSKIucgrnT8F3mmP7OskG1K7/E3w+TVp2o7SshHgRHycxzyx",
+	"u+OLy1r14G9x39YeGyYUipRHCCHkQcZimOf3xisvVxAcY3DdZ4H8dLxi11ftpUubQGx093AnlroqVrrm",
+	"csozQHUpMdjpxUYcFIZSvLW9JK/OJKtDHylxGTpmmG8HpQpjpJwY7bHlNAqmSHEuLZ4JVXk9vFwc9rLp",
+	"Q80iqks9eBmNRbAKYqCkyBaU2lFIjvsp+SlpgyGwAI3QeEQ9tuRI1IOl8EYhhNSMNJpMMyLP8ok4S/it",
+	"DjwqSobzVE5SoZSblic+imChH4hXAZOyfiF9j/UjagHYjiIs8vm7CPopT/TRCaEtQlOfRWH7ZzlqgTs7",
+	"r9iF9zgcYE3zS4v064XWq7AG2VAMzg3THr/nEUxTh13YTOsQNtuMr7SENv0O8UWmaLjyLVTj7RMhqeIr",
+	"xZbTVc4yYIJbJGohN4R0PT0c+Aoj4QrvILwsrcGTJIQ8V5PvAGlNP8sR6o4we74RlDhAPAlEvNZ0+7Uh",
+	"eHVTqwsGNiyhyziCAtJMb1N31D2nlj3vAIy282Z9ANO7MeMlFhMerNh9j6lFOuaBYGou4rhI6sadj0Wr",
+	"xFZoO4sRjgW96CCpjR6Sl2t7DWodZHlSyyoNmJdSzi9BeFbLFMTZLYrXAlYUB7o4BlTiTRFMpbF58kAF",
+	"RDPR81SFHDKfp5IH0w0sFuaSEujzPnjLKBuHD2ZSdI0KOXbZoNdoDZ1WJlRjulVxx2KyGpRYuSzQ6auK",
+	"F/xBuPofQs7/RYT8X0TATwCJFcP51Yjvb12cgP1gz3bgd39Zzere2YNNndbX5c0/WMgz/vWWVpHOvDL8",
+	"sxdReT7IXi4yqkZpbZUV10SlKLAbkMapSjXRkhJstU3oV7kwaJNJjA5OTGCNxmORKjYS2VJo+20piUV5",
+	"zfqoeYXPwxAUDch3BCeXFsNTrpwq0aafiKXPlMhaHYNF5dwjEPhVLsy9IfibfamtWbqJoKz8ARvJbEpq",
+	"NzYf4O3W3FnQLgtaFVoQoOpDJ6lygt5Sbx4pfP454yMHncX0AyinZR18mNu1mgfhEMJj5rwKScB1Q7Pm",
+	"9bNLdnLW7bVyE79C4ufQVOADmMocbpfP54IDsKhM2T3XKlq1U7acvsshk4qWQt2K/Dtti6fReFy9JHOC",
+	"2zEpsG5Oiztge6zD4gIxlONqCRCuBpd8KngI5BygdK9vDVyutCs6zF8kpcfaJ5rshw6DtT3Il/7aS22H",
+	"wgi4vTtIEq2VJA6lRM7djxTwCFKBPIG0NFciK+hfZiV7DdvABq5hr1F89AZws3CIvrEqn0LluChXZrAm",
+	"bF5cwPhAUOztPLQ8pjDpaLSCqMnO7qeyWKs4icw8btyzagqU9jCGdIoYsvGbd5eXVzc3ZWrbw253B8XN",
+	"vHxohn5D3swOa1HZEV1Oo0youVbHqca7Ve0ZMytquGkc1kSPOx5WMJi96LrKogxksFU99h0g27xULocU",
+	"Tahs4Eyr8loO6TVvYktOo8skSVZwLDlWAHF1h3sx/QIlabOOVKe6bOyY7o/JbyExtllH3C0l+Ds9Xtdy",
+	"aZKCS/LZaVX1JDh9dmGxcJtVLGxno1UtujVJUnckXC9qToMLNNWQDU/LrELEbZGwkRjLVLAo80A3diel",
+	"xIKnh6YGDZFntAPgoqpUh/olvPtzS6YgpNGYyX9ALaCZvUWyeaVhcB7Ay50BrGsMa1KQ30gju6UiUNgS",
+	"PM5aX9Xk0Ge+SLJ0hfaN2eu4Nzy9UeC7NETe1J0PiYKm8bkac3zb2JlR22GLBlMRLmJRC7mpl/JOi0vl",
+	"mUXbukg7x+ZIlYNWTpsK/fXyDVG9mKqWeN4ydzq3bOraNKnv5ZLNeLJyUOnGPI71dIOvwmgNdTpexSj/",
+	"3T6Jcv9I7/hzrnZsh66oVPU3PFnvhx2eWlS79npBURnc/q5c6dvnNbkuuycX5oO0zbW1sjGdrui5a1rg",
+	"or3EvNhbym/izrOslBahCYXEbvl6AG2llAiH1V6OG5Fl4IkmJPvNE75JkPXaI67Ip43XfFVtw6k/khmP",
+	"a7oDXrLIjteeC8wRQAUJVQXcWWjH2jhXrb9XwfxWyiqaZmADcSrMqXKUyviraFKJEariWSaeAdB51htt",
+	"AFs4UUdVavPEPVRNg72tSrE6a+ot1QxW0HpU50wB4XD1pnp1+ZYIidk8lfdRCAUN2XZ3gUHzx2c7/SzX",
+	"gOXjumH+qtECoLadxl3GFX6r/RKTzVqpUCZg2W045ZBZBiwaw0afAV/vjK+Y+BgIETIfUwFbe+4Pk8mM",
+	"Tagao7cbOVhrg9yQjkZhS4vUYexTl5Bcf7EyKb0b06bYDfDt34kVfm8oSFzklNKPBCHkuy8EX4IBFZIp",
+	"erMQ5JbWIg9DBCPxA3XvF54/N/l46LBIJMGk4XehmIsE7mXNO4G0wWODZpqD8CnTj1aHmWwfZbh6LCJT",
+	"ok8DqNoemOCPpaKNEtb0xzyhrAt67xAATX3rDQ5WvldovW942H3luUGlwoS0iN9FiYwh3ByPzXTQsJ3D",
+	"zT5Sag3DaALFZWQoLDJTnEVASzhUuk9VFdn5i+s4EmiR5MvIRcLZae89zd9ShKQ77FcQ5sDKrW4M/oZ2",
+	"hdYrtF2hdQqcUb0dwXWF84HsZ5jDKZN96HkvJiLJYLWvN3cWJQZPb0sQgTpSt6nf4vTV+HeAPtkhzobs",
+	"JuTHWZ9FSJXbWRI6L7/JxHxrcRQ+fUs3HlrIaY3UTOIS3StxkyqEKqBmPmapVjWDu0kqF8ZbG/Mk0cIC",
+	"4bMzficob5QyJGoTJnNiP4i3f8yAcUuvRFOR5njSeoRdu9UT4Hqp9kTorolXbZ+lTbmNMD4AyTvlStgM",
+	"1rzWcckV7bvamseNuDuGT3zH1VkeowprezTcEg9Vi1E7t1JtAg/up/kiVQuxT6R0Qym8438j9p1i87ZM",
+	"DWzFSgsKl20ILJhVEjzjUTWuVBZl8Q71BHiZZ55U2U6Ton+pD5bqhD+5ZGOeOgfsRGZ4DoFrIFOUZw8w",
+	"I5kTVJzzSSVYiKxyfl/TM7AginKrLIfAdnuLclZ2e27O/LH5ofq00SNb+1Td4ZXImO6T3j2UrNQ02Qf6",
+	"eHIw/ra+sEZjvYhjO8jkc8fihf2UUny6hzPgpPmYbm5cIfpwrPEEUJnFmPG8WSXxAcUPw0qc4lu3sMPP",
+	"rxxSbjSEXyGDRK81YzvPpYowrmCMflycFIbLC0RqqUuG1dm576crm4It8hmtT80NIzUHa7icnBsllOeN",
+	"lUX62NiNmTsP8u2XQ21HEUPrbERjgGoyQjRSGc5aWRD4naHkQ6uwq7lA/CCs+lDVlbc500hlcb1Nqcwz",
+	"S6h9JnWyUNxm7jj4VKy3+lwYQBNeMKP+sCpI60yxNW20BVwGk+I22Vo246xxxw9Cc+nl3CbO4qvccIgi",
+	"UCFznl2ys6PjU4sSgXJd7Zl2PuPBNEpEnsJdojHKyx3yBb1I+CKb6g4GnFIYE5kNx1oD0x9039CtCAmg",
+	"1ie6Z9J5fuSVlT6bZM7UXATROAqwUFFbnAEZZaJ+q1foEM+0PMENiqrhAF3cIx7mguMrlF5Eicp4EtRC",
+	"UIAeYYPtley0QtVzhvn/bJOG3n7x1M83GnzV2YfzRz/t+9vbtyYxWi+LQtbc8dmZ66TsVh9gRjVZg3dP",
+	"M49Ni8UDFLrIw8i4rvVTq6lCK+vkLti76xcI/65XAXGujlf6/K16LEnxxqAxzbK5GhxYyRN2QnF/QNer",
+	"g3wntJHraitRBVbKGb0r94XW7fW/L2TGL6ciuNvEqofw7EWcuxypFzn3sJzVgfHQBiUw4C+rnKLw46Yk",
+	"CKysjfXKZYFW9ghFdgGlB6Z6tsY5iklyw1TMeJRU6k/vIbfJZKu7LxstVsq0erOulL/GRbpfT9SsbDkL",
+	"pMp2cOPj5XtgjuH11dxhNEkOPEy6SAB2GbarCIe2dTGfzZFgHcEvRPoIALc/Du3Qw+Ljqsq1bXQYKjSA",
+	"tAtaEE0/StRiPI6CSCSZSWi0pLGU3YYX+zsTaLut34okQUNU2jxmUVY80E5DxaRXLTc7MLV7brO9HPA4",
+	"hgE3/oN/6XsGMA2eXalaPZqnEfnLyjEvuGYY6J5XzI9+QWafFCUsQLIpTPQPJyJliyTKdrAY4MbhXKQ0",
+	"lVWwRFEgDPY9XuS8sdfVaiL5K1vb41BfvLkHzB/HUqbNwhixA1buScvfXwYMxzLdaxmSiDA53191u0+j",
+	"yVQf7nbb40YGdybkdYxTIQbMn4kwWsx8T59UA+br23yPiSQT6TyNlL4E4Uxb5/jMlNktQg9Hd5ojNaLM",
+	"YwmUkFkfG5zOGDHa1KXbqMpyjDAcVLHViku9YkEWRnbzlFXtVzK1rxGIvRq4ZCQCh8HOWMoWEMAWy1Ux",
+	"zmJxV72JT6ZlCpVfaGNq80WfKtvX5yjmyd0wTKEgaf0d3+mfnWSLpgmbmD60WCzGGZOLbPu7wsU8Bv1c",
+	"1b/QdMo8FUZuoaCeLEprrW+WijmEc134BGzi9naZaajQ65MMIJ7kGMrtcBAAtNen/kNFkzLUd7t7Ouw7",
+	"vXyGy7NROWLVK7B66aECT/5jrJoYmIq5ziz0DXRVKmVm1ubPckT2LyaN6qUpZ7Mow6gPFFqqKa/IsJnx",
+	"9C6Uy6SuHfqtWq6/outqzIn8HdUPmkS2RXkxCDqILYYGHlN63DJzAd5iK1vpCVh7S+VytoM+A5AVNucp",
+	"n4lMpK2yrdhtn/H2+MOno+7n/2+r1m0HptS96qnE+26ljC95HKs3iyyQGI7flzWUm+RvemYbUhNmMoky",
+	"8KMvB1T/WuBq0WpcBXu9nwOPcHR7KjVexAaj0CGZCiqkGEQzksriO6ls3Qhmsu9ZPlSnWxvrFYAbIJDu",
+	"6b1qavxEuN+LcrbYTX3YNEZf4O13lEmXtdaMavVCQvvrr3L0tMZrcVH0gUUJAAYOjH0NMftoFiUTz9lp",
+	"3npdiMfMslaeyUvHuJdbKCnTaALFosb2Z9cOkg0ef4gRbxE8gbeKSnYLhvGnBk9ksprJhRoGGR+KRBsA",
+	"od0MxV/veRrxJGsMgOG+gSQ4M21cRKFqDH784BSXQtpWo9/tH7e7h+3e0W33bNA7Gxyd/FBMGVq7pj/o",
+	"Hv7gaA/BlKeQTXec22gNrRw1Coio2CQH3Zp6YDyXjdPgTJycnJ61T4/6x+2jbijaZ0dHo7bono6D3vis",
+	"y8Vpw2tQHay5PQ9eNd7DFr96R1wBMLtC6x4jFYWRgpqBjM0XszlkW1l2zKmcQWiA6Y56Odcv5vQy8roQ",
+	"qcZcpGwqFwro7/4Cgs4cSfmx0PgT+17wrK3fZd4vFGFKlN+q33H1jjX121s/JT8lf/oTo3Q//enCyJve",
+	"UaljkLNGLDjUOtAc6U1I5IpF8kpFMXQfQoxRNmU8H431wegwyMjV86qgy23bZXwRKrlRwp6LFPJ3mou5",
+	"1nWv3l2zfs/rdrtsoU9j6Nx3V8/Z1SsGpc58NhOYffEi4/GKNTP+0VhCcsxOjv+H5U867MKT5JhB4X0L",
+	"irl/ZZfaEExX7Ff21jyS/cpeFabp15+SX9vttv2fvu/pFfsVGxMlv4h4xpVKuN4e7Fe34XDts2t45Ns0",
+	"molrkcj7R3RRz7no4pb9yq65liALxd6IWHeaPeeKrj31jvFSnFP03+tPvQ777uLZhccef6eHSY2lSEOR",
+	"LvRcLUSqLYnol0ibHey5GHGxCMVjD5Zn56e1w3XQCA7DvuiNu/xs9CQ4DU/E8fiIH476QS/sirPxE346",
+	"OgmOwyPHRQCSpUI82A1sAAZ32cHFGuwKMpm0nE5WdU0Vb+bNG3bYOzlp9xiP51Pe7jMCLqniYBzC1A/F",
+	"InXOHTeEaFbLLqz/2KLyc6vOn43nWd79qlv/7cJrKUZTKe+GizR2nLD6K9VxqGasj7PayWQXiz0dwVoH",
+	"yG2ouyRWgoaDdoBqKS3gI94bd4Mz0R+dhocn/Ik4HveC7ugsfCJO+cn4ODgaHfL+WW/LyXQ0OOz94KDa",
+	"DBpvFhkULGKWWqoyE0WjZFk4eLqj4+BsfCrah2Gft4/GJ732GX8i2v3gKDwZ9cST8WG38dnbp0Nn4kl4",
+	"GpyMjvnR+FD0Q+gNfzI+FSch9WbcE91wS4dOB91+sUNG9mEACVhYDNn/F3cGKFTKPdlZtmzuydng6LjY",
+	"k2ekIhGp254d+AB30DrbQRExUCobtZ67KAlBZERZhKQ6ezUKwgzpBrUJRsAEfRyYD90bpLtoiEV7ajSH",
+	"ttUc2vAsVJAe/hr9pVFoh6jQliT0j44sbjy9WhN/g34P8qYcSdqoOlBxgdknPbtef1Jv/UmF47b0iIvb",
+	"9UecHpefUHUWNz5/KJF5VEz/6Q8PFIYlF1a1rl4XR1LRJMEqYYZkUKrom4ijBCgL5nPFlBCUIRrHQEMW",
+	"QCUfM/SRcBZXB4FqbIT1VukTSD+/nck2Pp/R1VVNVUJ8AX5LWflYM9ns79qSnUeQEZxJoulGvPIDv2Bp",
+	"bi1YKVu6RVuotoRFm4wAeZMK5BR1YH4MzYeez6U+pptBLKCOEIrygWPcwaB6IDvMjrU2uqFLbfnjxbvX",
+	"26xJ0DXDX2Y8tnEEuszG/SGvxGShabHssUSAPo8QUf/O4J6lU90S1zPxJYrvFQMGHZu+sHsLLXbhehtv",
+	"RJaHdsEhoXKILpnmUFTnzsKCddaUKYFftHbC73H4V3ZuNN5SM7JEckztJmQ/6wXZDuJnyXC08QoMFE0l",
+	"sjwsYDwi4TrDf6ta2ljXDpZu7TgktVkc1T0Eh1oJ7m97c3KyFygeYlHmgh+uYx+6MIe78IjlPGGlMCPy",
+	"pQOwWhMzeTxgbbC6cO71BkHaohRwSgaxdVd5plGxlN85XOoSz14QyrJzou1UVGjcO/X5EOtAcgxvMu8Z",
+	"0EAnEqi3zYJqHnXPMD+KdleLGPgQKM/5vZw/VYMjsRsCAoRNFiOsKlmn3+luZ+XMPUy7bWIKkqzv4Ld6",
+	"bSboubZs0mhKKtbEOjJYzy6OnV5F54w7A6X3BXJjq6lcYj2bcpAn8LFIzogRCBxKGA00LhRxkstEtCyc",
+	"j5V1nZKjYnNncbtR6tVVMJV1mRBf82QxmQmEoTGWqUeQk64s0Icxp8hnsxB4MFeYZCH3NMilqsVRTcI8",
+	"XUY/lIqUiN/dhK1bHTdQ4IQ09lk7NVGZ9fGgX8wGB6meY1FuCsg0t8dgWiZig4WBu0dkyAOib7WAQW9G",
+	"SqT35CkdMM5mkVIUK8l54YETyogqcIBakWnwuICwSVK/gVWLSEx9Ju5FknXY6wLiisHjSmQpQINAsvhe",
+	"O2b4UvExS5GRlCHSMKw0yKSm2I6SiNliKmXdJ4MqQdESf6fz0PHZVJ4jAEBKe9qJfsg4tHQ35/kCkIkw",
+	"rieMSu6cu3lNz66Boqgqm9b7JD9eim1CfFMy5REpAwA6dAPnIi0IpQ67IkTwiPBcSSlDpM4SDoheFTv3",
+	"ymQULuKsMtZGJJcbgZ15nIk04bAkDHmBxxYKz2q9ErTu7a/lagNSrOEQYy/lUqQAcb2EvAO9T8JoomXx",
+	"zzKi4NR0NZ8KPb1YW2oSV1wEeQ5Yydt55KqyXdOtJkwOtUKX22Q4PTU4Hw+3onar3M8xiz/XuEz2JjOk",
+	"mlYKv8NitehNGZ4rAve8i0va9B3Xuk/Cvig7S+QXJcinVGDOoWU6TKGcF1HJVmI3DoJNPKgwbzwxxQ35",
+	"ZqTjAPEudjdECy6YynxAFJZQbYLXrqHUY4LEJFKZSPURqRc66TZWYU+BNEZRZXM2pUrQehjhguqaRnuz",
+	"eNqSA2JztQnJTkmbzcuqyLp0mVoLeA7O7BS2WMm7UbWQXdmf61skba0m7hUq8NwJWnPirDsSvBqXWJ1T",
+	"akt8v559uxjg54qIy8H/UlXZ4pei7F8vLF72PH95xPsPEOKujfj8Lm7r7c7bz+t1N99ce5P/EMfaf6kn",
+	"4/dzD/yvNXW/qc9/dPX591Me/2AK126azDZ+fFer2YtjtmSFaMWjkov+S7loK5SzL+bSzyQmOO/Ep8/e",
+	"zPm/Fr8Pr36Vr3E9k36dMgN4LhFy3YAcWVFpZV1ee+LbtedjWNdjflHT9rE0odVhzx5gzDDf0eJBzBk+",
+	"iFI0e48QbVO/zRq45sBIQki0XbHFPJY8FCGw4gVyviryq8EBrs3ZYnCXXSRsgVA1APIk4BwYy1REE0RI",
+	"yaI4Zj5VjA/xLT6LQt2po36/ooSaJXymNeLSiB78tOh2D4MoCcVH+FPsGVvOEYz63dIG8Bp4HNDvenH+",
+	"RooZV045UtMcvLTWWue5D5P8mZhmsK7DdbYEyq4XCT4iMmQjOxFseWUSrQrCLWf5UHGWuwwAeiLh4AGO",
+	"iPQMqE4UO+oeuaXw27m4viTC9orf5Y7CbdpmMUfjnA42uCPmWo8C0fD24vby+xrN9KEkNxdFdxKki2kT",
+	"sNvu9VuoxvtrfgG/SKeJ8HIGTG6T94kWmvJYNNbneiF6Ldez6fWsGZ5rmGQDAkDeqto9vJPbarP6bQ/W",
+	"nE0hZRlXdw9SwTe6ra5FIKJ7gbXPmEfDoIC86f+zfRNNEq4HpX3z/UX/+MRvlRRksEuLzFJaglvaKvBu",
+	"gT2KOjkgJxSd29/f3r690aNpIwWRAZjLgBEIlGBGXNIeoMiOeHCH1NZRcteOZcBjlvF0IrICXBhrHvX7",
+	"rXNEK3D0ZYQeihIWinsRy/mM6sZKPrTCQB892fcIr1LliiwwRXeV68hac13lu73m6M9kKgoU95srl2Ue",
+	"HgNWO337FjCvrYdMIpbDEol7BT06ZRNg3V5+KFMbzk1M1knNsDjx2mxYOfxyxjajOkN69PbSZHpXOByn",
+	"cksziXa/0B5wWi8ZEf5se90GwLBiO9YHsHqqs3T1DPZX/Qw7wc9UXw/8Void/EhZojyCJ94HhHl3+GX9",
+	"3qgWIhmZt4QSGRYK+s8uXry8egratf/26vXTF6+f++esC7vWDaomso1A7A+EIHZbVT28FOerMnvqAo4D",
+	"SECAQsYoqaze1DeoKJPpqgoRvZTqvE7773BCAtG1SLU6rpX3/GYWLlKcZyDX8CFf2tKhQ3spwwmQMcfl",
+	"COS59RfCKt90Jy8mTRAodM76b7PO85zt/PJq1honqXvNPNSWlVNtGoXnbE4YyJBxxuapGEcfoWUm2H4K",
+	"aYA8yESqWmC/5UWlrgVn+kc4sQp7ikCqMwRC3r3edLO39JKKZSlAu5uDtJZe9zYvnqVrqut4KUe8jiIB",
+	"sb7SRaJ8UrmMzkMkDjRqO+z5tdoSO6Xe2hoveS2olZsZf2+IDyHnj9yrEBfy9QwjCSLIRplCiLZfZCL8",
+	"DvNDvhrK8XApxJ1fUEnGMmVNnpDmYCBStGbc0vaquItXgPCG989kkk390k10MfwWr3wXeJjif5PoXpTa",
+	"gAccCbYKhETnfRVmAL4KOq1wO4fcOorhJo/12v0nrKkMsDl8C8kfBlTEciE+2XasOi2vcKfBIJXa4rEu",
+	"+zN7JRPdrk6nw07Yn9nNIoGfYGvH1rGpL0k47h2ZCLJJbfNOtuTwbsEn5qvXHPKIPnuNqVyQIwgMI3he",
+	"GepykZpxxG60+4fF0TrcllM8i5JFJja/5xVcY96k26VfdXxWgtvaehrW7qVnYFwnQQ3FhxxnxW3TYTeL",
+	"UTvkUbxihp9EWd5mCYx9oXsYwKWg6urp183GRVl5CtwEEs8/c7etZSDKE6iMMijUyurMqqAx60+jKI4R",
+	"deROrODncBZVHz03d1FcWZSt9A9o/QLNsD6Gbv724uXLzqwKiHgT0D8lhdbga5cf/GCegLUfwMlWoVCA",
+	"LyQyZ3zAMx7LyTnz5VJ/Z/jztWq+kgt3OunGBjx6O9IhsQQUGQEcqgAzLqallWJfT0M1QQD8pIq5KgTN",
+	"75lewdG+gv26TL6UQgBeuMGTvI1HQDkN/v2JBAqtr13wpMGa4ZMg6OoH8DcmuIA2bWK3+KMv8S0L+30a",
+	"ZWKzqb5Mo0yLYRiKiglARaourGJI/+S9SJepzIS2p2CiaVpVnukPzldzxq47+mrETPWAmGZV9jzjEwEQ",
+	"+w/gteD6PgMgbCFiiZ5T7YceX6UZX1R4io0fN2TN+uQdOosIhNZ4lSEQAH7lL/YmY+DA+LZg1uo9kJu9",
+	"y+veZMsIvh+SsPW2VqPmNx1Y4UwiRlTLA6CmnEyHQH4LeNXskieIy7XKv32kGFcqmiT6mGdRojJtxskx",
+	"8/XfKToMd/G/lkXnhmVaB9rylqxcg5dXg2dtUs7UvPL8N8CTgUzUwkIgRWptdTepVo2FIlwE2U4Y4Tkp",
+	"SeGA21p4iLQmRdDjdIipCVqVmkxSMeGZAPpqmVVqVQTgXYfr2/7wqeudHFYb0QTpNfxt8N/N038THHjz",
+	"8BpFIIeKM1NsIeJYkzY94DxmtKEMi4/1r5+zLvlDd1gAdQi+JiTpD9iSRxmCsKQMeM7veQz49NIB8ofT",
+	"OKfW6TB/zrUM8gcskXYKoAyONU0ZpkwN8T2s/Rzxy5DIJEJo+azPNt2uVsfGDQZQT+zDu4em8jBK2CXd",
+	"emHuKbidKoC53TS9HMQe2l65anfkS0Dk7jX0Xto3hY1XXhKl1b22HL2SxKiSS7cEzmh6Pk4FcrhKGA6D",
+	"BlnZw1vKTru6r5RHOZsnHFfoxhQfRbDAIkm6e8A4G8c885jiSZRFv4iQzVOpG+gUWIKjMuExAVm1ybnD",
+	"YjnpsBsRpCJTHkv5kqmpiGNwZ/GEspcCqbKDTN6J0kkOtOwM8gpCHsA5jOEBCiKAIqXPSTjFawhj6kwx",
+	"KJN5hAQvqJOPhE1muDYv5FoK61tH+sNI3le73nbKnIQ3UlI4BkR29w2GPNsz4vq3KAnbFhjdCXkSQnyR",
+	"vYBDzc4j5UwyTycLsLFb5cT23apb7zGitT2NEQuWdgk0ICzGmoijyie9UuNoLIJVEAuKbZ8zP5tGyR1K",
+	"QM4QAxgMyJQH8LMp9fLZAX3Cai64HiuZknuJEXRYrnq9N+04tSxxjq8WI9BY/QGbOyoDB14a+EW/T3zU",
+	"FxQ8+7AG7WPAkz5EZl+yaeArS4Huz5FFBlro7kr4Vr9Sy2mKrUIzXOFpZZgZGDAkaRDM3zgESGsDLdc/",
+	"iI+ZcfRT8wz9rFhWSiAl/lWhTRmSjkL8JBc3+nZgMosSva0UcBSJFILQTR6kUoEBoICYnnE2l6BVBzxh",
+	"mcAMw2CKi0ohBbpiPE4FD1f6rNkhZrgJr97SvXvM3T+A46vXCqi/dPwlYknycDvJot0uOGolpzks/PwY",
+	"yn0pIBeqDw5H+G9L7rN5zDhqxfQ+1tS34YnLfCX+5bf+GBl/xfPtqyX7yTgUKY3EHyHX7x2keRp96GHU",
+	"a1chVjr7kHjjW8Wsw95QOo1z8Fp24M0Ekde1iMpOyTs96dz8gsXWVi/UWwiTBUk3os3pdqi3Dnr70UDU",
+	"r0/ra/fxpJRGiQEMOTeEMahcEBA5XLU/U3q1R0s3APbpAzKrDWXabnl4QBZanYVH+QrILAgWOKTR2JnV",
+	"EgqcCo8fy0Q8fkwGCv06yD1EKmcBJXGNlcdpKFJPz/hMUq0tkXJG47HQ3emwpy7vqNGvwijDFKsVksxB",
+	"Kv2ung6nRrhCnTXsmXO9lBLcGoMyyDAmCobItI+kUdrIeU+eM+JFyJwhNPeiqkJ3FpvbPXOAmgOZjOMo",
+	"yPwdkkVq9jrm9jyUZHHOU4jzY3r42g5XGV/lC+EcPFyKNf2MT5TvFb2wns2DlenMR/5DQvPEI28JqP76",
+	"ER64tOcZZhZo6QYxdt+j8xhpXg0WKO08hIKmYHwSEpYDpAxroaDARSY+zuMoiDIUxVD5BKANtD8pZ7/p",
+	"z6MkEeFQqz7jWC5140FSSJUNFwooiYxgGOp9AUFcOeNRQj07t2mEmZjNY54J6IPPeKwkJZQp5v/U+KkB",
+	"pwU0pWMK7wcMa+V9VNaiXwQIXChP09onQuR12EWOEWDa7kSfz61HsNqnuU02Qrh6qK3EYRaJdLio8jTf",
+	"iPQ+CkQxF1tB6HrA9L1toCSgeilluQmcLNs6BmxnfPczVy4t3yyQodIEIAZIukiGMxmKgZXselkBL/6n",
+	"TzBOQyAp+/zZZ7C6pnCG22JnywWMfha9mM8ZyRcQAEBwSZAJtMCi3UqSC4u9wtDUin0oAzSkAC0NYpes",
+	"ycNQYE5yjo5LUSIbBLY++laHvUkMQjPMgt5ypmYSNx7Rqv7UwA1N++ynxoD2l5Zr5M3Wa+pOzLNzOgZh",
+	"KeJ4Pr16eXV7VfZzH3yyqWyfD6jLbcyN/6Tb99nfGYYAZdslPuNZFIsXek7gOK0ea6vNUeh8GIo5ZkDs",
+	"mK0OL3wKN+nDcmuytXnPjAjT9nnNK33P3m+Jq/I5QhGzKMS6tIXSWlms7UknjjCPAnAnlvGf9M4B57yD",
+	"glcOEezcvnSRgE9iXYjwJBzJj2zK00QodQ6J2VDX/xu0pRBarIDdd8iTQymUB3hAYGHqQdInSfG9x12H",
+	"qcx5ERwHFTaMKQvDd0TK5cabpzJYpELvcP9B3bMPHXJt71Zh3s2jQLmdRPat/dD0o6Bq+P4mRnzUhqwb",
+	"fQGIG6dzaqq73oacLn+d+ni9d6UoQLd99uH/NNv2z1Y1yV+uZdQMvqIZXcNiy4U75ZHvKYlA/MArdpFB",
+	"GwoxNhyqrHnUPcxLEFpUjoD7ukjhViVwtWI5iuIoW9Vwq7lqToWhK9I2jBfQpAciigEoK2Hvblgo45in",
+	"ymPdznG71+12DdzQZJqZMF2Uo+pZDiw9FeZJVGtR9GXKxQg8FTZzqWeqFyiG0anfGcliNqK8qWCOUEyg",
+	"jlZIycu3hGKUSYQM8NgIU8co17giaHswC+aAAqX8DruFu8cxn2iryMfsvKG2FBIBTHn42EKsFh6PJSGF",
+	"xbbFuFvzTlSaj08jNY+d9Lc9Y7uFOpj9NDBTG+QW6oD6tV6XAyhs7loowMMA1zrAsAUiNBycWzUp03I5",
+	"36/ZN7lnW2U8CXkaMn0HMgxo4SzCRQp+RTFXHksjdceCNMpEGnEvT/ukSiBUuz3wR8xmIgkJLA6zPGid",
+	"79oZo8ZWpAndvnqZa7lOdjLYAkQfFCWZ3AmBscpsqfBMEB0WT0gLFUj1oXXUMeJN0VEKRgtlX4whjUkm",
+	"WM8DyeNQlQW7gDs3Rip/bBPyGUxaMdixj1TZNGxRJb3eR2DoAfQV9soqEgV13D3Be/0HDIzKyUx2X2Do",
+	"4aX1sUC4NutsL5uM/l7rg2oA9lEx38Ctt/rOnRRNSEoailllZsNGS5BcdjJlYCQ46geVzEZwgjmciIUz",
+	"AF9ZmLTDfpXWVTLc9y0sHKfyF5EwczsJ/spTdSISLRhE2zoJWBMSw/PPyHVJHN2k1GaSxQJ3Bmm7lFRm",
+	"MdwgnecB5qPJOhpuKHH9ri5FyTHHLXwFdAePRH1oU3Nbnkn8ispYuDFfgawB63H+IP21BuaxrMPCMa0F",
+	"BYgPxFGsRFGk4hbCFFwkrMkTJl3kRIPfOCBVEB8bKUW1jZE90j2we1UGRG6tDrvSQgwaMALWGL+oYvhQ",
+	"Ruioavsc8NuUR+PG2HfHXy+S3e1Kx31Xm0Sr13OU3O2iK2EWq8+aJkeU0lplavNEW7+FclSbzmKcbKam",
+	"vIUw1dbL1uToaHNdJh7zq3xzcN05HIeEcknGFUYvJhKd5pksPB+8vVQfPMRmDrOUJxjUxNiYCbXicxte",
+	"w9xfHSVdqUzMhvNUzuYV+QMv8nw35WyKAoEcG8s4phq/kpm7Q9gh45OKoX4H7Ef9LtM/e3j899rHXafa",
+	"qjjD7nu3vnMDSsEGz/hLKecP84u/LXjFMSwfSzkf2ILyGv940f0sk3XXM5V2KkgMoGV5zqAv1g/Xccks",
+	"jVtd+QgylMql/jMVjlMykxOkZsgBjmYinQjWBK9gDEOrWh12CQ1FHI9Vbg0DXAloayginWQAvT0XCQeg",
+	"xy1Bvl08zvN5KnkwrcqAo8p2cwlGzHEFy2UxAcXHszn2W9vjZluFIFaB1sfnEocYFupdsHRrTMUf2pqA",
+	"E/URo1KU1gOCeZj/O3wwZIJrh6HuLZePVAV4gQuSANMtl3gikiCjn1iEyMKUBO5jm4aLBH+PNlN7O4k9",
+	"XwsuBH8At5pZEyWMBzICBqwKxquEw9Vhl3vAva0RIe/sp6uFIckX9u8ISPIuzx/XU50uEsC1HJjz90uB",
+	"R2yqeIVPSS5ze6AiIVx5bE6pPkAywGNEnMDVl0vDAS7gKScbw5FvrGkMRMjJAzVTGS6DYRQWww67b603",
+	"iaDdtKkDnll/O22L/EBDV9c2bRCddgmFmevK5jG9lfGc5DUvO+zum7CwMXEC09NNyoTx32OAF5RwsnNQ",
+	"oza/a+kJ/EBjkUUz0SLnQIAkLG6oEzYGuRcInICwguwkU8CWkmIzKYfaJGuRUDDAmPYJDLJ7jTjDhg/F",
+	"xylfqIyE2X7jY9dkdbJsAdhVj4ZFbGn2wHmak3ZrS4N4rEES6zMV3RtgNMaA8J0JontOBSOq6fzYN4U6",
+	"UVqpLAh8+nlxjG2DyMSa8SgpbJFarFpz5zkDPmzzfLdt1Xg0GxQ76/I1n6uohDGJdxjzZLKozFJ7cfOG",
+	"nRyetXvMXJNTus9lmimPybkVMsQoqsWsnhdfQJhfqParf+qF9NSgnmmlXmD9SLlu4VP/c7P940X7B/1X",
+	"6y/VZQuVSBdveapEyC5v/gGAG551D5jR/coS8W9iDkhbjnagl8cw5BnHkvSQvMl6yX2BrJwXOsaagYwX",
+	"s6RU6uPEJh4uFU2h8e7qxXdaFJgaZwomr6ka127WCco086Zz5kMynrbOeUZQAPo9C4BB3WCMOIiDD7NJ",
+	"vpMhJEH7gLi1hgx9sAYEOmBKGIwBTBYAjT2TlLnFmq44aH2xar8bidzNVIv2Eh+c/msPVrkOuwF4HMdE",
+	"+FmOzimUgKD0RnA6oFRTXnzKl7DO3ZJ6VcE5p/sylUuKs1t7r8Q05wjHJ93fDONtDXzYW0ce3oIDB4oN",
+	"gWwhZFfVwFUufMUn4rtFcCcqBhB+RFXF4gBS0uBcpJGsqqSHGv6NuAiXRLyHRXP787kVFJ7al5Rq8/Z/",
+	"zc9ytOUdQBIyE5mBTdij3hsennfFo3H7UDtDqytrpFXN0RyZnWWaddgbvanwAykrgVSZZdjj87ngKWv6",
+	"4B2PFOSHgSZCRloLPGgGUlmfZIlEd3Rh7vWtMseWLgFRAYb7lni9u/Y+ewhqv98taCnudVPVJvhHrwS/",
+	"+kCxD/qzmPBgZcIV972DSSrmDjfAXiXORVcMrcMGOVYa3jb3TLGiwTpkqrI+trg+bIpW3opQiPlaE/xF",
+	"nKV8OOYq81mTj7So6h0z5Zn1BKuu5TFf3+6zZr99yBBMxbnGAHF7jJ5HFz9p947Xr9brRquCG7wFiI/t",
+	"WwjS3KGbtxf6Al3K31np3TUBBlUdkIUjcT2PwZI2bS9Cd/IZcC9WuOJrCserfLe7ZBnkWt1xd12H2xPv",
+	"8gE4l3Xoix+27NY66IWXuAvve8wUUPGCtVdVWrgzq4OxWznLRDqL8iJJUiewpvGPytqwBxcBou2DsULU",
+	"J1HC/O1abWtHkEGoSKtcU694ehfqJU9JFBjENXPkI9AkLHsDoEaXUMFxmWCjsx8GfbFB9z2m5gIwidzB",
+	"MVnifpQMLcgfJtggGj6GBZzfwNyn6utzpztlYsTznLJ17CCy4v05gasf8CQQcUyuESPSnFc6VdRuEbW9",
+	"bztCSo51b4oMbSFhoZ5tK0D9e5nejWUaiFdAL1M97ZigAjqLyvh4jMFf/LYGowF+3Ea5GoV5PbyJrNvK",
+	"oQeRvjps09CA7blfZulgb5r+tX3Npia0qquTjZuxCvvrPaFOkIvRMGoAd0qUTDa6HDexJ+8SEoB1MhFD",
+	"QpDYvLbyS718GgsD6oDvul3euL6AT1rV8EwrJJM24PBww/qaKnhyq4b4FmoH04lQGcPkRlOjqwfehGoQ",
+	"1QZnASMeJmShFjNwEzgv8bFlBNlQfoSVwwaAcgs8HeyxKgXFNpYuYU1nd6l9YavMe7y1IaubIrBqn1Vm",
+	"s11g6lkNCGuTA4xojsV6znw8HDozLRozCPWlUtoqCvzVw1CAKYQMRVqiAmjVwgzUILq+evHqiumfWNMG",
+	"Z8XHTCQYYgB3nkqi8ViE58yHZFq00g9kkImsrbJU8BklJpFqV73NY66y4SZ01Vu07h4CdgrPnskwGkeV",
+	"nMjROv3qLMrAHyVTF7aBdFlTLkdApJlcWN++Hujd9ZM5r4LDvIm5mraVmPMUoun6KpaKGLl3ynwPsA7O",
+	"IRs7Aoeq/0k3Yqjv+gylXlq5iCUvNnAbTU70ixiOVlllIk70Cyxd+HnPXQQ9LjzeKy7B8mytr4yt260a",
+	"g+8K/HKbth05f8zsekzJ1Jguut3++u6xlVM7Je0XhUJF4tDX5s6ydZ01O8oi89LCbuaEszbAq4cESx31",
+	"ONhi1FaBEqm4IpGS1zy7hiBz9w1cp6YVeufRXHyowtBSIlikUbaChATjboj+hgf3SPBUpM/MWKbqro0s",
+	"JkeHUGR7crRIYydvCHlN1twBFwm7ePuC3YnVgPkXkGEZ/cKxjvc7eAXTj+50On6H/U2sFAt4mq6YCuRc",
+	"KNb0rd/EYz5lbrhln/DBQLcVqGzgIwGJ6j/vxAqvCGdRQmY1JZVLl00aXw1lwzC/BDTsdAsRQ3C3+B/b",
+	"cL2fHwAddqH7m+Py0SvpwTO+Qr86usRtE/RqgC0BHlsYmnzSp1k2h8xfvkDZWJqev76/rRr6N3rEWb/T",
+	"ZYhDxxCRp/nX97ctwxZhWHUohVT3WKmFSLWCenVzdXF9+f3wzcW72++HL25u3l1d+x7WjmOCYemSv77/",
+	"283w3fVL/1w/1yizJv8c0iUc0gbzJsTqgrYB0jfOeIjf+GyeRkmmWh32IlPMp+EOYh7NWBO2Vn4qtNhI",
+	"As4aqEu4huQYGzzT0jc0iLA7DTdy/tzqZtTwMCR4jDEfLx1Sky2l+GhVylt2FugB3oPImJF+5BTIlhqm",
+	"kKTxz/Y7uKSNTchFI27Tz58hn2MsjcrCAxDxdHc+kDMeJRmPEtTUgEgE+qgGB9aIDzuhuF8rzXMeEmn7",
+	"jopep4JZX6NJONf7/L4/YFytkmCaygT5+h2OsQJCOeNlGz+P+lZlRBmUWFOm0rYgFU5WlbdGJl7F40ip",
+	"0yROoDBkkUKCMn3FmgB03fJsdbLyyJJUHnOm0Mud6knISNp4RuThtzxBiw+CUKBqiyQEMPXOT8lPyePH",
+	"t6t5FPCYjWO5HDx+zJq9lsXWsOKTNYvrCMQZxcbNRofF1zpnzX6rtOqsFD1nzcMW4OtUU9euu3Kg8MM/",
+	"MKEpn842y00fqaKPo4UF0EiRzHiRD+ycNY8wlpXr7rQIAKhgrSzJyw9Xcp+U5pLG8KIQDdOjuOW0gQx0",
+	"GtsW1MIUxbHBPshANulGap0TonkdVjUVGNa0c1EhcAnxklp8laYyVY8fg1ly/eySnR0dn+rNMYrFLEf0",
+	"KpgP9Ov/+VlpXcNkRqgMAoMq4XdiCGWffiBD4Z9bziMskkd8J3QeY34C+M/Ujx8scRmkHYw4Zc522Bsz",
+	"HCbpBR7Bjrs9pMOyMgGcU6lwkNWA9me0yCC3CKS/1nmcEqJYcCVoMN7ySZRM9LRBFbzMX2uLCi4BWect",
+	"nwjW9EGx1IvDAd3RHw3qjt8q8RkywAYibGZK7vHsAdXvtmxBJFQBadE1RwjPwitcdKEONQkNS4noQdid",
+	"a7134V1K94nSCDGyBPF0R/UoM+s5Qy4TLYqmgsfZ1GMzkaVRoDwWykC1WJjypQI4MwDZ06exlkO0pB8p",
+	"NoJ4F3JjmF8pJGJ/9YxroZRZqQ9Tm4+vEEGCnXQ9vT7ZiR66HKiQHXa7XcYpLIOOWeydTJkS+sy2WsL1",
+	"xe3V8OWLVy9ub3yijDOFqdTcUARRKAAmhEL8ZuAUdNmmQ0cpC+JIi9MXb/PeWl66k7xJrQ67ohkgfEGt",
+	"Y0ZCN4xn4qWepzb8Vy+h/KtrSLaCEgHwu7q/KKGXkQJYGsUWSRbFpOZAMyIEnG+d594mWA441riJIIxz",
+	"xnw91kP4VW8i3JhAE9S+GGcizV8DLoI4CgQFPOiYv5jzYCra/U537WxfLpcdDj93ZDo5oHvVwcsXl1ev",
+	"b67gnhwcrVF1pDe8BnEaNQaNfqeLd8i5SPg8agwah51u5xA9D1MwIQ46SxHHbXBqHODBF/A07GiZpX+f",
+	"iBqP/0X/glyj+voBla0HfM6hUlrPVxOZ3gQIK09bU/OFmmoJE41JRupD24i7XHmQISAIQKEL0ppN5RJ2",
+	"Yn5uWCeC1ifa128v7TmdWwI+kFqWjmLe58CVZo9qmEPU9nP7pQWyATmnAXi1TOT3MroTJCoWiduuMG8I",
+	"QRVZ8aLPJGE3Ag9DKAZo7rSuYDlZMfQibAwaz0UGuN6XPCWCK6Q40RPW73ZLAJzuyWRm12W9d2YOwIQX",
+	"avranSkbS7dTSt/kWBWQ/PVKz562cTPxMTuYxxypIOgSLJ4sXmN0ioa33sgPlUkcG5RWvVrwFFLrOiuO",
+	"a73e2smVeatJo78kk4GM/2G3VrdzCBvYGOWQJGfM8R8/fP7wW9nrW4wgU3+moEHV6QZQepVzHeI5thQj",
+	"1NfSKIMLlFykgQjLIwiBK1w1MIHvAVvq6h35pyHIJoDGXEWhPm6mQhsRi9kcgpH9bv/4L3pSo9AZ43zU",
+	"r/NvsCaqQEuCTUAuvwYMcrVx1KEWdgI5c7Z9tXDMK0M2ub3yjQZmXF0oDGSnfupRv1/3SLtPD/5hUwJA",
+	"vcT7zrbfZ482AZgZx7jXN9/zgvCB6U2fC2tXL1dDVaHFCiyJooR3ZuSiYB81PuiHFc6Rn5d3ypwg+jdn",
+	"CrRkkZX0InPB79BW/VG/2ey5D00zu7zP2+ZbfUC28LS28r/f6TIlSUGDpikIyYQiBgR1KyigXFK/I+Pq",
+	"DknvXBkycMJ+uudYV08G2Ibj0u+wGyMaYS+tn3aWvEdbwxJJ2dG6001RBxOR+aSUvhLZVIbq8WP9sc18",
+	"CpsfKJGE/oDNecpnivmf6PsB+5TKWAzYT42FEulPDc8E2l+EHiDSqQH78dNdlIT6Gi139TX6388fPoO6",
+	"ykOe8b98hm4AsEtxWMjvYwUHRW3oLQbHGd7k0OBjMrs2RRVr4tToS5huCA5HNEkk4K4lEh8RKdY+7J90",
+	"+y1t0ZCo9k0DfXLJpenKJgh5bkUKan8FOIwi58ZM8MRMEcDqKJMpUW2Ed9g1nSf6Ebd6zVCQkDVB3AHu",
+	"MGbWaTXZ+hhSwHNMJ4hiDZkBNW+AGc6XgDO9UahtevBLoqnvt9bb496PuQLlRwDFQyBiRZlVle04+ATo",
+	"YviAwkFqO96kHAbsKU8srq/52u4p61NzKjl5HXetvat92O92+8bTor9UUz4Xjx+jb3kRZ35rwPx8HXN1",
+	"p9dxFHoGSUOvd5Pq8QnmBzN1VcZn888e42kWjXmQqXzRf/aJ99a368c+DA1ldwLOjTelA09Hn0q+AlhT",
+	"bxaTUtLyENsAS5cLrhfP5pboi/KB8fJhaebkvjaPBOut7TTYKaE58W3/fNaERcqN8iM+RipTLTaVcUiZ",
+	"GnQtqcxugJa8FXZT45YzIHlrvsB5vEB4W9iicAMVOa5zSpsE8hT89gCf5mxva+2peDFBNxO4rjy73akM",
+	"Z42p3PXUaEM+twzgK2PJPX4MFMX9bvfxY9ez4lunggOYohdEEysVXXdOa6CX6mm3i5UZlNoE+xQY/gnG",
+	"VLfgHB+SaAPTQ8nWta4e42Vo6qt58Swzv2EMaIAyLZ0HPjza73e6vgeYCwALPYPzAlKYQt9+TVWJvADq",
+	"ohU105QewxuppmyRhPRD37YRBYmHe7OHW9VezZom2ZHqKXlCB7D1XfwsRy26u5/fjYuWj2KBv/X0oKjF",
+	"eBwFYB0ZKdqEJdUBFxlQz9hLTJ2ab/pymJMgwHwglJYZRmISH4lYLq3jS69ZONHHMp0JOx/nVD5qDLlQ",
+	"En4jZv4yjrNssHJh5dnqyLIpuW64XfT5X5VMrudBA8OCQmXfyXC1u8VGbGB6CPVfufLmHgJa3+XxQhjy",
+	"pUOkxE7nAeq/QAGqJ3/9Ppxzc2PjNDgTJyenZ+3To/5x+6gbivbZ0dGoLbqn46A3PutycYqKMfkLyg3S",
+	"X5daozve7je2tglvfXCDtL5UbJGrSQ0QxM5VdfRby23tbWil+7hCQx02WauKNQaNs9Hp+CToiXY/POTt",
+	"I3E8bj/hZ6N2N+iFfXE4PuLHI3xOhlYcci4Y8H/4Z7Cv3QWiXwuAqZwJa4mhb2VJ2FGgzWGiGaVAz0XK",
+	"pnKhAM71L1DVpZXMxgB0TExcQrENS5Myz7Aw4PNnHP7drKv+BW0Ik9D/uRgxz9KF+PwlLg6aET1nw0Rm",
+	"QxBexXVhEv1pZp0lANIE3xWKxgAFp0MX3CjL0AHDtatVlhFKGqgwChuDo/JS0h3d0qLyklxvT7fYnqKM",
+	"Nq+u2XFQYqHfUL1vmU0g3W375mnCVhNB7wh9gk0QHIZ90Rt3+dnoSXAanojj8RE/HPWDXtgVZ+Mn/HR0",
+	"EhyHR64/hlST7XvjT+x7wbO2XvxmQwhFpRXlbaAX/dU71tTboaXF+J/+xIi1UX+yWNG9o9JOSxcJSwwa",
+	"Em4X9M3gm3JM4bFUKophP+qPpFfZ7bm+O/HYMumKc5G27R7EF5HdlLDnIgWmy+YCkGKu3l2zfs/rdruU",
+	"OKc7993Vc3b1CqFH+GwmMHTyIuPxijUz/pEOWibH7OT4f1j+pMMuPEmOEbcSHaK/skt9qqcr9it7ax7J",
+	"fmWvCnLj15+SX9vttv2fvu/pFfsVGxMlv4h4xpVK+HQmEvar23C49tk1PPJtGs3EtUjk/SO6qOdcdHHL",
+	"fmXXXKudC8XeiFh3mj3niq499Y7xUpxTcGcp/anXYd9dPLvw2OPv9DCpsRRpKNKFnqsF1mVFv2gFQ7Dn",
+	"YsTFIhSPPZCXnZ+SxmfwO1nzYNezyNvj3PLsssZ9Xy9krfZgteDGgGq5vIbWnxuDhli0p2Y7tO12aOv+",
+	"tLE5ebb4wCHxKiTYw6Iv/Ow1rFGlt75+Wvew3Tu67Z4NemeDo5MfHn4EUJVIhaftIleRzVkwYMYyZE0O",
+	"VipaSA5nwVG3t91B9q7oxcf7Drff90ymoygMBVS6HvV2uOMtX2GiinypN/l/irvQHg1F/996AGaDq9Br",
+	"UAaW6/397PoIJ6YgtTLydBFHHHKEKslAKTka5SN92XK4NDAhgNgS4BtLYAyfTPdB1GE1ciITyPbAQPfY",
+	"PIIePigmS5XwAR3YXhdGRrEZD01jPMbjmKgN0E/kurLW8pGc/DqT/AJuLJP30mEbQlavJZLnhOdOVijA",
+	"3LKnKR+DsWVx1vCc0O+K7kWY9ygVBNyD6ZYIq5WufMuuPFpB0o8S7ShRAlDZ7gWcw2SCjilW6MysxxD4",
+	"G/I1+UStm0wvI4XBLmV0bJFBxnwNOEF+CWH4qb/rZqIO+2WBMn0ANgZ9W7z346cyMn4jm8pULkBArwGJ",
+	"t8FvAglIMsvkrL2YY8JKxlT0i2BCZdEMVAwMTOLBpUfEgKM3ACZUTFaNAiRSA5/SVtEvyCm2Bmv+Y+P2",
+	"4tXBjf7fm1cQhQFE8kYw5WnWnkeiAVXwhpSZklydunj8gjSyV9joG/O6AqSq3d1DG7TJ0RcbP8tRfkCV",
+	"m23PIgveZ6QJXgn5sYgihzV3ySKOP3t7zMKFUgKgKrNplIZtrU6u2L1IQpmi9mZCIx7AFSZBBNxvITKD",
+	"RtpIBhTjwqQ4KPSleTkZ94Le6LjfPgy7vH2kbb8zfnzc7o+ejLvjE3HKe93q6cI22eYQ9xu2BxNNTCkX",
+	"NMqZUhc2vjSrFMatm9Z/4DuvI3XHLhIer6DU9qGTiz1o69Fqc/u0+inWF2LE1Q5mabZzXaN72zsZHHUH",
+	"vf4PWi3bVdNAeQAJ9jWxvKKQ/0+P5+melrrEmlwfpC1n4ElKUjRvPf21PnKHSa/oUAao4pSS/VjTny3i",
+	"LNL762As01kbPLyIyuMjBDW6iucihVtapfC9D8EF38nh7LDn+jgBzOD8Wzgso6T0lfIR26XyALVnM5Ef",
+	"pYIFch4R6LdTW+F3Dgr1R5bkHekPIJiYvxYijiOBKNX6KExWTsUZJFstE0jagmwFTEXCPJFQgGZtUiRD",
+	"Q+uNMarHj53q3hyjZclXLEoGzA60x6IZePt1/8IoFUHGMHO5NcBQ4q0hudEbHhDYKBWeNcvHdssi9VKa",
+	"ALAb6ZN/wPx5OEYGp+AjxDLmGfz7MVb4GRP5f57TPwL+nURw01KM5vkUIAA6JEMo5mcfIaI3Q8Ioda//",
+	"yfAfCLPSvzG8bAb/TDP7r/5nxfHjahb7Jaozz5QDAElXsIh5apQcvV5/iebwOg75iZNf9H9P4b8pfAX8",
+	"W/oJSNOL1GpNX3wUMBQxvFZJ+K8pgoDOqAiqGeZ39BCvmnNtkdjIMKw3ELgYH/wuSni6ssOE0UUR3Nmi",
+	"gChlMz6JAqxpYs23T58x/3/ePn3W9s+ZniWP6TmC5utJgke8efPPVy/ZDy/eQvgMk87P2dvXzz3217dX",
+	"zz32/MUzuOO9GL2FIgSeLVKhWufFWTPrBEMG726ftZ9Y7JvX715SnRW7RDUL01OtVx2yxWFP52uxcnjs",
+	"kAxnkYK7cGyuANkt38nmzmY18kLrHFNnYRcQMZ5h0oM9JtJ72KNOmYWzxUFNwwRBjMzO+EcsBPOxY9tr",
+	"CAx0mkXg7x0yf452IeLuacsQO3cLldCAzWQAJeY8m7YVH1OZ6ogrQTXLQHaC216mKwrH6yHR2jdAcHtY",
+	"1pRkqXQzjAwep9/ByCyU+LywjmFEGjOSYyKAcdqSVpdlJMiwCzsNcA9+cAHA3OAXbFDgadcdbZ2Xsp2F",
+	"cpOdYwGGEr4M86aiJBQfMUvKifdbMWdcfeQihfY9kyl62WjhzFMxJqdZQW5Cpv9aFmHVpGYAafD23S2l",
+	"D5ZDQm6507qJcwlFBBf2mo2xoYqDFfw0u/la7Due6Z7jAV6lDL2pO6g7je3e+d5+dlXh6CatuR8eivYR",
+	"Px61j4KTsP1EnI7bZ7w7wl+OxkVUg7Ibqn8yOD78ATVrPQ3WWDB1dtp0K9YOFxo5D8dUkkeq8b8O2+SG",
+	"xp/cAtOjJ/3e4aE2Q0pPhBTHQN0XH4UeAZGqDv7kPqrX7R8dQQqhUZNBDdojWS1fQ3XZavYKzyhZ3zxl",
+	"X99T9o4ECB5MKid+of1t3WSOnl3wkbkKeI1ifoD6Xr1+fmtPNDYW6DPy0asART5wujt4ehDZ5q72LRPR",
+	"RqGbq+GopD7Tz2PpArSgm5vrZ5C2JwC7rzUwuWsAcOZPs4xUPvhT+efs3fVL8nIEqYDyYA5FNAsl0sGc",
+	"K/V//VYBcAvOetB7TfI0oDRIw4aTCiVjYBWW+jAx+pHWNbTJDLV/TSXZ09c3LBWjCCm1rR4yFfG8hSBc",
+	"L97eH2Gk5O39CeNxdCcGFrGv2esePPFY77Tf6Z0c9Poe653pP58c9E48Ng663cHg4LTlATgvUBg0e/1T",
+	"fctg0NNfR8ldO5YBj1mzd3LW6R8f4Z3iib6z1/VYlATxAloXxHIR2lQl03GB5W5pGom0PUl5KNjri1vd",
+	"sm7n5Oig1215ENJO73X/tSlAHJhYxZICZL2HZkPAFZoLi0TNRQA166zZ7cD/6za3WKa3X0bJ+Hps2jMO",
+	"cLn69EGO/TgmC0eJtTm7FniioiqCVAn6HUbpOialGqZ2Kueo/bVzMH4qe0Uv7QILyVAzssAAer6xTaZI",
+	"plJjMzYHqiCwIfQNh11GdRsl3QV7XqjG8hdpDEFkjv3QNgY9CdQ/xHhv6kWm/1ykApLTEtwXmJuitbCk",
+	"3f/4EQkxKGPNY5mUDGJ6qRkyzF5ry0Xm4d60NSp5r1rF9qFEGJosMqsOpYIrpP33sWINFbX3iMREh5Pv",
+	"AAWSZRolY5GmLo8rQEwoMYHRJcP23fVLUEzPWTTGgZiAVZVItlBQ82aVSKP5FVq9pqZrozNvVsdVhH33",
+	"kPVzBBEUylojJUujfQsXNI0tkvuFjepdj/jxzRL/Zol/s8S/WeL/bZY4KXtkdVeY2oTBk4ve/Y3ZFyD6",
+	"djRmt+VtGQag1wTalivYV4YbyIpRN0/JsbfER92e9lHf2FtWAXbqhyDT1NQOyXRygHf9JQr/fNT/adHt",
+	"9k9wl/1ZP4TgHOBkXG/Za/Q6lA/Od9cv3RZWNsNtwZzPRaoOgKwA/gbTc5+8CjsFOCV7Jdj995nwpYEs",
+	"G95HT45PT35b0xuVgoIc+2aD/4Y2+AtSwlBEwEbktA2/ivlNB0m9/X2NZpi2qCssadDG5wIs0SE+q1h7",
+	"g5UpThE0MBDoIxpW7QAdjqj/8iX2sik+8iDTVne+vH283iuqxgNWq/62gKODkHLAU4DFEkXsHIOsVAS/",
+	"8RmC42hj3rl8iN8aMAE/gMciiRvV4fFw1c4k8GUHcjbjSUiM2ACcECmEDGKG/tTdRIA1goVZqBiCyHDN",
+	"H8tgCQV9uUyBUhnBpnKROkhIVOHkqBtZFMfrswVu30ixMFIBT0MK4V2SSpjIJeoGjoWVK1cA/k/KjlXp",
+	"WfM/RKU/zzX2sipOGsdgkzbdQhugsEgLA1Kt6Tla3jl68NPckqxW31q4iOikYE1HPfdQR265DiNLcYEK",
+	"PE/T6F6QKrW+WQvBX8BPyeO/EOVFStP18PRDogTfiUmU5AKLfPdfVEai7l/LW4LOdLL8gG1GT5Znxw1Q",
+	"NGMxzgz4AurnNTrXdh/3Z6+hT+HSe7W5ZBNL7IO/sqP+IRoUDjbMwB9Kf0L1Uf/D2v9kb9/dsvb37FFR",
+	"Ig9Yusjap3d/7ydn//h4ezR6H/Rezn54Mr8+VP8vPHk27f51ciGOF6+jN//6Z3Z5/90jeMhuZ8Uj1oYQ",
+	"VHuEpvH/LUwAe7RTgf76mXqwywA8KmmHrgbZ6+YapBUajcFx/6j/5Em366h5xU3dMGByeGxpNXC/wSs9",
+	"gM69Koy4/HzdFcjggePU+LIFvykr+7Z4uH7TYr++FgtzwHjRj/iVVdiDTwUB9BlhYGoiSgXFkJzka9lW",
+	"lfCJ7KKAlkOu/Tpsxs36pcceP05k9vgx5lrl8HuZVRmXXCFyJSiNBo8QiqCjZFJ16LZs/rep5XWV690V",
+	"aA+YVUkTR7j4IObgvnY0ngHkiGHRLFHMFdzicKl1srEmd6IArr9rPw0IvITo7TO+pKID2nVgjmXKRgWn",
+	"p1dwLwIcvqNmWl9anaeQ5R4p6MydEHPrkAKdMBb8Xqh1tZ1MH5xaCitgEp2rzsMEvkkMtX1ZmRyJAOq/",
+	"TIATOPsL5oC9AigHcrg5a4UYnqoB4xQ40ucu4Erhc0K33VgZzZapxBpsU56Nj7Mz1+1pTbkgEmGszFth",
+	"EY/hUWE0HosUYKTyfuUPOmT+2MhI3+Wk8Uzz2jwJ29Zi0Y2i/EP3gUfdo3UNFPdhLnC+IwjsUlZ+3RFR",
+	"fANCspdTOQ8K4qVlEVcJeZu0vKK6VNbG3NNuC8g0FgXsoj+7+7uYb2NfgRul4iXVx6aVKvUm+y7JNt3/",
+	"jck2v1uKTCKX/y4XXfdo+x2vZfbMFPr+N2tDLthaAeyZENfKeTe5BW8JpUry52tpUBWaE4rTCo4Z+H7t",
+	"TDInG8WXsNlKGjJ88COQewFpEvTJU5fbTviwUVaZFA/8MkuehsrVNDrsrxb02aD6QIq7COF8Niiecr6C",
+	"p5YDTQw6hpjPaz6SwhkeK2nARaDOSXebUi3hpMPTe5kIZGp2nhwZFI654BnSrIO7zxxdpTFNJItlMhFU",
+	"+K08PaD2vPafXr28ur3yWRMwkXItLIcuyZ/lZFh0jxBNF2rrHxIbwxVQiI1tPTud1Kvf5TAsHC5Hdas4",
+	"/MNLw/8kGw/H9AuTBL3qwtlXJn9MS0L3BQObekRBe63pmspuZbCPrCRtEV+prWRB1iPBtfQ6r0D/cY9R",
+	"hxoxCj2txa6rnKDdbpQfudKKRFkFxf3r7dLnIvsP2qLdb8nW/wHJ1t/E5VcUl88hLfMrKXNUTb8R8ho9",
+	"R49UzjuRZ+kSWyxomsBG4bElQDQRUqUhu88RKtNFMsTKwDL8PRZIzonLm1PaMqHhexbRvtVhz6DmHmAC",
+	"qAq/ubnyHkl5gKyPvBoGXq/DruUyByjFnonwHGU7xz4b4sNZpTw1hD/V1fvf0QjvW74PS6ah9/qWCxHf",
+	"v4GV4AVu8Y1DgmlbunMAhWBEN4xnLrvNx1wmFBlzt/LlflorrYlXdiEZmgXClaxpg6X03E0wwYDf4D1f",
+	"4cgwZA15AbmFP8BFBQdJd3QiDsfH/fZZeBi0j/gT0R6Ne7zdH5+Gx8GZ6PHDo4bXyJdhY9D43mIhGRyE",
+	"gCdQ2L5IMqJFxFzmYSqXCsbXKAj4RRcrxoVS9po+1KQn+TU9LTuCQIjQfU4mMx7Tx8PPG0+4w+6g2/0h",
+	"Z4EfzkWq72wMjvPv1BxGs9f11qB6HEgAPBepybqJRTbjtZ/JDqtpVb/3QzUSkMEIspLGPNqRRvYrc/y9",
+	"vX5zeXVz8+L1cwDLcPg0DNLCPuvvLZ/UAPmAfJNjswd+76PxP+mkgwr+kZWf5pAzErVwwJnLPns16UhY",
+	"ZqisSJdjYgx0oJ7nIs2BngldrNftMr1PiMhG32OScsnHjfRJqH/3u/088QZfBAjLV6+fvnj93HfKPVK5",
+	"zL8vQnZCDu1cpEob7/CkCKTVgF1oK2AOXU1ZzBcJljXZx+uGwvujhCGrfV7gYfJrZ8iIyRMMo1g21Mw3",
+	"+M4ddsWDKbQwUgyOGZMcQiX7phEhawK4caIWMxhohB4oSQrfoJp6EP5ItA0TjcH/oUcd6kZaHfbCHEox",
+	"II2Q1yeAiA+H1uSDCgjClONEcMJDLPPwtU4gMz4UH6d8oRCaGCpfeATOFBgjA6StV92QQFbLtxlUBrWY",
+	"CcD3iTIl4jEOhMFpxXS1c6L1hgEleNZSB8hChEHNiu0fLcKJyJw343LAnmI2nJ+LJ98U+oDSZOfCM2W4",
+	"eOHV0+HNu0v917N3L1/+P0ypzn97/+L2++HV9fWb6xsffUn5qpxyxZTIsliEHfZ2jYSLdtrBJ3P8ff4L",
+	"aU1wnvwZjkmTy8dD5h8gTplCa/Q7QEY3uww1rzCVUMHUNFsnMuy3ho1cP9lnIsnSCIxxi4ls2H9MZg6e",
+	"No+U+cFUu8xEGC1mPlVfKKSZFqG5jRiFDPExPh3At0toyxSzA/DQJVeMqzsRtjoM0t6Io9AotDS9VYNn",
+	"0I7W0ZtraoKaiqjjjCcBsgc9O0wHNEQUSsU4GeAwQqDJjref32LLIxzorfz5+B3k6luRGItx1jrHJjpL",
+	"HcOtep9X7IJIEfYwSFu5hKIGlZ2zo26/BtjYyUOrkgXiXiTmaVr+AO2TD+8nhRbkXKR0U7tnzI9CMZvL",
+	"TCTBangnVsNUAPx4h72H+XmR/9z+m1jpNaK3dRqJ0DDcuYDwMo0mULuGL2v2u/0WFZNCrQOFc/c0FfB4",
+	"gqNtb1PB6QAQLn74wqIDkZbAjK8XCZXxElE9LOy5SNsgzoDICCoi3cS1gq57KWdzkUWZTNkojcRYlbCi",
+	"Avu7A5eE65Q8KLM5TyCvOYkyQbQoE0LiuWl89rSO9sFr2IUOmoJ+FZMJy2+yX72bjVIRx5xdynSO8D8q",
+	"Mkp/3vXbqV5d9qk5G1tBCajtd52OX2jm+wIScQ6JJsfs6t06k8zRXxpe4/1UWoT+TM7ZWBt4FvCSzfgd",
+	"gdJdvWNqylOBN/HMgYaF6ADYtsV3EL7qX2hULJJ9cWRuyixCHsODDDbD5c0/4KR1R4bP56nkwbQxaExE",
+	"IlIel02iG2TLTFm4ECyM4mgikkBArp/K5Gzo0FtAlk6B0DkFpFlYw8lipgc2lkvAEdWiv+GhXfChijHb",
+	"dOrTFv5iekUVjXXZ+ijqVoBC7shFbTyXVsELxS6CmWDPZ6Pv9SxMpAwdHDaVcTD99Dy+UOx5LEfiI7u5",
+	"2HipY/0OY55MFoiTDBl4aPz9SMh+6Im/0lY2zYG2Vkx7GuhzNNc9uy5eZxvT+PxhjwxTlHmG+whkH1Bp",
+	"7ZZk2t/T9Vu/+H4/C75btuAP1y34btmC765b8N3fzILvVu81NJa3mvblRX9cWvSH3Yea//jjBmN/6zLn",
+	"WSZm8wxHL1f8zaPhsDEfDJk7fjLbFPDn9xfVqVwODVBNfo7pvQU873JpvRQ91x+BNh3svK/U9AecGNVt",
+	"x/1ebn3/t239fkdXXdONJlBq+2FV2z/s7UOyvd7HV/QUMAnqoigjNO4sVK7uc75HvtB91N/FQZNr6Je0",
+	"jx8YldnBheSospcyGccRHq7/K3KdL4lNG6d8Z4fXejTHWpe1YZ23qRjH0WSaobUKaULWLUaWJPhJoF6M",
+	"LF/DWjtwDcbc0iajuWRwt7wSDZm2tNH61iYFnFrgbfNDuUwA0SVEYIt0IazPiSOJOnCAUVWhmzVr6/gD",
+	"a4Uby7GptHHomuDg5vFbAGBpjF3iC9LnLqTWFnnVNoF17GnmXdHMwJSa7bQlyP7a4mjqKamLkpCyXR9c",
+	"J46TxqBHYRv6ZHXZKMnERKRVUZsr9Idkks3TKBDnds5dl0tp5usaSif3zrC1eHlVo8gWBX6+4iKkBaPI",
+	"IWFWcI7wUts4q9HUxbyOj7fFvL4cartCTct3h5nZPSgRUAc6slqjY4R09zurcMmaVbytOMbIoW9Bjnqp",
+	"b8bSSOBHyviWv+QEyJ2z9ZwC9n0mE6rkSPeY4exjxqDxim4PLXw9p3LYc7zIIPWjTFnfiZe/x3G7e8yo",
+	"h1j/ECV3VENgojKGFb/KyYxFAcFU8Dk9HXlFm3SG0W5vdVieV1mVrYVnn5NEhWJdLoshAvBkqEFVhEGJ",
+	"jOkBsWGGQlCGLadRLAoc9uTSnPPVOQtiwdMtIYaWVxEooKLgPOQgFzHyMQUWLku/Xg9tIhnZlfAVXgq+",
+	"U+u2WUFwSL8pi2bIXEjBE3Tc/ixHTHxESxTRckDSPFKYq2ExuULmm7CE9V+bpuRNHAlGXJkAPQ1QLlAx",
+	"YgJDS65YrPUTqpWKknHKrTuq5bGRzKZsKdNsCg7bFfCt+yiwhotE8SxS48hGgNZ4r53G4LUr5q9bv8BT",
+	"KZJJlIhib8wixd9My2cyFLHeOvdRKFKG9j9QXVq+SmJMhEWnO2l/YSMxlmSj6cFKOdbQFKegcEtrTw3k",
+	"uchqvMw1tkdNVp91nXxJQt/amf4CNznpoOfM37zR645xV1YUTnISVKal1J6RlLHgyVfJMPwjuJn+MxJF",
+	"/pB+pgekmezheert7ABpHId9/iToifbp+HDUPhJnvM1PgqN2b/Qk7Ir++JAfnzb+Tb4piiyXvDulzjXs",
+	"GdKo6yM/DM7E6bjX7o+OwvbR+IS3octn4enomB+O+wIYQv5dTqxnFy9eXj3d3MtNUxg8Eb3xEe+3T0aH",
+	"YfsoOBNtfjo+bvfD3qgrngQn/Oyw8e/ycl2/e/36gV4uJ1Pqazu6vmUKf+1M4S/3JuW2xEFOvVuTZEVs",
+	"6xxgXjORzvJI+YBFTgny5cXry6uXL6+e+l45fwmvYT5uP9/lqjapOq4qhdH+PCXJ5jlh3hLpo7Tc6RWY",
+	"3kKYolHK5DIBnSxKseJsHCWRmhIVmLApUFyxhVrwuGV45WOs+yp2FCGdEtmWcywrM9kDUZazwkNNVkbZ",
+	"1cAAwMdapFGRV4dduFohPDZH2THZCU1Ib8DpcdjQ9009gDv/OErhNx3sv18HKzX7qDfoHv/Q+KaVfdPK",
+	"vmllD9PK7IH69ZUyKjgM7JH3TUv7mmE/GNavrKhRym19AJBy9+g6vXz1R5mGIh3UOGoBAB/9s+Cp87FO",
+	"cai/o5/XPWzgyZSJoFJ0VKmYmiJAvFoCVuZU8DCOEoAwFx8Dkc4zv3XOxos4NjjVToWWvjK0RWCoHer9",
+	"RBVdrCk6kw7zSRzqZ5Im2eqwZ+BHiqWcs3SReHmBms9wRiLD1aSveaBr7ZoG/w/pYYMCLFCCd6u+ykd2",
+	"vwqsa7n8ekVYwG88vBN6vxgX3m+n0n099apC4fu6bqni5Wv2OYw7CoIfP1WckLTZtPLAY6HYWMQx6/f+",
+	"h60ET7V5BP+i+Nebot/t99v9bv+QjaSceWy00BtSZRzMlIDPeRBlK3Yn5hmbpHKpz4qOXllmh9OydzUf",
+	"M/pLrsiXj5UrQHx/xEZRHEfI3qHVI/2w31sby8XcjliF5reDHRu4TaNzk3CHKFgxLK07MISybrFIh6Ok",
+	"MegddfpeQ09bY6A7ABKgVgG084/LIZ+lf5NK+PCR3rGFW5TKyoGG6r9d9bGyrbaPxMStugPipL7smw72",
+	"23jKHikzwl9NFcvSVRt9A5vR0jNF8XPr+koR+jx3kDUhVAzxZUc3M5Vqci6oSIVqx2ShcOycSB7XKwih",
+	"iEZN16shTSS/sp5Qj60IMNpdKiXEOitUfZDqBACukZIM39/RCiT4sYYYrFd8pQDsHYmgoJRRpBhnzc5Z",
+	"NyfMpJgqOtoI7HC8iNHnVuU6yyP7Ff6yPbW8az2fz6AFRtFR/x1+s/31KXcCG4PezvLOGcNN4u77msXw",
+	"h5d9u6S6FvJb/5OEJUweSSrciXp+vpa0lEt18Ck/pkl+bhWcwK3+hxCbY8gDqZOarlyMsqI8vKAiZ1RR",
+	"tbFre1QQYDA6MhvCyPBRLPxzAPgtyrxKWXcO/JZ2dH02EitJIK/mtqOHCEQjCv+YRm+vPeIK1ynR0te8",
+	"3tEPd82l3ZZM+zVAq/b3cv7BnbgPq5TQ66tOK5ZLwiu1mArfDol/+yGhpfIXHhEReJwPspQnigdULbkL",
+	"WtVS/5GxWIQTkT4UaepiJhcJeR+jhAV6BAZsLglRiQAJGA8tkgAVHugXTnjholTM5D1RMUUZccDQ5UPw",
+	"sQzh+ZbX09QwpFCpgV4Y0KX1E1dwXiwSF6KjWYDiaNVAduChRzgcTR//9FsIyYFoHOeYjbmemGgeAyAR",
+	"iTQtcQC5DF9kxQmCU1mHk4W/3rrz/PtjZoF31EwYoGTpuVjNawGyQNzvLMTW+gj8M18VpQqPqhykisMK",
+	"xpXVGBx3vUbFkmsMjvrH9Z7PXnfQ7Q964HEMxTybGtxBCraWNTK9oAawOGnzN63TqaXHUc95Txzy4+BU",
+	"tM9GPX1AHeoD6li0T7n+4nB8zE+Dxv4HWioCEc0zJBYxIbI0movhnK8Q+BGREx2XDfYF9wHGFQtj1q4d",
+	"tMPT483u4t7gqLvroDkqZFNfYkeqPz4anYRPxu1u0BftI340ap+FJ+P2k5H+4oifjJ6Ev+tIOUKmYrhQ",
+	"JaocL/ypcsC6vdvuk0HX+NdLuxKkhUzZJOVJNgBMprxIAjqNi+mMt/XaaR+NjoP2E3HK22cBLKbRaXgm",
+	"GuX60ocPQSjgDFiHCmuI1V+7L36W0aufL1avb7rLV6vu8tU//r5881QuX+n/PZPRy8u/zn+4fHHy4ufX",
+	"09fvX0Xjv++hCK3JkO1YY+7h+a0WZwvgGOkNWfEgsooLDn9JcaEvqxSXhYLkkxqNhUoA4UyGTWIZNlgz",
+	"QWoZlEtwGhlVapGolseQKxDVE4iqzkXapvq3USr4XQg4QRDxnIs0kiHxb/sW8MuUdLaQqm8mk2warxi1",
+	"ne4yxMz6m0Sr2TwJpoDWbji5bR1NXs5pXmlQcehSe0HIV7pH8EYDaGV/1KeFx97dXp4zvFSx/ln7sKdV",
+	"MAgdA4xZkk3Bhi6+Ab5/pJCqPeSrVof581T+LAItc7BRQ5GEBYQiJTJgOvb1XcPDbujjgBx28e0IBZfI",
+	"ZYfGT2Vy5g+Yr5U5nwBRFfCVZ5L5mfRZU3w0351joYoxJz1zG+lU+nLP0j8fnpzgO/mcpxkoUnQ56Iv6",
+	"0VoZBYw4WxROOGjQuT9T67R+SIQrHlskc54qAcWtMmWpuBcpGMQ8mQgoMcGXHMAL4HGmSgqf6j2oDrZW",
+	"43sujML3DvbHFq/Be8CUxZbUaWL4a3W1R8NkqXkWGyb/xsy5hZmpwIhZ1xRv9KrDymmzHsySd5aDx66f",
+	"XbLDw8OzumbrYW9UOjdCniE31C4ejqskrGlMvg63NyaT+zfly93OK5u99wmVI307agz9464NrOtPcIJr",
+	"PfazxfXJL+713Yt7fXNxr68FM1yEwfnhnOsTvX/aRY0AxFdj0DvzGrmAsMrJUVk5oWtA7tSrMJuETmPw",
+	"5Iktxs3bpTXKcpHucKFEqH/YV0OAjbUtmAin0zeVYHNkEAapcJA+RCEI+GzOo8mu7gt7+XbXhce4MulL",
+	"QiGKIuD6zWOe+ARlDcCl9EzyUSumLyjiaVtY7As24qF1hehDEgQ/EZiQvlst9m3Ta0z9SzsS/yYD3zbw",
+	"t0GgNv37LUCoy+a96QolxIx64am29Q7HXd4+0vbiWfhk1D7hp+Oe6AeH4dFIH3N8zkdRHCFy2o+NpRgN",
+	"0fxseI1RKpdKpHpBV1tqYNr2jkuZUCbrSUuZOLoXKfAhQxsdSgKTvEBcBeZ8wY+Y35VH31XGJ2JovzUN",
+	"zKJMj0rDpNnp4V3LTqcv8LVOwrqRv/pcMaBzby5Zn6BD5JjJRcruRRLKVLcBjDuViXlj0HgL5fHEu2eq",
+	"s7UyxkOAjI8yixYrE9hfgC2SBKIIZim18gVf6acDfzcGJBBNLrrXrbrA5EjwFupLsUmP8JlLMVJRBqpc",
+	"li5UBrYDoMyGLNA/6DvmINrBypUpMrUbhRGc8aOYJ3dDwl7FmVvgKhQq/7prkd5CzGhJxX0klsMwmgil",
+	"5+5s3A+OxAl/MuqGvfGhOOanAblwxCk/C7qjfng0PhFPeC84FGCJj3v8MDgWp6OzsDdu4CMV7M8ezTot",
+	"7oq1NRdJqIYS2K+8xpgncpGh9jfU51K2cheSWTI0BMNQJgKeY74waRnd/Cs4fYvRCsRFcJbehiVT4NRI",
+	"hAjVkGd6myNMpJ7ssUwD2NYzMRsZyYcpjvkCxs+0RI13CMJSNs0iWEHeoS19sECHlRtHNwz6piiCNSw/",
+	"yDan9/nzumPDdWi8fvb35Ztb+fH1LTg0Tl+/f/Hxh6fhz6/ev9vdk2HFJB62290YVmx/U1gKCou+q7dT",
+	"8OmFPlBmWlaEVa6PwDmYjX6TH9YFDSe/dAfE9Vzv0NKMk2KipZcVbzIRbVi2CGysELgJH2GacI3VPq0S",
+	"4novR5iyL4oSyB4fgBSm18FVFi96HEFcI0owc92n7e9Twjl9a7er7zHfngW+JUb1C9LQB6rd+TyV98Lk",
+	"AFhS3bxt5CcRIfPDlI8zf2DRrIBLBdE68Atg5+fpxJ47GM6hlxjLv8CHZ6fm4JOjHXw+oHtqG2/wkMGu",
+	"GQAAl19+HdESA5IXVC7mU6G7Y65bz5kgJ019YkSHvYdzUBUqLiGClceuBhj/Sg0IWAGDJHB8aZEqQc1j",
+	"XIvQtq+RhPfxYxy+OshteNc8laNYzADGH35QP37wWwOX1AtWLDl5aK2hQ660qM0lORg3gZvT0jt3sPl7",
+	"Xf1/Dk46eG3gOtaULoo/zIceDq0cQB6eOa+H5sGtc5aICDFvQOdniTZmEsaViiaJFghAlkvKPcM2T1I+",
+	"n7KmVQrYnVgpz8VMizkQkeWHMmBn++n/z96bdreNY+2ifwVLb58VyYeSJVme5NWrritxqtKdqWOn6327",
+	"nCNCJGShTBEqgrSiSvnr/XB/5v0lZ2FvAAQpSrY8pDLoQ3fFIokZe97PFiL1dSN4PktvOBKiqdnoLCd8",
+	"2Dgqjs9UNMwLF+TPBuqGSIxtKcDhQChNATtcaUFa3qo47R4EgaKUtupbtLTAl1BLG2aqNKTlkOb18qVG",
+	"CtDQJ9LBPeybY6kmWo1NPo3onNThEl6yuYfXcShC809tkPXMXev2yFhkiWzcQDVhzpdsbunTFjUW1jiU",
+	"JBazLVKfCin5MJpbNCGREJvJ0IAsb6BiscgbBknJmmhxAqYIdgV0OpQ/MNPTi+GUfjblyVeDux/je244",
+	"FSUzFkVNpXYAyBSW26hPaKR/+sfpm9dqiVFEIVdcRLbIR/G6NwyJkYYIKyriwPeokcMrNNR7/JKPWDAP",
+	"Itbf2lK//EmeK+73JzlL+IU623+SM0H+PI//bDab9n/qvXrMZg3y5zI676tHyEmANuRkWF8/94w3oAf7",
+	"vmr0+Ozpz04bHjIGCeU8/jfpgAFigdMttKKG1mq1cjaTny80tS424Y4U23P+LnOQKVdHiKckm6KJo4KJ",
+	"wCLpc2mazP/EO3uBISnSswxDAyxpGKwki4nIUou7hENSB11tqQEwyGJdhf1PJRcUpHxf17Hw81/Moi+8",
+	"6S4chPPBDnpgoFlAGfNKkGA8vrhhwhikiZO2d1R9Yv8obqTn7ICXt+TdMHIME4HfHGQGbDjvqQiBVf29",
+	"xUcgdQjmhoU7j93xAst0GoKYNQ3AsLY5qihg/rWVF0TMTtVO/StHhXfx9t9YYcKSVV0aJ+KI4ZrDyTug",
+	"+4vaIY8xyUWrVw9mZ7iTfQWTbJZi+rMrHrI4YOii/7QI3T/NhhGXYyYHUgRd55Uc06sI4V/6oArKvwDL",
+	"/0wwDcz/VCRToj8nlOC0zuZTRl680FrDDzUPP9CI+De/bWos0CR9LWalshta3tMM0JZh0aVflgrlhZoL",
+	"F/r0gX1wxobNJLclXK8wJmDtBL2FbxMegEMYTDP5Cg1gKGgwldrCYc1Nv5bBC7DUhlcLxYSCmZUGE2ay",
+	"uiry9EKz9Eq4HzM6Vdx6SnmIMixAF0+NK/gHXaOgFIPq9HYBv9zUH353yx5X1VfQ7iEoXnDt1dKZgNv9",
+	"NqJxqcTITOiLrTrpQ6FfuNk4Gc6kru00TcSIRwx1IBEzd59LtSXy23fyngwV2U7mSn9Q4gfcu6kexipj",
+	"Lcua+tOm/XS15TZv3zVB6XE79rPKQWnLmTH+LQCQgHUPZDxz6vTWOmZApXoskDiwbURKYsgmTXWBin2r",
+	"g22Xmmj+oKR0vFYn73MIa55Ykoh9t+zkRzwOgb2oc32BnuUbiJvtFO4nmvTL75jTW0H6cJduKlkCb9lb",
+	"UEXuTFXiJKFz+HzhDWst1eueDzzf0uccwkrtZmKR4py2dNol6y2u2Icq++Wttrpg8S1u+Ft9UcC1o0lC",
+	"n4wZDX/PaAK5F7qYiRLs44xGee6y2nURx+rSGTuJyeJG6VMyme96frQLF7Cj2N9aR0F3P8C+nW3V0fPX",
+	"Xm38+8CWYKnihGaUhdO08NrNu2129K1LbszOYoWXNUu8lAx4VVbeE2OeyG2DVWZBB03eWENSAVo5EXGr",
+	"dnPVmM4doKSuChn6Sukf0QBy6j94tdy4r59/aR65dsEjNzBVyT98uY46RF8rLPq9fXevXQMrWlLnIjMy",
+	"VJ8ssaDeZvuMxmuOJmj9jqL7eJ49MYtZMsgkS3TW5uiA7Yd7QXN32KPN3s5ht3nQ2W8390a7rBfuBN1h",
+	"h96S9z/W/rvevZLoWfbtLfKF29D+h1vdhfmsQ9D/UsWlSiy/levy+hvyFrcfyFvcXttbjLB/a7mLS3Wu",
+	"bFtglqmZHwbaOLKS/H81HuZ1/cSrkcqsUWRGc/8a2NKgTgGxduJU25+9su2buaZviKkqmL4bBsdGoz2+",
+	"FCg2LIvjwnafSPL+3UtS92/wzvnQfL4gZaH+elPn6Suu8/QQHnpbHirIrZW3d9JXBSJuQ8Lj6nhEfEUH",
+	"yYGX0dbWSXMHj+xbcXyKzt4L5hV+0oV0jUoF3jyZug4+x70GeTlXTLaI1hikk6c+AYvvguulIiSd1M/U",
+	"sKc0HesUyJTHQapLIt90IfuOxz7UcV7RjM4lef/+xTPZaqxra/6J2cjHl7jw9w0LrHKD1vo7XUxKpx+N",
+	"AxhgymBTMAfLPC47is3TtUmzns8S0oxnaBO08+Ak4SeWx+zoVb4/USjcghtilcvRNnklIaXEe2WPnwcp",
+	"StrWqWsLeQVl3g2+sYKM57rSdCkdnhJwSRH7JLfXuOEFoO6SYcajlEhBRjRxjXmhmMWKlygeLRE4yLhW",
+	"RuUyQehx7hE/FulgJLI4XD/62SEBa/uazIcvwtoDQWRfVUuSXZPB4Fo6PtWG85QB1lyt3+t0i0aFskK4",
+	"VJFUAiQ1ibAp+5hu4+9yTLu7e7V+rRd0wkPWpvvDndFu0GUH4R7tDA9HbbYT7NPdsDs8GPXYXtCmh2Fn",
+	"uMN2R/sUNIrhQdgedSiszRdvk+lW22S+mkX2aqDW3gqib01jimuUsDC211+Ltaq0/zYB/KHsV/1SmKPM",
+	"3fot8sxQMyWxucu1sUBtLFAbC9Rnt0B1H8gC1V3XAmVpwt1sUIvyAIINV7Z/s2XKEsHv3DK1QWz9MjSm",
+	"O1pQlLyeBuNFVegEo85tMKT5RicfqGPse/hvNzrZlrpEZQmDXiHMBEwtcUqGNLh0IuKEVl22tkTMtrZM",
+	"WJ+Jl4PwH/ztks1lISoIcP0hpHqObjCo1MyXJfOD8dNgwWHkiw7gHWlDTou8wdKqJl1DvW2HelSYaZ+o",
+	"W+1r/CvpxFqC/nQCMYrqTR1zDW1IIsWE6XDpOEhgO6UbmQpxw8K+XlI1+6TklWMQxao9cuQ4rugxLymO",
+	"QdIFUctODgcNmQB9DEG22oXSDFWzgMmIuQtlcQ1QHfGgHGk0Rz0jRZLAEKq/dKbKJbngVyw2qQ2qETew",
+	"VsRsbVX0/TS8T+TjgjZ616hHXNU3OvaxGBl1ykwEhjqDcB1gN0XMiqffjYT6EmXLTnuFcKnjmzai5ecQ",
+	"La3ghiNQ5+E4Dn8EclSOvowhl0KtHpwyh3Atjbw7WKra0ShyVLvCQG4tbxTv7IpoGsVKNGFODYm8TXRM",
+	"exMd89VHxxxsomM2tokNA/kqbRMGFDOHwDxk2h4BdWR2hrvh/uiwYIw1lonuqNcucJbuJjpmEx2jhQG1",
+	"91ChyQTJKGKslE+b2pcrVeW08G8OR3sTZLLUPnKilGJK4GI9YKBJJRDB8poOx/hClVGFUCM/sLC/kFE6",
+	"UVxryApa9xPp6smkbnlfpIhzqg0ankbJSkgGQjYxC9ZAw4zt31awdhIlDZQWXB+dRkoTgPr+g7mO6TXw",
+	"EEjdpl82Fk0OOOHBhMuJatAxNuCTJVYCKHINQ/WIufRqznrMxpYkeRwggAXFDOY+rk7BmKEL+kDWh9qE",
+	"xlGFNUTv3k2mEFKnkephbpPaPJNe7hEj8EKiucn7hN6WZtvb/izm0u0T+de2pOjT+tebUpx7ld/o47IZ",
+	"TB8Qew3Uurv67IP7S9ZgZqWlvEHD1TMBG97MoQuPoOl+2WrrtwWzdlZJKQvUYxmGzAZD7ZuKiscvDUv4",
+	"lqV3jYG2jNLZVG97A0ogn417SumfN0B8I+H/dRK+kQceW8jX/K0pmZQ3Fu3RLxPzclmAn2losEwqyfAm",
+	"PNwyoC3eZlRuh3PTiYN16yOMvg9eNl3+m1+h7Z8BhpgdmOY8AJ/mND2CDj0XAMg0r59ZJQABFSGKft4i",
+	"vupoANwgSyIDRo/w7hjpSu2AuST+u/evX0N1K3JcGACWRs+dZUt9u0eAcfXIyL4/4n6emr2/j0hcDeFr",
+	"N8QU6UHZfTmArybpLmGeAgyAev3//Eqbf3xQ/9duHg6aHz61vb2d67/dup66Hc2d8YQNLL3e35pXe/rm",
+	"1duXJ2dQlfjk3bs372pe7ezFq5Nngzfvz5ZA1D80fPKHv0hu1h9ZEUDrgsC+sxhTVuBi1vo7Xi0Caa9z",
+	"7a0qgwQy4UARChzLtFPziugoKDksygyIkhIzY0MPwmltpdDe7fY7ILTDEB3DZY5roL6pebULJiInjSxQ",
+	"ole/dkpj8jyhccBlIMycgXi/P9XWTjXEp8eACkCTmEm1SJqIDjLpVrqpdcMd1hvt0ubecD9o9sID1jxU",
+	"y98ZwoKz3dEe1e/b9ebxwMTnmwIJxYDfIpbKNgjQNdwJJGYjdZbC0lfqcUsP035r7s72UA7anZ//tf+f",
+	"nX8e/Lv3uvtq7+0P2MzfO4W279moU+3RVA9XexFjeXRkNc0u0CwjRD9Y39vQ5jYcvtJZNGKxhg46A53k",
+	"KegkC/HWlcuvbitAlYUsyY/DkMJxmCbiI6iheDHUn/PBcJ6qnzoHvR2AjEnYBR7xTDYVi4VVSESUr4s6",
+	"fjg9HHn18i7RKPHnW4j/q8MRTSUycw/g+jv6Qk5CZaoVsBGNJPNqVyzhI+7+wEMmgJiAgKWvqdn3D3kf",
+	"ufZia0XdDiJ5/uo38fHVc7H/P/Hr0atnJ+vDI5d56UqI5LIgtYk5/EKglakrzpZ36aFlb7SSLrevP4Xn",
+	"BWRmA5O5GggQCgWVoQAB8tOaxR1kvrqB5Wu0yGsBriZtdkWbzpGV63lMRhFWuUyYU3WyTs0XyytRBkLm",
+	"0KGNFjGoacaibM3HMqVzsHZCYpgRlkWSjkTEBcjni5ljphWdQaaaMElj6q0WeRND0Z0cn1AtkbMIucUb",
+	"kZSxSD2uN8I4Lgs09IgU+itJR4ykgiRsymgKqzkU4Xx9uEMY15eRgrapXPH5TKrLs4fMQVU6s74nJhdz",
+	"9X3Z2Fq/wXoV9jh8x7bWxzKxbmSphwDBgAP6oCAYRdGpkH76qZR+uzodPqEzAhoVepVRYnBa8PKoG/8p",
+	"ssnm2XzKfFL3TZauj8jP6l8oghU4qH4K//QIfjShCRT61M/sn7pKRt7VMy6xbrmI+4SmKQ3GEygCqhH4",
+	"YVyG4YF90ZWGuEmi1zXFZQlVWrZIHqBQSJLXhdMu2bxspNQBA+4iq89A4PLLHWHB8dSBsZ7rBJI7JuA/",
+	"y7u9r33ylm87PeZo0StFqK3tLfDmL1ZkHPKYgklxASioOhY8YiX4oopjsXis/fycHBFzNv5+XjvP2u2d",
+	"wPwAf7Hzmr8awsirnZzRi+q7o5p6Isnpz8fN7u6eR37PRIqO/MeCRPoCvVbfAf22KeqFIiAPTcQBSX+5",
+	"+vtOF2mjBQSTCr3WhR1RwnLEaMLC3JPjCNK5igxxUS3yXFFjFG9QaPMxHU/98kTaUs5GWQVII8lSpeVp",
+	"YxPGVmU60uoI6fslmw9M7QG/OApFN3icQXGCkCF+6vHbF0B5Qd2c0EumoZwCGkVH1VUG3DJ2NMXydXWe",
+	"EhpJsbS+XbEwQaOooS5PloONuilbrrwv60V+yZRHUTH+q1x5b10m8k6NeqNEf29KNCQoEjMSKO6iK+DU",
+	"O+rLrr3NSm1rHJVvpxaUnLuz0aG/XB06dzmuq0TnX36vKjRyiU200kbuy5Np02S+4G8oIbg9tBiIVGX7",
+	"k70h19vWfLlUk38T50Kalc5KAUakzmP9UEMreARbGbKQXLCYJVxJWPO+0qhZFEqfSDqXZCxmSsCT6r8A",
+	"qx+IKJvEpM5DJGSek+hvC7UYkIWGR3yQYOgF87GCgSwIlWa8wzkRWRoIKA0eh9gVT9mEBDSBGuE55t4T",
+	"SSD0W3pG2U4zaUVcy+1+E0NF9NQrpn7eO8c0bAtNqY/V6pjA/oUyeRGXZtSaxeTLLImvZV+/cZsAp4dD",
+	"43trz8XnMQWALAFGgG8nakefTKxaonmuw2uNC139bPjtdVWtD5PmrI48Rl/QIYtq/dq/8nxNzSqdDE4p",
+	"MmC0NbhAi4YRL2/nrckVxapMeXOlJFKn0fwu5i3bVFSn6ROd2Erev3uZt1tId72hVTPeD240kw5XyMOZ",
+	"CpFEnZqHAQyDAGJYigtYzra1QSRu9SUbwVNOvMVwEadS0pr1sK6dSCQlDXbZzqjZG+6GzR7bGzUP6P6w",
+	"eRi0ww7rjnYoHKQ8vVOdIrW6C3FTq2ZbHustS3Fdrx8ytSDxLUSE4Ni+xGToRfG7Ml6nNL915cScrK6M",
+	"WqngYRtny5cgtIGhrrQzd5XSUCWXNyAKxyJWopOtaQhHOSD6477GYOFR2gQR7IJLJVjqx06MtUzFxP48",
+	"oSHTLXkAxGJ0YhA5rPHAh4DxAtaFuQ2+R4aQj4R95JXoCTCToE9iQZxzyEXcIq9FCkc8PCJSJKq74Zwo",
+	"ltAiz5R0JEndV3NBgQf9NUkw5lcszGeUMBIr6QpWhIUtKB+d2JBzEPaUXC1Zk8eSxZKn/EoJV0MkIGoR",
+	"VZ9GQp0iVjLW0wJjAr2Q1dHcJ3rH1hWJ9Hf/gqDnB5BGlKALynnO/3QZ90HIpum41q+lY5GIDHCUSqdK",
+	"TJuhmOnUXJGmYtLMpmRCk0uWEsn/YESxiwlUqgf/HHJnWBJbOlCmCU3ZxbxWMDXVsJWm5H+gvo/PuGQD",
+	"mjAKV+Ts+NX2qfrfm1fqkvAAQ4jHNEmbU85qXo3LARxo1ZGOWpYDPKzmBy1GvMJBn5ruNF/RtN0c1QFy",
+	"tJqnyPZgglGtvwngrFF2UTHsPNMKDVH5Bcc34XpjWnQezYyR8LfchWMpsYBaOuZJ2JzSJJ0b4wlYoSUL",
+	"sgT0nxGPaRxwiqXlwWrGwZCbcHlZ2JRpIoIMgeFK+7I36gSd4W63uROCxNphzUO6u9vsDg9G7dEe26ed",
+	"dvV24ZjscABl2YxnzGiUjkHSNYNytlSOlQTSBPNQaVeN9LZkW/+Nfb7j8pIcxzSay/Qem4szaKrValLb",
+	"2vItVi9ifLBdzNJuW9Nvp33W2ev32v1O9z8Ih3I7aQDpgaIoywxGRSrf+hoYrJq9OSUYKlwM+CxOyVlw",
+	"Q1XV+i0JzwS7O/inXD5GxCxGHoKG5ShiCanjy9jov7s6Y9ojcsoC0m0dNLQpATVsniqOd8USyCfqtEyS",
+	"Up9YPkQkReQFTA8DOw1kI/k/neR8UU9rGwfoa60ekaMwZFHdm4j/oTjWGfuYgndK/TcUQYZYjgGNyZAh",
+	"1CWPIx6DJcHXLyIUl39Esik4DMHhzdXIRilLZtQWxi0ybDOwT5YeXG/rFpvYIpgJ8oPjVBYxZd8N/mN1",
+	"ApXuFf6Qv37w+7YwvC8veRSBGVdiHOgkmA5SIcxvHqHEN4I6PlDbKH3CYiXGTLiUimVjgZLFj2PiG7LA",
+	"JtOIpghY5mtrmnoNyu7rpVbP4Cud2uU432yRRZ/Hqr2RSCY+qVtnAECIwnAlixhgUmoLroBTKhuFkvi+",
+	"kcQGuTDVIr6leBDMEkViNhgljA1SjmkqGm8GgbrYhPLIx7lTc7xnY5EX75csueIBIzSc8JgDTxYJSEi9",
+	"9g7xR0agxy3+BbbJKTTU/CebwxYkLE04C01NGjcKVyT8Qh1cc+Xq3XYHr1CgL6UOND7KwVUv2dyUaA75",
+	"aMQAbGMowjnaqA6Jz/NBgKEjYZlkaoXeS7bk/Opjp/ZWaJ8DVRs74hcZiml2RyS9wvidSgOYbnBp7XOk",
+	"HH9t5XPEcSrCVhj6I3QAN8C1JC5QhZE+NBcECpbbXJ5GHDWJs0Qx79NAZItsVU4TRkM5ZqzAJA0xVL/N",
+	"Zcomg2kiJtPUlLkF6FkYqpIf8eyzRJ0o02mqOkXRRp0TNOoGIg4h0KYF7GOURVF50maHrQagcTuEiKSn",
+	"6ZNH4M6qxic6yMu98e4SFWipgZXDXan9F0ocSTZMeKBOzs/8Ytwn1HCuYYJm41iD5ciU7JA5o4lstVpO",
+	"DpUSNLCR1iTUlRpWiIWFPXOMDX+RwPhI0p8lqrDoaFnB1ge6ILOxGGrpT/9ahC2xdhu1iWAJw5bklMXh",
+	"YEih4rRp6BgLGcMzuOu2hD1Ga5G/ddptNTj4b/NvnVc1Dx8xov744PauRVZzTYAHwN6iK1Gmg0yG6Ecs",
+	"cKmFcIIRS4MxWLY+3E7gXWYlU7s5iNgV5rWYdFmsUm99oQClu5ga6whnN5XLdrrJv6oyoJnhiimC5gRi",
+	"MmGxlhQUC70QiY6vMLg8Xq2AhWnJAQLCQsPOJgx0D9YQvnRs8HuQ8JQlnFr736obXPNqF4LHF81AxAFL",
+	"YjKjCVj4wI/NptDdC/BJjVDcjNiF4orG2/4UOBJ2oG0iksaBmQ1eX7Jwez5c30KxWZSPSqfqQ5X2k4te",
+	"6m3JAiXu8fgClNcyFf8fkWFBN01TgFYQrS5h7FYefwF3MzTLaMzLXu4bM/SC8DgAR570FqauxfCLLFJC",
+	"y5xQXCtd2T+hOn4DfChRZGnXKi1NHV0lCE1oiY28NrjFOF8Q312usPIafqVLtXZN8pLGhA08dPXwRZHX",
+	"klZj6XPSw1HmHeiEW5CK3Wx4BKbVry4y9jFNBtpU1ut22ooJwaWSXK1iyeZQ4tpeTfI/mMkH7u20ux7w",
+	"nMGEKzXHLsjSoLAuBIX1dFDYHQWA/Elk5ml+TJRqmcdyfffWpW9WvlhtN9O/bISQjRDyMEKINqOUPLUF",
+	"68qyZ1KT+eLTZVLNAhj5cJ91w07Q3KW9UbPHdobNg6AbNjujNjsMD4L9IbiYpzyOWTiAQEJ1zHRvi+aW",
+	"/MkjSE/rWZa/SWHrNiZxAJgAbAwgDDtrGsiXJiTqYua415/dMb6p5l1l+l8oyx3r/amy9LvOceMQqHCN",
+	"bwMm2PK8lWcsiGhC1TWL5opyX7HkAgLKmbEWpYL4ExrzEcAhA9qvCTwnIZMcjFSuFdEjleJwAypAEa1e",
+	"gF2zRew2p32EL+PxRW4GNd1qYGAuiR8LMfULDohYGO8DGCubZGvrTG172t/aKnji63ORFeCcgYASkcBK",
+	"h0qmPYIAQEj4UC/rFA8AKuZpw8MaV3ORJRA+H4u4WfKuk9lYSAYUh7DfMxrJfPFakAVJ2EcapNGc1CUD",
+	"YkFkFozzaASw7tLJkF9kIpMDJ+vANwOggHthzMk+kqK+vtQA7awW4TnwV7UIGElZtPQC9zXQcKmA9TAD",
+	"NfGbR0QUK3Kl9JLpMsfa0K2FaUnqbDJN52oxFdNQI/0YsCmiRReM603w/GCDHpmNeTAGUh6xUepUJoM9",
+	"0N3rCT11LJIwL6xpZZe36OVRc5sqEh+n2n1UOLmSpSZlFeYXMXBlhQLt8RgsUkdHEXNcRTwOoixkYQMG",
+	"HTLdQBZHSjDwp0kWs8HiSEDKPDIJqOoXs7R6xXChiuOxy0IjLMelVsFxMwFaoVoIKG09FpFzYzjsIdj7",
+	"Q1Kvdjs1DPCJreGmy5Yd2bplXJIxjUZNLNCPO+GHyVxpT32iBH6/4OyAa2uoHKn7ukFw1sAx9RvWyQDP",
+	"MCkNu4f7e2xKI3ETHoQxNYoiqWNvPI113+GMENtrbmKKtx9vkr4/5pr6azo0jhVNQkL2Si9t7T5uieFc",
+	"p2R8WqT3OVC8jukploTSvf9lJvhv0cRzkzVMCU942Is79haR+c1+mRNtORgvlPOyTaCCfAfF/6/f/Y0D",
+	"ZuOA2dg+NraPjQPm8VnOJWNTQ95drvNPxqbEiqQoIxpZtViw1GUx1TYWl6N8k84btbALsrgmgmt4doqy",
+	"H4iDa7l31i1/aRCBUbJQrAklaJ32jlXminui6+TpLxRHMe/BSVv+uLA02yIKm7FImUTvDXyE9ZVRADBC",
+	"jGYjd5BiCqas3ppboJceF7fKrvWLqdlSFwmZiSwKyZA1IHF+U2/sazSDwY7nVjCr297HHIYRXUvNYadY",
+	"GEYJ93IeB+NExCJDmKoQIyJDzLKguSXB2GHwNno2sEoxL+kRZI0VcVYNE5eo8yackbTIWxFF1eGxMJbt",
+	"T5hYdu0fESg7kAUBYyFCrdj8Ex/RQfOEEB0AVxH029eVjghPNV01wbYmIvb47OnPq0JifeJ/Otem+/Na",
+	"n5xr6/157dpvkdWRk/PqgElc9t/EkNS77W7jQeIj11P/f1Qj+CLCGd1j6soEz/UZcp67miccrUHpkAcJ",
+	"YzFhNInmTcygHnKRMsgdn0xpzJnskymfsojHzMPAQzIdU8mkRwIqxyTJ4hmdY0AITdKYJXLMp/LInHaq",
+	"ljZhAU1CDEwEOaA48l9w/8qGjsohaxQTI0BIXabp5D359/EZSTIlCSkNMkiElM0hJNCTU0pPiaQRjJqn",
+	"xrIc8gTRUQhNUh5EmJejZSDd4nF4xSHveV1BAQ7MWgJCd83MpapYiU73rNPut9s6VqKinLPNQ6U7rBMc",
+	"ht1mb7g7avboHmsehPtB83DYpp1Rl+2EvcB1wf2esQzp+drL8A8xXOZ/sjfbI9jBxgX1ZfFe2ECH946q",
+	"yMz9uLDlYavL+KhXn9jqJwVW5yJPIGfjseV9R8Q3IGnmPUyw8FsECqw4GS+zsSC6PIDNBg0hmUS7fki9",
+	"1+4BhRHpmCWysSYf+YmlzsW4a/ajuVUPA/N1C0Ki3Y+bsLNN2NnGqroJO9uYXjdhZ99D2NmKXK3vNfCs",
+	"c11SK8oiw06/BxWU7qxoWLnu0XSNDf7LAyoIP7HUUQ9MouSdNQJM+l6qCTwtgq84oruYxZKIBLDch4zF",
+	"5CKhMcS8QLSZIlPqqoDQBgOeUB45UCWUpIxOGp4O7OHxxYK9TB6VyoMCAIsTcFIAVrH+GAiVm5dKngzn",
+	"hIcNA/FivxQjVCwIDTQGX6mtMUvYEZGMVRoF1zVrQV1NWNK74rF8fgC5FchlG8yQO2KG6F++ctCQCoC0",
+	"NVmIxp59Sy/YalSxIgjU52YoXxN/AMASiJQtrtl9mAT7mCY0SJe7b96iE0OS2ZiW2ZO2YU0p0NMUsdqz",
+	"KCSREJck4pesD9gUrsBXBMiQJvLY/Q3Okd8ipwBxYpEcJMvRTrMIg6irQBkQMAOjtNel4ie4HNY9cXfv",
+	"wjSi86EQl2XoAL1Y9rFjpgc929IM7TwyL57HnRZ5KuIRTyYL6k7rPO62CGo8iuZaracqKu083mmRdwCp",
+	"ochSJGbbqJ1uK90UdmOmNDVCNXrCvLW+0V4v5GP69Tfa+Pehja+nL7Zatbse1eVxEAB+lYipkOXEjM/N",
+	"r74HR4neEIfZlPIsoPCCIpb3YHwA/01T1sytJ8tY4HGmpF+l+ph3je9GpkkWpIADc/rmLamj2ZNG0RzB",
+	"gFiIaTZQWRZNQjpaQfO8QiQDIhiZFANJeNoiv0A+BvwGoQdgmAXwL+Kb0fiEov6Gc3siiV+yDPlECp2y",
+	"kmQxGYkoEjPVwRHqSDMumcHK0hjoM11pdpaI+KLEi2FYCcuXg8IK6eSGkEPZm5AIU2WfJaaei+W2VcDg",
+	"yJQiPElkCuVkMZCi1z0kvtqtgX5q4L0AsL55PEpZ4q/tP8IDgCfnF3MK7sPz9Z5X+uRv3H1XEvjKWBvO",
+	"bQBzU826voZ+DVGoI5GF5GWKpqgND1yLB17na+aIkrGiOe6p2Szrust6a0mhmlg8pnSLxBgxK4H8G6ec",
+	"y6/M+jhBro7PFAwmdpkUF1LcCl9bvqDXntOahU+rlQr8mHY/6G4SjKwtdvLOWNLBEHH94f7rvVpEy/lR",
+	"HELQXp6e98Ubqr8Hwc7s6qIkZWjZncW5STBtQpToysgXeMOVKxHb1Ni3jU27jOnZIidxCuEuo4heXLCQ",
+	"+DSa0bm6Cz7qIleUR2CNTl1BS53DmLGQxAI7aZHniAfetwDh9ZtBwYlI3DChhkd8lKl8j/iavquWIA26",
+	"0SI+FO6wtWdwPBOaBuMj4oON1ydjEUFRHzIRMiU+yFW+RvmfeA4Sei69xYiKvr5d/FUwPYO9WTCJl1wS",
+	"665EC0gOhtRBmdW84Aj8mRObCf34ksUX6bjW77bbgMhl/u4sVmf1FssNRXN9emCJuCSvnr7Va7NsFPj0",
+	"kYdhtn/ZIMzzZcPo3GoYtwumekpTGokL7ci4t3si90bY22aYoJ1VvzZjwwWnxCn6giGHmw2dWNRC4Ife",
+	"H7VRWI3NK/SkLflOVyhDsIXunrM0GJPTk6fk5NlPx++I9o5DODgPLhEQ4emLf7bcsxEMWHhBk4FxpRfG",
+	"E+Sl4bD+zu3Ypr5oqzC84fRsrOw3WNmBWAM9V9c81cTLcKdTyEO4PXPCvIWVnAleUZdZXSAyjTKZY2Jo",
+	"a7/JfigXqXgIjoIIzytYicZ6iLPJUB3nkR4NchUTBq5rXdySybTIm4J/9klxoos1NdZnPHqjvm62o5fj",
+	"uyL4tyG6BuIZ4okV8dWUtEhlmzl9xZhZjEVKOVYEczrS8RLlft7YAqJoaNZxsXknxisLvzvdiFl8NyoO",
+	"p3YVDccTsSHiNxBxaW7/rej2sjIPvyQcqzyc/vPFy5etSahptRhZCm0wd+BvE3+idIuIx5e5VuHWHWgR",
+	"1S4gtSCFmYuM0Eid5TnW675iyQy7hiQ57LSuqAjxdZh1HzFw/MaRxi+Clrgk3XaH1PO3AFMGSjXCCym9",
+	"ZLEpSIQMB1s3iV75QAfwrt8iTxdI8xWXXDFIgTKpxjBCSzCpq4upZk/tKzo3Dl94Is06Ne4Ehw87eS9b",
+	"bSUk7y8GdIQ4VLQI064xQX5h7DKaEyy1rGbwUyKyKRlxqJ4o9WwnDDFASpQLCmrn70JU1cxtsCCxqt+b",
+	"uqYznHKYexmR3tmfwphz+lYMqskn02w2z2PVW58USNl57Ay7TzB1VFRTw/MYWjmP/4sY93UBLwVfno1Z",
+	"3Gq1zuPFKKIVjSPCkzoCcFvwhaX0d22EYThKj2nJ09ewHBpUGvZazAFo0ipr2BugHiLVyGqWYtkKJMA8",
+	"1kZKtlMppIs86kxwk77IZLbvL3sciTu1ZOZ+CtH2p5zRLM9YOy4xKZEAblmR/fJ0DAbfURZFllHfRsHo",
+	"tXvr550Z7nOnjDP4+LW6OQ9RAbhCTK6k7I4kXKLry+Voh6g7P6sfOi3yjkkRXaF5Xxs5UkEomDkqSfxD",
+	"yOvrUJaVwvMmbv2h49bvTRNM3MPyOIx3WWyM2abUEgRCJOr3ukGDMJc7DrWllH3kMvWWVPT6//+//7ei",
+	"hNeS+l0GS9JbKNEF5hO3RhfMxlsO09ko1YUycA4Otipia7qBLwUASiodtLwJSy5YCEoD8ngbChJkCSA5",
+	"yFS9V8BrNf4KAw4J+I697V57J48KabTI20QMIzZBeokxynkGTrfddrEpxaXVSTwsBwb12Y6gSBtMf8Jo",
+	"bArbg8xFWHzFIkV0eSpZNFKznNBILePaNh99I9gDxG+iqLOs8BPuh1o7fG0BJ2qDKrhBFdygCm6CaTeo",
+	"gt8yqqAGgCvHZWmmLEYYasAlmC4s8HwFq1h5jz8s3Rbnfl/fIU9q7ah+w18/S+BTDqpXMfttgPBlUtIL",
+	"dQztQpgypDwmpTVV9FNcWuKq71yxo5xzbHeK7QO0e075oRvwTSUMoLICJUt/uPNyro5rysOYdO7LJprp",
+	"C1B7zO4ti1O/TziTAwKHelDEUlZhG8F0WTf6uw+Q+1zS6VTxGoyvwrrPAC0Gqjr+e6jYJpOgkINuAn6M",
+	"iGHoHKaqS4/IMU00l1Hd/CaG2iWRAKYfVKtOGLlk0/RI/SFTOpel9NwWeWMKQ1SXBwbdoI4VI6Biw06j",
+	"VMkCporQ9qRcIQJcHj2MtW+RHzMepU0eu64YRROUymM+rJdqEa/rhngGO3JHGDt9HPA/1chDvaWbHQIY",
+	"p3EVmQk1NhaNhzR04qreoVyMtzzEA2yTRQXSSAjqY0/dlPfvXzyDSxJlFx6YOkeEYq6lOtAG2cMmYc7h",
+	"rtqfeVUKfTFbvo6JEw7AlE8kSxvosRISql6QANI4wVIHoRrqcmxtHQcBk9JUxwDznKervCB9uOIMSrLX",
+	"kWY0vOrbLj14G0052joLeqUWnYE4VVxiHBDIchBcqZ8daR9k9ZiKPefGjhY5tnR7oTDNQnLKERid9Xv4",
+	"0jBLQdTIa2uU65svUiI0oWhyC0SosQT0wL7VNxVEdMH7B6nBYcHTHoN2tTflNzc4aBsctA0O2sZYtMFB",
+	"2+Cgbcpvfo7ym39R2c3vBo9sDQ1oStNgXIEkQ5OUQ248HhI3EateEtyX2Qlko0VO2YSqbZN9rE1ZKqio",
+	"LpGteXikTR91Xw3e94pBmF6V69fx4nqk1Wo1SMKmEQ2YUxJQNXoEdftKZQlpGMLg9Sc6aB4ua15nES7e",
+	"JWNTjc0P8MekjoUPdWL7s5OXJ2cnqv9t3UUTS4p8gmgZvwHds49KsuYp8RVd80kQgc2HQvlDUPdgUfqL",
+	"gABq6o584Fe7tPPhHS31iUdSKB2OTVNJ/PPaec0Hv6gaCS4R0r4+QdLn2yoIVXUUjtxfBOh4+Jlj6cFa",
+	"BDEYRQfY+CBNKATvixg1IUURtE9cowUVfOcRv1SUVhfcXFbKsUWWFU7EaNuEyVQksMymgiLEAbhFFAkN",
+	"r5SUKo8cbz1Yz4xWZ8pCVtReJb6V6qDa46KipCMPkG8CDh/mI46WXqAllq+Ncv/tKPfvp4UYiIfQ7+8c",
+	"RaHIQKkyp/oJ9hNpkk0F9nTEi0xJwECusjTI0Bygn8USnq6Os0o8rS2TE68RhhVIUqkOiCnXQpE4FbAW",
+	"SgIdKicVdUjx/EDcPcyGXkhSh/932YpiKA23/eX6F6mfvDo5bixKYmzCqAGLuJVA5Z6TRy3AtTHwbAw8",
+	"GwPPxsCzMfBsDDwbA8/GwHMnA4/u+Gsx9GwSiCosSihx3sGotDpEpmgiWYmzEIogU0dZ2mB+SFvJDVE8",
+	"jnjMytYarBAsGy3yzolrAR1XqY7gMjeqYx6LcwfEAlyGpzif5zCdv95Dq+Xpzp0EwM8tm98+/TNf5FXJ",
+	"9jD+jV35oZPz9ZXF5V3HuFwN0YqXWYIhRzVJ6pMsSrlSgtAGSnywVzZ0qrq1LkHykClJR6W16G6jOK8O",
+	"I0rvPtq1YNB1DZvOQoyve/vsOTx8MxrxwCUyqRANSGjRh5TwWPePcoFZBkVXmkhkHEwAx4pMcaVa5BhM",
+	"rSzsE781DUe+R/xWKIKP8I/pNMV/fIyk/iW+gP/+NjX/ZfiPC47fzthQQ7DjdkBuuiR1v5V+TOGNCViH",
+	"W4G8gv+m+r+KTsA/5nQS4T/0fz/q/47TSQRW1HiOJk4WSTSldbvEz2KZTTGZCARMEBr9IxPRBkP4g0/9",
+	"BuZpqk/0o0Es0gEYFVioPiBDHtNkrqiwZESTNRIKXcodIGogTop9TFkMdtr6hF4oqVxRk8YNQ9Kxi7dw",
+	"TgBAu8s5EucsYD5UIf6rb/gKCQU+RYO0ib3cWGa/Ocus2u4FHv/IRlpLCbfV7W6GNAXeuDaXxNHfzkS4",
+	"LrCAIxp0D3Y6HTAATXg6kGNa69cORwEbtrthm7LdwwN2uBsGh/vt4X5vf29/1Dnc2e+Gex06OlhAhTCq",
+	"U0x5whTBhLUGc5wh9CvedEWOzsFOt93zsKiWlNZ0VCGDeHdd25sSAWQKTAQ4wUYB+ioVIDV8KHWfM4pH",
+	"0YK2+QRsLstR7Y3IRFFgAuugEWhsHur7dy8VvwvElJtnLvoCKlHA31rklCnu8pEGaTQ3b/lSZEnABlkS",
+	"aV9l/glkOdeHIh2rLmLG0zGCvS/xxp6ZUvWKt0jg42AJljYXGhd3OlXkeyMofX5B6f27l0qYliKCTI1U",
+	"kGnCr2jKPBIJMR3S4NIDWKhmJAIaYaQEwF4qgSFM0H+BfHiUScjTgP6SqDCXhmdAdhmWnidjMUUnfVOD",
+	"8KOsQ0koZjEcC2FqECiiTgI6tbPRRzQVYhApquKDjJLFl7GYxeUD62GFO+CpcNOcO2Bz+kHXUIzI93Qv",
+	"WuzRqYDwHRieU3OmDXSXlvnDjez3jcl+L4Aef27Z7yYHfX54i37rN0aPxhQV5zXHSV24GbV+rRsc0t6w",
+	"w5r7o52w2WNd2jwcHgTNvXCX9UY7tDvsBNoipKW0qYh4MAe6DOwtS0rIZs/L3KhY8MDwllq/Nk7Tqexv",
+	"b+vZtQIx2Q5FIJfLd+tAheUbhvu4lr98IwxvhOGNMLwgDONN+izC8CeLMbYslfYdmwiTSYvyMFSZcqsq",
+	"5aZqW2ACh23eLNv0jrGlVJdSgvAmDcezJJoyz1RNYDxhH3mPG+gy4DGG/tUDG0olWaoFi0SmOoT07fHZ",
+	"05/Jp/NKd+55rU/Oa+e1axcXVI8TcHuMdwT58ho2sI3c8m3JLW6m84PKLbdHmc57fSDcvGUuJn3pBupG",
+	"az5mWFvh0aLTqsAI78LzcJlX8bxf1PWcUWlIw7fH9L4m5vUMo/XvyLxWpIkndIbqNuZ+u83nOJf+Uzzr",
+	"zTNUvB/RK21Thb+ay7+1vVW0b6Otptavof2jtoh4v9Tz+0TiZqh1GTMawnw/1czyP+MSKAFHElNsw7Ec",
+	"HBGj9Pz9vFb2LJ7XYNnz8S6MbuN8frh7a+xBjyN2TiMaN6dYu/kGJEsriahvYiW9TcdUMl0ew8gbIzA3",
+	"GX2sD7IFj9XDWPIrRiBOGApleiQWRNI4HIqP8O/fxBD+GyRKyAF5JrlgoWdTTiRVbIS8l2yURYgECbCa",
+	"sQMfWcCrGLKRSABwE8arJKM3UxbbolcFqpPFLtH5vMU9ddVy3Mq3EY3/6jwIPGoVlUHNkzLOPJQCd4ON",
+	"+8RGFLfIM5rSPlECvZgzRt6+eKHWwJwSGwxOirU3MXVpSueJiCIdaQgnOv+wCHdpf3dGd8dObi0Tqd3S",
+	"2/eoMGPrRzJh5oFbdTFkKeVRrV9bVpjdI1MK+p6aKI1RcfwtS7gMOUZjQsQlTyHXoRDl65RjtN3oulY6",
+	"mDjkMoiEzAw6U8CSlI/0nCWpn755SroeeXH6hnT32+1Ow+3r1ASQYt5ZsR+E4zeVGw0Ov+pjxHWkKAY/",
+	"Y7SxqRKft75Q+fGOh1NR7uHAfArk+Wda+FIvAlMEXa+L5HHASLfd7f5Q82ovCq/DmhAlNZEXL8yKsfCH",
+	"2oe7HdAbaoZHdFN58kvg+nq/CqxtimzhQdg+GDFWm5euxKU2L0FxMXCOThMeB3xKI3Sgkf/t/OQX8c8S",
+	"1QDGhuH3YK2xvjtwLRkctFSImwDXUPxYN3wlhnk+VGbhQrmrf/I4VOti12BZjaviulUk9OQ32WSnZBLS",
+	"yHRik1dLGZ1UpKcsDgrABSaUR8ZD6RFsRK2taoUA0Lc0VURvHPPK4TqFuna6NxbquhVuHB49hI1LsW47",
+	"hTRjmQVjHPUGPe4hiQ0uOKGInHhfm8AJmD41zSiJ1I7Wv8SkuSwJXJtfNdLiXePUT8F2++VEqHfvFKHu",
+	"lJ2ryursdM7aB/12W2d1mneG8zXyl+zd79dCGtP/x3FSuo9N4pQmVjoFFvcTy9WtGODuAw3whrFZCqpH",
+	"hydpffBbODurAu/hyG8i7x888t6VgaS5wPcLv/8JtopQog4uqQ/nyDFtmI5x3Gi8S+CmeI50OA3wUQom",
+	"dAjCx0Plk7rrxmmod328DT6pA/KI9dF4ZEJjesGKiQWe4wcCtI48uLrRIjBslKnsMUe5ysCrjkEpQeJr",
+	"fCuAuCkiBsX4bOk9fAdr791S+CLqCixHtK103hxVeru0zxB2M9S+ovVo+ulDCnb3MpWY1HPXEnFijEtQ",
+	"2cSSJ3VUNCNzLRQPQMyutYBYsofgMb2xU/ArCcgFqeoUWq7qEsj+QhhOIKKI0YuMqZ41L1jS8d15y/Vd",
+	"qPdnqJr3pbLi9RdrOXCZDgoECvJE0xYlouuM13uV6vu21+8no3Jtwn++PpsM7OrD5wIb/r4yDdjgdY25",
+	"EgrmnmLhTKYYP+ORKb1gYYucmGAXiK24t4a1tfVvPbb+1pYdQseGBhVcLVRng3ERH9miZyDr6ATC4ut1",
+	"JBYeRr97RtpplJHLAI9OiUe6ewyv8XHFWwXkslLEkohZi/ybSz7kEVi2UXb0jOiiK4whoEwee2XCzHU9",
+	"d2F7vlNBd103w2zxZ3BD69rmN7/4NEukOuP31mXHVA4mIskxkm7ST4vgC3ch6hhIq6g1FrRZhHBY0nd7",
+	"96zT6be7/V773n3DyS133V3edRFs6V5d51Xc3L47ai/VZRkEuLeIF7ZmjRds8S29qORgx0BrlGJkkz43",
+	"Cu8jKrxXOel4UG6z/ck5OsuL2Sp53hD+YtHaIjmXMZ3KsUgX4i43HOczchwb+qRX8TOGPekeX2eTh7CO",
+	"Phbp1qf0TiB/Gzi/DZzfBs5vA+e3gfPbwPlt4Py+Gji/7vUtVLa7aEhLi19qMPSNWvRIlR3MCj+uSrSt",
+	"9YMVQdEiiqr0kiENLpUKYtSXAr4+okIYjWGhXP4lm2qjHqlz8KrZwommvYa+QFiSXieVLjS0iP5v1ZmE",
+	"pVkS4yM/ZrOBOz6PSEGodT4GNDZl7oeMZHEIOs7Tosvyyqo8SP11/U2tzNjKFnxUHPOSlEJI6CORiC9Y",
+	"4oAe5l9aX2MhyRAQNuKLNdCvjspOTNlfkYC2UU3vpZq+wyl9E+rpHdSQ0jWr9XswCLgIkKK3DhuqWstV",
+	"kb36/U0C3l8cZYfU6/H4mL3ey3mWr6uz6DJDTt4Oj4n/08kZKfWACEIRS2UpNKaQr8zTI4gEvqIp8zFp",
+	"Buosa2oHYrfDG2y8SVUR5Vf0UseY6JFpFYbLVVVibNKxm6UMH9hEHxZJ1jgiE2yfpwbrB7nsjM7VfwCv",
+	"pzBuN6z5yPAh2G9DZPU4MQkor4Bj/eHkdYFwkmcJHQESky0d1HCCYiY0ZHrORX4EgEJYk2g91rVGVI01",
+	"IOZn6a+NrtF7VIwyeUUvmdk9N7TEvQH2S3VtjOVisRE8W/UlxbuWN44Nrh2Gkq/rpoDJxuK5sXhuLJ4b",
+	"i+fG4rmxeG4snpsKtZtYxQeMVWSlMBJXnl9b27xk8+XhiS+tJjlhKQ1pSg0iBMqVTyQ5fvuCqDbKYYuJ",
+	"zvQTMZPqXkVZyEJSR0VKPxzQ1IciukHCjB1KqXSOGXOUssTa2/qEqr6UbibHYhaT4RwRaKYJG/GPPqmj",
+	"efUA4CVooHSWBtrRFJPoocp0rAvE0tgMHtmW1qDUZHzIBInJm+NM3XzMBUnFJYurQwGPp/yfah3X1ae+",
+	"6IC+vWan0+x2lBS+Y6K0L9kcec3+sB10RoesudulvWYv3AmUwLrT3Ak6o/Zol3WHnY4j6AWcTPmURTxG",
+	"OVKmvVq/dnn4n5n+U7ExV2/BHVVsT142/7Vz9d8gSphTY96CLUP6mgv9Qx5FwPLvFzKHe3pzrJw6P+Z2",
+	"fG6C+hWQLaOXqBNGYUlr/V8/qCMv1ArAHx8WwuQMVXEoGlywAjmDF5bmgb3icfGSj7RQABxecXtNyhYv",
+	"OakDVZHZECGWfV3NOIgon6CdyJjKuNSFMhSl096dTLJGi2xtvYmjeTUVAbOUxgQnY5awra2+O1SEzNPI",
+	"fLBOAyOE5WYfJtXXPt4Bn0wyCTYmSmQ2lCw104MOn0j9op7EojkNSmvPOJjRZkqkMaXMVRtAdOMxS7hm",
+	"B6ZR7NwArWtYdCDnpK4oqe8RX91gn4yEtr8N56S3Q4ZUsr1elkRFUj2dQtFwsPiBvAZeEjxeR1ZgCxFv",
+	"1byXSjKmcrxImp/CzuBFrt3HUqXnXjQyvcAfK9bDNS0ZChjRaSqmcCdimiRiVk6uiua5QApIkpqMVbRV",
+	"pKY3EMHrNSkeLppjwro/hvDtGItD7JODsDv5R3v4y6Qz2ot3/hHuZv/9x+8HPwfts/Tf/9Olh/Kl5h1f",
+	"F0O6y06Ey2T4mM3UxfTy4F1z81A4UhrwZwdT+IYFcJeTLeFdiuc4dPwW3KskiW9/wgN9fRv8Fl3WoiCO",
+	"q0YUoYTbK9HhoM8HaqoWjbWzFNPFiO4uJ+q2e4ReUB63yHEMvMKwQOzUYPM+goCN07VUvCRhL96LSzZX",
+	"7A4X0rcQKAAubk11mm6sgj+xSI1ZBm/eG/DEhHvo9d0AnfwV4qUBRLnjJY2EmK5O57NXEV4l9UQNEVLr",
+	"hzQNxgAvXVSV1T0GbYKmhJKUTxip++BoVeITKi9KT0ZY3lA3bKI2Iq7kwEpnoO5wSf7aS5jK162yqlaD",
+	"LOVXbDCiPMoS1Ue70qPUbXbbZ+BOsh4lWE6He7PRCMoU5Xb3BVvoCEhrHKijNGPsEkIOudTOW0NEQIBI",
+	"snjBsNfeB5Gn9x8jZchLPh0kjMK0sQv7+7QwuIimTKYD2FMt8tDDoMN2Rs3d4X7Y7NFu0Dxge6Nme9gN",
+	"e6M9ehB0WE7xfoHRgn+KpTwVCZmppmpaR14c7b4ZLayWMZsOcngb9Yn+awcJZ5hFbIDxT3A56HwgRgO1",
+	"TrArY5Eltf4BIEllirPttK+dD2FSrBv2gr3hQbNDd0bNHtsNm4fB/rC5Rw9GbXjYGQK434T9IWI1sZMs",
+	"EVO2/SNLIh7X7qf0/6iW5FQP6BSJxs0mALiQG93/htS3SNMbQ22R/hTIrSZYy5V6FIlBtMAbB632CUXi",
+	"Wo69w7AW/QjrWYLXScvMnWan3W5bjwC6e3wzpUFE44uMXjCfaJexriPls9hvkIQ1k0xJ2YQSP6Q8AmUX",
+	"aQKIN/5ExOlY/WFOOKn7pVvikwsom+Wrq6GLkuHl8D0yjTKpmraXCINesAuPtMnfySsRh3SOuDXqH+qu",
+	"o8lCfwZj8Emn2T2Aj/WYjohvbhDEE9KYvDh+fay/19Ml/vuzp4rxwKoDSG9KkxRiOJMs7uv6FIlMMVBI",
+	"KgbmO9TEJ/VMMuInWdyMxcxXiwdNIHLwRJFZmrJojkZaAwXMAepXZhMWkixOeUQSMdMVTLmcwhkxNal+",
+	"FjMsmzum0ymL+1tbaL2gcDDU6Jgk9fK4PCCDma2Z61uyrvZwYY9gW+x6eWqlI34xTpuSQm0xOqMJa2Dx",
+	"C/2tNlpDSTs8f7YyhxrYApqxczJ4qHtUg42zyZAlPpEs9TRDB5+aT/7uNqZ+auhKILgeEQcpR59+3Cu7",
+	"egmJaBaDhxOWVt0GHhM6FFlKdtpKkRRxiKYXFsDW++ggj3XUqe/lmwIMn4Vq900P+iSrTxDw2UatDrPw",
+	"Ao1T4MNNshhrkyR65zXjA7kJg2N5jOZ7l1f6uVXfYZVq8wrHj4ZXNA5Y2MBDgXVR2BUXmYQjO6aIWDni",
+	"MZdj1atvnmMbGJIFYE8weBpBZIeO6Aqgjps6y4mYkbrPY5mNRjzgLE7txBst8opLCdWB1CQlRiSxBMrB",
+	"NawcN6TBZXPEo4iFiKytBqgvHE3z+GABxe6ymKfzFjlRa6gXT7/rFj1UTbArpvN7JQPnJMHuTXUUoNcQ",
+	"+Fxd7JDUkTl6tgqdJqEFyrRdIjg6ZBtojkjykn5wlNzbZhoFsVfdL4/4EIoi/W1fHTGfRAA6mb+KQlnj",
+	"CAfsHDIsm6cIDWz3wvkbskjMzH7BFZTpEQbXcaMKB/OB0g0TlkkW+i0CwNj+i/xx859g1lRqcppwFhrG",
+	"gj4rPOQi4Rc8phESoXq33cHLaWiCpnRrCu3I/BTbXFtqd8avVKR7omIpZlc0Xz5TP6lj2t7rt9vk/dlT",
+	"126Zky37agLrYGKPCqDKvzglik6e/khCDDjTPnYR0vkPEEGg6SWo6o5UjqOrlEdR/tzL5c82mjc1UyzF",
+	"EOKPBueyozQ1rO2J588jp1OqyAbBgAy5dMYv4pFIJopOxjKjEQmhOtMVY6FAwDs3EkxmavVZ0pyIWMNr",
+	"FSkviN6FBTuRKQ2FiVhgiVA9HAcQnFX57KdIDNnHmqOZWVlHSeCy+eq/a8sX2KzWKpEf3gGYWFzzQ3fN",
+	"C9L78YQlPKDbr9hHHojBU8AZV5uitatF7DUj9KjTdtDfaROU/IGCLN2D5drPotLnkI1av9OuOp4hD8mL",
+	"mKcMWF0sMsUVwFuhhv1Dzctfez8ZJiyKKHkqkmnlyysOs1Uxb9Ku1K6EVL1ZrWQt15fWqTxoCdCjlhy0",
+	"M4SoMhqMbYRqJlMxGahvbDgdPkGOYf4qX5jdv2RPK+8W4vvNpNVLlbBW6/9aOgPrGDZ2mp3eWfvw8xs2",
+	"SuaKO5ox8OfPYaRofzlGirsZJJ5hTYQl/iAla3haLf7spuVbGBUcGeS7i9lCyqm10lvaQMpW5+1PziFc",
+	"6SA6FaO0iQ+l7rOvNEhJ/Jw2KD2WwWkBUYynSoEx990naGst6VPqrjZ0JCSWqOROycmIK3E6FmSUJeAh",
+	"AkUU1JIW+RGnBZD6FC0G0tOBYUopUFK5TKGiB1b08UAzgqRZLPYBslYskgmNojmpB0oTi1THqnfIBdA6",
+	"WhqMdYV2EL9lSucScpoMPnkhGapibX2T2ImOLiuFK1mQp050Rs+dAdVqM/Gfnbw8OTvx1xTv0bxfLd5X",
+	"3/Ylvi2XVj26g0s7JTa+rAet56fWdD1qsQSx/9hYiKwNEkLaISM4tzn5mHheaUQ1ZhqSSajvr41iDVt3",
+	"drdNJkLdaBaw2Fxs18NF6r76Eau7ho4TC+w9eOfN7YSaEDpK1KFV2v5Vpk9oBaogUcMsLSabo5cMlXCb",
+	"jqfT192UxSNCF9zbMFTn0m9MjxvT48b0eG/T4+05408s/aLZYnuj4N6o4Bp7zDqe62UQs64XfZqIgKkz",
+	"PsBetcqHxAsd0yab6O27N09PTk9Png1O3z9V/3r+/uXL/1E7LFIame+v76GKb2IMvo8Yg8dS3zdS9EMD",
+	"S60nQoMAURF1YCrZVwtQIrGyV4u80WHzmN0KyidR8o4GSmIfFWvgKcipGDyg/gWyL3xiAIKwtov2xB8R",
+	"miSoxU4jGrCjXFL0zW8o48zGImJFYR9SeJXEKcvO+dmYq3eArDRaxLcsw8+dcFoeBEeckhfAZQMwGhcM",
+	"5WRI0cIcseSC6br/ECqh5Aagw0rmyqMsEsv4WQyac+4ZLHn+6iJBgb5F7B5AOVAr0YJckmTxEaEYhBCT",
+	"aSIuEialEumymI5GLACkjpLusSjQ3+wJpZj7j5QfEZqghtA0nZOhCOcNb7lPck2Z5z2khn5pYs9dXYaO",
+	"MPKpEIwJR7eQl4tROAnlkjlSu+vYKYo6u48u6jgv/yxExKvlIfSETMQV+xFHXJqpeoJqAEsgckirIwZn",
+	"Z0RlypKFeTpSnpLqCnMHCQv9LY7A4rowrwCV7HnCQ4DASUlnv99uu53c2/PUMzy3s7/UyXd3l1N+DR61",
+	"wM9GIt9I5BuJfCORF5iqRmf4OiTz78GLhszgIb1o21MKAFrLMPVOUzGVJeuqtnkZE2i/YJYeKmGbyZXm",
+	"aSWKVsiqsUhJLq2+pZnU5SDVEHODOSWxaIqpjjdDuLsbhdvby52qX/aNWdu+MG6h01i+YnaBnX01zOE+",
+	"2R+roy3wbm7MNg9I5IEAPSiNT5jMJqvAvlkzj4Mo0Ntq2q5IWAVp5w6Is+k/xLhmtJHEYgYINeCJmaBj",
+	"Bk0wussKf0yjRd4xDN2oImQ+PM4mpnJvnhPzGVgF9LzhFRvN4pvWLB6PefxFoXrfMvNAkvSw3AOT11bp",
+	"COgoR5k+T2rziMhSyUNW0B+M1djAKnRz+A4M1qj7b09eP3vx+qdCPIiJzLAcphyi0ThaGmeBReJXxFoU",
+	"AzZa5BeRXEoiYpcVSpIKcbTI8qxvo0WeqrsrIWjCXmUcteGcfono+IuW9/Yh8VV/bhCE5pK3iKHQQYE8",
+	"JUCPOGQJtbukOj4iD81YFV2hWuiB3Z8WOOe63DKL1Sl8DcCuXya37K4JRV2yla7PSm6ZogEnCdbqU02x",
+	"ZWtabHu1KfqQcltj2fzYBsYS5++0FcEIAsZC952ixXF5oH2nU6hZDi6eKSBszyDfxfwmp0zHnC83Id9C",
+	"PriNXVnPWM0QgJ5LUojzGOJ0Cg8TAyQ2WBzMDdbkXz/VaJqyyTTFFQQn2SAADFjHRG7++E0MnXkZ9q/2",
+	"/XaW8ETMBiFN7eKpv41NuePalJF6AkTFw47vNp6iVaPsVo3yQ9E63ruj/FIx/XXkltWGUGRMGmrIxoax",
+	"UGk09xRfurfh9znpfqrP/aZoyQPgyEImPootMXClh5GW5Pan/ERfb4d8NFoKmPMjmwst1cgpC/hIsxsl",
+	"TEymUGtKDa8g7IiRCbEFycmcySEbQQGplNTVT2N+MWaAOjFjSaGBhmd9zWQ4d/CgoTpWJplmPGh9TcWU",
+	"B0QyJslMJ6bGbAZdKykqYRRCGDBfADNBW+RfuS87YRjegMiH6ZjxhECBrXpAtYV4NuYpk1MaMMIvYpGw",
+	"8IjQfIxUQrzFjAdQlcS0xmMikpAlDT3wt8dnT38mqRpjwuAJ1Mey0SG5fx1DrgOzwDCtgMYQEY0/hi3y",
+	"liXO0vgo5IHEp/8d+qQ+FOkYY35RoNUR1mr9/TGjYcRjhlBfRKZJFqRZwsIm4prrcBd1PFgij2yzGhfe",
+	"lLGBUF18CfLJ4SMofPaP0zevyVRwdcRzIVpEOAYoi0ajDAthQfCMmRx+DpEyDY/4VoLFGN6Zrw4Qx4O3",
+	"MK2C/KmYQizSPolF4YGny7Ll6ycSI4Wbj4iWQSDA149FOsDh0WHEnBE8wY9soLwWd2BnTZ6MSAhKRQ0j",
+	"uufysgbmcF0NddAF1BDmLHVmmLCFcWBct4gLcq/0UGG4MYvmNnH1Hp4OoEEYKmT8KiQUmClPxvQK1Ka7",
+	"2ql0+PC7LH6maNGXIX17Vf2qZah3mkMqAR6ucgCOtLCq/wmP+SSbgGyk+1Y35YIlD2EoW1/Ut8Htzqe7",
+	"wT47pJ1hcyfcHTV7w33aVG01d0a7dD84ZJ3hTuh+WgojcOMpoFhNDCKqvs1KPi9QlGVvxUxJ7l2vJqJQ",
+	"C9QUSsxsTxMeMBDRDDGDbH6UUoMs1RRBEWYxQgTOlE4jdYgF+Vunq3bQfDkwHeqdspOqaFpr7iGQTWyQ",
+	"puRvnXarsBpFAfhuEnWVBK1jMUCCtutlqWTVuhZX6LWwHU6UPFK9DNoLVrUOVQ1UTrt7P0G9SjC3k38o",
+	"wTwv0GKn3tGHru3VigQXfspXut+5fVyDS+GWiPGKulgeaGUny7hE/M3aIu8tK8PR0tuimClwrPUlZjFl",
+	"MZ3ylqaozpPfM5HS2+FKppwlnrVY1XlMAizjGcPQMAJYGwh0Xp+lUVQ/wJ+NjIyqPwJZc5aQCZ1r6QeF",
+	"Ht2YzesJhMTMIBDO8GtACYO3lCCRMMj0CU1GnBZDcvguHZk8yuLQvMVTEGMAvhaFagwLFSk1eGA3IOcg",
+	"znK1BPAvWOD78z1Y9QGseK3f6+56Nfg32IBwnZCHGDtQwiaUQwmifq/r/qxr6oxEYk0vn2pQNbDW77Z1",
+	"yaf+rgeloBRd0HaZfucabUDWYANvejW1dVhk7PbKP6zKqvqiZ2YLNvCGqzMNCijMv+vDZsjDjwYBvEAg",
+	"9I/XZTKwjbBIy4jBsRaEZ2MMwPffvjnNBXGDO+4DGB+eEZ/MRBaFUB1Ao/DHYuZZJRZvl1Er4OqiQ3mO",
+	"lw1y6a2l0JALLnV6bxDRyTSvrKnO4RNZJi51ULo0VhYMp3FEfD0cdJ4nGdPAXQuXx0eTvHQf6XoIFgJb",
+	"jwL786AkqA7DMkVnMH1ziS+gXhxdDpTdbaxJbaCGmKE3N+oahvgKTK2wUv/vGUvmudivb/sqkX9lOSj8",
+	"/AFEf71lVoCrIHQVdA4oWZliGT91rWpHapXGaSSQ69E32I+biJxe/A2RWwphApXxDNGxLN0chzsQO1si",
+	"4VZijy2O8ZsYLgAMDOdAGbTHxm9UgWofEawvCfAhUDkkHQvJwJAWM+KjCuC3yD/EEHBKCvYKtzwVggl4",
+	"psIs4hu2yDEZ0tACdgMifhdcj5BJpAGJq/OALNWuhup+px+rkT0+YvfNb5rxnMKSPedRyh4W6RtJmwv0",
+	"vejXqvbQ7Z619/u9Tr8DHrpFp5ZT+RM7MX6f2s6w2+t02p0m6w6HzV53d7d5ENBRs9fZ2Qt29/bo4V63",
+	"tqhwmmr8atqxVHpUlkZCXILHOOLpmGcTEtBkKGLFXEAUB4Pcv3Z+qK12wOkiibqRJnza1M03f99p4ojR",
+	"+5OsWAqoI2g1XB4PjC2wtqwEIX6609/d/Q+aAQrrXwIe6xz2e3v/qa0EJ+t0++2dwo5oHrBYidVuyH5w",
+	"yPb29g+b+73ubrPXDlnzsNcbNll7fxR0RodtyvbLG8KDMTl5TyYMbImAcyKhIBIPuWRkzGhKptlkCjvA",
+	"PnIJCBNjiE7gMVGD9rRRPt/bCf3IJ9mEXCQ0TsmUJWQsMsnGIgp/WMWm7A6yrKl6bqqem3o0TDZhiXCW",
+	"SzfRrt5uYRPthizdQrs1+/9ZBEWvvfrteP76tD17NW9/fP38X7M3Z+Ljq9/E7FVnevC6+2r3P2f/0339",
+	"x+XtOa1Dom6Nm64o+Ybl3gCbXuB7Dps1C17ks5anLoVQN+FKMaFyHgfjRMTgtnC6KYQobW11292trdxg",
+	"pF6o40GElOGMhX5DsVkRB+yIUDITySVLyJQHlwAQlk2tJUF/hthhqVDM0RIjG+AUqyeUpCyZAIguftQi",
+	"b0UUFb0OZtDbn5BoDEQyUFfuGlOHoYrbtuL96IhCJ92IzWzkEzpKCqNogEtiSqUk/owNx0JcDrIkAvDy",
+	"IcTn8hHHcm++vYU+2SY+OmFsTBPK9Rr2V0m0/a2tXCPTmd24Ckjx/RY5jo0+QIcmX9SUmivpVfVRwljf",
+	"fuuRaSL6xFePfY8wdaymCZfqFaBGfgOA1VFL8myhzVEmWdg3G/tE5iPk2jWo/XuAjF8kdD6+MFOqnbyE",
+	"EDBtAzK19qxlybazYBxyvFTLzEN85BiHVsds6XpsWpOD6nEwQzy+K0LB6qAAFI+Xo437KGk29OY6WIZ9",
+	"czdovBwnep5fH0knTJdWCiFp3ITldXuKrSTS3rwCkrS+OYEI0WkMt5DC/ZIpVWc5FrOGQffSKP0akE4J",
+	"34AwAInyhUHgyLWDlcUpjgiKOa1AxV6M2uuh73Aksjg08Ns2mMkHkCgYEf7mWEuMsfFoWdL9CCtFaSka",
+	"xue5P/hOYJVeb9zxwu3Fogg0TWkwnqiN56GEYenIeY0t7hlPp6f6ZfwiNujlc6YIWSRoCHBTph1S92Gc",
+	"8tcPLXCH+OTv5X62sZg9j0P2EYvX+411tQBTlc8y2b8WAhy8izQqppubqAdUrur67iN9arg552URWhEF",
+	"lLN4TAIKQHPaqtNtd3tEkTElnZ28J1DVP+EBT+dalP4BmaYNLyiO6Rc83xArcApnBA5U/jrBaAR3eGUR",
+	"tRC5Vy7fD7Q50X9ohaX6nfkiL35x+obsdPb2mh1Co+mYNrtwwWsVhf4n9OMA5M8ByxKn3L916kKg30VC",
+	"J5jqsuBvdgxHv9oRldv9YHsWQ6jbf21/gCCKJQ2peVZ9+heL5ggjjkQgv5Ky8oTo97wc4B2loPwzo++7",
+	"R6V40dWC7I464U7QHTYP6D5r9oZ7YfMwaI+aHdalO8NesBvuMbVWK2M/a7b6vFMVf0FzdVYXRW4DmYGj",
+	"YiH5V4cMBU1CEireBqII+v8wGoVdsThjBKBsmHRcgmjXwHL9ihY5lFRdizSdyv72tvpJtjRZaAViklt0",
+	"1gYVN5RtLZSHdeOVYxHPJyKTgyClAxYrlpjbMYtPr2jCaWxtDQv7/MFbwyZR1ICNaTQY0wS8vO1FrXgh",
+	"Dvj+anIkgktnul+K1lx5i9z7YVTp2yzJhlB/nYT6LhRmpd0lYVdc6tCgDwWQ/TsaZHR5X2N+QbW35sod",
+	"Ay1I6FdXGWUMJbjLpNe2xqwO7VZqBOhvphp5XSSeTnaB0NG5kqQX1ZqCbgKNGOZRpbE0TAiQTuJ4KZBK",
+	"L1609+9eGtHvNzHsE3+Zqn8NQrKl7gtOhe1bksV8PcsX8fo7D2z/nvH6bWy8YxVbw/ZW4eRaMFGt9Hqp",
+	"G8VjMsqiqG8uEljH+ARCfn2MNPdJXcQBA/8VEGLZ8Ii/QJOgCr+hiPBHhv/VKraxzrFgLMzts9fYWH1s",
+	"LSzTku8MQ47FTJo/W5PQJ2iaANKi7T+BmEx4Sup0KJXizHU6CXxio6JhFkrZbhQx+DHum0uiM6G0CeI4",
+	"v3hK8eTS+vj6W1uEGkkWjCW+FRj6EGuABjG3LgCN51CAzMRF5EWCW+RYqZtXNNV743wI2u5wjtHnEPAM",
+	"ikOodGSZJjQViTzSZow57FQkIU8BS2YXDCd1DjDKXKprxzDZAO10V4xihLcaCFMrqCt0p5rJanuIZ8t3",
+	"i0QpMor/Y08dxGMWsbMq8ohQgnYU1VZEA6gBXrZHwGSl+53W8XvtHeKPDC3ysUACLIO7XBJQDCimJMB2",
+	"pmOKRrxlC0YkYyX7K5WInrPScqIDzlx6XBkOdh9LivPti/BNcqpEijWcpu/0/XkAh+mjajT38fIt6Di7",
+	"36mOM9WBfROaXIZipobyX+RnI3oSK3oCfVjsFWrgvSd11XtDHfz/+i+i3WtQaT8lEaMyJZ1eaWKQUEGR",
+	"FOrRgaSje8KsICzQKCWPYPrqT20PtquxuBi6soraVwlTbtopY0do5Ocx+YklExrPST2bklSQk/fvSLfj",
+	"tdttksWhzvT48eQncvKKWI0ILdgvUqqoS0o/at+J4kp7u/+L5C3ttKElMSJyyuIQDap/Yg56Mid/krem",
+	"SfIneVXYpj/P4z+bzab9n/ru2Qn5EwfD4z9YNKFSxlRdD/KnO3B49/k7aPJtwifsHYvF1RP9Usd56fiM",
+	"/EneUcW3M0nesEhNmvxEpX5339vFV3FPRZYETKq/Oi3y4/HzY49s/aiWSY4ES0KWZGqvMpYQNhrxP5TI",
+	"yMhPbEhZFrItD45n6zx2VJ+BHNNavxbshF3WGbXp4fAg2A/32O6oR3eG3aATttnh6IDuD/eC3bDnKFQb",
+	"lXyjkj+uSv6pBk41SN4b6Jk7MSkoKeoD3KOdUTs4ZN3hfrizRw/Y7qgTtIeH4QHbp3uj3aA33KHdw84N",
+	"nKnX3+kozjRhUmIq+5ssjXjMdHWpRKZE4i2sYeYHMJ72cDc4HO2z5k7Ypc3eaK/TPKQHrNkNeuHesMMO",
+	"RjttnShz2wkdsoNwP9gb7tLeaId1Q5gNPRjts71Qz2bUYe3whgnt99vd4oQM7UtBLA0TOsL4kIeYzEjp",
+	"AuWZ3Jq2rJ7JYb+3W5zJc9A8NPdcewIfHIjb2wgiBj5kpdRzyeMQSAZPOazEeoO6c3jP9YfPFEVUYckq",
+	"UOhfHVpce3ayQP763U673S5Q0loVQ9XxZKal5+8WW+ostlRgt6Umjs8Wm9jfLbdQxYtr1x+ubxM/9aWY",
+	"6jZYUfe38bAgS3g6R/ySKf8nU//8cO19gptWqh5xR/vPjZUkdPgxs2UiIJSAGnFexKyB2IMoTvnIvJXk",
+	"Dso3SOkRj5WaT6dTSfxKTVAXb6jUA31ShzoT2CqaWn4TQ0/JlwxhBGGQM6jIBp0osR47bbTIsROkYoCS",
+	"1QlVIuwbMzvU7jGAo6DfQ9RHZuB8wdK7mB9eMriUbCVe1Re5uadkmWiRY/gZNUQynBOtZZOJCJmthIaP",
+	"rX0oYUoak3p59Hh1JNEh8ZV6il/o0C1bCELPuVAx3waEL8S4rBsMgjjID27CuFdESIDpi06tbjiDGG3E",
+	"L2LEfYCgHwjvC+BGuK70alsGurqXmDJqaTJv8rQ5ShiD2z2hl8yqIIVSCPSS2ejFRT9+ybe+doECZz0f",
+	"s07BN2vvKYXib8w9G3PPxtyzMfdszD0bc8/G3LMx92zMPRtzzyObe3bPOu1+u9vvdL4Qc4+rVH/pZp+1",
+	"cTK/q2pFrhHpiSSKLw55xNO5Lkdf0ogfMshoGwGxl4OXP4XnEo0wNpbEpPV5pQQ9kRAfMcH9PuFpjuuN",
+	"3YDJqW7y9lC2R6CA1OSJsY9QXwELristiYWqj5QlSTaFRDoNHy6tyca2bSA+lZKhGlXtOSljiEqkAYKO",
+	"ctCiEWYL2S4Q2kiX2jA5Zi3yWpgcAEBbZHGqwyB1/4hLqkR2XLMI8UHdZaNRwmg4zzMX606GoGcTBD3i",
+	"D7XZyHOXrqERpuwkSlDx7RzlUkdB6dAwQAA1KVUwejqCwo8JmzKawtyGIpyjcc7a5AoGOYznuY0RziuZ",
+	"2dbPZYIZP4756j7WlXXND2vyac2DzXbfnmUU1+smIBMkMiZm0BbnVUdj4z54SDwULDXwqDGi2+rw8jhb",
+	"UbzoqX5DkXA3H1ldzq0tHhOA/93a6ud5nz72or0DqiPfINYq0ihGREm/UHBINQ1rDenANAwR5skEkDop",
+	"3VhjCNOZNfcAIOa4yEI8neBd4BG+a4j0MU2ZIQyxOtH0QpE6rOJkzWQwk5lILgE4+QipImgrME5i9U9F",
+	"hIv6jU/88niKc214Jt8Zo1svGZtKiHE1qHQ52i+Gr2ZxyiO9hiKGwE0cTGomkbALLlNA2jVsZgT0kl5Q",
+	"QO3TWc3uQAiLQ2mp99HKlHwgwmflBtQ4UBVC0GOzxzR1Mr4NQlcJxyvnAYbbpJwljf7dC2pwDNs9LjJN",
+	"dDbVl8gcDc+KHDdzUMXWtIdHF1Q0qzGMWD932iDqpn3ie5bjag78pXBKfbk/A6/8RnLpNnGmG8fDxvGw",
+	"cTxsHA8bx8PG8bBxPGwcD1+C42FVuvR37nVoH+T15L4Ar0NBe3QTwzd1vr7WOl9GiSSU2Ov+qEYrdmVQ",
+	"dqrxy9GUA8zj11OWXLGkecrilJzAdx/q9uCnk6glpyxoKWlidtESycX2JItSPqUXbFvip5LFaRO7bKkv",
+	"GkSmCaMTB0YAiiYgCKBHtrZEFFro4K2tPqL/Qgt9koMFKjkFfvTIDHCCfR72bZVvePJEEl+y330t8cBL",
+	"IU1p6TXIhY5viVzowBXWJVVc4A8WOhYvOm+gZqRniRIFQjU4fRrTr/+SyrQJK9t88czXtdEgF9dDJ8dw",
+	"ToaJmEmWyCfEhzdRS4Bs3oQFIo4Z+KawVNUP0PDfC02RGY8lGn+gJJhSzC74FYuPSMx4OmZJn4wSMdEh",
+	"z2rEMMqGNr+NRBRBUSo2s8OHycyhqVnC05TFOO+Cfdt4aqi0O6hhnDXoO2wH+XSuedF5rU9arda1Y6ky",
+	"p2XKNMyhesI0lqAxB5FfzOvaunOziye3SjnWKlQ7MZwYz8aYSjJkLIZ5eISSEWbd69kwgNNbPZUgEpJJ",
+	"ZzJHhFqjmV0vmKVM1SlRc22RYzBRqjGAeFr3+2o3k3TIaIq58bi0UC0Yh9zZtciZUihl+iNnEsyjxnap",
+	"j4pqXUZiBonjLNFZ7CGzh9RYLFel8G9teWpjDZakuRj9Yl5/ZQ6/WgHXHnebHH1SL2fjl3L2Gw+Qen4K",
+	"+2DILFK8B0tAL9LZd0AT8lQDfbE0nQK6xSW5AIHZZuRzSertPqFR1Cjgq/Q61WUJgBgUYFS0tqdEtd5+",
+	"72Bnr7fv5dXI2hXVyCpLofk8L+0QUUMwFD1i/IqFiJQAs2gcafJnXQRI+jgiuPEUqRNYoH14VIKO6XVM",
+	"zQWkZvnsCsSzMMspTRXHrfVr/+fXdvPww6eO12lf/+1WZZbLbsmUfUyRaTbxmhZsrTUe9kmvcx6XONR5",
+	"bAkCPBnw8LzWP6+Fe8M27QTd5g7rjZq9cJc2ldrU3B/tsd2wF+wMu/S85p3XJPv9HDb23NGaoIlF1aT9",
+	"H/hEKSfwBhCpAfoj4EnK04jBI9SpnEd6pvBwqSGx1WrBy2pO52jmuVa3rUDUnSlbGnie6zDnNfcTFoe3",
+	"e381CFCVkIxHUZPUOlPkUHNbl2oLrDm2wDIaGzfsZ8viQnK7GINjLhGpLwqgjYeWh0dc58hUisMnCEpt",
+	"Cnais3OaiDALEMRlIkJEnOaxI9Ba1yepU3LBQQQUkqcimTcQwYZI/gfzyKsXr06IOtYW5kdNHoGCx7RA",
+	"YjVCTyoyrH7LU49IAZWeh3Mypem4AgMIRbqI5SLbDDLGCqg/R4j7MjMIlZG682mLPBOzOBI0BLknMpV6",
+	"lKDcarVw4bY/qf8MVO/XPskkDkwqAScd+y3yHPpGS78PFb0H+J1P6oGY8hxLFhj/E+liejZ0UhvUNYIl",
+	"QWRqZJpiJUSNnpMWcTDQyBVMQoF1XhlMebJBLPq6EIvuL+u5lVvglH7FSEOahv1qvzEGWz5Ruvg0vqh5",
+	"NUVEBne1QcPHhtYtN0Pr2qx4xYMxTVK5/XunhQNQFG8wnKdqqL2DbmcHbXiFAYO0Zd2kVYNew9x8w6CN",
+	"xVkP2sKjlYa6v9Prqi1a1w19Dxfc7cyGvxgmo46vOs7LJKKcG8HGbCSczybhQI2QBfmmtB+PItG4jHkl",
+	"mGFCZwROOhTVisunxcQCTEzRff8p3tjmGQRr1a3liH1MWSyhoDpwJBnz0YiFR8R3qZcIUmY0KU2odR62",
+	"jjYzzb9k8QWIEEtlmqUohpqZ+3YFfMhoV6SG8pjIiMoxk4qhxyEJIg6at2QogE1IxFOW0Cia95dYBW92",
+	"weg9qKCDPhTvD8AsGgciZCHx/1f3OUbwGZjXVAjN4fQRJAFNkjnx/7vprn7zDWyk7JNYwGprJAIdtGVy",
+	"6Os/n7166ZHTf/+k7UZY3gOW1TR3qg90862IeDDvE0njcCg++kQKMLVhpFiSxQQPkOLYaJFALEoYr645",
+	"UV1xQkvHngaWxO0k2nwE+2lryiPOZD3kCQtSkSgp0YSEw5I2VtejAGHYHFy/1cLQ+JZPJLuYoCHPwAHo",
+	"X7DOfaQr28IBIXVoJU3oFUskjVzhSYroCoSnjXi7EW+/TPHWQdFUh/RzC7eqz7dKrnokgXhrewsgJKyg",
+	"NBLJBLy3Qx5TsIHeylikbusTiQzQy0N29c+Odi5LjG8jRH02IcoxQxRlk4cWnIzd6Sbw5yc2U0rExnBv",
+	"aq5pn5TicjwG6pAmNIAfhIgg0UPq+lkyi1LpEZkNm9auBLFCHlFqkK59Iz3tdNLx5R6Gt7OZbHhka8ut",
+	"tLq1dURmNLokIgqNf1TDEflOgUG/ZRwMcZAwqsSLKUuQN0uh2ICA2k8BjUnCmoqYOa5BKA+4rFabY1Bd",
+	"LB5nPVHuwKgZCzrbNNPS4oR2NiaM5M5WnWaGQgQeLtXdMONR2lfDSZhaMyXWyjGLIpAJoQQXVliR6XYq",
+	"LllswJ2w5tlEXCEPSFhIA0VRNxzz++WYZ4YQfCauuXYR4Ect5qvbsFD31iXTujmED6LkQqrhpioC2Tzr",
+	"D6v1a2yfdoJuuNPsDXdHzR7dY82D8DBotocd2h3tsF64G+RRd7o5xTh+r/V7XQ/9WqX23RncMjLeKnPF",
+	"GPlW6xYTbucTxuhnZ3q3cfbl03O9dnaSnXySruuuNM9TOHQ8vugXItIh4teJ4sfZBQwqR90wtQNt0TN7",
+	"SZOLzNbnQjdzMSRvdWfXXk3xv1q/NmPDQR4g56xWsDs6ZO2w0+zSnWGzF/TC5gHbHzX36O6wp61n+Wqp",
+	"1gaKm9qlaudL5faxUFz39bPj29vYDCUAVnRzzVwd6bSRDT+XbPiOgVxYMrDl0lmaU/K7iIpZvDxQLuIU",
+	"9O5KG5FP6n5Uqg3vN/qEh7jZEcmpumcFGZRRhmxMr7jIkjxrcFNmX6bvsnhTXn9TXn9TXn9TXn9TXv97",
+	"LK9P6lTx3MYDlNnPmffbN6fV3Dso13Qusm+sdK2r5i3l4EeFEDMTJp4wzDHzch0fXQgQnu07wwCPmBJD",
+	"kGOeYu1wGhMq53EwTkSMMAf5KhVQaaqgCKylyqT0N5R0IP4ve1fb5LZthP/Kzn2JrJF0L3bSRp5Ox722",
+	"aZpz7nwX50vrMSESkjCCAIYAT1Fm+t872AVIkKLOlnzx2DG/3YkvAElgX599VqUIy93oYsULyEW6wuRa",
+	"mVfAJH/ZWt9zIpLYCfAQeYR2pkYAYNNFE7jRUr4nxj6BgS4IRBTB7fdFnNp0BLqAnBnT6k5lNcwwf0RY",
+	"La0abBynFTI89E73Xf5VFoiKpsNh3Xs/43NWSktvwXf4J4ppf91M3/OYpQG5Gb4y4MS+M9gG84LzaXXt",
+	"CPJCTyFxh5MRcLcr8kIYdwoKU4okeQaIURWywU7q0wh2Vs1QGJLh1NWf2DKacjqhEzB5alY8m4Cv6qkQ",
+	"3f5hbH0fjJSF9GFI6TlPWjSonii6ScxNIOZuGbnXa56/k4CCjAnceBQBo17xntN7L6/FACsVm8vrl1Jb",
+	"dooHEjKQn/iPG3VOnIa9wVRXG03nV9hiW2+fqjE/bnKd0SGnOp85rViYauft67WJV+IupOS1sRiaVHpD",
+	"6W9DO1xpv8xhJqRECYFd+BuT8PHTTMznHBlAcEYYivsWElE/ztsV374tOFYchBVOmdrhsDtXm1RF3diG",
+	"H9OyofG2rRwSzKrjvB7KxqoQOfQyM/ohiQrD/fumL97YvbipW137cVpEwhXwAyPIOG5o7JDKxUJ5pwS2",
+	"3AkyqZlbkPV9YEAtFs1/3kwwGJzAX9rjnP63PDt7mgqV8V/xT54czhNCmqRUB3sv0ZJ0DvCHccAjyp/J",
+	"JvP6K28/+nCr3/Mkl57EHOxty5/5GPyaCQUpK02d6r44u3gG2O5cKGePcslTW4hU2K33AKj5e11u2tnz",
+	"/d931z/CHa4NXEj16T4zEk+vbVn3jAOfKeOAm2zY/BFWonOF+PMIzkHCCa2f+rJRRzeBHVKLk6/n59nT",
+	"9GI2/jP7Ex8/m32Tjb9Nz+bjc37Bns6epV9n3/CTN10OdcR9gfFblQomx0wxuTW2y+GO3i55CgFzTbPi",
+	"Gbw6h5lmRQaZ02mUs1rnSKZiDeZpVMlhLhalkz6VavJhmDmGWydHlSu/f1uFy4ZtfFBPhT8Ik9HZF8pk",
+	"1FPD9IL6I1DD1OQdH0B8QUvuvWgu6NSHYklBEnwarcYa5A/OXx555CPVWjoLetedafgkeJOgPLo8Faww",
+	"9fENN/UrTVJ6d6O9vr2KyvmnkOxz8f/XKu3cOe99qV33FwR+4TQY0Uf/4hi9MTjWygUeETJspv92olNH",
+	"5gO7olzJotHp/Pj0IMYXFcxLKacVt7DKwArnIo9qqtQBVr0iRMipAPNkBMmONExGNdre4D9EJ5t4pz7E",
+	"A3m61BW6OQiQEGfqwu1X0zBLvTHh38k6S/Yi+WHAZshzIOYe8YWErpnIIpz4ltsnz32AkNKVVUc3z43a",
+	"g7k+LzAX3AZYO35Oz36wHw2POPdmxJcZcEr9kXBhR8RuPp3qwD9sX7qeH7bnh+35YXt+2D4I0PPD9vyw",
+	"PT9szw/bN6b7yBSxMdDsUwkO9vDzjwY//44/UsQp06kzZNyfS86kXf7m/1tzW4jqmM65osjSxDt67lfs",
+	"axYuuD8/XRQ8r9fY3uZEV3zB0i3cnwfIzYrntulieHKE58j9udHFCjDRvwc1N4EAUGu9kgq24v7DDnsV",
+	"5G0nWOxZOIfDDRPWDIc4IUKi+Zr4jOd2+ZWBWZktuJ1CUkpbsLdzZmziCTFrKswRJBnneTjwFNZClVjs",
+	"6y+Lj55/HQ5P3GU5MUfkCPQifdAazWpIpN4k1SgRIqw1gjuCAK99rXwQJFZ3xiNa2vsL8lnG8E+vfwLk",
+	"CGFU/g0MhxdnZwHLFDD8NcQtCRAwU0rrqWFfelfT609CzgUYHJzGDKkTN/ydFVI6h1FhmVEDWViP2AUJ",
+	"rDtaWY2lpcCsD5K212qUKGjSSeyDfu1FHg2ESmWJbA4eHgTJOs3fWq2l8ZimJxO4DOQfS13KDJiUegNM",
+	"wb9++ukG6yXcqpBaLeIoVHP9HYcG+vm8kgofgulxS6sJjfg753m9+yjD4565gYDI80IzJxpOFlzxAi0V",
+	"fKqTKd1ydFK9LCfBonqqN58EQuSXUqSr5oO/dntt7LYlVDV01ROHh6v3bhs7r2GjVQ1f+lHPuISbQvyG",
+	"QYrLJV8LY4vtXw+BSdQf+SCIxIHhvYfjcc8OiMcdznDlBEofrOqDVb9vsGrHEzk5agu+szMnzDt0bEva",
+	"u6EPRjEdCzs6dkO2kA9x0dPv9OaEARNbCM9J079TzX9GfSu+hBz6balq42Egg4MQezOV1/CQO7P3i+9N",
+	"n9fOyL3gG+KzQvIB2iYw2wavo31vqhdxUtkno6tqWUwmTveZp9QVVFjs41l3Gg0m88anrx+0mSuDeVBh",
+	"adAABR+lon7ZdA9q0BCZ1fDCFwuItXMZmOVy635st66sW1bG2d9D7c7vuG0YncdlM38+x3zmI2Qle7Ol",
+	"N1t6s+UxlG8f73tEDYiFiu341ZGK8IFA4ht3qLgP0rf9XUVd1JmBUMY6rXEyOqHA8imKXz+P3cYiUcns",
+	"1OtPqjQdAWmfUWgkxkc11z764C2iYF97itykCliFcDtt6BnfjuO2DmrvIERD8RVSZHpCeoQiIToo1fkW",
+	"hLIakslpg0Uzuv2LqBhkd4RrxZvfLOcFBAc/IvZLtcLSCUKApUttEOTkntiXPW6WWnKYMZsuo9H/hrWN",
+	"prORS1oWhRPKMzoHOdNKhE4xyJiQ2xFsOF/JLfULUHYpt6gDslLyaIwrrfOuEV6W0oqxsc6eyCVTpFM0",
+	"Ib1SXTjrBUM692QnRQV6XokQYRxkAjVFzaC2pXrDaA6XbJ0zsVBd83hVassAs35mBBs3ggVbMGUYthUi",
+	"0GGJdg9ZSGYC7sN4zSEMnJ9BigG32TZU0cYvWUhPFtTRR58+G1ZChu+MrHkGBmZrLF871bXO7QjMSkjp",
+	"CffMyBeLkdJltPT5r4FINl6FTFH3dVz3dO+OpU9wBhMvzX/QTx3zvvvh+6uryTrzc8IX9PLyhqZGY/v7",
+	"4fBSqFV03zu8qOO2HmdoJvBSKDQIGCLyFOfIcwfXL0r34dOUGwNId/ccCVuoYjIj1B/+gxhyoDZg0dA/",
+	"8G3nwBcv3Gu2OtUSC/TGtzeXcDE5c0Y0poIJnYd0hikrsngDux/HVhPZ4Ul3Y6FK0oIpi7mTRHuTEvHO",
+	"qURx912vc67cO8t0WhIB8N2GLRa8gNffYxG/tEsSkUK5N+aewSdeolGugz2NGcH/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
