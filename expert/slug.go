@@ -2,12 +2,10 @@ package expert
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/google/uuid"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+
+	"github.com/researchd/researchd/jobs"
 )
 
 // reservedSlugs name literal paths under /api/v2/experts; they are never issued as slugs.
@@ -21,14 +19,7 @@ const slugMaxBase = 60
 // Handle is a name as a slug: lowercase ASCII words (diacritics stripped) joined by hyphens, at
 // most 60 characters, "expert" when nothing is left. "Vendor Risk Analyst" → "vendor-risk-analyst".
 func Handle(name string) string {
-	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	folded, _, err := transform.String(t, name)
-	if err != nil {
-		folded = name
-	}
-	words := strings.FieldsFunc(strings.ToLower(folded), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
+	words := jobs.SlugWords(name)
 	base := ""
 	for _, w := range words {
 		next := w

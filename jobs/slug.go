@@ -32,7 +32,7 @@ const (
 // ("eu-heat-pump-subsidies-2025-7c9e66"). suffixLen grows when a slug is taken. A slug never
 // parses as a UUID, so {job_id_or_slug} is never ambiguous.
 func Slug(question, jobID string, suffixLen int) string {
-	words := slugWords(question)
+	words := SlugWords(question)
 	var kept []string
 	for _, w := range words {
 		if !slugStopwords[w] {
@@ -73,8 +73,8 @@ func Slug(question, jobID string, suffixLen int) string {
 	return slug
 }
 
-// slugWords lowercases, strips diacritics and splits on anything that is not an ASCII letter or digit.
-func slugWords(s string) []string {
+// SlugWords lowercases, strips diacritics and splits on anything that is not an ASCII letter or digit.
+func SlugWords(s string) []string {
 	t := transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	folded, _, err := transform.String(t, s)
 	if err != nil {

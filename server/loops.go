@@ -17,15 +17,12 @@ import (
 )
 
 // Loops (spec 2.6): thin handlers over loop.Service, which owns schedules, firing and the run
-// diff. Until Config.Loops is set every loop operation answers 501.
+// diff.
 
 // LoopRunBatch renders a run's batch for run-now's 202 (the batch service's BatchDetail).
 type LoopRunBatch func(ctx context.Context, accountID, batchID string) (gen.BatchDetail, error)
 
 func (s *Server) loopCaller(ctx context.Context) (string, error) {
-	if s.loops == nil || s.loopRunBatch == nil {
-		return "", errNotImplemented()
-	}
 	p, err := caller(ctx)
 	if err != nil {
 		return "", err
