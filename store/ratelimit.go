@@ -29,15 +29,6 @@ type BucketResult struct {
 	Left  float64
 }
 
-// TakeToken takes one token from one bucket; see TakeTokens.
-func (s *Store) TakeToken(ctx context.Context, key string, capacity, perSecond float64, now time.Time) (taken bool, left float64, err error) {
-	res, err := s.TakeTokens(ctx, []BucketTake{{Key: key, Capacity: capacity, PerSecond: perSecond}}, now)
-	if err != nil {
-		return false, 0, err
-	}
-	return res[key].Taken, res[key].Left, nil
-}
-
 // takeTokensSQL refills each bucket up to now and takes a token where there is one, in one upsert:
 // a single round trip however many buckets a request draws from. The SET expressions read the row as
 // it was (both dialects), and the upsert locks it, so concurrent takers across processes never share
