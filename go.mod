@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/MicahParks/keyfunc/v2 v2.1.0
+	github.com/a2aproject/a2a-go v0.3.15
+	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/glebarez/sqlite v1.11.0
 	github.com/go-gormigrate/gormigrate/v2 v2.1.7

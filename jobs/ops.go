@@ -46,6 +46,9 @@ func (e *CreditsError) Unwrap() error { return billing.ErrInsufficientCredits }
 
 // CreateRequest is a validated POST /research body plus who sent it.
 type CreateRequest struct {
+	// ID is the new job's id; empty: a fresh UUID. An A2A task passes its task id, so the task and
+	// the job share one id.
+	ID        string
 	AccountID string
 	Tier      string
 	// APIKey is the caller's key: it signs this job's webhooks (sealed at rest, see Sealer).
@@ -145,7 +148,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		return Created{}, err
 	}
 
-	id := uuid.NewString()
+	id := r.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
 	runID := uuid.NewString()
 	attIDs := r.AttachmentIDs
 	if attIDs == nil {

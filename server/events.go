@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/jobs"
 )
 
 const (
@@ -21,7 +21,6 @@ const (
 	// so a slow reader can never hold it up.
 	eventPollInterval = 250 * time.Millisecond
 	eventHeartbeat    = 15 * time.Second
-	eventBatch        = 200
 	eventsRoute       = "/api/v2/research/:job_id_or_slug/events"
 )
 
@@ -53,36 +52,20 @@ func (s *Server) StreamResearchEvents(ctx context.Context, req gen.StreamResearc
 // write fails (the reader was closed).
 func (s *Server) pumpEvents(ctx context.Context, jobID string, after int64, out io.Writer) error {
 	w := bufio.NewWriter(out)
-	lastStatus := ""
 	lastWrite := time.Now()
-	ticker := time.NewTicker(eventPollInterval)
-	defer ticker.Stop()
-	for {
-		// Status first, then events: a terminal status read here means every event of the job is
-		// already stored, so draining them before `end` loses none.
-		j, err := s.store.ResearchJobByID(ctx, jobID)
-		if err != nil {
-			return fmt.Errorf("stream %s: %w", jobID, err)
-		}
-		evs, err := s.store.EventsAfter(ctx, jobID, after, eventBatch)
-		if err != nil {
-			return err
-		}
-		for _, e := range evs {
+	return jobs.Follow(ctx, s.store, jobID, after, eventPollInterval, func(p jobs.Progress) error {
+		for _, e := range p.Events {
 			if err := writeSSE(w, strconv.FormatInt(e.Seq, 10), "timeline", timelineEvent(e)); err != nil {
 				return err
 			}
-			after = e.Seq
 		}
-		if j.Status != lastStatus {
-			if err := writeSSE(w, "", "status", map[string]string{"status": j.Status}); err != nil {
+		if p.Changed {
+			if err := writeSSE(w, "", "status", map[string]string{"status": p.Job.Status}); err != nil {
 				return err
 			}
-			lastStatus = j.Status
 		}
-		drained := len(evs) < eventBatch
-		if drained && store.JobTerminal(j.Status) {
-			if err := writeSSE(w, "", "end", map[string]string{"status": j.Status}); err != nil {
+		if p.Final {
+			if err := writeSSE(w, "", "end", map[string]string{"status": p.Job.Status}); err != nil {
 				return err
 			}
 			return w.Flush()
@@ -98,15 +81,8 @@ func (s *Server) pumpEvents(ctx context.Context, jobID string, after int64, out 
 			}
 			lastWrite = time.Now()
 		}
-		if !drained {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-	}
+		return nil
+	})
 }
 
 func writeSSE(w io.Writer, id, event string, data any) error {
@@ -123,11 +99,12 @@ func writeSSE(w io.Writer, id, event string, data any) error {
 	return err
 }
 
-// unlimitedWrites clears the server's write deadline for streaming routes: a stream lasts as long
-// as its job, far past the WriteTimeout meant for ordinary responses.
+// unlimitedWrites clears the server's write deadline for streaming routes (the event stream and the
+// A2A endpoint, whose streams and blocking sends last as long as their job), far past the
+// WriteTimeout meant for ordinary responses.
 func (s *Server) unlimitedWrites(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Path() == eventsRoute {
+		if c.Path() == eventsRoute || c.Path() == a2aPath {
 			if err := http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{}); err != nil {
 				s.log.DebugContext(c.Request().Context(), "stream write deadline", "error", err)
 			}

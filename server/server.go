@@ -236,7 +236,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		c.SetParamValues(c.Param("job_id_or_slug"), c.Param("*"))
 		return wrapper.GetResearchFile(c)
 	})
-	e.POST(a2aPath, s.a2aRPC) // replaces the generated route: JSON-RPC errors are never problem+json
+	s.registerA2A(e) // replaces the generated routes: JSON-RPC errors are never problem+json
 	s.registerOps(e)
 	return e, nil
 }
