@@ -2,6 +2,8 @@ package a2aserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -50,7 +52,7 @@ func New(cfg Config) http.Handler {
 	caps := Capabilities
 	h := &handler{
 		RequestHandler: a2asrv.NewHandler(exec, a2asrv.WithTaskStore(tasks), a2asrv.WithCapabilityChecks(&caps), a2asrv.WithLogger(cfg.Logger)),
-		tasks:          tasks, st: cfg.Store, every: cfg.PollInterval, log: cfg.Logger,
+		jobs:           cfg.Jobs, tasks: tasks, st: cfg.Store, every: cfg.PollInterval, log: cfg.Logger,
 	}
 	keepAlive := a2asrv.WithTransportKeepAlive(cfg.KeepAlive)
 	return &endpoint{v1: a2asrv.NewJSONRPCHandler(h, keepAlive), v0: a2av0.NewJSONRPCHandler(h, keepAlive), log: cfg.Logger}
@@ -59,8 +61,37 @@ func New(cfg Config) http.Handler {
 // CardHandler serves the public agent card built per request (its URLs follow the request's base),
 // in the union of the v1.0 and v0.3 formats so clients of either version read it.
 func CardHandler(card func(context.Context) *a2a.AgentCard) http.Handler {
-	return a2asrv.NewAgentCardHandler(a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(
-		func(ctx context.Context) (*a2a.AgentCard, error) { return card(ctx), nil })))
+	return a2asrv.NewAgentCardHandler(unionCard{a2av0.NewAgentCardProducer(a2asrv.AgentCardProducerFn(
+		func(ctx context.Context) (*a2a.AgentCard, error) { return card(ctx), nil }))})
+}
+
+// unionCard completes the library's union card (v2.4.0): its security schemes carry the v0.3 fields
+// and the v1.0 scheme under "http", where a v1.0 card (and a2a-go's own v1.0 card parser) has
+// "httpAuthSecurityScheme"; both keys are served.
+type unionCard struct{ a2asrv.AgentCardProducer }
+
+func (u unionCard) CardJSON(ctx context.Context) ([]byte, error) {
+	b, err := u.AgentCardProducer.(a2asrv.AgentCardJSONProducer).CardJSON(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("agent card: %w", err)
+	}
+	var card map[string]json.RawMessage
+	if err := json.Unmarshal(b, &card); err != nil {
+		return nil, fmt.Errorf("agent card: %w", err)
+	}
+	var schemes map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(card["securitySchemes"], &schemes); err != nil {
+		return nil, fmt.Errorf("agent card security schemes: %w", err)
+	}
+	for _, s := range schemes {
+		if v1, ok := s["http"]; ok {
+			s["httpAuthSecurityScheme"] = v1
+		}
+	}
+	if card["securitySchemes"], err = json.Marshal(schemes); err != nil {
+		return nil, fmt.Errorf("agent card security schemes: %w", err)
+	}
+	return json.MarshalIndent(card, "", "  ")
 }
 
 // Card describes the agent whose JSON-RPC endpoint is at url: one research skill, API keys as

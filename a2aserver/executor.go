@@ -96,7 +96,8 @@ var errStopped = errors.New("stopped")
 
 // Cancel cancels the job (as POST /research/{id}/cancel) and reports the task as it then stands:
 // canceled, or the terminal state the job reached first (which the library answers as not
-// cancelable).
+// cancelable). The endpoint's CancelTask cancels through the job directly (handler.CancelTask), so
+// this runs only where the library's own cancelation is used.
 func (e *Executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		j, err := e.jobs.Cancel(ctx, string(ec.TaskID))

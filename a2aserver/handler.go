@@ -3,6 +3,7 @@ package a2aserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"time"
@@ -18,13 +19,16 @@ import (
 // notifications, no extended card.
 var Capabilities = a2a.AgentCapabilities{Streaming: true}
 
-// handler is the library's request handler with three changes. Streams (SendStreamingMessage,
-// SubscribeToTask) are read from the job's stored timeline rather than from the in-process event
-// queue, so a client can subscribe through any process, after a restart, and see every timeline
-// event. A message naming an existing task is refused: a task is one research job, asked once.
-// Push configuration in a message is refused like the push methods.
+// handler is the library's request handler with these changes, all so that the database, not one
+// process's memory, is what a task is. Streams (SendStreamingMessage, SubscribeToTask) are read
+// from the job's stored timeline rather than from the in-process event queue, so a client can
+// subscribe through any process, after a restart, and see every timeline event. CancelTask cancels
+// the job itself (whichever process follows it sees the change). A message naming an existing task
+// is refused: a task is one research job, asked once. Push configuration in a message is refused
+// like the push methods.
 type handler struct {
 	a2asrv.RequestHandler
+	jobs  Jobs
 	tasks *TaskStore
 	st    jobs.FollowStore
 	every time.Duration
@@ -87,6 +91,36 @@ func (h *handler) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskR
 		}
 		h.stream(ctx, task, yield)
 	}
+}
+
+// CancelTask cancels the task's job as POST /research/{id}/cancel does. A canceled task is answered
+// as it is; another terminal one (or one whose job finished first) is not cancelable.
+func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	if req == nil || req.ID == "" {
+		return nil, a2a.NewError(a2a.ErrInvalidParams, "invalid params: id is required")
+	}
+	st, err := h.tasks.Get(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	if s := st.Task.Status.State; s.Terminal() {
+		if s == a2a.TaskStateCanceled {
+			return st.Task, nil
+		}
+		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "the task is "+s.String()+" and cannot be canceled")
+	}
+	j, err := h.jobs.Cancel(ctx, string(req.ID))
+	if err != nil {
+		return nil, h.tasks.internal(ctx, fmt.Errorf("cancel job %s: %w", req.ID, err))
+	}
+	if j.Status != store.JobCancelled {
+		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "the task became "+stateOf(j.Status).String()+" first and cannot be canceled")
+	}
+	st, err = h.tasks.Get(ctx, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return st.Task, nil
 }
 
 // admit refuses what the library would otherwise start an execution for.
