@@ -1376,6 +1376,63 @@ func (e V1ResearchResponseStatus) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryEvent.
+const (
+	WebhookDeliveryEventResearchCompleted WebhookDeliveryEvent = "research.completed"
+	WebhookDeliveryEventResearchFailed    WebhookDeliveryEvent = "research.failed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryEvent enum.
+func (e WebhookDeliveryEvent) Valid() bool {
+	switch e {
+	case WebhookDeliveryEventResearchCompleted:
+		return true
+	case WebhookDeliveryEventResearchFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookRedeliveryEvent.
+const (
+	WebhookRedeliveryEventResearchCompleted WebhookRedeliveryEvent = "research.completed"
+	WebhookRedeliveryEventResearchFailed    WebhookRedeliveryEvent = "research.failed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRedeliveryEvent enum.
+func (e WebhookRedeliveryEvent) Valid() bool {
+	switch e {
+	case WebhookRedeliveryEventResearchCompleted:
+		return true
+	case WebhookRedeliveryEventResearchFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookRedeliveryState.
+const (
+	WebhookRedeliveryStateDelivered WebhookRedeliveryState = "delivered"
+	WebhookRedeliveryStateFailed    WebhookRedeliveryState = "failed"
+	WebhookRedeliveryStatePending   WebhookRedeliveryState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRedeliveryState enum.
+func (e WebhookRedeliveryState) Valid() bool {
+	switch e {
+	case WebhookRedeliveryStateDelivered:
+		return true
+	case WebhookRedeliveryStateFailed:
+		return true
+	case WebhookRedeliveryStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetBillingUsageParamsPeriod.
 const (
 	Current GetBillingUsageParamsPeriod = "current"
@@ -3057,7 +3114,7 @@ type CreateResearchRequest struct {
 	// Question The research question or task.
 	Question string `json:"question"`
 
-	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	// WebhookUrl Receives one signed POST when the job reaches `completed` or `failed`, and again after each continuation: `X-Signature-SHA256` (keyed with the API key) and, once the account has a webhook secret, the Standard Webhooks `webhook-signature` (see `POST /api/v2/webhook-secret`). Attempts are listed by `GET /api/v2/research/{job_id_or_slug}/webhooks`. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
 	WebhookUrl nullable.Nullable[string] `json:"webhook_url,omitempty"`
 }
 
@@ -4130,7 +4187,7 @@ type ResearchRequestEcho struct {
 	// Question The research question or task.
 	Question string `json:"question"`
 
-	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	// WebhookUrl Receives one signed POST when the job reaches `completed` or `failed`, and again after each continuation: `X-Signature-SHA256` (keyed with the API key) and, once the account has a webhook secret, the Standard Webhooks `webhook-signature` (see `POST /api/v2/webhook-secret`). Attempts are listed by `GET /api/v2/research/{job_id_or_slug}/webhooks`. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
 	WebhookUrl nullable.Nullable[string] `json:"webhook_url"`
 }
 
@@ -4174,6 +4231,12 @@ type Revision struct {
 
 // RevisionCheckpointType `progress`: an intermediate checkpoint during a run; `final`: the report at the end of the initial run; `continuation`: the report at the end of a continuation run.
 type RevisionCheckpointType string
+
+// RotateWebhookSecretRequest Options of a rotation. The body may be omitted.
+type RotateWebhookSecretRequest struct {
+	// GracePeriodSeconds How long the secret being replaced keeps signing beside the new one (default 86400, the server's `RESEARCH_WEBHOOK_SECRET_GRACE`; 0 stops it at once, for a leaked secret).
+	GracePeriodSeconds *int `json:"grace_period_seconds,omitempty"`
+}
 
 // ScheduleConfig When a loop runs, in its `timezone`. `day_of_week` is required for (and only allowed with) `weekly`, `day_of_month` for (and only with) `monthly`. Responses always give `day_of_week` as an integer.
 type ScheduleConfig struct {
@@ -4521,6 +4584,9 @@ type V1ResearchRequest struct {
 
 	// Question The research question.
 	Question string `json:"question"`
+
+	// WebhookUrl Receives one POST when the job reaches `completed` or `failed`, with the v2 body. As in v1, it is signed with the legacy-named header `X-Service-Signature` (base64 HMAC-SHA256 of the raw body keyed with the API key) instead of `X-Signature-SHA256`, and carries no correlation headers (the job id is in the body); the Standard Webhooks headers come too. Same target rules as `webhook_url` in v2 (HTTPS and public addresses in production).
+	WebhookUrl *string `json:"webhook_url,omitempty"`
 }
 
 // V1ResearchRequestDepth `ultra_fast` (about 15 s, effort `low`), `deep` (2-3 minutes, effort `medium`), `ultra_deep` (8-15 minutes, effort `high`). Clamped to the account tier like `effort`.
@@ -4546,6 +4612,97 @@ type V1ResearchResponse struct {
 
 // V1ResearchResponseStatus v1 spelling of the job status: `in_progress` for `queued`, `in_progress` and `paused`; `complete` for `completed`; `failed` for `failed` and `blocked`; `cancelled`.
 type V1ResearchResponseStatus string
+
+// WebhookDelivery One delivery attempt of a job's webhook, whatever its outcome.
+type WebhookDelivery struct {
+	// Attempt Attempt number within the round (at most 3, all within 30 seconds).
+	Attempt int `json:"attempt"`
+
+	// CreatedAt When the attempt started (also its `webhook-timestamp`).
+	CreatedAt time.Time `json:"created_at"`
+
+	// DeliveryId Identifier of this attempt.
+	DeliveryId openapi_types.UUID `json:"delivery_id"`
+
+	// Error Why no response came (connection refused, time-out, refused target); null when one did.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// Event The body's `event`.
+	Event WebhookDeliveryEvent `json:"event"`
+
+	// LatencyMs Milliseconds from sending the request to reading the response (or failing).
+	LatencyMs int `json:"latency_ms"`
+
+	// RequestId The attempt's `X-Request-ID` (sent on jobs created through `/api/v2`).
+	RequestId string `json:"request_id"`
+
+	// Round 1 for the attempts that followed the run, 2 and up for each redelivery.
+	Round int `json:"round"`
+
+	// RunId The run whose end the webhook reports.
+	RunId openapi_types.UUID `json:"run_id"`
+
+	// StatusCode The receiver's HTTP status; null when no response came (see `error`).
+	StatusCode nullable.Nullable[int] `json:"status_code"`
+
+	// Succeeded True for a 2xx answer: the round ends there.
+	Succeeded bool `json:"succeeded"`
+
+	// Url The target it was posted to.
+	Url string `json:"url"`
+
+	// WebhookId The webhook's `webhook-id` header: one per run and event, the same on every attempt and redelivery.
+	WebhookId string `json:"webhook_id"`
+}
+
+// WebhookDeliveryEvent The body's `event`.
+type WebhookDeliveryEvent string
+
+// WebhookDeliveryPage A page of webhook delivery attempts, newest first.
+type WebhookDeliveryPage struct {
+	// HasMore False on the last page.
+	HasMore bool              `json:"has_more"`
+	Items   []WebhookDelivery `json:"items"`
+
+	// NextCursor Pass as `cursor` to read older attempts; null on the last page. Opaque.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// WebhookRedelivery The webhook whose new round of attempts was queued.
+type WebhookRedelivery struct {
+	Event WebhookRedeliveryEvent `json:"event"`
+	JobId openapi_types.UUID     `json:"job_id"`
+
+	// Round The new round's number; its attempts appear in the delivery log with this `round`.
+	Round int `json:"round"`
+
+	// RunId The run whose end the webhook reports (the job's latest finished run).
+	RunId openapi_types.UUID `json:"run_id"`
+
+	// State `pending` while the round's attempts are under way; then `delivered` or `failed`.
+	State WebhookRedeliveryState `json:"state"`
+	Url   string                 `json:"url"`
+
+	// WebhookId The `webhook-id` the redelivery carries (the original one).
+	WebhookId string `json:"webhook_id"`
+}
+
+// WebhookRedeliveryEvent defines model for WebhookRedelivery.Event.
+type WebhookRedeliveryEvent string
+
+// WebhookRedeliveryState `pending` while the round's attempts are under way; then `delivered` or `failed`.
+type WebhookRedeliveryState string
+
+// WebhookSecret The account's new webhook secret, shown once.
+type WebhookSecret struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// PreviousSecretExpiresAt Until when the replaced secret still signs (every delivery then carries two `v1,` signatures); null when there was none or the grace period is 0.
+	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previous_secret_expires_at"`
+
+	// Secret `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries take it. Stored only sealed; it cannot be read again (rotate to get a new one).
+	Secret string `json:"secret"`
+}
 
 // WorkforceMember The agent that staffs one agent stage.
 type WorkforceMember struct {
@@ -4980,6 +5137,15 @@ type GetResearchTimelineParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListResearchWebhookDeliveriesParams defines parameters for ListResearchWebhookDeliveries.
+type ListResearchWebhookDeliveriesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListRunsParams defines parameters for ListRuns.
 type ListRunsParams struct {
 	// Limit Page size.
@@ -5084,6 +5250,9 @@ type UpdateResearchJobJSONRequestBody = UpdateResearchJobRequest
 
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = CreateResearchRequest
+
+// RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
+type RotateWebhookSecretJSONRequestBody = RotateWebhookSecretRequest
 
 // CreateV1ResearchJSONRequestBody defines body for CreateV1Research for application/json ContentType.
 type CreateV1ResearchJSONRequestBody = V1ResearchRequest
@@ -5463,6 +5632,12 @@ type ServerInterface interface {
 	// GetResearchTimeline Read a research job's execution timeline
 	// (GET /api/v2/research/{job_id_or_slug}/timeline)
 	GetResearchTimeline(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchTimelineParams) error
+	// ListResearchWebhookDeliveries List a research job's webhook delivery attempts
+	// (GET /api/v2/research/{job_id_or_slug}/webhooks)
+	ListResearchWebhookDeliveries(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchWebhookDeliveriesParams) error
+	// RedeliverResearchWebhook Redeliver a research job's latest webhook
+	// (POST /api/v2/research/{job_id_or_slug}/webhooks/redeliver)
+	RedeliverResearchWebhook(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
 	// ListRuns List research jobs (alias)
 	// (GET /api/v2/run)
 	ListRuns(ctx echo.Context, params ListRunsParams) error
@@ -5472,6 +5647,9 @@ type ServerInterface interface {
 	// GetRun Get a research job (alias)
 	// (GET /api/v2/run/{job_id_or_slug})
 	GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetRunParams) error
+	// RotateWebhookSecret Create or rotate the account's webhook secret
+	// (POST /api/v2/webhook-secret)
+	RotateWebhookSecret(ctx echo.Context) error
 	// CreateV1Research Run research (legacy v1)
 	// (POST /v1/grep/research)
 	CreateV1Research(ctx echo.Context) error
@@ -7212,6 +7390,54 @@ func (w *ServerInterfaceWrapper) GetResearchTimeline(ctx echo.Context) error {
 	return err
 }
 
+// ListResearchWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListResearchWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListResearchWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListResearchWebhookDeliveries(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// RedeliverResearchWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverResearchWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverResearchWebhook(ctx, jobIdOrSlug)
+	return err
+}
+
 // ListRuns converts echo context to params.
 func (w *ServerInterfaceWrapper) ListRuns(ctx echo.Context) error {
 	var err error
@@ -7295,6 +7521,15 @@ func (w *ServerInterfaceWrapper) GetRun(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRun(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// RotateWebhookSecret converts echo context to params.
+func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotateWebhookSecret(ctx)
 	return err
 }
 
@@ -7453,9 +7688,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files", wrapper.ListResearchFiles, options.OperationMiddlewares["listResearchFiles"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files/:file_path", wrapper.GetResearchFile, options.OperationMiddlewares["getResearchFile"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/timeline", wrapper.GetResearchTimeline, options.OperationMiddlewares["getResearchTimeline"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/webhooks", wrapper.ListResearchWebhookDeliveries, options.OperationMiddlewares["listResearchWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/webhooks/redeliver", wrapper.RedeliverResearchWebhook, options.OperationMiddlewares["redeliverResearchWebhook"]...)
 	router.GET(options.BaseURL+"/api/v2/run", wrapper.ListRuns, options.OperationMiddlewares["listRuns"]...)
 	router.POST(options.BaseURL+"/api/v2/run", wrapper.CreateRun, options.OperationMiddlewares["createRun"]...)
 	router.GET(options.BaseURL+"/api/v2/run/:job_id_or_slug", wrapper.GetRun, options.OperationMiddlewares["getRun"]...)
+	router.POST(options.BaseURL+"/api/v2/webhook-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
 	router.POST(options.BaseURL+"/v1/grep/research", wrapper.CreateV1Research, options.OperationMiddlewares["createV1Research"]...)
 	router.GET(options.BaseURL+"/v1/grep/research/:job_id", wrapper.GetV1Research, options.OperationMiddlewares["getV1Research"]...)
 
@@ -16806,6 +17044,25 @@ func (response GetLoopRunDiff422ApplicationProblemPlusJSONResponse) VisitGetLoop
 	return err
 }
 
+type GetLoopRunDiff429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoopRunDiff429ApplicationProblemPlusJSONResponse) VisitGetLoopRunDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLoopRunDiff500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -18427,6 +18684,271 @@ func (response GetResearchTimeline500ApplicationProblemPlusJSONResponse) VisitGe
 	return err
 }
 
+type ListResearchWebhookDeliveriesRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      ListResearchWebhookDeliveriesParams
+}
+
+type ListResearchWebhookDeliveriesResponseObject interface {
+	VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListResearchWebhookDeliveries200JSONResponse WebhookDeliveryPage
+
+func (response ListResearchWebhookDeliveries200JSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries401ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries403ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries404ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries422ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries429ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries500ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhookRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+}
+
+type RedeliverResearchWebhookResponseObject interface {
+	VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverResearchWebhook202JSONResponse WebhookRedelivery
+
+func (response RedeliverResearchWebhook202JSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook401ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook403ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook404ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook409ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook422ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook429ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook500ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRunsRequestObject struct {
 	Params ListRunsParams
 }
@@ -18832,6 +19354,114 @@ type GetRun500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetRun500ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecretRequestObject struct {
+	Body *RotateWebhookSecretJSONRequestBody
+}
+
+type RotateWebhookSecretResponseObject interface {
+	VisitRotateWebhookSecretResponse(w http.ResponseWriter) error
+}
+
+type RotateWebhookSecret201JSONResponse WebhookSecret
+
+func (response RotateWebhookSecret201JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret401ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret403ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret422ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret429ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret500ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -19372,6 +20002,12 @@ type StrictServerInterface interface {
 	// GetResearchTimeline Read a research job's execution timeline
 	// (GET /api/v2/research/{job_id_or_slug}/timeline)
 	GetResearchTimeline(ctx context.Context, request GetResearchTimelineRequestObject) (GetResearchTimelineResponseObject, error)
+	// ListResearchWebhookDeliveries List a research job's webhook delivery attempts
+	// (GET /api/v2/research/{job_id_or_slug}/webhooks)
+	ListResearchWebhookDeliveries(ctx context.Context, request ListResearchWebhookDeliveriesRequestObject) (ListResearchWebhookDeliveriesResponseObject, error)
+	// RedeliverResearchWebhook Redeliver a research job's latest webhook
+	// (POST /api/v2/research/{job_id_or_slug}/webhooks/redeliver)
+	RedeliverResearchWebhook(ctx context.Context, request RedeliverResearchWebhookRequestObject) (RedeliverResearchWebhookResponseObject, error)
 	// ListRuns List research jobs (alias)
 	// (GET /api/v2/run)
 	ListRuns(ctx context.Context, request ListRunsRequestObject) (ListRunsResponseObject, error)
@@ -19381,6 +20017,9 @@ type StrictServerInterface interface {
 	// GetRun Get a research job (alias)
 	// (GET /api/v2/run/{job_id_or_slug})
 	GetRun(ctx context.Context, request GetRunRequestObject) (GetRunResponseObject, error)
+	// RotateWebhookSecret Create or rotate the account's webhook secret
+	// (POST /api/v2/webhook-secret)
+	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
 	// CreateV1Research Run research (legacy v1)
 	// (POST /v1/grep/research)
 	CreateV1Research(ctx context.Context, request CreateV1ResearchRequestObject) (CreateV1ResearchResponseObject, error)
@@ -22039,6 +22678,57 @@ func (sh *strictHandler) GetResearchTimeline(ctx echo.Context, jobIdOrSlug Resea
 	return nil
 }
 
+// ListResearchWebhookDeliveries operation middleware
+func (sh *strictHandler) ListResearchWebhookDeliveries(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchWebhookDeliveriesParams) error {
+	var request ListResearchWebhookDeliveriesRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListResearchWebhookDeliveries(ctx.Request().Context(), request.(ListResearchWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListResearchWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListResearchWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListResearchWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverResearchWebhook operation middleware
+func (sh *strictHandler) RedeliverResearchWebhook(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error {
+	var request RedeliverResearchWebhookRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverResearchWebhook(ctx.Request().Context(), request.(RedeliverResearchWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverResearchWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverResearchWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverResearchWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListRuns operation middleware
 func (sh *strictHandler) ListRuns(ctx echo.Context, params ListRunsParams) error {
 	var request ListRunsRequestObject
@@ -22138,6 +22828,55 @@ func (sh *strictHandler) GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlu
 	return nil
 }
 
+// RotateWebhookSecret operation middleware
+func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context) error {
+	var request RotateWebhookSecretRequestObject
+
+	var body RotateWebhookSecretJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotateWebhookSecret(ctx.Request().Context(), request.(RotateWebhookSecretRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotateWebhookSecret")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
+		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateV1Research operation middleware
 func (sh *strictHandler) CreateV1Research(ctx echo.Context) error {
 	var request CreateV1ResearchRequestObject
@@ -22214,1306 +22953,1364 @@ func (sh *strictHandler) GetV1Research(ctx echo.Context, jobId ResearchV1JobId) 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P2Lk9s4kieO/ysI/e7CUi8ll8t2P1Qx8Qu3Hzuecbd9ZXt6b8d9IkRCEroogEOAJavd/t+/gUwABClQ",
-	"j6rq3tlZX8TttEskiEcin5/M/DTI5LqUggmtBtNPgxWjOavgPy+ZrrZPFppV5l85U1nFS82lGEwHb1km",
-	"Ra6IlmRDuSZztpAVI5V5hYvlZJAMVLZia2peXXPB1/V6MD1LBnpbssF0wIVmS1YNPn9OBj/99NOTWq+Y",
-	"0Dyjmu1+7N2KEdo8waUgMDgj7GPJMs1y8z32ka7Lwgz+PaMVq0jFaLH+04dBxRSjVbbKPwxa07JTUbri",
-	"Yjn4bKZS0oqumbYb8JSuS8qX4hkr+DWr6Lxgf2Xb3fk9IXnzBLliWyIXRK8YyewA9xQpCyrMLLl5oaR6",
-	"NUgGgq7NBIKXZ1dsO0gGFftHzSuWD6a6qlk455JqzSozxv/7Ox3/+rP5P2fj72bjnz+dJV8//Py/BsnO",
-	"uhK/kJd5fHODefKcDGmxoVtFKHn//uWzhChJ0vu05Pevz++7J9X9gq+5Vinhigh2jdudE2pecw+Nehbs",
-	"fp/xfO9iF7JaUz2YDuoanuxf2FtNl31no8xvp58KvPZ7nUddKVnFzyIV7KOeZfBE6qZcVuyay1qRki7Z",
-	"BZFrrslCVvDbgldKww8T8rqk/6iZX9E/alZtg33Hz7auJv34iomlXg2mjx+cJ+aqun8/iM38+ceSVVp9",
-	"X/Mi/4uc9xFU+oucz3ieGoZQV4LlZL4l6ZvXb98RR0kMR7o/N0OlPYeAw9ySSOycn1JNC7l8Zeh2d9Z/",
-	"lhuypmJLmNAVZ8DZcPKEarKWSvftKlyE1qbmbEHrQg+mj88Ss8PI/M7PzpKGFT6IskI3VSk0+6hf8IL9",
-	"CB+JXlp8iCx4we4pYmZjrl/Blbb7/e/Pd7f7E/7HjOef79sRxmYElZLh+8tXYyYymTPC9WhCzLcVsdwg",
-	"o1W1JVQQ9lEzobgUwBkMBRZcs4oWJOXrUlY6JeYQLVfIZFHwnCmy4XpFKMy2za0rrq7GVT2veDZZ53E6",
-	"gP/ZRwU3pGP8nz4qxq2aEq4VsEIiK6KKeglXj5KsVlqu7VMJsdexYkuudLU1nFQuCCWGwPWYC/vghJih",
-	"N7LKFUlxiDQhKS3LYmv+A+9DQlL2UVc00+Y/l0ywimo23sjqalHIjfnjNS14TjUz/73OyrGWslApoSIn",
-	"qbriBfwDZLJi1TXLp2Z6W6ST8NTMTquGwztC+VCfnT3MzDzhvxiObAbEg+VK1QwYvtkShWIiRnF2jY6O",
-	"DH2q9t6pNkFcM5HLagx0QQUttkrHqcKT8rGk4a7gMaTxf+CW79DFU6rYmAtlroDm14yoeo4vkzXV2cps",
-	"yZJyoTTsdEKC1xOSyzXlAnZS06XqYynun7dexFtDB3EW8oQAkSA9LCq5jp+epaT2CSmWGabBxVL1CE/z",
-	"1uyUW/v1o6MX9TdWGfbzo2Gju6u6xl+JqNdzVu1ZWcgJ7UsqvfDvPzCajUY+u+DLukLFk2qSVQz+u7Un",
-	"59F9sIPNRL3evxH7xcLLnK1LqZnItlEl5wd6xUDxMjNjRNEFs/Kr2sK1J8qcstGBYD/8X2iWyVpoYM5c",
-	"kPNHZCXrSlnJh+uXFV9yQQvDSGRdZQxZeesnpamuFQHRYYhbaVppRYQ0wy4v2lOwkiDniwWrmNBkLvOt",
-	"2e1HZ9+RlDdrNdrXrGK1YnmHAB8uvsvO6TdsLKucVeNH544M0XxpDiDYufFfWf+devz4MPn1aA5vjHqp",
-	"+K/sBgrCeaggPDhCQbi0toxRDd4YUtu1zAqqVmPFjCljFAGQxVaNNMKXcKF4jiLAiBNV0owlhH2kmS62",
-	"hp+n5pWUcNG8Y5h2AmLPngFJK2Zk/WSdp0bypaBD3M9W5tzv/+PBpBTLdEK++uqlJmu6BWXFcD5lZsfU",
-	"lChmeOCKrZ0cKrZffUWGrZvqDLf7n36R88/38ROxD40shRk5VxENt8EIqS2QH6HGhiWpfTU1awSlmurV",
-	"hLxhVcaEtopP7mZIhrik/33+Ar/1v89fuK+BFKRZxkqzwVrKCXmC+2xJO51McFcmKVFsuWZCJ6A6rUu9",
-	"dX8hoEQUjOZmjvBZuATn5162G9bBqkpWHfKP7EGcD5sHZ/ZPR7HhB2fnRzBiR4VgAbyu3hb1Mq5B/SLn",
-	"96zuNHQ2wcgs3KhUqVEcOitj9XjFqB6X9bocG9HKc87U+Pzs/PH4m+w79vXX+wyFmaxmZtA71QfcYi/Z",
-	"NVewtF2hk8m1McnsNcNV+8tFhou6KMijs7E5MZoZYlQriudfC/6PGgy8Bf8ICqM2NKE0+WY0RZsatUpz",
-	"28h9uI7KUvCWbJihRE30ysglnITRPcxrdjIF1UxpQ6Hmm/AgB86MF5wrO90VV1pWlg8/IqmQeraQtcjT",
-	"C0O6dD3nyxpMUJzqkaT6Hfs2/yb7ev6YPlo8ZOf5g+xs/h39dvEN+zp/nD2aP6TniwfsLO/hnZXb9D6j",
-	"+2z8HR0vfv70TfLorMfadgf4FoTUC15EPVqvRbE1W6H8vqBQ6+Pq+GtrXv+rYovBdPD/u9+41O7jr+r+",
-	"X+Qcv9+a0t8e3NCIvn5wf1mx0rPIzq7jVfnmu/E3j84fjx+d5Wz83aNH8zE7+2aRPVh8d0bZN7+bxf3Z",
-	"vKxKKRRDN5oUi4JnIDrB5BTwn8bise68+2Ul5wVb/9svCu+XX4l5I3fzMiRpBuCipvPCqJY505QXg+lA",
-	"mtOj5gqUBTNc+Rc5JxkVZI6GMhc1yy88vRvq5WJWVnJZMQWniIczfXT2XTLQXMM2+pn7Ra60LtX0vt/3",
-	"fJKzazd9df8XOR8LqcfhLD8fSyJvcBTcwV1yMAfClAZ91ExKNXqY08zuGcOqAp3KrIdNSGq2LyXKWF6b",
-	"Fc9W/vWJmdgLWc15njNxq7NZ+FGCE4GtfvLmJah8Bc2ulJsqbBxRmSxZa+MfNhv/IhjxuJ1v5nAX+x36",
-	"o3MyrzUwTFoUcmMN6c6yZMnQQLincGXeH5DRogBzGYaAZzeCVcD9BaG5UfiUrqiWFRxJoLHeycWJ69M7",
-	"J9VRlMmGKmIe3NXWHR0arb3v4gSjwUb5jx53mMGcx1dsO7av39VNSjuLTWG1tDDSdnvEqvGchKoXC55x",
-	"JvTTiuUc4yc3P6dgvFlmBwxOiS0WRgNY8eWKCMZyRR4T+9gFOScVW1MuWudxHpxHMDhpBj/yNIKXx+7l",
-	"uzqLOS2oyMw1EeZ+ZBI0eMMoanFBshXLrtrm+z9qqel9+CFF37c9DqMS0OK50UFueRA4Eqoz4RFQQWrh",
-	"Qk4EfiYyA46bBzv/2GiVzc7jaM44cYMeu/X49hhfuxPW1lpEOCs0otL/GF8irY9fPjO6B0pygpY14bnh",
-	"iwvwkAdCyRqLhVwqOI4fpX5hlMdbnYRXQcNDEJKoOlt5mdci+UfNxv8oNXEvH7fZRnDjG3cnsq3HJJcM",
-	"+T/7CJa0rMicFVIsIc5AhdQrVnlvDBW5kxdlPS945rb0pdkgYzuy228sD8bqCgMvzbyp0DxMtky3iP1B",
-	"e8/b4x6/8+F7d7H/z+Bfc5aTlTGSnAwHb7xX8StmbC0G+/uGbgtJ83dSvqLVkt1qg0sca6alnBUwWrDF",
-	"oSgh7GMGzPzB2aNvH3/z9RmZbzVrKaQPAr3IzpFoKYkb97gttjMaaynH+OZd66XOiwejGx5OReiVQX8J",
-	"codLqhl4025JxxXVbFbYgVo7DAEYQR6cE4VIhXBHzwNNxUyFNEMct5kQi3Ev3ck+SonRR7uZ6gKdt851",
-	"BVCMMWAxUrciY/F10RpjD9eITcQ+fT8AdsBc3gsa6ru3OpK6M1YoPgn4CrxRAPcPjcwpMRq3rPiv8J0p",
-	"cRAOdTWeTCYtHh/wm/c7Hzvu/LqTvIsjNDqgGZEWCvyDa64UF8uErGlhLGaWJ6Ri1/KK5QT8qKVZeOcQ",
-	"f/rpp3EXC7PvJLvQGZjX37xH5vbKUNe708vHVkaDFqhITEHeiXsaQ2LE7m0ygF/VYPr3T4MFZ0Xu1dpB",
-	"MlgzpejSfrNmTvJIwZwny5pfBH5X5O8fBoXcfBgkHwZrlvN6Df9p9GP4D4ijfhj8PPj8c3j1A6W42Sey",
-	"oLw4gX6aXblDxSzkpeCegK9MG/ohf3n7+seEULuf5JrLgmJcETTTKyE3gsDGmqfmNCfgsyIe1YQuR/MD",
-	"QkEmJMUj+fvPKQQCFWE0W8ETMM4EvFV28mZtT86f/EVJcVlmnra6vlAzy/Hlm6fkfHLmlOT5LywDAEVZ",
-	"Gd1Cc6YaIusOMX54/s3ZmZm1YjhAQsYPz78+O3Ob4vbJ/v0BWTO9kjkQDGhw9odz/wJsgYI/n509IJqq",
-	"q87TZ2fnzZ8zY5MUdF4w/O2B+fSuCWU/85A4PR2nOxnsxm6SQU41jeyX2MKOIVVbuzPPufmZFoQL9LZx",
-	"KS4g/oLSdJyzBRfOCIGbh3vc+IQMZ72mhZnt5fO374glXucRGraCOZ8+wFl8GEzJh6gl+mHwOR2B7Pb3",
-	"dCfwtDL2afA3d2+7exK4Zhsn49+RGJrxf/bP48rMtxvqsyYKMDS/W28C4lrQQrFkP3G622bn+eT8idkl",
-	"LTNZTMjbuixlZRReJC41Jamd233FBEA0DL2o+0umm38g5aS7tM4jXt5Ld92dUVWRISUWTgB3FaPYo4Sw",
-	"bCVZ7uwsZ5VNSId+uPKBKTgtw9mrMovQHaIx0vPJGfqORb02p3A+OQu23h2VORazCXFHNf62d38gGtbe",
-	"IZg6Gj44dyrUhlWK/Pnduzfk/OwMadmfGLISe+GHtPNDgh46Yji8wyW1BEkmhdIV5daPjh5+YGyjtu88",
-	"XMQgaQfHDoWLLIJU9dMlOtM74XvkXg349IIoxtp+xfBiBXfJ3Y3OXXLHngzAQ28P79CVQpo6yNMd8U19",
-	"0NgK6bRiqi7sYWMwyOx+aaSoiLB/5kTIPonZlTifE3uVqNi+XoAuIeoCeLXb3e6heKgv3ibQCCJeQZ57",
-	"vKXlDBckNWOnZLNignBDRHWBYmbOMDg3PF5aje72RuJmn0ZprwVRdZYxpaZGZhiO987IvOFeehudSHBR",
-	"OlsyoZ/SqoeFmJnQJYhWWuX243PDBvGisuqaQ3wDHhprOcanmchLyWPEldGSznnB3b/30pib3NPwJdDQ",
-	"AKjxUpS1/kHmOFLn2BwOgJuHiFFFKTHLx8ihZsgNdo7P/oFWFd0Gn3pd6/5vvalkXmfGgICnbvOxYNju",
-	"V35aUQxU4BYbXT4ivV3EcGc/4CXzW/QlJ2AtiCvyfiCFPRgrcA5FR1Usqyuut9FEBfjFmZpmEDV1+QMI",
-	"hpQYsmnv4b5LtUPd3f1183kLnzlRHLwumXjy5uVY6W3BiBvKTlklxnZGGQazH1KBEnOOJrNdmVHvrKGt",
-	"Yvc3QYweqiZuzUfdEcAUxhZdV0X8cjeS2t7WKUkvn799/uTy6Z9nb95//+rl09n7y1cp+bcGhkrPKXDB",
-	"Jthc8djJX/fRkSUw5OgNCzmsh1rUYjgarq352C4ZJ21+E+Mc0Svuj2GXZgKq3stQn3YYXZeYrCXRulcL",
-	"RnVdgQ+fW55KFCq8apeVlrVa/SiNgop+AxXjGQw0OfhKrVZGRjbPg0NEeYV6CMp5SJVzKQtGMXarK0bX",
-	"5mB6P9LomfAsKBnd0aeklEURqqDR73XOvvl4Eln13mPAaxHDBrnz2QZMlebXZn8Vi2z3ccwZ0bu9zNnq",
-	"s5Gjem6NvrKS61KfKDhiVgysPLBhThAWz7gqC7rtFxeaLiNL+CvbAoD+lLl3Thr04uhVh0/2HjVkGp1s",
-	"dmIOEqQDlAUVZLOSCuGXxuBxKH3ARQB9KDJMZZmSP5EU/p2OJuR96OBxLy1qxfLJB/FBuI+gB8FhDdOc",
-	"lUzkaiYFXBOK0FxAHJrHp4SStJJSp/Z1i9wFmLCF75Kh0e9zriA4u7XTHiXm1ZJVM3PueotaP10uK7ak",
-	"mqWdD4G27GKGGWQ/mCtbcJZ7TDUjw9T+mEKMLAW9GYDZhCr/Yvrpw8D98mEwJZPJ5LPZodYWtFZuVwVq",
-	"PABD7ZNcE/sYkQJ8mA2CiIq8mTSvGsCnncak/Yl1bSH/hNGqMKY8fEI5kwLgz3D4QyFJts0Kpsweirx7",
-	"BGYaQrZGv2icfa2Tx6X24/DajAVICf6jKKzptE/iA6kD0Ucspsu6QcktmYU7AjGHQsWmqmlJqlo43G2Q",
-	"f2foGR5MCF8QKrYJYYVCU8RKS38zkLH02HrNLaVlWUmarWLeFnfF7CMIaA5o2p8VnEPbRYY5OAWKkf1O",
-	"gUP26CCTAnFa2badL9bd5Z/spnolBq9SLQTgmjWRImMT8jf0iMtaA7T7wfj8DKgkK+i6BIgyAj8rKsy6",
-	"XL4mkNDowu/04z0bHDoyPV22Jv/3HRr5K9uq1pYqy/i6V6m1OHPlLiz7wkSrNidpMf0b5F/C6b3EAR4+",
-	"6IiJZICAXPu72QIjTDFIcfTNeY7P794a/MHsSS/ZXSCXMvcG0OVOZbin3DnZO5Ji1CO9aB9zk9Sh+d4r",
-	"E+gKwMABHWbDMp+isQlzVih+kJyCiAH+CPnDONqFP1vvkfYJIIY0r1iJ1EuGMFv0baZ5jdEppmZ5JcuS",
-	"5Yax/xTuiBvXjOKVDrCHSqk4JukA6y4ZoPcquVH+k53Le/7465Mv74IKWesW6Q8M+x50DzsUjlPwkdnj",
-	"LuH2mVVMQonZekYxSL0sAmkDMmIKqDQnigOZbe5HKLVDF1IzkUEy8B8cJDjvmHOJC6WrOtujg8Kx28mC",
-	"FkourXpFalEwpRrpjVTlFAQm9AR8JSp1KgDKBaoUXwpjoGOO5EoqbXg1iOdGcTBkzjUZso+GiVhh3/lU",
-	"l0l/e3YDLn0VS7V62cY/NQqH9cwbCX9h3dqW5xlqDHL8jR6zYBUuw6h1kADQGQKE9w15m0cP7mrqMNt5",
-	"nS8ZYGDsgxPyo/R0h5qSdmYG4gobNc6+HML1Lrx71DDx0pg3zdaUtFZ2D0LZbyGMZoUCruwwxZFn7OOK",
-	"1kozd4hBPtRh0STLOO+y+rdzbl44tdrl+AF8HL3YC2bD8u7yoNYUuyTohZs1kd/jfTwQsnmLcVy5IJsV",
-	"1eHtt/l3U5xYiJtmlgOrC89qYXOX/Jp1bAOqNYUX5jiEuU8T8tzcWy3LccGuWUGshrglc5bJNWYRyqJe",
-	"i5ZQuqfI07d/C6l4Ql4jP56GAoBcMVYqyO7BldxTNnXlKN2tfYt7cjSMTtBmrbornVayyNF3zJp5uMET",
-	"RPhSRTaVWYGwIBvzcMD2LsJhkUwExpiAIyGN3FKUWN7ev9wWsx+iBBg5yw0IFx3Bu8sGdcacoROXEOk2",
-	"izIKWChDgfYKqhuGZVSwO1kdxolmBRXLOhozfvn2Nfn64XfjB8Q9gzmklvasTXHPLjMh0nqzCp9FWrEl",
-	"sg8mIGlejX/4D+Qc3fl12emn8+Th5+H470/G/4mM1fzl28+jr6J81YJGIkHvjXCKFya1o9J1apZZ6JvA",
-	"oiP4ReBpUW9EyeMFTyy6as00zammKEsVyyqmm2ItJUU1lMciJ2CL5zOqW9k+OdVsrPmaDeKycoa+oQPZ",
-	"QcmgoHNW9NWhKQq4q5iUbjMortj2KDW2oEo/ig9sfiKPiM+/82aJHbuJ/l5995+bQc/gM8M47LbseCZF",
-	"kBVi9JZWBgn1WINhXeb4J6wqgjowJWsuao0+0eiOH1w9puXFl48lYr6Nr9/wFXU1xvoOj8haVqwTETc/",
-	"/5+H1/8xiF5ygLTtI5aDU8foy9GRiLeQOXTIwWcp0tGb3yBHJ/6zSUjwnYNura//Fj6FAW6GSUEHvULn",
-	"oGAbcyQX1jxEtg6AbBxt97L23Kb/K+sqeotOhDM0R7Pj0qzninnszOsntbHy5BXzGVCqcf5wsWIV15jv",
-	"bUEDLTP+qONuzPZvYd72H8eY8J8PHF0eW6Fgm2JrLqa5rldsi4VgHF811yVBx4W5wgn8iGz2zlhqjzKL",
-	"HyEoe0BDbPDsDpqhtKzAvynkpmNMmOvcSD1jTjzqMSZuwtWPZ9MHeextGeF/Q2aFov8PYFlvrD7WptMV",
-	"VTMjAILdC0JzfsHHBYxRQYkEkYIKZ7FyGgqcyKkrgeYYmHnL1j8zh0SkTTmirvrZ4dPrxoBgGe35JM0e",
-	"xDevrOQ1c3XnbghDxEGMrZVXdKEbqxiCHNecbVi+N+Czw2DwrVnOl3Y6EXxT65m0qQSDFQJsCCZBWJOs",
-	"CCoqTQLY8OtHpJAbVmUU0sE+BupE19/SqeZj/hlL2v/6UU/KfnhK7aVFD8Uaui94TEV/LWwREyNhBUGr",
-	"eB0FpFmY/Ay/sFNl5+UPzwFsg8dkw83WuM4KAAYP13WhOWjX8H8QqJ+QuoS8nTT8QupzhLFumt/qEQa/",
-	"QqS+zDTTYxfvBn+LBXzvGGqPYz5LXrB4BPYN1asxFAyCPTIPoeXr64TB35dMQ2EEaqtFpJP74MOb2Zoq",
-	"sVkcUi34r2yG2U6xGHWmoaiO+Sg81HUGRYrjhFTjV9z6UNI+4n5iWttIWXta7+EUPdYLa3FgZMXFlqCC",
-	"REYFyWRp5LKWO3tlSKbgSjtTPW1IEso9cNH5k0on5JLRHMqLgry3ROc9/SsfQs2jJl1ruD6npt5ekNJw",
-	"XygisjMHQHi2Sji2ik8c1BDaOlCP/dR8E3Ky7Tu9VlEE9lDyiqmejxhKTksmci6WM7yS6RRvk/OxVdcI",
-	"fxxCEqZW7uaCajuyaTuNPzOYL1fgq6FVbpi3BY6CdZdCYjm47jHFvP0WhEJqoXlBcgax55tbgUBifUZg",
-	"wVRiTtYuCWpnTUh8WxJ0/nGxLCwLyFlW0ArDTG06aJaj7uPrWDDuODUhZN4xKJ1N3TlmlDUCNFyVlZAf",
-	"tG9A0pRvwR3raFQBGe3nEWbWCtnCiUrAD15QmJPevVzBptrIkKzAOLe1tlIQMBH40GESMIOFg6AHd4gR",
-	"M1saq8Lw3gjdR+bfhus7rpqS4VNkpONnXLm428i508H4yK0wgVJP7ul3Ru5h5p+Vn6DqhVJxQl44SaQQ",
-	"VTFnrkxSECVpy3FPav7azLmgUK9nT/j3/GyfIRkTKeoAPbwESX5DtVDZYiKujpkkC6azFaE2DZystC6H",
-	"akTeX76yZfYMPYQJIZiMB1WYpWBQ2XWvxtOvGPzooLH+GzBYLXJWkaE5VF8I1rAGqPGKcX0qMtYN2soK",
-	"lXZuc9sWrDIUEuigSjeF0dCnYFYJVdWGpa3RljOo0Ta6IBR+NeQga00oqRUIR1BaMLTU0Oph3WSfq/j/",
-	"3f8A/+/j2dn4w4ePDxYfPnz8ZvHzv0UNZkz3n0WRsG/wDFNziBgLhSzDFFbizhpCcVmQSmqp/f3lqwga",
-	"tuVkfvTtaV7mYK77afqt58A78e2OJHWlZnerPcdERIKKHQRVKpYxfo3VBcjQRhfNvVc4mlGrRpNGkpo9",
-	"wbcBWor8xlwJ0L/WFMq4RPhEExEPpw5GM8230ShfsxHI579nSy5OvNqXuDE919LCXHJesUx76bwgFd00",
-	"uu/NLBWoAgrGRVMuvGAXB42Lzr2NXaGjdBHRW746KFuNjrV97KRJUIEkYKM9j7BMhnYyp22v2Dik2DVU",
-	"zAVL76cJST98gGtotrKSRWDNHmYYN2cQB40e8yMp4FNh2U40yt68f4ccHuQiZldz7V2q5IkNKjRS5J4K",
-	"CQ0sKihcQIbpmn7EqexG2m9kXO3nIsHl2Zdp5llIMGtz0Cu5AWnErFoOn5yS9M37dylKQLrBozfqKd4h",
-	"w9vSBn8EKrxjqLacjVkFsiv7Cjw0w19TJLs0M+OMTraq3q1YbDnHGUtREWKMwO1Yy3FVey0+k+s1FfmF",
-	"uecFzYI7ALKTL0Ae9uTN7DeXImaRs3twL/F1ouUSgfkAFF7JugpC6uHb863DsI0m5IloUabmRbFjhWDU",
-	"vWVZHW0KevLu86LvvR7Huh1CAyWez9dd0opVLBRgK3rNQAYWVOQoAfdIqpiECkk36v+CPXIx4LmshcUK",
-	"8nD1F5AiW68bn5ZNFVzUhSW2CXnLLNM94RYlNuYMOdYYnY4SY+TdHrXU8kX7dfR+0AraNrRm0Mqj/I8x",
-	"sqDxO9inPRsZvXtP5koWtWZOXWtzHjxKLckw/YTKuhnl8x715/6nFvv4nI4Opzsda9MG6+hQR3yXw8vS",
-	"YgqWEcU4+/dG+DwF6GYVof5LuSHgnDKs2pVSJWlZSUNSLJ9VcqMgwQGozHAo+6d/IymW48B/R2yW5tfo",
-	"dxVJXzx5+er5s7R1ec9il9fdrn2DvXn+47OXP/77MaO1VhdLRtS6cJDUYfr2/dOnz9++RWPATnl0+CsW",
-	"/r13zpfvf/zxuDm3t79vPDfVw+NpqWmxbyzLOuaGfg4N1yH4YOydzd5ZSdIilM5Rd3axn8ABIflcab6G",
-	"CH+f4vKmYouCL1eaMPusbf5hBrmnSAbYux9tQg1GakExiMaKc67VrGSVmVykBQU+AG6cCq6Z0oaRkxRx",
-	"6kccUi43YlnR3AW+LY45aru8q2rW+EhDcHkDPF8xgt+O5/TdNX4euK6hpQ3k40NuiSbDRuloZodJ9xZ9",
-	"w/LZXU+FqiuWg3E1tAaW3U0U8dhj4p7qYPbtrPoviaOi/LD+gZeiF/ObIlf9SNIOYaUnXj57b3zBpp09",
-	"TXZItzu5FuH13rlntsDUrnEAt2lqpUlCXPlmFDSsUkm3WYfIyTBQOi2sxlwasArMLWpgobaJhXmp4OIK",
-	"Ug2aqE5E/T8h08hnfFRyY+PXiza9HAVxgw3YG8I5yrrAYfr9flH1LAtk/b4b01YMjg38wJRuFvOJMkzL",
-	"0c6Su2ee7nsAdT/ua13N2okFYGJKkgWtjJasEbC7qG15vwPzALjp7Bclxa0x6Ijhlpt7iiACuq6CMhO1",
-	"0kRRzdViGxCvkIIdBev+3dj/YcbftIiKuFvMTwFLqGqhCFUJocrC6X1UNX5lj0tN7ORmuNQ/3cP5u8l9",
-	"g1YLuUPCYG/6B1KjS+GwRhSQYutU7QOnZ19Arkc+qxi19QSPO25gGG/g3Ut8dffk32ANIbKBYCUl6ZvL",
-	"10YhNTqu5R1cYbJJftF4L/WKVRuu2OQ44BgolEYp9FnAxzCtOcvA98iqNRe0sHuJMzV2/TArGAROQYmi",
-	"trJnxWTJhIJOe7cA/fopQ+LOoQkjEBjkHwWnSok9y+ycsYvrzafzR6hZtEEqdW4j+AGozSkf7tO+Etev",
-	"ts0yJkdmLbxyuQq+WhQUzvAHzwTy04UsCrB4AjXjKEqMK4bPPafiwgXvbRIOfjTlIivqnIFN8ydQ5o+P",
-	"w8MtvJSbWAy+qqGF2TzmkPkJukoYTgzpBIoUUpboW/L3cvhgPKeYa+z5jLWNPGwFox+ICz6N7ZgV5HXB",
-	"ep2wdkZUE3tJgukdOaOuSnUYJnoUbAE2vQex4HW9lr4WeHn2aeJha0Svp8aIe0cqtWVIVMsIdMGYzt/W",
-	"jzrIijjH6me+7eNtkWKvAfEmemufAErUUClsJ1NG49owpV0XgWQPGLY91AtztaIA1NuCZpEg6vWaVv9q",
-	"0NldMR/hJdu4bC9oLcyRGe3EMLcJSaEPRJAtOg3dE/dUvLEERfsLBDI4JrlWrFgg+7R069r+ggTxIrIi",
-	"FRtD1wlFSlZxmfOMFsV2NCG7mavTlpKfBhcq7czHVv5Hq1Aic1duuXksDTeSgOswXGhNQCDF8OMh1i2x",
-	"9gQExRcVcym8o5bZBV1EAKwmwDKqhUIEmPnJfBbGXlBe2IRrqDEyw1qyuxvg40Q4/oILDk313NE+fzb7",
-	"6eW7P8+eX16+vnzbctN3ztVwv87oUdc9ii8oiaj2xRfdoZSsGoPSj6/0FEuZ9SZhsB7roXP0ng/bgjZW",
-	"V2mupu8O3LYlTrD834XO1FuZ/i+16q/E9M9vxf++lvtNrfQ/zChq9v+uLKHfOY5xR/bWf731dFczOFVh",
-	"dDVg90RawExIyAKaHtoYbSU39msW7APOjpMNBWS2p5oLl7VvzWzBnM5maGniFgu1GyQ6ySI48bq9ta95",
-	"/StaJ3i/NeEuXHwZB11ld2fLdD99sgXzewby+mybRugmB4J9uzenuQ292udlLJz22sqQJl43JdTb616T",
-	"CWMB1tVg65VzPSGXctPWibBJxXRXTyVDSJsVhHrdykeYkbd4bu5ibVbXK+n2ONV1lMRUsmFHD/WlrIOe",
-	"a3ID6xXSuyFRuppHA92RULHFRPGEpIbX5TNZ6xRVZvQim13C3kYMAVtomt5TBLAoALJBCF/qGKmtW+dH",
-	"aVfbti1QIaMGspAS10fYfMow5EIq7RzsXCwq6j3Zo4TMpYZyRXqF/jdozZLi9Z/VAr3bHPYJEexdJ3gz",
-	"GesJN2ZW1zROzYYwseSCtVfjiAd/czNfyxxLsFzznFW2C4kZAmvkF346gV7lfgldWKB/UuE9Ys0RtF6J",
-	"Q9jYuoxJkL/IeWCIoLrKIWJhVSEyNBvJmWEE4HbKj5D5zRWJW39uNbgVrghk5wbB5UExjBfIzM73QkQL",
-	"9yR9BxCipwVP3vlttpYAjDGGXA5Vz6H7jxQIcE9tuaskhNMeFAW2E28cVghftombIWeyy7fZRF5DIUPn",
-	"di64uFKEmtus4I3RjYSDY4/x6YXOzphzc+Z6odxkv6HSfg71iIBSYIchyH3a/pp59Gkp1l/ZVJTrlXUH",
-	"IIHHKFI9/r9gfsF+B/4/36o5uFRJc6ODnXYUvk8wXvp2AlHxeA/KS2ZyzTAjCFqaW2i57ydecMHyqfV7",
-	"kxR/nhmSA9vAdzOPhtNPYw2e0LHUnLU6AIThuIL0cnF0XBnEjxmryp7saVkykIctlz+hipQFNcTBPurE",
-	"13R5cHZ2FuDJO3NtYala5TjOjpjlitHc7HNfAx7USqbBLEHm6gKkDpowxmpkULTCzfjhDSb88Kj53iUb",
-	"+8NZVUPABwChjiy84I3jQN0a73/Cbfmcjo5aKoBBjwkb/XNxNKjmbvWoGepRp3N9TDjfVcgwT0Uw7Kl6",
-	"iuDv6WFykOG2+GzQKL8hktiCgyvb8Jh9nLg338qZCdOW4tNxUw9poaTF31uhP5o0gFDMtWkZM9yDDibN",
-	"XZ86Rh1UxPY50buH4fXnqFbsqjubiVhOPYUWR6HJFDqB7UoHycDOe5AM7MwGyQCH6HcDOzu+H0gGVrSH",
-	"gO2CxiqWQdPvWsRzrxZ8eeguvJKyfIpPokukJw/h8Rly4OCTncAUsYHfGjIh8Hidp0+0m2PbyFZKhuil",
-	"D9wJ6JE7ysNjpn5ZiyAM1aTMPj6LpGgH7pbTnSzdtEQ3WOI22u5e75VxI77cr8X3lOY3pHAPW4GZQSJw",
-	"cwiv2lLd+0v94BAv/AuhQ+c4qnFjNJRjzOVfpZP3ruDw+3dPd+oNv3zy4xOwrsfmedsdhk3MrX5emyXd",
-	"/55VBRcphn7czBCNTI1p7Xho5d1Ya0aFIun7d0/TpiANpmaHZeiHj87PD9SAeXBqiLHZ94Mn72ip56Yj",
-	"z3PrRaAnw3teCzKX8uqKsRI8AmVRYzrh2mh1Fg8QsocoO1AsqzW/ZjOjm9ZVLOXosha2gIrRYcF/hIos",
-	"5lhDOcaKQGFRZExNZMmxzAtg2+DioDBzLIGpScGowvKxjSu+wrJfB+Mhh2M6yCtvEtKx1SyOHN4+3YJP",
-	"cdsxXd3cxf77IZEQM1kLMuwUYAdEkSuRXdVidAvE7w0AjHcDVrwd2+NqRjNzJfrAE3i+GKYCqw2Cz5YG",
-	"RhctDgVmC1NY+gaHBbJRccQFlEOranGA7qzVUQvnSW+B4JqAz81JDyairngZRP/idq2djHm2hArP0AE0",
-	"59bhCOwB7vyUpGXFrrmsFS4RdsN6Cd0vsCjsIqJd7D0fgS8t1tvV+xgtYKLjGLYxVkfEkFBq/m4nOzlp",
-	"J8qD7CC6EysouuyPKDaHmx6R+dzsiOi6M/EaujmGXo41Uvvz5K1+gtI8baIl6ShBXdAnv8uF5zj3VGPY",
-	"7X6LfTzifnQvn3mrxZvt3ZXV7asW+brfEO/YndT/cW2AsHVCLQ4brGZ9PaOBKHbRM+fLdsvNnV4wFnJz",
-	"hEP71vrd3ojfSVkdbU3xkGbYowIe7o/XxuPZwF0jLXa3JJhZKBjCM0riWlSAcQwBjR1yaekxx+qKhzCC",
-	"IF/+eRGCXSPqXw8peIQXxB574pBzQbxjy/SkBSScNn1g5gyFq39YVj7cid6TkMEl6KhowXjS0SSEslml",
-	"+8X7V6/+bzoNNXfvOe1DvoVPK0TVJB2V3uUyk/Tpkx+fPn+F3pMgDmgLUELtdHTOw3HpVcUYLNghZRIy",
-	"r7UPfzr7AzNpbDYC7ZuoFYKQ+N7satxn0zzQ/KOzTa0fgu8MkoFf5R4HT7+9h9OkCiossnxPsqCP7IOp",
-	"d8DI+5J49yXxrglif8lnW37J9/qS7/Wvke/1Jbfpv3Fu0z9vIhIvCi6W7yoqFIWGUi81W8fhFRujuhmd",
-	"L1+yijChq+2EPFlj9RxocyhIhl2BH1hIA/kTSeFPsFz8W4oPJeTBWavS1i7oC4aewdMRGAFfCmMGw0P+",
-	"01MbOb5m5E+E5rm5cjmDvyVkLoVRsVCAJoTWWs60LOtyZITrktrXKraW1+ZFlMolll2AckOgdoUduoM7",
-	"YB1TM5CKfbP+CffQObH8jlVQlMUJVK7s9g5u5A7nWJV6LuXVaX7wUq98qcY7ayEKakMtsCFasKWYfZPi",
-	"aaSwYO66sZwuJfd2I/9zvaZiXLna5EIaNo0hp8swxDxc8eVqlDoOvqyobWjqBzsOp7dH/3Y74s/3oDK+",
-	"F5kSzn7NEDwvXTKVF6AQBsD9BdGvOUYBqIM4ncxboRBqqWc99f/gR9tInPKc2CsYAz+cih4x/1WyWUm3",
-	"WFEMC4zGNugNPjK2rFJWBB8mPD88NWNiQ2E8v4HYllFWSBZHgrXcbdorgXZ48DvzVrQVfEs2wOBJm0/G",
-	"+VC3eXyACmnOcc/eHic6DjmrdgUI/ydNb41LxX8x91Wc7HY9WfaGoCcLzFUrWMu6ylZUAWKvfTtGkzar",
-	"n9pQsGNRVHstf0JSkMvpFKH77hvDspJribIXOtFWtMDSyiAvzIjOMwSBhOBzNr8A+hs0Yjud2kKgeZCH",
-	"AJJ+QtJGFzAjC9AN1lTzjPhFbhrzCoX3goFtUkCgPMzp1auKqZUsWv1Z7S5aH7KdqbmuZvFwE826XF1D",
-	"an9t5hV3M+EZvld0uafqG/xMbGYxZgVPCIQXMqc8QVwOfjH/2oBBoVdsSzasYv7Yho1pNrrwGbtyEZyE",
-	"rXRdzzWANCOF4+bbwAzbdwth2t9vnYqRDFCTBDV5Znj3ft+KawgAPQtsga9mgJTkFd1Y5DsIAlzM0JN7",
-	"0qKKkRPcJd2OqRpvZT1eSsvSLqCfcI6RSJu+hkTtSc2odB8x/4AM4bfmNlXMTcawwCOiOYZ9B1Gjvh2A",
-	"I3Zn1zpkcN6iCwbPwiZHQJpPcUTRtWSAA82YiPp4sqJWRps2u+I2DslraCeyqHVdMasVYlGH9DYuB5wO",
-	"2EgR7Uu4CVkMSzilW/k5DDdl+azZjf66Ri9sR2Au8z+5FTc8NdiiDS8KrLfr6sqnzfgpsbn2dggyrytB",
-	"KqoZGRZcMFoROy0uxdRTvrUxzYApuU9YQUszNmQ5fXQfxnreown50Ss9kPePP++4HA/7BXau3QF3KNhC",
-	"zhl6usdzd62nuV9P/WK07mfr87EtiDCy8EonAYfs0HXr1h0gv5jId/3gnlSaL2imow0zsUnBwmX3+aZv",
-	"ZSXzOotzdM1miv8aA/v39saKF/xsOne7mgZ76/Xv1i5jOac97QbM/bPdYkmq2Ud9P1PXwOaDJgO/KAkd",
-	"muH3Na2ucrnBAs27lsiKnj/+OlJ3qdV97u2fn4zPH3/t65j5Rgk3bTTX3aMkrHMfrD8JzsVPdi9VuC73",
-	"fRVPerviG0N+42qAYIQPmovl8sJ1mPLakx8kl9YaNaM1g00+iA/iN2ihYY6C/EZ+YBSCnr+RFNRbVFZT",
-	"8tsH8dt4PPb/H16D3uAz1EfMy9Q21ce/WIgltouyTeyHlGDHcuxmt1xWbEk1S/HFUZjjJ6TrtA72Y9je",
-	"3X7GF/clsARdbY1ea7Uj28087FiPsZQl5YLg/HeyCH/rKJdOXrQKtHijwq7pN5LS3PMCi5L3O18xw+2U",
-	"MTsg1AXtWTNG2vCqa1ap7sCwC7bkn3ndLtHOfTeZ97fWh+8peN336t9TcSayIAwlu6I1mOALwZXAzWSb",
-	"UhLswgh02TRpqSiHjvqYcwDNLWlx4ULUhsKwHQdGJBCO1rSgt1HY4PbZxnq0wG5pUCLF7sQV285qgd1+",
-	"3C64jucuHlCBk7F1MBtsrCmv0ItTuB4ZqXtCpdi0OKQuHyiv2HjOjQ7bGtOCPf2X1/SKKbtbutrCdSW/",
-	"xRrRt3j8minVY96v2t419rEsqKC92UrBHY4xGuxSKItrpgjXU09iQ+zUM5lM7uNfRkmbyMlQy5LUZXhf",
-	"Lg4RfpPF3PqC/dMoNODgq8Yka75pRDk8GTXOmoCjGyJkTgAQOlhDCJsbO1KKfgYH7W/DDGwmMzfWmMSY",
-	"q9zhyZuVLIJt4ooM/T9wSkmT5Y9LTwxFjU53VNhNCaedeOJqE8c+WfV9JTeKVf/OZCFRckd94TaWNsen",
-	"za2DsgRaknkkhSLjOq5ywMpjQI6Xb1+Thw++/nr8gNCiXNHxObHPkkzmrCvnn4z/8+dP5/Em1oD2j3y9",
-	"s39uKkdszl533FDT+QjSRRHu77ZIMcgIj3Rw59dsBi1uoz7fV8a4Mj8jLwbGvGQXCIZuakXY4Q2JtYr/",
-	"HxHEX7roYgRRqGMddZ/JrIZ+KfD7UV+xS9t/BG4q+Lj7fNLZoSMO6C1uRhQf1D6OUPmyEjHeYBlBi7Ng",
-	"t2JOkSXo5ItKiuPQ/VDv5JC7Jr64J/Aq3CEhWA/X/7NzoZmHiX2ySVRwmzFchBp8lpfpcU74m7S1hxSX",
-	"AzALOy149BaZH6BA9jNwq3ECn8ajN2qC+U/MHvcqNrhSUJOFyFpXlVVHbdayzVKPCwPuYcuffz6iyMGK",
-	"VoKpntRDu89j55OVgtjnd4SZ7dEnXQsmJ3jtEMYmd6JnRQXENW6XGR7G36wSiod0dGivry/TO6MJ2S7W",
-	"tgzW8TkMURbtIZfvL1+Ra664PjYtwjO2RUXXLN8zvJcCcFXXc5aDT9GIGEE4vN6SCacJgdNkkJc27S+6",
-	"mmKhCHJIHCClyc0zISzT8+UJDw8TrSPxrrnr5gHbu5uKcFFHS83jw14x/SES83KFgPbeVl8u6NQ7Oqf2",
-	"jjJUq49xwn7ksVzGn1bY7k1XdLHgGdmALrCqZL1cEftWPFpoftz2dWX7HnpoqZ7BTvOPVmwZFYhvXK0l",
-	"fODIatzFXlICOGnBXCAA7YJhij+mmLICx5JArSuww7e+ihHmdy1ZEsqV48SvJdg+7a1lv/T82qPhvcN6",
-	"IYE/ZXIkMOwwJtFrYPjwzeW7V+w7YdUCMuIa1diIEAyguaK0dgbc9Z4tGAWkP/IqUDta0PYC81Xghz5T",
-	"0coa90pTt+Dp6x/evHr+7vmzQTIAkPsgGbx7+cPzZ7PX798ddRGVlmXJ8j0XMTAAjA5jX3CoR65tYnFj",
-	"nu85zuC6XrOKL/ihLzuGdE8R98LYbfHacFkzJXnsJ3nO5I31o7/B20doRt2cpuYmNTpTwJADZCJSXRdM",
-	"COKgYZltK9yDQlDdP96AebKM9gl55zV6kF95Ja9b5viu9bIHL85bnotbIsJ7wgcxwA08evxWQF6D6lUM",
-	"XFpHHraIT/0hpLYCagsI7BUW/M2zB0R5ALJ4GylTJfLYhfDz2KyksmNjp/uAn+yP0RTRdOk9AwOjOzGU",
-	"1sPKDm2/2gc/oqEjumNgH4QhuVetFDvcGdc9fxwK2S2nKUmUeUo63ei2VPg5aaGnbouK6vFe/B6oKHvN",
-	"b4+LCo9t91D8Lic3AVBFmXpPE1/YKqjfUjEmrKLFxbKnvtye0nLuTRtV+v3NAFjXW7ZcW0fOTlkdp990",
-	"WgH7bvWuw+UgGdSCXlNe9Pqy++CkdslQwkxkbfaCvfZPJw0nIdGJh9vuturY43bb0uN7lsJ625zjmYv2",
-	"IUb59mwdYWOvFwvVdMMqMYAGFwOMajPymhcFVyyTRxZ873eogs57/DQwfeeG87iRy9VPMHEbtu/E+gts",
-	"NSEPAaUik6baVlnQpqpyipHFGcYVU8BOYwSPcN3TcvH6kIXRCvu5V25uZ1AL6ohpHw2mQ3kch80rPLrc",
-	"1g54JMILaAghOE01btAH/Wl2QyHF2GzEKObMAVTCzE8hPaq86ulyvaRzXnDd43LwIAivaaCBjY1NasUS",
-	"kHdITx2P9obNZ6jHpglJrYZi/jOTOZuxj1B4ANK6wzPrwZw3h3IT93ckh/WIthMWY1oU1uFMhg4jmrO8",
-	"zvRRtZdDfAtQbCSy0zyibNzdFcgAlsuqoBxgMN4Ir3cuN6KQNDfyRB1N/8FHX/Ai6hkLPtXjyzZcBTJK",
-	"mgdvMoHYx/fk3L7rgDA2whpmZrvG6AlK4S8TnqejwNI6pfhT3CX6jKuyoFtf+wXhD+Zbp37GYTKO5KoN",
-	"BciqXWD85jx2f9/KdsgckrtcsLxtuh5oSRpchl6gG+ipSrOyhwlhKSJlQTRcr2TdgmfRDCpzDm0Xhoou",
-	"9JQI2/gb3FBY6pUDyMZJp1EU0YHcNGoWdihvKWlhdH+1MjTYMEIE9TTEyAXW7gT0vzUPbE1gix0KnjiK",
-	"eORGYPyn6r0hvme42T+5EW0gzVEBHXO9D13jNwUaXxZZdOhx1H7VJZRvxfcCVaQvLAXSBR+Z2vp1e0CJ",
-	"ly+ekm+/+fYxGUKz3adUSMEzWvBfMdwG3XfZiChW8eav9mU8fZJ++mDhKx8GU/KhPjt7mAXXxdU8hx9Y",
-	"Qj7AXjWPgrrFPtJMF1tClU/haJ43izJWVPOO/ws88zmdkJeaZCsqjOjZrBgW39KW7SYeIgYOSN/YCvuU",
-	"4VuJkSNI7OYeWGUQXIdMhdfHI83clAH+uLE9zSbkacEBy8yylTQjQEGS12+bEqge0XX/U6CCfL5vb1p6",
-	"gekXRmkwhLIua83sQOC93EKRFFwhACi1PA1VmvgNjemLtMKqFw8uCBdZxdawGils0gDNMlYa1mrO9qiy",
-	"zMuYRHzjip2U6GhfssRwTaAF7Bx6rGx8a162en7cRj22CkEQY7+L1kk3df/gezOkyz0T9xow2IL28ZtP",
-	"16x+IauMHTvjn/wL+10v3cx5T3yh+Ogyt4663VGw2in2oRLSMFdPe+HSdnqH7kvAbwStZe9Jy7xr0VZb",
-	"R4kdYlcQhWZbTPUNTap9Ju4rvo7qJBiUX2OCCVeGg18jEK7gDIBwnhFBvjsUF2rq0Lisvkh2vtlCqhRf",
-	"CsgVzVa0UjEsvEAkrn8SnCL2kkH2qeGsw0CcY3Fb39hINmFJo1D54v+jC1KYwSusCocFfoFhPzo/P8yS",
-	"zPQtkUBtAiCT3fn/YGteI3BbuLCpmb8C7I37bc62EsqOG5WqFrCDPorqu0pAthmjVcEdw1MjyP8SUnum",
-	"etzkVY0lRWaBHhGZe+o2UiG+3T6dwmKQ0O2H1QX0SurdTtfd/cHZGbSA2DfFDiuIb3bPOpI4ae2j/jey",
-	"0gtZcBkvXOF0RvuFxCb0z1lOlkywClukJpARvmRG7FFIjLqDKIA5fktYe3VCt4Cn7oUWMGy24KzI9+B7",
-	"7ykAeMNjO4ALD2E3hwtlCKAC/nzruywcaX6xIkZmT2VRr7FqdG5tPZDdU/sxvQXNy/bvs//tA3Y5Tvp4",
-	"K/iFefxvnEU7gN9luMOfye+W+33zKEcywIYGrtX1yd0qfApGa5z0OJM8aE4UqJBHqID7UB430JL2KhyB",
-	"ghEGxZdN0hSQc3BHDwaBIleyexD7uFRfqUjvN8B5TkgK5nhYOdLoJ+YgkraJjk3w8A9cgXBcYjq71VB8",
-	"5g/a/K2kE5s+2nFtX3h7yYy4qOSvrHGDB/07FJoIXLtINp3LWpOHZ8R5/klqq1WmU+8Djda1RJE631oE",
-	"z64jd+orqAlJBNs49cHOYehG54IsCiikg2rYyPowLPpjXrA1tKJoRkZhB9kmOZQssC4jX/DSZU84V5LZ",
-	"CfylmwhkhgJX5CTsizdtQC5bspNf0vokgnaDlnphTUzIivvqq1d8wbJtVrDpV19hntwLo1H8Rt5VfLmE",
-	"PKl3MpoYNxRsMyK/9VmhqfkJyQ7KnDcUZBtpw15PieED6chmOdnnzaBP3j39czBGgmSlYI//jTyA6PpO",
-	"FGVnFLc9zgjGb++hVkh08zPF8YJ/d4m25NkV0GxdYuuRCN3CJjnKtUM2/2zlE6qEBN6NwJsApdhq7V1X",
-	"jUfBSOm5seeZIi6rBxMb2yTvOqM0f3GbvvNkuHEuV0pWGGbYSSdMOj04uVgeWHD8HvzWotzwIJPgBJJm",
-	"pOTAzF0S1m+tK4ADN19q95yMv18La2+RoZBjWcLGfRBH37SwZodZUWDwYT01gcHtznJAktgv+LywogeI",
-	"50VCf4XYJjponbcuKDmFmrG2TrBlzK7Hq1w4Jp9Yd7ftE2SLTd0W0/Il9vWHxb6+BJDuPID0JXrz3zV6",
-	"8yVW8iVW8iVW8ofFSm4UsfgSOjjc4qOj9x0qmOgJ/5QiiXcF8/09m3bcGb73FrDdn0J67cpgieVpXD7n",
-	"FNzla7aeYzUsq/04cRfcQtebT2paRJpy4hDHH4af5A/wYuww8FNHD/QOH99x0duJ+fHiW2dMClcyt7/g",
-	"IDbpdph7847v0wo9cs1FJk33AChBMgwMMq81OKPMvcO1L7eyonkkKtWXrNstv9tT93bXMVnUy7jeYNdS",
-	"1MvJ4MZx37/IeY8z0yfjwAz8eNFTWbHsam9fdKwMD9V+8SC44JpTkL9Y0sdYM5qLGrUVV6O97bPCJzCV",
-	"o2NIWi5oHZB7bCZ8wLIE7OjbqblGhmFhTxeNEjm0uJHkbPQHNr4w58xc8ws7WzRFoWLV5HhUGrwZVGS2",
-	"8FXnHbl5wP6KxwowpvaAG+ZrWyyY807Ds06bHpHugEMPiB0Hq5b6l+Llbmpx1NWzfdEOX71jMBvQX7QF",
-	"1cC61pEk/L02f18WfuMJwxOzjgixvCCpobiqqktwKflaOr/IeRtt6FM8LQGZH/0wrQJD3rUUOpJ87kTw",
-	"ucj+d8vs1FZ5AvqIdSzYA1voXuco05FCs4/6BS/YM+ir1y8NwKLNmaYZmKfIa4wuAG5zV4N3h6n0Gs/2",
-	"jdmikuvZmsfzZV5qRfA3QxJgRlNf8Bfj8DYssC61m1E8G7z1vQqrw8qqp1oHrCn6Kdf1gzRDkCHY6kI6",
-	"KINizHVe2Z0H1JZTKqbjdU7fa7K7G9W/nOYDB8775dqY15fY8eLURtbakEGXBhYMry7sFcU0n4pksuT+",
-	"j4JQeNUYVxPylonGnDSqmVyQVMm6ytisrgpXAMW/MeN5Ct2fmwLvo6ZRNIYCw07RkZSOcKyIzh7Oz8xm",
-	"K+tKuZJizpBtHlGdWrfH1t0Pi1/u9uXCJs02l9rIzGpCLi1dNBzKbG9J9cr2XiU2CsE+aiYU+GzArSwh",
-	"XAK7C4cEGsS6LjQfw7+bxVxgRjoXC1ZVFr/SNNh+/OD8xA7byaA5yqh5VM8LnpF0pXU5VKPUrGhC3lT8",
-	"GvrvFFKWc5pdJaTg4mpcyIw6NzjAn3JC89yY0pHu4CStq2ImpJ7RopAbBs5Mww4rlmn3+DgzGheWMQfJ",
-	"uZJlEyN1yQVcEcV/ZeOM7vR+xVYHwR6dnz369hjTZ9+1fMX7XFy5LYSl7JlZISksS4r1Cre1pQ/oWaHD",
-	"OEqqJ1idzUJ6Dc8Ol9tpsDNwHz3AwPZEXdxW9ewUeY5ty2rv0cMfoNoptia1Fw+1LPZR30f/m7m06HuL",
-	"6c8rWvW1gX3qEW/mk22RNjzzJVUcBsA9cISazMVx0owrksm17cpiS3JFhZll2FxoGbb4BbBcSTOGXoG+",
-	"bemRenFu9wK6mNE1S0gt+D9qFibUN2S9y1j4r6yvsAvUKvbFRHzG3BFlp9lHPXMbH6MqOKxrVoEzdaj9",
-	"xmrFikVg7H7Uhgtj4XwnDN88e2EeeL1Y8Ky5yqPwrHHHW8dyWK+JqwwBJbY2q0st3UUfuHHvS8MST9QV",
-	"fjCyBsq71vC6ORtALQaqw+5dMn/tJ+YLCKM6KUqGD8aPH5wHqNIEJONY0QUb+UA9+CiCj9o+1y2WPueC",
-	"4r7s1cthdkdtVr8+/a6hz/1bcXu2ItgRfASZw0ytaAwcaH5rM8s218BwHjQU0f6QrI3c9LLCysCWCd2m",
-	"xge4/Vd9Cdugji84AHmnB1j4Ad5yoB93vy5/kJ+8c9ZMwyuM8rHLDW7KBGCHOte/PacOowgo4IAVAe5x",
-	"54G9mQmBY6ignMc+TT6xcR++FGbmgKMC6+Grrxg3tsBXX5G0LKhIyVdfSfOvdizTjjhMg5BlmjSwasQB",
-	"AuplyUQDf6EIZMikQOhStjX/tD1kk13cZVrZ+z4rqFjWdAmd86FytdQr7Je8Myv2sbSqOkUXNAThDI8M",
-	"/dNXbMug0ZrFV5Bhq3C5r7ftkNgNTropKOn5gW3vgk+OgPDMX5++/VsLEdd8sy60SickNbRl1hnW/E4s",
-	"riz12nN3DmTYB2AfkaXE9eI5EsOKrWXY906woYYOLjswd5Je04Ln4OKaQUEIj8OCf6m//5yOpvC+oxkz",
-	"b9o9mAv7SDAL2+oOp3FBhJ2zHUXICizcJkniEL3ZWvUAuBBlbexJC993G6dXVOBudxH2hgD+/XksvIqZ",
-	"Imao9mysd6IZsovOT+ENLmD/LNktK1quLgh1YWNg9K0i700mSMTedjWljnPhQkzT1prdceO+dsczRT+s",
-	"bz1MbVYMbiT5yRw1tYeSEMW0u9VN0BWgC4zmR8GjHSeIuuX9lFwNUfd0BxkFKQrUFiMPbMYHNgnjFLs6",
-	"YEetziiP922ZbfkMPRhs7f8J+RstaqaIrLXiOSMPxudnwBqgY62zE7Bq5ZJd+EJdj48DztyZBz9YB/Md",
-	"KT0BXCBfcx0nfQliAFjBhDstei/a6wtyhvmRpceCa72XKgAjgUaU3HgkHUQlLaF2mVyXQ9h23feCXKqF",
-	"LApzmlxfWFivZwm0MLexKU5jcUO+tnFAeN+e3YDyboi9mpAfZQfurR3OsGJryoEqHTAlYC4XXn3kCrpz",
-	"tbGJOy1MhrvdK0YT8hopY0qEdB+xiV7h4dueGae3Te4pIruCgBPXRhNuEWjOKt7yKWNU59uzwIJxunaY",
-	"UTeMgrDgC12ucn6Ds71FLkpA8QCnAvQUhUva0D5qERf4Jy3LccGuWUGswGgA1RTUkAzykYKzcyPZ9h7G",
-	"AGwqogJU7Chm7nL7j+NImOX/c2/uTbSjiEIgk63QMyE/1LqmRbHF1nHQv8wj4rvK4FFraPOIvQwoYAXw",
-	"MFnJAopw7fKVBPuUUUU2ldlz0aWpx1+fTFOeufWEtOUGZHIzBV3x9ZoZ3aug4gptgIIttBFR2AjGVl7k",
-	"wrO9CTw7yytI0Uit9ggqQY/auBd8vKYfX+KPLkeyZ5keu9GbuxmuER+y5J/RCtr42oq3FeBAd3IAyTDt",
-	"piqlI88RV1DolHWX28iTngXvu9Y7pHaTzehYQHvp8+Xb1+Trh9+NHxD3OLTcSIgscY7FFi8LtUWUYU/A",
-	"CFPjH/4jXrs4hATS8a8/fzpPHn4ejv/+ZPyfdPzr2fg785dvP4+++l+9EeuWXhWPgbnKYbYQM10jBKbT",
-	"pYkr3wY/yGkZnpqHNfL4YUoUKyl0Ckx9ho1tXN/jHOgx4LEm69/Ob23A10rLtfOhD1XJMnI++XZ/aI6k",
-	"XM0wBATWtlFpZouKsZlRwma1Ytbcwkx7oyQUmOJh1GrFqmueMUJzI6qVhvR2BQXiI0bI7tiHj/dt/xew",
-	"xe3YjOWUB8yNMGYJtn3vuq4Dt5BHRXpJdLSY9QoWeAk0W5eFIQPsGFGL2VrmbOpJL7Vl8NJPn2D/ZwWd",
-	"s+Lz59S8njEjCIyiseAAb/DKCBiiYIZfEGtIYzFnRa/ZccXY0FPVV/YLHF9NMEtLG6UhQ/AfJphmb+bo",
-	"5JQLXPp7ZjSu0YR8zwUFNrqUvoh74OUdY6U8JvJScuyRclQQC+9FGCo3WwKa3gHeZ0lqBj34T7B74IPP",
-	"4KXPPx/VJh+/s7Z9B075zA/mnZO/UsQKE+SsINz2C64VI7UomGqBxjFVTwoWtLC36HRtSMwZaDuqxuMT",
-	"5lfVAgBBuyo4FflcfnR9Ri5AA3ew/LueS/DhgLcMBklfgpXll8YWTGwyBhewY6xS3eg7iN7dr0pjO8Xi",
-	"akZ7MOo3fIMrlhBVZysI3ZWVzGrEt6c3WqsfdEYrRmM3XJY8U63AKvQhPC3pi2cx4/qvbE7nY0jrMA/Y",
-	"6KFfnFqZpWNoP425Wg7oCkY5+Lfh2P9nj44ATHJmqKZn8116DShr2DXdyvgQtJTX2alsCXgRfOIYhuRl",
-	"7K0EHhk+OnsYYG4u8L/x0rexMXje6v4nH9b/fP+aKw4Q/m0aF4ngVZBKz2oVsWbesGoM+4fNuRkvbC+a",
-	"929JLouCViohZ5PHY6Ohootd8+VKs8o3MfPF1oEr2dQ3N5KtotNGGcp6XrBuvZQwhDbpvymidiDvdVbO",
-	"tJQFJCXEars8fUPM7yAFoeV+QuY2Rw7opOXhdXu7zsoxvJVOyDt4e1HQ5RI0zGJDt2omRYopMsIOOyFP",
-	"BKmtNgbDc+VKwnjia9t2B+/n4Ty/GHc58JFbOCGeWedk6IEA1Qg9KHXF8hkOn15A2CmghfQXJYUL4xAN",
-	"zTXLimUsZ9YldFDrcTOX5WnTfutnZziEyGmV24JNhjgNs2Z5XbEpUZqVKiEVV1ckq7hmFacJcYE/gt+3",
-	"qnaCKVRrJjAOQjKq2VJWnKlTFuNUzEivt3c/vGo0UPQylNCBXpGKiZy5EOYpZVDceLN49P9HmzrqUYSd",
-	"0HnjU5zXvMht9Mzot5jHZbEsF2RdK423gAYv8gBYNZQVGnawHDCP7jWoF9Rs05F1K5t7RCJouZOXrSBW",
-	"cCL5YHzBnj54cLQ0tAv5kGnnE+lJp2/7b5+iXb6GV9+ZN4/SMQPrLtaNYo8NZqteyYqsXUcSq2zYyDkH",
-	"+WRuuDXSWhweP9k6tIfnMR2r5EKwfAbJY4XcnHY6T1ztFfe6ZetRmYkhIs3G7uGUDLlWJG3+DeoExjfT",
-	"kdVntSQFQ7q3ii6htV5JjMyB66kWR9YBWppd3s725JB/X/NCj7kg7mG364Hha8vaKJw+Cjgjgu30Ronz",
-	"fwImDavVIZsq6BY4hxREy/JG2qljiCh4DZePaqggdKGTcg214XRdGUXNwh4WdWH91SSvzcgu2lQLMqSC",
-	"yLli1TVFIiBrKbiW1dQqejgsB2SqOQLuBTR65GwtmdGEPDcsCSYwB0dS2lYYdsHOJ4jrg3466zA49YZf",
-	"1uJ4E1Jd8aJX+3l7BazZ0C8XV8doPjCc2ZaMalrIJcE/GCawlXUFraB/D1UnzCtxhh11GaudVBP8e0qG",
-	"9tEReGVBIkEGytBm+o8m5LUgdZkD2tm/tuCCFvxXcKzBcxjFh18DmKqho6Ukc5pdQaZ1MP6js+9IaoP4",
-	"tkXKTFdUYJG4djdsvwj3frzh2FZptp4hECmSpNHEqFRwT9rQWhu0jNi1u6Gq3fOgywj9vC/N0s/PiPk5",
-	"Qfn+YPw4DKO1Dz387sFvNp7vQCzEIcwutbm1Tf3AqVdSlrf1uRZSlobfzKnGnK+AiYJz2f6AQtIphcB2",
-	"H4Ch5GMuakQqBgYW9Ag0lz2vC3ZiXkUvROJyBxcBsAgP3jgOJXGTeCbswGxPmoUlULOViIBaNNR7T+EO",
-	"JoCJ6JLU/pnt4jXAQT4LbIzTtIjQogkCqo1d49Q/ECWKaq4W2wto+LhpAXbsT4RrrHzlqoLB0LNa4O/c",
-	"NhA7qC/cGb7j+S6oY0J+CmPm1mk3bQNQ4/COCXnaD++4p8iKL1dMaQslcdDCgLaPrXQT048uo9AkfAEu",
-	"7I7+ZHviQU7P+5fPEshGNn9ZUZG7jJ12jCXwsNq4Q3NdobQNqGDCrGEaVH7dY4gfgXgp6xjoA7wzctPo",
-	"3mWtx+BOVfXcKEHYls3VKIWAHi34UjjEXhCwnCIBr6jV58HXX8AkydCZWiOfDKVI6g8iPTrEGY3Q3lN7",
-	"F5A4+jvqWrRjpoc1MXR/WUiX3o/ouozBuEI/1fnZqfCV/Zge+MGhZpzLfLOSBWbtDq19gZqt+92w1HuK",
-	"FHzBNF+zkTW5ES9INSkYVVhCGi6JNdoNvzUHgczAH3gLbGq045kxhUaWQVTMJvh4mQdVJh1r24EDnQ7v",
-	"OYRhCJuHh2AGMtyRtBPyXGgb+KcaRCpblxoqS7vm1prZLJuKEQtpIFousQOqw43wyqh4gBi1oFS5USlh",
-	"OPpFe4/9hKyps6ZctK5L12b1S3JvWjiGGz+c2644jEYqundizYX799EQAqd5M7GjdUdgBC5PHdxS6gRA",
-	"AbGORLBMzG/dKkMIKbCAAvNfo/9/vNqQ3MQYJq0UywHjZB5IvJXegGDulFn+lZXayKFAcTDUMsupplg2",
-	"wNd7ttHzG7LRsrUwMkQEF5pgWpJrWtQszA67OcN0OuqhiMn3hh+8tQ/bIG5HdQ+UxPCmB9/o1+Odaguf",
-	"weFvqs7DNLA8TT8/8WkBLXX/f46i/j9bISdP5bqEgirmdbTrhuyj4Uq0IKm5BykePuqzhaQ5y0dtSD9O",
-	"uXGIfFHxv6j4X1T8W6r4/7oaPnDc/6HKew3exQdnZ6CmfVHdVZOrdLLm/rup6qEAsR5gG4dukmQahDv0",
-	"WsZvftHp/0id/hCHPE4pP6yJ38yr/r3MoaxZOyobJNrCNW3/WIt0L74ZInejAwWIYje4qS1EhnIjmiZe",
-	"rma0yKHH9daWU2D5CPp/yXLbpIz7Wh2GMCxWjRdM3U/D6FhCcqj5lUNBd8aXoFkozYuCpLb9+wy/khKe",
-	"W7Uxll4r6NpIq3apJmUT7rnI2ccg496T4sHacXtCMMkAC4bY3w1R3aW26o0hQPK2+UxcQXWSDyP0jdIC",
-	"dwXjwEPaDZqb43EoVptUftHVBMNnYDYpAB3/UfPsKiV/IqkRqAlJ9UoCAhr+ZtXkhKR1oSs6yxkr4Qej",
-	"GHvgSqNNPxFu/nTu0BQ9KjVXLnuyo1aHxUFdirx5GnIgfaOb1MJpWO5WbAtJU0WoujI3pykp6kKoNlJu",
-	"K0m68pMOR+tKO9rPTI5Q3/8wpd1e4oSoFa0cx28egy8gQvPCBXltOyBi6I9DvXfANJrBlkyrNvVhzNHV",
-	"iDCvFlyYXbSR8aHhFeTtX1++ejVZ56ME5CFAAllOGvihP5kOciLFF0KUlcJa5TQfg9qDNb4UGWZcY/bY",
-	"ntpAOFqnaoKDjbcxeNDlUGj7RogQhfC/2TzlrWiG9QugtGhreyy2EyscmJHit7UhVnvH22ySCwqoEA69",
-	"myAqD+VW7QF5u0KRR2ePSCqknkH3wPQujLLjEbw/0Cvmi1eaE4IaDj5vqNYrJjTPrNfIwSVhqAtbDh7e",
-	"KKh2+ip0BIqDdm/sPHnSQmgOcTvPz87Pxg/OR3iNI5DNliul4zloHXmXuiwJJIQvCBXbiwZOQ4SMuGy4",
-	"cpmbSAVR30lECJ6UudnXxKCjvAP/oeoqrqkfcHJt2Hwl5VW8/N6l69kJ3TBRGwUNZ5j+x/gtXwpqNmX8",
-	"9s9Pzh9/7ZIOA9rKVky1mgfJiqRY5DTFyoN0Sbmw5aHDwrSW/P787t2bt8TCKzmiRR0kHhTmDZTyKbvl",
-	"AD2PsxUBtZEFOqJ7XcAnANXpSvcDw+KC5OyaFbKEIpR3UtAvVF79EferqwB8umHlTc/LkcND+hSg/U7z",
-	"A1s8cKRgXCv6geItvZuaFTraiMcQvluTKzCD8ih4LsW2kwRoYsOFbdMjtmRRSaHHazDl0B5Rsdty+Lrs",
-	"ZPDsViqWkPAAhhns/RBzPJwLcsmE3i3vcf7o4Kfjru9Xvn9JwTRWNcv50ggxwFJuyxUTKiEPxl8/Cr3h",
-	"5KeKa6zQC2baVta+2jo4D69Ztam4ZlhAghKHpfNYubPvSNoA92aaXsWDYGfj7362/zv++dNZ8vXDWNeN",
-	"OFYqXGpDHLEr84xuf4zuzxOSU1+OesPYlQMQhgC3tRQ5mAu6Zgr/a8Ny4f5br+rK/uei4vgfyrA++581",
-	"vB3DxIVdmE69whZzHmQJW4ljs4PkbrdbaPTiehO6FHDVaeiGlOFKl3r/QrxKULsJS1i+4P6nK7b9nJ7G",
-	"UPpL2j5zpVQXrtpjU0gmRR3xim1RRZxk6tpYLd0/G2UDZUz3l3WemnNHHn5Y3wpJuEkHb/5zMhv/HE/5",
-	"clJip7a4mfLU+0ObVP/ExurAY2L+bHP6m366yNNcTVtspDuaoCKcTgH3aYxdLKtvySBd0+rKHHEaFndQ",
-	"95z3zMg3812XYBtehkxdD1Bxg33CcaLUbTu8xkrAL1zdgrBQWFC2syyouLDlPGNeNssxZntYRqfPbE/t",
-	"DbJZSRVWyrKJwitZ5OrCw6pdq0fLKMz0bjwtqLUSLfXSiAEUmVhH6KSwZIdRYn9b/GKn5y1SYpRZNmfy",
-	"IppD88RykPDwDAGitqVlUPg4UlF4vtVspvivrKfsKhcEKg2e1CKvt51wyFJ2fUMs59SnqOwS0IqeP/56",
-	"n1CNNAXzcz+lp1S8uvVcyaLWWKVbLm7Cgzs79DklQ6x25B3DbYtuFFFl91NY9wyCHW/tbxKcu99ZXHiM",
-	"Bp97J9x+n5rrJmIRZNBqH8XClBRyQ84Sgv4p8iAB7xN5nNjMrvOz0wLAZLioGJva8RIjbqfwSEKY0Kwq",
-	"K67YFAdv4eMLubF7Ua8HycC84sDyUb6Ja3+6P9aGRpdZciYVNh0DA8nNFQ6YVdewEIf1YLmxhTKmIk5l",
-	"nE/v19wGG8MaHk0P309Y6VEjgkfx8IA2derweIXcHDGcPZKjRnRezgODdm7HcUcfkD04IKI9BbxvApxx",
-	"HfTO09CDqDD2QwWBxDhsGS4rVOyg/16ljNlBK+fUoqRJr76IeDHduKi8Wa/dCTVSWpnttyh74pxl+xvB",
-	"WE8aOIOdd22YPnv+6vm751DQsu1y6ywLDSOe50ygIl1wpdXNu/Kgm3FWyaK3q6bNIUb/4NRWq4EQJRwc",
-	"6qx4cKnhQlAMHM5vFNZHbvVZpDlUAoIVzVlGjdGJFfBsywRZNQc97CmFoxiz0Wajm5glOA9Yi8HBfM2/",
-	"YbqDZIBzHfx81Pb8D69kg20EfNKw7zow5KLgwpaCNzTpQnXoQB8dXfLhmHYK3e7IHfycq3TiCcbenJvf",
-	"ii9Fbm5R5Oa/sqjN6UVsbla35vcpU3MbxN779y+fReJ1Pr4XxPzwsc5tmZAnzofM29FdMM1Rr00shAmq",
-	"FDr+hnczvi3/reroHIce/O9REgdON0aQT3oVqGmjZSQeeGlMFt8d2FUYiDRubYfwWsAhFOihNmN0Ftu0",
-	"MZICnVryEmSOig+6j9B8OmIu/8Sldv7FquncUf2cLxVyvlTIOblCDjhEekrkHKiOc6PZ/I8tXFMrVkU1",
-	"Dmj0YR4JdMK9KvixrQO/lKP5Ly1H86X8TK98+1Jw5jbaQLxF+Z/rNRVjj+UKQof2cgbuDixoZnPDDPWC",
-	"5wHicBeEo8GGHbgA6mWIugJvf2DdQBjomlUtG4erW/RGxzN07dHvvJbM71Qq5uBxYd2euM/lFYV0mZCR",
-	"4JYfKwtOcsfYhoQzEXOHg5MSs46azoWKsTi1t4p24tPQRmjvrE/Jx9nT+tM2yI+W0unCRaw/YdeCtsdv",
-	"bd6gX3bIFnYMiTjT7jq6Og6prudo13PTMbba2klXj29px7vaZa/K1aMZtszxrh+z67kNWPOufhEVw6FN",
-	"m0RjB10FqWV3t6MBbRJuuTNb96w/6PKkLIvtU7hi8TQvx/GwdqR5OgZgifbSwJaT2IyhRZWAuadLlY6w",
-	"y3WgZA/bhSL3N0kNVMoygi6heZ5OoYkVMHqfc2auGvivKBFs0/r+BUlx29KpXXl+QVJsGG7+VDBa2Trr",
-	"nQ7eZVULBPf4AmF57k/Bdx0/3LgeNxOWdODYDjScd+dFcg5VOV0kIK+25qKlCdnIushJLmPJNr5Bk0fA",
-	"AG2FKxKyNccgugE71+v1x58TeyBgRZuh0hN9VyHpRsSMXWa8weQetRg8M4CMtdwbgkkLOPG82oKTB/fi",
-	"RkbIQZnjZA26hOAAEadjSNGLE5gLhmlF3tnDOxIrlgSa42z2tL2MfjI1Jkb+HNruR2h0a73FOUH0c6wN",
-	"dx5z42vQ6JSgV2wGbljse+I9sDDozEKqo/xizZSyKZb7b2OGrN09f2Cpf5HzeGd8tRXZqpJC1t6ygklG",
-	"ltyKSEX1ml1vuNvhU2yD4Gx2k7jM4djCCobsyoopoweh0eqx6pAJJQ+2pA1KIvhA/ykz7ekiFRRutNUe",
-	"29MEg5DlN5vpgguuVvvP4eBd/0XOLYs5mK8XlslsCbFmFYjstpsP/m7NqjUXtAilzj9qVkN/WpsH7/rR",
-	"miEMv4LXD0shO/VADwwI88AtuBk8vxskUyuQTnOGDX1Og9SimjvbG5UzNITPJfBdny1rKN9+nQq1sZmj",
-	"kGpHyVJK/2ejAFAu1I1yTA4XbbFU3dirYSu8W+dHdRFtuzvWf8w7DV5OhXGD3uT0Jx/8h8uLAADboWYb",
-	"dLsZvnn2IrFt4BPC13TJ1CjsX3O4nUKru00akzd7Mi2aOQsdrcV6dvQpB837fbd1MhSSpPeN0cg1tLZm",
-	"Qvn6BXOGtWytswH1TmAqZJhO1tB/eaI/gmrtkOAI/U7IZDJBTwv7yBU4/kFj9fmUvi8Q+tcBGNKlL6jK",
-	"fgoG17XT35OeEMIa+nJpmsQuMCUhaFwL6wDMpXXKSKmgH2CbEfLsCvIUMLnXaK4+oTeOQIT5PMee4jdj",
-	"YtCgSUvXmNycmXO8VHJ9Gg8zZxyLs5YUopw+eJOQsqDbuZRXCYGgc8EVoBr8caPVdZP6wZ1DhSn1H6Xf",
-	"uj67xOyfVBhYaVw8F+YUVxAuVQAwimzGLUJ3/qM7Lccd8sPjyOBaYda5kO2g1+8aptudoix757eiMDt/",
-	"/kfNbMd3uP+gu06kmIfFnkU/OQTggtNu0WvhHAe+lauDox0PhCBPghJFkMsoCM7Q9mafb0l6xba2o6Av",
-	"LAPdnhHJQnW2Gp12afdnf1RuQbg6jnELN0mX+hGmhEBP9/bF/frR4cycWZCXM+vJygEk4IGMjFqx6oKk",
-	"LadXBzq4iyys2IJVZgSub1BgDivYqB6H7EryjNnzSRUrWKZT52RqF1hyoWuM0uOTRrYuhXR/hvAMMTPo",
-	"rXZ+zIw79Vp2C/u4e3UoC/2nFdY7CokCxf8C8lUd4cTxKS50G9k1KXQlC7w7oYwEfp7A/9CKUWAkABlJ",
-	"Brhjg8R/4efjsm6Qquyz/bzhFVe6DxgspOAZLQjKsYWD7jqkz3APUlvkbZiaImuaMzvCKLFhEUMfNI5K",
-	"m5AfpSYlXcbdEbWIAkXNnpmZAgUdRuB7QjvB29ULYu2cAg6Z2Ln2H8APVPAFU86TeLOE6pxlBTVC/JqR",
-	"tR3QNnG1eZUkZwquYTuoIxdwCA4ieJJp1/j19t+mS4wMu8w1X80B3FkAqRJbUDvi1+kgJrKyVU1a8TUt",
-	"bV8KMtzKuokQa4WYBvAcC5ubMIoUY0DXo5FXECUVUoy7xTIweQ8UdvaPmhZQ5AM3f4I54OwjzXSxtX4P",
-	"dHM3GQa3rDnqvnUQgR3tlPvZnGct2CwCELenGdOQYJ+aZba7SZndgoTQhOQM+qF6BA+WXQlDuMBVhh5W",
-	"PneNULnIijqH4P4LQ062WbpesXVPb+Dw2vlN2XPjos5MZ+esZc6cdTMlaVNCy+c3U4uCSlwqUvCTILTS",
-	"fGFMDoxRBgGzdJSQNFtRnVq/BUA1rlmlqKuqFsoE92WfsQMOYL3HYgrwP1GOfsWxQ0QrcbKJTTdgE7ee",
-	"2HRmuHg0KYPJz3BNg2SQU7WaS1phSJTnLGdgADoPgvlzCSkiK8bMv8p8ATntc8UhnpFTTWfsY1nICgYs",
-	"ZZ5RBVE2njO5ZwcczmLXffeLnKcOXcLVTpXiSaNb+ceypju0g0IjyqKthYWb9IucB6HJPRN9u6JVNLUV",
-	"wJmgVgGKBmpjiIBn3N5J7d6Zb2OxAOkrK3F9M3BXxUXGS1pEMQj+Vw9wc1tnNNwwLq4ZXUc30KUyuRdt",
-	"to/P/zmoH3XmEE7Zjn6kkxUOMa5AYYDNHqYI3A9g46AE4g0fZPloj5azX4lpycddSPtNVBwgzkMKThii",
-	"wqm6rx3YsZspOf8Oexm7FSdpLS3y3GWR0FKP0DyvzGeGqaFKw7eRLJvIli0iPsnkOiXDFH/GMLohXMJz",
-	"MkzNf+1UF394ftiQ2b0lHW4G05o6/dlsPiDBYPYXxE1n2kbTW30Fl8gVNocE7x2sbWh21Pw2tn/QTFCh",
-	"RxcEF4L65JoZHdsafubv8GG75pAVnnyfO0u0CYfTVobAxCclTgktlPS9x9ZUYBWRoMhbErzKlJaVj+m2",
-	"BNvvwD/2XIC+8JLrnebMJZceYQPLyCQuwlgb9+3VkKlYsOVOEVDnf7e6CiImsPa6rdQOc7Kp42boUYIJ",
-	"uQXz5aaiWCtbWYnUQhuKAmXZ9X5zhVug+hr59MHGrz4MpuSDbdn2YfA5Pb2RW9sK609VNte0m9nlt1KB",
-	"k99WHEToS+gGBbo5BC9LbaKatKjSjnX0h2UYtiJre/LW/iuTzy5ISRWo/3SnHPoxOWWnZ4odU5QwyKE6",
-	"kPG0+3NvUY8/EL//x6CRLaj3jrCzDtt6NzDVO08NPhrdeVs0ZwtKGCIR2wjLLn4zQDkeBSu0fPJNtIz5",
-	"E/CvmQvb9tUlRLANA29npSJWx4qq2VpWrOfi3KVTLRkI9lHPsrpSMezSG8NVoF4rPJD63GHzFqzOY8ew",
-	"qRdV+OfJyaTg/HnhfJJmK/qP4G82bf+mvr22w05LjC2epvUGeJ+jY2E24dXoE1EPUgodxs3P74ESLW9x",
-	"P6L4b1j9CD26MHlmS2sqBJrYsqT2jDbUaBxOdy0rOS/Y2kbEZeU9xVUlK5VG67bvEWTuMNzMoBA1dT1s",
-	"u36Q4ZpBlWao1AhFhC0OvXUmiXtbsTUVmmcqyCNyRRus7KMBZPFW7r8oozqKCvtiwu9aOmRTG/aYqDCe",
-	"RjTObE7PwgQQ5rqmV1DRjF4zwLU1ZeaPYhhAlhYut8st5FVkYVXNXJVkpBqzEgC9ThvcRdOL3Z7mxsOe",
-	"bIQi7p7e0EpwEUvY8Bkp8xpcanM6L7akFsZ2FzlUCRekFpA2GPRzgftswSJ3sSkdSpFXg8SdVzD7PZSD",
-	"NlNMfDiILNx1cz92iwMRJWipVvJ3cV6d7JxykzmNE9rQXbAoCrrshlojmiu3FVAkvWTGyrhiJH1umczQ",
-	"ViAPhmj1M047fnSKFRNc4A1gQgpkJPQ/QbYJbSmjDBALmkdB486V7MHjgGwGWDyYyFGbq4OVDnHNB3DM",
-	"e9IigqMMDuYgHcZVGfvjf4HqYr98vAbzR6kd7XlFc0qAm/tbjKklvtBXu8bX7+56fmdRDtZLZdNdXBlz",
-	"qPPrQfe2Y4DFw5MhDcrenc4T/GWJ4GCD77eqkP6zXydc0x7q8AXXboivW7GgaJtRdBQ70RPbvB5xh6E5",
-	"lFpnTRDX7fFFISi7YFp1fJ6t+iJc99Yak6LYji5Iaou1my+vDdNGLa5x2puhsHZdSA/2LbNGtOMOOhGD",
-	"1cdOKRDo4LQ+IsvrJyx/Cm3IciwjTriaEoq1MkppiKoag2AqqRHYrtXOXOZbMnQtJGxO2P2H6Qj8O+k/",
-	"alZtJ7Af5kfz7gRh6TNZzYxZbP68YjRn1eRlztal1Exk2/+PvTdhbhu51ob/Shfz3TLpF6RIarOoSuXV",
-	"yLLHibdIcpx3ZlxEE2iSGIFoBg2K5nj837/qc043GiDARfZMJrm+tzIWSSy9nj7r87T/JlZfWPVharA2",
-	"lX3AUP0jEhXYjN/LJSzNqVy6QMYGRlem2VjGkVxfmzUpWZd4v+5qMV1hW57x3wR6Ud+aV77IxKyDu6R6",
-	"iOqkkm/qpwvYyY8UuxMrSkpiPsTg/QFTCwCrcShb8HI9rbAxEMwvYYKncSRShBnu5FFvEYIDPluklsUp",
-	"UhbXeynTO5ESJGApqbOA0AftQaFIj9WKLXWkUkRWxz1gIeufzBTmYPnmVfQIJ4HKyNI8g8qzBEy0ij7s",
-	"mERdyKnaKGWfU60AStv3VIn6cFl78+YtyKFFmuC+5Rb/Yj+p+wX5uy7kjmHo0g14pKqoYnfLhoUo2jDa",
-	"XLtQDQOC91JKahMYYis4MYFZzJQLuq02Hojd2rlvIjEifFvMn5s3b0uWgZNfzJoE+rMN76dK2S/nC9dU",
-	"q9atx03OAIQ80dLDDhkxEOXOgd1dAf+w9zC8hDWx7rQEwOJDX308r1SRDw6W+9dxFMD76lBc9YQiI5MD",
-	"FMNLtFV+qczcr/EPPAjl5tbpsQuymuAxZjwTNEM7rOGy+gHdd1pnfQJVq+evcrSxePRnOaISRX2yaLN4",
-	"FMvg7ksqSVPBlTanC4zd2q4AeC9Ap00mUSKIucgrnT8F3mmP7OskG1K7/E3w+TVp2o7SshHgRHycxzyx",
-	"u+OLy1r14G9x39YeGyYUipRHCCHkQcZimOf3xisvVxAcY3DdZ4H8dLxi11ftpUubQGx093AnlroqVrrm",
-	"csozQHUpMdjpxUYcFIZSvLW9JK/OJKtDHylxGTpmmG8HpQpjpJwY7bHlNAqmSHEuLZ4JVXk9vFwc9rLp",
-	"Q80iqks9eBmNRbAKYqCkyBaU2lFIjvsp+SlpgyGwAI3QeEQ9tuRI1IOl8EYhhNSMNJpMMyLP8ok4S/it",
-	"DjwqSobzVE5SoZSblic+imChH4hXAZOyfiF9j/UjagHYjiIs8vm7CPopT/TRCaEtQlOfRWH7ZzlqgTs7",
-	"r9iF9zgcYE3zS4v064XWq7AG2VAMzg3THr/nEUxTh13YTOsQNtuMr7SENv0O8UWmaLjyLVTj7RMhqeIr",
-	"xZbTVc4yYIJbJGohN4R0PT0c+Aoj4QrvILwsrcGTJIQ8V5PvAGlNP8sR6o4we74RlDhAPAlEvNZ0+7Uh",
-	"eHVTqwsGNiyhyziCAtJMb1N31D2nlj3vAIy282Z9ANO7MeMlFhMerNh9j6lFOuaBYGou4rhI6sadj0Wr",
-	"xFZoO4sRjgW96CCpjR6Sl2t7DWodZHlSyyoNmJdSzi9BeFbLFMTZLYrXAlYUB7o4BlTiTRFMpbF58kAF",
-	"RDPR81SFHDKfp5IH0w0sFuaSEujzPnjLKBuHD2ZSdI0KOXbZoNdoDZ1WJlRjulVxx2KyGpRYuSzQ6auK",
-	"F/xBuPofQs7/RYT8X0TATwCJFcP51Yjvb12cgP1gz3bgd39Zzere2YNNndbX5c0/WMgz/vWWVpHOvDL8",
-	"sxdReT7IXi4yqkZpbZUV10SlKLAbkMapSjXRkhJstU3oV7kwaJNJjA5OTGCNxmORKjYS2VJo+20piUV5",
-	"zfqoeYXPwxAUDch3BCeXFsNTrpwq0aafiKXPlMhaHYNF5dwjEPhVLsy9IfibfamtWbqJoKz8ARvJbEpq",
-	"NzYf4O3W3FnQLgtaFVoQoOpDJ6lygt5Sbx4pfP454yMHncX0AyinZR18mNu1mgfhEMJj5rwKScB1Q7Pm",
-	"9bNLdnLW7bVyE79C4ufQVOADmMocbpfP54IDsKhM2T3XKlq1U7acvsshk4qWQt2K/Dtti6fReFy9JHOC",
-	"2zEpsG5Oiztge6zD4gIxlONqCRCuBpd8KngI5BygdK9vDVyutCs6zF8kpcfaJ5rshw6DtT3Il/7aS22H",
-	"wgi4vTtIEq2VJA6lRM7djxTwCFKBPIG0NFciK+hfZiV7DdvABq5hr1F89AZws3CIvrEqn0LluChXZrAm",
-	"bF5cwPhAUOztPLQ8pjDpaLSCqMnO7qeyWKs4icw8btyzagqU9jCGdIoYsvGbd5eXVzc3ZWrbw253B8XN",
-	"vHxohn5D3swOa1HZEV1Oo0youVbHqca7Ve0ZMytquGkc1kSPOx5WMJi96LrKogxksFU99h0g27xULocU",
-	"Tahs4Eyr8loO6TVvYktOo8skSVZwLDlWAHF1h3sx/QIlabOOVKe6bOyY7o/JbyExtllH3C0l+Ds9Xtdy",
-	"aZKCS/LZaVX1JDh9dmGxcJtVLGxno1UtujVJUnckXC9qToMLNNWQDU/LrELEbZGwkRjLVLAo80A3diel",
-	"xIKnh6YGDZFntAPgoqpUh/olvPtzS6YgpNGYyX9ALaCZvUWyeaVhcB7Ay50BrGsMa1KQ30gju6UiUNgS",
-	"PM5aX9Xk0Ge+SLJ0hfaN2eu4Nzy9UeC7NETe1J0PiYKm8bkac3zb2JlR22GLBlMRLmJRC7mpl/JOi0vl",
-	"mUXbukg7x+ZIlYNWTpsK/fXyDVG9mKqWeN4ydzq3bOraNKnv5ZLNeLJyUOnGPI71dIOvwmgNdTpexSj/",
-	"3T6Jcv9I7/hzrnZsh66oVPU3PFnvhx2eWlS79npBURnc/q5c6dvnNbkuuycX5oO0zbW1sjGdrui5a1rg",
-	"or3EvNhbym/izrOslBahCYXEbvl6AG2llAiH1V6OG5Fl4IkmJPvNE75JkPXaI67Ip43XfFVtw6k/khmP",
-	"a7oDXrLIjteeC8wRQAUJVQXcWWjH2jhXrb9XwfxWyiqaZmADcSrMqXKUyviraFKJEariWSaeAdB51htt",
-	"AFs4UUdVavPEPVRNg72tSrE6a+ot1QxW0HpU50wB4XD1pnp1+ZYIidk8lfdRCAUN2XZ3gUHzx2c7/SzX",
-	"gOXjumH+qtECoLadxl3GFX6r/RKTzVqpUCZg2W045ZBZBiwaw0afAV/vjK+Y+BgIETIfUwFbe+4Pk8mM",
-	"Tagao7cbOVhrg9yQjkZhS4vUYexTl5Bcf7EyKb0b06bYDfDt34kVfm8oSFzklNKPBCHkuy8EX4IBFZIp",
-	"erMQ5JbWIg9DBCPxA3XvF54/N/l46LBIJMGk4XehmIsE7mXNO4G0wWODZpqD8CnTj1aHmWwfZbh6LCJT",
-	"ok8DqNoemOCPpaKNEtb0xzyhrAt67xAATX3rDQ5WvldovW942H3luUGlwoS0iN9FiYwh3ByPzXTQsJ3D",
-	"zT5Sag3DaALFZWQoLDJTnEVASzhUuk9VFdn5i+s4EmiR5MvIRcLZae89zd9ShKQ77FcQ5sDKrW4M/oZ2",
-	"hdYrtF2hdQqcUb0dwXWF84HsZ5jDKZN96HkvJiLJYLWvN3cWJQZPb0sQgTpSt6nf4vTV+HeAPtkhzobs",
-	"JuTHWZ9FSJXbWRI6L7/JxHxrcRQ+fUs3HlrIaY3UTOIS3StxkyqEKqBmPmapVjWDu0kqF8ZbG/Mk0cIC",
-	"4bMzficob5QyJGoTJnNiP4i3f8yAcUuvRFOR5njSeoRdu9UT4Hqp9kTorolXbZ+lTbmNMD4AyTvlStgM",
-	"1rzWcckV7bvamseNuDuGT3zH1VkeowprezTcEg9Vi1E7t1JtAg/up/kiVQuxT6R0Qym8438j9p1i87ZM",
-	"DWzFSgsKl20ILJhVEjzjUTWuVBZl8Q71BHiZZ55U2U6Ton+pD5bqhD+5ZGOeOgfsRGZ4DoFrIFOUZw8w",
-	"I5kTVJzzSSVYiKxyfl/TM7AginKrLIfAdnuLclZ2e27O/LH5ofq00SNb+1Td4ZXImO6T3j2UrNQ02Qf6",
-	"eHIw/ra+sEZjvYhjO8jkc8fihf2UUny6hzPgpPmYbm5cIfpwrPEEUJnFmPG8WSXxAcUPw0qc4lu3sMPP",
-	"rxxSbjSEXyGDRK81YzvPpYowrmCMflycFIbLC0RqqUuG1dm576crm4It8hmtT80NIzUHa7icnBsllOeN",
-	"lUX62NiNmTsP8u2XQ21HEUPrbERjgGoyQjRSGc5aWRD4naHkQ6uwq7lA/CCs+lDVlbc500hlcb1Nqcwz",
-	"S6h9JnWyUNxm7jj4VKy3+lwYQBNeMKP+sCpI60yxNW20BVwGk+I22Vo246xxxw9Cc+nl3CbO4qvccIgi",
-	"UCFznl2ys6PjU4sSgXJd7Zl2PuPBNEpEnsJdojHKyx3yBb1I+CKb6g4GnFIYE5kNx1oD0x9039CtCAmg",
-	"1ie6Z9J5fuSVlT6bZM7UXATROAqwUFFbnAEZZaJ+q1foEM+0PMENiqrhAF3cIx7mguMrlF5Eicp4EtRC",
-	"UIAeYYPtley0QtVzhvn/bJOG3n7x1M83GnzV2YfzRz/t+9vbtyYxWi+LQtbc8dmZ66TsVh9gRjVZg3dP",
-	"M49Ni8UDFLrIw8i4rvVTq6lCK+vkLti76xcI/65XAXGujlf6/K16LEnxxqAxzbK5GhxYyRN2QnF/QNer",
-	"g3wntJHraitRBVbKGb0r94XW7fW/L2TGL6ciuNvEqofw7EWcuxypFzn3sJzVgfHQBiUw4C+rnKLw46Yk",
-	"CKysjfXKZYFW9ghFdgGlB6Z6tsY5iklyw1TMeJRU6k/vIbfJZKu7LxstVsq0erOulL/GRbpfT9SsbDkL",
-	"pMp2cOPj5XtgjuH11dxhNEkOPEy6SAB2GbarCIe2dTGfzZFgHcEvRPoIALc/Du3Qw+Ljqsq1bXQYKjSA",
-	"tAtaEE0/StRiPI6CSCSZSWi0pLGU3YYX+zsTaLut34okQUNU2jxmUVY80E5DxaRXLTc7MLV7brO9HPA4",
-	"hgE3/oN/6XsGMA2eXalaPZqnEfnLyjEvuGYY6J5XzI9+QWafFCUsQLIpTPQPJyJliyTKdrAY4MbhXKQ0",
-	"lVWwRFEgDPY9XuS8sdfVaiL5K1vb41BfvLkHzB/HUqbNwhixA1buScvfXwYMxzLdaxmSiDA53191u0+j",
-	"yVQf7nbb40YGdybkdYxTIQbMn4kwWsx8T59UA+br23yPiSQT6TyNlL4E4Uxb5/jMlNktQg9Hd5ojNaLM",
-	"YwmUkFkfG5zOGDHa1KXbqMpyjDAcVLHViku9YkEWRnbzlFXtVzK1rxGIvRq4ZCQCh8HOWMoWEMAWy1Ux",
-	"zmJxV72JT6ZlCpVfaGNq80WfKtvX5yjmyd0wTKEgaf0d3+mfnWSLpgmbmD60WCzGGZOLbPu7wsU8Bv1c",
-	"1b/QdMo8FUZuoaCeLEprrW+WijmEc134BGzi9naZaajQ65MMIJ7kGMrtcBAAtNen/kNFkzLUd7t7Ouw7",
-	"vXyGy7NROWLVK7B66aECT/5jrJoYmIq5ziz0DXRVKmVm1ubPckT2LyaN6qUpZ7Mow6gPFFqqKa/IsJnx",
-	"9C6Uy6SuHfqtWq6/outqzIn8HdUPmkS2RXkxCDqILYYGHlN63DJzAd5iK1vpCVh7S+VytoM+A5AVNucp",
-	"n4lMpK2yrdhtn/H2+MOno+7n/2+r1m0HptS96qnE+26ljC95HKs3iyyQGI7flzWUm+RvemYbUhNmMoky",
-	"8KMvB1T/WuBq0WpcBXu9nwOPcHR7KjVexAaj0CGZCiqkGEQzksriO6ls3Qhmsu9ZPlSnWxvrFYAbIJDu",
-	"6b1qavxEuN+LcrbYTX3YNEZf4O13lEmXtdaMavVCQvvrr3L0tMZrcVH0gUUJAAYOjH0NMftoFiUTz9lp",
-	"3npdiMfMslaeyUvHuJdbKCnTaALFosb2Z9cOkg0ef4gRbxE8gbeKSnYLhvGnBk9ksprJhRoGGR+KRBsA",
-	"od0MxV/veRrxJGsMgOG+gSQ4M21cRKFqDH784BSXQtpWo9/tH7e7h+3e0W33bNA7Gxyd/FBMGVq7pj/o",
-	"Hv7gaA/BlKeQTXec22gNrRw1Coio2CQH3Zp6YDyXjdPgTJycnJ61T4/6x+2jbijaZ0dHo7bono6D3vis",
-	"y8Vpw2tQHay5PQ9eNd7DFr96R1wBMLtC6x4jFYWRgpqBjM0XszlkW1l2zKmcQWiA6Y56Odcv5vQy8roQ",
-	"qcZcpGwqFwro7/4Cgs4cSfmx0PgT+17wrK3fZd4vFGFKlN+q33H1jjX121s/JT8lf/oTo3Q//enCyJve",
-	"UaljkLNGLDjUOtAc6U1I5IpF8kpFMXQfQoxRNmU8H431wegwyMjV86qgy23bZXwRKrlRwp6LFPJ3mou5",
-	"1nWv3l2zfs/rdrtsoU9j6Nx3V8/Z1SsGpc58NhOYffEi4/GKNTP+0VhCcsxOjv+H5U867MKT5JhB4X0L",
-	"irl/ZZfaEExX7Ff21jyS/cpeFabp15+SX9vttv2fvu/pFfsVGxMlv4h4xpVKuN4e7Fe34XDts2t45Ns0",
-	"molrkcj7R3RRz7no4pb9yq65liALxd6IWHeaPeeKrj31jvFSnFP03+tPvQ777uLZhccef6eHSY2lSEOR",
-	"LvRcLUSqLYnol0ibHey5GHGxCMVjD5Zn56e1w3XQCA7DvuiNu/xs9CQ4DU/E8fiIH476QS/sirPxE346",
-	"OgmOwyPHRQCSpUI82A1sAAZ32cHFGuwKMpm0nE5WdU0Vb+bNG3bYOzlp9xiP51Pe7jMCLqniYBzC1A/F",
-	"InXOHTeEaFbLLqz/2KLyc6vOn43nWd79qlv/7cJrKUZTKe+GizR2nLD6K9VxqGasj7PayWQXiz0dwVoH",
-	"yG2ouyRWgoaDdoBqKS3gI94bd4Mz0R+dhocn/Ik4HveC7ugsfCJO+cn4ODgaHfL+WW/LyXQ0OOz94KDa",
-	"DBpvFhkULGKWWqoyE0WjZFk4eLqj4+BsfCrah2Gft4/GJ732GX8i2v3gKDwZ9cST8WG38dnbp0Nn4kl4",
-	"GpyMjvnR+FD0Q+gNfzI+FSch9WbcE91wS4dOB91+sUNG9mEACVhYDNn/F3cGKFTKPdlZtmzuydng6LjY",
-	"k2ekIhGp254d+AB30DrbQRExUCobtZ67KAlBZERZhKQ6ezUKwgzpBrUJRsAEfRyYD90bpLtoiEV7ajSH",
-	"ttUc2vAsVJAe/hr9pVFoh6jQliT0j44sbjy9WhN/g34P8qYcSdqoOlBxgdknPbtef1Jv/UmF47b0iIvb",
-	"9UecHpefUHUWNz5/KJF5VEz/6Q8PFIYlF1a1rl4XR1LRJMEqYYZkUKrom4ijBCgL5nPFlBCUIRrHQEMW",
-	"QCUfM/SRcBZXB4FqbIT1VukTSD+/nck2Pp/R1VVNVUJ8AX5LWflYM9ns79qSnUeQEZxJoulGvPIDv2Bp",
-	"bi1YKVu6RVuotoRFm4wAeZMK5BR1YH4MzYeez6U+pptBLKCOEIrygWPcwaB6IDvMjrU2uqFLbfnjxbvX",
-	"26xJ0DXDX2Y8tnEEuszG/SGvxGShabHssUSAPo8QUf/O4J6lU90S1zPxJYrvFQMGHZu+sHsLLXbhehtv",
-	"RJaHdsEhoXKILpnmUFTnzsKCddaUKYFftHbC73H4V3ZuNN5SM7JEckztJmQ/6wXZDuJnyXC08QoMFE0l",
-	"sjwsYDwi4TrDf6ta2ljXDpZu7TgktVkc1T0Eh1oJ7m97c3KyFygeYlHmgh+uYx+6MIe78IjlPGGlMCPy",
-	"pQOwWhMzeTxgbbC6cO71BkHaohRwSgaxdVd5plGxlN85XOoSz14QyrJzou1UVGjcO/X5EOtAcgxvMu8Z",
-	"0EAnEqi3zYJqHnXPMD+KdleLGPgQKM/5vZw/VYMjsRsCAoRNFiOsKlmn3+luZ+XMPUy7bWIKkqzv4Ld6",
-	"bSboubZs0mhKKtbEOjJYzy6OnV5F54w7A6X3BXJjq6lcYj2bcpAn8LFIzogRCBxKGA00LhRxkstEtCyc",
-	"j5V1nZKjYnNncbtR6tVVMJV1mRBf82QxmQmEoTGWqUeQk64s0Icxp8hnsxB4MFeYZCH3NMilqsVRTcI8",
-	"XUY/lIqUiN/dhK1bHTdQ4IQ09lk7NVGZ9fGgX8wGB6meY1FuCsg0t8dgWiZig4WBu0dkyAOib7WAQW9G",
-	"SqT35CkdMM5mkVIUK8l54YETyogqcIBakWnwuICwSVK/gVWLSEx9Ju5FknXY6wLiisHjSmQpQINAsvhe",
-	"O2b4UvExS5GRlCHSMKw0yKSm2I6SiNliKmXdJ4MqQdESf6fz0PHZVJ4jAEBKe9qJfsg4tHQ35/kCkIkw",
-	"rieMSu6cu3lNz66Boqgqm9b7JD9eim1CfFMy5REpAwA6dAPnIi0IpQ67IkTwiPBcSSlDpM4SDoheFTv3",
-	"ymQULuKsMtZGJJcbgZ15nIk04bAkDHmBxxYKz2q9ErTu7a/lagNSrOEQYy/lUqQAcb2EvAO9T8JoomXx",
-	"zzKi4NR0NZ8KPb1YW2oSV1wEeQ5Yydt55KqyXdOtJkwOtUKX22Q4PTU4Hw+3onar3M8xiz/XuEz2JjOk",
-	"mlYKv8NitehNGZ4rAve8i0va9B3Xuk/Cvig7S+QXJcinVGDOoWU6TKGcF1HJVmI3DoJNPKgwbzwxxQ35",
-	"ZqTjAPEudjdECy6YynxAFJZQbYLXrqHUY4LEJFKZSPURqRc66TZWYU+BNEZRZXM2pUrQehjhguqaRnuz",
-	"eNqSA2JztQnJTkmbzcuqyLp0mVoLeA7O7BS2WMm7UbWQXdmf61skba0m7hUq8NwJWnPirDsSvBqXWJ1T",
-	"akt8v559uxjg54qIy8H/UlXZ4pei7F8vLF72PH95xPsPEOKujfj8Lm7r7c7bz+t1N99ce5P/EMfaf6kn",
-	"4/dzD/yvNXW/qc9/dPX591Me/2AK126azDZ+fFer2YtjtmSFaMWjkov+S7loK5SzL+bSzyQmOO/Ep8/e",
-	"zPm/Fr8Pr36Vr3E9k36dMgN4LhFy3YAcWVFpZV1ee+LbtedjWNdjflHT9rE0odVhzx5gzDDf0eJBzBk+",
-	"iFI0e48QbVO/zRq45sBIQki0XbHFPJY8FCGw4gVyviryq8EBrs3ZYnCXXSRsgVA1APIk4BwYy1REE0RI",
-	"yaI4Zj5VjA/xLT6LQt2po36/ooSaJXymNeLSiB78tOh2D4MoCcVH+FPsGVvOEYz63dIG8Bp4HNDvenH+",
-	"RooZV045UtMcvLTWWue5D5P8mZhmsK7DdbYEyq4XCT4iMmQjOxFseWUSrQrCLWf5UHGWuwwAeiLh4AGO",
-	"iPQMqE4UO+oeuaXw27m4viTC9orf5Y7CbdpmMUfjnA42uCPmWo8C0fD24vby+xrN9KEkNxdFdxKki2kT",
-	"sNvu9VuoxvtrfgG/SKeJ8HIGTG6T94kWmvJYNNbneiF6Ldez6fWsGZ5rmGQDAkDeqto9vJPbarP6bQ/W",
-	"nE0hZRlXdw9SwTe6ra5FIKJ7gbXPmEfDoIC86f+zfRNNEq4HpX3z/UX/+MRvlRRksEuLzFJaglvaKvBu",
-	"gT2KOjkgJxSd29/f3r690aNpIwWRAZjLgBEIlGBGXNIeoMiOeHCH1NZRcteOZcBjlvF0IrICXBhrHvX7",
-	"rXNEK3D0ZYQeihIWinsRy/mM6sZKPrTCQB892fcIr1LliiwwRXeV68hac13lu73m6M9kKgoU95srl2Ue",
-	"HgNWO337FjCvrYdMIpbDEol7BT06ZRNg3V5+KFMbzk1M1knNsDjx2mxYOfxyxjajOkN69PbSZHpXOByn",
-	"cksziXa/0B5wWi8ZEf5se90GwLBiO9YHsHqqs3T1DPZX/Qw7wc9UXw/8Void/EhZojyCJ94HhHl3+GX9",
-	"3qgWIhmZt4QSGRYK+s8uXry8egratf/26vXTF6+f++esC7vWDaomso1A7A+EIHZbVT28FOerMnvqAo4D",
-	"SECAQsYoqaze1DeoKJPpqgoRvZTqvE7773BCAtG1SLU6rpX3/GYWLlKcZyDX8CFf2tKhQ3spwwmQMcfl",
-	"COS59RfCKt90Jy8mTRAodM76b7PO85zt/PJq1honqXvNPNSWlVNtGoXnbE4YyJBxxuapGEcfoWUm2H4K",
-	"aYA8yESqWmC/5UWlrgVn+kc4sQp7ikCqMwRC3r3edLO39JKKZSlAu5uDtJZe9zYvnqVrqut4KUe8jiIB",
-	"sb7SRaJ8UrmMzkMkDjRqO+z5tdoSO6Xe2hoveS2olZsZf2+IDyHnj9yrEBfy9QwjCSLIRplCiLZfZCL8",
-	"DvNDvhrK8XApxJ1fUEnGMmVNnpDmYCBStGbc0vaquItXgPCG989kkk390k10MfwWr3wXeJjif5PoXpTa",
-	"gAccCbYKhETnfRVmAL4KOq1wO4fcOorhJo/12v0nrKkMsDl8C8kfBlTEciE+2XasOi2vcKfBIJXa4rEu",
-	"+zN7JRPdrk6nw07Yn9nNIoGfYGvH1rGpL0k47h2ZCLJJbfNOtuTwbsEn5qvXHPKIPnuNqVyQIwgMI3he",
-	"GepykZpxxG60+4fF0TrcllM8i5JFJja/5xVcY96k26VfdXxWgtvaehrW7qVnYFwnQQ3FhxxnxW3TYTeL",
-	"UTvkUbxihp9EWd5mCYx9oXsYwKWg6urp183GRVl5CtwEEs8/c7etZSDKE6iMMijUyurMqqAx60+jKI4R",
-	"deROrODncBZVHz03d1FcWZSt9A9o/QLNsD6Gbv724uXLzqwKiHgT0D8lhdbga5cf/GCegLUfwMlWoVCA",
-	"LyQyZ3zAMx7LyTnz5VJ/Z/jztWq+kgt3OunGBjx6O9IhsQQUGQEcqgAzLqallWJfT0M1QQD8pIq5KgTN",
-	"75lewdG+gv26TL6UQgBeuMGTvI1HQDkN/v2JBAqtr13wpMGa4ZMg6OoH8DcmuIA2bWK3+KMv8S0L+30a",
-	"ZWKzqb5Mo0yLYRiKiglARaourGJI/+S9SJepzIS2p2CiaVpVnukPzldzxq47+mrETPWAmGZV9jzjEwEQ",
-	"+w/gteD6PgMgbCFiiZ5T7YceX6UZX1R4io0fN2TN+uQdOosIhNZ4lSEQAH7lL/YmY+DA+LZg1uo9kJu9",
-	"y+veZMsIvh+SsPW2VqPmNx1Y4UwiRlTLA6CmnEyHQH4LeNXskieIy7XKv32kGFcqmiT6mGdRojJtxskx",
-	"8/XfKToMd/G/lkXnhmVaB9rylqxcg5dXg2dtUs7UvPL8N8CTgUzUwkIgRWptdTepVo2FIlwE2U4Y4Tkp",
-	"SeGA21p4iLQmRdDjdIipCVqVmkxSMeGZAPpqmVVqVQTgXYfr2/7wqeudHFYb0QTpNfxt8N/N038THHjz",
-	"8BpFIIeKM1NsIeJYkzY94DxmtKEMi4/1r5+zLvlDd1gAdQi+JiTpD9iSRxmCsKQMeM7veQz49NIB8ofT",
-	"OKfW6TB/zrUM8gcskXYKoAyONU0ZpkwN8T2s/Rzxy5DIJEJo+azPNt2uVsfGDQZQT+zDu4em8jBK2CXd",
-	"emHuKbidKoC53TS9HMQe2l65anfkS0Dk7jX0Xto3hY1XXhKl1b22HL2SxKiSS7cEzmh6Pk4FcrhKGA6D",
-	"BlnZw1vKTru6r5RHOZsnHFfoxhQfRbDAIkm6e8A4G8c885jiSZRFv4iQzVOpG+gUWIKjMuExAVm1ybnD",
-	"YjnpsBsRpCJTHkv5kqmpiGNwZ/GEspcCqbKDTN6J0kkOtOwM8gpCHsA5jOEBCiKAIqXPSTjFawhj6kwx",
-	"KJN5hAQvqJOPhE1muDYv5FoK61tH+sNI3le73nbKnIQ3UlI4BkR29w2GPNsz4vq3KAnbFhjdCXkSQnyR",
-	"vYBDzc4j5UwyTycLsLFb5cT23apb7zGitT2NEQuWdgk0ICzGmoijyie9UuNoLIJVEAuKbZ8zP5tGyR1K",
-	"QM4QAxgMyJQH8LMp9fLZAX3Cai64HiuZknuJEXRYrnq9N+04tSxxjq8WI9BY/QGbOyoDB14a+EW/T3zU",
-	"FxQ8+7AG7WPAkz5EZl+yaeArS4Huz5FFBlro7kr4Vr9Sy2mKrUIzXOFpZZgZGDAkaRDM3zgESGsDLdc/",
-	"iI+ZcfRT8wz9rFhWSiAl/lWhTRmSjkL8JBc3+nZgMosSva0UcBSJFILQTR6kUoEBoICYnnE2l6BVBzxh",
-	"mcAMw2CKi0ohBbpiPE4FD1f6rNkhZrgJr97SvXvM3T+A46vXCqi/dPwlYknycDvJot0uOGolpzks/PwY",
-	"yn0pIBeqDw5H+G9L7rN5zDhqxfQ+1tS34YnLfCX+5bf+GBl/xfPtqyX7yTgUKY3EHyHX7x2keRp96GHU",
-	"a1chVjr7kHjjW8Wsw95QOo1z8Fp24M0Ekde1iMpOyTs96dz8gsXWVi/UWwiTBUk3os3pdqi3Dnr70UDU",
-	"r0/ra/fxpJRGiQEMOTeEMahcEBA5XLU/U3q1R0s3APbpAzKrDWXabnl4QBZanYVH+QrILAgWOKTR2JnV",
-	"EgqcCo8fy0Q8fkwGCv06yD1EKmcBJXGNlcdpKFJPz/hMUq0tkXJG47HQ3emwpy7vqNGvwijDFKsVksxB",
-	"Kv2ung6nRrhCnTXsmXO9lBLcGoMyyDAmCobItI+kUdrIeU+eM+JFyJwhNPeiqkJ3FpvbPXOAmgOZjOMo",
-	"yPwdkkVq9jrm9jyUZHHOU4jzY3r42g5XGV/lC+EcPFyKNf2MT5TvFb2wns2DlenMR/5DQvPEI28JqP76",
-	"ER64tOcZZhZo6QYxdt+j8xhpXg0WKO08hIKmYHwSEpYDpAxroaDARSY+zuMoiDIUxVD5BKANtD8pZ7/p",
-	"z6MkEeFQqz7jWC5140FSSJUNFwooiYxgGOp9AUFcOeNRQj07t2mEmZjNY54J6IPPeKwkJZQp5v/U+KkB",
-	"pwU0pWMK7wcMa+V9VNaiXwQIXChP09onQuR12EWOEWDa7kSfz61HsNqnuU02Qrh6qK3EYRaJdLio8jTf",
-	"iPQ+CkQxF1tB6HrA9L1toCSgeilluQmcLNs6BmxnfPczVy4t3yyQodIEIAZIukiGMxmKgZXselkBL/6n",
-	"TzBOQyAp+/zZZ7C6pnCG22JnywWMfha9mM8ZyRcQAEBwSZAJtMCi3UqSC4u9wtDUin0oAzSkAC0NYpes",
-	"ycNQYE5yjo5LUSIbBLY++laHvUkMQjPMgt5ypmYSNx7Rqv7UwA1N++ynxoD2l5Zr5M3Wa+pOzLNzOgZh",
-	"KeJ4Pr16eXV7VfZzH3yyqWyfD6jLbcyN/6Tb99nfGYYAZdslPuNZFIsXek7gOK0ea6vNUeh8GIo5ZkDs",
-	"mK0OL3wKN+nDcmuytXnPjAjT9nnNK33P3m+Jq/I5QhGzKMS6tIXSWlms7UknjjCPAnAnlvGf9M4B57yD",
-	"glcOEezcvnSRgE9iXYjwJBzJj2zK00QodQ6J2VDX/xu0pRBarIDdd8iTQymUB3hAYGHqQdInSfG9x12H",
-	"qcx5ERwHFTaMKQvDd0TK5cabpzJYpELvcP9B3bMPHXJt71Zh3s2jQLmdRPat/dD0o6Bq+P4mRnzUhqwb",
-	"fQGIG6dzaqq73oacLn+d+ni9d6UoQLd99uH/NNv2z1Y1yV+uZdQMvqIZXcNiy4U75ZHvKYlA/MArdpFB",
-	"GwoxNhyqrHnUPcxLEFpUjoD7ukjhViVwtWI5iuIoW9Vwq7lqToWhK9I2jBfQpAciigEoK2Hvblgo45in",
-	"ymPdznG71+12DdzQZJqZMF2Uo+pZDiw9FeZJVGtR9GXKxQg8FTZzqWeqFyiG0anfGcliNqK8qWCOUEyg",
-	"jlZIycu3hGKUSYQM8NgIU8co17giaHswC+aAAqX8DruFu8cxn2iryMfsvKG2FBIBTHn42EKsFh6PJSGF",
-	"xbbFuFvzTlSaj08jNY+d9Lc9Y7uFOpj9NDBTG+QW6oD6tV6XAyhs7loowMMA1zrAsAUiNBycWzUp03I5",
-	"36/ZN7lnW2U8CXkaMn0HMgxo4SzCRQp+RTFXHksjdceCNMpEGnEvT/ukSiBUuz3wR8xmIgkJLA6zPGid",
-	"79oZo8ZWpAndvnqZa7lOdjLYAkQfFCWZ3AmBscpsqfBMEB0WT0gLFUj1oXXUMeJN0VEKRgtlX4whjUkm",
-	"WM8DyeNQlQW7gDs3Rip/bBPyGUxaMdixj1TZNGxRJb3eR2DoAfQV9soqEgV13D3Be/0HDIzKyUx2X2Do",
-	"4aX1sUC4NutsL5uM/l7rg2oA9lEx38Ctt/rOnRRNSEoailllZsNGS5BcdjJlYCQ46geVzEZwgjmciIUz",
-	"AF9ZmLTDfpXWVTLc9y0sHKfyF5EwczsJ/spTdSISLRhE2zoJWBMSw/PPyHVJHN2k1GaSxQJ3Bmm7lFRm",
-	"MdwgnecB5qPJOhpuKHH9ri5FyTHHLXwFdAePRH1oU3Nbnkn8ispYuDFfgawB63H+IP21BuaxrMPCMa0F",
-	"BYgPxFGsRFGk4hbCFFwkrMkTJl3kRIPfOCBVEB8bKUW1jZE90j2we1UGRG6tDrvSQgwaMALWGL+oYvhQ",
-	"Ruioavsc8NuUR+PG2HfHXy+S3e1Kx31Xm0Sr13OU3O2iK2EWq8+aJkeU0lplavNEW7+FclSbzmKcbKam",
-	"vIUw1dbL1uToaHNdJh7zq3xzcN05HIeEcknGFUYvJhKd5pksPB+8vVQfPMRmDrOUJxjUxNiYCbXicxte",
-	"w9xfHSVdqUzMhvNUzuYV+QMv8nw35WyKAoEcG8s4phq/kpm7Q9gh45OKoX4H7Ef9LtM/e3j899rHXafa",
-	"qjjD7nu3vnMDSsEGz/hLKecP84u/LXjFMSwfSzkf2ILyGv940f0sk3XXM5V2KkgMoGV5zqAv1g/Xccks",
-	"jVtd+QgylMql/jMVjlMykxOkZsgBjmYinQjWBK9gDEOrWh12CQ1FHI9Vbg0DXAloayginWQAvT0XCQeg",
-	"xy1Bvl08zvN5KnkwrcqAo8p2cwlGzHEFy2UxAcXHszn2W9vjZluFIFaB1sfnEocYFupdsHRrTMUf2pqA",
-	"E/URo1KU1gOCeZj/O3wwZIJrh6HuLZePVAV4gQuSANMtl3gikiCjn1iEyMKUBO5jm4aLBH+PNlN7O4k9",
-	"XwsuBH8At5pZEyWMBzICBqwKxquEw9Vhl3vAva0RIe/sp6uFIckX9u8ISPIuzx/XU50uEsC1HJjz90uB",
-	"R2yqeIVPSS5ze6AiIVx5bE6pPkAywGNEnMDVl0vDAS7gKScbw5FvrGkMRMjJAzVTGS6DYRQWww67b603",
-	"iaDdtKkDnll/O22L/EBDV9c2bRCddgmFmevK5jG9lfGc5DUvO+zum7CwMXEC09NNyoTx32OAF5RwsnNQ",
-	"oza/a+kJ/EBjkUUz0SLnQIAkLG6oEzYGuRcInICwguwkU8CWkmIzKYfaJGuRUDDAmPYJDLJ7jTjDhg/F",
-	"xylfqIyE2X7jY9dkdbJsAdhVj4ZFbGn2wHmak3ZrS4N4rEES6zMV3RtgNMaA8J0JontOBSOq6fzYN4U6",
-	"UVqpLAh8+nlxjG2DyMSa8SgpbJFarFpz5zkDPmzzfLdt1Xg0GxQ76/I1n6uohDGJdxjzZLKozFJ7cfOG",
-	"nRyetXvMXJNTus9lmimPybkVMsQoqsWsnhdfQJhfqParf+qF9NSgnmmlXmD9SLlu4VP/c7P940X7B/1X",
-	"6y/VZQuVSBdveapEyC5v/gGAG551D5jR/coS8W9iDkhbjnagl8cw5BnHkvSQvMl6yX2BrJwXOsaagYwX",
-	"s6RU6uPEJh4uFU2h8e7qxXdaFJgaZwomr6ka127WCco086Zz5kMynrbOeUZQAPo9C4BB3WCMOIiDD7NJ",
-	"vpMhJEH7gLi1hgx9sAYEOmBKGIwBTBYAjT2TlLnFmq44aH2xar8bidzNVIv2Eh+c/msPVrkOuwF4HMdE",
-	"+FmOzimUgKD0RnA6oFRTXnzKl7DO3ZJ6VcE5p/sylUuKs1t7r8Q05wjHJ93fDONtDXzYW0ce3oIDB4oN",
-	"gWwhZFfVwFUufMUn4rtFcCcqBhB+RFXF4gBS0uBcpJGsqqSHGv6NuAiXRLyHRXP787kVFJ7al5Rq8/Z/",
-	"zc9ytOUdQBIyE5mBTdij3hsennfFo3H7UDtDqytrpFXN0RyZnWWaddgbvanwAykrgVSZZdjj87ngKWv6",
-	"4B2PFOSHgSZCRloLPGgGUlmfZIlEd3Rh7vWtMseWLgFRAYb7lni9u/Y+ewhqv98taCnudVPVJvhHrwS/",
-	"+kCxD/qzmPBgZcIV972DSSrmDjfAXiXORVcMrcMGOVYa3jb3TLGiwTpkqrI+trg+bIpW3opQiPlaE/xF",
-	"nKV8OOYq81mTj7So6h0z5Zn1BKuu5TFf3+6zZr99yBBMxbnGAHF7jJ5HFz9p947Xr9brRquCG7wFiI/t",
-	"WwjS3KGbtxf6Al3K31np3TUBBlUdkIUjcT2PwZI2bS9Cd/IZcC9WuOJrCserfLe7ZBnkWt1xd12H2xPv",
-	"8gE4l3Xoix+27NY66IWXuAvve8wUUPGCtVdVWrgzq4OxWznLRDqL8iJJUiewpvGPytqwBxcBou2DsULU",
-	"J1HC/O1abWtHkEGoSKtcU694ehfqJU9JFBjENXPkI9AkLHsDoEaXUMFxmWCjsx8GfbFB9z2m5gIwidzB",
-	"MVnifpQMLcgfJtggGj6GBZzfwNyn6utzpztlYsTznLJ17CCy4v05gasf8CQQcUyuESPSnFc6VdRuEbW9",
-	"bztCSo51b4oMbSFhoZ5tK0D9e5nejWUaiFdAL1M97ZigAjqLyvh4jMFf/LYGowF+3Ea5GoV5PbyJrNvK",
-	"oQeRvjps09CA7blfZulgb5r+tX3Npia0qquTjZuxCvvrPaFOkIvRMGoAd0qUTDa6HDexJ+8SEoB1MhFD",
-	"QpDYvLbyS718GgsD6oDvul3euL6AT1rV8EwrJJM24PBww/qaKnhyq4b4FmoH04lQGcPkRlOjqwfehGoQ",
-	"1QZnASMeJmShFjNwEzgv8bFlBNlQfoSVwwaAcgs8HeyxKgXFNpYuYU1nd6l9YavMe7y1IaubIrBqn1Vm",
-	"s11g6lkNCGuTA4xojsV6znw8HDozLRozCPWlUtoqCvzVw1CAKYQMRVqiAmjVwgzUILq+evHqiumfWNMG",
-	"Z8XHTCQYYgB3nkqi8ViE58yHZFq00g9kkImsrbJU8BklJpFqV73NY66y4SZ01Vu07h4CdgrPnskwGkeV",
-	"nMjROv3qLMrAHyVTF7aBdFlTLkdApJlcWN++Hujd9ZM5r4LDvIm5mraVmPMUoun6KpaKGLl3ynwPsA7O",
-	"IRs7Aoeq/0k3Yqjv+gylXlq5iCUvNnAbTU70ixiOVlllIk70Cyxd+HnPXQQ9LjzeKy7B8mytr4yt260a",
-	"g+8K/HKbth05f8zsekzJ1Jguut3++u6xlVM7Je0XhUJF4tDX5s6ydZ01O8oi89LCbuaEszbAq4cESx31",
-	"ONhi1FaBEqm4IpGS1zy7hiBz9w1cp6YVeufRXHyowtBSIlikUbaChATjboj+hgf3SPBUpM/MWKbqro0s",
-	"JkeHUGR7crRIYydvCHlN1twBFwm7ePuC3YnVgPkXkGEZ/cKxjvc7eAXTj+50On6H/U2sFAt4mq6YCuRc",
-	"KNb0rd/EYz5lbrhln/DBQLcVqGzgIwGJ6j/vxAqvCGdRQmY1JZVLl00aXw1lwzC/BDTsdAsRQ3C3+B/b",
-	"cL2fHwAddqH7m+Py0SvpwTO+Qr86usRtE/RqgC0BHlsYmnzSp1k2h8xfvkDZWJqev76/rRr6N3rEWb/T",
-	"ZYhDxxCRp/nX97ctwxZhWHUohVT3WKmFSLWCenVzdXF9+f3wzcW72++HL25u3l1d+x7WjmOCYemSv77/",
-	"283w3fVL/1w/1yizJv8c0iUc0gbzJsTqgrYB0jfOeIjf+GyeRkmmWh32IlPMp+EOYh7NWBO2Vn4qtNhI",
-	"As4aqEu4huQYGzzT0jc0iLA7DTdy/tzqZtTwMCR4jDEfLx1Sky2l+GhVylt2FugB3oPImJF+5BTIlhqm",
-	"kKTxz/Y7uKSNTchFI27Tz58hn2MsjcrCAxDxdHc+kDMeJRmPEtTUgEgE+qgGB9aIDzuhuF8rzXMeEmn7",
-	"jopep4JZX6NJONf7/L4/YFytkmCaygT5+h2OsQJCOeNlGz+P+lZlRBmUWFOm0rYgFU5WlbdGJl7F40ip",
-	"0yROoDBkkUKCMn3FmgB03fJsdbLyyJJUHnOm0Mud6knISNp4RuThtzxBiw+CUKBqiyQEMPXOT8lPyePH",
-	"t6t5FPCYjWO5HDx+zJq9lsXWsOKTNYvrCMQZxcbNRofF1zpnzX6rtOqsFD1nzcMW4OtUU9euu3Kg8MM/",
-	"MKEpn842y00fqaKPo4UF0EiRzHiRD+ycNY8wlpXr7rQIAKhgrSzJyw9Xcp+U5pLG8KIQDdOjuOW0gQx0",
-	"GtsW1MIUxbHBPshANulGap0TonkdVjUVGNa0c1EhcAnxklp8laYyVY8fg1ly/eySnR0dn+rNMYrFLEf0",
-	"KpgP9Ov/+VlpXcNkRqgMAoMq4XdiCGWffiBD4Z9bziMskkd8J3QeY34C+M/Ujx8scRmkHYw4Zc522Bsz",
-	"HCbpBR7Bjrs9pMOyMgGcU6lwkNWA9me0yCC3CKS/1nmcEqJYcCVoMN7ySZRM9LRBFbzMX2uLCi4BWect",
-	"nwjW9EGx1IvDAd3RHw3qjt8q8RkywAYibGZK7vHsAdXvtmxBJFQBadE1RwjPwitcdKEONQkNS4noQdid",
-	"a7134V1K94nSCDGyBPF0R/UoM+s5Qy4TLYqmgsfZ1GMzkaVRoDwWykC1WJjypQI4MwDZ06exlkO0pB8p",
-	"NoJ4F3JjmF8pJGJ/9YxroZRZqQ9Tm4+vEEGCnXQ9vT7ZiR66HKiQHXa7XcYpLIOOWeydTJkS+sy2WsL1",
-	"xe3V8OWLVy9ub3yijDOFqdTcUARRKAAmhEL8ZuAUdNmmQ0cpC+JIi9MXb/PeWl66k7xJrQ67ohkgfEGt",
-	"Y0ZCN4xn4qWepzb8Vy+h/KtrSLaCEgHwu7q/KKGXkQJYGsUWSRbFpOZAMyIEnG+d594mWA441riJIIxz",
-	"xnw91kP4VW8i3JhAE9S+GGcizV8DLoI4CgQFPOiYv5jzYCra/U537WxfLpcdDj93ZDo5oHvVwcsXl1ev",
-	"b67gnhwcrVF1pDe8BnEaNQaNfqeLd8i5SPg8agwah51u5xA9D1MwIQ46SxHHbXBqHODBF/A07GiZpX+f",
-	"iBqP/0X/glyj+voBla0HfM6hUlrPVxOZ3gQIK09bU/OFmmoJE41JRupD24i7XHmQISAIQKEL0ppN5RJ2",
-	"Yn5uWCeC1ifa128v7TmdWwI+kFqWjmLe58CVZo9qmEPU9nP7pQWyATmnAXi1TOT3MroTJCoWiduuMG8I",
-	"QRVZ8aLPJGE3Ag9DKAZo7rSuYDlZMfQibAwaz0UGuN6XPCWCK6Q40RPW73ZLAJzuyWRm12W9d2YOwIQX",
-	"avranSkbS7dTSt/kWBWQ/PVKz562cTPxMTuYxxypIOgSLJ4sXmN0ioa33sgPlUkcG5RWvVrwFFLrOiuO",
-	"a73e2smVeatJo78kk4GM/2G3VrdzCBvYGOWQJGfM8R8/fP7wW9nrW4wgU3+moEHV6QZQepVzHeI5thQj",
-	"1NfSKIMLlFykgQjLIwiBK1w1MIHvAVvq6h35pyHIJoDGXEWhPm6mQhsRi9kcgpH9bv/4L3pSo9AZ43zU",
-	"r/NvsCaqQEuCTUAuvwYMcrVx1KEWdgI5c7Z9tXDMK0M2ub3yjQZmXF0oDGSnfupRv1/3SLtPD/5hUwJA",
-	"vcT7zrbfZ482AZgZx7jXN9/zgvCB6U2fC2tXL1dDVaHFCiyJooR3ZuSiYB81PuiHFc6Rn5d3ypwg+jdn",
-	"CrRkkZX0InPB79BW/VG/2ey5D00zu7zP2+ZbfUC28LS28r/f6TIlSUGDpikIyYQiBgR1KyigXFK/I+Pq",
-	"DknvXBkycMJ+uudYV08G2Ibj0u+wGyMaYS+tn3aWvEdbwxJJ2dG6001RBxOR+aSUvhLZVIbq8WP9sc18",
-	"CpsfKJGE/oDNecpnivmf6PsB+5TKWAzYT42FEulPDc8E2l+EHiDSqQH78dNdlIT6Gi139TX6388fPoO6",
-	"ykOe8b98hm4AsEtxWMjvYwUHRW3oLQbHGd7k0OBjMrs2RRVr4tToS5huCA5HNEkk4K4lEh8RKdY+7J90",
-	"+y1t0ZCo9k0DfXLJpenKJgh5bkUKan8FOIwi58ZM8MRMEcDqKJMpUW2Ed9g1nSf6Ebd6zVCQkDVB3AHu",
-	"MGbWaTXZ+hhSwHNMJ4hiDZkBNW+AGc6XgDO9UahtevBLoqnvt9bb496PuQLlRwDFQyBiRZlVle04+ATo",
-	"YviAwkFqO96kHAbsKU8srq/52u4p61NzKjl5HXetvat92O92+8bTor9UUz4Xjx+jb3kRZ35rwPx8HXN1",
-	"p9dxFHoGSUOvd5Pq8QnmBzN1VcZn888e42kWjXmQqXzRf/aJ99a368c+DA1ldwLOjTelA09Hn0q+AlhT",
-	"bxaTUtLyENsAS5cLrhfP5pboi/KB8fJhaebkvjaPBOut7TTYKaE58W3/fNaERcqN8iM+RipTLTaVcUiZ",
-	"GnQtqcxugJa8FXZT45YzIHlrvsB5vEB4W9iicAMVOa5zSpsE8hT89gCf5mxva+2peDFBNxO4rjy73akM",
-	"Z42p3PXUaEM+twzgK2PJPX4MFMX9bvfxY9ez4lunggOYohdEEysVXXdOa6CX6mm3i5UZlNoE+xQY/gnG",
-	"VLfgHB+SaAPTQ8nWta4e42Vo6qt58Swzv2EMaIAyLZ0HPjza73e6vgeYCwALPYPzAlKYQt9+TVWJvADq",
-	"ohU105QewxuppmyRhPRD37YRBYmHe7OHW9VezZom2ZHqKXlCB7D1XfwsRy26u5/fjYuWj2KBv/X0oKjF",
-	"eBwFYB0ZKdqEJdUBFxlQz9hLTJ2ab/pymJMgwHwglJYZRmISH4lYLq3jS69ZONHHMp0JOx/nVD5qDLlQ",
-	"En4jZv4yjrNssHJh5dnqyLIpuW64XfT5X5VMrudBA8OCQmXfyXC1u8VGbGB6CPVfufLmHgJa3+XxQhjy",
-	"pUOkxE7nAeq/QAGqJ3/9Ppxzc2PjNDgTJyenZ+3To/5x+6gbivbZ0dGoLbqn46A3PutycYqKMfkLyg3S",
-	"X5daozve7je2tglvfXCDtL5UbJGrSQ0QxM5VdfRby23tbWil+7hCQx02WauKNQaNs9Hp+CToiXY/POTt",
-	"I3E8bj/hZ6N2N+iFfXE4PuLHI3xOhlYcci4Y8H/4Z7Cv3QWiXwuAqZwJa4mhb2VJ2FGgzWGiGaVAz0XK",
-	"pnKhAM71L1DVpZXMxgB0TExcQrENS5Myz7Aw4PNnHP7drKv+BW0Ik9D/uRgxz9KF+PwlLg6aET1nw0Rm",
-	"QxBexXVhEv1pZp0lANIE3xWKxgAFp0MX3CjL0AHDtatVlhFKGqgwChuDo/JS0h3d0qLyklxvT7fYnqKM",
-	"Nq+u2XFQYqHfUL1vmU0g3W375mnCVhNB7wh9gk0QHIZ90Rt3+dnoSXAanojj8RE/HPWDXtgVZ+Mn/HR0",
-	"EhyHR64/hlST7XvjT+x7wbO2XvxmQwhFpRXlbaAX/dU71tTboaXF+J/+xIi1UX+yWNG9o9JOSxcJSwwa",
-	"Em4X9M3gm3JM4bFUKophP+qPpFfZ7bm+O/HYMumKc5G27R7EF5HdlLDnIgWmy+YCkGKu3l2zfs/rdruU",
-	"OKc7993Vc3b1CqFH+GwmMHTyIuPxijUz/pEOWibH7OT4f1j+pMMuPEmOEbcSHaK/skt9qqcr9it7ax7J",
-	"fmWvCnLj15+SX9vttv2fvu/pFfsVGxMlv4h4xpVK+HQmEvar23C49tk1PPJtGs3EtUjk/SO6qOdcdHHL",
-	"fmXXXKudC8XeiFh3mj3niq499Y7xUpxTcGcp/anXYd9dPLvw2OPv9DCpsRRpKNKFnqsF1mVFv2gFQ7Dn",
-	"YsTFIhSPPZCXnZ+SxmfwO1nzYNezyNvj3PLsssZ9Xy9krfZgteDGgGq5vIbWnxuDhli0p2Y7tO12aOv+",
-	"tLE5ebb4wCHxKiTYw6Iv/Ow1rFGlt75+Wvew3Tu67Z4NemeDo5MfHn4EUJVIhaftIleRzVkwYMYyZE0O",
-	"VipaSA5nwVG3t91B9q7oxcf7Drff90ymoygMBVS6HvV2uOMtX2GiinypN/l/irvQHg1F/996AGaDq9Br",
-	"UAaW6/397PoIJ6YgtTLydBFHHHKEKslAKTka5SN92XK4NDAhgNgS4BtLYAyfTPdB1GE1ciITyPbAQPfY",
-	"PIIePigmS5XwAR3YXhdGRrEZD01jPMbjmKgN0E/kurLW8pGc/DqT/AJuLJP30mEbQlavJZLnhOdOVijA",
-	"3LKnKR+DsWVx1vCc0O+K7kWY9ygVBNyD6ZYIq5WufMuuPFpB0o8S7ShRAlDZ7gWcw2SCjilW6MysxxD4",
-	"G/I1+UStm0wvI4XBLmV0bJFBxnwNOEF+CWH4qb/rZqIO+2WBMn0ANgZ9W7z346cyMn4jm8pULkBArwGJ",
-	"t8FvAglIMsvkrL2YY8JKxlT0i2BCZdEMVAwMTOLBpUfEgKM3ACZUTFaNAiRSA5/SVtEvyCm2Bmv+Y+P2",
-	"4tXBjf7fm1cQhQFE8kYw5WnWnkeiAVXwhpSZklydunj8gjSyV9joG/O6AqSq3d1DG7TJ0RcbP8tRfkCV",
-	"m23PIgveZ6QJXgn5sYgihzV3ySKOP3t7zMKFUgKgKrNplIZtrU6u2L1IQpmi9mZCIx7AFSZBBNxvITKD",
-	"RtpIBhTjwqQ4KPSleTkZ94Le6LjfPgy7vH2kbb8zfnzc7o+ejLvjE3HKe93q6cI22eYQ9xu2BxNNTCkX",
-	"NMqZUhc2vjSrFMatm9Z/4DuvI3XHLhIer6DU9qGTiz1o69Fqc/u0+inWF2LE1Q5mabZzXaN72zsZHHUH",
-	"vf4PWi3bVdNAeQAJ9jWxvKKQ/0+P5+melrrEmlwfpC1n4ElKUjRvPf21PnKHSa/oUAao4pSS/VjTny3i",
-	"LNL762As01kbPLyIyuMjBDW6iucihVtapfC9D8EF38nh7LDn+jgBzOD8Wzgso6T0lfIR26XyALVnM5Ef",
-	"pYIFch4R6LdTW+F3Dgr1R5bkHekPIJiYvxYijiOBKNX6KExWTsUZJFstE0jagmwFTEXCPJFQgGZtUiRD",
-	"Q+uNMarHj53q3hyjZclXLEoGzA60x6IZePt1/8IoFUHGMHO5NcBQ4q0hudEbHhDYKBWeNcvHdssi9VKa",
-	"ALAb6ZN/wPx5OEYGp+AjxDLmGfz7MVb4GRP5f57TPwL+nURw01KM5vkUIAA6JEMo5mcfIaI3Q8Ioda//",
-	"yfAfCLPSvzG8bAb/TDP7r/5nxfHjahb7Jaozz5QDAElXsIh5apQcvV5/iebwOg75iZNf9H9P4b8pfAX8",
-	"W/oJSNOL1GpNX3wUMBQxvFZJ+K8pgoDOqAiqGeZ39BCvmnNtkdjIMKw3ELgYH/wuSni6ssOE0UUR3Nmi",
-	"gChlMz6JAqxpYs23T58x/3/ePn3W9s+ZniWP6TmC5utJgke8efPPVy/ZDy/eQvgMk87P2dvXzz3217dX",
-	"zz32/MUzuOO9GL2FIgSeLVKhWufFWTPrBEMG726ftZ9Y7JvX715SnRW7RDUL01OtVx2yxWFP52uxcnjs",
-	"kAxnkYK7cGyuANkt38nmzmY18kLrHFNnYRcQMZ5h0oM9JtJ72KNOmYWzxUFNwwRBjMzO+EcsBPOxY9tr",
-	"CAx0mkXg7x0yf452IeLuacsQO3cLldCAzWQAJeY8m7YVH1OZ6ogrQTXLQHaC216mKwrH6yHR2jdAcHtY",
-	"1pRkqXQzjAwep9/ByCyU+LywjmFEGjOSYyKAcdqSVpdlJMiwCzsNcA9+cAHA3OAXbFDgadcdbZ2Xsp2F",
-	"cpOdYwGGEr4M86aiJBQfMUvKifdbMWdcfeQihfY9kyl62WjhzFMxJqdZQW5Cpv9aFmHVpGYAafD23S2l",
-	"D5ZDQm6507qJcwlFBBf2mo2xoYqDFfw0u/la7Due6Z7jAV6lDL2pO6g7je3e+d5+dlXh6CatuR8eivYR",
-	"Px61j4KTsP1EnI7bZ7w7wl+OxkVUg7Ibqn8yOD78ATVrPQ3WWDB1dtp0K9YOFxo5D8dUkkeq8b8O2+SG",
-	"xp/cAtOjJ/3e4aE2Q0pPhBTHQN0XH4UeAZGqDv7kPqrX7R8dQQqhUZNBDdojWS1fQ3XZavYKzyhZ3zxl",
-	"X99T9o4ECB5MKid+of1t3WSOnl3wkbkKeI1ifoD6Xr1+fmtPNDYW6DPy0asART5wujt4ehDZ5q72LRPR",
-	"RqGbq+GopD7Tz2PpArSgm5vrZ5C2JwC7rzUwuWsAcOZPs4xUPvhT+efs3fVL8nIEqYDyYA5FNAsl0sGc",
-	"K/V//VYBcAvOetB7TfI0oDRIw4aTCiVjYBWW+jAx+pHWNbTJDLV/TSXZ09c3LBWjCCm1rR4yFfG8hSBc",
-	"L97eH2Gk5O39CeNxdCcGFrGv2esePPFY77Tf6Z0c9Poe653pP58c9E48Ng663cHg4LTlATgvUBg0e/1T",
-	"fctg0NNfR8ldO5YBj1mzd3LW6R8f4Z3iib6z1/VYlATxAloXxHIR2lQl03GB5W5pGom0PUl5KNjri1vd",
-	"sm7n5Oig1215ENJO73X/tSlAHJhYxZICZL2HZkPAFZoLi0TNRQA166zZ7cD/6za3WKa3X0bJ+Hps2jMO",
-	"cLn69EGO/TgmC0eJtTm7FniioiqCVAn6HUbpOialGqZ2Kueo/bVzMH4qe0Uv7QILyVAzssAAer6xTaZI",
-	"plJjMzYHqiCwIfQNh11GdRsl3QV7XqjG8hdpDEFkjv3QNgY9CdQ/xHhv6kWm/1ykApLTEtwXmJuitbCk",
-	"3f/4EQkxKGPNY5mUDGJ6qRkyzF5ry0Xm4d60NSp5r1rF9qFEGJosMqsOpYIrpP33sWINFbX3iMREh5Pv",
-	"AAWSZRolY5GmLo8rQEwoMYHRJcP23fVLUEzPWTTGgZiAVZVItlBQ82aVSKP5FVq9pqZrozNvVsdVhH33",
-	"kPVzBBEUylojJUujfQsXNI0tkvuFjepdj/jxzRL/Zol/s8S/WeL/bZY4KXtkdVeY2oTBk4ve/Y3ZFyD6",
-	"djRmt+VtGQag1wTalivYV4YbyIpRN0/JsbfER92e9lHf2FtWAXbqhyDT1NQOyXRygHf9JQr/fNT/adHt",
-	"9k9wl/1ZP4TgHOBkXG/Za/Q6lA/Od9cv3RZWNsNtwZzPRaoOgKwA/gbTc5+8CjsFOCV7Jdj995nwpYEs",
-	"G95HT45PT35b0xuVgoIc+2aD/4Y2+AtSwlBEwEbktA2/ivlNB0m9/X2NZpi2qCssadDG5wIs0SE+q1h7",
-	"g5UpThE0MBDoIxpW7QAdjqj/8iX2sik+8iDTVne+vH283iuqxgNWq/62gKODkHLAU4DFEkXsHIOsVAS/",
-	"8RmC42hj3rl8iN8aMAE/gMciiRvV4fFw1c4k8GUHcjbjSUiM2ACcECmEDGKG/tTdRIA1goVZqBiCyHDN",
-	"H8tgCQV9uUyBUhnBpnKROkhIVOHkqBtZFMfrswVu30ixMFIBT0MK4V2SSpjIJeoGjoWVK1cA/k/KjlXp",
-	"WfM/RKU/zzX2sipOGsdgkzbdQhugsEgLA1Kt6Tla3jl68NPckqxW31q4iOikYE1HPfdQR265DiNLcYEK",
-	"PE/T6F6QKrW+WQvBX8BPyeO/EOVFStP18PRDogTfiUmU5AKLfPdfVEai7l/LW4LOdLL8gG1GT5Znxw1Q",
-	"NGMxzgz4AurnNTrXdh/3Z6+hT+HSe7W5ZBNL7IO/sqP+IRoUDjbMwB9Kf0L1Uf/D2v9kb9/dsvb37FFR",
-	"Ig9Yusjap3d/7ydn//h4ezR6H/Rezn54Mr8+VP8vPHk27f51ciGOF6+jN//6Z3Z5/90jeMhuZ8Uj1oYQ",
-	"VHuEpvH/LUwAe7RTgf76mXqwywA8KmmHrgbZ6+YapBUajcFx/6j/5Em366h5xU3dMGByeGxpNXC/wSs9",
-	"gM69Koy4/HzdFcjggePU+LIFvykr+7Z4uH7TYr++FgtzwHjRj/iVVdiDTwUB9BlhYGoiSgXFkJzka9lW",
-	"lfCJ7KKAlkOu/Tpsxs36pcceP05k9vgx5lrl8HuZVRmXXCFyJSiNBo8QiqCjZFJ16LZs/rep5XWV690V",
-	"aA+YVUkTR7j4IObgvnY0ngHkiGHRLFHMFdzicKl1srEmd6IArr9rPw0IvITo7TO+pKID2nVgjmXKRgWn",
-	"p1dwLwIcvqNmWl9anaeQ5R4p6MydEHPrkAKdMBb8Xqh1tZ1MH5xaCitgEp2rzsMEvkkMtX1ZmRyJAOq/",
-	"TIATOPsL5oC9AigHcrg5a4UYnqoB4xQ40ucu4Erhc0K33VgZzZapxBpsU56Nj7Mz1+1pTbkgEmGszFth",
-	"EY/hUWE0HosUYKTyfuUPOmT+2MhI3+Wk8Uzz2jwJ29Zi0Y2i/EP3gUfdo3UNFPdhLnC+IwjsUlZ+3RFR",
-	"fANCspdTOQ8K4qVlEVcJeZu0vKK6VNbG3NNuC8g0FgXsoj+7+7uYb2NfgRul4iXVx6aVKvUm+y7JNt3/",
-	"jck2v1uKTCKX/y4XXfdo+x2vZfbMFPr+N2tDLthaAeyZENfKeTe5BW8JpUry52tpUBWaE4rTCo4Z+H7t",
-	"TDInG8WXsNlKGjJ88COQewFpEvTJU5fbTviwUVaZFA/8MkuehsrVNDrsrxb02aD6QIq7COF8Niiecr6C",
-	"p5YDTQw6hpjPaz6SwhkeK2nARaDOSXebUi3hpMPTe5kIZGp2nhwZFI654BnSrIO7zxxdpTFNJItlMhFU",
-	"+K08PaD2vPafXr28ur3yWRMwkXItLIcuyZ/lZFh0jxBNF2rrHxIbwxVQiI1tPTud1Kvf5TAsHC5Hdas4",
-	"/MNLw/8kGw/H9AuTBL3qwtlXJn9MS0L3BQObekRBe63pmspuZbCPrCRtEV+prWRB1iPBtfQ6r0D/cY9R",
-	"hxoxCj2txa6rnKDdbpQfudKKRFkFxf3r7dLnIvsP2qLdb8nW/wHJ1t/E5VcUl88hLfMrKXNUTb8R8ho9",
-	"R49UzjuRZ+kSWyxomsBG4bElQDQRUqUhu88RKtNFMsTKwDL8PRZIzonLm1PaMqHhexbRvtVhz6DmHmAC",
-	"qAq/ubnyHkl5gKyPvBoGXq/DruUyByjFnonwHGU7xz4b4sNZpTw1hD/V1fvf0QjvW74PS6ah9/qWCxHf",
-	"v4GV4AVu8Y1DgmlbunMAhWBEN4xnLrvNx1wmFBlzt/LlflorrYlXdiEZmgXClaxpg6X03E0wwYDf4D1f",
-	"4cgwZA15AbmFP8BFBQdJd3QiDsfH/fZZeBi0j/gT0R6Ne7zdH5+Gx8GZ6PHDo4bXyJdhY9D43mIhGRyE",
-	"gCdQ2L5IMqJFxFzmYSqXCsbXKAj4RRcrxoVS9po+1KQn+TU9LTuCQIjQfU4mMx7Tx8PPG0+4w+6g2/0h",
-	"Z4EfzkWq72wMjvPv1BxGs9f11qB6HEgAPBepybqJRTbjtZ/JDqtpVb/3QzUSkMEIspLGPNqRRvYrc/y9",
-	"vX5zeXVz8+L1cwDLcPg0DNLCPuvvLZ/UAPmAfJNjswd+76PxP+mkgwr+kZWf5pAzErVwwJnLPns16UhY",
-	"ZqisSJdjYgx0oJ7nIs2BngldrNftMr1PiMhG32OScsnHjfRJqH/3u/088QZfBAjLV6+fvnj93HfKPVK5",
-	"zL8vQnZCDu1cpEob7/CkCKTVgF1oK2AOXU1ZzBcJljXZx+uGwvujhCGrfV7gYfJrZ8iIyRMMo1g21Mw3",
-	"+M4ddsWDKbQwUgyOGZMcQiX7phEhawK4caIWMxhohB4oSQrfoJp6EP5ItA0TjcH/oUcd6kZaHfbCHEox",
-	"II2Q1yeAiA+H1uSDCgjClONEcMJDLPPwtU4gMz4UH6d8oRCaGCpfeATOFBgjA6StV92QQFbLtxlUBrWY",
-	"CcD3iTIl4jEOhMFpxXS1c6L1hgEleNZSB8hChEHNiu0fLcKJyJw343LAnmI2nJ+LJ98U+oDSZOfCM2W4",
-	"eOHV0+HNu0v917N3L1/+P0ypzn97/+L2++HV9fWb6xsffUn5qpxyxZTIsliEHfZ2jYSLdtrBJ3P8ff4L",
-	"aU1wnvwZjkmTy8dD5h8gTplCa/Q7QEY3uww1rzCVUMHUNFsnMuy3ho1cP9lnIsnSCIxxi4ls2H9MZg6e",
-	"No+U+cFUu8xEGC1mPlVfKKSZFqG5jRiFDPExPh3At0toyxSzA/DQJVeMqzsRtjoM0t6Io9AotDS9VYNn",
-	"0I7W0ZtraoKaiqjjjCcBsgc9O0wHNEQUSsU4GeAwQqDJjref32LLIxzorfz5+B3k6luRGItx1jrHJjpL",
-	"HcOtep9X7IJIEfYwSFu5hKIGlZ2zo26/BtjYyUOrkgXiXiTmaVr+AO2TD+8nhRbkXKR0U7tnzI9CMZvL",
-	"TCTBangnVsNUAPx4h72H+XmR/9z+m1jpNaK3dRqJ0DDcuYDwMo0mULuGL2v2u/0WFZNCrQOFc/c0FfB4",
-	"gqNtb1PB6QAQLn74wqIDkZbAjK8XCZXxElE9LOy5SNsgzoDICCoi3cS1gq57KWdzkUWZTNkojcRYlbCi",
-	"Avu7A5eE65Q8KLM5TyCvOYkyQbQoE0LiuWl89rSO9sFr2IUOmoJ+FZMJy2+yX72bjVIRx5xdynSO8D8q",
-	"Mkp/3vXbqV5d9qk5G1tBCajtd52OX2jm+wIScQ6JJsfs6t06k8zRXxpe4/1UWoT+TM7ZWBt4FvCSzfgd",
-	"gdJdvWNqylOBN/HMgYaF6ADYtsV3EL7qX2hULJJ9cWRuyixCHsODDDbD5c0/4KR1R4bP56nkwbQxaExE",
-	"IlIel02iG2TLTFm4ECyM4mgikkBArp/K5Gzo0FtAlk6B0DkFpFlYw8lipgc2lkvAEdWiv+GhXfChijHb",
-	"dOrTFv5iekUVjXXZ+ijqVoBC7shFbTyXVsELxS6CmWDPZ6Pv9SxMpAwdHDaVcTD99Dy+UOx5LEfiI7u5",
-	"2HipY/0OY55MFoiTDBl4aPz9SMh+6Im/0lY2zYG2Vkx7GuhzNNc9uy5eZxvT+PxhjwxTlHmG+whkH1Bp",
-	"7ZZk2t/T9Vu/+H4/C75btuAP1y34btmC765b8N3fzILvVu81NJa3mvblRX9cWvSH3Yea//jjBmN/6zLn",
-	"WSZm8wxHL1f8zaPhsDEfDJk7fjLbFPDn9xfVqVwODVBNfo7pvQU873JpvRQ91x+BNh3svK/U9AecGNVt",
-	"x/1ebn3/t239fkdXXdONJlBq+2FV2z/s7UOyvd7HV/QUMAnqoigjNO4sVK7uc75HvtB91N/FQZNr6Je0",
-	"jx8YldnBheSospcyGccRHq7/K3KdL4lNG6d8Z4fXejTHWpe1YZ23qRjH0WSaobUKaULWLUaWJPhJoF6M",
-	"LF/DWjtwDcbc0iajuWRwt7wSDZm2tNH61iYFnFrgbfNDuUwA0SVEYIt0IazPiSOJOnCAUVWhmzVr6/gD",
-	"a4Uby7GptHHomuDg5vFbAGBpjF3iC9LnLqTWFnnVNoF17GnmXdHMwJSa7bQlyP7a4mjqKamLkpCyXR9c",
-	"J46TxqBHYRv6ZHXZKMnERKRVUZsr9Idkks3TKBDnds5dl0tp5usaSif3zrC1eHlVo8gWBX6+4iKkBaPI",
-	"IWFWcI7wUts4q9HUxbyOj7fFvL4cartCTct3h5nZPSgRUAc6slqjY4R09zurcMmaVbytOMbIoW9Bjnqp",
-	"b8bSSOBHyviWv+QEyJ2z9ZwC9n0mE6rkSPeY4exjxqDxim4PLXw9p3LYc7zIIPWjTFnfiZe/x3G7e8yo",
-	"h1j/ECV3VENgojKGFb/KyYxFAcFU8Dk9HXlFm3SG0W5vdVieV1mVrYVnn5NEhWJdLoshAvBkqEFVhEGJ",
-	"jOkBsWGGQlCGLadRLAoc9uTSnPPVOQtiwdMtIYaWVxEooKLgPOQgFzHyMQUWLku/Xg9tIhnZlfAVXgq+",
-	"U+u2WUFwSL8pi2bIXEjBE3Tc/ixHTHxESxTRckDSPFKYq2ExuULmm7CE9V+bpuRNHAlGXJkAPQ1QLlAx",
-	"YgJDS65YrPUTqpWKknHKrTuq5bGRzKZsKdNsCg7bFfCt+yiwhotE8SxS48hGgNZ4r53G4LUr5q9bv8BT",
-	"KZJJlIhib8wixd9My2cyFLHeOvdRKFKG9j9QXVq+SmJMhEWnO2l/YSMxlmSj6cFKOdbQFKegcEtrTw3k",
-	"uchqvMw1tkdNVp91nXxJQt/amf4CNznpoOfM37zR645xV1YUTnISVKal1J6RlLHgyVfJMPwjuJn+MxJF",
-	"/pB+pgekmezheert7ABpHId9/iToifbp+HDUPhJnvM1PgqN2b/Qk7Ir++JAfnzb+Tb4piiyXvDulzjXs",
-	"GdKo6yM/DM7E6bjX7o+OwvbR+IS3octn4enomB+O+wIYQv5dTqxnFy9eXj3d3MtNUxg8Eb3xEe+3T0aH",
-	"YfsoOBNtfjo+bvfD3qgrngQn/Oyw8e/ycl2/e/36gV4uJ1Pqazu6vmUKf+1M4S/3JuW2xEFOvVuTZEVs",
-	"6xxgXjORzvJI+YBFTgny5cXry6uXL6+e+l45fwmvYT5uP9/lqjapOq4qhdH+PCXJ5jlh3hLpo7Tc6RWY",
-	"3kKYolHK5DIBnSxKseJsHCWRmhIVmLApUFyxhVrwuGV45WOs+yp2FCGdEtmWcywrM9kDUZazwkNNVkbZ",
-	"1cAAwMdapFGRV4dduFohPDZH2THZCU1Ib8DpcdjQ9009gDv/OErhNx3sv18HKzX7qDfoHv/Q+KaVfdPK",
-	"vmllD9PK7IH69ZUyKjgM7JH3TUv7mmE/GNavrKhRym19AJBy9+g6vXz1R5mGIh3UOGoBAB/9s+Cp87FO",
-	"cai/o5/XPWzgyZSJoFJ0VKmYmiJAvFoCVuZU8DCOEoAwFx8Dkc4zv3XOxos4NjjVToWWvjK0RWCoHer9",
-	"RBVdrCk6kw7zSRzqZ5Im2eqwZ+BHiqWcs3SReHmBms9wRiLD1aSveaBr7ZoG/w/pYYMCLFCCd6u+ykd2",
-	"vwqsa7n8ekVYwG88vBN6vxgX3m+n0n099apC4fu6bqni5Wv2OYw7CoIfP1WckLTZtPLAY6HYWMQx6/f+",
-	"h60ET7V5BP+i+Nebot/t99v9bv+QjaSceWy00BtSZRzMlIDPeRBlK3Yn5hmbpHKpz4qOXllmh9OydzUf",
-	"M/pLrsiXj5UrQHx/xEZRHEfI3qHVI/2w31sby8XcjliF5reDHRu4TaNzk3CHKFgxLK07MISybrFIh6Ok",
-	"MegddfpeQ09bY6A7ABKgVgG084/LIZ+lf5NK+PCR3rGFW5TKyoGG6r9d9bGyrbaPxMStugPipL7smw72",
-	"23jKHikzwl9NFcvSVRt9A5vR0jNF8XPr+koR+jx3kDUhVAzxZUc3M5Vqci6oSIVqx2ShcOycSB7XKwih",
-	"iEZN16shTSS/sp5Qj60IMNpdKiXEOitUfZDqBACukZIM39/RCiT4sYYYrFd8pQDsHYmgoJRRpBhnzc5Z",
-	"NyfMpJgqOtoI7HC8iNHnVuU6yyP7Ff6yPbW8az2fz6AFRtFR/x1+s/31KXcCG4PezvLOGcNN4u77msXw",
-	"h5d9u6S6FvJb/5OEJUweSSrciXp+vpa0lEt18Ck/pkl+bhWcwK3+hxCbY8gDqZOarlyMsqI8vKAiZ1RR",
-	"tbFre1QQYDA6MhvCyPBRLPxzAPgtyrxKWXcO/JZ2dH02EitJIK/mtqOHCEQjCv+YRm+vPeIK1ynR0te8",
-	"3tEPd82l3ZZM+zVAq/b3cv7BnbgPq5TQ66tOK5ZLwiu1mArfDol/+yGhpfIXHhEReJwPspQnigdULbkL",
-	"WtVS/5GxWIQTkT4UaepiJhcJeR+jhAV6BAZsLglRiQAJGA8tkgAVHugXTnjholTM5D1RMUUZccDQ5UPw",
-	"sQzh+ZbX09QwpFCpgV4Y0KX1E1dwXiwSF6KjWYDiaNVAduChRzgcTR//9FsIyYFoHOeYjbmemGgeAyAR",
-	"iTQtcQC5DF9kxQmCU1mHk4W/3rrz/PtjZoF31EwYoGTpuVjNawGyQNzvLMTW+gj8M18VpQqPqhykisMK",
-	"xpXVGBx3vUbFkmsMjvrH9Z7PXnfQ7Q964HEMxTybGtxBCraWNTK9oAawOGnzN63TqaXHUc95Txzy4+BU",
-	"tM9GPX1AHeoD6li0T7n+4nB8zE+Dxv4HWioCEc0zJBYxIbI0movhnK8Q+BGREx2XDfYF9wHGFQtj1q4d",
-	"tMPT483u4t7gqLvroDkqZFNfYkeqPz4anYRPxu1u0BftI340ap+FJ+P2k5H+4oifjJ6Ev+tIOUKmYrhQ",
-	"JaocL/ypcsC6vdvuk0HX+NdLuxKkhUzZJOVJNgBMprxIAjqNi+mMt/XaaR+NjoP2E3HK22cBLKbRaXgm",
-	"GuX60ocPQSjgDFiHCmuI1V+7L36W0aufL1avb7rLV6vu8tU//r5881QuX+n/PZPRy8u/zn+4fHHy4ufX",
-	"09fvX0Xjv++hCK3JkO1YY+7h+a0WZwvgGOkNWfEgsooLDn9JcaEvqxSXhYLkkxqNhUoA4UyGTWIZNlgz",
-	"QWoZlEtwGhlVapGolseQKxDVE4iqzkXapvq3USr4XQg4QRDxnIs0kiHxb/sW8MuUdLaQqm8mk2warxi1",
-	"ne4yxMz6m0Sr2TwJpoDWbji5bR1NXs5pXmlQcehSe0HIV7pH8EYDaGV/1KeFx97dXp4zvFSx/ln7sKdV",
-	"MAgdA4xZkk3Bhi6+Ab5/pJCqPeSrVof581T+LAItc7BRQ5GEBYQiJTJgOvb1XcPDbujjgBx28e0IBZfI",
-	"ZYfGT2Vy5g+Yr5U5nwBRFfCVZ5L5mfRZU3w0351joYoxJz1zG+lU+nLP0j8fnpzgO/mcpxkoUnQ56Iv6",
-	"0VoZBYw4WxROOGjQuT9T67R+SIQrHlskc54qAcWtMmWpuBcpGMQ8mQgoMcGXHMAL4HGmSgqf6j2oDrZW",
-	"43sujML3DvbHFq/Be8CUxZbUaWL4a3W1R8NkqXkWGyb/xsy5hZmpwIhZ1xRv9KrDymmzHsySd5aDx66f",
-	"XbLDw8OzumbrYW9UOjdCniE31C4ejqskrGlMvg63NyaT+zfly93OK5u99wmVI307agz9464NrOtPcIJr",
-	"PfazxfXJL+713Yt7fXNxr68FM1yEwfnhnOsTvX/aRY0AxFdj0DvzGrmAsMrJUVk5oWtA7tSrMJuETmPw",
-	"5Iktxs3bpTXKcpHucKFEqH/YV0OAjbUtmAin0zeVYHNkEAapcJA+RCEI+GzOo8mu7gt7+XbXhce4MulL",
-	"QiGKIuD6zWOe+ARlDcCl9EzyUSumLyjiaVtY7As24qF1hehDEgQ/EZiQvlst9m3Ta0z9SzsS/yYD3zbw",
-	"t0GgNv37LUCoy+a96QolxIx64am29Q7HXd4+0vbiWfhk1D7hp+Oe6AeH4dFIH3N8zkdRHCFy2o+NpRgN",
-	"0fxseI1RKpdKpHpBV1tqYNr2jkuZUCbrSUuZOLoXKfAhQxsdSgKTvEBcBeZ8wY+Y35VH31XGJ2JovzUN",
-	"zKJMj0rDpNnp4V3LTqcv8LVOwrqRv/pcMaBzby5Zn6BD5JjJRcruRRLKVLcBjDuViXlj0HgL5fHEu2eq",
-	"s7UyxkOAjI8yixYrE9hfgC2SBKIIZim18gVf6acDfzcGJBBNLrrXrbrA5EjwFupLsUmP8JlLMVJRBqpc",
-	"li5UBrYDoMyGLNA/6DvmINrBypUpMrUbhRGc8aOYJ3dDwl7FmVvgKhQq/7prkd5CzGhJxX0klsMwmgil",
-	"5+5s3A+OxAl/MuqGvfGhOOanAblwxCk/C7qjfng0PhFPeC84FGCJj3v8MDgWp6OzsDdu4CMV7M8ezTot",
-	"7oq1NRdJqIYS2K+8xpgncpGh9jfU51K2cheSWTI0BMNQJgKeY74waRnd/Cs4fYvRCsRFcJbehiVT4NRI",
-	"hAjVkGd6myNMpJ7ssUwD2NYzMRsZyYcpjvkCxs+0RI13CMJSNs0iWEHeoS19sECHlRtHNwz6piiCNSw/",
-	"yDan9/nzumPDdWi8fvb35Ztb+fH1LTg0Tl+/f/Hxh6fhz6/ev9vdk2HFJB62290YVmx/U1gKCou+q7dT",
-	"8OmFPlBmWlaEVa6PwDmYjX6TH9YFDSe/dAfE9Vzv0NKMk2KipZcVbzIRbVi2CGysELgJH2GacI3VPq0S",
-	"4novR5iyL4oSyB4fgBSm18FVFi96HEFcI0owc92n7e9Twjl9a7er7zHfngW+JUb1C9LQB6rd+TyV98Lk",
-	"AFhS3bxt5CcRIfPDlI8zf2DRrIBLBdE68Atg5+fpxJ47GM6hlxjLv8CHZ6fm4JOjHXw+oHtqG2/wkMGu",
-	"GQAAl19+HdESA5IXVC7mU6G7Y65bz5kgJ019YkSHvYdzUBUqLiGClceuBhj/Sg0IWAGDJHB8aZEqQc1j",
-	"XIvQtq+RhPfxYxy+OshteNc8laNYzADGH35QP37wWwOX1AtWLDl5aK2hQ660qM0lORg3gZvT0jt3sPl7",
-	"Xf1/Dk46eG3gOtaULoo/zIceDq0cQB6eOa+H5sGtc5aICDFvQOdniTZmEsaViiaJFghAlkvKPcM2T1I+",
-	"n7KmVQrYnVgpz8VMizkQkeWHMmBn++n/z96bdreNY+2ifwVLb58VyYeSJVme5NWrritxqtKdqWOn6327",
-	"nCNCJGShTBEqgrSiSvnr/XB/5v0lZ2FvAAQpSrY8pDLoQ3fFIokZe97PFiL1dSN4PktvOBKiqdnoLCd8",
-	"2Dgqjs9UNMwLF+TPBuqGSIxtKcDhQChNATtcaUFa3qo47R4EgaKUtupbtLTAl1BLG2aqNKTlkOb18qVG",
-	"CtDQJ9LBPeybY6kmWo1NPo3onNThEl6yuYfXcShC809tkPXMXev2yFhkiWzcQDVhzpdsbunTFjUW1jiU",
-	"JBazLVKfCin5MJpbNCGREJvJ0IAsb6BiscgbBknJmmhxAqYIdgV0OpQ/MNPTi+GUfjblyVeDux/je244",
-	"FSUzFkVNpXYAyBSW26hPaKR/+sfpm9dqiVFEIVdcRLbIR/G6NwyJkYYIKyriwPeokcMrNNR7/JKPWDAP",
-	"Itbf2lK//EmeK+73JzlL+IU623+SM0H+PI//bDab9n/qvXrMZg3y5zI676tHyEmANuRkWF8/94w3oAf7",
-	"vmr0+Ozpz04bHjIGCeU8/jfpgAFigdMttKKG1mq1cjaTny80tS424Y4U23P+LnOQKVdHiKckm6KJo4KJ",
-	"wCLpc2mazP/EO3uBISnSswxDAyxpGKwki4nIUou7hENSB11tqQEwyGJdhf1PJRcUpHxf17Hw81/Moi+8",
-	"6S4chPPBDnpgoFlAGfNKkGA8vrhhwhikiZO2d1R9Yv8obqTn7ICXt+TdMHIME4HfHGQGbDjvqQiBVf29",
-	"xUcgdQjmhoU7j93xAst0GoKYNQ3AsLY5qihg/rWVF0TMTtVO/StHhXfx9t9YYcKSVV0aJ+KI4ZrDyTug",
-	"+4vaIY8xyUWrVw9mZ7iTfQWTbJZi+rMrHrI4YOii/7QI3T/NhhGXYyYHUgRd55Uc06sI4V/6oArKvwDL",
-	"/0wwDcz/VCRToj8nlOC0zuZTRl680FrDDzUPP9CI+De/bWos0CR9LWalshta3tMM0JZh0aVflgrlhZoL",
-	"F/r0gX1wxobNJLclXK8wJmDtBL2FbxMegEMYTDP5Cg1gKGgwldrCYc1Nv5bBC7DUhlcLxYSCmZUGE2ay",
-	"uiry9EKz9Eq4HzM6Vdx6SnmIMixAF0+NK/gHXaOgFIPq9HYBv9zUH353yx5X1VfQ7iEoXnDt1dKZgNv9",
-	"NqJxqcTITOiLrTrpQ6FfuNk4Gc6kru00TcSIRwx1IBEzd59LtSXy23fyngwV2U7mSn9Q4gfcu6kexipj",
-	"Lcua+tOm/XS15TZv3zVB6XE79rPKQWnLmTH+LQCQgHUPZDxz6vTWOmZApXoskDiwbURKYsgmTXWBin2r",
-	"g22Xmmj+oKR0vFYn73MIa55Ykoh9t+zkRzwOgb2oc32BnuUbiJvtFO4nmvTL75jTW0H6cJduKlkCb9lb",
-	"UEXuTFXiJKFz+HzhDWst1eueDzzf0uccwkrtZmKR4py2dNol6y2u2Icq++Wttrpg8S1u+Ft9UcC1o0lC",
-	"n4wZDX/PaAK5F7qYiRLs44xGee6y2nURx+rSGTuJyeJG6VMyme96frQLF7Cj2N9aR0F3P8C+nW3V0fPX",
-	"Xm38+8CWYKnihGaUhdO08NrNu2129K1LbszOYoWXNUu8lAx4VVbeE2OeyG2DVWZBB03eWENSAVo5EXGr",
-	"dnPVmM4doKSuChn6Sukf0QBy6j94tdy4r59/aR65dsEjNzBVyT98uY46RF8rLPq9fXevXQMrWlLnIjMy",
-	"VJ8ssaDeZvuMxmuOJmj9jqL7eJ49MYtZMsgkS3TW5uiA7Yd7QXN32KPN3s5ht3nQ2W8390a7rBfuBN1h",
-	"h96S9z/W/rvevZLoWfbtLfKF29D+h1vdhfmsQ9D/UsWlSiy/levy+hvyFrcfyFvcXttbjLB/a7mLS3Wu",
-	"bFtglqmZHwbaOLKS/H81HuZ1/cSrkcqsUWRGc/8a2NKgTgGxduJU25+9su2buaZviKkqmL4bBsdGoz2+",
-	"FCg2LIvjwnafSPL+3UtS92/wzvnQfL4gZaH+elPn6Suu8/QQHnpbHirIrZW3d9JXBSJuQ8Lj6nhEfEUH",
-	"yYGX0dbWSXMHj+xbcXyKzt4L5hV+0oV0jUoF3jyZug4+x70GeTlXTLaI1hikk6c+AYvvguulIiSd1M/U",
-	"sKc0HesUyJTHQapLIt90IfuOxz7UcV7RjM4lef/+xTPZaqxra/6J2cjHl7jw9w0LrHKD1vo7XUxKpx+N",
-	"AxhgymBTMAfLPC47is3TtUmzns8S0oxnaBO08+Ak4SeWx+zoVb4/USjcghtilcvRNnklIaXEe2WPnwcp",
-	"StrWqWsLeQVl3g2+sYKM57rSdCkdnhJwSRH7JLfXuOEFoO6SYcajlEhBRjRxjXmhmMWKlygeLRE4yLhW",
-	"RuUyQehx7hE/FulgJLI4XD/62SEBa/uazIcvwtoDQWRfVUuSXZPB4Fo6PtWG85QB1lyt3+t0i0aFskK4",
-	"VJFUAiQ1ibAp+5hu4+9yTLu7e7V+rRd0wkPWpvvDndFu0GUH4R7tDA9HbbYT7NPdsDs8GPXYXtCmh2Fn",
-	"uMN2R/sUNIrhQdgedSiszRdvk+lW22S+mkX2aqDW3gqib01jimuUsDC211+Ltaq0/zYB/KHsV/1SmKPM",
-	"3fot8sxQMyWxucu1sUBtLFAbC9Rnt0B1H8gC1V3XAmVpwt1sUIvyAIINV7Z/s2XKEsHv3DK1QWz9MjSm",
-	"O1pQlLyeBuNFVegEo85tMKT5RicfqGPse/hvNzrZlrpEZQmDXiHMBEwtcUqGNLh0IuKEVl22tkTMtrZM",
-	"WJ+Jl4PwH/ztks1lISoIcP0hpHqObjCo1MyXJfOD8dNgwWHkiw7gHWlDTou8wdKqJl1DvW2HelSYaZ+o",
-	"W+1r/CvpxFqC/nQCMYrqTR1zDW1IIsWE6XDpOEhgO6UbmQpxw8K+XlI1+6TklWMQxao9cuQ4rugxLymO",
-	"QdIFUctODgcNmQB9DEG22oXSDFWzgMmIuQtlcQ1QHfGgHGk0Rz0jRZLAEKq/dKbKJbngVyw2qQ2qETew",
-	"VsRsbVX0/TS8T+TjgjZ616hHXNU3OvaxGBl1ykwEhjqDcB1gN0XMiqffjYT6EmXLTnuFcKnjmzai5ecQ",
-	"La3ghiNQ5+E4Dn8EclSOvowhl0KtHpwyh3Atjbw7WKra0ShyVLvCQG4tbxTv7IpoGsVKNGFODYm8TXRM",
-	"exMd89VHxxxsomM2tokNA/kqbRMGFDOHwDxk2h4BdWR2hrvh/uiwYIw1lonuqNcucJbuJjpmEx2jhQG1",
-	"91ChyQTJKGKslE+b2pcrVeW08G8OR3sTZLLUPnKilGJK4GI9YKBJJRDB8poOx/hClVGFUCM/sLC/kFE6",
-	"UVxryApa9xPp6smkbnlfpIhzqg0ankbJSkgGQjYxC9ZAw4zt31awdhIlDZQWXB+dRkoTgPr+g7mO6TXw",
-	"EEjdpl82Fk0OOOHBhMuJatAxNuCTJVYCKHINQ/WIufRqznrMxpYkeRwggAXFDOY+rk7BmKEL+kDWh9qE",
-	"xlGFNUTv3k2mEFKnkephbpPaPJNe7hEj8EKiucn7hN6WZtvb/izm0u0T+de2pOjT+tebUpx7ld/o47IZ",
-	"TB8Qew3Uurv67IP7S9ZgZqWlvEHD1TMBG97MoQuPoOl+2WrrtwWzdlZJKQvUYxmGzAZD7ZuKiscvDUv4",
-	"lqV3jYG2jNLZVG97A0ogn417SumfN0B8I+H/dRK+kQceW8jX/K0pmZQ3Fu3RLxPzclmAn2losEwqyfAm",
-	"PNwyoC3eZlRuh3PTiYN16yOMvg9eNl3+m1+h7Z8BhpgdmOY8AJ/mND2CDj0XAMg0r59ZJQABFSGKft4i",
-	"vupoANwgSyIDRo/w7hjpSu2AuST+u/evX0N1K3JcGACWRs+dZUt9u0eAcfXIyL4/4n6emr2/j0hcDeFr",
-	"N8QU6UHZfTmArybpLmGeAgyAev3//Eqbf3xQ/9duHg6aHz61vb2d67/dup66Hc2d8YQNLL3e35pXe/rm",
-	"1duXJ2dQlfjk3bs372pe7ezFq5Nngzfvz5ZA1D80fPKHv0hu1h9ZEUDrgsC+sxhTVuBi1vo7Xi0Caa9z",
-	"7a0qgwQy4UARChzLtFPziugoKDksygyIkhIzY0MPwmltpdDe7fY7ILTDEB3DZY5roL6pebULJiInjSxQ",
-	"ole/dkpj8jyhccBlIMycgXi/P9XWTjXEp8eACkCTmEm1SJqIDjLpVrqpdcMd1hvt0ubecD9o9sID1jxU",
-	"y98ZwoKz3dEe1e/b9ebxwMTnmwIJxYDfIpbKNgjQNdwJJGYjdZbC0lfqcUsP035r7s72UA7anZ//tf+f",
-	"nX8e/Lv3uvtq7+0P2MzfO4W279moU+3RVA9XexFjeXRkNc0u0CwjRD9Y39vQ5jYcvtJZNGKxhg46A53k",
-	"KegkC/HWlcuvbitAlYUsyY/DkMJxmCbiI6iheDHUn/PBcJ6qnzoHvR2AjEnYBR7xTDYVi4VVSESUr4s6",
-	"fjg9HHn18i7RKPHnW4j/q8MRTSUycw/g+jv6Qk5CZaoVsBGNJPNqVyzhI+7+wEMmgJiAgKWvqdn3D3kf",
-	"ufZia0XdDiJ5/uo38fHVc7H/P/Hr0atnJ+vDI5d56UqI5LIgtYk5/EKglakrzpZ36aFlb7SSLrevP4Xn",
-	"BWRmA5O5GggQCgWVoQAB8tOaxR1kvrqB5Wu0yGsBriZtdkWbzpGV63lMRhFWuUyYU3WyTs0XyytRBkLm",
-	"0KGNFjGoacaibM3HMqVzsHZCYpgRlkWSjkTEBcjni5ljphWdQaaaMElj6q0WeRND0Z0cn1AtkbMIucUb",
-	"kZSxSD2uN8I4Lgs09IgU+itJR4ykgiRsymgKqzkU4Xx9uEMY15eRgrapXPH5TKrLs4fMQVU6s74nJhdz",
-	"9X3Z2Fq/wXoV9jh8x7bWxzKxbmSphwDBgAP6oCAYRdGpkH76qZR+uzodPqEzAhoVepVRYnBa8PKoG/8p",
-	"ssnm2XzKfFL3TZauj8jP6l8oghU4qH4K//QIfjShCRT61M/sn7pKRt7VMy6xbrmI+4SmKQ3GEygCqhH4",
-	"YVyG4YF90ZWGuEmi1zXFZQlVWrZIHqBQSJLXhdMu2bxspNQBA+4iq89A4PLLHWHB8dSBsZ7rBJI7JuA/",
-	"y7u9r33ylm87PeZo0StFqK3tLfDmL1ZkHPKYgklxASioOhY8YiX4oopjsXis/fycHBFzNv5+XjvP2u2d",
-	"wPwAf7Hzmr8awsirnZzRi+q7o5p6Isnpz8fN7u6eR37PRIqO/MeCRPoCvVbfAf22KeqFIiAPTcQBSX+5",
-	"+vtOF2mjBQSTCr3WhR1RwnLEaMLC3JPjCNK5igxxUS3yXFFjFG9QaPMxHU/98kTaUs5GWQVII8lSpeVp",
-	"YxPGVmU60uoI6fslmw9M7QG/OApFN3icQXGCkCF+6vHbF0B5Qd2c0EumoZwCGkVH1VUG3DJ2NMXydXWe",
-	"EhpJsbS+XbEwQaOooS5PloONuilbrrwv60V+yZRHUTH+q1x5b10m8k6NeqNEf29KNCQoEjMSKO6iK+DU",
-	"O+rLrr3NSm1rHJVvpxaUnLuz0aG/XB06dzmuq0TnX36vKjRyiU200kbuy5Np02S+4G8oIbg9tBiIVGX7",
-	"k70h19vWfLlUk38T50Kalc5KAUakzmP9UEMreARbGbKQXLCYJVxJWPO+0qhZFEqfSDqXZCxmSsCT6r8A",
-	"qx+IKJvEpM5DJGSek+hvC7UYkIWGR3yQYOgF87GCgSwIlWa8wzkRWRoIKA0eh9gVT9mEBDSBGuE55t4T",
-	"SSD0W3pG2U4zaUVcy+1+E0NF9NQrpn7eO8c0bAtNqY/V6pjA/oUyeRGXZtSaxeTLLImvZV+/cZsAp4dD",
-	"43trz8XnMQWALAFGgG8nakefTKxaonmuw2uNC139bPjtdVWtD5PmrI48Rl/QIYtq/dq/8nxNzSqdDE4p",
-	"MmC0NbhAi4YRL2/nrckVxapMeXOlJFKn0fwu5i3bVFSn6ROd2Erev3uZt1tId72hVTPeD240kw5XyMOZ",
-	"CpFEnZqHAQyDAGJYigtYzra1QSRu9SUbwVNOvMVwEadS0pr1sK6dSCQlDXbZzqjZG+6GzR7bGzUP6P6w",
-	"eRi0ww7rjnYoHKQ8vVOdIrW6C3FTq2ZbHustS3Fdrx8ytSDxLUSE4Ni+xGToRfG7Ml6nNL915cScrK6M",
-	"WqngYRtny5cgtIGhrrQzd5XSUCWXNyAKxyJWopOtaQhHOSD6477GYOFR2gQR7IJLJVjqx06MtUzFxP48",
-	"oSHTLXkAxGJ0YhA5rPHAh4DxAtaFuQ2+R4aQj4R95JXoCTCToE9iQZxzyEXcIq9FCkc8PCJSJKq74Zwo",
-	"ltAiz5R0JEndV3NBgQf9NUkw5lcszGeUMBIr6QpWhIUtKB+d2JBzEPaUXC1Zk8eSxZKn/EoJV0MkIGoR",
-	"VZ9GQp0iVjLW0wJjAr2Q1dHcJ3rH1hWJ9Hf/gqDnB5BGlKALynnO/3QZ90HIpum41q+lY5GIDHCUSqdK",
-	"TJuhmOnUXJGmYtLMpmRCk0uWEsn/YESxiwlUqgf/HHJnWBJbOlCmCU3ZxbxWMDXVsJWm5H+gvo/PuGQD",
-	"mjAKV+Ts+NX2qfrfm1fqkvAAQ4jHNEmbU85qXo3LARxo1ZGOWpYDPKzmBy1GvMJBn5ruNF/RtN0c1QFy",
-	"tJqnyPZgglGtvwngrFF2UTHsPNMKDVH5Bcc34XpjWnQezYyR8LfchWMpsYBaOuZJ2JzSJJ0b4wlYoSUL",
-	"sgT0nxGPaRxwiqXlwWrGwZCbcHlZ2JRpIoIMgeFK+7I36gSd4W63uROCxNphzUO6u9vsDg9G7dEe26ed",
-	"dvV24ZjscABl2YxnzGiUjkHSNYNytlSOlQTSBPNQaVeN9LZkW/+Nfb7j8pIcxzSay/Qem4szaKrValLb",
-	"2vItVi9ifLBdzNJuW9Nvp33W2ev32v1O9z8Ih3I7aQDpgaIoywxGRSrf+hoYrJq9OSUYKlwM+CxOyVlw",
-	"Q1XV+i0JzwS7O/inXD5GxCxGHoKG5ShiCanjy9jov7s6Y9ojcsoC0m0dNLQpATVsniqOd8USyCfqtEyS",
-	"Up9YPkQkReQFTA8DOw1kI/k/neR8UU9rGwfoa60ekaMwZFHdm4j/oTjWGfuYgndK/TcUQYZYjgGNyZAh",
-	"1CWPIx6DJcHXLyIUl39Esik4DMHhzdXIRilLZtQWxi0ybDOwT5YeXG/rFpvYIpgJ8oPjVBYxZd8N/mN1",
-	"ApXuFf6Qv37w+7YwvC8veRSBGVdiHOgkmA5SIcxvHqHEN4I6PlDbKH3CYiXGTLiUimVjgZLFj2PiG7LA",
-	"JtOIpghY5mtrmnoNyu7rpVbP4Cud2uU432yRRZ/Hqr2RSCY+qVtnAECIwnAlixhgUmoLroBTKhuFkvi+",
-	"kcQGuTDVIr6leBDMEkViNhgljA1SjmkqGm8GgbrYhPLIx7lTc7xnY5EX75csueIBIzSc8JgDTxYJSEi9",
-	"9g7xR0agxy3+BbbJKTTU/CebwxYkLE04C01NGjcKVyT8Qh1cc+Xq3XYHr1CgL6UOND7KwVUv2dyUaA75",
-	"aMQAbGMowjnaqA6Jz/NBgKEjYZlkaoXeS7bk/Opjp/ZWaJ8DVRs74hcZiml2RyS9wvidSgOYbnBp7XOk",
-	"HH9t5XPEcSrCVhj6I3QAN8C1JC5QhZE+NBcECpbbXJ5GHDWJs0Qx79NAZItsVU4TRkM5ZqzAJA0xVL/N",
-	"Zcomg2kiJtPUlLkF6FkYqpIf8eyzRJ0o02mqOkXRRp0TNOoGIg4h0KYF7GOURVF50maHrQagcTuEiKSn",
-	"6ZNH4M6qxic6yMu98e4SFWipgZXDXan9F0ocSTZMeKBOzs/8Ytwn1HCuYYJm41iD5ciU7JA5o4lstVpO",
-	"DpUSNLCR1iTUlRpWiIWFPXOMDX+RwPhI0p8lqrDoaFnB1ge6ILOxGGrpT/9ahC2xdhu1iWAJw5bklMXh",
-	"YEih4rRp6BgLGcMzuOu2hD1Ga5G/ddptNTj4b/NvnVc1Dx8xov744PauRVZzTYAHwN6iK1Gmg0yG6Ecs",
-	"cKmFcIIRS4MxWLY+3E7gXWYlU7s5iNgV5rWYdFmsUm99oQClu5ga6whnN5XLdrrJv6oyoJnhiimC5gRi",
-	"MmGxlhQUC70QiY6vMLg8Xq2AhWnJAQLCQsPOJgx0D9YQvnRs8HuQ8JQlnFr736obXPNqF4LHF81AxAFL",
-	"YjKjCVj4wI/NptDdC/BJjVDcjNiF4orG2/4UOBJ2oG0iksaBmQ1eX7Jwez5c30KxWZSPSqfqQ5X2k4te",
-	"6m3JAiXu8fgClNcyFf8fkWFBN01TgFYQrS5h7FYefwF3MzTLaMzLXu4bM/SC8DgAR570FqauxfCLLFJC",
-	"y5xQXCtd2T+hOn4DfChRZGnXKi1NHV0lCE1oiY28NrjFOF8Q312usPIafqVLtXZN8pLGhA08dPXwRZHX",
-	"klZj6XPSw1HmHeiEW5CK3Wx4BKbVry4y9jFNBtpU1ut22ooJwaWSXK1iyeZQ4tpeTfI/mMkH7u20ux7w",
-	"nMGEKzXHLsjSoLAuBIX1dFDYHQWA/Elk5ml+TJRqmcdyfffWpW9WvlhtN9O/bISQjRDyMEKINqOUPLUF",
-	"68qyZ1KT+eLTZVLNAhj5cJ91w07Q3KW9UbPHdobNg6AbNjujNjsMD4L9IbiYpzyOWTiAQEJ1zHRvi+aW",
-	"/MkjSE/rWZa/SWHrNiZxAJgAbAwgDDtrGsiXJiTqYua415/dMb6p5l1l+l8oyx3r/amy9LvOceMQqHCN",
-	"bwMm2PK8lWcsiGhC1TWL5opyX7HkAgLKmbEWpYL4ExrzEcAhA9qvCTwnIZMcjFSuFdEjleJwAypAEa1e",
-	"gF2zRew2p32EL+PxRW4GNd1qYGAuiR8LMfULDohYGO8DGCubZGvrTG172t/aKnji63ORFeCcgYASkcBK",
-	"h0qmPYIAQEj4UC/rFA8AKuZpw8MaV3ORJRA+H4u4WfKuk9lYSAYUh7DfMxrJfPFakAVJ2EcapNGc1CUD",
-	"YkFkFozzaASw7tLJkF9kIpMDJ+vANwOggHthzMk+kqK+vtQA7awW4TnwV7UIGElZtPQC9zXQcKmA9TAD",
-	"NfGbR0QUK3Kl9JLpMsfa0K2FaUnqbDJN52oxFdNQI/0YsCmiRReM603w/GCDHpmNeTAGUh6xUepUJoM9",
-	"0N3rCT11LJIwL6xpZZe36OVRc5sqEh+n2n1UOLmSpSZlFeYXMXBlhQLt8RgsUkdHEXNcRTwOoixkYQMG",
-	"HTLdQBZHSjDwp0kWs8HiSEDKPDIJqOoXs7R6xXChiuOxy0IjLMelVsFxMwFaoVoIKG09FpFzYzjsIdj7",
-	"Q1Kvdjs1DPCJreGmy5Yd2bplXJIxjUZNLNCPO+GHyVxpT32iBH6/4OyAa2uoHKn7ukFw1sAx9RvWyQDP",
-	"MCkNu4f7e2xKI3ETHoQxNYoiqWNvPI113+GMENtrbmKKtx9vkr4/5pr6azo0jhVNQkL2Si9t7T5uieFc",
-	"p2R8WqT3OVC8jukploTSvf9lJvhv0cRzkzVMCU942Is79haR+c1+mRNtORgvlPOyTaCCfAfF/6/f/Y0D",
-	"ZuOA2dg+NraPjQPm8VnOJWNTQ95drvNPxqbEiqQoIxpZtViw1GUx1TYWl6N8k84btbALsrgmgmt4doqy",
-	"H4iDa7l31i1/aRCBUbJQrAklaJ32jlXminui6+TpLxRHMe/BSVv+uLA02yIKm7FImUTvDXyE9ZVRADBC",
-	"jGYjd5BiCqas3ppboJceF7fKrvWLqdlSFwmZiSwKyZA1IHF+U2/sazSDwY7nVjCr297HHIYRXUvNYadY",
-	"GEYJ93IeB+NExCJDmKoQIyJDzLKguSXB2GHwNno2sEoxL+kRZI0VcVYNE5eo8yackbTIWxFF1eGxMJbt",
-	"T5hYdu0fESg7kAUBYyFCrdj8Ex/RQfOEEB0AVxH029eVjghPNV01wbYmIvb47OnPq0JifeJ/Otem+/Na",
-	"n5xr6/157dpvkdWRk/PqgElc9t/EkNS77W7jQeIj11P/f1Qj+CLCGd1j6soEz/UZcp67miccrUHpkAcJ",
-	"YzFhNInmTcygHnKRMsgdn0xpzJnskymfsojHzMPAQzIdU8mkRwIqxyTJ4hmdY0AITdKYJXLMp/LInHaq",
-	"ljZhAU1CDEwEOaA48l9w/8qGjsohaxQTI0BIXabp5D359/EZSTIlCSkNMkiElM0hJNCTU0pPiaQRjJqn",
-	"xrIc8gTRUQhNUh5EmJejZSDd4nF4xSHveV1BAQ7MWgJCd83MpapYiU73rNPut9s6VqKinLPNQ6U7rBMc",
-	"ht1mb7g7avboHmsehPtB83DYpp1Rl+2EvcB1wf2esQzp+drL8A8xXOZ/sjfbI9jBxgX1ZfFe2ECH946q",
-	"yMz9uLDlYavL+KhXn9jqJwVW5yJPIGfjseV9R8Q3IGnmPUyw8FsECqw4GS+zsSC6PIDNBg0hmUS7fki9",
-	"1+4BhRHpmCWysSYf+YmlzsW4a/ajuVUPA/N1C0Ki3Y+bsLNN2NnGqroJO9uYXjdhZ99D2NmKXK3vNfCs",
-	"c11SK8oiw06/BxWU7qxoWLnu0XSNDf7LAyoIP7HUUQ9MouSdNQJM+l6qCTwtgq84oruYxZKIBLDch4zF",
-	"5CKhMcS8QLSZIlPqqoDQBgOeUB45UCWUpIxOGp4O7OHxxYK9TB6VyoMCAIsTcFIAVrH+GAiVm5dKngzn",
-	"hIcNA/FivxQjVCwIDTQGX6mtMUvYEZGMVRoF1zVrQV1NWNK74rF8fgC5FchlG8yQO2KG6F++ctCQCoC0",
-	"NVmIxp59Sy/YalSxIgjU52YoXxN/AMASiJQtrtl9mAT7mCY0SJe7b96iE0OS2ZiW2ZO2YU0p0NMUsdqz",
-	"KCSREJck4pesD9gUrsBXBMiQJvLY/Q3Okd8ipwBxYpEcJMvRTrMIg6irQBkQMAOjtNel4ie4HNY9cXfv",
-	"wjSi86EQl2XoAL1Y9rFjpgc929IM7TwyL57HnRZ5KuIRTyYL6k7rPO62CGo8iuZaracqKu083mmRdwCp",
-	"ochSJGbbqJ1uK90UdmOmNDVCNXrCvLW+0V4v5GP69Tfa+Pehja+nL7Zatbse1eVxEAB+lYipkOXEjM/N",
-	"r74HR4neEIfZlPIsoPCCIpb3YHwA/01T1sytJ8tY4HGmpF+l+ph3je9GpkkWpIADc/rmLamj2ZNG0RzB",
-	"gFiIaTZQWRZNQjpaQfO8QiQDIhiZFANJeNoiv0A+BvwGoQdgmAXwL+Kb0fiEov6Gc3siiV+yDPlECp2y",
-	"kmQxGYkoEjPVwRHqSDMumcHK0hjoM11pdpaI+KLEi2FYCcuXg8IK6eSGkEPZm5AIU2WfJaaei+W2VcDg",
-	"yJQiPElkCuVkMZCi1z0kvtqtgX5q4L0AsL55PEpZ4q/tP8IDgCfnF3MK7sPz9Z5X+uRv3H1XEvjKWBvO",
-	"bQBzU826voZ+DVGoI5GF5GWKpqgND1yLB17na+aIkrGiOe6p2Szrust6a0mhmlg8pnSLxBgxK4H8G6ec",
-	"y6/M+jhBro7PFAwmdpkUF1LcCl9bvqDXntOahU+rlQr8mHY/6G4SjKwtdvLOWNLBEHH94f7rvVpEy/lR",
-	"HELQXp6e98Ubqr8Hwc7s6qIkZWjZncW5STBtQpToysgXeMOVKxHb1Ni3jU27jOnZIidxCuEuo4heXLCQ",
-	"+DSa0bm6Cz7qIleUR2CNTl1BS53DmLGQxAI7aZHniAfetwDh9ZtBwYlI3DChhkd8lKl8j/iavquWIA26",
-	"0SI+FO6wtWdwPBOaBuMj4oON1ydjEUFRHzIRMiU+yFW+RvmfeA4Sei69xYiKvr5d/FUwPYO9WTCJl1wS",
-	"665EC0gOhtRBmdW84Aj8mRObCf34ksUX6bjW77bbgMhl/u4sVmf1FssNRXN9emCJuCSvnr7Va7NsFPj0",
-	"kYdhtn/ZIMzzZcPo3GoYtwumekpTGokL7ci4t3si90bY22aYoJ1VvzZjwwWnxCn6giGHmw2dWNRC4Ife",
-	"H7VRWI3NK/SkLflOVyhDsIXunrM0GJPTk6fk5NlPx++I9o5DODgPLhEQ4emLf7bcsxEMWHhBk4FxpRfG",
-	"E+Sl4bD+zu3Ypr5oqzC84fRsrOw3WNmBWAM9V9c81cTLcKdTyEO4PXPCvIWVnAleUZdZXSAyjTKZY2Jo",
-	"a7/JfigXqXgIjoIIzytYicZ6iLPJUB3nkR4NchUTBq5rXdySybTIm4J/9klxoos1NdZnPHqjvm62o5fj",
-	"uyL4tyG6BuIZ4okV8dWUtEhlmzl9xZhZjEVKOVYEczrS8RLlft7YAqJoaNZxsXknxisLvzvdiFl8NyoO",
-	"p3YVDccTsSHiNxBxaW7/rej2sjIPvyQcqzyc/vPFy5etSahptRhZCm0wd+BvE3+idIuIx5e5VuHWHWgR",
-	"1S4gtSCFmYuM0Eid5TnW675iyQy7hiQ57LSuqAjxdZh1HzFw/MaRxi+Clrgk3XaH1PO3AFMGSjXCCym9",
-	"ZLEpSIQMB1s3iV75QAfwrt8iTxdI8xWXXDFIgTKpxjBCSzCpq4upZk/tKzo3Dl94Is06Ne4Ehw87eS9b",
-	"bSUk7y8GdIQ4VLQI064xQX5h7DKaEyy1rGbwUyKyKRlxqJ4o9WwnDDFASpQLCmrn70JU1cxtsCCxqt+b",
-	"uqYznHKYexmR3tmfwphz+lYMqskn02w2z2PVW58USNl57Ay7TzB1VFRTw/MYWjmP/4sY93UBLwVfno1Z",
-	"3Gq1zuPFKKIVjSPCkzoCcFvwhaX0d22EYThKj2nJ09ewHBpUGvZazAFo0ipr2BugHiLVyGqWYtkKJMA8",
-	"1kZKtlMppIs86kxwk77IZLbvL3sciTu1ZOZ+CtH2p5zRLM9YOy4xKZEAblmR/fJ0DAbfURZFllHfRsHo",
-	"tXvr550Z7nOnjDP4+LW6OQ9RAbhCTK6k7I4kXKLry+Voh6g7P6sfOi3yjkkRXaF5Xxs5UkEomDkqSfxD",
-	"yOvrUJaVwvMmbv2h49bvTRNM3MPyOIx3WWyM2abUEgRCJOr3ukGDMJc7DrWllH3kMvWWVPT6//+//7ei",
-	"hNeS+l0GS9JbKNEF5hO3RhfMxlsO09ko1YUycA4Otipia7qBLwUASiodtLwJSy5YCEoD8ngbChJkCSA5",
-	"yFS9V8BrNf4KAw4J+I697V57J48KabTI20QMIzZBeokxynkGTrfddrEpxaXVSTwsBwb12Y6gSBtMf8Jo",
-	"bArbg8xFWHzFIkV0eSpZNFKznNBILePaNh99I9gDxG+iqLOs8BPuh1o7fG0BJ2qDKrhBFdygCm6CaTeo",
-	"gt8yqqAGgCvHZWmmLEYYasAlmC4s8HwFq1h5jz8s3Rbnfl/fIU9q7ah+w18/S+BTDqpXMfttgPBlUtIL",
-	"dQztQpgypDwmpTVV9FNcWuKq71yxo5xzbHeK7QO0e075oRvwTSUMoLICJUt/uPNyro5rysOYdO7LJprp",
-	"C1B7zO4ti1O/TziTAwKHelDEUlZhG8F0WTf6uw+Q+1zS6VTxGoyvwrrPAC0Gqjr+e6jYJpOgkINuAn6M",
-	"iGHoHKaqS4/IMU00l1Hd/CaG2iWRAKYfVKtOGLlk0/RI/SFTOpel9NwWeWMKQ1SXBwbdoI4VI6Biw06j",
-	"VMkCporQ9qRcIQJcHj2MtW+RHzMepU0eu64YRROUymM+rJdqEa/rhngGO3JHGDt9HPA/1chDvaWbHQIY",
-	"p3EVmQk1NhaNhzR04qreoVyMtzzEA2yTRQXSSAjqY0/dlPfvXzyDSxJlFx6YOkeEYq6lOtAG2cMmYc7h",
-	"rtqfeVUKfTFbvo6JEw7AlE8kSxvosRISql6QANI4wVIHoRrqcmxtHQcBk9JUxwDznKervCB9uOIMSrLX",
-	"kWY0vOrbLj14G0052joLeqUWnYE4VVxiHBDIchBcqZ8daR9k9ZiKPefGjhY5tnR7oTDNQnLKERid9Xv4",
-	"0jBLQdTIa2uU65svUiI0oWhyC0SosQT0wL7VNxVEdMH7B6nBYcHTHoN2tTflNzc4aBsctA0O2sZYtMFB",
-	"2+Cgbcpvfo7ym39R2c3vBo9sDQ1oStNgXIEkQ5OUQ248HhI3EateEtyX2Qlko0VO2YSqbZN9rE1ZKqio",
-	"LpGteXikTR91Xw3e94pBmF6V69fx4nqk1Wo1SMKmEQ2YUxJQNXoEdftKZQlpGMLg9Sc6aB4ua15nES7e",
-	"JWNTjc0P8MekjoUPdWL7s5OXJ2cnqv9t3UUTS4p8gmgZvwHds49KsuYp8RVd80kQgc2HQvlDUPdgUfqL",
-	"gABq6o584Fe7tPPhHS31iUdSKB2OTVNJ/PPaec0Hv6gaCS4R0r4+QdLn2yoIVXUUjtxfBOh4+Jlj6cFa",
-	"BDEYRQfY+CBNKATvixg1IUURtE9cowUVfOcRv1SUVhfcXFbKsUWWFU7EaNuEyVQksMymgiLEAbhFFAkN",
-	"r5SUKo8cbz1Yz4xWZ8pCVtReJb6V6qDa46KipCMPkG8CDh/mI46WXqAllq+Ncv/tKPfvp4UYiIfQ7+8c",
-	"RaHIQKkyp/oJ9hNpkk0F9nTEi0xJwECusjTI0Bygn8USnq6Os0o8rS2TE68RhhVIUqkOiCnXQpE4FbAW",
-	"SgIdKicVdUjx/EDcPcyGXkhSh/932YpiKA23/eX6F6mfvDo5bixKYmzCqAGLuJVA5Z6TRy3AtTHwbAw8",
-	"GwPPxsCzMfBsDDwbA8/GwHMnA4/u+Gsx9GwSiCosSihx3sGotDpEpmgiWYmzEIogU0dZ2mB+SFvJDVE8",
-	"jnjMytYarBAsGy3yzolrAR1XqY7gMjeqYx6LcwfEAlyGpzif5zCdv95Dq+Xpzp0EwM8tm98+/TNf5FXJ",
-	"9jD+jV35oZPz9ZXF5V3HuFwN0YqXWYIhRzVJ6pMsSrlSgtAGSnywVzZ0qrq1LkHykClJR6W16G6jOK8O",
-	"I0rvPtq1YNB1DZvOQoyve/vsOTx8MxrxwCUyqRANSGjRh5TwWPePcoFZBkVXmkhkHEwAx4pMcaVa5BhM",
-	"rSzsE781DUe+R/xWKIKP8I/pNMV/fIyk/iW+gP/+NjX/ZfiPC47fzthQQ7DjdkBuuiR1v5V+TOGNCViH",
-	"W4G8gv+m+r+KTsA/5nQS4T/0fz/q/47TSQRW1HiOJk4WSTSldbvEz2KZTTGZCARMEBr9IxPRBkP4g0/9",
-	"BuZpqk/0o0Es0gEYFVioPiBDHtNkrqiwZESTNRIKXcodIGogTop9TFkMdtr6hF4oqVxRk8YNQ9Kxi7dw",
-	"TgBAu8s5EucsYD5UIf6rb/gKCQU+RYO0ib3cWGa/Ocus2u4FHv/IRlpLCbfV7W6GNAXeuDaXxNHfzkS4",
-	"LrCAIxp0D3Y6HTAATXg6kGNa69cORwEbtrthm7LdwwN2uBsGh/vt4X5vf29/1Dnc2e+Gex06OlhAhTCq",
-	"U0x5whTBhLUGc5wh9CvedEWOzsFOt93zsKiWlNZ0VCGDeHdd25sSAWQKTAQ4wUYB+ioVIDV8KHWfM4pH",
-	"0YK2+QRsLstR7Y3IRFFgAuugEWhsHur7dy8VvwvElJtnLvoCKlHA31rklCnu8pEGaTQ3b/lSZEnABlkS",
-	"aV9l/glkOdeHIh2rLmLG0zGCvS/xxp6ZUvWKt0jg42AJljYXGhd3OlXkeyMofX5B6f27l0qYliKCTI1U",
-	"kGnCr2jKPBIJMR3S4NIDWKhmJAIaYaQEwF4qgSFM0H+BfHiUScjTgP6SqDCXhmdAdhmWnidjMUUnfVOD",
-	"8KOsQ0koZjEcC2FqECiiTgI6tbPRRzQVYhApquKDjJLFl7GYxeUD62GFO+CpcNOcO2Bz+kHXUIzI93Qv",
-	"WuzRqYDwHRieU3OmDXSXlvnDjez3jcl+L4Aef27Z7yYHfX54i37rN0aPxhQV5zXHSV24GbV+rRsc0t6w",
-	"w5r7o52w2WNd2jwcHgTNvXCX9UY7tDvsBNoipKW0qYh4MAe6DOwtS0rIZs/L3KhY8MDwllq/Nk7Tqexv",
-	"b+vZtQIx2Q5FIJfLd+tAheUbhvu4lr98IwxvhOGNMLwgDONN+izC8CeLMbYslfYdmwiTSYvyMFSZcqsq",
-	"5aZqW2ACh23eLNv0jrGlVJdSgvAmDcezJJoyz1RNYDxhH3mPG+gy4DGG/tUDG0olWaoFi0SmOoT07fHZ",
-	"05/Jp/NKd+55rU/Oa+e1axcXVI8TcHuMdwT58ho2sI3c8m3JLW6m84PKLbdHmc57fSDcvGUuJn3pBupG",
-	"az5mWFvh0aLTqsAI78LzcJlX8bxf1PWcUWlIw7fH9L4m5vUMo/XvyLxWpIkndIbqNuZ+u83nOJf+Uzzr",
-	"zTNUvB/RK21Thb+ay7+1vVW0b6Otptavof2jtoh4v9Tz+0TiZqh1GTMawnw/1czyP+MSKAFHElNsw7Ec",
-	"HBGj9Pz9vFb2LJ7XYNnz8S6MbuN8frh7a+xBjyN2TiMaN6dYu/kGJEsriahvYiW9TcdUMl0ew8gbIzA3",
-	"GX2sD7IFj9XDWPIrRiBOGApleiQWRNI4HIqP8O/fxBD+GyRKyAF5JrlgoWdTTiRVbIS8l2yURYgECbCa",
-	"sQMfWcCrGLKRSABwE8arJKM3UxbbolcFqpPFLtH5vMU9ddVy3Mq3EY3/6jwIPGoVlUHNkzLOPJQCd4ON",
-	"+8RGFLfIM5rSPlECvZgzRt6+eKHWwJwSGwxOirU3MXVpSueJiCIdaQgnOv+wCHdpf3dGd8dObi0Tqd3S",
-	"2/eoMGPrRzJh5oFbdTFkKeVRrV9bVpjdI1MK+p6aKI1RcfwtS7gMOUZjQsQlTyHXoRDl65RjtN3oulY6",
-	"mDjkMoiEzAw6U8CSlI/0nCWpn755SroeeXH6hnT32+1Ow+3r1ASQYt5ZsR+E4zeVGw0Ov+pjxHWkKAY/",
-	"Y7SxqRKft75Q+fGOh1NR7uHAfArk+Wda+FIvAlMEXa+L5HHASLfd7f5Q82ovCq/DmhAlNZEXL8yKsfCH",
-	"2oe7HdAbaoZHdFN58kvg+nq/CqxtimzhQdg+GDFWm5euxKU2L0FxMXCOThMeB3xKI3Sgkf/t/OQX8c8S",
-	"1QDGhuH3YK2xvjtwLRkctFSImwDXUPxYN3wlhnk+VGbhQrmrf/I4VOti12BZjaviulUk9OQ32WSnZBLS",
-	"yHRik1dLGZ1UpKcsDgrABSaUR8ZD6RFsRK2taoUA0Lc0VURvHPPK4TqFuna6NxbquhVuHB49hI1LsW47",
-	"hTRjmQVjHPUGPe4hiQ0uOKGInHhfm8AJmD41zSiJ1I7Wv8SkuSwJXJtfNdLiXePUT8F2++VEqHfvFKHu",
-	"lJ2ryursdM7aB/12W2d1mneG8zXyl+zd79dCGtP/x3FSuo9N4pQmVjoFFvcTy9WtGODuAw3whrFZCqpH",
-	"hydpffBbODurAu/hyG8i7x888t6VgaS5wPcLv/8JtopQog4uqQ/nyDFtmI5x3Gi8S+CmeI50OA3wUQom",
-	"dAjCx0Plk7rrxmmod328DT6pA/KI9dF4ZEJjesGKiQWe4wcCtI48uLrRIjBslKnsMUe5ysCrjkEpQeJr",
-	"fCuAuCkiBsX4bOk9fAdr791S+CLqCixHtK103hxVeru0zxB2M9S+ovVo+ulDCnb3MpWY1HPXEnFijEtQ",
-	"2cSSJ3VUNCNzLRQPQMyutYBYsofgMb2xU/ArCcgFqeoUWq7qEsj+QhhOIKKI0YuMqZ41L1jS8d15y/Vd",
-	"qPdnqJr3pbLi9RdrOXCZDgoECvJE0xYlouuM13uV6vu21+8no3Jtwn++PpsM7OrD5wIb/r4yDdjgdY25",
-	"EgrmnmLhTKYYP+ORKb1gYYucmGAXiK24t4a1tfVvPbb+1pYdQseGBhVcLVRng3ERH9miZyDr6ATC4ut1",
-	"JBYeRr97RtpplJHLAI9OiUe6ewyv8XHFWwXkslLEkohZi/ybSz7kEVi2UXb0jOiiK4whoEwee2XCzHU9",
-	"d2F7vlNBd103w2zxZ3BD69rmN7/4NEukOuP31mXHVA4mIskxkm7ST4vgC3ch6hhIq6g1FrRZhHBY0nd7",
-	"96zT6be7/V773n3DyS133V3edRFs6V5d51Xc3L47ai/VZRkEuLeIF7ZmjRds8S29qORgx0BrlGJkkz43",
-	"Cu8jKrxXOel4UG6z/ck5OsuL2Sp53hD+YtHaIjmXMZ3KsUgX4i43HOczchwb+qRX8TOGPekeX2eTh7CO",
-	"Phbp1qf0TiB/Gzi/DZzfBs5vA+e3gfPbwPlt4Py+Gji/7vUtVLa7aEhLi19qMPSNWvRIlR3MCj+uSrSt",
-	"9YMVQdEiiqr0kiENLpUKYtSXAr4+okIYjWGhXP4lm2qjHqlz8KrZwommvYa+QFiSXieVLjS0iP5v1ZmE",
-	"pVkS4yM/ZrOBOz6PSEGodT4GNDZl7oeMZHEIOs7Tosvyyqo8SP11/U2tzNjKFnxUHPOSlEJI6CORiC9Y",
-	"4oAe5l9aX2MhyRAQNuKLNdCvjspOTNlfkYC2UU3vpZq+wyl9E+rpHdSQ0jWr9XswCLgIkKK3DhuqWstV",
-	"kb36/U0C3l8cZYfU6/H4mL3ey3mWr6uz6DJDTt4Oj4n/08kZKfWACEIRS2UpNKaQr8zTI4gEvqIp8zFp",
-	"Buosa2oHYrfDG2y8SVUR5Vf0UseY6JFpFYbLVVVibNKxm6UMH9hEHxZJ1jgiE2yfpwbrB7nsjM7VfwCv",
-	"pzBuN6z5yPAh2G9DZPU4MQkor4Bj/eHkdYFwkmcJHQESky0d1HCCYiY0ZHrORX4EgEJYk2g91rVGVI01",
-	"IOZn6a+NrtF7VIwyeUUvmdk9N7TEvQH2S3VtjOVisRE8W/UlxbuWN44Nrh2Gkq/rpoDJxuK5sXhuLJ4b",
-	"i+fG4rmxeG4snpsKtZtYxQeMVWSlMBJXnl9b27xk8+XhiS+tJjlhKQ1pSg0iBMqVTyQ5fvuCqDbKYYuJ",
-	"zvQTMZPqXkVZyEJSR0VKPxzQ1IciukHCjB1KqXSOGXOUssTa2/qEqr6UbibHYhaT4RwRaKYJG/GPPqmj",
-	"efUA4CVooHSWBtrRFJPoocp0rAvE0tgMHtmW1qDUZHzIBInJm+NM3XzMBUnFJYurQwGPp/yfah3X1ae+",
-	"6IC+vWan0+x2lBS+Y6K0L9kcec3+sB10RoesudulvWYv3AmUwLrT3Ak6o/Zol3WHnY4j6AWcTPmURTxG",
-	"OVKmvVq/dnn4n5n+U7ExV2/BHVVsT142/7Vz9d8gSphTY96CLUP6mgv9Qx5FwPLvFzKHe3pzrJw6P+Z2",
-	"fG6C+hWQLaOXqBNGYUlr/V8/qCMv1ArAHx8WwuQMVXEoGlywAjmDF5bmgb3icfGSj7RQABxecXtNyhYv",
-	"OakDVZHZECGWfV3NOIgon6CdyJjKuNSFMhSl096dTLJGi2xtvYmjeTUVAbOUxgQnY5awra2+O1SEzNPI",
-	"fLBOAyOE5WYfJtXXPt4Bn0wyCTYmSmQ2lCw104MOn0j9op7EojkNSmvPOJjRZkqkMaXMVRtAdOMxS7hm",
-	"B6ZR7NwArWtYdCDnpK4oqe8RX91gn4yEtr8N56S3Q4ZUsr1elkRFUj2dQtFwsPiBvAZeEjxeR1ZgCxFv",
-	"1byXSjKmcrxImp/CzuBFrt3HUqXnXjQyvcAfK9bDNS0ZChjRaSqmcCdimiRiVk6uiua5QApIkpqMVbRV",
-	"pKY3EMHrNSkeLppjwro/hvDtGItD7JODsDv5R3v4y6Qz2ot3/hHuZv/9x+8HPwfts/Tf/9Olh/Kl5h1f",
-	"F0O6y06Ey2T4mM3UxfTy4F1z81A4UhrwZwdT+IYFcJeTLeFdiuc4dPwW3KskiW9/wgN9fRv8Fl3WoiCO",
-	"q0YUoYTbK9HhoM8HaqoWjbWzFNPFiO4uJ+q2e4ReUB63yHEMvMKwQOzUYPM+goCN07VUvCRhL96LSzZX",
-	"7A4X0rcQKAAubk11mm6sgj+xSI1ZBm/eG/DEhHvo9d0AnfwV4qUBRLnjJY2EmK5O57NXEV4l9UQNEVLr",
-	"hzQNxgAvXVSV1T0GbYKmhJKUTxip++BoVeITKi9KT0ZY3lA3bKI2Iq7kwEpnoO5wSf7aS5jK162yqlaD",
-	"LOVXbDCiPMoS1Ue70qPUbXbbZ+BOsh4lWE6He7PRCMoU5Xb3BVvoCEhrHKijNGPsEkIOudTOW0NEQIBI",
-	"snjBsNfeB5Gn9x8jZchLPh0kjMK0sQv7+7QwuIimTKYD2FMt8tDDoMN2Rs3d4X7Y7NFu0Dxge6Nme9gN",
-	"e6M9ehB0WE7xfoHRgn+KpTwVCZmppmpaR14c7b4ZLayWMZsOcngb9Yn+awcJZ5hFbIDxT3A56HwgRgO1",
-	"TrArY5Eltf4BIEllirPttK+dD2FSrBv2gr3hQbNDd0bNHtsNm4fB/rC5Rw9GbXjYGQK434T9IWI1sZMs",
-	"EVO2/SNLIh7X7qf0/6iW5FQP6BSJxs0mALiQG93/htS3SNMbQ22R/hTIrSZYy5V6FIlBtMAbB632CUXi",
-	"Wo69w7AW/QjrWYLXScvMnWan3W5bjwC6e3wzpUFE44uMXjCfaJexriPls9hvkIQ1k0xJ2YQSP6Q8AmUX",
-	"aQKIN/5ExOlY/WFOOKn7pVvikwsom+Wrq6GLkuHl8D0yjTKpmraXCINesAuPtMnfySsRh3SOuDXqH+qu",
-	"o8lCfwZj8Emn2T2Aj/WYjohvbhDEE9KYvDh+fay/19Ml/vuzp4rxwKoDSG9KkxRiOJMs7uv6FIlMMVBI",
-	"KgbmO9TEJ/VMMuInWdyMxcxXiwdNIHLwRJFZmrJojkZaAwXMAepXZhMWkixOeUQSMdMVTLmcwhkxNal+",
-	"FjMsmzum0ymL+1tbaL2gcDDU6Jgk9fK4PCCDma2Z61uyrvZwYY9gW+x6eWqlI34xTpuSQm0xOqMJa2Dx",
-	"C/2tNlpDSTs8f7YyhxrYApqxczJ4qHtUg42zyZAlPpEs9TRDB5+aT/7uNqZ+auhKILgeEQcpR59+3Cu7",
-	"egmJaBaDhxOWVt0GHhM6FFlKdtpKkRRxiKYXFsDW++ggj3XUqe/lmwIMn4Vq900P+iSrTxDw2UatDrPw",
-	"Ao1T4MNNshhrkyR65zXjA7kJg2N5jOZ7l1f6uVXfYZVq8wrHj4ZXNA5Y2MBDgXVR2BUXmYQjO6aIWDni",
-	"MZdj1atvnmMbGJIFYE8weBpBZIeO6Aqgjps6y4mYkbrPY5mNRjzgLE7txBst8opLCdWB1CQlRiSxBMrB",
-	"NawcN6TBZXPEo4iFiKytBqgvHE3z+GABxe6ymKfzFjlRa6gXT7/rFj1UTbArpvN7JQPnJMHuTXUUoNcQ",
-	"+Fxd7JDUkTl6tgqdJqEFyrRdIjg6ZBtojkjykn5wlNzbZhoFsVfdL4/4EIoi/W1fHTGfRAA6mb+KQlnj",
-	"CAfsHDIsm6cIDWz3wvkbskjMzH7BFZTpEQbXcaMKB/OB0g0TlkkW+i0CwNj+i/xx859g1lRqcppwFhrG",
-	"gj4rPOQi4Rc8phESoXq33cHLaWiCpnRrCu3I/BTbXFtqd8avVKR7omIpZlc0Xz5TP6lj2t7rt9vk/dlT",
-	"126Zky37agLrYGKPCqDKvzglik6e/khCDDjTPnYR0vkPEEGg6SWo6o5UjqOrlEdR/tzL5c82mjc1UyzF",
-	"EOKPBueyozQ1rO2J588jp1OqyAbBgAy5dMYv4pFIJopOxjKjEQmhOtMVY6FAwDs3EkxmavVZ0pyIWMNr",
-	"FSkviN6FBTuRKQ2FiVhgiVA9HAcQnFX57KdIDNnHmqOZWVlHSeCy+eq/a8sX2KzWKpEf3gGYWFzzQ3fN",
-	"C9L78YQlPKDbr9hHHojBU8AZV5uitatF7DUj9KjTdtDfaROU/IGCLN2D5drPotLnkI1av9OuOp4hD8mL",
-	"mKcMWF0sMsUVwFuhhv1Dzctfez8ZJiyKKHkqkmnlyysOs1Uxb9Ku1K6EVL1ZrWQt15fWqTxoCdCjlhy0",
-	"M4SoMhqMbYRqJlMxGahvbDgdPkGOYf4qX5jdv2RPK+8W4vvNpNVLlbBW6/9aOgPrGDZ2mp3eWfvw8xs2",
-	"SuaKO5ox8OfPYaRofzlGirsZJJ5hTYQl/iAla3haLf7spuVbGBUcGeS7i9lCyqm10lvaQMpW5+1PziFc",
-	"6SA6FaO0iQ+l7rOvNEhJ/Jw2KD2WwWkBUYynSoEx990naGst6VPqrjZ0JCSWqOROycmIK3E6FmSUJeAh",
-	"AkUU1JIW+RGnBZD6FC0G0tOBYUopUFK5TKGiB1b08UAzgqRZLPYBslYskgmNojmpB0oTi1THqnfIBdA6",
-	"WhqMdYV2EL9lSucScpoMPnkhGapibX2T2ImOLiuFK1mQp050Rs+dAdVqM/Gfnbw8OTvx1xTv0bxfLd5X",
-	"3/Ylvi2XVj26g0s7JTa+rAet56fWdD1qsQSx/9hYiKwNEkLaISM4tzn5mHheaUQ1ZhqSSajvr41iDVt3",
-	"drdNJkLdaBaw2Fxs18NF6r76Eau7ho4TC+w9eOfN7YSaEDpK1KFV2v5Vpk9oBaogUcMsLSabo5cMlXCb",
-	"jqfT192UxSNCF9zbMFTn0m9MjxvT48b0eG/T4+05408s/aLZYnuj4N6o4Bp7zDqe62UQs64XfZqIgKkz",
-	"PsBetcqHxAsd0yab6O27N09PTk9Png1O3z9V/3r+/uXL/1E7LFIame+v76GKb2IMvo8Yg8dS3zdS9EMD",
-	"S60nQoMAURF1YCrZVwtQIrGyV4u80WHzmN0KyidR8o4GSmIfFWvgKcipGDyg/gWyL3xiAIKwtov2xB8R",
-	"miSoxU4jGrCjXFL0zW8o48zGImJFYR9SeJXEKcvO+dmYq3eArDRaxLcsw8+dcFoeBEeckhfAZQMwGhcM",
-	"5WRI0cIcseSC6br/ECqh5Aagw0rmyqMsEsv4WQyac+4ZLHn+6iJBgb5F7B5AOVAr0YJckmTxEaEYhBCT",
-	"aSIuEialEumymI5GLACkjpLusSjQ3+wJpZj7j5QfEZqghtA0nZOhCOcNb7lPck2Z5z2khn5pYs9dXYaO",
-	"MPKpEIwJR7eQl4tROAnlkjlSu+vYKYo6u48u6jgv/yxExKvlIfSETMQV+xFHXJqpeoJqAEsgckirIwZn",
-	"Z0RlypKFeTpSnpLqCnMHCQv9LY7A4rowrwCV7HnCQ4DASUlnv99uu53c2/PUMzy3s7/UyXd3l1N+DR61",
-	"wM9GIt9I5BuJfCORF5iqRmf4OiTz78GLhszgIb1o21MKAFrLMPVOUzGVJeuqtnkZE2i/YJYeKmGbyZXm",
-	"aSWKVsiqsUhJLq2+pZnU5SDVEHODOSWxaIqpjjdDuLsbhdvby52qX/aNWdu+MG6h01i+YnaBnX01zOE+",
-	"2R+roy3wbm7MNg9I5IEAPSiNT5jMJqvAvlkzj4Mo0Ntq2q5IWAVp5w6Is+k/xLhmtJHEYgYINeCJmaBj",
-	"Bk0wussKf0yjRd4xDN2oImQ+PM4mpnJvnhPzGVgF9LzhFRvN4pvWLB6PefxFoXrfMvNAkvSw3AOT11bp",
-	"COgoR5k+T2rziMhSyUNW0B+M1djAKnRz+A4M1qj7b09eP3vx+qdCPIiJzLAcphyi0ThaGmeBReJXxFoU",
-	"AzZa5BeRXEoiYpcVSpIKcbTI8qxvo0WeqrsrIWjCXmUcteGcfono+IuW9/Yh8VV/bhCE5pK3iKHQQYE8",
-	"JUCPOGQJtbukOj4iD81YFV2hWuiB3Z8WOOe63DKL1Sl8DcCuXya37K4JRV2yla7PSm6ZogEnCdbqU02x",
-	"ZWtabHu1KfqQcltj2fzYBsYS5++0FcEIAsZC952ixXF5oH2nU6hZDi6eKSBszyDfxfwmp0zHnC83Id9C",
-	"PriNXVnPWM0QgJ5LUojzGOJ0Cg8TAyQ2WBzMDdbkXz/VaJqyyTTFFQQn2SAADFjHRG7++E0MnXkZ9q/2",
-	"/XaW8ETMBiFN7eKpv41NuePalJF6AkTFw47vNp6iVaPsVo3yQ9E63ruj/FIx/XXkltWGUGRMGmrIxoax",
-	"UGk09xRfurfh9znpfqrP/aZoyQPgyEImPootMXClh5GW5Pan/ERfb4d8NFoKmPMjmwst1cgpC/hIsxsl",
-	"TEymUGtKDa8g7IiRCbEFycmcySEbQQGplNTVT2N+MWaAOjFjSaGBhmd9zWQ4d/CgoTpWJplmPGh9TcWU",
-	"B0QyJslMJ6bGbAZdKykqYRRCGDBfADNBW+RfuS87YRjegMiH6ZjxhECBrXpAtYV4NuYpk1MaMMIvYpGw",
-	"8IjQfIxUQrzFjAdQlcS0xmMikpAlDT3wt8dnT38mqRpjwuAJ1Mey0SG5fx1DrgOzwDCtgMYQEY0/hi3y",
-	"liXO0vgo5IHEp/8d+qQ+FOkYY35RoNUR1mr9/TGjYcRjhlBfRKZJFqRZwsIm4prrcBd1PFgij2yzGhfe",
-	"lLGBUF18CfLJ4SMofPaP0zevyVRwdcRzIVpEOAYoi0ajDAthQfCMmRx+DpEyDY/4VoLFGN6Zrw4Qx4O3",
-	"MK2C/KmYQizSPolF4YGny7Ll6ycSI4Wbj4iWQSDA149FOsDh0WHEnBE8wY9soLwWd2BnTZ6MSAhKRQ0j",
-	"uufysgbmcF0NddAF1BDmLHVmmLCFcWBct4gLcq/0UGG4MYvmNnH1Hp4OoEEYKmT8KiQUmClPxvQK1Ka7",
-	"2ql0+PC7LH6maNGXIX17Vf2qZah3mkMqAR6ucgCOtLCq/wmP+SSbgGyk+1Y35YIlD2EoW1/Ut8Htzqe7",
-	"wT47pJ1hcyfcHTV7w33aVG01d0a7dD84ZJ3hTuh+WgojcOMpoFhNDCKqvs1KPi9QlGVvxUxJ7l2vJqJQ",
-	"C9QUSsxsTxMeMBDRDDGDbH6UUoMs1RRBEWYxQgTOlE4jdYgF+Vunq3bQfDkwHeqdspOqaFpr7iGQTWyQ",
-	"puRvnXarsBpFAfhuEnWVBK1jMUCCtutlqWTVuhZX6LWwHU6UPFK9DNoLVrUOVQ1UTrt7P0G9SjC3k38o",
-	"wTwv0GKn3tGHru3VigQXfspXut+5fVyDS+GWiPGKulgeaGUny7hE/M3aIu8tK8PR0tuimClwrPUlZjFl",
-	"MZ3ylqaozpPfM5HS2+FKppwlnrVY1XlMAizjGcPQMAJYGwh0Xp+lUVQ/wJ+NjIyqPwJZc5aQCZ1r6QeF",
-	"Ht2YzesJhMTMIBDO8GtACYO3lCCRMMj0CU1GnBZDcvguHZk8yuLQvMVTEGMAvhaFagwLFSk1eGA3IOcg",
-	"znK1BPAvWOD78z1Y9QGseK3f6+56Nfg32IBwnZCHGDtQwiaUQwmifq/r/qxr6oxEYk0vn2pQNbDW77Z1",
-	"yaf+rgeloBRd0HaZfucabUDWYANvejW1dVhk7PbKP6zKqvqiZ2YLNvCGqzMNCijMv+vDZsjDjwYBvEAg",
-	"9I/XZTKwjbBIy4jBsRaEZ2MMwPffvjnNBXGDO+4DGB+eEZ/MRBaFUB1Ao/DHYuZZJRZvl1Er4OqiQ3mO",
-	"lw1y6a2l0JALLnV6bxDRyTSvrKnO4RNZJi51ULo0VhYMp3FEfD0cdJ4nGdPAXQuXx0eTvHQf6XoIFgJb",
-	"jwL786AkqA7DMkVnMH1ziS+gXhxdDpTdbaxJbaCGmKE3N+oahvgKTK2wUv/vGUvmudivb/sqkX9lOSj8",
-	"/AFEf71lVoCrIHQVdA4oWZliGT91rWpHapXGaSSQ69E32I+biJxe/A2RWwphApXxDNGxLN0chzsQO1si",
-	"4VZijy2O8ZsYLgAMDOdAGbTHxm9UgWofEawvCfAhUDkkHQvJwJAWM+KjCuC3yD/EEHBKCvYKtzwVggl4",
-	"psIs4hu2yDEZ0tACdgMifhdcj5BJpAGJq/OALNWuhup+px+rkT0+YvfNb5rxnMKSPedRyh4W6RtJmwv0",
-	"vejXqvbQ7Z619/u9Tr8DHrpFp5ZT+RM7MX6f2s6w2+t02p0m6w6HzV53d7d5ENBRs9fZ2Qt29/bo4V63",
-	"tqhwmmr8atqxVHpUlkZCXILHOOLpmGcTEtBkKGLFXEAUB4Pcv3Z+qK12wOkiibqRJnza1M03f99p4ojR",
-	"+5OsWAqoI2g1XB4PjC2wtqwEIX6609/d/Q+aAQrrXwIe6xz2e3v/qa0EJ+t0++2dwo5oHrBYidVuyH5w",
-	"yPb29g+b+73ubrPXDlnzsNcbNll7fxR0RodtyvbLG8KDMTl5TyYMbImAcyKhIBIPuWRkzGhKptlkCjvA",
-	"PnIJCBNjiE7gMVGD9rRRPt/bCf3IJ9mEXCQ0TsmUJWQsMsnGIgp/WMWm7A6yrKl6bqqem3o0TDZhiXCW",
-	"SzfRrt5uYRPthizdQrs1+/9ZBEWvvfrteP76tD17NW9/fP38X7M3Z+Ljq9/E7FVnevC6+2r3P2f/0339",
-	"x+XtOa1Dom6Nm64o+Ybl3gCbXuB7Dps1C17ks5anLoVQN+FKMaFyHgfjRMTgtnC6KYQobW11292trdxg",
-	"pF6o40GElOGMhX5DsVkRB+yIUDITySVLyJQHlwAQlk2tJUF/hthhqVDM0RIjG+AUqyeUpCyZAIguftQi",
-	"b0UUFb0OZtDbn5BoDEQyUFfuGlOHoYrbtuL96IhCJ92IzWzkEzpKCqNogEtiSqUk/owNx0JcDrIkAvDy",
-	"IcTn8hHHcm++vYU+2SY+OmFsTBPK9Rr2V0m0/a2tXCPTmd24Ckjx/RY5jo0+QIcmX9SUmivpVfVRwljf",
-	"fuuRaSL6xFePfY8wdaymCZfqFaBGfgOA1VFL8myhzVEmWdg3G/tE5iPk2jWo/XuAjF8kdD6+MFOqnbyE",
-	"EDBtAzK19qxlybazYBxyvFTLzEN85BiHVsds6XpsWpOD6nEwQzy+K0LB6qAAFI+Xo437KGk29OY6WIZ9",
-	"czdovBwnep5fH0knTJdWCiFp3ITldXuKrSTS3rwCkrS+OYEI0WkMt5DC/ZIpVWc5FrOGQffSKP0akE4J",
-	"34AwAInyhUHgyLWDlcUpjgiKOa1AxV6M2uuh73Aksjg08Ns2mMkHkCgYEf7mWEuMsfFoWdL9CCtFaSka",
-	"xue5P/hOYJVeb9zxwu3Fogg0TWkwnqiN56GEYenIeY0t7hlPp6f6ZfwiNujlc6YIWSRoCHBTph1S92Gc",
-	"8tcPLXCH+OTv5X62sZg9j0P2EYvX+411tQBTlc8y2b8WAhy8izQqppubqAdUrur67iN9arg552URWhEF",
-	"lLN4TAIKQHPaqtNtd3tEkTElnZ28J1DVP+EBT+dalP4BmaYNLyiO6Rc83xArcApnBA5U/jrBaAR3eGUR",
-	"tRC5Vy7fD7Q50X9ohaX6nfkiL35x+obsdPb2mh1Co+mYNrtwwWsVhf4n9OMA5M8ByxKn3L916kKg30VC",
-	"J5jqsuBvdgxHv9oRldv9YHsWQ6jbf21/gCCKJQ2peVZ9+heL5ggjjkQgv5Ky8oTo97wc4B2loPwzo++7",
-	"R6V40dWC7I464U7QHTYP6D5r9oZ7YfMwaI+aHdalO8NesBvuMbVWK2M/a7b6vFMVf0FzdVYXRW4DmYGj",
-	"YiH5V4cMBU1CEireBqII+v8wGoVdsThjBKBsmHRcgmjXwHL9ihY5lFRdizSdyv72tvpJtjRZaAViklt0",
-	"1gYVN5RtLZSHdeOVYxHPJyKTgyClAxYrlpjbMYtPr2jCaWxtDQv7/MFbwyZR1ICNaTQY0wS8vO1FrXgh",
-	"Dvj+anIkgktnul+K1lx5i9z7YVTp2yzJhlB/nYT6LhRmpd0lYVdc6tCgDwWQ/TsaZHR5X2N+QbW35sod",
-	"Ay1I6FdXGWUMJbjLpNe2xqwO7VZqBOhvphp5XSSeTnaB0NG5kqQX1ZqCbgKNGOZRpbE0TAiQTuJ4KZBK",
-	"L1609+9eGtHvNzHsE3+Zqn8NQrKl7gtOhe1bksV8PcsX8fo7D2z/nvH6bWy8YxVbw/ZW4eRaMFGt9Hqp",
-	"G8VjMsqiqG8uEljH+ARCfn2MNPdJXcQBA/8VEGLZ8Ii/QJOgCr+hiPBHhv/VKraxzrFgLMzts9fYWH1s",
-	"LSzTku8MQ47FTJo/W5PQJ2iaANKi7T+BmEx4Sup0KJXizHU6CXxio6JhFkrZbhQx+DHum0uiM6G0CeI4",
-	"v3hK8eTS+vj6W1uEGkkWjCW+FRj6EGuABjG3LgCN51CAzMRF5EWCW+RYqZtXNNV743wI2u5wjtHnEPAM",
-	"ikOodGSZJjQViTzSZow57FQkIU8BS2YXDCd1DjDKXKprxzDZAO10V4xihLcaCFMrqCt0p5rJanuIZ8t3",
-	"i0QpMor/Y08dxGMWsbMq8ohQgnYU1VZEA6gBXrZHwGSl+53W8XvtHeKPDC3ysUACLIO7XBJQDCimJMB2",
-	"pmOKRrxlC0YkYyX7K5WInrPScqIDzlx6XBkOdh9LivPti/BNcqpEijWcpu/0/XkAh+mjajT38fIt6Di7",
-	"36mOM9WBfROaXIZipobyX+RnI3oSK3oCfVjsFWrgvSd11XtDHfz/+i+i3WtQaT8lEaMyJZ1eaWKQUEGR",
-	"FOrRgaSje8KsICzQKCWPYPrqT20PtquxuBi6soraVwlTbtopY0do5Ocx+YklExrPST2bklSQk/fvSLfj",
-	"tdttksWhzvT48eQncvKKWI0ILdgvUqqoS0o/at+J4kp7u/+L5C3ttKElMSJyyuIQDap/Yg56Mid/krem",
-	"SfIneVXYpj/P4z+bzab9n/ru2Qn5EwfD4z9YNKFSxlRdD/KnO3B49/k7aPJtwifsHYvF1RP9Usd56fiM",
-	"/EneUcW3M0nesEhNmvxEpX5339vFV3FPRZYETKq/Oi3y4/HzY49s/aiWSY4ES0KWZGqvMpYQNhrxP5TI",
-	"yMhPbEhZFrItD45n6zx2VJ+BHNNavxbshF3WGbXp4fAg2A/32O6oR3eG3aATttnh6IDuD/eC3bDnKFQb",
-	"lXyjkj+uSv6pBk41SN4b6Jk7MSkoKeoD3KOdUTs4ZN3hfrizRw/Y7qgTtIeH4QHbp3uj3aA33KHdw84N",
-	"nKnX3+kozjRhUmIq+5ssjXjMdHWpRKZE4i2sYeYHMJ72cDc4HO2z5k7Ypc3eaK/TPKQHrNkNeuHesMMO",
-	"RjttnShz2wkdsoNwP9gb7tLeaId1Q5gNPRjts71Qz2bUYe3whgnt99vd4oQM7UtBLA0TOsL4kIeYzEjp",
-	"AuWZ3Jq2rJ7JYb+3W5zJc9A8NPdcewIfHIjb2wgiBj5kpdRzyeMQSAZPOazEeoO6c3jP9YfPFEVUYckq",
-	"UOhfHVpce3ayQP763U673S5Q0loVQ9XxZKal5+8WW+ostlRgt6Umjs8Wm9jfLbdQxYtr1x+ubxM/9aWY",
-	"6jZYUfe38bAgS3g6R/ySKf8nU//8cO19gptWqh5xR/vPjZUkdPgxs2UiIJSAGnFexKyB2IMoTvnIvJXk",
-	"Dso3SOkRj5WaT6dTSfxKTVAXb6jUA31ShzoT2CqaWn4TQ0/JlwxhBGGQM6jIBp0osR47bbTIsROkYoCS",
-	"1QlVIuwbMzvU7jGAo6DfQ9RHZuB8wdK7mB9eMriUbCVe1Re5uadkmWiRY/gZNUQynBOtZZOJCJmthIaP",
-	"rX0oYUoak3p59Hh1JNEh8ZV6il/o0C1bCELPuVAx3waEL8S4rBsMgjjID27CuFdESIDpi06tbjiDGG3E",
-	"L2LEfYCgHwjvC+BGuK70alsGurqXmDJqaTJv8rQ5ShiD2z2hl8yqIIVSCPSS2ejFRT9+ybe+doECZz0f",
-	"s07BN2vvKYXib8w9G3PPxtyzMfdszD0bc8/G3LMx92zMPRtzzyObe3bPOu1+u9vvdL4Qc4+rVH/pZp+1",
-	"cTK/q2pFrhHpiSSKLw55xNO5Lkdf0ogfMshoGwGxl4OXP4XnEo0wNpbEpPV5pQQ9kRAfMcH9PuFpjuuN",
-	"3YDJqW7y9lC2R6CA1OSJsY9QXwELristiYWqj5QlSTaFRDoNHy6tyca2bSA+lZKhGlXtOSljiEqkAYKO",
-	"ctCiEWYL2S4Q2kiX2jA5Zi3yWpgcAEBbZHGqwyB1/4hLqkR2XLMI8UHdZaNRwmg4zzMX606GoGcTBD3i",
-	"D7XZyHOXrqERpuwkSlDx7RzlUkdB6dAwQAA1KVUwejqCwo8JmzKawtyGIpyjcc7a5AoGOYznuY0RziuZ",
-	"2dbPZYIZP4756j7WlXXND2vyac2DzXbfnmUU1+smIBMkMiZm0BbnVUdj4z54SDwULDXwqDGi2+rw8jhb",
-	"UbzoqX5DkXA3H1ldzq0tHhOA/93a6ud5nz72or0DqiPfINYq0ihGREm/UHBINQ1rDenANAwR5skEkDop",
-	"3VhjCNOZNfcAIOa4yEI8neBd4BG+a4j0MU2ZIQyxOtH0QpE6rOJkzWQwk5lILgE4+QipImgrME5i9U9F",
-	"hIv6jU/88niKc214Jt8Zo1svGZtKiHE1qHQ52i+Gr2ZxyiO9hiKGwE0cTGomkbALLlNA2jVsZgT0kl5Q",
-	"QO3TWc3uQAiLQ2mp99HKlHwgwmflBtQ4UBVC0GOzxzR1Mr4NQlcJxyvnAYbbpJwljf7dC2pwDNs9LjJN",
-	"dDbVl8gcDc+KHDdzUMXWtIdHF1Q0qzGMWD932iDqpn3ie5bjag78pXBKfbk/A6/8RnLpNnGmG8fDxvGw",
-	"cTxsHA8bx8PG8bBxPGwcD1+C42FVuvR37nVoH+T15L4Ar0NBe3QTwzd1vr7WOl9GiSSU2Ov+qEYrdmVQ",
-	"dqrxy9GUA8zj11OWXLGkecrilJzAdx/q9uCnk6glpyxoKWlidtESycX2JItSPqUXbFvip5LFaRO7bKkv",
-	"GkSmCaMTB0YAiiYgCKBHtrZEFFro4K2tPqL/Qgt9koMFKjkFfvTIDHCCfR72bZVvePJEEl+y330t8cBL",
-	"IU1p6TXIhY5viVzowBXWJVVc4A8WOhYvOm+gZqRniRIFQjU4fRrTr/+SyrQJK9t88czXtdEgF9dDJ8dw",
-	"ToaJmEmWyCfEhzdRS4Bs3oQFIo4Z+KawVNUP0PDfC02RGY8lGn+gJJhSzC74FYuPSMx4OmZJn4wSMdEh",
-	"z2rEMMqGNr+NRBRBUSo2s8OHycyhqVnC05TFOO+Cfdt4aqi0O6hhnDXoO2wH+XSuedF5rU9arda1Y6ky",
-	"p2XKNMyhesI0lqAxB5FfzOvaunOziye3SjnWKlQ7MZwYz8aYSjJkLIZ5eISSEWbd69kwgNNbPZUgEpJJ",
-	"ZzJHhFqjmV0vmKVM1SlRc22RYzBRqjGAeFr3+2o3k3TIaIq58bi0UC0Yh9zZtciZUihl+iNnEsyjxnap",
-	"j4pqXUZiBonjLNFZ7CGzh9RYLFel8G9teWpjDZakuRj9Yl5/ZQ6/WgHXHnebHH1SL2fjl3L2Gw+Qen4K",
-	"+2DILFK8B0tAL9LZd0AT8lQDfbE0nQK6xSW5AIHZZuRzSertPqFR1Cjgq/Q61WUJgBgUYFS0tqdEtd5+",
-	"72Bnr7fv5dXI2hXVyCpLofk8L+0QUUMwFD1i/IqFiJQAs2gcafJnXQRI+jgiuPEUqRNYoH14VIKO6XVM",
-	"zQWkZvnsCsSzMMspTRXHrfVr/+fXdvPww6eO12lf/+1WZZbLbsmUfUyRaTbxmhZsrTUe9kmvcx6XONR5",
-	"bAkCPBnw8LzWP6+Fe8M27QTd5g7rjZq9cJc2ldrU3B/tsd2wF+wMu/S85p3XJPv9HDb23NGaoIlF1aT9",
-	"H/hEKSfwBhCpAfoj4EnK04jBI9SpnEd6pvBwqSGx1WrBy2pO52jmuVa3rUDUnSlbGnie6zDnNfcTFoe3",
-	"e381CFCVkIxHUZPUOlPkUHNbl2oLrDm2wDIaGzfsZ8viQnK7GINjLhGpLwqgjYeWh0dc58hUisMnCEpt",
-	"Cnais3OaiDALEMRlIkJEnOaxI9Ba1yepU3LBQQQUkqcimTcQwYZI/gfzyKsXr06IOtYW5kdNHoGCx7RA",
-	"YjVCTyoyrH7LU49IAZWeh3Mypem4AgMIRbqI5SLbDDLGCqg/R4j7MjMIlZG682mLPBOzOBI0BLknMpV6",
-	"lKDcarVw4bY/qf8MVO/XPskkDkwqAScd+y3yHPpGS78PFb0H+J1P6oGY8hxLFhj/E+liejZ0UhvUNYIl",
-	"QWRqZJpiJUSNnpMWcTDQyBVMQoF1XhlMebJBLPq6EIvuL+u5lVvglH7FSEOahv1qvzEGWz5Ruvg0vqh5",
-	"NUVEBne1QcPHhtYtN0Pr2qx4xYMxTVK5/XunhQNQFG8wnKdqqL2DbmcHbXiFAYO0Zd2kVYNew9x8w6CN",
-	"xVkP2sKjlYa6v9Prqi1a1w19Dxfc7cyGvxgmo46vOs7LJKKcG8HGbCSczybhQI2QBfmmtB+PItG4jHkl",
-	"mGFCZwROOhTVisunxcQCTEzRff8p3tjmGQRr1a3liH1MWSyhoDpwJBnz0YiFR8R3qZcIUmY0KU2odR62",
-	"jjYzzb9k8QWIEEtlmqUohpqZ+3YFfMhoV6SG8pjIiMoxk4qhxyEJIg6at2QogE1IxFOW0Cia95dYBW92",
-	"weg9qKCDPhTvD8AsGgciZCHx/1f3OUbwGZjXVAjN4fQRJAFNkjnx/7vprn7zDWyk7JNYwGprJAIdtGVy",
-	"6Os/n7166ZHTf/+k7UZY3gOW1TR3qg90862IeDDvE0njcCg++kQKMLVhpFiSxQQPkOLYaJFALEoYr645",
-	"UV1xQkvHngaWxO0k2nwE+2lryiPOZD3kCQtSkSgp0YSEw5I2VtejAGHYHFy/1cLQ+JZPJLuYoCHPwAHo",
-	"X7DOfaQr28IBIXVoJU3oFUskjVzhSYroCoSnjXi7EW+/TPHWQdFUh/RzC7eqz7dKrnokgXhrewsgJKyg",
-	"NBLJBLy3Qx5TsIHeylikbusTiQzQy0N29c+Odi5LjG8jRH02IcoxQxRlk4cWnIzd6Sbw5yc2U0rExnBv",
-	"aq5pn5TicjwG6pAmNIAfhIgg0UPq+lkyi1LpEZkNm9auBLFCHlFqkK59Iz3tdNLx5R6Gt7OZbHhka8ut",
-	"tLq1dURmNLokIgqNf1TDEflOgUG/ZRwMcZAwqsSLKUuQN0uh2ICA2k8BjUnCmoqYOa5BKA+4rFabY1Bd",
-	"LB5nPVHuwKgZCzrbNNPS4oR2NiaM5M5WnWaGQgQeLtXdMONR2lfDSZhaMyXWyjGLIpAJoQQXVliR6XYq",
-	"LllswJ2w5tlEXCEPSFhIA0VRNxzz++WYZ4YQfCauuXYR4Ect5qvbsFD31iXTujmED6LkQqrhpioC2Tzr",
-	"D6v1a2yfdoJuuNPsDXdHzR7dY82D8DBotocd2h3tsF64G+RRd7o5xTh+r/V7XQ/9WqX23RncMjLeKnPF",
-	"GPlW6xYTbucTxuhnZ3q3cfbl03O9dnaSnXySruuuNM9TOHQ8vugXItIh4teJ4sfZBQwqR90wtQNt0TN7",
-	"SZOLzNbnQjdzMSRvdWfXXk3xv1q/NmPDQR4g56xWsDs6ZO2w0+zSnWGzF/TC5gHbHzX36O6wp61n+Wqp",
-	"1gaKm9qlaudL5faxUFz39bPj29vYDCUAVnRzzVwd6bSRDT+XbPiOgVxYMrDl0lmaU/K7iIpZvDxQLuIU",
-	"9O5KG5FP6n5Uqg3vN/qEh7jZEcmpumcFGZRRhmxMr7jIkjxrcFNmX6bvsnhTXn9TXn9TXn9TXn9TXv97",
-	"LK9P6lTx3MYDlNnPmffbN6fV3Dso13Qusm+sdK2r5i3l4EeFEDMTJp4wzDHzch0fXQgQnu07wwCPmBJD",
-	"kGOeYu1wGhMq53EwTkSMMAf5KhVQaaqgCKylyqT0N5R0IP4ve1fb5LZthP/Kzn2JrJF0L3bSRp5Ox722",
-	"aZpz7nwX50vrMSESkjCCAIYAT1Fm+t872AVIkKLOlnzx2DG/3YkvAElgX599VqUIy93oYsULyEW6wuRa",
-	"mVfAJH/ZWt9zIpLYCfAQeYR2pkYAYNNFE7jRUr4nxj6BgS4IRBTB7fdFnNp0BLqAnBnT6k5lNcwwf0RY",
-	"La0abBynFTI89E73Xf5VFoiKpsNh3Xs/43NWSktvwXf4J4ppf91M3/OYpQG5Gb4y4MS+M9gG84LzaXXt",
-	"CPJCTyFxh5MRcLcr8kIYdwoKU4okeQaIURWywU7q0wh2Vs1QGJLh1NWf2DKacjqhEzB5alY8m4Cv6qkQ",
-	"3f5hbH0fjJSF9GFI6TlPWjSonii6ScxNIOZuGbnXa56/k4CCjAnceBQBo17xntN7L6/FACsVm8vrl1Jb",
-	"dooHEjKQn/iPG3VOnIa9wVRXG03nV9hiW2+fqjE/bnKd0SGnOp85rViYauft67WJV+IupOS1sRiaVHpD",
-	"6W9DO1xpv8xhJqRECYFd+BuT8PHTTMznHBlAcEYYivsWElE/ztsV374tOFYchBVOmdrhsDtXm1RF3diG",
-	"H9OyofG2rRwSzKrjvB7KxqoQOfQyM/ohiQrD/fumL97YvbipW137cVpEwhXwAyPIOG5o7JDKxUJ5pwS2",
-	"3AkyqZlbkPV9YEAtFs1/3kwwGJzAX9rjnP63PDt7mgqV8V/xT54czhNCmqRUB3sv0ZJ0DvCHccAjyp/J",
-	"JvP6K28/+nCr3/Mkl57EHOxty5/5GPyaCQUpK02d6r44u3gG2O5cKGePcslTW4hU2K33AKj5e11u2tnz",
-	"/d931z/CHa4NXEj16T4zEk+vbVn3jAOfKeOAm2zY/BFWonOF+PMIzkHCCa2f+rJRRzeBHVKLk6/n59nT",
-	"9GI2/jP7Ex8/m32Tjb9Nz+bjc37Bns6epV9n3/CTN10OdcR9gfFblQomx0wxuTW2y+GO3i55CgFzTbPi",
-	"Gbw6h5lmRQaZ02mUs1rnSKZiDeZpVMlhLhalkz6VavJhmDmGWydHlSu/f1uFy4ZtfFBPhT8Ik9HZF8pk",
-	"1FPD9IL6I1DD1OQdH0B8QUvuvWgu6NSHYklBEnwarcYa5A/OXx555CPVWjoLetedafgkeJOgPLo8Faww",
-	"9fENN/UrTVJ6d6O9vr2KyvmnkOxz8f/XKu3cOe99qV33FwR+4TQY0Uf/4hi9MTjWygUeETJspv92olNH",
-	"5gO7olzJotHp/Pj0IMYXFcxLKacVt7DKwArnIo9qqtQBVr0iRMipAPNkBMmONExGNdre4D9EJ5t4pz7E",
-	"A3m61BW6OQiQEGfqwu1X0zBLvTHh38k6S/Yi+WHAZshzIOYe8YWErpnIIpz4ltsnz32AkNKVVUc3z43a",
-	"g7k+LzAX3AZYO35Oz36wHw2POPdmxJcZcEr9kXBhR8RuPp3qwD9sX7qeH7bnh+35YXt+2D4I0PPD9vyw",
-	"PT9szw/bN6b7yBSxMdDsUwkO9vDzjwY//44/UsQp06kzZNyfS86kXf7m/1tzW4jqmM65osjSxDt67lfs",
-	"axYuuD8/XRQ8r9fY3uZEV3zB0i3cnwfIzYrntulieHKE58j9udHFCjDRvwc1N4EAUGu9kgq24v7DDnsV",
-	"5G0nWOxZOIfDDRPWDIc4IUKi+Zr4jOd2+ZWBWZktuJ1CUkpbsLdzZmziCTFrKswRJBnneTjwFNZClVjs",
-	"6y+Lj55/HQ5P3GU5MUfkCPQifdAazWpIpN4k1SgRIqw1gjuCAK99rXwQJFZ3xiNa2vsL8lnG8E+vfwLk",
-	"CGFU/g0MhxdnZwHLFDD8NcQtCRAwU0rrqWFfelfT609CzgUYHJzGDKkTN/ydFVI6h1FhmVEDWViP2AUJ",
-	"rDtaWY2lpcCsD5K212qUKGjSSeyDfu1FHg2ESmWJbA4eHgTJOs3fWq2l8ZimJxO4DOQfS13KDJiUegNM",
-	"wb9++ukG6yXcqpBaLeIoVHP9HYcG+vm8kgofgulxS6sJjfg753m9+yjD4565gYDI80IzJxpOFlzxAi0V",
-	"fKqTKd1ydFK9LCfBonqqN58EQuSXUqSr5oO/dntt7LYlVDV01ROHh6v3bhs7r2GjVQ1f+lHPuISbQvyG",
-	"QYrLJV8LY4vtXw+BSdQf+SCIxIHhvYfjcc8OiMcdznDlBEofrOqDVb9vsGrHEzk5agu+szMnzDt0bEva",
-	"u6EPRjEdCzs6dkO2kA9x0dPv9OaEARNbCM9J079TzX9GfSu+hBz6balq42Egg4MQezOV1/CQO7P3i+9N",
-	"n9fOyL3gG+KzQvIB2iYw2wavo31vqhdxUtkno6tqWUwmTveZp9QVVFjs41l3Gg0m88anrx+0mSuDeVBh",
-	"adAABR+lon7ZdA9q0BCZ1fDCFwuItXMZmOVy635st66sW1bG2d9D7c7vuG0YncdlM38+x3zmI2Qle7Ol",
-	"N1t6s+UxlG8f73tEDYiFiu341ZGK8IFA4ht3qLgP0rf9XUVd1JmBUMY6rXEyOqHA8imKXz+P3cYiUcns",
-	"1OtPqjQdAWmfUWgkxkc11z764C2iYF97itykCliFcDtt6BnfjuO2DmrvIERD8RVSZHpCeoQiIToo1fkW",
-	"hLIakslpg0Uzuv2LqBhkd4RrxZvfLOcFBAc/IvZLtcLSCUKApUttEOTkntiXPW6WWnKYMZsuo9H/hrWN",
-	"prORS1oWhRPKMzoHOdNKhE4xyJiQ2xFsOF/JLfULUHYpt6gDslLyaIwrrfOuEV6W0oqxsc6eyCVTpFM0",
-	"Ib1SXTjrBUM692QnRQV6XokQYRxkAjVFzaC2pXrDaA6XbJ0zsVBd83hVassAs35mBBs3ggVbMGUYthUi",
-	"0GGJdg9ZSGYC7sN4zSEMnJ9BigG32TZU0cYvWUhPFtTRR58+G1ZChu+MrHkGBmZrLF871bXO7QjMSkjp",
-	"CffMyBeLkdJltPT5r4FINl6FTFH3dVz3dO+OpU9wBhMvzX/QTx3zvvvh+6uryTrzc8IX9PLyhqZGY/v7",
-	"4fBSqFV03zu8qOO2HmdoJvBSKDQIGCLyFOfIcwfXL0r34dOUGwNId/ccCVuoYjIj1B/+gxhyoDZg0dA/",
-	"8G3nwBcv3Gu2OtUSC/TGtzeXcDE5c0Y0poIJnYd0hikrsngDux/HVhPZ4Ul3Y6FK0oIpi7mTRHuTEvHO",
-	"qURx912vc67cO8t0WhIB8N2GLRa8gNffYxG/tEsSkUK5N+aewSdeolGugz2NGcH/BwAA//8=",
+	"7P2Lk9s4kieO/ysI/e7CUi8ll8t2P6pi4hduP3Y84277/Jje23GfCJGQhC4K4BBgyWq3//dvIBMAQQqU",
+	"qCp37+ysL+J23CUSxCORz09mfhxlclNKwYRWo4uPozWjOavgn6+ZrnaPlppV5r9yprKKl5pLMboYvWGZ",
+	"FLkiWpIt5Zos2FJWjFTmFS5Ws1EyUtmabah5dcMF39Sb0cVZMtK7ko0uRlxotmLV6NOnZPTTTz89qvWa",
+	"Cc0zqtn+x96uGaHNE1wKAoMzwj6ULNMsN99jH+imLMzg3zNasYpUjBabP70fVUwxWmXr/P2oNS07FaUr",
+	"LlajT2YqJa3ohmm7AY/ppqR8JZ6wgl+zii4K9le225/fI5I3T5ArtiNySfSakcwOcEeRsqDCzJKbF0qq",
+	"16NkJOjGTCB4eX7FdqNkVLF/1Lxi+ehCVzUL51xSrVllxvh/f6fTX382/+ds+t18+vPHs+Tr+5/+1yjZ",
+	"W1fiF/I8j29uME+ekzEttnSnCCXv3j1/khAlSXqXlvzu9fld96S6W/AN1yolXBHBrnG7c0LNa+6hSc+C",
+	"3e9znh9c7FJWG6pHF6O6hif7F/ZG01Xf2Sjz2+mnAq/9XudRV0pW8bNIBfug5xk8kboplxW75rJWpKQr",
+	"dknkhmuylBX8tuSV0vDDjLws6T9q5lf0j5pVu2Df8bOtq0k/vGBipdeji4f3zhNzVd1/34vN/OmHklVa",
+	"fV/zIv+LXPQRVPqLXMx5nhqGUFeC5WSxI+mrl2/eEkdJDEe6uzBDpT2HgMPckkjsnB9TTQu5emHodn/W",
+	"f5ZbsqFiR5jQFWfA2XDyhGqykUr37SpchNam5mxJ60KPLh6eJWaHkfmdn50lDSu8F2WFbqpSaPZBP+MF",
+	"+xE+Er20+BBZ8oLdUcTMxly/gitt9/vfn+5v90f8x5znn+7aEaZmBJWS8bvXL6ZMZDJnhOvJjJhvK2K5",
+	"QUarakeoIOyDZkJxKYAzGAosuGYVLUjKN6WsdErMIVqukMmi4DlTZMv1mlCYbZtbV1xdTat6UfFstsnj",
+	"dAD/c4gKbkjH+D99VIxbdUG4VsAKiayIKuoVXD1KslppubFPJcRex4qtuNLVznBSuSSUGALXUy7sgzNi",
+	"ht7KKlckxSHShKS0LIud+Qfeh4Sk7IOuaKbNP1dMsIpqNt3K6mpZyK354zUteE41M//eZOVUS1molFCR",
+	"k1Rd8QL+A2SyYtU1yy/M9HZIJ+GpmZ1WDYd3hPK+Pju7n5l5wr8YjmwGxIPlStUMGL7ZEoViIkZxdo2O",
+	"jgx9qvbeqTZBXDORy2oKdEEFLXZKx6nCk/JQ0nBXcAhp/B+45Xt08ZgqNuVCmSug+TUjql7gy2RDdbY2",
+	"W7KiXCgNO52Q4PWE5HJDuYCd1HSl+liK+89bL+KNoYM4C3lEgEiQHpaV3MRPz1JS+4QUywzT4GKleoSn",
+	"eWt+yq39+sHgRf2NVYb9/GjY6P6qrvFXIurNglUHVhZyQvuSSi/9+/eMZqORzy75qq5Q8aSaZBWDf7f2",
+	"5Dy6D3awuag3hzfisFh4nrNNKTUT2S6q5PxArxgoXmZmjCi6ZFZ+VTu49kSZUzY6EOyH/wvNMlkLDcyZ",
+	"C3L+gKxlXSkr+XD9suIrLmhhGImsq4whK2/9pDTVtSIgOgxxK00rrYiQZtjVZXsKVhLkfLlkFROaLGS+",
+	"M7v94Ow7kvJmrUb7mlesVizvEOD95XfZOf2GTWWVs2r64NyRIZovzQEEOzf9K+u/Uw8fHie/Hs3hlVEv",
+	"Ff+V3UBBOA8VhHsDFITX1pYxqsErQ2r7lllB1XqqmDFljCIAstiqkUb4Ei4Uz1EEGHGiSpqxhLAPNNPF",
+	"zvDz1LySEi6adwzTTkDs2TMgacWMrJ9t8tRIvhR0iLvZ2pz73X/cm5Vilc7IV18912RDd6CsGM6nzOyY",
+	"uiCKGR64Zhsnh4rdV1+RceumOsPt7sdf5OLTXfxE7EMTS2FGzlVEw20wQmoH5EeosWFJal9NzRpBqaZ6",
+	"PSOvWJUxoa3ik7sZkjEu6X+fP8Nv/e/zZ+5rIAVplrHSbLCWckYe4T5b0k5nM9yVWUoUW22Y0AmoTptS",
+	"79xfCCgRBaO5mSN8Fi7B+bmX7YZ1sKqSVYf8I3sQ58Pmwbn90yA2fO/sfAAjdlQIFsDL6k1Rr+Ia1C9y",
+	"ccfqTmNnE0zMwo1KlRrFobMyVk/XjOppWW/KqRGtPOdMTc/Pzh9Ov8m+Y19/fchQmMtqbgb9rPqAW+xr",
+	"ds0VLG1f6GRyY0wye81w1f5ykfGyLgry4GxqToxmhhjVmuL514L/owYDb8k/gMKoDU0oTb6ZXKBNjVql",
+	"uW3kLlxHZSl4R7bMUKImem3kEk7C6B7mNTuZgmqmtKFQ8014kANnxgvOlZ3umistK8uHH5BUSD1fylrk",
+	"6aUhXbpZ8FUNJihOdSCpfse+zb/Jvl48pA+W99l5fi87W3xHv11+w77OH2YPFvfp+fIeO8t7eGflNr3P",
+	"6D6bfkeny58/fpM8OOuxtt0BvgEh9YwXUY/WS1HszFYovy8o1Pq4Ov7amtf/qthydDH6/91tXGp38Vd1",
+	"9y9ygd9vTelv925oRF/fu7uqWOlZZGfX8ap88930mwfnD6cPznI2/e7Bg8WUnX2zzO4tvzuj7JvfzeL+",
+	"ZF5WpRSKoRtNimXBMxCdYHIK+KexeKw7725ZyUXBNv/2i8L75Vdi3sjdvAxJmgG4qOmiMKplzjTlxehi",
+	"JM3pUXMFyoIZrvyLXJCMCrJAQ5mLmuWXnt4N9XIxLyu5qpiCU8TDuXhw9l0y0lzDNvqZ+0WutS7VxV2/",
+	"7/ksZ9du+uruL3IxFVJPw1l+Gkoir3AU3MF9cjAHwpQGfdRMSjV6mNPM7hjDqgKdyqyHzUhqti8lylhe",
+	"2zXP1v71mZnYM1kteJ4zcauzWfpRghOBrX706jmofAXNrpSbKmwcUZksWWvj7zcb/ywYcdjON3P4HPsd",
+	"+qNzsqg1MExaFHJrDenOsmTJ0EC4o3Bl3h+Q0aIAcxmGgGe3glXA/QWhuVH4lK6olhUcSaCxfpaLE9en",
+	"906qoyiTLVXEPLivrTs6NFp738UJRoON8h8ddpjBnKdXbDe1r3+um5R2FpvCamlhpO1uwKrxnISql0ue",
+	"cSb044rlHOMnNz+nYLx5ZgcMToktl0YDWPPVmgjGckUeEvvYJTknFdtQLlrncR6cRzA4aQYfeBrBy1P3",
+	"8uc6iwUtqMjMNRHmfmQSNHjDKGpxSbI1y67a5vs/aqnpXfghRd+3PQ6jEtDiqdFBbnkQOBKqM+ERUEFq",
+	"4UJOBH4mMgOOmwc7/9Bolc3O42jOOHGDDt16fHuKr30W1tZaRDgrNKLS/5i+RlqfPn9idA+U5AQta8Jz",
+	"wxeX4CEPhJI1Fgu5UnAcP0r9zCiPtzoJr4KGhyAkUXW29jKvRfIPmo3/UWriXh622UZw4xufT2Rbj0ku",
+	"GfJ/9gEsaVmRBSukWEGcgQqp16zy3hgqcicvynpR8Mxt6XOzQcZ2ZLffWB6M1RUGXpp5U6F5mOyYbhH7",
+	"vfaet8cdvvPhe59j/5/Afy1YTtbGSHIyHLzxXsWvmLG1GOzvK7orJM3fSvmCVit2qw0ucay5lnJewGjB",
+	"FoeihLAPGTDze2cPvn34zddnZLHTrKWQ3gv0IjtHoqUkbtxhW2xnNNVSTvHNz62XOi8ejG54OBWhVwb9",
+	"JcgdXlPNwJt2SzquqGbzwg7U2mEIwAhy75woRCqEO3oeaCpmKqQZYthmQizGvfRZ9lFKjD7azVSX6Lx1",
+	"riuAYkwBi5G6FRmLr4vWmHq4Rmwi9um7AbAD5vJO0FDfvdWR1J2xQvFJwFfgjQK4f2hkXhCjccuK/wrf",
+	"uSAOwqGuprPZrMXjA37zbu9jw86vO8nPcYRGBzQj0kKBf3DDleJilZANLYzFzPKEVOxaXrGcgB+1NAvv",
+	"HOJPP/007WJhDp1kFzoD8/qb98jcXhnqend6+djaaNACFYkLkHfijsaQGLF7m4zgVzW6+PvH0ZKzIvdq",
+	"7SgZbZhSdGW/WTMneaRgzpNlzS8Cvyvy9/ejQm7fj5L3ow3Leb2Bfxr9GP4BcdT3o59Hn34Or36gFDf7",
+	"RJaUFyfQT7Mrn1ExC3kpuCfgKxcN/ZC/vHn5Y0Ko3U9yzWVBMa4ImumVkFtBYGPNUwuaE/BZEY9qQpej",
+	"+QGhIDOS4pH8/ecUAoGKMJqt4QkYZwbeKjt5s7ZH54/+oqR4XWaetrq+UDPL6etXj8n57MwpyYtfWAYA",
+	"irIyuoXmTDVE1h1iev/8m7MzM2vFcICETO+ff3125jbF7ZP9+z2yYXotcyAY0ODsD+f+BdgCBX8+O7tH",
+	"NFVXnafPzs6bP2fGJinoomD42z3z6X0Tyn7mPnF6Ok53NtqP3SSjnGoa2S+xgx1DqrZ2Z55z8zMtCBfo",
+	"beNSXEL8BaXpNGdLLpwRAjcP97jxCRnOek0LM9vXT9+8JZZ4nUdo3ArmfHwPZ/F+dEHeRy3R96NP6QRk",
+	"t7+ne4GntbFPg7+5e9vdk8A12zgZ/47E0Iz/s38eV2a+3VCfNVGAofndehUQ15IWiiWHidPdNjvPR+eP",
+	"zC5pmcliRt7UZSkro/AicakLktq53VVMAETD0Iu6u2K6+Q+knHSf1nnEy/vaXXdnVFVkTImFE8BdxSj2",
+	"JCEsW0uWOzvLWWUz0qEfrnxgCk7LcPaqzCJ0h2iM9Hx2hr5jUW/MKZzPzoKtd0dljsVsQtxRjb8d3B+I",
+	"hrV3CKaOhg/OnQq1ZZUif3779hU5PztDWvYnhqzEXvgx7fyQoIeOGA7vcEktQZJJoXRFufWjo4cfGNuk",
+	"7TsPFzFK2sGxY+EiiyBV/XSJzvRO+B65VwM+vSSKsbZfMbxYwV1yd6Nzl9yxJyPw0NvDO3alkKaO8nRH",
+	"fBc+aGyFdFoxVRf2sDEYZHa/NFJURNg/cyLkkMTsSpxPib1KVOxeLkGXEHUBvNrtbvdQPNQXbxNoBBGv",
+	"IM893tJyhkuSmrFTsl0zQbghorpAMbNgGJwbD5dWk897I3GzT6O0l4KoOsuYUhdGZhiO99bIvPFBepuc",
+	"SHBROlsxoR/TqoeFmJnQFYhWWuX24wvDBvGisuqaQ3wDHppqOcWnmchLyWPEldGSLnjB3X8fpDE3ucfh",
+	"S6ChAVDjuShr/YPMcaTOsTkcADcPEaOKUmKWj5FDzZAb7B2f/QOtKroLPvWy1v3felXJvM6MAQFP3eZj",
+	"wbDdr/y0phiowC02unxEeruI4d5+wEvmt+hLTsBaEFfk/UAKezBW4ByKjqpYVldc76KJCvCLMzXNIOrC",
+	"5Q8gGFJiyKa9h4cu1R51d/fXzecNfOZEcfCyZOLRq+dTpXcFI24oO2WVGNsZZRjMfkwFSswFmsx2ZUa9",
+	"s4a2it3fBDF6qJq4NQ+6I4ApjC26ror45W4ktb2tFyR9/fTN00evH/95/urd9y+eP56/e/0iJf/WwFDp",
+	"OQUu2ASbKx47+es+OrIEhhy9YSHH9VCLWgxHw7U1H9sn46TNb2KcI3rF/THs00xA1QcZ6uMOo+sSk7Uk",
+	"WvdqyaiuK/Dhc8tTiUKFV+2z0rJW6x+lUVDRb6BiPIOBJgdfqdXayMjmeXCIKK9Qj0E5D6lyIWXBKMZu",
+	"dcXoxhxM70caPROeBSWjO/oFKWVRhCpo9Huds28+nkRWffAY8FrEsEHufHYBU6X5tdlfxSLbPYw5I3q3",
+	"lzlbfTZyVE+t0VdWclPqEwVHzIqBlQc2zAnC4glXZUF3/eJC01VkCX9lOwDQnzL3zkmDXhy96vDJ3qOG",
+	"TKOTzU7MQYJ0gLKggmzXUiH80hg8DqUPuAigD0XGqSxT8ieSwn+nkxl5Fzp43EvLWrF89l68F+4j6EFw",
+	"WMM0ZyUTuZpLAdeEIjQXEIfm8QtCSVpJqVP7ukXuAkzYwnfJ2Oj3OVcQnN3ZaU8S82rJqrk5d71DrZ+u",
+	"VhVbUc3SzodAW3YxwwyyH8yVLTjLPaaakXFqf0whRpaC3gzAbEKVfzH9+H7kfnk/uiCz2eyT2aHWFrRW",
+	"blcFajwAQ+2TXBP7GJECfJgNgoiKvJk0rxrAp53GrP2JTW0h/4TRqjCmPHxCOZMC4M9w+GMhSbbLCqbM",
+	"Hoq8ewRmGkK2Rr9snH2tk8el9uPw2owFSAn+URTWdDok8YHUgegjFtPrukHJrZiFOwIxh0LFpqppSapa",
+	"ONxtkH9n6BkeTAhfEip2CWGFQlPESkt/M5Cx9Nh6zS2lZVlJmq1j3hZ3xewjCGgOaNqfFZxD20WGOTgF",
+	"ipHDToFj9ugokwJxWtmunS/W3eWf7KZ6JQavUi0E4Jo1kSJjM/I39IjLWgO0+970/AyoJCvopgSIMgI/",
+	"KyrMuly+JpDQ5NLv9MMDGxw6Mj1dtib/9z0a+SvbqdaWKsv4uleptThz5S4t+8JEqzYnaTH9G+Rfwuk9",
+	"xwHu3+uIiWSEgFz7u9kCI0wxSDH45jzF5/dvDf5g9qSX7C6RS5l7A+hypzLcUe6c7B1JMeqRXraPuUnq",
+	"0PzglQl0BWDggA6zYZmP0diEOSsUP0hOQcQAf4T8YRzt0p+t90j7BBBDmlesROolY5gt+jbTvMboFFPz",
+	"vJJlyXLD2H8Kd8SNa0bxSgfYQ6VUHJN0gHWXDNB7ldwq/8nO5T1/+PXJl3dJhax1i/RHhn2PuocdCscL",
+	"8JHZ4y7h9plVzEKJ2XpGMUi9LAJpAzLiAlBpThQHMtvcj1Bqhy6kZiKjZOQ/OEpw3jHnEhdKV3V2QAeF",
+	"Y7eTBS2UvLbqFalFwZRqpDdSlVMQmNAz8JWo1KkAKBeoUnwljIGOOZJrqbTh1SCeG8XBkDnXZMw+GCZi",
+	"hX3nU10m/e3ZDbj0VSzV6nkb/9QoHNYzbyT8pXVrW55nqDHI8Td6zJJVuAyj1kECQGcIEN435G0ePbiv",
+	"qcNsF3W+YoCBsQ/OyI/S0x1qStqZGYgrbNQ4+3II17v07lHDxEtj3jRbU9Ja2T0IZb+FMJoVCriy4xRH",
+	"nrMPa1orzdwhBvlQx0WTLOO8y+rfzrl56dRql+MH8HH0Yi+ZDcu7y4NaU+ySoBdu3kR+h/t4IGTzBuO4",
+	"ckm2a6rD22/z7y5wYiFumlkOrC49q4XNXfFr1rENqNYUXljgEOY+zchTc2+1LKcFu2YFsRrijixYJjeY",
+	"RSiLeiNaQumOIo/f/C2k4hl5ifz4IhQA5IqxUkF2D67kjrKpK4N0t/Yt7snRMDpBm7XqrnRayyJH3zFr",
+	"5uEGTxDhSxXZVmYFwoJszMMB27sMh0UyERhjAo6ENHJLUWJ5e/9yW8x+jBJg4iw3IFx0BO8vG9QZc4ZO",
+	"XEKk2yzKKGChDAXaK6huGJZRwT7L6jBONC+oWNXRmPHzNy/J1/e/m94j7hnMIbW0Z22KO3aZCZHWm1X4",
+	"LNKKrZB9MAFJ82r6w38g5+jOr8tOP54n9z+Np39/NP1PZKzmL99+mnwV5asWNBIJem+FU7wwqR2VrlOz",
+	"zELfBBYdwS8CT4t6I0oeL3hi0VUbpmlONUVZqlhWMd0UaykpqqE8FjkBWzyfU93K9smpZlPNN2wUl5Vz",
+	"9A0dyQ5KRgVdsKKvDk1RwF3FpHSbQXHFdoPU2IIq/SA+sPmJPCA+/86bJXbsJvp79d1/bkc9g88N47Db",
+	"sueZFEFWiNFbWhkk1GMNxnWZ45+wqgjqwJRsuKg1+kSjO3509ZiWF18+loj5Nr5+w1fU1RTrOzwgG1mx",
+	"TkTc/Px/7l//xyh6yQHSdohYjk4doy+DIxFvIHPomIPPUqSjN79Bjk78Z5OQ4DsH3Vpf/y18DAPcDJOC",
+	"DnqFzkHBtuZILq15iGwdANk42v5l7blN/1fWVfQWnQhnaI5mz6VZLxTz2JmXj2pj5ckr5jOgVOP84WLN",
+	"Kq4x39uCBlpm/KDjbsz2b2He9j+GmPCfjhxdHluhYNtiZy6mua5XbIeFYBxfNdclQceFucIJ/Ihs9rOx",
+	"1B5lFj9CUPaAhtjg2R00Q2lZgX9TyG3HmDDXuZF6xpx40GNM3ISrD2fTR3nsbRnhf0NmhaL/D2BZr6w+",
+	"1qbTNVVzIwCC3QtCc37BwwLGqKBEgkhBhbNYOQ0FTuTUlUBzDMy8ZeufmUMi0qYcUVf97PjpdWNAsIz2",
+	"fJJmD+KbV1bymrm6czeEIeIgxtbKK7rUjVUMQY5rzrYsPxjw2WMw+NY85ys7nQi+qfVM2lSCwQoBNgST",
+	"IKxJVgQVlSYBbPz1A1LILasyCulgHwJ1outv6VTzMf8ZS9r/+kFPyn54Su2lRQ/FGrrPeExFfylsERMj",
+	"YQVBq3gTBaRZmPwcv7BXZef5D08BbIPHZMPN1rjOCgAGjzd1oTlo1/B/EKifkLqEvJ00/ELqc4Sxbprf",
+	"6gkGv0Kkvsw001MX7wZ/iwV87xlqD2M+S16weAT2FdXrKRQMgj0yD6Hl6+uEwd9XTENhBGqrRaSzu+DD",
+	"m9uaKrFZHFMt+K9sjtlOsRh1pqGojvkoPNR1BkWK44RU41fc+lDSPuJ+YtrYSFl7Wu/gFD3WC2txYGTF",
+	"xZaggkRGBclkaeSylnt7ZUim4Eo7Uz1tSBLKPXDR+ZNKZ+Q1ozmUFwV5b4nOe/rXPoSaR0261nB9Tk29",
+	"uySl4b5QRGRvDoDwbJVwbBWfOKohtHWgHvup+SbkZNt3eq2iCOyh5BVTPR8xlJyWTORcrOZ4JdMLvE3O",
+	"x1ZdI/xxDEmYWrmbC6rtxKbtNP7MYL5cga+GVrlh3hY4CtZdConl4LrHFPP2WxAKqYXmBckZxJ5vbgUC",
+	"ifUZgQVTiTlZuySonTUj8W1J0PnHxaqwLCBnWUErDDO16aBZjrqLr2PBuGFqQsi8Y1A6m7ozZJQNAjRc",
+	"lZWQH7RvQNKUb8Ed62hUARkd5hFm1grZwolKwA9eUJiT3r9cwabayJCswDi3tbZSEDAR+NBxEjCDhYOg",
+	"B3eMETNbGqvC8N4E3Ufmvw3Xd1w1JePHyEinT7hycbeJc6eD8ZFbYQKlntzTb43cw8w/Kz9B1Qul4ow8",
+	"c5JIIapiwVyZpCBK0pbjntT8tVlwQaFez4Hw7/nZIUMyJlLUEXp4DpL8hmqhssVEXB0zSZZMZ2tCbRo4",
+	"WWtdjtWEvHv9wpbZM/QQJoRgMh5UYZaCQWXXgxpPv2Lwo4PG+m/AYLXIWUXG5lB9IVjDGqDGK8b1qchY",
+	"N2grK1Tauc1tW7LKUEiggyrdFEZDn4JZJVRVG5e2RlvOoEbb5JJQ+NWQg6w1oaRWIBxBacHQUkOrx3WT",
+	"Q67i/3f3Pfy/D2dn0/fvP9xbvn//4Zvlz/8WNZgx3X8eRcK+wjNMzSFiLBSyDFNYiTtrCMVlQSqppfZ3",
+	"r19E0LAtJ/ODb0/zMgdzPUzTbzwH3otvdySpKzW7X+05JiISVOwgqFKxjPFrrC5Axja6aO69wtGMWjWZ",
+	"NZLU7Am+DdBS5DfmSoD+taFQxiXCJ5qIeDh1MJppvotG+ZqNQD7/PVtxceLVfo0b03MtLcwl5xXLtJfO",
+	"S1LRbaP73sxSgSqgYFw05cILdnnUuOjc29gVGqSLiN7y1UHZanSsHWInTYIKJAEb7XmCZTK0kzlte8XG",
+	"IcW+oWIuWHo3TUj6/j1cQ7OVlSwCa/Y4w7g5gzhq9JgfSQGfCst2olH26t1b5PAgFzG7mmvvUiWPbFCh",
+	"kSJ3VEhoYFFB4QIyTjf0A05lP9J+I+PqMBcJLs+hTDPPQoJZm4Neyy1II2bVcvjkBUlfvXubogSkWzx6",
+	"o57iHTK8LW3wR6DCO4Zqy9mYVSC7sq/AQ3P8NUWySzMzzuRkq+rtmsWWM8xYiooQYwTuplpOq9pr8Znc",
+	"bKjIL809L2gW3AGQnXwJ8rAnb+awuRQxi5zdg3uJrxMtVwjMB6DwWtZVEFIP317sHIZtMiOPRIsyNS+K",
+	"PSsEo+4ty2qwKejJu8+LfvB6DHU7hAZKPJ+vu6Q1q1gowNb0moEMLKjIUQIekFQxCRWSbtT/BXvkYsAL",
+	"WQuLFeTh6i8hRbbeND4tmyq4rAtLbDPyhlmme8ItSmzMGXKsMTodJcbIuz1qqeWL9uvo/aAVtG1ozaCV",
+	"R/kfU2RB07ewTwc2Mnr3Hi2ULGrNnLrW5jx4lFqScfoRlXUzyqcD6s/djy328SmdHE93GmrTBuvoUEd8",
+	"l8PL0mIKlhHFOPv3Rvg8BuhmFaH+13JLwDllWLUrpUrSspKGpFg+r+RWQYIDUJnhUPZP/0ZSLMeB/x2x",
+	"WZpfo99VJH326PmLp0/S1uU9i11ed7sODfbq6Y9Pnv/470NGa60uloyodeEgqeP0zbvHj5++eYPGgJ3y",
+	"5PhXLPz74Jxfv/vxx2Fzbm9/33huqsfH01LT4tBYlnUsDP0cG65D8MHYe5u9t5KkRSido+7sYj+BA0Ly",
+	"qdJ8AxH+PsXlVcWWBV+tNWH2Wdv8wwxyR5EMsHc/2oQajNSCYhCNFedcq3nJKjO5SAsKfADcOBVcM6UN",
+	"Iycp4tQHHFIut2JV0dwFvi2OOWq7vK1q1vhIQ3B5AzxfM4Lfjuf0fW78PHBdQ0tbyMeH3BJNxo3S0cwO",
+	"k+4t+obl8889FaquWA7G1dgaWHY3UcRjj4k7qoPZt7PqvySOivLj+gdeil7Mb4pc9QNJO4SVnnj57L3x",
+	"BZv29jTZI93u5FqE13vnntgCU/vGAdymCytNEuLKN6OgYZVKus06RE7GgdJpYTXm0oBVYG5RAwu1TSzM",
+	"SwUXV5Bq0ER1Iur/CZlGPuOjklsbv1626WUQxA024GAIZ5B1gcP0+/2i6lkWyPpDN6atGAwN/MCUbhbz",
+	"iTJMy9HOks/PPN33AOo+7GtdzdqJBWBiSpIlrYyWrBGwu6xteb8j8wC46fwXJcWtMeiI4ZbbO4ogArqu",
+	"gjITtdJEUc3VchcQr5CCDYJ1/27s/zjjb1pERdwt5qeAJVS1UISqhFBl4fQ+qhq/ssNSEzu5GS71T/dw",
+	"/m5y36jVQu6YMDiY/oHU6FI4rBEFpNg6VfvA6dkXkOuRzytGbT3BYccNDOMVvPsaX90/+VdYQ4hsIVhJ",
+	"Sfrq9UujkBod1/IOrjDZJL9svJd6zaotV2w2DDgGCqVRCn0W8BCmtWAZ+B5ZteGCFnYvcabGrh9nBYPA",
+	"KShR1Fb2rJgsmVDQae8WoF8/ZUjcOTZhBAKD/KPgVCmxZ5mdM3Zxvfl0/gg1izZIpc5tBD8AtTnl40Pa",
+	"V+L61bZZxmxg1sILl6vgq0VB4Qx/8EwgP13KogCLJ1AzBlFiXDF86jkVFy54b5Nw8KMpF1lR5wxsmj+B",
+	"Mj88Dg+38LXcxmLwVQ0tzBYxh8xP0FXCcGJIJ1CkkLJE35K/l+N70wXFXGPPZ6xt5GErGP1AXPBpbMes",
+	"IK8L1uuEtTOimthLEkxv4Iy6KtVxmOgg2AJseg9iwet6LX0t8PIc0sTD1oheT40R955UasuQqJYR6IIx",
+	"nb+tH3WQFXGO1c9828fbIsVeA+JV9NY+ApSooVLYTqaMxrVlSrsuAskBMGx7qGfmakUBqLcFzSJB1JsN",
+	"rf7VoLP7Yj7CS3Zx2V7QWpgjM9qJYW4zkkIfiCBb9CJ0T9xR8cYSFO0vEMjgmORasWKJ7NPSrWv7CxLE",
+	"i8iKVGwKXScUKVnFZc4zWhS7yYzsZ65etJT8NLhQaWc+tvI/WoUSmbtyy81jabiRBFyH4UJrAgIphh+P",
+	"sW6JtScgKL6smEvhnbTMLugiAmA1AZZRLRQiwMxP5rMw9pLywiZcQ42ROdaS3d8AHyfC8ZdccGiq5472",
+	"6ZP5T8/f/nn+9PXrl6/ftNz0nXM13K8zetR1j+ILSiKqQ/FFdyglq6ag9OMrPcVS5r1JGKzHeugcvefD",
+	"tqCN1VWaq+m7A7dtiRMs/7ehM/VWpv9zrforMf3zW/G/r+V+Uyv9DzOKmv3/XJbQ7xzH+Ez21n+99fS5",
+	"ZnCqwuhqwB6ItICZkJAlND20MdpKbu3XLNgHnB0nGwrIbE81F17XvjWzBXM6m6GliVss1H6Q6CSL4MTr",
+	"9sa+5vWvaJ3gw9aEu3DxZRx1lX0+W6b76ZMtmN8zkNdn2zRCNzkS7Nu/Oc1t6NU+X8fCaS+tDGnidReE",
+	"envdazJhLMC6Gmy9cq5n5LXctnUibFJxsa+nkjGkzQpCvW7lI8zIWzw3d7E2q+uVdDdMdZ0kMZVs3NFD",
+	"fSnroOea3MJ6hfRuSJSu5tFAdyRU7DBRPCGp4XX5XNY6RZUZvchml7C3EUPAFpqmdxQBLAqAbBDClzpG",
+	"auvW+VHa1bZtC1TIqIEspMT1ETafMgy5kEo7BzsXy4p6T/YkIQupoVyRXqP/DVqzpHj957VA7zaHfUIE",
+	"e9cJ3kzGesKNmdU1jVOzIUysuGDt1Tjiwd/czDcyxxIs1zxnle1CYobAGvmFn06gV7lfQhcW6J9UeI9Y",
+	"cwStV+IQNrYpYxLkL3IRGCKornKIWFhViIzNRnJmGAG4nfIBMr+5InHrz60Gt8IVgezcILg8KIbxApnZ",
+	"+V6IaOGepO8AQvS04Mlbv83WEoAxppDLoeoFdP+RAgHuqS13lYRw2qOiwHbijcMK4cs2cTPkTHb5NpvI",
+	"ayhk7NzOBRdXilBzmxW8MbmRcHDsMT690NkZc27OXS+Um+w3VNrPoR4RUArsMAS5T9tfM48+LcX6K5uK",
+	"cr2y7ggkcIgi1eP/C+YX7Hfg//OtmoNLlTQ3OthpR+GHBONr304gKh7vQHnJTG4YZgRBS3MLLff9xAsu",
+	"WH5h/d4kxZ/nhuTANvDdzKPh9NNYgyd0LDVnrQ4AYTiuIL1cnAwrg/ghY1XZkz0tSwbysOXyJ1SRsqCG",
+	"ONgHnfiaLvfOzs4CPHlnri0sVascx9mAWa4Zzc0+9zXgQa3kIpglyFxdgNRBE8ZYjQyKVrgZ37/BhO8P",
+	"mu/nZGN/OKtqCPgIINSRhRe8cRyoW+Pdj7gtn9LJoKUCGHRI2Oifi6NBNXerR81Rjzqd62PC+b5Chnkq",
+	"gmFP1VMEf08Pk6MMt8Vng0b5DZHEFhxc2YbHHOLEvflWzky4aCk+HTf1mBZKWvy9FfqTWQMIxVybljHD",
+	"Pehg1tz1C8eog4rYPid6/zC8/hzVil11ZzMRy6kvoMVRaDKFTmC70lEysvMeJSM7s1EywiH63cDOju8H",
+	"koEV7SFg+6CximXQ9LsW8dyrJV8duwsvpCwf45PoEunJQ3h4hhw4+GQnMEVs4LeGTAg8XufpE+3m2Day",
+	"lZIxeukDdwJ65AZ5eMzUX9ciCEM1KbMPzyIp2oG75XQnSzct0Q2WuI22u9d7ZdyIzw9r8T2l+Q0p3MFW",
+	"YGaQCNwcwqu2VPfhUj84xDP/QujQGUY1boyGcoy5/Kt08t4VHH739vFeveHnj358BNb11Dxvu8OwmbnV",
+	"T2uzpLvfs6rgIsXQj5sZopGpMa0dD628G2vDqFAkfff2cdoUpMHU7LAM/fjB+fmRGjD3Tg0xNvt+9OQd",
+	"LfXcdOR5br0I9GR4z2tBFlJeXTFWgkegLGpMJ9wYrc7iAUL2EGUHimW15tdsbnTTuoqlHL2uhS2gYnRY",
+	"8B+hIos51lCOsSJQWBQZUxNZcizzEtg2uDgozBxLYGpSMKqwfGzjiq+w7NfReMjxmA7yypuEdGw1i4HD",
+	"26db8CluO6arm7vYfz8kEmIma0HGnQLsgChyJbKrWkxugfi9AYDx84AVb8f2uJrTzFyJPvAEni+GqcBq",
+	"g+CzpYHJZYtDgdnCFJa+wWGBbFQccQHl0KpaHKE7a3XUwnnSWyC4JuBzc9KDiagrXgbRv7hdaydjni2h",
+	"wjN0AM25dTgCe4A7f0HSsmLXXNYKlwi7Yb2E7hdYFHYR0S72nk/Alxbr7ep9jBYw0XEM2xirI2JIKDV/",
+	"t5OdnbQT5VF2EN2JNRRd9kcUm8NNj8h8bj4guu5MvIZuhtDLUCO1P0/e6icozdMmWpJOEtQFffK7XHqO",
+	"c0c1ht3+t9iHAfeje/nMWy3ebO+urG5ftcjX/YZ4x/6k/o9rA4StE2px3GA16+sZDUSxi545X7Zbbu70",
+	"gqmQ2wEO7VvrdwcjfidldbQ1xWOaYY8KeLw/XhuPZwN3jbTY35JgZqFgCM8oiWtRAcYxBDR2yKWlxwzV",
+	"FY9hBEG+/PMiBLtG1L8eUnCAF8Qee+KQc0G8Y8f0rAUkvGj6wCwYClf/sKx8uBO9JyGDS9BR0YLxpJNZ",
+	"CGWzSvezdy9e/N/0ItTcvee0D/kWPq0QVZN0VHqXy0zSx49+fPz0BXpPgjigLUAJtdPROQ/HpdcVY7Bg",
+	"h5RJyKLWPvzp7A/MpLHZCLRvolYIQuJ7s6txn03zQPMfnW1q/RB8Z5SM/CoPOHj67T2cJlVQYZHlB5IF",
+	"fWQfTL0jRt6XxLsviXdNEPtLPtvqS77Xl3yvf418ry+5Tf+Nc5v+eROReFFwsXpbUaEoNJR6rtkmDq/Y",
+	"GtXN6Hz5ilWECV3tZuTRBqvnQJtDQTLsCnzPQhrIn0gKf4Ll4t9SfCgh985albb2QV8w9ByejsAI+EoY",
+	"Mxge8p++sJHja0b+RGiemyuXM/hbQhZSGBULBWhCaK3lXMuyLidGuK6ofa1iG3ltXkSpXGLZBSg3BGpX",
+	"2KE7uAPWMTUHqdg3659wD50Ty+9YBUVZnEDlym7v6EbucI5VqRdSXp3mBy/12pdq/GwtREFtqAU2RAu2",
+	"FLNvUjyNFBbMXTeW06XkwW7kf643VEwrV5tcSMOmMeT0Ogwxj9d8tZ6kjoOvKmobmvrBhuH0Dujfbkf8",
+	"+R5Vxg8iU8LZbxiC56VLpvICFMIAuL8g+jXHKAB1EKeTeSsUQi31vKf+H/xoG4lTnhN7BWPgh1PRI+Zf",
+	"JZuXdIcVxbDAaGyDXuEjU8sqZUXwYcLz41MzJjYUxvMbiG0ZZYVkMRCs5W7TQQm0x4PfmreireBbsgEG",
+	"T9p8Ms6Hus3jA1RIc44H9naY6DjmrNoXIPyfNL01LhX/xdxXcbLb92TZG4KeLDBXrWAt6ypbUwWIvfbt",
+	"mMzarP7ChoIdi6Laa/kzkoJcTi8Quu++MS4ruZEoe6ETbUULLK0M8sKM6DxDEEgIPmfzC6C/QSO20wtb",
+	"CDQP8hBA0s9I2ugCZmQBusGGap4Rv8htY16h8F4ysE0KCJSHOb16XTG1lkWrP6vdRetDtjM119UsHm6i",
+	"WZera0jtr8284m4mPMN3iq4OVH2Dn4nNLMas4BmB8ELmlCeIy8Ev5r+2YFDoNduRLauYP7ZxY5pNLn3G",
+	"rlwGJ2ErXdcLDSDNSOG4xS4www7dQpj29zunYiQj1CRBTZ4b3n3Yt+IaAkDPAlvgqxkgJXlFtxb5DoIA",
+	"FzP25J60qGLiBHdJd1OqpjtZT1fSsrRL6CecYyTSpq8hUXtSMyrdB8w/IGP4rblNFXOTMSxwQDTHsO8g",
+	"atS3A3DE7uxahwzOW3TB4FnY5AhI8ykGFF1LRjjQnImojycramW0abMrbuOQvMZ2Ista1xWzWiEWdUhv",
+	"43LA6YCNFNG+hJuQxbCEU7qVn8NwU5bPm93or2v0zHYE5jL/k1txw1ODLdryosB6u66ufNqMnxKba2+H",
+	"IIu6EqSimpFxwQWjFbHT4lJceMq3NqYZMCV3CStoacaGLKcP7sNYz3syIz96pQfy/vHnPZfjcb/A3rU7",
+	"4g4FW8g5Q0/3eO6v9TT366lfjNb9bH0+tgURRhZe6STgkB26bt26I+QXE/muH9yjSvMlzXS0YSY2KVi6",
+	"7D7f9K2sZF5ncY6u2VzxX2Ng/97eWPGCn03nblfT4GC9/v3aZSzntKfdgLl/tlssSTX7oO9m6hrYfNBk",
+	"4BcloUMz/L6h1VUut1iged8SWdPzh19H6i61us+9+fOj6fnDr30dM98o4aaN5rp7lIR17oP1J8G5+Mke",
+	"pArX5b6v4klvV3xjyG9dDRCM8EFzsVxeug5TXnvyg+TSWqNmtGaw2XvxXvwGLTTMUZDfyA+MQtDzN5KC",
+	"eovKakp+ey9+m06n/v/Da9AbfI76iHmZ2qb6+BcLscR2UbaJ/ZgS7FiO3exWq4qtqGYpvjgJc/yEdJ3W",
+	"wX4M27vbz/jivgSWoKud0WutdmS7mYcd6zGWsqJcEJz/Xhbhbx3l0smLVoEWb1TYNf1GUpp7XmBR8n7n",
+	"K2a4nTJmB4S6oD1rxkgbXnXNKtUdGHbBlvwzr9sl2rnvJ/P+1vrwHQWv+179ByrORBaEoWRXtAYTfCG4",
+	"EriZbFNKgl0YgS6bJi0V5dBRH3MOoLklLS5diNpQGLbjwIgEwtGaFvQ2ChvcPttYjxbYLQ1KpNiduGK7",
+	"eS2w24/bBdfx3MUDKnAytg5mi4015RV6cQrXIyN1T6gUmxaH1OUD5RWbLrjRYVtjWrCn//KGXjFld0tX",
+	"O7iu5LdYI/oWj98wpXrM+3Xbu8Y+lAUVtDdbKbjDMUaDXQplcc0U4frCk9gYO/XMZrO7+JdJ0iZyMtay",
+	"JHUZ3pfLY4TfZDG3vmD/NAkNOPiqMcmabxpRDk9GjbMm4OiGCJkTAISO1hDC5saOlKKfwUH72zADm8nM",
+	"jTUmMeYqd3jydi2LYJu4ImP/HzilpMnyx6UnhqImpzsq7KaE0048cbWJ45Cs+r6SW8Wqf2eykCi5o75w",
+	"G0tb4NPm1kFZAi3JIpJCkXEdVzlg5TEgx/M3L8n9e19/Pb1HaFGu6fSc2GdJJnPWlfOPpv/588fzeBNr",
+	"QPtHvt7ZPzeVAZtz0B031nQxgXRRhPu7LVIMMsIjHdz5NZtDi9uoz/eFMa7Mz8iLgTGv2CWCoZtaEXZ4",
+	"Q2Kt4v8DgvgrF12MIAp1rKPuE5nV0C8Ffh/0Fbu0w0fgpoKPu88nnR0acEBvcDOi+KD2cYTKl5WI8QbL",
+	"CFqcB7sVc4qsQCdfVlIMQ/dDvZNj7pr44h7Bq3CHhGA9XP/PzoVmHib2ySZRwW3GeBlq8FlepsOc8Ddp",
+	"aw8pLkdgFnZa8OgtMj9Agexn4FbjBD6NR2/UBPNPzB73Kja4UlCThchaV5VVgzZr1Wapw8KAB9jyp58H",
+	"FDlY00ow1ZN6aPd56nyyUhD7/J4wsz36pGvB5ASvHcLY5E70rKmAuMbtMsPD+JtVQvGQBof2+voyvTWa",
+	"kO1ibctgDc9hiLJoD7l89/oFueaK66FpEZ6xLSu6YfmB4b0UgKu6WbAcfIpGxAjC4fWWTDhNCJwmg7y0",
+	"aX/R1RQLRZBD4gApzW6eCWGZni9PeHyYaB2Jt81dNw/Y3t1UhIsaLDWHh71i+kMk5uUKAR28rb5c0Kl3",
+	"dEHtHWWoVg9xwn7gsVzGn9bY7k1XdLnkGdmCLrCuZL1aE/tWPFpoftz1dWX7HnpoqZ7BTvOPVmwVFYiv",
+	"XK0lfGBgNe7iICkBnLRgLhCAdsE4xR9TTFmBY0mg1hXY4TtfxQjzu1YsCeXKMPFrCbZPe2vZLz2/9mh4",
+	"b7FeSOBPmQ0Ehh3HJHoNDB++uXz3in0nrFpARlyjGhsRggE0V5TWzoC73rMFo4D0R14FakcL2l5gvgr8",
+	"0GcqWlnjXmnqFjx++cOrF0/fPn0ySkYAch8lo7fPf3j6ZP7y3dtBF1FpWZYsP3ARAwPA6DD2BYd65Nom",
+	"Fjfm+YHjDK7rNav4kh/7smNIdxRxL0zdFm8MlzVTkkM/yXMmb6wf/Q3eHqAZdXOampvU6EwBQw6QiUh1",
+	"XTAhiIOGZbatcA8KQXV/uAHzaBXtE/LWa/Qgv/JKXrfM8X3r5QBenLc8F7dEhPeED2KAG3h0+FZAXoPq",
+	"VQxcWkcetohP/SGktgJqCwjsFRb8zbMHRHkAsngXKVMl8tiF8PPYrqWyY2On+4CfHI7RFNF06QMDA6M7",
+	"MZTWw8qObb86BD+ioSO6Y2AfhSG5V60UO94Z1z0/DIXsltOUJMo8JZ1udFsq/JS00FO3RUX1eC9+D1SU",
+	"vea3x0WFx7Z/KH6Xk5sAqKJMvaeJL2wV1G+pGBNW0eJi1VNf7kBpOfemjSr9/mYArOsNW22sI2evrI7T",
+	"bzqtgH23etfhcpSMakGvKS96fdl9cFK7ZChhJrI2e8Fe+6eThpOQ6MTDbXdbNfS43bb0+J6lsN4253jm",
+	"on2IUb4930TY2MvlUjXdsEoMoMHFAKPajLzhRcEVy+TAgu/9DlXQeYdPA9N3bjiPG7lc/QQTt2GHTqy/",
+	"wFYT8hBQKjJpqm2VBW2qKqcYWZxjXDEF7DRG8AjXPS0Xr49ZGK2wn3vl5nYGtaCOmPbRYDqUx3HYvMLB",
+	"5bb2wCMRXkBDCMFpqnGDPuhPsxsLKaZmIyYxZw6gEuZ+Cumg8qqny/WSLnjBdY/LwYMgvKaBBjY2NqkV",
+	"S0DeIT11PNpbtpijHpsmJLUaivlnJnM2Zx+g8ACkdYdn1oM5bw7lJu7vSA7rgLYTFmNaFNbhTMYOI5qz",
+	"vM70oNrLIb4FKDYS2WkeUTbu7gpkAMtlVVAOMBhvgtc7l1tRSJobeaIG03/w0We8iHrGgk/1+LINV4GM",
+	"kubBm0wg9vEDObdvOyCMrbCGmdmuKXqCUvjLjOfpJLC0Tin+FHeJPuGqLOjO135B+IP51qmfcZiMgVy1",
+	"oQBZtQuM35zHHu5b2Q6ZQ3KXC5a3TdcjLUmDy9ALdAM9VWlW9jAhLEWkLIiG67WsW/AsmkFlzrHtwlDR",
+	"pb4gwjb+BjcUlnrlALJx0mkSRXQgN42ahR3KW0laGN1frQ0NNowQQT0NMXKBtTsB/W/NA1sT2GKHgicG",
+	"EY/cCoz/VL03xPcMN/snt6INpBkU0DHX+9g1flWg8WWRRcceR+1XvYbyrfheoIr0haVAuuAjF7Z+3QFQ",
+	"4utnj8m333z7kIyh2e5jKqTgGS34rxhug+67bEIUq3jzV/synj5JP7638JX3owvyvj47u58F18XVPIcf",
+	"WELew141j4K6xT7QTBc7QpVP4WieN4syVlTzjv8LPPMpnZHnmmRrKozo2a4ZFt/Slu0mHiIGDkjf2Ar7",
+	"lOFbiZEjSOzmHlhlEFyHTIXXxyPN3JQB/ri1Pc1m5HHBAcvMsrU0I0BBkpdvmhKoHtF192Oggny6a29a",
+	"eonpF0ZpMISyKWvN7EDgvdxBkRRcIQAotTwNVZr4DY3pi7TCqhf3LgkXWcU2sBopbNIAzTJWGtZqznZQ",
+	"WeZVTCK+csVOSnS0r1hiuCbQAnYOHSob35iXrZ4ft1GHViEIYuyfo3XSTd0/+N4c6fLAxL0GDLagffzm",
+	"0zWrX8oqY0Nn/JN/4bDrpZs574kvFB9d5tZRtzsKVjvFPlRCGubqaS9c2l7v0EMJ+I2gtew9aZl3Ldpq",
+	"6yixQ+wKotBsi6m+oUl1yMR9wTdRnQSD8htMMOHKcPBrBMIVnAEQzjMiyHeH4kJNHRqX1RfJzjdbSJXi",
+	"KwG5otmaViqGhReIxPVPglPEXjLIPjWcdRyIcyxu6xsbySYsaRQqX/x/ckkKM3iFVeGwwC8w7Afn58dZ",
+	"kpm+JRKoTQBksj//H2zNawRuCxc2NfNXgL1xvy3YTkLZcaNS1QJ20EdRfVcJyDZjtCq4Y3hqAvlfQmrP",
+	"VIdNXtVYUmQe6BGRuaduIxXi2+3TKSwGCd1+WF1Cr6Te7XTd3e+dnUELiENT7LCC+Gb3rCOJk9Yh6n8l",
+	"K72UBZfxwhVOZ7RfSGxC/4LlZMUEq7BFagIZ4StmxB6FxKjPEAUwx28J66BO6Bbw2L3QAobNl5wV+QF8",
+	"7x0FAG94bA9w4SHs5nChDAFUwF/sfJeFgeYXK2Jk9lgW9QarRufW1gPZfWE/pnegedn+ffbfPmCX46SH",
+	"W8HPzON/4yzaAfxzhjv8mfxuud83j3IkI2xo4Fpdn9ytwqdgtMZJh5nkQXOiQIUcoAIeQnncQEs6qHAE",
+	"CkYYFF81SVNAzsEdPRoEilzJ7kEc4lJ9pSK93wDnOSMpmONh5Uijn5iDSNomOjbBwz9wBcJxhensVkPx",
+	"mT9o87eSTmz6aMe1fentJTPispK/ssYNHvTvUGgicO0i2XQha03unxHn+SeprVaZXngfaLSuJYrUxc4i",
+	"ePYduRe+gpqQRLCtUx/sHMZudC7IsoBCOqiGTawPw6I/FgXbQCuKZmQUdpBtkkPJAusy8gUvXfaEcyWZ",
+	"ncBfuolAZihwRc7CvngXDchlR/byS1qfRNBu0FIvrIkJWXFfffWCL1m2ywp28dVXmCf3zGgUv5G3FV+t",
+	"IE/qrYwmxo0F207Ib31WaGp+QrKDMucNBdlG2rDXF8TwgXRis5zs82bQR28f/zkYI0GyUrDH/0buQXR9",
+	"L4qyN4rbHmcE47cPUCskuvmZ4njBf3eJtuTZFdBsXWLrkQjdwiY5yrVDNv/ZyidUCQm8G4E3AUqx1dq7",
+	"rhqPgpHSC2PPM0VcVg8mNrZJ3nVGaf7iNn3vyXDjXK6UrDDMsJdOmHR6cHKxOrLg+D34rUW54UEmwQkk",
+	"zUjJkZm7JKzfWlcAB26+1O45GX+/FtbeImMhp7KEjXsvBt+0sGaHWVFg8GE9NYHB7c5yQJLYL/i8sKIH",
+	"iOdFQn+F2CY6aJ23Lih5ATVjbZ1gy5hdj1e5dEw+se5u2yfIFpu6LablS+zrD4t9fQkgffYA0pfozX/X",
+	"6M2XWMmXWMmXWMkfFiu5UcTiS+jgeIuPjt53rGCiJ/xTiiR+Lpjv79m047Phe28B2/0ppNeuDJZYnsbl",
+	"c16Au3zDNgushmW1HyfuglvoevNJTYtIU04cYvhh+En+AC/GDgM/NXigt/j4noveTsyPF986Y1K4krn9",
+	"BQexSbfD3Jt3fJ9W6JFrLjJpugdACZJxYJB5rcEZZe4drn25lTXNI1GpvmTdbvndnrq3+47Jol7F9Qa7",
+	"lqJezUY3jvv+RS56nJk+GQdm4MeLnsqaZVcH+6JjZXio9osHwQXXnIL8xZI+xprRXNSorbga7W2fFT6B",
+	"qRwdQ9JyQeuAPGAz4QOWJWBH307NNTIOC3u6aJTIocWNJGeTP7DxhTln5ppf2NmiKQoVq2bDUWnwZlCR",
+	"2cJXnXfk5gH7Kx4rwJjaA26Yr22xYM47Dc86bXpEugMOPSB2HKxa6l+Kl7upxaCrZ/uiHb96QzAb0F+0",
+	"BdXAutaRJPyDNn9fFn7jCcMTs44IsbokqaG4qqpLcCn5Wjq/yEUbbehTPC0BmR/9MK0CQ961FDqSfO5E",
+	"8LnI/nfL7NRWeQL6iHUsOABb6F7nKNORQrMP+hkv2BPoq9cvDcCizZmmGZinyGuMLgBuc1eDd4+p9BrP",
+	"9o35spKb+YbH82Wea0XwN0MSYEZTX/AX4/A2LLAptZtRPBu89b0Kq8PKqqdaB6wp+inX9YM0Q5Ax2OpC",
+	"OiiDYsx1XtmfB9SWUyqm43VO32uy+xvVv5zmA0fO+/nGmNevsePFqY2stSGDLg0sGV5d2CuKaT4VyWTJ",
+	"/R8FofCqMa5m5A0TjTlpVDO5JKmSdZWxeV0VrgCKf2PO8xS6PzcF3idNo2gMBYadoiMpHeFYEZ09nJ+Z",
+	"zU7WlXIlxZwh2zyiOrVuh9bdD4tf7vflwibNNpfayMxqRl5bumg4lNnekuq17b1KbBSCfdBMKPDZgFtZ",
+	"QrgEdhcOCTSITV1oPoX/bhZziRnpXCxZVVn8StNg++G98xM7bCej5iij5lG9KHhG0rXW5VhNUrOiGXlV",
+	"8Wvov1NIWS5odpWQgouraSEz6tzgAH/KCc1zY0pHuoOTtK6KuZB6TotCbhk4Mw07rFim3ePTzGhcWMYc",
+	"JOdalk2M1CUXcEUU/5VNM7rX+xVbHQR7dH724Nshps+ha/mC97m4clsIS9kzs0JSWJYU6xVua0sf0bNC",
+	"h3GUVE+wOpuF9BqeHS6312Bn5D56hIEdiLq4rerZKfIU25bV3qOHP0C1U2xNai8ealnsg76L/jdzadH3",
+	"FtOf17TqawP72CPezCfbIm185kuqOAyAe2CAmszFMGnGFcnkxnZlsSW5osLMMmwutAxb/AJYrqQZQ69A",
+	"37b0SL04t3sGXczohiWkFvwfNQsT6huy3mcs/FfWV9gFahX7YiI+Y25A2Wn2Qc/dxseoCg7rmlXgTB1r",
+	"v7FasWIZGLsftOHCWDjfCcNXT56ZB14ulzxrrvIkPGvc8daxHNdr4ipDQImtzepSS3fRR27cu9KwxBN1",
+	"hR+MrIHyrjW8bs4GUIuB6rB/l8xf+4n5EsKoToqS8b3pw3vnAao0Ack4VXTJJj5QDz6K4KO2z3WLpS+4",
+	"oLgvB/VymN2gzerXp9829Hl4K27PVgQbwEeQOczVmsbAgea3NrNscw0M50FDEe0PydrITS8rrAxsmdBt",
+	"anyA23/dl7AN6viSA5D34ggLP8JbjvTj7tflj/KTt86aaXiFUT72ucFNmQDsUOf6t+fUYRQBBRyxIsA9",
+	"7jywNzMhcAwVlPM4pMknNu7DV8LMHHBUYD189RXjxhb46iuSlgUVKfnqK2n+qx3LtCOO0yBkmSYNrBpx",
+	"gIB6WTHRwF8oAhkyKRC6lO3Mf9oessk+7jKt7H2fF1SsarqCzvlQuVrqNfZL3psV+1BaVZ2iCxqCcIZH",
+	"hv7pK7Zj0GjN4ivIuFW43NfbdkjsBifdFJT0/MC2d8EnJ0B45q+P3/ythYhrvlkXWqUzkhraMusMa34n",
+	"FleWeu25Owcy7gOwT8hK4nrxHIlhxdYy7Hsn2FBDB687MHeSXtOC5+DimkNBCI/Dgv9Sf/85nVzA+45m",
+	"zLxp92Au7SPBLGyrO5zGJRF2znYUISuwcJskiWP0ZmvVA+BClLWxJy18322cXlOBu91F2BsC+PensfAq",
+	"ZoqYodqzsd6JZsguOj+FN7iA/bNkt6poub4k1IWNgdG3irw3mSARe9vVlBrmwoWYpq01u+fGfemO5wL9",
+	"sL71MLVZMbiR5Cdz1NQeSkIU0+5WN0FXgC4wmg+CRztOEHXL+ym5GqLu6Q4yClIUqC1GHtiM92wSxil2",
+	"dcCOWp1RHh7aMtvyGXow2Nr/M/I3WtRMEVlrxXNG7k3Pz4A1QMdaZydg1coVu/SFuh4OA858Ng9+sA7m",
+	"O1J6ArhEvuY6TvoSxACwggl3WvRettcX5AzzgaXHgmt9kCoAI4FGlNx6JB1EJS2hdplcl0PYdt13glyq",
+	"pSwKc5pcX1pYr2cJtDC3sSlOY3FDvrZxQHjfnt2A8m6IvZqRH2UH7q0dzrBiG8qBKh0wJWAul1595Aq6",
+	"c7WxiXstTMb73SsmM/ISKeOCCOk+YhO9wsO3PTNOb5vcU0R2DQEnro0m3CLQnFW85VPGqM63Z4EF43Tt",
+	"MKNuHAVhwRe6XOX8Bmd7i1yUgOIBTgXoKQqXtKF91CIu8U9altOCXbOCWIHRAKopqCEZ5CMFZ+dGsu09",
+	"jAHYVEQFqNggZu5y+4dxJMzy/7k39ybaUUQhkMlW6JmRH2pd06LYYes46F/mEfFdZXDQGto84iADClgB",
+	"PEzWsoAiXPt8JcE+ZVSRbWX2XHRp6uHXJ9OUZ249IW25BZncTEFXfLNhRvcqqLhCG6BgS21EFDaCsZUX",
+	"ufBsbwbPzvMKUjRSqz2CStCjNh4EH2/oh+f4o8uR7Fmmx2705m6Ga8SHLPlntII2vrbibQU40L0cQDJO",
+	"u6lK6cRzxDUUOmXd5TbypGfBh671HqndZDM6FtBB+nz+5iX5+v5303vEPQ4tNxIiS5xjscPLQm0RZdgT",
+	"MMLU9If/iNcuDiGBdPrrzx/Pk/ufxtO/P5r+J53+ejb9zvzl20+Tr/5Xb8S6pVfFY2CucpgtxEw3CIHp",
+	"dGniyrfBD3JaxqfmYU08fpgSxUoKnQJTn2FjG9f3OAd6DHisyfq381sb8LXScuN86GNVsoycz749HJoj",
+	"KVdzDAGBtW1UmvmyYmxulLB5rZg1tzDT3igJBaZ4GLVaseqaZ4zQ3IhqpSG9XUGB+IgRsj/28eN90/8F",
+	"bHE7NWM55QFzI4xZgm3fu67rwC3kUZFeEg0Ws17BAi+BZpuyMGSAHSNqMd/InF140kttGbz040fY/3lB",
+	"F6z49Ck1r2fMCAKjaCw5wBu8MgKGKJjhl8Qa0ljMWdFrNqwYG3qq+sp+geOrCWZpaaM0ZAz+wwTT7M0c",
+	"nZxygUt/z4zGNZmR77mgwEZX0hdxD7y8U6yUx0ReSo49UgYFsfBehKFysyWg6R3hfZak5tCD/wS7Bz74",
+	"BF769POgNvn4nY3tO3DKZ34w75z8lSJWmCBnBeG2X3CtGKlFwVQLNI6pelKwoIW9RadrQ2LOQNtTNR6e",
+	"ML+qFgAI2lfBqcgX8oPrM3IJGriD5X/uuQQfDnjLaJT0JVhZfmlswcQmY3ABO8Yq1Y2+g+jd/6o0tlMs",
+	"rma0B6N+wze4YglRdbaG0F1ZyaxGfHt6o7X6Qee0YjR2w2XJM9UKrEIfwtOSvngWM67/yhZ0MYW0DvOA",
+	"jR76xam1WTqG9tOYq+WIrmCUg38bT/0/e3QEYJJzQzU9m+/Sa0BZw67pVsaHoKW8zk5lS8CL4BNDGJKX",
+	"sbcSeGT84Ox+gLm5xH/jpW9jY/C81d2PPqz/6e41Vxwg/Ls0LhLBqyCVntcqYs28YtUU9g+bczNe2F40",
+	"796QXBYFrVRCzmYPp0ZDRRe75qu1ZpVvYuaLrQNXsqlvbiRbRaeNMpT1omDdeilhCG3Wf1NE7UDem6yc",
+	"aykLSEqI1XZ5/IqY30EKQsv9hCxsjhzQScvD6/Z2k5VTeCudkbfw9rKgqxVomMWW7tRcihRTZIQddkYe",
+	"CVJbbQyG58qVhPHE17btjt7P43l+Me5y5CO3cEI8sc7J0AMBqhF6UOqK5XMcPr2EsFNAC+kvSgoXxiEa",
+	"mmuWFctYzqxL6KjW42Yuy9Om/cbPznAIkdMqtwWbDHEaZs3yumIXRGlWqoRUXF2RrOKaVZwmxAX+CH7f",
+	"qtoJplBtmMA4CMmoZitZcaZOWYxTMSO93t7+8KLRQNHLUEIHekUqJnLmQpinlEFx483j0f8fbeqoRxF2",
+	"QueNT3FR8yK30TOj32Iel8WyXJJNrTTeAhq8yANg1VhWaNjBcsA8utOgXlCzTSfWrWzuEYmg5U5etoJY",
+	"wYnkg/EFe/rgwdHS0C7kQ6adT6Qnnb7tv32KdvkSXn1r3hykYwbWXawbxQEbzFa9khXZuI4kVtmwkXMO",
+	"8snccGuktTg8frJ1aPfPYzpWyYVg+RySxwq5Pe10HrnaK+51y9ajMhNDRJpN3cMpGXOtSNr8N6gTGN9M",
+	"J1af1ZIUDOneKrqE1notMTIHrqdaDKwDtDK7vJsfyCH/vuaFnnJB3MNu1wPD15a1UTh9FHBGBNvpTRLn",
+	"/wRMGlarQzZV0B1wDimIluWNtFPHEFHwGi4f1VBB6EIn5Rpqw+m6MoqahT0s68L6q0lem5FdtKkWZEwF",
+	"kQvFqmuKREA2UnAtqwur6OGwHJCp5gi4F9DokbO1ZCYz8tSwJJjAAhxJaVth2Ac7nyCuj/rprMPg1Bv+",
+	"uhbDTUh1xYte7efNFbBmQ79cXA3RfGA4sy0Z1bSQK4J/MExgJ+sKWkH/HqpOmFfiDDvqMlY7qSb495SM",
+	"7aMT8MqCRIIMlLHN9J/MyEtB6jIHtLN/bckFLfiv4FiD5zCKD78GMFVDRytJFjS7gkzrYPwHZ9+R1Abx",
+	"bYuUua6owCJx7W7YfhHu/XjDsZ3SbDNHIFIkSaOJUangnrShtTZoGbFr90NV++dBVxH6eVeapZ+fEfNz",
+	"gvL93vRhGEZrH3r43aPfbDzfgViIQ5hdanNrm/qBUy+kLG/rcy2kLA2/WVCNOV8BEwXnsv0BhaRTCoHt",
+	"3gNDycdc1IRUDAws6BFoLnteF+zEvIpeiMTrPVwEwCI8eGMYSuIm8UzYgfmBNAtLoGYrEQG1bKj3jsId",
+	"TAAT0SWpwzPbx2uAg3we2BinaRGhRRMEVBu7xql/IEoU1Vwtd5fQ8HHbAuzYnwjXWPnKVQWDoee1wN+5",
+	"bSB2VF/4bPiOp/ugjhn5KYyZW6fdRRuAGod3zMjjfnjHHUXWfLVmSlsoiYMWBrQ9tNJNTD96HYUm4Qtw",
+	"Yff0J9sTD3J63j1/kkA2svnLmorcZey0YyyBh9XGHZrrCqVtQAUTZg0XQeXXA4b4AMRLWcdAH+CdkdtG",
+	"9y5rPQV3qqoXRgnCtmyuRikE9GjBV8Ih9oKA5QUS8JpafR58/QVMkoydqTXxyVCKpP4g0sEhzmiE9o46",
+	"uIDE0d+ga9GOmR7XxND9ZSFd+jCi63UMxhX6qc7PToWvHMb0wA8ONeNc5tu1LDBrd2ztC9Rs3e+Gpd5R",
+	"pOBLpvmGTazJjXhBqknBqMIS0nBJrNFu+K05CGQG/sBbYFOjHc+NKTSxDKJiNsHHyzyoMulY2x4c6HR4",
+	"zzEMQ9g8PAQzkPGepJ2Rp0LbwD/VIFLZptRQWdo1t9bMZtlUjFhIA9FyhR1QHW6EV0bFA8SoBaXKrUoJ",
+	"w9Ev23vsJ2RNnQ3lonVdujarX5J708Ix3Pjh3PbFYTRS0b0TGy7cfw+GEDjNm4k9rTsCI3B56uCWUicA",
+	"Coh1JIJlYn7rVhlCSIEFFJh/Tf7/8WpDchtjmLRSLAeMk3kg8VZ6A4L5rMzyr6zURg4FioOhlnlONcWy",
+	"Ab7es42e35CNlq2FkTEiuNAE05Jc06JmYXbYzRmm01GPRUy+N/zgjX3YBnE7qnugJIY3PfhGvx7vVFv4",
+	"DA5/U3UepoHlafr5iU8LaKn7/3MU9f/ZCjl5LDclFFQxr6NdN2YfDFeiBUnNPUjx8FGfLSTNWT5pQ/px",
+	"yo1D5IuK/0XF/6Li31LF/9fV8IHj/g9V3mvwLt47OwM17YvqrppcpZM1999NVQ8FiPUA2zh0kyTTINyh",
+	"1zJ+84tO/0fq9Mc45DCl/LgmfjOv+vcyh7Jm7ahskGgL17T9Yy3Sg/hmiNxNjhQgit3gprYQGcutaJp4",
+	"uZrRIoce1ztbToHlE+j/JctdkzLua3UYwrBYNV4wdTcNo2MJyaHmVw4F3RlfgWahNC8Kktr273P8Skp4",
+	"btXGWHqtoBsjrdqlmpRNuOciZx+CjHtPikdrxx0IwSQjLBhifzdE9Tm1VW8MAZK3zWfiCqqTfBihb5QW",
+	"uCsYBx7TbtDcHI9Dsdqk8suuJhg+A7NJAej4j5pnVyn5E0mNQE1IqtcSENDwN6smJyStC13Rec5YCT8Y",
+	"xdgDVxpt+pFw86cLh6boUam5ctmTHbU6LA7qUuTN05AD6RvdpBZOw3K3YltImipC1ZW5OU1JURdCtZFy",
+	"W0nSlZ90OFpX2tF+ZjZAff/DlHZ7iROi1rRyHL95DL6ACM1LF+S17YCIoT8O9d4B02gGWzGt2tSHMUdX",
+	"I8K8WnBhdtFGxseGV5A3f33+4sVsk08SkIcACWQ5aeCH/mQ6yIkUXwhRVgprldN8CmoP1vhSZJxxjdlj",
+	"B2oD4WidqgkONt7G4EGXQ6HtGyFCFML/ZvOUt6IZ1i+A0qKt7bHYTqxwYEaK39aGWO0db7NJLiigQjj0",
+	"boKoPJRbtQfk7QpFHpw9IKmQeg7dA9PPYZQNR/D+QK+YL15pTghqOPi8oVqvmdA8s14jB5eEoS5tOXh4",
+	"o6Da6avQESgO2r2x8+RRC6E5xu08Pzs/m947n+A1jkA2W66UjuegdeRd6rIkkBC+JFTsLhs4DREy4rLh",
+	"ymVuIhVEfScRIXhS5mZfE4OO8g78h6qruKZ+xMm1ZYu1lFfx8nuvXc9O6IaJ2ihoOK0KqGifqVaXIFmR",
+	"FKuZplhikK4oF7YOdFiBFjbngqT/MX3DV4KaTZ6++fOj84dfp2SMlUU8N3z06jm5Yju4pwmYvC0RtDbC",
+	"gdgFEcWyimlsbvDGQWZ/wh8V9KAx/5oq99WUjBXrAtX9UzCYUeYeaW0sOptzypUrnRwCkdwJ3f2IlZ3n",
+	"spobsfDJjafSGfnz27ev3hCLHOUIhHVof7AFtlClqOxWOvTs2xY71EbM6YhaeQmfAMCq60oAvJgLkrNr",
+	"VsgS6mt+llqFoV7uqbdfEwdM1w2LinoxhcILMsMAyHiai9tCnSO18FqBHZTc6ecpx6GjPYbMnXZrcrVz",
+	"UNQGz6XYUZMATWy5sB2IxI4sKyn0dANWKppaKsYIjnOCveSk/SLMEnI5wOaEvR9j+orzrq6Y0PuVS84f",
+	"HP103Kv/wrdmKZjGgm05Xxn5DDDRXblmQiXk3vTrB6Gjn/xUcY3Fh8EC3cnaF5IHv+g1q7YV1wxrY1Di",
+	"YIIeBnj2HUkbTOJc06t4fO9s+t3P9n+nP388S76+H2soEoeBhUttiCN2ZZ7Q3Y/R/XlEcuorbW8Zu3LY",
+	"yBC7t5EiB0tI10zhv7YsF+7fel1X9p/LiuM/lOGH9p81vB2D+4UNpk69whZOHyRAW2FqE5/kfiNf6GHj",
+	"2i667HbV6VWHlOGqsnrXSbwAUru/TFiZ4e7HK7b7lJ7GUPqr9T5xVWKXrpBlUyMnRfX3iu1Q+51l6toY",
+	"ZN0/Gz0KpWr3l02emnNHHn5clQxJuMl0b/45m09/jmezOSmxVzbdTPnCu3qbKgaJDUOCM8j82ZYraFoF",
+	"I09z5XqxR/Bkhjp+egGQVmPHY8cASwbphlZX5ojTsG6FuuMcg0a+me+63OHwMmTqeoQ6KewTjhOlbtu8",
+	"NlbdfulKMoQ10IKKpGVBxaWtVBpzIFqOMT/AMjotdHvKipDtWqqwCJjNgV7LIleXHjHuulhaRmGmd+Np",
+	"QRmZaBWbRgygyMQSSSdFXDuMElv34hc77XyREqPMsjmTZ9H0oEeWg4SHZwgQtS0tg5rOkWLJi51mc8V/",
+	"ZT0VZbkgUETxpO5/vZ2SQ5ay7/ZiOac++2afgNb0/OHXh4RqpN+Zn/sp7bLihbsXSha1xgLkcnkTHtzZ",
+	"oU8pGWMhJ+/zbhurk4gqe5jCumcQ7Hhrf5Pg3P3O4sJjNPjU+xcPuwtdoxQLjjNc3IqFC1LILTlLCLre",
+	"yL0EHGvkYWKT1s7PTottk/GyYuzCjpcYcXsBjySECc2qsuKKXeDgLeh/Ibd2L+rNKBmZV1weQJRv4tof",
+	"Hw4joj1plpxJhf3UwCR0c4UDZtU1LMTBWFhubKGMqYi/HOfT+zW3wVTbFIj0+P2ElQ4aEZylxwe0WWHH",
+	"xyvkdsBw9kgGjegcuEcG7dyOYUcfkD34VqLtErzbBfyMHWDS49A5qjCsRQWBnD/shi4rVOygtWCljNlB",
+	"K+evo6TJHL+MOGjduKi8WYfkCeVfWkn7t6jo4vyAh3vcWCch+Lmd43CcPnn64unbp1Crs+1N7CwLDSOe",
+	"50ygIl1wpdXNGw6hB3VeyaK3YahNj0bX54UtxAPRVzg41Fnx4FLDhaDOOZzfJCz93GohSXMocgQrWrCM",
+	"GqMTi/vZbhCyag563FPlRzFmA+lGNzFLcM69FoOD+Zr/humOkhHOdfTzoO35H16kBzsk+Hxo31BhzEXB",
+	"ha1yb2jSRSExNjAZXM1iSKeIbuPnDjTQFXHxBGNvzs1vxZf6Pbeo3/NfWa/n9Po8NyvJ8/tU4LkNGPHd",
+	"u+dPIqFIH7oMwpn4WOe2zMgj50Pm7cA1mOao1yYWnQUFGB1/w7sZ35b/ViWChgEj/3tU+4HTjRHko14F",
+	"6qLRMhKPKTUmi2987IonRHrStqOTLUwUCvRQm+kJqthHUktegixQ8UH3EZpPA+byT1xF6F+sUNBnKg30",
+	"pfjPl+I/Jxf/AYdIT/WfI4V/bjSb/7E1eWrFqqjGAT1MzCOBTnhQBR/aFfFLpZ3/0ko7Xyrr9Mq3L7V0",
+	"bqMNxLuv/7neUDH1MLUgdGgvZ+DuwFptNu3NUC94HiAOd0k4GmzYXAxQbIaoK/D2B9YNhIGuWdWycbi6",
+	"Rdt3PEPX+f2zl8n5nargHD0uLEkU97m8oJAJFDIS3PKhsuAkd4zttTgXMXc4OCkxoappygg4rxi1t+qR",
+	"4tPQIengrE9JNTrQ1dT2/o9WCerCRaw/Yd+Ctsdvbd6gFXjIFvYMiTjT7jq6Og6prudo33PTMbba2klX",
+	"j29px/vaZa/K1aMZtszxrh+z67kNWPO+fhEVw6FNm0RjB10FqWV3t6MBbRJuuTNb96w/6PKoLIvdY7hi",
+	"8Qw2x/GwLKZ5OgZgibYJwW6a2GeiRZWQTkBXKp1gA+9AyR63a2Ae7v8aqJRlBF1C8zy9gP5cwOh9Op25",
+	"auC/okSwbev7lyTFbUsv7MrzS5JiL3Tzp4LRypaQ7zQnL6taILjH1z7Lc38KvqH68Z78uJmwpCPHdqSX",
+	"vjsvknMoOOoiAXm1MxctTchW1kVOchnLI/K9pzwCBmgrXJGQrTkG0Q3YuV6vP/6c2AMBK9oMlZ7ouwpJ",
+	"NyJm7DLjvTMPqMXgmQFkrOXeEExawonn1Q6cPLgXNzJCjsocJ2vQJQQHiDgdQ4penMBcMEwr8s4efiax",
+	"YkmgOc5mT9vL6CdTY2LkT6tKVjEa3VlvcU4Q7x3rMJ7H3PgaNDol6BWbgxsWW7p4DywMOrcg8ii/2DCl",
+	"bPbo4duYIWt3zx9Z6l/kIt70X+1Etq6kkLW3rGCSkSW3IlJRvWbfG+52+BTbIDib/fw0czi2ZoQhu7Ji",
+	"yuhBaLR6dD4kecmj3XaDag8+0H/KTHsaZAU1KW0hy/Y0wSBk+c1muuSCq/Xhczh61xHDPygVMawA2hJi",
+	"zSoQ2W03H/zdmlUbLmgRSp1/1KyG1rs2xd+12jVDGH4Frx+XQnbqgR4YEOaRW3AzeH43SKbWIJ0WDHsV",
+	"nQapRTV3fjAqZ2gIn8NUD58IbCjffp0KtbVJsZBFSMlKSv9nowBQLtSN0meO16OxVN3Yq2GXv1unfnUR",
+	"bfs71n/Me71rToVxg97k9Ccf/IfLiwAA23xnFzTyGb968iyxHe4Twjd0xdQkbM1zvFNEq3FPGpM3BzIt",
+	"mjkLHS0zezb4lJ85OHfQSJ6MhSTpXWM0cg1du5lQvjTDgmGZXutsQL0TmAoZp7MNtJae6Q+gWjskOEK/",
+	"EzKbzdDTwj5wBY5/0Fh9cpRveYT+dQCGdOkLCs6fgsG11uih9IQQ1tCXS9PkrIEpCUHjWlgHYC6tU0ZK",
+	"Ba0O24yQZ1eQp4B5y0Zz9bnKcQQizOcptku/GROD3lNaup7r5syc46WSm9N4mDnjWJy1pBDl9MGbhJQF",
+	"3S2kvEoIBJ0LrgDV4I8bra6blEbuHCpMqf8o/db12SVm/6TCwErj4rk0p7iGcKkCgFFkM24RuvMf3eum",
+	"7pAfHkcG1woT6oVsB71+1zDd/hRl2Tu/NYXZ+fMfNLM93+Hhg+46kWIeFnsW/eQQgAtOu0UvhXMc+C61",
+	"Do42HAhBHgXVlyCXURCcoW07v9iR9IrtbLNEXzMHGlkjkoXqbD057dIezv6o3IJwdRzjFm6SLvUjTAmB",
+	"dvXti/v1g+OZOfMgL2fek5UDSMAjGRm1YtUlSVtOrw50cB9ZWLElq8wIXN+gdh4W51E9Dtm15Bmz55Mq",
+	"VrBMp87J1K4d5ULXGKXHJ41sXQnp/gzhGWJm0FvIfciMO6Vo9msWuXt1LMH+pzWWcgqJAsX/EvJVHeHE",
+	"8SkudBvZNSl0JQu8O6GMBH6ewP/QilFgJAAZSUa4Y6PEf+HnYVk3SFX22X7e8IIr3QcMFlLwjBYE5djS",
+	"QXcd0md8AKkt8jZMTZENzZkdYZLYsIihDxpHpc3Ij1KTkq7i7ohaRIGiZs/MTIGCjiPwPaGd4O3qBbF2",
+	"TgGHTOxc+w/gByr4kinnSbxZQnXOsoIaIX7NyMYOaPvT2rxKkjMF17Ad1JFLOAQHETzJtGv8eodv02uM",
+	"DLvMNV+oAtxZAKkSO1A74tfpKCaysgVbWvE1LW3LDTLeybqJEGuFmAbwHAubmzCJ1JlA16ORVxAlFVJM",
+	"u3VAMHkPFHb2j5oWUL8EN3+GOeDsA810sbN+D3RzNxkGtyyn6r51FIEdbQL8yZxnLdg8AhC3pxnTkGCf",
+	"mmW2G2WZ3YKE0ITkDFq9egQPVpQJQ7jAVcYeVr5wPV65yIo6h+D+M0NOtg+8XrNNT9vj8Nr5TTlw46LO",
+	"TGfnbGTOnHVzQdKmOpjPb6YWBZW4VKTgJ0FopfnSmBwYowwCZukkIWm2pjq1fguAalyzSlFXMC6UCe7L",
+	"PmMHHMD6gMUU4H+iHP2KY/OLVuJkE5tuwCZuPbHpzHHxaFIGk5/jmkbJKKdqvZC0wpAoz1nOwAB0HgTz",
+	"5xJSRNaMmf8q8yXktC8Uh3hGTjWdsw9lISsYsJR5RhVE2XjO5IEdcDiLfffdL3KROnQJV3sFmGeNbuUf",
+	"y5rG1w4KjSiLthYWbtIvchGEJg9M9M2aVtHUVgBngloFKBqojSECnnF7J7V7Z7GLxQKkLxrF9c3AXRUX",
+	"GS9pEcUg+F89wM1tndFww7i4ZnQT3UCXyuRetNk+Pv/nqH7UmUM4ZTv6QCcrHGJcgcIAmz1MEbgfwMZB",
+	"CcQbPsjyyQEt57AS05KP+5D2m6g4QJzHFJwwRIVTdV87smM3U3L+HfYyditO0lpa5LnPIqFbIKF5XpnP",
+	"jFNDlYZvI1k2kS1bH32WyU1Kxin+jGF0Q7iE52Scmn/tFU6/f37ckNm/JR1uBtO6cPqz2XxAgsHsL4mb",
+	"zkUbTW/1FVwiV9j3Erx3sLax2VHz29T+QTNBhZ5cElwI6pMbZnRsa/iZv8OH7ZpDVnjyfe4s0SYcXrQy",
+	"BGY+KfGC0EJJ31ZtQwVWEQnq1yXBq0xpWfmYbkuw/Q7848AF6AsvubZwzlxy6RE2sIxM4jKMtXHfOQ6Z",
+	"igVb7tU3df53q6sgYgLLytsi9DAnmzpuhp4kmJBbMF9uKoq1spWVSC20oShQll1bO1e4BQrLkY/vbfzq",
+	"/eiCvLfd6N6PPqWn96hrW2H9qcrmmnYzu/xWKnDy22KKCH0J3aBAN8fgZalNVJMWVdqxjv6wDMNWZO1A",
+	"3tp/ZfLZJSmpAvWf7lV6H5JTdnqm2JB6i0EO1ZGMp/2fe4t6/IH4/T8GjWxBvZ8JO+uwrZ8HpvrZU4MH",
+	"oztvi+ZsQQlDJGIbYdnFbwYox0GwQssnX0UrtD8C/5q5sG1fXUIE2zLwdlYqYnWsqZpvZMV6Ls7ndKol",
+	"I8E+6HlWVyqGXXpluAqUooUHUp87bN6C1XnsGPYrowr/PDuZFJw/L5xP0mxF/xH8zabt39S313bYaYmx",
+	"xdO03gDvMzgWZhNejT4R9SCl0Dzd/PwOKNHyFvcjiv+G1U/QowuTZ7aYqEKgia24as9oS43G4XTXspKL",
+	"gm1sRFxW3lNcVbJSabQk/QFB5g7DzQxqbFPXnrfrBxlvGBSghkqNUB/Z4tBbZ5K4txXbUKF5poI8Ile0",
+	"wco+GkAWb+X+izKqQVTYFxN+29Ihm7K3Q6LCeBrROLM5PQsTQJjrhl5BRTN6zQDX1lTQH8QwgCwtXG6f",
+	"W8iryMKqmrkC0Eg1ZiUAer1ocBdNm3l7mlsPe7IRirh7eksrwUUsYcNnpCxqcKkt6KLYkVoY213kUABd",
+	"kFpA2mDQqgbuswWLfI5N6VCKvBol7ryC2R+gHLSZYuLDQWThrpv7sV8ciChBS7WWv4vz6mTnlJvMaZzQ",
+	"hu6CRVHQZbfUGtFcua2A+u8lM1bGFSPpU8tkxra4ejBEq1Vz2vGjU6yY4AJvABNSICOhtQuyTei4GWWA",
+	"WKs9Chp3rmQPHgdkM8DiwUSO2lwdrHSIaz6CYz6QFhEcZXAwR+kwrsrYH/8LVBf75eEazB+ldrTnFc0p",
+	"AW7ubzGmlvhCX+0aX7+76/mtRTlYL5VNd3EV2qHOrwfd22YIFg9PxjQoe3c6T/CXJYKDDb7fqkL6z36d",
+	"cE0HqMMXXLshvm7NgqJtRtFR7ERPbPN6xB2G5lBqnTVBXLfHF4Wg7IJp1fF5tuqLcN1ba0yKYje5JKkt",
+	"1m6+vDFMG7W4xmlvhsLadSE92LfMGtGOO+pEDFYfO6VAoIPTekCW109Y/hQ6rOX/H3vvwty2cf0Nf5Ud",
+	"9v2PSf9BiqRuFjWdPoosJ259qyQ3fZJ4iCWwFBGBWBYLiGYSf/d39pyziwUI8CI7adon02kskrjs9ey5",
+	"/n4II84iNWIcsTIWUi+qtAsH04LrA9uwCE1kuGJtw45BNWEHh34H/Dv+v3KRrnowHvpHfW+vjIqvv54J",
+	"Hoq09zIU84XMRBKsun8Tq8+s+jA1WJvKPmCo/hGJGmzGb+QSluZMLl0gYwOjK9NsKuNIrq/NhpSsS7xf",
+	"d7WcrrAtz/hvAr2o78wrX2Zi3sNdUj9ETVLJN/XTJezkJ4rdixUlJTEfYvD+iKkcwGoc/gW8XE8rbAwE",
+	"80uY4GkciRRhhntF1FuE4IDP8tQSVEXK4novZXovUoIErCR1lhD6oD0oFOmxWrGljtSKyPq4Byxk/ZOZ",
+	"wgIs37yKHuEkUBlZWmRQeZZbilbRhx2TqEs5VRul7NdUK4DS9luqRH28rL15+w7kUJ4muG+5xb/YT+p+",
+	"Rv6uC7ljyMd0A56oOhbc3bJhIYo2jjbXLtTDgOC9lJLaBvLbGrpPIE0z5YJuq40HYrd27ptIjAjfFvPn",
+	"5u27imXg5BezNoH+bMP7qVP2q/nCDdWqTetxkzMAIU+09LBDRuRKhXNgd1fAP+w9DC9hbaw7rQCw+NBX",
+	"H88rVaa6g+X+ZRwF8L4mFFc9oUg25QDF8Aojl18pM/cb/AOPQrm5dXrsgqwmeIwZzwTN0A5ruKp+QPed",
+	"1lmfQN3q+aucbCwe/VFOqERRnyzaLJ7EMrj/nErSVHClzekSGbm2KwDeC9Bpk7soEUTK5FXOnxKltkf2",
+	"dZKNqV3+Jvj8hjRtR2nZCHAiPi5intjd8dllrXrwt7hvG48NEwpFkieEEPIgYzEs8nvjlVcoCI4xuO6z",
+	"QOo9XrPr6/bSpU0gNrp7uBMBXx3hXns54xmgulTI+fRiIw4Kw5be2V6S12SSNaGPVGgaHTPMt4NShzFS",
+	"TYz22HIWBTNkb5cWz4SqvB5fLg572fShYRE1pR68iqYiWAUxUFJkOaV2lJLjfkh+SLpgCOSgERqPqMeW",
+	"HIl6sBTeKISQmpFGd7OM6MJ8ogoTfqcHj4qS8SKVd6lQyk3LEx9FkOsH4lVAEq1fSN9j/YjKAdtRhKzt",
+	"SgcXQT/liT46IbRFaOrzKOz+KCcdcGcXFbvwHof1rG1+6ZB+nWu9CmuQDXviwpAI8gcewTT12IXNtA5h",
+	"s835Skto0+8QX2SKhmvfQjXePnGtKr5SbDlbFSwDJrhFohZyQ0jX08OBrzASrvQOwsvSGjxJQshzNfkO",
+	"kNb0o5yg7giz5xtBiQPEk0DEa023XxvuWje1umRgwxK6jCMoIM30NnVH3XNq2YsOwGg7b9YHML0bM15i",
+	"cceDFXsYMJWnUx4IphYijss0dtz5WLZKbIW2sxjhWNCLDpLa6CFFubbXotZBlie1rNaAeSXl4hKEZ71M",
+	"QZzdsngtYUVxoItjwJLeFsFMGpunCFRANBM9T3XIIYtFKnkw28BiYS6pgD7vg7eMsnH8aJJI16iQU5fo",
+	"eo2x0WllQjWmWxV3LCZrQImVy8KrpC+recEj6bSxB+7Dq3aJLSrcqRvbcOkQpSmh8GTNjMulYgREoA9K",
+	"SXinc/4RjxxKSmz0Q9IrNpOCMOTxNwCJNcP5xTj9b12cgP1gz3agrn9VT1jf24MontbX5c0/WMgz/uWW",
+	"VpmpvTb8sxcHezHIXiEy6kZpbZWV10StKLAbkMapTjXRkhJstU3oV4Uw6JJJjA5OTGCNplORKjYR2VJo",
+	"+20piSB6zfpoeIXPwxAUDch3BCeXFsMzrpwq0bafiKXPlMg6PYNF5dwjEPhV5ubeEPzNvtTWLN1EUFb+",
+	"iE1kNiO1G5sP8HZr7ixolwWtCi0IUP2hk9Q5QW+pN08UPv+c8YmDzmL6AWzasgk+zO1aw4NwCOExC16H",
+	"JOC6oVn7+sUlOznrDzqFiV8j8QtoKvABzGQBt8sXC8EBWFSm7IFrFa3eKVtN3+WQSUVLoWlF/p22xfNo",
+	"Oq1fkgV375QUWDenxR2wPdZheYEYNnW1BAhXg0s+EzwEcg5Qute3Bi5X2hU95udJ5bH2iSb7ocdgbY+K",
+	"pb/2UtuhMALa8h7yX2sliUMpkXP3EwU8glQgTyAt7ZXISvqXWcleyzawhWvYa5UfvQHcLByjb6zOp1A7",
+	"LsqVGawNmxcXMD4QFHs7Dx2PKUw6mqwgarKz+6kq1mpOIjOPG/esmgFbP4whnSKGR/3m/eXl1c1Nldr2",
+	"sN/fQXEzLx+bod+QN7PDWlR2RJezKBNqodVxqvHu1HvGzIoabxqHNdHjjocVDGYvuq6yKAMZbFWPfQfI",
+	"Ni+VyzFFE2obONeqvJZDes2b2JLT6CpJkhUcS44VQFzd415MP0NJ2qwjNakuGzum+2PyW0iMbdYRd0sJ",
+	"/kqP17VcmqTginx2WlU/CU6fXVgs3GY1C9vZaHWLbk2SNB0J13nDaXCBphqy4WmZVYq45QmbiKlMBYsy",
+	"D3Rjd1IqLHh6aBrQEHlGOwAuqkt1aF7Cuz+3YgpCGo2Z/EfUAprZy5PNKw2D8wBe7gxgU2NYm4L8RhrZ",
+	"LRWBwpbgcdb5oiaHPvNFkqUrtG/MXse94emNAt+lIfKm7nxIlDSNT/WY49vGzozaDls0mIkwj0Uj5KZe",
+	"yjstLlVkFm3rIu0cmyNVDVo5bSr11ys2RP1iqlviRcvc6dyyqRvTpL6RSzbnycpBpZvyONbTDb4KozU0",
+	"6Xg1o/x3+yTK/SO948+F2rEduqJW1d/wZL0fdnhqWe3a6wVlZXD7uwqlb5/XFLrsnlyYj9I219bKxnS6",
+	"sueubYGL9hLzYm8pv4k7z7JSWoQmFBK75esBtJVSIhzXezluRJaBJ5qQ7DdP+CZBNuhOuCKfNl7zRbUN",
+	"p/5IZjxu6A54ySI7XnsuMEcAlSRUHXBnqR1r41y3/l4Hi1sp62iagQ3EqTCnylEq46+jSSVGqJpnmXgG",
+	"QOdZb7QBbOFEHVWrzRP3UD0N9rYqxfqsqXdUM1hD61GfMwWEw/Wb6vXlOyIkZotUPkQhFDRk290FBs0f",
+	"n+30s1oDVozrhvmrRwuA2nYadxnX+K32S0w2a6VGmYBlt+GUQ2YZsGgMG30GfL1zvmLiYyBEyHxMBezs",
+	"uT9MJjM2oW6M3m3kYG0MckM6GoUtLVKHsU9dQnL9xcqk9G5Mm2I3wLd/L1b4vaEgcZFTKj8ShJDvvhB8",
+	"CQZUSKbozUKQW1qLPAwRjMQP1INfev7C5OOhwyKRBJOG34ViIRK4l7XvBdIGTw2aaQHCp0w/Oj1msn2U",
+	"4eqxiEyJPg2gantkgj+WijZKWNuf8oSyLui9YwA09a03OFj5Xqn1vuFh95XnBpVKE9IhfhclMoZwczw2",
+	"00HDdg43+0ipNQ6jOyguI0Mhz0xxFgEt4VDpPtVVZBcvbuJIoEVSLCMXCWenvfe8eEsZku5wWEOYAyu3",
+	"vjH4G9oVWq/QdoXWKXBG9XYE1xXOB7KfYQ6nTPah5724E0kGq329ufMoMXh6W4II1JGmTf0Op6/BvwP0",
+	"yQ5xNmQ3IT/O+ixCqtzOktB5+U0mFluLo/DpW7rx2EJOa6RmEpfoXombVCFUAzXzMUu1qhnc36UyN97a",
+	"mCeJFhYIn53xe0F5o5Qh0ZgwWRD7Qbz9YwaMW3olmoo0x5M2IOzarZ4A10u1J0J3Q7xq+yxtym2E8QFI",
+	"3hlXwmawFrWOS65o3zXWPG7E3TF84juuzuoY1Vjbk/GWeKjKJ93CSrUJPLifFnmqcrFPpHRDKbzjfyP2",
+	"nXLztkwNbMVaCwqXbQgsmHUSPONRPa5UFmXxDvUEeJlnnlTbTpOif6kPlvqEP7lkU546B+ydzPAcAtdA",
+	"pijPHmBGMieouOB3tWAhss75fU3PwIIoyq2yHALb7S3KWdntuQXzx+aH6tNGj2zjU3WHVyJjuk9691Cy",
+	"UttkH+jjycH42/rCBo31Io7tIJPPHYsX9lNK8ekezoCT5mO6uXGF6MOxwRNAZRZTxotmVcQHFD+Ma3GK",
+	"b93CDr+4cky50RB+hQwSvdaM7byQKsK4gjH6cXFSGK4oEGmkLhnXZ+d+O1vZFGxRzGhzam4YqQVYw9Xk",
+	"3CihPG+sLNLHxm7M3EWQb78cajuKGFpnExoDVJMRopHKcNbKgsDvDCUfWoVdLQTiB2HVh6qvvC2YRmqL",
+	"621KZZFZQu0zqZOl4jZzx8HP5XqrT6UBNOEFM+qPq4K0zhRb00ZbwGUwKW+TrWUzzhp3/CA0l17BbeIs",
+	"vtoNhygCNTLnxSU7Ozo+tSgRKNfVnmnncx7MokQUKdwVGqOi3KFY0HnC82ymOxhwSmFMZDaeag1Mf9B9",
+	"Q7ciJIBan+ieSefFkVdV+mySOVMLEUTTKMBCRW1xBmSUieatXqNDvNDyBDcoqoYjdHFPeFgIji9QehEl",
+	"KuNJ0AhBAXqEDbbXstMK1cwZ5v+zSxp69+Vzv9ho8FVvH84f/bRvbm/fmcRovSxKWXPHZ2euk7Jff4AZ",
+	"1WQN3j3NPDYrFw9Q6KIII+O61k+tpwqtrZO7YO+vXyL8u14FxLk6Xenzt+6xJMVbo9YsyxZqdGAlT9gL",
+	"xcMBXa8Oip3QRa6rrUQVWCln9K7CF9q01/+ey4xfzkRwv4lVD+HZyzh3BVIvcu5hOasD46ENSmDAX9Y5",
+	"ReHHTUkQWFkb65XLAq3sEYpsDqUHpnq2wTmKSXLjVMx5lNTqT99CbpPJVndfNslXyrR6s65UvMZFul9P",
+	"1KxtOQukynZw4+Ple2CO4fX13GE0SQ48TJonALsM21WEY9u6mM8XSLCO4BdA6+/P+cexHXpYfFzVubaN",
+	"DkOFBpB2QQui7UeJyqfTKIhEkpmERksaS9lteLG/M4G22/qtSBI0RJXNYxZlzQPtNNRMet1yswPTuOc2",
+	"28sBj2MYcOM/+Je+ZwTT4NmVqtWjRRqRv6wa84JrxoHuec386Bdk9klRwgIkm8JE//BOpCxPomwHiwFu",
+	"HC9ESlNZB0sUBcJg3+NFzhsHfa0mkr+ysz0O9dmbe8T8aSxl2i6NETtg1Z50/P1lwHgq072WIYkIk/P9",
+	"Rbf7LLqb6cPdbnvcyODOhLyOaSrEiPlzEUb53Pf0STVivr7N95hIMpEu0kjpSxDOtHOOz0yZ3SL0cHSn",
+	"OVIjyjyWQAmZ9bHB6YwRo01duo3qLMcIw0E1W6281GsWZGlkN09Z3X4lU/sagdjrgUsmInAY7IylbAEB",
+	"bLFcHeMsFnc1m/hkWqZQ+YU2pjZf9KmyfX1OYp7cj8MUCpLW3/GV/tlJtmibsInpQ4fFYpoxmWfb3xXm",
+	"ixj0c9X8QtMp81QYuVxBPVmUNlrfLBULCOe68AnYxO3tMtNQo9cnGUA8ySmU2+EgAGivT/2HiiZlqO92",
+	"93TYd3rFDFdno3bE6ldg/dJDBZ78x1g1MTIVc7156BvoqlTKzKzNH+WE7F9MGtVLU87nUYZRHyi0VDNe",
+	"k2Ez5+l9KJdJUzv0W7Vcf03XNZgTxTvqH3QX2RYVxSDoILYYGnhM6XHLzAV4i61spSdg7S2Vy9kO+gxA",
+	"VtiCp3wuMpF2qrZiv3vGu9MPPx/1P/1/W7VuOzCV7tVPJd53K2V8yeNYvc2zQGI4fl/WUG6Sv+mZXUhN",
+	"mMskysCPvhxR/WuJq0WrcTXs9X4BPMLR7anUNI8NRqFDMhXUSDGIZiS1xXdS2boRzGTfs3yoSbc21isA",
+	"N0Ag3dN71dT4iXC/FxVssZv6sGmMPsPb7yiTLmutGdX6hYT211/l5HmD1+Ki7AOLEgAMHBn7GmL20TxK",
+	"7jxnp3nrdSEeM8taeSYvHeNebqGkTKM7KBY1tj+7dpBs8PhDjHiL4Am8VVSyWzKMf27xRCaruczVOMj4",
+	"WCTaAAjtZij/+sDTiCdZawQM9y0kwZlr4yIKVWv0/QenuBTStlrD/vC42z/sDo5u+2ejwdno6OS7csrQ",
+	"2jXDUf/wO0d7CGY8hWy648JGa2nlqFVCRMUmOejW1APjuWydBmfi5OT0rHt6NDzuHvVD0T07Opp0Rf90",
+	"GgymZ30uTltei+pgze1F8Kr1LWzxq/fEFQCzK7TuMVFRGCmoGcjYIp8vINvKsmPO5BxCA0x31Cu4fjGn",
+	"l5HXhUg1FiJlM5kroL/7Cwg6cyQVx0LrT+wbwbOufpd5v1CEKVF9q37H1XvW1m/v/JD8kPzpT4zS/fSn",
+	"CyNvBkeVjkHOGrHgUOtAc6Q3IZErFskrFcXQfQgxRtmM8WI01gejxyAjV8+rgi53bZfxRajkRgn7WqSQ",
+	"v9POF1rXvXp/zYYDr9/vs1yfxtC5r66+ZlevGZQ68/lcYPbFy4zHK9bO+EdjCckpOzn+H1Y86bAPT5JT",
+	"BoX3HSjm/oVdakMwXbFf2DvzSPYLe12apl9+SH7pdrv2//q+51fsF2xMlPwk4jlXKuF6e7Bf3IbDtS+u",
+	"4ZHv0mgurkUiH57QRQPnootb9gu75lqC5Iq9FbHuNPuaK7r21DvGS3FO0X+vPw167KuLFxcee/qVHiY1",
+	"lSINRZrrucpFqi2J6KdImx3sazHhIg/FUw+WZ++HtcN11AoOw6EYTPv8bPIsOA1PxPH0iB9OhsEg7Iuz",
+	"6TN+OjkJjsMjx0UAkqVGPNgNbAAGd9nB5RrsGjKZtJpOVndNHW/mzVt2ODg56Q4Yjxcz3h0yAi6p42Ac",
+	"w9SPRZ46544bQjSrZRfWf2xR9bl158/G86zoft2t/3bhtRSTmZT34zyNHSes/kr1HKoZ6+OsdzLZxWJP",
+	"R7DWAXIb6i6JlaDloB2gWkoL+IgPpv3gTAwnp+HhCX8mjqeDoD85C5+JU34yPQ6OJod8eDbYcjIdjQ4H",
+	"3zmoNqPW2zyDgkXMUktVZqJolCwLB09/chycTU9F9zAc8u7R9GTQPePPRHcYHIUnk4F4Nj3stz55+3To",
+	"TDwLT4OTyTE/mh6KYQi94c+mp+IkpN5MB6IfbunQ6ag/LHfIyD4MIAELiyH7/+zOAIVKtSc7y5bNPTkb",
+	"HR2Xe/KCVCQidduzAx/gDlpnOygiBkplo9ZzHyUhiIwoi5BUZ69GQZgh3aA2wQiYoI8D86F7g3QXLZF3",
+	"Z0Zz6FrNoQvPQgXp8a/RXxqFdowKbUVCf+/I4tbzqzXxNxoOIG/KkaStugMVF5h90ovr9ScN1p9UOm4r",
+	"j7i4XX/E6XH1CXVncevThwqZR830n373SGFYcWHV6+pNcSQV3SVYJcyQDEqVfRNxlABlwWKhmBKCMkTj",
+	"GGjIAqjkY4Y+Es7i+iBQg42w3ip9AunndzPZxeczurquqUqIz8BvqSofayab/V1bsosIMoIzSTTdiFd+",
+	"4Jcsza0FK1VLt2wLNZawaJMRIG9SgZyiDsyPofnQ87nUx3Q7iAXUEUJRPnCMOxhUj2SH2bHWRjd0qS1/",
+	"vHj3eps1Cbpm+MuMxzaOQJfZuD/klZgsNC2WPZYI0OcRIurfGdyzdKpb4nomvkTxvXLAoGfTF3ZvocUu",
+	"XG/jjciK0C44JFQB0SXTAorq3FlYsM7aMiXwi85O+D0O/8rOjcZbGkaWSI6p3YTsZ70g20H8LBmONl6B",
+	"gaKtRFaEBYxHJFxn+O/USxvr2sHSrR2HpDGLo76H4FCrwP1tb05B9gLFQyzKXPDDdexDF+ZwFx6xgies",
+	"EmZEvnQAVmtjJo8HrA1WFy683iBIO5QCTskgtu6qyDQql/I7h0tT4tlLQll2TrSdigqNe6c5H2IdSI7h",
+	"TeY9IxroRAL1tllQ7aP+GeZH0e7qEAMfAuU5v1fzpxpwJHZDQICwST7BqpJ1+p3+dlbOwsO02yamIMn6",
+	"Dn6n12aCnmvLJo2mpGJtrCOD9ezi2OlVdM64M1B6XyA3tprJJdazKQd5Ah+L5IwYgcChhNFA40IRJ7lM",
+	"RMfC+VhZ16s4KjZ3FrcbpV5dBTPZlAnxJU8Wk5lAGBpTmXoEOenKAn0Yc4p8tkuBB3OFSRZyT4NCqloc",
+	"1SQs0mX0Q6lIifjdTdi603MDBU5IY5+10xCVWR8P+sVscJDqBRblpoBMe3sMpmMiNlgYuHtEhjwg+lYL",
+	"GPR2okT6QJ7SEeNsHilFsZKCFx44oYyoAgeoFZkGjwsImyT1G1i1iMTUZ+JBJFmPvSkhrhg8rkRWAjQI",
+	"JIvvtWOGLxUfsxQZSRkiDcNKg0xqiu0oiZgtplLWfTKoEhQt8Xc6Dx2fTe05AgCktKed6IeMQ0t3c14s",
+	"AJkI43rCqOTOuZvX9OwGKIq6smm9T4rjpdwmxDclUx6RMgCgQzdwIdKSUOqxK0IEjwjPlZQyROqs4IDo",
+	"VbFzr0xGYR5ntbE2IrncCOzM40ykCYclYcgLPJYrPKv1StC6t7+Wqw1IsYZDjL2SS5ECxPUS8g70Pgmj",
+	"Oy2Lf5QRBadmq8VM6OnF2lKTuOIiyHPASt7OI1eX7ZpuNWEKqBW63CbD6anB+Xi8FbVb5X6BWfypwWWy",
+	"N5kh1bRS+B0Wq0VvyvBcEbjnXVzStu+41n0S9mXZWSG/qEA+pQJzDi3TYQrlvIhKthK7cRBs4kGFeeOJ",
+	"KW4oNiMdB4h3sbshWnLB1OYDorCEahO8dg2lHhMk7iKViVQfkXqhk25jFfYUSGMUVTZnM6oEbYYRLqmu",
+	"abQ3i6ctOSA2V5uQ7JS02bysmqxLl6m1hOfgzE5pi1W8G3UL2ZX9hb5F0tZq4l6pAs+doDUnzrojwWtw",
+	"iTU5pbbE95vZt8sBfq6IuBz8L3WVLX4lyv7lwuJVz/PnR7x/ByHuxojPb+K23u68/bRed/OHa+/uP8Sx",
+	"9l/qyfjt3AP/z5q6f6jPv3f1+bdTHn9nCtdumsw2fnxXq9mLY7ZihWjFo5aL/nO5aGuUs8/m0s8kJjjv",
+	"xKfP3i74v/Lfhle/zte4nkm/TpkBPJcIuW5AjqyotLKuqD3x7drzMazrMb+saftYmtDpsRePMGaY72jx",
+	"IOYMH0Qlmr1HiLat32YNXHNgJCEk2q5YvoglD0UIrHiBXKzK/GpwgGtzthzcZRcJyxGqBkCeBJwDU5mK",
+	"6A4RUrIojplPFeNjfIvPolB36mg4rCmhZgmfa424MqIHP+T9/mEQJaH4CH+KPWPLBYLRsF/ZAF4LjwP6",
+	"XS/OX0kx48opR2qbg5fWWue88GGSPxPTDNZ1uN6WQNl1nuAjIkM2shPBllcl0aoh3HKWDxVnucsAoCcS",
+	"Dh7giEjPgOpEsaP+kVsKv52L63MibK/5feEo3KZtlnM0zulggztirvUoEA3vLm4vv2nQTB9LcnNRdidB",
+	"upg2AfvdwbCDary/5hfwy3SaCC9nwOQ2eZ9ooSmPRVN9rpei13I9m17PmuG5hkk2IADkrWrcwzu5rTar",
+	"3/ZgLdgUUpZxdf8oFXyj2+paBCJ6EFj7jHk0DArIy5owGKBlCiktqi0/FbixwPBE5RsgElwv9oj5/+ze",
+	"RHcJ14PcvfnmYnh84gNKn4sLfvHuJeDy6Qd6GDJxzbQZhDWoQ0yJIBUZVkXcZDwJeRqyb/FHZc+RrjJv",
+	"9QnapFQgb6+Ch/mdHrvIMn2AYRb5Fk/NGgaJeZ7ye4CScKMXig2CRAY7LwOyI9DvGdFkewCQO+HBPbJ2",
+	"R8l9N5YBj1nG0zuRlZDQWPtoOOycIxCDYwogqlKUsFA8iFgu5lQSV3EPltbQ0bN9tZM6LbVMcFP2xLk+",
+	"ujWvXCHIGrSaTKaixN6/uShbFpE/IOzTt2/BKdt6fiZiOa7w09cwv1OiBJYkFvoGteHchJudrBMLga8t",
+	"opVDnWfMTiqhpEdvr7qmd4XjaSq3NBOBrsrtAX/8khGX0bbXbcBCK7djfQDrpzpLVy9AojTPsBPXTfX1",
+	"QN2FsNBPlOUAJOTlffCld0eW1u+NGtGfkVRMKJFhDaT/4uLlq6vnYDj4767ePH/55mv/nPVh17rx4kR2",
+	"EWP+kejKbqvqh5dCmHUWXVMsdQS5FVCjGSW1han6BhVlMl3Vgb1XsrjXmH1cukvg8BaptjS0XVLczMI8",
+	"xXkG3hAfUsEt0zu0l5K3APRzWg2unltXKKzyTXfycj4I4V1b8Kciob5IRy8uryfkcfLV1yxfbTQ6hbRR",
+	"eM4WBO8MyXRskYpp9BFaZvIITiHDkQeZSFUHTNOiXtY1Tk3/CAJXYU8RI3aOGM+7l9JudgRfUh0wxZ53",
+	"8/02MgffFnXBdE19iTKlvzexP+BZn+aJ8kmbNOoc8VPQqO2w59fKZuyUemtrvOKQoVZuJjO+lhnPBGku",
+	"N6CIPA5O9e0C8QHw7NNPBRUf5Js284l/VRYO3fKGvUt5IMYLkUYyHCsRyKTOtP5GLlksKTiMehObCOD6",
+	"gao+EZoMrOgO0A0nQkWhIJcJ5FUV9t+zk6N+30V/1qr79dXN1cX15Tfjb6+++ubt27+Nb64ur69ux19f",
+	"X1xegfRUmVzAPiHeRo/IdmPB70VIreqUcKlO+kfP+v2t8nVtdm6IiKMgLt2rAhwSRQ0VDkIXR5lCbMCf",
+	"ZCL8HvNDvhrL6XgpxL1fUhh1p9o8Ib3OYPNodbmjFVxxH68AWhDvn8skm/mVm+hi+C1e+S7iNQWe76IH",
+	"UWkDqh80LDXQnM77auxPfBV0WqGwDbmNUMBNHht0h89YWxlEffgW9PuoMm3DZ9uUHqflNX5cGKRKWzzW",
+	"Z39mr2Wi29Xr9dgJ+zO7yRP4CdeR9ajrSxKOkk0mgpwhxarakjy+BRibr95wSGD75LVmMicPJGwNeF51",
+	"5+WpGUfsRnd4WB6tw23J7PMoyTOx+T2v4RrzJt0u/arjswrO2+P30gvw6iRBA7eMnGblbdNjN/mkG/Io",
+	"XjFDjKMsYbgEqsjQParhUjBE9PTrZuOirD2jbwKJ2om52xbRENcOlOQZ+HNlLRpVsmf0p0kUxwh3cy9W",
+	"8HM4j+oVg5v7KK5FA1D6BzSJgd9aKwk3f3v56lVvXoeAvYlhgrKRG4Ddqw9+NEHF2g/g3a1R98AJFxkN",
+	"LOAZj+XdOfPlUn/H82ymjQZtOK1k7k4n3diCR2+H2CR6ijIVhcNRYcbFtLTuUIb5qWemgJ9UOUmKOCE8",
+	"0ytQvFawX5fJ53JXwAs3hDC2EVgop8G/PYNFqfWNC57sCzN8EgRd8wD+yswq0KZNtCq/9yW+ZWF/m0aZ",
+	"2OxIWaZaS0xwemomANXcpnieYZuUDyJdpjIT2tqFiaZpVYXXD7z+5oxd9zA3iJn6ATHNqu15xu8EcDs8",
+	"glCF6/sMcrXFJiZeWLUfbUGd3XJRE6IwAYSQtZuzxugsIvRjE86ACBQEND47jIERK+N5hFlrdn1vDmus",
+	"hzEsFf1+ENbWzV9P19B28KwzieBkHQ8QwgoWJ0KXLgGls0ueICDcqvj2iWJcaWNGH/MsSlSmjWw5Zb7+",
+	"O0V37i6O/6ro3LBMm9CC3pEPwgA1NgCpm1xHtag9/w3iaSATlVvsrUitre42FUmyUIR5kO0ETl+w4ZQO",
+	"uK0Vr8inU0bbTseYE6NVqbu7VNzxTABvusxqtSpCjm8ClO5++LnvnRzWuzgIS2786xAPmKf/KgQE5uEN",
+	"ikCBUWim2GITsjZtegAYzWhDGfooG+/RNjd6q3dYAE3Q0SYW7o/YkkcZov+kDAj2H3gMxAjSYZCA07jg",
+	"dOoxf8G1DPJHLJF2CqD+krVN/a9M2SQP70QGuDwO1JxhL0qE0PJZn226XZ2ejWONoJDdh3ePTclrlLBL",
+	"uvXC3FNyCtYgwrv5oQV7ArS9dtXuSNSBkPFrsNG0b0obr7okKqt7bTl6FYlRJ5duCRXU9HyaCiQPljAc",
+	"Boa0toe3lBZ59VArjwoaWTiu0MksPoogx+pcunvEOJvGPPOY4kmURT+JkC1SqRvoVPaCGznhMSGodcn1",
+	"xmJ512PoXlMeS/mSqZmIY3A28oTS5gKpsoNM3ovKST6XD0hXloqQB3AOY/CGQjygSOlzEk7xBqaiJlMM",
+	"6rOeILMQ6uQTYbNors0LuZbC+taJ/jCRD/WO0Z1SduGNVI2A4ardPbchz/YM9f8tSsKuReR3Yu1ETVCm",
+	"zeBQLPZEOZPM07scbOxOtaJit7LqB4w3bs+fxUq5XcJAiMeyJuKo5E6v1DiaimAVxIKSKs6Zn82i5B4l",
+	"IGcIPg0GZMoD+NnUGPrsgD5hGSFcjyV0yYPE1A1Yrnq9t+04dSxjk6/yCWis/ogtHJWBAyES/KLfJz7q",
+	"C0pxF1iD9jEQ5xgjpTTZNPCV5d73F0hfBC10dyV8q1+p5TRFvqEZrvC0MswMDBiSNAjmbxwC5FOClusf",
+	"xMfMhGGoeYb3WCxrJZAS/6rRpgw7TCm6VYgbfTtQ6EWJ3lYKyLFECkkRbR6kUoEBoDpQ+MjZQoJWHfCE",
+	"ZQJTW4MZLiqF3PuK8TgVPFzps2aHiO4mogRm6No95u4fAJDWawXUXzr+ErEkebid3dNuFxy1SkgDFn5x",
+	"DBW+FJAL9QeHI/y3ZZXaBHoctXJeKWvr2/DEZb4S//I7v49U0/L59sWyTGUcipRG4veQZPoe8ouNPvS4",
+	"INVViCX2PmR8+VYx67G3lMflHLyWlnozM+l1I5S3g7VATzo3v2CVv9UL9RbCLFXSjWhzuh0arKMtfzTc",
+	"COvT+sZ9PCmlUWKQas4NUxEqF4SAD1ftT9Ff79HSDYB9+oiUfsPVt1sCKLDU1qd/UjYJUlqCBQ5JTnZm",
+	"tYQCp8LTpzIRT5+SgUK/jgoPkSroZ0lcY8l7GorU0zM+l1TkTWyw0XQqdHd67LlLeGv0qzDKMLdvheyG",
+	"UMOxq6fDKU6vUWcNbesihSBqhClwFXRrzFAFmgXFkK1MGznfkueMCDkyZwjNvaiq0J3l5vbPHITwQCbT",
+	"OAoyf4dUnoa9jplXj2X3XPAUsjCwLmFth6uMr4qFcA4eLsXafsbvlO+VvbCeTcCW6dxH4k0TcMZcbaCT",
+	"0I/wwKW9yDDvQ0s3yIDwPTqPkV/YgNDSzkMMckqVSEwIG3LVtVBQ4CITHxdxFEQZimIouQO0ENqfVCzS",
+	"9hdRkohwrFWfaSyXuvEgKaTKxrkCLiwjGMZ6X0AQV855lFDPzm3+aibmi5hnAvrgMx4rSel+ivk/tH5o",
+	"wWkBTekZxIcRQ5AGH5W16CcBAhfqIrX2idiMPXZRgFOYtjvR53PrEaz3aW6TjRCuHmsrcZxFIh3ndZ7m",
+	"G5E+RIEoFwEoCF2PmL63C1wYlAGqLCmGk97dRL3ujO9+5sqlJToGFl6aAASfSfNkPJehGFnJrpeV3nr+",
+	"zz/DOI2BHe/TJ5/B6prBGW6r7C0JNfpZ9GI+ZyRfQAAAsyphddACi3arhS8t9hpDUyv2oQzQkAKYPohd",
+	"sjYPQ4HJ8AUsM0WJbBDY+ug7PfY2MdDgMAt6y5liXdx4xOf7Qws3NO2zH1oj2l9arpE3W6+pe7HIzukY",
+	"hKWI4/n86tXV7VXVz33ws000/HRAXe5iUcbPun2f/J3xL1C2XeIzXkSxeKnnBI7T+rG22hyFzsehWGAG",
+	"xI5lEvDC53CTPiy3Zvmb98yJqW+f17zW9+z9lrgunyMUMYtCLIjMldbKYm1POnGERRSAO7EKPKZ3Djjn",
+	"HfjFaohg5/aleQI+iXUhwpNwIj+yGU8TodQ5ZDgBoMSv0JZSaLGG78Fh7Q6lUB4AUYGFqQdJnyTl9x73",
+	"HYo850VwHNTYMKYeEd8RKZeUcZHKIE+F3uH+o7pnHzrm2t6tA1tcRIFyO4m0b/vROERB3fD9TUz4pAtZ",
+	"N/oCEDdO59RMd70LGXf+Ouf2eu8qUYB+9+zD/7a79s9OPbtkoWU0DL6iGV0DASyEO2X57ymJQPzAK3aR",
+	"QRsqgDYcqqx91D8sal86VAeD+7pcGlEncLViOYniKFs1kPq5ak6NoSvSLowX8PMHIooBoS1h729YKOOY",
+	"p8pj/d5xd9Dv9w3O1d0sM2G6qIBztORreirMk6jIp+zLlPkEPBU2c2nQL+cB9pp3RpLPJ5Q3FSwQAwzU",
+	"0RopefmO4LMyiVgVHptg6hhlgtcEbQ/mwQLgx5TfY7dw9zTmd9oq8jE7b6wthUQARSM+thSrhcdjLVJp",
+	"sW0x7ta8E7Xm4/NILWIn/W3P2G6pAGs/DcwUpbkVYqB+rReEAfyfuxZKuERA8g/4f4EIDfnrVk3KtFwu",
+	"9mv2TeHZVqYgSd+B1BZaOIswT8GvKBbKY2mk7lmQRplII+4VaZ9UgoZqtwf+iPlcJCGhFGKWB63zXTtj",
+	"1NiaNKHb168KLdfJHQdbgHiroiSTO0F/1pktNZ4J4mHjCWmhAjlmtI46RaAzOkrBaKHsiymkMckE68sg",
+	"tR/KAWEXcOfGSBWPbUM+g0n6Bjv2iaqahh2CcND7CAw9wFzDXllFoqSOuyf4YPiIgVEFi87uCww9vLQ+",
+	"csQJtM72qsno77U+qEJjHxXzLdx6q+/cSdGEpKSxmNdmNmy0BMllJ1MGRoKjflCtdgQnmEPGWToD8JWl",
+	"STsc1mldFcN934rWaSp/Egkzt5Pgrz1V70SiBYPoWicBa0NiePEZSVaJHJ6U2kyyWODOIG2XksoseCCk",
+	"8zzCfDRZR+MNtdVfNaUoOea4xU2B7uCRqA9tam7HM4lfURWEOeYrkDVgPS4epb824ItWdVg4prWgAPGB",
+	"AJ618J1UekRglnnC2jxh0oXsNMChI1IF8bGRUlRUG9kj3QO7V2XAINjpsSstxKABE6Ar8ssqhg9Fno6q",
+	"ts8Bv015NG6MfXf8dZ7sblc67rvGJFq9nqPkfhddCbNYfdY2OaKU1ipTmyfa+TWUo8Z0FuNkM8UsHcRH",
+	"t162NkdHm+sy8Zhf55uD687hOCR4VTKuMHpxJ9FpnsnS88HbS4XpY2zmOEt5gkFNjI2ZUCs+t+W1zP31",
+	"UdKVysR8vEjlfFGTP/CyyHdTzqYoMReyqYxjqsCsmLk7hB0yflcz1O+BdmvYZ/pnD4//Qfe479TClWfY",
+	"fe/Wd26Ax9jgGX8l5eJxfvF3Ja84huVjKRcji2TQ4B8vu59lsu56psJbBYkBtCzPGfTF+uF6Louqcasr",
+	"H9GtUrnUf6bCcUpm8g45QQpkrblI7wRrg1cwhqFVnR67hIYigMyqsIYBJwe0NRSRTjKA3p55wgFhdEuQ",
+	"bxeP82KRSh7M6jLgCFLBXIIRc1zBcllOQPHxbI79zva42VYhiDW6zfG5xGEkhnoXLN2aUvGHtibgRH3C",
+	"qBSl84hgHub/jh+N1eHaYah7y+UTVYOa4aJzwHTLJZ6IJMjoJxYhpDUlgfvYpnGe4O/RZk55J7HnS+HU",
+	"4A/gVjNrogIuQkbAiNXhx1UA4Hrscg+cwTUG7p39dI34N8XC/g2RcN4X+eN6qtM8AUDVkTl/PxfxxqaK",
+	"1/iU5LKwB2oSwpXHFpTqA+wWPEaoE1x9hTQc4QKecbIxHPnG2sZAhJw8UDOVIdEYR2E57LD71nqbCNpN",
+	"mzrgmfW307YoDjR0dW3TBtFpl1CYuQnUANNbTcVtueywv2/CwsbECUxPNykTxn+PAV5QwsnOQY3a/K6l",
+	"JxBTTUUWzUWHnAMBsv+4oU7YGOReIOgIAqmyk0wBW0qKzaQca5OsQ0LBILLaJzDI7jXiDBs+Fh9nPFcZ",
+	"CbP9xseuyfpk2RKisB4NCxXUHoDztGCL15YGEaiDJNZnKro3wGiMAVo+E8QzngpGHOfFsW8KdaK0VlkQ",
+	"+PTz8hjbBpGJNedRUtoijSDJ5s5zBkTs5vlu2+qBkDYodtblaz7XcVhjEu845sldXpul9vLmLTs5POsO",
+	"mLnGnNzoMVMekwsrZIjKVotZPS++gDC/UN3X/9QL6bmB29NKvcD6kWrdws/DT+3u9xfd7/Rfnb/Uly3U",
+	"4pC846kSIbu8+QfAoXjWPWBG9wtLxL+JBUC8OdqBXh7jkGccS9JD8ibrJfcZsnJR6hhrBzLO50ml1MeJ",
+	"TTxeKppC493Vi6+0KDA1zhRMXlM1rt2sE5Rp5k3nzIdkPG2d84ygAPR7coBr2GCMOFCXj7NJvpIhJEH7",
+	"APW2HegKiiUMxgAmC4DGnknK3GJtVxx0Plu134298GamRXuFiFD/tQedYY/dAHiRYyL8KCfnFEpANgQj",
+	"OB2QtBkvP+Vz6A5vSb2qITvUfZnJJcXZrb1XoTh0hOOz/q8GLriGeu2tQ15vASAExYYg0BBCrm7gahe+",
+	"4nfiqzy4FzUDCD+iqmIBKClpEOFNaio0oIZ/Iy7CJTE+YtHc/kSCJYWn8SWV2rz9X/OjnGx5B7DTzEVm",
+	"YBP2qPeGhxdd8WjcPjTO0OrKGml1c7RASnGZZj32Vm8q/EDKSiBVZqkd+WIheMraPnjHIwX5YaCJkJHW",
+	"AQ+awfLWJ1ki0R1dmnt9ayMGDpIHbInXu2vvk4dsCvvdgpbiXjfVbYJ/DCq4v48U+6A/izserEy44mFw",
+	"cJeKhUNKsVeJc9kVQ+uwRY6VlrfNPVOuaLAOmbqsjy2uD5uiVbQiFGKx1gQ/j7OUj6dcZT5r84kWVYNj",
+	"pjyznmDVdTzm69t91h52DxmCqTjXGAR4j9Hz6OJn3cHx+tV63WhVcIO3AIHZfYt9Wzh0i/ZCX6BLxTtr",
+	"vbsmwKDqA7JwJK7nMVi2sO1F6E4+A+7FGld8Q+F4ne92lyyDQqs77q/rcHsCrf7KAKuPQFYteDiHgOHV",
+	"YxcgzR4GHiWJK0dxL7ZxF/OZZwC/DeCrGF4tQFh91p5wJU6O2DevLy4JktXaM3yJkGFNAK1uFXwNsitC",
+	"wgY8BcstkSyQaSpijPPNCBO8bdnMQCSTjNavJTjodVRXcyuAQGZS9tgNKP4AkcpShAVSVRDxRI9eG/FY",
+	"dbtQuWE8DFMBgboSMGtnF8TUHRFSP2yR2U0AHK9QFj8MmCmj4yWbv67AdGdSGeO94CwT6TwqSmVJqcTK",
+	"1t8racweVCi4wsBkJealKGH+dtumsyMQKNQl1kqW1zy9D7Xgo1QaDOWbOfJxeYPwMyCHdAlt/Cq/T28/",
+	"Coxygx4GTC0EIFO5g2NqBfwoGVsgTkyzQjIODA45v4HTh2rwz53uVHlZzwvG6KkjzfD+gj/aD3gSiDgm",
+	"B5k52JxXOrX0bim9vW87Tk5BtWFKTW05aamqcSs/BokgqiRa1bvlQvoV4AXmi8wtZyeR5AG5FTj8Aa4A",
+	"AW1rCQ5EbQyW8KkZpiaCaCbJmco8CcHuhkqoQw84z+mCwz4jRMfO9qrTnXaw6SPxjLA21KZgDguhaus9",
+	"rDI+X2zgoKrR2HAQN+zyaeRmhGI7dtqzlie92qcV8qBSHX+gRUY7kElC0AKk56Kl25V55tm6Kzx7SoXp",
+	"+qwPox0jOQ+NsAD6JHyimA+XlLaIEV09F2nCfkn7pE4DjHkmkmA1rnPBvo7iOKI1gsFbRZW26OGEQ82U",
+	"phZf05C1JcKVRMldZxfAEnhaI4Irzanu/T+7ZNp0Xz4HCHcgiUbaLVqnLJulMr+bWdm+Frk9PKn1nOZ1",
+	"NfwDG1HgBgoebFHMayCvP0QfhiDR8gUaK+D5FGb17gDWvQXBFpFgBOU7G9R78jTvtNopJSSgRJ86BRi0",
+	"0/SJQij5khpAGAvVXQEYKai3b+L5d/FgDEpOA3M6QrcOP34kVIGRI80A+wXYQusdao1knKQSRohysZAK",
+	"Mxl6OyhzhUrfND30+xNH1EWhT9rpyE3FgxUCG9hzSlZNhNaIUH1RZelsXLuVQ86VmKXGOwDEKGfMovfs",
+	"+VJlkErjVml7lldRSYIYcerO8A5H5zYEALPSq4fp75JjqqoWfOHSf9P130PxP3X12q7TjXuDxFcilrST",
+	"AcSc5KnekgXhW4WawRyIn33YFZbCdl2+/ii4nTk9eKJI5zoHJcd2htySpITZVRvLOyfT1U8L5h9zKgy/",
+	"+KlgTeoniijO2TRKCNo/Tzo7nxpiA3qXQ0VuxoW7nCl5olfukq/OkdXcpyGp+DbqQbTstYW+Xze1JPY/",
+	"X5KX5DcqNHYGjfsCBlWm0R2YyhDN2ldCl2SytUkahTNKYZyIDVsRwawaNCh0IupFK5ZrnDlYwWbyOGqR",
+	"PUn5301nhxIEmasxvmAsPi6iVKhaA+J9kkUFDXgBGk9Q8sibpqK7RLE2HpN2RmA9mWnJlpL5DwPPZ5bi",
+	"R9WQjGtZA9zbpNQByL0TCeh/Budkw/j7y5kSwdhn/8vIxSan7HDIUp6Ecs4mK/ACc1Xj4IqjScqxe/xe",
+	"sCiz0UiIOCrBYxFqAeQAm8B5gfRLbUD9h0i41n64Adzv1HnOnWwDbPD3F93vsDryfw8+/O+ff+57wzqo",
+	"xMraplGoKBIbVkTtipbp/VSmgXgN5NENaxqqgEAZVxmfTtGrit82AGHCj427vwBYtaCDpnzBwrMYY8Aw",
+	"FpiTB4Hxt64RbMD2AjvjmcHetP1r+5pNTejUQ8CZXK46gPVvCdrTMidgVi8wI0fJ3ca8rvXjqsjA3CXv",
+	"EmTanRgTTOeWdWUv9YppLA2owz/ldnnj+rqVGa8vCtHfA16xpX6EG9bXVCldLmhQg2JtfyjrpiEgND3w",
+	"Jh8WzQOcBTR5TF6oyufgWHde4mPLCBez+ghrWRgOli0cALDH6qJAtrF0CWs7u0vtiw1u3uOtDVnTFEHq",
+	"wIvaksELrO9r4CFqc2DSKeiIzpmPSlFvHvp6jLTOlkppoSrwVw/zLV3NpUz02WnEcmwgNXr98vUV0z+x",
+	"ts2AFx8zkWAeJ+RMqSSaTrUc96FiGVMhDmSQiayrslTwOVV/UfysfptrM2C8iWDoFkPoj+H7gWfPZRhN",
+	"o1q7PXKy1oEQGRl72hxwFxxsTAoYGkwi4uLJZG4TKPVA7+4dXPA6zpGbmKtZV4kFT8EhpK9iGHB6EKzK",
+	"5grr4BxK3iPIWvN/1o0Y67s+gQkWymUSS15u4DYS7OgnMYazvaZ90U+wdOHnPXcR9Lj0eK+8BKuztb4y",
+	"tm63eqKDK1C6Nm07yrAxs+sxJVMTH9bt9td3j4Wn2c2+LgmFGuv6SzPjW/Cshh1lyaloYbdxC2hby2bR",
+	"6yHB+KseB4v41SkRnpdX5IxTmBSevRK1NZu7b+CmKEipdx7NxYc6oHIlgjyNshVUfZicjuhveHBPBE9F",
+	"+sKMZaruu8hRfHRIGm+exk5xFrIWr+VcXCQmoDxi/gWUsUY/EV/oV/AKph/d6/X8HvubWCnQ/VdMBXKh",
+	"7TLfJqd4zKfyGBdbCz4YfPwSUTV8JLYW/ee9WOEV4TxKKHeBKvdl8sRhZIJXAzYbzC+xOTndQlhW3C3+",
+	"xy5c7xcHQI9d6P4WEXV6JT14zleYvIiGj22CXg2wJcBZBUNTTPosyxZQXs1zlI2V6fnrt7d1Q/9Wjzgb",
+	"9voMwf4Zwh63//rtbcdkFRjObKrT1T1WKhepVlANSdfbi/e334xf3ty8v7r2PQTowyrOyiV//fZvN+P3",
+	"16/8c/1co8yaIn+oSXF4S82b0OEBbQOyO5zxEL/x2SKNkkx1euxlpphPwx3EPJqzNmyt4lTosInMyZ9s",
+	"1pCcYoPnWvqGhnZnp+FGRu9b3YwGKtIEjzHm46VjajLWG5N0KBWHOwv0AO9B+pFIPxK9yy2D1tH6Z/c9",
+	"XNLFJhSiEbfpp09QNDOVRmXhAYh4ursYyDmPkoxHCWpq4FmBPqrRgY2Rh71QPKzhHzkPieaLWBCy2Eww",
+	"m9Blqvr1Pn8YjhhXqySYpTKRuSplNKgSSR/j1RB6kVpfV3ZmqHgMFkjXIoE6pWteld4SC9MrKauUc0Pi",
+	"BNA38hSqwOkr1gY2sY5nIeCUR5aktuqLKfSKzMUkZCRtPCPy8FueoMUHmb6gaoskBD7B3g/JD8nTp7er",
+	"RRTwmE1juRw9fcrag44FMLXik7XL6wjEGRUgmI0Oi69zztrDTmXVWSl6ztqHHQAx3pHu2Iewn39g8n+N",
+	"b9DAYGtBWUoh6CDK3J0+O1PGy4k656x9hAnDhe5OiwDQINewX7zicKXshMpc0hhelFKO9ShuOW2gzN/m",
+	"OtlwjRXHBmAyA9mkGylMVlGP1U0F5o7buagRuJRQRS2+SlOZqqdPwSy5fnHJzo6OT/XmmMRiXsCml8wH",
+	"+vV/f1Ra1zDlJyqD7GuV8HsxBmwtP5Ch8M8tozkiEWLoDTP0sAgEgjvq+w++PusABYEHel9QeXKPvTXD",
+	"YSqL4BHsuD9AsnsrEyD3IxUOfD145iZ5BgVcIP21zuPgtMSCK0GD8Y7fRcmdnjaAGpTFay1ywyVEMN7x",
+	"O8HaPiiWenE4wQ390UQ3/E4lksQgCkMEWFRB5dkDatjvWNQp49WC6MsTVX6FG8fpUZPQsJQYpcHuXOu9",
+	"C+9Suk9Uq1mE113VgxCJsxlHjcIZcploUTQTPM5mHpuLLI0C5bFQBqrDwpQvFWDGA5OBPo21HKIl/USx",
+	"CSQVIz2s+bVwGeOvnnEtVMpX9WFqQQ8UwnSyk76n1yc70UNXsEGww36/zzjlvmLeE/ZOpkyJzGX7vL64",
+	"vRq/evn65e2NTxmABv2LmhuKIAoFYLFSHYUZOAVdtjXnUcqCONLi9OW7oreWdfSkaFKnx65oBmyYG/3L",
+	"vp6oV3qeuvBfvYSKr66hog3iIZDW5P6iRAaZCphKkYO/G9UcaEaErH6d88LbBMsBxxo3EeTKnjFfj/UY",
+	"ftWbCDcmMGV3L6aZSIvXgIsgjgJB+YR0zF8seDAT3WGvv3a2L5fLHoefezK9O6B71cGrl5dXb26u4J4C",
+	"gb5Vd6S3vBbRerdGrWGvj3fIhUj4ImqNWoe9fu8QPQ8zMCEOeksRx11wahzgwRfwNOxpmQUMtE3hjIvh",
+	"BblG9fUjwgYM+IIDHB2EaRLJ0HkCx2wi2SJXMy1hoinJSH1oG3FXKA8yBJhGQBPBxNWZXMJOLM4N60TQ",
+	"+kT3+t2lPacLS8CHbNPKUcyHHLJh7VENc4jafmG/dEA2vIMTBNhtylUyPfYquhckKvLEbVdYNITwoK14",
+	"0WeSsBuBsl1Ze6d1BcvJiqGXYWvU+lpkQJ52yVOKwCKPrJ6wYb9fYTlxTyYzu5TPj/x9xcwBY1OuZm/c",
+	"mbIFC3ZK6ZsCEBQq7F7r2dM2biY+ZgeLmCPfJl2CCFXla4xO0fLWG/mhtlJmg9KKmRv6FFLrOiuOa7Pe",
+	"2iuUeatJo78kk4GM/2G3Vr93CBvYGOVQiWjM8e8/fPrwa9nrW4wgA/KjoEH1NR2Ab2OrgSmDYSkmqK+l",
+	"UQYXKJmngQirIwhBYlw1MIHfAoD31XvyT0PCklBM5RMVhfq4mQltROTzBeT6DvvD47/oSY1CZ4yLUb8u",
+	"vkHgmRL3KzYBM2paMMj1xlGPWtgL5NzZ9vXCsYDf2OT2KjYamHFNoTCQnfqpR8Nh0yPtPj34h627APUS",
+	"7zvbfp892gQAkx7jXt98z0siYaI3fSqtXb1cDR+oFitYWlCS8M6MXJTso9YH/bDSOfLj8l6ZE0T/5kyB",
+	"liyylsN1Ifg92qrf6zebPfehbWaXD3nXfKsPyA6e1lb+D3t9piQpaNA0BSGZUMRAU2cFBWBS6XdkXN0D",
+	"NGFJhoycsJ/uOYIXkgG24bj0e+zGiEaqaqiedpYhWVvD4Jg9J+tON0Ud3InMJ6X0tchmMlRPn+qPXeZT",
+	"VvqBEknoj9iCp3yumP8zfT9iP6cyFiP2QytXIv2h5Zk89pehB7D/asS+//k+SkJ9jZa7+hr976cPn0Bd",
+	"5SHP+F8+QTcAPbc8LOT3sYKDojb0FkOWBW9iP8qI3CmIGKBNUcXaODX6EqYbgsMR3SUSwO0TiY+IFOse",
+	"Dk/6w462aEhU+6aBPrnk0nRlq7A8F/YDtb8S5miZ2HQueGKmCLCLlSlEqDfCe+yazhP9iFu9ZihIyNog",
+	"7oDcCcsXtZpsfQwpkGakd0gVBon3DW+AGS6WgDO9UahtevBLoqnvd9bb496PqfjVRwCPZiBiReVrte04",
+	"+Bkg3PEBpYPUdrxNJQLYU55Y8iTztd1T1qfmwGXxprIqe1f3cNjvD42nRX+pZnwhnj5F33IeZ35nxPxi",
+	"HXN1r9dxFHoGrlSvd1NJ8TPMDyaJQ9r7J4/xNIumPMhUseg/QXAvFcy368c+DA1ldwLOjTelB09Hn0qx",
+	"AlhbbxZTsdHxEEAS8eFKrhfPlm7oi4qB8YphaRd1Z7ZMA0Ht7DTYKaE58W3/fNaGRcqN8iM+RipTHTaT",
+	"cUiZGnQtqcxugJa8FXZT45YzWeZrvsBFnCOHEGxRuIGQpNacRG4uUEQY9c72ttaeivM7dDOB68qz252w",
+	"TtDOFOHY1GK6nhptyBeWAXxlLLmnTyG1etjvP33qelZ861RwUGn1gmgjHJTrzumM9FI97fcR/oIqh9qm",
+	"XM5wxegWnONDEm1geijZ+tbVY7wMbX01L59l5jeMAY1QpqWLwIdH+8Ne3/cA2BK4t+ZwXkCFUOjbrwn6",
+	"iZeQc7WiZpoyYHgjAffkSUg/DG0bUZB4uDcHuFXt1axtKkoJtIondABb38WPctKhu4fF3bho+SQW+NtA",
+	"D4rKp9MoAOvISNE2LKkeuMiA39deYsCAfNOXw4JpEuYD8crNMOJhwCYilkvr+NJrFk70qUznws7HOWF0",
+	"GUMulESSgTUmjOMsG0IiWHkWgqpqSq4bbhdD/lclk+tFUKR2fyXD1e4WG1Gu6yHUfxXKm3sIaH2Xx7kw",
+	"DNeHXouWEOq/La+Fk79+H865ubF1GpyJk5PTs+7p0fC4e9QPRffs6GjSFf3TaTCYnvW5OEXFmPwF1Qbd",
+	"QT5aqTW6491ha2ub8NZHN0jrS+UWuZrUCIulXFVHv7Xa1sGGVrqPKzWUfnD+hMk/m5xOT4KB6A7DQ949",
+	"EsfT7jN+Nun2g0E4FIfTI348wedkaMUhsaVhWIR/RvvaXSD6tQCYybmwlhj6VpYE0A3aHCaaUZ35QqRs",
+	"JnMFnDl/AegcrWS2RqBjYuISim1YmpR5hugLnz7h8O9mXQ0vaEMY1IRP5Yh5lubi0+e4OGhG9JyNE5mN",
+	"pya/vFgXBk2BZtZZArZIDQt3UHB6xQS3qjJ0xHDtapVlgpIGKhnC1uioupR0R7e0qLok19vTL7enLKPN",
+	"qxt2HOBY6DfU71tm6zN3275FFa7VRNA7Qp9gEwSH4VAMpn1+NnkWnIYn4nh6xA8nw2AQ9sXZ9Bk/nZwE",
+	"x+GR648h1WT73vgT+0bwrKsXv9kQQhF+RXUb6EV/9Z619XboaDH+pz+xGxwE/ckScg2OKjstzROWGMhp",
+	"3C7om8E3FcRNU6lUFMN+1B9Jr7Lbc3134rFl0hUXIu3aPYgvIrspYV+LdM6TFWvnAMd79f6aDQdev9+n",
+	"xDndua+uvmZXrxHflc/nAkMnLzMer1g74x/poGVyyk6O/4cVTzrsw5PkFMlB0CH6C7vUp3q6Yr+wd+aR",
+	"7Bf2uiQ3fvkh+aXb7dr/6/ueX7FfsDFR8pOI51yphM/mImG/uA2Ha19cwyPfpdFcXItEPjyhiwbORRe3",
+	"7Bd2zbXamSv2VsS60+xrrujaU+8YL8U5BXeW0p8GPfbVxYsLjz39Sg+TmkqRhiLN9VzlCH4T/aQVDMG+",
+	"FhMu8lA89UBe9n5IWp/A72TNg13PIm+Pc8uzyxr3fbOQtdqD1YJbIwLM8Vpaf26NWiLvzsx26Nrt0NX9",
+	"6WJzimLskcOUXqpfpxKUEpG6Nar01tdP6x92B0e3/bPR4Gx0dPLd448AAmGo8bRdFCqyOQtGzFiGrM3B",
+	"SkULySGGPOoPtjvI3pe9+Hjf4fb7Xsh0EoWhgFq1o8EOd7zjK0xUka/0Jv9PcRfao6Hs/1sPwGxwFXot",
+	"ysByvb+fXB/hnUH9qo08XcQRhxyhOrAbn5KjUT7Slx2HsJRgRpCSEr6ZRnEmUkWfTPdB1CHkWyITyPbA",
+	"QPfUPIIePionS1VIGBxuJBerV7E5D01jEBIA+SPRT+S6stbykZz8OpP8grgulPfSYxtCVm8kFimG505W",
+	"KHAJsecpn4KxZcHs8ZzQ74oeRFj0KBWEjozplohdnq58M5T6mZwFXIlulCgB0PcPAs5hMkGnFCt0ZtZj",
+	"yK4G+Zr8Tq2bTK8ihcEuZXRskUHGfAMCZHEJESWov+dQDvrhswNl+gCEWkHKl/3+5yr9YCubSah/X8vy",
+	"u5WLLvhNIAFJZpmcd/MFJqxkTEU/CSZUFs1BxcDAJB5cekQMA10LuFjE3apVwp1u4VO6KvoJS/fWuOO+",
+	"b91evD640f9/+xqiMED71gpmPM26i0i0AGoQ1rN+ESa5OuCD+AVpZK+x0TfmdSXeGru7xzZoU1BctH6U",
+	"k+KAqjbbnkWWIcFIE7wS8mMRqh9r4pI8jj95e8zChVIIM5TNojTsanVyxR5EEsoUtTcTGvGAEyIJIiDY",
+	"Dxkcf5E2koEqqjQpDtVfZV5OpoNgMDkedg/DPu8eadvvjB8fd4eTZ9P+9ESc8kG/frqwTbY5RLCP7cFE",
+	"E4OUAo1yptTl5qvMKoVxm6b1H/jO60jds4uExyvAM3vs5GIPunq0utw+rXmK9YUYcbWDWZntQtfo3w5O",
+	"Rkf90WD4nVbLdtU0UB5Agn1DLK8s5P/T43m6p5UusTbXB2nHGXiSkhTNW09/bY7cYdIrOpSBDyqlZD/W",
+	"9ud5nEV6fx1MZTrvgocXoY995PlCV/FCpHBLpxK+9yG44Ds5nD32tT5OANSm+BYOyyipfKV8BNCtPUDt",
+	"2UwM06lggVxExKzm1Fb4vYNS/RG6ryOC2UEa6uK1EHGcCKQC00dhsnIqziDZaplA0hZkK2AqEuaJhAI0",
+	"a5MiGRLSPMWonj51wLMKINwlX7EoGTE70B6L5uDt1/0Lo1QEGcPM5c4IQ4m3hklYb3iAuadUeNauHtsd",
+	"S4dEaQJAIa1P/hHzF+EUabKDjxDLWGTw78dY4WdM5P9xQf8I+PcugpuWYrIopgBZ5iAZQjE/+wgRvTmy",
+	"cqsH/U+G/0CYlf6N4WVz+GeW2X/1PyuOH1fz2K/wyXumHACY0IM85qlRcvR6/SlawOs45Cfe/aT/ewr/",
+	"TeErIDkHBJGPIsgz5K9v++KjgKGI4bVKwn9NEQR0RkVQzbC4p4d49cT2eWIjw7DeQOBifPCrKOHpyg4T",
+	"RhdFcG+LAqKUzfldFGBNE2u/e/6C+f/z7vmLrn/O9Cx5TM8RNF9PEjzi7dt/vn7Fvnv5DsJnmHR+zt69",
+	"+dpjf3139bXHvn75Au74Vkzeleu6S7Nm1gmGDN7fvug+swDDb96/ojordolqFqanWq86ZIvDni7WYu3w",
+	"2CEZzyMFd+HYXAF8frGTzZ3tenjLzjmmzsIumPOVbrgB6YI9JlLE4HHKLJwtDmoaJghiZHbOP2IhmI8d",
+	"215DYPAhLM3h4JD5C7QLkdxAW4bYuVuohIaSc4PaueDZrKv4lMpUJ1wJqlkGRlnc9jJdUTheD4nWvoHn",
+	"zMOypiRLpZthZEhP/B5GZqHE56V1DCOcu5EcdyID7xlvkJEgwy7sNMA9+MFFWXeDX7BBI0Ud7ZxXsp2F",
+	"cpOdYwGGEr4M86aiJBQfMUvKifdbMWdcfeQihfa9kCl62WjhLFIxJadZSW5Cpv9aFmHdpCK6xrv3t5Q+",
+	"WA0JueVO6ybOJRQRXNhrNsaGag5W8NPs5mux73ihe44HeJ0y9LbpoO61tnvnB/vZVaWjm7TmYXgoukf8",
+	"eNI9Ck7C7jNxOu2e8f4EfzmaljEOqm6o4cno+PA71Kwt+IU2FkydnTbdyrXDpUYuwimV5JFq/K/DLrmh",
+	"8Se3wPTo2XBweKjNkMoTIcUxUA/lR6FHQKSqhz+5jxr0h0dHkEJo1GRQg/ZIVivWUFO2mr3CM0rWH56y",
+	"L+8pe08CJCIYXO6qiq6bzNGzSz4yVwFvUMwPUN9r1s9v7YnGpgJ9Rj56FRCNV5/uDmkBRLa5q33LRHRR",
+	"6BZqOCqpL/TzCOW3fXNz/QLS9hCisTMyuWuAIu/PsoxUPvhT+efs/fUr8nIEqYDyYA5FNLkS6WjBlfo/",
+	"fqeEag5nPUKQUfI0oDRIQzmcCiVjrcllUh8mRj/SuoY2maH2r60ke/7mhqViEiGaotVDZiJedBDp/OW7",
+	"hyOMlLx7OGE8ju7FyNIitAf9g2ceG5wOe4OTg8HQY4Mz/eezg8GJx6ZBvz8aHZx2PGBAAp7I9mB4qm8Z",
+	"jQb66yi578Yy4DFrD07OesPjI7xTPNN3Dvoei5IgzqF1QSzz0KYqFRjJUO6WppFIu3cpDwV7c3GrW9bv",
+	"nRwdDPodD0La6YPuvzYFZJDrmcMqlhR4AT00GwKu0FzIE7UQAdSss3a/B//Tbe4QeB8l4+ux6c45cBLp",
+	"0wccsjyOycJRYm3OrgWeqKiKWNxGi4x63DGwfOmKzeQCtb9uwXhIZa/opc2xkAw1IwsMoOcb22SKZGo1",
+	"NmNzoAoCG0LfUKCxVnQXgi10q7H8PI0hiMyxH9rGoCchLiXWgulFpv/MUwHJaQa6FBQbrYUl3eHHj8g6",
+	"ShlrHsukZBDTS82QuRCnsDdtjUrRq065fSgRxiaLzKpDqeBKAt2jjxVrqKh9i0DHdDj5DhsDWaZRMhUp",
+	"ELAY/AyAmFDiDkaXDNv3169AMT1n0RQH4g6sqkSyXEHNm1UijeZXavWamq6NzqJZPVcR9t1D1i8QRFAo",
+	"a42ULI3uLVzQNrZI4Rc2qncz4scflvgflvgflvgflvh/myVOyh5Z3TWmNmHwFKJ3f2P2JYi+HY3ZbXlb",
+	"hmb5DYG2FQr2lSFgtmLUzVNy7C3xUbenezQ09pZVgJ36Icg0NbVDMr07wLv+EoV/Phr+kPf7wxPcZX/W",
+	"DyE4BzgZ11v2Br0O1YPz/fUrt4W1zXBbsOALkaoDYISEv8H03Cevwk4BTsleCXb/fSZ8ZSCrhvfRs+PT",
+	"k1/X9EaloCTH/rDBf0Ub/CUpYSgiYCNy2oZfxPymg6TZ/r5GM0xb1DWWNGjjBLc7xmeVa2+wMsUpggaa",
+	"R31Ew6odocPRkgTB49viIw8ybXUXy9s3MKcl1XjEGtXfDhChElIOeAqwWKKMnWOQlcrgNwZ6XRvzzuVj",
+	"/NaACfgBPBaZ8qkOj4erbia7aZ4A9hZPQlT8ETghUggZhMXfyDVhNxFgjWBhFiqGIDJc80dPBBrAWjco",
+	"ZAqUygg2k3nqICFRhZOjbgAS7tpsgds3UiyMVMDTkEJ4l6QSJnKJuoFjYRXKFaDEkrJjVXrW/g9R6c8L",
+	"jb2qipPGMdqkTXfQBigt0tKA1Gt6jpZ3jh78tLAk69W3Di4iOilY21HPPdSRO67DyGIhowLP0zR6EKRK",
+	"rW/WUvCXIIBN/BeivKD8yvXw9GOiBF+JuygpBBb57j+rjEQ9vJG3BJ3pZPkBpa+eLM+OG6BoxmKaGfAF",
+	"1M8bdK7tPu5PXkufwpX3anPJJpbYB39hR/1jNCgcbJiB35X+hOqj/od1/8nevb9l3W/Yk7JEHrE0z7qn",
+	"938fJmf/+Hh7NPk2GLyaf/dscX2o/m948mLW/+vdhTjO30Rv//XP7PLhqyfwkN3OiiesCyGo7gRN4/9T",
+	"mgD2ZKcC/fUz9WCXAXhS0Q5dDXLQLzRIKzRao+Ph0fDZs37fUfPKm7plwOTw2NJq4H6DV3kAnXt1GHHF",
+	"+borkMEjx6n1eQt+U1b2bflw/UOL/fJaLMwB42U/4hdWYQ9+LgmgTwgD0xBRKimG5CRfy7aqhU9kFyW0",
+	"HHLtN2EzbtYvPfb0aSKzp08x16qA38usyrjkCpErQWk0eIRQBB0ld3WHbsfmf5taXle53l2B9vSAGE0c",
+	"4eKDmIP72tF4RpAjhkWzxONfcovDpdbJxtrciQK4/q79NCDwEqK3z/iSyg5o14E5lSmblJyeXsm9CHD4",
+	"jpppfWlNnkJWeKSI1FQsrEMKdMJY8Aeh1tV2Mn1waimsgEl0rjoPE/g2YUCDRFFCR02biADqv0yAsw3p",
+	"hK45YK8AyoECbs5aIYYMfMQ4BY70uQu4Uvic0G03VkazZSqxBtuUZ+Pj7Mz1B1pTLolEGCvzVljESM4V",
+	"RtOpSAFGquhX8aBD5k+NjPRd4l/PNK/Lk7BrLRbdKMo/dB941D9a10BxHxYC5yuCwK5k5TcdEeU3ICR7",
+	"NZXzoCReOhZxlZC3Scsrq0tVbcw97baATGNRwC76s7u/y/k29hW4UWpeUn9sWqnSbLLvkmzT/38x2eY3",
+	"S5FJ5PLf5aLrH22/443MXphC3/9mbcgFWyuBPRPiWjXvprDgLV9zRf58KQ2qRnNCcVrDMQPfr51J5mSj",
+	"+BI2W0k2zbM8FcSuie4FpEnQJ09Tbjvhw0ZZbVI88MsseRoqV9Posb9a0GeD6mOYZPX5bFA85WIFT60G",
+	"mhh0DDGf13wkpTMcWGkTk9yhoNuUagknHZ7ey0SkEEVznhwZFI6F4OBnGqG7zxxdlTFNJItlcieo8Ft5",
+	"ekDtee0/v3p1dXvlszZgIhVaWAFdUjzLybDoHyGa7hQJ5PZ34eAKKMXGtp6dTurVb3IYlg6Xo6ZVHP7u",
+	"peF/ko2HY/qZSYJefeHsa5M/piWh+4KRTT2ioL3WdE1ltzLYR1aSdnqYzmcrWZD1SHAtvc5r0H/cY7RQ",
+	"QwEtiNepnKDdbpQfhdKKRFklxf3L7dKvRfYftEX7fyRb/wckW/8hLr+guPwa0jK/kDJH1fQbIa/Rc/RE",
+	"FbwTRZYuUZCDpglsFB5bAkQTIVXq1RLmsSgQKtM8GWNlYBX+HgskgX1Z62KUtkxo+J5FtO/02AuouQeY",
+	"AKrCb2+uvEdSHiDrI6+GgdfrsWu5LABKsWciPCcyS+yzIT6c18pTQ/hTX73/FY3wvuX7sGRaeq9vuRDx",
+	"/VtYCe7O3eXGIcG0Ld05gEIwohvGs5Dd5mMhE0pUt/0tZGTrjYJT1CwkQ7NAuJINbSAJtatgggG/wXu+",
+	"wJFRkHmbAnILf4CLCg6S/uREHE6Ph92z8DDoHvFnojuZDnh3OD0Nj4MzMeCHRy2vVSzD1qj1jcVCMjgI",
+	"AU+gsD1PMqJFxFzmcSqXCsbXKAj4RR8rxoVS9poh1KQnxTUDhxW9+CqTGY/p4+GnjSfcYX/U73+Hp2AY",
+	"ZWq8EKm+szU6Lr5TCxjNQd9bg+pxIAHwXKQm6yZaXB3n2HR+JjusoVXDwXf1SEAGI8hKGvNoRxrZr8zx",
+	"9+767eXVzc3LN18DWEaJLB2RFvZZf8AtXwvkY9jlaQ/81kfjf9JJBxX8Eys/zSFnJGrpgDOXffIa0pGw",
+	"zFBZkS6nxBjoQD0vRFoAPRO62KDfZ3qfEJGNvsck5ZKPG+mTUP8e9odF4g2+CBCWr948f/nma98p90jl",
+	"svi+DNkJObQLkSptvMOTIpBWI3ahrYAFdDVlMc8TLGuyj9cNhfdHCeMTmbsFHia/do6MmDzBMIplQ818",
+	"g+/cY1c8mEELI8XgmDHJIVSybxoRsjaAGycqn8NAI/RARVL4BtXUg/BHom2YaAr+Dz3qUDfS6bGX5lCK",
+	"AWmEvD4BRHw4tKYYVEAQphwnghMeY5mHr3UCmfGx+DjjuUJoYqh84RE4U2CMDJC2XnVjAlmt3mZQGVQ+",
+	"F4DvE2VKxFMcCIPTiulq5/glDijBs1Y6QBYiDGpWbv8kD++Amdq8GZcD9hSz4fxCPPmm0AeUJjsXninD",
+	"xQuvno9v3l/qv168f/Xq/2JKdfHbty9vvxlfXV+/vb7x0ZdUrMoZV0yJLItF2GPv1ki4aKcd/GyOv09/",
+	"Ia0JzpM/wzFpcvl4yPwDxClTaI1+BcjoZpeh5hWmEiqY2mbrRIb9VhmtUS6Vz0SSpREY4xYT2bD/mMwc",
+	"PG2eKPODqXaZizDK5z5VXyikmRahuY0YhQzxMT4dwLcraMsUswPw0CVXjKt7EXZ6DNLeiKPQKLQ0vXWD",
+	"Z9CO1tGbG2qC2oqo44wnAbIHPTtMBzREFErFOBngMEKgyY63X9xiyyMc6K3i+fgd5OpbkRiLadY5xyY6",
+	"Sx3DrXqf1+yCSBH2MEhbuYSiBpWds6P+sAHY2MlDq5MF4kEk5mla/gDtkw/vJ4UW5FykdFP7Z8yPQjFf",
+	"yEwkwWp8L1bjVAD8eI99C/Pzsvi5+zex0mtEb+s0EqFhuHMB4WUa3UHtGr6sPewPO1RMCrUOFM7d01TA",
+	"4wmOtr1NBacDQLj44TOLDkRaATO+zhMq4yWieljYC5F2QZwBkRFURLqJayVd91LOFyKLMpmySRqJqapg",
+	"RQX2dwcuCdcpeVDmC55AXnMSZYJoUe4Iieem9cnTOtoHr2UXOmgK+lVMJqy4yX71fj5JRRxzdinTBcL/",
+	"qMgo/UXXb2d6ddmnFmxsJSWgsd9NOn6pmd+WkIgLSDQ5ZVfv15lkjv7S8lrfzqRF6M/kgk21gWcBL9mc",
+	"3xMo3dV7pmY8FXgTzxxoWIgOgG1bfgfhq/6FRsUi2ZdH5qbKIuQxPMhgM1ze/ANOWndk+GKRSh7MWqPW",
+	"nUhEyuOqSXSDbJkpC3PBwiiO7kQSCMj1U5mcjx16C8jSKRE6p4A0C2s4yed6YGO5BBxRLfpbHtoFH+oY",
+	"s02nft7CX0yvqKOxrlofZd0KUMgduaiN58oqeKnYRTAX7Ov55Bs9C3dShg4Om8o4mH56Hl8q9nUsJ+Ij",
+	"u7nYeKlj/Y5jntzliJMMGXho/H1PyH7oib/SVjbNgbZWTHta6HM01724Ll9nG9P69GGPDFOUeYb7CGQf",
+	"UGntlmQ63NP127z4fjsLvl+14A/XLfh+1YLvr1vw/V/Ngu/X7zU0lrea9tVFf1xZ9If9x5r/+OMGY3/r",
+	"MudZJuaLDEevUPzNo+GwMR8MmTt+MtsU8Of3F9WpXI4NUE1xjum9BTzvcmm9FAPXH4E2Hey8L9T0R5wY",
+	"9W3H/V5t/fDXbf1+R1dT040mUGn7YV3bP+ztQ7K93sdX9BwwCZqiKBM07ixUru5zsUc+03003MVBU2jo",
+	"l7SPHxmV2cGF5KiylzKZxhEerv9P5DpfEps2TvnODq/1aI61LhvDOu9SMY2ju1mG1iqkCVm3GFmS4CeB",
+	"ejGyfA1r7cg1GAtLm4zmisHd8So0ZNrSRutbmxRwaoG3zQ/lMgFElxCBLdJcWJ8TRxJ14ACjqkI3a9bW",
+	"8QfWCjeWY1tp49A1wcHN43cAwNIYu8QXpM9dSK0t86ptAuvY08y7opmBKTXbaUuQ/Y3F0dRT0hQlIWW7",
+	"ObhOHCet0YDCNvTJ6rJRkok7kdZFba7QH5JJtkijQJzbOXddLpWZb2oondw7w9bi5XWNIlsU+PnKi5AW",
+	"jCKHhFnBBcJLY+OsRtMU8zo+3hbz+nyo7Ro1rdgdZmb3oERAHejIao2OEdLf76zCJWtW8bbiGCOH/ghy",
+	"NEt9M5ZGAj9Rxrf8OSdA4Zxt5hSw7zOZUBVHuscMZx8zBo1Xdnto4es5lcOe40UGqR9lyvpOvOI9jtvd",
+	"Y0Y9xPqHKLmnGgITlTGs+HVOZiwKCGaCL+jpyCvapjOMdnunx4q8yrpsLTz7nCQqFOtyWQ4RgCdDjeoi",
+	"DEpkTA+IDTOUgjJsOYtiUeKwJ5fmgq/OWRALnm4JMXS8mkABFQUXIQeZx8jHFFi4LP16PbSJZGRXwld4",
+	"KfhOrdtmBcEh/aYsmiNzIQVP0HH7o5ww8REtUUTLAUnzRGGuhsXkCplvwhLWf22aUjRxIhhxZQL0NEC5",
+	"QMWICQwtuWKx1k+oVipKpim37qiOxyYym7GlTLMZOGxXwLfuo8Aa54niWaSmkY0ArfFeO43Ba1fMX7d+",
+	"gadSJHdRIsq9MYsUfzMtn8tQxHrrPEShSBna/0B1afkqiTERFp3upP2FTcRUko2mByvlWENTnoLSLZ09",
+	"NZCvRdbgZW6wPRqy+qzr5HMS+tbO9Je4yUkHPWf+5o3edIy7sqJ0kpOgMi2l9kykjAVPvkiG4e/BzfSf",
+	"kSjyu/QzPSLNZA/P02BnB0jrOBzyZ8FAdE+nh5PukTjjXX4SHHUHk2dhXwynh/z4tPVv8k1RZLni3al0",
+	"rmXPkFZTH/lhcCZOp4PucHIUdo+mJ7wLXT4LTyfH/HA6FMAQ8u9yYr24ePnq6vnmXm6awuCZGEyP+LB7",
+	"MjkMu0fBmejy0+lxdxgOJn3xLDjhZ4etf5eX6/r9mzeP9HI5mVJf2tH1R6bwl84U/nxvUmFLHBTUuw1J",
+	"VsS2zgHmNRPpvIiUj1jklCBfXry5vHr16uq571Xzl/Aa5uP2812uapOq46pSGO0vUpJsnhPmLZE+Ssud",
+	"XoHpLYQpGqVMLhPQyaIUK86mURKpGVGBCZsCxRXLVc7jjuGVj7Huq9xRhHRKZFcusKzMZA9EWcEKDzVZ",
+	"GWVXAwMAn2qRRkVePXbhaoXw2AJlx2QntCG9AafHYUPfN/UA7vz9KIV/6GD//TpYpdlHg1H/+LvWH1rZ",
+	"H1rZH1rZ47Qye6B+eaWMCg4De+T9oaV9ybAfDOsXVtQo5bY5AEi5e3SdXr76o0xDkY4aHLUAgI/+WfDU",
+	"+VinONbf0c/rHjbwZMpEUCk6qlRMzRAgXi0BK3MmeBhHCUCYi4+BSBeZ3zln0zyODU61U6GlrwxtERhq",
+	"h3o/UUUXa4veXY/5JA71M0mT7PTYC/AjxVIuWJonXlGg5jOckchwNelrHulau6bB/1162KAAC5Tg3aqv",
+	"ipHdrwLrWi6/XBEW8BuP74XeL8aF9+updF9OvapR+L6sW6p8+Zp9DuOOguD7n2tOSNpsWnngsVBsKuKY",
+	"DQf/w1aCp9o8gn9R/OtNMewPh91hf3jIJlLOPTbJ9YZUGQczJeALHkTZit2LRcbuUrnUZ0VPryyzw2nZ",
+	"u5qPGf0lV+TLx8oVIL4/YpMojiNk79DqkX7Yb62NFWJuR6xC89vBjg3cptG5SbhjFKwYltYdGENZt8jT",
+	"8SRpjQZHvaHX0tPWGukOgARoVADt/ONyKGbp36QSPn6kd2zhFqWydqCh+m9Xfaxqq+0jMXGr7oA4qS/7",
+	"Qwf7dTxlT5QZ4S+mimXpqou+gc1o6Zmi+Ll1faUIfV44yNoQKob4sqObmUo1uRBUpEK1Y7JUOHZOJI/r",
+	"FYRQRKNm69WQJpJfW0+ox1YEGO2ulBJinRWqPkh1AgDXSEmG7+9pBRL8WGMM1iu+UgD2jkRQUMooUoyz",
+	"ZuesXxBmUkwVHW0EdjjNY/S51bnOish+jb9sTy3vWs/nC2iBUXTUf4ffbH99yp3A1miws7xzxnCTuPum",
+	"YTH87mXfLqmupfzW/yRhCZNHkgp3op6fLyUt5VId/Fwc0yQ/twpO4Fb/XYjNKeSBNElNVy5GWVkeXlCR",
+	"M6qo2ti1PSoJMBgdmY1hZPgkFv45APyWZV6trDsHfks7uj6biJUkkFdz29FjBKIRhb9Po3fQnXCF65Ro",
+	"6Rte7+iHu+bSbkum/RKgVft7OX/nTtzHVUro9dWkFcsl4ZVaTIU/Dol/+yGhpfJnHhEReJwPspQnigdU",
+	"LbkLWtVS/5GxWIR3In0s0tTFXOYJeR+jhAV6BEZsIQlRiQAJGA8tkgAVHugX3vHSRamYyweiYooy4oCh",
+	"y8fgYxnD8y2vp6lhSKFSA70woEvrJ67gvMgTF6KjXYLi6DRAduChRzgcbR//9DsIyYFoHOeYjbmemGge",
+	"AyARiTQtcQC5DF9kzQmCU9mEk4W/3rrz/NtjZoF31EwYoGTpuVgtGgGyQNzvLMTW+gj8M18UpQqPqgKk",
+	"isMKxpXVGh33vVbNkmuNjobHzZ7PQX/UH44G4HEMxSKbGdxBCrZWNTK9oEawOGnzt63TqaPHUc/5QBzy",
+	"4+BUdM8mA31AHeoD6lh0T7n+4nB6zE+D1v4HWioCES0yJBYxIbI0Wojxgq8Q+BGREx2XDfYF9wHGFUtj",
+	"1m0ctMPT483u4sHoqL/roDkqZFtfYkdqOD2anITPpt1+MBTdI3406Z6FJ9Pus4n+4oifTJ6Fv+lIOUKm",
+	"ZrhQJaodL/ypdsD6g9v+s1Hf+NcruxKkhUzZXcqTbASYTEWRBHQaF9MZ7+q10z2aHAfdZ+KUd88CWEyT",
+	"0/BMtKr1pY8fglDAGbAOFdYSq7/2X/4oo9c/Xqze3PSXr1f95et//H359rlcvtb/fyGjV5d/XXx3+fLk",
+	"5Y9vZm++fR1N/76HIrQmQ7ZjjbmH5x+1OFsAx0hvyMoHkVVccPgrigt9Wae45AqSTxo0FioBhDMZNoll",
+	"2GDtBKllUC7BaWRUqTxRHY8hVyCqJxBVXYi0S/Vvk1Tw+xBwgiDiuRBpJEPi3/Yt4Jcp6ewgVd9cJtks",
+	"XjFqO91liJn1N4lWs3kSzACt3XBy2zqaopzTvNKg4tCl9oKQr3SP4I0G0Mr+qE8Lj72/vTxneKliw7Pu",
+	"4UCrYBA6BhizJJuBDV1+A3z/RCFVe8hXnR7zF6n8UQRa5mCjxiIJSwhFSmTAdOzru8aH/dDHATns49sR",
+	"Ci6Ryx6Nn8rk3B8xXytzPgGiKuArzyTzM+mztvhovjvHQhVjTnrmNtKp9OWepX8+PDnBd/IFTzNQpOhy",
+	"0Bf1o7UyChhxtiiccNCgc3+m1mn9kAhXPJYnC54qAcWtMv3/2Xv35baNbG/0Vbq496mQ+kCKpKgbVVNz",
+	"FFtOPBNfxpYn357YH9EEGmJHIJpBA6IZR/+eP85jnic51Wt1NxogSIm6OLbDXTU7FgH0vdd9/RZJ2RVL",
+	"QSGmyQWDFBPsZBc6gOZMlhS26t0pD3alxPcDMwLfO7gfN1gNfgZMWRzJKkkMn9ZnezRMlJpnsWGKX8ye",
+	"W5iZGoyYZUnxrTp1mDltzoM58s5x8MibZ0/I3t7e8aphq2Vv1Bo3QpphbajbWDjOknDFYIpzePNgMrH5",
+	"UO5vdl7Y6L1PKBypz1Fi6O93rWNd/QUcXMmx1xbXp3i513df7vXNy72+IszwEjrnRzOqOHr/sIsSAZCv",
+	"xrB37DUKAmGFk0FVONHvAN1ZLcKsIzqN4dGRTcYtxqUkymqS7iiXLFQPNpUQ4GLd5EwE7rQVCdZ7BmGR",
+	"Soz0LgJBQKczyi9ua76wr99suvAIlSZ8iUlEUQRcv1lME19DWQNwqW5T26glUS+U8bQtLPYpGdPQmkIU",
+	"kwTCrwuYaHm3nuzboa9Q9Z/YlfiTFHw7wMdBoDbzewwQ6qp6b6aiA2LGvfBQ6Xp7UZe2B0pfPA6Pxu0D",
+	"ehj1WD/YCwdjxebojI55zBE57ZfGnI1HqH42vMY4FXPJUnWg6zU1UG17+5VIKBP1pKhMzK9YCvWQYYxO",
+	"SQITvKBrFRj+gn9ifFfhfZcZvWAj+6sZYMYztSoNE2anlncpOl3/gN06AeuG/iq+YkDnXj0hfQ0dIiIi",
+	"8pRcsSQUqRoDKHcyY7PGsPEa0uN13T2Tna2EMRoCZDzPLFqsSOB+AbZIErAymKVQwhf8pFqH+t3okEA0",
+	"OX6lRnWKwZFgLVSv4pC+wzbnbCx5BqJcluYyA90BUGZDEqgH6osZkHbQckWKldqNwAjG+HFMk8uRxl7F",
+	"ncvxFDJZ/Ny1SG8hRrSk7Iqz+SjkF0yqvTuO+sGAHdCjcTfsRXtsnx4G2oTDDulx0B33w0F0wI5oL9hj",
+	"oIlHPboX7LPD8XHYixrYpIT72dO7rg93zdmasSSUIwHVr7xGRBORZyj9jRRfyhbuQTJHRi/BKBQJg3bM",
+	"DyYso1v8BNy37K1AXATn6K05MqWaGgljoRzRTF1zhIlUmx2JNIBrPWXTsaF8GOJYHGD8Wx9RYx0Ct5QN",
+	"swgWEHdoUx8s0GHtxVEDg7lJ7cEaVRuyw+ldXy8bNlyDxstn/5q/OhcfX56DQePw5c/PP/7nafjri5/f",
+	"3d6SYckkMtubzRiWbG8FlpLAor7q3cr59FwxlKmiFWGd6SNwGLORbwpmXZJwildvgbheyB2KmlEtmCjq",
+	"ZcmbSFgbji0CG0sEbsImzBDeYLZPq4K43isQpmxHPIHo8SFQYd0dvGXxoiMOfg2eYOS6r6+/rwPO9a/2",
+	"uvoe8S0v8G1hVL9EDX0otTubpeKKmRgAW1S3GJu2k7CQ+GFKo8wfWjQrqKWCaB34A1Tnp+mF5TvoztGd",
+	"GM2/VA/Pbs3uJ0c6uN7V36wcvMFDBr1mCABcfrU7XZYYkLwgc7HYCjUd895yzIQ20qwOjOiQn4EPylLG",
+	"JXiwCt/VEP1fqQEBK2GQBI4tjcsK1Dz6tTTa9hsswruzg8u3CnIb+pqlYhyzKcD4wwP5ywe/NXSLesGJ",
+	"1UYefdbQIFc51OaVAoxbg5vro3fiYPP3uur/HJx0sNrAe6QpXBR/2A+1HEo4gDg8w69HpuHWCUkYR8wb",
+	"kPlJopSZhFAp+UWiCAIUy9XCPcExX6R0NiFNKxSQS7aQnouZFlMoRFYwZcDO9lMhMl83guez8oYjIZqa",
+	"jc5ywoetk/L4TEXDonBB8WykbojE2JYSHA6E0pSww5UWpOWtmtPuQRAoSmnrvkVLC3wJtbRhpkpDWg1p",
+	"3qxeaqQALX0iHdzDoTmWaqL12OSzmC5IEy7hJVt4eB3HIjT/1AZZz9y1/oBMRJ7K1g1UE+Z8yRaWPu1Q",
+	"Y2FNQkkSMd8hzZmQko/jhUUTEimxmQwtyPIGKpaIomGQlKyJFidgimDXQKdD+QMzPb0YTulnU558Pbj7",
+	"Kb7nhlNRMmdx3FZqB4BMYbmN5pTG+qd/vH31Ui0xiijkiovYFvkoX/eWITHSEGFFRRz4HjVyeIWGeo9/",
+	"4hELFkHMhjs76pc/yDPF/f4g5ym/UGf7D3IuyB/vkz/a7bb9n3qvmbB5i/yxis776hFyEqANBRnW1889",
+	"4y3owb6vGj09f/Kj04aHjEFCOY//RXpggFjidEutqKF1Op2CzRTnC02ty024I8X2nL+rHGTG1RHiGcln",
+	"aOKoYSKwSPpcmiaLP/HOXmBIivQsw9AASxoGK80TIvLM4i7hkNRBV1tqAAzyRFdh/0PJBSUp39d1LPzi",
+	"F7PoS2+6CwfhfLCDHhhollDGvAokGE8ubpgwBmnipO0dVZ/YP8ob6Tk74BUteTeMHMNE4DcHmQEbLnoq",
+	"Q2DVf2/xEUgTgrlh4d4n7niBZToNQcyaBmDY2BxVFjD/3MoLImFv1U79q0CFd/H2X1lhwpJVXRon5ojh",
+	"WsDJO6D7y9ohTzDJRatXD2ZnuJN9BZNsVmL6sysesiRg6KL/tAzdP8vHMZcTJkdSBH3nlQLTqwzhX/mg",
+	"Dsq/BMv/VDANzP9EpDOiPyeU4LTOFzNGnj/XWsPfGx5+oBHxb37b1FigafZSzCtlN7S8pxmgLcOiS7+s",
+	"FMpLNRcu9OkD++CcjdtpYUu4XmNMwNoJegtfpzwAhzCYZooVGsFQ0GAqtYXDmpt+qYIXYKkNrxGKKQUz",
+	"Kw2mzGR11eTphWbplXA/YXSmuPWM8hBlWIAunhlX8N91jYJKDKrT2wX8clN/+N0te1xXX0G7h6B4wbXX",
+	"yOYCbvfrmCaVEiNzoS+26mQIhX7hZuNkOJO6ttMsFRGPGepAImHuPldqSxS37+wdGSuynS6U/qDED7h3",
+	"Mz2MdcZalrf1p2376XrLbdG+a4LS43bsZ7WD0pYzY/xbAiAB6x7IeObU6a11zIBK9VgicWDbiJXEkE/b",
+	"6gKV+1YH2y410fxBSel4rc7eFRDWPLUkEfvu2MlHPAmBvahzfYGe5RuIm+0U7iea9KvvmNNbQ/pwl24q",
+	"WQJv2VtQR+5MVeI0pQv4fOkNay3V614MvNjSZxzCSu1mYpHigrb0uhXrLa7Yhzr75a22umTxLW/4a31R",
+	"wLWjScKQTBgNf8tpCrkXupiJEuyTnMZF7rLadZEk6tIZO4nJ4kbpUzJZ7HpxtEsXsKfY30ZHQXc/wr6d",
+	"bdXR89deY/LbyJZgqeOEZpSl07T02s27bXb0tUtuzM5ihZcNS7xUDHh1Vt4zY54obIN1ZkEHTd5YQzIB",
+	"WjkRSadxc9WY3h2gpK5KGfpK6Y9oADn1H7xGYdzXz780j1y35JEbmarkH75cRx2ir5UW/d6+u5eugRUt",
+	"qQuRGxlqSFZYUG+zfUbjNUcTtH5H0X08z56YJywd5ZKlOmszOmKH4UHQ3h8PaHuwd9xvH/UOu+2DaJ8N",
+	"wr2gP+7RW/L+x9p/17tXET2rvr1lvnAb2v9wq7s0n00I+p+quNSJ5bdyXV5/Q97i7gN5i7sbe4sR9m8j",
+	"d3GlzpVtC8wyDfPDSBtH1pL/r8bDvKmfeD1SmTWKzGnhXwNbGtQpINZOnGn7s1e1fTPX9A0xVSXTd8vg",
+	"2Gi0x58Eig2r4riw3e8keffmJ9L0b/DO+dB8sSBVof56W+fpK67z9BAeelseKiislbd30tcFIu5CwuP6",
+	"eER8RQfJgZfR1tbJCgePHFpxfIbO3gvmlX7ShXSNSgXePJm5Dj7HvQZ5OVdMdojWGKSTpz4Fi++S66Um",
+	"JJ00z9WwZzSb6BTIjCdBpksi33Qhh47HPtRxXvGcLiR59+75U9lpbWpr/oHZyMefcOHvGxZY5wZtDPf6",
+	"mJROPxoHMMCUwaZgDpZ5XHUUm6cbk2Y9nxWkGc/QNmjnwUnCD6yI2dGrfH+iULoFN8QqV6NtikpCSon3",
+	"qh4/D1KUtK1T1xbySsq8G3xjBRnPdaXpUjo8I+CSIvZJYa9xwwtA3SXjnMcZkYJENHWNeaGYJ4qXKB4t",
+	"ETjIuFaiapkg9DgPiJ+IbBSJPAk3j352SMDGvibz4fOw8UAQ2Vf1kmTfZDC4lo5PjfEiY4A11xgOev2y",
+	"UaGqEK5UJJUASU0ibMY+Zrv4u5zQ/v5BY9gYBL3wmHXp4Xgv2g/67Cg8oL3xcdRle8Eh3Q/746NowA6C",
+	"Lj0Oe+M9th8dUtAoxkdhN+pRWJsv3ibTr7fJfDWL7DVArb0VRN+GxhTXKGFhbK+/FmtVZf9tAvhD2a+G",
+	"lTBHWbj1O+SpoWZKYnOXa2uB2lqgthaoz26B6j+QBaq/qQXK0oS72aCW5QEEG65t/2bLlCWCf3HL1Bax",
+	"9cvQmO5oQVHyehZMllWhM4w6t8GQ5hudfKCOse/hv93oZFvqEpUlDHqFMBMwtSQZGdPg0omIE1p12dkR",
+	"CdvZMWF9Jl4Own/wt0u2kKWoIMD1h5DqBbrBoFIzX5XMD8ZPgwWHkS86gDfShpwOeYWlVU26hnrbDvWk",
+	"NNMhUbfa1/hX0om1BP3pDGIU1Zs65hrakESKKdPh0kmQwnZKNzIV4oaFfb2iag5JxSvHIIpVe+TIaVLT",
+	"Y1FSHIOkS6KWnRwOGjIBhhiCbLULpRmqZgGTEXMXquIaoDriQTnRaI56RookgSFUf+lMlUtywa9YYlIb",
+	"VCNuYK1I2Maq6LtZeJ/IxyVt9K5Rj7iqr3TsYzky6i0zERjqDMJ1gN0UCSuffjcS6kuULXvdNcKljm/a",
+	"ipafQ7S0ghuOQJ2H0yT8HshRNfoygVwKtXpwyhzCtTLy7milakfj2FHtSgO5tbxRvrNromkUK9GEOTMk",
+	"8jbRMd1tdMxXHx1ztI2O2domtgzkq7RNGFDMAgLzmGl7BNSR2Rvvh4fRcckYaywT/WjQLXGW/jY6Zhsd",
+	"o4UBtfdQockEyShirJRPm9pXKFXVtPBvDkd7G2Sy0j5yppRiSuBiPWCgSS0QweqaDqf4Qp1RhVAjP7Bw",
+	"uJRROlVca8xKWvd30tWTSdPyvlgR50wbNDyNkpWSHIRsYhashYYZ27+tYO0kShooLbg+Oo2UpgD1/Ttz",
+	"HdMb4CGQpk2/bC2bHHDCoymXU9WgY2zAJyusBFDkGobqEXPp1Zz1mI0tSfIkQAALihnMQ1ydkjFDF/SB",
+	"rA+1Ca2TGmuI3r2bTCGkSWPVw8ImtXkmvdwjRuCFRHOT9wm9rcy2t/1ZzKXbJ/JvbEnRp/XPN6U496q4",
+	"0adVM5g+IPYaqHV39dkH95dswMwqS3mDhqtnAja8uUMXHkHT/bLV1m8LZu28llKWqMcqDJkthto3FRWP",
+	"XxqW8C1L7xoDbRWls6ne9gZUQD5b95TSP2+A+FbC//MkfCMPPLaQr/lbWzIpbyzao18m5uWqAD/X0GC5",
+	"VJLhTXi4VUBbvM2o3I4XphMH69ZHGH0fvGy6/De/Qts/AwwxOzDNeQA+zWk6gg49FwDINK+fWSUAARUh",
+	"in7RIb7qaATcIE9jA0aP8O4Y6UrtgLkk/pt3L19CdStyWhoAlkYvnGUrfbsngHH1yMi+3+N+vjV7fx+R",
+	"uB7C126IKdKDsvtqAF9N0l3CPAMYAPX6//mFtn//oP5ft308an/41PUO9q7/+9b11O1o7ownbGDp9f42",
+	"vMaTVy9e/3R2DlWJz968efWm4TXOn784ezp69e58BUT9Q8Mnf/iT5Gb9kRUBtC4I7DtPMGUFLmZjuOc1",
+	"YpD2etfeujJIIBOOFKHAscx6Da+MjoKSw7LMgCgpCTM29CCcNdYK7f3+sAdCOwzRMVwWuAbqm4bXuGAi",
+	"dtLIAiV6DRtvaUKepTQJuAyEmTMQ73dvtbVTDfHJKaAC0DRhUi2SJqKjXLqVbhr9cI8Non3aPhgfBu1B",
+	"eMTax2r5e2NYcLYfHVD9vl1vnoxMfL4pkFAO+C1jqeyCAN3AnUBiFqmzFFa+Uo87epj2W3N3dsdy1O39",
+	"+K/D/+z98+jfg5f9Fwev/47N/K1XavuejTrVHk31cLUXCZZHR1bT7gPNMkL0g/W9C23uwuGrnEUjFmvo",
+	"oHPQSZ6ATrIUb127/Oq2AlRZyNLiOIwpHIdZKj6CGooXQ/25GI0XmfqpdzTYA8iYlF3gEc9lW7FYWIVU",
+	"xMW6qOOH08OR1y/vCo0Sf76F+L8+HNFUIjP3AK6/oy8UJFRmWgGLaCyZ17hiKY+4+wMPmQBiAgKWvqZm",
+	"3z8UfRTai60VdTuI5MWLX8XHF8/E4f8kL6MXT882h0eu8tK1EMlVQWobc/iFQCtTV5yt7tJDy95oJV1t",
+	"X38Cz0vIzAYmcz0QIBQKqkIBAuSnNYs7yHxNA8vX6pCXAlxN2uyKNp0TK9fzhEQxVrlMmVN1sknNF6sr",
+	"UQZCFtChrQ4xqGnGomzNxzKjC7B2QmKYEZZFmkUi5gLk8+XMMdOKziBTTZikMfVWh7xKoOhOgU+olshZ",
+	"hMLijUjKWKQe1xthHFcFGnpECv2VpBEjmSApmzGawWqORbjYHO4QxvVlpKBtK1d8PpPq6uwhc1CVzqzv",
+	"icnFXH9ftrbWb7BehT0Of2Fb62OZWLey1EOAYMABfVAQjLLoVEo//VRJv12fDp/SOQGNCr3KKDE4LXhF",
+	"1I3/BNlk+3wxYz5p+iZL10fkZ/UvFMFKHFQ/hX96BD+a0hQKfepn9k9dJaPo6imXWLdcJENCs4wGkykU",
+	"AdUI/DAuw/DAvuhKQ9wk0eua4rKCKi07pAhQKCXJ68Jpl2xRNVLqgAF3kdVnIHD51Y6w4HjmwFgvdALJ",
+	"HRPwnxbd3tc+ecu3nR4LtOi1ItTO7g5485crMo55QsGkuAQUVB8LHrMKfFHNsVg+1n5xTk6IORt/e994",
+	"n3e7e4H5Af5i7xv+eggjr3F2Ti/q745q6jtJ3v542u7vH3jkt1xk6Mh/LEikL9Br9Reg3zZFvVQE5KGJ",
+	"OCDpr1Z/3+gibbSEYFKj17qwI0pYjhlNWVh4chxBulCRIS6qQ54paoziDQptPqbjqV++k7aUs1FWAdJI",
+	"skxpedrYhLFVuY60OkH6fskWI1N7wC+PQtENnuRQnCBkiJ96+vo5UF5QN6f0kmkop4DG8Ul9lQG3jB3N",
+	"sHxdk2eExlKsrG9XLkzQKmuoq5PlYKNuypar7stmkV8y43Fcjv+qVt7blIm8UaPeKtF/NSUaEhSJGQkU",
+	"d9EVcJo99WXf3maltrVOqrdTC0rO3dnq0F+uDl24HDdVoosv/6oqNHKJbbTSVu4rkmmzdLHkb6gguD20",
+	"GIhUZfeTvSHXu9Z8uVKTf5UUQpqVzioBRqTJE/1QQyt4BFsZs5BcsISlXElYi6HSqFkcSp9IupBkIuZK",
+	"wJPqvwCrH4g4nyakyUMkZJ6T6G8LtRiQhZZHfJBg6AXzsYKBLAmVZrzjBRF5FggoDZ6E2BXP2JQENIUa",
+	"4QXm3neSQOi39IyyneXSiriW2/0qxoroqVdM/bw3jmnYFppSH6vVMYH9S2XyYi7NqDWLKZZZEl/Lvn7r",
+	"NgFOD4fG99qei89jCgBZAowA307Ujj6ZWLVE81yH1xoXuvrZ8NvrulofJs1ZHXmMvqBjFjeGjX8V+Zqa",
+	"VToZnFLkwGgbcIGWDSNe0c5rkyuKVZmK5ipJpE6jxV0sWrapqE7TZzqxlbx781PRbind9YZWzXg/uNFM",
+	"OlyhCGcqRRL1Gh4GMIwCiGEpL2A129YGkbjVl2wETzXxFsNFnEpJG9bDunYikZQ02Gd7UXsw3g/bA3YQ",
+	"tY/o4bh9HHTDHutHexQOUpHeqU6RWt2luKl1s62O9ZaluK43D5lakviWIkJwbF9iMvSy+F0br1OZ36Zy",
+	"YkFW10at1PCwrbPlSxDawFBX2Zm7SmmokssbEIUTkSjRydY0hKMcEP3xUGOw8Dhrgwh2waUSLPVjJ8Za",
+	"ZmJqf57SkOmWPABiMToxiBzWeOBDwHgJ68LcBt8jY8hHwj6KSvQEmEkwJIkgzjnkIumQlyKDIx6eEClS",
+	"1d14QRRL6JCnSjqSpOmruaDAg/6aNJjwKxYWM0oZSZR0BSvCwg6Uj05tyDkIe0qulqzNE8kSyTN+pYSr",
+	"MRIQtYiqTyOhzhArGetpgTGBXsj6aO4zvWObikT6u39B0PMDSCNK0AXlvOB/uoz7KGSzbNIYNrKJSEUO",
+	"OEqVUyVm7VDMdWquyDIxbeczMqXpJcuI5L8zotjFFCrVg38OuTMsiS0dKLOUZuxi0SiZmhrYSlvy31Hf",
+	"x2dcshFNGYUrcn76Yvet+t+rF+qS8ABDiCc0zdozzhpeg8sRHGjVkY5aliM8rOYHLUa8wEG/Nd1pvqJp",
+	"uzmqI+RoDU+R7dEUo1p/FcBZ4/yiZthFphUaoooLjm/C9ca06CKaGSPhb7kLp1JiAbVswtOwPaNptjDG",
+	"E7BCSxbkKeg/EU9oEnCKpeXBasbBkJtyeVnalFkqghyB4Sr7chD1gt54v9/eC0Fi7bH2Md3fb/fHR1E3",
+	"OmCHtNet3y4ckx0OoCyb8UwYjbMJSLpmUM6WyomSQNpgHqrsqpHeVmzrv7HPN1xektOExguZ3WNzcQZt",
+	"tVptaltbvcXqRYwPtotZ2W1r+u11z3sHw0F32Ov/B+FQbicNID1QFGWVwahM5TtfA4NVszenBEOFywGf",
+	"5Sk5C26oqlq/FeGZYHcH/5TLx4iYJ8hD0LAcxywlTXwZG/13X2dMe0TOWED6naOWNiWghs0zxfGuWAr5",
+	"RL2OSVIaEsuHiKSIvIDpYWCngWwk/4ezgi/qae3iAH2t1SNyFIYsqnsT898VxzpnHzPwTqn/hiLIEcsx",
+	"oAkZM4S65EnME7Ak+PpFhOLyT0g+A4chOLy5GlmUsXRObWHcMsM2A/tk6cH1rm6xjS2CmaA4OE5lEVP2",
+	"3eA/1idQ6V7hD/nLB39oC8P78pLHMZhxJcaBToPZKBPC/OYRSnwjqOMDtY3SJyxRYsyUS6lYNhYoWf44",
+	"Ib4hC2w6i2mGgGW+tqap16Dsvl5q9Qy+0qldjvPNFln0eaLai0Q69UnTOgMAQhSGK1nMAJNSW3AFnFLZ",
+	"KpXE940kNiqEqQ7xLcWDYJY4FvNRlDI2yjimqWi8GQTqYlPKYx/nTs3xnk9EUbxfsvSKB4zQcMoTDjxZ",
+	"pCAhDbp7xI+MQI9b/DNsk1NoqP1PtoAtSFmWchaamjRuFK5I+YU6uObKNfvdHl6hQF9KHWh8UoCrXrKF",
+	"KdEc8ihiALYxFuECbVTHxOfFIMDQkbJcMrVC7yRbcX71sVN7K7TPgaqNjfhFjmKa3RFJrzB+p9YAphtc",
+	"WfscKcefW/kccZzKsBWG/ggdwA1wLakLVGGkD80FgYIVNpcnMUdN4jxVzPttIPJltipnKaOhnDBWYpKG",
+	"GKrfFjJj09EsFdNZZsrcAvQsDFXJj3j2WapOlOk0U52iaKPOCRp1A5GEEGjTAfYR5XFcnbTZYasBaNwO",
+	"IWLpafrkEbizqvGpDvJyb7y7RCVaamDlcFca/4USR5qPUx6ok/Mjv5gMCTWca5yi2TjRYDkyI3tkwWgq",
+	"O52Ok0OlBA1spDMNdaWGNWJhac8cY8OfJDA+kvRniSosOlpWsPWRLshsLIZa+tO/lmFLrN1GbSJYwrAl",
+	"OWNJOBpTqDhtGjrFQsbwDO66LWGP0Vrkv3vdrhoc/Lf9370XDQ8fMaL++OD2rkVWc02AB8DeoitRZqNc",
+	"huhHLHGppXCCiGXBBCxbH24n8K6ykqndHMXsCvNaTLosVqm3vlCA0l1OjXWEs5vKZTvdFF/VGdDMcMUM",
+	"QXMCMZ2yREsKioVeiFTHVxhcHq9RwsK05AABYaFhZxNGugdrCF85Nvg9SHnGUk6t/W/dDW54jQvBk4t2",
+	"IJKApQmZ0xQsfODHZjPo7jn4pCIUN2N2obii8bY/AY6EHWibiKRJYGaD15cs3Z4P17dQbJblo8qp+lCn",
+	"/RSil3pbskCJezy5AOW1SsX/R+RY0E3TFKAVRKtLGLtVxF/A3QzNMhrzslf4xgy9IDwJwJEnvaWpazH8",
+	"Io+V0LIgFNdKV/ZPqY7fAB9KHFvatU5LU0dXCUJTWmEjLw1uMc4XxHeXK6y9hl/pUm1ck7yiMWEDD109",
+	"fFnktaTVWPqc9HCUeUc64RakYjcbHoFp9avLjH1C05E2lQ36va5iQnCpJFerWLE5VLi215D8d2bygQd7",
+	"3b4HPGc05UrNsQuyMiisD0FhAx0UdkcBoHgSm3maH1OlWhaxXH9569I3K1+st5vpX7ZCyFYIeRghRJtR",
+	"Kp7aknVl1TOpyXz56SqpZgmMfHzI+mEvaO/TQdQesL1x+yjoh+1e1GXH4VFwOAYX84wnCQtHEEiojpnu",
+	"bdncUjx5BOlpM8vyNyls3cYkDgATgI0BhGFvQwP5yoREXcwc9/qzO8a31bzrTP9LZbkTvT91ln7XOW4c",
+	"AjWu8V3ABFudt/KUBTFNqbpm8UJR7iuWXkBAOTPWokwQf0oTHgEcMqD9msBzEjLJwUjlWhE9UisOt6AC",
+	"FNHqBdg1O8RuczZE+DKeXBRmUNOtBgbmkviJEDO/5IBIhPE+gLGyTXZ2ztW2Z8OdnZInvrkQeQnOGQgo",
+	"ESmsdKhk2hMIAISED/WyTvEAoGKetTyscbUQeQrh84lI2hXvOplPhGRAcQj7LaexLBavA1mQhH2kQRYv",
+	"SFMyIBZE5sGkiEYA6y6djvlFLnI5crIOfDMACrgXxpzsIyka6ksN0M5qEZ4Bf1WLgJGUZUsvcF8DDZcJ",
+	"WA8zUBO/eUJEuSJXRi+ZLnOsDd1amJakyaazbKEWUzENNdKPAZshWnTJuN4Gzw826JH5hAcTIOUxizKn",
+	"Mhnsge5eT+iJY5GEeWFNK7u8ZS+PmttMkfgk0+6j0smVLDMpqzC/mIErKxRoj8dgkSY6ipjjKuJJEOch",
+	"C1sw6JDpBvIkVoKBP0vzhI2WRwJS5olJQFW/mKXVK4YLVR6PXRYaYzkutQqOmwnQCtVCQGnriYidG8Nh",
+	"D8HeH5JmvdupZYBPbA03XbbsxNYt45JMaBy1sUA/7oQfpgulPQ2JEvj9krMDrq2hcqTp6wbBWQPH1G9Z",
+	"JwM8w6Q07B7u76kpjcRNeBDG1CiKpI698TQ2fYczQmyvuYkZ3n68Sfr+mGvqb+jQOFU0CQnZC720jfu4",
+	"JcYLnZLxaZneF0DxOqanXBJK9/6nmeC/RRPPTdYwJTzhYS/v2GtE5jf7ZU605WC8VM7LNoEK8h0U/z9/",
+	"97cOmK0DZmv72No+tg6Yx2c5l4zNDHl3uc4/GZsRK5KijGhk1XLBUpfF1NtYXI7yTTpv1MIuyeKaCG7g",
+	"2SnLfiAObuTe2bT8pUEERslCsSaUoHXaO1aZK++JrpOnv1AcxbwHJ23149LS7Io4bCciYxK9N/AR1ldG",
+	"AcAIMZqN3EGKKZmyBhtugV56XNw6u9bPpmZLU6RkLvI4JGPWgsT5bb2xr9EMBjteWMGsbnsfcxhGdK00",
+	"h73FwjBKuJeLJJikIhE5wlSFGBEZYpYFLSwJxg6Dt9GzgVWKeUmPIGusibNqmbhEnTfhjKRDXos4rg+P",
+	"hbHsfsLEsmv/hEDZgTwIGAsRasXmn/iIDlokhOgAuJqg36GudER4pumqCbY1EbGn509+XBcS6xP/03tt",
+	"un/fGJL32nr/vnHtd8j6yMlFfcAkLvuvYkya/W6/9SDxkZup/9+rEXwR4YzuMXVlgmf6DDnPXc0Tjtao",
+	"csiDlLGEMJrGizZmUI+5yBjkjk9nNOFMDsmMz1jME+Zh4CGZTahk0iMBlROS5smcLjAghKZZwlI54TN5",
+	"Yk47VUubsoCmIQYmghxQHvnPuH9VQ0ftkDWKiREgpC7TdPaO/Pv0nKS5koSUBhmkQsr2GBLoyVtK3xJJ",
+	"Yxg1z4xlOeQpoqMQmmY8iDEvR8tAusXT8IpD3vOmggIcmI0EhP6GmUt1sRK9/nmvO+x2daxETTlnm4dK",
+	"91gvOA777cF4P2oP6AFrH4WHQft43KW9qM/2wkHguuB+y1mO9HzjZfiHGK/yP9mb7RHsYOuC+rJ4L2yg",
+	"w3ujOjJzPy5sedj6Mj7q1e9s9ZMSq3ORJ5Cz8cTyvhPiG5A08x4mWPgdAgVWnIyX+UQQXR7AZoOGkEyi",
+	"XT+kOegOgMKIbMJS2dqQj/zAMudi3DX70dyqh4H5ugUh0e7HbdjZNuxsa1Xdhp1tTa/bsLO/QtjZmlyt",
+	"v2rgWe+6olZURYa94QAqKN1Z0bBy3aPpGlv8lwdUEH5gmaMemETJO2sEmPS9UhN4UgZfcUR3MU8kESlg",
+	"uY8ZS8hFShOIeYFoM0Wm1FUBoQ0GPKU8dqBKKMkYnbY8HdjDk4sle5k8qZQHBQAWJ+CkBKxi/TEQKreo",
+	"lDwZLwgPWwbixX4pIlQsCA00Bl+lrQlL2QmRjNUaBTc1a0FdTVjSu+KxfH4AuTXIZVvMkDtihuhfvnLQ",
+	"kBqAtA1ZiMaefU0v2HpUsTII1OdmKF8TfwDAEoiULa/ZfZgE+5ilNMhWu29eoxNDkvmEVtmTtmHNKNDT",
+	"DLHa8zgksRCXJOaXbAjYFK7AVwbIkCby2P0NzpHfIW8B4sQiOUhWoJ3mMQZR14EyIGAGRmlvSsXPcDms",
+	"e+Lu3oVZTBdjIS6r0AF6sexjx0wPeralGdp5ZF58n/Q65IlIIp5Ol9Sdzvuk3yGo8Siaa7Weuqi098le",
+	"h7wBSA1FlmIx30XtdFfpprAbc6WpEarRExadzY32eiEf06+/1cb/Gtr4Zvpip9O461FdHQcB4FepmAlZ",
+	"Tcz43Pzqr+Ao0RviMJtKngUUXlDE8h6MD+C/acbahfVkFQs8zZX0q1Qf867x3cgszYMMcGDevnpNmmj2",
+	"pHG8QDAgFmKaDVSWRZOQjlbQPK8UyYAIRibFQBKedcjPkI8Bv0HoARhmAfyL+GY0PqGov+HcvpPEr1iG",
+	"fCKFTllJ84REIo7FXHVwgjrSnEtmsLI0BvpcV5qdpyK5qPBiGFbKiuWgsEI6uSHkUPYmJMJU2Wepqedi",
+	"uW0dMDgypRhPEplBOVkMpBj0j4mvdmuknxp4LwCsb59GGUv9jf1HeADw5PxsTsF9eL7e81qf/I2770oC",
+	"Xxlrw7mNYG6qWdfXMGwgCnUs8pD8lKEpassDN+KB18WaOaJkomiOe2q2y7rpst5aUqgnFo8p3SIxRsxK",
+	"IP/GKefyK7M+TpCr4zMFg4ldJsWFFLfC11Yv6LXntGbh0xqVAj+m3Q+6mxQja8udvDGWdDBEXH+4/3qv",
+	"F9EKfpSEELRXpOd98Ybqv4JgZ3Z1WZIytOzO4tw0mLUhSnRt5Au84cqViG1q7NvGpl3F9OyQsySDcJco",
+	"phcXLCQ+jed0oe6Cj7rIFeUxWKMzV9BS5zBhLCSJwE465BnigQ8tQHjzZlBwIlI3TKjlER9lKt8jvqbv",
+	"qiVIg251iA+FO2ztGRzPlGbB5IT4YOP1yUTEUNSHTIXMiA9yla9R/qeeg4ReSG8JoqJvbhd/EczOYW+W",
+	"TOIVl8SmK9EBkoMhdVBmtSg4An8WxGZKP/7Ekots0hj2u11A5DJ/95ars3rL5YbihT49sERckhdPXuu1",
+	"WTUKfPrIwzDbv2oQ5vmqYfRuNYzbBVM9oRmNxYV2ZNzbPVF4I+xtM0zQzmrYmLPxklPiLfqCIYebjZ1Y",
+	"1FLgh94ftVFYjc0r9aQt+U5XKEOwpe6esSyYkLdnT8jZ0x9O3xDtHYdwcB5cIiDCk+f/7LhnIxix8IKm",
+	"I+NKL40nKErDYf2d27FNfdHWYXjD6dla2W+wsgOxBnqurnmmiZfhTm8hD+H2zAnzFtZyJnhFXWZ1gcgs",
+	"zmWBiaGt/Sb7oVqk4iE4CiI8r2ElGushyadjdZwjPRrkKiYMXNe6uCWT6ZBXJf/sd+WJLtfU2Jzx6I36",
+	"utmOXo6/FMG/DdE1EM8QT6yIr6akZSrbLugrxsxiLFLGsSKY05GOl6j288oWEEVDs46LLToxXln43elG",
+	"zJO7UXE4tetoOJ6ILRG/gYhLc/tvRbdXlXn4OeVY5eHtP5//9FNnGmpaLSJLoQ3mDvxt4k+UbhHz5LLQ",
+	"Kty6Ax2i2gWkFqQwC5ETGquzvMB63VcsnWPXkCSHnTYVFSG+DrMeIgaO3zrR+EXQEpek3+2RZvEWYMpA",
+	"qUZ4IaOXLDEFiZDhYOsm0asY6Aje9TvkyRJpvuKSKwYpUCbVGEZoCSZNdTHV7Kl9RefG4QvfSbNOrTvB",
+	"4cNO3stWWwvJ+7MBHSEOFS3DtGtMkJ8Zu4wXBEstqxn8kIp8RiIO1ROlnu2UIQZIhXJBQe3iXYiqmrsN",
+	"liRW9Xtb13SGUw5zryLSO/tTGnNB38pBNcVk2u32+0T1NiQlUvY+cYY9JJg6Kuqp4fsEWnmf/Bcx7usS",
+	"Xgq+PJ+wpNPpvE+Wo4jWNI4IT+oIwG3BF1bS340RhuEoPaYlT1/DamhQZdgbMQegSeusYa+AeohMI6tZ",
+	"imUrkADz2Bgp2U6llC7yqDPBTfoik9n+etnjSNypJTP3U4h2PxWMZnXG2mmFSYkUcMvK7JdnEzD4Rnkc",
+	"W0Z9GwVj0B1snndmuM+dMs7g45fq5jxEBeAaMbmWsjuScIWur5ajHaLu/Kx+6HXIGyZFfIXmfW3kyASh",
+	"YOaoJfEPIa9vQlnWCs/buPWHjlu/N00wcQ+r4zDe5IkxZptSSxAIkarfmwYNwlzuJNSWUvaRy8xbUdHr",
+	"//t//5+aEl4r6ncZLElvqUQXmE/cGl0wG281TGerUhfKwDk42KqIrekGvpQAKKl00PKmLL1gISgNyONt",
+	"KEiQp4DkIDP1Xgmv1fgrDDgk4DsOdgfdvSIqpNUhr1MxjtkU6SXGKBcZOP1u18WmFJdWJ/GwHBjUZzuB",
+	"Im0w/SmjiSlsDzIXYckVixXR5ZlkcaRmOaWxWsaNbT76RrAHiN9EUWdV4SfcD7V2+NoSTtQWVXCLKrhF",
+	"FdwG025RBb9lVEENAFeNy9JMWUQYasAlmC4s8HwNq1h7jz+s3Bbnfl/fIU9q46h+w18/S+BTAapXM/td",
+	"gPBlUtILdQztQpgypDwhlTVV9FNcWuKq71y5o4Jz7PbK7QO0e0H5oRvwTaUMoLICJUt/uPNyro9rKsKY",
+	"dO7LNprpC1B7zO6tilO/TziTAwKHelDMMlZjG8F0WTf6ewiQ+1zS2UzxGoyvwrrPAC0Gqjr+e6zYJpOg",
+	"kINuAn6MmGHoHKaqS4/ICU01l1Hd/CrG2iWRAqYfVKtOGblks+xE/SEzupCV9NwOeWUKQ9SXBwbdoIkV",
+	"I6Biw16rUskCporQ9qRaIQJcHgOMte+Q73MeZ22euK4YRROUymM+bFZqEW/qhngKO3JHGDt9HPA/9chD",
+	"g5WbHQIYp3EVmQm1thaNhzR04qreoVyMtzrEA2yTZQXSSAjqY0/dlHfvnj+FSxLnFx6YOiNCMddSHWiD",
+	"7GGTMBdwV+3PvC6Fvpwt38TECQdgyieSZS30WAkJVS9IAGmcYKmDUA11OXZ2ToOASWmqY4B5ztNVXpA+",
+	"XHEGJdmbSDNaXv1tlx68jaYcbZ0FvVKLzkCcai4xDghkOQiu1M9OtA+yfkzlngtjR4ecWrq9VJhmKTnl",
+	"BIzO+j18aZxnIGoUtTWq9c2XKRGaUDS5BSLUWgF6YN8amgoiuuD9g9TgsOBpj0G7utvym1sctC0O2hYH",
+	"bWss2uKgbXHQtuU3P0f5zT+p7OZfBo9sAw1oRrNgUoMkQ9OMQ248HhI3EatZEdxX2Qlkq0PesilV2yaH",
+	"WJuyUlBRXSJb8/BEmz6avhq875WDML0616/jxfVIp9NpkZTNYhowpySgavQE6vZVyhLSMITB60900Dxc",
+	"1qLOIly8S8ZmGpsf4I9JEwsf6sT2p2c/nZ2fqf53dRdtLCnyCaJl/BZ0zz4qyZpnxFd0zSdBDDYfCuUP",
+	"Qd2DRRkuAwKoqTvygV/v0i6Gd7LSJx5LoXQ4Nssk8d833jd88IuqkeASIe0bEiR9vq2CUFdH4cT9RYCO",
+	"h585lh6sRZCAUXSEjY+ylELwvkhQE1IUQfvENVpQyXce80tFaXXBzVWlHDtkVeFEjLZNmcxECstsKihC",
+	"HIBbRJHQ8EpJqfLE8daD9cxodaYsZE3tVeJbqQ6qPS4rSjryAPkm4PBhPmK08gKtsHxtlftvR7l/NyvF",
+	"QDyEfn/nKApFBiqVOdVPsJ9Ik2wqsKcjXmRGAgZylaVBhuYA/SyX8HR1nHXiaWOVnHiNMKxAkip1QEy5",
+	"ForEqYS1UBHoUDmpqUOK5wfi7mE29EKSJvx/l60ohtJy21+tf5Hm2Yuz09ayJMamjBqwiFsJVO45edQC",
+	"XFsDz9bAszXwbA08WwPP1sCzNfBsDTx3MvDojr8WQ882gajGooQS5x2MSutDZMomkrU4C6EIcnWUpQ3m",
+	"h7SVwhDFk5gnrGqtwQrBstUhb5y4FtBxleoILnOjOhaxOHdALMBleILzeQbT+fM9tFqe7t1JAPzcsvnt",
+	"0z+LRV6XbA/j39qVHzo5X19ZXN5NjMv1EK14mSUYclSTpDnN44wrJQhtoMQHe2VLp6pb6xIkD5mSdFRa",
+	"i+4uivPqMKL07qNdCwbd1LDpLMT4utdPn8HDV1HEA5fIZEK0IKFFH1LCE90/ygVmGRRdaSORcTABHCsy",
+	"xZXqkFMwtbJwSPzOLIx8j/idUAQf4R+zWYb/+BhL/UtyAf/9dWb+y/AfFxy/nbOxhmDH7YDcdEmafif7",
+	"mMEbU7AOdwJ5Bf/N9H8VnYB/LOg0xn/o/37U/51k0xisqMkCTZwslmhK6/eJnycyn2EyEQiYIDT6Jyai",
+	"DYbwO5/5LczTVJ/oR6NEZCMwKrBQfUDGPKHpQlFhyYgmayQUupQ7QNRAnBT7mLEE7LTNKb1QUrmiJq0b",
+	"hqRjF2/hnACAdpdzpM5ZwHyoUvzX0PAVEgp8igZpE3u5tcx+c5ZZtd1LPP6RjbSWEu6q290OaQa8cWMu",
+	"iaO/nYlwU2ABRzToH+31emAAmvJsJCe0MWwcRwEbd/thl7L94yN2vB8Gx4fd8eHg8OAw6h3vHfbDgx6N",
+	"jpZQIYzqlFCeMkUwYa3BHGcI/Zo3XZGjd7TX7w48LKolpTUd1cgg3l3X9qZEAJkBEwFOsFWAvkoFSA0f",
+	"St0XjOJRtKBdPgWby2pUeyMyURSYwDpoBBqbh/ruzU+K3wVixs0zF30BlSjgbx3ylinu8pEGWbwwb/lS",
+	"5GnARnkaa19l8QlkOTfHIpuoLhLGswmCva/wxp6bUvWKt0jg42AJljYXGhd3NlPkeysofX5B6d2bn5Qw",
+	"LUUMmRqZILOUX9GMeSQWYjamwaUHsFDtWAQ0xkgJgL1UAkOYov8C+XCUS8jTgP7SuDSXlmdAdhmWnicT",
+	"MUMnfVuD8KOsQ0ko5gkcC2FqECiiTgI6s7PRRzQTYhQrquKDjJInl4mYJ9UD62GFO+CpcNOcO2Bz+kHX",
+	"UIzI93QvWuzRqYDwHRieM3OmDXSXlvnDrez3jcl+z4Eef27Z7yYHfXF4y37rV0aPxhQV5zXHSV26GY1h",
+	"ox8c08G4x9qH0V7YHrA+bR+Pj4L2QbjPBtEe7Y97gbYIaSltJmIeLIAuA3vL0wqy2bMqNyoXPDC8pTFs",
+	"TLJsJoe7u3p2nUBMd0MRyNXy3SZQYcWG4T5u5C/fCsNbYXgrDC8Jw3iTPosw/MlijK1KpX3DpsJk0qI8",
+	"DFWm3KpKhanaFpjAYZs3qza9U2wp06WUILxJw/GsiKYsMlVTGE84RN7jBrqMeIKhf83AhlJJlmnBIpWZ",
+	"DiF9fXr+5Efy6X2tO/d9Y0jeN943rl1cUD1OwO0x3hHkyxvYwLZyy7clt7iZzg8qt9weZbro9YFw81a5",
+	"mPSlG6kbrfmYYW2lR8tOqxIjvAvPw2Vex/N+VtdzTqUhDd8e0/uamNdTjNa/I/Nakyae0jmq25j77TZf",
+	"4Fz6T/Cst89R8X5Er7RNFf5qLv/O7k7Zvo22msawgfaPxjLi/UrP73cSN0Oty4TREOb7qWGW/ymXQAk4",
+	"kphyG47l4IQYpedv7xtVz+L7Bix7Md6l0W2dzw93b4096HHEzllMk/YMazffgGRpJRH1TaKkt9mESqbL",
+	"Yxh5IwJzk9HHhiBb8EQ9TCS/YgTihKFQpkcSQSRNwrH4CP/+VYzhv0GqhByQZ9ILFno25URSxUbIO8mi",
+	"PEYkSIDVTBz4yBJexZhFIgXATRivkoxezVhii16VqE6euETn8xb31FXLcStfxzT5s/Mg8KjVVAY1T6o4",
+	"81AK3A02HhIbUdwhT2lGh0QJ9GLBGHn9/LlaA3NKbDA4KdfexNSlGV2kIo51pCGc6OLDMtyl/d0Z3R07",
+	"ubVMpHZLb9+jwoxtHsmEmQdu1cWQZZTHjWFjVWF2j8wo6HtqojRBxfHXPOUy5BiNCRGXPINch1KUr1OO",
+	"0Xaj61rpYOKQyyAWMjfoTAFLMx7pOUvSfPvqCel75PnbV6R/2O32Wm5fb00AKeadlftBOH5TudHg8Ks+",
+	"Iq4jRTH4GaONTZX4ovWlyo93PJyKco9H5lMgzz/S0pd6EZgi6HpdJE8CRvrdfv/vDa/xvPQ6rAlRUhN5",
+	"/tysGAv/3vhwtwN6Q83wmG4rT34JXF/vV4m1zZAtPAjbByPGevPSlbjU5iUoLgbO0VnKk4DPaIwONPK/",
+	"nJ/8Mv5ZqhrA2DD8Hqw11ncHriWDg5YJcRPgGoofm4avJDDPh8osXCp39U+ehGpd7BqsqnFVXreahJ7i",
+	"JpvslFxCGplObPIaGaPTmvSU5UEBuMCU8th4KD2Cjai1Va0QAPqWporojWNeO1ynUNde/8ZCXbfCjcOj",
+	"h7BxGdZtp5BmLPNggqPeosc9JLHBBScUkRPvaxM4A9OnphkVkdrR+leYNFclgWvzq0ZavGuc+luw3X45",
+	"Eer9O0WoO2Xn6rI6e73z7tGw29VZnead8WKD/CV794eNkCb0/3aclO5jkziliZVOgcX9xHJ1awa4/0AD",
+	"vGFsloLq0eFJ2hz8Fs7OusB7OPLbyPsHj7x3ZSBpLvD9wu9/gK0ilKiDS5rjBXJMG6ZjHDca7xK4KZ4j",
+	"HU4DfJSCCR2C8PFQ+aTpunFa6l0fb4NPmoA8Yn00HpnShF6wcmKB5/iBAK2jCK5udQgMG2Uqe8xRrjLw",
+	"qhNQSpD4Gt8KIG6KmEExPlt6D9/B2nu3FL6IugKrEW1rnTcntd4u7TOE3Qy1r2gzmv72IQW7e5lKTOq5",
+	"a4k4M8YlqGxiyZM6KpqRuRaKByBm11pArNhD8Jje2Cn4lQTkgtR1Ci3XdQlkfykMJxBxzOhFzlTPmhes",
+	"6PjuvOX6LtT7M1TN+1JZ8eaLtRq4TAcFAgX5TtMWJaLrjNd7ler7ttfvB6NybcN/vj6bDOzqw+cCG/6+",
+	"Ng3Y4HVNuBIKFp5i4UxmGD/jkRm9YGGHnJlgF4ituLeGtbPzbz224c6OHULPhgaVXC1UZ4NxkZzYomcg",
+	"6+gEwvLrTSQWHka/e0baaVWRywCPTolHunsMr/FxxTsl5LJKxJJIWIf8m0s+5jFYtlF29IzooiuMIaBM",
+	"EXtlwsx1PXdhe75TQXddN8Ns8WdwQ+va5je/+CRPpTrj99ZlJ1SOpiItMJJu0k/L4At3IeoYSKuoNRa0",
+	"WYZwWNF3d/+81xt2+8NB9959w8mtdt1f3XUZbOleXRdV3Ny+e2ov1WUZBbi3iBe2YY0XbPE1vajlYKdA",
+	"a5RiZJM+twrvIyq8VwXpeFBus/vJOTqri9kqed4Q/nLR2jI5lwmdyYnIluIutxznM3IcG/qkV/Ezhj3p",
+	"Hl/m04ewjj4W6dan9E4gf1s4vy2c3xbObwvnt4Xz28L5beH8vho4v/71LVS2u2hIK4tfajD0rVr0SJUd",
+	"zAo/rkq0q/WDNUHRIo7r9JIxDS6VCmLUlxK+PqJCGI1hqVz+JZtpox5pcvCq2cKJpr2WvkBYkl4nlS41",
+	"tIz+b9WZlGV5muAjP2HzkTs+j0hBqHU+BjQxZe7HjORJCDrOk7LL8sqqPEj9df1NrczYyhY8Ko95RUoh",
+	"JPSRWCQXLHVAD4svra+xlGQICBvJxQboVydVJ6YcrklA26qm91JN3+CUvgn19A5qSOWaNYYDGARcBEjR",
+	"24QN1a3lushe/f42Ae9PjrJD6vV4fMxe79U8y9fVWXSZISdvhyfE/+HsnFR6QAShmGWyEhpTylfm2QlE",
+	"Al/RjPmYNAN1ljW1A7Hb4Q023qSuiPILeqljTPTItArD5boqMTbp2M1Shg9sog+LJWudkCm2zzOD9YNc",
+	"dk4X6j+A11MatxvWfGL4EOy3IbJ6nJgEVFTAsf5w8rJEOMnTlEaAxGRLB7WcoJgpDZmec5kfAaAQ1iTa",
+	"jHVtEFVjDYjFWfpzo2v0HpWjTF7QS2Z2zw0tcW+A/VJdG2O5WG4Ez1ZzRfGu1Y1jgxuHoRTrui1gsrV4",
+	"bi2eW4vn1uK5tXhuLZ5bi+e2Qu02VvEBYxVZJYzElec31jYv2WJ1eOJPVpOcsoyGNKMGEQLlyu8kOX39",
+	"nKg2qmGLqc70EwmT6l7FechC0kRFSj8c0cyHIrpByowdSql0jhkzylhq7W1DQlVfSjeTEzFPyHiBCDSz",
+	"lEX8o0+aaF49AngJGiidpYV2NMUkBqgyneoCsTQxg0e2pTUoNRkfMkES8uo0Vzcfc0EyccmS+lDA0xn/",
+	"p1rHTfWpLzqg76Dd67X7PSWF75ko7Uu2QF5zOO4GveiYtff7dNAehHuBElj32ntBL+pG+6w/7vUcQS/g",
+	"ZMZnLOYJypEyGzSGjcvj/8z1n4qNuXoL7qhie/Ky/a+9q/8NooQ5NeYt2DKkr4XQP+ZxDCz/fiFzuKc3",
+	"x8qp82Nux+cmqF8B2TJ6iTphFJa0MfzlgzryQq0A/PFhKUzOUBWHosEFK5EzeGFlHtgLnpQveaSFAuDw",
+	"ittrUrZ8yUkTqIrMxwix7OtqxkFM+RTtRMZUxqUulKEonfbu5JK1OmRn51USL+qpCJilNCY4mbCU7ewM",
+	"3aEiZJ5G5oN1GhkhrDD7MKm+9vEO+GSaS7AxUSLzsWSZmR50+J3UL+pJLJvToLT2nIMZba5EGlPKXLUB",
+	"RDeZsJRrdmAaxc4N0LqGRQdyTpqKkvoe8dUN9kkktP1tvCCDPTKmkh0M8jQuk+rZDIqGg8UP5DXwkuDx",
+	"OrECW4h4q+a9TJIJlZNl0vwEdgYvcuM+lio997KR6Tn+WLMermnJUMCYzjIxgzuR0DQV82pyVbwoBFJA",
+	"ktRkrKatMjW9gQheb0jxcNEcE9b9MYRvx1gcYp8ehf3pP7rjn6e96CDZ+0e4n//v3387+jHonmf//p8+",
+	"PZY/ad7xdTGku+xEuEqGT9hcXUyvCN41Nw+FI6UBf3YwhW9YAHc52QrepXiOQ8dvwb0qkvjuJzzQ17fB",
+	"b9FlLUriuGpEEUq4vRIdDvp8oKZq0Vh7KzFdjOjucqJ+d0DoBeVJh5wmwCsMC8RODTbvIwjYOF1LxSsS",
+	"9vK9uGQLxe5wIX0LgQLg4tZUp+nGOvgTi9SY5/DmvQFPTLiHXt8t0MmfIV4aQJQ7XtJYiNn6dD57FeFV",
+	"0kzVECG1fkyzYALw0mVVWd1j0CZoRijJ+JSRpg+OViU+ofKi9GSE5Q11wyZqI+ZKDqx1BuoOV+Sv/QRT",
+	"+bpVVtVqkGf8io0iyuM8VX10az1K/Xa/ew7uJOtRguV0uDeLIihTVNjdl2yhEZDWJFBHac7YJYQccqmd",
+	"t4aIgACR5smSYa97CCLP4D9GypCXfDZKGYVpYxf291lpcDHNmMxGsKda5KHHQY/tRe398WHYHtB+0D5i",
+	"B1G7O+6Hg+iAHgU9VlC8n2G04J9iGc9ESuaqqYbWkZdHe2hGC6tlzKajAt5GfaL/2kPCGeYxG2H8E1wO",
+	"uhiJaKTWCXZlIvK0MTwCJKlccba97rXzIUyK9cNBcDA+avfoXtQesP2wfRwcjtsH9CjqwsPeGMD9pux3",
+	"kaiJneWpmLHd71ka86RxP6X/e7Ukb/WA3iLRuNkEABdyq/vfkPoWa3pjqC3SnxK51QRrtVKPIjGIFnjj",
+	"oNUhoUhcq7F3GNaiH2E9S/A6aZm51+51u13rEUB3j2+mNIppcpHTC+YT7TLWdaR8lvgtkrJ2mispm1Di",
+	"h5THoOwiTQDxxp+KJJuoP8wJJ02/ckt8cgFls3x1NXRRMrwcvkdmcS5V0/YSYdALduGRLvkbeSGSkC4Q",
+	"t0b9Q911NFnoz2AMPum1+0fwsR7TCfHNDYJ4QpqQ56cvT/X3errEf3f+RDEeWHUA6c1omkEMZ5onQ12f",
+	"IpUZBgpJxcB8h5r4pJlLRvw0T9qJmPtq8aAJRA6eKjJLMxYv0EhroIA5QP3KfMpCkicZj0kq5rqCKZcz",
+	"OCOmJtWPYo5lcyd0NmPJcGcHrRcUDoYaHZOkWR2XB2QwtzVzfUvW1R4u7RFsi10vT610zC8mWVtSqC1G",
+	"5zRlLSx+ob/VRmsoaYfnz1bmUANbQjN2TgYPdY9qsEk+HbPUJ5Jlnmbo4FPzyd/cxtRPLV0JBNcj5iDl",
+	"6NOPe2VXLyUxzRPwcMLSqtvAE0LHIs/IXlcpkiIJ0fTCAth6Hx3kiY469b1iU4Dhs1DtvulBn2T1CQI+",
+	"26jVcR5eoHEKfLhpnmBtklTvvGZ8IDdhcCxP0Hzv8kq/sOo7rFJtXun40fCKJgELW3gosC4Ku+Iil3Bk",
+	"JxQRKyOecDlRvfrmObaBIVkA9gSDpzFEduiIrgDquKmznIo5afo8kXkU8YCzJLMTb3XICy4lVAdSk5QY",
+	"kcRSKAfXsnLcmAaX7YjHMQsRWVsNUF84mhXxwQKK3eUJzxYdcqbWUC+eftcteqiaYFdM5/dKBs5Jgt2b",
+	"6ihAryHwub7YIWkic/RsFTpNQkuUabdCcHTINtAckRYl/eAoubfNNApir7pfHvEhFEX6u746Yj6JAXSy",
+	"eBWFstYJDtg5ZFg2TxEa2O6l8zdmsZib/YIrKLMTDK7jRhUOFiOlG6Yslyz0OwSAsf3nxeP2P8GsqdTk",
+	"LOUsNIwFfVZ4yEXKL3hCYyRCzX63h5fT0ARN6TYU2pH5Kba5sdTujF+pSPdExVLMrmy+fKp+Use0ezDs",
+	"dsm78yeu3bIgW/bVFNbBxB6VQJV/dkoUnT35noQYcKZ97CKki79DBIGml6CqO1I5jq5WHkX586CQP7to",
+	"3tRMsRJDiD8anMue0tSwtieeP4+8nVFFNggGZMiVM36eRCKdKjqZyJzGJITqTFeMhQIB79xIMJmr1Wdp",
+	"eyoSDa9VprwgepcW7ExmNBQmYoGlQvVwGkBwVu2zH2IxZh8bjmZmZR0lgcv2i//dWL3AZrXWifzwDsDE",
+	"4pofu2tekt5PpyzlAd19wT7yQIyeAM642hStXS1jrxmhR522o+Fel6DkDxRk5R6s1n6WlT6HbDSGvW7d",
+	"8Qx5SJ4nPGPA6hKRK64A3go17L83vOK1d9NxyuKYkicindW+vOYwWxXzJu1K7UpI1Zv1StZqfWmTyoOW",
+	"AD1qyUE7Q4gqo8HERqjmMhPTkfrGhtPhE+QY5q/qhdn/U/a09m4hvt9cWr1UCWuN4S+VM7CJYWOv3Ruc",
+	"d48/v2GjYq64oxkDf/4cRorul2OkuJtB4inWRFjhD1KyhqfV4s9uWr6FUcGRQf5yMVtIObVWeksbSNXq",
+	"vPvJOYRrHURvRZS18aHUfQ6VBimJX9AGpccyOC0givFMKTDmvvsEba0VfUrd1ZaOhMQSldwpORlzJU4n",
+	"gkR5Ch4iUERBLemQ73FaAKlP0WIgPR0YppQCJZXLDCp6YEUfDzQjSJrFYh8gayUindI4XpBmoDSxWHWs",
+	"eodcAK2jZcFEV2gH8VtmdCEhp8ngk5eSoWrW1jeJnejoslK4kgV55kRnDNwZUK02E//p2U9n52f+huI9",
+	"mvfrxfv6277Ct+XSqkd3cGmnxNaX9aD1/NSabkYtViD2nxoLkbVBQkg7ZAQXNicfE89rjajGTENyCfX9",
+	"tVGsZevO7nfJVKgbzQKWmIvterhI01c/YnXX0HFigb0H77y5nVATQkeJOrRK27+q9AmtQDUkapxn5WRz",
+	"9JKhEm7T8XT6upuyeELoknsbhupc+q3pcWt63Joe7216vD1n/IFlXzRb7G4V3BsVXGOP2cRzvQpi1vWi",
+	"z1IRMHXGR9irVvmQeKFj2mQTvX7z6snZ27dnT0dv3z1R/3r27qef/kftsMhobL6/vocqvo0x+GvEGDyW",
+	"+r6Voh8aWGozERoEiJqoA1PJvl6AEqmVvTrklQ6bx+xWUD6Jknc0UBL7qFgDz0BOxeAB9S+QfeETAxCE",
+	"tV20J/6E0DRFLXYW04CdFJKib35DGWc+ETErC/uQwqskTll1zs8nXL0DZKXVIb5lGX7hhNPyIDjilLwA",
+	"LhuA0bhgKCdDihbmiKUXTNf9h1AJJTcAHVYyVxFlkVrGzxLQnAvPYMXz1xQpCvQdYvcAyoFaiRbkkjRP",
+	"TgjFIISEzFJxkTIplUiXJzSKWABIHRXdY1mgv9kTSjH3Hyk/IjRBDaFZtiBjES5a3mqf5IYyzztIDf3S",
+	"xJ67ugwdYeRTKRgTjm4pLxejcFLKJXOkdtexUxZ19h9d1HFe/lGImNfLQ+gJmYor9j2OuDJT9QTVAJZC",
+	"5JBWRwzOTkRlxtKleTpSnpLqSnMHCQv9LY7A4rowrwCV7FnKQ4DAyUjvcNjtup3c2/M0MDy3d7jSyXd3",
+	"l1NxDR61wM9WIt9K5FuJfCuRl5iqRmf4OiTzv4IXDZnBQ3rRdmcUALRWYeq9zcRMVqyr2uZlTKDDkll6",
+	"rIRtJteap5UoWiOrJiIjhbT6muZSl4NUQywM5pQkoi1mOt4M4e5uFG5vL3eqftk3Zm37wriFTmP5itkF",
+	"dvbVMIf7ZH+sj7bAu7k12zwgkQcC9KA0PmUyn64D+2btIg6iRG/rabsiYTWknTsgzqb/EOOa0UaSiDkg",
+	"1IAnZoqOGTTB6C5r/DGtDnnDMHSjjpD58Difmsq9RU7MZ2AV0POWV2w1i29as3g85vEnhep9y8wDSdLD",
+	"cg9MXlunI6CjHGX6IqnNIyLPJA9ZSX8wVmMDq9Av4DswWKPpvz57+fT5yx9K8SAmMsNymGqIRutkZZwF",
+	"FolfE2tRDtjokJ9FeimJSFxWKEkmxMkyy7O+jQ55ou6uhKAJe5Vx1IZz+hWi4y9b3rvHxFf9uUEQmkve",
+	"IoZCBwXyjAA94pAl1O2T+viIIjRjXXSFamEAdn9a4pybcss8UafwJQC7fpncsr8hFHXFVro5K7lligac",
+	"JFirTw3Flq1pses1ZuhDKmyNVfNjFxhLUrzTVQQjCBgL3XfKFsfVgfa9XqlmObh4ZoCwPYd8F/ObnDEd",
+	"c77ahHwL+eA2dmU9YzVDAHquSCHOY4jTKT1MDZDYaHkwN1iTf/nUoFnGprMMVxCcZKMAMGAdE7n541cx",
+	"duZl2L/a99tZwlMxH4U0s4un/jY25Z5rU0bqCRAVDzu+23iK1o2yXzfKD2Xr+OCO8kvN9DeRW9YbQpEx",
+	"aaghGxvGQqXR3FN86d+G3xek+4k+99uiJQ+AIwuZ+Ci2JMCVHkZakrufihN9vRvyKFoJmPM9Wwgt1cgZ",
+	"C3ik2Y0SJqYzqDWlhlcSdkRkQmxBcjJncswiKCCVkab6acIvJgxQJ+YsLTXQ8qyvmYwXDh40VMfKJdOM",
+	"B62vmZjxgEjGJJnrxNSEzaFrJUWljEIIA+YLYCZoh/yr8GWnDMMbEPkwmzCeEiiw1QyothDPJzxjckYD",
+	"RvhFIlIWnhBajJFKiLeY8wCqkpjWeEJEGrK0pQf++vT8yY8kU2NMGTyB+lg2OqTwr2PIdWAWGKYV0AQi",
+	"ovHHsENes9RZGh+FPJD49L9DnzTHIptgzC8KtDrCWq2/P2E0jHnCEOqLyCzNgyxPWdhGXHMd7qKOB0vl",
+	"iW1W48KbMjYQqosvQT45fASFz/7x9tVLMhNcHfFCiBYxjgHKotE4x0JYEDxjJoefQ6RMyyO+lWAxhnfu",
+	"qwPE8eAtTaskfyqmkIhsSBJReuDpsmzF+onUSOHmI6JlEAjw9RORjXB4dBwzZwTf4Uc2UF6LO7CzJk9G",
+	"pASlopYR3Qt5WQNzuK6GJugCaggLljkzTNnSODCuWyQluVd6qDDcmEVzm7h6D08H0CAMFTJ+FRIKzJQn",
+	"E3oFatNd7VQ6fPhNnjxVtOjLkL69un7VMjR77TGVAA9XOwBHWljX/5QnfJpPQTbSfaubcsHShzCUbS7q",
+	"2+B259P94JAd0964vRfuR+3B+JC2VVvtvWifHgbHrDfeC91PK2EEbjwFFKtJQETVt1nJ5yWKsuqthCnJ",
+	"ve81RBxqgZpCiZndWcoDBiKaIWaQzY9SapBnmiIowiwiRODM6CxWh1iQ/+711Q6aL0emQ71TdlI1TWvN",
+	"PQSyiQ3SjPx3r9sprUZZAL6bRF0nQetYDJCg7XpZKlm3ruUVeilsh1Mlj9Qvg/aC1a1DXQO10+7fT1Cv",
+	"E8zt5B9KMC8KtNip9/Sh63qNMsGFn4qVHvZuH9fgUrgVYryiLpYHWtnJMi6RbG2RDylfw3HUW6kYMHC5",
+	"zaVsMWMJnfGOpsLOk99ykdHbYVFmnKWetXI1eUICLP2ZwNAwalgbFXQuoKVrVD/An41cjeYCBL/mLCVT",
+	"utASEwpKujGbCxQIidlEINDh14AsBm8p4SNlkB0Umiw6LboUkF86mjnKk9C8xTMQfQDyFgVxDCUVGTUY",
+	"Yjeg7SA2c73U8C9Y4PvzSlj1Eax4Yzjo73sN+DfYjXCdkO8Y21HKppRD2aLhoO/+rOvwRCK15ppPDag0",
+	"2Bj2u7pM1HDfg/JRipZoW86wd412I2vkgTe9hto6LEx2e4MBrMq6mqTnZgu2kIjrsxNKyM2/6cNmyMP3",
+	"BjW8RCD0j9dVMrCLUEqriMGpFp7nEwza91+/elsI7war3AcAPzwjPpmLPA6hooBG7k/E3LOKL94uo4rA",
+	"1UUn9AIvG+TfW+uiIRdc6pTgIKbTWVGNU53D72SVuDRBUdP4WjCc1gnx9XDQ4Z7mTIN9LV0eH8340n2k",
+	"ayhY2Gw9CuzPgzKiOnTLFKrBlM8V/oNmeXQFuHa/tSG1gbpjht7cqJ8Y4iswHcNqCr/lLF0UqoK+7evU",
+	"hLUlpPDzB1AX9JZZoa+G0NXQOaBkVYplfNuNuh1p1Bq0kUBuRt9gP24icnrxt0RuJewJVNMzRMeydHMc",
+	"7kDsbFmFW4k9tqDGr2K8BEowXgBl0F4ev1UHxH1CsCYlQI5AtZFsIiQD41vCiI9qg98h/xBjwDYp2Tjc",
+	"klYIQOCZqrSIidghp2RMQwvyDSj6fXBXQvaRBjGuzx2yVLse3vuNfqxG9vgo3ze/acbzFpbsGY8z9rDo",
+	"4EjaXHDwZV9YvVdv/7x7OBz0hj3w6i07wpxqodiJ8RU19sb9Qa/X7bVZfzxuD/r7++2jgEbtQW/vINg/",
+	"OKDHB/3GspJqKviraSdS6V55FgtxCV7mmGcTnk9JQNOxSBRzAVEcjHj/2vt7Y73TThdW1I204dO2br79",
+	"214bR4weo3TNUkDtQasV82Rk7IeNVWUL8dO94f7+f9B0UFr/ClhZ73g4OPhPYy2gWa8/7O6VdkTzgOXq",
+	"rXZDDoNjdnBweNw+HPT324NuyNrHg8G4zbqHUdCLjruUHVY3hAcTcvaOTBnYHwEbRUIRJR5yyciE0YzM",
+	"8ukMdoB95BJQKSYQ0cATogbtaUN+sbdT+pFP8ym5SGmSkRlLyUTkkk1EHP59HZuyO8jytuq5rXpu69Ew",
+	"2YYlwlmu3ES7evulTbQbsnIL7dYc/mcZSL3x4tfTxcu33fmLRffjy2f/mr86Fx9f/CrmL3qzo5f9F/v/",
+	"Of+f/svfL2/PaR0SdWusdUXJtyz3Bqj1Et9z2KxZ8DKftTx1Jey6CXFKCJWLJJikIgFXh9NNKaxpZ6ff",
+	"7e/sFEYm9UITDyKkGecs9FuKzYokYCeEkrlIL1lKZjy4BFCxfGYtCfozxBvLhGKOlhjZoKhEPaEkY+kU",
+	"gHfxow55LeK47Kkwg979hERjJNKRunLXmG4Mld92Fe9H5xU69iI2t9FS6FwpjaIFbowZlZL4czaeCHE5",
+	"ytMYAM/HENPLI44l4nx7C32yS3x03Ng4KJTrNVSwkmiHOzuFRqazwXEVkOL7HXKaGH2Ajk2OqSlPV9Gr",
+	"mlHK2NB+65FZKobEV499jzB1rGYpl+oVoEZ+C8DYUUvybHHOKJcsHJqN/U4WI+Tanah9goCmXyZ0Pr4w",
+	"V6qdvISwMW0DMvX5rGXJtrNkHHI8W6vMQzxyjEPr47x0DTetyUHFOZghHt814WNNUADKx8vRxn2UNFt6",
+	"cx38w6G5GzRZjS29KK6PpFOmyzGFkGhuQvn6A8VWUmlvXgl9Wt+cQIToaIZbSOF+yYyqs5yIecsggmlk",
+	"fw1ip4RvQCWA5PrSIHDk2inLkgxHBAWg1iBpL0f6DdDfGIk8CQ1ktw2A8gFYCkaEvznWEmNsPFmVqB9h",
+	"dSktRcP4PPcH3wnG0uuNO166vVhIgWYZDSZTtfE8lDAsHW2v8cg94x31VL+MXyQG8XzBFCGLBQ0Bosq0",
+	"Q5o+jFP+8qEDLhSf/K3azy4WwOdJyD5iwXu/takWYCr5WSb758KGg0eSxuUUdRMpgcpVU999pE8tN0+9",
+	"KkIrooByFk9IQAGcTlt1+t3+gCgypqSzs3eExSzIUh7wbKFF6b8j07QhCeUx/YznG+IL3sIZgQNVvE4w",
+	"gsEdXlVELUX7VUv+A21O9R9aYal/Z7HMi5+/fUX2egcH7R6h8WxC23244MsuZrT4gvw5YnmqWqo6giE4",
+	"8CKlU0yPWfJRO4ajX+yIqu1+sD2LMdT6v7Y/QODFiobUPOs+/ZNFc4QeRyJQXElZe0L0e14BCo9SUPGZ",
+	"0ffdo1K+6GpB9qNeuBf0x+0jesjag/FB2D4OulG7x/p0bzwI9sMDptZqbbxow1asdyrpL2muzuqiyG1g",
+	"NnBULCT/6pGxoGlIQsXbQBRBnyFGsLArluSMAPwNk44bEe0aWOJf0SKHkqprkWUzOdzdVT/JjiYLnUBM",
+	"C4vOxkDkhrJthAyxaYxzIpLFVORyFGR0xBLFEgs7ZvnpFU05TaytYWmfP3gb2CTKGrAxjQYTmoJnuLus",
+	"FS/FDt9fTY5FcOlM90vRmmtvkXs/jCp9myXZEuqvk1DfhcKstbuk7IpLHU70oQTMf0eDjC4JbMwvqPY2",
+	"XLljpAUJ/eo6o4yhBHeZ9MbWmPXh4EqNAP3NVDBvitTTCTIQbrpQkvSyWlPSTaARwzzqNJaWCRvSiR8/",
+	"CaTSyxft3ZufjOj3qxgPib9K1b8GIdlS9yWnwu4tyWKxntWLeP0XD4b/K2P823h6xyq2ge2txsm1ZKJa",
+	"6/VSN4onJMrjeGguEljH+BTChH2MTvdJUyQBA/8VEGLZ8oi/RJOgcr+hiPBHjv/VKraxzrFgIszts9fY",
+	"WH1s/SzTku8MQ07EXJo/O9PQJ2iaANKi7T+BmE55Rpp0LJXizHUKCnxiI6lhFkrZbpVx+zFWnEuis6e0",
+	"CeK0uHhK8eTS+viGOzuEGkkWjCW+FRiGEGuABjG3lgBNFlC0zMRFFIWFO+RUqZtXNNN743wI2u54gRHr",
+	"ECQNikOodGSZpTQTqTzRZowF7FQsIbcBy2yXDCdNDtDLXKprxzBBAe10V4xiVLgaCFMrqKt6Z5rJanuI",
+	"Z0t+i1QpMor/Y089xHAWibMq8oRQgnYU1VZMA6gbXrVHwGSl+53W8QfdPeJHhhb5WFQBlsFdLgnIBxTT",
+	"GGA7swlFI96qBSOSsYr9lUpE3FlrOdEBZy49rg0Hu48lxfn2efgqfatEig2cpm/0/XkAh+mjajT38fIt",
+	"6Tj7f1EdZ6YD+6Y0vQzFXA3lv8iPRvQkVvQE+rDcK9TNe0eaqveWOvj/9V9Eu9egOn9GYkZlRnqDysQg",
+	"CYMiKdSjA0lH94SZRFjUUUoew/TVn9oebFdjeTF0NRa1rxKm3LZTxo7QyM8T8gNLpzRZkGY+I5kgZ+/e",
+	"kH7P63a7JE9CnR3y/dkP5OwFsRoRWrCfZ1RRl4x+1L4TxZUO9v8vUrS014WWRETkjCUhGlT/wLz1dEH+",
+	"IK9Nk+QP8qK0TX+8T/5ot9v2f+q7p2fkDxwMT35n8ZRKmVB1Pcgf7sDh3WdvoMnXKZ+yNywRV9/pl3rO",
+	"S6fn5A/yhiq+nUvyisVq0uQHKvW7h94+vop7KvI0YFL91euQ70+fnXpk53u1TDISLA1Zmqu9yllKWBTx",
+	"35XIyMgPbExZHrIdD45n533iqD4jOaGNYSPYC/usF3Xp8fgoOAwP2H40oHvjftALu+w4OqKH44NgPxw4",
+	"CtVWJd+q5I+rkn9qgFMNEv5GeuZOTApKivoAD2gv6gbHrD8+DPcO6BHbj3pBd3wcHrFDehDtB4PxHu0f",
+	"927gTIPhXk9xpimTEtPfX+VZzBOmK1KlMiMSb2EDs0WA8XTH+8FxdMjae2GftgfRQa99TI9Yux8MwoNx",
+	"jx1Fe12dXHPbCR2zo/AwOBjv00G0x/ohzIYeRYfsINSziXqsG94wocNht1+ekKF9GYilYUojjA95iMlE",
+	"SheozuTWtGX9TI6Hg/3yTJ6B5qG558YT+ODA4t5GEDGQI2ulnkuehEAyeMZhJTYb1J3De64/fKYoohpL",
+	"VolC/+LQ4sbTsyXyN+z3ut1uiZI26hiqjiczLT17s9xSb7mlErutNHF6vtzE4X61hTpe3Lj+cH2b+Kkv",
+	"xVS3zem6v42HBXnKswVinsz4P5n654dr7xPctErFiTvaf26sPqHDj5ktLQGhBNSI8yJhLcQrRHHKR+at",
+	"JHdQvkFKj3mi1Hw6m0ni12qCuuBDrR7okybUpsBW0dTyqxh7Sr5kCD0Ig5xDFTfoRIn12GmrQ06dIBUD",
+	"rqxOqBJhX5nZoXaPARwl/R6iPnIDAQyW3uWc8orBpWIr8eq+KMw9FctEh5zCz6ghkvGCaC2bTEXIbPU0",
+	"fGztQylT0pjUy6PHqyOJjomv1FP8Qodu2eIRes6lKvs2IHwpxmXTYBDETn5wE8a9IkICTF906nvDGcRo",
+	"I36RIFYEBP1AeF8AN8J1pdfbMtDVvcKU0cjSRZtn7ShlDG73lF4yq4KUyifQS2ajF5f9+BXf+sZFDZz1",
+	"fMzaBt+svacSir8192zNPVtzz9bcszX3bM09W3PP1tyzNfdszT2PbO7ZP+91h93+sNf7Qsw9rlL9pZt9",
+	"NsbW/EtVOHKNSN9JovjimMc8W+gS9hWN+CGDjHYRRHs14PkTeC7RCGNjSUxan1dJ0BMp8RFH3B8SnhVY",
+	"4NgNmJyaJm8PZXsECshMnhj7CDUZsEi70pJYqPrIWJrmM0ik05Dj0ppsbNsGFlQpGapR1Z6TMoaoRBog",
+	"6KQALYowW8h2gdBGujyHyTHrkJfC5AAAQiNLMh0GqftHLFMlsuOaxYgp6i4bjVNGw0WRudh0MgQ9myDo",
+	"EX+szUaeu3QtjTBlJ1GBl+8WyJg6CkqHhgFqqEmpgtHTCIpFpmzGaAZzG4twgcY5a5MrGeQwnuc2Rjiv",
+	"YmbbPJcJZvw45qv7WFc2NT9syKc1DzbbfXuWUV6vm4BMkMiYmEFb0Fcdja374CHxULA8waPGiO6qw8uT",
+	"fE3Boyf6DUXC3XxkdTl3dnhCADJ4Z2dY5H362Iv2DqiOfINyq0ijiIiSfqFIkWoa1hrSgWkYIsyTCSB1",
+	"UrqxLhGmM2vuAeDNSZmFeDrBu8QjfNcQ6WOaMkPoYnWi6YUidVj5yZrJYCZzkV4C2PIJUkXQVmCcxOqf",
+	"igiX9Ruf+NXxlOfa8ky+M0a3XjI2kxDjalDpCoRgDF/Nk4zHeg1FAoGbOJjMTCJlF1xmgM5r2EwE9JJe",
+	"UEDt01nN7kAIS0JpqffJ2pR8IMLn1QbUOFAVQqBks8c0czK+DUJXBcer4AGG22Scpa3h3YtwcAzbPS0z",
+	"TXQ2NVfIHC3Pihw3c1DF1rSHRxdhNKsxjtmwcNogUqd94nuW42oO/KVwSn25PwOv/EZy6bZxplvHw9bx",
+	"sHU8bB0PW8fD1vGwdTxsHQ9fguNhXbr0X9zr0D0qatB9AV6HkvboJoZva4N9rbXBjBJJKLHX/VGNVuzK",
+	"oOzU45ejKQeYxy9vWXrF0vZblmTkDL770LQHP5vGHTljQUdJE/OLjkgvdqd5nPEZvWC7Ej+VLMna2GVH",
+	"fdEiMksZnTowAlA0AUEAPbKzI+LQQgfv7AwR/RdaGJICLFDJKfCjR+aAE+zzcGgrg8OT7yTxJfvN1xIP",
+	"vBTSjFZeg1zo5JbIhQ5cYVNSxQV+Z6Fj8aKLFmpGepYoUSBUg9OnMf36P1GZtWFl28+f+rqeGuTieujk",
+	"GC/IOBVzyVL5HfHhTdQSIJs3ZYFIEga+KSxv9Xdo+G+lpsicJxKNP1BGTClmF/yKJSckYTybsHRIolRM",
+	"dcizGjGMsqXNb5GIYyhkxeZ2+DCZBTQ1T3mWsQTnXbJvG08NlXYHNYyzBn2H7SCf3mte9L4xJJ1O59qx",
+	"VJnTMmMa5lA9YRpL0JiDyM/mdW3dudnFU1ilHGsVqp0YToxnY0IlGTOWwDw8QkmEWfd6Ngzg9NZPJYiF",
+	"ZNKZzAmh1mhm1wtmKTN1StRcO+QUTJRqDCCeNv2h2s00GzOaYW48Li1UGMYh9/YtcqYUSpn+yJkE86ix",
+	"XeqjolqXsZhD4jhLdRZ7yOwhNRbLdSn8Ozue2liDJWkuxrCc11+bw69WwLXH3SZHnzSr2fiVnP3WA6Se",
+	"v4V9MGQWKd6DJaCX6ewboAlFqoG+WJpOAd3iklyAwGwz8rkkze6Q0DhulfBVBr36sgRADEowKlrbU6La",
+	"4HBwtHcwOPSKCmbdmgpmteXTfF6UdoipIRiKHjF+xUJESoBZtE40+bMuAiR9HBHceIbUCSzQPjyqQMcM",
+	"eqbmAlKzYnYl4lma5YxmiuM2ho3/80u3ffzhU8/rda//+1almatuyYx9zJBptvGalmytDR4OyaD3Pqlw",
+	"qPeJJQjwZMTD943h+0Z4MO7SXtBv77FB1B6E+7St1Kb2YXTA9sNBsDfu0/cN731Dst/ew8a+d7QmaGJZ",
+	"Nen+Bz5Rygm8AURqhP4IeJLxLGbwCHUq55GeKTxcaUjsdDrwsprTezTzXKvbViLqzpQtDXxf6DDvG+4n",
+	"LAlv9/56EKA6IRmPoiapTabIoea2LtUWWKdsiWW0tm7Yz5bFheR2OQbHXCLSXBZAWw8tD0dc58jUisNn",
+	"CEptinyis3OWijAPEMRlKkJEnOaJI9Ba1ydpUnLBQQQUkmciXbQQwYZI/jvzyIvnL86IOtYW5kdNHoGC",
+	"J7REYjVCTyZyrJjLM49IAdWhxwsyo9mkBgMIRbqYFSLbHDLGSqg/J4j7MjcIlbG681mHPBXzJBY0BLkn",
+	"NpV6lKDc6XRw4XY/qf+MVO/XPsklDkwqASeb+B3yDPpGS78PVcBH+J1PmoH4/9m79ue2bWX9r2A0cyeS",
+	"Linr6Yc8d874pKdtGjsvO21Pz+2YIAlZrClAIUgraqf/+x3sAiAoUbblOL5Jq98SWSLx3sXut983T0ou",
+	"WTD8z6TL6dnSRW2gawRDgszUaDTFrRQ1uk/axUGgkeuYxAK1YRl0ebZjLPq6GIs+3ddzlVtglX7FTEP6",
+	"DPuP/Y0J2CYzdRef86uG11CHyOVDY9DwY3PWbQ5Daz1X3OLRlGa53PvQ62AD1Il3GS5z1dThYb83wBhe",
+	"pcHgbdk0aV2jtwg339FoE3HWjbb0aCtNPRgM+2qKtk1Df0IK7n5hw5+MkVHLVy3nTR5RaY1gYnYezpN5",
+	"OKARsubfrMzHZ/FoXMN8K5lhRhcEVjqIavHV1WKwADMj1B88xx3rXwBYq2kjR+xjzrgEEXawSJInkwmL",
+	"j0ngnl4iypm5SemDWtdha7SZefwp41fgQmz0aTayGGpjHtgRCKCiXR01NOFEplROmVQGncckShO4eUuG",
+	"DtiMpEnOMpqmy/GGqODdKRg9BzXnYACC/xGERXkkYhaT4L/63yKCz9C85kJoC6eXIIloli1J8LPvjr7/",
+	"GiZSjgkXMNqaiUCDtkwNffP7i7NTj5z/+J2OG6G8Bwyredy5XtD+G5Em0XJMJOVxKD4GRAoItSFSLCs4",
+	"wQWkLDZGJJCLEtqrNSfqFSe0d+xpYkmcTqLDRzCfVoceeSabcZKxKBeZ8hINJByGtHW7HgU4w2bhBp0O",
+	"QuM7AZHsaoaBPEMHoD9BbfxUK9vCAiFNeEqe0RuWSZq6zpMU6Q04Tzv3dufefpnurcOiqRbpUzu36p1v",
+	"lF/1mRzi9l4bKCSsozQR2Qyyt2HCKcRA7xUsUrv1mUQD6JWQXf2xczuXK4Zv50Q9mRPlhCGqvsljO04m",
+	"7nQX+fMzWykluAncG801nZNSVi7hcDrkGY3gAyFSKPSQWj9LFmkuPSKL0LdxJcAKeURdg7T2jfR00knj",
+	"yz2Et7OFbHmk3XaVVtvtY7Kg6TURaWzyo5qOKHAEBoOOSTDwKGNUuRdzlqFtlkKZAQHaTxHlJGO+Osyc",
+	"1CDIA27SanMCquvicTYT5TaMmrZgsk0bLe1O6GRjxkiZbNVlZuhE4OJSrwuLJM3HqjkZU2Om3Fo5ZWkK",
+	"PiFIcKHCisz3cnHNuCF3Qs2zmbhBG5CxmEbqRN1ZzL+vxbwwB8ETWc2tRYA/q5ivfoalurcpmc7dED5A",
+	"ycVU003VANk8mw9rjBvsgPaifjzwh+Fo4g/pPvMP46PI74Y92p8M2DAeRSXqTj9OGY4PjfGw72Fea+X5",
+	"bg/uiYy3l7kqRr7TuUeHu2WHEf3sdO8+yb6ye27WznayV3bSTd2t9PMcFl3Cr8YVRDogfh0UP/YuYqAc",
+	"dUfXDnVEz8wlza4Kq8+FaeYqJO/2l/3pNZT9a4wbCxZelgA5Z7Si0eSIdeOe36eD0B9Gw9g/ZAcTf5+O",
+	"wqGOnpWjpZ52qaypHapuOVTuO9bEdV99c3L/GJs5CcAU3a2Zq5FOO9/wqXzDdwz8wpUAW+md5eVJ/qiu",
+	"ogaD3pU4jFmawD9onrPZPK/C3sxDSJPRaKrOpGeytFodp15UZM7nFsUEaCX4JTMvqvEJx2j9UIo0A/VM",
+	"dJ4Aq5GVcK1IxMyzCUAeAQOCh7/movS2IjrT34OgC5Armv6B3xKJLK56ahz8Wc60+uldBXx1fJObeCYr",
+	"Mv8Ie0vFldY8cSMvprAzp9kVy1ufovT/Ez7qGxz05OlyR/+fjoKu5Sk9BT3njXH/rqKL4SGYEr1GDWD+",
+	"YLJPR32/Fw2ZP4wHh/4R7TJ/NBnE/agXdunRUcNrwBKr2FZns3Zczhy9aC9V6w4PbBUKvm046bF+PIj8",
+	"UbhP/eHRwaF/SI9Cvxv14j4bTIZ0FDa8RgZH5LjnAPtpL+xHg3jos9Fk3x/Sg9A/jI5iv8t6EyMaadH0",
+	"l1B8NO53h+qQiiLG4pIm897A8RJrDi0YsS4dRr3YPwj7E3/IDql/FA1ivzfpQp+G4YjCmrAT0rtzQvbX",
+	"J+SIHoYH0X7sj8BbUUb4MOrHfo91J+Zv5YTgEvqYk5jRGMAa7KPu7hbz1OsCzL8yVSYT6R/RQ9Xdg9g/",
+	"jPZD381SPt5Uaem4cq70Mv+8k7XqlACi6t55v8rpcw8l/1UrtHNQHhPBvyHHp63N2tg7nshPxol4DE9k",
+	"zzoBm+ko3hYMuSiAaUCNNiQOdMuqzgmCgGw/wLACeUJu/2ZKpjAtxHjecngsgGjZgJqQ2UI/y0/AeSGT",
+	"jMlp+aly1WROZ3OMFsnkitO8yJj0dMHvoGypFmUfdE38yTOOkPY9NBrLjr5yCWx0V/U+gO4HHRL87J+b",
+	"V/nn35/0R/sBaSqH62f/nGU3ScTKL5gE001PjRLEd67Z0mTT1LN1PAfHErwhONo8IhMHcfgMQxjqi4k0",
+	"quaISVTjG1vHAsJTcDM8XqfptjOObER1HpNkKD7PGfg7wLHAxaUe82pmDgJwgCrnJdtSUxsSG7NaF25X",
+	"vmHBy9WA+nDwKvPd0tK4QUGMGdJyJWLMCtNpC7q8NzXSl+gvvjOTs+I0fiEUEbea6K2hLmiL+w+zxVAm",
+	"y3iMQYnP7CVtZ2PtJC43JZDKk3RBJcFSyr8eI+DXZI/tnK0b5apNe6AlLvjm4rk0oWBGa3EjAWkGqXOL",
+	"/EGEMmiNSRLjAkhJues9e93GvEXIpvQmEUVWMgnRNIVzyu2j9Ih7+SfNcEmC8ioQtDyw4eAYUuW1KKN7",
+	"bHMaqS1IERLIO6D4TtdsdcgPEJefkMpRq6EZkEVALMPKGdshJySkMQl09skqLeiEgs1KPeRCXvDt795b",
+	"X6Lvn8I+h6H6Nklz9rmj9Pel5BlddA/Gw964B5FqW/U+Y3FSzBq38fwPwv6w1+v2fNYPQ3/YH438w4hO",
+	"/GFvsB+N9vfp0X6/sUJRUfJKRKrbXBaSiCJPgVFLqBWST5NiRiKahYLTnJF5lkTIT/F24CjPu+QRtq26",
+	"BF4/xIef+vrx/oeBjy3eWP9uh6JfqX93fJLGLaXgB+PhYDwa/aJj748lzrDKQ/Dp/EdfAOHRRv6PJ2FP",
+	"vlsyaj0rcPbbyfLVeXdxtux+fPXt28XrC/Hx7DexOOvND1/1z0a/XPy7/+r36wcV9Wuuprsv6uoEf2rn",
+	"4au7alfsHWlSZXNb28k/1V6OS+P95vV5vfXG/ezMbNV8q6uKp4uuN1vw40rZmbkcZwx5Z7wy74/3ICjZ",
+	"DpxmAEpWuSFoMUEMXcLlUC55NM0ER+rDcpQqTLV19IQWvWJo/lrKO1DX0WMNumEZmSfRNQBui3l5r8ef",
+	"zcQNQ3LJNdAHEkoK5WqYomz8UYe8EWl6z7p7vJFDYZFTgr8JhbJKUSgyMqdSrihW54KEgCnF+i3BKwyd",
+	"e7ZaXCNB/oU8jAAiQf6LcbtNAjzhAhKzCS3SHEcBDZaWndK/C8UNc5kbga/xmSTq2FcOW3OSMTa2v/XI",
+	"PBNjEqg/Bx5halfMs0Sqr8BhiugSzQrpWRjHpJAgkWXjDLaFicQzPCt0KX2wek4H+AUAVMtrFneIZvqw",
+	"Vd66M3n5HEDPGEixCSZkBUBlHPpnRDwhmzNJ4Kavhlce30lKic4EbDzMLkEPjc7XRq7LJrAXVZfXh0Lk",
+	"dA/+EKCD3NKT+yJms7mAuPTY7A3KSeB87r9kSwhbZSzPluX2gd17zTDWBUEvHZzqD5VVzKTdeRXhfifn",
+	"Br+EXYiAdplTDNosEBKPOTPChV7mJEzSFE6IrODH1UZoTFWcTCYMWEGhRRAHOSJBUnbn8potLzMGLARm",
+	"hSN6u92ux28HlugtIJzOAKpN8DPLYcxQOw7adRtCmxs0kT4znQ8ChyxOjzfO+HrgKajy00GzMBRmago8",
+	"E1vz1HtZcsVN4GfJ1EGWCqoWZPkc0gygnfI/v3YAIBaQ/1l9z97/Ft3uIEp4zD7CP1mwPXcoWpKCb317",
+	"cZbkS7b8RF04qPynaVWN7a32HzUES+95PJdari7bqudPdbZ3RhNOIlrIEv7e7/aHRB1fyqn813vCUhbl",
+	"WRIl+VLfAP6Btt5SUFXb9BOu6x/OX78i57A2YCGVX9doSbd5q571joXwK2UhVI01m9+pn6hdIfp7WOKB",
+	"hxN4P+XPvBqFwTWiy8Zo0osHUT/0D+kB84fhfuwfRd2J32MmernPGr/WXagdPkzAdPEooalPOU2XMq+7",
+	"cDujizcFU4eNrWIxedsjoaBZTGJl0xDHOpsDwWouAbvJC0YmyVWhTh9rmnQYZgIQrM6DKMzuL7X4vOIb",
+	"b6Wz+BdhN+7+TdmNd3Sxu4P6CehiS0LPTyDD1HCP+1Bf4ldviyWZk+DLkB+vEEKq+7Knk9XIv6Q86PXr",
+	"TOVOAg8xxqPupgKsUzq+oZp+KvCUXt9o79+dOnCCMQk2XfH/XKF7WvvefeVeNpME/c2pMZ1J/9upfEFw",
+	"bCUP+ICQYTX9txademA+sC7KFVyxfGN8cZv0IMQXOZkUaTq2ekM8JnmirsheKZ/SBNQJlA0pEyBbHgnW",
+	"TsPAKyvwJfwHJWYCfak38UAWTYWteDYHiIkz1dXy22Yg/iKwJBzBxup+0qQhoFSSiQYyg8hLnMRO7Thi",
+	"UDBAiOlKq/Ku9VJ2BV5fV4EXeWdK3WE6NSPi5gp5qH2vRnypJMqoP1Kt2ANiN18OY9BfVqt+pxmz04zZ",
+	"acbsNGN2QYCdZsxOM2anGbPTjNmJ1T+xbIwLNPtSgoO7iq8nK0n/jj1uxMnURyG1zebiru+SG60zYaHh",
+	"BmqEBV/nOeUxzWJi0O5QYwW3dXi0BumgUnCSk3Zb8Ii126SJoQaZi4zFREIcQavjA1QnZHC9R7HcVod8",
+	"qykhIVSAMRhTTKNjQ5UyHWQ3VFcZWwsmy4Irp74KGa9hcLF2HSiKbliWTJaVminoh3KHrPRKE1mQnAo0",
+	"hECtF5+1bPBGuTMaTmKCOBgzeidyjBapR1xlNGLKB0pEPG63EY6D4xky9XO8MbHYCBXrMQ+ZTGJm69EE",
+	"Z3C/CuB5l/i8S41rC0hT48ssqqg1JnGRoeIxBRGFWCxqB1B1Q5J8IQgwZ/mSzWkGJV3BTc8LKoV2UByg",
+	"/EToAIy2GWsJgy0XSR5NDc2SHSocbdTcNxUznfq+jEk3UEtprgFRaWyXH0IOSXNi2BghCMVZq0NOcjIT",
+	"Msdu6JerhpdVDGOSwbSoNoBoM1S+VeSg3anSU3mOs9Fpt8kKY8PamoSqxQ3Vil6pJ2D23BQknc26111s",
+	"VrGl1a0NasrrE+hp6va6/TtnUTIxscum1F8wJaHKrrRIzCYJx5NhNq5uAReAareqoXLAXWTHw7DDmrrA",
+	"mMXFnGG8rlU/MPrx+oGa2F/dKt7z5KPFbDb1VlUrQXDEkar1Yfau0fuuWdqJ1Gv4v0lIJdsfku/PTp7r",
+	"Kk6Iu/9RdvfPzh9rbfyz80co4uWfwWoZJ87IM6mf68cMuVqRKbepBSUWU8miS1NVs7q9GPjUajthfBSf",
+	"2SEnfFkzl2kSZjRb4nGmFh5Io6yHkf9pz42ZRygSNOkSzXyaieJqapNtRhu9vsS1fsRyQwks4uWm2lYM",
+	"xuNLPSNKZ+nTcMGwWK+Ln32NBfFffBN4blXta50gcL+AU11+5wcRqo+PN/UUt9NNb+8qY3MHJK0WibO4",
+	"AejjBI9SdkWjpdHHqq/0RZhNljGoGiMh6vSocXkmS5V+wdPl1qWh6qBieubP0aw/EMUHqaeaU7YxHux3",
+	"u/d3Jddb5CB41hE7ve1aeMsdzsormlP6ErfJJWYe5HodjvMb4xI1cCOeTV6+PcoOv3v57w/ZxeK392++",
+	"OXxx+uaXF6J/Sk/p+WLr8k89N7eUfppzXU7FgoMRaO0KOG5RO0QctzooYMWtOINVa7llfWYsIrU61T+n",
+	"jKb59Hf9vxnLs8T+TcwZx+Oxo1eq+lT5r0vzg9XjZLPPfYrnyE3PINSv2TyvRuQ1v/gxLJeFyK4J4GI3",
+	"FJl0iKnnWLlB2KNM/e8mkUlZIbKGrdBCdu32gia5bLehQVi4oWmlYzbPp8q6FfEVy8ckKNI8o5cTKvNA",
+	"a8qVanIeCWLG5uYPAzJLeAF8ufpn7l97I/PnjvrZHMnX52DVMXyy8rZckCAVi8C+xSmgWHmD+gvUQ5Cm",
+	"rnsw/XFrKo5NfYZWdrzpY4jfJ98ahgKN0IfzXI9Au93vdg3035S8lhUhgamYkEWaa3XFM52Z0eEmLDQx",
+	"VSNkzxUZ7KjXn+dJmpKs4ByY+iqFOOUb6ypoSnOTC2BnVW4vYgpW16qDq6kysm+qlNgI1G8mPEoLuAFp",
+	"ND0JZtH8MhcilboEoNUhzw1//lQUaUxomoqFcli+v7h4Aw6fWhWp4Fdu0ra6/h4Gnv+x966kAng4BF4t",
+	"rSqS+BvG5uXuQ+9H9bkCGJ7PM0HV0dC4YpxlENiDXjXG+EivYQdLnWAOJeGvXwSg+kORRNfVjr9Xe81X",
+	"25JYGkrbY9O5cu+ulpoKshC8RPu/EiFLyZss+R18/udTNktkni3/sQ2quJzkrRDFW2bDb09fD7dIX28v",
+	"EqMOlF1ud5fb/by53bXAfeNBWxA32W0g1EmNjV057dWrtwb9PxSl/9ANuQIUdjkCPtPIQYTV8RCO0dLf",
+	"aea/Iun3vwPk9F3BS+ehmZoLghv8t7eG264zG2d8I9q0vIzcJGyBkjBu0CRcbo6XNBFcaCJANoMA2Lvx",
+	"Jve04HmSqpsFg2sChPwdl3mh0Z63+szWYW7aOBM4oEQndUGcXT8DNc4dt5qc6NraZKauDDRn6VJ9eD8y",
+	"sG39zu9YXnE6Hwb++7EH8L9HAPHt3Jad27JzWx7D+O7S449oAYHXYzV+9UBDeEve/Vf1p+zGnL6r85qU",
+	"HCgxSbjMldWw/IJ7cPzqdqxr8zsMM2NtP5GYxSNofcq0h1fKVcMdfEVrU1O1gLwfJ9QWhOxV7IxWtH9X",
+	"YkBW2/STCY1WUvbSq1CcytWkXTNkS2G4WtxkYatDdsnPXfJzl/zcJT8/NflZHl82S7N+fL03VCsgkqkl",
+	"6WEoEQAk5kuS8FyQoLNX0dF0Hn/iUD+sv+E1Z1WTo9aeiU860n6R4ECUgMdGNBWSYeLOkhwtpiJlJKR5",
+	"NHXe/k9gMqp78ztloACKE+J3QDWtAPQTJTFN0qVHFoxdp0u1SmaC59N0CS5sXKTMecepEPO6N5wVaZ74",
+	"MlfXoXlKObrEAuu6IpGpyxdEpG/wmufQ8WgfGCXjSJyAo1sqcyyRXchpw3M6m1O1gGra8bYQOSWA8ZUe",
+	"Wag35CTPKJc0AiVaWDcFXNvwgic7RE2MdnwTSXpdEkG+IFwazix3kJNUywWtvvq5mTbgPTLzDLp5kjTl",
+	"UuZspjzv2Tz3iLxO0lRL7klPU8PgnYHinmUfjZSsuwoph4GlYLbx2TWWG4sXpLs0/4Uf1bT7/OWL09PO",
+	"LNZtggE6e/4Gm4bv1s+D16cJv3aeew4/qnmsPo1kh5wlXAOv1OnEGQOlO/L6pFATH0VMKqNyzfgx0LMi",
+	"oC3GGj/4D1SME5aoK7Pz6pdsWfvi/oka5lxEIgU6Hv/dm+ek3+kSxmMAfmMtHggaRjSL3Q2sPvRzgXKH",
+	"NQ+/KE+nmx6RRTZRjtTGnKq7c6wnWf/U13PG1ZjFIipQAvh8Qa+uWEbevwDKvjSfooen3AWcJp03dt7y",
+	"2oQDAP/7fwEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
