@@ -201,7 +201,8 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) e
 		if !now.Before(deadline) {
 			break
 		}
-		attemptCtx, cancel := context.WithDeadline(ctx, minTime(now.Add(s.cfg.WebhookTimeout), deadline))
+		// A duration, not a deadline: the service's clock may be a test's fake one.
+		attemptCtx, cancel := context.WithTimeout(ctx, min(s.cfg.WebhookTimeout, deadline.Sub(now)))
 		d := s.deliver(attemptCtx, m, key, attempt, now)
 		cancel()
 		if ctx.Err() != nil && !d.Succeeded {
@@ -300,11 +301,4 @@ func (s *Service) deliver(ctx context.Context, m store.WebhookMessage, key strin
 	d.Succeeded = resp.StatusCode >= 200 && resp.StatusCode < 300
 	d.DurationMS = time.Since(began).Milliseconds()
 	return d
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
