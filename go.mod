@@ -23,6 +23,8 @@ require (
 	gorm.io/gorm v1.31.2
 )
 
+require github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
+
 require (
 	github.com/go-co-op/gocron/v2 v2.22.0
 	github.com/google/jsonschema-go v0.4.3 // indirect

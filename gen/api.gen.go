@@ -1376,6 +1376,63 @@ func (e V1ResearchResponseStatus) Valid() bool {
 	}
 }
 
+// Defines values for WebhookDeliveryEvent.
+const (
+	WebhookDeliveryEventResearchCompleted WebhookDeliveryEvent = "research.completed"
+	WebhookDeliveryEventResearchFailed    WebhookDeliveryEvent = "research.failed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryEvent enum.
+func (e WebhookDeliveryEvent) Valid() bool {
+	switch e {
+	case WebhookDeliveryEventResearchCompleted:
+		return true
+	case WebhookDeliveryEventResearchFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookRedeliveryEvent.
+const (
+	WebhookRedeliveryEventResearchCompleted WebhookRedeliveryEvent = "research.completed"
+	WebhookRedeliveryEventResearchFailed    WebhookRedeliveryEvent = "research.failed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRedeliveryEvent enum.
+func (e WebhookRedeliveryEvent) Valid() bool {
+	switch e {
+	case WebhookRedeliveryEventResearchCompleted:
+		return true
+	case WebhookRedeliveryEventResearchFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookRedeliveryState.
+const (
+	WebhookRedeliveryStateDelivered WebhookRedeliveryState = "delivered"
+	WebhookRedeliveryStateFailed    WebhookRedeliveryState = "failed"
+	WebhookRedeliveryStatePending   WebhookRedeliveryState = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRedeliveryState enum.
+func (e WebhookRedeliveryState) Valid() bool {
+	switch e {
+	case WebhookRedeliveryStateDelivered:
+		return true
+	case WebhookRedeliveryStateFailed:
+		return true
+	case WebhookRedeliveryStatePending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetBillingUsageParamsPeriod.
 const (
 	Current GetBillingUsageParamsPeriod = "current"
@@ -3096,7 +3153,7 @@ type CreateResearchRequest struct {
 	// Question The research question or task.
 	Question string `json:"question"`
 
-	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	// WebhookUrl Receives one signed POST when the job reaches `completed` or `failed`, and again after each continuation: `X-Signature-SHA256` (keyed with the API key) and, once the account has a webhook secret, the Standard Webhooks `webhook-signature` (see `POST /api/v2/webhook-secret`). Attempts are listed by `GET /api/v2/research/{job_id_or_slug}/webhooks`. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
 	WebhookUrl nullable.Nullable[string] `json:"webhook_url,omitempty"`
 }
 
@@ -4169,7 +4226,7 @@ type ResearchRequestEcho struct {
 	// Question The research question or task.
 	Question string `json:"question"`
 
-	// WebhookUrl Receives one signed POST (`X-Signature-SHA256`) when the job reaches `completed` or `failed`, and again after each continuation. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
+	// WebhookUrl Receives one signed POST when the job reaches `completed` or `failed`, and again after each continuation: `X-Signature-SHA256` (keyed with the API key) and, once the account has a webhook secret, the Standard Webhooks `webhook-signature` (see `POST /api/v2/webhook-secret`). Attempts are listed by `GET /api/v2/research/{job_id_or_slug}/webhooks`. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
 	WebhookUrl nullable.Nullable[string] `json:"webhook_url"`
 }
 
@@ -4213,6 +4270,12 @@ type Revision struct {
 
 // RevisionCheckpointType `progress`: an intermediate checkpoint during a run; `final`: the report at the end of the initial run; `continuation`: the report at the end of a continuation run.
 type RevisionCheckpointType string
+
+// RotateWebhookSecretRequest Options of a rotation. The body may be omitted.
+type RotateWebhookSecretRequest struct {
+	// GracePeriodSeconds How long the secret being replaced keeps signing beside the new one (default 86400, the server's `RESEARCH_WEBHOOK_SECRET_GRACE`; 0 stops it at once, for a leaked secret).
+	GracePeriodSeconds *int `json:"grace_period_seconds,omitempty"`
+}
 
 // ScheduleConfig When a loop runs, in its `timezone`. `day_of_week` is required for (and only allowed with) `weekly`, `day_of_month` for (and only with) `monthly`. Responses always give `day_of_week` as an integer.
 type ScheduleConfig struct {
@@ -4560,6 +4623,9 @@ type V1ResearchRequest struct {
 
 	// Question The research question.
 	Question string `json:"question"`
+
+	// WebhookUrl Receives one POST when the job reaches `completed` or `failed`, with the v2 body. As in v1, it is signed with the legacy-named header `X-Service-Signature` (base64 HMAC-SHA256 of the raw body keyed with the API key) instead of `X-Signature-SHA256`, and carries no correlation headers (the job id is in the body); the Standard Webhooks headers come too. Same target rules as `webhook_url` in v2 (HTTPS and public addresses in production).
+	WebhookUrl *string `json:"webhook_url,omitempty"`
 }
 
 // V1ResearchRequestDepth `ultra_fast` (about 15 s, effort `low`), `deep` (2-3 minutes, effort `medium`), `ultra_deep` (8-15 minutes, effort `high`). Clamped to the account tier like `effort`.
@@ -4585,6 +4651,97 @@ type V1ResearchResponse struct {
 
 // V1ResearchResponseStatus v1 spelling of the job status: `in_progress` for `queued`, `in_progress` and `paused`; `complete` for `completed`; `failed` for `failed` and `blocked`; `cancelled`.
 type V1ResearchResponseStatus string
+
+// WebhookDelivery One delivery attempt of a job's webhook, whatever its outcome.
+type WebhookDelivery struct {
+	// Attempt Attempt number within the round (at most 3, all within 30 seconds).
+	Attempt int `json:"attempt"`
+
+	// CreatedAt When the attempt started (also its `webhook-timestamp`).
+	CreatedAt time.Time `json:"created_at"`
+
+	// DeliveryId Identifier of this attempt.
+	DeliveryId openapi_types.UUID `json:"delivery_id"`
+
+	// Error Why no response came (connection refused, time-out, refused target); null when one did.
+	Error nullable.Nullable[string] `json:"error"`
+
+	// Event The body's `event`.
+	Event WebhookDeliveryEvent `json:"event"`
+
+	// LatencyMs Milliseconds from sending the request to reading the response (or failing).
+	LatencyMs int `json:"latency_ms"`
+
+	// RequestId The attempt's `X-Request-ID` (sent on jobs created through `/api/v2`).
+	RequestId string `json:"request_id"`
+
+	// Round 1 for the attempts that followed the run, 2 and up for each redelivery.
+	Round int `json:"round"`
+
+	// RunId The run whose end the webhook reports.
+	RunId openapi_types.UUID `json:"run_id"`
+
+	// StatusCode The receiver's HTTP status; null when no response came (see `error`).
+	StatusCode nullable.Nullable[int] `json:"status_code"`
+
+	// Succeeded True for a 2xx answer: the round ends there.
+	Succeeded bool `json:"succeeded"`
+
+	// Url The target it was posted to.
+	Url string `json:"url"`
+
+	// WebhookId The webhook's `webhook-id` header: one per run and event, the same on every attempt and redelivery.
+	WebhookId string `json:"webhook_id"`
+}
+
+// WebhookDeliveryEvent The body's `event`.
+type WebhookDeliveryEvent string
+
+// WebhookDeliveryPage A page of webhook delivery attempts, newest first.
+type WebhookDeliveryPage struct {
+	// HasMore False on the last page.
+	HasMore bool              `json:"has_more"`
+	Items   []WebhookDelivery `json:"items"`
+
+	// NextCursor Pass as `cursor` to read older attempts; null on the last page. Opaque.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// WebhookRedelivery The webhook whose new round of attempts was queued.
+type WebhookRedelivery struct {
+	Event WebhookRedeliveryEvent `json:"event"`
+	JobId openapi_types.UUID     `json:"job_id"`
+
+	// Round The new round's number; its attempts appear in the delivery log with this `round`.
+	Round int `json:"round"`
+
+	// RunId The run whose end the webhook reports (the job's latest finished run).
+	RunId openapi_types.UUID `json:"run_id"`
+
+	// State `pending` while the round's attempts are under way; then `delivered` or `failed`.
+	State WebhookRedeliveryState `json:"state"`
+	Url   string                 `json:"url"`
+
+	// WebhookId The `webhook-id` the redelivery carries (the original one).
+	WebhookId string `json:"webhook_id"`
+}
+
+// WebhookRedeliveryEvent defines model for WebhookRedelivery.Event.
+type WebhookRedeliveryEvent string
+
+// WebhookRedeliveryState `pending` while the round's attempts are under way; then `delivered` or `failed`.
+type WebhookRedeliveryState string
+
+// WebhookSecret The account's new webhook secret, shown once.
+type WebhookSecret struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// PreviousSecretExpiresAt Until when the replaced secret still signs (every delivery then carries two `v1,` signatures); null when there was none or the grace period is 0.
+	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previous_secret_expires_at"`
+
+	// Secret `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries take it. Stored only sealed; it cannot be read again (rotate to get a new one).
+	Secret string `json:"secret"`
+}
 
 // WorkforceMember The agent that staffs one agent stage.
 type WorkforceMember struct {
@@ -5019,6 +5176,15 @@ type GetResearchTimelineParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListResearchWebhookDeliveriesParams defines parameters for ListResearchWebhookDeliveries.
+type ListResearchWebhookDeliveriesParams struct {
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor The `next_cursor` of the previous page; omit for the first page. Opaque.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListRunsParams defines parameters for ListRuns.
 type ListRunsParams struct {
 	// Limit Page size.
@@ -5123,6 +5289,9 @@ type UpdateResearchJobJSONRequestBody = UpdateResearchJobRequest
 
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = CreateResearchRequest
+
+// RotateWebhookSecretJSONRequestBody defines body for RotateWebhookSecret for application/json ContentType.
+type RotateWebhookSecretJSONRequestBody = RotateWebhookSecretRequest
 
 // CreateV1ResearchJSONRequestBody defines body for CreateV1Research for application/json ContentType.
 type CreateV1ResearchJSONRequestBody = V1ResearchRequest
@@ -5502,6 +5671,12 @@ type ServerInterface interface {
 	// GetResearchTimeline Read a research job's execution timeline
 	// (GET /api/v2/research/{job_id_or_slug}/timeline)
 	GetResearchTimeline(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetResearchTimelineParams) error
+	// ListResearchWebhookDeliveries List a research job's webhook delivery attempts
+	// (GET /api/v2/research/{job_id_or_slug}/webhooks)
+	ListResearchWebhookDeliveries(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchWebhookDeliveriesParams) error
+	// RedeliverResearchWebhook Redeliver a research job's latest webhook
+	// (POST /api/v2/research/{job_id_or_slug}/webhooks/redeliver)
+	RedeliverResearchWebhook(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error
 	// ListRuns List research jobs (alias)
 	// (GET /api/v2/run)
 	ListRuns(ctx echo.Context, params ListRunsParams) error
@@ -5511,6 +5686,9 @@ type ServerInterface interface {
 	// GetRun Get a research job (alias)
 	// (GET /api/v2/run/{job_id_or_slug})
 	GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params GetRunParams) error
+	// RotateWebhookSecret Create or rotate the account's webhook secret
+	// (POST /api/v2/webhook-secret)
+	RotateWebhookSecret(ctx echo.Context) error
 	// CreateV1Research Run research (legacy v1)
 	// (POST /v1/grep/research)
 	CreateV1Research(ctx echo.Context) error
@@ -7251,6 +7429,54 @@ func (w *ServerInterfaceWrapper) GetResearchTimeline(ctx echo.Context) error {
 	return err
 }
 
+// ListResearchWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListResearchWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListResearchWebhookDeliveriesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListResearchWebhookDeliveries(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// RedeliverResearchWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) RedeliverResearchWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "job_id_or_slug" -------------
+	var jobIdOrSlug ResearchJobIdOrSlug
+
+	err = runtime.BindStyledParameterWithOptions("simple", "job_id_or_slug", ctx.Param("job_id_or_slug"), &jobIdOrSlug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter job_id_or_slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedeliverResearchWebhook(ctx, jobIdOrSlug)
+	return err
+}
+
 // ListRuns converts echo context to params.
 func (w *ServerInterfaceWrapper) ListRuns(ctx echo.Context) error {
 	var err error
@@ -7334,6 +7560,15 @@ func (w *ServerInterfaceWrapper) GetRun(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetRun(ctx, jobIdOrSlug, params)
+	return err
+}
+
+// RotateWebhookSecret converts echo context to params.
+func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotateWebhookSecret(ctx)
 	return err
 }
 
@@ -7492,9 +7727,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files", wrapper.ListResearchFiles, options.OperationMiddlewares["listResearchFiles"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/files/:file_path", wrapper.GetResearchFile, options.OperationMiddlewares["getResearchFile"]...)
 	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/timeline", wrapper.GetResearchTimeline, options.OperationMiddlewares["getResearchTimeline"]...)
+	router.GET(options.BaseURL+"/api/v2/research/:job_id_or_slug/webhooks", wrapper.ListResearchWebhookDeliveries, options.OperationMiddlewares["listResearchWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v2/research/:job_id_or_slug/webhooks/redeliver", wrapper.RedeliverResearchWebhook, options.OperationMiddlewares["redeliverResearchWebhook"]...)
 	router.GET(options.BaseURL+"/api/v2/run", wrapper.ListRuns, options.OperationMiddlewares["listRuns"]...)
 	router.POST(options.BaseURL+"/api/v2/run", wrapper.CreateRun, options.OperationMiddlewares["createRun"]...)
 	router.GET(options.BaseURL+"/api/v2/run/:job_id_or_slug", wrapper.GetRun, options.OperationMiddlewares["getRun"]...)
+	router.POST(options.BaseURL+"/api/v2/webhook-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
 	router.POST(options.BaseURL+"/v1/grep/research", wrapper.CreateV1Research, options.OperationMiddlewares["createV1Research"]...)
 	router.GET(options.BaseURL+"/v1/grep/research/:job_id", wrapper.GetV1Research, options.OperationMiddlewares["getV1Research"]...)
 
@@ -16888,6 +17126,25 @@ func (response GetLoopRunDiff422ApplicationProblemPlusJSONResponse) VisitGetLoop
 	return err
 }
 
+type GetLoopRunDiff429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoopRunDiff429ApplicationProblemPlusJSONResponse) VisitGetLoopRunDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLoopRunDiff500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -18509,6 +18766,271 @@ func (response GetResearchTimeline500ApplicationProblemPlusJSONResponse) VisitGe
 	return err
 }
 
+type ListResearchWebhookDeliveriesRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+	Params      ListResearchWebhookDeliveriesParams
+}
+
+type ListResearchWebhookDeliveriesResponseObject interface {
+	VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListResearchWebhookDeliveries200JSONResponse WebhookDeliveryPage
+
+func (response ListResearchWebhookDeliveries200JSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries401ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries403ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries404ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries422ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries429ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListResearchWebhookDeliveries500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListResearchWebhookDeliveries500ApplicationProblemPlusJSONResponse) VisitListResearchWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhookRequestObject struct {
+	JobIdOrSlug ResearchJobIdOrSlug `json:"job_id_or_slug"`
+}
+
+type RedeliverResearchWebhookResponseObject interface {
+	VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error
+}
+
+type RedeliverResearchWebhook202JSONResponse WebhookRedelivery
+
+func (response RedeliverResearchWebhook202JSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook401ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook403ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook404ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook409ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook422ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook429ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedeliverResearchWebhook500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RedeliverResearchWebhook500ApplicationProblemPlusJSONResponse) VisitRedeliverResearchWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListRunsRequestObject struct {
 	Params ListRunsParams
 }
@@ -18914,6 +19436,114 @@ type GetRun500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetRun500ApplicationProblemPlusJSONResponse) VisitGetRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecretRequestObject struct {
+	Body *RotateWebhookSecretJSONRequestBody
+}
+
+type RotateWebhookSecretResponseObject interface {
+	VisitRotateWebhookSecretResponse(w http.ResponseWriter) error
+}
+
+type RotateWebhookSecret201JSONResponse WebhookSecret
+
+func (response RotateWebhookSecret201JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret401ApplicationProblemPlusJSONResponse struct {
+	UnauthenticatedApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret401ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret403ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret422ApplicationProblemPlusJSONResponse struct {
+	ValidationErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret422ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret429ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret500ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -19454,6 +20084,12 @@ type StrictServerInterface interface {
 	// GetResearchTimeline Read a research job's execution timeline
 	// (GET /api/v2/research/{job_id_or_slug}/timeline)
 	GetResearchTimeline(ctx context.Context, request GetResearchTimelineRequestObject) (GetResearchTimelineResponseObject, error)
+	// ListResearchWebhookDeliveries List a research job's webhook delivery attempts
+	// (GET /api/v2/research/{job_id_or_slug}/webhooks)
+	ListResearchWebhookDeliveries(ctx context.Context, request ListResearchWebhookDeliveriesRequestObject) (ListResearchWebhookDeliveriesResponseObject, error)
+	// RedeliverResearchWebhook Redeliver a research job's latest webhook
+	// (POST /api/v2/research/{job_id_or_slug}/webhooks/redeliver)
+	RedeliverResearchWebhook(ctx context.Context, request RedeliverResearchWebhookRequestObject) (RedeliverResearchWebhookResponseObject, error)
 	// ListRuns List research jobs (alias)
 	// (GET /api/v2/run)
 	ListRuns(ctx context.Context, request ListRunsRequestObject) (ListRunsResponseObject, error)
@@ -19463,6 +20099,9 @@ type StrictServerInterface interface {
 	// GetRun Get a research job (alias)
 	// (GET /api/v2/run/{job_id_or_slug})
 	GetRun(ctx context.Context, request GetRunRequestObject) (GetRunResponseObject, error)
+	// RotateWebhookSecret Create or rotate the account's webhook secret
+	// (POST /api/v2/webhook-secret)
+	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
 	// CreateV1Research Run research (legacy v1)
 	// (POST /v1/grep/research)
 	CreateV1Research(ctx context.Context, request CreateV1ResearchRequestObject) (CreateV1ResearchResponseObject, error)
@@ -22121,6 +22760,57 @@ func (sh *strictHandler) GetResearchTimeline(ctx echo.Context, jobIdOrSlug Resea
 	return nil
 }
 
+// ListResearchWebhookDeliveries operation middleware
+func (sh *strictHandler) ListResearchWebhookDeliveries(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug, params ListResearchWebhookDeliveriesParams) error {
+	var request ListResearchWebhookDeliveriesRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListResearchWebhookDeliveries(ctx.Request().Context(), request.(ListResearchWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListResearchWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListResearchWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListResearchWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedeliverResearchWebhook operation middleware
+func (sh *strictHandler) RedeliverResearchWebhook(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlug) error {
+	var request RedeliverResearchWebhookRequestObject
+
+	request.JobIdOrSlug = jobIdOrSlug
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedeliverResearchWebhook(ctx.Request().Context(), request.(RedeliverResearchWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedeliverResearchWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedeliverResearchWebhookResponseObject); ok {
+		return validResponse.VisitRedeliverResearchWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListRuns operation middleware
 func (sh *strictHandler) ListRuns(ctx echo.Context, params ListRunsParams) error {
 	var request ListRunsRequestObject
@@ -22220,6 +22910,55 @@ func (sh *strictHandler) GetRun(ctx echo.Context, jobIdOrSlug ResearchJobIdOrSlu
 	return nil
 }
 
+// RotateWebhookSecret operation middleware
+func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context) error {
+	var request RotateWebhookSecretRequestObject
+
+	var body RotateWebhookSecretJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotateWebhookSecret(ctx.Request().Context(), request.(RotateWebhookSecretRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotateWebhookSecret")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
+		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreateV1Research operation middleware
 func (sh *strictHandler) CreateV1Research(ctx echo.Context) error {
 	var request CreateV1ResearchRequestObject
@@ -22296,1339 +23035,1396 @@ func (sh *strictHandler) GetV1Research(ctx echo.Context, jobId ResearchV1JobId) 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P0Lk9s2liiOfxWU/veWpSwld7ftPNQ19S/HjxnPOLFvtz3Zu+NcESIhCWkK4BBgtxXH3/1XOAcAQQrU",
-	"o7uT3Z31Vu3ELZJ4HByc9+PTIJPrUgomtBpMPw1WjOasgn9eMF1tni40q8xfOVNZxUvNpRhMB5cskyJX",
-	"REtyQ7kmc7aQFSOV+YSL5WSQDFS2YmtqPl1zwdf1ejA9SQZ6U7LBdMCFZktWDT5/TgY//fTT01qvmNA8",
-	"o5ptT/ZuxQht3uBSEBicEfaxZJlmuZmPfaTrsjCDf89oxSpSMVqs//RhUDHFaJWt8g+D1rLsUpSuuFgO",
-	"PpullLSia6YtAJ7RdUn5UjxnBb9mFZ0X7G9ss72+pyRv3iBXbEPkgugVI5kd4IEiZUGFWSU3H5RUrwbJ",
-	"QNC1WUDw8eyKbQbJoGL/rHnF8sFUVzUL11xSrVllxvh//6DjX382/3My/m42/vnTSfL1o8//a5Bs7Svx",
-	"G3mVx4EbrJPnZEiLG7pRhJL37189T4iSJH1IS/7w+uyhe1M9LPiaa5USrohg1wjunFDzmXtp1LNh93zG",
-	"852bXchqTfVgOqhreLN/Y5eaLvvORplnx58KfPZ7nUddKVnFzyIV7KOeZfBG6pZcVuyay1qRki7ZOZFr",
-	"rslCVvBswSul4cGEvCnpP2vmd/TPmlWbAO44betq0o+vmVjq1WD65PQsMVfV/X0aW/mLjyWrtPq+5kX+",
-	"VznvQ6j0Fzmf8Tw1BKGuBMvJfEPSt28u3xGHSQxHejg3Q6U9h4DD3BFJ7JqfUU0LuXxt8HZ71X+RN2RN",
-	"xYYwoSvOgLLh4gnVZC2V7oMqXIQWUHO2oHWhB9MnJ4mBMBK/s5OTpCGFp1FS6JYqhWYf9UtesB9hkuil",
-	"xZfIghfsgSJmNeb6FVxpC+8/v9gG9yf8x4znnx/aEcZmBJWS4fuL12MmMpkzwvVoQszcilhqkNGq2hAq",
-	"CPuomVBcCqAMBgMLrllFC5LydSkrnRJziJYqZLIoeM4UueF6RSistk2tK66uxlU9r3g2WedxPID/7MKC",
-	"W+Ix/qcPixFUU8K1AlJIZEVUUS/h6lGS1UrLtX0rIfY6VmzJla42hpLKBaHEILgec2FfnBAz9I2sckVS",
-	"HCJNSErLstiYf+B9SEjKPuqKZtr8c8kEq6hm4xtZXS0KeWN+vKYFz6lm5t/rrBxrKQuVEipykqorXsAf",
-	"wJMVq65ZPjXL2yCehKdmIK0aCu8Q5UN9cvIoM+uEfzEc2QyIB8uVqhkQfAMShWwihnF2jw6PDH6qNuxU",
-	"GyGumchlNQa8oIIWG6XjWOFR+VDUcFfwENT4P3DLt/DiGVVszIUyV0Dza0ZUPcePyZrqbGVAsqRcKA2Q",
-	"TkjweUJyuaZcACQ1Xao+kuL+vPMmLg0exEnIUwJIgviwqOQ6fnoWk9onpFhmiAYXS9XDPM1Xs2Nu7deP",
-	"D97U31llyM+Phoxu7+oanxJRr+es2rGzkBLaj1R67r8/NZKNRjq74Mu6QsGTapJVDP7dgslZFA52sJmo",
-	"17sBsZstvMrZupSaiWwTFXJ+oFcMBC+zMkYUXTDLv6oNXHuizCkbGQjg4X+hWSZroYE4c0HOHpOVrCtl",
-	"OR/uX1Z8yQUtDCGRdZUxJOWtR0pTXSsCrMMgt9K00ooIaYZdnreXYDlBzhcLVjGhyVzmGwPtxyffkZQ3",
-	"ezXS16xitWJ5BwEfLb7Lzug3bCyrnFXjx2cODVF9aQ4ggNz4b6z/Tj15sh/9eiSHt0a8VPxXdgsB4SwU",
-	"EE4PEBAurC5jRIO3BtW2NbOCqtVYMaPKGEEAeLEVIw3zJVwoniMLMOxElTRjCWEfaaaLjaHnqfkkJVw0",
-	"3xiinQDbs2dA0ooZXj9Z56nhfCnIEA+zlTn3h/88nZRimU7IV1+90mRNNyCsGMqnzOqYmhLFDA1csbXj",
-	"Q8Xmq6/IsHVTneL28NMvcv75IU4Rm2hkMczwuYpouA2GSW0A/Qg1OixJ7aep2SMI1VSvJuQtqzImtBV8",
-	"crdCMsQt/e+zlzjX/z576WYDLkizjJUGwFrKCXmKcLaonU4mCJVJShRbrpnQCYhO61Jv3C8EhIiC0dys",
-	"EaaFS3B25nm7IR2sqmTVQf8IDOJ02Lw4sz8dRIZPT84OIMQOC0EDeFNdFvUyLkH9IucPrOw0dDrByGzc",
-	"iFSpERw6O2P1eMWoHpf1uhwb1spzztT47OTsyfib7Dv29de7FIWZrGZm0HuVB9xmL9g1V7C1baaTybVR",
-	"yew1w137y0WGi7ooyOOTsTkxmhlkVCuK518L/s8aFLwF/wgCozY4oTT5ZjRFnRqlSnPbyEO4jspi8Ibc",
-	"MIOJmuiV4Uu4CCN7mM/sYgqqmdIGQ82c8CIHyowXnCu73BVXWlaWDj8mqZB6tpC1yNNzg7p0PefLGlRQ",
-	"XOqBqPod+zb/Jvt6/oQ+XjxiZ/lpdjL/jn67+IZ9nT/JHs8f0bPFKTvJe2hn5YDep3SfjL+j48XPn75J",
-	"Hp/0aNvuAC+BSb3kRdSi9UYUGwMK5eGCTK2PquPT1rr+V8UWg+ng//ewMak9xKfq4V/lHOdvLenvp7dU",
-	"oq9PHy4rVnoS2YE6XpVvvht/8/jsyfjxSc7G3z1+PB+zk28W2eniuxPKvvndNO7P5mNVSqEYmtGkWBQ8",
-	"A9YJKqeAfxqNx5rzHpaVnBds/W+/KLxffifmi9yty6CkGYCLms4LI1rmTFNeDKYDaU6PmitQFsxQ5V/k",
-	"nGRUkDkqylzULD/3+G6wl4tZWcllxRScIh7O9PHJd8lAcw1g9Cv3m1xpXarpQw/3fJKza7d89fAXOR8L",
-	"qcfhKj8fiiJvcRSE4DY6mANhSoM8ahalGjnMSWYPjGJVgUxl9sMmJDXgS4kymtfNimcr//nELOylrOY8",
-	"z5m409ks/CjBiQCon759BSJfQbMr5ZYKgCMqkyVrAf5RA/iXwYiHQb5Zw33AO7RH52ReayCYtCjkjVWk",
-	"O9uSJUMF4YHCnXl7QEaLAtRlGALevRGsAuovCM2NwKd0RbWs4EgCifVeLk5cnt46qY6gTG6oIubFbWnd",
-	"4aGR2vsuTjAaAMpPethhBmseX7HN2H5+Xzcp7Ww2hd3SwnDbzQG7xnMSql4seMaZ0M8qlnP0n9z+nILx",
-	"ZpkdMDgltlgYCWDFlysiGMsVeULsa+fkjFRsTbloncdZcB7B4KQZ/MDTCD4eu4/v6yzmtKAiM9dEmPuR",
-	"SZDgDaGoxTnJViy7aqvv/6ylpg/hQYq2b3scRiSgxQsjg9zxIHAkFGfCI6CC1MK5nAg8JjIDipsHkH9i",
-	"pMoG8jiaU07coIeCHr8e42f3QtpamwhXhUpU+u/jC8T18avnRvZATk5QsyY8N3RxARbygClZZbGQSwXH",
-	"8aPUL43weKeT8CJoeAhCElVnK8/zWij/uAH8j1IT9/FhwDaMG7+4P5ZtLSa5ZEj/2UfQpGVF5qyQYgl+",
-	"BiqkXrHKW2OoyB2/KOt5wTMH0lcGQEZ3ZHcHLA/G6jIDz828qtC8TDZMt5D9tA3z9riHQz787j7g/xz+",
-	"mrOcrIyS5Hg4WOO9iF8xo2sxgO9buikkzd9J+ZpWS3YnAJc41kxLOStgtADEISsh7GMGxPz05PG3T775",
-	"+oTMN5q1BNLTQC6yayRaSuLGPQzEdkVjLeUYv7xvudRZ8WB0Q8OpCK0yaC9B6nBBNQNr2h3xuKKazQo7",
-	"UAvC4IAR5PSMKIxUCCF6FkgqZimkGeIwYIIvxn10L3CUEr2PFpjqHI23znQFoRhjiMVI3Y6MxteN1hj7",
-	"cI3YQuzbD4PADljLe0FDefdOR1J3xgrZJwFbgVcK4P6hkjklRuKWFf8V5pkSF8KhrsaTyaRF4wN6835r",
-	"ssPOr7vI+zhCIwOaEWmhwD645kpxsUzImhZGY2Z5Qip2La9YTsCOWpqNdw7xp59+GndjYXadZDd0Btb1",
-	"d2+Rubsw1LXu9NKxlZGgBQoSU+B34oFGlxixsE0G8FQNpv/4NFhwVuRerB0kgzVTii7tnDVznEcK5ixZ",
-	"Vv0i8FyRf3wYFPLmwyD5MFiznNdr+KeRj+Ef4Ef9MPh58Pnn8OoHQnEDJ7KgvDgCfxqo3KNgFtJSME/A",
-	"LNMGf8hfL9/8mBBq4UmuuSwo+hVBMr0S8kYQAKx5a05zAjYr4qOa0ORoHmAoyISkeCT/+DkFR6AijGYr",
-	"eAPGmYC1yi7e7O3p2dO/KikuyszjVtcWalY5vnj7jJxNTpyQPP+FZRBAUVZGttCcqQbJukOMH519c3Ji",
-	"Vq0YDpCQ8aOzr09OHFAcnOzvp2TN9ErmgDAgwdkHZ/4DAIGCn09OTomm6qrz9snJWfNzZnSSgs4LZp89",
-	"ImWtVuYZX9jbg/ip6rKUlWZukMekFv63RpCyT80OtjUxu9pHxIn7uOvJYNsFlAxyqmkE7GIDgMfLYdXX",
-	"POfmMS0IF2i0A9oKbhw4dlJRrtCuiFFGUstMFqTg84pWG8ArWlUUQ6c2JcsJ3n5FhlSQFHDglVjI1Hs+",
-	"KkaVFCnK6FSR9N3Ty7/Nfnzzbvbyzfsfn6cJSLdmCTFIgGvAn7G1FDVBeUYjh/kb09fFi8t3xF5Ma+0a",
-	"gYzh6cmWg2xl9OjgN0dfukAPTMiNMfQfiLTN+D/79xHLzdzNLbGqFBBefxxvg0uwoIViye5L5KiCXefT",
-	"s6f+qBJyfTo5MWC7Ppk8IkPFWNse1dqoCxnD66JG2zeSR2zRF44oOdWvIkNKEDqG0FhPu6yIqItilBCW",
-	"rSTLnU7oNMhzQufKnDU3nELdsMrZWVLzXQqnZjhRVWYRBMfokfRscoK2blGvzWmcTU6CI3BHZo7HbDFu",
-	"WMdnUwRdeslE/gMeZprgn5e6YnTNxTL4/c9Mv6PqyvzzNVfwb2X+eAakwj26rOeodryT8JO5J+jBAfph",
-	"/oD4qZzl44xWuT+KxJ9hajHroWICAoH837Aq84uhU+rhkunmD6RYzd8VU24pzSJ4pUYTYmgFKpxILPAw",
-	"FPnLu3dvydnJCR6Kx0Ak4ZbQDmnnQYKWUWI4q4sHazHwTAqlK8qFozNcWQY2avsswm0PkrZTcp+bzkbu",
-	"qv57hk6MTtgEco2GvpyTnfcnoA3urndog0Nfj3/7qANejb1s1N2hqffTW7koNedcaPQ2o//NAL40xFNE",
-	"OC5zXHuXkNJl8p8TSxeo2LxZgPhmbix4Nyxgu+fho6uROIAQFjHE8tyHuFoid26pAblZMUG4wZ+6QM4+",
-	"Z+gPHR4uIICvGYy7c4THfZIYBP1xKPdGGM6YMaWmASV+YDQhMxgZbtMkclPREq1tIJ8YpvrJ/Otzet6Q",
-	"JYz7C4iRvdb+u/OQbtkRVEK01LS45L+yBEKI8V+CfdRv6ZK9k1dMfE5HxyA+70H6JRP6Ga16SLLhaXQJ",
-	"kgCt8sTxjloE/BlAY7YJZBIFGmVoDiVZAVKEXBDGkbLZKC6DMIpwbYk9Bh8aQYOJvJRcaHD3pl5iA3Pt",
-	"gmYQDzuXeuVGUkSKJozp/cXrEZrpzApYVldcb3Ak+8cFAmdtLlZ6jkvGxaR1BXTasXAbzoY/sQWrKpa/",
-	"q6hQGEuL8Zx21HRCXhgB3U9p8yAyWkHQMqxYlayA2DwyRIZiDiN9mOK7qRUZUqPjGOXx0o51iY8jQkGD",
-	"3g14to/RzDUli7qCA2jgOxRSGMJ1zcAmYwcgakUrZqGBiQKa7SfgW3hlfwAp1fyd0ZLOecHd2nfSOYeT",
-	"z8KPQDGD+KxXoqz1DzKP7fapC//h5iViNFAKIrJq7WWLaHTXa6d6U+v+ud5WMq8zo07AW3eZLBi2O8tP",
-	"K4r+SbyHRoWPCMMuUGALHvCReRb9aBuz+xAI6JV7CVicwRAyTA1DvHj7rEWNwglatylOZbyC48iDH37h",
-	"pC+kJGpK0pPJozQ6lbt8fTvwl7MKaEDirirGX0v0Eqv7Q/wY4Yms8HRy0rNCMkw/4RrVlHyiJf8b20zJ",
-	"P37+/Pk+76dqUZsjBbbLNtlT5IptUKw0UJ2SFFcNSiaKs3O0I1rYm1O21kcFPAboJfAW0J6QUiakIZUp",
-	"DvASmE2KNB/I57CXfjb0N8I2EwyNRl3LAfQgGgWh3FGIbvOuvnMHLdcR5gRkyJJV29dimJ5OTqx3NTFf",
-	"CbwORktpc8EWYhy0D7/K2F7qqojf3EbpsMvfurFk2EQ12+jPHr5umLdZdxPHVPHYPb/uIyV/b6gHqjOs",
-	"uuYZ2286sAHx4WjNNPGT7HC0GG+KMhGPaAjUbQK5U0h71uGiHSG2tGal0BJBFozqugK/sNHwgR/YHakp",
-	"UU6lJkNzs0fnMYMaZJgIryGDLIgpJ9KwggWYDIbWjLBmVCgC9pOIzOLG2CF3/rRi6HbtzshVd7IpETLk",
-	"O3MpC0Yh1sinQ8UZN8KmeQnFoXskqAaMP4ZQ7N9oDOIVa0yYB+zWH2P/LHAN/Wlb+0Z3IsCB2BSfd6Fl",
-	"Qzsi4ZuM3NANpj0YEdlLMlNCzZVPCG1wdc4FRF0Dwm3Rv21scm98j99tT++lk9sJJ0hvjQ7fK3VoJqiI",
-	"SE3vRa3Qj7T1yeHUdErSixeXL55ePPvL7O3771+/ejZ7f/E6Jf/W5IXRM5rup5odgtcmPQ56RxIj5Hyx",
-	"qGtHpTaB3Erza3NuCmWr9jEeJv9iXlSv/GstVpF79sLmRpSVXJf6SNk8ZnmFnQd21+h6+K20lAQNLBBF",
-	"jlFuTWqQIYIPjlx+XCt4zlVZ0E2/XiBvqffc9/I1XUYW8De2gUTNY8bq3ACIkI7yfZiyF/Eho/1otwHm",
-	"ukPaaVlQQW5WUmGaD3hPqiD+Fm6LEfplmZI/kRT+TkcT8j50JLqPFkBkPogPwk2CDh+X05LmrGQiVzMp",
-	"wABJMQUMMlvM61PwDUmpU/u5zRCDQ7NpYmRoBNKcKwgC3NhljwzhTktWzcwt0Bskk3S5rNiSapZ2JrJG",
-	"FrQoZpBla9hOwVnuc/cYGab2YQp29xSMhZAAaIRH92H66cPAPfkwmJLJZGJ0IdICQWvndleAmyiC4ptc",
-	"E/uaEaBXVAWR6oYH+UXzqkksssuYtKdY1za1lDBaFdwoN2YK5axkIAHD4Q+FJNkmK5gaJZbTtY7ALEPI",
-	"1ujnjVO5dfK41f58j469aOliDYrC2ot3qQaA6oD0ETPxRd1kYyyZTasBZA4FTVsSwTD/Wrj8rqDOg8Fn",
-	"eDEhfEGo2CSEFQpN/VZ49jcDyWyPgbu5pbQsK0mzVcxf5q6YfQU9rgFO+7OCcxi28uow19vaxHY7QfYZ",
-	"4QeZFJgPkG3adQm6UP7JAtVrNHiVaiFAStJEioxNyN8x8kLWGlIIT8dnJ4AlWUHXJaTCYYJRRYXZl6sL",
-	"Aig0OveQfrIDwKGn2+Nla/H/2MKRv7GNaoFUWcLXvUqtzZkrd27JFyb0tylJi+jfos4HnN4rHODRaYdN",
-	"JANM/LLPDQiMaIHBMAffnBf4/vatwQdgD+9Du3OkUubeQBajE6AeKHdO9o6kGF2TnrePuUke1nznlQkk",
-	"JyDgkIVgw38+RWNgzFkh+0F0CiJT8CHUqcHRzv3Z+pAAn2hsUPOKlYi9ZAirRb90mtcYBcXULK9kWbLc",
-	"EPafQoi4cc0oXgQDY1MpFcdkcCDdJYMskUreKD9l5/KePfn66Mu7oELWuoX6A0O+B93DDpnjFIw69rhL",
-	"uH1mF5OQY7beUQxKfBQBtwEeMYXsB8eKA55t7kfItUNPWbOQQTLwEw4SXPfPUeFV6arOdkjkcOx2sSCT",
-	"E2vhzEktCqZUw70Rq5yAwISegNirUicCIF+gSvGlWJvnUItjJZU2tBrYcyM4GDTnmgzZR0NELLPvTNUl",
-	"0t+e3IJKX8VS+l+14+wbgcN6xgyHP7dufEvzDDYGtaSMHGPkYtiGEesg0bQzBDDvW9I2n6WyrbfAaud1",
-	"vmQQa21fnJAfpcc7lJS0U7owf6UR4+zHYVrIufcJGyJeGmWvAU1Ja2VhEPJ+mypjdig0mjZx5Bn7uKK1",
-	"0swdYpB3v581yTJOu6z87YIHzp1Y7WpJQJoiuu7BvhReHpSafu5VkmZNhOHhFnOICbvEeEG5IDcrqsPb",
-	"b+s8THFhYX4esxRYnXtSC8Bd8mvW0Q2o1hQ+sGFk5j5ZP6WW5bhg16wgVkLckDnL5BqrVciiXosWU3qg",
-	"yLPLv4dYPCFvkB5PQwZArhgr0ZGLOwEPOhQkOER2a9/inlxgIxO0SavucqeVLMCM5GopwDrc4AlmklFF",
-	"biqzA2GDuc3LAdk7D4dFNBEYUwMUCXHkjqzE0vb+7baI/RA5wMhpboC4qIFvb9uHBzp2CRGVZlNGAAt5",
-	"KOBeQXVDsIwIdi+7w+CYWUHFso7G/L26fEO+fvTd+JS4d7BWicU9q1M8sNtMiLQW7sJXK6nYEskHA089",
-	"U+Mf/h0pR3d9XXL66Sx59Hk4/sfT8X8gYTW/fPt59FWUrtrg5EjQ4o1wghcWT0Kh69hqBqFtAovb4YxA",
-	"06LWCHCpRUxLNop/zTTNqabISxXLKqabooAlRTGUx6J/QRfPZ1S3sspzqtlY8zUbxHnlDC1le7LQk0FB",
-	"56zoq3dYFHBXsfiRjYq8YpuDxNiCKv04PrB5RB4TX+fBqyV27Cba7eq7/7gZ9Aw+M4TDgmXLxi6C7GMj",
-	"t7QylamPFR3WZY4/YfU6lIEpWXNRa9b2f4UQ37t7LP8Q3z6WIvw2vn9DV9TVGCNaHpO1rFgnAtA8/j+P",
-	"rv99EL3kkDqxC1n2Lh1d7ge7Xi8hQ32fgc9ipMM3DyCHJ37aJET4zkG39td/C5/BALeLKUannULjoGA3",
-	"5kjOrXqIZB0S/3C07cvac5v+r6yr6C06MnyzOZotk2Y9V8zHPr95WhstT14xn2mvGuMPFytWcY11hWyk",
-	"5MEean/cjdr+Lazb/nGICv95z9HlsR0KdlNszMU01/WKbbDgoKOr5rokaLgwVzhxIWcVuz+S2iPM4iQE",
-	"eQ9IiE3epItHVVpWYN8U8qajTJjr3HA9o0487lEmbkPVDyfTe2nsXQnhf0Nihaz/DyBZb6081sbTFVUz",
-	"wwAC6AVOZr/hwyJLUECJ+aSaSrqxsm0KjMipK7XrCJj5ytbZNYfkIl6A25bWLrjn9Lo+INhGez1JA4M4",
-	"8MpKXjNX3/iWaSQ4CKTNVHShG60YnBzXnN2wfKfDZ4vA4FeznC/tciJB3a130sYvh5WorAsmwVhuWREU",
-	"VJpCA8OvH5NC3rAqo1B24GMgTnTtLZ2qkebPWHGorx/3lIYKT6m9teihWEX3JS96IhCgWJ7hsIKgVryO",
-	"RuHbdMwZzrBVzfHVDy/Ay4nHZEMmrHJtI52H67rQHKRr+B9MCE1IXUJ+eBrOkPpaNFif14Mak07SMCNU",
-	"Zprpsc00QXuLTSzcUtSexGyWvGBxT/BbqldjKEwJMDIvoebr69HC70uGEdnUViVLJw/Bhjeztftiq9gn",
-	"WvBf2Qyz6mMe+0xD8UaIBjQvdY1BkSKMIdb4HbcmStpH3I9MaxaN6YBT9G57rPmGnhXnW4JKZRkVJJMl",
-	"hFXLLVgZlCm40k5VTxuUhLJiXHR+UumEXDCaQxl74PcW6bylf+VdqHlUpWsN12fU1JtzUhrqC8XqttYA",
-	"QbmtUuGtImd7JYS2DNSjPzVzQnqI/aZXK4oEgZS8YqpnEoPJackg2mWGVzKd+ogFW5EZ04uGLovA3lwQ",
-	"bUc2PbyxZwbr5QpsNbTKDfG22TKg3aVQwAhM91jKqP0VuEJqoXlBcga+59trgYBifUpgwTC61m4JarRO",
-	"SBwsCRr/uFgWlgTkLCtohW6mNh4021EP8XMsTHyYmBAS71gYrU0RP2SUNQZouGp+IT1o34CkKROIEOtI",
-	"VAEa7aYRZtUKycKRQsAPnlGYk96+XAFQrWdIVqCc25quKTCYSDDVfhQwg4WDoAV3iB4zW4K1QvfeCM1H",
-	"5m9D9R1VTcnwGRLS8XOunN9t5MzpoHzklplASVH39jvD97DChOWfIOqFXHFCXjpOpDCqYs5cOc7AS9Lm",
-	"4x7V/LWZc0GhLuQO9+/ZyS5FMsZS1B58eAWc/JZiobJF61y9XEkWTGcrQm25IbLSuhyqEXl/8dqWczb4",
-	"ECbzYtEH6PYhBYMOAjslnn7B4EeXD+HngMFqkbOKDCFVywXPGtIAvQTQr09FxrpOW5uEbJ1EXGDSSSiD",
-	"Kt0U4EWbgtklVO8dlrYWcM6gFvDoHENHAR1krQkltQLmCEILupYaXN0vm+wyFf+/hx/g/z6enIw/fPh4",
-	"uvjw4eM3i5//LaowY1mpWTTA8y2eIeQnoC8UqllA3Ls/a3DFZUHJEovtNqS/E+TZMjI//vY4K3Ow1t04",
-	"fekp8JZ/u8NJXUuD7a4iMRaRoGAHTpWKZYxfYxUrMrTeRXPvbRkEI1aNJg0nNTDBryGAGemNuRIgf60p",
-	"lAuM0InGIx4uHZRmmm+iXr4GEEjnv2dLLo682hcImJ5racNccl6xTHvuvCAVvWlk39tpKhB2DcpF05am",
-	"YOd7lYvOvY1doYNkEdHbJiVoj4KGtV3kpCmgAMVmjPTs8jwdz2nrK9YPKbYVFXPB0odpQtIPH+AaGlBW",
-	"sgi02f0E4/YEYq/SYx6SAqYKy8OjUvb2/Tuk8MAXsYoP196kSp5ap0LDRR6oENFAo4ICWWSYrulHXMq2",
-	"p/1WytVuKhJcnl3p9Z6EBKs2B72SN8CNmBXLYcopSd++f5ciB6Q3ePRGPMU7NIMUQh9/BCK8I6i2bKLZ",
-	"BZIr+wm8NMOnKaJdmvlc2KO0qncrFtvOYcpSlIUYJXAz1nJc1V6Kz+R6TUV+bu55QbPgDgDv5Avghz2Z",
-	"CLvVpYha5PQehCV+TrRcYooJBAqvZF0FLvXw6/nGxbBBuYsWZmpeFFtaCHrdW5rVwaqgR+8+K/rO63Go",
-	"2SFUUOJlC7pbWrGKhQxsRa8xkaqgkOq0Ybs4VYxDhagbtX8BjJwPeC5rYWMFebj7cygJUq8bm5atiLCo",
-	"C4tsE3LJLNE94hYl1ucMNXLQOx1Pi9n+tkcstXTRzo7WD5tp31pBq1zEv4+RBI2hesIuQEbv3tO5kkWt",
-	"mRPX2pQHj1JLMkw/obBuRvm8Q/x5+KlFPmwy71FZPL06bbCPDnbEoRxelhZRsIQoRtm/N8znGYRuVhHs",
-	"v5A3BIxThlS7kv1QXMGgFMtnlbxRkOAAWGYolP3p30iKZd/w74jO0jyNzqtI+vLpq9cvnqety3sSu7zu",
-	"du0a7O2LH5+/+vHPh4zW2l2sO6fWhQtJHaaX7589e3F5icqAXfJo/yw2/Hvnmi/e//jjYWtug79vPLfU",
-	"/eNB4ZJdY1nSMTf4s2+4DsIHY28Be2snSQtROkfdgWI/gkOE5Aul+Ro8/H2Cy9uKLQq+XGnC7Lu2yZwZ",
-	"5IEiGcTe/WgTatBTC4JB1Fecc61mJavM4iKtzlxNNsEMJsHYhpCTFOPUDzikXN6IZUVz5/i2ccxR3eVd",
-	"VbPGRhoGlzeB5ytGcO6eXNx7jp8Hqmtw6QaKEEFuiSbDRuhoVodF52z0Dctn970Uqq4Y1s0bWgXLQtNm",
-	"9UMvsweqE7NvV9V/SRwW5fvlD7wUvTG/KVLVjyTtIFZ65OWz98YXBt2CabKFut3FtRCv9849t4VMt5UD",
-	"uE1Ty00S4tqEIKNhlUq6TeFEToaB0GnDasylAa3A3KImLNQ2SzMfFVxcsbzl1YmI/0dkGvmMj0reWP/1",
-	"oo0vB4W4AQB2unAO0i5wmH67X1Q8ywJev+vGtAWDQx0/sKTb+XyiBNNStJPk/omnmw9C3Q+brStZO7YA",
-	"RExJsqCVkZI1BuwualtGes86INx09ouS4s4x6BjDLW8eKIIR0HUV5PfWShNFNVeLTYC8Qgp2UFj370b+",
-	"9xP+phVpxNxiHgUkoaqFIlQlhCobTu+9qvEre1hqYic3w6X+6R7K303uG7RaFe9jBjvTPxAbXQqHVaIA",
-	"FVunal84PvsCcj3yGZaaPfy4gWC8hW8v8NPtk3+LhRPJDTgrKUnfXrwxAqmRcS3t4AqTTfLzxnqpV6y6",
-	"4YpNDgscA4HSCIU+C/gQojVnGdgeWbXmghYWlrhSo9cPs4KB4xSEKGoryFdMlkwo6Oh8h6Bfv2RI3Nm3",
-	"YAwEBv5HwahSYm9cu+Y5W8iK3X45f4SYRZtIpc5tBDsAtTnlw13SV2J32iEZkwOzFl67XAVfIhOK6fiD",
-	"ZwLp6UIWBWg8gZhxECbGBcMXnlJx4Zz3NgkHJ025yIo6Z6DT/AmE+cP98HALL+RNzAdf1dAqdx4zyPwE",
-	"3csMJYZ0AkUKKUu0Lfl7OTwdzynmGns6Y3UjH7aC3g+MCz6O7Jgd5HXBeo2wdkVUE3tJguUduKKuSLU/",
-	"TPSgsAUAek/Egpf1WvJaYOXZJYmHLbi9nBpD7i2u1OYhUSkjkAVjMn9bPupEVsQpVj/xbR9vCxV7FYi3",
-	"0Vv7FKJEDZYCOJkyEtcNU9p1q0p2BMO2h3pprlY0APWuQbOIEPV6Tat/tdDZbTYfoSWbOG8vaC3MkRnp",
-	"xBC3CUmh31iQLToNzRMPVLyBGUX9CxgyGCa5VqxYIPl0te4x+RI5iGeRFanYGLqbKVKyisucZ7QoNqMJ",
-	"2c5cnbaE/DS4UGlnPbbDFGqFEom7ctvNY2m4kQRcF8OF2gQ4Ugw9HmLdEqtPgFN8UTGXwjtqqV3QrQ6C",
-	"1QRoRrVQGAFmHplpYeyFL/GPNa1n2MVyGwDeT4TjL7jg0LzZHe2L57OfXr37y+zFxcWbi8uWmb5zrob6",
-	"dUaPmu6RfUGxZrXLv+gOpWTVGIR+/KSnWMqsNwmD9WgPnaP3dNgWtLGySnM1oe/VmIuOLnGE5v8uNKbe",
-	"SfV/pVV/Raj/+lr876u531ZL/8OUogb+96UJ/c5+jHvSt/7ztaf7WsGxAqMrdb/D0wJqQkIW0Fzb+mgr",
-	"eWNns8E+YOw4WlFAYnusunBRC9eYxAZzOp2hJYnbWKhtJ9FRGsGR1+3Sfublr2hzhN3ahLtw8W3sNZXd",
-	"ny7TnfpoDeb3dOT16TYN0032OPu2b05zG3qlz4uYO+2N5SGNv25KqNfXvSQT+gKsqcH2Z+F6Qi7kTVsm",
-	"wmZo0205lQwhbVYQ6mUr72FG2uKpufO1WVmvpJvDRNdREhPJhh051PfvCHr7yhvYr5DeDInc1bwayI6E",
-	"ig0miickNbQun8lapygyoxXZQAl7aDIM2ELV9IEiEIsCQTYYwpc6Qmrr1vlR2i1GbKt9yKiBLCQQqMzI",
-	"ZipDkAuptDOwc7GoqLdkjxKsKH4jK71C+xv0SMJ64nRWC7Ruc4CTLZTbMYI3i7GWcKNmdVXj1ACEiSUX",
-	"rL0bhzz4zK18LXMswXLNc1bZbndmCOwaVPjlBHKVexKasED+pMJbxJojaH0SD2Fj6zLGQf4q54EiguIq",
-	"B4+FFYXI0ACSM0MIwOyUH8DzmysS1/7cbhAUrghk5wbB5UE2jBfIrM733EYN9yh5ByJEj3OevPNgtpoA",
-	"jDGGXA5Vz6HLpBQY4J7acldJGE67lxX8Iuf9YYUws03cDCmT3b7NJvISChk6s3PBxZUi1NxmBV+MbsUc",
-	"HHmMLy80dsaMmzPXLO828Ib2QjnUIwJMAQiDk/s4+Jp19Ekp1l7ZVJTr5XV7QgIPEaR67H/B+gJ4B/Y/",
-	"iyCtS5U0NzqAtMPwXYzxwndNirLHB1BeMpNrhhlBixpq00FouWtGLQouWD61dm+S4uOZQTnQDSCz2IAx",
-	"6k4/jjR4RMdSc1brgCAMRxWk54ujw8ogfsxYVfZkT8uSAT9smfwJVaQsqEEO9lEnvqbL6cnJSRBP3llr",
-	"K5aqVY7j5IBVrhjNDZz7GiiiVDINVgk8VxfAdVCFMVojg6IVbsWPbrHgRwet9z7J2B9OqhoE3hMQ6tDC",
-	"M954HKjb48NPCJbP6eigrUIw6CFuo/9aFA36Elg5aoZy1PFUHxPOtwUyzFMRDHv3H8P4e3ql7SW4LTrr",
-	"qW+IJLENB1e2oTG7KHFvvpVTE6Ytwadjph7SQkkbf2+Z/mjSBIRirk1LmeE+6GDS3PWpI9RBRWyfE719",
-	"GF5+jkrFrrqzWYil1FNo6RiqTKER2O50kAzsugfJwK5skAxwiH4zsNPj+wPJQIv2IWDbQWMVy5jQYNON",
-	"5l4t+HLfXXgtZfkM30STSE8ewpMTpMDBlB3HFLGO3xoyIfB4naVPkPTPL5o0O+vZSskQrfSBOaHTLGrf",
-	"0i9qEbihmpTZJyeRFO3A3HK8kaWblugGSxygLfR6r4wb8dVuKb6nNL9BhQfY+tQMEgk3B/eqLdW9u9QP",
-	"DvHSfxAadA7DGjdGgzlGXf5VOn7vCg6/f/dsq97wq6c/PgXtemzex4S4IZuYW/2iNlt6+D2rCi5SdP24",
-	"lWE0MjWqtaOhlTdjYTOf9P27Z2lTkAZTs8My9MPHZ2d7asCcHutibOC+9+QdLvXcdKR5br8Y6MnwnteC",
-	"zKW8umKsBItAWdSYTrg2Up2NBwjJQ5QcKJbVml+zmZFN6yqWcnRRC1tAxciwYD9CQRZzrKEcI3RndEX9",
-	"G8+SI5nnQLbBxEFh5VgCU5OCUYXlYxtTfIVlv/b6Q/b7dJBW3salY6tZHDi8fbsVPgW5jdz6dm5nYv/9",
-	"IpEwZrIWZNgpwA4RRa5EdlWL0R0ifm8RwHg/wYp3I3tczWhmrkRf8ASeL7qpQGsD57PFgdF5i0KB2sIU",
-	"lr7BYQFtVDziAsqhVbXYg3dW66iFs6S3guAah8/tUQ8Woq54GXj/4nqtXYx5t4QKz2YIknNrcATyAHd+",
-	"Cs1or7msFW4RoGGthO4JbAq7iGjne8+h5XIaNvdvbMHWxmgDJjqGYetjdUgMCaXmd7vYyVGQKPeSgygk",
-	"VlB02R9RbA23PSIz3ewA77pT8Rq8OQRfDlVS+/PkrXyC3DxtvCXpKEFZ0Ce/y4WnOA9Uo9htz8U+HnA/",
-	"upfPfNWizfbuyuruVYt83W/wd2wv6v+4NkDYOqEW+xVWs7+e0YAVO++Zs2W77eZOLhgLeXOAQfvO8t1O",
-	"j99RWR1tSXGfZNgjAu5vltmOx7OOu4ZbbIMkWFnIGMIzSuJSVBDjGAY0dtClJcccKivuixEE/vJfN0Kw",
-	"q0T960UKHmAFsceeuMi5wN+xYXrSCiScNn1g5gyZq39ZVt7didaTkMAlaKhohfGko0kYymaF7pfvX7/+",
-	"v+k0lNy95bQv8i18W2FUTdIR6V0uM0mfPf3x2YvXaD0J/IC2ACXUTkfjPByXXlWMwYZdpExC5rX27k+n",
-	"f2Amjc1GoH0LtUwQEt8bqMZtNs0LzR8dMLUeBPMMkoHf5Q4DT7++h8ukCiossnxHsqD37IOqt0fJ+5J4",
-	"9yXxrnFif8lnW37J9/qS7/Wvke/1Jbfpv3Fu03/dRCReFFws31VUKAoNpV5ptu7rj14UzMh8+ZJVhAld",
-	"bSbk6Rqr50CbQ0Ey7Ap8akMayJ9ICj/BdvG3FF9KyOlJq9LWdtAXDD2DtyNhBHwpjBoML/mpp9ZzfM3I",
-	"nwjNc3Plcga/JWQuhRGxkIEmhNZazrQs63JkmOuS2s8qtpbX5kPkyiWWXYByQyB2hY3ngztgDVMz4Ip9",
-	"q/4JYeiMWB5iFRRlcQyVKwvewa3M4RyrUs+lvDrODl7qlS/VeG8tREFsqAU2RAtAitk3KZ5GChvmrhvL",
-	"8VxyZ2/2v9RrKsaVq00upCHT6HK6CF3MwxVfrkapo+DLitqGpn6ww+L0dsjfDiL+fPcK4zsjU8LVrxkG",
-	"z0uXTOUZKLgBEL7A+jVHLwB1IU5H01YohFrqWU/9P3hoG4lTnhN7BWPBD8dGj5h/lWxW0g1WFMMCozEA",
-	"vcVXxpZUyorgy4Tn+5dmVGwojOcBiG0ZZYVocWCwlrtNOznQFg1+Z76KtoJv8QYYPGnTyTgd6jaPD6JC",
-	"mnPcAdvDWMc+Y9U2A+H/RdNb41zxX8x8FUe7bUuWvSFoyQJ11TLWsq6yFVUQsde+HaNJm9RPrSvYkSiq",
-	"vZQ/ISnw5XSKoftujmFZybVE3gudaCtaYGll4BdmRGcZAkdCMJ3NL4D+Bg3bTqe2EGge5CEAp5+QtJEF",
-	"zMgCZIM11TwjfpM3jXqFzHvBQDcpwFEe5vTqVcXUShat/qwWitaGbFdqrqvZPNxEsy9X15Dap8264mYm",
-	"PMP3ii53VH2Dx8RmFmNW8ISAeyFzwhP45eCJ+esGFAq9Yhtywyrmj23YqGajc5+xKxfBSdhK1/VcQ5Bm",
-	"pHDcfBOoYbtuISz7+40TMZIBSpIgJs8M7d5tW3ENAaBngS3w1QyQkryiNzbyHRgBbmbo0T1pYcXIMe6S",
-	"bsZUjTeyHi+lJWnn0E84R0+kTV9DpPaoZkS6j5h/QIbwrLlNFXOLMSTwAG+OId+B16gPAnDE7uxahwzG",
-	"WzTB4FnY5AhI8ykOKLqWDHCgGRNRG09W1MpI0wYqDnCIXkO7kEWt64pZqRCLOqR3MTngckBHikhfwi3I",
-	"xrCES7qTncNQU5bPGmj01zV6aTsCc5n/ye24oakBiG54UWC9XVdXPm3GT4nNtbdDkHldCVJRzciw4ILR",
-	"ithlcSmmHvOtjmkGTMlDwgpamrEhy+mjmxjreY8m5Ecv9EDePz7eMjnutwtsXbs95lDQhZwx9HiL5/Ze",
-	"jzO/HjtjtO5na/oYCCKELLzSSUAhO3jdunV70C/G8l0/uKeV5gua6WjDTGxSsHDZfb7pW1nJvM7iFF2z",
-	"meK/xoL9e3tjxQt+Np27XU2DnfX6t2uXsZzTnnYD5v7ZbrEk1eyjfpipayDzQZOBX5SEDs3wfE2rq1ze",
-	"YIHmbU1kRc+efB2pu9TqPnf5l6fjsydf+zpmvlHCbRvNdWGUhHXug/0nwbn4xe7ECtflvq/iSW9XfKPI",
-	"37gaIOjhg+ZiuTx3Haa89OQHyaXVRs1ozWCTD+KD+A1aaJijIL+RHxgFp+dvJAXxFoXVlPz2Qfw2Ho/9",
-	"/8Nn0Bt8hvKI+Zjapvr4iw2xxHZRton9kBLsWI7d7JbLii2pZil+OApz/IR0ndZBfwzbu9tpfHFfAlvQ",
-	"1cbItVY6st3Mw4716EtZUi4Irn8ri/C3jnDp+EWrQItXKuyefiMpzT0tsFHyHvIVM9ROGbUDXF3QnjVj",
-	"pB1edc0q1R0YoGBL/pnP7Rbt2reTeX9rTfxAwee+V/+OijORDaEr2RWtwQRfcK4EZibblJJgF0bAy6ZJ",
-	"S0U5dNTHnANobkmLc+eiNhiG7TjQI4HhaE0LeuuFDW6fbaxHC+yWBiVSLCSu2GZWC+z246DgOp47f0AF",
-	"RsbWwdxgY015hVacwvXISN0bKsWmxSF2eUd5xcZzbmTY1pg22NPPvKZXTFlo6WoD15X8FmtE36Lxa6ZU",
-	"j3q/alvX2MeyoIL2ZisFdzhGaLBLoSyumSJcTz2KDbFTz2QyeYi/jJI2kpOhliWpy/C+nO9D/CaLuTWD",
-	"/WkUKnAwq1HJmjkNK4c3o8pZ43B0Q4TECQKE9tYQwubGDpWi0+Cg/W2Ygcxk5sYalRhzlTs0+WYliwBM",
-	"XJGh/wOXlDRZ/rj1xGDU6HhDhQVKuOzEI1cbOXbxqu8reaNY9WcmC4mcO2oLt760Ob5tbh2UJdCSzCMp",
-	"FBnXcZEDdh4L5Hh1+YY8Ov366/EpoUW5ouMzYt8lmcxZl88/Hf/Hz5/O4k2sIdo/MnsHfm4pBwBnpzlu",
-	"qOl8BOmiGO7vQKQYZIRHOrjzazaDFrdRm+9ro1yZx0iLgTAv2TkGQze1IuzwBsVaxf8PcOIvnXcxElGo",
-	"Yx11n8ushn4p8PygWezWdh+BWwq+7qZPOhA64IAuERjR+KD2cYTCl+WI8QbLGLQ4C6AVM4osQSZfVFIc",
-	"Ft0P9U72mWvim3sKn8IdEoL1UP2/OBOaeZnYN5tEBQeM4SKU4LO8TA8zwt+mrT2kuOwJs7DLglfvkPkB",
-	"AmQ/AbcSJ9BpPHojJph/Yva4F7HBlIKSLHjWuqKsOghYyzZJPcwNuIMsf/75gCIHK1oJpnpSDy2cx84m",
-	"KwWx728xM9ujT7oWTI7x2iGMTu5Yz4oK8GvcLTM89L9ZIRQP6WDXXl9fpndGErJdrG0ZrMNzGKIk2odc",
-	"vr94Ta654vrQtAhP2BYVXbN8x/CeC8BVXc9ZDjZFw2IE4fB5iyccxwSO40Ge27RndDXFQhbkInEAlSa3",
-	"z4SwRM+XJ9w/TLSOxLvmrpsXbO9uKsJNHcw1D3d7xeSHiM/LFQLaeVt9uaBj7+ic2jvKUKw+xAj7kcdy",
-	"GX9aYbs3XdHFgmfkBmSBVSXr5YrYr+LeQvNw09eV7XvooaV6BjvOPlqxZZQhvnW1lvCFA6txFztRCcJJ",
-	"C+YcAagXDFN8mGLKChxLArWuQA/f+CpGmN+1ZEnIVw5jvxZh+6S3lv7S87RHwnuH9UICe8rkwMCw/TGJ",
-	"XgLDl2/P371g33GrFpAR14jGhoWgA80VpbUr4K73bMEoRPojrQKxoxXaXmC+CjzoUxUtr3GfNHULnr35",
-	"4e3rF+9ePB8kAwhyHySDd69+ePF89ub9u4MuotKyLFm+4yIGCoCRYewHLuqRa5tY3KjnO44zuK7XrOIL",
-	"vm9mR5AeKOI+GDsQrw2VNUuSh07JcyZvLR/9Hb4+QDLq5jQ1N6mRmQKCHEQmItZ1gwmBHTQks62F+6AQ",
-	"FPcPV2CeLqN9Qt55iR74V17J65Y6vq297IgX5y3LxR0jwnvcB7GAG3j1cFBAXoPqFQxcWkcetohP/SGk",
-	"tgJqKxDYCyz4zJMHjPKAyOJNpEyVyGMXwq/jZiWVHRs73Qf0ZLePpoimS+8YGAjdka60HlK2D/xqV/gR",
-	"DQ3RHQV7bxiS+9Rysf2dcd37h0Uhu+00JYkyj0nHK90WCz8nreipu0ZF9Vgvfo+oKHvN7x4XFR7b9qF4",
-	"KCe3CaCKEvWeJr4AKqjfUjEmrKDFxbKnvtyO0nLuS+tV+v3VANjXJVuurSFnq6yOk286rYB9t3rX4XKQ",
-	"DGpBrykvem3ZfeGkdstQwkxkbfKCvfaPRw3HIdGIh2B3oDr0uB1YemzPUlhrmzM8c9E+xCjdnq0jZOzN",
-	"YqGablglOtDgYoBSbUZe86LgimXywILv/QZVkHkPXwam79xyHbcyufoFJg5gu06sv8BW4/IQUCoyaapt",
-	"lQVtqiqn6FmcoV8xhdhp9OARrntaLl7v0zBabj/3ye31DGqDOmLSRxPToXwch80rPLjc1lbwSIQW0DCE",
-	"4DjRuIk+6E+zGwopxgYQo5gxB6ISZn4J6UHlVY/n6yWd84LrHpODD4LwkgYq2NjYpFYsAX6H+NSxaN+w",
-	"+Qzl2DQhqZVQzD8zmbMZ+wiFByCtOzyznpjz5lBuY/6O5LAe0HbCxpgWhTU4k6GLEc1ZXmf6oNrLYXwL",
-	"YGzEs9O8oqzf3RXIAJLLqqAcYDDeCK93Lm9EIWlu+Ik6GP+DSV/yImoZC6bqsWUbqgIZJc2Lt1lAbPId",
-	"ObfvOkEYN8IqZgZcY7QEpfDLhOfpKNC0jin+FDeJPueqLOjG137B8Acz17HTuJiMA6lqgwGyahcYvz2N",
-	"3d23su0yh+Qu5yxvq657WpIGl6E30A3kVKVZ2UOEsBSRskE0XK9k3QrPohlU5hzaLgwVXegpEbbxN5ih",
-	"sNQrhyAbx51G0YgOpKZRtbCDeUtJCyP7q5XBwYYQYlBPg4xcYO1OiP636oGtCWxjh4I3DkIeeSPQ/1P1",
-	"3hDfM9zAT96IdiDNQQ4dc733XeO3BSpfNrJo3+so/aoLKN+K3wWiSJ9bCrgLvjK19et2BCVevHxGvv3m",
-	"2ydkCM12n1EhBc9owX9Fdxt032UjoljFm1/tx3j6JP30wYavfBhMyYf65ORRFlwXV/McHrCEfABYNa+C",
-	"uMU+0kwXG0KVT+Fo3jebMlpU843/Bd75nE7IK02yFRWG9dysGBbf0pbsJj5EDAyQvrEV9inDrxLDRxDZ",
-	"zT2wwiCYDpkKr4+PNHNLhvDHG9vTbEKeFRximVm2kmYEKEjy5rIpgeojuh5+CkSQzw/tTUvPMf3CCA0G",
-	"UdZlrZkdCKyXGyiSgjuEAEotj4sqTTxAY/IirbDqxek54SKr2Bp2I4VNGqBZxkpDWs3ZHlSWeRnjiG9d",
-	"sZMSDe1LlhiqCbiAnUMP5Y2X5mMr58d11EOrEAQ+9vtonXRb8w9+N0O83LFwLwGDLmhfv/1yze4XssrY",
-	"oSv+yX+w2/TSzZz3yBeyjy5x64jbHQGrnWIfCiENcfW4F25tq3forgT8htFa8p601LsWbrVllNghdhlR",
-	"qLbFRN9Qpdql4r7m66hMgk75NSaYcGUo+DUGwhWcQSCcJ0SQ7w7FhZo6NC6rL5Kdb0BIleJLAbmi2YpW",
-	"KhYLLzAS178JRhF7ySD71FDWYcDOsbitb2wkG7ekEah88f/ROSnM4BVWhcMCv0CwH5+d7SdJZvkWSaA2",
-	"AaDJ9vp/sDWvMXBbOLepWb+C2Bv3bM42EsqOG5GqFgBB70X1XSUg24zRquCO4KkR5H8JqT1RPWzxqsaS",
-	"IrNAjoisPXWAVBjfbt9OYTOI6HZidQ69knrB6bq7n56cQAuIXUvskII4sHv2kcRRaxf2v5WVXsiCy3jh",
-	"Cicz2hkSm9A/ZzlZMsEqbJGaQEb4khm2RyEx6h68AOb4LWLtlAndBp65D1qBYbMFZ0W+I773gYIAb3ht",
-	"K+DCh7Cbw4UyBFABf77xXRYOVL9YEUOzZ7Ko11g1Ore6HvDuqZ1Mb0Dysv377L+9wy7HRR+uBb80r/+d",
-	"s2gH8Pt0d/gz+d1yv2/v5UgG2NDAtbo+uluFT8FojZMeppIHzYkCEfIAEXBXlMctpKSdAkcgYIRO8WWT",
-	"NAXoHNzRvU6gyJXsHsQuKtVXKtLbDXCdE5KCOh5WjjTyiTmIpK2iYxM8/IErYI5LTGe3EorP/EGdv5V0",
-	"YtNHO6btc68vmREXlfyVNWbwoH+HQhWBa+fJpnNZa/LohDjLP0lttcp06m2g0bqWyFLnGxvBs23InfoK",
-	"akISwW6c+GDXMHSjc0EWBRTSQTFsZG0YNvpjXrA1tKJoRkZmB9kmOZQssCYjX/DSZU84U5KBBD7pJgKZ",
-	"ocAUOQn74k2bIJcN2covaU2JQbtBS72wJiZkxX311Wu+YNkmK9j0q68wT+6lkSh+I+8qvlxCntQ7GU2M",
-	"Gwp2MyK/9WmhqXmEaAdlzhsMso20AdZTYuhAOrJZTvZ9M+jTd8/+EoyRIFopgPG/kVPwrm95UbZGceBx",
-	"SjDOvQNbIdHNrxTHC/7uIm3JsyvA2brE1iMRvAUgOcy1QzZ/tvIJVUIC60ZgTYBSbLX2pqvGomC49Nzo",
-	"80wRl9WDiY1tlHedUZpfHNC33gwB53KlZIVuhq10wqTTg5OL5Z4Nx+/Bby3MDQ8yCU4gaUZK9qzcJWH9",
-	"1roCOHAzU7vnZPz7Wlh9iwyFHMsSAPdBHHzTwpodZkeBwof11AQ6tzvbAU5iZ/B5YUVPIJ5nCf0VYhvv",
-	"oDXeOqfkFGrG2jrBljC7Hq9y4Yh8Ys3dtk+QLTZ115iWL76vP8z39cWBdO8OpC/em/+u3psvvpIvvpIv",
-	"vpI/zFdyK4/FF9fB/hYfHblvX8FEj/jHFEm8rzDf37Npx73F994hbPenEF+7PFhieRqXzzkFc/maredY",
-	"DctKP47dBbfQ9eaTmhaRppw4xOGH4Rf5A3wYOwyc6uCB3uHrWyZ6uzA/Xhx0RqVwJXP7Cw5ik24Xc2++",
-	"8X1aoUeuucik6R4AJUiGgULmpQanlLlvuPblVlY0j3il+pJ1u+V3e+rebhsmi3oZlxvsXop6ORnc2u/7",
-	"VznvMWb6ZBxYgR8veiorll3t7IuOleGh2i8eBBdccwr8F0v6GG1Gc1GjtOJqtLdtVvgGpnJ0FElLBa0B",
-	"cofOhC9YkoAdfTs118gwLOzpvFEihxY3kpyM/sDGF+acmWt+YVeLqihUrJocHpUGXwYVmW34qrOO3N5h",
-	"f8VjBRhTe8AN8bUtFsx5p+FZp02PSHfAoQXEjoNVS/1H8XI3tTjo6tm+aPuv3iExG9BftBWqgXWtI0n4",
-	"O3X+viz8xhKGJ2YNEWJ5TlKDcVVVl2BS8rV0fpHzdrShT/G0CGQe+mFaBYa8aSk0JPnciWC6CPy7ZXZq",
-	"KzwBfsQ6FuwIW+he5yjRkUKzj/olL9hz6KvXzw1Ao82Zphmop0hrjCwAZnNXg3eLqPQqz/aL2aKS69ma",
-	"x/NlXmlF8JlBCVCjqS/4i3546xZYl9qtKJ4N3pqvwuqwsuqp1gF7ik7lun6QZggyBF1dSBfKoBhznVe2",
-	"1wG15ZSKyXid0/eS7Dag+rfTTLDnvF+tjXp9gR0vjm1krQ0adHFgwfDqAqwopvlUJJMl9z8KQuFTo1xN",
-	"yCUTjTppRDO5IKmSdZWxWV0VrgCK/2LG8xS6PzcF3kdNo2h0BYadoiMpHeFYEZk9XJ9ZzUbWlXIlxZwi",
-	"27yiOrVuD627Hxa/3O7LhU2abS614ZnVhFxYvGgolAFvSfXK9l4l1gvBPmomFNhswKwswV0C0IVDAgli",
-	"XReaj+HvZjPnmJHOxYJVlY1faRpsPzk9O7LDdjJojjKqHtXzgmckXWldDtUoNTuakLcVv4b+O4WU5Zxm",
-	"VwkpuLgaFzKjzgwO4U85oXluVOlId3CS1lUxE1LPaFHIGwbGTEMOK5Zp9/o4MxIXljEHzrmSZeMjdckF",
-	"XBHFf2XjjG71fsVWBwGMzk4ef3uI6rPrWr7mfSau3BbCUvbMLJMUliTFeoXb2tJ75KzQYBxF1SO0zmYj",
-	"vYpnh8ptNdgZuEn3ELAdXhcHqh5IkRfYtqz2Fj18ANVOsTWpvXgoZbGP+iHa38ylRdtbTH5e0aqvDewz",
-	"H/FmpmyztOGJL6niYgDcCweIyVwcxs24Iplc264stiRXlJlZgs2FlmGLXwiWK2nG0CrQB5Yerhendi+h",
-	"ixlds4TUgv+zZmFCfYPW24SF/8r6CrtArWJfTMRnzB1Qdpp91DMH+BhWwWFdswqMqUPtAasVKxaBsvtR",
-	"GyqMhfMdM3z7/KV54c1iwbPmKo/Cs0aIt45lv1wTFxkCTGwBq4st3U3vuXHvS0MSj5QVfjC8Bsq71vC5",
-	"ORuIWgxEh+27ZH7tR+ZzcKM6LkqGp+Mnp2dBVGkCnHGs6IKNvKMebBTBpLbPdYukz7mgCJedcjms7iBg",
-	"9cvT7xr83A2Ku5MVwQ6gI0gcZmpFY8GB5lmbWLapBrrzoKGI9odkdeSmlxVWBrZE6C41PsDsv+pL2AZx",
-	"fMEhkHe6h4TvoS17+nH3y/J76ck7p800tMIIH9vU4LZEACDUuf7tNXUIRYABe7QIMI87C+ztVAgcQwXl",
-	"PHZJ8on1+/ClMCuHOCrQHr76inGjC3z1FUnLgoqUfPWVNH+1fZl2xGEauCzTpAmrxjhAiHpZMtGEv1AM",
-	"ZMikwNClbGP+tD1kk+24y7Sy931WULGs6RI650PlaqlX2C95a1XsY2lFdYomaHDCGRoZ2qev2IZBozUb",
-	"X0GGrcLlvt62i8Ru4qSbgpKeHtj2LvjmCBDP/Prs8u+tiLhmzrrQKp2Q1OCW2WdY8zuxcWWpl567ayDD",
-	"vgD2EVlK3C+eIzGk2GqGfd8EADV4cNEJcyfpNS14DiauGRSE8HFY8Jf6x8/paArfO5wx66bdgzm3rwSr",
-	"sK3ucBnnRNg121GErEDDbZIk9uGbrVUPAReirI0+acP3HeD0igqEdjfC3iDAn1/E3KuYKWKGaq/GWiea",
-	"IbvR+Sl8wQXAz6LdsqLl6pxQ5zYGQt8q8t5kgkT0bVdT6jATLvg0ba3ZLTPuG3c8U7TD+tbD1GbFICDJ",
-	"T+aoqT2UhCim3a1unK4QusBoflB4tKMEUbO8X5KrIere7kRGQYoCtcXIA53x1CZhHKNXB+So1RnlyS6Q",
-	"2ZbP0IPB1v6fkL/TomaKyFornjNyOj47AdIAHWudnoBVK5fs3BfqenJY4My9WfCDfTDfkdIjwDnSNddx",
-	"0pcghgArWHCnRe95e39BzjA/sPRYcK13YgXESKASJW98JB14JS2idolcl0LYdt0PglyqhSwKc5pcn9uw",
-	"Xk8SaGFuY1OcxsYN+drGAeJ9e3ILzLtl7NWE/Cg74d7axRlWbE05YKULTAmIy7kXH7mC7lzt2MStFibD",
-	"7e4Vowl5g5gxJUK6SWyiV3j4tmfG8W2Te4rIrsDhxLWRhFsImrOKt2zK6NX59iTQYJysHWbUDaNBWDBD",
-	"l6qc3eJs75CLEmA8hFNB9BSFS9rgPkoR5/iTluW4YNesIJZhNAHVFMSQDPKRgrNzI9n2HkYBbCqiQqjY",
-	"QcTc5fYfRpEwy//n3tybaEcRhYFMtkLPhPxQ65oWxQZbx0H/Mh8R3xUGD9pDm0bsJEABKYCXyUoWUIRr",
-	"m64k2KeMKnJTGZiLLk49+fponPLErcelLW+AJzdL0BVfr5mRvQoqrlAHKNhCGxaFjWBs5UUuPNmbwLuz",
-	"vIIUjdRKjyAS9IiNO4OP1/TjK3zociR7tuljN3pzN8M94ksW/TNaQRtfW/G2gjjQrRxAMky7qUrpyFPE",
-	"FRQ6Zd3tNvykZ8O7rvUWqt0GGB0NaCd+vrp8Q75+9N34lLjXoeVGQmSJayw2eFmoLaIMMAElTI1/+Pd4",
-	"7eIwJJCOf/3501ny6PNw/I+n4/+g419Pxt+ZX779PPrqf/V6rFtyVdwH5iqH2ULMdI0hMJ0uTVz5NvhB",
-	"Tsvw2DyskY8fpkSxkkKnwNRn2NjG9T3GgR4FHmuy/v3szgp8rbRcOxv6UJUsI2eTb3e75kjK1QxdQKBt",
-	"G5FmtqgYmxkhbFYrZtUtzLQ3QkKBKR5GrFasuuYZIzQ3rFppSG9XUCA+ooRsj73/eC/7Z8AWt2MzlhMe",
-	"MDfCqCXY9r1rug7MQj4q0nOig9msF7DASqDZuiwMGmDHiFrM1jJnU496qS2Dl376BPCfFXTOis+fU/N5",
-	"xgwjMILGgkN4gxdGQBEFNfycWEUaizkres0OK8aGlqq+sl9g+GqcWVpaLw0Zgv0wwTR7s0bHp5zj0t8z",
-	"I3GNJuR7LiiQ0aX0RdwDK+8YK+UxkZeSY4+Ug5xYeC9CV7kBCUh6e2ifRakZ9OA/Qu+BCZ/DR59/PqhN",
-	"Ps6ztn0HjpnmB/PN0bMUscIEOSsIt/2Ca8VILQqmWkHjmKonBQta2NvodG1QzCloW6LGkyPWV9UCAoK2",
-	"RXAq8rn86PqMnIME7sLy73stwcQBbRkMkr4EK0svjS6Y2GQMLgBirFJd7zuw3u1ZpdGdYn41Iz0Y8Rvm",
-	"4IolRNXZClx3ZSWzGuPb01vt1Q86oxWjsRsuS56plmMV+hAel/TFs5hy/Tc2p/MxpHWYF6z30G9OrczW",
-	"0bWfxkwte2QFIxz823Ds/9kjIwCRnBms6QG+S68BYQ27plseHwYt5XV2LFkCWgRTHEKQPI+9E8Mjw8cn",
-	"j4KYm3P8N176dmwMnrd6+Mm79T8/vOaKQwj/Jo2zRLAqSKVntYpoM29ZNQb4YXNuxgvbi+b9JcllUdBK",
-	"JeRk8mRsJFQ0sWu+XGlW+SZmvtg6UCWb+uZGslV02lGGsp4XrFsvJXShTfpviqhdkPc6K2daygKSEmK1",
-	"XZ69JeY5cEFouZ+Quc2RAzxpWXgdbNdZOYav0gl5B18vCrpcgoRZ3NCNmkmRYoqMsMNOyFNBaiuNwfBc",
-	"uZIwHvnaut3e+7k/zy9GXfZMcgcjxHNrnAwtECAaoQWlrlg+w+HTc3A7BbiQ/qKkcG4coqG5ZlmxjOXM",
-	"moT2Sj1u5bI8btmXfnWGQoicVrkt2GSQ0xBrltcVmxKlWakSUnF1RbKKa1ZxmhDn+CM4vxW1E0yhWjOB",
-	"fhCSUc2WsuJMHbMZJ2JGer29++F1I4GilaGEDvSKVEzkzLkwjymD4sabxb3/P9rUUR9F2HGdNzbFec2L",
-	"3HrPjHyLeVw2luWcrGul8RbQ4EMeBFYNZYWKHWwH1KMHTdQLSrbpyJqVzT0ikWi5o7etwFdwJPqgf8Ge",
-	"PlhwtDS4C/mQaWeK9KjTt/23j5Eu38Cn78yXB8mYgXYX60axQwezVa9kRdauI4kVNqznnAN/MjfcKmkt",
-	"Co9Ttg7t0VlMxiq5ECyfQfJYIW+OO52nrvaK+9yS9SjPRBeRZmP3ckqGXCuSNn+DOIH+zXRk5VktScEQ",
-	"762gS2itVxI9c2B6qsWBdYCWBsqb2Y4c8u9rXugxF8S97KAeKL62rI3C5SODMyzYLm+UOPsnxKRhtTok",
-	"UwXdAOWQgmhZ3ko6dQQRGa+h8lEJFZgudFKuoTacrisjqNmwh0VdWHs1yWszsvM21YIMqSByrlh1TREJ",
-	"yFoKrmU1tYIeDsshMtUcAfcMGi1ytpbMaEJeGJIEC5iDISltCwzbwc5HsOu9djprMDj2hl/U4nAVUl3x",
-	"olf6ubwC0mzwl4urQyQfGM6AJaOaFnJJ8AdDBDayrqAV9O8h6oR5JU6xoy5jtZNqgr+nZGhfHYFVFjgS",
-	"ZKAMbab/aELeCFKXOUQ7+88WXNCC/wqGNXgPvfjwNAhTNXi0lGROsyvItA7Gf3zyHUmtE9+2SJnpigos",
-	"Etfuhu034b6PNxzbKM3WMwxEiiRpND4qFdyTdmitdVpG9NptV9X2edBlBH/el2brZyfEPE6Qv5+On4Ru",
-	"tPahh/PunbOxfAdsIR7C7FKbW2DqD5x6LWV5V5trIWVp6M2casz5CogoGJftA2SSTigEsnsKipL3uagR",
-	"qRgoWNAj0Fz2vC7YkXkVvSESF1txERAW4YM3DouSuI0/EyAw25FmYRHUgBIjoBYN9j5QCMEEYiK6KLV7",
-	"ZdvxGmAgnwU6xnFSRKjRBA7VRq9x4h+wEkU1V4vNOTR8vGkF7NhHhGusfOWqgsHQs1rgc24biO2VF+4t",
-	"vuPFdlDHhPwU+syt0W7aDkCNh3dMyLP+8I4Hiqz4csWUtqEkLrQwwO1DK93E5KOLaGgSfgAXdkt+sj3x",
-	"IKfn/avnCWQjm19WVOQuY6ftYwksrNbv0FxXKG0DIpgwe5gGlV93KOIHRLyUdSzoA6wz8qaRvctaj8Gc",
-	"quq5EYKwLZurUQoOPVrwpXARe4HDcooIvKJWngdbfwGLJEOnao18MpQiqT+I9GAXZ9RD+0Dt3EDi8O+g",
-	"a9H2me6XxND8ZUO69O6IrotYGFdopzo7OTZ8ZXdMDzxwUTPOZH6zkgVm7Q6tfoGSrXtuSOoDRQq+YJqv",
-	"2ciq3BgvSDUpGFVYQhouiVXaDb01B4HEwB94K9jUSMczowqNLIGomE3w8TwPqkw60rYVDnR8eM++GIaw",
-	"eXgYzECGW5x2Ql4IbR3/VANLZetSQ2Vp19xaM5tlUzFiQxqIlkvsgOriRnhlRDyIGLVBqfJGpYTh6Odt",
-	"GPsFWVVnTbloXZeuzuq35L604Rhu/HBt2+ww6qno3ok1F+7vg0MInOTNxJbUHQkjcHnqYJZSRwQUEGtI",
-	"BM3EPOtWGcKQAhtQYP41+v/Hqw3JmxjBpJViOcQ4mRcSr6U3QTD3Siz/xkpt+FAgOBhsmeVUUywb4Os9",
-	"W+/5Lclo2doYGWIEF6pgWpJrWtQszA67PcF0Muo+j8n3hh5c2petE7cjugdCYnjTgzn65Xgn2sI0OPxt",
-	"xXlYBpan6acnPi2gJe7/zxHU/2cL5OSZXJdQUMV8jnrdkH00VIkWJDX3IMXDR3m2kDRn+agd0o9Lbgwi",
-	"X0T8LyL+FxH/jiL+v66EDxT3f6jwXoN18fTkBMS0L6K7anKVjpbcfzdRPWQg1gJs/dBNkkwT4Q69lnHO",
-	"LzL9HynT76OQhwnl+yXx21nVv5c5lDVre2WDRFu4pu2HtUh3xjeD5260pwBR7AY3tYXIUN6IpomXqxkt",
-	"cuhxvbHlFFg+gv5fstw0KeO+VodBDBurxgumHqahdywhOdT8yqGgO+NLkCyU5kVBUtv+fYazpITnVmyM",
-	"pdcKujbcql2qSdmEey5y9jHIuPeouLd23A4XTDLAgiH2uUGq+5RWvTIEkbxtOhMXUB3nQw99I7TAXUE/",
-	"8JB2nebmeFwUq00qP+9KguE7sJoUAh3/WfPsKiV/IqlhqAlJ9UpCBDT8ZsXkhKR1oSs6yxkr4YERjH3g",
-	"SiNNPxVu/XTuoil6RGquXPZkR6wOi4O6FHnzNuRA+kY3qQ2nYbnbsS0kTRWh6srcnKakqHOhWk+5rSTp",
-	"yk+6OFpX2tFOMzlAfP/DhHZ7iROiVrRyFL95DWbACM1z5+S17YCIwT8O9d4hptEMtmRatbEPfY6uRoT5",
-	"tODCQNF6xoeGVpDLv716/XqyzkcJ8EMICWQ5acIP/cl0IidS/CCMslJYq5zmYxB7sMaXIsOMa8we21Eb",
+	"7P0Lk9u4lSiOfxWU/veWpVlKbrfteagr9S+PH4kTz9i3287kbjxXhEhIwjQFMATYssbj7/4rnAOAIAXq",
+	"0e3JZrPeqs24RRKPg4PzfnwcZHJdSsGEVoPpx8GK0ZxV8M9Lpqvtk4VmlfkrZyqreKm5FIPp4IplUuSK",
+	"aEk2lGsyZwtZMVKZT7hYTgbJQGUrtqbm0zUXfF2vB9OzZKC3JRtMB1xotmTV4NOnZPDTTz89qfWKCc0z",
+	"qtnuZG9XjNDmDS4FgcEZYR9KlmmWm/nYB7ouCzP494xWrCIVo8X6D+8HFVOMVtkqfz9oLcsuRemKi+Xg",
+	"k1lKSSu6ZtoC4Cldl5QvxTNW8BtW0XnB/sK2u+t7QvLmDXLNtkQuiF4xktkB7ilSFlSYVXLzQUn1apAM",
+	"BF2bBQQfz67ZdpAMKvaPmlcsH0x1VbNwzSXVmlVmjP/3dzr+9WfzP2fj72bjnz+eJV8//PS/BsnOvhK/",
+	"kZd5HLjBOnlOhrTY0K0ilLx79/JZQpQk6X1a8vs35/fdm+p+wddcq5RwRQS7QXDnhJrP3Eujng275zOe",
+	"793sQlZrqgfTQV3Dm/0bu9J02Xc2yjw7/VTgs9/rPOpKySp+FqlgH/QsgzdSt+SyYjdc1oqUdMkuiFxz",
+	"TRaygmcLXikNDybkdUn/UTO/o3/UrNoGcMdpW1eTfnjFxFKvBtPHD84Tc1Xd3w9iK3/+oWSVVt/XvMj/",
+	"LOd9CJX+IucznqeGINSVYDmZb0n65vXVW+IwieFI9+dmqLTnEHCYOyKJXfNTqmkhl68M3u6u+k9yQ9ZU",
+	"bAkTuuIMKBsunlBN1lLpPqjCRWgBNWcLWhd6MH18lhgII/E7PztLGlL4IEoK3VKl0OyDfsEL9iNMEr20",
+	"+BJZ8ILdU8Ssxly/gitt4f3H57vg/oj/mPH80307wtiMoFIyfHf5asxEJnNGuB5NiJlbEUsNMlpVW0IF",
+	"YR80E4pLAZTBYGDBNatoQVK+LmWlU2IO0VKFTBYFz5kiG65XhMJq29S64up6XNXzimeTdR7HA/jPPiy4",
+	"JR7jf/qwGEE1JVwrIIVEVkQV9RKuHiVZrbRc27cSYq9jxZZc6WprKKlcEEoMgusxF/bFCTFDb2SVK5Li",
+	"EGlCUlqWxdb8A+9DQlL2QVc00+afSyZYRTUbb2R1vSjkxvx4QwueU83Mv9dZOdZSFiolVOQkVde8gD+A",
+	"JytW3bB8apa3RTwJT81AWjUU3iHK+/rs7GFm1gn/YjiyGRAPlitVMyD4BiQK2UQM4+weHR4Z/FRt2Kk2",
+	"QtwwkctqDHhBBS22SsexwqPysajhruAxqPF/4Jbv4MVTqtiYC2WugOY3jKh6jh+TNdXZyoBkSblQGiCd",
+	"kODzhORyTbkASGq6VH0kxf15501cGTyIk5AnBJAE8WFRyXX89CwmtU9IscwQDS6Wqod5mq9mp9zarx8d",
+	"vam/ssqQnx8NGd3d1Q0+JaJez1m1Z2chJbQfqfTCf//ASDYa6eyCL+sKBU+qSVYx+HcLJudRONjBZqJe",
+	"7wfEfrbwMmfrUmomsm1UyPmBXjMQvMzKGFF0wSz/qrZw7Ykyp2xkIICH/4VmmayFBuLMBTl/RFayrpTl",
+	"fLh/WfElF7QwhETWVcaQlLceKU11rQiwDoPcStNKKyKkGXZ50V6C5QQ5XyxYxYQmc5lvDbQfnX1HUt7s",
+	"1Uhfs4rViuUdBHy4+C47p9+wsaxyVo0fnTs0RPWlOYAAcuO/sP479fjxYfTrkRzeGPFS8V/ZLQSE81BA",
+	"eHCEgHBpdRkjGrwxqLarmRVUrcaKGVXGCALAi60YaZgv4ULxHFmAYSeqpBlLCPtAM11sDT1PzScp4aL5",
+	"xhDtBNiePQOSVszw+sk6Tw3nS0GGuJ+tzLnf/8eDSSmW6YR89dVLTdZ0C8KKoXzKrI6pKVHM0MAVWzs+",
+	"VGy/+ooMWzfVKW73P/4i55/u4xSxiUYWwwyfq4iG22CY1BbQj1Cjw5LUfpqaPYJQTfVqQt6wKmNCW8En",
+	"dyskQ9zS/z5/gXP97/MXbjbggjTLWGkArKWckCcIZ4va6WSCUJmkRLHlmgmdgOi0LvXW/UJAiCgYzc0a",
+	"YVq4BOfnnrcb0sGqSlYd9I/AIE6HzYsz+9NRZPjB2fkRhNhhIWgAr6urol7GJahf5PyelZ2GTicYmY0b",
+	"kSo1gkNnZ6werxjV47Jel2PDWnnOmRqfn50/Hn+Tfce+/nqfojCT1cwM+lnlAbfZS3bDFWxtl+lkcm1U",
+	"MnvNcNf+cpHhoi4K8uhsbE6MZgYZ1Yri+deC/6MGBW/BP4DAqA1OKE2+GU1Rp0ap0tw2ch+uo7IYvCUb",
+	"ZjBRE70yfAkXYWQP85ldTEE1U9pgqJkTXuRAmfGCc2WXu+JKy8rS4UckFVLPFrIWeXphUJeu53xZgwqK",
+	"Sz0SVb9j3+bfZF/PH9NHi4fsPH+Qnc2/o98uvmFf54+zR/OH9HzxgJ3lPbSzckDvU7rPxt/R8eLnj98k",
+	"j856tG13gFfApF7wImrRei2KrQGF8nBBptZH1fFpa13/q2KLwXTw/7vfmNTu41N1/89yjvO3lvTXB7dU",
+	"om8e3F9WrPQksgN1vCrffDf+5tH54/Gjs5yNv3v0aD5mZ98ssgeL784o++Z307g/mY9VKYViaEaTYlHw",
+	"DFgnqJwC/mk0HmvOu19Wcl6w9X/8ovB++Z2YL3K3LoOSZgAuajovjGiZM015MZgOpDk9aq5AWTBDlX+R",
+	"c5JRQeaoKHNRs/zC47vBXi5mZSWXFVNwing400dn3yUDzTWA0a/cb3Kldamm9z3c80nObtzy1f1f5Hws",
+	"pB6Hq/x0LIq8wVEQgrvoYA6EKQ3yqFmUauQwJ5ndM4pVBTKV2Q+bkNSALyXKaF6bFc9W/vOJWdgLWc15",
+	"njNxp7NZ+FGCEwFQP3nzEkS+gmbXyi0VAEdUJkvWAvzDBvAvghGPg3yzhs8B79AenZN5rYFg0qKQG6tI",
+	"d7YlS4YKwj2FO/P2gIwWBajLMAS8uxGsAuovCM2NwKd0RbWs4EgCifWzXJy4PL1zUh1BmWyoIubFXWnd",
+	"4aGR2vsuTjAaAMpPetxhBmseX7Pt2H7+uW5S2tlsCrulheG22yN2jeckVL1Y8IwzoZ9WLOfoP7n9OQXj",
+	"zTI7YHBKbLEwEsCKL1dEMJYr8pjY1y7IOanYmnLROo/z4DyCwUkz+JGnEXw8dh9/rrOY04KKzFwTYe5H",
+	"JkGCN4SiFhckW7Hsuq2+/6OWmt6HBynavu1xGJGAFs+NDHLHg8CRUJwJj4AKUgvnciLwmMgMKG4eQP6x",
+	"kSobyONoTjlxgx4Levx6jJ99FtLW2kS4KlSi0r+NLxHXxy+fGdkDOTlBzZrw3NDFBVjIA6ZklcVCLhUc",
+	"x49SvzDC451Owoug4SEISVSdrTzPa6H8owbwP0pN3MfHAdswbvzi87FsazHJJUP6zz6AJi0rMmeFFEvw",
+	"M1Ah9YpV3hpDRe74RVnPC545kL40ADK6I7s7YHkwVpcZeG7mVYXmZbJluoXsD9owb497POTD7z4H/J/B",
+	"X3OWk5VRkhwPB2u8F/ErZnQtBvB9Q7eFpPlbKV/RasnuBOASx5ppKWcFjBaAOGQlhH3IgJg/OHv07eNv",
+	"vj4j861mLYH0QSAX2TUSLSVx4x4HYruisZZyjF9+brnUWfFgdEPDqQitMmgvQepwSTUDa9od8biims0K",
+	"O1ALwuCAEeTBOVEYqRBC9DyQVMxSSDPEccAEX4z76LPAUUr0Plpgqgs03jrTFYRijCEWI3U7MhpfN1pj",
+	"7MM1Yguxb98PAjtgLe8EDeXdOx1J3RkrZJ8EbAVeKYD7h0rmlBiJW1b8V5hnSlwIh7oeTyaTFo0P6M27",
+	"ncmOO7/uIj/HERoZ0IxICwX2wTVXiotlQta0MBozyxNSsRt5zXICdtTSbLxziD/99NO4Gwuz7yS7oTOw",
+	"rr96i8zdhaGudaeXjq2MBC1QkJgCvxP3NLrEiIVtMoCnajD9+8fBgrMi92LtIBmsmVJ0aeesmeM8UjBn",
+	"ybLqF4Hnivz9/aCQm/eD5P1gzXJer+GfRj6Gf4Af9f3g58Gnn8OrHwjFDZzIgvLiBPxpoPIZBbOQloJ5",
+	"AmaZNvhD/nz1+seEUAtPcsNlQdGvCJLptZAbQQCw5q05zQnYrIiPakKTo3mAoSATkuKR/P3nFByBijCa",
+	"reANGGcC1iq7eLO3J+dP/qykuCwzj1tdW6hZ5fjyzVNyPjlzQvL8F5ZBAEVZGdlCc6YaJOsOMX54/s3Z",
+	"mVm1YjhAQsYPz78+O3NAcXCyvz8ga6ZXMgeEAQnOPjj3HwAIFPx8dvaAaKquO2+fnZ03P2dGJynovGD2",
+	"2UNS1mplnvGFvT2In6ouS1lp5gZ5RGrhf2sEKfvU7GBXE7OrfUicuI+7ngx2XUDJIKeaRsAutgB4vBxW",
+	"fc1zbh7TgnCBRjugreDGgWMnFeUK7YoYZSS1zGRBCj6vaLUFvKJVRTF0aluynODtV2RIBUkBB16KhUy9",
+	"56NiVEmRooxOFUnfPrn6y+zH129nL16/+/FZmoB0a5YQgwS4BvwZW0tRE5RnNHKYvzF9XT6/ekvsxbTW",
+	"rhHIGJ6e7DjIVkaPDn5z9KUL9MCE3BhD/45I24z/s38fsdzM3dwSq0oB4fXH8Sa4BAtaKJbsv0SOKth1",
+	"Pjl/4o8qITcPJmcGbDdnk4dkqBhr26NaG3UhY3hd1Gj3RvKILfrSESWn+lVkSAlCxxAa62mXFRF1UYwS",
+	"wrKVZLnTCZ0GeUHoXJmz5oZTqA2rnJ0lNd+lcGqGE1VlFkFwjB5JzydnaOsW9dqcxvnkLDgCd2TmeMwW",
+	"44Z1fDZF0KVXTOQ/4GGmCf55pStG11wsg9//yPRbqq7NP19xBf9W5o+nQCrco6t6jmrHWwk/mXuCHhyg",
+	"H+YPiJ/KWT7OaJX7o0j8GaYWs+4rJiAQyP8NqzK/GDql7i+Zbv5AitX8XTHlltIsgldqNCGGVqDCicQC",
+	"D0ORP719+4acn53hoXgMRBJuCe2Qdh4kaBklhrO6eLAWA8+kULqiXDg6w5VlYKO2zyLc9iBpOyUPuels",
+	"5K7qv2foxOiETSDXaOjLBdl7fwLa4O56hzY49PX4d4g64NU4yEbdHZp6P72Vi1JzzoVGbzP63wzgS0M8",
+	"RYTjMse19wkpXSb/KbF0gYrt6wWIb+bGgnfDArZ7Hj66GokDCGERQyzPfYirJXIXlhqQzYoJwg3+1AVy",
+	"9jlDf+jweAEBfM1g3J0jPD4niUHQn4Zyr4XhjBlTahpQ4ntGEzKDkeEuTSKbipZobQP5xDDVj+Zfn9KL",
+	"hixh3F9AjOy19t9dhHTLjqASoqWmxRX/lSUQQoz/EuyDfkOX7K28ZuJTOjoF8XkP0i+Z0E9p1UOSDU+j",
+	"S5AEaJUnjnfUIuDPABqzTSCTKNAoQ3MoyQqQIuSCMI6UzUZxGYRRhGtL7DH40AgaTOSl5EKDuzf1EhuY",
+	"axc0g3jYudQrN5IiUjRhTO8uX43QTGdWwLK64nqLI9k/LhE4a3Ox0gtcMi4mrSug046F23A2/IktWFWx",
+	"/G1FhcJYWozntKOmE/LcCOh+SpsHkdEKgpZhxapkBcTmkSEyFHMY6f0U302tyJAaHccoj1d2rCt8HBEK",
+	"GvRuwLN7jGauKVnUFRxAA9+hkMIQrhsGNhk7AFErWjELDUwU0OwwAd/BK/sDSKnm74yWdM4L7ta+l845",
+	"nHwafgSKGcRnvRRlrX+QeWy3T1z4DzcvEaOBUhCRVWsvO0Sju1471eta98/1ppJ5nRl1At66y2TBsN1Z",
+	"flpR9E/iPTQqfEQYdoECO/CAj8yz6Ee7mN2HQECv3EvA4gyGkGFqGOLlm6ctahRO0LpNcSrjFRxHHvzw",
+	"Cyd9ISVRU5KeTR6m0anc5evbgb+cVUADEndVMf5aopdYfT7EjxGeyAofTM56VkiG6Udco5qSj7Tkf2Hb",
+	"Kfn7z58+fc77qVrU5kSB7apN9hS5ZlsUKw1UpyTFVYOSieLsHO2IFvbmlK31UQGPAXoJvAW0J6SUCWlI",
+	"ZYoDvABmkyLNB/I57KWfDf2NsM0EQ6NR13IAPYpGQSh3FKK7vKvv3EHLdYQ5ARmyZNXutRimDyZn1rua",
+	"mK8EXgejpbS5YAsxjtqHX2VsL3VVxG9uo3TY5e/cWDJsoppt9GcPXzfM26y7iWOqeOye3/SRkr821APV",
+	"GVbd8IwdNh3YgPhwtGaa+El2OFqMN0WZiEc0BOougdwrpD3tcNGOEFtas1JoiSALRnVdgV/YaPjAD+yO",
+	"1JQop1KTobnZo4uYQQ0yTITXkEEWxJQTaVjBAkwGQ2tGWDMqFAH7SURmcWPskTt/WjF0u3Zn5Ko72ZQI",
+	"GfKduZQFoxBr5NOh4owbYdO8hOLQZySoBow/hlDs32gM4hVrTJhH7NYfY/8scA39aVv7RnciwIHYFJ/2",
+	"oWVDOyLhm4xs6BbTHoyI7CWZKaHmyieENrg65wKirgHhdujfLja5N77H73an99LJ7YQTpLdGh++VOjQT",
+	"VESkpneiVuhH2vnkeGo6Jenl86vnTy6f/mn25t33r14+nb27fJWS/2jywug5TQ9TzQ7Ba5MeB70TiRFy",
+	"vljUtaNS20BupfmNOTeFslX7GI+TfzEvqlf+tRaryD17bnMjykquS32ibB6zvMLOA7trdD38VlpKggYW",
+	"iCLHKLcmNcgQwXsnLj+uFTzjqizotl8vkLfUez738jVdRhbwF7aFRM1TxurcAIiQjvJ9mLIX8SGj/WS3",
+	"Aea6Q9ppWVBBNiupMM0HvCdVEH8Lt8UI/bJMyR9ICn+nowl5FzoS3UcLIDLvxXvhJkGHj8tpSXNWMpGr",
+	"mRRggKSYAgaZLeb1KfiGpNSp/dxmiMGh2TQxMjQCac4VBAFu7bJHhnCnJatm5hboLZJJulxWbEk1SzsT",
+	"WSMLWhQzyLI1bKfgLPe5e4wMU/swBbt7CsZCSAA0wqP7MP34fuCevB9MyWQyMboQaYGgtXO7K8BNFEHx",
+	"Ta6Jfc0I0Cuqgkh1w4P8onnVJBbZZUzaU6xrm1pKGK0KbpQbM4VyVjKQgOHwh0KSbJsVTI0Sy+laR2CW",
+	"IWRr9IvGqdw6edxqf75Hx160dLEGRWHtxftUA0B1QPqImfiybrIxlsym1QAyh4KmLYlgmH8tXH5XUOfB",
+	"4DO8mBC+IFRsE8IKhaZ+Kzz7m4FktsfA3dxSWpaVpNkq5i9zV8y+gh7XAKf9WcE5DFt5dZjrbW1i+50g",
+	"h4zwg0wKzAfItu26BF0o/2SB6jUavEq1ECAlaSJFxibkrxh5IWsNKYQPxudngCVZQdclpMJhglFFhdmX",
+	"qwsCKDS68JB+vAfAoafb42Vr8X/fwZG/sK1qgVRZwte9Sq3NmSt3YckXJvS3KUmL6N+izgec3ksc4OGD",
+	"DptIBpj4ZZ8bEBjRAoNhjr45z/H93VuDD8Ae3od2F0ilzL2BLEYnQN1T7pzsHUkxuia9aB9zkzys+d4r",
+	"E0hOQMAhC8GG/3yMxsCYs0L2g+gURKbgQ6hTg6Nd+LP1IQE+0dig5jUrEXvJEFaLfuk0rzEKiqlZXsmy",
+	"ZLkh7D+FEHHjmlG8CAbGplIqjsngQLpLBlkildwoP2Xn8p4//vrky7ugQta6hfoDQ74H3cMOmeMUjDr2",
+	"uEu4fWYXk5Bjtt5RDEp8FAG3AR4xhewHx4oDnm3uR8i1Q09Zs5BBMvATDhJc989R4VXpqs72SORw7Hax",
+	"IJMTa+HMSS0KplTDvRGrnIDAhJ6A2KtSJwIgX6BK8aVYm+dQi2MllTa0GthzIzgYNOeaDNkHQ0Qss+9M",
+	"1SXS357dgkpfx1L6X7bj7BuBw3rGDIe/sG58S/MMNga1pIwcY+Ri2IYR6yDRtDMEMO9b0jafpbKrt8Bq",
+	"53W+ZBBrbV+ckB+lxzuUlLRTujB/pRHj7MdhWsiF9wkbIl4aZa8BTUlrZWEQ8n6bKmN2KDSaNnHkGfuw",
+	"orXSzB1ikHd/mDXJMk67rPztggcunFjtaklAmiK67sG+FF4elJp+7lWSZk2E4fEWc4gJu8J4QbkgmxXV",
+	"4e23dR6muLAwP49ZCqwuPKkF4C75DevoBlRrCh/YMDJzn6yfUstyXLAbVhArIW7JnGVyjdUqZFGvRYsp",
+	"3VPk6dVfQyyekNdIj6chAyDXjJXoyMWdgAcdChIcI7u1b3FPLrCRCdqkVXe500oWYEZytRRgHW7wBDPJ",
+	"qCKbyuxA2GBu83JA9i7CYRFNBMbUAEVCHLkjK7G0vX+7LWI/RA4wcpobIC5q4Lvb9uGBjl1CRKXZlBHA",
+	"Qh4KuFdQ3RAsI4J9lt1hcMysoGJZR2P+Xl69Jl8//G78gLh3sFaJxT2rU9yz20yItBbuwlcrqdgSyQcD",
+	"Tz1T4x/+hpSju74uOf14njz8NBz//cn4P5Gwml++/TT6KkpXbXByJGhxI5zghcWTUOg6tZpBaJvA4nY4",
+	"I9C0qDUCXGoR05KN4l8zTXOqKfJSxbKK6aYoYElRDOWx6F/QxfMZ1a2s8pxqNtZ8zQZxXjlDS9mBLPRk",
+	"UNA5K/rqHRYF3FUsfmSjIq/Z9igxtqBKP4oPbB6RR8TXefBqiR27iXa7/u4/N4OewWeGcFiw7NjYRZB9",
+	"bOSWVqYy9bGiw7rM8SesXocyMCVrLmrN2v6vEOIHd4/lH+Lbx1KE38b3b+iKuh5jRMsjspYV60QAmsf/",
+	"5+HN3wbRSw6pE/uQ5eDS0eV+tOv1CjLUDxn4LEY6fPMAcnjip01ChO8cdGt//bfwKQxwu5hidNopNA4K",
+	"tjFHcmHVQyTrkPiHo+1e1p7b9H9lXUVv0Ynhm83R7Jg067liPvb59ZPaaHnymvlMe9UYf7hYsYprrCtk",
+	"IyWP9lD7427U9m9h3faPY1T4TweOLo/tULBNsTUX01zXa7bFgoOOrprrkqDhwlzhxIWcVezzkdQeYRYn",
+	"Ich7QEJs8iZdPKrSsgL7ppCbjjJhrnPD9Yw68ahHmbgNVT+eTB+ksXclhP8NiRWy/n8CyXpj5bE2nq6o",
+	"mhkGEEAvcDL7DR8XWYICSswn1VTSjZVtU2BETl2pXUfAzFe2zq45JBfxAty2tHbBA6fX9QHBNtrrSRoY",
+	"xIFXVvKGufrGt0wjwUEgbaaiC91oxeDkuOFsw/K9Dp8dAoNfzXK+tMuJBHW33kkbvxxWorIumARjuWVF",
+	"UFBpCg0Mv35ECrlhVUah7MCHQJzo2ls6VSPNn7HiUF8/6ikNFZ5Se2vRQ7GK7gte9EQgQLE8w2EFQa14",
+	"HY3Ct+mYM5xhp5rjyx+eg5cTj8mGTFjl2kY6D9d1oTlI1/A/mBCakLqE/PA0nCH1tWiwPq8HNSadpGFG",
+	"qMw002ObaYL2FptYuKOoPY7ZLHnB4p7gN1SvxlCYEmBkXkLN19ejhd+XDCOyqa1Klk7ugw1vZmv3xVZx",
+	"SLTgv7IZZtXHPPaZhuKNEA1oXuoagyJFGEOs8TtuTZS0j7gfmdYsGtMBp+jd9ljzDT0rzrcElcoyKkgm",
+	"SwirljuwMihTcKWdqp42KAllxbjo/KTSCblkNIcy9sDvLdJ5S//Ku1DzqErXGq7PqKm3F6Q01BeK1e2s",
+	"AYJyW6XCW0XODkoIbRmoR39q5oT0EPtNr1YUCQIpecVUzyQGk9OSQbTLDK9kOvURC7YiM6YXDV0Wgb25",
+	"INqObHp4Y88M1ssV2GpolRvibbNlQLtLoYARmO6xlFH7K3CF1ELzguQMfM+31wIBxfqUwIJhdK3dEtRo",
+	"nZA4WBI0/nGxLCwJyFlW0ArdTG08aLaj7uPnWJj4ODEhJN6xMFqbIn7MKGsM0HDV/EJ60L4BSVMmECHW",
+	"kagCNNpPI8yqFZKFE4WAHzyjMCe9e7kCoFrPkKxAObc1XVNgMJFgqsMoYAYLB0EL7hA9ZrYEa4XuvRGa",
+	"j8zfhuo7qpqS4VMkpONnXDm/28iZ00H5yC0zgZKi7u23hu9hhQnLP0HUC7nihLxwnEhhVMWcuXKcgZek",
+	"zcc9qvlrM+eCQl3IPe7f87N9imSMpagD+PASOPktxUJli9a5ermSLJjOVoTackNkpXU5VCPy7vKVLeds",
+	"8CFM5sWiD9DtQwoGHQT2Sjz9gsGPLh/CzwGD1SJnFRlCqpYLnjWkAXoJoF+fiox1nbY2Cdk6ibjApJNQ",
+	"BlW6KcCLNgWzS6jeOyxtLeCcQS3g0QWGjgI6yFoTSmoFzBGEFnQtNbh6WDbZZyr+f/ffw/99ODsbv3//",
+	"4cHi/fsP3yx+/o+owoxlpWbRAM83eIaQn4C+UKhmAXHv/qzBFZcFJUssttuQ/k6QZ8vI/Ojb06zMwVr3",
+	"4/SVp8A7/u0OJ3UtDXa7isRYRIKCHThVKpYxfoNVrMjQehfNvbdlEIxYNZo0nNTABL+GAGakN+ZKgPy1",
+	"plAuMEInGo94uHRQmmm+jXr5GkAgnf+eLbk48WpfImB6rqUNc8l5xTLtufOCVHTTyL6301Qg7BqUi6Yt",
+	"TcEuDioXnXsbu0JHySKit01K0B4FDWv7yElTQAGKzRjp2eV5Op7T1lesH1LsKirmgqX304Sk79/DNTSg",
+	"rGQRaLOHCcbtCcRBpcc8JAVMFZaHR6Xszbu3SOGBL2IVH669SZU8sU6FhovcUyGigUYFBbLIMF3TD7iU",
+	"XU/7rZSr/VQkuDz70us9CQlWbQ56JTfAjZgVy2HKKUnfvHubIgekGzx6I57iHZpBCqGPPwIR3hFUWzbR",
+	"7ALJlf0EXprh0xTRLs18LuxJWtXbFYtt5zhlKcpCjBK4HWs5rmovxWdyvaYivzD3vKBZcAeAd/IF8MOe",
+	"TIT96lJELXJ6D8ISPydaLjHFBAKFV7KuApd6+PV862LYoNxFCzM1L4odLQS97i3N6mhV0KN3nxV97/U4",
+	"1uwQKijxsgXdLa1YxUIGtqI3mEhVUEh12rJ9nCrGoULUjdq/AEbOBzyXtbCxgjzc/QWUBKnXjU3LVkRY",
+	"1IVFtgm5YpbonnCLEutzhho56J2Op8Xsftsjllq6aGdH64fNtG+toFUu4m9jJEFjqJ6wD5DRu/dkrmRR",
+	"a+bEtTblwaPUkgzTjyism1E+7RF/7n9skQ+bzHtSFk+vThvso4MdcSiHl6VFFCwhilH27w3zeQqhm1UE",
+	"+y/lhoBxypBqV7IfiisYlGL5rJIbBQkOgGWGQtmf/oOkWPYN/47oLM3T6LyKpC+evHz1/Fnaurxnscvr",
+	"bte+wd48//HZyx//eMxord3FunNqXbiQ1GF69e7p0+dXV6gM2CWPDs9iw7/3rvny3Y8/HrfmNvj7xnNL",
+	"PTweFC7ZN5YlHXODP4eG6yB8MPYOsHd2krQQpXPUHSj2IzhESD5Xmq/Bw98nuLyp2KLgy5UmzL5rm8yZ",
+	"Qe4pkkHs3Y82oQY9tSAYRH3FOddqVrLKLC7S6szVZBPMYBKMbQg5STFO/YhDyuVGLCuaO8e3jWOO6i5v",
+	"q5o1NtIwuLwJPF8xgnP35OJ+5vh5oLoGlzZQhAhySzQZNkJHszosOmejb1g++9xLoeqaYd28oVWwLDRt",
+	"Vj/0MrunOjH7dlX9l8RhUX5Y/sBL0RvzmyJV/UDSDmKlJ14+e298YdAdmCY7qNtdXAvxeu/cM1vIdFc5",
+	"gNs0tdwkIa5NCDIaVqmk2xRO5GQYCJ02rMZcGtAKzC1qwkJtszTzUcHFNctbXp2I+H9CppHP+Kjkxvqv",
+	"F218OSrEDQCw14VzlHaBw/Tb/aLiWRbw+n03pi0YHOv4gSXdzucTJZiWop0ln594uvkg1P242bqStWML",
+	"QMSUJAtaGSlZY8DuorZlpA+sA8JNZ78oKe4cg44x3HJzTxGMgK6rIL+3VpooqrlabAPkFVKwo8K6fzfy",
+	"f5jwN61II+YW8yggCVUtFKEqIVTZcHrvVY1f2eNSEzu5GS71T/dQ/m5y36DVqvgQM9ib/oHY6FI4rBIF",
+	"qNg6VfvC6dkXkOuRz7DU7PHHDQTjDXx7iZ/unvwbLJxINuCspCR9c/naCKRGxrW0gytMNskvGuulXrFq",
+	"wxWbHBc4BgKlEQp9FvAxRGvOMrA9smrNBS0sLHGlRq8fZgUDxykIUdRWkK+YLJlQ0NH5DkG/fsmQuHNo",
+	"wRgIDPyPglGlxN64ds1ztpAVu/1y/hliFm0ilTq3EewA1OaUD/dJX4ndaYdkTI7MWnjlchV8iUwopuMP",
+	"ngmkpwtZFKDxBGLGUZgYFwyfe0rFhXPe2yQcnDTlIivqnIFO8wcQ5o/3w8MtvJSbmA++qqFV7jxmkPkJ",
+	"upcZSgzpBIoUUpZoW/L3cvhgPKeYa+zpjNWNfNgKej8wLvg0smN2kNcF6zXC2hVRTewlCZZ35Iq6ItXh",
+	"MNGjwhYA6D0RC17Wa8lrgZVnnyQetuD2cmoMuXe4UpuHRKWMQBaMyfxt+agTWRGnWP3Et328LVTsVSDe",
+	"RG/tE4gSNVgK4GTKSFwbprTrVpXsCYZtD/XCXK1oAOpdg2YRIer1mlb/bqGzu2w+Qku2cd5e0FqYIzPS",
+	"iSFuE5JCv7EgW3QamifuqXgDM4r6FzBkMExyrVixQPLpat1j8iVyEM8iK1KxMXQ3U6RkFZc5z2hRbEcT",
+	"spu5Om0J+WlwodLOemyHKdQKJRJ35babx9JwIwm4LoYLtQlwpBh6PMS6JVafAKf4omIuhXfUUrugWx0E",
+	"qwnQjGqhMALMPDLTwtgLX+Ifa1rPsIvlLgC8nwjHX3DBoXmzO9rnz2Y/vXz7p9nzy8vXl1ctM33nXA31",
+	"64weNd0j+4JizWqff9EdSsmqMQj9+ElPsZRZbxIG69EeOkfv6bAtaGNlleZqQt+rMRcdXeIEzf9taEy9",
+	"k+r/Uqv+ilD/+lr876u531ZL/6cpRQ38P5cm9Dv7MT6TvvVfrz19rhWcKjC6Uvd7PC2gJiRkAc21rY+2",
+	"khs7mw32AWPHyYoCEttT1YXLWrjGJDaY0+kMLUncxkLtOolO0ghOvG5X9jMvf0WbI+zXJtyFi2/joKns",
+	"8+ky3alP1mB+T0den27TMN3kgLNv9+Y0t6FX+ryMudNeWx7S+OumhHp93UsyoS/AmhpsfxauJ+RSbtoy",
+	"ETZDm+7KqWQIabOCUC9beQ8z0hZPzZ2vzcp6Jd0eJ7qOkphINuzIob5/R9DbV25gv0J6MyRyV/NqIDsS",
+	"KraYKJ6Q1NC6fCZrnaLIjFZkAyXsockwYAtV03uKQCwKBNlgCF/qCKmtW+dHabcYsa32IaMGspBAoDIj",
+	"m6kMQS6k0s7AzsWiot6SPUqwovhGVnqF9jfokYT1xOmsFmjd5gAnWyi3YwRvFmMt4UbN6qrGqQEIE0su",
+	"WHs3DnnwmVv5WuZYguWG56yy3e7MENg1qPDLCeQq9yQ0YYH8SYW3iDVH0PokHsLG1mWMg/xZzgNFBMVV",
+	"Dh4LKwqRoQEkZ4YQgNkpP4LnN1ckrv253SAoXBHIzg2Cy4NsGC+QWZ3vuY0a7knyDkSInuY8eevBbDUB",
+	"GGMMuRyqnkOXSSkwwD215a6SMJz2ICv4Rc77wwphZpu4GVImu32bTeQlFDJ0ZueCi2tFqLnNCr4Y3Yo5",
+	"OPIYX15o7IwZN2euWd5t4A3thXKoRwSYAhAGJ/dp8DXr6JNSrL2yqSjXy+sOhAQeI0j12P+C9QXwDux/",
+	"FkFalyppbnQAaYfh+xjjpe+aFGWP96C8ZCbXDDOCFjXUpoPQcteMWhRcsHxq7d4kxcczg3KgG0BmsQFj",
+	"1J1+GmnwiI6l5qzWAUEYjipIzxdHx5VB/JCxquzJnpYlA37YMvkTqkhZUIMc7INOfE2XB2dnZ0E8eWet",
+	"rViqVjmOsyNWuWI0N3Dua6CIUsk0WCXwXF0A10EVxmiNDIpWuBU/vMWCHx613s9Jxv7ppKpB4AMBoQ4t",
+	"POONx4G6Pd7/iGD5lI6O2ioEgx7jNvrXomjQl8DKUTOUo06n+phwviuQYZ6KYNi7/xTG39Mr7SDBbdFZ",
+	"T31DJIltOLiyDY3ZR4l7862cmjBtCT4dM/WQFkra+HvL9EeTJiAUc21aygz3QQeT5q5PHaEOKmL7nOjd",
+	"w/Dyc1QqdtWdzUIspZ5CS8dQZQqNwHang2Rg1z1IBnZlg2SAQ/SbgZ0e3x9IBlq0DwHbDRqrWMaEBptu",
+	"NPdqwZeH7sIrKcun+CaaRHryEB6fIQUOpuw4poh1/NaQCYHH6yx9gqR/fN6k2VnPVkqGaKUPzAmdZlGH",
+	"ln5Zi8AN1aTMPj6LpGgH5pbTjSzdtEQ3WOIAbaHXe2XciC/3S/E9pfkNKtzD1qdmkEi4ObhXbanu/aV+",
+	"cIgX/oPQoHMc1rgxGswx6vKv0vF7V3D43dunO/WGXz758Qlo12PzPibEDdnE3OrntdnS/e9ZVXCRouvH",
+	"rQyjkalRrR0NrbwZC5v5pO/ePk2bgjSYmh2WoR8+Oj8/UAPmwakuxgbuB0/e4VLPTUea5/aLgZ4M73kt",
+	"yFzK62vGSrAIlEWN6YRrI9XZeICQPETJgWJZrfkNmxnZtK5iKUeXtbAFVIwMC/YjFGQxxxrKMUJ3RlfU",
+	"v/EsOZJ5AWQbTBwUVo4lMDUpGFVYPrYxxVdY9uugP+SwTwdp5W1cOraaxZHD27db4VOQ28itb+d2Jvbf",
+	"LxIJYyZrQYadAuwQUeRKZFe1GN0h4vcWAYyfJ1jxbmSPqxnNzJXoC57A80U3FWht4Hy2ODC6aFEoUFuY",
+	"wtI3OCygjYpHXEA5tKoWB/DOah21cJb0VhBc4/C5PerBQtQ1LwPvX1yvtYsx75ZQ4dkMQXJuDY5AHuDO",
+	"T6EZ7Q2XtcItAjSsldA9gU1hFxHtfO85tFxOw+b+jS3Y2hhtwETHMGx9rA6JIaHU/G4XOzkJEuVBchCF",
+	"xAqKLvsjiq3htkdkppsd4V13Kl6DN8fgy7FKan+evJVPkJunjbckHSUoC/rkd7nwFOeeahS73bnYhyPu",
+	"R/fyma9atNneXVndvWqRr/sN/o7dRf0f1wYIWyfU4rDCavbXMxqwYuc9c7Zst93cyQVjITdHGLTvLN/t",
+	"9fidlNXRlhQPSYY9IuDhZpnteDzruGu4xS5IgpWFjCE8oyQuRQUxjmFAYwddWnLMsbLioRhB4C//uhGC",
+	"XSXq3y9S8AgriD32xEXOBf6OLdOTViDhtOkDM2fIXP3LsvLuTrSehAQuQUNFK4wnHU3CUDYrdL949+rV",
+	"/02noeTuLad9kW/h2wqjapKOSO9ymUn69MmPT5+/QutJ4Ae0BSihdjoa5+G49KpiDDbsImUSMq+1d386",
+	"/QMzaWw2Au1bqGWCkPjeQDVus2leaP7ogKn1IJhnkAz8LvcYePr1PVwmVVBhkeV7kgW9Zx9UvQNK3pfE",
+	"uy+Jd40T+0s+2/JLvteXfK9/j3yvL7lN/41zm/51E5F4UXCxfFtRoSg0lHqp2bqvP3pRMCPz5UtWESZ0",
+	"tZ2QJ2usngNtDgXJsCvwAxvSQP5AUvgJtou/pfhSQh6ctSpt7QZ9wdAzeDsSRsCXwqjB8JKfemo9xzeM",
+	"/IHQPDdXLmfwW0LmUhgRCxloQmit5UzLsi5Hhrkuqf2sYmt5Yz5Erlxi2QUoNwRiV9h4PrgD1jA1A67Y",
+	"t+qfEIbOiOUhVkFRFsdQubLgHdzKHM6xKvVcyuvT7OClXvlSjZ+thSiIDbXAhmgBSDH7JsXTSGHD3HVj",
+	"OZ1L7u3N/qd6TcW4crXJhTRkGl1Ol6GLebjiy9UodRR8WVHb0NQPdlyc3h7520HEn+9BYXxvZEq4+jXD",
+	"4Hnpkqk8AwU3AMIXWL/m6AWgLsTpZNoKhVBLPeup/wcPbSNxynNir2As+OHU6BHzr5LNSrrFimJYYDQG",
+	"oDf4ytiSSlkRfJnw/PDSjIoNhfE8ALEto6wQLY4M1nK3aS8H2qHBb81X0VbwLd4AgydtOhmnQ93m8UFU",
+	"SHOOe2B7HOs4ZKzaZSD8XzS9Nc4V/83MV3G027Vk2RuClixQVy1jLesqW1EFEXvt2zGatEn91LqCHYmi",
+	"2kv5E5ICX06nGLrv5hiWlVxL5L3QibaiBZZWBn5hRnSWIXAkBNPZ/ALob9Cw7XRqC4HmQR4CcPoJSRtZ",
+	"wIwsQDZYU80z4je5adQrZN4LBrpJAY7yMKdXryqmVrJo9We1ULQ2ZLtSc13N5uEmmn25uobUPm3WFTcz",
+	"4Rm+U3S5p+obPCY2sxizgicE3AuZE57ALwdPzF8bUCj0im3JhlXMH9uwUc1GFz5jVy6Ck7CVruu5hiDN",
+	"SOG4+TZQw/bdQlj291snYiQDlCRBTJ4Z2r3ftuIaAkDPAlvgqxkgJXlFNzbyHRgBbmbo0T1pYcXIMe6S",
+	"bsdUjbeyHi+lJWkX0E84R0+kTV9DpPaoZkS6D5h/QIbwrLlNFXOLMSTwCG+OId+B16gPAnDE7uxahwzG",
+	"WzTB4FnY5AhI8ymOKLqWDHCgGRNRG09W1MpI0wYqDnCIXkO7kEWt64pZqRCLOqR3MTngckBHikhfwi3I",
+	"xrCES7qTncNQU5bPGmj01zV6YTsCc5n/we24oakBiDa8KLDerqsrnzbjp8Tm2tshyLyuBKmoZmRYcMFo",
+	"ReyyuBRTj/lWxzQDpuQ+YQUtzdiQ5fTBTYz1vEcT8qMXeiDvHx/vmBwP2wV2rt0BcyjoQs4YerrFc3ev",
+	"p5lfT50xWvezNX0MBBFCFl7pJKCQHbxu3boD6Bdj+a4f3JNK8wXNdLRhJjYpWLjsPt/0raxkXmdxiq7Z",
+	"TPFfY8H+vb2x4gU/m87drqbB3nr9u7XLWM5pT7sBc/9st1iSavZB38/UDZD5oMnAL0pCh2Z4vqbVdS43",
+	"WKB5VxNZ0fPHX0fqLrW6z1396cn4/PHXvo6Zb5Rw20ZzXRglYZ37YP9JcC5+sXuxwnW576t40tsV3yjy",
+	"G1cDBD180Fwslxeuw5SXnvwgubTaqBmtGWzyXrwXv0ELDXMU5DfyA6Pg9PyNpCDeorCakt/ei9/G47H/",
+	"f/gMeoPPUB4xH1PbVB9/sSGW2C7KNrEfUoIdy7Gb3XJZsSXVLMUPR2GOn5Cu0zroj2F7dzuNL+5LYAu6",
+	"2hq51kpHtpt52LEefSlLygXB9e9kEf7WES4dv2gVaPFKhd3TbySluacFNkreQ75ihtopo3aAqwvas2aM",
+	"tMOrblilugMDFGzJP/O53aJd+24y72+tie8p+Nz36t9TcSayIXQlu6I1mOALzpXAzGSbUhLswgh42TRp",
+	"qSiHjvqYcwDNLWlx4VzUBsOwHQd6JDAcrWlBb72wwe2zjfVogd3SoESKhcQ1285qgd1+HBRcx3PnD6jA",
+	"yNg6mA021pTXaMUpXI+M1L2hUmxaHGKXd5RXbDznRoZtjWmDPf3Ma3rNlIWWrrZwXclvsUb0LRq/Zkr1",
+	"qPertnWNfSgLKmhvtlJwh2OEBrsUyuKGKcL11KPYEDv1TCaT+/jLKGkjORlqWZK6DO/LxSHEb7KYWzPY",
+	"n0ahAgezGpWsmdOwcngzqpw1Dkc3REicIEDoYA0hbG7sUCk6DQ7a34YZyExmbqxRiTFXuUOTNytZBGDi",
+	"igz9H7ikpMnyx60nBqNGpxsqLFDCZSceudrIsY9XfV/JjWLVH5ksJHLuqC3c+tLm+La5dVCWQEsyj6RQ",
+	"ZFzHRQ7YeSyQ4+XVa/Lwwddfjx8QWpQrOj4n9l2SyZx1+fyT8X/+/PE83sQaov0js3fg55ZyBHD2muOG",
+	"ms5HkC6K4f4ORIpBRnikgzu/YTNocRu1+b4yypV5jLQYCPOSXWAwdFMrwg5vUKxV/P8IJ/7SeRcjEYU6",
+	"1lH3mcxq6JcCz4+axW5t/xG4peDrbvqkA6EjDugKgRGND2ofRyh8WY4Yb7CMQYuzAFoxo8gSZPJFJcVx",
+	"0f1Q7+SQuSa+uSfwKdwhIVgP1f+TM6GZl4l9s0lUcMAYLkIJPsvL9Dgj/G3a2kOKy4EwC7ssePUOmR8g",
+	"QPYTcCtxAp3GozdigvknZo97ERtMKSjJgmetK8qqo4C1bJPU49yAe8jyp5+PKHKwopVgqif10MJ57Gyy",
+	"UhD7/g4zsz36pGvB5BivHcLo5I71rKgAv8bdMsND/5sVQvGQjnbt9fVlemskIdvF2pbBOj6HIUqifcjl",
+	"u8tX5IYrro9Ni/CEbVHRNcv3DO+5AFzV9ZzlYFM0LEYQDp+3eMJpTOA0HuS5TXtGV1MsZEEuEgdQaXL7",
+	"TAhL9Hx5wsPDROtIvG3uunnB9u6mItzU0VzzeLdXTH6I+LxcIaC9t9WXCzr1js6pvaMMxepjjLAfeCyX",
+	"8acVtnvTFV0seEY2IAusKlkvV8R+FfcWmofbvq5s30MPLdUz2Gn20Yotowzxjau1hC8cWY272ItKEE5a",
+	"MOcIQL1gmOLDFFNW4FgSqHUFevjWVzHC/K4lS0K+chz7tQjbJ7219Jeepz0S3lusFxLYUyZHBoYdjkn0",
+	"Ehi+fHv+7gX7jlu1gIy4RjQ2LAQdaK4orV0Bd71nC0Yh0h9pFYgdrdD2AvNV4EGfqmh5jfukqVvw9PUP",
+	"b149f/v82SAZQJD7IBm8ffnD82ez1+/eHnURlZZlyfI9FzFQAIwMYz9wUY9c28TiRj3fc5zBdb1hFV/w",
+	"QzM7gnRPEffB2IF4baisWZI8dkqeM3lr+eiv8PURklE3p6m5SY3MFBDkIDIRsa4bTAjsoCGZbS3cB4Wg",
+	"uH+8AvNkGe0T8tZL9MC/8kretNTxXe1lT7w4b1ku7hgR3uM+iAXcwKvHgwLyGlSvYODSOvKwRXzqDyG1",
+	"FVBbgcBeYMFnnjxglAdEFm8jZapEHrsQfh2blVR2bOx0H9CT/T6aIpouvWdgIHQnutJ6SNkh8Kt94Uc0",
+	"NER3FOyDYUjuU8vFDnfGde8fF4XsttOUJMo8Jp2udFss/JS0oqfuGhXVY734PaKi7DW/e1xUeGy7h+Kh",
+	"nNwmgCpK1Hua+AKooH5LxZiwghYXy576cntKy7kvrVfp91cDYF9XbLm2hpydsjpOvum0Avbd6l2Hy0Ey",
+	"qAW9obzotWX3hZPaLUMJM5G1yQv22j8dNRyHRCMegt2B6tjjdmDpsT1LYa1tzvDMRfsQo3R7to6QsdeL",
+	"hWq6YZXoQIOLAUq1GXnNi4IrlskjC773G1RB5j1+GZi+c8t13Mrk6heYOIDtO7H+AluNy0NAqcikqbZV",
+	"FrSpqpyiZ3GGfsUUYqfRg0e47mm5eHNIw2i5/dwnt9czqA3qiEkfTUyH8nEcNq/w6HJbO8EjEVpAwxCC",
+	"00TjJvqgP81uKKQYG0CMYsYciEqY+SWkR5VXPZ2vl3TOC657TA4+CMJLGqhgY2OTWrEE+B3iU8eivWHz",
+	"GcqxaUJSK6GYf2YyZzP2AQoPQFp3eGY9MefNodzG/B3JYT2i7YSNMS0Ka3AmQxcjmrO8zvRRtZfD+BbA",
+	"2Ihnp3lFWb+7K5ABJJdVQTnAYLwRXu9cbkQhaW74iToa/4NJX/AiahkLpuqxZRuqAhklzYu3WUBs8j05",
+	"t287QRgbYRUzA64xWoJS+GXC83QUaFqnFH+Km0SfcVUWdOtrv2D4g5nr1GlcTMaRVLXBAFm1C4zfnsbu",
+	"71vZdplDcpdzlrdV1wMtSYPL0BvoBnKq0qzsIUJYikjZIBquV7JuhWfRDCpzDm0Xhoou9JQI2/gbzFBY",
+	"6pVDkI3jTqNoRAdS06ha2MG8paSFkf3VyuBgQwgxqKdBRi6wdidE/1v1wNYEtrFDwRtHIY/cCPT/VL03",
+	"xPcMN/CTG9EOpDnKoWOu96Fr/KZA5ctGFh16HaVfdQnlW/G7QBTpc0sBd8FXprZ+3Z6gxMsXT8m333z7",
+	"mAyh2e5TKqTgGS34r+hug+67bEQUq3jzq/0YT5+kH9/b8JX3gyl5X5+dPcyC6+JqnsMDlpD3AKvmVRC3",
+	"2Aea6WJLqPIpHM37ZlNGi2q+8b/AO5/SCXmpSbaiwrCezYph8S1tyW7iQ8TAAOkbW2GfMvwqMXwEkd3c",
+	"AysMgumQqfD6+Egzt2QIf9zYnmYT8rTgEMvMspU0I0BBktdXTQlUH9F1/2Mggny6b29aeoHpF0ZoMIiy",
+	"LmvN7EBgvdxCkRTcIQRQanlaVGniARqTF2mFVS8eXBAusoqtYTdS2KQBmmWsNKTVnO1RZZmXMY74xhU7",
+	"KdHQvmSJoZqAC9g59FjeeGU+tnJ+XEc9tgpB4GP/HK2Tbmv+we9miJd7Fu4lYNAF7eu3X67Z/UJWGTt2",
+	"xT/5D/abXrqZ8x75QvbRJW4dcbsjYLVT7EMhpCGuHvfCre30Dt2XgN8wWkvek5Z618KttowSO8QuIwrV",
+	"tpjoG6pU+1TcV3wdlUnQKb/GBBOuDAW/wUC4gjMIhPOECPLdobhQU4fGZfVFsvMNCKlSfCkgVzRb0UrF",
+	"YuEFRuL6N8EoYi8ZZJ8ayjoM2DkWt/WNjWTjljQClS/+P7oghRm8wqpwWOAXCPaj8/PDJMks3yIJ1CYA",
+	"NNld/w+25jUGbgvnNjXrVxB7457N2VZC2XEjUtUCIOi9qL6rBGSbMVoV3BE8NYL8LyG1J6rHLV7VWFJk",
+	"FsgRkbWnDpAK49vt2ylsBhHdTqwuoFdSLzhdd/cHZ2fQAmLfEjukIA7snn0kcdTah/1vZKUXsuAyXrjC",
+	"yYx2hsQm9M9ZTpZMsApbpCaQEb5khu1RSIz6DF4Ac/wWsfbKhG4DT90HrcCw2YKzIt8T33tPQYA3vLYT",
+	"cOFD2M3hQhkCqIA/3/ouC0eqX6yIodlTWdRrrBqdW10PePfUTqa3IHnZ/n32395hl+Oij9eCX5jX/8pZ",
+	"tAP453R3+DP53XK/b+/lSAbY0MC1uj65W4VPwWiNkx6nkgfNiQIR8ggRcF+Uxy2kpL0CRyBghE7xZZM0",
+	"Begc3NGDTqDIlewexD4q1Vcq0tsNcJ0TkoI6HlaONPKJOYikraJjEzz8gStgjktMZ7cSis/8QZ2/lXRi",
+	"00c7pu0Lry+ZEReV/JU1ZvCgf4dCFYFr58mmc1lr8vCMOMs/SW21ynTqbaDRupbIUudbG8Gza8id+gpq",
+	"QhLBNk58sGsYutG5IIsCCumgGDayNgwb/TEv2BpaUTQjI7ODbJMcShZYk5EveOmyJ5wpyUACn3QTgcxQ",
+	"YIqchH3xpk2Qy5bs5Je0psSg3aClXlgTE7LivvrqFV+wbJsVbPrVV5gn98JIFL+RtxVfLiFP6q2MJsYN",
+	"BduMyG99WmhqHiHaQZnzBoNsI22A9ZQYOpCObJaTfd8M+uTt0z8FYySIVgpg/B/kAXjXd7woO6M48Dgl",
+	"GOfeg62Q6OZXiuMFf3eRtuTZNeBsXWLrkQjeApAc5tohmz9b+YQqIYF1I7AmQCm2WnvTVWNRMFx6bvR5",
+	"pojL6sHExjbKu84ozS8O6DtvhoBzuVKyQjfDTjph0unBycXywIbj9+C3FuaGB5kEJ5A0IyUHVu6SsH5r",
+	"XQEcuJmp3XMy/n0trL5FhkKOZQmAey+OvmlhzQ6zo0Dhw3pqAp3bne0AJ7Ez+LywoicQz7OE/gqxjXfQ",
+	"Gm+dU3IKNWNtnWBLmF2PV7lwRD6x5m7bJ8gWm7prTMsX39c/zff1xYH02R1IX7w3/129N198JV98JV98",
+	"Jf80X8mtPBZfXAeHW3x05L5DBRM94p9SJPFzhfn+nk07Plt87x3Cdn8K8bXLgyWWp3H5nFMwl6/Zeo7V",
+	"sKz049hdcAtdbz6paRFpyolDHH8YfpE/wIexw8Cpjh7oLb6+Y6K3C/PjxUFnVApXMre/4CA26XYx9+Yb",
+	"36cVeuSai0ya7gFQgmQYKGReanBKmfuGa19uZUXziFeqL1m3W363p+7trmGyqJdxucHupaiXk8Gt/b5/",
+	"lvMeY6ZPxoEV+PGip7Ji2fXevuhYGR6q/eJBcME1p8B/saSP0WY0FzVKK65Ge9tmhW9gKkdHkbRU0Bog",
+	"9+hM+IIlCdjRt1NzjQzDwp7OGyVyaHEjydnon9j4wpwzc80v7GpRFYWKVZPjo9Lgy6Aisw1fddaR2zvs",
+	"r3msAGNqD7ghvrbFgjnvNDzrtOkR6Q44tIDYcbBqqf8oXu6mFkddPdsX7fDVOyZmA/qLtkI1sK51JAl/",
+	"r87fl4XfWMLwxKwhQiwvSGowrqrqEkxKvpbOL3Lejjb0KZ4WgcxDP0yrwJA3LYWGJJ87EUwXgX+3zE5t",
+	"hSfAj1jHgj1hC93rHCU6Umj2Qb/gBXsGffX6uQFotDnTNAP1FGmNkQXAbO5q8O4QlV7l2X4xW1RyPVvz",
+	"eL7MS60IPjMoAWo09QV/0Q9v3QLrUrsVxbPBW/NVWB1WVj3VOmBP0alc1w/SDEGGoKsL6UIZFGOu88ru",
+	"OqC2nFIxGa9z+l6S3QVU/3aaCQ6c98u1Ua8vsePFqY2stUGDLg4sGF5dgBXFNJ+KZLLk/kdBKHxqlKsJ",
+	"uWKiUSeNaCYXJFWyrjI2q6vCFUDxX8x4nkL356bA+6hpFI2uwLBTdCSlIxwrIrOH6zOr2cq6Uq6kmFNk",
+	"m1dUp9btsXX3w+KXu325sEmzzaU2PLOakEuLFw2FMuAtqV7Z3qvEeiHYB82EApsNmJUluEsAunBIIEGs",
+	"60LzMfzdbOYCM9K5WLCqsvErTYPtxw/OT+ywnQyao4yqR/W84BlJV1qXQzVKzY4m5E3Fb6D/TiFlOafZ",
+	"dUIKLq7HhcyoM4ND+FNOaJ4bVTrSHZykdVXMhNQzWhRyw8CYachhxTLtXh9nRuLCMubAOVeybHykLrmA",
+	"K6L4r2yc0Z3er9jqIIDR+dmjb49RffZdy1e8z8SV20JYyp6ZZZLCkqRYr3BbW/qAnBUajKOoeoLW2Wyk",
+	"V/HsULmdBjsDN+kBArbH6+JA1QMp8hzbltXeoocPoNoptia1Fw+lLPZB30f7m7m0aHuLyc8rWvW1gX3q",
+	"I97MlG2WNjzzJVVcDIB74QgxmYvjuBlXJJNr25XFluSKMjNLsLnQMmzxC8FyJc0YWgX6wNLD9eLU7gV0",
+	"MaNrlpBa8H/ULEyob9B6l7DwX1lfYReoVeyLifiMuSPKTrMPeuYAH8MqOKwbVoExdag9YLVixSJQdj9o",
+	"Q4WxcL5jhm+evTAvvF4seNZc5VF41gjx1rEclmviIkOAiS1gdbGlu+kDN+5daUjiibLCD4bXQHnXGj43",
+	"ZwNRi4HosHuXzK/9yHwBblTHRcnwwfjxg/MgqjQBzjhWdMFG3lEPNopgUtvnukXS51xQhMteuRxWdxSw",
+	"+uXptw1+7gfF3cmKYEfQESQOM7WiseBA86xNLNtUA9150FBE+0OyOnLTyworA1sidJcaH2D2X/UlbIM4",
+	"vuAQyDs9QMIP0JYD/bj7ZfmD9OSt02YaWmGEj11qcFsiABDqXP/2mjqEIsCAA1oEmMedBfZ2KgSOoYJy",
+	"Hvsk+cT6ffhSmJVDHBVoD199xbjRBb76iqRlQUVKvvpKmr/avkw74jANXJZp0oRVYxwgRL0smWjCXygG",
+	"MmRSYOhStjV/2h6yyW7cZVrZ+z4rqFjWdAmd86FytdQr7Je8syr2obSiOkUTNDjhDI0M7dPXbMug0ZqN",
+	"ryDDVuFyX2/bRWI3cdJNQUlPD2x7F3xzBIhnfn169ddWRFwzZ11olU5IanDL7DOs+Z3YuLLUS8/dNZBh",
+	"XwD7iCwl7hfPkRhSbDXDvm8CgBo8uOyEuZP0hhY8BxPXDApC+Dgs+Ev9/ed0NIXvHc6YddPuwVzYV4JV",
+	"2FZ3uIwLIuya7ShCVqDhNkkSh/DN1qqHgAtR1kaftOH7DnB6RQVCuxthbxDgj89j7lXMFDFDtVdjrRPN",
+	"kN3o/BS+4ALgZ9FuWdFydUGocxsDoW8VeW8yQSL6tqspdZwJF3yattbsjhn3tTueKdphfetharNiEJDk",
+	"J3PU1B5KQhTT7lY3TlcIXWA0Pyo82lGCqFneL8nVEHVvdyKjIEWB2mLkgc74wCZhnKJXB+So1Rnl8T6Q",
+	"2ZbP0IPB1v6fkL/SomaKyFornjPyYHx+BqQBOtY6PQGrVi7ZhS/U9fi4wJnPZsEP9sF8R0qPABdI11zH",
+	"SV+CGAKsYMGdFr0X7f0FOcP8yNJjwbXeixUQI4FKlNz4SDrwSlpE7RK5LoWw7brvBblUC1kU5jS5vrBh",
+	"vZ4k0MLcxqY4jY0b8rWNA8T79uwWmHfL2KsJ+VF2wr21izOs2JpywEoXmBIQlwsvPnIF3bnasYk7LUyG",
+	"u90rRhPyGjFjSoR0k9hEr/Dwbc+M09sm9xSRXYHDiWsjCbcQNGcVb9mU0avz7VmgwThZO8yoG0aDsGCG",
+	"LlU5v8XZ3iEXJcB4CKeC6CkKl7TBfZQiLvAnLctxwW5YQSzDaAKqKYghGeQjBWfnRrLtPYwC2FREhVCx",
+	"o4i5y+0/jiJhlv/Pvbk30Y4iCgOZbIWeCfmh1jUtii22joP+ZT4ivisMHrWHNo3YS4ACUgAvk5UsoAjX",
+	"Ll1JsE8ZVWRTGZiLLk49/vpknPLErcelLTfAk5sl6Iqv18zIXgUV16gDFGyhDYvCRjC28iIXnuxN4N1Z",
+	"XkGKRmqlRxAJesTGvcHHa/rhJT50OZI92/SxG725m+Ee8SWL/hmtoI2vrXhbQRzoTg4gGabdVKV05Cni",
+	"Cgqdsu52G37Ss+F913oH1W4DjI4GtBc/X169Jl8//G78gLjXoeVGQmSJayy2eFmoLaIMMAElTI1/+Fu8",
+	"dnEYEkjHv/788Tx5+Gk4/vuT8X/S8a9n4+/ML99+Gn31v3o91i25Ku4Dc5XDbCFmusYQmE6XJq58G/wg",
+	"p2V4ah7WyMcPU6JYSaFTYOozbGzj+h7jQI8CjzVZ/3p+ZwW+VlqunQ19qEqWkfPJt/tdcyTlaoYuINC2",
+	"jUgzW1SMzYwQNqsVs+oWZtobIaHAFA8jVitW3fCMEZobVq00pLcrKBAfUUJ2xz58vFf9M2CL27EZywkP",
+	"mBth1BJs+941XQdmIR8V6TnR0WzWC1hgJdBsXRYGDbBjRC1ma5mzqUe91JbBSz9+BPjPCjpnxadPqfk8",
+	"Y4YRGEFjwSG8wQsjoIiCGn5BrCKNxZwVvWHHFWNDS1Vf2S8wfDXOLC2tl4YMwX6YYJq9WaPjU85x6e+Z",
+	"kbhGE/I9FxTI6FL6Iu6BlXeMlfKYyEvJsUfKUU4svBehq9yABCS9A7TPotQMevCfoPfAhM/go08/H9Um",
+	"H+dZ274Dp0zzg/nm5FmKWGGCnBWE237BtWKkFgVTraBxTNWTggUt7G10ujYo5hS0HVHj8Qnrq2oBAUG7",
+	"IjgV+Vx+cH1GLkACd2H5n3stwcQBbRkMkr4EK0svjS6Y2GQMLgBirFJd7zuw3t1ZpdGdYn41Iz0Y8Rvm",
+	"4IolRNXZClx3ZSWzGuPb01vt1Q86oxWjsRsuS56plmMV+hCelvTFs5hy/Rc2p/MxpHWYF6z30G9OrczW",
+	"0bWfxkwtB2QFIxz8x3Ds/9kjIwCRnBms6QG+S68BYQ27plseHwYt5XV2KlkCWgRTHEOQPI+9E8Mjw0dn",
+	"D4OYmwv8N176dmwMnre6/9G79T/dv+GKQwj/No2zRLAqSKVntYpoM29YNQb4YXNuxgvbi+bdFcllUdBK",
+	"JeRs8nhsJFQ0sWu+XGlW+SZmvtg6UCWb+uZGslV02lGGsp4XrFsvJXShTfpviqhdkPc6K2daygKSEmK1",
+	"XZ6+IeY5cEFouZ+Quc2RAzxpWXgdbNdZOYav0gl5C18vCrpcgoRZbOhWzaRIMUVG2GEn5IkgtZXGYHiu",
+	"XEkYj3xt3e7g/Tyc5xejLgcmuYMR4pk1ToYWCBCN0IJSVyyf4fDpBbidAlxIf1FSODcO0dBcs6xYxnJm",
+	"TUIHpR63clmetuwrvzpDIUROq9wWbDLIaYg1y+uKTYnSrFQJqbi6JlnFNas4TYhz/BGc34raCaZQrZlA",
+	"PwjJqGZLWXGmTtmMEzEjvd7e/vCqkUDRylBCB3pFKiZy5lyYp5RBcePN4t7/H23qqI8i7LjOG5vivOZF",
+	"br1nRr7FPC4by3JB1rXSeAto8CEPAquGskLFDrYD6tG9JuoFJdt0ZM3K5h6RSLTcydtW4Cs4EX3Qv2BP",
+	"Hyw4WhrchXzItDNFetLp2/7bp0iXr+HTt+bLo2TMQLuLdaPYo4PZqleyImvXkcQKG9ZzzoE/mRtulbQW",
+	"hccpW4f28DwmY5VcCJbPIHmskJvTTueJq73iPrdkPcoz0UWk2di9nJIh14qkzd8gTqB/Mx1ZeVZLUjDE",
+	"eyvoElrrlUTPHJieanFkHaClgfJ2tieH/PuaF3rMBXEvO6gHiq8ta6Nw+cjgDAu2yxslzv4JMWlYrQ7J",
+	"VEG3QDmkIFqWt5JOHUFExmuofFRCBaYLnZRrqA2n68oIajbsYVEX1l5N8tqM7LxNtSBDKoicK1bdUEQC",
+	"spaCa1lNraCHw3KITDVHwD2DRoucrSUzmpDnhiTBAuZgSErbAsNusPMJ7Pqgnc4aDE694Ze1OF6FVNe8",
+	"6JV+rq6BNBv85eL6GMkHhjNgyaimhVwS/MEQga2sK2gF/XuIOmFeiVPsqMtY7aSa4O8pGdpXR2CVBY4E",
+	"GShDm+k/mpDXgtRlDtHO/rMFF7Tgv4JhDd5DLz48DcJUDR4tJZnT7BoyrYPxH519R1LrxLctUma6ogKL",
+	"xLW7YftNuO/jDce2SrP1DAORIkkajY9KBfekHVprnZYRvXbXVbV7HnQZwZ93pdn6+RkxjxPk7w/Gj0M3",
+	"WvvQw3kPztlYvgO2EA9hdqnNLTD1B069krK8q821kLI09GZONeZ8BUQUjMv2ATJJJxQC2X0AipL3uagR",
+	"qRgoWNAj0Fz2vC7YiXkVvSESlztxERAW4YM3jouSuI0/EyAw25NmYRHUgBIjoBYN9t5TCMEEYiK6KLV/",
+	"ZbvxGmAgnwU6xmlSRKjRBA7VRq9x4h+wEkU1V4vtBTR83LQCduwjwjVWvnJVwWDoWS3wObcNxA7KC58t",
+	"vuP5blDHhPwU+syt0W7aDkCNh3dMyNP+8I57iqz4csWUtqEkLrQwwO1jK93E5KPLaGgSfgAXdkd+sj3x",
+	"IKfn3ctnCWQjm19WVOQuY6ftYwksrNbv0FxXKG0DIpgwe5gGlV/3KOJHRLyUdSzoA6wzctPI3mWtx2BO",
+	"VfXcCEHYls3VKAWHHi34UriIvcBhOUUEXlErz4Otv4BFkqFTtUY+GUqR1B9EerSLM+qhvaf2biBx+HfU",
+	"tWj7TA9LYmj+siFden9E12UsjCu0U52fnRq+sj+mBx64qBlnMt+sZIFZu0OrX6Bk654bknpPkYIvmOZr",
+	"NrIqN8YLUk0KRhWWkIZLYpV2Q2/NQSAx8AfeCjY10vHMqEIjSyAqZhN8PM+DKpOOtO2EA50e3nMohiFs",
+	"Hh4GM5DhDqedkOdCW8c/1cBS2brUUFnaNbfWzGbZVIzYkAai5RI7oLq4EV4ZEQ8iRm1QqtyolDAc/aIN",
+	"Y78gq+qsKRet69LVWf2W3Jc2HMONH65tlx1GPRXdO7Hmwv19dAiBk7yZ2JG6I2EELk8dzFLqhIACYg2J",
+	"oJmYZ90qQxhSYAMKzL9G//94tSG5iRFMWimWQ4yTeSHxWnoTBPNZieVfWKkNHwoEB4Mts5xqimUDfL1n",
+	"6z2/JRktWxsjQ4zgQhVMS3JDi5qF2WG3J5hORj3kMfne0IMr+7J14nZE90BIDG96MEe/HO9EW5gGh7+t",
+	"OA/LwPI0/fTEpwW0xP3/OYL6/2yBnDyV6xIKqpjPUa8bsg+GKtGCpOYepHj4KM8WkuYsH7VD+nHJjUHk",
+	"i4j/RcT/IuLfUcT/95XwgeL+DxXea7AuPjg7AzHti+iumlylkyX3301UDxmItQBbP3STJNNEuEOvZZzz",
+	"i0z/z5TpD1HI44Tyw5L47azq38scypq1vbJBoi1c0/bDWqR745vBczc6UIAodoOb2kJkKDeiaeLlakaL",
+	"HHpcb205BZaPoP+XLLdNyriv1WEQw8aq8YKp+2noHUtIDjW/cijozvgSJAuleVGQ1LZ/n+EsKeG5FRtj",
+	"6bWCrg23apdqUjbhnoucfQgy7j0qHqwdt8cFkwywYIh9bpDqc0qrXhmCSN42nYkLqI7zoYe+EVrgrqAf",
+	"eEi7TnNzPC6K1SaVX3QlwfAdWE0KgY7/qHl2nZI/kNQw1ISkeiUhAhp+s2JyQtK60BWd5YyV8MAIxj5w",
+	"pZGmnwi3fjp30RQ9IjVXLnuyI1aHxUFdirx5G3IgfaOb1IbTsNzt2BaSpopQdW1uTlNS1LlQrafcVpJ0",
+	"5SddHK0r7WinmRwhvv/ThHZ7iROiVrRyFL95DWbACM0L5+S17YCIwT8O9d4hptEMtmRatbEPfY6uRoT5",
+	"tODCQNF6xoeGVpCrv7x89WqyzkcJ8EMICWQ5acIP/cl0IidS/CCMslJYq5zmYxB7sMaXIsOMa8we21Mb",
 	"CEfrVE1wYePtGDzocii0/SKMEAX3vwGe8lo0w/oFUFq0BR4b24kVDsxI8dvaIKu9420yyQWFqBAOvZvA",
-	"Kw/lVu0Beb1Ckccnj0kqpJ5B98D0PpSywyN4f6BXzBevNCcENRx83lCtV0xonlmrkQuXhKHObTl4+KKg",
-	"2smr0BEoHrR7a+PJ01aE5hDBeXZydjI+PRvhNY6EbLZMKR3LQevIu9hlUSAhfEGo2Jw34TREyIjJhiuX",
-	"uYlYELWdRJjgUZmbfU0MOsI70B+qruKS+h4j1w2br6S8ipffu3A9O6EbJkqjIOEM038fX/KloAYo48u/",
-	"PD178rVLOgxwK1sx1WoeJCuSYpHTFCsP0iXlwpaHDgvTWvT7y7t3by+JDa/kGC3qQuJBYL6BUj5ltxyg",
-	"p3G2IqA2vEBHZK9zmAKiOl3pfiBYXJCcXbNCllCE8l4K+oXCqz/ifnEVAp9uWXnT03Kk8JA+BdF+x9mB",
-	"bTxwpGBcy/uB7C29n5oVOtqIxyC+25MrMIP8KHgvxbaTBHDihgvbpkdsyKKSQo/XoMqhPqJit2X/ddnK",
-	"4NmuVCwh4QEUM4D9EHM8nAlyyYTeLu9x9njv1HHT92vfv6RgGqua5XxpmBjEUm7KFRMqIafjrx+H1nDy",
-	"U8U1VugFNW0ja19tHYyH16y6qbhmWECCEhdL52PlTr4jaRO4N9P0Ku4EOxl/97P97/jnTyfJ149iXTfi",
-	"sVLhVhvkiF2Z53TzYxQ+T0lOfTnqG8auXABhGOC2liIHdUHXTOG/blgu3L/1qq7sPxcVx38oQ/rsP2v4",
-	"OhYTF3ZhOvYK25jzIEvYchybHSS3u91CoxfXm9ClgKtOQzfEDFe61NsX4lWC2k1YwvIFDz9dsc3n9DiC",
-	"0l/S9rkrpbpw1R6bQjIpyohXbIMi4iRT10Zr6f5shA3kMd0n6zw15440fL+8FaJwkw7e/HMyG/8cT/ly",
-	"XGKrtrhZ8tTbQ5tU/8T66sBiYn62Of1NP12kaa6mLTbSHU1QEE6nEPdplF0sq2/RIF3T6soccRoWd1AP",
-	"nPXM8Dczr0uwDS9Dpq4HKLgBnHCcKHbbDq+xEvALV7cgLBQWlO0sCyrObTnPmJXNUozZDpLR6TPbU3uD",
-	"3KykCitl2UThlSxyde7Dql2rR0sozPJuvSyotRIt9dKwAWSZWEfoKLdkh1Bif1ucsdPzFjExSiybM3kZ",
-	"zaF5ailIeHgGAVHa0jIofBypKDzfaDZT/FfWU3aVCwKVBo9qkdfbTjgkKdu2IZZz6lNUthFoRc+efL2L",
-	"qUaagvm1H9NTKl7deq5kUWus0i0Xt6HBHQh9TskQqx15w3BboxtFRNndGNY9gwDiLfgmwbl7yOLGYzj4",
-	"whvhdtvUXDcRG0EGrfaRLUxJIW/ISULQPkVOE7A+kSeJzew6OznOAUyGi4qxqR0vMex2Cq8khAnNqrLi",
-	"ik1x8FZ8fCFvLCzq9SAZmE9csHyUbuLen+32taHSZbacSYVNx0BBcmuFA2bVNWzExXqw3OhCGVMRozKu",
-	"p3c2B2CjWMOr6f77CTs9aESwKO4f0KZO7R+vkDcHDGeP5KARnZVzz6Cd23HY0QdoDwaIaE8Bb5sAY1wn",
-	"eudZaEFU6PuhgkBiHLYMlxUKdtB/r1JG7aCVM2pR0qRXn0esmG5cFN6s1e6IGimtzPY7lD1xxrLdjWCs",
-	"JQ2Mwc66Nkyfv3j94t0LKGjZNrl1toWKEc9zJlCQLrjS6vZdedDMOKtk0dtV0+YQo31waqvVgIsSDg5l",
-	"Vjy41FAhKAYO5zcK6yO3+izSHCoBwY7mLKNG6cQKeLZlgqyagx72lMJRjFlvs5FNzBacBaxF4GC95m9Y",
-	"7iAZ4FoHPx8Env/hlWywjYBPGvZdB4ZcFFzYUvAGJ52rDg3oo4NLPhzSTqHbHbkTP+cqnXiEsTfn9rfi",
-	"S5GbOxS5+c8sanN8EZvb1a35fcrU3CVi7/37V88j/jrv3wt8fvha57ZMyFNnQ+Zt7y6o5ijXJjaECaoU",
-	"OvqGdzMOlv9WdXQOix7871ESB043hpBPewWoaSNlJD7w0qgsvjuwqzAQadzaduG1AoeQoYfSjJFZbNPG",
-	"SAp0atFLkDkKPmg+QvXpgLX8Fy618y9WTeee6ud8qZDzpULO0RVywCDSUyJnT3WcW63mf2zhmlqxKipx",
-	"QKMP80ogE+4UwQ9tHfilHM1/ajmaL+Vnevnbl4Izd5EG4i3K/1KvqRj7WK7AdWgvZ2DuwIJmNjfMYC9Y",
-	"HsAPd044KmzYgQtCvQxSV2DtD7QbcANds6ql43B1h97oeIauPfq915L5nUrF7D0urNsTt7m8ppAuExIS",
-	"BPmhvOAoc4xtSDgTMXM4GCkx66jpXKgYi2N7q2gnvg1thHau+ph8nB2tP22D/GgpnW64iLUnbGvQ9vit",
-	"zhv0yw7JwpYiESfaXUNXxyDVtRxtW246ylZbOunK8S3peFu67BW5eiTDljretWN2LbcBad6WL6JsONRp",
-	"k6jvoCsgtfTutjegjcItc2brnvU7XZ6WZbF5BlcsnublKB7WjjRvxwJYor00sOUkNmNoYSXE3NOlSkfY",
-	"5ToQsoftQpG7m6QGImUZiS6heZ5OoYkVEHqfc2auGtivKBHspjX/OUkRbOnU7jw/Jyk2DDc/FYxWts56",
-	"p4N3WdUCg3t8gbA896fgu47vb1yPwIQt7Tm2PQ3n3XmRnENVTucJyKuNuWhpQm5kXeQkl7FkG9+gyUfA",
-	"AG6FOxKytcbAuwGQ67X64+PEHgho0Wao9EjbVYi6ETZjtxlvMLlDLAbLDETGWuoNzqQFnHhebcDIg7C4",
-	"lRKyl+c4XoMmIThAjNMxqOjZCawF3bQi78DwntiKRYHmOBuYtrfRj6ZGxchfQNv9CI5urLU4Jxj9HGvD",
-	"ncfM+BokOiXoFZuBGRb7nngLLAw6syHVUXqxZkrZFMvdtzFD0u7e37PVv8p5vDO+2ohsVUkha69ZwSIj",
-	"W255pKJyzbY13EH4GN0gOJvtJC5zOLawgkG7smLKyEGotPpYdciEkntb0gYlEbyj/5iV9nSRCgo32mqP",
-	"7WWCQsjy2610wQVXq93nsPeu/yLnlsTszdcLy2S2mFizC4zstsAHe7dm1ZoLWoRc5581q6E/rc2Dd/1o",
-	"zRCGXsHn+7mQXXogBwaIuecW3C48v+skUyvgTnOGDX2OC6lFMXe20ytncAjfS2Beny1rMN/OToW6sZmj",
-	"kGpHyVJK/7MRACgX6lY5JvuLtlisbvTVsBXenfOjuhFt2xDrP+atBi/HhnGD3OTkJ+/8h8uLAQC2Q80m",
-	"6HYzfPv8ZWLbwCeEr+mSqVHYv2Z/O4VWd5s0xm92ZFo0axY6Wov15OBTDpr3+27rZCgkSR8apZFraG3N",
-	"hPL1C+YMa9laYwPKnUBUyDCdrKH/8kR/BNHaRYJj6HdCJpMJWlrYR67A8A8Sq8+n9H2B0L4OgSFd/IKq",
-	"7MfE4Lp2+jvSE8Kwhr5cmiaxC1RJcBrXwhoAc2mNMlIq6AfYJoQ8u4I8BUzuNZKrT+iNRyDCel5gT/Hb",
-	"ETFo0KSla0xuzswZXiq5Po6GmTOO+VlLCl5O77xJSFnQzVzKq4SA07ngCqIa/HGj1nWb+sGdQ4Ul9R+l",
-	"B12fXmLgJxU6VhoTz7k5xRW4SxUEGEWAcQfXnZ90q+W4i/zwcWRwrTDrXMi20+t3ddNtL1GWvetbUVid",
-	"P/+DVrZlO9x90F0jUszCYs+iHx2C4ILjbtEb4QwHvpWrC0c7PBCCPA1KFEEuoyC4Qtubfb4h6RXb2I6C",
-	"vrAMdHvGSBaqs9XouEu7O/ujchvC3XH0W7hFutSPMCUEerq3L+7Xj/dn5syCvJxZT1YORALuycioFavO",
-	"SdoyenVCB7cjCyu2YJUZgetbFJjDCjaqxyC7kjxj9nxSxQqW6dQZmdoFlpzrGr30+KbhrUsh3c/gniFm",
-	"Bb3Vzg9Zcadey3ZhH3ev9mWh/7TCekchUiD7X0C+qkOceHyKc91GoCaFrmSBdyfkkUDPE/gPrRgFQgIh",
-	"I8kAITZI/Aw/H5Z1g1hl3+2nDa+50n2BwUIKntGCIB9buNBdF+kz3BGpLfJ2mJoia5ozO8IosW4Rgx80",
-	"HpU2IT9KTUq6jJsjahENFDUwMysFDNofge8R7QhrV28Qa+cUcMjErrX/AH6ggi+YcpbE2yVU5ywrqGHi",
-	"14ys7YC2iavNqyQ5U3AN204duYBDcCGCR6l2jV1v9226QM+wy1zz1RzAnAUhVWIDYkf8Ou2NiaxsVZOW",
-	"f01L25eCDDeybjzEWmFMA1iOhc1NGEWKMaDp0fAr8JIKKcbdYhmYvAcCO/tnTQso8oHAn2AOOPtIM11s",
-	"rN0DzdxNhsEda466ufZGYEc75X4251kLNosEiNvTjElIAKdmm+1uUgZakBCakJxBP1QfwYNlV0IXLlCV",
-	"oQ8rn7tGqFxkRZ2Dc/+lQSfbLF2v2LqnN3B47TxQdty4qDHT6TlrmTOn3UxJ2pTQ8vnN1EZBJS4VKXgk",
-	"CK00XxiVA32UgcMsHSUkzVZUp9ZuAaEa16xS1FVVC3mCm9ln7IABWO/QmIL4nyhFv+LYIaKVONn4pptg",
-	"E7ef2HJmuHlUKYPFz3BPg2SQU7WaS1qhS5TnLGegADoLgvm5hBSRFWPmrzJfQE77XHHwZ+RU0xn7WBay",
-	"ggFLmWdUgZeN50zugICLs9g23/0i56mLLuFqq0rxpJGt/GtZ0x3ahUJjlEVbCguB9IucB67JHQu9XNEq",
-	"mtoKwZkgVkEUDdTGEAHNuLuR2n0z38R8AdJXVuL6dsFdFRcZL2kRjUHwT32AmwOdkXBDv7hmdB0FoEtl",
-	"ch/abB+f/7NXPuqsIVyyHf1AIyscYlyAQgebPUwRmB9Ax0EOxBs6yPLRDilntxDT4o/bIe23EXEAOfcJ",
-	"OKGLCpfqZtsDsdsJOX8GWMZuxVFSSws9t0kktNQjNM8rM80wNVhp6DaiZePZskXEJ5lcp2SY4mN0oxvE",
-	"JTwnw9T8a6u6+KOz/YrM9i3pUDNY1tTJzwb4EAkGqz8nbjnTdjS9lVdwi1xhc0iw3sHehgai5tnY/qCZ",
-	"oEKPzgluBOXJNTMytlX8zO8wsd1zSAqPvs+dLdqEw2krQ2DikxKnhBZK+t5jayqwikhQ5C0JPmVKy8r7",
-	"dFuM7XegHzsuQJ97yfVOc+qSS4+wjmUkEuehr4379mpIVGyw5VYRUGd/t7IKRkxg7XVbqR3WZFPHzdCj",
-	"BBNyC+bLTUVjrWxlJVILbTAKhGXX+80VboHqa+TTB+u/+jCYkg+2ZduHwef0+EZubS2sP1XZXNNuZpcH",
-	"pQIjv604iKEvoRkU8GZfeFlqE9WkjSrtaEd/WIZhy7O2I2/tPzP57JyUVIH4T7fKoR+SU3Z8ptghRQmD",
-	"HKo9GU/bj3uLevyB8ft/TDSyDeq9p9hZF9t6P2Gq954afHB0512jOVuhhGEkYjvCshu/GUQ5HhRWaOnk",
-	"22gZ86dgX/v/2HsX5raNLG34r3Rxvy2TfkGKpCjJomorryLLiSe+jSRP5k2cIppAk0QEojlo0DTj8X//",
-	"qs853WiAAC+yk/HMprZ2YhG3vp4+1+fRG7boq/NYIlYCvJ2pqrA6ZlyN5jIVNRvnSzrVvEYiPmSjYJmq",
-	"qtylN1qqAF4r3ODb2mH9FPTO5o4hqRdX+HPn4KVg/Hlue7x8KOqn4G9Utv9Q317RYZdJjC0epvU6+T57",
-	"x8Ko4FXrE5UeJB8YxvXlt7ASSbaYi3j856K+hR5daLwgaE2FiSYES0pztOJa4zC66yKV41jMKSIuU+sp",
-	"TlOZKr8St33LQWYmw7QMgKi54bAt+0GacwEozYDUCCDClIdemBPPPK3EnCdZFCinjsiANtDZx52Uxc9y",
-	"/1UKqr1WYV1M+K6gQ+bYsPtEhXE2KuPMevYoTQDTXOf8HhDN+HsBeW05zPxeAgOWJaXLbUoLeV/RsXQp",
-	"DEoyrhrdE0h6HeZ5FzkXO83myqY9UYSi2j294mkSJVUFG7YiZbwEl9qYj+M1Wybadk9CQAlP2DKBskGH",
-	"zwX2MyWLfIlBKa0Ued/wzHw5rd+yctBmqjo+TIos7HW9PzbBgZhK+ELN5O/ivDrYOWUac5gkpNCd0ykO",
-	"uuyKkxEdKTMUAJK+ENrKuBfMvyYh0yQEcucVBT5jv+RH54iYYAJvkCak4IwE/hMUm0BLWSkAEdC8Mmnc",
-	"uJJt8jhkNkNaPJjIlTZXKVfazWvekce8pSzCmUpnYnauw2pVhi7+C1QX+vL+GswfpXYU21VZUwLS3O5i",
-	"LC2xQF9FjK/f3fV8R1kO5KWichcDYw44vzbpnhgDKB+eNbkDe3e4TLCbpSIP1vl+AYX0a99O2Kctq8MC",
-	"rj0wv24mHNA2regocaAnNn+8wh2G5pBPzhonrlvji8Kk7FhkquTzLOCLRFkt1phM4nXrgvkE1q6/PNdC",
-	"G7W43GmvX4XYde56oKd0H9GO2+lEdHpfNUvOgQ5O6z2qvH5E+FOgIQsRRpxFasg4YmUspF5UaRsOpgXX",
-	"B7ah2hnLcM2ahkKCasKOjv0W+Hf8fyxFuu7AeOiL+tkOpqWPZDrSZrH+eSZ4KNLO81DMFzITSbBu/yDW",
-	"n1n1YWqwtpV9wFD9LRIV2IzfyxUszZlcuUDGBkZXptlExpHcXJs1KVlX+LzuajFdYVee8Q8CvahvzCef",
-	"Z2LewV1SPUR1Usk39dMF7ORHit2LNSUlMR9i8P6QqSWA1TiULXi7nlbYGAjmlzDB0zgSKcIMd/KotwjB",
-	"AZ8tU8viFCmL672S6b1ICRKwlNRZQOiD9qBQpNdqxZY6Uikiq+MesJD1JTOFOVi++RS9wkmgMrI0z6Dy",
-	"LAETraJf9kyiLuRUbZWy31GtAErbH6kS9eGy9vb1G5BDyzTBfcst/sVhUvcz8nddyB3D0KUb8EhVUcXu",
-	"lw0LUbRRtL12oRoGBJ+llNQmMMRWcGICs5gpF3RbbTwQ+7Xz0ERiRPi2mD+3r9+ULAMnv5g1CfRnF95P",
-	"lbJfzheuqVatW4/bnAEIeaKlhx0yYiDKnQP7uwL+Zp9heAtrYt1pCYDFh776eF6pIh8cLPcv4yiA79Wh",
-	"uOoJRUYmByiGl2ir/FKZuV/jH3gQys2d02MXZDXBY8x4JmiG9ljDZfUDuu+0zvoEqlbPX+R4a/Hor3JM",
-	"JYr6ZNFm8TiWwf3nVJKmgittThcYu7VdAfBegE6bTKNEEHORVzp/CrzTHtnXSTaidvnb4PNr0rQdpWUr",
-	"wIn4sIh5YnfHZ5e16sHf4b6tPTZMKBQpjxBCyIOMxTDP743XXq4gOMbgps8C+el4xa6v2ktXNoHY6O7h",
-	"Xix1Vax0zdWMZ4DqUmKw04uNOCgMpXhrd0lenUlWhz5S4jJ0zDDfDkoVxkg5Mdpjq1kUzJDiXFo8E6ry",
-	"eni5OOxl04eaRVSXevAimohgHcRASZEtKbWjkBz3LnmXtMEQWIJGaDyiHltxJOrBUnijEEJqRhpNZxmR",
-	"Z/lEnCX8VgdeFSWjRSqnqVDKTcsTH0Sw1C/Eu4BJWX+Qfsf6EbUEbEcRFvn8XQT9lCf66ITQFqGpz6Ow",
-	"/asct8CdnVfswnccDrCmudIi/Xqp9SqsQTYUgwvDtMff8wimqcMubaZ1CJttztdaQpt+h/ghUzRc+RWq",
-	"8faJkFTxtWKr2TpnGTDBLRK1kBtCup4eDvyEkXCFbxBeltbgSRJCnqvJd4C0pl/lGHVHmD3fCEocIJ4E",
-	"It5ouv3ZELy6qdUFAxuW0FUcQQFpprepO+qeU8uedwBG2/myPoDp25jxEospD9bsfY+pZTrhgWBqIeK4",
-	"SOrGnT+LVomt0HYWIxwLetFBUhu9JC/X9hrUOsjypJZVGjAvpFxcgfCslimIs1sUrwWsKA50cQyoxJsi",
-	"mElj8+SBCohmouepCjlksUglD2ZbWCzMLSXQ50PwllE2jh7MpOgaFXLiskFv0Bo6rUyoxnSn4o7FZDUo",
-	"sXJVoNNXFR/4Srj6H0LO/1mE/J9FwE8AiRXD+cWI7+9cnIDDYM/24Hd/Uc3q3jmATZ3W19Xt31jIM/7l",
-	"llaRzrwy/HMQUXk+yF4uMqpGaWOVFddEpSiwG5DGqUo10ZISbLVt6Fe5MGiTSYwOTkxgjSYTkSo2FtlK",
-	"aPttJYlFecP6qPmEz8MQFA3IdwQnlxbDM66cKtGmn4iVz5TIWh2DReU8IxD4VS7NsyH4m32prVl6iKCs",
-	"/CEby2xGajc2H+DtNtxZ0C4LWhVaEKDqQyepcoLeUW8eKXz/BeNjB53F9AMop2UdfJjbtZoX4RDCaxa8",
-	"CknAdUOz5s2zK3Z63u21chO/QuLn0FTgA5jJHG6XLxaCA7CoTNl7rlW0aqdsOX2XQyYVLYW6FflX2hZP",
-	"o8mkeknmBLcTUmDdnBZ3wA5Yh8UFYijH1QogXA0u+UzwEMg5QOne3Bq4XGlXdJi/TEqvtW802Q8dBmt7",
-	"mC/9jY/aDoURcHt3kCRaK0kcSomcpx8p4BGkAnkCaWmuRVbQv8xK9hq2gQ1cw16j+Oot4GbhCH1jVT6F",
-	"ynFRrsxgTdi8uIDxhaDY23loeUxh0tF4DVGTvd1PZbFWcRKZedy6Z9UMKO1hDOkUMWTjt2+vrq5vb8vU",
-	"tsfd7h6Km/n4yAz9lryZPdaisiO6mkWZUAutjlONd6vaM2ZW1GjbOGyIHnc8rGAwe9F1lUUZyGCrehw6",
-	"QLZ5qVyNKJpQ2cC5VuW1HNJr3sSWnEaXSZKs4FhxrADi6h73YvoZStJ2HalOddnaMd0fk99CYmy7jrhf",
-	"SvC3erxu5MokBZfks9Oq6klw+uzCYuE2q1jYzkarWnQbkqTuSLhZ1pwGl2iqIRuellmFiNsyYWMxkalg",
-	"UeaBbuxOSokFTw9NDRoiz2gHwE1VqQ71S3j/95ZMQUijMZP/gFpAM3vLZPtKw+A8gJc7A1jXGNakIL+R",
-	"RnZLRaCwJXictb6oyaHPfJFk6RrtG7PXcW94eqPAb2mIvKl7HxIFTeNTNeb4rrEzo7bHFg1mIlzGohZy",
-	"Uy/lvRaXyjOLdnWRdo7NkSoHrZw2Ffrr5RuiejFVLfG8Ze507tjUtWlS38sVm/Nk7aDSTXgc6+kGX4XR",
-	"Gup0vIpR/qt9E+X+kd7xP7nasRu6olLV3/JmvR/2eGtR7TroA0VlcPe3cqXvkM/kuuyBXJgP0jY31srW",
-	"dLqi565pgYsOEvPiYCm/jTvPslJahCYUEvvl6wG0lVIiHFV7OW5FloEnmpDst0/4NkHWa4+5Ip823vNF",
-	"tQ2n/khmPK7pDnjJIjteBy4wRwAVJFQVcGehHRvjXLX+XgaLOymraJqBDcSpMKfKUSrjr6JJJUaoineZ",
-	"eAZA51lvtAFs4UQdVanNE/dQNQ32rirF6qypN1QzWEHrUZ0zBYTD1Zvq5dUbIiRmi1S+j0IoaMh2uwsM",
-	"mj++2+lnuQYsH9ct81eNFgC17TTuMq7wWx2WmGzWSoUyActuyymHzDJg0Rg2+gz4eud8zcSHQIiQ+ZgK",
-	"2Dpwf5hMZmxC1Ri92crBWhvkhnQ0CltapA5jn7qE5PqHtUnp3Zo2xW6Bb/9erPF3Q0HiIqeULhKEkO9+",
-	"EHwJBlRIpujNQpBbWos8DBGMxA/Ue7/w/oXJx0OHRSIJJg1/C8VCJPAsa94LpA2eGDTTHIRPmX60Osxk",
-	"+yjD1WMRmRJ9GkDV9tAEfywVbZSwpj/hCWVd0HdHAGjqW29wsPa9Qut9w8PuK88NKhUmpEX8LkpkDOHm",
-	"eGymg4btAh72kVJrFEZTKC4jQ2GZmeIsAlrCodJ9qqrIzj9cx5FAiyRfRi4Szl5772n+lSIk3XG/gjAH",
-	"Vm51Y/Aa2hVar9B2hdYpcEb1dgTXFc4Hsp9hDqdMDqHnvZyKJIPVvtnceZQYPL0dQQTqSN2mfoPTV+Pf",
-	"AfpkhzgbspuQH2dzFiFVbm9J6Hz8NhOLncVR+PYd3XhoIac1UjOJS/SgxE2qEKqAmvmQpVrVDO6nqVwa",
-	"b23Mk0QLC4TPzvi9oLxRypCoTZjMif0g3v4hA8YtvRJNRZrjSesRdu1OT4DrpToQobsmXrV7lrblNsL4",
-	"ACTvjCthM1jzWscVV7Tvamset+LuGD7xPVdneYwqrO3xaEc8VC3H7dxKtQk8uJ8Wy1QtxSGR0i2l8I7/",
-	"jdh3is3bMTWwFSstKFy2IbBgVknwjEfVuFJZlMV71BPgbZ55U2U7TYr+lT5YqhP+5IpNeOocsFOZ4TkE",
-	"roFMUZ49wIxkTlBxwaeVYCGyyvl9Q+/AgijKrbIcArvtLcpZ2e+9OfPH9pfq00aPbO1bdYfXImO6T3r3",
-	"ULJS02Qf6OPJwfjb+cEajfUyju0gk88dixcOU0rx7R7OgJPmY7q5dYXow7HGE0BlFhPG82aVxAcUP4wq",
-	"cYrv3MIOP79zRLnREH6FDBK91oztvJAqwriCMfpxcVIYLi8QqaUuGVVn5/44W9sUbJHPaH1qbhipBVjD",
-	"5eTcKKE8b6ws0sfGfszceZDvsBxqO4oYWmdjGgNUkxGikcpwNsqCwO8MJR9ahV0vBOIHYdWHqq68zZlG",
-	"KovrbUplnllC7TOpk4XiNvPE0cdivdWnwgCa8IIZ9YdVQVpniq1poy3gMpgUt8nOshlnjTt+EJpLL+c2",
-	"cRZf5YZDFIEKmfPsip0PTs4sSgTKdXVg2vmcB7MoEXkKd4nGKC93yBf0MuHLbKY7GHBKYUxkNppoDUz/",
-	"ofuGbkVIALU+0QOTzvMjr6z02SRzphYiiCZRgIWK2uIMyCgT9Vu9Qod4puUJblBUDYfo4h7zMBccX6D0",
-	"IkpUxpOgFoIC9AgbbK9kpxWqnjPM/3ubNPT286d+vtHgp84hnD/6bd/f3b0xidF6WRSy5k7Oz10nZbf6",
-	"ADOqyQa8e5p5bFYsHqDQRR5GxnWt31pNFVpZJ3fJ3t48R/h3vQqIc3Wy1udv1WtJijeGjVmWLdTwyEqe",
-	"sBOK90d0vzrKd0Ibua52ElVgpZzRu3JfaN1e/+tSZvxqJoL7bax6CM9exLnLkXqRcw/LWR0YD21QAgP+",
-	"qsopChe3JUFgZW2sVy4LtLJHKLJLKD0w1bM1zlFMkhulYs6jpFJ/+hFym0y2uvux8XKtTKu360r5Z1yk",
-	"+81EzcqWs0CqbA83Pt5+AOYY3l/NHUaT5MDDpMsEYJdhu4pwZFsX8/kCCdYR/AJo/f05/zCyQw+Lj6sq",
-	"17bRYajQANIuaEE0/ShRy8kkCiKRZCah0ZLGUnYb3uzvTaDttn4nkgQNUWnzmEVZ8UI7DRWTXrXc7MDU",
-	"7rnt9nLA4xgG3PgP/qGfGcI0eHalavVokUbkLyvHvOCeUaB7XjE/+gOZfVOUsADJpjDRP5yKlC2TKNvD",
-	"YoAHRwuR0lRWwRJFgTDY93iT88VeV6uJ5K9s7Y5DffbmHjJ/EkuZNgtjxI5YuSct/3AZMJrI9KBlSCLC",
-	"5Hx/0e0+i6YzfbjbbY8bGdyZkNcxSYUYMn8uwmg59z19Ug2Zrx/zPSaSTKSLNFL6FoQzbV3gO1Nmtwi9",
-	"HN1pjtSIMo8lUEJmfWxwOmPEaFuX7qIqyzHCcFDFVisu9YoFWRjZ7VNWtV/J1L5BIPZq4JKxCBwGO2Mp",
-	"W0AAWyxXxTiLxV31Jj6ZlilUfqGNqc0XfarsXp/jmCf3ozCFgqTNb3yrLzvJFk0TNjF9aLFYTDIml9nu",
-	"b4XLRQz6uar/oOmUeSuM3FJBPVmU1lrfLBULCOe68AnYxN3tMtNQodcnGUA8yQmU2+EgAGivT/2HiiZl",
-	"qO/293TYb3r5DJdno3LEqldg9dJDBZ78x1g1MTQVc5156BvoqlTKzKzNX+WY7F9MGtVLU87nUYZRHyi0",
-	"VDNekWEz5+l9KFdJXTv0V7Vcf0n31ZgT+TeqXzSNbIvyYhB0EFsMDTym9Lhl5gZ8xFa20huw9pbK5WwH",
-	"fQYgK2zBUz4XmUhbZVux2z7n7ckvHwfdT//fTq3bDkype9VTic/dSRlf8ThWr5dZIDEcfyhrKDfJ3/TO",
-	"NqQmzGUSZeBHXw2p/rXA1aLVuAr2ej8HHuHo9lRqsowNRqFDMhVUSDGIZiSVxXdS2boRzGQ/sHyoTrc2",
-	"1isAN0Ag3dN71dT4ifCwD+Vssdv6sG2MPsPb7yiTLmutGdXqhYT211/k+GmN1+Ky6AOLEgAMHBr7GmL2",
-	"0TxKpp6z07zNuhCPmWWtPJOXjnEvt1BSptEUikWN7c9uHCQbPP4QI94ieAJvFZXsFgzjjw2eyGQ9l0s1",
-	"CjI+Eok2AEK7GYpX3/M04knWGALDfQNJcObauIhC1Rj+/ItTXAppW41+t3/S7h63e4O77vmwdz4cnP5U",
-	"TBnauKc/7B7/5GgPwYynkE13kttoDa0cNQqIqNgkB92aemA8l42z4Fycnp6dt88G/ZP2oBuK9vlgMG6L",
-	"7tkk6E3Ou1ycNbwG1cGax/PgVeNH2OLXb4krAGZXaN1jrKIwUlAzkLHFcr6AbCvLjjmTcwgNMN1RL+f6",
-	"xZxeRl4XItVYiJTN5FIB/d03IOjMkZQfC43/Yt8LnrX1t8z3hSJMifJX9Teu37Km/nrrXfIu+a//YpTu",
-	"p/+6NPKmNyh1DHLWiAWHWgeaI30JiVyxSF6pKIbuQ4gxymaM56OxORgdBhm5el4VdLltu4wfQiU3Sth3",
-	"IoX8neZyoXXd67c3rN/zut0uW+rTGDr37fV37Polg1JnPp8LzL54nvF4zZoZ/2AsITlhpyf/zfI3HXfh",
-	"TXLCoPC+BcXc/2RX2hBM1+yf7I15Jfsne1mYpn++S/7Zbrft/+vnnl6zf2JjouQ3Ec+5UgnX24P90204",
-	"3PvsBl75Jo3m4kYk8v0juqnn3HR5x/7JbriWIEvFXotYd5p9xxXde+ad4K04p+i/13/1Ouzby2eXHnv8",
-	"rR4mNZEiDUW61HO1FKm2JKLfIm12sO/EmItlKB57sDw77zYO12EjOA77ojfp8vPxk+AsPBUnkwE/HveD",
-	"XtgV55Mn/Gx8GpyEA8dFAJKlQjzYDWwABvfZwcUa7AoymbScTlZ1TxVv5u1rdtw7PW33GI8XM97uMwIu",
-	"qeJgHMHUj8Qydc4dN4RoVss+rP/YovJ7q86fredZ3v2qR//lwmslxjMp70fLNHacsPon1XGoZqyPs9rJ",
-	"ZBeLPR3BWgfIbai7JFaChoN2gGopLeAB7026wbnoj8/C41P+RJxMekF3fB4+EWf8dHISDMbHvH/e23Ey",
-	"DYbHvZ8cVJth4/Uyg4JFzFJLVWaiaJQsCwdPd3wSnE/ORPs47PP2YHLaa5/zJ6LdDwbh6bgnnkyOu41P",
-	"3iEdOhdPwrPgdHzCB5Nj0Q+hN/zJ5EychtSbSU90wx0dOht2+8UOGdmHASRgYTFk/5/dGaBQKfdkb9my",
-	"vSfnw8FJsSfPSEUiUrcDO/ALPEHrbA9FxECpbNV67qMkBJERZRGS6hzUKAgzpFvUJhgBE/RxYD50b5Du",
-	"oiGW7ZnRHNpWc2jDu1BBevhn9I9GoR2hQluS0D87srjx9HpD/A37PcibciRpo+pAxQVm3/TsZvNNvc03",
-	"FY7b0isu7zZfcXZSfkPVWdz49EuJzKNi+s9+eqAwLLmwqnX1ujiSiqYJVgkzJINSRd9EHCVAWbBYKKaE",
-	"oAzROAYasgAq+Zihj4SzuDoIVGMjbLZKn0D6/e1MtvH9jO6uaqoS4jPwW8rKx4bJZq9rS3YRQUZwJomm",
-	"G/HKj/yCpbmzYKVs6RZtodoSFm0yAuRNKpBT1IH5MTQfej5X+phuBrGAOkIoygeOcQeD6oHsMHvW2uiG",
-	"rrTljzfvX2+zIUE3DH+Z8djGEeg2G/eHvBKThabFsscSAfo8QkT9K4N7lk51R1zPxJcovlcMGHRs+sL+",
-	"LbTYhZttvBVZHtoFh4TKIbpkmkNRXTgLC9ZZU6YEftHaC7/H4V/Zu9H4SM3IEskxtZuQ/awXZDeInyXD",
-	"0cYrMFA0lcjysIDxiISbDP+tamljXTtYurXnkNRmcVT3EBxqJbi/3c3JyV6geIhFmQt+uIl96MIc7sMj",
-	"lvOElcKMyJcOwGpNzOTxgLXB6sK51xsEaYtSwCkZxNZd5ZlGxVJ+53CpSzx7TijLzom2V1Ghce/U50Ns",
-	"AskxfMh8Z0gDnUig3jYLqjnonmN+FO2uFjHwIVCec72cP1WDI7EfAgKETZZjrCrZpN/p7mblzD1M+21i",
-	"CpJs7uA3em0m6Lm2bNJoSirWxDoyWM8ujp1eRReMOwOl9wVyY6uZXGE9m3KQJ/C1SM6IEQgcShgNNC4U",
-	"cZLLRLQsnI+VdZ2So2J7Z3G7UerVdTCTdZkQX/JkMZkJhKExkalHkJOuLNCHMafIZ7MQeDB3mGQh9zTI",
-	"parFUU3CPF1Gv5SKlIjf3YStWx03UOCENA5ZOzVRmc3xoCtmg4NUz7EotwVkmrtjMC0TscHCwP0jMuQB",
-	"0Y9awKDXYyXS9+QpHTLO5pFSFCvJeeGBE8qIKnCAWpFp8LiAsElSv4FVi0hMfSbeiyTrsFcFxBWDx5XI",
-	"UoAGgWTxu3bM8KPiQ5YiIylDpGFYaZBJTbEdJRGzxVTKum8GVYKiJf5e56Hjs6k8RwCAlPa0E/2QcWjp",
-	"bi7yBSATYVxPGJXcO3fzht5dA0VRVTat90l+vBTbhPimZMojUgYAdOgGLkRaEEoddk2I4BHhuZJShkid",
-	"JRwQvSr27pXJKFzGWWWsjUgutwI78zgTacJhSRjyAo8tFZ7VeiVo3dvfyNUGpFjDIcZeyJVIAeJ6BXkH",
-	"ep+E0VTL4l9lRMGp2XoxE3p6sbbUJK64CPIcsJJ388hVZbumO02YHGqFbrfJcHpqcD4ebkXtV7mfYxZ/",
-	"qnGZHExmSDWtFH6HxWrRmzI8VwTueReXtOk7rnWfhH1RdpbIL0qQT6nAnEPLdJhCOS+ikq3FfhwE23hQ",
-	"Yd54Yoob8s1IxwHiXexviBZcMJX5gCgsodoE791AqccEiWmkMpHqI1IvdNJtrMKeAmmMosrmbEaVoPUw",
-	"wgXVNY0OZvG0JQfE5moTkp2SNpuXVZF16TK1FvAcnNkpbLGSd6NqIbuyP9e3SNpaTdwrVOC5E7ThxNl0",
-	"JHg1LrE6p9SO+H49+3YxwM8VEZeD/6WqssUvRdm/XFi87Hn+/Ij3VxDiro34/CFu693O20+bdTd/uvam",
-	"/yaOtf9QT8Yf5x74X2vq/qk+f+3q8x+nPH5lCtd+mswufnxXqzmIY7ZkhWjFo5KL/nO5aCuUs8/m0s8k",
-	"JjjvxafPXi/4P5Z/DK9+la9xM5N+kzIDeC4Rct2AHFlRaWVdXnvi27XnY1jXY35R0/axNKHVYc8eYMww",
-	"39HiQcwZPohSNPuAEG1Tf80auObASEJItF2z5SKWPBQhsOIFcrEu8qvBAa7N2WJwl10mbIlQNQDyJOAc",
-	"mMhURFNESMmiOGY+VYyP8Cs+i0LdqUG/X1FCzRI+1xpxaUSP3i273eMgSkLxAf4pDowt5whG/W5pA3gN",
-	"PA7oul6cv5NixpVTjtQ0By+ttdZF7sMkfyamGWzqcJ0dgbKbZYKviAzZyF4EW16ZRKuCcMtZPlSc5S4D",
-	"gJ5IOHiAIyI9A6oTxQbdgVsKv5uL63MibC/5fe4o3KVtFnM0LuhggydirvUoEA1vLu+uvq/RTB9KcnNZ",
-	"dCdBupg2AbvtXr+Fary/4Rfwi3SaCC9nwOS2eZ9ooSmPRRN9rhei13Izm17PmuG5hkk2IADkrardw3u5",
-	"rbar3/ZgzdkUUpZxdf8gFXyr2+pGBCJ6L7D2GfNoGBSQN/2/t2+jacL1oLRvv7/sn5z6rZKCDHZpkVlK",
-	"S3BLWwXeLbBHUScH5ISic/v7u7s3t3o0baQgMgBzGTACgRLMiEvaAxTZMQ/ukdo6Su7bsQx4zDKeTkVW",
-	"gAtjzUG/37pAtAJHX0booShhoXgvYrmYU91YyYdWGOjBk0OP8CpVrsgCU3RXuY6sDddVvttrjv5MpqJA",
-	"cb+9clnm4TFgtdOP7wDz2nnIJGI1KpG4V9CjUzYB1u3lhzK14cLEZJ3UDIsTr82GtcMvZ2wzqjOkV+8u",
-	"TaZvhaNJKnc0k2j3C+0Bp/WKEeHPrs9tAQwrtmNzAKunOkvXz2B/1c+wE/xM9f3Ab4XYyY+UJcojeOJD",
-	"QJj3h1/W341qIZKReUsokWGhoP/s8vmL66egXftvrl89ff7qO/+CdWHXukHVRLYRiP2BEMRuq6qHl+J8",
-	"VWZPXcBxCAkIUMgYJZXVm/oBFWUyXVchopdSnTdp/x1OSCC6FqlWx7Xynj/MwmWK8wzkGj7kS1s6dGgv",
-	"ZTgBMuakHIG8sP5CWOXbnuTFpAkChc5Z/23WeZ6znd9ezVrjJHVvmIfasnKqTaPwgi0IAxkyztgiFZPo",
-	"A7TMBNvPIA2QB5lIVQvst7yo1LXgTP8IJ1ZhTxFIdY5AyPvXm273ll5RsSwFaPdzkNbS697lxbN0T3Ud",
-	"L+WI11EkINZXukyUTyqX0XmIxIFGbY89v1FbYqfU21jjJa8FtXI74+8t8SHk/JEHFeJCvp5hJEEE2ShT",
-	"CNH2m0yE32F+yNcjORmthLj3CyrJRKasyRPSHAxEitaMW9peFffxGhDe8Pm5TLKZX3qIboZr8dp3gYcp",
-	"/jeN3otSG/CAI8FWgZDofK/CDMBPQacVbueQW0cxPOSxXrv/hDWVATaHXyH5w4CKWC7EJ7uOVaflFe40",
-	"GKRSWzzWZf/DXspEt6vT6bBT9j/sdpnAJdjasXVs6lsSjntHJoJsUtu80x05vDvwifn6FYc8ok9eYyaX",
-	"5AgCwwjeV4a6XKZmHLEb7f5xcbSOd+UUz6NkmYnt33kJ95gv6XbpT52cl+C2dp6GtXvpGRjXSVBD8SEn",
-	"WXHbdNjtctwOeRSvmeEnUZa3WQJjX+geBnArqLp6+nWzcVFWngK3gcTzzzxtaxmI8gQqowwKtbI6sypo",
-	"zPqvcRTHiDpyL9ZwOZxH1UfP7X0UVxZlK30BrV+gGdbH0O0Pz1+86MyrgIi3Af1TUmgNvnb5xQ/mCdi4",
-	"AE62CoUCfCGROeMDnvFYTi+YL1f6N8Ofr1XztVy600kPNuDVu5EOiSWgyAjgUAWYcTEtrRT7ehqqCQLg",
-	"kirmqhA0v2d6BUf7GvbrKvlcCgH44BZP8i4eAeU0+I8nEii0vnbBkwZrhk+CoKsfwN+Z4ALatI3d4mtf",
-	"4jsW9o9plIntpvoqjTIthmEoKiYAFam6sIoh/ZPvRbpKZSa0PQUTTdOq8kx/cL6aM3bT0VcjZqoHxDSr",
-	"sucZnwqA2H8ArwXXzxkAYQsRS/Sc6jD0+CrN+LLCU2z8uCFr1ifv0FlEILTGqwyBAPArf7Y3GQMHxrcF",
-	"s1bvgdzuXd70JltG8MOQhK23tRo1v+nACmcSMaJaHgA15WQ6BPJbwKtmVzxBXK51/usjxbhS0TTRxzyL",
-	"EpVpM05OmK//naLDcB//a1l0blmmdaAtb8jKNXh5NXjWJuVMLSrPfwM8GchELS0EUqQ2VneTatVYKMJl",
-	"kO2FEZ6TkhQOuJ2Fh0hrUgQ9TkeYmqBVqek0FVOeCaCvllmlVkUA3nW4vu1fPna90+NqI5ogvUa/D/67",
-	"efvvggNvXl6jCORQcWaKLUQca9KmB5zHjDaUYfGx/vUL1iV/6B4LoA7B14Qk/SFb8ShDEJaUAc/5ex4D",
-	"Pr10gPzhNM6pdTrMX3Atg/whS6SdAiiDY01ThilTQ3wPaz9H/DIkMokQWj7rs023q9WxcYMh1BP78O2R",
-	"qTyMEnZFj16aZwpupwpgbjdNLwexh7ZXrto9+RIQuXsDvZf2TWHjlZdEaXVvLEevJDGq5NIdgTOank9S",
-	"gRyuEobDoEFW9vCOstOu31fKo5zNE44rdGOKDyJYYpEkPT1knE1innlM8STKot9EyBap1A10CizBUZnw",
-	"mICs2uTcYbGcdtitCFKRKY+lfMXUTMQxuLN4QtlLgVTZUSbvRekkB1p2BnkFIQ/gHMbwAAURQJHS5ySc",
-	"4jWEMXWmGJTJPEKCF9TJx8ImM9yYD3IthfWjY/3HWL6vdr3tlTkJX6SkcAyI7O8bDHl2YMT1hygJ2xYY",
-	"3Ql5EkJ8kb2AQ83OI+VMMk+nS7CxW+XE9v2qW99jRGt3GiMWLO0TaEBYjA0RR5VPeqXG0UQE6yAWFNu+",
-	"YH42i5J7lICcIQYwGJApD+CyKfXy2RH9hdVccD9WMiXvJUbQYbnq9d6049SyxDm+Wo5BY/WHbOGoDBx4",
-	"aeCK/p74oG8oePZhDdrXgCd9hMy+ZNPAT5YC3V8giwy00N2V8Kv+pJbTFFuFZrjC08owMzBgSNIgmH/j",
-	"ECCtDbRcXxAfMuPop+YZ+lmxqpRASvyjQpsyJB2F+EkubvTjwGQWJXpbKeAoEikEoZs8SKUCA0ABMT3j",
-	"bCFBqw54wjKBGYbBDBeVQgp0xXicCh6u9VmzR8xwG169pXv3mLt/AMdXrxVQf+n4S8SK5OFukkW7XXDU",
-	"Sk5zWPj5MZT7UkAuVB8cjvDfldxn85hx1IrpfaypH8MTl/lK/MNvfR0Zf8Xz7Ysl+8k4FCmNxNeQ6/cW",
-	"0jyNPvQw6rXrECudfUi88a1i1mGvKZ3GOXgtO/B2gsibWkRlp+Sd3nRhrmCxtdUL9RbCZEHSjWhzuh3q",
-	"bYLefjAQ9ZvT+sp9PSmlUWIAQy4MYQwqFwREDncdzpRe7dHSDYB9+oDMakOZtl8eHpCFVmfhUb4CMguC",
-	"BQ5pNHZmtYQCp8LjxzIRjx+TgUJXh7mHSOUsoCSusfI4DUXq6RmfS6q1JVLOaDIRujsd9tTlHTX6VRhl",
-	"mGK1RpI5SKXf19Ph1AhXqLOGPXOhl1KCW2NYBhnGRMEQmfaRNEobOT+S54x4ETJnCM2zqKrQk8Xmds8d",
-	"oOZAJpM4CjJ/j2SRmr2OuT0PJVlc8BTi/JgevrHDVcbX+UK4AA+XYk0/41Ple0UvrGfzYGU695H/kNA8",
-	"8chbAaq/foUHLu1FhpkFWrpBjN336DxGmleDBUo7D6GgKRifhITlACnDWigocJGJD4s4CqIMRTFUPgFo",
-	"A+1Pytlv+osoSUQ40qrPJJYr3XiQFFJlo6UCSiIjGEZ6X0AQV855lFDPLmwaYSbmi5hnAvrgMx4rSQll",
-	"ivnvGu8acFpAUzqm8H7IsFbeR2Ut+k2AwIXyNK19IkReh13mGAGm7U70+cJ6BKt9mrtkI4SrR9pKHGWR",
-	"SEfLKk/zrUjfR4Eo5mIrCF0PmX62DZQEVC+lLDeBk2Vbx4DtjO9h5sqV5ZsFMlSaAMQASZfJaC5DMbSS",
-	"XS8r4MX/+BHGaQQkZZ8++QxW1wzOcFvsbLmA0c+iF/MFI/kCAgAILgkygRZYtF9JcmGxVxiaWrEPZYCG",
-	"FKClQeySNXkYCsxJztFxKUpkg8DWR9/qsNeJQWiGWdBbztRM4sYjWtV3DdzQtM/eNYa0v7RcI2+2XlP3",
-	"YpFd0DEISxHH8+n1i+u767Kf++ijTWX7dERdbmNu/Efdvk/+3jAEKNuu8B3Polg813MCx2n1WFttjkLn",
-	"o1AsMANiz2x1+OBTeEgfljuTrc135kSYdshnXupnDv5KXJXPEYqYRSHWpS2V1spibU86cYRFFIA7sYz/",
-	"pHcOOOcdFLxyiGDv9qXLBHwSm0KEJ+FYfmAzniZCqQtIzIa6/t+hLYXQYgXsvkOeHEqhPMADAgtTD5I+",
-	"SYrfPek6TGXOh+A4qLBhTFkYfiNSLjfeIpXBMhV6h/sP6p596Yhre7cK824RBcrtJLJvHYamHwVVw/eD",
-	"GPNxG7Ju9A0gbpzOqZnuehtyuvxN6uPN3pWiAN32+S//p9m2/2xVk/zlWkbN4Cua0Q0stly4Ux75gZII",
-	"xA98Yh8ZtKUQY8uhypqD7nFegtCicgTc10UKtyqBqxXLcRRH2bqGW81VcyoMXZG2YbyAJj0QUQxAWQl7",
-	"e8tCGcc8VR7rdk7avW63a+CGprPMhOmiHFXPcmDpqTBvolqLoi9TLsfgqbCZSz1TvUAxjE79zkiW8zHl",
-	"TQULhGICdbRCSl69IRSjTCJkgMfGmDpGucYVQdujebAAFCjld9gdPD2J+VRbRT5m5420pZAIYMrD1xZi",
-	"tfB6LAkpLLYdxt2Gd6LSfHwaqUXspL8dGNst1MEcpoGZ2iC3UAfUr826HEBhc9dCAR4GuNYBhi0QoeHg",
-	"3KlJmZbLxWHNvs092yrjScjTkOknkGFAC2cRLlPwK4qF8lgaqXsWpFEm0oh7edonVQKh2u2BP2I+F0lI",
-	"YHGY5UHrfN/OGDW2Ik3o7uWLXMt1spPBFiD6oCjJ5F4IjFVmS4VnguiweEJaqECqD62jThBvio5SMFoo",
-	"+2ICaUwywXoeSB6HqizYBdx5MFL5a5uQz2DSisGOfaTKpmGLKun1PgJDD6CvsFdWkSio4+4J3us/YGBU",
-	"Tmay/wJDDy+tjyXCtVlne9lk9A9aH1QDcIiK+RoevdNP7qVoQlLSSMwrMxu2WoLkspMpAyPBUT+oZDaC",
-	"E8zhRCycAfjJwqQd96u0rpLhfmhh4SSVv4mEmcdJ8FeeqlORaMEg2tZJwJqQGJ7/jVyXxNFNSm0mWSxw",
-	"Z5C2S0llFsMN0nkeYD6arKPRlhLXb+tSlBxz3MJXQHfwSNSHNjW35ZnEr6iMhRvzNcgasB4XD9Jfa2Ae",
-	"yzosHNNaUID4QBzFShRFKm4hTMFlwpo8YdJFTjT4jUNSBfG1kVJU2xjZI90Du1dlQOTW6rBrLcSgAWNg",
-	"jfGLKoYPZYSOqnbIAb9LeTRujEN3/M0y2d+udNx3tUm0ej1Hyf0+uhJmsfqsaXJEKa1VpjZPtPV7KEe1",
-	"6SzGyWZqylsIU229bE2OjjbXZeIxv8o3B/ddwHFIKJdkXGH0YirRaZ7JwvvB20v1wSNs5ihLeYJBTYyN",
-	"mVArvrfhNczz1VHStcrEfLRI5XxRkT/wPM93U86mKBDIsYmMY6rxK5m5e4QdMj6tGOq3wH7U7zJ92cPj",
-	"v9c+6TrVVsUZdr+785tbUAq2eMZfSLl4mF/8TcErjmH5WMrF0BaU1/jHi+5nmWy6nqm0U0FiAC3LCwZ9",
-	"sX64jktmadzqykeQoVSu9D9T4TglMzlFaoYc4Ggu0qlgTfAKxjC0qtVhV9BQxPFY59YwwJWAtoYi0kkG",
-	"0NtzmXAAetwR5NvH47xYpJIHs6oMOKpsN7dgxBxXsFwVE1B8PJtjv7U7brZTCGIVaH18LnGIYaHeBUu3",
-	"JlT8oa0JOFEfMSpFaT0gmIf5v6MHQya4dhjq3nL1SFWAF7ggCTDdcoUnIgkyusQiRBamJHAf2zRaJng9",
-	"2k7t7ST2fCm4ELwAbjWzJkoYD2QEDFkVjFcJh6vDrg6Ae9sgQt7bT1cLQ5Iv7D8QkORtnj+upzpdJoBr",
-	"OTTn7+cCj9hU8Qqfklzl9kBFQrjy2IJSfYBkgMeIOIGrL5eGQ1zAM042hiPfWNMYiJCTB2qmMlwGoygs",
-	"hh3231qvE0G7aVsHPLP+9toW+YGGrq5d2iA67RIKM9eVzWN6K+M5yWtedtg9NGFha+IEpqeblAnjv8cA",
-	"LyjhZOegRm2ua+kJ/EATkUVz0SLnQIAkLG6oEzYGuRcInICwguwkU8CWkmIzKUfaJGuRUDDAmPYNDLJ7",
-	"jTjDho/EhxlfqoyE2WHjY9dkdbJsAdhVj4ZFbGn2wHmak3ZrS4N4rEES6zMV3RtgNMaA8J0JontOBSOq",
-	"6fzYN4U6UVqpLAh8+0VxjG2DyMSa8ygpbJFarFrz5AUDPmzzfrdt1Xg0WxQ76/I1f1dRCWMS7yjmyXRZ",
-	"maX2/PY1Oz0+b/eYuSendF/INFMekwsrZIhRVItZPS++gDC/UO2Xf9cL6alBPdNKvcD6kXLdwsf+p2b7",
-	"58v2T/pfrW+qyxYqkS7e8FSJkF3d/g0ANzzrHjCj+4Ul4g9iAUhbjnagl8co5BnHkvSQvMl6yX2GrFwU",
-	"OsaagYyX86RU6uPEJh4uFU2h8f7qxbdaFJgaZwomb6gaN27WCco086UL5kMynrbOeUZQAPo7S4BB3WKM",
-	"OIiDD7NJvpUhJEH7gLi1gQx9tAEEOmRKGIwBTBYAjT2TlLnFmq44aH22ar8fidztTIv2Eh+c/tcBrHId",
-	"dgvwOI6J8KscX1AoAUHpjeB0QKlmvPiWz2GduyP1qoJzTvdlJlcUZ7f2XolpzhGOT7q/G8bbBviwt4k8",
-	"vAMHDhQbAtlCyK6qgatc+IpPxbfL4F5UDCBcRFXF4gBS0uBCpJGsqqSHGv6tuAhXRLyHRXOH87kVFJ7a",
-	"j5Rq8w7/zK9yvOMbQBIyF5mBTTig3htennfFo3H7pXaG1tfWSKuaowUyO8s067DXelPhH6SsBFJllmGP",
-	"LxaCp6zpg3c8UpAfBpoIGWkt8KAZSGV9kiUS3dGFudePyhxbugREBRjuO+L17tr75CGo/WGPoKV40ENV",
-	"m+BvvRL86gPFPujPYsqDtQlXvO8dTVOxcLgBDipxLrpiaB02yLHS8Ha5Z4oVDdYhU5X1scP1YVO08laE",
-	"Qiw2muAv4yzlowlXmc+afKxFVe+EKc+sJ1h1LY/5+nGfNfvtY4ZgKs49BojbY/Q+uvlJu3eyebdeN1oV",
-	"3OItQHxs30KQ5g7dvL3QF+hS/s1K764JMKjqgCwciZt5DJa0aXcRupPPgHuxwhVfUzhe5bvdJ8sg1+pO",
-	"ups63IF4lw/AuaxDX/xlx26tg154gbvwfY+ZAipesPaqSgv3ZnUwditnmUjnUV4kSeoE1jR+rawNB3AR",
-	"INo+GCtEfRIlzN+t1bb2BBmEirTKNfWSp/ehXvKURIFBXDNHPgJNwrI3AGp0CxUclwk2Oodh0Bcb9L7H",
-	"1EIAJpE7OCZL3I+SkQX5wwQbRMPHsIBzDcx9qr6+cLpTJka8yClbJw4iKz6fE7j6AU8CEcfkGjEizfmk",
-	"U0XtFlHb53YjpORY96bI0BYSFurZdgLU/yjT+4lMA/ES6GWqpx0TVEBnURmfTDD4i7/WYDTAxV2Uq1GY",
-	"18ObyLqtHHoQ6avDNg0N2J37ZZYO9qbp39jPbGtCq7o62bgZq7C/fiTUCXIxGkYN4E6JkulWl+M29uR9",
-	"QgKwTqZiRAgS29dWfquXT2NhQB3wXbfLW9cX8EmrGp5phWTSBhweHthcUwVPbtUQ30HtYDoVKmOY3Ghq",
-	"dPXAm1ANotrgLGDEw4Qs1HIObgLnIz62jCAbyq+wctgAUO6Ap4M9VqWg2MbSLazp7C51KGyV+Y63MWR1",
-	"UwRW7bPKbLZLTD2rAWFtcoARzbFYL5iPh0NnrkVjBqG+VEpbRYFXPQwFmELIUKQlKoBWLcxADaLry+cv",
-	"r5m+xJo2OCs+ZCLBEAO481QSTSYivGA+JNOilX4kg0xkbZWlgs8pMYlUu+ptHnOVjbahq96hdfcQsFN4",
-	"91yG0SSq5ESONulX51EG/iiZurANpMuacjkCIs3k0vr29UDvr58seBUc5m3M1aytxIKnEE3Xd7FUxMi9",
-	"U+Z7gHVwAdnYEThU/Y+6ESP91Cco9dLKRSx5sYG7aHKi38RovM4qE3Gi32DpwuUDdxH0uPB6r7gEy7O1",
-	"uTJ2brdqDL5r8Mtt23bk/DGz6zElU2O66Hb7m7vHVk7tlbRfFAoViUNfmjvL1nXW7CiLzEsLu5kTztoA",
-	"rx4SLHXU42CLUVsFSqTiikRKXvPuGoLM/TdwnZpW6J1Hc/FLFYaWEsEyjbI1JCQYd0P0Ax7cY8FTkT4z",
-	"Y5mq+zaymAyOocj2dLBMYydvCHlNNtwBlwm7fPOc3Yv1kPmXkGEZ/caxjvdb+ATTr+50On6H/SDWigU8",
-	"TddMBXIhFGv61m/iMZ8yN9yyT/jDQLcVqGzgTwIS1f+8F2u8I5xHCZnVlFQuXTZp/DSUDcP8EtCw0y1E",
-	"DMHd4n9ow/1+fgB02KXub47LR5+kF8/5Gv3q6BK3TdCrAbYEeGxhaPJJn2XZAjJ/+RJlY2l6/vLjXdXQ",
-	"v9YjzvqdLkMcOoaIPM2//HjXMmwRhlWHUkh1j5VailQrqNe315c3V9+PXl++vft+9Pz29u31je9h7Tgm",
-	"GJZu+cuPP9yO3t688C/0e40ya/LPIV3CIW0wX0KsLmgbIH3jjIf4i88WaZRkqtVhzzPFfBruIObRnDVh",
-	"a+WnQouNJeCsgbqEa0hOsMFzLX1Dgwi713Aj58+dbkYND0OCxxjz8dYRNdlSio/XpbxlZ4Ee4TOIjBnp",
-	"V86AbKlhCkkaf2+/hVva2IRcNOI2/fQJ8jkm0qgsPAART0/nAznnUZLxKEFNDYhEoI9qeGSN+LATivcb",
-	"pXnOSyJt31HR60ww62s0Ced6n7/vDxlX6ySYpTJBvn6HY6yAUM542cbPo75VGVEGJdaUqbQtSIWTVeVt",
-	"kIlX8ThS6jSJEygMWaaQoEw/sSYAXbc8W52sPLIklcecKfRyp3oSMpI2nhF5+CtP0OKDIBSo2iIJAUy9",
-	"8y55lzx+fLdeRAGP2SSWq+Hjx6zZa1lsDSs+WbO4jkCcUWzcbHRYfK0L1uy3SqvOStEL1jxuAb5ONXXt",
-	"pisHCj/8IxOa8ulss9z0kSr6OFpYAI0UyYwX+cAuWHOAsaxcd6dFAEAFG2VJXn64kvukNJc0hpeFaJge",
-	"xR2nDWSg09i2oBamKI4N9kEGskk3UuucEM3rsKqpwLCmnYsKgUuIl9Ti6zSVqXr8GMySm2dX7HxwcqY3",
-	"xzgW8xzRq2A+0NX/86vSuobJjFAZBAZVwu/FCMo+/UCGwr+wnEdYJI/4Tug8xvwE8J+pn3+xxGWQdjDm",
-	"lDnbYa/NcJikF3gFO+n2kA7LygRwTqXCQVYD2p/xMoPcIpD+WudxSohiwZWgwXjDp1Ey1dMGVfAy/6wt",
-	"KrgCZJ03fCpY0wfFUi8OB3RH/2lQd/xWic+QATYQYTNTco9nD6h+t2ULIqEKSIuuBUJ4Fj7hogt1qElo",
-	"WEpED8Lu3Oi9C99Suk+URoiRJYinO6pHmVnPGXKZaFE0EzzOZh6biyyNAuWxUAaqxcKUrxTAmQHInj6N",
-	"tRyiJf1IsTHEu5Abw1ylkIi96hnXQimzUh+mNh9fIYIEO+16en2yUz10OVAhO+52u4xTWAYds9g7mTIl",
-	"9JlttYSby7vr0YvnL5/f3fpEGWcKU6m5oQiiUABMCIX4zcAp6LJNh45SFsSRFqfP3+S9tbx0p3mTWh12",
-	"TTNA+IJax4yEbhjPxAs9T234X72E8p9uINkKSgTA7+peUUIvIwWwNIotkyyKSc2BZkQION+6yL1NsBxw",
-	"rHETQRjnnPl6rEdwVW8i3JhAE9S+nGQizT8DLoI4CgQFPOiYv1zwYCba/U5342xfrVYdDpc7Mp0e0bPq",
-	"6MXzq+tXt9fwTA6O1qg60htegziNGsNGv9PFJ+RCJHwRNYaN4063c4yehxmYEEedlYjjNjg1jvDgC3ga",
-	"drTM0tenosbjf9m/JNeovn9IZeuZG1+CShV9KC84VE/rOWyiNyVKphfavFos1UyLnGhCQlN5+mfQzkMR",
-	"wrtbnpWIuX4hQ60KQIWVXBFyWDDDEzw/XKynQSsd7Zs3V/YwLx/QvM+BQc0e4DCzaAPkVg1QhDDUP+n8",
-	"BieCzGZ6r2UykLFhs1Iee9/TunwSsvfdznGHXb2+uUU6EwVctzKNplECQgjJrQHhtcwY+CK6FySTlonb",
-	"tzDvDGEiWTmmDz9hdxwPQ6g6aO61gGHdWnn3PGwMG9+JDADEr3hKTFrIpaJXRr/bLSF9ukegWUYuvb6z",
-	"HPTfdkFYOkwSCpBK9lJPtLaYM/EhO1rEHIkl6BYsxSzeYzSUhrfZkl8qU0KKWq+eLzzGgA1LLtNAhJsB",
-	"Lj1u9Qow1bllXN0jq1YhddVQwoJm7CG6EWAMxMblWVb0OrmVYVV8hH6ciDQV4V3KE7VAPn691m/eXKGf",
-	"B5bk36xIwN1vXAmQ2mecCD//8umX/BLleiPFh75Nbbodfv7lk/vIH+OYyA31XM7oXTpkWzXIhodm4tfV",
-	"pLJJ+wlbqR+7LYzq19/uHda5KYzExVSdB0MJfTaHmpw2FDA2SMFgVaRRJrZsT6xV0OrbXGQ85BkHR44S",
-	"lnq+GcuVVtLCaDn3IM7jYdF9y5iOoyiEbznlQxRRr7TVIKKLUg5k0Y8Aunb9lgI3EH0WwO+volDrYTOh",
-	"revlfAHv7Hf7J99o+RSFzh7Pd/1N/gsWCxb4erDXSHLZwH28XCzA8/tca34THggceSMSvo0QwHu7uOhV",
-	"aCm2w9TbTiDnzikK7E+HfQWF0oFf+eXQJyo1o7wsbJvPOz/8wIdTFwcHxUm/ddDv173Snp1Hf7P5QGBb",
-	"4nPnu5+zeq0AwJwTPH+3P/OcwMHpS58KRwCsFuKp0Uc9bLqieuesusuCc6Txi35ZQYn8dXWvjPqorzlT",
-	"MPzYWMhKbqGF4Pe4+3/WXzZr5JemmV3e523zq9aOW6iqW72u3+kyJck6g6YpiMeGIgb6BCvihrmi9vix",
-	"VtC0TZ+EnoGYhajt25sXnr7c7Rw/fqw1+vQ9egd1M6bSglDrG4AugGcEEITl/BckVS3uxlxkMxn6hBiW",
-	"5ZynLcT7yYcaUTzI3bNFOfeNY2JfPePxY4xp472hibr66EHyWbNCDanNHfqkTXZKKGHZLJXLqcNqA2BV",
-	"yjMeNusIgiwHVe/sMpZ3XRdgRscCPVKgigNNszY+cd6tvQydbCLhvcnGi8KW7nT7uN/t9vAOLKRaJsbL",
-	"8xKmSek5B939CGa4pS+2mX8rkvAlHkYAVU4H05ESCdAoIBxWaQ7QW56faarqTFvAk7/KiJzQWAIUR+BR",
-	"wL7hLTwVLJomEoAqE4lPY6dOu6ZGT597vjn4fAphpOnaJlR6bgUfWssF+KAiR9Fc8MTMIs6sySyrnkdc",
-	"0alYxGtgvFA2XUaPRyaB2BRhMkw6np6MlgHY8wv4GB3UxZ/PCao9XoMTU5sKrKlnZ1h+ABKuwA8Ayb8t",
-	"z9IyGZcadG05NjzmeiWY+j52aRPUyMnGEyY+RArAjHBZ+fo/z0M/X06DIa1FSLIuVap5jKt7APjQ739T",
-	"tng3+Y7hlccdu+ZujYVUufgwOyFHDPaom8idcKtFV9q+1eLlGhHZm4CAfwT42ia5ASulrDS1rhdtRfp6",
-	"GQ19WI4tR4aAqw5MfoImQnqFQoGJxTWH3YpOaIMA0ATQF4z3AcqVmRHjtMasvBZtIRSRZnKMTyhziSSi",
-	"LBbEZwHWKNQBG50xJ4CIMiXiCST2bvWqf3Lc6GqmrfYoA3pbPSDUcZfWFvzJPM2iCQ8y00vwSBB9QLH/",
-	"dpcVslJt/hei9mIanJ4jvW1Uh/11GYmMfjLhV878IUD3tnkMIBuInJWRQO2dMIWr6TuR3XF1j0QLXN2r",
-	"o6kAsgSe6rf5H6NQK8Mqk+kaMyu++UT7GXeJImJw3RR444tIwSuVTyJTJvG6NSyC1cGnCh7eCwtF9TzE",
-	"UAKEJ+y/7qK5UBmfL9An4TF/wafiNvpNbLqDT7otug5xN3Asu13AtM4gXobikiZH+dj6K0isLA0JZlsW",
-	"R0WPAt6sKDe9UvYdfQR8VnxBwZNgd02TskAFoBtxZv6y4sMGI3GwI3XBOJ1vBXlpJUWfJMVyjM78O1nq",
-	"UCqUubbZq1taSSS/DJAYgHCbz60FJuVUCyPE+7SpVbjxkbigSGtw4WZgF7owcNqR0vluX6h3m7ZvgW0i",
-	"mwnkMLNaB1A9gpRDrDmFK1Ov2Q3vIkM9TBmnLkraC9gY1+RztMo+jCBIHb1LLl3Pm7kXb3NfNjBRQt09",
-	"NeMLYZUJgAS6IJ0RPHOKTUndhh/LScuYQKiPxiFtTbtnPJvN/JGERmZ2jGdk5DefPCuN1Dd2X3/jWaNY",
-	"zz9tuA68BuODd5e3P4xu7y7vrke3b799+fzu7vqpz5r69DaZ0nrHObf9+Prmh+evvvNZsxBc9Gz2dOn+",
-	"q9cv37y41q8t/m6I6ZsmhdrLpSRmj3NlMoO1JKWelt5+c/2X6ytss82+RpQitwmXr66u6WN5XjaAFkG0",
-	"m4Q6HP2K+XYgfTaTcUiJzkbWN+3156FvYqUQ8OJz4buJjzYM6BeclX6uB6I1YoosU8ht2fAveozDvsAn",
-	"/I8boViYWppx0+SCTDY85rmm2PlVjv3CwYpb2Y9QRMfLaVFUkzZJVfGoeIpwZKp23MDp8PFjxwcPP5lt",
-	"8/jx93d3b1i/qy0xJ9Dp21PbsaPAUEHgEDe6ekFwH8YfrkUSwnFApRbjbCzDteU2aA31Zj3rdrGumpZW",
-	"Uz+gG+kZMI+3d8/aTy7wq8kyjlseKtpdG6o1UUJ4lhfNUXMNc7iGqGOni8CHd/v9ThcQ8skyBMgLgl2U",
-	"SLmZQnYCfr3wk0lhRnAMIu+GZAjTwh5JutzCoQt923Q6B5r0X/hCQo0lIlrIiEtlMkVJZvV4fLdnDBAP",
-	"YtBW5TXrCduyaWvRz/38Z9x/fBwLunZcERhCHDnj1qIbB2yZ2N/yKC1d1fOklpNJFEAcxCR/NE243v8Y",
-	"AKi9e5dBvwALF4bsOOdWg4XSYVepgGRGHuN5BVYRAFiBRswV00t6yAbdHiziQfcY7nOXLGwPi6hSDjRt",
-	"xmAu+/wvSiY3i6CBqYRCZd/KcL1/8IUYhPVQj96D0yh3+7iaD5pVrYbXAFgBQ9167DVoAaMDreE1cB2U",
-	"Hofool5S5sHGWXAuTk/Pzttng/5Je9ANRft8MBi3RfdsEvQm510uztCzRtHGgjsKTlI4QTeapMeh3W9s",
-	"aRg9/5ltqhkufXhXj9Xuhtk3fE7TlEA2trxhjouCxoz8Eq5bAlX5JATrHDZ1lJV70NvSducjhdbTkeL8",
-	"E1bu+fhschr0RLsfHvP2QJxM2k/4+bjdDXphXxxPBvxkjO+hUBPQnA0P9aBbI30m58L61DFGvCKtFoQX",
-	"1tJQlac2cGdyqYCx4htwK6cSw+uvX1yP3t5e32CBBso02E5UYYMF0J/sTGysEtc/RAslnw09CcZUN96H",
-	"QybBfXlhFgruBIgbkT+EiqGhN19mopAN0NDSfR3TtlSmpGbHjIG9sbl7yvbNxjayu4fM8s2909+xd8qf",
-	"+N+xiWjY9wu49C/psDMF/p+KGfSUKfDwTAQaaz0ro0RmI9BMiqvBFP7T3DmTDGoAfisUjSFqXM62apSV",
-	"ryG6QI7Eh0UMQLIY5xuUF4ru5I7WZHicbWlLt9gWWK/v9jpV3jXyJps21hxlgMugm7LluGa29HS/wzEv",
-	"MLbWFmYoWNsKHqZQ55bCdjK3GkUpUCwkaQTHYV/0Jl1+Pn4SnIWn4mQy4MfjftALu+J88oSfjU+Dk3CQ",
-	"MwU0rBlX2GngmL7DYHc5A4V24X+x7wXP2nqbma0nFIE9lDec3l7Xb1lTbzyIPPzXf7FbHGH9l2Wv6g1K",
-	"ezpdJiwx+My4MSlpg3U6nXdJ4xNEhq0PoTFsdHvnx5NuMGgfj3uifRYMePs87Iv2yeSUn42fBOdhV0sn",
-	"siOhtw94/D9LjpkY/V5q2rZzCEqlqn4+5PVlszt/i7bXG8OGWLZnZu217dpr6+Fo4zfyYvGhw+H9qVBg",
-	"D8Ott1mFDwdoUcn5pPeyfnP3uN0b3HXPh73z4eD0p4dLfwKMAHFTjloUEssaUThkvbAbwFqHkAX7+M7I",
-	"mHeN4TstZd41vHeNKHynD+l3JHDeNYYf34Eww3/B5X0Fpvcu3xHw2D57Ah7DwcVPwvDC41W+t3cwfHrz",
-	"6z6eiD5/YB/xk4idlvf6+VfSX3Ii5r1tuAtmkzahGNYaYgzKDVZhRHwzqIXxJJ9IpvEuUsdLIRoMIJdD",
-	"OnC6Ddkq5YAYCeWq+vlPvgeuuHyQ8RfzvPkNfcBDcnZpJdqvqifeTDW53OzMMO+HTI3nDCM2NrGy7PWu",
-	"iP+ZaodhTRywab/CE3TmtzZig56TWG28+8bdj2kx3d7uVJW3xRxXfO5493PPZDqOwlAA4Nygt8cTb/ga",
-	"68XkC55Oxb9L4o5VtoqZOJspzluSdrwGFUK6uWaf3GydqcGFq0wAv4wjDqV6VXBIPmEUoG+Mfmw5lLZY",
-	"l0OkpfDLJIozkSr6y3QfXGQICpjIBIqusN5kYl5BLx8WaxZLNB0Oe5aL5qzYnIemMR7jcUwMo7SlnQyJ",
-	"jbJAp8zV1KBB2NmUn3XYloTuVxI5rMMLpzgb2KbY05RPIEJv6Q6w0kV/K3ovwrxHqSD8bKx6RnT7dO2b",
-	"oYRkJRZwJdpRogSQI7yHrAdD7zOhlH1nZj2G/HtQNs2natML+SJSmAqujNEqMgCuqMEIzW8hKg31V91M",
-	"VK0+L41cLvV9fYuh9fPHMkFlI5tJiBFuWgty0YZ0UagDlFkm5+3lAuvGMqai3wQTKovmoGNiJQAkmsKI",
-	"GI7CBrD1iOm6UUAmb+Bb2ir6Dan9N9gFf27cXb48utX///ol5HwCMWAjmPE0ay8irTNHagTrWX8Ia80d",
-	"eEr8gYySl9joW/O5ArOR3d0jazflJCigf1pFsdxsqxNaDg0jTfBOKFPHExGhr5JlHH/yDpiFS6UEMMZk",
-	"sygN21rnX7P3IgllisaRSVL0IH8iCSIeU3rHfBFHPAkEkIkVJsUhgyzNy+mkF/TGJ/32cdjl7YE2Qs75",
-	"yUm7P34y6U5OxRnvdaunC9tkmwN1+qY9WO9lEJWgUc6UuuyNpVklZMK6af0bfvMmUvfsMuHxGhDvHjq5",
-	"2IO2Hq02t2+rn2J9I+bq2sEszXau53fveqfDQXfY6/+kTcx9tXyUB4BzUZNVWxTy/+6ZtbqnpS6xJtcH",
-	"acsZeJKSlFe7WYVen0OLtecYmAbGsJRqblnTny/jLNL762gi03kb8gIx5ctHJjiMI2uNTv/dKhXB+Kng",
-	"4dp3Sqk77Dt9nAB1V/4rHJZRUvpJ+QixXHmA2rOZOMhTwQK5iIh7z41Cd44KMEA2qQ/TLoECKf+syRQF",
-	"sjh9FCZrB/gJah5XCcTBoeYHFVesogoFGMCmUjkkLgJKfXz82AHZy6GSV3zNomTI7EB7LJpjVlgSsjBK",
-	"BZgPeoZaQ0wnvTNc03rDAxECIVKwZvnYblnCLEpShiIyffIPmb8IJ0ikHnyAhItFBv/9ECv8G/E0fl3Q",
-	"fwT8dxrBQysxXuRTgDyEUF+imJ99gAyGOfK2q/f6Pxn+B/KP6b8xfGwO/5ll9r/6P2uOf67nsa/nZ50B",
-	"JIDQcs+gcgBXfrCMeWqUHL1ef4sW8DkOqV/T3/T/nsH/pvAT0ODrN4gPIlhCQbV+THwQMBQxfFZJ+F+D",
-	"RQKdURGAiizu6SUeZlwBnKtND2C+E1SG9QYCF3PGvo0Snq7tMLnhX8TmiFI259MoQGgh1nzz9Bnz//vN",
-	"02dt/4LpWfKYniNovp4keMXr139/+YL99PwNpPgg9sMFe/PqO4/95c31dx777vkzeOJHMX4DWCA8W6ZC",
-	"tS6Ks2bWCYb4IX/BQlC/evuC4I7YFeVHQraXTZYA0AbY0/larBweOySjeaTgKRybayBYyHeyebJZDYDa",
-	"ukCbHXbBnK91w3nG5lIRgBoY+Y+Ui3bibHFQ07BOF7YkcFdAB33s2G4oD8NgYIkwe8fMX6BdiPQX2jL0",
-	"bUKZQoh0g+u64NmsrfiE0OLGXAmCDgTOYdz2Ml07ydta+wYmPA/RhZIslW7RlqHF8Tto0APSznPrr0TA",
-	"fyM5piID3yavkZEgwy7tNMAz+IeLw+/msMAGhYQj3dHWRQl0QCgXcyCGtF48QY6wFC1KQvEBC8+cNHIr",
-	"5kolXdC+ZzJFbD5aOFjTiJl/rtwEwI2Nst2qSYXEXP/N2zu/VZll4aIObZo4V1DVcGnv2ZpuUXGwgrt0",
-	"Pz+n/cYz3XM8wKuUodd1B3WnsTso1jvMrioc3aQ198Nj0R7wk3F7EJyG7SfibNI+590xXhlMiuCiZRdw",
-	"/3R4cvwTatZ6GqyxYOCubFjBQvgVGrkIJ4SMRarxP47bFInBSy7O2+BJv3d8rM2Q0hvB5xWo98VXoUdA",
-	"pKqDl9xX9br9wQBq6YyaDGrQAWVj+Rqqqxuzd3hGyfrTU/blPWVvSYDgwaRy/mXa39ZN5ujZBR+Zq4DX",
-	"KOZHqO/V6+d39kRjE4E+Ix+9CoC1QykFltYCEha5q33LRLRR6OZqOCqpz/T7WLoELej29uYZ1LgJoNBo",
-	"DR8/RoUTeAb8WZaRygf/VP4Fe3vzgrwcgZPY1vSXSqTDBVfq//qtAu49nPWg9xpoAQBLlYaUOhVKxlqT",
-	"y6Q+TIx+pHUNbTIDBFdTSfb01S1LxRiLRHM9ZCbiRQux8J+/eT+Axj5/8/6U8Ti6F0NLnNHsdY+eeKx3",
-	"1u/0To96fY/1zvU/nxz1Tj02Cbrd4fDorOUBRxYwiTZ7/TP9yHDY0z9HyX07lgGPWbN3et7pnwzwSfFE",
-	"P9nregzrBnTrglguw7ycmDouEHUqTSORtqcpDwV7dXmnW9btnA6Oet2WB2FpqB8EU0AGSz1zmI6eAnOk",
-	"h2ZDwBWaC8tELUQA0JGs2e3A/+k2t1imt19GwBd6bNpzjEHo0wccsjyOycJRYmPObgSeqKiKIGOp/oZR",
-	"uk5IqYapnckFan/tnBOT0OfQS7tEPCfUjCw+p55viosQfkqlxmZsDlRBYEPoB467jOBTSroL9rwAiuQv",
-	"0xhyNzj2Q9sY9CZQ/5BqsakXmf7nMhWQQJ/gvsBcTq2FJe3+hw+FCh2PZVKyuTYaUzNkmGHflsvMw71p",
-	"oWLyXrWK7UOJMDJo4E61PVdY3u5jJioqaj8iIDodTr7D10GWaZQg2ENeGgFIr0pM507h1dubF6CYXrBo",
-	"ggMxBasqkWypAHrKKpFG8yu0ekNN10Zn3qyOqwj77iHr50C+KJS1RkqWRvsObmgaWyT3CxvVux54909L",
-	"/E9L/E9L/E9L/D/NEidlj6zuClOboLBz0Xu4MfscRN+exuyudElDxP2KuBNyBfvaUHRbMeom/Tn2lvig",
-	"29Me9I29ZRVgB8kDipEMiodMp0f41DdR+D+D/rtlt9s/xV32P/olhKoKJ+Nmy16h16F8cL69eeG2sLIZ",
-	"bgsWfCFSdQScofBvMD0PyWmyU4BTclBe63+eCV8ayLLhPXhycnb6+5reqBQU5NifNvjvaIM/JyUMRQRs",
-	"RE7b8IuY33SQ1NvfN2iGaYu6wpIGbXwhwBId4buKBdwrqMV0AAehqkMf0bBqh+hwRP2Xr7CXTfGBB5m2",
-	"uvPl7eP9XlE1HrJa9bcFVLkEWA2eAswbK0JYG4DzIga1zxCjWhvzzu0j/NVgevoBvBZAZA2KDA/X7Uy2",
-	"02UCYAI8CQkGAPBLI4XI3QivCIg1+SYCyF+oZyHFEERGEWwsfY8GsNYNcpnis6ZMBJvJZeoAkiP4u6tu",
-	"ZFEcb84WuH0jxcJIBTwNKYR3RSphIleoGzgWVq5cAQcnKTtWpWfNfxOV/iLX2MuqOGkcw23adAttgMIi",
-	"LQxItabnaHkX6MFPc0uyWn0jtCMDz9F01HMPdeSW6zCyTLOowPM0jd4LUqU2N2sh+Aswxnn8F6K8oPzK",
-	"zfD0Q6IE34pplOQCi3z3n1WZqd6/knfEYONk+QHps54sz44bkNnEYpIZeFPUz2t0rt0+7k9eQ5/Cpe9q",
-	"c8kmltgXf2FH/UM0KBxsmIGvSn9C9VH/h7X/zt68vWPt79mjokQesnSZtc/u/9pPzv/24W4w/jHovZj/",
-	"9GRxc6z+X3j6bNb9y/RSnCxfRa//8ffs6v23j+Al+50Vj1gbQlDtMZrG/7cwAezRXlB5m2fq0T4D8Kik",
-	"HboaZK+ba5BWaDSGJ/1B/8mTbtdR84qbumE4HfDY0mrgYYNXegGde1VUDfn5ui+k4APHqfF5C96piPhU",
-	"VwNFh+ufWuyX12JhDhgv+hG/sAp79LEggD6BSrusiSgVFENykm9kW1WymLACoo1x7ddRpGzXLz32+HEi",
-	"s8ePMdcqZ8HIrMq44goJZEBpNLQggEwSJdOqQ7dl87/B326cy6Rc769Ae3pAjCaOrI1BzMF97Wg8Q4Tk",
-	"BpylGHCjim5xuNU62ViTO1EA1991mAYEXkL09hlfUtEB7TowJzJl44LT0yu4FwGew1EzrS+tzlPIco8U",
-	"dOZeiIV1SIFOGAv+XqhNtZ1MH5xaCitgEp2rzsMEvk6YWhK9RlGZHIsAqvNMgBMwAQvmgL0DmD9z1gdr",
-	"hRi6+CHjFDjS566HoH0LIIhy2k1IKQhpIlOLuYKvszPX7WlNuSASYazMV2ERT+BVYTSZiBSg5vJ+5S86",
-	"Zv7EyEjfpYb2TPPaPAnb1mLRjaL8Q/eFg+5gUwPFfZgLnG+Jia6UlV93RBS/gMyI5VTOo4J4aVniIyLA",
-	"Iy2vqC6VtTH3tNvB9YZFAfvoz+7+Lubb2E/gRtmnququIFXqTfZ9km26/xuTbf6wFJlErv5VLrruYPcT",
-	"r2T2zJTO/ydrQy57QIFzjSgEynk3uQVved1L8udLaVAVmhOK0wqqZ/h940wyJxvFl7DZSrLJMlumAv0I",
-	"5F5AtlJ98tTlthOCbJRVJsUDzOeKp7YwEzSNDvuL5V7jMSx2THEXIZzPhkxHLtbw1nKgiUHHkHptw0dS",
-	"OMNjJQ0YGNQ56W5TqiWcdHh6rxKRQhTNeXNkwNUWgoOfaYjuPnN0lcY0kSyWyVQQ2oECIEd7XvtPr19c",
-	"3137rAnAmrkWlqM55+9yMiy6AyS1ArSKh8TGcAUUYmM7z04n9eoPOQwLh8ugbhWHX700/Hey8XBMPzNJ",
-	"0KsunH1p8se0JHQ/MLSpRxS015quQVVQBvPQSlLAqSRzBipZkHxccC29csDYqi3kFTHRAUlyU+UE7Xar",
-	"/MiVVsQrLijuX26Xfieyf6Mt2v0z2frfINn6T3H5BcXld5CW+YWUOaqm38o8ZyFsLf1rnqULjoplApom",
-	"kMJ6hKNOBAh6tYTLWOTEB+kyGWFlYJmFEgskF3wKuVCc0paJlNKzxJKtDnsGNfcAE0BV+M3tlffIjT2C",
-	"KGSLgm8Iq9thN0APlwpQsQi3PLwgzgvsswFinVfKU8O7XV29/y2N8KHl+7BkgNxnx41Is9nASnB37q62",
-	"DgmmbenOARSCEd0wnrnsNn/mMmHOPyDMe2PY73aBx9/83atgYf+4UVoTr+1CMmynBIld0waSUPsKJhjw",
-	"W3zmCxwZhjM1LyC38Ae4qOAg6Y5PxfHkpN8+D4+D9oA/Ee3xpMfb/clZeBKcix4/HjS8Rr4MG8PG9wZB",
-	"y+IgBDyBwvZlgqvkYwNzmUepXCkYX6Mg4A9drBgXStl7+lCTnuT39LTsCAIhQvc9mcx4TH8ef9p6wh13",
-	"h93uT3gKhlGmRguR6icbw5P8N7WA0ex1vQ10LQcSAM9FarJuooW/co5N5zLZYTWt6vd+2grIlUsa82pH",
-	"GtmfzPH35ub11fXt7fNX3wFYhkNra5AWDll/b/hUVCMKgXyTE7MH/uij8d/ppIMK/rGVn+aQMxK1cMCZ",
-	"2z55NelIWGaorEiXkw3iGCjzs8xBzeWCZZL1ul2m9wkByetnCoivHrGYo/7d7/bzxBv8EBD3XL96Cnj9",
-	"eblHKlf574bChwDMtYxciFQBFL5+UwTSasgutRWwgK6mLObLBMua7Ot1Q+H7UcL4WC7dAg+TXwtABcCn",
-	"DGGUQCbBMk1Foq0IQ8oDJFe6hZFicMyY5BAq2TeNCFmTQ1GCWs5hoBF6oCQpfIME7kH4A4hmown4P/So",
-	"Q91Iq8Oem0MpBqQR8voEEPHh0Jp8UIHmgHKciPNghGUevtYJZMZH4sOMLxXQ20BYbMUjcKbAGBl+Jr3q",
-	"RkAHvvmYQWVQy7kAfB/isYGBMNjmmK52gT/igOIVv9QBshBhULNi+8fLcCoy58u4HLCnmA3n5+LJN4U+",
-	"SPlh5sIzZbh44/XT0e3bK/2vZ29fvPh/mFKdX/vx+d33o+ubm9c3tz76kvJVOeOKKZFlsQg77M0GFz7t",
-	"tKOP5vj79A1pTXCe/A8ckyaXj4fMP0IoM4XW6LdAtWV2GWpeYSqhgqlptk6UMh/cbMpojXKlfCaSLI3A",
-	"GLdcCIaE22Tm4GnzSJkLptoFmSd9qr5QLIj5fCFC8xgRe+uTQ+9AQ1q5ybJAMTvAtFxxhVRTrQ6DtDcE",
-	"vZJGoaXprRo8g3a0ydpQUxPUxOPFs54EyB707DAd0RBRKBXjZHq5Y6DJjrefP2LLIxzorfz9+Bvk6luR",
-	"GItJ1rrAJjpLHcOtep9X7IJIsbGI5QqlrVxBUYPKLtig29dN2WQC8J08tCpZIN6LxLxNyx9gX/fh+6TQ",
-	"gpyLlG5q95z5USjmC5mJJFiP7sV6lArgSOmwH2F+nueX2z+ItV4jelunkQiJcq/AKoQs0jymjzX73X6L",
-	"ikmh1oHCuQeaCng8wdF2sKngdOAHYbC+PqPoQKQlVoCbZUJlvHgVF/ZCpG0QZ0AWDhWRbuJaQde9kvOF",
-	"yKJMpmycRmKiSlhRgb3uwCXhOiUPynzBE8hrTqJMEAnrlJB4bhufPK2j/eI17EIHTUF/ismE5Q/Zn97O",
-	"x6mIY86uZLpA+B8VGaU/7/rdTK8u+9acBasI+17X7zodv9DMHwsAuTkkmpyw67ebvLWDbxpe48eZBNGJ",
-	"0fkFm2gDzwLPsjm/J1C667dMzXgq8CGeOXjIEB0A27b4je9EOufJ+hsaFUt1UwJv3+TIwYMMNsPV7d/g",
-	"pHVHhi8WqeTBrDFsTEUiUh6XTaLbpV6dImXhUrAwiqOpQJh+dGWNHNZEyNJJJWCH4crVU5FMYQ0ny7ke",
-	"2FiuABFYi36AVZ7OtNZYMlIdlfPjpgHruCt/Np/I34H0LfodZeujqFsBnYcjF7XxXFoFzxW7DOaCfTcf",
-	"f69nYSpl6OCwAQlclEz1PD5X7LtYjsUHdnu59VbH+h3FPJkuEaIcMvDQ+PuZkP3QE3/dQCZjPQfaWjHt",
-	"aaDP0dz37KZ4n21M49MvB2SYoswzTMsg+4CDfr8k0/6Brt/6xffHWfDdsgV/vGnBd8sWfHfTgu/+bhZ8",
-	"t3qvobG807QvL/qT0qI/7j7U/MeLW4z9ncucZ5mYLzIcvVzxN6+Gw8b8gXyU5i+zTQEW/XBRncrVyADV",
-	"5OeY3ltabuirxkvRc/0RaNPBzvtCTX/AiVHddtzv5db3f9/WH3Z01TXdaAKlth9Xtf2Xg31ItteH+Iqe",
-	"AiZBXRRljMadhcrVfc73yGe6j/r7OGhyDf2K9vEDozJ7uJAcVfZKJpM4wsP1f0WuMx6HxkG1t8NrM5pj",
-	"rcvasM6bVEziaDrL0FqFNCHrFiNLEvwkUC9Glm+TVN+hazDmljYZzSWDu+WV2K21pY3WtzYp4NQCb5sf",
-	"ylUCiC5hTjhtiaRB1QiBb5uqCt2sWVvHH1gr3FiOTaWNQ9cEBzeP3wIAS2PsEgmgPnchtbZI170NrONA",
-	"M++aZgam1GynHUH2VxZHU09JXZSElO364DpRbzSGPQrb0F9Wl42STExFWhW1uUZ/SCbZIo0CcWHn3HW5",
-	"lGa+rqF0cu8NW4u3VzWKbFFgFyguQlowihwSZgXnCC+1jbMaTV3M6+RkV8zr86G2K9S0fHeYmd3UgDZ0",
-	"I0A1tzrQwGqNjhHSPeyswiVrVvGu4hgjh/4MctRLfTOWRgI/Usa3/DknQO6crecUsN8zmVAlR7rHDLEw",
-	"MwaNVyLPB+rcvHLYc7zIIPWjTFnfiZd/x3G7e8yoh1j/ECX3IixEZTrsDVfKUooXnMxYFBDMBF8YJpGF",
-	"jGPWpDOMdnurw/K8yqpsLTz7nCQqFOtyVQwRgCdDDasiDEpkTA+IDTMUgjJEsA95mvhR49Jc8PUFC2LB",
-	"0x0hhpZXESigouA85CCXMdKgBRYuS39eD20iGdmV8BPeCr5T67ZZQ3BIfymL5khtTMETdNz+KsdMfEBL",
-	"FNFyQNI8UpirYTG5QuabsIT1X5um5E0cC0bM6wA9DVAuUDFiAkMrrlis9ROqlYqSScqtO6rlsbHMZmwl",
-	"02wGDts18veiwBotE8WzSE0iGwHaYHV2GoP3rpm/af0CmbZIplEiir0xixSvmZbPZShivXXeR6FIGdr/",
-	"+hU56zU+j4tOd9JeYWMxkWSj6cFKOdbQFKeg8EjrQA3kO5HVeJlrbI+arD7rOvmchL6NM/05bnLSQS+Y",
-	"v32j1x3jrqwosRqBoDItpfaMpYwFT75IhuHX4Gb690gU+Sr9TA9IMznA89Tb2wHSOAn7/EnQE+2zyfG4",
-	"PRDnvM1Pg0G7N34SdkV/csxPzhr/It8URZZL3p1S5xr2DGnU9ZEfB+fibNJr98eDsD2YnPI2dPk8PBuf",
-	"8ONJXwBDyL/KifXs8vmL66fbe7ltCoMnojcZ8H77dHwctgfBuWjzs8lJux/2xl3xJDjl58eNf5WX6+bt",
-	"q1cP9HI5mVJf2tH1Z6bwl84U/nxvUm5LGMb5WsynK7iuGAeYV0NGh00YssgpQb66fHV1/eLF9VPfK+cv",
-	"4T3Mx+1n4JcKqTquKoXR/jwlyeY5Yd4S6aO03OkTmN5CmKJRyuQqAZ0sSrHibBIlkZoRFZiwKVBcsaVa",
-	"8rjVYdjTGOu+ih1FSKdEtuUCy8pM9kCUsWUSzHgy1a1UmHkS8DgGBgA+0SKNirw67NLVCuG1OcqOyU5o",
-	"QnoDTk8+JIdqhNiVr0cp/FMH+8/XwUrNHvSG3ZOfGn9qZX9qZX9qZQ/TyuyB+uWVMio4DOyR96eW9iXD",
-	"fjCsX1hRo5Tb+gAg5e7RfXr56j9lGop0WOOoBQB89M+Cp87HOsWR/o0ub3rYwJMpE0Gl6KhSMTVDgHig",
-	"R276M8HDOEoAwlx8CES6yPzWBZss49jgVDsVWvrO0BaBoXao9xNVdLGm6Ew7zCdxqN9JmmSrw56BHymW",
-	"csHSZeLlBWo+wxmJDFeTvueBrrUbGvyv0sMGBVigBO9XfZWP7GEVWDdy9eWKsIDfeHQv9H4xLrzfT6X7",
-	"cupVhcL3Zd1Sxds37HOvYQXBzx8rTkjabFp54LFQbCLimPV7/83WgqfaPIL/ovjXm6Lf7ffb/W7/mI2l",
-	"nHtsvMyAyZyDmRLwBQ+ibM3uxSJj01Su9FnR0SvL7HBa9q7mY0Z/xRX58rFy5frtDesN2DiK4wjZO7R6",
-	"pF/2R2tjuZjbE6vQXDvas4G7NDo3CXeEghXD0roDIyjrFst0NE4aw96g0/caetoaQ90BkAC1CqCdf1wO",
-	"+Sz9i1TCh4/0ni3coVRWDjRU/+2rj5VttUMkJm7VPRAn9W1/6mC/j6fskTIj/MVUsSxdt9E3sB0tPVMU",
-	"P7eurxShz3MHWRNCxRBfdnQzU6kmF4KKVKh2TBYKxy6I5HGzghCKaNRssxrSRPIr6wn12IoAo92lUkKs",
-	"s0LVB6lOAOAaKcnw+x2tQIIfa4TBesXXCsDekQgKShlFinHW7IJ1c8JMiqmio43ADifLGH1uVa6zPLJf",
-	"4S87UMu70fP5DFpgFB31n+E3O1yfciewMeztLe+cMdwm7r6vWQxfvezbJ9W1kN/67yQsYfJIUuFO1PPz",
-	"paSlXKmjj/kxTfJzp+AEbvWvQmxOIA+kTmq6cjHKivLwkoqcUUXVxq7tUUGAwejIbAQjw8ex8C8A4Lco",
-	"8ypl3QXwW9rR9dlYrCWBvJrHBg8RiEYUfp1Gb6895grXKdHS13ze0Q/3zaXdlUz7JUCrDvdyfuVO3IdV",
-	"Suj1VacVyxXhlVpMhT8PiX/5IaGl8mceERF4nI+ylCeKB1QtuQ9a1Ur/I2OxCKcifSjS1OVcLhPyPkYJ",
-	"C/QIDNlCEqISARIwHlokASo80B+c8sJNqZjL90TFFGXEAUO3j8DHMoL3W15PU8OQQqUGemFAl9ZvXMN5",
-	"sUxciI5mAYqjVQPZgYce4XA0ffyn30JIDkTjuMBszM3ERPMaAIlIpGmJA8hl+CIrThCcyjqcLLx6587z",
-	"H4+ZBd5RM2GAkqXnYr2oBcgCcb+3ENvoI/DPfFGUKjyqcpAqDisYV1ZjeNL1GhVLrjEc9E/qPZ+97rDb",
-	"H/bA4xiKRTYzuIMUbC1rZHpBDWFx0uZvWqdTS4+jnvOeOOYnwZlon497+oA61gfUiWifcf3D8eSEnwWN",
-	"ww+0VAQiWmRILGJCZGm0EKMFXyPwIyInOi4b7AvuA4wrFsasXTtox2cn293FveGgu++gOSpkU99iR6o/",
-	"GYxPwyeTdjfoi/aAD8bt8/B00n4y1j8M+On4SfiHjpQjZCqGC1WiyvHCS5UD1u3ddZ8Mu8a/XtqVIC1k",
-	"yqb/P3v/2t22re2Pwl8FQ3s/I5L/lCzJ8k0ea/RxHafNWrk1dlb3Xk2OCJGQhZoiVIK0oqZ+e16cj3k+",
-	"yRmYEwBBipItX9JctMdYuzFF4o55n7+Z0DjtAyZTniQBk8bDdEib6uw0e8PdoHnA9mnzMIDDNNwPD1mt",
-	"nF969yUIGfCARaiwGpv/s/38d8Ff/n48f3XWnr2ct2cv//3L7PVTMXup/vdM8Bcn/5z+5+T53vPfX41f",
-	"/fqSj35ZQxBaoCE3Y425zHOTi3MD4JiWG9IiI7KCCy5/SXDRD6sEl0xC8MkSiUWnAAJPhktiK2yQeoyl",
-	"ZZAuATcyolQWy4ZHsFYgiifgVZ2ypKnz34YJo5ch4ASBx3PKEi5CXX/bt4BfJqWzgaX6JiJOx9Gc6LHr",
-	"r0xhZvUkVmI2jYMxoLWbmtw2jyZP5zRdGlQc/ap9IaRzNSPo0QBa2R8Vt/DIu/OTI4KvStI9bO50lAgG",
-	"rmOAMYvTMejQxR7g+ROJpdpDOm+0iD9NxO8sUDQHBzVgcVhAKJIshUrHvvpqsNMOfVyQnTb2jlBwsZi1",
-	"9PrJVEz8PvGVMOdrQFQJ9cpTQfxU+KTOPppnR5ioYtRJz3ymZSr1umfLP+/s7WGfdEqTFAQp/TrIi6pp",
-	"JYwCRpxNCtc4aDC5f+jRKflQF1zxSBZPaSIZJLeKhCTsiiWgENP4gkGKCXayDR1AcyZLClv17pQHu1Ti",
-	"+4kZge8d3I8brAa/AqYsjmSZJIa/Vmd71EyUmmexYfInZs8tzEwFRsyipHimTh1mTpvzYI68cxw88vbZ",
-	"CdnZ2TlcNmy17LVK40ZIU6wNdRsLx2kcLhlMfg5vHkwq1h/K/c3Ocxu99wmFI/U5Sgzd3bZ1rKu/gIMr",
-	"Ofba4vrkL3e67sudrnm501WEGV5C5/xgShVH7+63USIA8lXrdw69Wk4grHDSKwsn+h2gO8tFmFVEp9Y/",
-	"OLDJuPm4lERZTtIdZJKF6od1JQS4WDc5E4E7bUSC1Z5BWKQCI72LQBDQyZTyi9uaL+zrN5suPEKlCV9i",
-	"ElEUAddvGtHY11DWAFyq29Q2aknUC0U8bQuLfUyGNLSmEMUkgfDrAiZa3q0m+3boS1T9E7sSf5OCbwf4",
-	"OAjUZn6PAUJdVu/NVHRAzLAT7itdb2fUps2e0hcPw4Nhc4/ujzqsG+yEvaFic3RKhzziiJz2W23GhgNU",
-	"P2tebZiImWSJOtDVmhqotp3dUiSUiXpSVCbiVyyBesgwRqckgQle0LUKDH/BPzG+K/e+y5ResIF9agaY",
-	"8lStSs2E2anlXYhO1w+wWydg3dBfxVcM6NzrE9LV0CFiRESWkCsWhyJRYwDlTqZsWuvX3kB6vK67Z7Kz",
-	"lTBGQ4CM56lFixUx3C/AFokDVgSzFEr4gkeqdajfjQ4JRJPjV2pUxxgcCdZC9SoO6Qm2OWNDyVMQ5dIk",
-	"kynoDoAyG5JA/aC+mAJpBy1XJFip3QiMYIwfRjS+HGjsVdy5DE8hk/njtkV6CzGiJWFXnM0GIb9gUu3d",
-	"4agb9NgePRi2w85oh+3S/UCbcNg+PQzaw27YG+2xA9oJdhho4qMO3Ql22f7wMOyMatikhPvZ0buuD3fF",
-	"2ZqyOJQDAdWvvNqIxiJLUfobKL6Uzt2DZI6MXoJBKGIG7ZgHJiyjnT8C7lv0ViAugnP0VhyZQk2NmLFQ",
-	"DmiqrjnCRKrNHokkgGs9YZOhoXwY4pgfYPxbH1FjHQK3lA2zCOYQd2hTHyzQYeXFUQODuUntwRqUG7LD",
-	"6VxfLxo2XIPGq2e/zF6fi4+vzsGgsf/q1+cf//M0/P3lr+9ub8mwZBKZ7c1mDEu2NwJLQWBRX3Vu5Xx6",
-	"rhjKRNGKsMr0ETiM2cg3ObMuSDj5q7dAXM/lDkXNqBZMFPWy5E3ErAnHFoGNJQI3YRNmCG8x26dRQlzv",
-	"5AhTtiMeQ/R4H6iw7g7esnjRIw5+DR5j5Lqvr7+vA871U3tdfY/4lhf4tjCqX6CGPpTanU4TccVMDIAt",
-	"qpuPTdtJWEj8MKGj1O9bNCuopYJoHfgAqvPT5MLyHXTn6E6M5l+oh2e3ZvuTIx1cb+tvlg7e4CGDXtMH",
-	"AC6/3J0uSwxIXpC5mG+Fmo55bzFmQhtplgdGtMivwAdlIeMSPFi576qP/q/EgIAVMEgCx5bGZQlqHv1a",
-	"Gm37LRbh3drC5VsGuQ19TRMxjNgEYPzhB/nbB7/Rd4t6wYnVRh591tAgVzrU5pUcjFuDm+ujd+Rg83fa",
-	"6v8cnHSw2sB7pC5cFH/YD7UcSjiAODzDrwem4cYRiRlHzBuQ+UmslJmYUCn5RawIAhTL1cI9wTFfJHQ6",
-	"JnUrFJBLNpeei5kWUShEljNlwM72EyFSXzeC57P0hiMhmpqNznLCh42j4vhMRcO8cEH+20DdEImxLQU4",
-	"HAilKWCHKy1Iy1sVp92DIFCU0lZ9i5YW+BJqacNMlYa0HNK8Xr7USAEa+kQ6uId9cyzVRKuxyacRnZM6",
-	"XMJLNvfwOg5FaP6pDbKeuWvdHhmLLJGNG6gmzPmSzS192qLGwhqHksRitkXqUyElH0ZziyYkEmIzGRqQ",
-	"5Q1ULBZ5wyApWRMtTsAUwa6ATofyB2Z6ejGc0s+mPPlqcPdjfM8Np6JkxqKoqdQOAJnCchv1CY30o3+e",
-	"vX6llhhFFHLFRWSLfBSve8OQGGmIsKIiDnyPGjm8QkO9xy/4iAXzIGL9rS315C/yTHG/v8h5wi/U2f6L",
-	"nAvy1/v4r2azaf+n3qvHbNYgfy2j8776CTkJ0IacDOvr557xBvRg31eNHp+f/Oy04SFjkFDO4/+QDhgg",
-	"FjjdQitqaK1WK2cz+flCU+tiE+5IsT3n7zIHmXJ1hHhKsimaOCqYCCySPpemyfxPvLMXGJIiPcswNMCS",
-	"hsFKspiILLW4SzgkddDVlhoAgyzWVdj/UnJBQcr3dR0LP39iFn3hTXfhIJwPdtADA80CyphXggTj8cUN",
-	"E8YgTZy0vaPqE/tHcSM9Zwe8vCXvhpFjmAg8c5AZsOG8pyIEVvX3Fh+B1CGYGxbufeyOF1im0xDErGkA",
-	"hrXNUUUB8++tvCBidqZ26pccFd7F239thQlLVnVpnIgjhmsOJ++A7i9qhzzGJBetXj2YneFO9hVMslmK",
-	"6c+ueMjigKGL/tMidP80G0ZcjpkcSBF0nVdyTK8ihH/pgyoo/wIs/1PBNDD/iUimRH9OKMFpnc+njDx/",
-	"rrWGH2oefqAR8W9+29RYoEn6SsxKZTe0vKcZoC3Doku/LBXKCzUXLvTpA/vgjA2bSW5LuF5hTMDaCXoL",
-	"3yQ8AIcwmGbyFRrAUNBgKrWFw5qbfiuDF2CpDa8WigkFMysNJsxkdVXk6YVm6ZVwP2Z0qrj1lPIQZViA",
-	"Lp4aV/APukZBKQbV6e0CntzUH353yx5X1VfQ7iEoXnDt1dKZgNv9JqJxqcTITOiLrTrpQ6FfuNk4Gc6k",
-	"ru00TcSIRwx1IBEzd59LtSXy23f6jgwV2U7mSn9Q4gfcu6kexipjLcua+tOm/XS15TZv3zVB6XE79rPK",
-	"QWnLmTH+LQCQgHUPZDxz6vTWOmZApXoskDiwbURKYsgmTXWBin2rg22Xmmj+oKR0vFan73IIa55Ykoh9",
-	"t+zkRzwOgb2oc32BnuUbiJvtFO4nmvTL75jTW0H6cJduKlkCb9lbUEXuTFXiJKFz+HzhDWst1eueDzzf",
-	"0mccwkrtZmKR4py2dNol6y2u2Icq++Wttrpg8S1u+Bt9UcC1o0lCn4wZDf/IaAK5F7qYiRLs44xGee6y",
-	"2nURx+rSGTuJyeJG6VMyme96frQLF7Cj2N9aR0F3P8C+nW3V0fPXXm38x8CWYKnihGaUhdO08NrNu212",
-	"9I1LbszOYoWXNUu8lAx4VVbeU2OeyG2DVWZBB03eWENSAVo5EXGrdnPVmM4doKSuChn6Sukf0QBy6j94",
-	"tdy4r3//0jxy7YJHbmCqkn/4ch11iL5WWPR7++5euQZWtKTORWZkqD5ZYkG9zfYZjdccTdD6HUX38Tx7",
-	"YhazZJBJluiszdEB2w/3gubusEebvZ3DbvOgs99u7o12WS/cCbrDDr0l73+s/Xe9eyXRs+zbW+QLt6H9",
-	"D7e6C/NZh6D/rYpLlVh+K9fl9TfkLW4/kLe4vba3GGH/1nIXl+pc2bbALFMzDwbaOLKS/H81HuZ1/cSr",
-	"kcqsUWRGc/8a2NKgTgGxduJU25+9su2buaZviKkqmL4bBsdGoz2+ECg2LIvjwnafSPLu7QtS92/wzvnQ",
-	"fL4gZaH+elPn6Suu8/QQHnpbHirIrZW3d9JXBSJuQ8Lj6nhEfEUHyYGX0dbWSXMHj+xbcXyKzt4L5hUe",
-	"6UK6RqUCb55MXQef416DvJwrJltEawzSyVOfgMV3wfVSEZJO6udq2FOajnUKZMrjINUlkW+6kH3HYx/q",
-	"OK9oRueSvHv3/KlsNda1Nf/EbOTjC1z4+4YFVrlBa/2dLial04/GAQwwZbApmINlfi47is2va5NmPZ8l",
-	"pBnP0CZo58FJwk8sj9nRq3x/olC4BTfEKpejbfJKQkqJ98oePw9SlLStU9cW8grKvBt8YwUZz3Wl6VI6",
-	"PCXgkiL2l9xe44YXgLpLhhmPUiIFGdHENeaFYhYrXqJ4tETgIONaGZXLBKHHuUf8WKSDkcjicP3oZ4cE",
-	"rO1rMh8+D2sPBJF9VS1Jdk0Gg2vp+FQbzlMGWHO1fq/TLRoVygrhUkVSCZDUJMKm7GO6jc/lmHZ392r9",
-	"Wi/ohIesTfeHO6PdoMsOwj3aGR6O2mwn2Ke7YXd4MOqxvaBND8POcIftjvYpaBTDg7A96lBYmy/eJtOt",
-	"tsl8NYvs1UCtvRVE35rGFNcoYWFsr78Wa1Vp/20C+EPZr/qlMEeZu/Vb5KmhZkpic5drY4HaWKA2FqjP",
-	"boHqPpAFqruuBcrShLvZoBblAQQbrmz/ZsuUJYLfuWVqg9j6ZWhMd7SgKHk9DcaLqtApRp3bYEjzjU4+",
-	"UMfY9/DfbnSyLXWJyhIGvUKYCZha4pQMaXDpRMQJrbpsbYmYbW2ZsD4TLwfhP/jsks1lISoIcP0hpHqO",
-	"bjCo1MyXJfOD8dNgwWHkiw7gHWlDTou8xtKqJl1DvW2HelSYaZ+oW+1r/CvpxFqC/nQKMYrqTR1zDW1I",
-	"IsWE6XDpOEhgO6UbmQpxw8K+XlI1+6TklWMQxao9cuQ4rugxLymOQdIFUctODgcNmQB9DEG22oXSDFWz",
-	"gMmIuQtlcQ1QHfGgHGk0Rz0jRZLAEKq/dKbKJbngVyw2qQ2qETewVsRsbVX03TS8T+TjgjZ616hHXNXX",
-	"OvaxGBl1xkwEhjqDcB1gN0XMiqffjYT6EmXLTnuFcKnjmzai5ecQLa3ghiNQ5+E4Dn8EclSOvowhl0Kt",
-	"Hpwyh3Atjbw7WKra0ShyVLvCQG4tbxTv7IpoGsVKNGFODYm8TXRMexMd89VHxxxsomM2tokNA/kqbRMG",
-	"FDOHwDxk2h4BdWR2hrvh/uiwYIw1lonuqNcucJbuJjpmEx2jhQG191ChyQTJKGKslE+b2pcrVeW08G8O",
-	"R3sTZLLUPnKqlGJK4GI9YKBJJRDB8poOx/hClVGFUCM/sLC/kFE6UVxryApa9xPp6smkbnlfpIhzqg0a",
-	"nkbJSkgGQjYxC9ZAw4zt31awdhIlDZQWXB+dRkoTgPr+k7mO6TXwEEjdpl82Fk0OOOHBhMuJatAxNuAv",
-	"S6wEUOQahuoRc+nVnPWYjS1J8jhAAAuKGcx9XJ2CMUMX9IGsD7UJjaMKa4jevZtMIaROI9XD3Ca1eSa9",
-	"3CNG4IVEc5P3Cb0tzba3/VnMpdsn8q9tSdGn9e83pTj3Kr/Rx2UzmD4g9hqodXf12Qf3l6zBzEpLeYOG",
-	"q2cCNryZQxceQdP9stXWbwtm7bySUhaoxzIMmQ2G2jcVFY9fGpbwLUvvGgNtGaWzqd72BpRAPhv3lNI/",
-	"b4D4RsL/+yR8Iw88tpCv+VtTMilvLNqjXybm5bIAP9PQYJlUkuFNeLhlQFu8zajcDuemEwfr1kcYfR+8",
-	"bLr8N79C2z8DDDE7MM15AD7NaXoEHXouAJBpXv9mlQAEVIQo+nmL+KqjAXCDLIkMGD3Cu2OkK7UD5pL4",
-	"b9+9egXVrchxYQBYGj13li317R4BxtUjI/v+iPt5Zvb+PiJxNYSv3RBTpAdl9+UAvpqku4R5CjAA6vX/",
-	"6zfa/POD+n/t5uGg+eFT29vbuf7vW9dTt6O5M56wgaXX+1vzaievX755cXoOVYlP3759/bbm1c6fvzx9",
-	"Onj97nwJRP1Dwyd/+JvkZv2RFQG0LgjsO4sxZQUuZq2/49UikPY6196qMkggEw4UocCxTDs1r4iOgpLD",
-	"osyAKCkxMzb0IJzWVgrt3W6/A0I7DNExXOa4Buqbmle7YCJy0sgCJXr1a2c0Js8SGgdcBsLMGYj3uzNt",
-	"7VRDPDkGVACaxEyqRdJEdJBJt9JNrRvusN5olzb3hvtBsxcesOahWv7OEBac7Y72qH7frjePByY+3xRI",
-	"KAb8FrFUtkGAruFOIDEbqbMUlr5SP7f0MO235u5sD+Wg3fn5l/3/7Pzr4N+9V92Xe29+wGb+0Sm0fc9G",
-	"nWqPpnq42osYy6Mjq2l2gWYZIfrB+t6GNrfh8JXOohGLNXTQOegkJ6CTLMRbVy6/uq0AVRayJD8OQwrH",
-	"YZqIj6CG4sVQf84Hw3mqHnUOejsAGZOwCzzimWwqFgurkIgoXxd1/HB6OPLq5V2iUeLjW4j/q8MRTSUy",
-	"cw/g+jv6Qk5CZaoVsBGNJPNqVyzhI+4+4CETQExAwNLX1Oz7h7yPXHuxtaJuB5E8f/m7+Pjymdj/3/jV",
-	"6OXT0/Xhkcu8dCVEclmQ2sQcfiHQytQVZ8u79NCyN1pJl9vXT+D3AjKzgclcDQQIhYLKUIAA+WnN4g4y",
-	"X93A8jVa5JUAV5M2u6JN58jK9TwmowirXCbMqTpZp+aL5ZUoAyFz6NBGixjUNGNRtuZjmdI5WDshMcwI",
-	"yyJJRyLiAuTzxcwx04rOIFNNmKQx9VaLvI6h6E6OT6iWyFmE3OKNSMpYpB7XG2EclwUaekQK/ZWkI0ZS",
-	"QRI2ZTSF1RyKcL4+3CGM68tIQdtUrvh8JtXl2UPmoCqdWd8Tk4u5+r5sbK3fYL0Kexy+Y1vrY5lYN7LU",
-	"Q4BgwAF9UBCMouhUSD/9VEq/XZ0On9AZAY0KvcooMTgteHnUjX+CbLJ5Pp8yn9R9k6XrI/Kz+heKYAUO",
-	"qn+Ff3oEP5rQBAp96t/sn7pKRt7VUy6xbrmI+4SmKQ3GEygCqhH4YVyG4YF90ZWGuEmi1zXFZQlVWrZI",
-	"HqBQSJLXhdMu2bxspNQBA+4iq89A4PLLHWHB8dSBsZ7rBJI7JuA/zbu9r33ylm87PeZo0StFqK3tLfDm",
-	"L1ZkHPKYgklxASioOhY8YiX4oopjsXis/fycHBFzNv7xvvY+a7d3AvMA/mLva/5qCCOvdnpOL6rvjmrq",
-	"iSRnPx83u7t7HvkjEyk68h8LEukL9Fp9B/TbpqgXioA8NBEHJP3l6u9bXaSNFhBMKvRaF3ZECcsRowkL",
-	"c0+OI0jnKjLERbXIM0WNUbxBoc3HdDz15Im0pZyNsgqQRpKlSsvTxiaMrcp0pNUR0vdLNh+Y2gN+cRSK",
-	"bvA4g+IEIUP81OM3z4Hygro5oZdMQzkFNIqOqqsMuGXsaIrl6+o8JTSSYml9u2JhgkZRQ12eLAcbdVO2",
-	"XHlf1ov8kimPomL8V7ny3rpM5K0a9UaJ/t6UaEhQJGYkUNxFV8Cpd9SXXXubldrWOCrfTi0oOXdno0N/",
-	"uTp07nJcV4nOv/xeVWjkEptopY3clyfTpsl8wd9QQnB7aDEQqcr2J3tDrret+XKpJv86zoU0K52VAoxI",
-	"ncf6Rw2t4BFsZchCcsFilnAlYc37SqNmUSh9IulckrGYKQFPqv8CrH4gomwSkzoPkZB5TqK/LdRiQBYa",
-	"HvFBgqEXzMcKBrIgVJrxDudEZGkgoDR4HGJXPGUTEtAEaoTnmHtPJIHQb+kZZTvNpBVxLbf7XQwV0VOv",
-	"mPp5bx3TsC00pT5Wq2MC+xfK5EVcmlFrFpMvsyS+ln39xm0CnB4Oje+NPRefxxQAsgQYAb6dqB19MrFq",
-	"iea5Dq81LnT12PDb66paHybNWR15jL6gQxbV+rVf8nxNzSqdDE4pMmC0NbhAi4YRL2/njckVxapMeXOl",
-	"JFKn0fwu5i3bVFSn6VOd2ErevX2Rt1tId72hVTPeD240kw5XyMOZCpFEnZqHAQyDAGJYigtYzra1QSRu",
-	"9SUbwVNOvMVwEadS0pr1sK6dSCQlDXbZzqjZG+6GzR7bGzUP6P6weRi0ww7rjnYoHKQ8vVOdIrW6C3FT",
-	"q2ZbHustS3Fdrx8ytSDxLUSE4Ni+xGToRfG7Ml6nNL915cScrK6MWqngYRtny5cgtIGhrrQzd5XSUCWX",
-	"NyAKxyJWopOtaQhHOSD6477GYOFR2gQR7IJLJVjqn50Ya5mKiX08oSHTLXkAxGJ0YhA5rPHAh4DxAtaF",
-	"uQ2+R4aQj4R95JXoCTCToE9iQZxzyEXcIq9ECkc8PCJSJKq74ZwoltAiT5V0JEndV3NBgQf9NUkw5lcs",
-	"zGeUMBIr6QpWhIUtKB+d2JBzEPaUXC1Zk8eSxZKn/EoJV0MkIGoRVZ9GQp0iVjLW0wJjAr2Q1dHcp3rH",
-	"1hWJ9He/QNDzA0gjStAF5Tznf7qM+yBk03Rc69fSsUhEBjhKpVMlps1QzHRqrkhTMWlmUzKhySVLieR/",
-	"MqLYxQQq1YN/DrkzLIktHSjThKbsYl4rmJpq2EpT8j9R38ffuGQDmjAKV+T8+OX2mfrf65fqkvAAQ4jH",
-	"NEmbU85qXo3LARxo1ZGOWpYDPKzmgRYjXuKgz0x3mq9o2m6O6gA5Ws1TZHswwajW3wVw1ii7qBh2nmmF",
-	"hqj8guObcL0xLTqPZsZI+FvuwrGUWEAtHfMkbE5pks6N8QSs0JIFWQL6z4jHNA44xdLyYDXjYMhNuLws",
-	"bMo0EUGGwHClfdkbdYLOcLfb3AlBYu2w5iHd3W12hwej9miP7dNOu3q7cEx2OICybMYzZjRKxyDpmkE5",
-	"WyrHSgJpgnmotKtGeluyrf/GPt9yeUmOYxrNZXqPzcUZNNVqNaltbfkWqxcxPtguZmm3rem30z7v7PV7",
-	"7X6n+x+EQ7mdNID0QFGUZQajIpVvfQ0MVs3enBIMFS4GfBan5Cy4oapq/ZaEZ4LdHfxTLh8jYhYjD0HD",
-	"chSxhNTxZWz0312dMe0ROWUB6bYOGtqUgBo2TxXHu2IJ5BN1WiZJqU8sHyKSIvICpoeBnQaykfyfTnO+",
-	"qKe1jQP0tVaPyFEYsqjuTcT/VBzrnH1MwTul/huKIEMsx4DGZMgQ6pLHEY/BkuDrFxGKyz8i2RQchuDw",
-	"5mpko5QlM2oL4xYZthnYJ0sPrrd1i01sEcwE+cFxKouYsu8G/7E6gUr3Cn/I3z74fVsY3peXPIrAjCsx",
-	"DnQSTAepEOaZRyjxjaCOP6htlD5hsRJjJlxKxbKxQMnixzHxDVlgk2lEUwQs87U1Tb0GZff1Uqvf4Cud",
-	"2uU432yRRZ/Hqr2RSCY+qVtnAECIwnAlixhgUmoLroBTKhuFkvi+kcQGuTDVIr6leBDMEkViNhgljA1S",
-	"jmkqGm8GgbrYhPLIx7lTc7xnY5EX75csueIBIzSc8JgDTxYJSEi99g7xR0agxy3+FbbJKTTU/BebwxYk",
-	"LE04C01NGjcKVyT8Qh1cc+Xq3XYHr1CgL6UOND7KwVUv2dyUaA75aMQAbGMowjnaqA6Jz/NBgKEjYZlk",
-	"aoXeSbbk/Opjp/ZWaJ8DVRs74hcZiml2RyS9wvidSgOYbnBp7XOkHH9v5XPEcSrCVhj6I3QAN8C1JC5Q",
-	"hZE+NBcECpbbXE4ijprEeaKY91kgskW2KqcJo6EcM1ZgkoYYqmdzmbLJYJqIyTQ1ZW4BehaGquRHPPss",
-	"USfKdJqqTlG0UecEjbqBiEMItGkB+xhlUVSetNlhqwFo3A4hIulp+uQRuLOq8YkO8nJvvLtEBVpqYOVw",
-	"V2r/hRJHkg0THqiT8zO/GPcJNZxrmKDZONZgOTIlO2TOaCJbrZaTQ6UEDWykNQl1pYYVYmFhzxxjw98k",
-	"MD6S9GeJKiw6Wlaw9YEuyGwshlr600+LsCXWbqM2ESxh2JKcsjgcDClUnDYNHWMhY/gN7rotYY/RWuS/",
-	"O+22Ghz8t/nfnZc1D39iRP3xwe1di6zmmgAPgL1FV6JMB5kM0Y9Y4FIL4QQjlgZjsGx9uJ3Au8xKpnZz",
-	"ELErzGsx6bJYpd76QgFKdzE11hHObiqX7XSTf1VlQDPDFVMEzQnEZMJiLSkoFnohEh1fYXB5vFoBC9OS",
-	"AwSEhYadTRjoHqwhfOnY4HmQ8JQlnFr736obXPNqF4LHF81AxAFLYjKjCVj4wI/NptDdc/BJjVDcjNiF",
-	"4orG234CHAk70DYRSePAzAavL1m4PR+ub6HYLMpHpVP1oUr7yUUv9bZkgRL3eHwBymuZiv+vyLCgm6Yp",
-	"QCuIVpcwdiuPv4C7GZplNOZlL/eNGXpBeByAI096C1PXYvhFFimhZU4orpWu7J9QHb8BPpQosrRrlZam",
-	"jq4ShCa0xEZeGdxinC+I7y5XWHkNv9KlWrsmeUljwgYeunr4oshrSaux9Dnp4SjzDnTCLUjFbjY8AtPq",
-	"VxcZ+5gmA20q63U7bcWE4FJJrlaxZHMocW2vJvmfzOQD93baXQ94zmDClZpjF2RpUFgXgsJ6OijsjgJA",
-	"/ktk5mkeJkq1zGO5vnvr0jcrX6y2m+knGyFkI4Q8jBCizSglT23BurLsN6nJfPHXZVLNAhj5cJ91w07Q",
-	"3KW9UbPHdobNg6AbNjujNjsMD4L9IbiYpzyOWTiAQEJ1zHRvi+aW/JdHkJ7Wsyx/k8LWbUziADAB2BhA",
-	"GHbWNJAvTUjUxcxxrz+7Y3xTzbvK9L9QljvW+1Nl6Xed48YhUOEa3wZMsOV5K09ZENGEqmsWzRXlvmLJ",
-	"BQSUM2MtSgXxJzTmI4BDBrRfE3hOQiY5GKlcK6JHKsXhBlSAIlq9ALtmi9htTvsIX8bji9wMarrVwMBc",
-	"Ej8WYuoXHBCxMN4HMFY2ydbWudr2tL+1VfDE1+ciK8A5AwElIoGVDpVMewQBgJDwoV7WKR4AVMzThoc1",
-	"ruYiSyB8PhZxs+RdJ7OxkAwoDmF/ZDSS+eK1IAuSsI80SKM5qUsGxILILBjn0Qhg3aWTIb/IRCYHTtaB",
-	"bwZAAffCmJN9JEV9fakB2lktwjPgr2oRMJKyaOkF7mug4VIB62EGauI3j4goVuRK6SXTZY61oVsL05LU",
-	"2WSaztViKqahRvoxYFNEiy4Y15vg+cEGPTIb82AMpDxio9SpTAZ7oLvXEzpxLJIwL6xpZZe36OVRc5sq",
-	"Eh+n2n1UOLmSpSZlFeYXMXBlhQLt8RgsUkdHEXNcRTwOoixkYQMGHTLdQBZHSjDwp0kWs8HiSEDKPDIJ",
-	"qOqJWVq9YrhQxfHYZaERluNSq+C4mQCtUC0ElLYei8i5MRz2EOz9IalXu50aBvjE1nDTZcuObN0yLsmY",
-	"RqMmFujHnfDDZK60pz5RAr9fcHbAtTVUjtR93SA4a+CY+g3rZIDfMCkNu4f7e2xKI3ETHoQxNYoiqWNv",
-	"PI113+GMENtrbmKKtx9vkr4/5pr6azo0jhVNQkL2Ui9t7T5uieFcp2R8WqT3OVC8jukploTSvf9tJvhv",
-	"0cRzkzVMCU942Is79gaR+c1+mRNtORgvlPOyTaCCfAfF/+/f/Y0DZuOA2dg+NraPjQPm8VnOJWNTQ95d",
-	"rvMvxqbEiqQoIxpZtViw1GUx1TYWl6N8k84btbALsrgmgmt4doqyH4iDa7l31i1/aRCBUbJQrAklaJ32",
-	"jlXminui6+TpLxRHMe/BSVv+c2FptkUUNmORMoneG/gI6yujAGCEGM1G7iDFFExZvTW3QC89Lm6VXetX",
-	"U7OlLhIyE1kUkiFrQOL8pt7Y12gGgx3PrWBWt72POQwjupaaw86wMIwS7uU8DsaJiEWGMFUhRkSGmGVB",
-	"c0uCscPgbfRsYJViXtIjyBor4qwaJi5R5004I2mRNyKKqsNjYSzbnzCx7No/IlB2IAsCxkKEWrH5Jz6i",
-	"g+YJIToAriLot68rHRGearpqgm1NROzx+cnPq0JifeJ/eq9N9+9rffJeW+/f1679FlkdOTmvDpjEZf9d",
-	"DEm92+42HiQ+cj31/0c1gi8inNE9pq5M8EyfIed3V/OEozUoHfIgYSwmjCbRvIkZ1EMuUga545MpjTmT",
-	"fTLlUxbxmHkYeEimYyqZ9EhA5ZgkWTyjcwwIoUkas0SO+VQemdNO1dImLKBJiIGJIAcUR/4r7l/Z0FE5",
-	"ZI1iYgQIqcs0nb4j/z4+J0mmJCGlQQaJkLI5hAR6ckbpGZE0glHz1FiWQ54gOgqhScqDCPNytAykWzwO",
-	"rzjkPa8rKMCBWUtA6K6ZuVQVK9Hpnnfa/XZbx0pUlHO2eah0h3WCw7Db7A13R80e3WPNg3A/aB4O27Qz",
-	"6rKdsBe4Lrg/MpYhPV97Gf4phsv8T/ZmewQ72LigvizeCxvo8N5RFZm5Hxe2PGx1GR/16hNb/aTA6lzk",
-	"CeRsPLa874j4BiTNvIcJFn6LQIEVJ+NlNhZElwew2aAhJJNo1w+p99o9oDAiHbNENtbkIz+x1LkYd81+",
-	"NLfqYWC+bkFItPtxE3a2CTvbWFU3YWcb0+sm7Ox7CDtbkav1vQaeda5LakVZZNjp96CC0p0VDSvXPZqu",
-	"scF/eUAF4SeWOuqBSZS8s0aASd9LNYGTIviKI7qLWSyJSADLfchYTC4SGkPMC0SbKTKlrgoIbTDgCeWR",
-	"A1VCScropOHpwB4eXyzYy+RRqTwoALA4AScFYBXrj4FQuXmp5MlwTnjYMBAv9ksxQsWC0EBj8JXaGrOE",
-	"HRHJWKVRcF2zFtTVhCW9Kx7L5weQW4FctsEMuSNmiH7ylYOGVACkrclCNPbsG3rBVqOKFUGgPjdD+Zr4",
-	"AwCWQKRscc3uwyTYxzShQbrcffMGnRiSzMa0zJ60DWtKgZ6miNWeRSGJhLgkEb9kfcCmcAW+IkCGNJHH",
-	"7jM4R36LnAHEiUVykCxHO80iDKKuAmVAwAyM0l6Xip/iclj3xN29C9OIzodCXJahA/Ri2Z8dMz3o2ZZm",
-	"aOeRefF93GmRExGPeDJZUHda7+Nui6DGo2iu1XqqotLexzst8hYgNRRZisRsG7XTbaWbwm7MlKZGqEZP",
-	"mLfWN9rrhXxMv/5GG/8+tPH19MVWq3bXo7o8DgLArxIxFbKcmPG5+dX34CjRG+Iwm1KeBRReUMTyHowP",
-	"4L9pypq59WQZCzzOlPSrVB/zrvHdyDTJghRwYM5evyF1NHvSKJojGBALMc0GKsuiSUhHK2ieV4hkQAQj",
-	"k2IgCU9b5FfIx4BnEHoAhlkA/yK+GY1PKOpvOLcnkvgly5BPpNApK0kWk5GIIjFTHRyhjjTjkhmsLI2B",
-	"PtOVZmeJiC9KvBiGlbB8OSiskE5uCDmUvQmJMFX2WWLquVhuWwUMjkwpwpNEplBOFgMpet1D4qvdGuhf",
-	"DbwXANY3j0cpS/y1/Ud4APDk/GpOwX14vt7zSp/8jbvvSgJfGWvDuQ1gbqpZ19fQryEKdSSykLxI0RS1",
-	"4YFr8cDrfM0cUTJWNMc9NZtlXXdZby0pVBOLx5RukRgjZiWQf+OUc/mVWR8nyNXxmYLBxC6T4kKKW+Fr",
-	"yxf02nNas/BptVKBH9PuB91NgpG1xU7eGks6GCKuP9x/vVeLaDk/ikMI2svT8754Q/X3INiZXV2UpAwt",
-	"u7M4NwmmTYgSXRn5Am+4ciVimxr7trFplzE9W+Q0TiHcZRTRiwsWEp9GMzpXd8FHXeSK8gis0akraKlz",
-	"GDMWklhgJy3yDPHA+xYgvH4zKDgRiRsm1PCIjzKV7xFf03fVEqRBN1rEh8IdtvYMjmdC02B8RHyw8fpk",
-	"LCIo6kMmQqbEB7nK1yj/E89BQs+ltxhR0de3i78MpuewNwsm8ZJLYt2VaAHJwZA6KLOaFxyBP3NiM6Ef",
-	"X7D4Ih3X+t12GxC5zN+dxeqs3mK5oWiuTw8sEZfk5ckbvTbLRoG/PvIwzPYvG4T5fdkwOrcaxu2CqU5o",
-	"SiNxoR0Z93ZP5N4Ie9sME7Sz6tdmbLjglDhDXzDkcLOhE4taCPzQ+6M2CquxeYWetCXf6QplCLbQ3TOW",
-	"BmNydnpCTp/+dPyWaO84hIPz4BIBEU6e/6vlno1gwMILmgyMK70wniAvDYf1d27HNvVFW4XhDadnY2W/",
-	"wcoOxBroubrmqSZehjudQR7C7ZkT5i2s5EzwirrM6gKRaZTJHBNDW/tN9kO5SMVDcBREeF7BSjTWQ5xN",
-	"huo4j/RokKuYMHBd6+KWTKZFXhf8s0+KE12sqbE+49Eb9XWzHb0c3xXBvw3RNRDPEE+siK+mpEUq28zp",
-	"K8bMYixSyrEimNORjpco9/PaFhBFQ7OOi807MV5ZeO50I2bx3ag4nNpVNBxPxIaI30DEpbn9t6Lby8o8",
-	"/JpwrPJw9q/nL160JqGm1WJkKbTB3IG/TfyJ0i0iHl/mWoVbd6BFVLuA1IIUZi4yQiN1ludYr/uKJTPs",
-	"GpLksNO6oiLE12HWfcTA8RtHGr8IWuKSdNsdUs/fAkwZKNUIL6T0ksWmIBEyHGzdJHrlAx3Au36LnCyQ",
-	"5isuuWKQAmVSjWGElmBSVxdTzZ7aV3RuHL7wRJp1atwJDh928l622kpI3l8N6AhxqGgRpl1jgvzK2GU0",
-	"J1hqWc3gp0RkUzLiUD1R6tlOGGKAlCgXFNTO34WoqpnbYEFiVc+buqYznHKYexmR3tmfwphz+lYMqskn",
-	"02w238eqtz4pkLL3sTPsPsHUUVFNDd/H0Mr7+L+IcV8X8FLw5dmYxa1W6328GEW0onFEeFJHAG4LvrCU",
-	"/q6NMAxH6TEtefoalkODSsNeizkATVplDXsN1EOkGlnNUixbgQSYx9pIyXYqhXSRR50JbtIXmcz2/WWP",
-	"I3GnlszcTyHa/pQzmuUZa8clJiUSwC0rsl+ejsHgO8qiyDLq2ygYvXZv/bwzw33ulHEGH79SN+chKgBX",
-	"iMmVlN2RhEt0fbkc7RB157F60GmRt0yK6ArN+9rIkQpCwcxRSeIfQl5fh7KsFJ43cesPHbd+b5pg4h6W",
-	"x2G8zWJjzDalliAQIlHP6wYNwlzuONSWUvaRy9RbUtHr//1//u+KEl5L6ncZLElvoUQXmE/cGl0wG285",
-	"TGejVBfKwDk42KqIrekGvhQAKKl00PImLLlgISgNyONtKEiQJYDkIFP1XgGv1fgrDDgk4Dv2tnvtnTwq",
-	"pNEibxIxjNgE6SXGKOcZON1228WmFJdWJ/GwHBjUZzuCIm0w/QmjsSlsDzIXYfEVixTR5alk0UjNckIj",
-	"tYxr23z0jWAPEL+Jos6ywk+4H2rt8LUFnKgNquAGVXCDKrgJpt2gCn7LqIIaAK4cl6WZshhhqAGXYLqw",
-	"wPMVrGLlPf6wdFuc+319hzyptaP6DX/9LIFPOahexey3AcKXSUkv1DG0C2HKkPKYlNZU0U9xaYmrvnPF",
-	"jnLOsd0ptg/Q7jnlh27AN5UwgMoKlCz94c7LuTquKQ9j0rkvm2imL0DtMbu3LE79PuFMDggc6kERS1mF",
-	"bQTTZd3o7z5A7nNJp1PFazC+Cus+A7QYqOr476Fim0yCQg66CfgxIoahc5iqLj0ixzTRXEZ187sYapdE",
-	"Aph+UK06YeSSTdMj9YdM6VyW0nNb5LUpDFFdHhh0gzpWjICKDTuNUiULmCpC25NyhQhwefQw1r5Ffsx4",
-	"lDZ57LpiFE1QKo/5sF6qRbyuG+Ip7MgdYez0ccD/VCMP9ZZudghgnMZVZCbU2Fg0HtLQiat6h3Ix3vIQ",
-	"D7BNFhVIIyGojz11U969e/4ULkmUXXhg6hwRirmW6kAbZA+bhDmHu2of86oU+mK2fB0TJxyAKZ9IljbQ",
-	"YyUkVL0gAaRxgqUOQjXU5djaOg4CJqWpjgHmOU9XeUH6cMUZlGSvI81oeNW3XXrwNppytHUW9EotOgNx",
-	"qrjEOCCQ5SC4Uv92pH2Q1WMq9pwbO1rk2NLthcI0C8kpR2B01u/hS8MsBVEjr61Rrm++SInQhKLJLRCh",
-	"xhLQA/tW31QQ0QXvH6QGhwVPewza1d6U39zgoG1w0DY4aBtj0QYHbYODtim/+TnKb/5NZTe/GzyyNTSg",
-	"KU2DcQWSDE1SDrnxeEjcRKx6SXBfZieQjRY5YxOqtk32sTZlqaCiukS25uGRNn3UfTV43ysGYXpVrl/H",
-	"i+uRVqvVIAmbRjRgTklA1egR1O0rlSWkYQiD15/ooHm4rHmdRbh4l4xNNTY/wB+TOhY+1IntT09fnJ6f",
-	"qv63dRdNLCnyCaJl/AZ0zz4qyZqnxFd0zSdBBDYfCuUPQd2DRekvAgKoqTvygV/t0s6Hd7TUJx5JoXQ4",
-	"Nk0l8d/X3td88IuqkeASIe3rEyR9vq2CUFVH4ch9IkDHw88cSw/WIojBKDrAxgdpQiF4X8SoCSmKoH3i",
-	"Gi2o4DuP+KWitLrg5rJSji2yrHAiRtsmTKYigWU2FRQhDsAtokhoeKWkVHnkeOvBema0OlMWsqL2KvGt",
-	"VAfVHhcVJR15gHwTcPgwH3G09AItsXxtlPtvR7l/Ny3EQDyEfn/nKApFBkqVOdUj2E+kSTYV2NMRLzIl",
-	"AQO5ytIgQ3OAfhZLeLo6zirxtLZMTrxGGFYgSaU6IKZcC0XiVMBaKAl0qJxU1CHF8wNx9zAbeiFJHf6/",
-	"y1YUQ2m47S/Xv0j99OXpcWNREmMTRg1YxK0EKvecPGoBro2BZ2Pg2Rh4NgaejYFnY+DZGHg2Bp47GXh0",
-	"x1+LoWeTQFRhUUKJ8w5GpdUhMkUTyUqchVAEmTrK0gbzQ9pKbojiccRjVrbWYIVg2WiRt05cC+i4SnUE",
-	"l7lRHfNYnDsgFuAynOB8nsF0/n4PrZanO3cSAD+3bH779M98kVcl28P4N3blh07O11cWl3cd43I1RCte",
-	"ZgmGHNUkqU+yKOVKCUIbKPHBXtnQqerWugTJQ6YkHZXWoruN4rw6jCi9+2jXgkHXNWw6CzG+7s3TZ/Dj",
-	"69GIBy6RSYVoQEKLPqSEx7p/lAvMMii60kQi42ACOFZkiivVIsdgamVhn/itaTjyPeK3QhF8hH9Mpyn+",
-	"42Mk9ZP4Av77+9T8l+E/Ljh+O2NDDcGO2wG56ZLU/Vb6MYU3JmAdbgXyCv6b6v8qOgH/mNNJhP/Q//2o",
-	"/ztOJxFYUeM5mjhZJNGU1u0SP4tlNsVkIhAwQWj0j0xEGwzhTz71G5inqT7RPw1ikQ7AqMBC9QEZ8pgm",
-	"c0WFJSOarJFQ6FLuAFEDcVLsY8pisNPWJ/RCSeWKmjRuGJKOXbyFcwIA2l3OkThnAfOhCvFffcNXSCjw",
-	"VzRIm9jLjWX2m7PMqu1e4PGPbKS1lHBb3e5mSFPgjWtzSRz97UyE6wILOKJB92Cn0wED0ISnAzmmtX7t",
-	"cBSwYbsbtinbPTxgh7thcLjfHu739vf2R53Dnf1uuNeho4MFVAijOsWUJ0wRTFhrMMcZQr/iTVfk6Bzs",
-	"dNs9D4tqSWlNRxUyiHfXtb0pEUCmwESAE2wUoK9SAVLDh1L3OaN4FC1om0/A5rIc1d6ITBQFJrAOGoHG",
-	"5qG+e/tC8btATLn5zUVfQCUK+FuLnDHFXT7SII3m5i1fiiwJ2CBLIu2rzD+BLOf6UKRj1UXMeDpGsPcl",
-	"3thzU6pe8RYJfBwswdLmQuPiTqeKfG8Epc8vKL17+0IJ01JEkKmRCjJN+BVNmUciIaZDGlx6AAvVjERA",
-	"I4yUANhLJTCECfovkA+PMgl5GtBfEhXm0vAMyC7D0vNkLKbopG9qEH6UdSgJxSyGYyFMDQJF1ElAp3Y2",
-	"+oimQgwiRVV8kFGy+DIWs7h8YD2scAc8FW6acwdsTj/oGooR+Z7uRYs9OhUQvgPDc2rOtIHu0jJ/uJH9",
-	"vjHZ7znQ488t+93koM8Pb9Fv/dro0Zii4rzmOKkLN6PWr3WDQ9obdlhzf7QTNnusS5uHw4OguRfust5o",
-	"h3aHnUBbhLSUNhURD+ZAl4G9ZUkJ2exZmRsVCx4Y3lLr18ZpOpX97W09u1YgJtuhCORy+W4dqLB8w3Af",
-	"1/KXb4ThjTC8EYYXhGG8SZ9FGP5kMcaWpdK+ZRNhMmlRHoYqU25VpdxUbQtM4LDNm2Wb3jG2lOpSShDe",
-	"pOF4lkRT5pmqCYwn7CPvcQNdBjzG0L96YEOpJEu1YJHIVIeQvjk+P/mZfHpf6c59X+uT97X3tWsXF1SP",
-	"E3B7jHcE+fIaNrCN3PJtyS1upvODyi23R5nOe30g3LxlLiZ96QbqRms+Zlhb4adFp1WBEd6F5+Eyr+J5",
-	"v6rrOaPSkIZvj+l9TczrKUbr35F5rUgTT+gM1W3M/Xabz3Eu/RM8681zVLwf0SttU4W/msu/tb1VtG+j",
-	"rabWr6H9o7aIeL/U8/tE4maodRkzGsJ8P9XM8j/lEigBRxJTbMOxHBwRo/T8432t7Fl8X4Nlz8e7MLqN",
-	"8/nh7q2xBz2O2DmNaNycYu3mG5AsrSSivomV9DYdU8l0eQwjb4zA3GT0sT7IFjxWP8aSXzECccJQKNMj",
-	"sSCSxuFQfIR//y6G8N8gUUIOyDPJBQs9m3IiqWIj5J1koyxCJEiA1Ywd+MgCXsWQjUQCgJswXiUZvZ6y",
-	"2Ba9KlCdLHaJzuct7qmrluNWvolo/HfnQeBRq6gMan4p48xDKXA32LhPbERxizylKe0TJdCLOWPkzfPn",
-	"ag3MKbHB4KRYexNTl6Z0nogo0pGGcKLzD4twl/a5M7o7dnJrmUjtlt6+R4UZWz+SCTMP3KqLIUspj2r9",
-	"2rLC7B6ZUtD31ERpjIrj71nCZcgxGhMiLnkKuQ6FKF+nHKPtRte10sHEIZdBJGRm0JkClqR8pOcsSf3s",
-	"9QnpeuT52WvS3W+3Ow23rzMTQIp5Z8V+EI7fVG40OPyqjxHXkaIY/IzRxqZKfN76QuXHOx5ORbmHA/Mp",
-	"kOefaeFLvQhMEXS9LpLHASPddrf7Q82rPS+8DmtClNREnj83K8bCH2of7nZAb6gZHtFN5ckvgevr/Sqw",
-	"timyhQdh+2DEWG1euhKX2rwExcXAOTpNeBzwKY3QgUb+j/PIL+KfJaoBjA3D78FaY3134FoyOGipEDcB",
-	"rqH4sW74SgzzfKjMwoVyV//icajWxa7BshpXxXWrSOjJb7LJTskkpJHpxCavljI6qUhPWRwUgAtMKI+M",
-	"h9Ij2IhaW9UKAaBvaaqI3jjmlcN1CnXtdG8s1HUr3Dg8eggbl2LddgppxjILxjjqDXrcQxIbXHBCETnx",
-	"vjaBUzB9appREqkdrX+JSXNZErg2v2qkxbvGqZ+B7fbLiVDv3ilC3Sk7V5XV2emctw/67bbO6jTvDOdr",
-	"5C/Zu9+vhTSm/3/HSen+bBKnNLHSKbC4n1iubsUAdx9ogDeMzVJQPTo8SeuD38LZWRV4D0d+E3n/4JH3",
-	"rgwkzQW+X/j9T7BVhBJ1cEl9OEeOacN0jONG410CN8VzpMNpgI9SMKFDED4eKp/UXTdOQ73r423wSR2Q",
-	"R6yPxiMTGtMLVkws8Bw/EKB15MHVjRaBYaNMZY85ylUGXnUMSgkSX+NbAcRNETEoxmdL7+E7WHvvlsIX",
-	"UVdgOaJtpfPmqNLbpX2GsJuh9hWtR9PPHlKwu5epxKSeu5aIU2Ncgsomljypo6IZmWuheABidq0FxJI9",
-	"BI/pjZ2CX0lALkhVp9ByVZdA9hfCcAIRRYxeZEz1rHnBko7vzluu70K9P0PVvC+VFa+/WMuBy3RQIFCQ",
-	"J5q2KBFdZ7zeq1Tft71+PxmVaxP+8/XZZGBXHz4X2PD3lWnABq9rzJVQMPcUC2cyxfgZj0zpBQtb5NQE",
-	"u0Bsxb01rK2tf+ux9be27BA6NjSo4GqhOhuMi/jIFj0DWUcnEBZfryOx8DD63TPSTqOMXAZ4dEo80t1j",
-	"eI2PK94qIJeVIpZEzFrk31zyIY/Aso2yo2dEF11hDAFl8tgrE2au67kL2/OdCrrruhlmiz+DG1rXNr/5",
-	"xZMskeqM31uXHVM5mIgkx0i6ST8tgi/chahjIK2i1ljQZhHCYUnf7d3zTqff7vZ77Xv3DSe33HV3eddF",
-	"sKV7dZ1XcXP77qi9VJdlEODeIl7YmjVesMU39KKSgx0DrVGKkU363Ci8j6jwXuWk40G5zfYn5+gsL2ar",
-	"5HlD+ItFa4vkXMZ0KsciXYi73HCcz8hxbOiTXsXPGPake3yVTR7COvpYpFuf0juB/G3g/DZwfhs4vw2c",
-	"3wbObwPnt4Hz+2rg/LrXt1DZ7qIhLS1+qcHQN2rRI1V2MCv8uCrRttYPVgRFiyiq0kuGNLhUKohRXwr4",
-	"+ogKYTSGhXL5l2yqjXqkzsGrZgsnmvYa+gJhSXqdVLrQ0CL6v1VnEpZmSYw/+TGbDdzxeUQKQq3zMaCx",
-	"KXM/ZCSLQ9BxToouyyur8iD11/U3tTJjK1vwUXHMS1IKIaGPRCK+YIkDeph/aX2NhSRDQNiIL9ZAvzoq",
-	"OzFlf0UC2kY1vZdq+han9E2op3dQQ0rXrNbvwSDgIkCK3jpsqGotV0X26vc3CXh/c5QdUq/H42P2ei/n",
-	"Wb6uzqLLDDl5Ozwm/k+n56TUAyIIRSyVpdCYQr4yT48gEviKpszHpBmos6ypHYjdDm+w8SZVRZRf0ksd",
-	"Y6JHplUYLldVibFJx26WMnxgE31YJFnjiEywfZ4arB/ksjM6V/8BvJ7CuN2w5iPDh2C/DZHV48QkoLwC",
-	"jvWHk1cFwkmeJnQESEy2dFDDCYqZ0JDpORf5EQAKYU2i9VjXGlE11oCYn6W/N7pG71ExyuQlvWRm99zQ",
-	"EvcG2C/VtTGWi8VG8GzVlxTvWt44Nrh2GEq+rpsCJhuL58biubF4biyeG4vnxuK5sXhuKtRuYhUfMFaR",
-	"lcJIXHl+bW3zks2Xhye+sJrkhKU0pCk1iBAoVz6R5PjNc6LaKIctJjrTT8RMqnsVZSELSR0VKf3jgKY+",
-	"FNENEmbsUEqlc8yYo5Ql1t7WJ1T1pXQzORazmAzniEAzTdiIf/RJHc2rBwAvQQOlszTQjqaYRA9VpmNd",
-	"IJbGZvDItrQGpSbjQyZITF4fZ+rmYy5IKi5ZXB0KeDzl/1LruK4+9UUH9O01O51mt6Ok8B0TpX3J5shr",
-	"9oftoDM6ZM3dLu01e+FOoATWneZO0Bm1R7usO+x0HEEv4GTKpyziMcqRMu3V+rXLw//M9J+Kjbl6C+6o",
-	"YnvysvnLztX/gChhTo15C7YM6Wsu9A95FAHLv1/IHO7pzbFy6vyY2/G5CepXQLaMXqJOGIUlrfV/+6CO",
-	"vFArAH98WAiTM1TFoWhwwQrkDF5Ymgf2ksfFSz7SQgFweMXtNSlbvOSkDlRFZkOEWPZ1NeMgonyCdiJj",
-	"KuNSF8pQlE57dzLJGi2ytfU6jubVVATMUhoTnIxZwra2+u5QETJPI/PBOg2MEJabfZhUX/t4B3wyySTY",
-	"mCiR2VCy1EwPOnwi9Yt6EovmNCitPeNgRpspkcaUMldtANGNxyzhmh2YRrFzA7SuYdGBnJO6oqS+R3x1",
-	"g30yEtr+NpyT3g4ZUsn2elkSFUn1dApFw8HiB/IaeEnweB1ZgS1EvFXzXirJmMrxImk+gZ3Bi1y7j6VK",
-	"z71oZHqODyvWwzUtGQoY0WkqpnAnYpokYlZOrormuUAKSJKajFW0VaSmNxDB6zUpHi6aY8K6P4bw7RiL",
-	"Q+yTg7A7+Wd7+OukM9qLd/4Z7mb/8+cfBz8H7fP03//bpYfyheYdXxdDustOhMtk+JjN1MX08uBdc/NQ",
-	"OFIa8GcHU/iGBXCXky3hXYrnOHT8FtyrJIlvf8IDfX0b/BZd1qIgjqtGFKGE2yvR4aDPB2qqFo21sxTT",
-	"xYjuLifqtnuEXlAet8hxDLzCsEDs1GDzPoKAjdO1VLwkYS/ei0s2V+wOF9K3ECgALm5NdZpurII/sUiN",
-	"WQZv3hvwxIR76PXdAJ38HeKlAUS54yWNhJiuTuezVxFeJfVEDRFS64c0DcYAL11UldU9Bm2CpoSSlE8Y",
-	"qfvgaFXiEyovSk9GWN5QN2yiNiKu5MBKZ6DucEn+2guYytetsqpWgyzlV2wwojzKEtVHu9Kj1G122+fg",
-	"TrIeJVhOh3uz0QjKFOV29wVb6AhIaxyoozRj7BJCDrnUzltDRECASLJ4wbDX3geRp/cfI2XISz4dJIzC",
-	"tLEL+3xaGFxEUybTAeypFnnoYdBhO6Pm7nA/bPZoN2gesL1Rsz3shr3RHj0IOiyneL/CaME/xVKeioTM",
-	"VFM1rSMvjnbfjBZWy5hNBzm8jfpE/7WDhDPMIjbA+Ce4HHQ+EKOBWifYlbHIklr/AJCkMsXZdtrXzocw",
-	"KdYNe8He8KDZoTujZo/ths3DYH/Y3KMHozb82BkCuN+E/SliNbHTLBFTtv0jSyIe1+6n9P+oluRMD+gM",
-	"icbNJgC4kBvd/4bUt0jTG0Ntkf4UyK0mWMuVehSJQbTAGwet9glF4lqOvcOwFv0T1rMEr5OWmTvNTrvd",
-	"th4BdPf4ZkqDiMYXGb1gPtEuY11Hymex3yAJayaZkrIJJX5IeQTKLtIEEG/8iYjTsfrDnHBS90u3xCcX",
-	"UDbLV1dDFyXDy+F7ZBplUjVtLxEGvWAXHmmTf5CXIg7pHHFr1D/UXUeThf4MxuCTTrN7AB/rMR0R39wg",
-	"iCekMXl+/OpYf6+nS/x35yeK8cCqA0hvSpMUYjiTLO7r+hSJTDFQSCoG5jvUxCf1TDLiJ1ncjMXMV4sH",
-	"TSBy8ESRWZqyaI5GWgMFzAHqV2YTFpIsTnlEEjHTFUy5nMIZMTWpfhYzLJs7ptMpi/tbW2i9oHAw1OiY",
-	"JPXyuDwgg5mtmetbsq72cGGPYFvsenlqpSN+MU6bkkJtMTqjCWtg8Qv9rTZaQ0k7PH+2Moca2AKasXMy",
-	"eKh7VIONs8mQJT6RLPU0Qwefmk/+4TamHjV0JRBcj4iDlKNPP+6VXb2ERDSLwcMJS6tuA48JHYosJTtt",
-	"pUiKOETTCwtg6310kMc66tT38k0Bhs9CtfumB32S1ScI+GyjVodZeIHGKfDhJlmMtUkSvfOa8YHchMGx",
-	"PEbzvcsr/dyq77BKtXmF40fDKxoHLGzgocC6KOyKi0zCkR1TRKwc8ZjLserVN79jGxiSBWBPMHgaQWSH",
-	"jugKoI6bOsuJmJG6z2OZjUY84CxO7cQbLfKSSwnVgdQkJUYksQTKwTWsHDekwWVzxKOIhYisrQaoLxxN",
-	"8/hgAcXuspin8xY5VWuoF0+/6xY9VE2wK6bzeyUD5yTB7k11FKDXEPhcXeyQ1JE5erYKnSahBcq0XSI4",
-	"OmQbaI5I8pJ+cJTc22YaBbFX3S+P+BCKIv1tXx0xn0QAOpm/ikJZ4wgH7BwyLJunCA1s98L5G7JIzMx+",
-	"wRWU6REG13GjCgfzgdINE5ZJFvotAsDY/vP85+a/wKyp1OQ04Sw0jAV9VnjIRcIveEwjJEL1bruDl9PQ",
-	"BE3p1hTakfkptrm21O6MX6lI90TFUsyuaL58qh6pY9re67fb5N35iWu3zMmWfTWBdTCxRwVQ5V+dEkWn",
-	"Jz+SEAPOtI9dhHT+A0QQaHoJqrojlePoKuVRlD/3cvmzjeZNzRRLMYT40OBcdpSmhrU98fx55GxKFdkg",
-	"GJAhl874eTwSyUTRyVhmNCIhVGe6YiwUCHjnRoLJTK0+S5oTEWt4rSLlBdG7sGCnMqWhMBELLBGqh+MA",
-	"grMqf/spEkP2seZoZlbWURK4bL78n9ryBTartUrkh3cAJhbX/NBd84L0fjxhCQ/o9kv2kQdicAI442pT",
-	"tHa1iL1mhB512g76O22Ckj9QkKV7sFz7WVT6HLJR63faVccz5CF5HvOUAauLRaa4Angr1LB/qHn5a+8m",
-	"w4RFESUnIplWvrziMFsV8ybtSu1KSNWb1UrWcn1pncqDlgA9aslBO0OIKqPB2EaoZjIVk4H6xobT4S/I",
-	"Mcxf5Quz+7fsaeXdQny/mbR6qRLWav3fSmdgHcPGTrPTO28ffn7DRslccUczBj7+HEaK9pdjpLibQeIp",
-	"1kRY4g9Ssoan1eLPblq+hVHBkUG+u5gtpJxaK72lDaRsdd7+5BzClQ6iMzFKm/ij1H32lQYpiZ/TBqXH",
-	"MjgtIIrxVCkw5r77BG2tJX1K3dWGjoTEEpXcKTkZcSVOx4KMsgQ8RKCIglrSIj/itABSn6LFQHo6MEwp",
-	"BUoqlylU9MCKPh5oRpA0i8U+QNaKRTKhUTQn9UBpYpHqWPUOuQBaR0uDsa7QDuK3TOlcQk6TwScvJENV",
-	"rK1vEjvR0WWlcCUL8tSJzui5M6BabSb+09MXp+en/priPZr3q8X76tu+xLfl0qpHd3Bpp8TGl/Wg9fzU",
-	"mq5HLZYg9h8bC5G1QUJIO2QE5zYnHxPPK42oxkxDMgn1/bVRrGHrzu62yUSoG80CFpuL7Xq4SN1XD7G6",
-	"a+g4scDeg3fe3E6oCaGjRB1ape1fZfqEVqAKEjXM0mKyOXrJUAm36Xg6fd1NWTwidMG9DUN1Lv3G9Lgx",
-	"PW5Mj/c2Pd6eM/7E0i+aLbY3Cu6NCq6xx6zjuV4GMet60aeJCJg64wPsVat8SLzQMW2yid68fX1yenZ2",
-	"+nRw9u5E/evZuxcv/lftsEhpZL6/vocqvokx+D5iDB5Lfd9I0Q8NLLWeCA0CREXUgalkXy1AicTKXi3y",
-	"WofNY3YrKJ9EyTsaKIl9VKyBpyCnYvCA+hfIvvCJAQjC2i7aE39EaJKgFjuNaMCOcknRN89QxpmNRcSK",
-	"wj6k8CqJU5ad87MxV+8AWWm0iG9Zhp874bQ8CI44JS+AywZgNC4YysmQooU5YskF03X/IVRCyQ1Ah5XM",
-	"lUdZJJbxsxg059wzWPL81UWCAn2L2D2AcqBWogW5JMniI0IxCCEm00RcJExKJdJlMR2NWABIHSXdY1Gg",
-	"v9kTSjH3Hyk/IjRBDaFpOidDEc4b3nKf5JoyzztIDf3SxJ67ugwdYeRTIRgTjm4hLxejcBLKJXOkdtex",
-	"UxR1dh9d1HFe/lmIiFfLQ+gJmYgr9iOOuDRT9QuqASyByCGtjhicnRGVKUsW5ulIeUqqK8wdJCz0tzgC",
-	"i+vCvAJUsmcJDwECJyWd/X677XZyb89Tz/Dczv5SJ9/dXU75NXjUAj8biXwjkW8k8o1EXmCqGp3h65DM",
-	"vwcvGjKDh/SibU8pAGgtw9Q7S8VUlqyr2uZlTKD9gll6qIRtJleap5UoWiGrxiIlubT6hmZSl4NUQ8wN",
-	"5pTEoimmOt4M4e5uFG5vL3eqftk3Zm37wriFTmP5itkFdvbVMIf7ZH+sjrbAu7kx2zwgkQcC9KA0PmEy",
-	"m6wC+2bNPA6iQG+rabsiYRWknTsgzqb/EOOa0UYSixkg1IAnZoKOGTTB6C4r/DGNFnnLMHSjipD58HM2",
-	"MZV785yYz8AqoOcNr9hoFt+0ZvF4zONvCtX7lpkHkqSH5R6YvLZKR0BHOcr0eVKbR0SWSh6ygv5grMYG",
-	"VqGbw3dgsEbdf3P66unzVz8V4kFMZIblMOUQjcbR0jgLLBK/ItaiGLDRIr+K5FISEbusUJJUiKNFlmd9",
-	"Gy1you6uhKAJe5Vx1IZz+iWi4y9a3tuHxFf9uUEQmkveIoZCBwXylAA94pAl1O6S6viIPDRjVXSFaqEH",
-	"dn9a4JzrcsssVqfwFQC7fpncsrsmFHXJVro+K7lligacJFirTzXFlq1pse3VpuhDym2NZfNjGxhLnL/T",
-	"VgQjCBgL3XeKFsflgfadTqFmObh4poCwPYN8F/NMTpmOOV9uQr6FfHAbu7KesZohAD2XpBDnZ4jTKfyY",
-	"GCCxweJgbrAm//apRtOUTaYpriA4yQYBYMA6JnLzx+9i6MzLsH+177ezhCdiNghpahdP/W1syh3XpozU",
-	"EyAqHnZ8t/EUrRplt2qUH4rW8d4d5ZeK6a8jt6w2hCJj0lBDNjaMhUqjuaf40r0Nv89J94k+95uiJQ+A",
-	"IwuZ+Ci2xMCVHkZaktuf8hN9vR3y0WgpYM6PbC60VCOnLOAjzW6UMDGZQq0pNbyCsCNGJsQWJCdzJods",
-	"BAWkUlJXj8b8YswAdWLGkkIDDc/6mslw7uBBQ3WsTDLNeND6moopD4hkTJKZTkyN2Qy6VlJUwiiEMGC+",
-	"AGaCtsgvuS87YRjegMiH6ZjxhECBrXpAtYV4NuYpk1MaMMIvYpGw8IjQfIxUQrzFjAdQlcS0xmMikpAl",
-	"DT3wN8fnJz+TVI0xYfAL1Mey0SG5fx1DrgOzwDCtgMYQEY0PwxZ5wxJnaXwU8kDi0/8OfVIfinSMMb8o",
-	"0OoIa7X+/pjRMOIxQ6gvItMkC9IsYWETcc11uIs6HiyRR7ZZjQtvythAqC6+BPnk8BEUPvvn2etXZCq4",
-	"OuK5EC0iHAOURaNRhoWwIHjGTA4/h0iZhkd8K8FiDO/MVweI48FbmFZB/lRMIRZpn8Si8IOny7Ll6ycS",
-	"I4Wbj4iWQSDA149FOsDh0WHEnBE8wY9soLwWd2BnTZ6MSAhKRQ0juufysgbmcF0NddAF1BDmLHVmmLCF",
-	"cWBct4gLcq/0UGG4MYvmNnH1Hp4OoEEYKmT8KiQUmClPxvQK1Ka72ql0+PDbLH6qaNGXIX17Vf2qZah3",
-	"mkMqAR6ucgCOtLCq/wmP+SSbgGyk+1Y35YIlD2EoW1/Ut8Htzqe7wT47pJ1hcyfcHTV7w33aVG01d0a7",
-	"dD84ZJ3hTuh+WgojcOMpoFhNDCKqvs1KPi9QlGVvxUxJ7l2vJqJQC9QUSsxsTxMeMBDRDDGDbH6UUoMs",
-	"1RRBEWYxQgTOlE4jdYgF+e9OV+2g+XJgOtQ7ZSdV0bTW3EMgm9ggTcl/d9qtwmoUBeC7SdRVErSOxQAJ",
-	"2q6XpZJV61pcoVfCdjhR8kj1MmgvWNU6VDVQOe3u/QT1KsHcTv6hBPO8QIudekcfurZXKxJceJSvdL9z",
-	"+7gGl8ItEeMVdbE80MpOlnGJ+Ju1Rd5bVoajpbdFMVPgWOtLzGLKYjrlLU1RnV/+yERKb4crmXKWeNZi",
-	"VecxCbCMZwxDwwhgbSDQeX2WRlH9Az42MjKq/ghkzVlCJnSupR8UenRjNq8nEBIzg0A4w68BJQzeUoJE",
-	"wiDTJzQZcVoMyeG7dGTyKItD8xZPQYwB+FoUqjEsVKTU4IHdgJyDOMvVEsAvsMD353uw6gNY8Vq/1931",
-	"avBvsAHhOiEPMXaghE0ohxJE/V7Xfaxr6oxEYk0vn2pQNbDW77Z1yaf+rgeloBRd0HaZfucabUDWYANv",
-	"ejW1dVhk7PbKP6zKqvqi52YLNvCGqzMNCijMf+jDZsjDjwYBvEAg9MPrMhnYRlikZcTgWAvCszEG4Ptv",
-	"Xp/lgrjBHfcBjA/PiE9mIotCqA6gUfhjMfOsEou3y6gVcHXRoTzHywa59NZSaMgFlzq9N4joZJpX1lTn",
-	"8IksE5c6KF0aKwuG0zgivh4OOs+TjGngroXL46NJXro/6XoIFgJbjwL786AkqA7DMkVnMH1ziS+gXhxd",
-	"DpTdbaxJbaCGmKE3N+oahvgKTK2wUv8fGUvmudivb/sqkX9lOSj8/AFEf71lVoCrIHQVdA4oWZliGT91",
-	"rWpHapXGaSSQ69E32I+biJxe/A2RWwphApXxDNGxLN0chzsQO1si4VZijy2O8bsYLgAMDOdAGbTHxm9U",
-	"gWofEawvCfAhUDkkHQvJwJAWM+KjCuC3yD/FEHBKCvYKtzwVggl4psIs4hu2yDEZ0tACdgMifhdcj5BJ",
-	"pAGJq/OALNWuhup+q39WI3t8xO6b3zTjOYMle8ajlD0s0jeSNhfoe9GvVe2h2z1v7/d7nX4HPHSLTi2n",
-	"8id2Yvw+tZ1ht9fptDtN1h0Om73u7m7zIKCjZq+zsxfs7u3Rw71ubVHhNNX41bRjqfSoLI2EuASPccTT",
-	"Mc8mJKDJUMSKuYAoDga5X3Z+qK12wOkiibqRJnza1M03/9hp4ojR+5OsWAqoI2g1XB4PjC2wtqwEIX66",
-	"09/d/Q+aAQrrXwIe6xz2e3v/qa0EJ+t0++2dwo5oHrBYidVuyH5wyPb29g+b+73ubrPXDlnzsNcbNll7",
-	"fxR0RodtyvbLG8KDMTl9RyYMbImAcyKhIBIPuWRkzGhKptlkCjvAPnIJCBNjiE7gMVGD9rRRPt/bCf3I",
-	"J9mEXCQ0TsmUJWQsMsnGIgp/WMWm7A6yrKl6bqqem3o0TDZhiXCWSzfRrt5uYRPthizdQrs1+/9ZBEWv",
-	"vfz9eP7qrD17OW9/fPXsl9nrc/Hx5e9i9rIzPXjVfbn7n/P/7b768/L2nNYhUbfGTVeUfMNyb4BNL/A9",
-	"h82aBS/yWctTl0Kom3ClmFA5j4NxImJwWzjdFEKUtra67e7WVm4wUi/U8SBCynDGQr+h2KyIA3ZEKJmJ",
-	"5JIlZMqDSwAIy6bWkqA/Q+ywVCjmaImRDXCK1S+UpCyZAIguftQib0QUFb0OZtDbn5BoDEQyUFfuGlOH",
-	"oYrbtuL96IhCJ92IzWzkEzpKCqNogEtiSqUk/owNx0JcDrIkAvDyIcTn8hHHcm++vYU+2SY+OmFsTBPK",
-	"9Rr2V0m0/a2tXCPTmd24Ckjx/RY5jo0+QIcmX9SUmivpVfVRwljffuuRaSL6xFc/+x5h6lhNEy7VK0CN",
-	"/AYAq6OW5NlCm6NMsrBvNvaJzEfItWtQ+/cAGb9I6Hx8YaZUO3kJIWDaBmRq7VnLkm1nwTjkeKmWmYf4",
-	"yDEOrY7Z0vXYtCYH1eNghnh8V4SC1UEBKB4vRxv3UdJs6M11sAz75m7QeDlO9Dy/PpJOmC6tFELSuAnL",
-	"6/YUW0mkvXkFJGl9cwIRotMYbiGF+yVTqs5yLGYNg+6lUfo1IJ0SvgFhABLlC4PAkWsHK4tTHBEUc1qB",
-	"ir0YtddD3+FIZHFo4LdtMJMPIFEwInzmWEuMsfFoWdL9CCtFaSkaxue5D3wnsEqvN+544fZiUQSapjQY",
-	"T9TG81DCsHTkvMYW94yn01P9Mn4RG/TyOVOELBI0BLgp0w6p+zBO+duHFrhDfPKPcj/bWMyexyH7iMXr",
-	"/ca6WoCpymeZ7N8LAQ7eRRoV081N1AMqV3V995E+Ndyc87IIrYgCylk8JgEFoDlt1em2uz2iyJiSzk7f",
-	"Eajqn/CAp3MtSv+ATNOGFxTH9Cueb4gVOIMzAgcqf51gNII7vLKIWojcK5fvB9qc6D+0wlL9znyRFz8/",
-	"e012Ont7zQ6h0XRMm1244LWKQv8T+nEA8ueAZYlT7t86dSHQ7yKhE0x1WfA3O4aj3+yIyu1+sD2LIdTt",
-	"v7YPIIhiSUNqnlWf/s2iOcKIIxHIr6SsPCH6PS8HeEcpKP/M6PvuUSledLUgu6NOuBN0h80Dus+aveFe",
-	"2DwM2qNmh3XpzrAX7IZ7TK3VytjPmq0+71TFX9BcndVFkdtAZuCoWEh+6ZChoElIQsXbQBRB/x9Go7Ar",
-	"FmeMAJQNk45LEO0aWK5f0SKHkqprkaZT2d/eVo9kS5OFViAmuUVnbVBxQ9nWQnlYN145FvF8IjI5CFI6",
-	"YLFiibkds/jrFU04ja2tYWGfP3hr2CSKGrAxjQZjmoCXt72oFS/EAd9fTY5EcOlM90vRmitvkXs/jCp9",
-	"myXZEOqvk1DfhcKstLsk7IpLHRr0oQCyf0eDjC7va8wvqPbWXLljoAUJ/eoqo4yhBHeZ9NrWmNWh3UqN",
-	"AP3NVCOvi8TTyS4QOjpXkvSiWlPQTaARwzyqNJaGCQHSSRwvBFLpxYv27u0LI/r9LoZ94i9T9a9BSLbU",
-	"fcGpsH1LspivZ/kiXn/nge3fM16/jY13rGJr2N4qnFwLJqqVXi91o3hMRlkU9c1FAusYn0DIr4+R5j6p",
-	"izhg4L8CQiwbHvEXaBJU4TcUEf7I8L9axTbWORaMhbl99hobq4+thWVa8p1hyLGYSfNnaxL6BE0TQFq0",
-	"/ScQkwlPSZ0OpVKcuU4ngU9sVDTMQinbjSIGP8Z9c0l0JpQ2QRznF08pnlxaH19/a4tQI8mCscS3AkMf",
-	"Yg3QIObWBaDxHAqQmbiIvEhwixwrdfOKpnpvnA9B2x3OMfocAp5BcQiVjizThKYikUfajDGHnYok5Clg",
-	"yeyC4aTOAUaZS3XtGCYboJ3uilGM8FYDYWoFdYXuVDNZbQ/xbPlukShFRvF/7KmDeMwidlZFHhFK0I6i",
-	"2opoADXAy/YImKx0v9M6fq+9Q/yRoUU+FkiAZXCXSwKKAcWUBNjOdEzRiLdswYhkrGR/pRLRc1ZaTnTA",
-	"mUuPK8PB7mNJcb59Hr5OzpRIsYbT9K2+Pw/gMH1UjeY+Xr4FHWf3O9Vxpjqwb0KTy1DM1FD+i/xsRE9i",
-	"RU+gD4u9Qg28d6Suem+og/9f/0W0ew0q7ackYlSmpNMrTQwSKiiSQj06kHR0T5gVhAUapeQRTF/9qe3B",
-	"djUWF0NXVlH7KmHKTTtl7AiN/DwmP7FkQuM5qWdTkgpy+u4t6Xa8drtNsjjUmR4/nv5ETl8SqxGhBft5",
-	"ShV1SelH7TtRXGlv9/9H8pZ22tCSGBE5ZXGIBtW/MAc9mZO/yBvTJPmLvCxs01/v47+azab9n/ru6Sn5",
-	"CwfD4z9ZNKFSxlRdD/KXO3B499lbaPJNwifsLYvF1RP9Usd56fic/EXeUsW3M0les0hNmvxEpX5339vF",
-	"V3FPRZYETKq/Oi3y4/GzY49s/aiWSY4ES0KWZGqvMpYQNhrxP5XIyMhPbEhZFrItD45n633sqD4DOaa1",
-	"fi3YCbusM2rTw+FBsB/usd1Rj+4Mu0EnbLPD0QHdH+4Fu2HPUag2KvlGJX9clfxTDZxqkLw30DN3YlJQ",
-	"UtQHuEc7o3ZwyLrD/XBnjx6w3VEnaA8PwwO2T/dGu0FvuEO7h50bOFOvv9NRnGnCpMRU9tdZGvGY6epS",
-	"iUyJxFtYw8wPYDzt4W5wONpnzZ2wS5u90V6neUgPWLMb9MK9YYcdjHbaOlHmthM6ZAfhfrA33KW90Q7r",
-	"hjAbejDaZ3uhns2ow9rhDRPa77e7xQkZ2peCWBomdITxIQ8xmZHSBcozuTVtWT2Tw35vtziTZ6B5aO65",
-	"9gQ+OBC3txFEDHzISqnnkschkAyecliJ9QZ15/Ce6w+fKYqowpJVoNC/ObS49vR0gfz1u512u12gpLUq",
-	"hqrjyUxLz94uttRZbKnAbktNHJ8vNrG/W26hihfXrj9c3yZ+6ksx1W2wou5v42FBlvB0jvglU/4vpv75",
-	"4dr7BDetVD3ijvafGytJ6PBjZstEQCgBNeK8iFkDsQdRnPKReSvJHZRvkNIjHis1n06nkviVmqAu3lCp",
-	"B/qkDnUmsFU0tfwuhp6SLxnCCMIgZ1CRDTpRYj122miRYydIxQAlqxOqRNjXZnao3WMAR0G/h6iPzMD5",
-	"gqV3MT+8ZHAp2Uq8qi9yc0/JMtEix/AYNUQynBOtZZOJCJmthIY/W/tQwpQ0JvXy6PHqSKJD4iv1FL/Q",
-	"oVu2EISec6Fivg0IX4hxWTcYBHGQH9yEca+IkADTF51a3XAGMdqIX8SI+wBBPxDeF8CNcF3p1bYMdHUv",
-	"MWXU0mTe5GlzlDAGt3tCL5lVQQqlEOgls9GLi378km997QIFzno+Zp2Cb9beUwrF35h7NuaejblnY+7Z",
-	"mHs25p6NuWdj7tmYezbmnkc29+yed9r9drff6Xwh5h5Xqf7SzT5r42R+V9WKXCPSE0kUXxzyiKdzXY6+",
-	"pBE/ZJDRNgJiLwcvP4HfJRphbCyJSevzSgl6IiE+YoL7fcLTHNcbuwGTU93k7aFsj0ABqckTYx+hvgIW",
-	"XFdaEgtVHylLkmwKiXQaPlxak41t20B8KiVDNarac1LGEJVIAwQd5aBFI8wWsl0gtJEutWFyzFrklTA5",
-	"AIC2yOJUh0Hq/hGXVInsuGYR4oO6y0ajhNFwnmcu1p0MQc8mCHrEH2qzkecuXUMjTNlJlKDi2znKpY6C",
-	"0qFhgABqUqpg9HQEhR8TNmU0hbkNRThH45y1yRUMchjPcxsjnFcys62fywQzfhzz1X2sK+uaH9bk05oH",
-	"m+2+PcsortdNQCZIZEzMoC3Oq47Gxn3wkHgoWGrgUWNEt9Xh5XG2onjRiX5DkXA3H1ldzq0tHhOA/93a",
-	"6ud5nz72or0DqiPfINYq0ihGREm/UHBINQ1rDenANAwR5skEkDop3VhjCNOZNfcAIOa4yEI8neBd4BG+",
-	"a4j0MU2ZIQyxOtH0QpE6rOJkzWQwk5lILgE4+QipImgrME5i9U9FhIv6jU/88niKc214Jt8Zo1svGZtK",
-	"iHE1qHQ52i+Gr2ZxyiO9hiKGwE0cTGomkbALLlNA2jVsZgT0kl5QQO3TWc3uQAiLQ2mp99HKlHwgwufl",
-	"BtQ4UBVC0GOzxzR1Mr4NQlcJxyvnAYbbpJwljf7dC2pwDNs9LjJNdDbVl8gcDc+KHDdzUMXWtIdHF1Q0",
-	"qzGMWD932iDqpv3F9yzH1Rz4S+GU+nJ/Bl75jeTSbeJMN46HjeNh43jYOB42joeN42HjeNg4Hr4Ex8Oq",
-	"dOnv3OvQPsjryX0BXoeC9ugmhm/qfH2tdb6MEkkosdf9UY1W7Mqg7FTjl6MpB5jHb2csuWJJ84zFKTmF",
-	"7z7U7cFPJ1FLTlnQUtLE7KIlkovtSRalfEov2LbETyWL0yZ22VJfNIhME0YnDowAFE1AEECPbG2JKLTQ",
-	"wVtbfUT/hRb6JAcLVHIKPPTIDHCCfR72bZVv+OWJJL5kf/ha4oGXQprS0muQCx3fErnQgSusS6q4wJ8s",
-	"dCxedN5AzUjPEiUKhGpw+jSmX/8FlWkTVrb5/Kmva6NBLq6HTo7hnAwTMZMskU+ID2+ilgDZvAkLRBwz",
-	"8E1hqaofoOF/FJoiMx5LNP5ASTClmF3wKxYfkZjxdMySPhklYqJDntWIYZQNbX4biSiColRsZocPk5lD",
-	"U7OEpymLcd4F+7bx1FBpd1DDOGvQd9gO8um95kXva33SarWuHUuVOS1TpmEO1S9MYwkacxD51byurTs3",
-	"u3hyq5RjrUK1E8OJ8WyMqSRDxmKYh0coGWHWvZ4NAzi91VMJIiGZdCZzRKg1mtn1glnKVJ0SNdcWOQYT",
-	"pRoDiKd1v692M0mHjKaYG49LC9WCccidXYucKYVSpj9yJsE8amyX+qio1mUkZpA4zhKdxR4ye0iNxXJV",
-	"Cv/Wlqc21mBJmovRL+b1V+bwqxVw7XG3ydEn9XI2filnv/EAqednsA+GzCLFe7AE9CKdfQs0IU810BdL",
-	"0ymgW1ySCxCYbUY+l6Te7hMaRY0CvkqvU12WAIhBAUZFa3tKVOvt9w529nr7Xl6NrF1RjayyFJrP89IO",
-	"ETUEQ9Ejxq9YiEgJMIv/j71rbW4bV7J/BaXarcgqSpZkOQ+5traymcedvckkE2dmt3acNSESklCGAIUA",
-	"rWhu5b/fQjdAghTlVxxXcsNPiSWRBEmgu9F9+pyDE2f+ihIBmj6ODG7coHWCDHQMX9WoYyYjr7mA1qy8",
-	"u4rxrNzlmhrrcTvTzv//Oew/e/+PUTQafvq3G8ks18uShn006DT7uEwrudYOT6dkMjqTNQ91JguDAN+c",
-	"8/SsMz3rpI9nQzpKxv0jNpn3J+kx7dttU//J/DE7TifJ0WxMzzrRWUezD2fwYs+CXROcYndrMvw/OMRu",
-	"TuAXYKTOsR4B3xhuBIOvcE8VfOXuFL7cm0gcDAbwY3tPZ5jm+WRXW8WoB7dc2MCzcg9z1gkPYTK92e+v",
-	"JgFqCpJxKjqT2mXWHDpvG1pthZpjOy7joC3DPlgXF5rbXQyOX0SkuxuAHtx3PDznrkemMRz+EUmpvWAn",
-	"FjvXmUrzBElcVipFxmkug4C2KH2SLiULDiGg0tyobHuADDZE879YRF798upHYqd1QfNjbx6Jgpe0YmId",
-	"Q49ROarfchMRrUDpebYla2qWDRxAGNIJVoZsG+gYq7D+nCDvy8YzVAq75s2A/KA2UiiaQtwjvFKPDZQH",
-	"gwE+uMN/2H/O7dU/xSTXODBtAxyzjAfkJ7g2ZvpjUPQ+x+Ni0k3UmpdcsuD4H+mQ0/PANbWBrhE8EmSm",
-	"RqeprqSocffkQhwEGoWBSapQ55XBLa9axqJvi7Ho82O9ULkFZuk3zDTkbNifxTE+YctXdi++lotO1LFG",
-	"5PyuOWg42Nu6/Wlop82KSzxZ0szoww+jAQ7AWrzz2dbYoU6ejkdHmMOrDBiiraJM2jToW6Sbrxm0zzi7",
-	"QRf0aLWhPjmajO0rum0Z+jNKcDdLG/6PdzJ2+trpvC8iKr0RvJg2wnmwCAc0Qnbim9r7+CIRTeiYryQz",
-	"zOiGwEwHUS1Zny0eC7DyovvxC1yx/XcA1uoWmSP20TCpQVAdPJKWfD5n6QmJQ+ulEsP8TsoZateH7dBm",
-	"/vQvmVxACLE3ptnLYuiceVw8gRg62q2poVwSLaheMm0dukxJIjjsvDXDAGxFBDcso0Jsp3uygteXYNw7",
-	"aLCDMYj3J5AWlYlKWUrifx//hAg+T/NqlHIezk1BktAs25L4f/vh0++/hhepp0QqeNqOicCBtnwPffdv",
-	"7169jMjpHz+7vBHKe8Bj9ac7dRO6/0YJnmynRFOZztTHmGgFqTZEimW5JDiBrMfGjARyUcJ4neZEs+KE",
-	"i44jRyyJr5O49BG8z0JTHnkmuynPWGJUZqNEDwmHR3pwtR4FBMN+4saDAULjBzHRbLHCRJ6nA3CfoM69",
-	"cMq2MEFIF85iMnrJMk1FGDxpJS4heGrD2za8/TrD24BF007Shw5u7TXf2LjqCwXEvcMeUEgUgdJcZSuo",
-	"3s64pJADvVGyyK7WRxodYFRCdt3Hwe5c1xxfG0Q9WBAVpCGqscl9B04+73Qd+fOjolNKSZ+495prriZl",
-	"vRyXYB1MRhP4QCkBjR7a6WfpXBgdEZ3P+kVeCbBCEbHbIKd9oyNXdHL48gjh7WyjDyLS64VKq73eCdlQ",
-	"cUGUSH191NERxYHAYDzwBQaZZIza8GLNMvTNWlk3oED7KaGSZKxvjVlQGgR5wH1abUFCdVc8rqhEhQOj",
-	"fixYbHNOy4UTrtiYMVIWW12bGQYROLns5WY5F2Zqh5Mx+8xsWKuXTAiICUGCCxVWtDk06oJJT+6Emmcr",
-	"dYk+IGMpTaxFbT3m9+sx33lD8EBe89YiwF9UzNedo6C6L0oyg+shfICSS6mjm2oAskVFPawz7bAndJSM",
-	"06P+ZHY870/oY9Z/mj5L+sPZiI7nR2ySHicl6s6dzjqOD53pZBxhXat2/vAOboiMLzZzVYz8YHCDGx6W",
-	"N4zo5+D2blLsK28vrNoVNzkqbzIs3dXu8xQmHZeLaQWRDojfAMWPd5cwUI665taeuoyef5c0W+SFPheW",
-	"mauQvKsv9inqWP/XmXY2bHZeAuSCp5Ucz5+xYTrqj+nRrD9JJmn/KXsy7z+mx7OJy56VT8ue7dx60+JR",
-	"DctHFV5jR1z31x+e3zzH5i0BuKLrNXMd0qmNDR8qNnzLIC6sJdjK6MyUlvwuoWIu9wPlBKew727MEcWk",
-	"G4uaNnx8MCU8xZctSGnVoyKQwRhlxpb0kqs8K7sGW5l9bd7mspXXb+X1W3n9Vl6/ldf/HuX1SZdan3tw",
-	"DzL7pfN+8/q02XsndU3nqvtGpWunmrfXg59UIGYeJp4x7DGLyj0+lhAAnh0Hw4CKmA1D0GOeonY4lYTq",
-	"rUyWmZJIc1A+pQorTRMVQZGp8i39BzY6UDIBWO5GZRcsI2ueXEBxLV8XwCR32EpdMiSS2EnwIHmEsqGG",
-	"B2DjQQPyRglxQ4x9TLoqQxBRALffl3Gq0xGojKyp1jV1KqPIDOpHiNVSssLGcVggw712ulP5l6knKpr2",
-	"eqX2fsrmNBcGn4JT+EeKaXfcTF2ykKUBuBkeaWLNvg3YuvOMsWlxbETWmZqS2H4dR4TZVbHOuLY/AWOK",
-	"mSTHABEVKRtQUp8GsLNihFyjDc9yB5uP63Y6xh9A8VRfsHRAXFdPgeh2N2PK80CmzJcPfUnP7qR5heoJ",
-	"s5vI3ET43E4j+3j1ybUEFBhMwMLDDBhqxTtO7728Fl3oVKxOrw+5MvQQvogxQD5wLzdQTpz6tUFlk4ym",
-	"3VeYbFsun0KYHxa5SvEr6zon1itmulh5+7Q24UhYhVi81gZSk1JtsPytcYVL5aY5mXEhwEKACn9lEC5/",
-	"mvL5nAEDCIwIUnHPSMzL2zm/YNvzjEHHgZ/hWKnt9ZprtXHR1A0y/FCW9cLbptiQQFUdxnVVNVb6zKGz",
-	"mcEHcdAY7p43vvHK6oVFXVPth2EhCZfHD0QkZbCgQSGV8YV0mxKyZdaQCUXthCzPQ7oosaj/fD+AZHBM",
-	"/qN+ncOzfDg8SrhM2Uf4L4tvzxOCniSXt969BFPSboA/jwMeUP5UVJnXf3Pxo0u3ujWPdukg5GCvR/7U",
-	"5eBXlEuS0FyXpe7xcDwhIHfOpY1HmWCJyXjCzdbtAFD8vWw3bdR8/+/T17+SU5gbMJHKn7vKSDi8emTd",
-	"Mg58o4wDdrB+8QdYicYZ4n6HcA40ThD9lIdFDWoCO6QWneP5KD1KxrP+U/qE9Sezx2n/WTKc90dsTI9m",
-	"k+Q4fcw675s21AH3BeRvZcKp6FNJxVabpg138HRxp+Ax1zgqlpLfRmSmaJaS1Po0rFmt1kCmYjTUaWTO",
-	"yJwvcmt9Ctfk0jBzSLcO7tSufHNZhReV2PhWmgr/IkxGw++UyailhmkN9QNQw5TkHZ9BfIFT7kY0F/jT",
-	"q3JJ3hJ8HVJjFfIHu1+OHPIRey1tBL27nansSeAk3nk07VSgw9TlN+zQXyq00rsL7fe3L4N2/imJ923x",
-	"P9VaO3d+d1Nq1/0Ngd85DUbw0r87Rm9IjtVqgXdIGVbLfzvZqTvWA5uyXPGionR+9/Ig5BclmedCTAtu",
-	"YZkSw+0WOSqpUrvQ9QoQIesC9EFE4h1rGEcl2l7DH0gnG7tNvc8HsmSpCnSzNyA+z9SE2y+GoZdqo/2f",
-	"g1Ua70Xyky6dAc8BnzvEFxC6pjwNcOJbZg5OXIIQy5WFopvjRm3BXN8WmIu89bB2eJ2O/WA/Gh5w7tWM",
-	"L9XEOvV7woXdIXfz9XQH/svq0rX8sC0/bMsP2/LDtkmAlh+25Ydt+WFbfthWmO6BKWJDoNnXkhxs4ecP",
-	"Bj//md1TxilViQ1k7H+XjAqz/Mv9tWIm48V3as0kZpYGbqNnPwVdM3/A5ehwkbF1Ocf2ihO9ZAuabMnl",
-	"yENuLtjaVLcYjhzhBLg/Nyq7IFDo34OaGxAPUKs9kgK2Yv8Chb0C8raTLHYsnL3ehnKjez0YECLRXE98",
-	"ytZm+UiTWZ4umJmSOBcmo+dzqk3sCDFLKsyIxClja//FEVlxmUOzrzss/HZ07L8e2MPWyByxBqAX+oPa",
-	"1YwisVCbuLhKgAirXcF+AwCvfVI+ABIrlfGQlvZyjHuWPvnJ+R8POQIYlXsCvd54OPRYJo/hLyFusYeA",
-	"6VwYRw37ym01nf9E5JyHwZHDkCF1YC9/argQdsMooc2ogiwsr9gECSwVrYyC1lJCjUuS1udqUCio0kns",
-	"g37tRR51uUxEDmwODh5E4lWyPjdKCe0wTQcD8sKTfyxVLlJChVAbQiX527t3b6Bfws4KoeQizEJV59/d",
-	"0EB/jAqr8DmYHju1qtCIHxhbl6sPKzz2nisIiPU6U9Sahs6CSZZBpAJ31ZniKaNO8bCsBQv6qd5/FQiR",
-	"DzlPLqo3/rtda327LEnRQ1fcsb+5cu3WsfOKbJQs4Uu/qhkT5E3G/4IkxYslW3Ftsu1/3gYmUb7kW0Ek",
-	"bpneuzofN7lFPu72DFfWoLTJqjZZ9WWTVTs7kc6dluC1ypxk3uBja9beXvrWKKa7wo7uuiBryIew6ekL",
-	"PTmuiQ4jhBP09Ne6+W9It+J7qKG/zWUZPHSF3yCEu5li13DVdmbvG99bPi83I5ecbZDPCsgHcJmQ2dbv",
-	"Ournxn4Ra5VdMbroloVi4nRfeIqqoNyAjmepNOpD5o0rX18ZMxcBc7fA0kAASlyWCvWy8Rwo0BCE1eS5",
-	"axbgK7tloIaJrf2wLl1ZSlaG1d/bxp0/M1MJOu9WzfxjBPXMe6hKtmFLG7a0Yct9ON8233ePHhAaFev5",
-	"qzs6wisSie/tV9mlt77198rLps6UcKmN9RqdqIOJ5UMwv24cu8IiQcvs1PlP7DSNCHqfyAuJsajk2oc9",
-	"eI0o2PWeAjepJLRAuB1W/IyT43hbJrV3EKK++QooMh0hPUCRAB2UqPWWcGkUiQeHFRbN4PTPg2aQ3Su8",
-	"lqz6ztYsI36DHxD7JUpC6wQiwJKl0gBysnfs2h43SyUYmVGTLIOr/xf0NupGIZckzzJrlGf4G+BMywE6",
-	"RUlKudhGZMPYhdiiXoA0S7EFH5DmggXXeKnUuukKr3JheF8bG0+sBZXoUxQivRKV2egFUjqXGCcFDXrO",
-	"iSBhHEk5eIqSQW2L/YbBGF7Q1ZryhWwax2+5MpRA1U9HZGOvYIjJqNQUZIUQdJhD3IMRkh4Q+2Kc5+Ca",
-	"jIYkgYTbbOu7aMOHzIUjC2rQ0cfXBp2Q/j0Da54mXb3Vhq2s61qtTUT0BRfCEe7pyDWLodOlOPXZR08k",
-	"G85CKlF9HeY9nrth6iOcQYdT80f8qGHcp3//5eXLwSp1Y4IH9OrFGxwaXtudDy4vuLwIznsKBzWc1uEM",
-	"9YC84hICAgqIPMkY8NyR189z++KThGlNgO7uBAhbsGMyRdQf/AEYcoIyYMGl/862jRceP7eP2ahECWjQ",
-	"679984KMB0MbREMpGNF5QGeY0CwNF7D9sG8Ukh12moWFCktLdJ7NrSXaW5QIV05hipvP+nrNpH1mqUpy",
-	"JAA+3dDFgmXk91+giV+YJZpILu0Ts/fgCi/BVV77eBoqgv8MAAD//w==",
+	"Kw/lVu0Beb1CkUdnj0gqpJ5B98D0cyhlx0fw/kCvmS9eaU4Iajj4vKFar5jQPLNWIxcuCUNd2HLw8EVB",
+	"tZNXoSNQPGj31saTJ60IzSGC8/zs/Gz84HyE1zgSstkypXQsB60j72KXRYGE8AWhYnvRhNMQISMmG65c",
+	"5iZiQdR2EmGCJ2Vu9jUx6AjvQH+ouo5L6geMXBs2X0l5HS+/d+l6dkI3TJRGQcJpVUBF/Uy1ugTJiqRY",
+	"zTTFEoN0SbmwdaDDCrQAnClJ/za+4ktBDZDHV396cv7465QMsbKIp4ZP3rwk12wL9zQBlbfFglaGORC7",
+	"IaJYVjGNzQ2uXMjsT/hQQQ8a86+xcrOmZKhYN1DdvwWDGWHuidZGo7M5p1y50slhIJI7ofsfsbLzTFYz",
+	"wxY+ufFUOiF/evv2zRWxkaMcA2FdtD/oAhuoUlR2Kx168m2LHWrD5nRErLyAKSBg1XUlAFrMBcnZDStk",
+	"CfU1P0utwlAu99jbL4lDTNcti4p6NoXMCzLDIJDxNBO3DXWO1MJrOXaQc6efpxyHjvYYMnfa7cnVzkFW",
+	"G7yXYkdNAjix4cJ2IBJbsqik0OM1aKmoaqkYIThMCXaSk3aLMEvI5QCdE2A/xPQVZ11dMqF3K5ecPzo4",
+	"ddyq/8q3ZimYxoJtOV8a/gxhottyxYRKyIPx149CQz/5qeIaiw+DBrqVtS8kD3bRG1ZtKq4Z1sagxIUJ",
+	"+jDAs+9I2sQkzjS9jvv3zsbf/Wz/O/7541ny9cNYQ5F4GFi41QY5YlfmGd3+GIXPE5JTX2l7w9i1i40M",
+	"Y/fWUuSgCemaKfzXhuXC/Vuv6sr+c1Fx/Icy9ND+s4avY+F+YYOpU6+wDacPEqAtM7WJT3K3kS/0sHFt",
+	"F112u+r0qkPMcFVZvekkXgCp3V8mrMxw/+M1235KTyMo/dV6n7kqsQtXyLKpkZOi+HvNtij9TjJ1YxSy",
+	"7s9GjkKu2n2yzlNz7kjDD4uSIQo3me7NPyez8c/xbDbHJXbKppslT72pt6likFg3JBiDzM+2XEHTKhhp",
+	"mivXiz2CRxOU8dMphLQaPR47Blg0SNe0ujZHnIZ1K9Q9Zxg0/M3M63KHw8uQqZsByqQAJxwnit22eW2s",
+	"uv3ClWQIa6AFFUnLgooLW6k0ZkC0FGO2h2R0Wuj2lBUhm5VUYREwmwO9kkWuLnzEuOtiaQmFWd6tlwVl",
+	"ZKJVbBo2gCwTSySd5HHtEEps3Yszdtr5IiZGiWVzJi+i6UFPLAUJD88gIEpbWgY1nSPFkudbzWaK/8p6",
+	"KspyQaCI4knd/3o7JYckZdfsxXJOffbNLgKt6Pnjr/cx1Ui/M7/2U9plxQt3z5Usao0FyOXiNjS4A6FP",
+	"KRliISdv824rq6OIKLsfw7pnEEC8Bd8kOHcPWdx4DAefe/vifnOha5Rig+MMFbdsYUoKuSFnCUHTG3mQ",
+	"gGGNPE5s0tr52Wm+bTJcVIxN7XiJYbdTeCUhTGhWlRVXbIqDt0L/C7mxsKjXg2RgPnF5AFG6iXt/ut+N",
+	"iPqk2XImFfZTA5XQrRUOmFU3sBEXxsJyowtlTEXs5bie3tkcgKm2KRDp4fsJOz1qRDCWHh7QZoUdHq+Q",
+	"myOGs0dy1IjOgHtg0M7tOO7oA7QH20q0XYI3u4CdsROY9DQ0jip0a1FBIOcPu6HLCgU7aC1YKaN20MrZ",
+	"6yhpMscvIgZaNy4Kb9YgeUL5l1bS/h0qujg74P4eN9ZICHZuZzgcps+ev3r+9jnU6mxbEzvbQsWI5zkT",
+	"KEgXXGl1+4ZDaEGdVbLobRhq06PR9Dm1hXjA+woHhzIrHlxqqBDUOYfzG4Wln1stJGkORY5gR3OWUaN0",
+	"YnE/2w1CVs1BD3uq/CjGrCPdyCZmC8641yJwsF7zNyx3kAxwrYOfjwLP//AiPdghwedD+4YKQy4KLmyV",
+	"e4OTzguJvoHR0dUsjukU0W383AkNdEVcPMLYm3P7W/Glfs8d6vf8V9brOb0+z+1K8vw+FXjuEoz47t3L",
+	"ZxFXpHddBu5MfK1zWybkibMh87bjGlRzlGsTG50FBRgdfcO7GQfLf6sSQccFRv73qPYDpxtDyCe9AtS0",
+	"kTISH1NqVBbf+NgVT4j0pG17J1sxUcjQQ2mmx6liX0ktegkyR8EHzUeoPh2xln/hKkL/ZoWCPlNpoC/F",
+	"f74U/zm5+A8YRHqq/xwo/HOr1fyPrclTK1ZFJQ7oYWJeCWTCvSL4sV0Rv1Ta+S+ttPOlsk4vf/tSS+cu",
+	"0kC8+/qf6jUVYx+mFrgO7eUMzB1Yq82mvRnsBcsD+OEuCEeFDZuLQRSbQeoKrP2BdgNuoBtWtXQcru7Q",
+	"9h3P0HV+/+xlcn6nKjgHjwtLEsVtLq8oZAKFhARBfiwvOMkcY3stzkTMHA5GSkyoapoyQpxXDNtb9Ujx",
+	"beiQtHfVp6Qa7elqanv/R6sEdcNFrD1hV4O2x2913qAVeEgWdhSJONHuGro6Bqmu5WjXctNRttrSSVeO",
+	"b0nHu9Jlr8jVIxm21PGuHbNruQ1I8658EWXDoU6bRH0HXQGppXe3vQFtFG6ZM1v3rN/p8qQsi+1TuGLx",
+	"DDZH8bAspnk7FsASbROC3TSxz0QLKyGdgC5VOsIG3oGQPWzXwNzf/zUQKctIdAnN83QK/bmA0Pt0OnPV",
+	"wH5FiWCb1vwXJEWwpVO78/yCpNgL3fxUMFrZEvKd5uRlVQsM7vG1z/Lcn4JvqH64Jz8CE7Z04NgO9NJ3",
+	"50VyDgVHnScgr7bmoqUJ2ci6yEkuY3lEvveUj4AB3Ap3JGRrjYF3AyDXa/XHx4k9ENCizVDpibarEHUj",
+	"bMZuM947c49YDJYZiIy11BucSQs48bzagpEHYXErJeQgz3G8Bk1CcIAYp2NQ0bMTWAu6aUXegeFnYisW",
+	"BZrjbGDa3kY/mhoVI39eVbKK4ejWWotzgvHesQ7jecyMr0GiU4JesxmYYbGli7fAwqAzG0QepRdrppTN",
+	"Ht1/GzMk7e79A1v9s5zHm/6rrchWlRSy9poVLDKy5ZZHKirX7FrDHYRP0Q2Cs9nNTzOHY2tGGLQrK6aM",
+	"HIRKq4/OhyQvebDbblDtwTv6T1lpT4OsoCalLWTZXiYohCy/3UoXXHC12n8OB+86xvAflYoYVgBtMbFm",
+	"FxjZbYEP9m7NqjUXtAi5zj9qVkPrXZvi71rtmiEMvYLPD3Mhu/RADgwQ88AtuF14ftdJplbAneYMexWd",
+	"FlKLYu5sr1fO4BC+h6kePhHYYL6dnQq1sUmxkEVIyVJK/7MRACgX6lbpM4fr0VisbvTVsMvfnVO/uhFt",
+	"uxDrP+ad3jWnhnGD3OTkJ+/8h8uLAQC2+c42aOQzfPPsRWI73CeEr+mSqVHYmudwp4hW4540xm/2ZFo0",
+	"axY6Wmb27OhTfuHCuYNG8mQoJEnvG6WRa+jazYTypRnmDMv0WmMDyp1AVMgwnayhtfREfwDR2kWCY+h3",
+	"QiaTCVpa2AeuwPAPEqtPjvItj9C+DoEhXfyCgvOnxOBabXRfekIY1tCXS9PkrIEqCU7jWlgDYC6tUUZK",
+	"Ba0O24SQZ9eQp4B5y0Zy9bnK8QhEWM9zbJd+OyIGvae0dD3XzZk5w0sl16fRMHPGMT9rScHL6Z03CSkL",
+	"up1LeZ0QcDoXXEFUgz9u1LpuUxq5c6iwpP6j9KDr00sM/KRCx0pj4rkwp7gCd6mCAKMIMO7guvOT7nRT",
+	"d5EfPo4MrhUm1AvZdnr9rm663SXKsnd9Kwqr8+d/1Mp2bIf7D7prRIpZWOxZ9KNDEFxw2i16LZzhwHep",
+	"deFoxwdCkCdB9SXIZRQEV2jbzs+3JL1mW9ss0dfMgUbWGMlCdbYanXZp92d/VG5DuDuOfgu3SJf6EaaE",
+	"QLv69sX9+tHhzJxZkJcz68nKgUjAAxkZtWLVBUlbRq9O6OBuZGHFFqwyI3B9i9p5WJxH9RhkV5JnzJ5P",
+	"qljBMp06I1O7dpRzXaOXHt80vHUppPsZ3DPErKC3kPsxK+6UotmtWeTu1aEE+59WWMopRApk/wvIV3WI",
+	"E49Pca7bCNSk0JUs8O6EPBLoeQL/oRWjQEggZCQZIMQGiZ/h5+OybhCr7Lv9tOEVV7ovMFhIwTNaEORj",
+	"Cxe66yJ9hnsitUXeDlNTZE1zZkcYJdYtYvCDxqPSJuRHqUlJl3FzRC2igaIGZmalgEGHI/A9op1g7eoN",
+	"Yu2cAg6Z2LX2H8APVPAFU86SeLuE6pxlBTVM/IaRtR3Q9qe1eZUkZwquYdupIxdwCC5E8CTVrrHr7b9N",
+	"l+gZdplrvlAFmLMgpEpsQeyIX6eDMZGVLdjS8q9paVtukOFW1o2HWCuMaQDLsbC5CaNInQk0PRp+BV5S",
+	"IcW4WwcEk/dAYGf/qGkB9UsQ+BPMAWcfaKaLrbV7oJm7yTC4YzlVN9fBCOxoE+BP5jxrwWaRAHF7mjEJ",
+	"CeDUbLPdKMtACxJCE5IzaPXqI3iwokzowgWqMvRh5XPX45WLrKhzcO6/MOhk+8DrFVv3tD0Or50Hyp4b",
+	"FzVmOj1nLXPmtJspSZvqYD6/mdooqMSlIgWPBKGV5gujcqCPMnCYpaOEpNmK6tTaLSBU44ZVirqCcSFP",
+	"cDP7jB0wAOs9GlMQ/xOl6Nccm1+0Eicb33QTbOL2E1vODDePKmWw+BnuaZAMcqpWc0krdInynOUMFEBn",
+	"QTA/l5AismLM/FXmC8hpnysO/oycajpjH8pCVjBgKfOMKvCy8ZzJPRBwcRa75rtf5Dx10SVc7RRgnjSy",
+	"lX8taxpfu1BojLJoS2EhkH6R88A1uWehVytaRVNbITgTxCqIooHaGCKgGXc3Urtv5tuYL0D6olFc3y64",
+	"q+Ii4yUtojEI/qkPcHOgMxJu6BfXjK6jAHSpTO5Dm+3j838OykedNYRLtqMfaWSFQ4wLUOhgs4cpAvMD",
+	"6DjIgXhDB1k+2iPl7BdiWvxxN6T9NiIOIOchASd0UeFS3WwHIHY7IeePAMvYrThJammh5y6JhG6BhOZ5",
+	"ZaYZpgYrDd1GtGw8W7Y++iST65QMU3yMbnSDuITnZJiaf+0UTn94fliR2b0lHWoGy5o6+dkAHyLBYPUX",
+	"xC1n2o6mt/IKbpEr7HsJ1jvY29BA1Dwb2x80E1To0QXBjaA8uWZGxraKn/kdJrZ7Dknhyfe5s0WbcDht",
+	"ZQhMfFLilNBCSd9WbU0FVhEJ6tclwadMaVl5n26Lsf0O9GPPBehzL7m2cE5dcukR1rGMROIi9LVx3zkO",
+	"iYoNttypb+rs71ZWwYgJLCtvi9DDmmzquBl6lGBCbsF8ualorJWtrERqoQ1GgbDs2tq5wi1QWI58fG/9",
+	"V/8fe2/C3LaRrQ3/lS7O95ZJX5AiqcUWVVN5FVlONPE2khzPm9hFNIEmiQhEc9CgaMbj//5Vn3O60QAB",
+	"LrKTycxN3boTi9h6PX3W53nfGLD3xEb3vvHZ35+jrmiF1Zcq621aruyyQ6nAyU9gipj64rpBYd1sSy/z",
+	"qVBNUlZpyTr63SoMC5G1DXVr/87iszM25wrUf76G9L5LTdn+lWK74C06NVRbKp7WL9eCevyO+fu/TzYy",
+	"JfV+pdxZk9v6ddJUv3pp8M7ZnV+azVlIJXQzEYsZluX8TSfLcae0QpKTbyoR2s/Bv6Y3bNFX57FELAV4",
+	"O1NVYXVMuRrOZCpqNs7XdKp5jUR8zIbBIlVVuUtvtFQBKFq4wbe1w/op6J3NHUO+Mq7w587eS8H489z2",
+	"ePlQ1E/Bj1S2/1DfXtFhl0mMLe6n9Tr5PjvHwqjgVesTlR4kH8jT9eW3sBJJtpiLePznor6FHl1ovCAw",
+	"UYWJJoS4SnO05FrjMLrrPJWjWMwoIi5T6ylOU5kqvxKSfsNBZibDtAwwtrmh5y37QZozAQDUgNQI+MiU",
+	"h16YE888rcSMJ1kUKKeOyIA20NnHnZTFL3L/VQqqnVZhXUz4tqBD5rC3u0SFcTYq48x69ihNANNcZ/wO",
+	"EM34vYC8thxBfyeBAcuS0uXWpYW8q+hYuhAGABpXje4JJL0O8ryLnGaeZnNp054oQlHtnl7yNImSqoIN",
+	"W5EyWoBLbcRH8YotEm27JyEAoCdskUDZoENVA/uZkkW+xqCUVoq8a3hmvpzWb1g5aDNVHR8mRRb2ut4f",
+	"6+BATCV8rqbyN3Fe7e2cMo3ZTxJS6M7pFAdddsnJiI6UGQrAf58LbWXcCeZfkpBpEri684oCVbNf8qNz",
+	"REwwgTdIE1JwRgK1C4pNYNysFICI1V6ZNG5cyTZ5HDKbIS0eTORKm6uUK+3mNW/JY95QFuFMpTMxW9dh",
+	"tSpDF/8Nqgt9eXcN5vdSO4rtqqwpAWludzGWlligryLG12/uer6lLAfyUlG5i0FoB5xfm3RPZAiUD8+a",
+	"3IG9218m2M1SkQfrfL+AQvpH307Ypw2rwwKuPTC/bioc0Dat6Cixpyc2f7zCHYbmkE/OGieuW+OLwqTs",
+	"WGSq5PMs4ItEWS3WmEziVeuM+QTWrr8800Ibtbjcaa9fhdh17nqgp3Qf0Y7b6kR0el81S86BDk7rHaq8",
+	"3iH8KTCshQgjziI1YByxMuZSL6q0DQfTnOsD27AIjWS4Yk3DjkE1YQeHfgv8O/4/FyJddWA89EX9bKeI",
+	"iq9/ngoeirRzFYrZXGYiCVbtH8TqC6s+TA3WprIPGKofI1GBzfi9XMLSnMqlC2RsYHRlmo1lHMn1tVmT",
+	"knWBz+uuFtMVtuUZ/yDQi/rGfPIqE7MO7pLqIaqTSr6pny5gJz9S7E6sKCmJ+RCD9wdMLQCsxuFfwNv1",
+	"tMLGQDC/hAmexpFIEWa4k0e9RQgO+GyRWoKqSFlc76VM70RKkIClpM4CQh+0B4UivVYrttSRShFZHfeA",
+	"hawvmSnMwfLNp+gVTgKVkaV5BpVnuaVoFX3YMYm6kFO1Ucp+R7UCKG3fUSXqw2Xtzes3IIcWaYL7llv8",
+	"i/2k7hfk77qQO4Z8TDfgkapiwd0tGxaiaMNoc+1CNQwIPkspqU0gv62g+wTSNFMu6LbaeCB2a+e+icSI",
+	"8G0xf25evylZBk5+MWsS6M82vJ8qZb+cL1xTrVq3Hjc5AxDyREsPO2RErpQ7B3Z3Bfxon2F4C2ti3WkJ",
+	"gMWHvvp4Xqki1R0s96/jKIDv1aG46glFsikHKIaXGLn8Upm5X+MfeBDKza3TYxdkNcFjzHgmaIZ2WMNl",
+	"9QO677TO+gSqVs/f5Ghj8egvckQlivpk0WbxKJbB3ZdUkqaCK21OF8jItV0B8F6ATptMokQQKZNXOn8K",
+	"lNoe2ddJNqR2+Zvg82vStB2lZSPAifg4j3lid8cXl7Xqwd/ivq09NkwoFEmeEELIg4zFMM/vjVderiA4",
+	"xuC6zwKp93jFrq/aSxc2gdjo7uFOBHxVhHvN5ZRngOpSIufTi404KAxbemt7SV6dSVaHPlKiaXTMMN8O",
+	"ShXGSDkx2mPLaRRMkb1dWjwTqvJ6eLk47GXTh5pFVJd68CIai2AVxEBJkS0otaOQHPc+eZ+0wRBYgEZo",
+	"PKIeW3Ik6sFSeKMQQmpGGk2mGdGF+UQVJvxWB14VJcN5KiepUMpNyxMfRbDQL8S7gCRaf5B+x/oRtQBs",
+	"RxGypisdXAT9lCf66ITQFqGpz6Kw/YsctcCdnVfswncc1rOmudIi/Xqh9SqsQTbsiXNDIsjveQTT1GHn",
+	"NtM6hM024ystoU2/Q/yQKRqu/ArVePvEtar4SrHldJWzDJjgFolayA0hXU8PB37CSLjCNwgvS2vwJAkh",
+	"z9XkO0Ba0y9yhLojzJ5vBCUOEE8CEa813f5suGvd1OqCgQ1L6CKOoIA009vUHXXPqWXPOwCj7XxZH8D0",
+	"bcx4icWEByt232NqkY55IJiaizgu0thx58+iVWIrtJ3FCMeCXnSQ1EYvycu1vQa1DrI8qWWVBswLKecX",
+	"IDyrZQri7BbFawErigNdHAOW9KYIptLYPHmgAqKZ6HmqQg6Zz1PJg+kGFgtzSwn0eR+8ZZSNwweTRLpG",
+	"hRy7RNdrjI1OKxOqMd2quGMxWQ1KrFzmXiV9W8UHHkinjT1wX162S2xR4U7d2IZLhyhNCYUnK2ZcLhUj",
+	"IAJ9UErCO53xj3jkUFJirR+SPrGZFIQhj78BSKwYzq/G6X/r4gTsB3u2A3X9i2rC+s4eRPG0vi5ufmQh",
+	"z/jXW1pFpvbK8M9eHOz5IHu5yKgapbVVVlwTlaLAbkAapyrVREtKsNU2oV/lwqBNJjE6ODGBNRqPRarY",
+	"SGRLoe23pSSC6DXro+YTPg9DUDQg3xGcXFoMT7lyqkSbfiKWPlMia3UMFpXzjEDgV7kwz4bgb/altmbp",
+	"IYKy8gdsJLMpqd3YfIC3W3NnQbssaFVoQYCqD52kygl6S715pPD9Z4yPHHQW0w9g05Z18GFu12pehEMI",
+	"r5nzKiQB1w3NmtfPL9jJabfXyk38ComfQ1OBD2Aqc7hdPp8LDsCiMmX3XKto1U7Zcvouh0wqWgp1K/Lv",
+	"tC2eReNx9ZLMuXvHpMC6OS3ugO2xDosLxLCpqyVAuBpc8qngIZBzgNK9vjVwudKu6DB/kZRea99osh86",
+	"DNb2IF/6ax+1HQojoC3vIP+1VpI4lBI5Tz9SwCNIBfIE0tJciaygf5mV7DVsAxu4hr1G8dUbwM3CIfrG",
+	"qnwKleOiXJnBmrB5cQHjC0Gxt/PQ8pjCpKPRCqImO7ufymKt4iQy87hxz6opsPXDGNIpYnjUb95eXFze",
+	"3JSpbQ+73R0UN/PxoRn6DXkzO6xFZUd0OY0yoeZaHaca71a1Z8ysqOGmcVgTPe54WMFg9qLrKosykMFW",
+	"9dh3gGzzUrkcUjShsoEzrcprOaTXvIktOY0ukyRZwbHkWAHE1R3uxfQLlKTNOlKd6rKxY7o/Jr+FxNhm",
+	"HXG3lOBv9Xhdy6VJCi7JZ6dV1ZPg9NmFxcJtVrGwnY1WtejWJEndkXC9qDkNztFUQzY8LbMKEbdFwkZi",
+	"LFPBoswD3didlBILnh6aGjREntEOgJuqUh3ql/Du7y2ZgpBGYyb/AbWAZvYWyeaVhsF5AC93BrCuMaxJ",
+	"QX4jjeyWikBhS/A4a31Vk0Of+SLJ0hXaN2av497w9EaB39IQeVN3PiQKmsbnaszxbWNnRm2HLRpMRbiI",
+	"RS3kpl7KOy0ulWcWbesi7RybI1UOWjltKvTXyzdE9WKqWuJ5y9zp3LKpa9OkvpdLNuPJykGlG/M41tMN",
+	"vgqjNdTpeBWj/Hf7Jsr9I73jr7nasR26olLV3/BmvR92eGtR7drrA0VlcPu3cqVvn8/kuuyeXJgP0jbX",
+	"1srGdLqi565pgYv2EvNibym/iTvPslJahCYUErvl6wG0lVIiHFZ7OW5EloEnmpDsN0/4JkHWa4+4Ip82",
+	"3vNVtQ2n/khmPK7pDnjJIjteey4wRwAVJFQVcGehHWvjXLX+XgbzWymraJqBDcSpMKfKUSrjr6JJJUao",
+	"ineZeAZA51lvtAFs4UQdVanNE/dQNQ32tirF6qypN1QzWEHrUZ0zBYTD1Zvq5cUbIiRm81TeRyEUNGTb",
+	"3QUGzR/f7fSzXAOWj+uG+atGC4Dadhp3GVf4rfZLTDZrpUKZgGW34ZRDZhmwaAwbfQZ8vTO+YuJjIETI",
+	"fEwFbO25P0wmMzahaozebORgrQ1yQzoahS0tUoexT11Ccv3DyqT0bkybYjfAt38nVvi7oSBxkVNKFwlC",
+	"yHc/CL4EAyokU/RmIcgtrUUehghG4gfq3i+8f27y8dBhkUiCScPfQjEXCTzLmncCaYPHBs00B+FTph+t",
+	"DjPZPspw9VhEpkSfBlC1PTDBH0tFGyWs6Y95QlkX9N0hAJr61hscrHyv0Hrf8LD7ynODSoUJaRG/ixIZ",
+	"Q7g5HpvpoGE7g4d9pNQahtEEisvIUFhkpjiLgJZwqHSfqiqy8w/XcSTQIsmXkYuEs9Pee5Z/pQhJd9iv",
+	"IMyBlVvdGLyGdoXWK7RdoXUKnFG9HcF1hfOB7GeYwymTfeh5zyciyWC1rzd3FiUGT29LEIE6Urep3+D0",
+	"1fh3gD7ZIc6G7Cbkx1mfRUiV21kSOh+/ycR8a3EUvn1LNx5ayGmN1EziEt0rcZMqhCqgZj5mqVY1g7tJ",
+	"KhfGWxvzJNHCAuGzM34nKG+UMiRqEyZzYj+It3/MgHFLr0RTkeZ40nqEXbvVE+B6qfZE6K6JV22fpU25",
+	"jTA+AMk75UrYDNa81nHJFe272prHjbg7hk98x9VZHqMKa3s03BIPVYtRO7dSbQIP7qf5IlULsU+kdEMp",
+	"vON/I/adYvO2TA1sxUoLCpdtCCyYVRI841E1rlQWZfEO9QR4m2feVNlOk6J/oQ+W6oQ/uWRjnjoH7ERm",
+	"eA6BayBTlGcPMCOZE1Sc80klWIiscn5f0zuwIIpyqyyHwHZ7i3JWdntvzvyx+aX6tNEjW/tW3eGVyJju",
+	"k949lKzUNNkH+nhyMP62frBGYz2PYzvI5HPH4oX9lFJ8u4cz4KT5mG5uXCH6cKzxBFCZxZjxvFkl8QHF",
+	"D8NKnOJbt7DDz+8cUm40hF8hg0SvNWM7z6WKMK5gjH5cnBSGywtEaqlLhtXZue+mK5uCLfIZrU/NDSM1",
+	"B2u4nJwbJZTnjZVF+tjYjZk7D/Ltl0NtRxFD62xEY4BqMkI0UhnOWlkQ+J2h5EOrsKu5QPwgrPpQ1ZW3",
+	"OdNIZXG9TanMM0uofSZ1slDcZp44+FSst/pcGEATXjCj/rAqSOtMsTVttAVcBpPiNtlaNuOscccPQnPp",
+	"5dwmzuKr3HCIIlAhc55fsNOj4ycWJQLlutoz7XzGg2mUiDyFu0RjlJc75At6kfBFNtUdDDilMCYyG461",
+	"Bqb/0H1DtyIkgFqf6J5J5/mRV1b6bJI5U3MRROMowEJFbXEGZJSJ+q1eoUM81/IENyiqhgN0cY94mAuO",
+	"r1B6ESUq40lQC0EBeoQNtley0wpVzxnm/6NNGnr76pmfbzT4qbMP549+2/e3t29MYrReFoWsuePTU9dJ",
+	"2a0+wIxqsgbvnmYemxaLByh0kYeRcV3rt1ZThVbWyZ2zt9dXCP+uVwFxro5X+vytei1J8cagMc2yuRoc",
+	"WMkTdkJxf0D3q4N8J7SR62orUQVWyhm9K/eF1u31vy9kxi+mIrjbxKqH8OxFnLscqRc597Cc1YHx0AYl",
+	"MOAvq5yicHFTEgRW1sZ65bJAK3uEIruA0gNTPVvjHMUkuWEqZjxKKvWnd5DbZLLV3Y+NFitlWr1ZV8o/",
+	"4yLdrydqVracBVJlO7jx8fY9MMfw/mruMJokBx4mXSQAuwzbVYRD27qYz+ZIsI7gF0Dr78/4x6Edelh8",
+	"XFW5to0OQ4UGkHZBC6LpR4lajMdREIkkMwmNljSWstvwZn9nAm239VuRJGiISpvHLMqKF9ppqJj0quVm",
+	"B6Z2z222lwMexzDgxn/wT/3MAKbBsytVq0fzNCJ/WTnmBfcMA93zivnRH8jsm6KEBUg2hYn+4USkbJFE",
+	"2Q4WAzw4nIuUprIKligKhMG+x5ucL/a6Wk0kf2Vrexzqizf3gPnjWMq0WRgjdsDKPWn5+8uA4Vimey1D",
+	"EhEm5/urbvdpNJnqw91ue9zI4M6EvI5xKsSA+TMRRouZ7+mTasB8/ZjvMZFkIp2nkdK3IJxp6wzfmTK7",
+	"Rejl6E5zpEaUeSyBEjLrY4PTGSNGm7p0G1VZjhGGgyq2WnGpVyzIwshunrKq/Uqm9jUCsVcDl4xE4DDY",
+	"GUvZAgLYYrkqxlks7qo38cm0TKHyC21Mbb7oU2X7+hzFPLkbhikUJK1/41t92Um2aJqwielDi8VinDG5",
+	"yLZ/K1zMY9DPVf0HTafMW2HkFgrqyaK01vpmqZhDONeFT8Ambm+XmYYKvT7JAOJJjqHcDgcBQHt96j9U",
+	"NClDfbe7p8N+08tnuDwblSNWvQKrlx4q8OQ/xqqJgamY68xC30BXpVJmZm3+Ikdk/2LSqF6acjaLMoz6",
+	"QKGlmvKKDJsZT+9CuUzq2qG/quX6S7qvxpzIv1H9oklkW5QXg6CD2GJo4DGlxy0zN+AjtrKV3oC1t1Qu",
+	"ZzvoMwBZYXOe8pnIRNoq24rd9ilvjz98Oup+/v+2at12YErdq55KfO5WyviCx7F6vcgCieH4fVlDuUn+",
+	"pne2ITVhJpMoAz/6ckD1rwWuFq3GVbDX+znwCEe3p1LjRWwwCh2SqaBCikE0I6ksvpPK1o1gJvue5UN1",
+	"urWxXgG4AQLpnt6rpsZPhPt9KGeL3dSHTWP0Bd5+R5l0WWvNqFYvJLS//iZHz2q8FudFH1iUAGDgwNjX",
+	"ELOPZlEy8Zyd5q3XhXjMLGvlmbx0jHu5hZIyjSZQLGpsf3btINng8YcY8RbBE3irqGS3YBh/avBEJquZ",
+	"XKhhkPGhSLQBENrNULx6z9OIJ1ljAAz3DSTBmWnjIgpVY/DzB6e4FNK2Gv1u/7jdPWz3jm67p4Pe6eDo",
+	"5KdiytDaPf1B9/AnR3sIpjyFbLrj3EZraOWoUUBExSY56NbUA+O5bDwJTsXJyZPT9pOj/nH7qBuK9unR",
+	"0agtuk/GQW982uXiScNrUB2seTwPXjXewRa/fEtcATC7QuseIxWFkYKagYzNF7M5ZFtZdsypnEFogOmO",
+	"ejnXL+b0MvK6EKnGXKRsKhcK6O++AUFnjqT8WGj8hX0veNbW3zLfF4owJcpf1d+4fMua+uut98n75C9/",
+	"YZTup/86N/Kmd1TqGOSsEQsOtQ40R/oSErlikbxSUQzdhxBjlE0Zz0djfTA6DDJy9bwq6HLbdhk/hEpu",
+	"lLDvRAr5O83FXOu6l2+vWb/ndbtdttCnMXTu28vv2OVLBqXOfDYTmH1xlfF4xZoZ/2gsITlmJ8f/h+Vv",
+	"OuzCm+SYQeF9C4q5/8UutCGYrti/2BvzSvYv9rIwTf96n/yr3W7b/9fPPbtk/8LGRMmvIp5xpRKutwf7",
+	"l9twuPf5NbzyTRrNxLVI5P0juqnn3HR+y/7FrrmWIAvFXotYd5p9xxXd+8Q7xltxTtF/r//qddi358/P",
+	"Pfb4Wz1MaixFGop0oedqIVJtSUS/RtrsYN+JEReLUDz2YHl23q8droNGcBj2RW/c5aejp8GT8EQcj4/4",
+	"4agf9MKuOB0/5U9GJ8FxeOS4CECyVIgHu4ENwOAuO7hYg11BJpOW08mq7qnizbx5zQ57JyftHuPxfMrb",
+	"fUbAJVUcjEOY+qFYpM6544YQzWrZhfUfW1R+b9X5s/E8y7tf9ei/XXgtxWgq5d1wkcaOE1b/pDoO1Yz1",
+	"cVY7mexisacjWOsAuQ11l8RK0HDQDlAtpQV8xHvjbnAq+qMn4eEJfyqOx72gOzoNn4on/GR8HByNDnn/",
+	"tLflZDoaHPZ+clBtBo3XiwwKFjFLLVWZiaJRsiwcPN3RcXA6fiLah2Gft4/GJ732KX8q2v3gKDwZ9cTT",
+	"8WG38dnbp0On4mn4JDgZHfOj8aHoh9Ab/nT8RJyE1JtxT3TDLR16Muj2ix0ysg8DSMDCYsj+v7gzQKFS",
+	"7snOsmVzT04HR8fFnjwnFYlI3fbswAd4gtbZDoqIgVLZqPXcRUkIIiPKIiTV2atREGZIN6hNMAIm6OPA",
+	"fOjeIN1FQyzaU6M5tK3m0IZ3oYL08M/oH41CO0SFtiShf3ZkcePZ5Zr4G/R7kDflSNJG1YGKC8y+6fn1",
+	"+pt6628qHLelV5zfrr/iyXH5DVVncePzhxKZR8X0P/npgcKw5MKq1tXr4kgqmiRYJcyQDEoVfRNxlABl",
+	"wXyumBKCMkTjGGjIAqjkY4Y+Es7i6iBQjY2w3ip9Aun3tzPZxvczuruqqUqIL8BvKSsfayabva4t2XkE",
+	"GcGZJJpuxCs/8AuW5taClbKlW7SFaktYtMkIkDepQE5RB+bH0Hzo+VzqY7oZxALqCKEoHzjGHQyqB7LD",
+	"7Fhroxu61JY/3rx7vc2aBF0z/GXGYxtHoNts3B/ySkwWmhbLHksE6PMIEfXvDO5ZOtUtcT0TX6L4XjFg",
+	"0LHpC7u30GIXrrfxRmR5aBccEiqH6JJpDkV15iwsWGdNmRL4RWsn/B6Hf2XnRuMjNSNLJMfUbkL2s16Q",
+	"7SB+lgxHG6/AQNFUIsvDAsYjEq4z/LeqpY117WDp1o5DUpvFUd1DcKiV4P62Nycne4HiIRZlLvjhOvah",
+	"C3O4C49YzhNWCjMiXzoAqzUxk8cD1garC+debxCkLUoBp2QQW3eVZxoVS/mdw6Uu8eyKUJadE22nokLj",
+	"3qnPh1gHkmP4kPnOgAY6kUC9bRZU86h7ivlRtLtaxMCHQHnO9XL+VA2OxG4ICBA2WYywqmSdfqe7nZUz",
+	"9zDttokpSLK+g9/otZmg59qySaMpqVgT68hgPbs4dnoVnTHuDJTeF8iNraZyifVsykGewNciOSNGIHAo",
+	"YTTQuFDESS4T0bJwPlbWdUqOis2dxe1GqVeXwVTWZUJ8zZPFZCYQhsZYph5BTrqyQB/GnCKfzULgwdxh",
+	"koXc0yCXqhZHNQnzdBn9UipSIn53E7ZuddxAgRPS2Gft1ERl1seDrpgNDlI9x6LcFJBpbo/BtEzEBgsD",
+	"d4/IkAdEP2oBg16PlEjvyVM6YJzNIqUoVpLzwgMnlBFV4AC1ItPgcQFhk6R+A6sWkZj6TNyLJOuwVwXE",
+	"FYPHlchSgAaBZPG7dszwo+JjliIjKUOkYVhpkElNsR0lEbPFVMq6bwZVgqIl/k7noeOzqTxHAICU9rQT",
+	"/ZBxaOluzvIFIBNhXE8Yldw5d/Oa3l0DRVFVNq33SX68FNuE+KZkyiNSBgB06AbORVoQSh12SYjgEeG5",
+	"klKGSJ0lHBC9KnbulckoXMRZZayNSC43AjvzOBNpwmFJGPICjy0UntV6JWjd21/L1QakWMMhxl7IpUgB",
+	"4noJeQd6n4TRRMviX2REwanpaj4VenqxttQkrrgI8hywkrfzyFVlu6ZbTZgcaoVut8lwempwPh5uRe1W",
+	"uZ9jFn+ucZnsTWZINa0UfofFatGbMjxXBO55F5e06TuudZ+EfVF2lsgvSpBPqcCcQ8t0mEI5L6KSrcRu",
+	"HASbeFBh3nhiihvyzUjHAeJd7G6IFlwwlfmAKCyh2gTvXUOpxwSJSaQykeojUi900m2swp4CaYyiyuZs",
+	"SpWg9TDCBdU1jfZm8bQlB8TmahOSnZI2m5dVkXXpMrUW8Byc2SlssZJ3o2ohu7I/17dI2lpN3CtU4LkT",
+	"tObEWXckeDUusTqn1Jb4fj37djHAzxURl4P/paqyxS9F2b9eWLzsef7yiPcfIMRdG/H5XdzW2523n9fr",
+	"bv507U3+Qxxr/6WejN/PPfC/1tT9U33+o6vPv5/y+AdTuHbTZLbx47tazV4csyUrRCselVz0X8pFW6Gc",
+	"fTGXfiYxwXknPn32es7/ufh9ePWrfI3rmfTrlBnAc4mQ6wbkyIpKK+vy2hPfrj0fw7oe84uato+lCa0O",
+	"e/4AY4b5jhYPYs7wQZSi2XuEaJv6a9bANQdGEkKi7Yot5rHkoQiBFS+Q81WRXw0OcG3OFoO77DxhC4Sq",
+	"AZAnAefAWKYimiBCShbFMfOpYnyIX/FZFOpOHfX7FSXULOEzrRGXRvTg/aLbPQyiJBQf4Z9iz9hyjmDU",
+	"75Y2gNfA44Cu68X5GylmXDnlSE1z8NJaa53lPkzyZ2KawboO19kSKLteJPiKyJCN7ESw5ZVJtCoIt5zl",
+	"Q8VZ7jIA6ImEgwc4ItIzoDpR7Kh75JbCb+fi+pII20t+lzsKt2mbxRyNMzrY4ImYaz0KRMOb89uL72s0",
+	"04eS3JwX3UmQLqZNwG6712+hGu+v+QX8Ip0mwssZMLlN3idaaMpj0Vif64XotVzPptezZniuYZINCAB5",
+	"q2r38E5uq83qtz1YczaFlGVc3T1IBd/otroWgYjuBdY+Yx4NgwLyoiYMBmiRQkqLastPBW4sMDxR+QaI",
+	"BNeLPWD+P9o30SThepDbN9+f949PfEDpc3HBz99cAS6ffqGHIRPXTJtCWIM6xJQIUpFhVcRNxpOQpyF7",
+	"hxeVPUfaynzVJ2iTQoG8vQte5rc67DzL9AGGWeRbPDVrGCTmfcrvAErCjV4oNggSGey8DMiOQL9nRJPt",
+	"AUDuiAd3yNodJXftWAY8ZhlPJyIrIKGx5lG/3zpDIAbHFEBUpShhobgXsZzPqCSu5B4srKGjp/tqJ1Va",
+	"apHgpuiJc310a165XJDVaDWZTEWBvX9zUbbMI39A2Kcf34JTtvX8TMRyWOKnr2B+p0QJLEnM9Q1qw5kJ",
+	"NztZJxYCX1tEK4c6z5idVEJJr95edU3fCofjVG5pJgJdFdsD/vglIy6jbZ/bgIVWbMf6AFZPdZaunoNE",
+	"qZ9hJ66b6vuBugthoR8pywFIyMv74EvvjiytvxvVoj8jqZhQIsMaSP/5+dWLy2dgOPhvLl89u3r1nX/G",
+	"urBr3XhxItuIMf9AdGW3VdXDSyHMKouuLpY6gNwKqNGMksrCVP2AijKZrqrA3ktZ3GvMPi7dJXB4i1Rb",
+	"GtouyR9m4SLFeQbeEB9SwS3TO7SXkrcA9HNcDq6eWVcorPJNT/JiPgjhXVvwpzyhPk9Hz2+vJuRx8tXX",
+	"LF9tNDqFtFF4xuYE7wzJdGyeinH0EVpm8gieQIYjDzKRqhaYpnm9rGucmv4RBK7CniJG7Awxnncvpd3s",
+	"CL6gOmCKPe/m+61lDr7N64LpnuoSZUp/r2N/wLM+XSTKJ23SqHPET0GjtsOeXyubsVPqra3xkkOGWrmZ",
+	"zPhaZjwTpLncgCLyMDjV13PEB8CzT78VVHyQb9rMJ/5VmTt0ixt2kvJADOcijWQ4VCKQSZVp/b1cslhS",
+	"cBj1JjYSwPUDVX0iNBlY0QTQDUdCRaEglwnkVeX239OTo27XRX/Wqvv15c3l+fXF98N3l99+//r1D8Ob",
+	"y4vry9vhd9fnF5cgPVUm57BPiLfRI7LdWPA7EVKrWgVcqpPu0dNud6t8XZudGyLiyIlL96oAh0RRQ4WD",
+	"0MVRphAb8FeZCL/D/JCvhnI8XApx5xcURt2pJk9IrzPYPFpdbmkFV9zFK4AWxOdnMsmmfukhuhmuxSvf",
+	"RbymwPMkuhelNqD6QcNSAc3pfK/C/sRPQacVCtuQ2wgFPOSxXrv/lDWVQdSHX0G/j0rT1n+6TelxWl7h",
+	"x4VBKrXFY132V/ZSJrpdnU6HnbC/sptFApdwHVmPur4l4SjZZCLIGZKvqi3J41uAsfnqFYcEts9eYyoX",
+	"5IGErQHvK++8RWrGEbvR7h8WR+twWzL7LEoWmdj8nZdwj/mSbpf+1PFpCeft4XvpOXh1kqCGW0aOs+K2",
+	"6bCbxagd8iheMUOMoyxhuASqyNA9quFWMET09Otm46KsPKNvAonaiXnaFtEQ1w6U5Bn4c2UtGlWwZ/Rf",
+	"oyiOEe7mTqzgcjiLqhWDm7sorkQDUPoCmsTAb62VhJsfrl686MyqELA3MUxQNnINsHv5xQ8mqFi7AN7d",
+	"CnUPnHCR0cACnvFYTs6YL5f6N77Iptpo0IbTSi7c6aQHG/Dq7RCbRE9RpKJwOCrMuJiWVh3KMD/VzBRw",
+	"SRWTpIgTwjO9AsVrBft1mXwpdwV8cEMIYxuBhXIa/PszWBRaX7vgyb4wwydB0NUP4G/MrAJt2kSr8kdf",
+	"4lsW9rs0ysRmR8oy1VpigtNTMQGo5tbF8wzbpLwX6TKVmdDWLkw0TavKvX7g9Tdn7LqHuUbMVA+IaVZl",
+	"zzM+EcDt8ABCFa6fM8jVFpuYeGHVfrQFVXbLeUWIwgQQQtaszxqjs4jQj004AyJQEND44jAGRqyM5xFm",
+	"rd71vTmssR7GsFT0+0FYWzd/NV1D08GzziSCk7U8QAjLWZwIXboAlM4ueIKAcKv810eKcaWNGX3MsyhR",
+	"mTay5Zj5+t8punN3cfyXReeGZVqHFvSGfBAGqLEGSN3kOqp55flvEE8DmaiFxd6K1NrqblKRJAtFuAiy",
+	"ncDpczacwgG3teIV+XSKaNvpEHNitCo1maRiwjMBvOkyq9SqCDm+DlC6/eFT1zs5rHZxEJbc8LchHjBv",
+	"/00ICMzLaxSBHKPQTLHFJmRN2vQAMJrRhjL0UTbeo21u9FbvsADqoKNNLNwfsCWPMkT/SRkQ7N/zGIgR",
+	"pMMgAadxzunUYf6caxnkD1gi7RRA/SVrmvpfmbLRIpyIDHB5HKg5w16UCKHlsz7bdLtaHRvHGkAhuw/f",
+	"HpqS1yhhF/TouXmm4BSsQIR380Nz9gRoe+Wq3ZGoAyHj12Cjad8UNl55SZRW99py9EoSo0ou3RIqqOn5",
+	"OBVIHixhOAwMaWUPbykt8vK+Uh7lNLJwXKGTWXwUwQKrc+npAeNsHPPMY4onURb9KkI2T6VuoFPZC27k",
+	"hMeEoNYm1xuL5aTD0L2mPJbyJVNTEcfgbOQJpc0FUmUHmbwTpZN8Ju+RriwVIQ/gHMbgDYV4QJHS5ySc",
+	"4jVMRXWmGNRnPUJmIdTJR8Jm0VybD3IthfWjI/3HSN5XO0Z3StmFL1I1AoardvfchjzbM9T/Q5SEbYvI",
+	"78TaiZqgSJvBoVjskXImmaeTBdjYrXJFxW5l1fcYb9yeP4uVcruEgRCPZU3EUcmdXqlxNBbBKogFJVWc",
+	"MT+bRskdSkDOEHwaDMiUB3DZ1Bj67ID+wjJCuB9L6JJ7iakbsFz1em/acWpZxiZfLUagsfoDNndUBg6E",
+	"SHBFf0981DcU4i6wBu1rIM4xREppsmngJ8u978+Rvgha6O5K+FV/UstpinxDM1zhaWWYGRgwJGkQzL9x",
+	"CJBPCVquL4iPmQnDUPMM77FYVkogJf5ZoU0ZdphCdCsXN/pxoNCLEr2tFJBjiRSSIpo8SKUCA0C1oPCR",
+	"s7kErTrgCcsEprYGU1xUCrn3FeNxKni40mfNDhHdTUQJzNC1e8zdPwAgrdcKqL90/CViSfJwO7un3S44",
+	"aqWQBiz8/BjKfSkgF6oPDkf4b8sqtQn0OGrFvFLW1I/hict8Jf7pt/4YqabF8+2rZZnKOBQpjcQfIcn0",
+	"LeQXG33oYUGqyxBL7H3I+PKtYtZhrymPyzl4LS31ZmbS61oobwdrgd50Zq5glb/VC/UWwixV0o1oc7od",
+	"6q2jLX803Ajr0/rKfT0ppVFikGrODFMRKheEgA937U/RX+3R0g2AffqAlH7D1bdbAiiw1Fanf1I2CVJa",
+	"ggUOSU52ZrWEAqfC48cyEY8fk4FCVwe5h0jl9LMkrrHkPQ1F6ukZn0kq8iY22Gg8Fro7HfbMJbw1+lUY",
+	"ZZjbt0J2Q6jh2NXT4RSnV6izhrZ1nkIQNcIUuBK6NWaoAs2CYshWpo2cd+Q5I0KOzBlC8yyqKvRksbnd",
+	"UwchPJDJOI6CzN8hladmr2Pm1UPZPec8hSwMrEtY2+Eq46t8IZyBh0uxpp/xifK9ohfWswnYMp35SLxp",
+	"As6Yqw10EvoVHri05xnmfWjpBhkQvkfnMfILGxBa2nmIQU6pEokJYUOuuhYKClxk4uM8joIoQ1EMJXeA",
+	"FkL7k4pFmv48ShIRDrXqM47lUjceJIVU2XChgAvLCIah3hcQxJUzHiXUszObv5qJ2TzmmYA++IzHSlK6",
+	"n2L++8b7BpwW0JSOQXwYMARp8FFZi34VIHChLlJrn4jN2GHnOTiFabsTfT6zHsFqn+Y22Qjh6qG2EodZ",
+	"JNLhosrTfCPS+ygQxSIABaHrAdPPtoELgzJAlSXFcNK766jXnfHdz1y5sETHwMJLE4DgM+kiGc5kKAZW",
+	"sutlpbee/+kTjNMQ2PE+f/YZrK4pnOG2yt6SUKOfRS/mM0byBQQAMKsSVgctsGi3WvjCYq8wNLViH8oA",
+	"DSmA6YPYJWvyMBSYDJ/DMlOUyAaBrY++1WGvEwMNDrOgt5wp1sWNR3y+7xu4oWmfvW8MaH9puUbebL2m",
+	"7sQ8O6NjEJYijuezyxeXt5dlP/fBJ5to+PmAutzGooxPun2f/Z3xL1C2XeA7nkexuNJzAsdp9VhbbY5C",
+	"58NQzDEDYscyCfjgM3hIH5Zbs/zNd2bE1LfPZ17qZ/b+SlyVzxGKmEUhFkQulNbKYm1POnGEeRSAO7EM",
+	"PKZ3DjjnHfjFcohg5/aliwR8EutChCfhSH5kU54mQqkzyHACQInfoC2F0GIF34PD2h1KoTwAogILUw+S",
+	"PkmK3z3uOhR5zofgOKiwYUw9In4jUi4p4zyVwSIVeof7D+qefemQa3u3CmxxHgXK7STSvu1H4xAFVcP3",
+	"gxjxURuybvQNIG6czqmp7nobMu78dc7t9d6VogDd9umH/2m27T9b1eySuZZRM/iKZnQNBDAX7pTlv6ck",
+	"AvEDn9hFBm2oANpwqLLmUfcwr31pUR0M7utiaUSVwNWK5SiKo2xVQ+rnqjkVhq5I2zBewM8fiCgGhLaE",
+	"vb1hoYxjniqPdTvH7V632zU4V5NpZsJ0UQ7naMnX9FSYN1GRT9GXKRcj8FTYzKVet5gH2KnfGcliNqK8",
+	"qWCOGGCgjlZIyYs3BJ+VScSq8NgIU8coE7wiaHswC+YAP6b8DruFp8cxn2iryMfsvKG2FBIBFI342kKs",
+	"Fl6PtUiFxbbFuFvzTlSaj88iNY+d9Lc9Y7uFAqz9NDBTlOZWiIH6tV4QBvB/7loo4BIByT/g/wUiNOSv",
+	"WzUp03I536/ZN7lnW5mCJP0EUlto4SzCRQp+RTFXHksjdceCNMpEGnEvT/ukEjRUuz3wR8xmIgkJpRCz",
+	"PGid79oZo8ZWpAndvnyRa7lO7jjYAsRbFSWZ3An6s8psqfBMEA8bT0gLFcgxo3XUMQKd0VEKRgtlX4wh",
+	"jUkmWF8Gqf1QDgi7gDsPRip/bRPyGUzSN9ixj1TZNGwRhIPeR2DoAeYa9soqEgV13D3Be/0HDIzKWXR2",
+	"X2Do4aX1sUCcQOtsL5uM/l7rgyo09lExX8Ojt/rJnRRNSEoailllZsNGS5BcdjJlYCQ46gfVakdwgjlk",
+	"nIUzAD9ZmLTDfpXWVTLc961oHafyV5Ew8zgJ/spTdSISLRhE2zoJWBMSw/O/kWSVyOFJqc0kiwXuDNJ2",
+	"KanMggdCOs8DzEeTdTTcUFv9bV2KkmOOW9wU6A4eifrQpua2PJP4FZVBmGO+AlkD1uP8QfprDb5oWYeF",
+	"Y1oLChAfCOBZCd9JpUcEZrlIWJMnTLqQnQY4dECqIL42UoqKaiN7pHtg96oMGARbHXaphRg0YAR0RX5R",
+	"xfChyNNR1fY54Lcpj8aNse+Ov14ku9uVjvuuNolWr+coudtFV8IsVp81TY4opbXK1OaJtn4L5ag2ncU4",
+	"2UwxSwvx0a2XrcnR0ea6TDzmV/nm4L4zOA4JXpWMK4xeTCQ6zTNZeD94e6kwfYjNHGYpTzCoibExE2rF",
+	"9za8hnm+Okq6UpmYDeepnM0r8geu8nw35WyKAnMhG8s4pgrMkpm7Q9gh45OKoX4LtFv9LtOXPTz+e+3j",
+	"rlMLV5xh97tbv7kBHmODZ/yFlPOH+cXfFLziGJaPpZwPLJJBjX+86H6WybrrmQpvFSQG0LI8Y9AX64fr",
+	"uCyqxq2ufES3SuVS/zMVjlMykxPkBMmRtWYinQjWBK9gDEOrWh12AQ1FAJlVbg0DTg5oayginWQAvT0X",
+	"CQeE0S1Bvl08zvN5KnkwrcqAI0gFcwtGzHEFy2UxAcXHszn2W9vjZluFINbo1sfnEoeRGOpdsHRrTMUf",
+	"2pqAE/URo1KU1gOCeZj/O3wwVodrh6HuLZePVAVqhovOAdMtl3gikiCjSyxCSGtKAvexTcNFgtejzZzy",
+	"TmLP18KpwQvgVjNrogQuQkbAgFXhx5UA4DrsYg+cwTUG7p39dLX4N/nC/h2RcN7m+eN6qtNFAoCqA3P+",
+	"finijU0Vr/ApyWVuD1QkhCuPzSnVB9gteIxQJ7j6cmk4wAU85WRjOPKNNY2BCDl5oGYqQ6IxjMJi2GH3",
+	"rfU6EbSbNnXAM+tvp22RH2jo6tqmDaLTLqEwcx2oAaa3morbYtlhd9+EhY2JE5ieblImjP8eA7yghJOd",
+	"gxq1ua6lJxBTjUUWzUSLnAMBsv+4oU7YGOReIOgIAqmyk0wBW0qKzaQcapOsRULBILLaNzDI7jXiDBs+",
+	"FB+nfKEyEmb7jY9dk9XJsgVEYT0aFiqo2QPnac4Wry0NIlAHSazPVHRvgNEYA7R8JohnPBWMOM7zY98U",
+	"6kRppbIg8O1nxTG2DSITa8ajpLBFakGSzZNnDIjYzfvdtlUDIW1Q7KzL1/xdxWGNSbzDmCeTRWWW2tXN",
+	"a3ZyeNruMXOPObnRY6Y8JudWyBCVrRazel58AWF+odov/6EX0jMDt6eVeoH1I+W6hU/9z832z+ftn/S/",
+	"Wt9Uly1U4pC84akSIbu4+RHgUDzrHjCj+5Ul4g9iDhBvjnagl8cw5BnHkvSQvMl6yX2BrJwXOsaagYwX",
+	"s6RU6uPEJh4uFU2h8e7qxbdaFJgaZwomr6ka127WCco086Uz5kMynrbOeUZQAPo7C4Br2GCMOFCXD7NJ",
+	"vpUhJEH7APW2HegKiiUMxgAmC4DGnknK3GJNVxy0vli134298GaqRXuJiFD/aw86ww67AfAix0T4RY7O",
+	"KJSAbAhGcDogaVNefMuX0B3eknpVQXao+zKVS4qzW3uvRHHoCMen3d8MXHAN9dpbh7zeAkAIig1BoCGE",
+	"XNXAVS58xSfi20VwJyoGEC6iqmIBKClpEOFNKio0oIZ/Iy7CBTE+YtHc/kSCBYWn9iOl2rz9P/OLHG35",
+	"BrDTzERmYBP2qPeGl+dd8WjcPtTO0OrSGmlVczRHSnGZZh32Wm8q/IOUlUCqzFI78vlc8JQ1ffCORwry",
+	"w0ATISOtBR40g+WtT7JEoju6MPf60VoMHCQP2BKvd9feZw/ZFPZ7BC3FvR6q2gQ/9kq4vw8U+6A/iwkP",
+	"ViZccd87mKRi7pBS7FXiXHTF0DpskGOl4W1zzxQrGqxDpirrY4vrw6Zo5a0IhZivNcFfxFnKh2OuMp81",
+	"+UiLqt4xU55ZT7DqWh7z9eM+a/bbhwzBVJx7DAK8x+h9dPPTdu94/W69brQquMFbgMDsvsW+zR26eXuh",
+	"L9Cl/JuV3l0TYFDVAVk4EtfzGCxb2PYidCefAfdihSu+pnC8yne7S5ZBrtUdd9d1uD2BVn9jgNUHIKvm",
+	"PJx9wPDqsHOQZvc9j5LElaO459u4jfnMU4DfBvBVDK/mIKw+a464EidH7PuX5xcEyWrtGb5EyLA6gFa3",
+	"Cr4C2RUhYQOeguWWSBbINBUxxvmmhAnetGxmIJJJRuvPEhz0OqqreRRAIDMpO+wGFH+ASGUpwgKpMoh4",
+	"okeviXisul2o3DAehqmAQF0BmLW1C2LqjgipH7bI7DoAjhcoi+97zJTR8YLNX1VgujOpjPFecJaJdBbl",
+	"pbKkVGJl6x+VNGYPKhRcYWCyEvNSlDB/u23T2hEIFOoSKyXLS57ehVrwUSoNhvLNHPm4vEH4GZBDuoU2",
+	"fpnfp7MfBUaxQfc9puYCkKncwTG1An6UDC0QJ6ZZIRkHBoeca+D0oRr8M6c7ZV7Ws5wxeuxIM3w+54/2",
+	"A54EIo7JQWYONueTTi29W0pvn9uOk5NTbZhSU1tOWqhq3MqPQSKIKolW1W65kK4CvMBsnrnl7CSSPCC3",
+	"Aoc/wBUgoG0lwYGojMESPjXD1EQQzSQ5U7lIQrC7oRLq0APOc7rhsMsI0bG1vep0px1s+kg8I6wJtSmY",
+	"w0Ko2noPq4zP5hs4qCo0NhzEDbt8HLkZodiOnfas5Ukv92mFPKhUxx9okdEMZJIQtADpuWjptuUi82zd",
+	"FZ49hcJ0fdaH0Y6RnPtaWAB9Ej5SzIdbClvEiK6OizRhf6R9UqUBxjwTSbAaVrlgX0ZxHNEaweCtokpb",
+	"9HDCoWZKU/OfaciaEuFKomTS2gWwBN5Wi+BKc6p7/482mTbtq2cA4Q4k0Ui7ReuUZdNULiZTK9vXIreH",
+	"J5We00VVDX/PRhS4gYIHWxTzGsjrD9GHPki0xRyNFfB8CrN6dwDr3oJgi0gwgvKdDeo9eZp3Wu2UEhJQ",
+	"ok+VAgzaafpIIZR8QQ0gjIXyrgCMFNTbN/H8u3gwBiWnhjkdoVv7Hz8SqsDAkWaA/QJsodUOtVoyTlIJ",
+	"I0S5mEuFmQydHZS5XKWvmx66/sgRdVHok3Y6cFPxYIXABvacklUToTUiVN9UWjob127pkHMlZqHxDgAx",
+	"yhmz6D17vpQZpNK4UdiexVVUkCBGnLozvMPRuQ0BwKz08mH6h+SYKqsFX7n033T9j1D8T129tut0494g",
+	"8ZWIJe1kADEneaq3ZE74VqJmMAfiFx92uaWwXZevPgpup04PHinSuc5AybGdIbckKWF21cZy4mS6+mnO",
+	"/GNOhf5XPxWsSf1IEcU5G0cJQfsvktbOp4bYgN7lUJGbceEuZ8oi0St3yVdnyGru05CUfBvVIFr23lzf",
+	"r5paEvtfLskL8hsVGjuDxn0BgyrTaAKmMkSz9pXQBZlsbZJa4YxSGCdiw1ZEMKsaDQqdiHrRiuUaZw5W",
+	"sJk8jkpkT1L+d9PZoQRBLtQQPzAUH+dRKlSlAfE2yaKcBjwHjScoeeRNU9EkUayJx6SdEVhPZlqypWT+",
+	"fc/zmaX4URUk41rWAPc2KXUAcu9EArpfwDlZM/7+cqpEMPTZ/zBysckxO+yzlCehnLHRCrzAXFU4uOJo",
+	"lHLsHr8TLMpsNBIijkrwWIRaADnAJnBeIP1SE1D/IRKutR9uAPdbVZ5zJ9sAG/zzefsnrI78n4MP//PX",
+	"T12vXwWVWFrbNAolRWLDiqhc0TK9G8s0EC+BPLpmTUMVECjjKuPjMXpV8dcaIEy4WLv7c4BVCzpoyhcs",
+	"PIsxBgxjgTl5EBh/6xrBBmwvsDOeGexN07+2n9nUhFY1BJzJ5aoCWH9H0J6WOQGzeoEZOUomG/O61o+r",
+	"PANzl7xLkGkTMSSYzi3ryt7q5dNYGFCHf8rt8sb1dSszXl0Uon8HvGJL/QgPrK+pQrpcUKMGxdr+UNZN",
+	"Q0BoeuBNPiyaBzgLaPKYvFC1mIFj3fmIjy0jXMzyK6xlYThYtnAAwB6rigLZxtItrOnsLrUvNrj5jrc2",
+	"ZHVTBKkDzytLBs+xvq+Gh6jJgUknpyM6Yz4qRZ1Z6Osx0jpbKqWFqsCrHuZbuppLkeizVYvlWENq9PLq",
+	"5SXTl1jTZsCLj5lIMI8TcqZUEo3HWo77ULGMqRAHMshE1lZZKviMqr8ofla9zbUZMNxEMHSLIfSH8P3A",
+	"u2cyjMZRpd0eOVnrQIiMjD1NDrgLDjYmBQwNJhFx8WRyYRMo9UDv7h2c8yrOkZuYq2lbiTlPwSGk72IY",
+	"cLoXrMzmCuvgDEreI8ha8z/pRgz1U5/BBAvlMoklLzZwGwl29KsYwtle0b7oV1i6cHnPXQQ9LrzeKy7B",
+	"8mytr4yt262a6OASlK5N244ybMzsekzJ1MSHdbv99d1j4Wl2s68LQqHCuv7azPgWPKtmR1lyKlrYTdwC",
+	"2tayWfR6SDD+qsfBIn61CoTnxRU55RQmhXevRGXN5u4buC4KUuidR3PxoQqoXIlgkUbZCqo+TE5H9AMe",
+	"3CPBU5E+N2OZqrs2chQfHZLGu0hjpzgLWYvXci7OExNQHjD/HMpYo1+JL/Rb+ATTr+50On6H/SBWCnT/",
+	"FVOBnGu7zLfJKR7zqTzGxdaCPww+foGoGv4kthb9zzuxwjvCWZRQ7gJV7svkkcPIBJ8GbDaYX2JzcrqF",
+	"sKy4W/yPbbjfzw+ADjvX/c0j6vRJevGMrzB5EQ0f2wS9GmBLgLMKhiaf9GmWzaG8mi9QNpam52/vbquG",
+	"/rUecdbvdBmC/TOEPW7+7d1ty2QVGM5sqtPVPVZqIVKtoBqSrtfnb2+/H17d3Ly9vPY9BOjDKs7SLX97",
+	"98PN8O31C/9Mv9cos6bIH2pSHN5S8yV0eEDbgOwOZzzEX3w2T6MkU60Ou8oU82m4g5hHM9aErZWfCi02",
+	"kgvyJ5s1JMfY4JmWvqGh3dlpuJHR+1Y3o4aKNMFjjPl465CajPXGJB0KxeHOAj3AZ5B+JNKvRO9yw6B1",
+	"NP7Rfgu3tLEJuWjEbfr5MxTNjKVRWXgAIp6ezgdyxqMk41GCmhp4VqCPanBgY+RhJxT3a/hHzkui2TwW",
+	"hCw2FcwmdJmqfr3P7/sDxtUqCaapTORCFTIaVIGkj/FyCD1Pra8qOzNUPAYLpG2RQJ3SNa9Mb4mF6aWU",
+	"Vcq5IXEC6BuLFKrA6SfWBDaxlmch4JRHlqS26vMp9PLMxSRkJG08I/LwV56gxQeZvqBqiyQEPsHO++R9",
+	"8vjx7WoeBTxm41guB48fs2avZQFMrfhkzeI6AnFGBQhmo8Pia52xZr9VWnVWip6x5mELQIx3pDv2Iezn",
+	"H5j8X+MbNDDYWlAWUghaiDI30WdnyngxUeeMNY8wYTjX3WkRABrkGvaLlx+ulJ1Qmksaw/NCyrEexS2n",
+	"DZT521wnG66x4tgATGYgm3Qjhckq6rCqqcDccTsXFQKXEqqoxZdpKlP1+DGYJdfPL9jp0fETvTlGsZjl",
+	"sOkF84Gu/s8vSusapvxEZZB9rRJ+J4aAreUHMhT+mWU0RyRCDL1hhh4WgUBwR/38wddnHaAg8EDvCypP",
+	"7rDXZjhMZRG8gh13e0h2b2UC5H6kwoGvB8/caJFBARdIf63zODgtseBK0GC84ZMomehpA6hBmX/WIjdc",
+	"QATjDZ8I1vRBsdSLwwlu6D9NdMNvlSJJDKIwRIBFFVSePaD63ZZFnTJeLYi+PFLFT7hxnA41CQ1LiVEa",
+	"7M613rvwLaX7RLWaeXjdVT0IkTibctQonCGXiRZFU8HjbOqxmcjSKFAeC2WgWixM+VIBZjwwGejTWMsh",
+	"WtKPFBtBUjHSw5qrucsYr3rGtVAqX9WHqQU9UAjTyU66nl6f7EQPXc4GwQ673S7jlPuKeU/YO5kyJTKX",
+	"7fP6/PZy+OLq5dXtjU8ZgAb9i5obiiAKBWCxUh2FGTgFXbY151HKgjjS4vTqTd5byzp6kjep1WGXNAM2",
+	"zI3+ZV9P1As9T234X72E8p+uoaIN4iGQ1uReUSKDTAVMpViAvxvVHGhGhKx+rbPc2wTLAccaNxHkyp4y",
+	"X4/1EK7qTYQbE5iy2+fjTKT5Z8BFEEeBoHxCOubP5zyYina/010725fLZYfD5Y5MJwf0rDp4cXVx+erm",
+	"Ep7JEegbVUd6w2sQrXdj0Oh3uviEnIuEz6PGoHHY6XYO0fMwBRPioLMUcdwGp8YBHnwBT8OOllnAQFsX",
+	"zjjvn5NrVN8/IGzAzE3iBTgQfSjPOUDUQegGvSlRMjnT5tV8oaZa5ERjEprK0z+Ddh4KSFgNW56ViLl+",
+	"IUPw2Cchm8olxWiDKZ7g+eFiPQ1a6Whfv7mwh3n5gOZ9Djmy9gCHmUUbILdqgIeVof5J5zc4EWQ21Xst",
+	"k4GMDaG78th9T+vyScjuu53DDrt4fX2DnLH65FlRBAuE0Bs4qoBGp1iO02EvojtBMmmRuH0L884Q8LSV",
+	"Y/rwE3bHUVota+60gGHdWnl3FTYGje9EBixtFzylUC8S1uqV0e92S3Qq7hFolhEVDiBRYL4c9N92QaBR",
+	"ncOLQr3eSz3R2mLOxMfsYB5zZO+kWxDvqniP0VAa3npLPlTW3RS1Xkz90McYEMLLRRqIcD1/VI9bvQJM",
+	"YEIZV3dILF+oDyYPCGrGHkJIA5BjbFyeZUWvk1sZVsXHmM5YpKkIb1OeqDk4/gEb4vrNBfp5YEn+aEUC",
+	"7n7jSoD6SeNE+PnD5w/5JSqoRx5VfZtadzv8/OGz+8jv45jIDfVczuhdOmAbNciGh2biH6tJZZP2M7ZS",
+	"P3ZTGNU/fru3WOcGfQoXU3WxEVVN2kJ1ctpQPrahYwKrIo0ysWF7IiCEVt9mIuMhzzg4cpTILK5ALJda",
+	"SQujxcyDOI+HyIYtYzoOoxC+5WC0UMJ6pa0G2RMo5UAWvQNk+8u3FLiBTD6hmFqMVBRqPWwqtHW9mM3h",
+	"nf1u//gbLZ+i0Nnj+a6/zn9BRKYCKTL2GlPNGriPF/M5eH6vtOY35oHAkTci4dsIEzw2i4tehZZiO0y9",
+	"7QRy5pyiQLG931dQKO35lQ/7PlGpGeXYO5t83vnhBz6cujg4KE76rUf9ft0r7dl58KMtugLbEp873f6c",
+	"1WsFoBIf4/m7+ZkrYmCjL30uHAGwWogMWB/1WFdUUO+cVXdecI40PuiXFZTIX5Z3yqiP+pozBYNPjbms",
+	"JHCeC36Hu/9n/WWzRj40zezyPm+bX7V23EJV3ep1/U6XKUnWGTRNQTw2FDFwVFoRN8gVtcePtYKmbfok",
+	"9EwqH0Rt316/8PTlbufw8WOt0af36B3UzZhIy/SlbwBORp4RCjNiJp65GdraKp2JbCpDn2DZoXwMF2ML",
+	"QZXzoUaoVHL3bFDOfeOY2FXPePwYY9p4b2iirj56kHyqFiiqIbWlOZ+1yV5O9rbDB4jgyjMeNusIgiwH",
+	"Ve/sMpZ3XRdgRm1+DZjTXN2B8Ynzbu1l6GRTpm7JYxS2dKfbh/1ut4d3IFrNIjFenpcwTUrPOejuBzDD",
+	"LX2xzfwbkYQv8TACPjg6mA6USICrEjHHS3OA3vL8TFNVZ9ocnvxFRuSERpyVOAKPAvYNb+GpYNEkkcAG",
+	"kkh8Gjt10jVASPrc883B51MII01XtmrVc2GS0FouYDQXiaBngidmFnFmTeFW9Tziik7FPF4Braiy6TJ6",
+	"PDIJuZKIRWqq3fRktAyLgV8AIe2gLn41Iz68eAVOTG0qsKaenUH5AahnAj8AVFi3PMt9bVxq0LXFiIDE",
+	"YCUYECV2buu/yMnGEyY+RgoQo3FZ+fo/V6GfL6ejAa1FqGQvwQF5jKs7yBfT739TtnhLmKvmlYcdu+Zu",
+	"jIVUufgwOyGnZfKom0hQeaNFV9q+0eLlEmnvmkAzeAApjia5AeForDS1rhdtRfp6GQ18WI4tR4aAq87D",
+	"FEAwvpHDsoDiYcnjYLeiE9rALDYBWRfjfQAlbmbEOK0xIblFWwhFpJkcm3PosnVGWSyINBSsUQBbMzpj",
+	"zrIZZUrEY6ie3uhV/+y40dVUW+1R1gLWT55x6riDzs3Bn8zTLBrzIDO9BI8EcTQW+293WaHo0+Z/ITUS",
+	"psHpOYLKiw77+yKCnEz9kwm/cuYPgB+pzWNAMkV48owEau+YKVxN34nslqs7ZLPk6k4dTAQwUvJUv83/",
+	"FIVaGVaZTFeYWfHNZ9rPuEuANBGg1OmNLyIFr1Q+iUyZxKvWoMgIAJ8qeHjPLN73VYihBAhP2H/dmjo1",
+	"9El4zJ/zibiJfhXr7uDjbouuQ9wNHMtuF7BqMogXoTinyVE+tv4C6hZLQ4LFjMVR0aOANysCAKiUfQef",
+	"gAQHX1DwJNhd06QiSwEQ0pyZv6z4sMFIHOxInTFO51tBXlpJ0SdJsRihM/9WljqUCmWurffqhlYSyS+D",
+	"1g5MZ+ZzK4FJOdXCCElVbGoVbnxkhyxyR565Bc6FLhw57UjpfLcv1LtN27dA6ZlNBRLFW62DJ9qw01IO",
+	"Af0Vrky9Zte8iwz1MGWcuihpz2BjXJLP0Sr7MIIgdfQuOXc9b+ZevM192ZGJEuruqSmfC6tMAO7yGemM",
+	"4JlTkBMM2qD+sVwTjAmE+mgc0Na0e8azxcKfSGjYyk7PyMhvPntWGqlv7L7+xrNGsZ5/2nAdeA3GB2/P",
+	"b34Y3tye314Ob95++/Lq9vbymc+a+vQ2hch6xzm3vXt9/cPVq+981iwEFz1bnFy6/+L1yzcvLvVri78/",
+	"P796Ad+qwFvA4myuTGawlqTU09Lbry//dnmBbbbFzQgF7Tbh/NXFJX0sL3sGZGiIdpNQh6NfMd8OpM+m",
+	"Mg4p0dnI+qa9fhX6JlYKAS8+E76b+GjDgH7BWenneiBaI06+fFSB6+oxDvsCn/A/rYViYWppxk2TCzKZ",
+	"hq6Ta4qdX+TILxysuJX9CEV0vJgURTVpkwQ9iIqnCIcGGsUNnA4eP3Z88PCT2TaPH0OlY7+rLTEn0Onb",
+	"U9uxo8BQQXRWN7p6Rpiqxh+uRRJinkJNMOOInWEIJFsDvVmfdLsIXkdLq6kf0I30DGLq29vn7adn+NVk",
+	"EcctDxXtrg3VmighPMuL5qi5hjlcA9Sx03ngw7v9fqcLNIRkGQKuKHFbwLswc8yjrxd+MinMiEAKzeWY",
+	"DGFa2CNJl1s4dKFvm07nQJP+C19IqLGARIlCaJnKZIKSzOrx+G7PGCAexKCtymvWE7Zl3dain/v5z7j/",
+	"+CgWdO2wIjCEYP3GrUU3HrFFYn/Lo7R0Vc+TWozHUQBxEJP80TThev9TAMyB7l0GYhQsXBiyw5zAHhZK",
+	"h12kApIZeYznFVhFgBIOGjHH4t0BO+r2YBEfdQ/hPnfJwvawsLXlQNN6DOa8z/+mZHI9D/Jy0G9luNo9",
+	"+IKp0jDUw3twGuVuH1fzQbOq1fAagN0ImaFhY3DoNWgBowOt4TVwHZQeh+iiXlLmwcaT4FScnDw5bT85",
+	"6h+3j7qhaJ8eHY3aovtkHPTGp10unqBnjaKNBXcUnKRwgq41SY9Du9/Y0DB6/gvbVDNc+vCuHqvtDbNv",
+	"+JKmKYE1knnDHBcFjRn5JVy3BKrySQjWOWzqKCv3oLeh7c5HCq2nI8X5J6zc09GT8UnQE+1+eMjbR+J4",
+	"3H7KT0ftbtAL++JwfMSPR/geCjUBl/xgXw+6NdKnciasTx1jxEvSakF4YS0NQWlpA3cqFwpoQb8Bt3Iq",
+	"Mbz++sXl8O3N5TUWaKBMg+1EFTaIMvfZzsTaKnH9Q7RQ8tnQk2BMdeN92GcS3JcXZqHgToC4EflDCHEO",
+	"evN1JgqY5weG+/+PMW0LZUpqtswY2Bvru6ds36xtI7t7yCxf3zv9LXun/In/HZuIhn23gEv/nA47g6L4",
+	"uZhBT5kCD89EoLHWszJMZDYcm3rzfDUYdEWaO2eSLWgNAnmgxuVsq0ZZ+RqgC+RAfJzHwNaDcb6j8kLR",
+	"ndzSmgyPsw1t6RbbAuv1/U6nyvtG3mTTxpqjDMAvdVM2HNfMIjvtdjjm+F3W2sIMBWtbwcMU6tyAHkjm",
+	"VqMoBYqFJI3gMOyL3rjLT0dPgyfhiTgeH/HDUT/ohV1xOn7Kn4xOguPwKKdjbFgzrrDTwDF9i8HucgYK",
+	"7cK/sO8Fz9p6m5mtJxQhapY3nN5el29ZU288iDz85S/sBkdY/2UpwntHpT2dLhKWGBIs3JiUtME6nc77",
+	"pPEZIsPWh9AYNLq908NxNzhqH456ov0kOOLt07Av2sfjE/5k9DQ4DbtaOpEdCb19wOP/XXLMxOh3UtM2",
+	"nUNQKlX18z6vL5vd+Vu0vd4YNMSiPTVrr23XXlsPRxu/kWOxDXLUNQwSW/w6gqBoVPlw9DI3zie9l/Wb",
+	"u4ft3tFt93TQOx0cnfz0cOlPeIwgbspRi0JiWSMKB6wXdgNY6xCyYJ/eGxnzvjF4r6XM+4b3vhGF7/Uh",
+	"/Z4EzvvG4NN7EGb4L7i8q8D03uc7Ah7bZU/AYzi4+EkYXni8yvf2HoZPb37dx2PR5w/sI34SAerzXl/9",
+	"QfpLTsS8tw13waxzUxbDWgOMQbnBKoyIrwe1MJ7k48j4eBep46UQDQaQyyEdON0GbJlyoOWAclX9/Gff",
+	"A1dcPsj4i3ne/IY+4AE5u7QS7VfVE6+nmpyvd2aQ90OmxnOGERubWFn2elfE/0y1w6AmDti0X+EJOvNb",
+	"a7FBz0msNt594+7HtJhub3uqyttijis+d7j9uecyHUVhKAAy6qi3wxNv+ArrxeQLnk7Ef0rijlW2ipk4",
+	"6ynOG5J2vAYVQrq5Zp/dbJ2JAd+vTAA/jyMOpXpVmNM+YRSgb4x+bOUBaoP2G0cq8/CXcRRnIlX0l+k+",
+	"uMiQeSGRCRRdYb3J2LyCXj4o1iyWuFAdinKXMkuxGQ9NYxCZkweBmGe0pZ0MibWyQKfM1dSgIbwylZ91",
+	"2IaE7lcSscLCM6c4Gyi92bOUjyFCbzklsdJFfyu6F2Heo1QQSRlWPSOFYLryzVBCshILuBLtKFECGCjv",
+	"IevBcCiPKWXfmVmPhXLGI2AM00tn3Qv5IlKYCq6M0SoyAK6oIWLJbyG+UvX3BaCyffjiNHK50Pf1LT7c",
+	"zxZRfkgQ841sKiFGuG4tyHkb0kWhDlBmmZy1F3OsG8uYin4VTKgsmoGOiZUAkGgKI4JjhIKaZ2KyahTo",
+	"3xr4lraKfkUELbwWKTHkqeCwH2/PXx7c6P9//RJyPgNoVTDladaeR1pnjtQQ1rP+ENaaOxwg+AMZJS+x",
+	"0TfmcwX6aLu7h9ZuyplmQf+0imK52VYntESlRprgnVCmjiciQlMlizj+7O0xC+dKIdp3No3SsK11/hW7",
+	"F0koUzSOTJKiB/kTSRDxmNI7ZvM44kkggLG9MCnzVAYLTFwvzcvJuBf0Rsf99mHY5e0jbYSc8uPjdn/0",
+	"dNwdn4gnvNetni5sk20O1Omb9mC9lwEshkY5U6qmkYjDNgQISrNK9A910/ojfvM6UnfsPOHxCmgFHjq5",
+	"2IO2Hq02t2+rn2J9I+bq2sEszXau53dveyeDo+6g1/9Jm5i7avkoDwDnoiartijk/9Mza3VPS11iTa4P",
+	"0pYz8CQlKa92vQq9PocWa88xMA207CnV3LKmP1vEWaT318FYprM25AViypePdPsYR9Yanf67VSqC8VPB",
+	"w5XvlFJ32Hf6OAFs6fxXOCyjpPST8pHHqvIAtWczNhWiaXIeAZID1W5RFLpzUIABskl9mHYJPNP5Z02m",
+	"KABC66MwWTnAT1DzuEwgDg41P6i4YhVVKMAANpXKIRE+Uurj48cOhn3OR7XkKxYlA2YH2mPRDLPCkpCF",
+	"USrAfNAz1BpgOuktdRqOYWCbJEQK1iwf2y3LSk5JylBEpk/+AfPn4VhbGaEMPkLCxTyD/36MFf6NeBq/",
+	"zOk/Av47ieChpRjN8ymAFATEY1HMzz5CBsMMgv+Butf/yfA/kH9M/43hYzP4zzSz/9X/WXH8czWLfT0/",
+	"qwwgAYSWewaVQ49VFCxinholR6/XX6M5fI5D6tfkV/2/T+B/U/ip0+ngGhUfRbCAgmr9mPgoYChi+KyS",
+	"8L8GiwQ6oyIAFZnf0Us8zLhC4HCTHsB8J6gM6w0ELuaMfRslPF3ZYXLDv4jNEaVsxidRgNBCrPnm2XPm",
+	"/583z563/TOmZ8ljeo6g+XqS4BWvX//j5Qv209UbSPFB7Icz9ubVdx7725vL7zz23dVzeOKdGL0pwisW",
+	"Zs2sEwzxQ/6C5fl69fYFwR2xC8qPhGwvmywBoA2wp/O1WDk8dkiGs0jBUzg2l8Bime9k82SzmmWmdYY2",
+	"O+yCGV/phhusfNhjYOQ/Ui7aibPFQU3DOl3YkkAQCh30sWPboTwMTGuLYMCOeofMn6NdiByj2jL0bUKZ",
+	"QuRHQ54z59m0rfiY0OJGXAmCDkziFWvitpfpykne1tr3fC7ClofoQkmWSrdoy3AP+x006AFp58r6K5FV",
+	"0UiOicjAt8lrZCTIsHM7DfAM/uGSHbo5LLBBIeFId7R1VgIdEMrFHIghrRdPkAMsRYuSUHzEwjMnjdyK",
+	"uVJJF7TvuUwRm48WDtY0YuafKzcBcGOtbLdqUhHk9s3bW79VmWXhog6tmzgXUNVwbu/ZmG5RcbCCu3Q3",
+	"P6f9xnPdczzAq5Sh13UHdaexPSjW28+uKhzdpDX3w0PRPuLHo/ZRcBK2n4on4/Yp747wytG4CDVadgH3",
+	"TwbHhz+hZm0xaCFxyUCP/VyG8Cs0ch6OCRmLVON/HrYpEoOXXJy3o6f93uGhNkNKbwSfV6Dui69Cj4BI",
+	"VQcvua/qdftHR1BLZ9RkUIP2KBvL11Bd3Zi9wzNK1p+esq/vKXtLAiQiNiruqoqum8zRsws+MlcBr1HM",
+	"D1Dfq9fPb+2JxsYCfUY+ehWQFAtTCix3KCQsclf7loloo9DN1XBUUp/r9xHZVvPm5vo51LghU0pr8Pgx",
+	"KpxA5uhPs4xUPvin8s/Y2+sX5OUInMS2pr9QIh3MuVL/128VyAXhrEcmAIIWALBUfW4n5MCTsdbkMqkP",
+	"E6MfaV1Dm8wAwdVUkj17dcNSMcIi0VwPmYp43kLCwas390fQ2Ks39yeMx9GdGFh20mave/DUY70n/U7v",
+	"5KDX91jvVP/z6UHvxGPjoNsdDA6etDwgIh/x4I41e/0n+pHBoKd/jpK7diwDHrNm7+S00z8+wifFU/1k",
+	"r+sxrBvQrQtiuQjzcmJLVQaoU2kaibQ9SXko2KvzW92ybufk6KDXbXkQlob6QTAFZLDQM4fp6ClPJkJ5",
+	"aDYEXKG5sEjUXAQAHcma3Q78n25zizg0CPhCj017hjEIffqAQ5bHMVk4SqzN2bXAExVVEUufYgmKjluG",
+	"HSNdsamco/bXJsUtR59DL+0C8ZxQM7L4nHq+KS6SGc6WCo3N2ByogsCG0A/kpEgl3YXYQ1xQJH+RxpC7",
+	"wbEf2sagNyE9DEIy6UWm/7lIBSTQGwYhUGy0Fpa0+x8/Fip0PJZJyWbaaEzNkLlMQ7A3LVRM3qtWsX0o",
+	"EYaGbMuptucKy9t9zERFRe0d8o3R4eQ7pKhkmUYJgj3kpRGA9KrEZOYUXr29fgGK6RmLxjgQE7CqEskW",
+	"CqCnrBJpNL9Cq9fUdG105s3quIqw7x6yfg7ki0JZa6RkabRv4YamsUVyv7BRveuBd/+0xP+0xP+0xP+0",
+	"xP/bLHFS9sjqrjC1CQo7F737G7NXIPp2NGa3pUuKj/p6lL0i7oRcwb6kK7kYdZP+HHtLfNTtaR/1jb1l",
+	"FWAHyQOKkQyKh0wnB/jUN1H416P++0W32z/BXfZX/RJCVYWTcb1lr9DrUD44316/cFtY2Qy3BXM+F6k6",
+	"WE6jTMC/wfTcJ6fJTgFOyV55rf99JnxpIMuG99HT4ycnv63pjUpBQY79aYP/hjb4FSlhKCJgI3Lahl/F",
+	"/KaDpN7+vkYzTFvUFZY0aOPEejXEdxULuJdQi+kADkJVhz6iYdUO0OFoubrh9U3xkQeZtrrz5e0btqGC",
+	"ajxgtepvS3/MAFaDpwDzxooQ1gbgvIhBbRgQtTHv3D7EXw2mpx/AawFE1qDI8HDVzmQ7XSQAJsCTkGAA",
+	"AL80UojcjfCKSPlqNxFA/kI9CymGIDKKYGPpPRrAWjfIZYrPmjIRbCoXqQNIjuDvrroBhFRrswVu30ix",
+	"MFIBT0MK4V2QSpjIJeoGjoWVK1dA1kTKjlXpWfM/RKU/yzX2sipOGsdgkzbdQhugsEgLA1Kt6Tla3hl6",
+	"8NPckqxW3wjtyMBzNB313EMdueU6jCwlGSrwPE2je0Gq1PpmLQR/iYnLxH8hygvKr1wPTz8kSvCtmERJ",
+	"LrDId/9FlZnq/pW8JQYbJ8uPXdz8COLEs+MGZDaxGGcG3hT18xqda7uP+7PX0Kdw6bvaXLKJJfbFX9lR",
+	"/xANCgcbZuAPpT+h+qj/w9r/YG/e3rL29+xRUSIPWLrI2k/u/t5PTn/8eHs0ehf0Xsx+ejq/PlT/Lzx5",
+	"Pu3+bXIujhevotf//Ed2cf/tI3jJbmfFI9aGEFR7hKbx/y1MAHu0E1Te+pl6sMsAPCpph64G2evmGqQV",
+	"Go3Bcf+o//Rpt+uoecVN3TCcDnhsaTVwv8ErvYDOvSqqhvx83RVS8IHj1PiyBe9URHyuq4Giw/VPLfbr",
+	"a7EwB4wX/YhfWYU9+FQQQJ9BpV3URJQKiiE5ydeyrSpZTFgB0ca49usoUjbrlx57/DiR2ePHmGuVs2Bk",
+	"VmVccoUEMqA0GloQQCaJkknVoduy+d/gbzfOZVKud1egPT0gRhNH1sYg5uC+djSeAUJyA85SDLhRRbc4",
+	"3GqdbKzJnSiA6+/aTwMCLyF6+4wvqeiAdh2YY5myUcHp6RXciwDP4aiZ1pdW5ylkuUcKOnMnxNw6pEAn",
+	"jAW/F2pdbSfTB6eWwgqYROeq8zCBrxMGbOQUJXTUtJEIoDrPBDgBE7BgDtg7gPkzZ32wVkggE7WYaf2W",
+	"U+BIn7segvbNgSDKaTchpSCkiUwt5gq+zs5ct6c15YJIhLEyX4VFjBz5YTQeixSg5vJ+5S86ZP7YyEj/",
+	"zAGj9Ezz2jwJ29Zi0Y2i/EP3hUfdo3UNFPdhLnC+JSa6UlZ+3RFR/AIyI5ZTOQ8K4qVliY+IAI+0vKK6",
+	"VNbG3NNuC9cbFgXsoj+7+7uYb2M/gRtll6qq24JUqTfZd0m26f5vTLb53VJkErn8d7noukfbn3gls+em",
+	"dP6/WRty2QMKnGtEIVDOu8kteDkmHJqS/PlaGlSF5oTitILqGX5fO5PMyUbxJWy2kmy8yBapQD8CuReQ",
+	"rVSfPHW57YQgG2WVSfEA87nkqS3MBE2jw/5mudd4DIsdU9xFCOezIdOR8xW8tRxoYtAxpF5b85EUzvBY",
+	"SQMGBnVOutuUagknHZ7ey0SkEEVz3hwZcLW54OBnGqC7zxxdpTFNJItlMhGEdqAAyNGe1/6zyxeXt5c+",
+	"awKwZq6F5WjO+bucDIvuEZJaAVrFQ2JjuAIKsbGtZ6eTevW7HIaFw+WobhWHf3hp+J9k4+GYfmGSoFdd",
+	"OPvS5I9pSeh+YGBTjyhorzVdg6qgDOahlaSAU0nmDFSyIPm44Fp65YCxVVvIK2KiA5LkusoJ2u1G+ZEr",
+	"rYhXXFDcv94u/U5k/0FbtPtnsvV/QLL1n+LyK4rL7yAt8yspc1RNv5F5zkLYWvrXPEsXHBWLBDRNIIX1",
+	"CEedCBD0agkXsciJD9JFMsTKwDILJRZIzvkEcqE4pS0TKaVniSVbHfYcau4BJoCq8JubK++RG3sIUcgW",
+	"Bd8QVrfDroEeLhWgYhFueXhGnBfYZwPEOquUp4Z3u7p6/1sa4X3L92HJALnPlhuRZrOBleDu3F1sHBJM",
+	"29KdAygEI7phPHPZbf7MZcKMf0SY98ag3+0Cj7/5u1fBwv5prbQmXtmFZNhOCRK7pg0koXYVTDDgN/jM",
+	"VzgyDGdqXkBu4Q9wUcFB0h2diMPxcb99Gh4G7SP+VLRH4x5v98dPwuPgVPT44VHDa+TLsDFofG8QtCwO",
+	"QsATKGxfJLhKPjUwl3mYyqWC8TUKAv7QxYpxoZS9pw816Ul+T0/LjiAQInTfk8mMx/Tn4eeNJ9xhd9Dt",
+	"/oSnYBhlajgXqX6yMTjOf1NzGM1e11tD13IgAfBcpCbrJlr4K+fYdC6THVbTqn7vp42AXLmkMa92pJH9",
+	"yRx/b65fX1ze3Fy9+g7AMhxaW4O0sM/6e8MnohpRCOSbHJs98Hsfjf9JJx1U8I+s/DSHnJGohQPO3PbZ",
+	"q0lHwjJDZUW6HK8Rx0CZn2UOai7mLJOs1+0yvU8ISF4/U0B89YjFHPXvfrefJ97gh4C45/LVM8Drz8s9",
+	"UrnMfzcUPgRgrmXkXKQKoPD1myKQVgN2rq2AOXQ1ZTFfJFjWZF+vGwrfjxLGR3LhFniY/FoAKgA+ZQij",
+	"BDIJFmkqEm1FGFIeILnSLYwUg2PGJIdQyb5pRMiaHIoS1GIGA43QAyVJ4RskcA/CH0A0G43B/6FHHepG",
+	"Wh12ZQ6lGJBGyOsTQMSHQ2vyQQWaA8pxIs6DIZZ5+FonkBkfio9TvlBAbwNhsSWPwJkCY2T4mfSqGwId",
+	"+PpjBpVBLWYC8H2IxwYGwmCbY7raGf6IA4pX/FIHyEKEQc2K7R8twonInC/jcsCeYjacn4sn3xT6IOWH",
+	"mQvPlOHijZfPhjdvL/S/nr998eL/YUp1fu3d1e33w8vr69fXNz76kvJVOeWKKZFlsQg77M0aFz7ttINP",
+	"5vj7/A1pTXCe/BWOSZPLx0PmHyCUmUJr9Fug2jK7DDWvMJVQwdQ0WydKmQ9uNmW0RrlUPhNJlkZgjFsu",
+	"BEPCbTJz8LR5pMwFU+2CzJM+VV8oFsR8NheheYyIvfXJoXegIa1cZ1mgmB1gWi65QqqpVodB2huCXkmj",
+	"0NL0Vg2eQTtaZ22oqQlq4vHiWU8CZA96dpgOaIgolIpxMr3cMdBkx9vPH7HlEQ70Vv5+/A1y9a1IjMU4",
+	"a51hE52ljuFWvc8rdkGk2EjEconSVi6hqEFlZ+yo29dNWWcC8J08tCpZIO5FYt6m5Q+wr/vwfVJoQc5F",
+	"Sje1e8r8KBSzucxEEqyGd2I1TAVwpHTYO5ifq/xy+wex0mtEb+s0EiFR7hVYhZBFmsf0sWa/229RMSnU",
+	"OlA4d09TAY8nONr2NhWcDvwgDNbXFxQdiLTECnC9SKiMF6/iwp6LtA3iDMjCoSLSTVwr6LoXcjYXWZTJ",
+	"lI3SSIxVCSsqsNcduCRcp+RBmc15AnnNSZQJImGdEBLPTeOzp3W0D17DLnTQFPSnmExY/pD96e1slIo4",
+	"5uxCpnOE/1GRUfrzrt9O9eqyb81ZsIqw73X9rtPxC818VwDIzSHR5Jhdvl3nrT36puE13k0liE6Mzs/Z",
+	"WBt4FniWzfgdgdJdvmVqylOBD/HMwUOG6ADYtsVvfCfSGU9W39CoWKqbEnj7OkcOHmSwGS5ufoST1h0Z",
+	"Pp+nkgfTxqAxEYlIeVw2iW4WenWKlIULwcIojiYCYfrRlTV0WBMhSyeVgB2GK1dPRTKBNZwsZnpgY7kE",
+	"RGAt+gFWeTLVWmPJSHVUzk/rBqzjrvzZfCJ/B9K36HeUrY+ibgV0Ho5c1MZzaRVcKXYezAT7bjb6Xs/C",
+	"RMrQwWEDErgomeh5vFLsu1iOxEd2c77xVsf6HcY8mSwQohwy8ND4+5mQ/dATf9lAJmM9B9paMe1poM/R",
+	"3Pf8unifbUzj84c9MkxR5hmmZZB9wEG/W5Jpf0/Xb/3i+/0s+G7Zgj9ct+C7ZQu+u27Bd38zC75bvdfQ",
+	"WN5q2pcX/XFp0R92H2r+48UNxv7WZc6zTMzmGY5ervibV8NhY/5APkrzl9mmAIu+v6hO5XJogGryc0zv",
+	"LS039FXjpei5/gi06WDnfaWmP+DEqG477vdy6/u/bev3O7rqmm40gVLbD6va/mFvH5Lt9T6+omeASVAX",
+	"RRmhcWehcnWf8z3yhe6j/i4OmlxDv6B9/MCozA4uJEeVvZDJOI7wcP1fkeuMx6FxUO3s8FqP5ljrsjas",
+	"8yYV4ziaTDO0ViFNyLrFyJIEPwnUi5Hl2yTVd+AajLmlTUZzyeBueSV2a21po/WtTQo4tcDb5odymQCi",
+	"S5gTTlsiaVA1QuDbpqpCN2vW1vEH1go3lmNTaePQNcHBzeO3AMDSGLtEAqjPXUitLdJ1bwLr2NPMu6SZ",
+	"gSk122lLkP2VxdHUU1IXJSFluz64TtQbjUGPwjb0l9VloyQTE5FWRW0u0R+SSTZPo0Cc2Tl3XS6lma9r",
+	"KJ3cO8PW4u1VjSJbFNgFiouQFowih4RZwTnCS23jrEZTF/M6Pt4W8/pyqO0KNS3fHWZm1zWgNd0IUM2t",
+	"DnRktUbHCOnud1bhkjWreFtxjJFDfwY56qW+GUsjgR8p41v+khMgd87WcwrY75lMqJIj3WOGWJgZg8Yr",
+	"kecDdW5eOew5XmSQ+lGmrO/Ey7/juN09ZtRDrH+IkjsRFqIyHfaGK2UpxQtOZiwKCKaCzw2TyFzGMWvS",
+	"GUa7vdVheV5lVbYWnn1OEhWKdbkshgjAk6EGVREGJTKmB8SGGQpBGSLYhzxN/Khxac756owFseDplhBD",
+	"y6sIFFBRcB5ykIsYadACC5elP6+HNpGM7Er4CW8F36l126wgOKS/lEUzpDam4Ak6bn+RIyY+oiWKaDkg",
+	"aR4pzNWwmFwh801YwvqvTVPyJo4EI+Z1gJ4GKBeoGDGBoSVXLNb6CdVKRck45dYd1fLYSGZTtpRpNgWH",
+	"7Qr5e1FgDReJ4lmkxpGNAK2xOjuNwXtXzF+3foFMWySTKBHF3phFitdMy2cyFLHeOvdRKFKG9r9+Rc56",
+	"jc/jotOdtFfYSIwl2Wh6sFKONTTFKSg80tpTA/lOZDVe5hrboyarz7pOviShb+1Mv8JNTjroGfM3b/S6",
+	"Y9yVFSVWIxBUpqXUnpGUseDJV8kw/CO4mf4zEkX+kH6mB6SZ7OF56u3sAGkch33+NOiJ9pPx4ah9JE55",
+	"m58ER+3e6GnYFf3xIT9+0vg3+aYoslzy7pQ617BnSKOuj/wwOBVPxr12f3QUto/GJ7wNXT4Nn4yO+eG4",
+	"L4Ah5N/lxHp+fvXi8tnmXm6awuCp6I2PeL99MjoM20fBqWjzJ+Pjdj/sjbriaXDCTw8b/y4v1/XbV68e",
+	"6OVyMqW+tqPrz0zhr50p/OXepNyWMIzztZhPF3BdMQ4wr4aMDpswYJFTgnxx/uri8sWLy2e+V85fwnuY",
+	"j9vPwC8VUnX+f/befbltI9sbfZUu7v1VSH8gRVLUjaqpOYotJ56JL/Fl8u2JfYgm0BQRgWgOGhDNOP73",
+	"/HEe8zzJqV5rdaMBgpQoyY7tcFfNjgUCfe91X7/lilLo7S9CkmycE8YtkTxKx526wPAWwhSNUiYXCchk",
+	"UYoZZ5MoidSUSoEJGwLFFctVzuNWh+FMY8z7Kk8UIZ0S2ZZzTCsz0QNRxvIkmPLkQo9SYeRJwOMYKgDw",
+	"iSZplOTVYWeuVAjNFig7JjqhCeENuD3FkmwrEeJUvhyhcCeDffsyWGXYg96we/Dvxk4q20llO6nsdlKZ",
+	"Zaj3L5RRwmFgWd5OSrtPtx8s6z0LahRyu94BSLF79J4+vvpPmYYiHa4x1AIAPtpnwVLnY57iSD+jn1ct",
+	"bGDJlImgVHQUqZiaIkA8lEdu+lPBwzhKAMJcvA9EOs/81imb5HFscKqdDC39ZmiTwFA61PeJMrpYU3Qu",
+	"OswncqjbJEmy1WGPwY4USzlnaZ54RYKaz3BHIlOrSb9zS9PaS1r8L9LCBglYIATfLPuqWNntMrBeysX9",
+	"JWFBfePRpdD3xZjwPp1Id3/iVY3Ad79mqfLrK/q517CE4NcPNRySLpsWHngsFJuIOGb93v9iS8FTrR7B",
+	"f5H860vR7/b77X63v8/GUs48Ns4zqGTOQU0J+JwHUbZkl2KesYtULjSv6OiTZW44HXtX8jGrv+CKbPmY",
+	"uXL+5iXrDdg4iuMIq3do8Ug39rmlsYLM3RCr0Py2d8MBXifRuUG4IySs6JbWExhBWrfI09E4aQx7g07f",
+	"a+htawz1BIACrBUA7f7jcSh26U8SCW+/0jcc4TVCZe1CQ/bfTeWxqq62DcXEq3oDxEn92k4G+zSWsu+U",
+	"WeF7E8WydNlG28BmtPRMkf/cmr5ShD4vDGRNcBWDf9mRzUymmpwLSlKh3DFZShw7pSKPqxmEkESjpqvZ",
+	"kMaTX5tPqNdWBOjtrqQSYp4Vij5Y6gQArrEkGfbf0QIk2LFG6KxXfKkA7B0LQUEqo0jRz5qdsm5RMJN8",
+	"qmhoI7DDSR6jza3OdFZ49mvsZVtKeS/1fj6GERhBR30bdrPt5Sl3AxvD3o3pnbOGm8jdj2sOwxdP+24S",
+	"6lqKb/2aiCVsHlEqvIl6f+6LWsqF2vtQsGmin9cSTqit/kWQzQnEgayjmi5djLIyPTyjJGcUUbWya2dU",
+	"ImCwOjIbwcrwcSz8UwD4LdO8Wlp3CvUt7er6bCyWkkBezWeD2xBEQwq/TKW31x5zheeUytKv6d6RD28a",
+	"S3tdMO19gFZtb+X8wo24t8uU0OdrnVQsF4RXajEVdkziT2cSmirfkUVEYHHey1KeKB5QtuRN0KoW+h8Z",
+	"i0V4IdLbIk2dzWSekPUxSligV2DI5pIQlQiQgPHQIglQ4oHu8IKXXkrFTF5RKaYooxow9PoIbCwjaN/W",
+	"9TQ5DClkaqAVBmRp3eIS+EWeuBAdzRIUR2sNZAcyPcLhaPr4T7+FkByIxnGK0ZirgYmmGQCJSKQZiQPI",
+	"ZepF1nAQ3Mp1OFn462t3nz8/ZhZYR82GAUqW3ovlfC1AFpD7GxOxlTlC/Zl7RalCVlWAVHE4wXiyGsOD",
+	"rteoOXKN4aB/sN7y2esOu/1hDyyOoZhnU4M7SM7WqkSmD9QQDidd/qY1OrX0Ouo974l9fhAcifbJuKcZ",
+	"1L5mUAeifcT1g/3JAT8KGtsztFQEIppnWFjEuMjSaC5Gc75E4EdETnRMNjgXvAfoVyytWXvtou0fHWw2",
+	"F/eGg+5NF80RIZv6FbtS/clgfBgeT9rdoC/aAz4Yt0/Cw0n7eKwfDPjh+Dj8rCvlEJma5UKRqHa98Kfa",
+	"Bev2XnePh11jX6/cSqAWMmUXKU+yIWAyFUkSMGk8TCe8rc9OezA+CNrH4oi3TwI4TOOj8EQ0qvmlt1+C",
+	"UAAPWIUKa4jlP7pPfpPR09/Ols9edRdPl93F03/9vHj+SC6e6v89ltFPD/8x//fDJ4dPfns2ffbL02jy",
+	"8xaC0AoNuR5rzGWeu1ycawDHSG7IyozICi64/BXBhR7WCS65guCTNRILpQACT4ZLYitssGaCpWWQLgE3",
+	"MqJUnqiWx7BWIIon4FWdi7RN+W/jVPDLEHCCwOM5F2kkQ6q/7VvAL5PS2cJSfTOZZNN4yWjs9JUpzKyf",
+	"JFrM5kkwBbR2U5Pb5tEU6ZymS4OKQ6/aF0K+1DOCHg2glf1RcwuPvXn98JThq4r1T9r7PS2CgesYYMyS",
+	"bAo6dLkHeP6dwlLtIV+2Osyfp/I3EWiag4MaiSQsIRQpkUGlY19/Ndrvhj4uyH4Xe0couEQuOrR+KpMz",
+	"f8h8Lcz5BIiqoF55JpmfSZ81xXvz7BQTVYw66ZnPSKbSr3u2/PP+4SH2yec8zUCQotdBXtRNa2EUMOJs",
+	"UjjhoMHk/kaj0/IhFVzxWJ7MeaoEJLfKlKXiSqSgEPPkQkCKCXayBx1AcyZLClv1bpUHu1bi+0EYge8N",
+	"3I9rrAa/AKYsjmSdJIa/1md7NEyUmmexYYonZs8tzEwNRsyqpPhKnzrMnDbnwRx55zh47OXjh2x/f/9k",
+	"3bD1sjdqjRshz7A21E0sHOdJuGYwxTm8fjCZ3H4odzc7L2303gcUjvTnKDH0D7rWsa7/Ag6u5diPFten",
+	"eLnXd1/u9c3Lvb4mzPASOudHc645ev+oixIBkK/GsHfiNQoCYYWTQVU4oXeA7qwXYTYRncbw+Ngm4xbj",
+	"0hJlNUl3lCsR6h+2lRDgYl3nTATutBMJNnsGYZFKjPQ2AkHAZ3MeXdzUfGFfv9504TGuTPiSUIiiCLh+",
+	"85gnPkFZA3AptUk2asX0C2U8bQuLfcbGPLSmEM0kgfBTAROSd+vJvh36GlX/oV2JP0nBtwP8NAjUZn6f",
+	"AoS6qt6bqVBAzLgXHmldb3/S5e2B1hdPwuNx+5AfTXqiH+yHg7Fmc3zOx1EcIXLar42FGI9Q/Wx4jXEq",
+	"F0qk+kDXa2qg2vYOKpFQJupJU5k4uhIp1EOGMTolCUzwAtUqMPwF/8T4rsL7rjJ+IUb2qRlgFmV6VRom",
+	"zE4v70p0Oj3Abp2AdUN/NV8xoHPPH7I+QYfICZN5yq5EEspUjwGUO5WJeWPYeAHp8VR3z2Rna2GMhwAZ",
+	"H2UWLVYmcL8AWyQJRBnMUmrhCx7p1qF+NzokEE0uutKjOsPgSLAW6ldxSN9hmwsxVlEGolyW5ioD3QFQ",
+	"ZkMW6B/0F3Mg7aDlyhQrtRuBEYzx45gnlyPCXsWdy/EUClU87lqktxAjWlJxFYnFKIwuhNJ7dzLpBwNx",
+	"yI/H3bA32RcH/CggE4444idBd9wPB5NDccx7wb4ATXzS4/vBgTgan4S9SQObVHA/e7TrdLhrztZcJKEa",
+	"Sah+5TUmPJF5htLfSPOlbOkeJHNkaAlGoUwEtGMemLCMbvEIuG/ZW4G4CM7R23BkSjU1EiFCNeKZvuYI",
+	"E6k3eyLTAK71TMzGhvJhiGNxgPFvOqLGOgRuKRtmESwh7tCmPligw9qLowcGc1PkwRpVG7LD6X38uGrY",
+	"cA0azx7/vHj+Wr5/9hoMGkfPfnny/t+Pwt+e/vLm5pYMSyaR2V5vxrBkeyewlAQW/VXvRs6nJ5qhzDSt",
+	"COtMH4HDmI18UzDrkoRTvHoDxPVC7tDUjJNgoqmXJW8yEW04tghsrBC4CZswQ3iJ2T6tCuJ6r0CYsh1F",
+	"CUSPD4EKU3fwlsWLnkTg14gSjFz36fr7FHBOT+119T3mW17g28Kofoka+lBqdz5P5ZUwMQC2qG4xNrKT",
+	"iJD5YconmT+0aFZQSwXROvABVOfn6YXlO+jOoU6M5l+qh2e3Zu+DIx183KNv1g7e4CGDXjMEAC6/2h2V",
+	"JQYkL8hcLLZCT8e8txozQUaa9YERHfYL8EFVyrgED1bhuxqi/ys1IGAlDJLAsaVFqgI1j34tQtt+iUV4",
+	"HzzA5VsHuQ19zVM5jsUMYPzhB/XrO781dIt6wYklIw+dNTTIVQ61eaUA4yZwczp6pw42f6+r/8/BSQer",
+	"DbzHmtJF8Yf90MuhhQOIwzP8emQabp2yRESIeQMyP0u0MpMwrlR0kWiCAMVySbhnOOaLlM+nrGmFAnYp",
+	"lspzMdNiDoXICqYM2Nl+KmXmUyN4PitvOBKiqdnoLCd82Dotj89UNCwKFxS/jfQNURjbUoLDgVCaEna4",
+	"1oJI3qo57R4EgaKUtulbtLTAl1BLG2aqNaT1kObN6qVGCtCiE+ngHg7NsdQTrccmn8d8yZpwCS/F0sPr",
+	"OJah+ScZZD1z1/oDNpV5qlrXUE2Y86VYWvr0gBsLaxIqlsjFA9acS6Wicby0aEIyZTaToQVZ3kDFElk0",
+	"DJKSNdHiBEwR7BrodCh/YKZHi+GUfjblyTeDu5/he244FWcLEcdtrXYAyBSW22jOeEyP/vHq+TO9xCii",
+	"sKtIxrbIR/m6twyJUYYIayriwPfokcMrPKQ9/imaiGAZxGL44IF+8gd7rLnfH+x1Gl3os/0Hey3ZH2+T",
+	"P9rttv2ffq+ZiEWL/bGOzvv6J+QkQBsKMkzXzz3jLejBvq8bPXv98EenDQ8Zg4JyHv+b9cAAscLpVlrR",
+	"Q+t0OgWbKc4XmlpXm3BHiu05f1c5yDzSRyjKWD5HE0cNE4FFonNpmiz+xDt7gSEpyrMMgwCWCAYrzRMm",
+	"88ziLuGQ9EHXW2oADPKEqrD/oeWCkpTvUx0Lv3hiFn3lTXfhIJwPdtADA80KyphXgQSLkotrJoxBmjhp",
+	"e0f1J/aP8kZ6zg54RUveNSPHMBF45iAzYMNFT2UIrPrvLT4Ca0IwNyzc28QdL7BMpyGIWSMAhq3NUWUB",
+	"88+tvCAT8Urv1M8FKryLt//cChOWrFJpnDhCDNcCTt4B3V/VDqMEk1xIvbo3O8Ot7CuYZLMW019cRaFI",
+	"AoEu+g+r0P3zfBxHairUSMmg77xSYHqVIfwrH9RB+Zdg+R9JQcD8D2U6Z/Q54wyn9Xo5F+zJE9Ia/t7w",
+	"8ANCxL/+bVNjgafZM7molN0geY8YoC3DQqVf1grlpZoLF3T6wD64EON2WtgSPm4wJmDtBNrCF2kUgEMY",
+	"TDPFCo1gKGgwVWThsOamX6vgBVhqw2uEcsbBzMqDmTBZXTV5eqFZei3cTwWfa24951GIMixAF8+NK/jv",
+	"VKOgEoPq9HYBT67rD7+7YY+b6iuQewiKF3z0GtlCwu1+EfOkUmJkIeli606GUOgXbjZOJhKKajvNUzmJ",
+	"YoE6kEyEu8+V2hLF7Tt/w8aabKdLrT9o8QPu3ZyGsclYK/I2fdq2n2623BbtuyYoGrdjP6sdFFnOjPFv",
+	"BYAErHsg45lTR1vrmAG16rFC4sC2EWuJIZ+19QUq960Ptl1qRvxBS+l4rc7fFBDWUWpJIvbdsZOfREkI",
+	"7EWf6wv0LF9D3GyncD/RpF99x5zeGtKHu3RdyRJ4y96COnJnqhKnKV/C5ytvWGsprXsx8GJLH0cQVmo3",
+	"E4sUF7Sl161Yb3HF3tXZL2+01SWLb3nDX9BFAdcOkYQhmwoe/ifnKeReUDETLdgnOY+L3GW96zJJ9KUz",
+	"dhKTxY3SpxKq2PXiaJcuYE+zv62OAnU/wr6dbaXo+Y9eY/qfkS3BUscJzShLp2nltet32+zoC5fcmJ3F",
+	"Ci9blnipGPDqrLznxjxR2AbrzIIOmryxhmQStHImk07j+qoxvVtASV2VMvS10j/hAeTUv/MahXGffv/S",
+	"PHLdkkduZKqSv/tyHXWIvlZa9Dv77p65Bla0pC5lbmSoIVtjQb3J9hmN1xxN0PodRffTefbkIhHpKFci",
+	"pazNybE4Cg+D9sF4wNuD/ZN++7h31G0fTg7EINwP+uMevyHv/1T773r3KqJn1be3yhduQvvvb3VX5rMN",
+	"Qf9TFZc6sfxGrsuP35C3uHtP3uLu1t5ihP3byl1cqXNl2wKzTMM8GJFxZCP5/2o8zNv6iTcjlVmjyIIX",
+	"/jWwpUGdAmbtxBnZn72q7Vu4pm+IqSqZvlsGx4bQHn+SKDasi+PCdr9T7M3Ln1jTv8Y750PzxYJUhfqP",
+	"uzpPX3Gdp/vw0NvyUEFhrby5k74uEHEPEh43xyPiKxQkB15GW1snKxw8amjF8Tk6ey+EV3pEhXSNSgXe",
+	"PJW5Dj7HvQZ5OVdCdRhpDMrJU5+BxXfF9VITks6ar/Ww5zybUgpkFiVBRiWRr7uQQ8djH1KcV7zgS8Xe",
+	"vHnySHVa29qafxA28vEnXPi7hgXWuUEbw/0+JqXz98YBDDBlsCmYg2V+rjqKza9bk2aazxrSjGdoF7Rz",
+	"7yThB1HE7NAq350olG7BNbHK1WibopKQVuK9qsfPgxQlsnVSbSGvpMy7wTdWkPFcVxqV0okyBi4pZn8p",
+	"7DVueAGou2ycR3HGlGQTnrrGvFAuEs1LNI9WCBxkXCuTapkg9DgPmJ/IbDSReRJuH/3skICtfU3mwydh",
+	"454gsq/qJcm+yWBwLR0fGuNlJgBrrjEc9Pplo0JVIVyrSGoBkptE2Ey8z/bwuZry/sFhY9gYBL3wRHT5",
+	"0Xh/chD0xXF4yHvjk0lX7AdH/CDsj48nA3EYdPlJ2Bvvi4PJEQeNYnwcdic9Dmvzxdtk+vU2ma9mkb0G",
+	"qLU3gujb0pjiGiUsjO3Hr8VaVdl/mwB+X/arYSXMURVu/Q57ZKiZltjc5dpZoHYWqJ0F6rNboPr3ZIHq",
+	"b2uBsjThdjaoVXkAwYZr27/eMmWJ4F/cMrVDbP0yNKZbWlC0vJ4F01VV6Byjzm0wpPmGkg/0MfY9/Lcb",
+	"nWxLXaKyhEGvEGYCppYkY2MeXDoRcZJUlwcPZCIePDBhfSZeDsJ/8NmlWKpSVBDg+kNI9RLdYFCpOVqX",
+	"zA/GT4MFh5EvFMA7IUNOhz3H0qomXUO/bYd6WprpkOlb7RP+lXJiLUF/OocYRf0mxVxDG4opORMULp0E",
+	"KWynciNTIW5Y2tcrquaQVbxyAqJYySPHzpKaHouS4hgkXRK17ORw0JAJMMQQZKtdaM1QNwuYjJi7UBXX",
+	"ANURD8opoTnSjDRJAkMofelMNVLsIroSiUlt0I24gbUyEVurom/m4V0iH1e00dtGPeKqPqfYx3Jk1Cth",
+	"IjD0GYTrALspE1E+/W4k1JcoW/a6G4RLim/aiZafQ7S0ghuOQJ+HsyT8HshRNfoygVwKvXpwyhzCtTby",
+	"7nitasfj2FHtSgO5sbxRvrMbomk0KyHCnBkSeZPomO4uOuarj4453kXH7GwTOwbyVdomDChmAYF5Isge",
+	"AXVk9scH4dHkpGSMNZaJ/mTQLXGW/i46ZhcdQ8KA3nuo0GSCZDQx1sqnTe0rlKpqWvg3h6O9CzJZax85",
+	"10oxZ3Cx7jHQpBaIYH1NhzN8oc6owriRH0Q4XMkonWmuNRYlrfs75erJrGl5X6yJc0YGDY9QslKWg5DN",
+	"zIK10DBj+7cVrJ1ESQOlBdeH0kh5ClDfvwvXMb0FHgJr2vTL1qrJASc8mkVqpht0jA34yxorARS5hqF6",
+	"zFx6PWcas7ElqSgJEMCCYwbzEFenZMyggj6Q9aE3oXVaYw2h3bvOFMKaPNY9LG1Sm2fSyz1mBF5INDd5",
+	"n9Db2mx725/FXLp5Iv/WlhQ6rX++KcW5V8WNPquaweiA2Gug193VZ+/dX7IFM6ss5TUaLs0EbHgLhy58",
+	"Ak33y1Zbvy2Ytde1lLJEPdZhyOww1L6pqHj80rCEb1l6Jwy0dZTOpnrbG1AB+WzdUUr/vAHiOwn/z5Pw",
+	"jTzwqYV84m9tJZS6tmgPvczMy1UBfkHQYLnSkuF1eLhVQFu8zajcjpemEwfr1kcYfR+8bFT+O7pC278A",
+	"DDE7MOI8AJ/mND2BDj0XAMg0T79ZJQABFSGKftlhvu5oBNwgT2MDRo/w7hjpyu2AI8X8l2+ePYPqVuys",
+	"NAAsjV44y9b6dk8B4+oTI/t+j/v5yuz9XUTieghfuyGmSA/K7usBfImku4R5DjAA+vX/+1fe/v2d/n/d",
+	"9smo/e5D1zvc//jfN66nbkdzazxhA0tP+9vwGg+fP33x0/lrqEp8/vLl85cNr/H6ydPzR6Pnb16vgai/",
+	"b/jkd3+S3EwfWRGAdEFg33mCKStwMRvDfa8Rg7TX++htKoMEMuFIEwocy7zX8MroKCg5rMoMiJKSCGND",
+	"D8J5Y6PQ3u8PeyC0wxAdw2WBa6C/aXiNCyFjJ40s0KLXsPGKJ+xxypMgUoE0cwbi/eYVWTv1EB+eASoA",
+	"TxOh9CIRER3lyq100+iH+2IwOeDtw/FR0B6Ex6J9ope/N4YFFweTQ07v2/WOkpGJzzcFEsoBv2UslT0Q",
+	"oBu4E0jMJvoshZWv9M8dGqb91tydvbEadXs//nz07/1/Hv9r8Kz/9PDF37GZv/VKbd+xUafao6kervci",
+	"wfLoyGrafaBZRoi+t773oM09OHyVs2jEYoIOeg06yUPQSVbirWuXX99WgCoLRVochzGH4zBP5XtQQ/Fi",
+	"6D+Xo/Ey0496x4N9gIxJxQUe8Vy1NYuFVUhlXKyLPn44PRx5/fKu0Sjx8Q3E/83hiKYSmbkHcP0dfaEg",
+	"oSojBWzCYyW8xpVIo0nkPohCIYGYgIBF19Ts+7uij0J7sbWibgaRvHz6m3z/9LE8+p/k2eTpo/Pt4ZGr",
+	"vHQjRHJVkNrFHH4h0MrcFWeru3TfsjdaSdfb1x/C7yVkZgOTuRkIEAoFVaEAAfLTmsUdZL6mgeVrddgz",
+	"Ca4mMruiTefUyvVRwiYxVrlMhVN1ssnNF+srUQZSFdChrQ4zqGnGomzNxyrjS7B2QmKYEZZlmk1kHEmQ",
+	"z1czx0wrlEGmmzBJY/qtDnueQNGdAp9QL5GzCIXFG5GUsUg9rjfCOK4LNPSYkvSV4hPBMslSMRc8g9Uc",
+	"y3C5PdwhjOvLSEHbVa74fCbV9dlD5qBqnZnuicnF3HxfdrbWb7BehT0Of2Fb66cyse5kqfsAwYADeq8g",
+	"GGXRqZR++qGSfrs5HT7lCwYaFXqVUWJwWvCKqBv/IbLJ9uvlXPis6ZssXR+Rn/W/UAQrcVD6Ff7pMfxo",
+	"xlMo9Em/2T+pSkbR1aNIYd1ymQwZzzIeTGdQBJQQ+GFchuGBfdGVhiKTRE81xVUFVVp1WBGgUEqSp8Jp",
+	"l2JZNVJSwIC7yPozELj8akdYcDxzYKyXlEByywT8R0W3d7VP3vBtp8cCLXqjCPVg7wF481crMo6jhINJ",
+	"cQUoqD4WPBYV+KKaY7F6rP3inJwyczb+9rbxNu929wPzAP4Sbxv+Zggjr3H+ml/U3x3d1HeKvfrxrN0/",
+	"OPTYf3KZoSP/U0EifYFeq78A/bYp6qUiIPdNxAFJf736+5KKtPESgkmNXuvCjmhhORY8FWHhyXEE6UJF",
+	"hrioDnusqTGKNyi0+ZiOp598p2wpZ6OsAqSREpnW8sjYhLFVOUVanSJ9vxTLkak94JdHoelGlORQnCAU",
+	"iJ969uIJUF5QN2f8UhCUU8Dj+LS+yoBbxo5nWL6uGWWMx0qurW9XLkzQKmuo65PlYKOuy5ar7st2kV8q",
+	"i+K4HP9Vrby3LRN5qUe9U6L/ako0JCgyMxIo7kIVcJo9/WXf3mattrVOq7eTBCXn7ux06C9Xhy5cjtsq",
+	"0cWXf1UVGrnELlppJ/cVybRZulzxN1QQ3O5bDESqsvfB3pCPe9Z8uVaTf54UQpqVzioBRqwZJfQjQSt4",
+	"DFsZi5BdiESkkZawlkOtUYs4VD5TfKnYVC60gKf0fwFWP5BxPktYMwqRkHlOor8t1GJAFloe80GC4RfC",
+	"xwoGqiRUmvGOl0zmWSChNHgSYldRJmYs4CnUCC8w975TDEK/lWeU7SxXVsS13O43OdZET79i6ue9dEzD",
+	"ttCU/livjgnsXymTF0fKjJpYTLHMivkk+/qtmwQ43R8a3wt7Lj6PKQBkCTACfDtRO3QysWoJ8VyH1xoX",
+	"un5s+O3HulofJs1ZH3mMvuBjETeGjZ+LfE1ilU4Gp5I5MNoGXKBVw4hXtPPC5IpiVaaiuUoSqdNocReL",
+	"lm0qqtP0OSW2sjcvfyraLaW7XtOqGe87N5qJwhWKcKZSJFGv4WEAwyiAGJbyAlazbW0QiVt9yUbwVBNv",
+	"MVzEqZS0ZT2sj04kkpYG+2J/0h6MD8L2QBxO2sf8aNw+CbphT/Qn+xwOUpHeqU+RXt2VuKlNs62O9Yal",
+	"uD5uHzK1IvGtRITg2L7EZOhV8bs2Xqcyv23lxIKsboxaqeFhO2fLlyC0gaGusjO3ldJQJVfXIAonMtGi",
+	"k61pCEc5YPTxkDBYojhrgwh2ESktWNLPToy1yuTMPp7xUFBLHgCxGJ0YRA5rPPAhYLyEdWFug++xMeQj",
+	"YR9FJXoGzCQYskQy5xxGMumwZzKDIx6eMiVT3d14yTRL6LBHWjpSrOnruaDAg/6aNJhGVyIsZpQKlmjp",
+	"ClZEhB0oH53akHMQ9rRcrUQ7SpRIVJRFV1q4GiMB0Yuo+zQS6hyxkrGeFhgT+IWqj+Y+px3bViSi736G",
+	"oOd7kEa0oAvKecH/qIz7KBTzbNoYNrKpTGUOOEqVUyXn7VAuKDVXZpmctfM5m/H0UmRMRb8LptnFDCrV",
+	"g38OuTMsiS0dqLKUZ+Ji2SiZmhrYSltFv6O+j79FSox4KjhckddnT/de6f89f6ovSRRgCPGUp1l7HomG",
+	"14jUCA607oiiltUID6t5QGLEUxz0K9Md8RWi7eaojpCjNTxNtkczjGr9TQJnjfOLmmEXmVZoiCouOL4J",
+	"1xvTootoZoyEv+EunCmFBdSyaZSG7TlPs6UxnoAVWokgT0H/mUQJT4KIY2l5sJpFYMhNI3VZ2pR5KoMc",
+	"geEq+3I46QW98UG/vR+CxNoT7RN+cNDuj48n3cmhOOK9bv124ZjscABl2YxnKnicTUHSNYNytlRNtQTS",
+	"BvNQZVeN9LZmW/+Ffb6M1CU7S3i8VNkdNhdn0Nar1ea2tfVbrF/E+GC7mJXdtqbfXvd173A46A57/X8j",
+	"HMrNpAGkB5qirDMYlal852tgsHr25pRgqHA54LM8JWfBDVXV67cmPBPs7uCfcvkYk4sEeQgaluNYpKyJ",
+	"L2Oj/+pTxrTH1FwErN85bpEpATXsKNMc70qkkE/U65gkpSGzfIgpjsgLmB4GdhrIRvJ/OC/4Ik1rDwfo",
+	"k1aPyFEYsqjvTRz9rjnWa/E+A++U/m8ogxyxHAOesLFAqMsoiaMELAk+vYhQXP4py+fgMASHd6RHNslE",
+	"uuC2MG6ZYZuBfbD04OMetdjGFsFMUBwcp7KIKftu8B/rE6ioV/hD/frOH9rC8L66jOIYzLgK40BnwXyU",
+	"SWmeeYwz3wjq+IPeRuUzkWgxZhYppVk2FihZ/ThhviELYjaPeYaAZT5Z0/RrUHafllr/Bl9RapfjfLNF",
+	"Fv0o0e1NZDrzWdM6AwBCFIarRCwAk5IsuBJOqWqVSuL7RhIbFcJUh/mW4kEwSxzLxWiSCjHKIkxTIbwZ",
+	"BOoSMx7FPs6dm+O9mMqieL8S6VUUCMbDWZREwJNlChLSoLvP/IkR6HGLf4FtcgoNtf8plrAFqcjSSISm",
+	"Jo0bhSvT6EIfXHPlmv1uD69QQJeSAo1PC3DVS7E0JZrDaDIRALYxluESbVQnzI+KQYChIxW5EnqF3iix",
+	"5vzSsdN7K8nnwPXGTqKLHMU0uyOKX2H8Tq0BjBpcW/scKcefW/kccZzKsBWG/kgK4Aa4ltQFqjDSB3FB",
+	"oGCFzeVhHKEm8TrVzPtVIPNVtqrmqeChmgpRYpKGGOpnS5WJ2Wieytk8M2VuAXoWhqrlRzz7ItUnynSa",
+	"6U5RtNHnBI26gUxCCLTpAPuY5HFcnbTZYasBEG6HlLHyiD55DO6sbnxGQV7ujXeXqERLDawc7krjv1Di",
+	"SPNxGgX65PwYXUyHjBvONU7RbJwQWI7K2D5bCp6qTqfj5FBpQQMb6cxCqtSwQSws7ZljbPiTBMZPJP1Z",
+	"ogqLjpYVbH1EBZmNxZCkP3pahi2xdhu9iWAJw5bUXCThaMyh4rRp6AwLGcNvcNdtCXuM1mL/3et29eDg",
+	"v+3/7j1tePiTYPqPd27vJLKaawI8APYWXYkqG+UqRD9iiUuthBNMRBZMwbL17mYC7zormd7NUSyuMK/F",
+	"pMtilXrrCwUo3dXUWEc4u65cttNN8VWdAc0MV84RNCeQs5lISFLQLPRCphRfYXB5vEYJC9OSAwSEhYad",
+	"TRhRD9YQvnZs8DxIo0ykEbf2v003uOE1LmSUXLQDmQQiTdiCp2DhAz+2mEN3T8AnNUFxMxYXmisab/tD",
+	"4EjYAdlEFE8CMxu8vmzl9rz7eAPFZlU+qpyqd3XaTyF66beVCLS4FyUXoLxWqfj/yBwLuhFNAVrBSF3C",
+	"2K0i/gLuZmiW0ZiXvcI3ZugFi5IAHHnKW5k6ieEXeayFliXjuFZU2T/lFL8BPpQ4trRrk5amj64WhGa8",
+	"wkaeGdxinC+I7y5X2HgNv9Kl2romeUVjwgbuu3r4qshrSaux9Dnp4SjzjijhFqRiNxsegWnp1VXGPuXp",
+	"iExlg36vq5kQXCoV6VWs2BwqXNtrqOh3YfKBB/vdvgc8ZzSLtJpjF2RtUFgfgsIGFBR2SwGg+CU28zQP",
+	"U61aFrFcf3nr0jcrX2y2m9GTnRCyE0LuRwghM0rFU1uyrqz7TRGZL/+6TqpZASMfH4l+2AvaB3wwaQ/E",
+	"/rh9HPTDdm/SFSfhcXA0BhfzPEoSEY4gkFAfM+pt1dxS/PIJpKftLMvfpLB1E5M4AEwANgYQhv0tDeRr",
+	"ExKpmDnu9Wd3jO+qedeZ/lfKcie0P3WWftc5bhwCNa7xPcAEW5+38kgEMU+5vmbxUlPuK5FeQEC5MNai",
+	"TDJ/xpNoAnDIgPZrAs9ZKFQERirXiuixWnG4BRWgGKkXYNfsMLvN2RDhy6LkojCDmm4JGDhSzE+knPsl",
+	"B0QijfcBjJVt9uDBa73t2fDBg5InvrmUeQnOGQgokymsdKhl2lMIAISED/0ypXgAUHGUtTyscbWUeQrh",
+	"84lM2hXvOltMpRJAcZj4T85jVSxeB7IgmXjPgyxesqYSQCyYyoNpEY0A1l0+G0cXuczVyMk68M0AOOBe",
+	"GHOyj6RoSJcaoJ31IjwG/qoXASMpy5Ze4L4GGi6TsB5moCZ+85TJckWujF8KKnNMhm4SphVritk8W+rF",
+	"1ExDj/R9IOaIFl0yrrfB84MNemwxjYIpkPJYTDKnMhnsAXVPE3roWCRhXljTyi5v2cuj5zbXJD7JyH1U",
+	"OrlKZCZlFeYXC3BlhRLt8Rgs0kRHkXBcRVESxHkowhYMOhTUQJ7EWjDw52meiNHqSEDKPDUJqPqJWVpa",
+	"MVyo8njssvAYy3HpVXDcTIBWqBcCSltPZezcmAj2EOz9IWvWu51aBvjE1nCjsmWntm5ZpNiUx5M2FujH",
+	"nfDDdKm1pyHTAr9fcnbAtTVUjjV9ahCcNXBM/ZZ1MsBvmJSG3cP9PTOlkSITHoQxNZoi6WNvPI1N3+GM",
+	"ENtrbmKGtx9vEt0fc039LR0aZ5omISF7SkvbuItbYryklIwPq/S+AIqnmJ5ySSjq/U8zwX+LJp7rrGFa",
+	"eMLDXt6xF4jMb/bLnGjLwaJSOS/bBCrIt1D8//zd3zlgdg6Yne1jZ/vYOWA+Pcu5FGJuyLvLdf4pxJxZ",
+	"kRRlRCOrlguWuiym3sbicpRv0nmjF3ZFFiciuIVnpyz7gTi4lXtn2/KXBhEYJQvNmlCCprR3rDJX3hOq",
+	"k0dfaI5i3oOTtv7n0tLsyThsJzITCr038BHWV0YBwAgxxEZuIcWUTFmDLbeAlh4Xt86u9Yup2dKUKVvI",
+	"PA7ZWLQgcX5Xb+xrNIPBjhdWMKvb3sUchhFda81hr7AwjBbu1TIJpqlMZI4wVSFGRIaYZcELS4Kxw+Bt",
+	"9GxglWZeymPIGmvirFomLpHyJpyRdNgLGcf14bEwlr0PmFj20T9lUHYgDwIhQoRasfknPqKDFgkhFABX",
+	"E/Q7pEpHLMqIrppgWxMRe/b64Y+bQmJ95n94S6b7t40he0vW+7eNj36HbY6cXNYHTOKy/ybHrNnv9lv3",
+	"Eh+5nfr/vR7BFxHO6B5TVyZ4TGfI+d3VPOFojSqHPEiFSJjgabxsYwb1OJKZgNzx2ZwnkVBDNo/mIo4S",
+	"4WHgIZtPuRLKYwFXU5bmyYIvMSCEp1kiUjWN5urUnHaulzYVAU9DDEwEOaA88l9w/6qGjtohE4qJESAU",
+	"lWk6f8P+dfaapbmWhLQGGaRSqfYYEujZK85fMcVjGHWUGctyGKWIjsJ4mkVBjHk5JANRi2fhVQR5z9sK",
+	"CnBgthIQ+ltmLtXFSvT6r3vdYbdLsRI15ZxtHirfF73gJOy3B+ODSXvAD0X7ODwK2ifjLu9N+mI/HASu",
+	"C+4/uciRnm+9DP+Q43X+J3uzPYYd7FxQXxbvhQ10eO+kjszcjQtbHra5jI9+9Ttb/aTE6lzkCeRsUWJ5",
+	"3ynzDUiaeQ8TLPwOgwIrTsbLYioZlQew2aAhJJOQ64c1B90BUBiZTUWqWlvykR9E5lyM22Y/mlt1PzBf",
+	"NyAk5H7chZ3tws52VtVd2NnO9LoLO/srhJ1tyNX6qwae9T5W1IqqyLA/HEAFpVsrGlau+2S6xg7/5R4V",
+	"hB9E5qgHJlHy1hoBJn2v1QQelsFXHNFdLhLFZApY7mMhEnaR8gRiXiDaTJMpfVVAaIMBz3gUO1AlnGWC",
+	"z1oeBfZEycWKvUydVsqDAgCLE3BSAlax/hgIlVtWSp6MlywKWwbixX4pJ6hYMB4QBl+lralIxSlTQtQa",
+	"Bbc1a0FdTVjS2+KxfH4AuQ3IZTvMkFtihtCTrxw0pAYgbUsWQtizL/iF2IwqVgaB+twM5WviDwBYApGy",
+	"5TW7C5MQ77OUB9l6980LdGIotpjyKnsiG9acAz3NEKs9j0MWS3nJ4uhSDAGbwhX4ygAZykQeu8/gHPkd",
+	"9gogTiySgxIF2mkeYxB1HSgDAmZglPa2VPwcl8O6J27vXZjHfDmW8rIKHUCLZX92zPSgZ1uaQc4j8+Lb",
+	"pNdhD2UyidLZirrTeZv0Oww1Hk1zrdZTF5X2NtnvsJcAqaHJUiwXe6id7mndFHZjoTU1xgk9YdnZ3mhP",
+	"C/kp/fo7bfyvoY1vpy92Oo3bHtX1cRAAfpXKuVTVxIzPza/+Co4S2hCH2VTyLKDwgiaWd2B8AP/NM9Eu",
+	"rCfrWOBZrqVfrfqYd43vRmVpHmSAA/Pq+QvWRLMnj+MlggGJENNsoLIsmoQoWoF4XimSARGMTIqBYlHW",
+	"Yb9APgY8g9ADMMwC+BfzzWh8xlF/w7l9p5hfsQz5TElKWUnzhE1kHMuF7uAUdaRFpITByiIM9AVVml2k",
+	"Mrmo8GIYViqK5eCwQpTcEEZQ9iZk0lTZF6mp52K5bR0wODKlGE8Sm0M5WQykGPRPmK93a0S/GngvAKxv",
+	"n00ykfpb+4/wAODJ+cWcgrvwfNrzWp/8tbvvSgJfGWvDuY1gbrpZ19cwbCAKdSzzkP2UoSlqxwO34oEf",
+	"izVzRMlE0xz31OyWddtlvbGkUE8sPqV0i8QYMSuB/BunnMuvzPo4Qa6OzxQMJnaZNBfS3ApfW7+gHz2n",
+	"NQuf1qgU+DHtvqNuUoysLXfy0ljSwRDx8d3d13uziFbwoySEoL0iPe+LN1T/FQQ7s6urkpShZbcW52bB",
+	"vA1RohsjX+ANV65EbFNj3zY27SqmZ4edJxmEu0xifnEhQubzeMGX+i74qItc8SgGa3TmClr6HCZChCyR",
+	"2EmHPUY88KEFCG9eDwrOZOqGCbU85qNM5XvMJ/quW4I06FaH+VC4w9aewfHMeBZMT5kPNl6fTWUMRX3Y",
+	"TKqM+SBX+YTyP/McJPRCeksQFX17u/jTYP4a9mbFJF5xSWy7Eh0gORhSB2VWi4Ij8GdBbGb8/U8iucim",
+	"jWG/2wVELvN3b7U6q7dabihe0umBJYoUe/rwBa3NulHgr594GGb71w3C/L5uGL0bDeNmwVQPecZjeUGO",
+	"jDu7JwpvhL1thgnaWQ0bCzFecUq8Ql8w5HCLsROLWgr8oP3RG4XV2LxST2TJd7pCGUKsdPdYZMGUvTp/",
+	"yM4f/XD2kpF3HMLBo+ASAREePvlnxz0bwUiEFzwdGVd6aTxBURoO6+/cjG3SRduE4Q2nZ2dlv8bKDsQa",
+	"6Lm+5hkRL8OdXkEews2ZE+YtbORM8Iq+zPoCsXmcqwITg6z9JvuhWqTiPjgKIjxvYCWE9ZDks7E+zhMa",
+	"DXIVEwZOtS5uyGQ67HnJP/tdeaKrNTW2Zzy0UV8326Hl+EsR/JsQXQPxDPHEmvgSJS1T2XZBXzFmFmOR",
+	"sggrgjkdUbxEtZ/ntoAoGpopLrboxHhl4bnTjVwkt6PicGo30XA8ETsifg0RV+b234huryvz8EsaYZWH",
+	"V/988tNPnVlItFpOLIU2mDvwt4k/0bpFHCWXhVbh1h3oMN0uILUghVnKnPFYn+Ul1uu+EukCu4YkOey0",
+	"qakI8ynMeogYOH7rlPCLoKVIsX63x5rFW4ApA6Ua4YWMX4rEFCRChoOtm0SvYqAjeNfvsIcrpPkqUpFm",
+	"kBJlUsIwQkswa+qLqWfP7SuUG4cvfKfMOrVuBYcPO3knW20tJO8vBnSEOVS0DNNOmCC/CHEZLxmWWtYz",
+	"+CGV+ZxNIqieqGi2M4EYIBXKBQW1i3chqmrhNliSWPXzNtV0hlMOc68i0jv7UxpzQd/KQTXFZNrt9ttE",
+	"9zZkJVL2NnGGPWSYOirrqeHbBFp5m/wXM+7rEl4KvryYiqTT6bxNVqOINjSOCE/6CMBtwRfW0t+tEYbh",
+	"KH1KSx5dw2poUGXYWzEHoEmbrGHPgXrIjJDVLMWyFUiAeWyNlGynUkoX+aQzwU36IpPZ/nrZ40jcuSUz",
+	"d1OI9j4UjGZ9xtpZhUnJFHDLyuw3yqZg8J3kcWwZ9U0UjEF3sH3emeE+t8o4g4+f6ZtzHxWAa8TkWsru",
+	"SMIVur5ejnaIuvNYP+h12EuhZHyF5n0ycmSScTBz1JL4+5DXt6EsG4XnXdz6fcet35kmmLiH9XEYL/PE",
+	"GLNNqSUIhEj186ZBgzCXOwnJUireRyrz1lT0+v/+3/+npoTXmvpdBkvSWynRBeYTt0YXzMZbD9PZqtSF",
+	"MnAODrYqYmu6gS8lAEquHLS8mUgvRAhKA/J4GwoS5CkgOahMv1fCazX+CgMOCfiOg71Bd7+ICml12ItU",
+	"jmMxQ3qJMcpFBk6/23WxKeWl1Uk8LAcG9dlOoUgbTH8meGIK24PMxURyJWJNdKNMiXiiZznjsV7GrW0+",
+	"dCPEPcRvoqizrvAT7odeO3xtBSdqhyq4QxXcoQrugml3qILfMqogAcBV47KIKcsJhhpECkwXFni+hlVs",
+	"vMfv1m6Lc78/3iJPauuofsNfP0vgUwGqVzP7PYDwFUrxC30M7UKYMqRRwiprqumnvLTEle5cuaOCc+z1",
+	"yu0DtHtB+aEb8E2lAqCyAi1Lv7v1cm6OayrCmCj3ZRfN9AWoPWb31sWp3yWcyQGBQz0oFpmosY1guqwb",
+	"/T0EyP1I8flc8xqMr8K6zwAtBqo6/nus2aZQoJCDbgJ+jFhg6BymqiuPqSlPicvobn6TY3JJpIDpB9Wq",
+	"U8EuxTw71X+ojC9VJT23w56bwhD15YFBN2hixQio2LDfqlSygKkitD2rVogAl8cAY+077Ps8irN2lLiu",
+	"GE0TtMpjPmxWahFv64Z4BDtySxg7Og74n3rkocHazQ4BjNO4isyEWjuLxn0aOnFVb1Euxlsf4gG2ybIC",
+	"aSQE/bGnb8qbN08ewSWJ8wsPTJ0TxjHXUh9og+xhkzCXcFft46guhb6cLd/ExAkHYMpnSmQt9FhJBVUv",
+	"WABpnGCpg1ANfTkePDgLAqGUqY4B5jmPqrwgfbiKBJRkbyLNaHn1t1158Daacsg6C3olic5AnGouMQ4I",
+	"ZDkIrqTfTskHWT+mcs+FsaPDzizdXilMs5KccgpGZ3oPXxrnGYgaRW2Nan3zVUqEJhQit0CEWmtAD+xb",
+	"Q1NBhAre30sNDgue9iloV3dXfnOHg7bDQdvhoO2MRTsctB0O2q785ucov/knld38y+CRbaEBzXkWTGuQ",
+	"ZHiaRZAbj4fETcRqVgT3dXYC1eqwV2LG9bapIdamrBRU1JfI1jw8JdNH09eD971yEKZX5/p1vLge63Q6",
+	"LZaKecwD4ZQE1I2eQt2+SllCHoYwePqEgubhshZ1FuHiXQoxJ2x+gD9mTSx8SIntj85/On99rvvfoy7a",
+	"WFLkA0TL+C3oXrzXknWUMV/TNZ8FMdh8OJQ/BHUPFmW4Cgigp+7IB369S7sY3ulan3ispNbhxDxTzH/b",
+	"eNvwwS+qR4JLhLRvyJD0+bYKQl0dhVP3iQQdDz9zLD1YiyABo+gIGx9lKYfgfZmgJqQpAvnECS2o5DuP",
+	"o0tNaang5rpSjh22rnAiRtumQmUyhWU2FRQhDsAtosh4eKWlVHXqeOvBema0OlMWsqb2KvOtVAfVHlcV",
+	"JYo8QL4JOHyYjzhZe4HWWL52yv23o9y/mZdiIO5Dv791FIUmA5XKnPoR7CfSJJsK7FHEi8pYIECusjTI",
+	"0Bygn+USnq6Os0k8bayTEz8iDCuQpEodEFOuhSNxKmEtVAQ6VE5q6pDi+YG4e5gNv1CsCf/fZSuaobTc",
+	"9tfrX6x5/vT8rLUqiYmZ4AYs4kYClXtOPmkBrp2BZ2fg2Rl4dgaenYFnZ+DZGXh2Bp5bGXio46/F0LNL",
+	"IKqxKKHEeQuj0uYQmbKJZCPOQiiDXB9lZYP5IW2lMERFSRwlomqtwQrBqtVhL524FtBxteoILnOjOhax",
+	"OLdALMBleIjzeQzT+fM9tCRP924lAH5u2fzm6Z/FIm9Ktofx7+zK952cT1cWl3cb43I9RCteZgWGHN0k",
+	"a87yOIu0EoQ2UOaDvbJFqerWugTJQ6YkHVfWoruH4rw+jCi9+2jXgkE3CTZdhBhf9+LRY/jx+WQSBS6R",
+	"yaRsQUILHVIWJdQ/ygVmGTRdaSORcTABHCsyx5XqsDMwtYpwyPzOPJz4HvM7oQzewz/m8wz/8T5W9CS5",
+	"gP/+Njf/FfiPiwi/XYgxQbDjdkBuumJNv5O9z+CNGViHO4G6gv9m9F9NJ+AfSz6L8R/03/f032k2i8GK",
+	"mizRxClihaa0fp/5eaLyOSYTgYAJQqN/aiLaYAi/R3O/hXma+hP6aZTIbARGBRHqD9g4Sni61FRYCUZk",
+	"jYWSSrkDRA3ESYn3mUjATtuc8QstlWtq0rpmSBS7eAPnBAC0u5wjdc4C5kOV4r+Ghq+wUOKvaJA2sZc7",
+	"y+w3Z5nV273C4z+xkdZSwj19u9shz4A3bs0lcfQ3MxFuCyzgiAb94/1eDwxAsygbqSlvDBsnk0CMu/2w",
+	"y8XBybE4OQiDk6Pu+GhwdHg06Z3sH/XDwx6fHK+gQhjVKeFRKjTBhLUGc5wh9BvedEWO3vF+vzvwsKiW",
+	"UtZ0VCODeLdd2+sSAVQGTAQ4wU4B+ioVID18KHVfMIpPogXtRTOwuaxHtTciE0eBCayDRqCxeahvXv6k",
+	"+V0g55H5zUVfQCUK+FuHvRKau7znQRYvzVu+knkaiFGexuSrLD6BLOfmWGZT3UUiomyKYO9rvLGvTal6",
+	"zVsU8HGwBCubC42LO59r8r0TlD6/oPTm5U9amFYyhkyNTLJ5Gl3xTHgslnI+5sGlB7BQ7VgGPMZICYC9",
+	"1AJDmKL/AvnwJFeQpwH9pXFpLi3PgOwKLD3PpnKOTvo2gfCjrMNZKBcJHAtpahBoos4CPrezoSOaSTmK",
+	"NVXxQUbJk8tELpLqgfWwwh3wVLhpzh2wOf2ga2hG5HvUC4k9lAoI34HhOTNn2kB3kcwf7mS/b0z2ewL0",
+	"+HPLftc56IvDW/ZbPzd6NKaoOK85TurSzWgMG/3ghA/GPdE+muyH7YHo8/bJ+DhoH4YHYjDZ5/1xLyCL",
+	"EElpcxlHwRLoMrC3PK0gmz2ucqNywQPDWxrDxjTL5mq4t0ez6wRythfKQK2X77aBCis2DPdxK3/5Thje",
+	"CcM7YXhFGMab9FmE4Q8WY2xdKu1LMZMmkxblYagy5VZVKkzVtsAEDtu8WbXpnWFLGZVSgvAmguNZE01Z",
+	"ZKqmMJ5wiLzHDXQZRQmG/jUDG0qlREaCRaoyCiF9cfb64Y/sw9tad+7bxpC9bbxtfHRxQWmcgNtjvCPI",
+	"l7ewge3klm9LbnEzne9Vbrk5ynTR6z3h5q1zMdGlG+kbTXzMsLbST6tOqxIjvA3Pw2XexPN+0ddzwZUh",
+	"Dd8e0/uamNcjjNa/JfPakCae8gWq25j77TZf4Fz6D/Gst1+j4v0JvdI2VfirufwP9h6U7dtoq2kMG2j/",
+	"aKwi3q/1/H6ncDP0ukwFD2G+Hxpm+R9FCihBhCSm3IZjOThlRun529tG1bP4tgHLXox3ZXQ75/P93Vtj",
+	"D/o0Yuc85kl7jrWbr0GytJKI/ibR0tt8ypWg8hhG3piAucnoY0OQLaJE/5io6EowiBOGQpkeSyRTPAnH",
+	"8j38+zc5hv8GqRZyQJ5JL0To2ZQTxTUbYW+UmOQxIkECrGbiwEeW8CrGYiJTANyE8WrJ6PlcJLboVYnq",
+	"5IlLdD5vcU+qWo5b+SLmyZ+dB4FHraYyqPmlijMPpcDdYOMhsxHFHfaIZ3zItEAvl0KwF0+e6DUwp8QG",
+	"g7Ny7U1MXZrzZSrjmCIN4UQXH5bhLu1zZ3S37OTGMpHeLdq+Twoztn0kE2YeuFUXQ5HxKG4MG+sKs3ts",
+	"zkHf0xPlCSqOv+VppMIIozEh4jLKINehFOXrlGO03VBdKwomDiMVxFLlBp0pEGkWTWjOijVfPX/I+h57",
+	"8uo56x91u72W29crE0CKeWflfhCO31RuNDj8uo9JRJGiGPyM0camSnzR+krlx1seTk25xyPzKZDnH3np",
+	"S1oEoQk6rYuKkkCwfrff/3vDazwpvQ5rwrTUxJ48MSsmwr833t3ugF5TMzzmu8qTXwLXp/0qsbY5soV7",
+	"YftgxNhsXrqSl2ReguJi4Bydp1ESRHMeowON/W/nkV/GP0t1Axgbht+Dtcb67sC1ZHDQMimvA1xD8WPb",
+	"8JUE5nlfmYUr5a7+GSWhXhe7ButqXJXXrSahp7jJJjslV5BGRolNXiMTfFaTnrI6KAAXmPEoNh5Kj2Ej",
+	"em11KwyAvpWpInrtmDcO1ynUtd+/tlDXjXDj8OghbFyGdds5pBmrPJjiqHfocfdJbHDBGUfkxLvaBM7B",
+	"9Ek0oyJSO1r/GpPmuiRwMr8S0uJt49Rfge32y4lQ798qQt0pO1eX1dnrve4eD7tdyuo074yXW+Qv2bs/",
+	"bIQ84f+X46R0fzaJU0SsKAUW9xPL1W0Y4ME9DfCasVkKSqPDk7Q9+C2cnU2B93Dkd5H39x5578pAylzg",
+	"u4Xf/wBbxTjTB5c1x0vkmDZMxzhuCO8SuCmeIwqnAT7KwYQOQfh4qHzWdN04Lf2uj7fBZ01AHrE+Go/N",
+	"eMIvRDmxwHP8QIDWUQRXtzoMho0ylT3mKFcZeNUpKCVIfI1vBRA3ZSygGJ8tvYfvYO29GwpfTF+B9Yi2",
+	"tc6b01pvF/kMYTdD8hVtR9Nf3adgdydTiUk9dy0R58a4BJVNLHnSR4UYmWuhuAdi9pEExIo9BI/ptZ2C",
+	"X0lCLkhdp9ByXZdA9lfCcAIZx4Jf5EL3TLxgTce35y0fb0O9P0PVvC+VFW+/WOuByygoECjId0RbtIhO",
+	"Ga93KtX3ba/fD0bl2oX/fH02GdjV+88FNvx9YxqwweuaRlooWHqahQuVYfyMx+b8QoQddm6CXSC24s4a",
+	"1oMH/6KxDR88sEPo2dCgkquFUzZYJJNTW/QMZB1KICy/3kRi4WH0u2eknVYVuQzw6LR4RN1jeI2PK94p",
+	"IZdVIpZkIjrsX5GKxlEMlm2UHT0julCFMQSUKWKvTJg51XOXtudbFXSnuhlmiz+DG5pqm1//4sM8VfqM",
+	"31mXnXI1msm0wEi6Tj8tgy/chqhjIK2m1ljQZhXCYU3f3YPXvd6w2x8OunfuG05utev++q7LYEt36rqo",
+	"4ub23dN7qS/LKMC9RbywLWu8YIsv+EUtBzsDWqMVI5v0uVN4P6HCe1WQjnvlNnsfnKOzvpitlucN4S8X",
+	"rS2Tc5XwuZrKbCXucsdxPiPHsaFPtIqfMeyJenyWz+7DOvqpSDed0luB/O3g/HZwfjs4vx2c3w7Obwfn",
+	"t4Pz+2rg/Pofb6Cy3UZDWlv8ksDQd2rRJ6rsYFb406pEe6QfbAiKlnFcp5eMeXCpVRCjvpTw9REVwmgM",
+	"K+XyL8WcjHqsGYFXzRZONO216AJhSXpKKl1paBX936ozqcjyNMGf/EQsRu74PKYk49b5GPDElLkfC5Yn",
+	"Ieg4D8suyyur8iD1p/qbpMzYyhbRpDzmNSmFkNDHYplciNQBPSy+tL7GUpIhIGwkF1ugX51WnZhquCEB",
+	"baea3kk1fYlT+ibU01uoIZVr1hgOYBBwESBFbxs2VLeWmyJ76f1dAt6fHGWH1OvT8TF7vdfzLJ+qs1CZ",
+	"ISdvJ0qY/8P5a1bpARGEYpGpSmhMKV85yk4hEviKZ8LHpBmos0zUDsRuhzfYeJO6IspP+SXFmNDISIWJ",
+	"1KYqMTbp2M1Shg9soo+IlWidshm2H2UG6we57IIv9X8Ar6c0bjes+dTwIdhvQ2RpnJgEVFTAsf5w9qxE",
+	"ONmjlE8AicmWDmo5QTEzHgqac5kfAaAQ1iTajnVtEVVjDYjFWfpzo2toj8pRJk/5pTC754aWuDfAfqmv",
+	"jbFcrDaCZ6u5pnjX+saxwa3DUIp13RUw2Vk8dxbPncVzZ/HcWTx3Fs+dxXNXoXYXq3iPsYqiEkbiyvNb",
+	"a5uXYrk+PPEnq0nORMZDnnGDCIFy5XeKnb14wnQb1bDFlDL9ZCKUvldxHoqQNVGRoh9HPPOhiG6QCmOH",
+	"0iqdY8acZCK19rYh47ovrZupqVwkbLxEBJp5KibRe5810bx6DPASPNA6SwvtaJpJDFBlOqMCsTwxg0e2",
+	"RRqUnowPmSAJe36W65uPuSCZvBRJfSjg2Tz6p17HbfWpLzqg77Dd67X7PS2F75so7UuxRF5zNO4GvcmJ",
+	"aB/0+aA9CPcDLbDut/eD3qQ7ORD9ca/nCHpBxObRXMRRgnKkygaNYePy5N8L+lOzMVdvwR3VbE9dtn/e",
+	"v/o/IEqYU2Pegi1D+loI/eMojoHl3y1kDvf0+lg5fX7M7fjcBPUrIFtGL9EnjMOSNoa/vtNHXuoVgD/e",
+	"rYTJGariUDS4YCVyBi+szQN7GiXlSz4hoQA4vOb2RMpWLzlrAlVR+Rghln2qZhzEPJqhnciYyiJFhTI0",
+	"pSPvTq5Eq8MePHiexMt6KgJmKcIEZ1ORigcPhu5QETKPkPlgnUZGCCvMPkLpr328Az6b5QpsTJypfKxE",
+	"ZqYHHX6n6EWaxKo5DUprLyIwoy20SGNKmes2gOgmU5FGxA5Mo9i5AVonWHQg56ypKanvMV/fYJ9NJNnf",
+	"xks22GdjrsThIE/jMqmez6FoOFj8QF4DLwker1MrsIWIt2reyxSbcjVdJc0PYWfwIjfuYqmiuZeNTE/w",
+	"Yc16uKYlQwFjPs/kHO5EwtNULqrJVfGyEEgBSZLIWE1bZWp6DRH8uCXFw0VzTFh3xxC+GWNxiH16HPZn",
+	"/+iOf5n1JofJ/j/Cg/z//P6f4x+D7uvsX//T5yfqJ+IdXxdDus1OhOtk+EQs9MX0iuBdc/NQONIa8GcH",
+	"U/iGBXCXk63hXZrnOHT8BtyrIonvfcAD/fEm+C1U1qIkjutGNKGE26vQ4UDnAzVVi8baW4vpYkR3lxP1",
+	"uwPGL3iUdNhZArzCsEDs1GDzfgIBG6drqXhFwl69F5diqdkdLqRvIVAAXNya6ohubII/sUiNeQ5v3hnw",
+	"xIR70PrugE7+DPHSAKLc8pLGUs43p/PZqwivsmaqhwip9WOeBVOAly6ryvoegzbBM8ZZFs0Ea/rgaNXi",
+	"EyovWk9GWN6QGjZRG3Gk5cBaZyB1uCZ/7SeYytetsupWgzyLrsRowqM4T3Uf3VqPUr/d774Gd5L1KMFy",
+	"OtxbTCZQpqiwu6/YQidAWpNAH6WFEJcQchgpct4aIgICRJonK4a97hGIPIN/GylDXUbzUSo4TBu7sM/n",
+	"pcHFPBMqG8GeksjDT4Ke2J+0D8ZHYXvA+0H7WBxO2t1xPxxMDvlx0BMFxfsFRgv+KZFFmUzZQjfVIB15",
+	"dbRHZrSwWsZsOirgbfQn9Nc+Es4wj8UI45/gcvDlSE5Gep1gV6YyTxvDY0CSyjVn2+9+dD6ESYl+OAgO",
+	"x8ftHt+ftAfiIGyfBEfj9iE/nnThx94YwP1m4neZ6Imd56mci73vRRpHSeNuSv/3ekle0YBeIdG43gQA",
+	"F3Kn+1+T+hYTvTHUFulPidwSwVqv1KNIDKIF3jhodcg4Etdq7B2GtdBPWM8SvE4kM/favW63az0C6O7x",
+	"zZRGMU8ucn4hfEYuY6oj5YvEb7FUtNNcS9mMMz/kUQzKLtIEEG/8mUyyqf7DnHDW9Cu3xGcXUDbL11eD",
+	"ipLh5fA9No9zpZu2lwiDXrALj3XZ39hTmYR8ibg1+h/6rqPJgj6DMfis1+4fw8c0plPmmxsE8YQ8YU/O",
+	"np3R9zRd5r95/VAzHlh1AOnNeJpBDGeaJ0OqT5GqDAOFlGZgvkNNfNbMlWB+miftRC58vXjQBCIHzzSZ",
+	"5ZmIl2ikNVDAEUD9qnwmQpYnWRSzVC6ogmmk5nBGTE2qH+UCy+ZO+XwukuGDB2i94HAw9OiEYs3quDwg",
+	"g7mtmetbsq73cGWPYFvsenl6pePoYpq1FYfaYnzBU9HC4hf0LRmtoaQdnj9bmUMPbAXN2DkZUUg96sEm",
+	"+WwsUp8pkXnE0MGn5rO/uY3pRy2qBILrEUcg5dDpx72yq5eymOcJeDhhafVtiBLGxzLP2H5XK5IyCdH0",
+	"IgLYeh8d5AlFnfpesSnA8EWod9/0QCdZf4KAzzZqdZyHF2icAh9umidYmySlnSfGB3ITBsdGCZrvXV7p",
+	"F1Z9h1XqzSsdPx5e8SQQYQsPBdZFEVeRzBUc2SlHxMpJlERqqnv1ze/YBoZkAdgTDJ7HENlBEV0B1HHT",
+	"ZzmVC9b0o0Tlk0kURCLJ7MRbHfY0UgqqA+lJKoxIEimUg2tZOW7Mg8v2JIpjESKyth4gXTieFfHBEord",
+	"5UmULTvsXK8hLR696xY91E2IK0H5vUqAc5Jh96Y6CtBrCHyuL3bImsgcPVuFjkhoiTLtVQgOhWwDzZFp",
+	"UdIPjpJ720yjIPbq++UxH0JRlL/n6yPmsxhAJ4tXUShrneKAnUOGZfM0oYHtXjl/YxHLhdkvuIIqO8Xg",
+	"usiowsFypHXDVORKhH6HATC2/6T4uf1PMGtqNTlLIxEaxoI+KzzkMo0uooTHSISa/W4PL6ehCUTpthTa",
+	"kflptrm11O6MX6tId0TF0syubL58pB/pY9o9HHa77M3rh67dsiBb9tUU1sHEHpVAlX9xShSdP/yehRhw",
+	"Rj52GfLl3yGCgOglqOqOVI6jq5VHUf48LOTPLpo3iSlWYgjxocG57GlNDWt74vnz2Ks512SDYUCGWjvj",
+	"J8lEpjNNJxOV85iFUJ3pSohQIuCdGwmmcr36Im3PZELwWmXKC6J3acHOVcZDaSIWRCp1D2cBBGfV/vZD",
+	"LMfifcPRzKysoyVw1X76fxrrF9is1iaRH94BmFhc8xN3zUvS+9lMpFHA956K91EgRw8BZ1xvCmlXq9hr",
+	"RujRp+14uN9lKPkDBVm7B+u1n1WlzyEbjWGvW3c8wyhkT5IoE8DqEplrrgDeCj3svze84rU3s3Eq4piz",
+	"hzKd17684TBbFfM67UrvSsj1m/VK1np9aZvKg5YAfdKSg3aGEFXGg6mNUM1VJmcj/Y0Np8NfkGOYv6oX",
+	"5uBP2dPau4X4fgtl9VItrDWGv1bOwDaGjf12b/C6e/L5DRsVc8UtzRj4+HMYKbpfjpHidgaJR1gTYY0/",
+	"SMsaHqnFn920fAOjgiOD/OVitpByklZ6QxtI1eq898E5hBsdRK/kJGvjj4r6HGoNUjG/oA1ajxVwWkAU",
+	"izKtwJj77jO0tVb0KX1XWxQJiSUqI6fkZBxpcTqRbJKn4CECRRTUkg77HqcFkPocLQbKo8AwrRRoqVxl",
+	"UNEDK/p4oBlB0iwW+wBZK5HpjMfxkjUDrYnFumPdO+QCkI6WBVOq0A7it8r4UkFOk8EnLyVD1aytbxI7",
+	"0dFlpXAtC0aZE50xcGfASW1m/qPzn85fn/tbivdo3q8X7+tv+xrflkurPrmDi5wSO1/Wvdbz02u6HbVY",
+	"g9h/ZixE1gYJIe2QEVzYnHxMPK81ohozDcsV1Pcno1jL1p096LKZ1DdaBCIxF9v1cLGmrx9iddfQcWKB",
+	"vQfvvLmdUBOCokQdWkX2ryp9QitQDYka51k52Ry9ZKiE23Q8Sl93UxZPGV9xb8NQnUu/Mz3uTI870+Od",
+	"TY8354w/iOyLZovdnYJ7rYJr7DHbeK7XQcy6XvR5KgOhz/gIeyWVD4kXOqZNNtGLl88fnr96df5o9OrN",
+	"Q/2vx29++ul/9A7LjMfm+493UMV3MQZ/jRiDT6W+76To+waW2k6EBgGiJurAVLKvF6BkamWvDntOYfOY",
+	"3QrKJ9PyDgElifeaNUQZyKkYPKD/BbIvfGIAgrC2C3niTxlPU9Ri5zEPxGkhKfrmGco4i6mMRVnYhxRe",
+	"LXGqqnN+MY30O0BWWh3mW5bhF044kgfBEaflBXDZAIzGhUA5GVK0MEcsvRBU9x9CJbTcAHRYy1xFlEVq",
+	"Gb9IQHMuPIMVz19TpijQd5jdAygHaiVakEvSPDllHIMQEjZP5UUqlNIiXZ7wyUQEgNRR0T1WBfrrPaEc",
+	"c/+R8iNCE9QQmmdLNpbhsuWt90luKfO8gdTQL03sua3L0BFGPpSCMeHolvJyMQon5ZESjtTuOnbKos7B",
+	"Jxd1nJd/lDKO6uUh9ITM5JX4Hkdcman+BdUAkULkEKkjBmdnwlUm0pV5OlKelupKcwcJC/0tjsDiujCv",
+	"AJXscRqFAIGTsd7RsNt1O7mz52lgeG7vaK2T7/Yup+IafNICPzuJfCeR7yTynUReYqqEzvB1SOZ/BS8a",
+	"MoP79KLtzTkAaK3D1HuVybmqWFfJ5mVMoMOSWXqshW2hNpqntShaI6smMmOFtPqC54rKQeohFgZzzhLZ",
+	"lnOKN0O4u2uF25vLnbpf8Y1Z274wbkFpLF8xu8DOvhrmcJfsj83RFng3d2abeyTyQIDulcanQuWzTWDf",
+	"ol3EQZTobT1t1ySshrRHDoiz6T/EuGa0kSRyAQg14ImZoWMGTTDUZY0/ptVhLwWGbtQRMh9+zmemcm+R",
+	"E/MZWAX0vOMVO83im9YsPh3z+JNC9b5l5oEk6X65ByavbdIR0FGOMn2R1OYxmWcqCkVJfzBWYwOr0C/g",
+	"OzBYo+m/OH/26MmzH0rxICYyw3KYaohG63RtnAUWid8Qa1EO2OiwX2R6qZhMXFaoWCbl6SrLs76NDnuo",
+	"766CoAl7lXHUhnP6FaLjr1reuyfM1/25QRDEJW8QQ0FBgVHGgB5FkCXU7bP6+IgiNGNTdIVuYQB2f17i",
+	"nNtyyzzRp/AZALt+mdyyvyUUdcVWuj0ruWGKBpwkWKsPDc2WrWmx6zXm6EMqbI1V82MXGEtSvNPVBCMI",
+	"hAjdd8oWx/WB9r1eqWY5uHjmgLC9gHwX80zNBcWcrzch30A+uIldmWasZwhAzxUpxPkZ4nRKP6YGSGy0",
+	"OphrrMm/fmjwLBOzeYYrCE6yUQAYsI6J3Pzxmxw78zLsX+/7zSzhqVyMQp7ZxdN/G5tyz7UpI/UEiIr7",
+	"Hd9NPEWbRtmvG+W7snV8cEv5pWb628gtmw2hyJgIasjGholQazR3FF/6N+H3Bel+SOd+V7TkHnBkIRMf",
+	"xZYEuNL9SEtq70Nxoj/uhdFkshYw53uxlCTVqLkIogmxGy1MzOZQa0oPryTsyIkJsQXJyZzJsZhAAamM",
+	"NfWjaXQxFYA6sRBpqYGWZ33NbLx08KChOlauBDEetL5mch4FTAmh2IISUxOxgK61FJUKDiEMmC+AmaAd",
+	"9nPhy04Fhjcg8mE2FVHKoMBWM+BkIV5Mo0yoOQ8Eiy4SmYrwlPFijFxBvMUiCqAqiWktSphMQ5G2aOAv",
+	"zl4//JFleoypgF+gPpaNDin86xhyHZgFhmkFPIGIaHwYdtgLkTpL46OQBxIf/Tv0WXMssynG/KJASxHW",
+	"ev39qeBhHCUCob6YytI8yPJUhG3ENadwF308RKpObbOEC2/K2ECoLr4E+eTwERQ++8er58/YXEb6iBdC",
+	"tIxxDFAWjcc5FsKC4BkzOfwcImVaHvOtBIsxvAtfH6AID97KtEryp2YKicyGLJGlHzwqy1asn0yNFG4+",
+	"YiSDQICvn8hshMPj41g4I/gOP7KB8iTuwM6aPBmZMpSKWkZ0L+RlAuZwXQ1N0AX0EJYic2aYipVxYFy3",
+	"TEpyr/JQYbg2i+YmcfUeng6gQRgqZPwqLJSYKc+m/ArUptvaqSh8+GWePNK06MuQvr26fvUyNHvtMVcA",
+	"D1c7AEda2NT/LEqiWT4D2Yj61jflQqT3YSjbXtS3we3OpwfBkTjhvXF7PzyYtAfjI97WbbX3Jwf8KDgR",
+	"vfF+6H5aCSNw4ymgWE0CIirdZi2flyjKurcSoSX3vteQcUgCNYcSM3vzNAoEiGiGmEE2P0qpQZ4RRdCE",
+	"WU4QgTPj81gfYsn+u9fXO2i+HJkOaafspGqaJs09BLKJDfKM/Xev2ymtRlkAvp1EXSdBUywGSNB2vSyV",
+	"rFvX8go9k7bDmZZH6peBvGB161DXQO20+3cT1OsEczv5+xLMiwItduo9OnRdr1EmuPCoWOlh7+ZxDS6F",
+	"WyPGa+pieaCVnSzjksnOFnmf8jUcR9pKzYCBy20vZcu5SPg86hAVdn75Ty4zfjMsyiwSqWetXM0oYQGW",
+	"/kxgaBg1TEYFygW0dI3TD/jYyNVoLkDw60ikbMaXJDGhoESN2VygQCrMJgKBDr8GZDF4SwsfqYDsoNBk",
+	"0ZHoUkB+UTTzJE9C81aUgegDkLcoiGMoqcy4wRC7Bm0HsZnrpYafYYHvzith1Uew4o3hoH/gNeDfYDfC",
+	"dUK+Y2xHqZjxCMoWDQd99zHV4ZnI1JprPjSg0mBj2O9SmajhgQflozQtIVvOsPcR7UbWyANveg29dViY",
+	"7OYGA1iVTTVJX5st2EEibs5OKCE3/4cOmyEP3xvU8BKBoIcfq2RgD6GU1hGDMxKeF1MM2vdfPH9VCO8G",
+	"q9wHAD88Iz5byDwOoaIAIfcncuFZxRdvl1FF4OqiE3qJlw3y76110ZCLSFFKcBDz2byoxqnP4XeqSlya",
+	"oKgRvhYMp3XKfBoOOtzTXBDY18rl8dGMr9yfqIaChc2mUWB/HpQRpdAtU6gGUz7X+A+a5dEV4Nr91pbU",
+	"BuqOGXpzrX5iiK/EdAyrKfwnF+myUBXotm9SEzaWkMLP70FdoC2zQl8Noauhc0DJqhTL+LYbdTvSqDVo",
+	"I4Hcjr7BflxH5Gjxd0RuLewJVNMzRMeydHMcbkHsbFmFG4k9tqDGb3K8AkowXgJlIC+P36oD4j5lWJMS",
+	"IEeg2kg2lUqA8S0RzEe1we+wf8gxYJuUbBxuSSsEIPBMVVrEROywMzbmoQX5BhT9PrgrIfuIQIzrc4cs",
+	"1a6H935JP+uRfXqU7+vfNON5BUv2OIozcb/o4EjaXHDwVV9YvVfv4HX3aDjoDXvg1Vt1hDnVQrET4ytq",
+	"7I/7g16v22uL/njcHvQPDtrHAZ+0B739w+Dg8JCfHPYbq0qqqeCvp50orXvlWSzlJXiZ4yibRvmMBTwd",
+	"y0QzFxDFwYj38/7fG5uddlRYkRppw6dtar79n/02jhg9RumGpYDag1YrjpKRsR821pUtxE/3hwcH/0bT",
+	"QWn9K2BlvZPh4PDfjY2AZr3+sLtf2hHiAavVW+2GHAUn4vDw6KR9NOgftAfdULRPBoNxW3SPJkFvctLl",
+	"4qi6IVEwZedv2EyA/RGwURQUUYrCSAk2FTxj83w2hx0Q7yMFqBRTiGiIEqYH7ZEhv9jbGX8fzfIZu0h5",
+	"krG5SNlU5kpMZRz+fRObsjso8rbuua17btNohGrDEuEs126iXb2D0ibaDVm7hXZrjv69CqTeePrb2fLZ",
+	"q+7i6bL7/tnjnxfPX8v3T3+Ti6e9+fGz/tODf7/+n/6z3y9vzmkdEnVjrHVNyXcs9xqo9RLfc9isWfAy",
+	"n7U8dS3suglxShhXyySYpjIBV4fTTSms6cGDfrf/4EFhZNIvNPEgQppxLkK/pdmsTAJxyjhbyPRSpGwe",
+	"BZcAKpbPrSWBPkO8sUxq5miJkQ2KSvQvnGUinQHwLn7UYS9kHJc9FWbQex+QaIxkOtJX7iOmG0Pltz3N",
+	"+9F5hY69iVjYaCl0rpRG0QI3xpwrxfyFGE+lvBzlaQyA52OI6Y0mEZaI8+0t9Nke89FxY+OgUK4nqGAt",
+	"0Q4fPCg0MsoGx1VAiu932Fli9AE+NjmmpjxdRa9qTlIhhvZbj81TOWS+/tn3mNDHap5GSr8C1MhvARg7",
+	"akmeLc45yZUIh2Zjv1PFCCNyJ5JPEND0y4TOxxcWWrVTlxA2RjYgU5/PWpZsOyvGIceztc48FE0c49Dm",
+	"OC+q4UaaHFScgxni8d0QPtYEBaB8vBxt3EdJs0Wb6+AfDs3d4Ml6bOllcX0UnwkqxxRCorkJ5esPNFtJ",
+	"lb15JfRpujmBDNHRDLeQw/1SGddnOZGLlkEEI2R/ArHTwjegEkByfWkQOHJyyookwxFBAagNSNqrkX4D",
+	"9DdOZJ6EBrLbBkD5ACwFI8JnjrXEGBtP1yXqT7C6FEnRMD7PfeA7wVi03rjjpduLhRR4lvFgOtMbH4UK",
+	"hkXR9oRH7hnvqKf7FdFFYhDPl0ITsljyECCqTDus6cM41a/vOuBC8dnfqv3sYQH8KAnFeyx477e21QJM",
+	"JT/LZP9c2HDwSPK4nKJuIiVQuWrS3Uf61HLz1KsitCYKKGdFCQs4gNORVaff7Q+YJmNaOjt/w0QsgiyN",
+	"gihbkij9d2SaNiShPKZf8HxDfMErOCNwoIrXGUYwuMOriqilaL9qyX+gzSn9QQpL/TvLVV785NVztt87",
+	"PGz3GI/nU97uwwVfdTGjxRfkz5HIU91S1REMwYEXKZ9hesyKj9oxHP1qR1Rt953tWY6h1v9H+wACL9Y0",
+	"pOdZ9+mfLJoj9DgSgeJKqtoTQu95BSg8SkHFZ0bfd49K+aLrBTmY9ML9oD9uH/Mj0R6MD8P2SdCdtHui",
+	"z/fHg+AgPBR6rTbGizZsxXqnkv6K5uqsLorcBmYDRyVC9nOPjSVPQxZq3gaiCPoMMYJFXIkkFwzgb4Ry",
+	"3Iho18AS/5oWOZRUX4ssm6vh3p5+pDpEFjqBnBUWna2ByA1l2woZYtsY50Qmy5nM1SjI+EgkmiUWdszy",
+	"r1c8jXhibQ0r+/zO28ImUdaAjWk0mPIUPMPdVa14JXb47mpyLINLZ7pfitZce4vc+2FU6ZssyY5Qf52E",
+	"+jYUZqPdJRVXkaJwonclYP5bGmSoJLAxv6Da23DljhEJEvTqJqOMoQS3mfTW1pjN4eBajQD9zVQwb8rU",
+	"owQZCDddakl6Va0p6SbQiGEedRpLy4QNUeLHTxKp9OpFe/PyJyP6/SbHQ+avU/U/gpBsqfuKU2HvhmSx",
+	"WM/qRfz4Fw+G/ytj/Nt4escqtoXtrcbJtWKi2uj10jcqStgkj+OhuUhgHYtmECbsY3S6z5oyCQT4r4AQ",
+	"q5bH/BWaBJX7DUWEP3L8L6nYxjongqk0t89eY2P1sfWzTEu+Mww1lQtl/uzMQp+haQJIC9l/AjmbRRlr",
+	"8rHSinNEKSjwiY2khlloZbtVxu3HWPFIMcqeIhPEWXHxtOIZKevjGz54wLiRZMFY4luBYQixBmgQc2sJ",
+	"8GQJRctMXERRWLjDzrS6ecUz2hvnQ9B2x0uMWIcgaVAcQq0jqyzlmUzVKZkxlrBTsYLcBiyzXTKcNCOA",
+	"Xo6UvnYCExTQTnclOEaF64EIvYJU1TsjJkv2EM+W/JapVmQ0/8eeeojhLBNnVdQp4wztKLqtmAdQN7xq",
+	"j4DJKvc70vEH3X3mTwwt8rGoAiyDu1wKkA84pjHAdmZTjka8dQvGlBAV+ytXiLiz0XJCAWcuPa4NB7uL",
+	"JcX59kn4PH2lRYotnKYv6f7cg8P0k2o0d/Hyreg4B39RHWdOgX0znl6GcqGH8l/sRyN6Mit6An1Y7RXq",
+	"5r1hTd17Sx/8//ovRu41qM6fsVhwlbHeoDIxSMLgSAppdCDpUE+YSYRFHZWKYpi+/pPswXY1VheDqrHo",
+	"fVUw5badMnaERv4oYT+IdMaTJWvmc5ZJdv7mJev3vG63y/IkpOyQ789/YOdPmdWI0IL9JOOaumT8PflO",
+	"NFc6PPhfrGhpvwstyQlTc5GEaFD9A/PW0yX7g70wTbI/2NPSNv3xNvmj3W7b/+nvHp2zP3AwUfK7iGdc",
+	"qYTr68H+cAcO7z5+CU2+SKOZeCkSefUdvdRzXjp7zf5gL7nm27liz0WsJ81+4IrePfIO8FXcU5mngVD6",
+	"r16HfX/2+MxjD77Xy6QmUqShSHO9V7lImZhMot+1yCjYD2LMRR6KBx4cz87bxFF9RmrKG8NGsB/2RW/S",
+	"5Sfj4+AoPBQHkwHfH/eDXtgVJ5NjfjQ+DA7CgaNQ7VTynUr+aVXyDw1wqkHC34hm7sSkoKRIB3jAe5Nu",
+	"cCL646Nw/5Afi4NJL+iOT8JjccQPJwfBYLzP+ye9azjTYLjf05xpJpTC9PfneRZHiaCKVKnKmMJb2MBs",
+	"EWA83fFBcDI5Eu39sM/bg8lhr33Cj0W7HwzCw3FPHE/2u5Rcc9MJnYjj8Cg4HB/wwWRf9EOYDT+eHInD",
+	"kGYz6YlueM2EjobdfnlChvZlIJaGKZ9gfMh9TGaidYHqTG5MWzbP5GQ4OCjP5DFoHsQ9t57AOwcW9yaC",
+	"iIEc2Sj1XEZJCCQjyiJYie0Gdevwno/vPlMUUY0lq0Shf3VocePR+Qr5G/Z73W63REkbdQyV4slMS49f",
+	"rrbUW22pxG4rTZy9Xm3i6KDaQh0vbnx89/Em8VNfiqlul9N1dxuPCPI0ypaIeTKP/in0P9999D7ATatU",
+	"nLil/efa6hMUfixsaQkIJeBGnJeJaCFeIYpTPjJvLbmD8g1SehwlWs3n87lifq0mSAUfavVAnzWhNgW2",
+	"iqaW3+TY0/KlQOhBGOQCqrhBJ1qsx05bHXbmBKkYcGV9QrUI+9zMDrV7DOAo6fcQ9ZEbCGCw9K7mlFcM",
+	"LhVbiVf3RWHuqVgmOuwMHqOGyMZLRlo2m8lQ2Opp+LO1D6VCS2OKlofGS5FEJ8zX6il+QaFbtngEzblU",
+	"Zd8GhK/EuGwbDILYyfduwrhTREiA6YtOfW84gxhtFF0kiBUBQT8Q3hfAjXBd6fW2DHR1rzFlNLJ02Y6y",
+	"9iQVAm73jF8Kq4KUyif8/+x9a3PbttbuX8FozplIOqQsyfJNnj17stNb2jhJ42S3u3WPCZKQhG2KUAjI",
+	"itrJf38HawEgqIttOU7epOGnNhYJ4rrWwro8D71iLntxPY6/ElvfmdTAm8+PyW3wt/X3rKTi1+6e2t1T",
+	"u3tqd0/t7qndPbW7p3b31O6e2t3zkd09B6973WG3P+z1PhN3j3+p/tzdPjtja35VDEe+E+mRJFovxjzj",
+	"amko7FduxA+ZZLSHINrbAc+fwO8SnTAul8SW9QUrBXqiIBHiiEdDwlWJBY6fAZdT09btoW2PQAHK1omx",
+	"d8DJgCTt+pbEUv0NxYpiPoNCOgM5Lp3LxrVtYUH1JUM3qtvzSsYQlcgABJ2WoEUjrBZyn0BoI0PPYWvM",
+	"OuS5sDUAgNDIcmXSIM33EctUm+w4ZxliivrTRrOC0XRZVi42vQrBwBUIBiSKjdso8KeuZRCm3CBW4OW7",
+	"JTKmyYIyqWGAGmpLqqD3dARkkQWbMapgbLFIl+iccz65ikMO83nu4oQLVtxsu9cywYg/jvvqQ7wru7of",
+	"dtTTRgfb5b67yqjO121AJihkbM6gI/TVW6MOHzwkHgrSE3zUHNE9vXl5Pr+B8OiJeUKLcL8eWR/Odpvn",
+	"BCCD2+1hWfcZ4VdMdEB/KLIot1o0ihHR1i+QFOmmYa6hHJimKcI82QRSr6QbeYmwnNloDwBvzqsqJDAF",
+	"3hUdEfmOyAjLlBlCF+sdTcda1CHzk3OTwUgWorgCsOVTlIpwW4F+Enf/1EK4er+JSLTan+pYW4Gtd8bs",
+	"1ivGZhJyXC0qXYkQjOmr81zxzMyhyCFxEzuj7CAKNuZSATqvVTMjkJd0TAG1z1Q1+x0hLE+lk96nN5bk",
+	"gxB+vdqA7gdehRAo2a4xVV7Ft0XoWsHxKnWA1TaKs6I1vD8JB8e03cdVpYnBpuYWm6MVOJPjdg2q1ZqJ",
+	"8BgSRjsbccaGZdAGkTrdL1HgNK7RwJ+LpjSH+xPoyr9JLV2dZ1oHHurAQx14qAMPdeChDjzUgYc68PA5",
+	"BB5uKpf+yqMO3eOSg+4ziDpUbo9+YXjNDfalcoPZSyShxB33j+q0YtcWZWczfjm6ckB5/H7OimtWhOcs",
+	"V+RbeO+Pptv4app15IwlHW1NLMYdUYz3pvNM8Rkdsz2Jr0qWqxA/2dFvtIhUBaNTD0YASBMQBDAg7bbI",
+	"Ugcd3G4PEf0XWhiSEixQ2ynwx4AsACc44unQMYPDL48kiSR7GxmLBx5KqaIrj0EtdH5H5EIPrrApqdYC",
+	"f7LU83jRZQtvRmaUaFEgVIP3Tev6jZ5RqUKY2fDpN5HhU4Na3ACDHPGSxIVYSFbIRySCJ/GWANW8BUtE",
+	"njOITSG91T+h4X9UmiILnkt0/gCNmL6Yjfk1y09JzriasGJIRoWYmpRn3WPoZcu430Yiy4DIii1c92Ew",
+	"S2hqUXClWI7jrvi3baSGSreCBsbZgL7DcpC/LowuumgMSafTee95quxumTEDc6h/YQZL0LqDyC/2cePd",
+	"uT3EU3qlPG8VXjsxnRj3xoRKEjOWwzgCQskIq+7NaBjA6d08lCQTkklvMKeEOqeZmy8YpVR6l+ixdshj",
+	"cFHqPoB52oyGejULFTOqsDYepxYYhrHLvQOHnCmFvky/40yCe9T6Ls1W0a3LTCygcJwVpoo9ZW6TWo/l",
+	"TSX87XagF9ZiSdqDMazW9W+s4dcz4Pvj7lKjT5qr1fgrNfutByg9P4d1sGIWJd6DFaBX5ewrkAllqYE5",
+	"WEZOgdzikozBYHYV+VySZndIaJa1Kvgqg95mWgIQBhUYFXPb06ba4GhwvH84OApKBrPuBgazjfRpES+p",
+	"HTJqBYaWR4xfsxSREmAUrVMj/lyIAEUfRwQ3rlA6gQc6gp9WoGMGPcu5gNKsHF1FeFZGOaNKa9zGsPH/",
+	"f++GJ3/81Qt63ff/507UzKthScXeKVSaIR7Tiq+1wdMhGfQu8hUNdZE7gQC/XPL0ojG8aKSHcZf2kn64",
+	"zwajcJAe0FBfm8Kj0SE7SAfJftynF43goiHZ2wtY2Avv1gRNrF9Nur/BK/pyAk+AkLrEeAT8orjKGPyE",
+	"dyrvJzNS+HGrI7HT6cDDekwX6OZ5r09bRah7Q3Yy8KK8w1w0/FdYnt7t+ZtBgDYZybgVjUhtMi0Ojbb1",
+	"pbZAnrI1ldGqw7CfrIoLxe16Do49RKS5boC2HtoeHnFTI7PRHP4WQaktyScGO2eFSOcJgrhMRYqI0zz3",
+	"DFoX+iRNSsYcTEAhuRLFsoUINkTyP1lAzp6efUv0tnYwP3rwCBQ8oRURaxB6lJgjYy5XAZEC2KHjJZlR",
+	"NdmAAYQmXcZKk20BFWMV1J9TxH1ZWITKTJ951SHfiEWeCZqC3ZNZph5tKHc6HZy4vb/0fy71199HZC6x",
+	"Y1IbOGoSdch38G309EfAAn6J70WkmYgZL7FkQfE/kj6mZ8sUtQGvEUwJIlOj0hQ3QtSYMRkTBxONfMMk",
+	"FcgNy2DI0xqx6MtCLPpwW89nboFd+gUjDRkZ9rt7xzps+VTfxWf5uBE0tBC5vK8PGl62sm67G9rwueIR",
+	"Tya0UHLvba+DHdAS7zJeKt3VwXG/t48+vEqHwdpyYdJNnd7B3XxLp63H2XTawaOtdPVof9DXS7RrGPoD",
+	"QnB3cxv+YpWM3r56O2+ziEptBAtTWzifzMIBjpA1+2ZlPT6KReMr5hvBDAu6ILDTgVQrX90tNhdgaon6",
+	"oyd4YsPXkKzVdJ4j9k6xXAIJO2gkmfPRiKWnJPKll0gUszcpI6hNHbbJNrPNP2P5GEyIrTbNVhRDo8wj",
+	"NwMRVLRrUUN5TmRG5YRJrdDzlCQZh5u3ZGiATUnGFStoli2HW7yCt4dgzBpskIMREP4n4BbNE5GylET/",
+	"t/8dZvBZmFclhNFwZguShBbFkkS/hv7shy9gIeWQ5AJm2yARmKQtW0Pf/OH12bOAnP/7e+M3QnoPmFbb",
+	"3LnZ0OFLkfFkOSSS5mks3kVECnC1YaZYMc8JbiCtsdEjgViU0F/DObGZccJYx4EBlsTlJMZ9BOvpeOgR",
+	"Z7KZ8oIlShTaSrQp4TClrZv5KMAYths36nQwNb4TEcnGU3TkWTgA8xfkxs8Msy1sENKEVlRBr1khaeYb",
+	"T1Jk12A81eZtbd5+nuath6KpN+mnNm71N19qu+ojGcTtvTZASDhDaSSKKURvY55T8IHeyVmkT+sjiQow",
+	"KFN2zZ+927lcUXy1EfXJjCjPDVG1TR7acLJ+p9vAnx+5SimRW8e95VwzMSmt5XgO0kEVNIE/CJFBoYc0",
+	"/FlynikZEDmPQ+dXglyhgOhrkOG+kYEJOpn88gDT29lCtgLSbvtMq+32KVnQ7IqILLXxUQNHFHkEg1HH",
+	"BhjypGBUmxczVqBulkKrAQHcTwnNScFCLcy80CDQA27javMcquvkcS4S5XeM2r5gsM0oLWNOmGBjwUgZ",
+	"bDVlZmhE4ObSn4vnPFND3Z2C6TnTZq2csCwDmxAouJBhRao9Ja5YbsGdkPNsKq5RBxQspYmWqLXG/Ho1",
+	"5msrCD6R1tyZBPijkvmaNhzUvQvJdG5P4YMsuZQauKkNiWyBi4c1hg12RHtJP90PB/HBKBzQQxYepydJ",
+	"2I17tD/aZ4P0ICmz7kxzWnG8bQwH/QDjWivt+yO4Y2a8u8xVc+Q7nTsMuFsOGLOfveHdJdhXDs+P2rlB",
+	"9spB+qG7lXGew6bj+XhYyUiHjF8vix9HlzBgjrplaMfGo2fXkhbjuePnwjBzNSXv5o+9Dxpa/zWGjQWL",
+	"L8sEOW+2koPRCeumvbBP9+NwkAzS8JgdjcJDehAPjPesnC3d2qXWpm6quuVU+d9YI9d9/s3ju/vYrCQA",
+	"VXQ7Z67JdKptw09lG75iYBeuONhK60yVkvxBTUWTDHpb4DBlGYf/oUqx6UxV095sI6TJaDLRMumRLLVW",
+	"x6sXFYX3d5fFBNlK8CazH9pgEw5R+yEVaQHsmWg8Qa5GUaZrJSJlgQsA5gkgIAT4di5KayuhU/McOF0A",
+	"XNGOD+yWRBRp1VLLwZ7NmWE/va2AbxPe5DacyQrNP6a9ZWJsOE98z4st7FS0GDPV+hCm/1+wqW9w0vmn",
+	"ix39bxoKppantBTMmjeG/duKLgbHoErMHrUJ80ejQ3rQD3vJgIWDdP84PKFdFh6M9tN+0ou79OSkETRg",
+	"i1V0q3dYOz5mjtm0l7p3x0euCgW/Nhj1WD/dT8KD+JCGg5Oj4/CYnsRhN+mlfbY/GtCDuBE0ChCRw56X",
+	"2E97cT/ZTwchOxgdhgN6FIfHyUkadllvZEkjXTb9JRQfDfvdgRZSScJYWsJk3jlxvMw1hx4csC4dJL00",
+	"PIr7o3DAjml4kuynYW/UhTEN4gMKe8ItSO/WBTlcX5ATehwfJYdpeADWilbCx0k/DXusO7K/lQuCW+id",
+	"IimjKSRrsHdmuDusU68Laf6VpbKRyPCEHuvhHqXhcXIYh36U8uGWylDHlWtltvnHXaxVowQyqu4c96tI",
+	"nzsw+a9qodpAecgM/i0xPqNt1ubes0R+sUbEQ1gie84I2A5H8fOcIRYFIA3o2YbAgelZ1TjBJCA3DlCs",
+	"AJ6g3G+2ZArDQixXLQ/HAoCWbVITIluYtkIOxgsZFUxOyr9qU00qOp2ht0jycU7VvGAyMAW/+2VPDSn7",
+	"ftf6nwJrCBnbw2RjudnXJoHz7urRRzD8qEOiX8Nz+6nw/IfH/YPDiDS1wfVreM6Ka56w8gEbYLru6VkC",
+	"/84VW9pomm7b+HNwLsEaAtEWEMm9jMNH6MLQD3JpWc0xJ1HPb+oMC3BPwc3wdB2m2604ohFtspgkQ/L5",
+	"nIG9AxgLubg0c16NzIEDDrLK8xJtqWkUifNZrRO3a9twnpe7Afnh4FP22VLT+E5B9BnScieizwrDaQu6",
+	"vDM00udoL76yi7NiNH4mEBE3quidU11QF/fvp4uhTJblKTolPrKVtJuOdYu43BZAKiXpgkqCpZR/P0TA",
+	"L0kfuzVbV8pVnXZPTTzPtxfPZZyCGt2YNxKRZpR5t8gfRSyj1pDwFDdARspTH7jrNsYtYjah11zMixJJ",
+	"iGYZyCl/jDIg/uWfNOMlicqrQNQKQIeDYUi11aKV7qmLaWSuIEVIAO+A4jtTs9UhP4JffkQqotakZkAU",
+	"AXMZVmRshzwmMU1JZKJPjmnBBBRcVOo+F/J5vvvde+dL9N1D2OcwVd/xTLGP7aW/KyTPwevu0XDQG/bA",
+	"U+2q3qcs5fNp4yac//24P+j1ur2Q9eM4HPQPDsLjhI7CQW//MDk4PKQnh/3GCkRFiSuR6GHnci6JmKsM",
+	"ELWE3iFqwudTktAiFjlVjMwKniA+xc/7HvO8Dx7h+mpK4E0jIbwamubDt/sh9nhr/bubin6l/t2zSRo3",
+	"lIIfDQf7w4OD34zv/aHIGVZxCD4c/+gzADzaiv/xSdCTb6eMWo8KnP338fL5eXdxtuy+e/7dz4sXr8W7",
+	"s/+KxVlvdvy8f3bw2+v/9J//eXWvon6D1XT7RV1L8E9tPHxxV+2KviNNqnVuazf6p42X41J5v3xxvll7",
+	"43n2VraqvvVVJTBF19s1+Gml7MxejguGuDNBGffHexCUbEdeNyBLVpshqDGBDF3C5VAu82RSiByhD8tZ",
+	"qiDVboIndNkrFuavpa0DfR09NUk3rCAznlxBwu18Vt7r8bWpuGYILrmW9IGAkkKbGrYoG1/qkJciy+5Y",
+	"d483cigs8krwt2WhrEIUioLMqJQrjNVKkBhySrF+S+QVhM49Vy1uMkG+RRxGSCJB/Ithu00ilHARSdmI",
+	"zjOFs4AKy9BOmfdicc185EbAa3wkiRb72mBrjgrGhu7dgMwKMSSR/jkKCNOnYlZwqR8BYYrZJQYVMnBp",
+	"HKO5BIos52dwPeQSZXgxN6X00aqcjvABSKiWVyztEIP04aq8zWBU2Q5kz9iUYutMKOaQKuPBP2PGE6I5",
+	"Ew43fT298vRWUEo0JuDgYXQJRmh5vrZiXTYBvai6vd7OhaJ78EOEBnLLLO7TlE1nAvzSQ3s2aE4i7+/h",
+	"T2wJbquCqWJZHh84vVcMfV3g9DLOqf5Aa8VCupNXIe73Ym7wJpxCTGiXiqLTZoEp8RgzI7kw25zEPMtA",
+	"QhTz/LTaCZNTlfLRiAEqKPQI/CAnJOLlcC6v2PKyYIBCYHc4Zm+325vztyMH9BaRnE4hVZvg3xyGMUPu",
+	"OOjXTRnauc0mMjLT+0PkgcWZ+cYVX3c8RVV8OugWusJsTUFgfWuB/i7j49w6fpZMC7JMUL0hy3ZIM4J+",
+	"yt//6ECCWET+sfqdvYt5t7uf8Dxl7+B/WbQ7dihqknm+8+3F25I/seUH8sJB5T/NqmxsPxv70aRgmTOP",
+	"cqnl87KtWv7URHunlOckoXNZpr/3u/0B0eJLG5XfviEsY4kqeMLV0twA/om63kFQVfv0C+7rH89fPCfn",
+	"sDdgI5WPm2xJv3urlnWNQviFohDqztrD79VPbNwh5jks8UDhBNZP+VqwgWFwDeiycTDqpftJPw6P6REL",
+	"B/FhGp4k3VHYY9Z7ecgaf2y6UHt4mJDTlSecZiHNabaUatOF25tdvCnYOmzsFUvJzz0SC1qkJNU6DfNY",
+	"pzMAWFUScjfzOSMjPp5r6eNUk3HDjCAFq3MvCLO7Uy0+qdjGO/Es/k3QjbtfKbpxDRdbC+pPABdbAnp+",
+	"ABimSfe4C/QlPnqTL8lKgs+DfrwCCKnvy4EJViP+krag168zlTsJNGKVx6abCqBOGf+G7vozgVJ6/aC9",
+	"efXMSycYkmjbFf/9CtzT2nN3pXvZDhL0lUNjeov+1bF8gXNsJQ54D5dhNfy35p26Zzxwk5crGjO11b+4",
+	"S3gQ/Is5Gc2zbOj4hvKUKK6vyEFJn9KErBMoG9IqQLYCEq1JwygoK/Al/AMpZiJzqbf+QJZMhKt4tgLE",
+	"+pk21fK7bmD+ReRAOKKt1f2kSWPIUuEjk8gMJC8pT73accxBQQchhisdy7vhS6kLvL6sAi/yypa6w3Ia",
+	"RMTtFfJQ+171+FJJtFJ/oFqxe/huPh/EoL8tV33NGVNzxtScMTVnTO0EqDljas6YmjOm5oypyeo/MW2M",
+	"n2j2uTgH64qvT1aS/j17WI+TrY9CaJvtxV3f82vDM+FSw22qERZ8nSuap7RIic12hxoruK1D0yZJB5mC",
+	"uSLttsgT1m6TJroapBIFS4kEP4Jhx4dUnZjB9R7Jclsd8p2BhARXAfpgbDGN8Q1VynQQ3VBfZVwtmCwL",
+	"rrz6KkS8hsnF2nWAKLpmBR8tKzVTMA5tDjnqlSaiIHkVaJgCtV581nLOG23OmHQS68RBn9ErodBbpJsY",
+	"FzRh2gbiIh2225iOg/MZM/063phYaomKzZzHTPKUuXo0kTO4X0XQ3iW2d2ny2iLSNPllLquoNSTpvEDG",
+	"YwokCqlYbJxAPQxJ1EIQQM4KJZvRAkq6outeEFUK7aA4QNuJMACYbTvXEiZbLrhKJhZmyU0VzjZy7tuK",
+	"mc7msQxJN9JbaWYSorLUbT9MOSTNkUVjBCdUzlod8liRqZAKh2E+rjteVjEMSQHLovsApM1Q+Vahg/aX",
+	"yizlOa5Gp90mK4gNa3sSqha3VCsGJZ+APXMToHS2+94MsVnNLa0ebWBTXl/AwEC3bzq/M5bwkfVdNqV5",
+	"wJaEar3SIikb8Rwlw3RYPQJ+Aqo7qhbKAU+Rmw+LDmvrAlOWzmcM/XWtzRNjmjcNGmB/fat4k/N3Lmez",
+	"aY6q3gkixzxSvT/s2bV83xu2NpdmD/8/ElPJDgfkh7PHT0wVJ/jd/yqH+77z11of33f+ikW6fB+tlnHi",
+	"ijySpt0wZYjViki5TUMosZhIllzaqprV48XAptbHCf2j2GaHPM6XG9Yy43FBiyWKM73xgBpl3Y38Lyc3",
+	"pgGhCNBkSjTVpBDz8cQF2yw3+uYS180zpiwksEiX22pb0RmPHw0sKZ2DT8MNw1KzL34NTS5I+PSbKPCr",
+	"al+YAIH/AC51+cyPItZ/Pt02UjxO1729ccFmXpK03iTe5oZEH895lLExTZaWH2tzpS+m2RQFg6oxEiNP",
+	"j56XR7Jk6Rd5tty5NFQLKmZW/hzV+j2z+CD0tEHKNob7h93u3U3J9R55GTzrGTu93Xp4wx3O0StaKX2J",
+	"x+QSIw9yvQ7He8eaRA08iGejn34+KY6//+k/b4vXi/++efnN8dNnL397KvrP6DN6vti5/NOszQ2ln1au",
+	"y4lY5KAEWnUBxw1sh5jHrQUF7LgVY7CqLXesz0xFonen/t8Jo5ma/Gn+NWWq4O43MWM5iseO2an6r9p+",
+	"XdoXVsXJdpv7GcqR657NUL9iM1X1yBt88VPYLgtRXBHIi91SZNIhtp5j5QbhRJn+1zWXvKwQWcutMER2",
+	"7faCciXbbegQFm4YWOmUzdREa7d5OmZqSKJ5pgp6OaJSRYZTrmSTC0iUMjazP+yTKc/ngJdrXvN/7R3Y",
+	"nzv6tRmCr89Aq6P7ZOVrSpAoE4vIfcUroFj5gv4F6iFI09Q92PH4NRWntj7DMDte99HFH5LvLEKBydAH",
+	"eW5moN3ud7s29d+WvJYVIZGtmJDzTBl2xTMTmTHuJiw0sVUjZM8nGezoz58rnmWkmOc5IPVVCnHKL26q",
+	"oCnVjRKAzqrNXswpWN2rXl5NFZF9W6XE1kT9Js+TbA43IJNNT6JpMrtUQmTSlAC0OuSJxc+fiHmWEppl",
+	"YqENlh9ev34JBp/eFZnIx37Qtrr/7pc8/+/eqxIK4P4p8HprVTOJv2FsVp4+tH70mCsJw7NZIagWDY0x",
+	"y1kBjj0YVWOITQYNN1lagnmQhH98FgnVb+c8uaoO/I0+a6E+lsTBULoR28GVZ3e11FSQhcjLbP/nImYZ",
+	"eVnwP8HmfzJhUy5VsfznLlnF5SLvlFG8YzT85vD1YIfw9e4kMVqg1LHdOrb7cWO7a477xr2OIB6ym5JQ",
+	"Rxt07Iq015/eOen/vln69z2QK4nCPkbAR5o58LB6FsIpavpb1fwXRP3+NaScvprnpfHQzOwFwXf+u1vD",
+	"TdeZrSu+Ndu0vIxcc7ZAShjfaRIvt/tLmphcaD1ALoIAuXfDbebpPFc80zcLBtcEcPl7JvPCZHveaDM7",
+	"g7np/ExggBIT1AVydtMGcpx7ZjV5bGpr+VRfGahi2VL/8W5gYLvand8zVTE675f89+8epP89QBJfbbbU",
+	"ZktttjyE8q3D4w+oAQHXY9V/dU9FeEPc/Q/9U3Ftpe/quvISAyUlPJdKaw2HL7gH4tf0Y52b30OYGRr9",
+	"icAsAUHtU4Y9gpKuGu7gK1ybBqoF6P1yQl1ByF5FzxhG+1dlDshqn36xrtFKyF4GFYhTuRq0a8ZsKSxW",
+	"ix8sbHVIHfysg5918LMOfn5o8LMUXy5Ksy6+3lioFSDJNJT0MJWYACRmS8JzJUjU2avwaHrNP/agH9a/",
+	"8CJnVZWj9571T3rUfonIASgBxUYyEZJh4M6BHC0mImMkpiqZeF//FyAZbfryK62gIBUnxmeANW0O2U+U",
+	"pJRny4AsGLvKlnqXTEWuJtkSTNh0njHvG8+EmG36wtk8UzyUSl+HZhnN0SQWWNeViEJfvsAjfY3XPA+O",
+	"x9jASBlHUg6GbsnMsUR0Ia8PT+h0RvUG2tCPn+dCUQI5vjIgC/0FRVRBc0kTYKKFfTOHaxte8GSH6IUx",
+	"hi+XpNclCcQL4qXFzPInmWeGLmj100/ssgHukV1n4M2TpCmXUrGptrynMxUQecWzzFDuycBAw+CdgeKZ",
+	"Ze8slay/C2kOE0tBbWPbGzQ3Fi9If2t+i3/a0O/zn54+e9aZpqZPMEFnT15i1/Dbpj34fMbzK6/dc3hp",
+	"Q7NGGskOOeO5SbzS0ilnDJjuyIvHc73wScKkVipXLD8FeFZMaEuxxg/+ARXjhHF9ZfY+/RNbbvxw/7Ge",
+	"ZiUSkQEcT/jq5RPS73QJy1NI/MZaPCA0TGiR+gdY/zFUAukONzT+upRO1z0i58VIG1JbY6r+yXGW5OZW",
+	"X8xYrucsFckcKYDPF3Q8ZgV58xQg+zI1QQtPmwu4TCZu7H3lhXUHQP7v/wQAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -47,6 +47,9 @@ type Config struct {
 	// WebhookTimeout bounds one delivery attempt; WebhookBudget bounds all attempts of one webhook.
 	WebhookTimeout time.Duration
 	WebhookBudget  time.Duration
+	// WebhookSecretGrace is how long a rotated-out webhook secret keeps signing beside the new one
+	// when the rotation names no grace period (RESEARCH_WEBHOOK_SECRET_GRACE).
+	WebhookSecretGrace time.Duration
 	// ReaperInterval is how often the leader fails jobs whose queue entry is gone (it runs as a River
 	// periodic job, so one process of a cluster does it).
 	ReaperInterval time.Duration
@@ -79,6 +82,8 @@ func DefaultConfig() Config {
 		WebhookBudget:   30 * time.Second,
 		ReaperInterval:  time.Minute,
 		DataDir:         "./data",
+
+		WebhookSecretGrace: 24 * time.Hour,
 	}
 }
 
@@ -137,6 +142,9 @@ func (c Config) Validate() error {
 	}
 	if len(c.WebhookSchedule) == 0 || c.WebhookSchedule[0] != 0 {
 		return fmt.Errorf("webhook schedule %v must start at 0", c.WebhookSchedule)
+	}
+	if c.WebhookSecretGrace < 0 || c.WebhookSecretGrace > MaxWebhookSecretGrace {
+		return fmt.Errorf("webhook secret grace %s: want 0 to %s", c.WebhookSecretGrace, MaxWebhookSecretGrace)
 	}
 	if c.WebhookBudget <= c.WebhookSchedule[len(c.WebhookSchedule)-1] {
 		return fmt.Errorf("webhook budget %s leaves no time for the last attempt of %v", c.WebhookBudget, c.WebhookSchedule)

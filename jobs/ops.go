@@ -65,6 +65,9 @@ type CreateRequest struct {
 	RequestHash    string
 	// RequestID is the X-Request-ID of the POST, echoed in webhook headers.
 	RequestID string
+	// APIVersion is the surface the job is created through: store.APIv1 signs its webhooks with the
+	// legacy header (spec 9.3); "" is store.APIv2.
+	APIVersion string
 	// Background puts the run on the background queue (batch rows, bulk work): its own workers, so
 	// a deep backlog there never delays jobs created through the API. Continuations always run on
 	// the API queue.
@@ -169,6 +172,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		ID: id, AccountID: r.AccountID, Status: store.JobQueued, Question: r.Question,
 		Effort: effort, RequestedEffort: requested, WebhookURL: r.WebhookURL, ExpertID: r.ExpertID,
 		AttachmentIDs: string(attJSON), IsPublic: r.IsPublic, Request: string(echo), CurrentRunID: &runID,
+		APIVersion: store.APIv2,
+	}
+	if r.APIVersion == store.APIv1 {
+		job.APIVersion = store.APIv1
 	}
 	if ex != nil {
 		// The version is the one current at create; the run records the one it actually used.
@@ -315,7 +322,8 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 		if err != nil {
 			return err
 		}
-		ok, err := tx.UpdateResearchJob(ctx, jobID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled})
+		// No webhook follows a cancellation, so the key that would have signed it goes.
+		ok, err := tx.UpdateResearchJob(ctx, jobID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled, "webhook_key_sealed": nil})
 		if err != nil || !ok {
 			return err
 		}

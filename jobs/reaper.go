@@ -11,6 +11,10 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
+// staleWebhookAge is how long a webhook round may stay pending (its queue entry retrying after
+// crashes) before the reaper fails it and deletes its sealed key; far beyond the 30 s budget.
+const staleWebhookAge = time.Hour
+
 // reapArgs is the periodic maintenance job (it runs on the leader only, so once per cluster).
 type reapArgs struct{}
 
@@ -24,11 +28,14 @@ type reapWorker struct {
 func (w *reapWorker) Timeout(*river.Job[reapArgs]) time.Duration { return time.Minute }
 
 // Work fails jobs whose queue entry can no longer run them (discarded after its last attempt,
-// cancelled or deleted outside the API), so that no job stays queued or in_progress forever, and
-// forgets idempotency keys older than 24 hours.
+// cancelled or deleted outside the API), so that no job stays queued or in_progress forever,
+// forgets idempotency keys older than 24 hours, and deletes sealed API keys no webhook can need.
 func (w *reapWorker) Work(ctx context.Context, _ *river.Job[reapArgs]) error {
 	s := w.svc
 	if _, err := s.st.DeleteExpiredIdempotencyKeys(ctx, s.now()); err != nil {
+		return err
+	}
+	if _, err := s.st.ForgetWebhookKeys(ctx, s.now().Add(-staleWebhookAge)); err != nil {
 		return err
 	}
 	// Jobs untouched for a while: a live run writes events and checkpoints, a queued job waits in a

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -15,11 +16,13 @@ import (
 // SecretFileName is the server secret generated in RESEARCH_DATA_DIR when RESEARCH_SECRET_KEY is unset.
 const SecretFileName = "research-secret.key"
 
-// Sealer encrypts the API keys that sign a job's webhooks. The specification signs webhooks with the
-// caller's API key, but keys are otherwise stored only as hashes; so the key is kept sealed with
-// AES-256-GCM under a server secret, bound to its job id (associated data), and opened only by the
-// webhook worker. Losing or changing the secret makes pending webhooks unsignable (they are dropped
-// and recorded as such), nothing else.
+// Sealer encrypts the API keys that sign a job's webhooks and the accounts' webhook secrets. The
+// specification signs webhooks with the caller's API key, but keys are otherwise stored only as
+// hashes; so the key is kept sealed with AES-256-GCM under a server secret, bound to its job id
+// (associated data), opened only by the webhook worker and deleted once the job's deliveries are
+// final. Losing or changing the secret makes pending webhooks unsignable (they are dropped and
+// recorded as such) and the accounts' webhook secrets unreadable (deliveries go without
+// webhook-signature until the account rotates), nothing else.
 type Sealer struct{ aead cipher.AEAD }
 
 // NewSealer derives the AES-256 key from secret (SHA-256, so any non-empty string works).
@@ -39,11 +42,26 @@ func NewSealer(secret []byte) (*Sealer, error) {
 	return &Sealer{aead: aead}, nil
 }
 
-// LoadSealer uses secret when set (RESEARCH_SECRET_KEY), else the key file in dataDir, generating it
-// (32 random bytes, mode 0600) on first use. Several processes sharing dataDir agree on one file.
-func LoadSealer(secret, dataDir string) (*Sealer, error) {
-	if secret != "" {
+// LoadSealer uses secret when set (RESEARCH_SECRET_KEY), else the file at secretFile when set
+// (RESEARCH_SECRET_KEY_FILE: a file outside the data folder, such as a mounted secret; trailing
+// whitespace is ignored), else the key file in dataDir, generating it (32 random bytes, mode 0600)
+// on first use. Several processes sharing dataDir agree on one file.
+func LoadSealer(secret, secretFile, dataDir string) (*Sealer, error) {
+	switch {
+	case secret != "" && secretFile != "":
+		return nil, errors.New("set RESEARCH_SECRET_KEY or RESEARCH_SECRET_KEY_FILE, not both")
+	case secret != "":
 		return NewSealer([]byte(secret))
+	case secretFile != "":
+		b, err := os.ReadFile(secretFile)
+		if err != nil {
+			return nil, fmt.Errorf("RESEARCH_SECRET_KEY_FILE: %w", err)
+		}
+		b = bytes.TrimRight(b, " \t\r\n")
+		if len(b) == 0 {
+			return nil, fmt.Errorf("RESEARCH_SECRET_KEY_FILE: %s is empty", secretFile)
+		}
+		return NewSealer(b)
 	}
 	path := filepath.Join(dataDir, SecretFileName)
 	if b, err := os.ReadFile(path); err == nil {

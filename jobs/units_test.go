@@ -62,9 +62,9 @@ func TestRedactText(t *testing.T) {
 func TestSealer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s1, err := jobs.LoadSealer("", dir)
+	s1, err := jobs.LoadSealer("", "", dir)
 	require.NoError(t, err)
-	s2, err := jobs.LoadSealer("", dir) // the generated key file is reused
+	s2, err := jobs.LoadSealer("", "", dir) // the generated key file is reused
 	require.NoError(t, err)
 	sealed, err := s1.Seal("rsk-secret", "job-1")
 	require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestSealer(t *testing.T) {
 	require.Equal(t, "rsk-secret", got)
 	_, err = s2.Open(sealed, "job-2")
 	require.Error(t, err, "bound to its job")
-	other, err := jobs.LoadSealer("RESEARCH_SECRET_KEY value", dir)
+	other, err := jobs.LoadSealer("RESEARCH_SECRET_KEY value", "", dir)
 	require.NoError(t, err)
 	_, err = other.Open(sealed, "job-1")
 	require.Error(t, err, "another secret cannot open it")

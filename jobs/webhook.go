@@ -25,9 +25,12 @@ const (
 	EventFailed    = "research.failed"
 )
 
-// Webhook headers (spec 6.1).
+// Webhook headers (spec 6.1 and 9.3).
 const (
-	HeaderSignature         = "X-Signature-SHA256"
+	HeaderSignature = "X-Signature-SHA256"
+	// HeaderSignatureV1 is the legacy-named signature header of jobs created through v1 (spec 9.3
+	// leaves its name open; this is ours): the same value as X-Signature-SHA256.
+	HeaderSignatureV1       = "X-Service-Signature"
 	HeaderRequestID         = "X-Request-ID"
 	HeaderOriginalRequestID = "X-Service-Original-Request-ID"
 	HeaderJobID             = "X-Service-Job-ID"
@@ -47,19 +50,22 @@ type reportBody struct {
 	RevisionSHA string `json:"revision_sha"`
 }
 
-// webhookArgs is the queue entry of one webhook: the body is fixed when the run ends, so every
-// attempt posts (and signs) the same bytes.
+// webhookArgs is the queue entry of one round of one webhook. The body, URL and signing key live
+// on the WebhookMessage, so every attempt of every round posts (and signs) the same bytes.
 type webhookArgs struct {
-	JobID string          `json:"job_id"`
-	RunID string          `json:"run_id"`
-	Event string          `json:"event"`
-	URL   string          `json:"url"`
-	Body  json.RawMessage `json:"body"`
+	MessageID string `json:"message_id,omitempty"`
+	Round     int    `json:"round,omitempty"`
+	JobID     string `json:"job_id"`
+	RunID     string `json:"run_id"`
+	Event     string `json:"event"`
+	// URL and Body are set only on entries queued before messages existed (see messageOf).
+	URL  string          `json:"url,omitempty"`
+	Body json.RawMessage `json:"body,omitempty"`
 }
 
 func (webhookArgs) Kind() string { return "research_webhook" }
 
-// Sign is base64(HMAC-SHA256(key, body)): the X-Signature-SHA256 header.
+// Sign is base64(HMAC-SHA256(key, body)): the X-Signature-SHA256 header (and the v1 signature header).
 func Sign(key string, body []byte) string {
 	return base64.StdEncoding.EncodeToString(mac(key, body))
 }
@@ -76,8 +82,9 @@ func mac(key string, body []byte) []byte {
 	return m.Sum(nil)
 }
 
-// enqueueWebhook adds the webhook of a finished run to the caller's transaction (no-op without a
-// webhook_url).
+// enqueueWebhook records the webhook of a finished run and queues its first round, in the caller's
+// transaction (no-op without a webhook_url). The job's sealed API key moves to the message, which
+// deletes it once the round is final.
 func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.ResearchJob, runID, event, status string, report *reportBody, structured any) error {
 	if j.WebhookURL == nil {
 		return nil
@@ -86,18 +93,47 @@ func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.R
 	if err != nil {
 		return fmt.Errorf("encode webhook: %w", err)
 	}
+	cur, err := tx.ResearchJobByID(ctx, j.ID) // the key and version as this transaction sees them
+	if err != nil {
+		return err
+	}
+	m := store.WebhookMessage{
+		ID: uuid.NewString(), JobID: j.ID, AccountID: j.AccountID, RunID: runID, Event: event, URL: *j.WebhookURL,
+		Body: string(body), APIVersion: apiVersion(cur), RequestID: cur.RequestID, KeySealed: cur.WebhookKeySealed,
+		Round: 1, State: store.WebhookPending,
+	}
+	if err := tx.CreateWebhookMessage(ctx, &m); err != nil {
+		return err
+	}
+	if cur.WebhookKeySealed != nil {
+		if _, err := tx.UpdateResearchJob(ctx, j.ID, nil, map[string]any{"webhook_key_sealed": nil}); err != nil {
+			return err
+		}
+	}
+	return s.enqueueRound(ctx, tx, m, 1)
+}
+
+// enqueueRound queues one round of a message's attempts in the caller's transaction. River's own
+// retries only cover a process dying mid-round; the attempts and their backoff are counted by the
+// worker from the recorded deliveries.
+func (s *Service) enqueueRound(ctx context.Context, tx *store.Store, m store.WebhookMessage, round int) error {
 	t, err := sqlTx(tx)
 	if err != nil {
 		return err
 	}
-	// River's own retries only cover a process dying mid-delivery; the attempts and their backoff
-	// are counted by the worker from the recorded deliveries.
-	_, err = s.client.InsertTx(ctx, t, webhookArgs{JobID: j.ID, RunID: runID, Event: event, URL: *j.WebhookURL, Body: body},
+	_, err = s.client.InsertTx(ctx, t, webhookArgs{MessageID: m.ID, Round: round, JobID: m.JobID, RunID: m.RunID, Event: m.Event},
 		&river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: 5})
 	if err != nil {
 		return fmt.Errorf("enqueue webhook: %w", err)
 	}
 	return nil
+}
+
+func apiVersion(j store.ResearchJob) string {
+	if j.APIVersion == store.APIv1 {
+		return store.APIv1
+	}
+	return store.APIv2
 }
 
 type webhookWorker struct {
@@ -113,39 +149,39 @@ func (w *webhookWorker) NextRetry(*river.Job[webhookArgs]) time.Time {
 	return time.Now().Add(time.Second)
 }
 
-// Work makes the webhook's attempts: at the schedule's offsets from the first attempt (0 s, ~2 s,
-// ~8 s), each bounded by the per-attempt timeout and all inside the budget; any 2xx ends it, and it
-// is dropped after the last attempt. Every attempt is recorded before the next starts, so a process
-// that dies mid-delivery is resumed by River without exceeding the attempt count or the budget.
+// Work makes one round of a webhook's attempts: at the schedule's offsets from the round's first
+// attempt (0 s, ~2 s, ~8 s), each bounded by the per-attempt timeout and all inside the budget; any
+// 2xx ends it, and it is dropped after the last attempt. Every attempt is recorded before the next
+// starts, so a process that dies mid-round is resumed by River without exceeding the attempt count
+// or the budget. The round's end is recorded on the message, which deletes its sealed API key.
 func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) error {
-	s, a := w.svc, job.Args
-	log := s.log.With("job_id", a.JobID, "run_id", a.RunID, "event", a.Event)
-	prior, err := s.st.DeliveriesFor(ctx, a.RunID, a.Event)
-	if err != nil {
-		return err
-	}
-	for _, d := range prior {
-		if d.Succeeded {
-			return nil
-		}
-	}
-	j, err := s.st.ResearchJobByID(ctx, a.JobID)
+	s := w.svc
+	m, err := s.messageOf(ctx, job.Args)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	key := ""
-	if j.WebhookKeySealed != nil {
-		if key, err = s.sealer.Open(*j.WebhookKeySealed, j.ID); err != nil {
-			log.Error("webhook dropped: its signing key cannot be opened (server secret changed?)", "error", err)
-			return nil
+	if m.Round != max(job.Args.Round, 1) || m.State != store.WebhookPending {
+		return nil // this round already ended
+	}
+	log := s.log.With("job_id", m.JobID, "run_id", m.RunID, "event", m.Event, "webhook_id", m.ID, "round", m.Round)
+	prior, err := s.st.DeliveriesFor(ctx, m.RunID, m.Event, m.Round)
+	if err != nil {
+		return err
+	}
+	for _, d := range prior {
+		if d.Succeeded {
+			return s.finishRound(ctx, m, store.WebhookDelivered)
 		}
 	}
-	origReqID := ""
-	if j.RequestID != nil {
-		origReqID = *j.RequestID
+	key := ""
+	if m.KeySealed != nil {
+		if key, err = s.sealer.Open(*m.KeySealed, m.JobID); err != nil {
+			log.Error("webhook dropped: its signing key cannot be opened (server secret changed?)", "error", err)
+			return s.finishRound(ctx, m, store.WebhookFailed)
+		}
 	}
 	start := s.now()
 	if len(prior) > 0 {
@@ -165,8 +201,9 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) e
 		if !now.Before(deadline) {
 			break
 		}
-		attemptCtx, cancel := context.WithDeadline(ctx, minTime(now.Add(s.cfg.WebhookTimeout), deadline))
-		d := s.deliver(attemptCtx, a, key, origReqID, attempt)
+		// A duration, not a deadline: the service's clock may be a test's fake one.
+		attemptCtx, cancel := context.WithTimeout(ctx, min(s.cfg.WebhookTimeout, deadline.Sub(now)))
+		d := s.deliver(attemptCtx, m, key, attempt, now)
 		cancel()
 		if ctx.Err() != nil && !d.Succeeded {
 			return ctx.Err() // shutting down: not a real attempt; retried on the next start
@@ -177,20 +214,57 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) e
 		}
 		if d.Succeeded {
 			log.Info("webhook delivered", "attempt", attempt, "status", *d.StatusCode)
-			return nil
+			return s.finishRound(ctx, m, store.WebhookDelivered)
 		}
 		log.Warn("webhook attempt failed", "attempt", attempt, "status", d.StatusCode, "error", d.Error)
 	}
 	log.Warn("webhook dropped after its last attempt")
-	return nil
+	return s.finishRound(ctx, m, store.WebhookFailed)
 }
 
-// deliver makes one POST and describes it as a delivery record.
-func (s *Service) deliver(ctx context.Context, a webhookArgs, key, origReqID string, attempt int) store.WebhookDelivery {
+// finishRound records the end of the message's round and deletes its sealed key.
+func (s *Service) finishRound(ctx context.Context, m store.WebhookMessage, state string) error {
+	_, err := s.st.FinishWebhookRound(context.WithoutCancel(ctx), m.ID, m.Round, state)
+	return err
+}
+
+// messageOf loads the message of a queue entry. An entry queued before messages existed carries
+// its body and URL: it is adopted as round 1 of a new message, which takes over the job's key.
+func (s *Service) messageOf(ctx context.Context, a webhookArgs) (store.WebhookMessage, error) {
+	if a.MessageID != "" {
+		return s.st.WebhookMessageByID(ctx, a.MessageID)
+	}
+	m, err := s.st.WebhookMessageFor(ctx, a.RunID, a.Event)
+	if !errors.Is(err, store.ErrNotFound) {
+		return m, err
+	}
+	j, err := s.st.ResearchJobByID(ctx, a.JobID)
+	if err != nil {
+		return m, err
+	}
+	m = store.WebhookMessage{
+		ID: uuid.NewString(), JobID: j.ID, AccountID: j.AccountID, RunID: a.RunID, Event: a.Event, URL: a.URL, Body: string(a.Body),
+		APIVersion: apiVersion(j), RequestID: j.RequestID, KeySealed: j.WebhookKeySealed, Round: 1, State: store.WebhookPending,
+	}
+	if err := s.st.CreateWebhookMessage(ctx, &m); errors.Is(err, store.ErrConflict) {
+		return s.st.WebhookMessageFor(ctx, a.RunID, a.Event)
+	} else if err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// deliver makes one POST and describes it as a delivery record. The headers follow the API version
+// the job was created through (spec 9.3): v2 signs with X-Signature-SHA256 and adds the correlation
+// headers, v1 signs with its legacy header and correlates by the body's job_id alone. Both carry
+// the Standard Webhooks headers when the account has a webhook secret.
+func (s *Service) deliver(ctx context.Context, m store.WebhookMessage, key string, attempt int, now time.Time) store.WebhookDelivery {
 	reqID := uuid.NewString()
-	d := store.WebhookDelivery{JobID: a.JobID, RunID: a.RunID, Event: a.Event, Attempt: attempt, RequestID: reqID, URL: a.URL}
+	d := store.WebhookDelivery{JobID: m.JobID, RunID: m.RunID, Event: m.Event, Attempt: attempt, Round: m.Round, MessageID: &m.ID,
+		RequestID: reqID, URL: m.URL}
 	began := time.Now()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.URL, bytes.NewReader(a.Body))
+	body := []byte(m.Body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(body))
 	if err != nil {
 		d.Error = ptr(err.Error())
 		d.DurationMS = time.Since(began).Milliseconds()
@@ -198,12 +272,23 @@ func (s *Service) deliver(ctx context.Context, a webhookArgs, key, origReqID str
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "researchd-webhooks/2")
-	if key != "" {
-		req.Header.Set(HeaderSignature, Sign(key, a.Body))
+	if m.APIVersion == store.APIv1 {
+		if key != "" {
+			req.Header.Set(HeaderSignatureV1, Sign(key, body))
+		}
+	} else {
+		if key != "" {
+			req.Header.Set(HeaderSignature, Sign(key, body))
+		}
+		origReqID := ""
+		if m.RequestID != nil {
+			origReqID = *m.RequestID
+		}
+		req.Header.Set(HeaderRequestID, reqID)
+		req.Header.Set(HeaderOriginalRequestID, origReqID)
+		req.Header.Set(HeaderJobID, m.JobID)
 	}
-	req.Header.Set(HeaderRequestID, reqID)
-	req.Header.Set(HeaderOriginalRequestID, origReqID)
-	req.Header.Set(HeaderJobID, a.JobID)
+	s.signStandard(ctx, req.Header, m, body, now)
 	resp, err := s.webhooks.Do(req)
 	d.DurationMS = time.Since(began).Milliseconds()
 	if err != nil {
@@ -216,11 +301,4 @@ func (s *Service) deliver(ctx context.Context, a webhookArgs, key, origReqID str
 	d.Succeeded = resp.StatusCode >= 200 && resp.StatusCode < 300
 	d.DurationMS = time.Since(began).Milliseconds()
 	return d
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -233,7 +233,9 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 		return nil, err
 	}
 	// The owner's key re-signs the webhooks. An administrator continuing someone else's job passes
-	// none (the job keeps the owner's sealed key), and the owner's tier and credits apply.
+	// none (the owner's key was deleted once the last webhook was final, so that run's webhook
+	// carries no X-Signature-SHA256, only the Standard Webhooks signature), and the owner's tier
+	// and credits apply.
 	tier, key := p.Tier, p.Secret
 	if p.AccountID != j.AccountID {
 		owner, err := s.store.AccountByID(ctx, j.AccountID)

@@ -59,6 +59,8 @@ func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchR
 	c, err := s.research.Create(ctx, jobs.CreateRequest{
 		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
 		Effort: v1Efforts[depth], RequestID: requestID(ctx),
+		// v1 webhooks sign with the legacy header and correlate by the body alone (spec 9.3).
+		WebhookURL: b.WebhookUrl, APIVersion: store.APIv1,
 	})
 	if err != nil {
 		return nil, researchProblem(err)

@@ -73,7 +73,8 @@ type ResearchJob struct {
 	ErrorMessage        *string `gorm:"type:text"`
 	RequestID           *string `gorm:"type:varchar(100)"` // X-Request-ID of the originating POST
 	// WebhookKeySealed is the caller's API key sealed with the server secret (AES-GCM): webhooks are
-	// signed with the key, and only key hashes are kept anywhere else.
+	// signed with the key, and only key hashes are kept anywhere else. It moves to the run's
+	// WebhookMessage when the run ends, which deletes it once its deliveries are final.
 	WebhookKeySealed *string `gorm:"type:text"`
 	CurrentRunID     *string `gorm:"type:varchar(36)"` // the run the queue entry executes
 	RiverJobID       *int64  // that queue entry
@@ -90,6 +91,10 @@ type ResearchJob struct {
 	// RequiredToolCalls is the JSON outcome ({required, succeeded, missing}) of the last run's
 	// required-tool monitor; nil when it had none.
 	RequiredToolCalls *string `gorm:"type:text"`
+
+	// APIVersion is the surface the job was created through (APIv1, APIv2): it picks the webhook's
+	// signature and correlation headers (spec 9.3).
+	APIVersion string `gorm:"type:varchar(4);not null;default:v2"`
 }
 
 // ResearchRun is one run (check result) of a job: the initial run or a continuation.
@@ -151,6 +156,11 @@ type WebhookDelivery struct {
 	DurationMS int64   `gorm:"column:duration_ms;not null"`
 	Succeeded  bool    `gorm:"not null;default:false"`
 	CreatedAt  time.Time
+
+	// Round is 1 for the attempts that follow the run, 2 and up for each redelivery; MessageID is
+	// the WebhookMessage (nil on attempts recorded before messages existed).
+	Round     int     `gorm:"not null;default:1"`
+	MessageID *string `gorm:"type:varchar(36)"`
 }
 
 // CreateResearchJob inserts a job. A taken slug is ErrConflict.
@@ -403,10 +413,10 @@ func (s *Store) RecordDelivery(ctx context.Context, d *WebhookDelivery) error {
 	return nil
 }
 
-// DeliveriesFor lists the recorded attempts of one webhook (a run's event), oldest first.
-func (s *Store) DeliveriesFor(ctx context.Context, runID, event string) ([]WebhookDelivery, error) {
+// DeliveriesFor lists the recorded attempts of one round of one webhook (a run's event), oldest first.
+func (s *Store) DeliveriesFor(ctx context.Context, runID, event string, round int) ([]WebhookDelivery, error) {
 	var ds []WebhookDelivery
-	if err := s.with(ctx).Where("run_id = ? AND event = ?", runID, event).Order("attempt").Find(&ds).Error; err != nil {
+	if err := s.with(ctx).Where("run_id = ? AND event = ? AND round = ?", runID, event, round).Order("attempt").Find(&ds).Error; err != nil {
 		return nil, fmt.Errorf("webhook deliveries: %w", err)
 	}
 	return ds, nil

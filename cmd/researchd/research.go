@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -21,16 +22,18 @@ import (
 // researchSettings are the job queue's environment settings.
 type researchSettings struct {
 	Jobs      jobs.Config
-	SecretKey string // RESEARCH_SECRET_KEY: seals the API keys that sign webhooks
-	CorpusDir string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
+	SecretKey string // RESEARCH_SECRET_KEY: seals the API keys that sign webhooks and the webhook secrets
+	// SecretKeyFile (RESEARCH_SECRET_KEY_FILE) holds that key in a file outside the data folder.
+	SecretKeyFile string
+	CorpusDir     string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
 	Prices *engine.TokenPrices
 }
 
 // researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_ACCOUNT_MAX_RUNS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
-// RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY and
-// RESEARCH_CORPUS_DIR and RESEARCH_MODEL_PRICES.
+// RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY(_FILE),
+// RESEARCH_WEBHOOK_SECRET_GRACE and RESEARCH_CORPUS_DIR and RESEARCH_MODEL_PRICES.
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dataDir
@@ -55,6 +58,13 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if get("RESEARCH_RESCUE_AFTER", "") != "" {
 		return researchSettings{}, errors.New("RESEARCH_RESCUE_AFTER is gone: a killed run now resumes after its effort's timeout (RESEARCH_JOB_TIMEOUTS) plus RESEARCH_RESCUE_MARGIN (default 2m)")
 	}
+	if v := get("RESEARCH_WEBHOOK_SECRET_GRACE", ""); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return researchSettings{}, fmt.Errorf("RESEARCH_WEBHOOK_SECRET_GRACE=%q: want a duration such as 24h (0: a rotated-out secret stops at once)", v)
+		}
+		jc.WebhookSecretGrace = d
+	}
 	for name, dst := range map[string]*time.Duration{
 		"RESEARCH_RESCUE_MARGIN": &jc.RescueMargin, "RESEARCH_POLL_INTERVAL": &jc.PollInterval, "RESEARCH_SHUTDOWN_GRACE": &jc.ShutdownGrace,
 	} {
@@ -73,7 +83,8 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
 	}
-	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices}, nil
+	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), SecretKeyFile: get("RESEARCH_SECRET_KEY_FILE", ""),
+		CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices}, nil
 }
 
 func positiveInt(v, name string) (int, error) {
@@ -100,9 +111,13 @@ func newEngine(cfg config) (engine.Engine, error) {
 func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
 	log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
 	rs := cfg.Research
-	sealer, err := jobs.LoadSealer(rs.SecretKey, cfg.DataDir)
+	sealer, err := jobs.LoadSealer(rs.SecretKey, rs.SecretKeyFile, cfg.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if rs.SecretKey == "" && rs.SecretKeyFile == "" && rs.Jobs.Production {
+		log.Warn("the server secret that seals webhook signing keys is a file in the data folder; set RESEARCH_SECRET_KEY_FILE (or RESEARCH_SECRET_KEY) to keep it elsewhere",
+			"file", filepath.Join(cfg.DataDir, jobs.SecretFileName))
 	}
 	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer,
 		Logger: log.With("component", "jobs"), Extensions: ext}, rs.Jobs)
