@@ -16,7 +16,7 @@ func migrations() []*gormigrate.Migration {
 	var all []*gormigrate.Migration
 	for _, area := range [][]*gormigrate.Migration{
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(), expertFileMigrations(),
-		jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(), idempotencyMigrations(),
+		jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(), idempotencyMigrations(), revisionFileMigrations(),
 	} {
 		all = append(all, area...)
 	}
