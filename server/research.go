@@ -22,8 +22,8 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/revision"
+	"github.com/researchd/researchd/store"
 )
 
 // Research jobs (spec 4.1): thin handlers over jobs.Service (state machine, queue) and the store

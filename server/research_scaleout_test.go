@@ -233,7 +233,7 @@ func sameFromEvery(t *testing.T, ps []*process, key, jobID string) {
 			q = "?revision=" + rev
 		}
 		var l gen.WorkspaceFileList
-		read(base + "/files" + q).JSON(t, &l)
+		read(base+"/files"+q).JSON(t, &l)
 		if rev != "" {
 			require.Equal(t, rev, l.RevisionSha.MustGet())
 		}
