@@ -81,6 +81,10 @@ func New(st *store.Store, bucket *blob.Bucket, cfg Config) *Service {
 	return &Service{st: st, bucket: bucket, cfg: cfg, client: client}
 }
 
+// Bucket is the blob storage the service writes to (RESEARCH_BLOB_URL). Research jobs publish
+// their revisions' files to the same bucket, so one setting makes every process share both.
+func (s *Service) Bucket() *blob.Bucket { return s.bucket }
+
 // MaxBytes is the per-file size limit (and the body limit of a direct upload).
 func (s *Service) MaxBytes() int64 { return s.cfg.MaxBytes }
 

@@ -188,6 +188,8 @@ func (s *Service) dispatch(ctx context.Context, a runArgs, queue string) (store.
 // read. An initial run is re-run from scratch after a crash anyway, so its broken folder is set aside
 // (kept for inspection), the revisions it had recorded are forgotten, and the run starts over in a
 // fresh repository. A continuation builds on earlier runs' history, so there the error stands.
+// A working copy that lacks the job's latest revision (another process ran it) is first brought to
+// it from the blob store.
 func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runArgs) (*workspace.Repo, error) {
 	dir := s.workspaceDir(j.ID)
 	repo, err := workspace.Init(dir)
@@ -197,6 +199,9 @@ func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runA
 	if err == nil || a.RunKind != store.RunInitial {
 		if err != nil {
 			return nil, err
+		}
+		if _, err := s.revisions.Restore(ctx, repo, j.ID); err != nil {
+			return nil, fmt.Errorf("restore workspace: %w", err)
 		}
 		return repo, nil
 	}
@@ -464,11 +469,20 @@ func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (
 	if b, err := k.repo.ReadFile(sha, engine.ReportPath); err == nil {
 		report = ptr(string(b))
 	}
-	// The revision and the report it shows land together, so the detail never names a report_sha
-	// that has no revision (or the reverse) after a crash.
+	// Contents go to the blob store first, so a recorded manifest never names a missing blob; then
+	// any process can serve the revision.
+	files, err := k.svc.revisions.Publish(ctx, k.repo, k.jobID, sha)
+	if err != nil {
+		return "", fmt.Errorf("publish checkpoint %s: %w", sha, err)
+	}
+	// The revision, its manifest and the report it shows land together, so the detail never names a
+	// report_sha that has no revision (or the reverse) after a crash.
 	err = k.svc.st.InTx(ctx, func(tx *store.Store) error {
 		if err := tx.AddRevision(ctx, &store.ResearchRevision{JobID: k.jobID, SHA: sha, RunID: k.runID, CheckpointType: checkpointType,
-			Message: message, CreatedAt: k.svc.now()}); err != nil {
+			Message: message, CreatedAt: k.svc.now(), FilesStored: true}); err != nil {
+			return err
+		}
+		if err := tx.AddRevisionFiles(ctx, files); err != nil {
 			return err
 		}
 		if report == nil {

@@ -18,10 +18,13 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/revision"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
 )
@@ -117,6 +120,9 @@ type Deps struct {
 	// Extensions add queues, workers and periodic jobs to the service's River client and hear about
 	// jobs settling (see Extension).
 	Extensions []Extension
+	// Blobs receives the contents of every revision's files (RESEARCH_BLOB_URL's bucket, shared by
+	// every process); nil: an in-memory bucket, which only a single process in a test can use.
+	Blobs *blob.Bucket
 }
 
 // Service runs and manages research jobs.
@@ -134,6 +140,7 @@ type Service struct {
 	cfg         Config
 	client      *river.Client[*sql.Tx]
 	extensions  []Extension
+	revisions   *revision.Service
 }
 
 // New builds the service and its River client (not started: it can enqueue at once; Start begins
@@ -158,6 +165,11 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if s.webhooks == nil {
 		s.webhooks = netguard.NewClient(s.WebhookPolicy(), cfg.WebhookTimeout)
 	}
+	blobs := d.Blobs
+	if blobs == nil {
+		blobs = memblob.OpenBucket(nil)
+	}
+	s.revisions = revision.New(d.Store, blobs, s.Workspace, s.log.With("component", "revisions"))
 	// A copy, so an injected client is left as it was. A redirect is an answer that is not 2xx:
 	// following it would turn the POST into a GET.
 	webhooks := *s.webhooks
@@ -268,8 +280,13 @@ func (s *Service) Stop(ctx context.Context) error {
 // Stopped is closed once the client has fully stopped.
 func (s *Service) Stopped() <-chan struct{} { return s.client.Stopped() }
 
-// Workspace opens a job's workspace repository, or reports workspace.ErrNotFound when the job has
-// none yet (queued for the first time).
+// Revisions publishes and reads the jobs' revisions (manifests in the database, contents in the
+// blob store): every read of a report at a revision, a file list or a file goes through it.
+func (s *Service) Revisions() *revision.Service { return s.revisions }
+
+// Workspace opens a job's workspace repository, the runner's working copy in this process's data
+// directory, or reports workspace.ErrNotFound when there is none here (queued for the first time, or
+// run by another process). API reads go through Revisions instead.
 func (s *Service) Workspace(jobID string) (*workspace.Repo, error) {
 	r, err := workspace.Open(s.workspaceDir(jobID))
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/revision"
+	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
 )
 
@@ -18,40 +20,32 @@ import (
 // administrators only.
 const inputDir = "input_files/"
 
-// ListResearchFiles lists the workspace files at the latest commit or at ?revision=.
+// ListResearchFiles lists the files of the latest revision or of ?revision=, from the published
+// manifest (database), so every process answers the same.
 func (s *Server) ListResearchFiles(ctx context.Context, req gen.ListResearchFilesRequestObject) (gen.ListResearchFilesResponseObject, error) {
 	j, privileged, err := s.readableJob(ctx, req.JobIdOrSlug)
 	if err != nil {
 		return nil, err
 	}
 	out := gen.ListResearchFiles200JSONResponse{JobId: uuid.MustParse(j.ID), RevisionSha: nullable.NewNullNullable[string](), Files: []gen.WorkspaceFile{}}
-	var repo *workspace.Repo
-	sha := ""
-	if req.Params.Revision != nil {
-		if repo, sha, err = s.resolveRevision(j.ID, *req.Params.Revision); err != nil {
-			return nil, err
-		}
-	} else {
-		repo, err = s.research.Workspace(j.ID)
-		if errors.Is(err, workspace.ErrNotFound) {
-			return out, nil // queued for the first time: no workspace yet
-		}
-		if err != nil {
-			return nil, err
-		}
-		sha, err = repo.Resolve("")
-		if errors.Is(err, workspace.ErrUnknownRevision) {
-			return out, nil // no commit yet
-		}
-		if err != nil {
-			return nil, err
-		}
+	rev, err := s.fileRevision(ctx, j.ID, req.Params.Revision)
+	if errors.Is(err, revision.ErrUnknown) {
+		return out, nil // no checkpoint yet
 	}
-	files, err := repo.ListFiles(sha)
 	if err != nil {
 		return nil, err
 	}
-	out.RevisionSha = nullable.NewNullableWithValue(sha)
+	files, err := s.research.Revisions().Files(ctx, rev)
+	if errors.Is(err, revision.ErrUnavailable) {
+		if req.Params.Revision != nil {
+			return nil, errNotFound("revision")
+		}
+		return out, nil // an old revision whose files only another process's workspace holds
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.RevisionSha = nullable.NewNullableWithValue(rev.SHA)
 	for _, f := range files {
 		if !privileged && strings.HasPrefix(f.Path, inputDir) {
 			continue
@@ -63,8 +57,17 @@ func (s *Server) ListResearchFiles(ctx context.Context, req gen.ListResearchFile
 	return out, nil
 }
 
-// GetResearchFile serves one file's bytes. file_path arrives with literal slashes through the
-// wildcard route registered in New.
+// fileRevision resolves ?revision= (problems for unknown and ambiguous), or the latest revision
+// (revision.ErrUnknown when the job has none yet).
+func (s *Server) fileRevision(ctx context.Context, jobID string, at *string) (store.ResearchRevision, error) {
+	if at != nil {
+		return s.resolveRevision(ctx, jobID, *at)
+	}
+	return s.research.Revisions().Resolve(ctx, jobID, "")
+}
+
+// GetResearchFile serves one file's bytes from the blob store. file_path arrives with literal
+// slashes through the wildcard route registered in New.
 func (s *Server) GetResearchFile(ctx context.Context, req gen.GetResearchFileRequestObject) (gen.GetResearchFileResponseObject, error) {
 	p, err := workspace.CleanPath(req.FilePath)
 	if err != nil {
@@ -78,26 +81,27 @@ func (s *Server) GetResearchFile(ctx context.Context, req gen.GetResearchFileReq
 	if !privileged && strings.HasPrefix(p, inputDir) {
 		return nil, errNotFound("file")
 	}
-	var repo *workspace.Repo
-	rev := ""
-	if req.Params.Revision != nil {
-		if repo, rev, err = s.resolveRevision(j.ID, *req.Params.Revision); err != nil {
-			return nil, err
-		}
-	} else if repo, err = s.research.Workspace(j.ID); errors.Is(err, workspace.ErrNotFound) {
-		return nil, errNotFound("file")
-	} else if err != nil {
-		return nil, err
-	}
-	data, err := repo.ReadFile(rev, p)
-	if errors.Is(err, workspace.ErrNotFound) || errors.Is(err, workspace.ErrUnknownRevision) {
+	rev, err := s.fileRevision(ctx, j.ID, req.Params.Revision)
+	if errors.Is(err, revision.ErrUnknown) {
 		return nil, errNotFound("file")
 	}
 	if err != nil {
 		return nil, err
 	}
-	// The same rule as the listing's, so both always agree.
-	return fileResponse{data: data, contentType: workspace.ContentType(p, data[:min(len(data), 512)])}, nil
+	data, f, err := s.research.Revisions().ReadFile(ctx, rev, p)
+	switch {
+	case errors.Is(err, revision.ErrNoFile):
+		return nil, errNotFound("file")
+	case errors.Is(err, revision.ErrUnavailable):
+		if req.Params.Revision != nil {
+			return nil, errNotFound("revision")
+		}
+		return nil, errNotFound("file")
+	case err != nil:
+		return nil, err
+	}
+	// The listing's type, so both always agree.
+	return fileResponse{data: data, contentType: f.ContentType}, nil
 }
 
 // fileResponse writes raw file bytes with headers that keep active content inert on this origin.

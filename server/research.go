@@ -22,8 +22,8 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/revision"
 	"github.com/researchd/researchd/store"
-	"github.com/researchd/researchd/workspace"
 )
 
 // Research jobs (spec 4.1): thin handlers over jobs.Service (state machine, queue) and the store
@@ -96,7 +96,7 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 			return gen.ResearchJobDetail{}, "", err
 		}
 	}
-	detail, err := s.jobDetail(v, true, nil)
+	detail, err := s.jobDetail(v, true)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
 	}
@@ -160,7 +160,7 @@ func (s *Server) GetRun(ctx context.Context, req gen.GetRunRequestObject) (gen.G
 	return gen.GetRun200JSONResponse(d), nil
 }
 
-func (s *Server) readJob(ctx context.Context, ref string, revision *string) (gen.ResearchJobDetail, error) {
+func (s *Server) readJob(ctx context.Context, ref string, at *string) (gen.ResearchJobDetail, error) {
 	v, err := s.store.ResearchJobView(ctx, ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return gen.ResearchJobDetail{}, errNotFound("research job")
@@ -172,7 +172,11 @@ func (s *Server) readJob(ctx context.Context, ref string, revision *string) (gen
 	if err != nil {
 		return gen.ResearchJobDetail{}, err
 	}
-	return s.jobDetail(v, privileged, revision)
+	d, err := s.jobDetail(v, privileged)
+	if err != nil || at == nil {
+		return d, err
+	}
+	return d, s.reportAt(ctx, &d, v.Job.ID, *at)
 }
 
 // UpdateResearchJob changes is_public and the call-to-action settings (owner or admin).
@@ -206,7 +210,7 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 	if err != nil {
 		return nil, researchProblem(err)
 	}
-	d, err := s.jobDetail(v, true, nil)
+	d, err := s.jobDetail(v, true)
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +252,7 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	if err != nil {
 		return nil, researchProblem(err)
 	}
-	d, err := s.jobDetail(v, true, nil)
+	d, err := s.jobDetail(v, true)
 	if err != nil {
 		return nil, err
 	}
@@ -342,9 +346,9 @@ func errInsufficientCredits(detail string) *Problem {
 	return p
 }
 
-// jobDetail assembles the detail of a job from one snapshot. privileged readers (owner,
-// administrators) see the webhook URL. revision, when set, picks the commit whose report.md is shown.
-func (s *Server) jobDetail(v store.JobView, privileged bool, revision *string) (gen.ResearchJobDetail, error) {
+// jobDetail assembles the detail of a job from one snapshot, with its latest report. privileged
+// readers (owner, administrators) see the webhook URL.
+func (s *Server) jobDetail(v store.JobView, privileged bool) (gen.ResearchJobDetail, error) {
 	j, runs, revs := v.Job, v.Runs, v.Revisions
 	var echo jobs.RequestEcho
 	if err := json.Unmarshal([]byte(j.Request), &echo); err != nil {
@@ -407,41 +411,44 @@ func (s *Server) jobDetail(v store.JobView, privileged bool, revision *string) (
 			RunId: uuid.MustParse(r.RunID), Message: r.Message,
 		})
 	}
-	if revision == nil {
-		if j.ReportSHA != nil && j.ReportMarkdown != nil {
-			d.Report = &gen.Report{Markdown: *j.ReportMarkdown, RevisionSha: *j.ReportSHA}
-		}
-		return d, nil
-	}
-	repo, sha, err := s.resolveRevision(j.ID, *revision)
-	if err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	if md, err := repo.ReadFile(sha, "report.md"); err == nil {
-		d.Report = &gen.Report{Markdown: string(md), RevisionSha: sha}
-	} else if !errors.Is(err, workspace.ErrNotFound) {
-		return gen.ResearchJobDetail{}, err
+	if j.ReportSHA != nil && j.ReportMarkdown != nil {
+		d.Report = &gen.Report{Markdown: *j.ReportMarkdown, RevisionSha: *j.ReportSHA}
 	}
 	return d, nil
 }
 
-// resolveRevision finds a commit of the job's workspace: unknown is 404, ambiguous 422.
-func (s *Server) resolveRevision(jobID, rev string) (*workspace.Repo, string, error) {
-	repo, err := s.research.Workspace(jobID)
+// reportAt replaces the detail's report with report.md as it was at the revision (none when that
+// revision has no report.md), read from the published revision: any process can answer it.
+func (s *Server) reportAt(ctx context.Context, d *gen.ResearchJobDetail, jobID, at string) error {
+	rev, err := s.resolveRevision(ctx, jobID, at)
 	if err != nil {
-		return nil, "", errNotFound("revision")
+		return err
 	}
-	sha, err := repo.Resolve(rev)
+	d.Report = nil
+	md, _, err := s.research.Revisions().ReadFile(ctx, rev, engine.ReportPath)
 	switch {
-	case errors.Is(err, workspace.ErrUnknownRevision):
-		return nil, "", errNotFound("revision")
-	case errors.Is(err, workspace.ErrAmbiguousRevision):
-		return nil, "", errValidation("revision "+rev+" matches more than one commit; give more characters",
-			gen.FieldError{Field: "query.revision", Message: "ambiguous revision"})
+	case errors.Is(err, revision.ErrNoFile):
+		return nil
+	case errors.Is(err, revision.ErrUnavailable):
+		return errNotFound("revision")
 	case err != nil:
-		return nil, "", err
+		return err
 	}
-	return repo, sha, nil
+	d.Report = &gen.Report{Markdown: string(md), RevisionSha: rev.SHA}
+	return nil
+}
+
+// resolveRevision finds one of the job's published revisions: unknown is 404, ambiguous 422.
+func (s *Server) resolveRevision(ctx context.Context, jobID, rev string) (store.ResearchRevision, error) {
+	r, err := s.research.Revisions().Resolve(ctx, jobID, rev)
+	switch {
+	case errors.Is(err, revision.ErrUnknown):
+		return r, errNotFound("revision")
+	case errors.Is(err, revision.ErrAmbiguous):
+		return r, errValidation("revision "+rev+" matches more than one commit; give more characters",
+			gen.FieldError{Field: "query.revision", Message: "ambiguous revision"})
+	}
+	return r, err
 }
 
 func jobSummary(j store.ResearchJob) gen.ResearchJobSummary {
@@ -479,7 +486,7 @@ func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
 	return jobs.New(jobs.Deps{
 		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
 		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
-		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext,
+		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext, Blobs: cfg.Attachments.Bucket(),
 	}, jc)
 }
 

@@ -89,13 +89,13 @@ type researchEnv struct {
 
 type researchOpt func(*jobs.Config)
 
-func newResearchEnv(t *testing.T, d store.Dialect, opts ...researchOpt) *researchEnv {
+func newResearchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *researchEnv {
 	t.Helper()
 	return newResearchEnvWith(t, d, func(*server.Config) {}, opts...)
 }
 
 // newResearchEnvWith is newResearchEnv with a change to the server configuration.
-func newResearchEnvWith(t *testing.T, d store.Dialect, configure servertest.Option, opts ...researchOpt) *researchEnv {
+func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Option, opts ...researchOpt) *researchEnv {
 	t.Helper()
 	var svc *jobs.Service
 	env := servertest.New(t, d, func(cfg *server.Config) {
@@ -133,13 +133,13 @@ func newResearchEnvWith(t *testing.T, d store.Dialect, configure servertest.Opti
 }
 
 // create posts a job and returns the response.
-func (e *researchEnv) create(t *testing.T, key string, body map[string]any, header http.Header) *servertest.Resp {
+func (e *researchEnv) create(t testing.TB, key string, body map[string]any, header http.Header) *servertest.Resp {
 	t.Helper()
 	return e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/research", Token: key, Body: body, Header: header})
 }
 
 // mustCreate posts a job that must be accepted.
-func (e *researchEnv) mustCreate(t *testing.T, key string, body map[string]any) gen.ResearchJobDetail {
+func (e *researchEnv) mustCreate(t testing.TB, key string, body map[string]any) gen.ResearchJobDetail {
 	t.Helper()
 	r := e.create(t, key, body, nil)
 	require.Equal(t, http.StatusAccepted, r.Status, string(r.Body))
@@ -149,7 +149,7 @@ func (e *researchEnv) mustCreate(t *testing.T, key string, body map[string]any) 
 }
 
 // get reads a job's detail.
-func (e *researchEnv) get(t *testing.T, key, ref string) gen.ResearchJobDetail {
+func (e *researchEnv) get(t testing.TB, key, ref string) gen.ResearchJobDetail {
 	t.Helper()
 	r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + ref, Token: key})
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
@@ -159,7 +159,7 @@ func (e *researchEnv) get(t *testing.T, key, ref string) gen.ResearchJobDetail {
 }
 
 // await polls the detail until ok holds, as a client would; the bound only stops a hung test.
-func (e *researchEnv) await(t *testing.T, key, ref string, ok func(gen.ResearchJobDetail) bool) gen.ResearchJobDetail {
+func (e *researchEnv) await(t testing.TB, key, ref string, ok func(gen.ResearchJobDetail) bool) gen.ResearchJobDetail {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {

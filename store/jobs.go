@@ -118,6 +118,9 @@ type ResearchRevision struct {
 	CheckpointType string `gorm:"type:varchar(16);not null"`
 	Message        string `gorm:"type:text;not null"`
 	CreatedAt      time.Time
+	// FilesStored: the manifest is in research_revision_files and the contents in the blob store
+	// (false for revisions recorded before those existed, until they are backfilled).
+	FilesStored bool `gorm:"not null;default:false"`
 }
 
 // ResearchEvent is one timeline entry, stored already sanitized.
@@ -298,12 +301,15 @@ func (s *Store) RevisionsForJob(ctx context.Context, jobID string) ([]ResearchRe
 	return revs, nil
 }
 
-// ForgetWorkspace drops a job's recorded revisions and the report they pointed at, in one
+// ForgetWorkspace drops a job's recorded revisions, their manifests and the report they pointed at, in one
 // transaction: used when an initial run starts over in a fresh workspace after a crash.
 func (s *Store) ForgetWorkspace(ctx context.Context, jobID string) error {
 	return s.InTx(ctx, func(tx *Store) error {
 		if err := tx.with(ctx).Where("job_id = ?", jobID).Delete(&ResearchRevision{}).Error; err != nil {
 			return fmt.Errorf("forget revisions of %s: %w", jobID, err)
+		}
+		if err := tx.with(ctx).Where("job_id = ?", jobID).Delete(&ResearchRevisionFile{}).Error; err != nil {
+			return fmt.Errorf("forget revision files of %s: %w", jobID, err)
 		}
 		err := tx.with(ctx).Model(&ResearchJob{}).Where("id = ?", jobID).
 			Updates(map[string]any{"report_sha": nil, "report_markdown": nil}).Error

@@ -15,9 +15,9 @@ import (
 func migrations() []*gormigrate.Migration {
 	var all []*gormigrate.Migration
 	for _, area := range [][]*gormigrate.Migration{
-		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(), expertFileMigrations(),
-		jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(), idempotencyMigrations(),
-		a2aMigrations(), webhookMigrations(),
+		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(),
+		expertFileMigrations(), jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(),
+		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(),
 	} {
 		all = append(all, area...)
 	}

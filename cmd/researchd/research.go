@@ -120,7 +120,7 @@ func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Ser
 			"file", filepath.Join(cfg.DataDir, jobs.SecretFileName))
 	}
 	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer,
-		Logger: log.With("component", "jobs"), Extensions: ext}, rs.Jobs)
+		Logger: log.With("component", "jobs"), Extensions: ext, Blobs: att.Bucket()}, rs.Jobs)
 }
 
 // stopResearch stops the workers gracefully (running jobs get RESEARCH_SHUTDOWN_GRACE to finish,

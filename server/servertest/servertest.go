@@ -49,7 +49,13 @@ type Option func(*server.Config)
 // New starts the app on a fresh migrated database of the dialect; everything stops when t ends.
 func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
 	t.Helper()
-	st := storetest.Open(t, d)
+	return NewOn(t, storetest.Open(t, d), opts...)
+}
+
+// NewOn starts the app on an existing migrated store: several apps on one database stand for
+// several processes.
+func NewOn(t testing.TB, st *store.Store, opts ...Option) *Env {
+	t.Helper()
 	dev, err := auth.LoadDevIssuer(t.TempDir())
 	if err != nil {
 		t.Fatalf("dev issuer: %v", err)
