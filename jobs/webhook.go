@@ -40,6 +40,9 @@ type WebhookBody struct {
 	Status           string      `json:"status"`
 	Report           *reportBody `json:"report"`
 	StructuredOutput any         `json:"structured_output,omitempty"`
+	// Citations and StructuredOutputBasis: what citation verification found (completed runs).
+	Citations             *Citations `json:"citations,omitempty"`
+	StructuredOutputBasis any        `json:"structured_output_basis,omitempty"`
 }
 
 type reportBody struct {
@@ -78,11 +81,16 @@ func mac(key string, body []byte) []byte {
 
 // enqueueWebhook adds the webhook of a finished run to the caller's transaction (no-op without a
 // webhook_url).
-func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.ResearchJob, runID, event, status string, report *reportBody, structured any) error {
+func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.ResearchJob, runID, event, status string, report *reportBody, structured any,
+	opts ...func(*WebhookBody)) error {
 	if j.WebhookURL == nil {
 		return nil
 	}
-	body, err := json.Marshal(WebhookBody{Event: event, JobID: j.ID, Status: status, Report: report, StructuredOutput: structured})
+	wb := WebhookBody{Event: event, JobID: j.ID, Status: status, Report: report, StructuredOutput: structured}
+	for _, o := range opts {
+		o(&wb)
+	}
+	body, err := json.Marshal(wb)
 	if err != nil {
 		return fmt.Errorf("encode webhook: %w", err)
 	}

@@ -90,6 +90,12 @@ type ResearchJob struct {
 	// RequiredToolCalls is the JSON outcome ({required, succeeded, missing}) of the last run's
 	// required-tool monitor; nil when it had none.
 	RequiredToolCalls *string `gorm:"type:text"`
+	// CitationsTotal and CitationsVerified count the quoted citations of the last completed report
+	// (and its structured-output basis) and those found in their stored sources; nil before a run
+	// completes. StructuredOutputBasis is the JSON per-field support of the structured output.
+	CitationsTotal        *int
+	CitationsVerified     *int
+	StructuredOutputBasis *string `gorm:"type:text"`
 }
 
 // ResearchRun is one run (check result) of a job: the initial run or a continuation.
