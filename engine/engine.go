@@ -7,6 +7,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -90,6 +91,17 @@ type Input struct {
 	// researching and writes its report once the estimate passes it. Engines without a model or
 	// without token prices spend nothing they can count and ignore it (they record that they do).
 	MaxCostUSD *float64
+	// Now is the run's clock (the job service's, so tests can fix it): today's date in a model's
+	// prompt, retrieval times of stored sources. nil: time.Now.
+	Now func() time.Time
+}
+
+// now reads the run's clock.
+func (in Input) now() time.Time {
+	if in.Now == nil {
+		return time.Now()
+	}
+	return in.Now()
 }
 
 // Result is what a successful run produced (report.md is also in the workspace).

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -34,6 +32,10 @@ type OpenAIOptions struct {
 	// run's spend cannot be estimated and MaxCostUSD is not enforced (the effort's token budget
 	// still is).
 	Prices *TokenPrices
+	// Searcher serves the web_search tool (nil: the tool is not offered).
+	Searcher Searcher
+	// CorpusDir is an optional local folder (RESEARCH_CORPUS_DIR) searched besides each job's files.
+	CorpusDir string
 }
 
 // budget is what an effort level may spend.
@@ -52,7 +54,6 @@ var budgets = map[string]budget{
 
 // Tool limits.
 const (
-	fetchMaxBytes     = 2 << 20
 	toolResultChars   = 20_000
 	writeFileMaxBytes = 1 << 20
 	eventContentChars = 4_000
@@ -154,7 +155,7 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 			return Result{}, err
 		}
 	}
-	docs, skipped, err := loadSources(ctx, sourceDirs(in, ""))
+	docs, skipped, err := loadSources(ctx, sourceDirs(in, r.e.opts.CorpusDir))
 	if err != nil {
 		return Result{}, err
 	}
@@ -566,48 +567,13 @@ func (r *agentRun) writeFile(p, content string) (string, error) {
 // fetch GETs a URL through the FetchClient (the SSRF-safe client in production) and returns its
 // text. The body is capped; HTML and PDF are converted to text.
 func (r *agentRun) fetch(ctx context.Context, raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", errors.New("only absolute http(s) URLs can be fetched")
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	p, err := FetchPage(ctx, r.e.opts.FetchClient, raw, r.in.Now)
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("User-Agent", "researchd/2 (+research agent)")
-	req.Header.Set("Accept", "text/html,text/plain,application/json,application/pdf;q=0.9,*/*;q=0.5")
-	resp, err := r.e.opts.FetchClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("fetch failed: %v", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("reading the response failed: %v", err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	truncated := len(body) > fetchMaxBytes
-	body = body[:min(len(body), fetchMaxBytes)]
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	var text string
-	switch {
-	case ct == "text/html" || ct == "application/xhtml+xml":
-		if text, err = htmlToText(body); err != nil {
-			return "", fmt.Errorf("unreadable HTML: %v", err)
-		}
-	case ct == "application/pdf":
-		if text, err = pdfToText(body); err != nil {
-			return "", fmt.Errorf("unreadable PDF: %v", err)
-		}
-	case strings.HasPrefix(ct, "text/") || ct == "application/json" || ct == "application/xml" || looksLikeText(body):
-		text = strings.ToValidUTF8(string(body), "\uFFFD")
-	default:
-		return "", fmt.Errorf("unsupported content type %q", ct)
-	}
-	if truncated {
+	text := p.Text
+	if p.Truncated {
 		text += "\n[truncated]"
 	}
-	return fmt.Sprintf("URL: %s\nHTTP %d, %s\n\n%s", resp.Request.URL, resp.StatusCode, ct, text), nil
+	return fmt.Sprintf("URL: %s\nHTTP %d, %s\n\n%s", p.URL, p.Status, p.ContentType, text), nil
 }

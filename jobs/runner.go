@@ -240,6 +240,7 @@ func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (
 		return engine.Result{}, sk, err
 	}
 	defer cleanup()
+	in.Now, sk.schema = s.now, in.JSONSchema
 	if a.RunKind == store.RunInitial {
 		if err := s.copyInputs(runCtx, j, repo, sk); err != nil {
 			return engine.Result{}, sk, err
@@ -358,6 +359,17 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 		}
 		set["structured_output"] = string(b)
 	}
+	if v := sk.verified; v != nil && v.structuredStored {
+		res.StructuredOutput = v.structured // as verification settled it
+		b, err := json.Marshal(v.structured)
+		if err != nil {
+			return fmt.Errorf("encode structured output: %w", err)
+		}
+		set["structured_output"] = string(b)
+	}
+	if err := sk.verified.citationColumns(set); err != nil {
+		return err
+	}
 	set["required_tool_calls"] = nil
 	if o := res.RequiredTools; o != nil {
 		b, err := json.Marshal(RequiredToolCalls{Required: nonNil(o.Required), Succeeded: nonNil(o.Succeeded), Missing: nonNil(o.Missing)})
@@ -385,7 +397,8 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 		if res.StructuredOutput != nil {
 			structured = res.StructuredOutput
 		}
-		return s.enqueueWebhook(ctx, tx, j, a.RunID, EventCompleted, store.JobCompleted, &reportBody{Markdown: report, RevisionSHA: sha}, structured)
+		return s.enqueueWebhook(ctx, tx, j, a.RunID, EventCompleted, store.JobCompleted, &reportBody{Markdown: report, RevisionSHA: sha}, structured,
+			withVerification(sk.verified))
 	})
 }
 
@@ -440,11 +453,23 @@ type sink struct {
 	lastType string
 	// lastReport is report.md at lastSHA (nil when that commit has none), read once per checkpoint.
 	lastReport *string
+	// schema is the run's effective json_schema; verified what citation verification settled
+	// (nil until the run finalises its report) and verifiedReport the report it left.
+	schema         map[string]any
+	verified       *verified
+	verifiedReport string
 }
 
 func (k *sink) Event(ctx context.Context, e engine.Event) error {
 	if err := context.Cause(k.ctx); err != nil {
 		return err
+	}
+	if e.Kind == engine.KindFinalAnswer {
+		// The final answer shows the report as verification leaves it.
+		if _, err := k.verify(ctx); err != nil {
+			return err
+		}
+		e.Content = k.verifiedReport
 	}
 	return appendEvent(ctx, k.svc.st, k.jobID, e)
 }
@@ -460,6 +485,11 @@ func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (
 	}
 	if j.Status != store.JobInProgress {
 		return "", errJobCancelled
+	}
+	if checkpointType != workspace.CheckpointProgress {
+		if _, err := k.verify(ctx); err != nil {
+			return "", err
+		}
 	}
 	sha, err := k.repo.Commit(message, checkpointType)
 	if err != nil {

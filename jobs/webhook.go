@@ -43,6 +43,9 @@ type WebhookBody struct {
 	Status           string      `json:"status"`
 	Report           *reportBody `json:"report"`
 	StructuredOutput any         `json:"structured_output,omitempty"`
+	// Citations and StructuredOutputBasis: what citation verification found (completed runs).
+	Citations             *Citations `json:"citations,omitempty"`
+	StructuredOutputBasis any        `json:"structured_output_basis,omitempty"`
 }
 
 type reportBody struct {
@@ -85,11 +88,16 @@ func mac(key string, body []byte) []byte {
 // enqueueWebhook records the webhook of a finished run and queues its first round, in the caller's
 // transaction (no-op without a webhook_url). The job's sealed API key moves to the message, which
 // deletes it once the round is final.
-func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.ResearchJob, runID, event, status string, report *reportBody, structured any) error {
+func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.ResearchJob, runID, event, status string, report *reportBody, structured any,
+	opts ...func(*WebhookBody)) error {
 	if j.WebhookURL == nil {
 		return nil
 	}
-	body, err := json.Marshal(WebhookBody{Event: event, JobID: j.ID, Status: status, Report: report, StructuredOutput: structured})
+	wb := WebhookBody{Event: event, JobID: j.ID, Status: status, Report: report, StructuredOutput: structured}
+	for _, o := range opts {
+		o(&wb)
+	}
+	body, err := json.Marshal(wb)
 	if err != nil {
 		return fmt.Errorf("encode webhook: %w", err)
 	}

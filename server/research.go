@@ -396,6 +396,9 @@ func (s *Server) jobDetail(v store.JobView, privileged bool) (gen.ResearchJobDet
 	if err := expertOfJob(&d, j); err != nil {
 		return gen.ResearchJobDetail{}, err
 	}
+	if err := citationsOfJob(&d, j); err != nil {
+		return gen.ResearchJobDetail{}, err
+	}
 	var credits int64
 	for _, r := range runs {
 		credits += r.CreditsCharged

@@ -95,6 +95,13 @@ type ResearchJob struct {
 	// APIVersion is the surface the job was created through (APIv1, APIv2): it picks the webhook's
 	// signature and correlation headers (spec 9.3).
 	APIVersion string `gorm:"type:varchar(4);not null;default:v2"`
+
+	// CitationsTotal and CitationsVerified count the quoted citations of the last completed report
+	// (and its structured-output basis) and those found in their stored sources; nil before a run
+	// completes. StructuredOutputBasis is the JSON per-field support of the structured output.
+	CitationsTotal        *int
+	CitationsVerified     *int
+	StructuredOutputBasis *string `gorm:"type:text"`
 }
 
 // ResearchRun is one run (check result) of a job: the initial run or a continuation.

@@ -17,7 +17,7 @@ func migrations() []*gormigrate.Migration {
 	for _, area := range [][]*gormigrate.Migration{
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(),
 		expertFileMigrations(), jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(),
-		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(),
+		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(), citationMigrations(),
 	} {
 		all = append(all, area...)
 	}

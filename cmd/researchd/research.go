@@ -29,11 +29,14 @@ type researchSettings struct {
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
 	Prices *engine.TokenPrices
+	// Searcher is the web search provider (RESEARCH_SEARCH_PROVIDER, RESEARCH_SEARCH_URL,
+	// RESEARCH_SEARCH_API_KEY); nil when none is configured.
+	Searcher engine.Searcher
 }
 
 // researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_ACCOUNT_MAX_RUNS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY(_FILE),
-// RESEARCH_WEBHOOK_SECRET_GRACE and RESEARCH_CORPUS_DIR and RESEARCH_MODEL_PRICES.
+// RESEARCH_WEBHOOK_SECRET_GRACE, RESEARCH_CORPUS_DIR, RESEARCH_MODEL_PRICES and the web search provider (RESEARCH_SEARCH_*).
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dataDir
@@ -83,8 +86,13 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
 	}
-	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), SecretKeyFile: get("RESEARCH_SECRET_KEY_FILE", ""),
-		CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices}, nil
+	searcher, err := engine.NewSearcher(engine.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", engine.SearchNone),
+		URL: get("RESEARCH_SEARCH_URL", ""), APIKey: get("RESEARCH_SEARCH_API_KEY", "")})
+	if err != nil {
+		return researchSettings{}, fmt.Errorf("RESEARCH_SEARCH_PROVIDER: %w", err)
+	}
+	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), SecretKeyFile: get("RESEARCH_SECRET_KEY_FILE", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices,
+		Searcher: searcher}, nil
 }
 
 func positiveInt(v, name string) (int, error) {
@@ -103,7 +111,7 @@ func newEngine(cfg config) (engine.Engine, error) {
 		// The agent's fetch tool reaches the public internet only, re-checked at dial time.
 		fetch := netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
 		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
-			Prices: cfg.Research.Prices})
+			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir})
 	}
 	return engine.NewOffline(engine.OfflineOptions{CorpusDir: cfg.Research.CorpusDir}), nil
 }
