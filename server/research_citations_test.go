@@ -126,7 +126,9 @@ func say(content any) chatReply {
 	}
 }
 
-func cite(source, quote string) map[string]any { return map[string]any{"source": source, "quote": quote} }
+func cite(source, quote string) map[string]any {
+	return map[string]any{"source": source, "quote": quote}
+}
 
 // TestResearchOpenAICitationsEndToEnd runs the openai engine through the API against a scripted
 // model, a scripted SearXNG and a news site behind the SSRF guard. The model searches, fetches the
