@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
@@ -197,6 +196,3 @@ func principal(ctx context.Context) (auth.Principal, error) {
 	}
 	return p, nil
 }
-
-// now is the timestamp of events the store did not write.
-func now() time.Time { return time.Now().UTC() }

@@ -45,7 +45,7 @@ func TestOpenAIRunsAsExpert(t *testing.T) {
 	})
 	require.NoError(t, err)
 	reqs := cs.recorded()
-	require.Len(t, reqs, 2)
+	require.Len(t, reqs, 3) // the tool call, the notes, the report
 	sys := systemMessage(t, reqs[0].Body)
 	require.Contains(t, sys, "Fjord Analyst")
 	require.Contains(t, sys, "You are FJORD-ANALYST-7. Always quote ferry counts.")
@@ -73,16 +73,18 @@ func TestOpenAISpendCeiling(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		prices   *engine.TokenPrices
+		steps    int // scripted research steps (tool calls, then notes)
 		requests int
 		title    string
 	}{
 		// Each scripted call uses 100 prompt + 20 completion tokens: 0.6 USD at these prices.
-		{"enforced", &engine.TokenPrices{InputPerMTok: 5000, OutputPerMTok: 5000}, 2, "Spend ceiling reached"},
-		{"no prices", nil, 3, "Spend ceiling not enforced"},
+		// enforced: the first call passes the ceiling, so the report is written next, without tools.
+		{"enforced", &engine.TokenPrices{InputPerMTok: 5000, OutputPerMTok: 5000}, 2, 2, "Research budget spent"},
+		{"no prices", nil, 3, 4, "Spend ceiling not enforced"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			search := toolCalls("", call{"search_files", `{"query":"heat pump"}`})
-			script := append(slices.Repeat([]step{search}, tc.requests-1), answer(finalReport))
+			script := append(slices.Repeat([]step{search}, tc.steps-1), answer(finalReport))
 			cs := newChatServer(t, script...)
 			e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cs.srv.URL + "/v1", APIKey: apiKey, Model: "test-model", Prices: tc.prices})
 			require.NoError(t, err)
@@ -92,8 +94,14 @@ func TestOpenAISpendCeiling(t *testing.T) {
 			reqs := cs.recorded()
 			require.Len(t, reqs, tc.requests)
 			if tc.prices != nil {
-				// After the first call the agent must answer without tools.
-				require.Equal(t, "none", reqs[1].Body["tool_choice"])
+				// After the first call the agent must write its report, without tools.
+				require.Nil(t, reqs[1].Body["tools"])
+				require.NotNil(t, reqs[1].Body["response_format"])
+				for _, ev := range sink.ofKind(engine.KindStatus) {
+					if ev.Title == "Research budget spent" {
+						require.Contains(t, ev.Content, "spend ceiling reached")
+					}
+				}
 			}
 			var titles []string
 			for _, ev := range sink.ofKind(engine.KindStatus) {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -38,18 +37,24 @@ type OpenAIOptions struct {
 	CorpusDir string
 }
 
-// budget is what an effort level may spend.
+// budget is what an effort level may spend on research; writing the report and the structured
+// output afterwards takes a few more calls (each retried at most once).
 type budget struct {
 	Steps       int   // model calls in the agent loop
 	StepTokens  int64 // max_completion_tokens per call
-	TotalTokens int64 // tokens (prompt + completion) across the run before the agent must answer
+	TotalTokens int64 // tokens (prompt + completion) across the research before the agent must write
+	Sources     int   // distinct sources (pages, files, tool results) the run may read
+	Searches    int   // web_search calls
+	// Time is how long the agent may research (by the run's clock) before it must write; the rest
+	// of the effort's job timeout is left for writing.
+	Time time.Duration
 }
 
 var budgets = map[string]budget{
-	EffortLow:    {Steps: 4, StepTokens: 2048, TotalTokens: 40_000},
-	EffortMedium: {Steps: 8, StepTokens: 4096, TotalTokens: 120_000},
-	EffortHigh:   {Steps: 16, StepTokens: 8192, TotalTokens: 400_000},
-	EffortBuild:  {Steps: 24, StepTokens: 16384, TotalTokens: 800_000},
+	EffortLow:    {Steps: 4, StepTokens: 2048, TotalTokens: 40_000, Sources: 4, Searches: 2, Time: 3 * time.Minute},
+	EffortMedium: {Steps: 8, StepTokens: 4096, TotalTokens: 120_000, Sources: 10, Searches: 4, Time: 9 * time.Minute},
+	EffortHigh:   {Steps: 16, StepTokens: 8192, TotalTokens: 400_000, Sources: 25, Searches: 10, Time: 18 * time.Minute},
+	EffortBuild:  {Steps: 24, StepTokens: 16384, TotalTokens: 800_000, Sources: 40, Searches: 16, Time: 36 * time.Minute},
 }
 
 // Tool limits.
@@ -64,7 +69,8 @@ type openaiEngine struct {
 	client openai.Client
 }
 
-// NewOpenAI returns the engine that drives an OpenAI-compatible chat-completions endpoint.
+// NewOpenAI returns the engine that drives an OpenAI-compatible chat-completions endpoint (OpenAI,
+// Ollama, vLLM, llama.cpp's server, …) as a tool-using agent.
 func NewOpenAI(opts OpenAIOptions) (Engine, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("engine: openai: a model is required")
@@ -90,7 +96,8 @@ func NewOpenAI(opts OpenAIOptions) (Engine, error) {
 
 func (*openaiEngine) Name() string { return "openai" }
 
-// redactor hides the provider key wherever it could surface (a model echoing it, an error body).
+// redactor hides the provider and search keys wherever they could surface (a model echoing one,
+// an error body).
 func (e *openaiEngine) redactor() func(string) string {
 	key := e.opts.APIKey
 	return func(s string) string {
@@ -107,12 +114,17 @@ type agentRun struct {
 	in     Input
 	em     emitter
 	ix     *index
+	srcs   *Sources
 	budget budget
+	start  time.Time
 	used   int64 // tokens spent
 	// spent is the estimated cost so far (with Prices); overCost is set once it passed MaxCostUSD.
 	spent    float64
 	overCost bool
 	wrote    bool // write_file changed the workspace since the last checkpoint
+	// read are the sources this run read (by stored id), searches the web searches it made.
+	read     map[string]bool
+	searches int
 	// granted are the MCP tools offered as functions; succeeded holds every tool (built-in or MCP,
 	// by toolName) that returned a successful result, for the required-tool monitor.
 	granted   *grantedTools
@@ -127,8 +139,12 @@ func (e *openaiEngine) Run(ctx context.Context, in Input, sink Sink) (Result, er
 	if err != nil {
 		return Result{}, err
 	}
-	r := &agentRun{e: e, in: in, em: emitter{sink: sink, redact: e.redactor()}, budget: budgets[in.Effort],
-		granted: newGrantedTools(in.Tools, builtinToolNames), succeeded: map[string]bool{}}
+	srcs, err := OpenSources(in.Workspace, in.Now)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &agentRun{e: e, in: in, em: emitter{sink: sink, redact: e.redactor()}, srcs: srcs, budget: budgets[in.Effort],
+		start: in.now(), read: map[string]bool{}, granted: newGrantedTools(in.Tools, builtinToolNames), succeeded: map[string]bool{}}
 	res, err := r.run(ctx, schema, sch)
 	if err != nil {
 		return Result{}, e.mapError(ctx, err)
@@ -140,7 +156,8 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	in, em := r.in, r.em
 	err := em.event(ctx, KindStatus, "Research started", collapse(in.Question), map[string]any{
 		"engine": "openai", "model": r.e.opts.Model, "effort": in.Effort, "continuation": in.Continuation,
-		"max_steps": r.budget.Steps,
+		"max_steps": r.budget.Steps, "max_sources": r.budget.Sources, "max_searches": r.searchBudget(),
+		"max_tokens": r.budget.TotalTokens, "max_seconds": int(r.budget.Time.Seconds()), "web_search": r.e.opts.Searcher != nil,
 	})
 	if err != nil {
 		return Result{}, err
@@ -166,81 +183,13 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 		}
 	}
 
-	messages := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(r.systemPrompt()),
-		openai.UserMessage(r.userPrompt(docs)),
+	messages, err := r.research(ctx, docs)
+	if err != nil {
+		return Result{}, err
 	}
-	tools := r.tools()
-	var answer string
-	for step := 1; ; step++ {
-		last := step >= r.budget.Steps || r.used >= r.budget.TotalTokens || r.overCost
-		if r.overCost {
-			err := em.event(ctx, KindStatus, "Spend ceiling reached",
-				"The run's estimated model spend passed the expert's max_cost_usd: the agent writes its report now.", nil)
-			if err != nil {
-				return Result{}, err
-			}
-		}
-		params := openai.ChatCompletionNewParams{
-			Model:               r.e.opts.Model,
-			Messages:            messages,
-			MaxCompletionTokens: openai.Int(r.budget.StepTokens),
-			Tools:               tools,
-		}
-		if last {
-			// Out of steps or tokens: the agent must answer now, without tools.
-			messages = append(messages, openai.UserMessage("Your research budget is spent. Write the final report now from what you have found, without calling tools."))
-			params.Messages = messages
-			params.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String(string(openai.ChatCompletionToolChoiceOptionAutoNone))}
-		}
-		msg, err := r.complete(ctx, params, step)
-		if err != nil {
-			return Result{}, err
-		}
-		if len(msg.ToolCalls) == 0 || last {
-			if msg.Refusal != "" {
-				return Result{}, errorf(CodeProviderError, "the model refused: %s", truncate(msg.Refusal, 300))
-			}
-			answer = strings.TrimSpace(msg.Content)
-			if answer == "" {
-				return Result{}, errorf(CodeProviderError, "the model returned an empty answer")
-			}
-			// Tool calls ignored on the last step are left out: every call in the history must
-			// have an answer, or the structured-output request would be refused.
-			messages = append(messages, openai.AssistantMessage(answer))
-			break
-		}
-		messages = append(messages, msg.ToParam())
-		if c := strings.TrimSpace(msg.Content); c != "" {
-			if err := em.event(ctx, KindThinking, fmt.Sprintf("Step %d", step), truncate(c, eventContentChars), nil); err != nil {
-				return Result{}, err
-			}
-		}
-		for _, tc := range msg.ToolCalls {
-			out, err := r.callTool(ctx, tc)
-			if err != nil {
-				return Result{}, err
-			}
-			messages = append(messages, openai.ToolMessage(out, tc.ID))
-		}
-		if r.wrote {
-			if _, err := em.checkpoint(ctx, fmt.Sprintf("Agent files (step %d)", step), workspace.CheckpointProgress); err != nil {
-				return Result{}, err
-			}
-			r.wrote = false
-		}
-	}
-
-	report := answer
-	if in.Continuation && strings.TrimSpace(in.PriorReport) != "" {
-		body := answer
-		if !strings.HasPrefix(body, "## Continuation") {
-			body = "## Continuation\n\n" + body
-		}
-		report = strings.TrimRight(in.PriorReport, "\n") + "\n\n" + body
-	}
-	if !strings.HasSuffix(report, "\n") {
-		report += "\n"
+	report, err := r.writeReport(ctx, messages)
+	if err != nil {
+		return Result{}, err
 	}
 	if err := in.Workspace.WriteFile(ReportPath, []byte(report)); err != nil {
 		return Result{}, fmt.Errorf("engine: write report: %w", err)
@@ -262,9 +211,82 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath})
+	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.read)})
 	res.RequiredTools = required
 	return res, err
+}
+
+// research is the agent loop: the model calls tools until it stops or its budget is spent. It
+// returns the conversation, which the report and structured output are written from.
+func (r *agentRun) research(ctx context.Context, docs []document) ([]openai.ChatCompletionMessageParamUnion, error) {
+	em := r.em
+	messages := []openai.ChatCompletionMessageParamUnion{
+		openai.SystemMessage(r.systemPrompt()),
+		openai.UserMessage(r.userPrompt(docs)),
+	}
+	tools := r.tools()
+	for step := 1; ; step++ {
+		if why := r.spentOn(step); why != "" {
+			if err := em.event(ctx, KindStatus, "Research budget spent", why+": the agent writes its report now.", map[string]any{"step": step}); err != nil {
+				return nil, err
+			}
+			return messages, nil
+		}
+		msg, err := r.complete(ctx, openai.ChatCompletionNewParams{
+			Model: r.e.opts.Model, Messages: messages, MaxCompletionTokens: openai.Int(r.budget.StepTokens), Tools: tools,
+		}, step)
+		if err != nil {
+			return nil, err
+		}
+		if msg.Refusal != "" {
+			return nil, errorf(CodeProviderError, "the model refused: %s", truncate(msg.Refusal, 300))
+		}
+		content := strings.TrimSpace(msg.Content)
+		if len(msg.ToolCalls) == 0 {
+			// The agent is done researching; what it said is its notes for the report.
+			if content != "" {
+				messages = append(messages, openai.AssistantMessage(content))
+				if err := em.event(ctx, KindThinking, "Research notes", truncate(content, eventContentChars), nil); err != nil {
+					return nil, err
+				}
+			}
+			return messages, nil
+		}
+		messages = append(messages, msg.ToParam())
+		if content != "" {
+			if err := em.event(ctx, KindThinking, fmt.Sprintf("Step %d", step), truncate(content, eventContentChars), nil); err != nil {
+				return nil, err
+			}
+		}
+		for _, tc := range msg.ToolCalls {
+			out, err := r.callTool(ctx, tc)
+			if err != nil {
+				return nil, err
+			}
+			messages = append(messages, openai.ToolMessage(out, tc.ID))
+		}
+		if r.wrote {
+			if _, err := em.checkpoint(ctx, fmt.Sprintf("Agent files (step %d)", step), workspace.CheckpointProgress); err != nil {
+				return nil, err
+			}
+			r.wrote = false
+		}
+	}
+}
+
+// spentOn says why the research must stop before step, or "".
+func (r *agentRun) spentOn(step int) string {
+	switch {
+	case step > r.budget.Steps:
+		return fmt.Sprintf("The effort's %d research steps are used", r.budget.Steps)
+	case r.used >= r.budget.TotalTokens:
+		return fmt.Sprintf("The effort's %d research tokens are used", r.budget.TotalTokens)
+	case r.overCost:
+		return "The run's estimated model spend passed the expert's max_cost_usd (spend ceiling reached)"
+	case r.in.now().Sub(r.start) >= r.budget.Time:
+		return fmt.Sprintf("The effort's research time (%s) is over", r.budget.Time)
+	}
+	return ""
 }
 
 // complete makes one model call and accounts for its tokens.
@@ -284,49 +306,27 @@ func (r *agentRun) complete(ctx context.Context, params openai.ChatCompletionNew
 	return resp.Choices[0].Message, nil
 }
 
-// structured asks for the structured output with response_format json_schema, then validates it
-// ourselves: providers differ in how strictly they follow a schema.
-func (r *agentRun) structured(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {
-	em := r.em
-	if err := em.event(ctx, KindToolCall, "structured_output", "Requesting output that matches json_schema", map[string]any{"tool": "structured_output"}); err != nil {
-		return nil, err
-	}
-	messages = append(messages, openai.UserMessage("Now return the structured output for the question as a JSON object that matches the given JSON Schema, using only the evidence gathered above. Return JSON only."))
-	params := openai.ChatCompletionNewParams{
-		Model:               r.e.opts.Model,
-		Messages:            messages,
-		MaxCompletionTokens: openai.Int(r.budget.StepTokens),
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-				JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{
-					Name:   "structured_output",
-					Schema: schema,
-					// Strict mode accepts only a subset of JSON Schema; callers' schemas are arbitrary.
-					Strict: openai.Bool(false),
-				},
-			},
-		},
-	}
-	msg, err := r.complete(ctx, params, 0)
+// jsonCall asks for a JSON object matching schema (response_format json_schema, not strict: strict
+// mode accepts only a subset of JSON Schema) and returns the raw answer without a code fence.
+func (r *agentRun) jsonCall(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, name string, schema map[string]any, tokens int64) (string, error) {
+	msg, err := r.complete(ctx, openai.ChatCompletionNewParams{
+		Model: r.e.opts.Model, Messages: messages, MaxCompletionTokens: openai.Int(tokens),
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
+			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: openai.Bool(false)},
+		}},
+	}, 0)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	raw := stripFence(msg.Content)
-	if err := em.event(ctx, KindToolResult, "structured_output", truncate(raw, eventContentChars), map[string]any{"tool": "structured_output"}); err != nil {
-		return nil, err
+	if msg.Refusal != "" {
+		return "", errorf(CodeProviderError, "the model refused: %s", truncate(msg.Refusal, 300))
 	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(raw), &out); err != nil || out == nil {
-		e := errorf(CodeStructuredOutputInvalid, "the model's structured output is not a JSON object")
-		_ = em.event(ctx, KindStatus, "Structured output invalid", e.Error(), nil)
-		return nil, e
-	}
-	if err := validateAgainst(sch, out); err != nil {
-		_ = em.event(ctx, KindStatus, "Structured output invalid", err.Error(), nil)
-		return nil, err
-	}
-	return out, nil
+	return stripFence(msg.Content), nil
 }
+
+// writeTokens bounds the answers that write the report and the structured output: twice a research
+// step, so a report in JSON is not cut off at low effort.
+func (r *agentRun) writeTokens() int64 { return max(2*r.budget.StepTokens, 4096) }
 
 // stripFence removes a Markdown code fence some models put around JSON.
 func stripFence(s string) string {
@@ -387,22 +387,31 @@ func (e *openaiEngine) mapError(ctx context.Context, err error) error {
 func (r *agentRun) systemPrompt() string {
 	var b strings.Builder
 	b.WriteString(expertInstructions(r.in))
-	b.WriteString(`You are a careful research agent. Answer the user's question with a Markdown report built from evidence.
-Use the tools to find evidence: search_files and read_file over the provided files`)
-	if r.e.opts.FetchClient != nil {
-		b.WriteString(`, fetch_url for web pages`)
+	fmt.Fprintf(&b, "You are a careful research agent. Today's date is %s.\n", r.in.now().Format("Monday, 2 January 2006"))
+	b.WriteString("Research the user's question with the tools, then write a report built only from the evidence you read.\n")
+	b.WriteString("Tools: search_files and read_file over the provided files")
+	if r.e.opts.Searcher != nil {
+		b.WriteString("; web_search to find web pages (its snippets are leads, not evidence)")
 	}
-	b.WriteString(`; write_file saves extra workspace files (for example data or charts as text formats).
-Report format: a "# " title, a "## Summary" section, one "## " section per sub-question with quoted evidence, and a
-"## Sources" list. Cite evidence with numbered references like [1] that point to file paths with line ranges
-(for example ` + "`input_files/data.csv`, lines 3–7" + `) or URLs. Say plainly when the evidence is missing or weak; never invent sources.
+	if r.e.opts.FetchClient != nil {
+		b.WriteString("; fetch_url to read a web page")
+	}
+	b.WriteString("; write_file saves extra workspace files (data, tables as text formats).\n")
+	b.WriteString(`Every source you read is stored and gets an id such as S3, shown with its text. Only what you read is evidence:
+each fact in your report will cite a source id with a quote copied word for word from that source's text, and every
+quote is checked against the stored copy; a quote that is not in its source is removed from the report. Never invent
+sources, quotes or numbers. When the evidence is missing or weak, say so.
 `)
-	fmt.Fprintf(&b, "Effort: %s. You have at most %d tool-using steps.\n", r.in.Effort, r.budget.Steps)
+	fmt.Fprintf(&b, "Effort: %s. Budget: at most %d tool-using steps and %d sources", r.in.Effort, r.budget.Steps, r.budget.Sources)
+	if r.e.opts.Searcher != nil {
+		fmt.Fprintf(&b, ", %d web searches", r.searchBudget())
+	}
+	b.WriteString(". When you have enough evidence, stop calling tools and answer with short notes of what you found.\n")
 	if len(r.in.RequiredTools) > 0 {
 		fmt.Fprintf(&b, "Call each of these tools at least once and make sure it succeeds: %s.\n", strings.Join(r.requiredFunctions(), ", "))
 	}
 	if r.in.Continuation && strings.TrimSpace(r.in.PriorReport) != "" {
-		b.WriteString("This is a continuation: extend the prior report below. Return ONLY the new material as a section that starts with \"## Continuation\", answering follow-up questions the prior report left open, with citations numbered after the prior report's.\n\nPrior report:\n\n")
+		b.WriteString("This is a continuation: research the questions the prior report below left open and find new evidence; do not repeat its findings.\n\nPrior report:\n\n")
 		b.WriteString(r.in.PriorReport)
 	}
 	return b.String()
@@ -422,158 +431,4 @@ func (r *agentRun) userPrompt(docs []document) string {
 		fmt.Fprintf(&b, "- %s (%d lines)\n", d.Path, len(d.Lines))
 	}
 	return b.String()
-}
-
-// tools lists the function tools offered to the model.
-func (r *agentRun) tools() []openai.ChatCompletionToolUnionParam {
-	fn := func(name, desc string, props map[string]any, required ...string) openai.ChatCompletionToolUnionParam {
-		return openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
-			Name:        name,
-			Description: openai.String(desc),
-			Parameters: openai.FunctionParameters{
-				"type": "object", "properties": props, "required": required, "additionalProperties": false,
-			},
-		})
-	}
-	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
-	integer := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
-	tools := []openai.ChatCompletionToolUnionParam{
-		fn("search_files", "Rank passages of the provided files by relevance (BM25) to a query; returns passages with their file path and line range.",
-			map[string]any{"query": str("keywords to search for"), "limit": integer("passages to return, 1-20 (default 5)")}, "query"),
-		fn("read_file", "Read lines of a provided file, numbered.",
-			map[string]any{"path": str("file path as listed, e.g. input_files/notes.md"), "start_line": integer("first line, 1-based (default 1)"), "end_line": integer("last line (default start_line+199)")}, "path"),
-		fn("write_file", "Write a text file into the job workspace (not under input_files/).",
-			map[string]any{"path": str("slash-separated relative path, e.g. data/table.csv"), "content": str("file content")}, "path", "content"),
-	}
-	if r.e.opts.FetchClient != nil {
-		tools = append(tools, fn("fetch_url", "Fetch a public http(s) URL and return its text.",
-			map[string]any{"url": str("absolute http or https URL")}, "url"))
-	}
-	return append(tools, r.granted.params()...)
-}
-
-// callTool runs one tool call and records it. Tool failures go back to the model as text so it
-// can recover; only a failing sink or a cancelled context ends the run.
-func (r *agentRun) callTool(ctx context.Context, tc openai.ChatCompletionMessageToolCallUnion) (string, error) {
-	fn, args := tc.Function.Name, tc.Function.Arguments
-	name := r.toolName(fn)
-	if err := r.em.event(ctx, KindToolCall, name, truncate(args, eventContentChars), map[string]any{"tool": name, "call_id": tc.ID}); err != nil {
-		return "", err
-	}
-	out, err := r.execTool(ctx, fn, args)
-	if cerr := ctx.Err(); cerr != nil {
-		return "", cerr
-	}
-	if err != nil {
-		out = "error: " + err.Error()
-	} else {
-		r.succeeded[name] = true
-	}
-	out = r.em.redact(truncate(out, toolResultChars))
-	data := map[string]any{"tool": name, "call_id": tc.ID, "error": err != nil}
-	if err := r.em.event(ctx, KindToolResult, name, truncate(out, eventContentChars), data); err != nil {
-		return "", err
-	}
-	return out, nil
-}
-
-func (r *agentRun) execTool(ctx context.Context, name, rawArgs string) (string, error) {
-	if t, ok := r.granted.byFunc[name]; ok {
-		return r.callMCP(ctx, t, rawArgs)
-	}
-	var args struct {
-		Query     string `json:"query"`
-		Limit     int    `json:"limit"`
-		Path      string `json:"path"`
-		StartLine int    `json:"start_line"`
-		EndLine   int    `json:"end_line"`
-		Content   string `json:"content"`
-		URL       string `json:"url"`
-	}
-	if err := json.Unmarshal([]byte(rawArgs), &args); err != nil {
-		return "", fmt.Errorf("arguments are not a JSON object: %v", err)
-	}
-	switch name {
-	case "search_files":
-		return r.searchFiles(args.Query, args.Limit), nil
-	case "read_file":
-		return r.readFile(args.Path, args.StartLine, args.EndLine)
-	case "write_file":
-		return r.writeFile(args.Path, args.Content)
-	case "fetch_url":
-		if r.e.opts.FetchClient == nil {
-			return "", errors.New("fetch_url is not available")
-		}
-		return r.fetch(ctx, args.URL)
-	}
-	return "", fmt.Errorf("unknown tool %q", name)
-}
-
-func (r *agentRun) searchFiles(query string, limit int) string {
-	if limit <= 0 {
-		limit = 5
-	}
-	limit = min(limit, 20)
-	hits := r.ix.search(terms(query), limit, nil)
-	if len(hits) == 0 {
-		return "No matching passages."
-	}
-	var b strings.Builder
-	for _, h := range hits {
-		fmt.Fprintf(&b, "[%s]\n%s\n\n", strings.ReplaceAll(r.ix.cite(h.P), "`", ""), r.ix.passages[h.P].Text)
-	}
-	return b.String()
-}
-
-func (r *agentRun) readFile(p string, start, end int) (string, error) {
-	for _, d := range r.ix.docs {
-		if d.Path != p {
-			continue
-		}
-		start = max(start, 1)
-		if end < start {
-			end = start + 199
-		}
-		end = min(end, len(d.Lines), start+399)
-		if start > len(d.Lines) {
-			return "", fmt.Errorf("%s has %d lines", p, len(d.Lines))
-		}
-		var b strings.Builder
-		for i := start; i <= end; i++ {
-			fmt.Fprintf(&b, "%d: %s\n", i, d.Lines[i-1])
-		}
-		return b.String(), nil
-	}
-	return "", fmt.Errorf("no provided file %q", p)
-}
-
-func (r *agentRun) writeFile(p, content string) (string, error) {
-	if _, err := workspace.CleanPath(p); err != nil {
-		return "", errors.New("invalid path: use a relative slash-separated path inside the workspace")
-	}
-	if p == InputDir || strings.HasPrefix(p, InputDir+"/") {
-		return "", errors.New("input_files/ is read-only")
-	}
-	if len(content) > writeFileMaxBytes {
-		return "", fmt.Errorf("content is over %d bytes", writeFileMaxBytes)
-	}
-	if err := r.in.Workspace.WriteFile(p, []byte(content)); err != nil {
-		return "", errors.New("could not write " + p)
-	}
-	r.wrote = true
-	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil
-}
-
-// fetch GETs a URL through the FetchClient (the SSRF-safe client in production) and returns its
-// text. The body is capped; HTML and PDF are converted to text.
-func (r *agentRun) fetch(ctx context.Context, raw string) (string, error) {
-	p, err := FetchPage(ctx, r.e.opts.FetchClient, raw, r.in.Now)
-	if err != nil {
-		return "", err
-	}
-	text := p.Text
-	if p.Truncated {
-		text += "\n[truncated]"
-	}
-	return fmt.Sprintf("URL: %s\nHTTP %d, %s\n\n%s", p.URL, p.Status, p.ContentType, text), nil
 }

@@ -157,33 +157,107 @@ func requireNoSecret(t *testing.T, sink *recordingSink) {
 	}
 }
 
-const finalReport = "# Heat pumps\n\n## Summary\n\nThey cost 9,000 to 14,000 euros [1].\n\n## Sources\n\n1. `corpus/energy/heat-pumps.md`, lines 7–8\n"
+// finalReport is a model's report that cites nothing (no claims): valid whatever the run read.
+const finalReport = `{"title": "Heat pumps", "summary": [], "sections": [], "open_questions": ["What do heat pumps cost to install?"]}`
+
+type claimSpec struct{ text, origin, quote string }
+
+// reportFrom answers with a report whose claims cite the sources stored under the given origins:
+// ids are looked up in the workspace when the request arrives, as the model would read them.
+func reportFrom(t *testing.T, repo *workspace.Repo, title string, claims ...claimSpec) step {
+	return func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
+		srcs, err := engine.OpenSources(repo, nil)
+		require.NoError(t, err)
+		var cs []any
+		for _, c := range claims {
+			id := c.origin // an origin that was never read stays as written: an unknown source
+			if st, ok := srcs.Lookup(c.origin); ok {
+				id = st.ID
+			}
+			cs = append(cs, map[string]any{"text": c.text, "citations": []any{map[string]any{"source": id, "quote": c.quote}}})
+		}
+		doc := map[string]any{"title": title, "summary": cs, "sections": []any{}, "open_questions": []any{"Running costs by region."}}
+		b, err := json.Marshal(doc)
+		require.NoError(t, err)
+		writeJSON(w, http.StatusOK, completion(map[string]any{"content": string(b)}, "stop"))
+	}
+}
+
+// searxServer is a scripted SearXNG instance whose results point at web.
+func searxServer(t *testing.T, results ...map[string]any) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, "json", r.URL.Query().Get("format"))
+		writeJSON(w, http.StatusOK, map[string]any{"query": r.URL.Query().Get("q"), "results": results})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+var runClock = func() time.Time { return time.Date(2026, 5, 14, 9, 30, 0, 0, time.UTC) }
 
 func TestOpenAIAgentLoop(t *testing.T) {
 	t.Parallel()
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, `<html><body><script>nope()</script><p>Heat pump sales doubled in 2023.</p></body></html>`)
+		fmt.Fprint(w, `<html><head><title>Sales 2023</title></head><body><script>nope()</script><p>Heat pump sales doubled in 2023.</p></body></html>`)
 	}))
 	t.Cleanup(web.Close)
+	searx := searxServer(t, map[string]any{"url": web.URL + "/sales", "title": "Sales", "content": "Heat pump sales doubled"})
+	repo := newWorkspace(t, testInputs(t))
 	cs := newChatServer(t,
 		toolCalls("Let me look at the files.",
 			call{"search_files", `{"query":"heat pump installation cost","limit":2}`},
 			call{"read_file", `{"path":"input_files/notes.md","start_line":1,"end_line":2}`}),
 		toolCalls("",
 			call{"write_file", `{"path":"data/costs.csv","content":"item,eur\ninstall,9000\n"}`},
+			call{"web_search", `{"query":"heat pump sales 2023"}`},
 			call{"fetch_url", `{"url":"` + web.URL + `/sales"}`}),
-		answer(finalReport),
+		answer("Grants cover part of the cost; sales doubled."),
+		reportFrom(t, repo, "Heat pumps",
+			claimSpec{"Grants pay up to 7,500 euros.", "input_files/notes.md", "Government grants of up to 7,500 euros cover part of the installation cost."},
+			claimSpec{"Sales doubled in 2023.", web.URL + "/sales", "Heat pump sales doubled in 2023."}),
 	)
-	res, sink, err := runAgent(t, newOpenAI(t, cs, web.Client()), engine.Input{})
+	searcher, err := engine.NewSearcher(engine.SearchConfig{Provider: engine.SearchSearXNG, URL: searx.URL})
 	require.NoError(t, err)
-	require.Equal(t, finalReport, res.Report)
+	e, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cs.srv.URL + "/v1", APIKey: apiKey, Model: "test-model", FetchClient: web.Client(), Searcher: searcher})
+	require.NoError(t, err)
+	res, sink, err := runAgent(t, e, engine.Input{Workspace: repo, Now: runClock})
+	require.NoError(t, err)
 	require.Nil(t, res.StructuredOutput)
 
-	repo := sink.repo
+	// The report is rendered from the model's claims: each quote as a block quote attributed to its
+	// stored source, which the verifier accepts.
 	got, err := repo.ReadFile("", engine.ReportPath)
 	require.NoError(t, err)
-	require.Equal(t, finalReport, string(got))
+	require.Equal(t, res.Report, string(got))
+	require.Contains(t, res.Report, "# Heat pumps\n")
+	require.Contains(t, res.Report, "Grants pay up to 7,500 euros. [1]\n\n> Government grants of up to 7,500 euros cover part of the installation cost.\n>\n> — `input_files/notes.md` [1]\n")
+	require.Contains(t, res.Report, "Sales doubled in 2023. [2]\n\n> Heat pump sales doubled in 2023.\n>\n> — Sales 2023, <"+web.URL+"/sales> [2]\n")
+	require.Contains(t, res.Report, "## Open questions\n\n- Running costs by region.\n")
+	require.Contains(t, res.Report, "14 May 2026")
+	require.Regexp(t, "2\\. Sales 2023, <"+web.URL+"/sales> — retrieved 2026-05-14 09:30 UTC; stored copy `sources/S\\d+-127-0-0-1-\\d+-sales.txt`", res.Report)
+	v, err := engine.VerifyWorkspace(repo, nil)
+	require.NoError(t, err)
+	require.Equal(t, 2, v.Total)
+	require.Equal(t, 2, v.Verified)
+
+	// Every source read is stored, with its retrieval time; the search results are not sources.
+	srcs, err := engine.OpenSources(repo, nil)
+	require.NoError(t, err)
+	var origins []string
+	for _, st := range srcs.All() {
+		origins = append(origins, st.Origin)
+		require.Equal(t, runClock(), st.RetrievedAt)
+	}
+	require.Contains(t, origins, "input_files/notes.md")
+	require.Contains(t, origins, web.URL+"/sales")
+	page, _ := srcs.Lookup(web.URL + "/sales")
+	require.Equal(t, "Sales 2023", page.Title)
+	text, err := srcs.Text(page)
+	require.NoError(t, err)
+	require.Contains(t, text, "Heat pump sales doubled in 2023.")
+	require.NotContains(t, text, "nope()")
 	csv, err := repo.ReadFile("", "data/costs.csv")
 	require.NoError(t, err)
 	require.Equal(t, "item,eur\ninstall,9000\n", string(csv))
@@ -196,55 +270,62 @@ func TestOpenAIAgentLoop(t *testing.T) {
 	require.Equal(t, []string{"progress", "progress", "final"}, types)
 
 	// Every step is an event.
-	calls, results := sink.ofKind(engine.KindToolCall), sink.ofKind(engine.KindToolResult)
-	require.Len(t, calls, 4)
-	require.Len(t, results, 4)
-	require.Equal(t, []string{"search_files", "read_file", "write_file", "fetch_url"},
-		[]string{calls[0].Title, calls[1].Title, calls[2].Title, calls[3].Title})
-	require.Contains(t, results[0].Content, "[input_files/notes.md, lines 1–3]\nCustomer notes")
-	require.Contains(t, results[1].Content, "1: Customer notes")
+	var calls []string
+	for _, c := range sink.ofKind(engine.KindToolCall) {
+		calls = append(calls, c.Title)
+	}
+	require.Equal(t, []string{"search_files", "read_file", "write_file", "web_search", "fetch_url", "write_report"}, calls)
+	results := sink.ofKind(engine.KindToolResult)
+	require.Regexp(t, `^\[S1 · input_files/notes.md, lines 1–3\]\nCustomer notes`, results[0].Content)
+	require.Contains(t, results[1].Content, "] input_files/notes.md, lines 1–2 of 4\n1: Customer notes")
 	require.Contains(t, results[2].Content, "wrote 22 bytes to data/costs.csv")
-	require.Contains(t, results[3].Content, "Heat pump sales doubled in 2023.")
-	require.NotContains(t, results[3].Content, "nope()")
-	for _, r := range results {
+	require.Contains(t, results[3].Content, "1. Sales\n   "+web.URL+"/sales\n   Heat pump sales doubled")
+	require.Contains(t, results[4].Content, "Heat pump sales doubled in 2023.")
+	require.Contains(t, results[4].Content, "retrieved 2026-05-14 09:30 UTC")
+	for _, r := range results[:5] {
 		require.Equal(t, false, r.Data["error"], r.Content)
 	}
-	require.Len(t, sink.ofKind(engine.KindThinking), 1)
 	require.Len(t, sink.ofKind(engine.KindFinalAnswer), 1)
-	require.Equal(t, finalReport, sink.ofKind(engine.KindFinalAnswer)[0].Content)
+	require.Equal(t, res.Report, sink.ofKind(engine.KindFinalAnswer)[0].Content)
 
-	// The protocol: auth, model, budget, tools, and tool answers tied to their calls.
+	// The protocol: auth, model, budget, tools, today's date, and tool answers tied to their calls.
 	reqs := cs.recorded()
-	require.Len(t, reqs, 3)
+	require.Len(t, reqs, 4)
 	for _, r := range reqs {
 		require.Equal(t, "Bearer "+apiKey, r.Auth)
 		require.Equal(t, "test-model", r.Body["model"])
+	}
+	for _, r := range reqs[:3] {
 		require.EqualValues(t, 4096, r.Body["max_completion_tokens"])
+		require.Nil(t, r.Body["response_format"])
 	}
-	var toolNames []string
-	for _, tl := range reqs[0].Body["tools"].([]any) {
-		toolNames = append(toolNames, tl.(map[string]any)["function"].(map[string]any)["name"].(string))
-	}
-	require.Equal(t, []string{"search_files", "read_file", "write_file", "fetch_url"}, toolNames)
+	require.Equal(t, []string{"search_files", "read_file", "write_file", "web_search", "fetch_url"}, toolNames(reqs[0].Body))
+	system := systemMessage(t, reqs[0].Body)
+	require.Contains(t, system, "Today's date is Thursday, 14 May 2026.")
 	msgs := reqs[1].Body["messages"].([]any)
 	require.Len(t, msgs, 5) // system, user, assistant with calls, two tool answers
 	require.Contains(t, msgs[1].(map[string]any)["content"], "input_files/notes.md")
 	tool := msgs[3].(map[string]any)
 	require.Equal(t, "tool", tool["role"])
 	require.Equal(t, "call_1", tool["tool_call_id"])
+	// The report is asked for as JSON, without tools, naming the sources read.
+	compose := reqs[3].Body
+	require.Nil(t, compose["tools"])
+	require.Equal(t, "research_report", compose["response_format"].(map[string]any)["json_schema"].(map[string]any)["name"])
+	cm := compose["messages"].([]any)
+	require.Contains(t, cm[len(cm)-1].(map[string]any)["content"], ": "+web.URL+"/sales (Sales 2023)")
 }
 
 func TestOpenAINoFetchClientNoFetchTool(t *testing.T) {
 	t.Parallel()
-	cs := newChatServer(t, toolCalls("", call{"fetch_url", `{"url":"http://127.0.0.1:1/"}`}), answer(finalReport))
+	cs := newChatServer(t, toolCalls("", call{"fetch_url", `{"url":"http://127.0.0.1:1/"}`}, call{"web_search", `{"query":"x"}`}), answer(finalReport))
 	_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{})
 	require.NoError(t, err)
-	for _, tl := range cs.recorded()[0].Body["tools"].([]any) {
-		require.NotEqual(t, "fetch_url", tl.(map[string]any)["function"].(map[string]any)["name"])
-	}
+	require.NotContains(t, toolNames(cs.recorded()[0].Body), "fetch_url")
+	require.NotContains(t, toolNames(cs.recorded()[0].Body), "web_search")
 	res := sink.ofKind(engine.KindToolResult)
-	require.Len(t, res, 1)
 	require.Equal(t, "error: fetch_url is not available", res[0].Content)
+	require.Equal(t, "error: web_search is not available", res[1].Content)
 }
 
 func TestOpenAIToolErrorsGoBackToTheModel(t *testing.T) {
@@ -253,6 +334,7 @@ func TestOpenAIToolErrorsGoBackToTheModel(t *testing.T) {
 		toolCalls("",
 			call{"write_file", `{"path":"../escape.txt","content":"x"}`},
 			call{"write_file", `{"path":"input_files/notes.md","content":"overwritten"}`},
+			call{"write_file", `{"path":"sources/S1-x.txt","content":"forged evidence"}`},
 			call{"write_file", `{"path":".git/config","content":"x"}`},
 			call{"read_file", `{"path":"/etc/passwd"}`},
 			call{"no_such_tool", `{}`},
@@ -265,12 +347,16 @@ func TestOpenAIToolErrorsGoBackToTheModel(t *testing.T) {
 	require.NoError(t, err)
 	var got []string
 	for _, r := range sink.ofKind(engine.KindToolResult) {
+		if r.Title == "write_report" {
+			continue
+		}
 		require.Equal(t, true, r.Data["error"])
 		got = append(got, r.Content)
 	}
 	require.Equal(t, []string{
 		"error: invalid path: use a relative slash-separated path inside the workspace",
 		"error: input_files/ is read-only",
+		"error: sources/ is read-only",
 		"error: invalid path: use a relative slash-separated path inside the workspace",
 		`error: no provided file "/etc/passwd"`,
 		`error: unknown tool "no_such_tool"`,
@@ -282,9 +368,11 @@ func TestOpenAIToolErrorsGoBackToTheModel(t *testing.T) {
 	require.NotContains(t, string(notes), "overwritten")
 	// The model saw every error as a tool answer.
 	msgs := cs.recorded()[1].Body["messages"].([]any)
-	require.Len(t, msgs, 3+7)
+	require.Len(t, msgs, 3+8)
 }
 
+// Structured output: asked with the caller's schema, validated, retried once with the validator's
+// errors, then settled field by field; the basis is asked for last and written for verification.
 func TestOpenAIStructuredOutput(t *testing.T) {
 	t.Parallel()
 	schema := map[string]any{
@@ -292,45 +380,71 @@ func TestOpenAIStructuredOutput(t *testing.T) {
 		"properties": map[string]any{
 			"install_cost_eur": map[string]any{"type": "number"},
 			"verdict":          map[string]any{"enum": []any{"worth_it", "not_worth_it"}},
+			"note":             map[string]any{"type": "string"},
+			"grant_eur":        map[string]any{"type": []any{"number", "null"}},
 		},
 	}
+	basis := `{"install_cost_eur": {"citations": [{"source": "S1", "quote": "Government grants of up to 7,500 euros"}], "confidence": "high"}, "verdict": {"citations": [], "confidence": "low"}}`
 	tests := []struct {
-		name    string
-		content string
-		want    map[string]any
-		code    string
+		name     string
+		contents []string // answers to the structured-output requests (and the basis)
+		want     map[string]any
+		code     string
+		contains string
+		retried  bool
 	}{
-		{"valid", `{"install_cost_eur": 9000, "verdict": "worth_it"}`, map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, ""},
-		{"fenced", "```json\n{\"install_cost_eur\": 9000, \"verdict\": \"worth_it\"}\n```", map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, ""},
-		{"not json", `The cost is 9000 euros.`, nil, engine.CodeStructuredOutputInvalid},
-		{"not an object", `[1, 2]`, nil, engine.CodeStructuredOutputInvalid},
-		{"schema violation", `{"install_cost_eur": "cheap", "verdict": "maybe"}`, nil, engine.CodeStructuredOutputInvalid},
-		{"missing required", `{"verdict": "worth_it"}`, nil, engine.CodeStructuredOutputInvalid},
+		{"valid", []string{`{"install_cost_eur": 9000, "verdict": "worth_it"}`, basis},
+			map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, "", "", false},
+		{"fenced", []string{"```json\n{\"install_cost_eur\": 9000, \"verdict\": \"worth_it\"}\n```", basis},
+			map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it"}, "", "", false},
+		{"fixed on the retry", []string{`{"install_cost_eur": "cheap", "verdict": "maybe"}`, `{"install_cost_eur": 9000, "verdict": "not_worth_it"}`, basis},
+			map[string]any{"install_cost_eur": float64(9000), "verdict": "not_worth_it"}, "", "", true},
+		{"optional and nullable fields settled", []string{`{"install_cost_eur": 9000, "verdict": "worth_it", "note": 5, "grant_eur": "lots"}`, `{"install_cost_eur": 9000, "verdict": "worth_it", "note": 5, "grant_eur": "lots"}`, basis},
+			map[string]any{"install_cost_eur": float64(9000), "verdict": "worth_it", "grant_eur": nil}, "", "", true},
+		{"required field still invalid", []string{`{"install_cost_eur": "cheap", "verdict": "worth_it"}`},
+			nil, engine.CodeStructuredOutputInvalid, `required field "install_cost_eur"`, true},
+		{"required field missing", []string{`{"verdict": "worth_it"}`},
+			nil, engine.CodeStructuredOutputInvalid, `required field "install_cost_eur"`, true},
+		{"not json", []string{`The cost is 9000 euros.`}, nil, engine.CodeStructuredOutputInvalid, "not a JSON object", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cs := newChatServer(t, answer(finalReport), answer(tt.content))
+			script := []step{answer(finalReport), answer(finalReport)}
+			for _, c := range tt.contents {
+				script = append(script, answer(c))
+			}
+			cs := newChatServer(t, script...)
 			res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{JSONSchema: schema})
 			reqs := cs.recorded()
-			require.Len(t, reqs, 2)
-			rf := reqs[1].Body["response_format"].(map[string]any)
+			rf := reqs[2].Body["response_format"].(map[string]any)
 			require.Equal(t, "json_schema", rf["type"])
 			js := rf["json_schema"].(map[string]any)
 			require.Equal(t, "structured_output", js["name"])
 			require.Equal(t, schema["required"], js["schema"].(map[string]any)["required"])
 			require.Nil(t, reqs[0].Body["response_format"])
+			if tt.retried {
+				msgs := reqs[3].Body["messages"].([]any)
+				require.Contains(t, msgs[len(msgs)-1].(map[string]any)["content"], "does not match the JSON Schema")
+			}
 			if tt.code == "" {
 				require.NoError(t, err)
 				require.Equal(t, tt.want, res.StructuredOutput)
 				saved, err := sink.repo.ReadFile("", engine.StructuredOutputPath)
 				require.NoError(t, err)
 				require.JSONEq(t, mustJSON(t, tt.want), string(saved))
+				// The basis names stored origins, not the ids the model used.
+				b, err := engine.ReadBasis(sink.repo)
+				require.NoError(t, err)
+				require.Equal(t, "S1", b["install_cost_eur"].Citations[0].Source, "S1 was never read: it stays as written")
+				last := reqs[len(reqs)-1].Body["response_format"].(map[string]any)["json_schema"].(map[string]any)
+				require.Equal(t, "structured_output_basis", last["name"])
 				return
 			}
 			var ee *engine.Error
 			require.ErrorAs(t, err, &ee)
 			require.Equal(t, tt.code, ee.Code)
+			require.Contains(t, ee.Message, tt.contains)
 			for _, c := range sink.checkpoints {
 				require.NotEqual(t, workspace.CheckpointFinal, c.Type)
 			}
@@ -359,7 +473,7 @@ func TestOpenAIProviderErrors(t *testing.T) {
 		{"bad request", []step{httpError(400, "model not found")}, engine.CodeProviderError, "HTTP 400: model not found", 1},
 		{"server error retried then given up", []step{httpError(500, "boom", "Retry-After-Ms", "1")},
 			engine.CodeProviderError, "HTTP 500", 3},
-		{"server error retried then success", []step{httpError(503, "busy", "Retry-After-Ms", "1"), answer(finalReport)}, "", "", 2},
+		{"server error retried then success", []step{httpError(503, "busy", "Retry-After-Ms", "1"), answer(finalReport)}, "", "", 3},
 		{"rate limited", []step{httpError(429, "slow down", "Retry-After-Ms", "1")}, engine.CodeProviderError, "HTTP 429: slow down", 3},
 		{"not JSON", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
 			w.Header().Set("Content-Type", "application/json")
@@ -368,7 +482,7 @@ func TestOpenAIProviderErrors(t *testing.T) {
 		{"no choices", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
 			writeJSON(w, 200, map[string]any{"id": "x", "object": "chat.completion", "choices": []any{}})
 		}}, engine.CodeProviderError, "no choices", 1},
-		{"empty answer", []step{answer("  ")}, engine.CodeProviderError, "empty answer", 1},
+		{"report never in JSON", []step{answer("Heat pumps are great.")}, engine.CodeProviderError, "did not return its report as JSON", 3},
 		{"refusal", []step{func(w http.ResponseWriter, _ *http.Request, _ map[string]any) {
 			writeJSON(w, 200, completion(map[string]any{"content": nil, "refusal": "I can't help with that"}, "stop"))
 		}}, engine.CodeProviderError, "refused: I can't help with that", 1},
@@ -449,37 +563,75 @@ func TestOpenAITimeouts(t *testing.T) {
 	})
 }
 
-func TestOpenAIStepBudget(t *testing.T) {
+// The research budget scales with effort: steps, sources and research time each end the loop, and
+// the report is then written without tools.
+func TestOpenAIBudgets(t *testing.T) {
 	t.Parallel()
-	// A model that never stops calling tools is made to answer on the last step of its budget.
-	cs := newChatServer(t,
-		toolCalls("", call{"search_files", `{"query":"heat"}`}),
-		toolCalls("", call{"search_files", `{"query":"solar"}`}),
-		toolCalls("", call{"search_files", `{"query":"grid"}`}),
-		func(w http.ResponseWriter, r *http.Request, b map[string]any) {
-			// Still asks for a tool, but says something: that is the answer.
-			writeJSON(w, 200, completion(map[string]any{"content": finalReport, "tool_calls": []any{map[string]any{
-				"id": "call_x", "type": "function", "function": map[string]any{"name": "search_files", "arguments": `{"query":"more"}`},
-			}}}, "tool_calls"))
-		},
-		answer(`{"ok": true}`),
-	)
-	res, _, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortLow,
-		JSONSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
-	require.NoError(t, err)
-	require.Equal(t, finalReport, res.Report)
-	reqs := cs.recorded()
-	require.Len(t, reqs, 5) // 4 steps (low) + structured output
-	for i := range 3 {
-		require.Nil(t, reqs[i].Body["tool_choice"])
+	search := toolCalls("", call{"search_files", `{"query":"heat"}`})
+	t.Run("steps", func(t *testing.T) {
+		t.Parallel()
+		cs := newChatServer(t, search, search, search, search, answer(finalReport))
+		_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortLow})
+		require.NoError(t, err)
+		reqs := cs.recorded()
+		require.Len(t, reqs, 5) // 4 steps (low), then the report
+		for i := range 4 {
+			require.NotNil(t, reqs[i].Body["tools"])
+			require.EqualValues(t, 2048, reqs[i].Body["max_completion_tokens"])
+		}
+		require.Nil(t, reqs[4].Body["tools"])
+		require.EqualValues(t, 4096, reqs[4].Body["max_completion_tokens"])
+		require.Contains(t, statusTitles(sink), "Research budget spent")
+		start := sink.events[0]
+		require.Equal(t, 4, start.Data["max_steps"])
+		require.Equal(t, 4, start.Data["max_sources"])
+	})
+	t.Run("sources", func(t *testing.T) {
+		t.Parallel()
+		corpus := map[string][]byte{}
+		for i := range 6 {
+			corpus[fmt.Sprintf("doc%d.md", i)] = []byte(fmt.Sprintf("Heat pump fact number %d.\n", i))
+		}
+		// Low effort reads at most 4 sources; a fifth distinct file is refused, a file read before is not.
+		cs := newChatServer(t, toolCalls("",
+			call{"read_file", `{"path":"input_files/doc0.md"}`}, call{"read_file", `{"path":"input_files/doc1.md"}`},
+			call{"read_file", `{"path":"input_files/doc2.md"}`}, call{"read_file", `{"path":"input_files/doc3.md"}`},
+			call{"read_file", `{"path":"input_files/doc4.md"}`}, call{"read_file", `{"path":"input_files/doc0.md"}`}),
+			answer(finalReport))
+		_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortLow, Workspace: newWorkspace(t, corpus)})
+		require.NoError(t, err)
+		res := sink.ofKind(engine.KindToolResult)
+		require.Contains(t, res[4].Content, "source budget of this effort (4 sources) is spent")
+		require.Equal(t, false, res[5].Data["error"])
+		srcs, err := engine.OpenSources(sink.repo, nil)
+		require.NoError(t, err)
+		require.Len(t, srcs.All(), 4)
+	})
+	t.Run("time", func(t *testing.T) {
+		t.Parallel()
+		// The run's clock moves ten minutes per reading: past low effort's three after the first step.
+		var mu sync.Mutex
+		now := runClock()
+		clock := func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			now = now.Add(10 * time.Minute)
+			return now
+		}
+		cs := newChatServer(t, search, answer(finalReport))
+		_, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortLow, Now: clock})
+		require.NoError(t, err)
+		require.Len(t, cs.recorded(), 2)
+		require.Contains(t, statusTitles(sink), "Research budget spent")
+	})
+}
+
+func statusTitles(sink *recordingSink) []string {
+	var out []string
+	for _, ev := range sink.ofKind(engine.KindStatus) {
+		out = append(out, ev.Title)
 	}
-	require.Equal(t, "none", reqs[3].Body["tool_choice"])
-	require.EqualValues(t, 2048, reqs[3].Body["max_completion_tokens"])
-	// The ignored last tool call is not left dangling in the history sent afterwards.
-	last := reqs[4].Body["messages"].([]any)
-	prev := last[len(last)-2].(map[string]any)
-	require.Equal(t, "assistant", prev["role"])
-	require.Nil(t, prev["tool_calls"])
+	return out
 }
 
 func TestOpenAISecretsRedacted(t *testing.T) {
@@ -501,17 +653,24 @@ func TestOpenAISecretsRedacted(t *testing.T) {
 
 func TestOpenAIContinuationAndBuild(t *testing.T) {
 	t.Parallel()
-	prior := "# Heat pumps\n\n## Summary\n\nEarlier findings [1].\n"
-	cs := newChatServer(t, answer("More evidence on grants [2]."))
-	res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Effort: engine.EffortBuild, Continuation: true, PriorReport: prior})
+	prior := "# Heat pumps\n\n## Summary\n\nEarlier findings [1].\n\n## Sources\n\n1. `input_files/notes.md` — stored copy `sources/S1-input-files-notes-md.txt`\n"
+	repo := newWorkspace(t, testInputs(t))
+	cs := newChatServer(t,
+		toolCalls("", call{"read_file", `{"path":"input_files/survey.csv"}`}),
+		answer("The survey has regional counts."),
+		reportFrom(t, repo, "More", claimSpec{"The south has 3,400 households with a heat pump.", "input_files/survey.csv", "south,3400,28"}))
+	res, sink, err := runAgent(t, newOpenAI(t, cs, nil), engine.Input{Workspace: repo, Effort: engine.EffortBuild, Continuation: true, PriorReport: prior, Now: runClock})
 	require.NoError(t, err)
-	require.Equal(t, prior+"\n## Continuation\n\nMore evidence on grants [2].\n", res.Report)
+	require.True(t, strings.HasPrefix(res.Report, prior+"\n## Continuation\n\n"), res.Report)
+	cont := strings.TrimPrefix(res.Report, prior)
+	require.Contains(t, cont, "### Summary\n\nThe south has 3,400 households with a heat pump. [2]\n\n> south,3400,28\n>\n> — `input_files/survey.csv` [2]\n")
+	require.Contains(t, cont, "### Continuation sources\n\n2. `input_files/survey.csv` — stored copy `sources/S1-input-files-survey-csv.txt`\n")
 	require.Equal(t, workspace.CheckpointContinuation, sink.checkpoints[len(sink.checkpoints)-1].Type)
 	system := cs.recorded()[0].Body["messages"].([]any)[0].(map[string]any)["content"].(string)
 	require.Contains(t, system, "Earlier findings [1].")
 	site, err := sink.repo.ReadFile("", "site/index.html")
 	require.NoError(t, err)
-	require.Contains(t, string(site), "More evidence on grants")
+	require.Contains(t, string(site), "The south has 3,400 households")
 	require.EqualValues(t, 16384, cs.recorded()[0].Body["max_completion_tokens"])
 }
 
@@ -526,7 +685,6 @@ func TestNewOpenAIValidation(t *testing.T) {
 	e, err := engine.NewOpenAI(engine.OpenAIOptions{Model: "m"})
 	require.NoError(t, err)
 	require.Equal(t, "openai", e.Name())
-	require.Equal(t, "offline", engine.NewOffline(engine.OfflineOptions{}).Name())
 }
 
 func TestOpenAIFetchLimits(t *testing.T) {

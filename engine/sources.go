@@ -29,12 +29,13 @@ const (
 const (
 	SourceWeb  = "web"
 	SourceFile = "file"
+	SourceTool = "tool" // the answer of an MCP tool
 )
 
 // Source is something a run read, before it is stored.
 type Source struct {
 	Origin      string // the URL, or the file path as cited (input_files/a.pdf, context/x.md, corpus/y.html)
-	Kind        string // SourceWeb or SourceFile
+	Kind        string // SourceWeb, SourceFile or SourceTool
 	Title       string
 	Text        string    // the extracted text, exactly as the run read it
 	RetrievedAt time.Time // zero: the store's clock
@@ -86,14 +87,11 @@ func (s *Sources) Save(src Source) (StoredSource, error) {
 	if strings.TrimSpace(src.Origin) == "" {
 		return StoredSource{}, errors.New("engine: a source needs an origin")
 	}
-	sum := sha256.Sum256([]byte(src.Text))
-	digest := hex.EncodeToString(sum[:])
+	digest := digestOf(src.Text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, st := range s.list {
-		if st.Origin == src.Origin && st.SHA256 == digest {
-			return st, nil
-		}
+	if st, ok := s.find(src.Origin, digest); ok {
+		return st, nil
 	}
 	when := src.RetrievedAt
 	if when.IsZero() {
@@ -115,6 +113,27 @@ func (s *Sources) Save(src Source) (StoredSource, error) {
 	}
 	s.list = list
 	return st, nil
+}
+
+// Stored returns the stored copy of src (same origin, same text), if there is one.
+func (s *Sources) Stored(src Source) (StoredSource, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.find(src.Origin, digestOf(src.Text))
+}
+
+func (s *Sources) find(origin, digest string) (StoredSource, bool) {
+	for _, st := range s.list {
+		if st.Origin == origin && st.SHA256 == digest {
+			return st, true
+		}
+	}
+	return StoredSource{}, false
+}
+
+func digestOf(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 // All lists the stored sources in order.

@@ -155,7 +155,7 @@ func nonNil(s []string) []string {
 }
 
 // builtinToolNames are the openai engine's own function names, which granted tools must not shadow.
-var builtinToolNames = []string{"search_files", "read_file", "write_file", "fetch_url"}
+var builtinToolNames = []string{"search_files", "read_file", "write_file", "web_search", "fetch_url"}
 
 // requiredFunctions are the required tools as the model knows them (function names).
 func (r *agentRun) requiredFunctions() []string {

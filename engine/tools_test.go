@@ -85,7 +85,8 @@ func TestOpenAIGrantedMCPTools(t *testing.T) {
 			toolMsgs[mm["tool_call_id"].(string)] = mm["content"].(string)
 		}
 	}
-	require.Equal(t, "echo: hi", toolMsgs["call_1"])
+	// A tool's answer is a stored source the report can cite.
+	require.Equal(t, "[S1] tool:sec.echo#call_1\n\necho: hi", toolMsgs["call_1"])
 	require.Contains(t, toolMsgs["call_2"], "error: ")
 	require.Contains(t, toolMsgs["call_2"], "upstream closed")
 
@@ -103,13 +104,13 @@ func TestOpenAIGrantedMCPTools(t *testing.T) {
 			}
 			if e.Title == "sec.echo" {
 				require.Equal(t, false, e.Data["error"])
-				require.Equal(t, "echo: hi", e.Content)
+				require.Contains(t, e.Content, "echo: hi")
 			}
 		case e.Kind == engine.KindStatus && e.Data["met"] != nil:
 			monitor = &sink.events[i]
 		}
 	}
-	require.Equal(t, []string{"sec.echo", "sec.fail", "search_files"}, calls)
+	require.Equal(t, []string{"sec.echo", "sec.fail", "search_files", "write_report"}, calls)
 	require.Equal(t, calls, results)
 	require.NotNil(t, monitor)
 	require.Equal(t, "Required tool calls missed", monitor.Title)

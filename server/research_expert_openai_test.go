@@ -78,7 +78,10 @@ func TestResearchAsExpertOpenAI(t *testing.T) {
 			model := &scriptedModel{replies: []map[string]any{
 				{"content": nil, "tool_calls": []any{map[string]any{"id": "call_1", "type": "function",
 					"function": map[string]any{"name": "kb__lookup", "arguments": `{"topic":"ferries"}`}}}},
-				{"content": "# Ferries\n\n## Summary\n\nThe register lists 42 battery ferries [1].\n\n## Sources\n\n1. kb.lookup\n"},
+				{"content": "The register lists 42 battery ferries."},
+				// The report cites the tool's answer, stored as source S1.
+				{"content": `{"title": "Ferries", "sections": [], "open_questions": [], "summary": [{"text": "The register lists 42 battery ferries.",
+					"citations": [{"source": "S1", "quote": "register: 42 battery ferries"}]}]}`},
 			}}
 			modelSrv := httptest.NewServer(model)
 			t.Cleanup(modelSrv.Close)
@@ -97,6 +100,7 @@ func TestResearchAsExpertOpenAI(t *testing.T) {
 			require.Equal(t, gen.RequiredToolCallsOutcome{Required: []string{"kb.lookup"}, Succeeded: []string{"kb.lookup"}, Missing: []string{}},
 				done.RequiredToolCalls.MustGet())
 			require.Equal(t, 1, done.Expert.MustGet().Version.MustGet())
+			require.Equal(t, gen.CitationCounts{Total: 1, Verified: 1}, done.Citations.MustGet())
 
 			reqs := model.requests()
 			require.GreaterOrEqual(t, len(reqs), 2)

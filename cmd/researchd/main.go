@@ -136,6 +136,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		return err
 	}
 	defer ln.Close()
+	if _, port, _ := net.SplitHostPort(cfg.Addr); port == "0" && cfg.PublicURL == "http://"+cfg.Addr {
+		cfg.PublicURL = "http://" + ln.Addr().String() // the default public URL names the port bound
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	logEngine(log, cfg)
