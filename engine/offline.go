@@ -223,6 +223,9 @@ func (r *offlineRun) run(ctx context.Context, schema map[string]any, sch *jsonsc
 	if err != nil {
 		return Result{}, err
 	}
+	if err := storeCited(in, r.ix, r.cites.order); err != nil {
+		return Result{}, err
+	}
 	res, err := finish(ctx, em, in, report, structured, map[string]any{"path": ReportPath, "sources": len(r.cites.order)})
 	res.RequiredTools = required
 	return res, err

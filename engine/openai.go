@@ -191,6 +191,7 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	if err != nil {
 		return Result{}, err
 	}
+	report = em.redact(report) // a model that echoes the provider key does not publish it
 	if err := in.Workspace.WriteFile(ReportPath, []byte(report)); err != nil {
 		return Result{}, fmt.Errorf("engine: write report: %w", err)
 	}

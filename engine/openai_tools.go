@@ -137,11 +137,6 @@ func (r *agentRun) cite(src Source, body string) (string, error) {
 	return fmt.Sprintf("[%s] %s\n\n%s", st.ID, src.Origin, body), nil
 }
 
-// docSource is the stored-source form of a provided file.
-func docSource(d document) Source {
-	return Source{Origin: d.Path, Kind: SourceFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
-}
-
 func (r *agentRun) searchFiles(query string, limit int) (string, error) {
 	if limit <= 0 {
 		limit = 5

@@ -230,3 +230,30 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 	}
 	return os.ReadFile(full)
 }
+
+// storeCited stores the documents of the cited passages (each document once), so that every
+// citation of an engine that reads local files points to a stored copy: context and corpus files
+// live outside the workspace.
+func storeCited(in Input, ix *index, passages []int) error {
+	srcs, err := OpenSources(in.Workspace, in.Now)
+	if err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	for _, p := range passages {
+		d := ix.passages[p].Doc
+		if done[d] {
+			continue
+		}
+		done[d] = true
+		if _, err := srcs.Save(docSource(ix.docs[d])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// docSource is the stored-source form of a provided file (input, context or corpus).
+func docSource(d document) Source {
+	return Source{Origin: d.Path, Kind: SourceFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
+}

@@ -49,6 +49,13 @@ func BuiltinTools(fetch bool) []Tool {
 	return tools
 }
 
+// WithWebSearch adds the web_search built-in to a tool list (when a search provider is configured
+// and the engine offers it as a tool).
+func WithWebSearch(tools []Tool) []Tool {
+	return append(tools, Tool{Name: "web_search", Category: "web", Server: BuiltinServer, AlwaysOn: true,
+		Description: "Search the web through the operator's search provider (SearXNG, Brave or Tavily); returns titles, URLs and snippets to fetch."})
+}
+
 // Config configures a Registry.
 type Config struct {
 	Builtin []Tool         // listed as they are (BuiltinTools)

@@ -265,3 +265,55 @@ func TestResearchOpenAIUnsupportedRequiredFieldFails(t *testing.T) {
 	require.NotNil(t, ev)
 	require.True(t, strings.Contains(ev.Content, `"cop"`))
 }
+
+// Every engine's report is verified: the extractive engine's quotes of the job's own files are all
+// found in them (hard-wrapped lines, a table), so every citation it writes counts as verified.
+func TestResearchOfflineCitationsVerified(t *testing.T) {
+	t.Parallel()
+	e := newResearchEnv(t, storetest.Dialects()[0])
+	owner := e.NewAccount(t, store.TierPro, false, 100)
+	var ids []string
+	for _, p := range []part{
+		{filename: "trial.txt", data: []byte("The 2024 field trial of heat pumps in forty homes measured a seasonal\nCOP of 3.4 on average. Installation cost 11,200 euros per home before\ngrants were paid.\n")},
+		{filename: "regions.csv", data: []byte("region,homes,cop\nnorth,18,3.1\nsouth,22,3.6\n")},
+	} {
+		body, ct := multipartBody(t, p)
+		r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/attachments", Token: owner.Key, RawBody: body, ContentType: ct})
+		require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+		var att struct {
+			AttachmentID string `json:"attachment_id"`
+		}
+		r.JSON(t, &att)
+		ids = append(ids, att.AttachmentID)
+	}
+	job := e.mustCreate(t, owner.Key, map[string]any{"question": "What seasonal COP did the heat pump field trial measure, and what did installation cost?",
+		"effort": "medium", "attachment_ids": ids})
+	done := e.await(t, owner.Key, job.JobId.String(), isTerminal)
+	require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+	c := done.Citations.MustGet()
+	require.Positive(t, c.Total)
+	require.Equal(t, c.Total, c.Verified, done.Report.Markdown)
+	require.NotContains(t, done.Report.Markdown, "Unverified")
+	require.NotNil(t, eventTitled(e.timeline(t, owner.Key, job.JobId.String()), "Citations verified"))
+}
+
+// An expert's context files live outside the job's workspace: the extractive engine stores what it
+// cites from them under sources/, so those citations verify too.
+func TestResearchContextFileCitationsStored(t *testing.T) {
+	t.Parallel()
+	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewOffline(engine.OfflineOptions{}), nil)
+	owner := e.NewAccount(t, store.TierPro, false, 100)
+	_, slug := e.createExpert(t, owner.Key, map[string]any{"name": "Fjord Ferry Analyst", "system_prompt": "You analyse ferry fleets.",
+		"context_files": []map[string]any{{"name": "fjord-notes.md", "content": fjordNotes}}})
+	job := e.mustCreate(t, owner.Key, map[string]any{"question": "How many ferries in the Vestland fjord fleet were converted to battery power?",
+		"expert_id": slug, "effort": "low"})
+	done := e.await(t, owner.Key, job.JobId.String(), isTerminal)
+	require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+	require.Contains(t, done.Report.Markdown, "context/fjord-notes.md")
+	c := done.Citations.MustGet()
+	require.Positive(t, c.Total)
+	require.Equal(t, c.Total, c.Verified, done.Report.Markdown)
+	r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/sources/index.json", Token: owner.Key})
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	require.Contains(t, string(r.Body), `"origin": "context/fjord-notes.md"`)
+}

@@ -154,7 +154,11 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		defer closeAttachments()
 		bill := billing.New(st, cfg.Billing)
 		// The openai engine offers fetch_url; the tool list says so only when it runs.
-		tools := mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(cfg.Engine == "openai"), Servers: cfg.MCPServers,
+		builtin := mcptool.BuiltinTools(cfg.Engine == "openai")
+		if cfg.Engine == "openai" && cfg.Research.Searcher != nil {
+			builtin = mcptool.WithWebSearch(builtin)
+		}
+		tools := mcptool.New(mcptool.Config{Builtin: builtin, Servers: cfg.MCPServers,
 			Logger: log.With("component", "mcp")})
 		skills, err := skill.New(st, nil)
 		if err != nil {

@@ -197,6 +197,9 @@ func TestBadConfigurationIsAnError(t *testing.T) {
 		"bad authoring rate":          {"RESEARCH_AUTHORING_RATE": "lots"},
 		"bad workflow authoring":      {"RESEARCH_WORKFLOW_AUTHORING": "maybe"},
 		"bad MCP server":              {"RESEARCH_MCP_SERVERS": "sec=ftp://mcp.example"},
+		"unknown search provider":     {"RESEARCH_SEARCH_PROVIDER": "bing"},
+		"searxng without a URL":       {"RESEARCH_SEARCH_PROVIDER": "searxng"},
+		"brave without a key":         {"RESEARCH_SEARCH_PROVIDER": "brave"},
 	}
 	for name, env := range tests {
 		t.Run(name, func(t *testing.T) {
