@@ -81,6 +81,10 @@ func New(st *store.Store, bucket *blob.Bucket, cfg Config) *Service {
 	return &Service{st: st, bucket: bucket, cfg: cfg, client: client}
 }
 
+// Bucket is the blob storage the service keeps files in (RESEARCH_BLOB_URL); campaigns store their
+// deliverable files there too.
+func (s *Service) Bucket() *blob.Bucket { return s.bucket }
+
 // MaxBytes is the per-file size limit (and the body limit of a direct upload).
 func (s *Service) MaxBytes() int64 { return s.cfg.MaxBytes }
 

@@ -9,22 +9,6 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-func (s *Server) ListCampaigns(context.Context, gen.ListCampaignsRequestObject) (gen.ListCampaignsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CreateCampaign(context.Context, gen.CreateCampaignRequestObject) (gen.CreateCampaignResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetCampaignLimits(context.Context, gen.GetCampaignLimitsRequestObject) (gen.GetCampaignLimitsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) GetCampaign(context.Context, gen.GetCampaignRequestObject) (gen.GetCampaignResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) UpdateCampaign(context.Context, gen.UpdateCampaignRequestObject) (gen.UpdateCampaignResponseObject, error) {
 	return nil, errNotImplemented()
 }
