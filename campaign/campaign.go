@@ -56,15 +56,15 @@ const (
 
 // Errors of the state machine; the HTTP layer maps them to problems.
 var (
-	ErrNotFound            = errors.New("campaign not found")                 // 404
-	ErrStageNotFound       = errors.New("stage not found")                    // 404
-	ErrDeliverableNotFound = errors.New("deliverable not found")              // 404
-	ErrNotEditable         = errors.New("campaign not editable")              // 409 campaign_not_editable
-	ErrRevisionConflict    = errors.New("revision conflict")                  // 409 revision_conflict
-	ErrNotDraft            = errors.New("campaign not draft")                 // 409 campaign_not_draft
-	ErrDigestMismatch      = errors.New("digest mismatch")                    // 409 digest_mismatch
-	ErrNotRetryable        = errors.New("campaign not retryable")             // 409 campaign_not_retryable
-	ErrNotReady            = errors.New("deliverable not ready")              // 409 deliverable_not_ready
+	ErrNotFound            = errors.New("campaign not found")                  // 404
+	ErrStageNotFound       = errors.New("stage not found")                     // 404
+	ErrDeliverableNotFound = errors.New("deliverable not found")               // 404
+	ErrNotEditable         = errors.New("campaign not editable")               // 409 campaign_not_editable
+	ErrRevisionConflict    = errors.New("revision conflict")                   // 409 revision_conflict
+	ErrNotDraft            = errors.New("campaign not draft")                  // 409 campaign_not_draft
+	ErrDigestMismatch      = errors.New("digest mismatch")                     // 409 digest_mismatch
+	ErrNotRetryable        = errors.New("campaign not retryable")              // 409 campaign_not_retryable
+	ErrNotReady            = errors.New("deliverable not ready")               // 409 deliverable_not_ready
 	ErrInsufficientCredits = errors.New("insufficient credits for one worker") // 402
 )
 
@@ -130,8 +130,8 @@ type Config struct {
 // DefaultConfig returns the production values.
 func DefaultConfig() Config {
 	return Config{
-		Limits:    Limits{MaxRecordsPerStage: 100_000, MaxSuppliedRecords: 100_000, MaxAssignmentChars: 32_000},
-		Workers:   2, DispatchWorkers: 2, ChunkSize: 100, SweepInterval: 10 * time.Second,
+		Limits:  Limits{MaxRecordsPerStage: 100_000, MaxSuppliedRecords: 100_000, MaxAssignmentChars: 32_000},
+		Workers: 2, DispatchWorkers: 2, ChunkSize: 100, SweepInterval: 10 * time.Second,
 		AnswerTimeout: 5 * time.Minute, Capabilities: []string{"file_search"},
 	}
 }

@@ -416,4 +416,3 @@ func keyRef(keyID string) *string {
 func (s *Service) enqueueAdvance(ctx context.Context, tx *store.Store, id string) error {
 	return s.queue.EnqueueTx(ctx, tx, advanceArgs{CampaignID: id}, advanceOpts())
 }
-

@@ -22,22 +22,22 @@ func campaignMigrations() []*gormigrate.Migration {
 				Objective         *string `gorm:"type:text"`
 				Plan              string  `gorm:"type:text;not null"`
 				MaxCredits        *int64
-				ReviewDigest      string  `gorm:"type:varchar(64);not null"`
-				ExpertID          *string `gorm:"type:varchar(255)"`
-				ExpertName        *string `gorm:"type:varchar(255)"`
-				Capabilities      string  `gorm:"type:text;not null"`
-				Workforce         string  `gorm:"type:text;not null"`
-				RecordsSupplied   int     `gorm:"not null;default:0"`
-				RecordsAccepted   int     `gorm:"not null;default:0"`
-				BlankDropped      int     `gorm:"not null;default:0"`
-				DuplicatesDropped int     `gorm:"not null;default:0"`
-				CreditsSpent      int64   `gorm:"not null;default:0"`
-				CreditsReserved   int64   `gorm:"not null;default:0"`
-				AttentionReason   *string `gorm:"type:varchar(32)"`
-				AttentionStage    *string `gorm:"type:varchar(64)"`
-				AttentionMessage  *string `gorm:"type:text"`
-				AttentionAction   *string `gorm:"type:varchar(16)"`
-				ApprovedKeyID     *string `gorm:"type:varchar(36)"`
+				ReviewDigest      string    `gorm:"type:varchar(64);not null"`
+				ExpertID          *string   `gorm:"type:varchar(255)"`
+				ExpertName        *string   `gorm:"type:varchar(255)"`
+				Capabilities      string    `gorm:"type:text;not null"`
+				Workforce         string    `gorm:"type:text;not null"`
+				RecordsSupplied   int       `gorm:"not null;default:0"`
+				RecordsAccepted   int       `gorm:"not null;default:0"`
+				BlankDropped      int       `gorm:"not null;default:0"`
+				DuplicatesDropped int       `gorm:"not null;default:0"`
+				CreditsSpent      int64     `gorm:"not null;default:0"`
+				CreditsReserved   int64     `gorm:"not null;default:0"`
+				AttentionReason   *string   `gorm:"type:varchar(32)"`
+				AttentionStage    *string   `gorm:"type:varchar(64)"`
+				AttentionMessage  *string   `gorm:"type:text"`
+				AttentionAction   *string   `gorm:"type:varchar(16)"`
+				ApprovedKeyID     *string   `gorm:"type:varchar(36)"`
 				CreatedAt         time.Time `gorm:"not null;index:idx_campaigns_account_created,priority:2"`
 				UpdatedAt         time.Time `gorm:"not null"`
 				ApprovedAt        *time.Time
@@ -63,18 +63,18 @@ func campaignMigrations() []*gormigrate.Migration {
 				FinishedAt      *time.Time
 			}
 			type CampaignRecord struct {
-				CampaignID string  `gorm:"type:varchar(36);primaryKey;index:idx_campaign_records_claim,priority:1"`
-				StageKey   string  `gorm:"type:varchar(64);primaryKey;index:idx_campaign_records_claim,priority:2"`
-				Seq        int     `gorm:"primaryKey;autoIncrement:false;index:idx_campaign_records_claim,priority:4"`
-				EntityKey  string  `gorm:"type:text;not null"`
-				Status     string  `gorm:"type:varchar(16);not null;index:idx_campaign_records_claim,priority:3"`
-				Given      string  `gorm:"type:text;not null"`
-				Output     *string `gorm:"type:text"`
-				Report     *string `gorm:"type:text"`
-				ErrorCode  *string `gorm:"type:varchar(64)"`
-				Chunk      *string `gorm:"type:varchar(36);index"`
-				Duplicate  bool    `gorm:"not null;default:false"`
-				Attempts   int     `gorm:"not null;default:0"`
+				CampaignID string    `gorm:"type:varchar(36);primaryKey;index:idx_campaign_records_claim,priority:1"`
+				StageKey   string    `gorm:"type:varchar(64);primaryKey;index:idx_campaign_records_claim,priority:2"`
+				Seq        int       `gorm:"primaryKey;autoIncrement:false;index:idx_campaign_records_claim,priority:4"`
+				EntityKey  string    `gorm:"type:text;not null"`
+				Status     string    `gorm:"type:varchar(16);not null;index:idx_campaign_records_claim,priority:3"`
+				Given      string    `gorm:"type:text;not null"`
+				Output     *string   `gorm:"type:text"`
+				Report     *string   `gorm:"type:text"`
+				ErrorCode  *string   `gorm:"type:varchar(64)"`
+				Chunk      *string   `gorm:"type:varchar(36);index"`
+				Duplicate  bool      `gorm:"not null;default:false"`
+				Attempts   int       `gorm:"not null;default:0"`
 				UpdatedAt  time.Time `gorm:"not null"`
 			}
 			type CampaignArtifact struct {
