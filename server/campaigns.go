@@ -290,3 +290,67 @@ func defaultCampaigns(cfg Config) (*campaign.Service, error) {
 		Answerer: engine.Answers(engine.NewOffline(engine.OfflineOptions{}), filepath.Join(os.TempDir(), "researchd-answers")),
 		Bucket:   cfg.Attachments.Bucket(), Logger: cfg.Logger, Now: cfg.Now}, campaign.DefaultConfig())
 }
+
+// UpdateCampaign edits a draft.
+func (s *Server) UpdateCampaign(ctx context.Context, req gen.UpdateCampaignRequestObject) (gen.UpdateCampaignResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := req.Body
+	if b == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	in := campaign.UpdateInput{AccountID: p.AccountID, Tier: p.Tier, ID: req.CampaignId.String(), Name: b.Name, Revision: b.Revision}
+	if b.Plan != nil {
+		plan, err := planIn(*b.Plan)
+		if err != nil {
+			return nil, err
+		}
+		in.Plan = &plan
+	}
+	if b.MaxCredits.IsSpecified() {
+		in.MaxCreditsSet = true
+		if m := valueOf(b.MaxCredits); m != nil {
+			in.MaxCredits = ptr(int64(*m))
+		}
+	}
+	v, err := s.campaigns.Update(ctx, in)
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	d, err := s.campaignDetail(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateCampaign200JSONResponse(d), nil
+}
+
+// ApproveCampaign approves a draft with its current review digest.
+func (s *Server) ApproveCampaign(ctx context.Context, req gen.ApproveCampaignRequestObject) (gen.ApproveCampaignResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if req.Body == nil {
+		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
+	}
+	v, err := s.campaigns.Approve(ctx, p.AccountID, p.KeyID, req.CampaignId.String(), req.Body.ReviewDigest)
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	return gen.ApproveCampaign200JSONResponse(campaignSummary(v)), nil
+}
+
+// CancelCampaign cancels a campaign; a finished one is returned unchanged.
+func (s *Server) CancelCampaign(ctx context.Context, req gen.CancelCampaignRequestObject) (gen.CancelCampaignResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.campaigns.Cancel(ctx, p.AccountID, req.CampaignId.String())
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	return gen.CancelCampaign200JSONResponse(campaignSummary(v)), nil
+}

@@ -192,3 +192,99 @@ func campaignDigest(t testing.TB, plan gen.Plan, revision int, budget *int) stri
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:])
 }
+
+// TestCampaignEditApproveCancel: a draft is edited with the plan unchanged or one stage changed
+// (revision and digest move), a stale revision is 409, approval needs the current digest, and
+// cancel is final and repeatable.
+func TestCampaignEditApproveCancel(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			e := newCampaignEnv(t, d)
+			acct := e.NewAccount(t, store.TierPro, false, 100)
+			c := e.create(t, acct.Key, map[string]any{"name": "Vendors", "plan": map[string]any{"stages": []any{
+				stage("find", "root", nil, map[string]any{"instruction": "[gate] List the vendors."}),
+				stage("check", "per_entity", []string{"find"}, nil),
+			}}})
+			id := c.CampaignId.String()
+			require.Len(t, c.Deliverables, 1, "one CSV for the final stage")
+			require.Equal(t, "check", c.Deliverables[0].StageKey)
+			patch := func(body map[string]any) *servertest.Resp {
+				return e.Do(t, servertest.Req{Method: "PATCH", Path: "/api/v2/campaigns/" + id, Token: acct.Key, Body: body})
+			}
+
+			// The plan sent back unchanged changes nothing.
+			r := patch(map[string]any{"plan": c.Plan, "revision": 1})
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			var same gen.CampaignDetail
+			r.JSON(t, &same)
+			require.Equal(t, 1, same.Revision)
+			require.Equal(t, c.ReviewDigest, same.ReviewDigest)
+
+			// One stage changed: revision 2, a new digest.
+			plan := c.Plan
+			plan.Stages[1].Instruction.Set("Check the vendor's certifications.")
+			r = patch(map[string]any{"plan": plan, "revision": 1})
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			var edited gen.CampaignDetail
+			r.JSON(t, &edited)
+			require.Equal(t, 2, edited.Revision)
+			require.NotEqual(t, c.ReviewDigest, edited.ReviewDigest)
+			require.Equal(t, campaignDigest(t, edited.Plan, 2, nil), edited.ReviewDigest)
+			require.Equal(t, "Check the vendor's certifications.", edited.Plan.Stages[1].Instruction.MustGet())
+
+			// Two stages changed, or a stage key changed: 422. A stale revision: 409.
+			two := edited.Plan
+			two.Stages[0].Title, two.Stages[1].Title = "A", "B"
+			r = patch(map[string]any{"plan": two})
+			require.Equal(t, http.StatusUnprocessableEntity, r.Status)
+			require.Equal(t, "plan", (*r.Problem(t).Errors)[0].Field)
+			r = patch(map[string]any{"name": "Renamed", "revision": 1})
+			require.Equal(t, http.StatusConflict, r.Status)
+			require.Equal(t, "revision_conflict", r.Problem(t).Code)
+
+			// A budget change moves the digest too.
+			r = patch(map[string]any{"max_credits": 30})
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			var budgeted gen.CampaignDetail
+			r.JSON(t, &budgeted)
+			require.Equal(t, 3, budgeted.Revision)
+			require.Equal(t, 30, budgeted.MaxCredits.MustGet())
+			require.Equal(t, campaignDigest(t, budgeted.Plan, 3, ptr(30)), budgeted.ReviewDigest)
+
+			// Approval needs the current digest, well formed.
+			approve := func(digest string) *servertest.Resp {
+				return e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/campaigns/" + id + "/approve", Token: acct.Key, Body: map[string]any{"review_digest": digest}})
+			}
+			require.Equal(t, http.StatusUnprocessableEntity, approve("ABC").Status)
+			r = approve(edited.ReviewDigest)
+			require.Equal(t, http.StatusConflict, r.Status)
+			require.Equal(t, "digest_mismatch", r.Problem(t).Code)
+			r = approve(budgeted.ReviewDigest)
+			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+			var approved gen.CampaignSummary
+			r.JSON(t, &approved)
+			require.Contains(t, []gen.CampaignStatus{"approved", "running"}, approved.Status)
+			require.Contains(t, string(r.Body), `"next_step"`)
+			require.NotContains(t, string(r.Body), `"plan"`)
+			r = approve(budgeted.ReviewDigest)
+			require.Equal(t, "campaign_not_draft", r.Problem(t).Code)
+			r = patch(map[string]any{"name": "Too late"})
+			require.Equal(t, http.StatusConflict, r.Status)
+			require.Equal(t, "campaign_not_editable", r.Problem(t).Code)
+
+			// Cancel is final; repeating it changes nothing.
+			for range 2 {
+				r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/campaigns/" + id + "/cancel", Token: acct.Key})
+				require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+				var cancelled gen.CampaignSummary
+				r.JSON(t, &cancelled)
+				require.Equal(t, gen.CampaignStatusCancelled, cancelled.Status)
+			}
+			got := e.get(t, acct.Key, id)
+			require.True(t, got.FinishedAt.IsSpecified() && !got.FinishedAt.IsNull())
+			e.releaseAnswers(1)
+		})
+	}
+}

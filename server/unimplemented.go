@@ -9,19 +9,7 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-func (s *Server) UpdateCampaign(context.Context, gen.UpdateCampaignRequestObject) (gen.UpdateCampaignResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) ApproveCampaign(context.Context, gen.ApproveCampaignRequestObject) (gen.ApproveCampaignResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
 func (s *Server) ListCampaignBrowserSessions(context.Context, gen.ListCampaignBrowserSessionsRequestObject) (gen.ListCampaignBrowserSessionsResponseObject, error) {
-	return nil, errNotImplemented()
-}
-
-func (s *Server) CancelCampaign(context.Context, gen.CancelCampaignRequestObject) (gen.CancelCampaignResponseObject, error) {
 	return nil, errNotImplemented()
 }
 
