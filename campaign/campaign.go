@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"gocloud.dev/blob"
 
 	"github.com/researchd/researchd/billing"
@@ -207,7 +208,9 @@ func (s *Service) Extension() jobs.Extension {
 		},
 		Periodic: []*river.PeriodicJob{
 			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
-				return sweepArgs{}, &river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 1}
+				// At most one sweep waits at a time: a busy queue never piles them up.
+				return sweepArgs{}, &river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{
+					ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
 			}, &river.PeriodicJobOpts{RunOnStart: true}),
 		},
 	}

@@ -62,7 +62,7 @@ type CreateInput struct {
 // Created is the outcome of Create: a new campaign or, for a replayed Idempotency-Key, the one the
 // key created, as it stands now.
 type Created struct {
-	Campaign store.Campaign
+	View     View
 	Replayed bool
 }
 
@@ -107,7 +107,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	if err != nil {
 		return Created{}, err
 	}
-	return Created{Campaign: d.c}, nil
+	// As created: the dispatcher may already have moved it on.
+	v, err := decodeView(d.c, d.stages)
+	return Created{View: v}, err
 }
 
 func (s *Service) replay(ctx context.Context, in CreateInput) (Created, bool, error) {
@@ -125,7 +127,8 @@ func (s *Service) replay(ctx context.Context, in CreateInput) (Created, bool, er
 	if err != nil {
 		return Created{}, true, err
 	}
-	return Created{Campaign: c, Replayed: true}, true, nil
+	v, err := s.view(ctx, c, true)
+	return Created{View: v, Replayed: true}, true, err
 }
 
 // draft is a validated campaign ready to insert.

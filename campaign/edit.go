@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"gorm.io/gorm"
+
 	"github.com/researchd/researchd/store"
 )
 
@@ -234,4 +236,66 @@ func (w Workforce) efforts() resolved {
 		r.effort = append(r.effort, m.Effort)
 	}
 	return r
+}
+
+// Retry resumes a campaign that needs attention: a failed stage's failed work is reset to
+// pending, a campaign paused for credits resumes once they cover the next worker (else
+// ErrInsufficientCredits), and an unusable key is replaced by keyID, the key making the call. A
+// spent budget cannot be retried: it was approved with the plan.
+func (s *Service) Retry(ctx context.Context, accountID, keyID, id string) (View, error) {
+	err := s.st.InTx(ctx, func(tx *store.Store) error {
+		c, err := s.owned(ctx, tx, accountID, id, true)
+		if err != nil {
+			return err
+		}
+		if c.Status != store.CampaignNeedsAttention {
+			return fmt.Errorf("%w: the campaign is %s; only a campaign that needs attention can be retried", ErrNotRetryable, c.Status)
+		}
+		switch deref(c.AttentionReason) {
+		case ReasonBudgetExhausted:
+			return fmt.Errorf("%w: the budget was approved with the plan and cannot be raised; cancel to keep the finished records and deliverables", ErrNotRetryable)
+		case ReasonQuotaExhausted:
+			ok, err := s.creditsForNext(ctx, tx, c)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("%w: add credits first", ErrInsufficientCredits)
+			}
+		case ReasonKeyUnusable:
+			if _, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{"approved_key_id": keyRef(keyID)}); err != nil {
+				return err
+			}
+		case ReasonStageFailed:
+			if err := s.resetStage(ctx, tx, c, deref(c.AttentionStage)); err != nil {
+				return err
+			}
+		}
+		if err := s.resume(ctx, tx, &c); err != nil {
+			return err
+		}
+		return s.enqueueAdvance(ctx, tx, c.ID)
+	})
+	if err != nil {
+		return View{}, err
+	}
+	return s.summary(ctx, id)
+}
+
+// resetStage puts a failed stage's failed work back to pending and the stage back to running.
+func (s *Service) resetStage(ctx context.Context, tx *store.Store, c store.Campaign, key string) error {
+	now := s.now()
+	n, err := tx.ResetCampaignRecords(ctx, c.ID, key, store.RecordFailed, now)
+	if err != nil {
+		return err
+	}
+	set := map[string]any{"status": store.StageRunning, "worker_error": nil}
+	plan, err := ParsePlan([]byte(c.Plan))
+	if err != nil {
+		return err
+	}
+	if ps, ok := plan.Stage(key); ok && !ps.Single() {
+		set["records_failed"] = gorm.Expr("records_failed - ?", n)
+	}
+	return tx.UpdateCampaignStage(ctx, c.ID, key, set)
 }

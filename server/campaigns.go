@@ -84,15 +84,11 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 	if err != nil {
 		return nil, campaignProblem(err)
 	}
-	v, err := s.campaigns.Get(ctx, p.AccountID, c.Campaign.ID)
-	if err != nil {
-		return nil, campaignProblem(err)
-	}
-	d, err := s.campaignDetail(ctx, v)
+	d, err := s.campaignDetail(ctx, c.View)
 	if err != nil {
 		return nil, err
 	}
-	loc := s.linkBase(ctx) + "/api/v2/campaigns/" + c.Campaign.ID
+	loc := s.linkBase(ctx) + "/api/v2/campaigns/" + c.View.Campaign.ID
 	return gen.CreateCampaign201JSONResponse{Body: d, Headers: gen.CreateCampaign201ResponseHeaders{Location: &loc}}, nil
 }
 
@@ -353,4 +349,94 @@ func (s *Server) CancelCampaign(ctx context.Context, req gen.CancelCampaignReque
 		return nil, campaignProblem(err)
 	}
 	return gen.CancelCampaign200JSONResponse(campaignSummary(v)), nil
+}
+
+// RetryCampaign resumes a campaign that needs attention.
+func (s *Server) RetryCampaign(ctx context.Context, req gen.RetryCampaignRequestObject) (gen.RetryCampaignResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.campaigns.Retry(ctx, p.AccountID, p.KeyID, req.CampaignId.String())
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	return gen.RetryCampaign200JSONResponse(campaignSummary(v)), nil
+}
+
+// GetCampaignPortfolio pages a stage's records.
+func (s *Server) GetCampaignPortfolio(ctx context.Context, req gen.GetCampaignPortfolioRequestObject) (gen.GetCampaignPortfolioResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := pageRequest(req.Params.Limit, req.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := s.campaigns.Portfolio(ctx, p.AccountID, req.CampaignId.String(), req.StageKey, pr.Limit, pr.Cursor)
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	c := pf.View.Campaign
+	out := gen.GetCampaignPortfolio200JSONResponse{
+		CampaignId: uuid.MustParse(c.ID), Revision: c.Revision, Status: gen.CampaignStatus(c.Status), StageKey: pf.Stage.Key,
+		Fields: make([]gen.FieldView, len(pf.Fields)), Items: make([]gen.PortfolioItem, len(pf.Items)),
+		Coverage:       gen.PortfolioCoverage{Total: pf.Total, Done: pf.Done, Failed: pf.Failed, Pending: max(pf.Total-pf.Done-pf.Failed, 0)},
+		EntityKeyField: nullableOf(pf.EntityKeyField), OutputSchema: nullable.NewNullNullable[map[string]any](), NextCursor: nullable.NewNullNullable[string](),
+	}
+	if pf.Stage.OutputSchema != nil {
+		out.OutputSchema = nullable.NewNullableWithValue(pf.Stage.OutputSchema)
+	}
+	for i, f := range pf.Fields {
+		out.Fields[i] = gen.FieldView{Name: f.Name, Label: f.Label, Type: gen.FieldViewType(f.Type), Source: gen.FieldViewSource(f.Source)}
+	}
+	for i, it := range pf.Items {
+		// Workers run in-process, without a research job: job_id is null.
+		out.Items[i] = gen.PortfolioItem{EntityKey: it.EntityKey, Status: gen.PortfolioItemStatus(it.Status), Fields: it.Fields,
+			ErrorCode: nullableOf(it.ErrorCode), JobId: nullable.NewNullNullable[uuid.UUID]()}
+	}
+	if pf.Next != nil {
+		out.NextCursor, out.HasMore = nullable.NewNullableWithValue(pf.Next.Encode()), true
+	}
+	return out, nil
+}
+
+// GetCampaignDeliverable streams a built deliverable file.
+func (s *Server) GetCampaignDeliverable(ctx context.Context, req gen.GetCampaignDeliverableRequestObject) (gen.GetCampaignDeliverableResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a, rc, err := s.campaigns.Download(ctx, p.AccountID, req.CampaignId.String(), req.DeliverableKey)
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	disp := fmt.Sprintf("attachment; filename=%q", a.Filename)
+	etag := `"` + a.SHA256 + `"`
+	return gen.GetCampaignDeliverable200AsteriskResponse{Body: rc, ContentType: a.MediaType, ContentLength: a.ByteSize,
+		Headers: gen.GetCampaignDeliverable200ResponseHeaders{ContentDisposition: &disp, ETag: &etag}}, nil
+}
+
+// ListCampaignBrowserSessions lists the browser sessions of a campaign's workers. This server's
+// engines do not drive a browser, so the list is honestly empty, with zero counts.
+func (s *Server) ListCampaignBrowserSessions(ctx context.Context, req gen.ListCampaignBrowserSessionsRequestObject) (gen.ListCampaignBrowserSessionsResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := pageRequest(req.Params.Limit, req.Params.Cursor); err != nil {
+		return nil, err
+	}
+	v, err := s.campaigns.Get(ctx, p.AccountID, req.CampaignId.String())
+	if err != nil {
+		return nil, campaignProblem(err)
+	}
+	if k := req.Params.StageKey; k != nil {
+		if _, ok := v.Plan.Stage(*k); !ok {
+			return nil, errValidation("stage_key is not a stage of the campaign's plan", gen.FieldError{Field: "query.stage_key", Message: "no stage " + *k + " in the plan"})
+		}
+	}
+	return gen.ListCampaignBrowserSessions200JSONResponse{CampaignId: req.CampaignId, CampaignStatus: gen.CampaignStatus(v.Campaign.Status),
+		Items: []gen.CampaignBrowserSession{}, NextCursor: nullable.NewNullNullable[string]()}, nil
 }

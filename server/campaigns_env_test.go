@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,7 @@ var campaignCorpus = map[string]string{
 type gateAnswerer struct {
 	inner   engine.Answerer
 	release chan struct{}
+	failing atomic.Bool // while set, assignments containing "[flaky]" fail too
 	mu      sync.Mutex
 	running int
 }
@@ -62,7 +64,7 @@ func (g *gateAnswerer) OpenAnswers(ctx context.Context, cfg engine.AnswerConfig)
 func (s gateSession) Close() error { return s.inner.Close() }
 
 func (s gateSession) Answer(ctx context.Context, q string, extra []engine.SourceFile) (engine.Result, error) {
-	if strings.Contains(q, "[fail]") {
+	if strings.Contains(q, "[fail]") || (strings.Contains(q, "[flaky]") && s.g.failing.Load()) {
 		return engine.Result{}, &engine.Error{Code: engine.CodeEngineError, Message: "the test answerer was told to fail"}
 	}
 	if strings.Contains(q, "[gate]") {

@@ -360,3 +360,10 @@ func (s *Store) CampaignArtifacts(ctx context.Context, campaignID string) ([]Cam
 	}
 	return as, nil
 }
+
+// APIKeyByID loads an API key (a campaign checks that the key that approved it is still usable).
+func (s *Store) APIKeyByID(ctx context.Context, id string) (APIKey, error) {
+	var k APIKey
+	err := s.with(ctx).Where("id = ?", id).Take(&k).Error
+	return k, notFound(err, "api key "+id)
+}
