@@ -389,7 +389,7 @@ func (s *Service) Portfolio(ctx context.Context, accountID, id, stageKey string,
 	src := ps.Key
 	if row.Status == store.StagePending && ps.Starting() && !ps.Single() {
 		src, p.Total = store.InputStage, v.Campaign.RecordsAccepted // the supplied records, before the stage takes them
-		cols.given = nil // read from the first supplied record below
+		cols.given = nil                                            // read from the first supplied record below
 	}
 	page, err := s.st.CampaignRecordsAfter(ctx, id, src, after, limit+1, false)
 	if err != nil {

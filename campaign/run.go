@@ -49,7 +49,9 @@ type sweepWorker struct {
 
 func (w *sweepWorker) Timeout(*river.Job[sweepArgs]) time.Duration { return 5 * time.Minute }
 
-func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error { return w.svc.Sweep(ctx) }
+func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
+	return w.svc.Sweep(ctx)
+}
 
 // Advance moves one campaign on, with its row locked.
 func (s *Service) Advance(ctx context.Context, id string) error {

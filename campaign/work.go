@@ -41,7 +41,9 @@ type chunkWorker struct {
 	svc *Service
 }
 
-func (w *chunkWorker) Timeout(*river.Job[chunkArgs]) time.Duration { return chunkBudget + 20*time.Minute }
+func (w *chunkWorker) Timeout(*river.Job[chunkArgs]) time.Duration {
+	return chunkBudget + 20*time.Minute
+}
 
 func (w *chunkWorker) Work(ctx context.Context, job *river.Job[chunkArgs]) error {
 	return w.svc.work(ctx, job.Args)
