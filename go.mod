@@ -28,6 +28,7 @@ require github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indir
 require (
 	github.com/go-co-op/gocron/v2 v2.22.0
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/gowebpki/jcs v1.0.2
 	github.com/jonboulle/clockwork v0.5.0
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect

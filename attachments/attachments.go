@@ -82,7 +82,8 @@ func New(st *store.Store, bucket *blob.Bucket, cfg Config) *Service {
 }
 
 // Bucket is the blob storage the service writes to (RESEARCH_BLOB_URL). Research jobs publish
-// their revisions' files to the same bucket, so one setting makes every process share both.
+// their revisions' files and campaigns their deliverables to the same bucket, so one setting makes
+// every process share all of them.
 func (s *Service) Bucket() *blob.Bucket { return s.bucket }
 
 // MaxBytes is the per-file size limit (and the body limit of a direct upload).

@@ -304,12 +304,12 @@ func (rr *reportRender) claim(c reportClaim) string {
 func (rr *reportRender) attribution(st StoredSource) string {
 	title := strings.NewReplacer("`", "", "<", "", ">", "").Replace(collapse(st.Title))
 	switch st.Kind {
-	case SourceWeb:
+	case SourceKindWeb:
 		if title != "" {
 			return mdEscapeInline(title) + ", <" + st.Origin + ">"
 		}
 		return "<" + st.Origin + ">"
-	case SourceTool:
+	case SourceKindTool:
 		return "`" + st.ID + "` (" + mdEscapeInline(title) + " result)"
 	}
 	return "`" + st.Origin + "`"
@@ -324,9 +324,9 @@ func (rr *reportRender) sources() string {
 		st, _ := rr.r.srcs.Lookup(id)
 		fmt.Fprintf(&b, "%d. %s — ", rr.num[id], rr.attribution(st))
 		switch st.Kind {
-		case SourceWeb:
+		case SourceKindWeb:
 			fmt.Fprintf(&b, "retrieved %s; ", st.RetrievedAt.Format("2006-01-02 15:04 MST"))
-		case SourceTool:
+		case SourceKindTool:
 			b.WriteString("tool answer; ")
 		}
 		fmt.Fprintf(&b, "stored copy `%s`\n", st.Path)

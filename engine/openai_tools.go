@@ -76,7 +76,7 @@ func (r *agentRun) execTool(ctx context.Context, name, rawArgs, callID string) (
 			return "", err
 		}
 		// A tool's answer is evidence the model may cite: it is stored like a page or a file.
-		return r.cite(Source{Origin: "tool:" + t.Name + "#" + callID, Kind: SourceTool, Title: t.Name, Text: out}, out)
+		return r.cite(Source{Origin: "tool:" + t.Name + "#" + callID, Kind: SourceKindTool, Title: t.Name, Text: out}, out)
 	}
 	var args struct {
 		Query     string `json:"query"`
@@ -253,7 +253,7 @@ func (r *agentRun) fetch(ctx context.Context, raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := r.admit(Source{Origin: p.URL, Kind: SourceWeb, Title: p.Title, Text: p.Text, RetrievedAt: p.RetrievedAt})
+	st, err := r.admit(Source{Origin: p.URL, Kind: SourceKindWeb, Title: p.Title, Text: p.Text, RetrievedAt: p.RetrievedAt})
 	if err != nil {
 		return "", err
 	}

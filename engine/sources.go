@@ -27,15 +27,15 @@ const (
 
 // Source kinds.
 const (
-	SourceWeb  = "web"
-	SourceFile = "file"
-	SourceTool = "tool" // the answer of an MCP tool
+	SourceKindWeb  = "web"
+	SourceKindFile = "file"
+	SourceKindTool = "tool" // the answer of an MCP tool
 )
 
 // Source is something a run read, before it is stored.
 type Source struct {
 	Origin      string // the URL, or the file path as cited (input_files/a.pdf, context/x.md, corpus/y.html)
-	Kind        string // SourceWeb, SourceFile or SourceTool
+	Kind        string // SourceKindWeb, SourceKindFile or SourceKindTool
 	Title       string
 	Text        string    // the extracted text, exactly as the run read it
 	RetrievedAt time.Time // zero: the store's clock
@@ -255,5 +255,5 @@ func storeCited(in Input, ix *index, passages []int) error {
 
 // docSource is the stored-source form of a provided file (input, context or corpus).
 func docSource(d document) Source {
-	return Source{Origin: d.Path, Kind: SourceFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
+	return Source{Origin: d.Path, Kind: SourceKindFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
 }

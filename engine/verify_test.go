@@ -54,7 +54,7 @@ func TestVerifyWorkspaceReport(t *testing.T) {
 	repo := newWorkspace(t, map[string][]byte{"notes.md": []byte("# Notes\n\nInstallers quote 9,000 euros\nfor a small house.\n")})
 	srcs, err := engine.OpenSources(repo, nil)
 	require.NoError(t, err)
-	_, err = srcs.Save(engine.Source{Origin: "https://example.com/survey", Kind: engine.SourceWeb, Text: wrapped})
+	_, err = srcs.Save(engine.Source{Origin: "https://example.com/survey", Kind: engine.SourceKindWeb, Text: wrapped})
 	require.NoError(t, err)
 	report := strings.Join([]string{
 		"# Heat pumps", "",
@@ -155,7 +155,7 @@ func TestVerifyWorkspaceBasis(t *testing.T) {
 			repo := newWorkspace(t, nil)
 			srcs, err := engine.OpenSources(repo, nil)
 			require.NoError(t, err)
-			_, err = srcs.Save(engine.Source{Origin: "https://example.com/survey", Kind: engine.SourceWeb, Text: wrapped})
+			_, err = srcs.Save(engine.Source{Origin: "https://example.com/survey", Kind: engine.SourceKindWeb, Text: wrapped})
 			require.NoError(t, err)
 			out, err := json.Marshal(tt.output)
 			require.NoError(t, err)

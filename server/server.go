@@ -20,6 +20,7 @@ import (
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
@@ -82,6 +83,10 @@ type Config struct {
 	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
 	// then include its Extension for builds to run: a Research built here does).
 	Builds *expertbuild.Service
+	// Campaigns runs campaigns; nil: a service attached to Research (whose Deps.Extensions must
+	// then include its Extension for campaigns to run: a Research built here does), answering with
+	// the offline engine into the Attachments bucket.
+	Campaigns *campaign.Service
 	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
 	V1Budgets V1Budgets
 }
@@ -109,6 +114,7 @@ type Server struct {
 	workflowAuthoringOff bool
 	batches              *batch.Service
 	loops                *loop.Service
+	campaigns            *campaign.Service
 	loopRunBatch         LoopRunBatch
 	doc                  *openapi3.T
 	routes               routeIndex
@@ -167,12 +173,18 @@ func New(cfg Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if cfg.Campaigns == nil {
+		if cfg.Campaigns, err = defaultCampaigns(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Research == nil {
-		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension(), cfg.Builds.Extension()); err != nil {
+		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension(), cfg.Builds.Extension(), cfg.Campaigns.Extension()); err != nil {
 			return nil, err
 		}
 	}
 	cfg.Batches.Attach(cfg.Research)
+	cfg.Campaigns.Attach(cfg.Research)
 	if cfg.Loops == nil {
 		if cfg.Loops, err = loop.New(loop.Deps{Store: cfg.Store, Batches: cfg.Batches.Loops(), Logger: cfg.Logger}); err != nil {
 			return nil, err
@@ -196,7 +208,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
-		loops: cfg.Loops, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
+		loops: cfg.Loops, campaigns: cfg.Campaigns, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 		v1Budgets: cfg.V1Budgets,
 	}
 	if s.loopRunBatch == nil {

@@ -17,7 +17,7 @@ func migrations() []*gormigrate.Migration {
 	for _, area := range [][]*gormigrate.Migration{
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(),
 		expertFileMigrations(), jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(),
-		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(), citationMigrations(),
+		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(), citationMigrations(), campaignMigrations(),
 	} {
 		all = append(all, area...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/ratelimit"
 )
@@ -40,6 +41,7 @@ type config struct {
 	WorkflowAuthoringOff bool
 	DevIssuerOK          bool             // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
 	RateLimits           ratelimit.Limits // RESEARCH_RATE_LIMITS
+	Campaigns            campaign.Config  // RESEARCH_CAMPAIGN_WORKERS, RESEARCH_CAMPAIGN_CHUNK (campaigns.go)
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -76,6 +78,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	if c.Research, err = researchConfig(get, c.DataDir, c.Env); err != nil {
+		return c, err
+	}
+	if c.Campaigns, err = campaignConfig(get); err != nil {
 		return c, err
 	}
 	if c.RateLimits, err = ratelimit.ParseLimits(getenv("RESEARCH_RATE_LIMITS")); err != nil {

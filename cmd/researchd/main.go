@@ -185,10 +185,15 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		research, err := openResearch(cfg, eng, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension())
+		campaigns, err := openCampaigns(cfg, eng, st, bill, att, experts, log)
 		if err != nil {
 			return err
 		}
+		research, err := openResearch(cfg, eng, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension(), campaigns.Extension())
+		if err != nil {
+			return err
+		}
+		campaigns.Attach(research)
 		batches.Attach(research)
 		builds.Attach(research)
 		loops, err := loop.New(loop.Deps{Store: st, Batches: batches.Loops(), Logger: log.With("component", "loops")})
@@ -199,7 +204,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
 			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds,
-			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model})
+			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model, Campaigns: campaigns})
 		if err != nil {
 			return err
 		}

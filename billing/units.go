@@ -1,0 +1,81 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/researchd/researchd/store"
+)
+
+// Units is a batch of workers metered together (a campaign's chunk of records): Count workers at
+// Effort, held under RunID when they are dispatched and charged for those that succeed when they
+// settle. JobID names what they belong to (the campaign); Description labels the ledger entry.
+type Units struct {
+	AccountID, RunID, JobID, Effort string
+	Count                           int64
+	Description                     string
+}
+
+// HoldUnits reserves the price of u.Count workers from the account's available balance in the
+// caller's transaction (ErrInsufficientCredits, with nothing held, when it cannot cover them). A
+// zero-credit effort holds nothing.
+func (s *Service) HoldUnits(ctx context.Context, tx *store.Store, u Units) error {
+	if !KnownEffort(u.Effort) {
+		return fmt.Errorf("hold %s at %q: %w", u.RunID, u.Effort, ErrUnknownEffort)
+	}
+	amount := s.cfg.Cents(u.Effort) * u.Count
+	if amount == 0 {
+		return nil
+	}
+	err := tx.PlaceHold(ctx, &store.CreditHold{RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, AmountCents: amount, CreatedAt: s.clock()})
+	if errors.Is(err, store.ErrInsufficientFunds) {
+		return fmt.Errorf("hold %s: %w", u.RunID, ErrInsufficientCredits)
+	}
+	return err
+}
+
+// AvailableUnits is how many workers at effort the account's available balance covers (-1: any
+// number, the effort is free).
+func (s *Service) AvailableUnits(ctx context.Context, tx *store.Store, accountID, effort string) (int64, error) {
+	cents := s.cfg.Cents(effort)
+	if cents == 0 {
+		return -1, nil
+	}
+	avail, err := tx.AvailableBalance(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	return max(avail, 0) / cents, nil
+}
+
+// SettleUnits meters the succeeded workers of a held batch, exactly once per u.RunID: one
+// consumption entry of succeeded × the effort's price (consuming the hold; the rest of the hold
+// is released, so failed and unstarted workers cost nothing) and one metered run in usage. With
+// no success it only releases the hold. tx is the caller's transaction.
+func (s *Service) SettleUnits(ctx context.Context, tx *store.Store, u Units, succeeded int64) error {
+	return tx.InTx(ctx, func(tx *store.Store) error {
+		if _, _, err := tx.TakeHold(ctx, u.RunID); err != nil {
+			return err
+		}
+		if succeeded <= 0 {
+			return nil
+		}
+		run := store.BillingRun{
+			RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, Effort: u.Effort,
+			Credits: s.cfg.Credits(u.Effort) * succeeded, AmountCents: s.cfg.Cents(u.Effort) * succeeded, ChargedAt: s.clock(),
+		}
+		first, err := tx.InsertBillingRun(ctx, &run)
+		if err != nil || !first || run.AmountCents == 0 {
+			return err
+		}
+		e := store.LedgerEntry{
+			AccountID: u.AccountID, Type: store.TxConsumption, AmountCents: -run.AmountCents,
+			DepthType: &run.Effort, RunID: &run.RunID, CreatedAt: run.ChargedAt, Description: &u.Description,
+		}
+		if err := tx.AppendLedger(ctx, &e); err != nil {
+			return fmt.Errorf("charge %s: %w", u.RunID, err)
+		}
+		return tx.SetBillingRunCharge(ctx, run.RunID, e.ID, run.AmountCents+e.BonusCents)
+	})
+}

@@ -1,0 +1,239 @@
+// Package campaign runs campaigns (spec 2.7, 3.3, 4.3): multi-stage plans over records, reviewed
+// and approved by digest before anything runs. It owns the plan rules (normalization, the stage
+// graph, the one-stage expansion), the review digest, the state machine (create, edit, approve,
+// cancel, retry) and the executor.
+//
+// Scale shapes the executor: a campaign may have 100,000 records, so a record is a row of
+// campaign_records, not a research job. Workers answer records in-process through the engine's
+// Answerer (no workspace, no timeline), a chunk of records at a time. A stage never has more than
+// its concurrency of chunks claimed; the chunks are the queue's window of work. Every change to a
+// campaign's work happens with its row locked, in the transaction that claims or settles a chunk,
+// so several processes never claim a record twice, exceed a stage's concurrency or spend past a
+// budget.
+package campaign
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"gocloud.dev/blob"
+
+	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/store"
+)
+
+// Queues: the dispatcher's (stage transitions, deliverable builds) and the workers' own, so a deep
+// backlog of records never delays starting the next stage.
+const (
+	QueueDispatch = "campaigns"
+	QueueWork     = "campaign_work"
+)
+
+// Attention reasons and next actions (CampaignAttention).
+const (
+	ReasonStageFailed     = "stage_failed"
+	ReasonQuotaExhausted  = "quota_exhausted"
+	ReasonBudgetExhausted = "budget_exhausted"
+	ReasonKeyUnusable     = "key_unusable"
+
+	ActionRetry      = "retry"
+	ActionAddCredits = "add_credits"
+	ActionCancel     = "cancel"
+)
+
+// Record error codes (PortfolioItem.error_code).
+const (
+	CodeOutputInvalid = "output_invalid"
+	CodeTimedOut      = "timed_out"
+	CodeEngineError   = "engine_error"
+	CodeDispatchError = "dispatch_error"
+)
+
+// Errors of the state machine; the HTTP layer maps them to problems.
+var (
+	ErrNotFound            = errors.New("campaign not found")                  // 404
+	ErrStageNotFound       = errors.New("stage not found")                     // 404
+	ErrDeliverableNotFound = errors.New("deliverable not found")               // 404
+	ErrNotEditable         = errors.New("campaign not editable")               // 409 campaign_not_editable
+	ErrRevisionConflict    = errors.New("revision conflict")                   // 409 revision_conflict
+	ErrNotDraft            = errors.New("campaign not draft")                  // 409 campaign_not_draft
+	ErrDigestMismatch      = errors.New("digest mismatch")                     // 409 digest_mismatch
+	ErrNotRetryable        = errors.New("campaign not retryable")              // 409 campaign_not_retryable
+	ErrNotReady            = errors.New("deliverable not ready")               // 409 deliverable_not_ready
+	ErrInsufficientCredits = errors.New("insufficient credits for one worker") // 402
+)
+
+// Problem is one invalid field of a request.
+type Problem struct{ Field, Message string }
+
+// ValidationError lists every invalid field of a request (422 validation_error with errors[]).
+type ValidationError struct{ Problems []Problem }
+
+func (e *ValidationError) Error() string {
+	if len(e.Problems) == 0 {
+		return "invalid campaign"
+	}
+	return e.Problems[0].Field + ": " + e.Problems[0].Message
+}
+
+func invalid(field, msg string) *ValidationError {
+	return &ValidationError{Problems: []Problem{{Field: field, Message: msg}}}
+}
+
+// Billing is what campaigns need from billing (*billing.Service).
+type Billing interface {
+	Config() billing.Config
+	AvailableUnits(ctx context.Context, tx *store.Store, accountID, effort string) (int64, error)
+	HoldUnits(ctx context.Context, tx *store.Store, u billing.Units) error
+	SettleUnits(ctx context.Context, tx *store.Store, u billing.Units, succeeded int64) error
+}
+
+// Experts resolves the agents of stages (expert.Runner).
+type Experts interface {
+	Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error)
+}
+
+// Queue is what the executor needs from the job service (*jobs.Service).
+type Queue interface {
+	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
+}
+
+// Limits are the campaign limits (GET /campaigns/limits).
+type Limits struct {
+	MaxRecordsPerStage int
+	MaxSuppliedRecords int
+	MaxAssignmentChars int
+}
+
+// Config tunes campaigns.
+type Config struct {
+	Limits Limits
+	// Workers is how many chunks one process answers at once (RESEARCH_CAMPAIGN_WORKERS);
+	// DispatchWorkers how many dispatcher jobs.
+	Workers, DispatchWorkers int
+	// ChunkSize is how many records one worker answers per queue entry.
+	ChunkSize int
+	// SweepInterval is how often the leader resumes campaigns paused for credits and restarts
+	// any whose dispatch was lost.
+	SweepInterval time.Duration
+	// AnswerTimeout bounds one record's answer.
+	AnswerTimeout time.Duration
+	// Capabilities are what the engine's workers may use (shown for review).
+	Capabilities []string
+}
+
+// DefaultConfig returns the production values.
+func DefaultConfig() Config {
+	return Config{
+		Limits:  Limits{MaxRecordsPerStage: 100_000, MaxSuppliedRecords: 100_000, MaxAssignmentChars: 32_000},
+		Workers: 2, DispatchWorkers: 2, ChunkSize: 100, SweepInterval: 10 * time.Second,
+		AnswerTimeout: 5 * time.Minute, Capabilities: []string{"file_search"},
+	}
+}
+
+// Deps are the collaborators of the service. Experts may be nil: then every agent id is unknown.
+type Deps struct {
+	Store    *store.Store
+	Billing  Billing
+	Experts  Experts
+	Answerer engine.Answerer
+	// Bucket stores built deliverables (RESEARCH_BLOB_URL).
+	Bucket *blob.Bucket
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Service manages campaigns.
+type Service struct {
+	st       *store.Store
+	billing  Billing
+	experts  Experts
+	answerer engine.Answerer
+	bucket   *blob.Bucket
+	queue    Queue
+	log      *slog.Logger
+	now      func() time.Time
+	cfg      Config
+}
+
+// New builds the service. It runs nothing until Attach gives it the job service built with its
+// Extension.
+func New(d Deps, cfg Config) (*Service, error) {
+	if d.Store == nil || d.Billing == nil || d.Answerer == nil || d.Bucket == nil {
+		return nil, errors.New("campaign: store, billing, answerer and bucket are required")
+	}
+	if cfg.Workers < 1 || cfg.DispatchWorkers < 1 || cfg.ChunkSize < 1 || cfg.SweepInterval <= 0 || cfg.AnswerTimeout <= 0 {
+		return nil, errors.New("campaign: workers, chunk size, sweep interval and answer timeout must be positive")
+	}
+	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, answerer: d.Answerer, bucket: d.Bucket, log: d.Logger, now: d.Now, cfg: cfg}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+	}
+	return s, nil
+}
+
+// Attach hands the service the job service whose Deps.Extensions include s.Extension(). Call it
+// before the job service starts.
+func (s *Service) Attach(q Queue) { s.queue = q }
+
+// Limits returns the limits in force.
+func (s *Service) Limits() Limits { return s.cfg.Limits }
+
+// Extension is what the job service must be built with: the campaign queues, their workers and the
+// periodic sweep.
+func (s *Service) Extension() jobs.Extension {
+	return jobs.Extension{
+		Queues: map[string]int{QueueDispatch: s.cfg.DispatchWorkers, QueueWork: s.cfg.Workers},
+		Workers: func(w *river.Workers) error {
+			for _, add := range []func(*river.Workers) error{
+				func(w *river.Workers) error { return river.AddWorkerSafely(w, &advanceWorker{svc: s}) },
+				func(w *river.Workers) error { return river.AddWorkerSafely(w, &chunkWorker{svc: s}) },
+				func(w *river.Workers) error { return river.AddWorkerSafely(w, &deliverWorker{svc: s}) },
+				func(w *river.Workers) error { return river.AddWorkerSafely(w, &sweepWorker{svc: s}) },
+			} {
+				if err := add(w); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Periodic: []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
+				// At most one sweep waits at a time: a busy queue never piles them up.
+				return sweepArgs{}, &river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{
+					ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		},
+	}
+}
+
+// owned loads an account's campaign; another account's is ErrNotFound.
+func (s *Service) owned(ctx context.Context, st *store.Store, accountID, id string, lock bool) (store.Campaign, error) {
+	var c store.Campaign
+	var err error
+	if lock {
+		c, err = st.LockCampaign(ctx, id)
+	} else {
+		c, err = st.CampaignByID(ctx, id)
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && c.AccountID != accountID) {
+		return store.Campaign{}, ErrNotFound
+	}
+	return c, err
+}
+
+// Terminal reports whether a campaign status is terminal.
+func Terminal(status string) bool {
+	return status == store.CampaignCompleted || status == store.CampaignCancelled
+}
+
+func ptr[T any](v T) *T { return &v }
