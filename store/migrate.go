@@ -17,6 +17,7 @@ func migrations() []*gormigrate.Migration {
 	for _, area := range [][]*gormigrate.Migration{
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(), expertFileMigrations(),
 		jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(), idempotencyMigrations(),
+		ctaMigrations(),
 	} {
 		all = append(all, area...)
 	}
