@@ -27,11 +27,16 @@ test:
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
 
+# The scripts first declare the document-wide conventions (rate limits, 415, X-Request-Id) on every
+# operation, including ones added since they last ran; then gen/ is generated from the result.
 generate:
+	python3 scripts/openapi-ratelimit.py
+	python3 scripts/openapi-conventions.py
 	$(GO) tool oapi-codegen -config oapi-codegen.yaml openapi/v2.json
 
-# Fails when the committed gen/ differs from what the document generates.
+# Fails when the committed document or gen/ differs from what make generate produces.
 check-generate: generate
+	@git diff --exit-code --stat -- openapi/v2.json || { echo "openapi/v2.json lacks the conventions: run make generate and commit it"; exit 1; }
 	@git diff --exit-code --stat -- gen/ || { echo "gen/ is stale: run make generate and commit it"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { echo "gen/ has untracked generated files"; exit 1; }
 

@@ -4739,6 +4739,9 @@ type RateLimited = Problem
 // Unauthenticated RFC 9457 problem details.
 type Unauthenticated = Problem
 
+// UnsupportedMediaType RFC 9457 problem details.
+type UnsupportedMediaType = Problem
+
 // ValidationError RFC 9457 problem details.
 type ValidationError = Problem
 
@@ -7539,6 +7542,8 @@ type UnauthenticatedApplicationProblemPlusJSONResponse struct {
 	Headers UnauthenticatedResponseHeaders
 }
 
+type UnsupportedMediaTypeApplicationProblemPlusJSONResponse Problem
+
 type ValidationErrorApplicationProblemPlusJSONResponse Problem
 
 type GetAgentCardRequestObject struct {
@@ -7883,6 +7888,22 @@ func (response CreateAttachment413ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateAttachment415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment415ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAttachment422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -8003,6 +8024,22 @@ func (response ImportAttachment413ApplicationProblemPlusJSONResponse) VisitImpor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment415ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8131,6 +8168,22 @@ func (response BeginAttachmentUpload413ApplicationProblemPlusJSONResponse) Visit
 	return err
 }
 
+type BeginAttachmentUpload415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload415ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BeginAttachmentUpload422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -8184,6 +8237,7 @@ func (response BeginAttachmentUpload500ApplicationProblemPlusJSONResponse) Visit
 
 type UploadAttachmentBytesRequestObject struct {
 	AttachmentId openapi_types.UUID `json:"attachment_id"`
+	ContentType  string
 	Body         io.Reader
 }
 
@@ -8775,6 +8829,22 @@ func (response CreateBatch413ApplicationProblemPlusJSONResponse) VisitCreateBatc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch415ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10049,6 +10119,22 @@ func (response CreateCampaign413ApplicationProblemPlusJSONResponse) VisitCreateC
 	return err
 }
 
+type CreateCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign415ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCampaign422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -10485,6 +10571,22 @@ func (response UpdateCampaign413ApplicationProblemPlusJSONResponse) VisitUpdateC
 	return err
 }
 
+type UpdateCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign415ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateCampaign422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -10670,6 +10772,22 @@ func (response ApproveCampaign413ApplicationProblemPlusJSONResponse) VisitApprov
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign415ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11675,6 +11793,22 @@ func (response CreateExpert413ApplicationProblemPlusJSONResponse) VisitCreateExp
 	return err
 }
 
+type CreateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert415ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -11831,6 +11965,22 @@ func (response ApplyExpertManifest413ApplicationProblemPlusJSONResponse) VisitAp
 	return err
 }
 
+type ApplyExpertManifest415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest415ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApplyExpertManifest422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -11968,6 +12118,22 @@ func (response BuildExpert413ApplicationProblemPlusJSONResponse) VisitBuildExper
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert415ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12328,6 +12494,22 @@ func (response ExtractExpert413ApplicationProblemPlusJSONResponse) VisitExtractE
 	return err
 }
 
+type ExtractExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert415ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExtractExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -12464,6 +12646,22 @@ func (response GenerateExpertWorkflow413ApplicationProblemPlusJSONResponse) Visi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow415ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12838,6 +13036,22 @@ func (response CreateSkill413ApplicationProblemPlusJSONResponse) VisitCreateSkil
 	return err
 }
 
+type CreateSkill415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill415ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSkill422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -13098,6 +13312,22 @@ func (response ValidateExpert413ApplicationProblemPlusJSONResponse) VisitValidat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert415ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13501,6 +13731,22 @@ func (response UpdateExpert413ApplicationProblemPlusJSONResponse) VisitUpdateExp
 	return err
 }
 
+type UpdateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert415ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -13782,6 +14028,22 @@ func (response UploadExpertContextFile413ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type UploadExpertContextFile415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile415ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadExpertContextFile422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -13935,6 +14197,22 @@ func (response ImportExpertContextFile413ApplicationProblemPlusJSONResponse) Vis
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile415ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14361,6 +14639,22 @@ func (response PreviewExpertPlan413ApplicationProblemPlusJSONResponse) VisitPrev
 	return err
 }
 
+type PreviewExpertPlan415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan415ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PreviewExpertPlan422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -14771,6 +15065,22 @@ func (response ShareExpert413ApplicationProblemPlusJSONResponse) VisitShareExper
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ShareExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert415ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15323,6 +15633,22 @@ func (response SetExpertVisibility413ApplicationProblemPlusJSONResponse) VisitSe
 	return err
 }
 
+type SetExpertVisibility415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility415ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetExpertVisibility422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -15551,6 +15877,22 @@ func (response CreateApiKey413ApplicationProblemPlusJSONResponse) VisitCreateApi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateApiKey415ApplicationProblemPlusJSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15918,6 +16260,22 @@ func (response CreateLoop413ApplicationProblemPlusJSONResponse) VisitCreateLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop415ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16301,6 +16659,22 @@ func (response UpdateLoop413ApplicationProblemPlusJSONResponse) VisitUpdateLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop415ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16850,6 +17224,25 @@ func (response GetLoopRunDiff422ApplicationProblemPlusJSONResponse) VisitGetLoop
 	return err
 }
 
+type GetLoopRunDiff429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetLoopRunDiff429ApplicationProblemPlusJSONResponse) VisitGetLoopRunDiffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLoopRunDiff500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -17321,6 +17714,22 @@ func (response CreateResearchJob413ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type CreateResearchJob415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob415ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateResearchJob422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -17599,6 +18008,22 @@ func (response UpdateResearchJob413ApplicationProblemPlusJSONResponse) VisitUpda
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob415ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18711,6 +19136,22 @@ func (response CreateRun413ApplicationProblemPlusJSONResponse) VisitCreateRunRes
 	return err
 }
 
+type CreateRun415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun415ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRun422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -18986,6 +19427,22 @@ func (response CreateV1Research413ApplicationProblemPlusJSONResponse) VisitCreat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research415ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19665,6 +20122,7 @@ func (sh *strictHandler) UploadAttachmentBytes(ctx echo.Context, attachmentId op
 	var request UploadAttachmentBytesRequestObject
 
 	request.AttachmentId = attachmentId
+	request.ContentType = ctx.Request().Header.Get("Content-Type")
 
 	request.Body = ctx.Request().Body
 
@@ -22258,1328 +22716,1334 @@ func (sh *strictHandler) GetV1Research(ctx echo.Context, jobId ResearchV1JobId) 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L0Lk9s2lij8V1D67i1LWUrubtt5qGvqluPHxjNO7PVjsnfHuSJEQhLSFMAhwJYVx//9K5wDgCAF6tHd",
-	"md2d9VbtxC2SeBwcnPfj0yCT61IKJrQaTD8NVozmrIJ/vmG62j5eaFaZv3KmsoqXmksxmA7eskyKXBEt",
-	"yYZyTeZsIStGKvMJF8vJIBmobMXW1Hy65oKv6/VgepYM9LZkg+mAC82WrBp8/pwMfv7558e1XjGheUY1",
-	"253s3YoR2rzBpSAwOCPsY8kyzXIzH/tI12VhBv+e0YpVpGK0WP/pw6BiitEqW+UfBq1l2aUoXXGxHHw2",
-	"SylpRddMWwA8oeuS8qV4ygp+zSo6L9hf2HZ3fY9J3rxBrtiWyAXRK0YyO8A9RcqCCrNKbj4oqV4NkoGg",
-	"a7OA4OPZFdsOkkHF/l7ziuWDqa5qFq65pFqzyozx//5Gx7/9Yv7nbPzdbPzLp7Pk6wef/9cg2dlX4jfy",
-	"Io8DN1gnz8mQFhu6VYSS9+9fPE2IkiS9T0t+//rivntT3S/4mmuVEq6IYNcI7pxQ85l7adSzYfd8xvO9",
-	"m13Iak31YDqoa3izf2NvNV32nY0yz04/FfjsjzqPulKyip9FKthHPcvgjdQtuazYNZe1IiVdsksi11yT",
-	"hazg2YJXSsODCXlV0r/XzO/o7zWrtgHccdrW1aQfXzKx1KvB9NH5RWKuqvv7PLbyZx9LVmn1fc2L/M9y",
-	"3odQ6a9yPuN5aghCXQmWk/mWpK9fvX1HHCYxHOn+3AyV9hwCDnNLJLFrfkI1LeTypcHb3VX/IDdkTcWW",
-	"MKErzoCy4eIJ1WQtle6DKlyEFlBztqB1oQfTR2eJgTASv4uzs6QhhedRUuiWKoVmH/VzXrCfYJLopcWX",
-	"yIIX7J4iZjXm+hVcaQvvf322C+5P+I8Zzz/ftyOMzQgqJcP3b16OmchkzgjXowkxcytiqUFGq2pLqCDs",
-	"o2ZCcSmAMhgMLLhmFS1IytelrHRKzCFaqpDJouA5U2TD9YpQWG2bWldcXY2rel7xbLLO43gA/9mHBTfE",
-	"Y/xPHxYjqKaEawWkkMiKqKJewtWjJKuVlmv7VkLsdazYkitdbQ0llQtCiUFwPebCvjghZuiNrHJFUhwi",
-	"TUhKy7LYmn/gfUhIyj7qimba/HPJBKuoZuONrK4WhdyYH69pwXOqmfn3OivHWspCpYSKnKTqihfwB/Bk",
-	"xaprlk/N8raIJ+GpGUirhsI7RPlQn509yMw64V8MRzYD4sFypWoGBN+ARCGbiGGc3aPDI4Ofqg071UaI",
-	"ayZyWY0BL6igxVbpOFZ4VD4WNdwVPAY1/g1u+Q5ePKGKjblQ5gpofs2Iquf4MVlTna0MSJaUC6UB0gkJ",
-	"Pk9ILteUC4CkpkvVR1Lcn7fexFuDB3ES8pgAkiA+LCq5jp+exaT2CSmWGaLBxVL1ME/z1eyUW/v1w6M3",
-	"9VdWGfLzkyGju7u6xqdE1Os5q/bsLKSE9iOVXvrvz41ko5HOLviyrlDwpJpkFYN/t2ByEYWDHWwm6vV+",
-	"QOxnCy9yti6lZiLbRoWcH+kVA8HLrIwRRRfM8q9qC9eeKHPKRgYCePhfaJbJWmggzlyQi4dkJetKWc6H",
-	"+5cVX3JBC0NIZF1lDEl565HSVNeKAOswyK00rbQiQpphl5ftJVhOkPPFglVMaDKX+dZA++HZdyTlzV6N",
-	"9DWrWK1Y3kHAB4vvsgv6DRvLKmfV+OGFQ0NUX5oDCCA3/gvrv1OPHh1Gvx7J4bURLxX/jd1AQLgIBYTz",
-	"IwSEN1aXMaLBa4Nqu5pZQdVqrJhRZYwgALzYipGG+RIuFM+RBRh2okqasYSwjzTTxdbQ89R8khIumm8M",
-	"0U6A7dkzIGnFDK+frPPUcL4UZIj72cqc+/2/n09KsUwn5KuvXmiyplsQVgzlU2Z1TE2JYoYGrtja8aFi",
-	"+9VXZNi6qU5xu//pVzn/fB+niE00shhm+FxFNNwGw6S2gH6EGh2WpPbT1OwRhGqqVxPymlUZE9oKPrlb",
-	"IRnilv73xXOc639fPHezARekWcZKA2At5YQ8Rjhb1E4nE4TKJCWKLddM6AREp3Wpt+4XAkJEwWhu1gjT",
-	"wiW4uPC83ZAOVlWy6qB/BAZxOmxenNmfjiLD52cXRxBih4WgAbyq3hb1Mi5B/Srn96zsNHQ6wchs3IhU",
-	"qREcOjtj9XjFqB6X9bocG9bKc87U+OLs4tH4m+w79vXX+xSFmaxmZtA7lQfcZt+wa65ga7tMJ5Nro5LZ",
-	"a4a79peLDBd1UZCHZ2NzYjQzyKhWFM+/FvzvNSh4C/4RBEZtcEJp8s1oijo1SpXmtpH7cB2VxeAt2TCD",
-	"iZroleFLuAgje5jP7GIKqpnSBkPNnPAiB8qMF5wru9wVV1pWlg4/JKmQeraQtcjTS4O6dD3nyxpUUFzq",
-	"kaj6Hfs2/yb7ev6IPlw8YBf5eXY2/45+u/iGfZ0/yh7OH9CLxTk7y3toZ+WA3qd0n42/o+PFL5++SR6e",
-	"9Wjb7gDfApN6zouoReuVKLYGFMrDBZlaH1XHp611/a+KLQbTwf93vzGp3cen6v6f5Rznby3pr+c3VKKv",
-	"z+8vK1Z6EtmBOl6Vb74bf/Pw4tH44VnOxt89fDgfs7NvFtn54rszyr75wzTuz+ZjVUqhGJrRpFgUPAPW",
-	"CSqngH8ajcea8+6XlZwXbP0vvyq8X34n5ovcrcugpBmAi5rOCyNa5kxTXgymA2lOj5orUBbMUOVf5Zxk",
-	"VJA5Kspc1Cy/9PhusJeLWVnJZcUUnCIezvTh2XfJQHMNYPQr95tcaV2q6X0P93ySs2u3fHX/VzkfC6nH",
-	"4So/H4sir3EUhOAuOpgDYUqDPGoWpRo5zElm94xiVYFMZfbDJiQ14EuJMprXZsWzlf98Yhb2XFZznudM",
-	"3OpsFn6U4EQA1I9fvwCRr6DZlXJLBcARlcmStQD/oAH882DE4yDfrOEu4B3ao3MyrzUQTFoUcmMV6c62",
-	"ZMlQQbincGfeHpDRogB1GYaAdzeCVUD9BaG5EfiUrqiWFRxJILHeycWJy9M7J9URlMmGKmJe3JXWHR4a",
-	"qb3v4gSjAaD8pMcdZrDm8RXbju3nd3WT0s5mU9gtLQy33R6xazwnoerFgmecCf2kYjlH/8nNzykYb5bZ",
-	"AYNTYouFkQBWfLkigrFckUfEvnZJLkjF1pSL1nlcBOcRDE6awY88jeDjsfv4rs5iTgsqMnNNhLkfmQQJ",
-	"3hCKWlySbMWyq7b6/vdaanofHqRo+7bHYUQCWjwzMsgtDwJHQnEmPAIqSC2cy4nAYyIzoLh5APlHRqps",
-	"II+jOeXEDXos6PHrMX52J6SttYlwVahEpf8+foO4Pn7x1MgeyMkJataE54YuLsBCHjAlqywWcqngOH6S",
-	"+rkRHm91El4EDQ9BSKLqbOV5XgvlHzaA/0lq4j4+DtiGceMXd8eyrcUklwzpP/sImrSsyJwVUizBz0CF",
-	"1CtWeWsMFbnjF2U9L3jmQPrCAMjojuz2gOXBWF1m4LmZVxWal8mW6Rayn7dh3h73eMiH390F/J/CX3OW",
-	"k5VRkhwPB2u8F/ErZnQtBvB9TbeFpPk7KV/SasluBeASx5ppKWcFjBaAOGQlhH3MgJifnz389tE3X5+R",
-	"+VazlkB6HshFdo1ES0ncuMeB2K5orKUc45d3LZc6Kx6Mbmg4FaFVBu0lSB3eUM3AmnZLPK6oZrPCDtSC",
-	"MDhgBDm/IAojFUKIXgSSilkKaYY4Dpjgi3Ef3QkcpUTvowWmukTjrTNdQSjGGGIxUrcjo/F1ozXGPlwj",
-	"thD79v0gsAPW8l7QUN691ZHUnbFC9knAVuCVArh/qGROiZG4ZcV/g3mmxIVwqKvxZDJp0fiA3rzfmey4",
-	"8+su8i6O0MiAZkRaKLAPrrlSXCwTsqaF0ZhZnpCKXcsrlhOwo5Zm451D/Pnnn8fdWJh9J9kNnYF1/dVb",
-	"ZG4vDHWtO710bGUkaIGCxBT4nbin0SVGLGyTATxVg+nfPg0WnBW5F2sHyWDNlKJLO2fNHOeRgjlLllW/",
-	"CDxX5G8fBoXcfBgkHwZrlvN6Df808jH8A/yoHwa/DD7/El79QChu4EQWlBcn4E8DlTsUzEJaCuYJmGXa",
-	"4A/589tXPyWEWniSay4Lin5FkEyvhNwIAoA1b81pTsBmRXxUE5oczQMMBZmQFI/kb7+k4AhUhNFsBW/A",
-	"OBOwVtnFm709vnj8ZyXFmzLzuNW1hZpVjt+8fkIuJmdOSJ7/yjIIoCgrI1tozlSDZN0hxg8uvjk7M6tW",
-	"DAdIyPjBxddnZw4oDk7293OyZnolc0AYkODsgwv/AYBAwc9nZ+dEU3XVefvs7KL5OTM6SUHnBcNn52bq",
-	"XRXKTvOAODkdlzsZ7PpukkFONY3AS2wBYojVVu/Mc24e04JwgdY2LsUl+F+Qm45ztuDCKSFw8xDGjU3I",
-	"UNZrWpjVvnn29h2xyOssQsOWM+fTBziLD4Mp+RDVRD8MPqcj4N3+nu44nlZGPw1+c/e2C5PANNsYGf+G",
-	"yNCM/4t/H3dm5m6wz6ooQNA8tF4HyLWghWLJfuR0t82u8/HFYwMlLTNZTMjbuixlZQReRC41Jald233F",
-	"BIRoGHxR95dMN38g5qS7uM4jVt437ro7paoiQ0psOAHcVfRijxLCspVkudOznFY2IR384co7puC0DGWv",
-	"yiyCdxiNkV5MztB2LOq1OYWLyVkAendU5lgMEOKGany2Fz7gDWtDCJaOig+unQq1YZUiP7x795pcnJ0h",
-	"LvsTQ1JiL/yQdh4kaKEjhsK7uKQWI8mkULqi3NrR0cIPhG3Utp2HmxgkbefYIXeRjSBV/XiJxvSO+x6p",
-	"VxN8ekkUY227Ynixgrvk7kbnLrljTwZgobeHd+hKIU4dpOkO+abeaWyZdFoxVRf2sNEZZKBfGi4qIuSf",
-	"ORayj2N2Oc7nxF4lKravFiBLiLoAWu2g2z0UH+qLtwkkgohVkOc+3tJShkuSmrFTslkxQbhBorpANjNn",
-	"6JwbHs+tRnd7IxHYp2HaK0FUnWVMqanhGYbivTM8b7gX30YnIlwUz5ZM6Ce06iEhZiV0CayVVrmdfG7I",
-	"IF5UVl1z8G/AS2Mtx/g2E3kpeQy5MlrSOS+4+3svjrnFPQk/AgkNAjVeiLLWP8ocR+ocm4sD4OYlYkRR",
-	"Ssz20XOoGVKDneOzP9Cqottgqle17p/rdSXzOjMKBLx1m8mCYbuz/Lyi6KhAEBtZPsK9ncdwBx7wkXkW",
-	"/cgxWBvEFfk+4MI+GCswDkVHVSyrK6630UQFeOJUTTOImrr8AQyGlOiyacNw36Xawe4ufN163sI0J7KD",
-	"VyUTj1+/GCu9LRhxQ9klq8TozsjDYPVDKpBjzlFltjsz4p1VtFXs/iYYo4eiidvzUXcEYgpjm66rIn65",
-	"G05tb+uUpG+evX32+M2TH2av33//8sWT2fs3L1PyL00YKr2gQAUbZ3PFYyd/3YdHFsGQojck5LAcaqMW",
-	"w9Fwb81ku2ictOlNjHJEr7g/hl2cCbB6L0F90iF0XWSymkTrXi0Y1XUFNnxuaSpRKPCqXVJa1mr1kzQC",
-	"KtoNVIxmMJDkYJZarQyPbN4Hg4jyAvUQhPMQK+dSFoyi71ZXjK7NwfRO0siZ8C4IGd3Rp6SURRGKoNH5",
-	"OmffTJ5Edr33GPBaxGKD3PlsA6JK82sDX8Ui4D6OOGP0bi9xtvJs5KieWaWvrOS61CcyjpgWAzsPdJgT",
-	"mMVTrsqCbvvZhabLyBb+wrYQQH/K2jsnDXJx9KrDlL1HDZlGJ6udmIME6QBlQQXZrKTC8Euj8LgofYiL",
-	"APxQZJjKMiV/Iin8nY4m5H1o4HEfLWrF8skH8UG4SdCC4GIN05yVTORqJgVcE4qhuRBxaF6fEkrSSkqd",
-	"2s9t5C6ECdvwXTI08n3OFThnt3bZo8R8WrJqZs5db1Hqp8tlxZZUs7QzEUjLzmeYQfaDubIFZ7mPqWZk",
-	"mNqHKfjIUpCbITCbUOU/TD99GLgnHwZTMplMPhsItUDQ2rndFYjxEBhq3+Sa2NeIFGDDbCKIqMibRfOq",
-	"Cfi0y5i0p1jXNuSfMFoVRpWHKZRTKSD8GQ5/KCTJtlnBlIGhyLtHYJYhZGv0y8bY1zp53Gp/HF6bsAAq",
-	"wT+KwqpO+zg+oDogfURjelM3UXJLZsMdAZlDpmJT1bQkVS1c3G2Qf2fwGV5MCF8QKrYJYYVCVcRyS38z",
-	"kLD06HrNLaVlWUmarWLWFnfF7CsY0BzgtD8rOIe2iQxzcApkI/uNAof00UEmBcZpZdt2vlgXyj9boHoh",
-	"Bq9SLQTENWsiRcYm5K9oEZe1htDu8/HFGWBJVtB1CSHKGPhZUWH25fI1AYVGlx7Sj/YAODRkerxsLf5v",
-	"OzjyF7ZVLZAqS/i6V6m1OXPlLi35wkSrNiVpEf0b5F/C6b3AAR6cd9hEMsCAXPvcgMAwU3RSHH1znuH7",
-	"u7cGHxiY9KLdJVIpc28gutyJDPeUOyd7R1L0eqSX7WNukjo033tlAlkBCDhEh1m3zKeob8KcFbIfRKfA",
-	"Y4APIX8YR7v0Z+st0j4BxKDmFSsRe8kQVou2zTSv0TvF1CyvZFmy3BD2n0OIuHHNKF7oAH2olIpjkg6Q",
-	"7pJB9F4lN8pP2bm8F4++PvnyLqiQtW6h/sCQ70H3sEPmOAUbmT3uEm6f2cUk5JitdxSD1Msi4DbAI6YQ",
-	"leZYccCzzf0IuXZoQmoWMkgGfsJBguuOGZe4ULqqsz0yKBy7XSxIoeSNFa9ILQqmVMO9EaucgMCEnoCt",
-	"RKVOBEC+QJXiS2EUdMyRXEmlDa0G9twIDgbNuSZD9tEQEcvsO1N1ifS3Zzeg0lexVKsX7finRuCwlnnD",
-	"4S+tWdvSPIONQY6/kWMWrMJtGLEOEgA6QwDzviFt89GDu5I6rHZe50sGMTD2xQn5SXq8Q0lJOzUD4wob",
-	"Mc5+HIbrXXrzqCHipVFvGtCUtFYWBiHvtyGMZocCruwwxZFn7OOK1kozd4hBPtRh1iTLOO2y8rczbl46",
-	"sdrl+EH4OFqxF8y65d3lQakpdknQCjdrPL/H23jAZfMW/bhyQTYrqsPbb/PvpriwMG6aWQqsLj2pBeAu",
-	"+TXr6AZUawofzHEIc58m5Jm5t1qW44Jds4JYCXFL5iyTa8wilEW9Fi2mdE+RJ2//GmLxhLxCejwNGQC5",
-	"YqxUkN2DO7mnbOrKUbJb+xb35GgYmaBNWnWXO61kkaPtmDXrcIMnGOFLFdlUZgfCBtmYlwOydxkOi2gi",
-	"0McEFAlx5JasxNL2/u22iP0QOcDIaW6AuGgI3t02iDPmDB27BE+32ZQRwEIeCrhXUN0QLCOC3cnu0E80",
-	"K6hY1lGf8Yu3r8jXD74bnxP3DuaQWtyzOsU9u82ESGvNKnwWacWWSD6YgKR5Nf7x35FydNfXJaefLpIH",
-	"n4fjvz0e/wcSVvPLt59HX0Xpqg0aiTi9N8IJXpjUjkLXqVlmoW0Ci47gjEDTotYIIcV2LWv1RNMT7RHA",
-	"vw2vZflY1ppcc7axWga1Eac2Kazg4srclbJU4JK0HCozgomWhGZIu1XJMqIY/vUthtOp0YQ8A7xF5ISw",
-	"Ulwg+J7oXEESpGCWaADWlmUj5xLNPuoJeWte26xkYcg0SV8/fvfkB3vpbcxDxcqCZp4jSyODSNEuM/Fp",
-	"MKdCsGrWxBm95FfMhYEaEvV/iFFqt7KuQC/lgqy5qDUa2Lo8xX8FuQOOksy3pAkZIm8No6tLp/76kb2t",
-	"py0a2/oQZtVbNq/kZjAdPK9YQ/tBoedrWm1n81prKWYFnbPCrKfaGv67qBjEQ8OeZyhkgbLi3vuBUU3K",
-	"el2qQYJxVoAOPFuRZ+8xZ0gRm3aJMd/2dQONi7OLR/8Hw6myShbFTFd8uWTVrMQU2sH04RkYraXII2sE",
-	"aECKggvAeqyuGqA48mydRIHZontwO9nv+MARDXydKLiZti5VBGllyYRK7PFcPDwjPjlTde/vw8Nu/702",
-	"2+9lvgVkdtM9PNsz3cMjogw8gsSDcAouGKFzeY07B3i7ub/dM/W3R8Q3RBGwu4yX5md3IFDyAt8nQ4V3",
-	"YnRHy+mgencd73EOgq+hi9aIOEjxIEFQV9uWRWGvDyyguW9hSPDvtG0K30bcgT33JVaEaEErMrRv+PJP",
-	"dMkS8mj8zaMRobuUm+D46hC2W/CiPP3No0C4fhQTpvtu8t7Dxo/ax81FYsSYNVfqrs69hx3/wGhukN/N",
-	"cn6xZ5rziyP48l6+G+LAaSz4lWAtpIweq0VPn1zjmfGuabfnaBpvkZ1LYT6i4Y8gpeM5JeR8fMsDscwk",
-	"pnzhBoNVLLhBVg7TXuwjhSdLTggGt5qo2FTyeJ04G5S+ZprmVFM0QSiWVUw3Ne5KitY7Hgs4ARdGPqO6",
-	"lSSdU83Gmq/ZIG5imKFL7UBSddJ3wu98iqmrAebqwl2x7VHWv4Iq/TA+sHlEHgbn4265HbsJmrv67j82",
-	"g57BZ0bfsmDZceiKIJlWadKKywfxHiMkh3WZ409YjA1Nh9RKaKNWpEAI8YO7x2oG8e1jZb1v4/s36pi6",
-	"GmNZrIdkLSvWCSQ0j//twfW/D6K6EWQC7EOWg0vHoJWjAzjeQsL1Ib+oxcjEXyULIIcnftokRPjOQbf2",
-	"138Ln8AANwvlxbgGq7MItjFHcmmt6jsKx9H08v8aaTR2i06MAm2OZscTXM8V84z91ePaaADyivnEcdX4",
-	"zLhYsYprLJNjYy2PllX8cbckkzUX9o9jPB+fDxxdHtuhYJtiay6mua5XbIv18xxdNdclQa3LXOEEHiKZ",
-	"vTOS2mMDxEkIquxgWGvSAF1EK2iPRpUSctOxwZrr3BgLZuNfPj3sscHehKofT6YP0tjbEsL/hsQKLSb/",
-	"AJL12mqgbTxdUTUzDCCAXhDR5Dd8nI6BAkok9iYoDBurQqbA9566yrGOgJmvbNlYc0hG8NOOtZfWnXrg",
-	"9LqhM7CN9nqSBgZx4JWVvGauXO8NszdwEKO/5RVd6MaZALEhIDTne+NkdggMfjXL+dIuJxIW3nonbQro",
-	"YWElG7mSYDS4rAgKKk3e/PDrh6SQG1ZlFCwqHwNxouum6hRBNH/Gah19/bCn0lF4Su2tRQ/F+gee85gq",
-	"ZTQUqP1mOKwg6ExYR+P4bXbhDGfYMc+8+PEZxCjjMdkoPeuTyArIpxqu60JzkK7hfzC/0WhxkO6chjOk",
-	"vrQKlpv1oB5hzFCY4CgzzfTYhQmCm8rmye3Ytx/FXL28YPHAtddUr8ZQZxFgZF5Ch4Evrwq/L5kG0xm1",
-	"9tR0ch+0oZktRRdbxSHRgv/GZpgkHgvtyzTUIjSTwktdH1qkpmCINX7HrYmS9hH3I9M6atZ4D6foQ+Sx",
-	"hBkGpDhLKBTeMvpuJkvDl7XcgZVBmYIr7TwcaYOSUCWLi85PKp2QN4zmUJUd+L1FOh8gsfKRZ3lUpWsN",
-	"1+cL1ttLUhrqC7XXdtYAiTGtytetml0HJYS2DNSjPzVzgjnaftOrFUWiRUteMdUzicHktGQi52I5wyuZ",
-	"TvE2OddkdY1ZI0OoXaGVu7kg2o5stnPjBg7WyxW4uGiVG+Jt821Au0uhHg9EPGBlnvZXEEFSC80LkjMI",
-	"2bu5Fggo1qcEFkwl5mTtlqDk6ITEwZKgnYOLZWFJQM6yglYYndPGg2Y76j5+jnV2jxMTQuIdy0CwGc/H",
-	"jLLGuFZXnC6kB+0bkDRV7xBiHYkqQKP9NMKsWiFZOFEI+NEzCnPSu5crAKoNqJEVKOe2RGkKDCYSdX0Y",
-	"Bcxg4SDo+B5ioJG101YYFTVC85H521B9R1VTMnyChHT8lCsXrjRyUQjWdYXMBCpkurffGb5HeMA/QdQL",
-	"ueKEPHecSGEw6py56pJBcEmbj3tU89dmzgWFMod7ouas3bRHkYyxFHUAH14AJ7+hWKhsDTZX/lWSBdPZ",
-	"qvFlrrQuh2pE3r95aasTOyu5l9KghgE0r5CCQUH8vRJPv2Dwk8so8nPAYLXIWUWG5lB9/XxDGqA0PoZD",
-	"UpGxbqybrFBo57YkwIJVBkMCGVTppp4s2hTMLqEYrfMijHMGpW1Hl4TCU4MOEmzOtQLmCEILRuQ0uHpY",
-	"NtnnYf9/9z/A/308Oxt/+PDxfPHhw8dvFr/8S1RhxipJs2gC0Ws8w9QcIoaQQXGGFHbizhoimLKgAofF",
-	"9vdvXkaSiFoW5offnmZiDta6H6ffegq8ExbY4aSuQv9uk4wYi0hQsINYlIpljF9jUSYytEFZ5t4rHM2I",
-	"VaNJw0nBPwpfQ0YO0htzJUD+WlOofhehE00gYbh0UJppvo0GRzWAQDr/PVtyceLVfoOA6bmWNjo45xXL",
-	"tOfOC1LRTSP73kxTgeLpoFw0XVYKdnlQuejc29gVOkoWEb1dP4JuH2hY20dOmrxeqJ1ipOcRVhfTjue0",
-	"9RUbviV2FRVzwdL7aULSDx/gGhpQVrLY47zZJRg3JxAHlR7zkBQwVVjtHJWy1+/fIYUHvohFabj2JlXy",
-	"2DoVGi5yT4WIBhoVRLWQYbqmH3EpuwGKN1Ku9lOR4PLsS9D3JCRYtTnoldwAN2JWLIcppyR9/f5dihyQ",
-	"bvDojXiKd8jQtrSJTQER3hFUWwXQ7ALJlf0EXprh0xTRLs3MOKOTtap3KxbbznHKUpSFGCVwO9ZyXNVe",
-	"is/kek1FfumCh5o7ALyTL4Af9qQb71eXImqR03sQlvg50XKJ+YyQX7WSdRVEIoZfz7cuJGo0IY9FCzM1",
-	"L4odLQSDFVua1dGqoEfvPiv63utxrNkhVFDiZRC6W1qxioUMbEWvGfDAgoocOeAeThXjUCHqRu1fACPn",
-	"A57LWtgUCx7u/hIqi9TrxqZlKyws6sIiG8Sw5dY+cPQtSqzPGUrToHc6ioyRb3vEUksX7exo/aAVdLtq",
-	"raBVfuLfx0iCxu8ATnsAGb17j+dKFrVmTlxrUx48Si3JMP2EwroZ5fMe8ef+pxb5+JyODmeJH6vTBvvo",
-	"YEccyuFlaREFS4hilP17w3yeQMZLFcH+N3JDwDhlSLWrQE/SspIGpVg+q+RGQV4oYJmhUPanfyEpVjHD",
-	"vyM6S/M0Oq8i6fPHL14+e5q2Lu9Z7PK627VvsNfPfnr64qd/PWa01u5iNRy0LlwmzzB9+/7Jk2dv36Iy",
-	"YJc8OjyLzZrbu+Y373/66bg1t8HfN55b6uHxtNS02DeWJR1zgz+HhusgfDD2DrB3dpK0EKVz1B0o9iM4",
-	"JJY8U5qvwcPfJ7i8rtii4MuVJsy+a3ummUHuKZJBysJPNg8ZPbUgGER9xTnXalayahYNjbRFusGMU8E1",
-	"U9oQcpJiet8Rh5TLjVhWNHeOb5v+FdVd3lU1a2ykYU5ek6+3YgTnjpdCuOu0Q6C6Bpc2UMYIUnI1GTZC",
-	"R7M6rFVko29YPrvrpVB1xXJQroZWwbLQRBaPodD3VCfV0a6q/5I4LMoPyx94KXpTpVKkqh9J2kGs9MTL",
-	"Z++Nr3O5A9NkB3W7i2shXu+de2rrcu4qB3CbppabJMR1vUBGwyqVdHuciZwMA6HThtWYSwNagblFTTaN",
-	"7f1lPrIRiqFXJyL+n5Cg7RNlK7mx/utFG1+OCnEDAOx14RylXeAw/Xa/qHiWBbx+341pCwbHOn5gSTfz",
-	"+UQJpqVoZ8ndE083H2QIHjdbV7J2bAGImJJkQSsjJWvMc1rUtirygXVAls7sVyXFrVP3MPVNbu4pgolj",
-	"dRVU56qVJopqrhbbAHmFTU05mA33h5H/w4S/6awZMbeYRwFJqGqhCFUJocpmIXqvavzKHlfRoZPS6iom",
-	"6B7K362JMGh13j3EDPZmzSI2usxXn2Wis1XrVO0LpyetQopsPqsYtWWYjztuIBiv4ds3+Onuyb/G0otk",
-	"A85KStLXb14ZgdTIuJZ2cIU5uvllY73UK1ZtuGKT4wLHQKA0QqEvnnIM0ZqzDGyPrFpzQQsLS1yp0euH",
-	"WcHAcQpCFLUF0SsGqQzQoPgWQb9+yZDvfGjBGAgM/I+CUaXEVq92zZh2cfPl/CPELNpEKnVuI9gBqC3F",
-	"M9wnfSVhgklDMiZHJnu+dCmevsgm1BvzB88E0tOFLArQeAIx4yhMjAuGzzyl4sI5723uMk6acpEVdc5A",
-	"p/kTCPPH++HhFr6Rm5gPvqqh8+s8ZpDBpDtDiSGdQJFCyhJtS/5eDs/Hc4olWjydsbqRD1tB7wfGBZ9G",
-	"dswO8rpgvUZYuyKqib0kwfKOXFFXpDocJnpU2AIAvSdiwct6LXktsPLsk8TDjtJeTo0h9w5XavOQqJQR",
-	"yIIxmb8tH3UiK+IUq5/4to+3hYq9CsTr6K19DFGiBksBnEwZiWvDlHbNl5I9wbDtoZ6bqxUNQL1t0Cwi",
-	"RL1e0+qfLXR2l81HaMk2ztsLWgtzZEY6McRtQlJonxUU2ZiG5ol7Kt6Pi6L+BQwZDJNcK1YskHxavLU1",
-	"K5CDeBZZkYqNoVmXIiWruMx5RotiO5qQ3YIf05aQnwYXKu2sxzZMQq1QInFXbrt5rHpJpG6Ji+FCbQIc",
-	"KYYeD7Hcm9UnwCm+qJirfDJqqV3QfA2C1QRoRrVQGAFmHplpYewF5YWtUwOl2WZYgn8XAN5PhOMvuODQ",
-	"i9gd7bOns59fvPth9uzNm1dv3rbM9J1zNdSvM3rUdI/sCypJq33+RXcoJavGIPTjJz015ma9SRisR3vo",
-	"HL2nw7YOoJVVmqsJbZzGXHR0iRM0/3ehMfVWqv8LrfoLWP7X1+L/WM39plr6P0wpauB/V5rQH+zHuCN9",
-	"6z9fe7qrFZwqMLrS+Xs8LaAmJGQBvaKtj7aSGzubDfYBY8fJigIS21PVhTe1sL1AXDCn0xlakriNhdp1",
-	"Ep2kEZx43d7az7z8FW2vsF+bcBcuvo2DprK702W6U5+swfyRjrw+3aZhuskBZ9/uzWluQ6/0+SbmTntl",
-	"eUjjr5sS6vV1L8mEvgBrarBtXriekDdy05aJsLfXdFdOJUNImxWEetnKe5iRtnhq7nxtVtYr6fY40XWU",
-	"xESyYUcO9R1Agla1cgP7FdKbIZG7mlcD2ZFQscVE8YSkhtblM1nrFEVmtCIbKGFLSIYBW6ia3lMEYlEg",
-	"yAZD+FJHSG25Xz9Ku0mJ7RwPGTWQhQQClRnZTGUIciGVdgZ2LhYV9ZbsUULmUkOVR71C+xt0tEvx+s9q",
-	"gdZtDnDCCPauEbxZjLWEGzWrqxqnBiBMLLlg7d045MFnbuVrmWPlumues8o2bzNDYGuhwi8nkKvck9CE",
-	"BfInFd4i1hxB65N4CBtblzEO8mc5DxQRFFc5eCysKESGBpCcGUIAZqf8CJ7fXJG49ud2g6BwtbM7Nwgu",
-	"D7JhvEBmdb6FNGq4J8k7fH/hk5jz5J0Hs9UEYIwx5HKoeg5NE6XAAPfUVglNwnDag6zgVznvDyuEmW3i",
-	"ZkiZ7PZtNpGXUMjQmZ0LLq4UoeY2K/hidCPm4ItcRZcXGjtjxs2ZayF3E3hDg6IcyjgCpgCEwcl9GnzN",
-	"OvqkFGuvbArx9vK6AyGBxwhSPfa/YH0BvAP7n0WQ1qVKmhsdQNph+D7G+MZ3YYqyx3tQlTuTa4YZQYsa",
-	"SvpCaLnrrSwKLlg+tXZvkuLjmUE50A0gs9iAMepOP400eETHCr1W64AgDEcVpOeLo+OqR3/MWFX2ZE/L",
-	"kgE/bJn8CVWkLKhBDiiK5mq6nJ+1igF11tqKpWqV4zg7YpUrWxmqr2QaSiXTYJXAc3UBXAdVGKM1Miha",
-	"4Vb84AYLfnDUeu+SjP3DSVWDwAcCQh1aeMYbjwN1e7z/CcHyOR0dtVUIBj3GbfRfi6JBExwrR81Qjjqd",
-	"6mPC+a5AhnkqgmEr+lMYf0/rt4MEt0VnPfUNkSS24eDKNjRmHyXuzbdyasK0Jfh0zNRDWihp4+8t0x9N",
-	"moBQzLVpKTPcBx1Mmrs+dYQ6aCTic6J3D8PLz1Gp2DXFMAuxlHoKZVhDlSk0AtudDpKBXfcgGdiVDZIB",
-	"DtFvBnZ6fH8gGWjRPgRsN2isYlC1sKpFPPdqwZeH7sJLKcsn+CaaRHryEB6dIQUOpuw4pmz12aqGTAg8",
-	"XmfpEyT912dNmp31bKVkiFb6wJyAFrmjLDxm6W9qEbihmpTZR2exqpCNueV0I0s3LdENljhAW+j1Xhk3",
-	"4k3KFyIq3MMOqmaQSLg5uFdth5P9pX5wiOf+g9CgcxzWuDEazDHq8m/S8XvXp+H9uyc7tXxfPP7pMWjX",
-	"Y/O+barHJuZWP6vNlu5/z6qCixRdP25lGI1MjWrtaGjlzVhrRoUi6ft3T9KmIA2mZofde4YPLy4O1IA5",
-	"P9XF2MD94Mk7XOq56Ujz3H4x0JPhPa8FmUt5dcVYCRaBsqhVUOsV4wFC8hAlB4pltebXbGZk07qKpRy9",
-	"qYUtoGJkWLAfoSCLOdZQjrEiUI8dCVPjWXIk8xLINpg4KKwcK4drUjCqsAB1Y4qvsOzXQX/IYZ8O0sqb",
-	"uHRsNYsjh7dvt8KnILeRW9/OzUzsf1wkEsZM1oIMO31rIKLIdRapajG6RcTvDQIY7yZY8XZkj6sZzcyV",
-	"6AuewPNFNxVobeB8tjgwumxRKFBbmMLSNzgsoI2KR1xAObSqFgfwzmodtXCW9FYQXOPwuTnqwULUFS8D",
-	"719cr7WLMe+W0BgDGqfn3BocgTzAnZ+StKzYNZe1wi0CNKyV0D2BTWHzNe187/kIbGmxlvjexmgDJjqG",
-	"YetjdUgMCaXmd7vYyUmQKA+SgygkVtCrwh9RbA03PSIz3ewI77pT8Rq8OQZfjlVS+/PkrXyC3DxtvCXp",
-	"KEFZ0Ce/y4WnOPdUo9jtzsU+HnE/upfPfNWizfbuyur2VYt8uxTwd+wu6t9c90TsOFWLwwqr2V/PaMCK",
-	"nffM2bLddnMnF4yF3Bxh0L61fLfX43dSVkdbUjwkGfaIgIfbCrfj8azjruEWuyAJVhYyhvCMkrgUFcQ4",
-	"hgGNHXRpyTHHyoqHYgSBv/zXjRDsKlH/fJGCR1hB7LEnLnIu8HdsmZ60AgmnTfu8OUPm6l+WlXd3ovUk",
-	"JHAJGipaYTzpaBKGslmh+/n7ly//bzoNJXdvOe2LfAvfVhhVk3REepfLTNInj3968uwlWk8CP+DW90lg",
-	"FRrn4bj0qmIMNuwiZRIyr7V3fzr9AzNpbDYC7VuoZYKQ+N5ANW6zaV5o/uiAqfUgmGeQDPwu9xh4+vU9",
-	"XCZVUGGR5XuSBb1nH1S9A0rel8S7L4l3jRP7Sz7b8ku+15d8r3+OfK8vuU3/jXOb/usmIvGi4GL5rqJC",
-	"YeuqF5qt4+EVGyO6GZkvX7KKMKGr7YQ8XmP1HOgOLUhmYEuG5zakgfyJpPATbBd/S/GlhJyftSpt7QZ9",
-	"wdAzeDsSRgDtmwi+5KeeWs/xNSN/IjTPzZXLGfyWkLkURsRCBpoQWms507KE7miCLan9rGJreW0+RK5c",
-	"YtkFKDcEYtcoEH+CO2ANUzPgin2r/hlh6IxYHmIVFGVxDJUrC97BjczhHKtSz6W8Os0OXuqVL9V4Z53X",
-	"QWyoBfaRDUCK2TcpnkYKG+auG8vpXHJvQ8Af6jUV48rVJhfSkGl0Ob0JXczDFV+uRqmj4MuK2j7wfrDj",
-	"4vT2yN8OIv58DwrjeyNTwtWvGQbPS5dM5RkouAEQvsD6NUcvAHUhTifTViiEWupZT/0/eGj7m1KeE3sF",
-	"Y8EPp0aPmH+VbFbSLVYUwwKjMQC9xlfGllTKiuDLhOeHl2ZUbCiM5wGI3axlhWhxZLCWu017OdAODX5n",
-	"vtqxUORd3gCDJ206GadD7fvRigppznEPbI9jHYeMVbsMhP8XTW+Nc8V/MvNVHO12LVn2hqAlC9RVy1jL",
-	"uspWVEHEXvt2jCZtUj+1rmBHoqj2Uv6EpMCX0ymG7rs5hmUl1xJ5LzTwr2iBpZWBX5gRnWUIHAnBdDa/",
-	"APobNGw7ndpCoHmQhwCcfkLSRhZIsVtyreWaap4Rv8lNo14h814w0E0KcJSHOb16VTG1kkWrrb2ForUh",
-	"25Wa62o2DzfR7MvVNaT2abOuuJkJz/C9oss9Vd/eY7tezCzGrOAJAfdC5oQn8MvBE/PXBhQKvWJbsmEV",
-	"88c2bFSz0aXP2JWL4CRspet6riFIM1I4br4N1LB9txCW/f3WiRjJACVJEJNnhnbvt624hgDQs8AW+GoG",
-	"SEle0Y2NfAdGgJsZenRPWlgxanrDbsdUjbeyHi+lJWmXxIyZoyfSpq8hUntUMyLdR8w/IEN41tymirnF",
-	"GBJ4hDfHkO/Aa9QHAThid3atQwbjLZpg8CxscgSk+RRHFF1LBjjQjImojScramWkaQMVBzhEr6FdyKLW",
-	"dcWsVIhFHdLbmBxwOaAjRaQv4RZkY1jCJd3KzmGoKctnDTT66xo9N1vFF//kdtzQ1ABEG14UWG/X1ZVP",
-	"m/FTYnPt7RBkXleCVFQzMiy4YLQidllciqnHfKtjmgFTcp+wgpZmbMhy+ugmxnreown5yQs9kPePj3dM",
-	"joftAjvX7oA5FHQhZww93eK5u9fTzK+nzhit+9maPgaCCCELr3QSUMgOXrdu3QH0i7F81w/ucaX5gmY6",
-	"2jATmxQsXHafb/pWVjKvszhF12ym+G+xYP/e3ljxgp+s4NesMkjlahrsrde/W7uM5Zz2tBsw9892iyWp",
-	"Zh/1/UxdA5kPmgz8qqQwv8HzNa2ucrnBAs27msiKXjz6OlJ3qdV97u0Pj8cXj772dcx8o4SbNprrwigJ",
-	"69wH+0+Cc/GL3YsV2oj7vL/iiUcFbF1C3fugyG9cDRD08EFzsVxeug5TXnryg+TSaqNmtGawyQfxQfwO",
-	"LTTMUZDfyY+MgtPzd5KCeIvCakp+/yB+H4/H/v/hM6XpEl3zhtD9TiiBX6yEYkMssV3URlZXEIlO0kpK",
-	"jXUB6HJZsSXVLMUPR2GOn5CkYpmsrP5oqPIM1Xr7NvHFfQlsQVdbI9da6Qg+9T2N8QPwpSwpFwTXv5NF",
-	"+HtHuHT8olWgxSsVdk+/k5TmnhbYKHkP+YoZaqdcT3Jsz5ox0g6vumaV6g4MULAl/8zndot27bvJvL+3",
-	"Jr6n4HPc+f6KM5ENoSvZFa3BBF9wrgRmJtuUkmAXRsDLpklLRblheTbnAJpb0uLSuagNhmE7DvRIYDia",
-	"PzTnhQ1un22sRwvslgYlUiwkrth2Vgvs9uOg4DqeO39ABUbG1sFssLGmvEIrTuF6ZKTuDZVi0+IQu7yj",
-	"vGLjOTcybGtMG+zpZ17TK6YstHS1hetKfo9IO20av2ZK9aj3q7Z1jX0sCypob7ZScId7GuhXTMniminC",
-	"9dSj2BA79Uwmk/v4yyhpIzkZalmSugzvy+UhxG+ymFsz2J9GoQIHsxqVrJnTsHJ4M6qcNQ5HN0RInCBA",
-	"6GANIWxu7FApOg0O2t+GGchMZm6sUYkxV7lDkzcrWQRg4ooM/R+4pKTJ8setJwajRqcbKixQwmUnHrna",
-	"yLGPV31fyY1i1b8yWUjk3FFbuPWlzfFtc+ugLIGWZB5Joci4joscsPNYIMeLt6/Ig/Ovvx6fE1qUKzq+",
-	"IPZdksmcdfn84/F//PLpIt7EGqL9I7N34OeWcgRw9prjhprOR5AuiuH+DkSKQUZ4pIM7v2YzaHEbtfm+",
-	"NMqVeYy0GAjzkl1iMHRTK8IOb1CsVfz/CCf+0nkXIxGFOtZR96nMauiXAs+PmsVubf8RuKXg6276pAOh",
-	"Iw7oLQIjGh/UPo5Q+LIcMd5gGYMWZwG0YkaRJcjki0qK46L7od7JIXNNfHOP4VO4Q0KwHqr/gzOhmZeJ",
-	"fbNJVHDAGC5CCT7Ly/Q4I/xN2tpDisuBMAu7LHj1FpkfIED2E3ArcQKdxqM3YoL5J2aPexEbTCkoyYJn",
-	"rSvKqqOAtWyT1OPcgHvI8udfjihysKKVYKon9dDCeexsslIQ+/4OM7M9+qRrweQYrx3C6OSO9ayoAL/G",
-	"7TLDQ/+bFULxkI527fX1ZXpnJCHbxdqWwTo+hyFKon3I5fs3L8k1V1wfmxbhCduiomuW7xnecwG4qus5",
-	"y8GmaFiMIBw+b/GE05jAaTzIc5v2jK6mWMiCXCQOoNLk5pkQluj58oSHh4nWkXjX3HXzgu3dTUW4qaO5",
-	"5vFur5j8EPF5uUJAe2+rLxd06h2dU3tHGYrVxxhhP/JYLuPPK2z3piu6WPCMbEAWWFWyXq6I/SruLTQP",
-	"t31d2b6HHlqqZ7DT7KMVW0YZ4mtXawlfOLIad7EXlSCctGDOEYB6wTDFhymmrMCxJFDrCvTwra9ihPld",
-	"S5aEfOU49msRtk96a+kvPU97JLx3WC8ksKdMjgwMOxyT6CUwfPnm/N0L9h23agEZcY1obFgIOtBcUVq7",
-	"Au56zxaMQqQ/0ioQO1qh7QXmq8CDPlXR8hr3SVO34MmrH1+/fPbu2dNBMoAg90EyePfix2dPZ6/evzvq",
-	"Iioty5Lley5ioAAYGcZ+4KIeubaJxY16vuc4g+t6zSq+4IdmdgTpniLug7ED8dpQWbMkeeyUPGfyxvLR",
-	"X+HrIySjbk5Tc5MamSkgyEFkImJdN5gQ2EFDMttauA8KQXH/eAXm8TLaJ+Sdl+iBf+WVvG6p47vay554",
-	"cd6yXNwyIrzHfRALuIFXjwcF5DWoXsHApXXkYYv41B9CaiugtgKBvcCCzzx5wCgPiCzeRspUiTx2Ifw6",
-	"Niup7NjY6T6gJ/t9NEU0XXrPwEDoTnSl9ZCyQ+BX+8KPaGiI7ijYB8OQ3KeWix3ujOvePy4K2W2nKUmU",
-	"eUw6Xem2WPg5aUVP3TYqqsd68UdERdlrfvu4qPDYdg/FQzm5SQBVlKj3NPEFUEH9looxYQUtLpY99eX2",
-	"lJZzX1qv0h+vBsC+3rLl2hpydsrqOPmm0wrYd6t3HS4HyaAW9JryoteW3RdOarcMJcxE1iYv2Gv/dNRw",
-	"HBKNeAh2B6pjj9uBpcf2LIW1tjnDMxftQ4zS7dk6QsZeLRaq6YZVogMNLgYo1WbkNS8Krlgmjyz43m9Q",
-	"BZn3+GVg+s4N13Ejk6tfYOIAtu/E+gtsNS4PAaUik6baVlnQpqpyip7FGfoVU4idRg8e4bqn5eL1IQ2j",
-	"5fZzn9xcz6A2qCMmfTQxHcrHcdi8wqPLbe0Ej0RoAQ1DCE4TjZvog/40u6GQYmwAMYoZcyAqYeaXkB5V",
-	"XvV0vl7SOS+47jE5+CAIL2mggo2NTWrFEuB3iE8di/aGzWcox6YJSa2EYv6ZyZzN2EcoPABp3eGZ9cSc",
-	"N4dyE/N3JIf1iLYTNsa0KKzBmQxdjGjO8jrTR9VeDuNbAGMjnp3mFWX97q5ABpBcVgXlAIPxRni9c7kR",
-	"haS54SfqaPwPJn3Oi6hlLJiqx5ZtqApklDQv3mQBscn35Ny+6wRhbIRVzAy4xmgJSuGXCc/TUaBpnVL8",
-	"KW4SfcpVWdCtr/2C4Q9mrlOncTEZR1LVBgNk1S4wfnMau79vZdtlDsldzlneVl0PtCQNLkNvoBvIqUqz",
-	"socIYSkiZYNouF7JuhWeRTOozDm0XRgqutBTImzjbzBDYalXDkE2jjuNohEdSE2jamEH85aSFkb2VyuD",
-	"gw0hxKCeBhm5wNqdEP1v1QNbE9jGDgVvHIU8ciPQ/1P13hDfM9zAT25EO5DmKIeOud6HrvHrApUvG1l0",
-	"6HWUftUbKN+K3wWiSJ9bCrgLvjK19ev2BCW+ef6EfPvNt4/IEJrtPqFCCp7Rgv+G7jbovstGRLGKN7/a",
-	"j/H0Sfrpgw1f+TCYkg/12dmDLLguruY5PGAJ+QCwal4FcYt9pJkutoQqn8LRvG82ZbSo5hv/C7zzOZ2Q",
-	"F5pkKyoM69msGBbf0pbsJj5EDAyQvrEV9inDrxLDRxDZzT2wwiCYDpkKr4+PNHNLhvDHje1pNiFPCg6x",
-	"zCxbSTMCFCR59bYpgeojuu5/CkSQz/ftTUsvMf3CCA0GUdZlrZkdCKyXWyiSgjuEAEotT4sqTTxAY/Ii",
-	"rbDqxfkl4SKr2Bp2I4VNGqBZxkpDWs3ZHlWWeRnjiK9dsZMSDe1LlhiqCbiAnUOP5Y1vzcdWzo/rqMdW",
-	"IQh87HfROumm5h/8boZ4uWfhXgIGXdC+fvPlmt0vZJWxY1f8s/9gv+mlmznvkS9kH13i1hG3OwJWO8U+",
-	"FEIa4upxL9zaTu/QfQn4DaO15D1pqXct3GrLKLFD7DKiUG2Lib6hSrVPxX3J11GZBJ3ya0ww4cpQ8GsM",
-	"hCs4g0A4T4gg3x2KCzV1aFxWXyQ734CQKsWXAnJFsxWtVCwWXmAkrn8TjCL2kkH2qaGsw4CdY3Fb39hI",
-	"Nm5JI1D54v+jS1KYwSusCocFfoFgP7y4OEySzPItkkBtAkCT3fX/aGteY+C2cG5Ts34FsTfu2ZxtJZQd",
-	"NyJVLQCC3ovqu0pAthmjVcEdwVMjyP8SUnuietziVY0lRWaBHBFZe+oAqTC+3b6dwmYQ0e3E6hJ6JfWC",
-	"03V3Pz87gxYQ+5bYIQVxYPfsI4mj1j7sfy0rvZAFl/HCFU5mtDMkNqF/znKyZIJV2CI1gYzwJTNsj0Ji",
-	"1B14AczxW8TaKxO6DTxxH7QCw2YLzop8T3zvPQUB3vDaTsCFD2E3hwtlCKAC/nzruywcqX6xIoZmT2RR",
-	"r7FqdG51PeDdUzuZ3oLkZfv32X97h12Oiz5eC35uXv8rZ9EO4Hfp7vBn8oflft/cy5EMsKGBa3V9crcK",
-	"n4LRGic9TiUPmhMFIuQRIuC+KI8bSEl7BY5AwAid4ssmaQrQObijB51AkSvZPYh9VKqvVKS3G+A6JyQF",
-	"dTysHGnkE3MQSVtFxyZ4+ANXwByXmM5uJRSf+YM6fyvpxKaPdkzbl15fMiMuKvkba8zgQf8OhSoC186T",
-	"Teey1uTBGXGWf5LaapXp1NtAo3UtkaXOtzaCZ9eQO/UV1IQkgm2c+GDXMHSjc0EWBRTSQTFsZG0YNvpj",
-	"XrA1tKJoRkZmB9kmOZQssCYjX/DSZU84U5KBBD7pJgKZocAUOQn74k2bIJct2ckvaU2JQbtBS72wJiZk",
-	"xX311Uu+YNk2K9j0q68wT+65kSh+J+8qvlxCntQ7GU2MGwq2GZHf+7TQ1DxCtIMy5w0G2UbaAOspMXQg",
-	"HdksJ/u+GfTxuyc/BGMkiFYKYPwv5By86ztelJ1RHHicEoxz78FWSHTzK8Xxgr+7SFvy7Apwti6x9UgE",
-	"bwFIDnPtkM2frXxClZDAuhFYE6AUW6296aqxKBguPTf6PFPEZfVgYmMb5V1nlOYXB/SdN0PAuVwpWaGb",
-	"YSedMOn04ORieWDD8Xvwewtzw4NMghNImpGSAyt3SVi/t64ADtzM1O45Gf++FlbfIkMhx7IEwH0QR9+0",
-	"sGaH2VGg8GE9NYHO7c52gJPYGXxeWNETiOdZQn+F2MY7aI23zik5hZqxtk6wJcyux6tcOCKfWHO37RNk",
-	"i03dNqbli+/rH+b7+uJAunMH0hfvzX9X780XX8kXX8kXX8k/zFdyI4/FF9fB4RYfHbnvUMFEj/inFEm8",
-	"qzDfP7Jpx53F994ibPfnEF+7PFhieRqXzzkFc/maredYDctKP47dBbfQ9eaTmhaRppw4xPGH4Rf5I3wY",
-	"Owyc6uiB3uHrOyZ6uzA/Xhx0RqVwJXP7Cw5ik24Xc2++8X1aoUeuucik6R4AJUiGgULmpQanlLlvuPbl",
-	"VlY0j3il+pJ1u+V3e+re7homi3oZlxvsXop6ORnc2O/7ZznvMWb6ZBxYgR8veiorll3t7YuOleGh2i8e",
-	"BBdccwr8F0v6GG1Gc1GjtOJqtLdtVvgGpnJ0FElLBa0Bco/OhC9YkoAdfTs118gwLOzpvFEihxY3kpyN",
-	"/oGNL8w5M9f8wq4WVVGoWDU5PioNvgwqMtvwVWcdubnD/orHCjCm9oAb4mtbLJjzTsOzTpseke6AQwuI",
-	"HQerlvqP4uVuanHU1bN90Q5fvWNiNqC/aCtUA+taR5Lw9+r8fVn4jSUMT8waIsTykqQG46qqLsGk5Gvp",
-	"/Crn7WhDn+JpEcg89MO0Cgx501JoSPK5E8F0Efh3y+zUVngC/Ih1LNgTttC9zlGiI4VmH/VzXrCn0Fev",
-	"nxuARpszTTNQT5HWGFkAzOauBu8OUelVnu0Xs0Ul17M1j+fLvNCK4DODEqBGU1/wF/3w1i2wLrVbUTwb",
-	"vDVfhdVhZdVTrQP2FJ3Kdf0gzRBkCLq6kC6UQTHmOq/srgNqyykVk/E6p+8l2V1A9W+nmeDAeb9YG/X6",
-	"DXa8OLWRtTZo0MWBBcOrC7CimOZTkUyW3P8oCIVPjXI1IW+ZaNRJI5rJBUmVrKuMzeqqcAVQ/BcznqfQ",
-	"/bkp8D5qGkWjKzDsFB1J6QjHisjs4frMarayrpQrKeYU2eYV1al1e2zd/bD45W5fLmzSbHOpDc+sJuSN",
-	"xYuGQhnwllSvbO9VYr0Q7KNmQoHNBszKEtwlAF04JJAg1nWh+Rj+bjZziRnpXCxYVdn4labB9qPzixM7",
-	"bCeD5iij6lE9L3hG0pXW5VCNUrOjCXld8Wvov1NIWc5pdpWQgourcSEz6szgEP6UE5rnRpWOdAcnaV0V",
-	"MyH1jBaF3DAwZhpyWLFMu9fHmZG4sIw5cM6VLBsfqUsu4Ioo/hsbZ3Sn9yu2OghgdHH28NtjVJ991/Il",
-	"7zNx5bYQlrJnZpmksCQp1ivc1pY+IGeFBuMoqp6gdTYb6VU8O1Rup8HOwE16gIDt8bo4UPVAijzDtmW1",
-	"t+jhA6h2iq1J7cVDKYt91PfR/mYuLdreYvLzilZ9bWCf+Ig3M2WbpQ3PfEkVFwPgXjhCTObiOG7GFcnk",
-	"2nZlsSW5oszMEmwutAxb/EKwXEkzhlaBPrD0cL04tXsOXczomiWkFvzvNQsT6hu03iUs/DfWV9gFahX7",
-	"YiI+Y+6IstPso545wMewCg7rmlVgTB1qD1itWLEIlN2P2lBhLJzvmOHrp8/NC68WC541V3kUnjVCvHUs",
-	"h+WauMgQYGILWF1s6W76wI17XxqSeKKs8KPhNVDetYbPzdlA1GIgOuzeJfNrPzJfghvVcVEyPB8/Or8I",
-	"okoT4IxjRRds5B31YKMIJrV9rlskfc4FRbjslcthdUcBq1+eftfg535Q3J6sCHYEHUHiMFMrGgsONM/a",
-	"xLJNNdCdBw1FtD8kqyM3vaywMrAlQrep8QFm/1VfwjaI4wsOgbzTAyT8AG050I+7X5Y/SE/eOW2moRVG",
-	"+NilBjclAgChzvVvr6lDKAIMOKBFgHncWWBvpkLgGCoo57FPkk+s34cvhVk5xFGB9vDVV4wbXeCrr0ha",
-	"FlSk5KuvpPmr7cu0Iw7TwGWZJk1YNcYBQtTLkokm/IViIEMmBYYuZVvzp+0hm+zGXaaVve+zgoplTZfQ",
-	"OR8qV0u9wn7JO6tiH0srqlM0QYMTztDI0D59xbYMGq3Z+AoybBUu9/W2XSR2EyfdFJT09MC2d8E3R4B4",
-	"5tcnb//aiohr5qwLrdIJSQ1umX2GNb8TG1eWeum5uwYy7AtgH5GlxP3iORJDiq1m2PdNAFCDB286Ye4k",
-	"vaYFz8HENYOCED4OC/5Sf/slHU3he4czZt20ezCX9pVgFbbVHS7jkgi7ZjuKkBVouE2SxCF8s7XqIeBC",
-	"lLXRJ234vgOcXlGB0O5G2BsE+NdnMfcqZoqYodqrsdaJZshudH4KX3AB8LNot6xoubok1LmNgdC3irw3",
-	"mSARfdvVlDrOhAs+TVtrdseM+8odzxTtsL71MLVZMQhI8rM5amoPJSGKaXerG6crhC4wmh8VHu0oQdQs",
-	"75fkaoi6tzuRUZCiQG0x8kBnPLdJGKfo1QE5anVGebQPZLblM/RgsLX/J+SvtKiZIrLWiueMnI8vzoA0",
-	"QMdapydg1colu/SFuh4dFzhzZxb8YB/Md6T0CHCJdM11nPQliCHAChbcadF72d5fkDPMjyw9FlzrvVgB",
-	"MRKoRMmNj6QDr6RF1C6R61II2677XpBLtZBFYU6T60sb1utJAi3MbWyK09i4IV/bOEC8b89ugHk3jL2a",
-	"kJ9kJ9xbuzjDiq0pB6x0gSkBcbn04iNX0J2rHZu408JkuNu9YjQhrxAzpkRIN4lN9AoP3/bMOL1tck8R",
-	"2RU4nLg2knALQXNW8ZZNGb06354FGoyTtcOMumE0CAtm6FKVixuc7S1yUQKMh3AqiJ6icEkb3Ecp4hJ/",
-	"0rIcF+yaFcQyjCagmoIYkkE+UnB2biTb3sMogE1FVAgVO4qYu9z+4ygSZvn/0pt7E+0oojCQyVbomZAf",
-	"a13Tothi6zjoX+Yj4rvC4FF7aNOIvQQoIAXwMlnJAopw7dKVBPuUUUU2lYG56OLUo69PxilP3Hpc2nID",
-	"PLlZgq74es2M7FVQcYU6QMEW2rAobARjKy9y4cneBN6d5RWkaKRWegSRoEds3Bt8vKYfX+BDlyPZs00f",
-	"u9GbuxnuEV+y6J/RCtr42oq3FcSB7uQAkmHaTVVKR54irqDQKetut+EnPRved613UO0mwOhoQHvx88Xb",
-	"V+TrB9+Nz4l7HVpuJESWuMZii5eF2iLKABNQwtT4x3+P1y4OQwLp+LdfPl0kDz4Px397PP4POv7tbPyd",
-	"+eXbz6Ov/levx7olV8V9YK5ymC3ETNcYAtPp0sSVb4Mf5LQMT83DGvn4YUoUKyl0Ckx9ho1tXN9jHOhR",
-	"4LEm618vbq3A10rLtbOhD1XJMnIx+Xa/a46kXM3QBQTathFpZouKsZkRwma1Ylbdwkx7IyQUmOJhxGrF",
-	"qmueMUJzw6qVhvR2BQXiI0rI7tiHj/dt/wzY4nZsxnLCA+ZGGLUE2753TdeBWchHRXpOdDSb9QIWWAk0",
-	"W5eFQQPsGFGL2VrmbOpRL7Vl8NJPnwD+s4LOWfH5c2o+z5hhBEbQWHAIb/DCCCiioIZfEqtIYzFnRa/Z",
-	"ccXY0FLVV/YLDF+NM0tL66UhQ7AfJphmb9bo+JRzXPp7ZiSu0YR8zwUFMrqUvoh7YOUdY6U8JvJScuyR",
-	"cpQTC+9F6Co3IAFJ7wDtsyg1gx78J+g9MOFT+OjzL0e1ycd51rbvwCnT/Gi+OXmWIlaYIGcF4bZfcK0Y",
-	"qUXBVCtoHFP1pGBBC3sbna4NijkFbUfUeHTC+qpaQEDQrghORT6XH12fkUuQwF1Y/l2vJZg4oC2DQdKX",
-	"YGXppdEFE5uMwQVAjFWq630H1rs7qzS6U8yvZqQHI37DHFyxhKg6W4HrrqxkVmN8e3qjvfpBZ7RiNHbD",
-	"Zckz1XKsQh/C05K+eBZTrv/C5nQ+hrQO84L1HvrNqZXZOrr205ip5YCsYISDfxmO/T97ZAQgkjODNT3A",
-	"d+k1IKxh13TL48OgpbzOTiVLQItgimMIkuext2J4ZPjw7EEQc3OJ/8ZL346NwfNW9z95t/7n+9dccQjh",
-	"36ZxlghWBan0rFYRbeY1q8YAP2zOzXhhe9G8f0tyWRS0Ugk5mzwaGwkVTeyaL1eaVb6JmS+2DlTJpr65",
-	"kWwVnXaUoaznBevWSwldaJP+myJqF+S9zsqZlrKApIRYbZcnr4l5DlwQWu4nZG5z5ABPWhZeB9t1Vo7h",
-	"q3RC3sHXi4IulyBhFhu6VTMpUkyREXbYCXksSG2lMRieK1cSxiNfW7c7eD8P5/nFqMuBSW5hhHhqjZOh",
-	"BQJEI7Sg1BXLZzh8eglupwAX0l+VFM6NQzQ01ywrlrGcWZPQQanHrVyWpy37rV+doRAip1VuCzYZ5DTE",
-	"muV1xaZEaVaqhFRcXZGs4ppVnCbEOf4Izm9F7QRTqNZMoB+EZFSzpaw4U6dsxomYkV5v73582UigaGUo",
-	"oQO9IhUTOXMuzFPKoLjxZnHv/082ddRHEXZc541NcV7zIrfeMyPfYh6XjWW5JOtaabwFNPiQB4FVQ1mh",
-	"YgfbAfXoXhP1gpJtOrJmZXOPSCRa7uRtK/AVnIg+6F+wpw8WHC0N7kI+ZNqZIj3p9G3/7VOky1fw6Tvz",
-	"5VEyZqDdxbpR7NHBbNUrWZG160hihQ3rOefAn8wNt0pai8LjlK1De3ARk7FKLgTLZ5A8VsjNaafz2NVe",
-	"cZ9bsh7lmegi0mzsXk7JkGtF0uZvECfQv5mOrDyrJSkY4r0VdAmt9UqiZw5MT7U4sg7Q0kB5O9uTQ/59",
-	"zQs95oK4lx3UA8XXlrVRuHxkcIYF2+WNEmf/hJg0rFaHZKqgW6AcUhAtyxtJp44gIuM1VD4qoQLThU7K",
-	"NdSG03VlBDUb9rCoC2uvJnltRnbeplqQIRVEzhWrrikiAVlLwbWsplbQw2E5RKaaI+CeQaNFztaSGU3I",
-	"M0OSYAFzMCSlbYFhN9j5BHZ90E5nDQan3vA3tThehVRXvOiVft5eAWk2+MvF1TGSDwxnwJJRTQu5JPiD",
-	"IQJbWVfQCvqPEHXCvBKn2FGXsdpJNcHfUzK0r47AKgscCTJQhjbTfzQhrwSpyxyinf1nCy5owX8Dwxq8",
-	"h158eBqEqRo8Wkoyp9kVZFoH4z88+46k1olvW6TMdEUFFolrd8P2m3DfxxuObZVm6xkGIkWSNBoflQru",
-	"STu01jotI3rtrqtq9zzoMoI/70uz9YszYh4nyN/Px49CN1r70MN5D87ZWL4DthAPYXapzS0w9QdOvZSy",
-	"vK3NtZCyNPRmTjXmfAVEFIzL9gEySScUAtk9B0XJ+1zUiFQMFCzoEWgue14X7MS8it4QiTc7cREQFuGD",
-	"N46LkriJPxMgMNuTZmER1IASI6AWDfbeUwjBBGIiuii1f2W78RpgIJ8FOsZpUkSo0QQO1UavceIfsBJF",
-	"NVeL7SU0fNy0AnbsI8I1Vr5yVcFg6Fkt8Dm3DcQOygt3Ft/xbDeoY0J+Dn3m1mg3bQegxsM7JuRJf3jH",
-	"PUVWfLliSttQEhdaGOD2sZVuYvLRm2hoEn4AF3ZHfrI98SCn5/2LpwlkI5tfVlTkLmOn7WMJLKzW79Bc",
-	"VyhtAyKYMHuYBpVf9yjiR0S8lHUs6AOsM3LTyN5lrcdgTlX13AhB2JbN1SgFhx4t+FK4iL3AYTlFBF5R",
-	"K8+Drb+ARZKhU7VGPhlKkdQfRHq0izPqob2n9m4gcfh31LVo+0wPS2Jo/rIhXXp/RNebWBhXaKe6ODs1",
-	"fGV/TA88cFEzzmS+WckCs3aHVr9AydY9NyT1niIFXzDN12xkVW6MF6SaFIwqLCENl8Qq7YbemoNAYuAP",
-	"vBVsaqTjmVGFRpZAVMwm+HieB1UmHWnbCQc6PbznUAxD2Dw8DGYgwx1OOyHPhLaOf6qBpbJ1qaGytGtu",
-	"rZnNsqkYsSENRMsldkB1cSO8MiIeRIzaoFS5USlhOPplG8Z+QVbVWVMuWtelq7P6LbkvbTiGGz9c2y47",
-	"jHoqundizYX7++gQAid5M7EjdUfCCFyeOpil1AkBBcQaEkEzMc+6VYYwpMAGFJh/jf5PvNqQ3MQIJq0U",
-	"yyHGybyQeC29CYK5U2L5F1Zqw4cCwcFgyyynmmLZAF/v2XrPb0hGy9bGyBAjuFAF05Jc06JmYXbYzQmm",
-	"k1EPeUy+N/TgrX3ZOnE7onsgJIY3PZijX453oi1Mg8PfVJyHZWB5mn564tMCWuL+/xxB/X+2QE6eyHUJ",
-	"BVXM56jXDdlHQ5VoQVJzD1I8fJRnC0lzlo/aIf245MYg8kXE/yLifxHxbyni//NK+EBx/4cK7zVYF8/P",
-	"zkBM+yK6qyZX6WTJ/Q8T1UMGYi3A1g/dJMk0Ee7Qaxnn/CLT/yNl+kMU8jih/LAkfjOr+vcyh7Jmba9s",
-	"kGgL17T9sBbp3vhm8NyNDhQgit3gprYQGcqNaJp4uZrRIoce11tbToHlI+j/JcttkzLua3UYxLCxarxg",
-	"6n4aescSkkPNrxwKujO+BMlCaV4UJLXt32c4S0p4bsXGWHqtoGvDrdqlmpRNuOciZx+DjHuPigdrx+1x",
-	"wSQDLBhinxukuktp1StDEMnbpjNxAdVxPvTQN0IL3BX0Aw9p12lujsdFsdqk8suuJBi+A6tJIdDx7zXP",
-	"rlLyJ5IahpqQVK8kREDDb1ZMTkhaF7qis5yxEh4YwdgHrjTS9GPh1k/nLpqiR6TmymVPdsTqsDioS5E3",
-	"b0MOpG90k9pwGpa7HdtC0lQRqq7MzWlKijoXqvWU20qSrvyki6N1pR3tNJMjxPd/mNBuL3FC1IpWjuI3",
-	"r8EMGKF56Zy8th0QMfjHod47xDSawZZMqzb2oc/R1YgwnxZcGChaz/jQ0Ary9i8vXr6crPNRAvwQQgJZ",
-	"TprwQ38ynciJFD8Io6wU1iqn+RjEHqzxpcgw4xqzx/bUBsLROlUTXNh4OwYPuhwKbb8II0TB/W+Ap7wW",
-	"zbB+AZQWbYHHxnZihQMzUvy2Nshq73ibTHJBISqEQ+8m8MpDuVV7QF6vUOTh2UOSCqln0D0wvQul7PgI",
-	"3h/pFfPFK80JQQ0HnzdU6xUTmmfWauTCJWGoS1sOHr4oqHbyKnQEigft3th48rgVoTlEcF6cXZyNzy9G",
-	"eI0jIZstU0rHctA68i52WRRICF8QKraXTTgNETJisuHKZW4iFkRtJxEmeFLmZl8Tg47wDvSHqqu4pH7A",
-	"yLVh85WUV/Hye29cz07ohonSKEg4w/Tfx2/5UlADlPHbHx5fPPraJR0GuJWtmGo1D5IVSbHIaYqVB+mS",
-	"cmHLQ4eFaS36/fDu3eu3xIZXcowWdSHxIDBvoJRP2S0H6GmcrQioDS/QEdnrEqaAqE5Xuh8IFhckZ9es",
-	"kCUUobyTgn6h8OqPuF9chcCnG1be9LQcKTykT0G032l2YBsPHCkY1/J+IHtL76ZmhY424jGI7/bkCswg",
-	"PwreS7HtJAGc2HBh2/SILVlUUujxGlQ51EdU7LYcvi47GTy7lYolJDyAYgawH2KOhzNBLpnQu+U9Lh4e",
-	"nDpu+n7p+5cUTGNVs5wvDRODWMptuWJCJeR8/PXD0BpOfq64xgq9oKZtZe2rrYPx8JpVm4prhgUkKHGx",
-	"dD5W7uw7kjaBezNNr+JOsLPxd7/Y/45/+XSWfP0g1nUjHisVbrVBjtiVeUq3P0Xh85jk1Jej3jB25QII",
-	"wwC3tRQ5qAu6Zgr/tWG5cP/Wq7qy/1xUHP+hDOmz/6zh61hMXNiF6dQrbGPOgyxhy3FsdpDc7XYLjV5c",
-	"b0KXAq46Dd0QM1zpUm9fiFcJajdhCcsX3P90xbaf09MISn9J26eulOrCVXtsCsmkKCNesS2KiJNMXRut",
-	"pfuzETaQx3SfrPPUnDvS8MPyVojCTTp488/JbPxLPOXLcYmd2uJmyVNvD21S/RPrqwOLifnZ5vQ3/XSR",
-	"prmatthIdzRBQTidQtynUXaxrL5Fg3RNqytzxGlY3EHdc9Yzw9/MvC7BNrwMmboeoOAGcMJxothtO7zG",
-	"SsAvXN2CsFBYULazLKi4tOU8Y1Y2SzFme0hGp89sT+0NsllJFVbKsonCK1nk6tKHVbtWj5ZQmOXdeFlQ",
-	"ayVa6qVhA8gysY7QSW7JDqHE/rY4Y6fnLWJilFg2Z/I8mkPz2FKQ8PAMAqK0pWVQ+DhSUXi+1Wym+G+s",
-	"p+wqFwQqDZ7UIq+3nXBIUnZtQyzn1Keo7CLQil48+nofU400BfNrP6WnVLy69VzJotZYpVsubkKDOxD6",
-	"nJIhVjvyhuG2RjeKiLL7Max7BgHEW/BNgnP3kMWNx3DwmTfC7bepuW4iNoIMWu0jW5iSQm7IWULQPkXO",
-	"E7A+kUeJzey6ODvNAUyGi4qxqR0vMex2Cq8khAnNqrLiik1x8FZ8fCE3Fhb1epAMzCcuWD5KN3HvT/b7",
-	"2lDpMlvOpMKmY6AgubXCAbPqGjbiYj1YbnShjKmIURnX0zubA7BRrOHV9PD9hJ0eNSJYFA8PaFOnDo9X",
-	"yM0Rw9kjOWpEZ+U8MGjndhx39AHagwEi2lPA2ybAGNeJ3nkSWhAV+n6oIJAYhy3DZYWCHfTfq5RRO2jl",
-	"jFqUNOnVlxErphsXhTdrtTuhRkors/0WZU+csWx/IxhrSQNjsLOuDdOnz14+e/cMClq2TW6dbaFixPOc",
-	"CRSkC660unlXHjQzzipZ9HbVtDnEaB+c2mo14KKEg0OZFQ8uNVQIioHD+Y3C+sitPos0h0pAsKM5y6hR",
-	"OrECnm2ZIKvmoIc9pXAUY9bbbGQTswVnAWsROFiv+RuWO0gGuNbBL0eB5394JRtsI+CThn3XgSEXBRe2",
-	"FLzBSeeqQwP66OiSD8e0U+h2R+7Ez7lKJx5h7M25+a34UuTmFkVu/jOL2pxexOZmdWv+mDI1t4nYe//+",
-	"xdOIv8779wKfH77WuS0T8tjZkHnbuwuqOcq1iQ1hgiqFjr7h3YyD5b9VHZ3jogf/e5TEgdONIeTjXgFq",
-	"2kgZiQ+8NCqL7w7sKgxEGre2XXitwCFk6KE0Y2QW27QxkgKdWvQSZI6CD5qPUH06Yi3/hUvt/JNV07mj",
-	"+jlfKuR8qZBzcoUcMIj0lMg5UB3nRqv5H1u4plasikoc0OjDvBLIhHtF8GNbB34pR/OfWo7mS/mZXv72",
-	"peDMbaSBeIvyH+o1FWMfyxW4Du3lDMwdWNDM5oYZ7AXLA/jhLglHhQ07cEGol0HqCqz9gXYDbqBrVrV0",
-	"HK5u0Rsdz9C1R7/zWjJ/UKmYg8eFdXviNpeXFNJlQkKCID+WF5xkjrENCWciZg4HIyVmHTWdCxVjcWxv",
-	"Fe3Et6GN0N5Vn5KPs6f1p22QHy2l0w0XsfaEXQ3aHr/VeYN+2SFZ2FEk4kS7a+jqGKS6lqNdy01H2WpL",
-	"J105viUd70qXvSJXj2TYUse7dsyu5TYgzbvyRZQNhzptEvUddAWklt7d9ga0Ubhlzmzds36ny+OyLLZP",
-	"4IrF07wcxcPakebtWABLtJcGtpzEZgwtrISYe7pU6Qi7XAdC9rBdKHJ/k9RApCwj0SU0z9MpNLECQu9z",
-	"zsxVA/sVJYJtWvNfkhTBlk7tzvNLkmLDcPNTwWhl66x3OniXVS0wuMcXCMtzfwq+6/jhxvUITNjSgWM7",
-	"0HDenRfJOVTldJ6AvNqai5YmZCPrIie5jCXb+AZNPgIGcCvckZCtNQbeDYBcr9UfHyf2QECLNkOlJ9qu",
-	"QtSNsBm7zXiDyT1iMVhmIDLWUm9wJi3gxPNqC0YehMWNlJCDPMfxGjQJwQFinI5BRc9OYC3ophV5B4Z3",
-	"xFYsCjTH2cC0vY1+NDUqRv4M2u5HcHRrrcU5wejnWBvuPGbG1yDRKUGv2AzMsNj3xFtgYdCZDamO0os1",
-	"U8qmWO6/jRmSdvf+ga3+Wc7jnfHVVmSrSgpZe80KFhnZcssjFZVrdq3hDsKn6AbB2ewmcZnDsYUVDNqV",
-	"FVNGDkKl1ceqQyaUPNiSNiiJ4B39p6y0p4tUULjRVntsLxMUQpbfbKULLrha7T+Hg3f9Vzm3JOZgvl5Y",
-	"JrPFxJpdYGS3BT7YuzWr1lzQIuQ6f69ZDf1pbR6860drhjD0Cj4/zIXs0gM5MEDMA7fgZuH5XSeZWgF3",
-	"mjNs6HNaSC2KubO9XjmDQ/heAvP6bFmD+XZ2KtTGZo5Cqh0lSyn9z0YAoFyoG+WYHC7aYrG60VfDVni3",
-	"zo/qRrTtQqz/mHcavJwaxg1yk5OfvPMfLi8GANgONdug283w9dPniW0DnxC+pkumRmH/msPtFFrdbdIY",
-	"v9mTadGsWehoLdazo085aN7vu62ToZAkvW+URq6htTUTytcvmDOsZWuNDSh3AlEhw3Syhv7LE/0RRGsX",
-	"CY6h3wmZTCZoaWEfuQLDP0isPp/S9wVC+zoEhnTxC6qynxKD69rp70lPCMMa+nJpmsQuUCXBaVwLawDM",
-	"pTXKSKmgH2CbEPLsCvIUMLnXSK4+oTcegQjreYY9xW9GxKBBk5auMbk5M2d4qeT6NBpmzjjmZy0peDm9",
-	"8yYhZUG3cymvEgJO54IriGrwx41a103qB3cOFZbUf5QedH16iYGfVOhYaUw8l+YUV+AuVRBgFAHGLVx3",
-	"ftKdluMu8sPHkcG1wqxzIdtOrz/UTbe7RFn2rm9FYXX+/I9a2Y7tcP9Bd41IMQuLPYt+dAiCC067Ra+E",
-	"Mxz4Vq4uHO34QAjyOChRBLmMguAKbW/2+ZakV2xrOwr6wjLQ7RkjWajOVqPTLu3+7I/KbQh3x9Fv4Rbp",
-	"Uj/ClBDo6d6+uF8/PJyZMwvycmY9WTkQCXggI6NWrLokacvo1Qkd3I0srNiCVWYErm9QYA4r2Kgeg+xK",
-	"8ozZ80kVK1imU2dkahdYcq5r9NLjm4a3LoV0P4N7hpgV9FY7P2bFnXotu4V93L06lIX+8wrrHYVIgex/",
-	"AfmqDnHi8SnOdRuBmhS6kgXenZBHAj1P4D+0YhQICYSMJAOE2CDxM/xyXNYNYpV9t582vORK9wUGCyl4",
-	"RguCfGzhQnddpM9wT6S2yNthaoqsac7sCKPEukUMftB4VNqE/CQ1Kekybo6oRTRQ1MDMrBQw6HAEvke0",
-	"E6xdvUGsnVPAIRO71v4D+JEKvmDKWRJvllCds6ygholfM7K2A9omrjavkuRMwTVsO3XkAg7BhQiepNo1",
-	"dr39t+kNeoZd5pqv5gDmLAipElsQO+LX6WBMZGWrmrT8a1ravhRkuJV14yHWCmMawHIsbG7CKFKMAU2P",
-	"hl+Bl1RIMe4Wy8DkPRDY2d9rWkCRDwT+BHPA2Uea6WJr7R5o5m4yDG5Zc9TNdTACO9op97M5z1qwWSRA",
-	"3J5mTEICODXbbHeTMtCChNCE5Az6ofoIHiy7ErpwgaoMfVj53DVC5SIr6hyc+88NOtlm6XrF1j29gcNr",
-	"54Gy58ZFjZlOz1nLnDntZkrSpoSWz2+mNgoqcalIwSNBaKX5wqgc6KMMHGbpKCFptqI6tXYLCNW4ZpWi",
-	"rqpayBPczD5jBwzAeo/GFMT/RCn6FccOEa3EycY33QSbuP3EljPDzaNKGSx+hnsaJIOcqtVc0gpdojxn",
-	"OQMF0FkQzM8lpIisGDN/lfkCctrnioM/I6eaztjHspAVDFjKPKMKvGw8Z3IPBFycxa757lc5T110CVc7",
-	"VYonjWzlX8ua7tAuFBqjLNpSWAikX+U8cE3uWejbFa2iqa0QnAliFUTRQG0MEdCM2xup3TfzbcwXIH1l",
-	"Ja5vFtxVcZHxkhbRGAT/1Ae4OdAZCTf0i2tG11EAulQm96HN9vH5Pwflo84awiXb0Y80ssIhxgUodLDZ",
-	"wxSB+QF0HORAvKGDLB/tkXL2CzEt/rgb0n4TEQeQ85CAE7qocKlutgMQu5mQ868Ay9itOElqaaHnLomE",
-	"lnqE5nllphmmBisN3Ua0bDxbtoj4JJPrlAxTfIxudIO4hOdkmJp/7VQXf3BxWJHZvSUdagbLmjr52QAf",
-	"IsFg9ZfELWfajqa38gpukStsDgnWO9jb0EDUPBvbHzQTVOjRJcGNoDy5ZkbGtoqf+R0mtnsOSeHJ97mz",
-	"RZtwOG1lCEx8UuKU0EJJ33tsTQVWEQmKvCXBp0xpWXmfboux/QH0Y88F6HMvud5pTl1y6RHWsYxE4jL0",
-	"tXHfXg2Jig223CkC6uzvVlbBiAmsvW4rtcOabOq4GXqUYEJuwXy5qWisla2sRGqhDUaBsOx6v7nCLVB9",
-	"jXz6YP1XHwZT8sG2bPsw+Jye3sitrYX1pyqba9rN7PKgVGDktxUHMfQlNIMC3hwKL0ttopq0UaUd7egf",
-	"lmHY8qztyVv7z0w+uyQlVSD+051y6MfklJ2eKXZMUcIgh+pAxtPu496iHv/A+P1/TDSyDeq9o9hZF9t6",
-	"N2Gqd54afHR0522jOVuhhGEk4v/P3pswt21ka8N/pYvz3TLpF6RIarOomppXkWXHM95GkpN5M0kRTaAp",
-	"IgLRGDRomnH837/qc043GiDARXYymbmuW3diEVuvp8/6POUMy2r+ppPluFNaIcnJt7Uw5hfgX9Mbtuyr",
-	"81gilgK8nZmqsTpmXI3nMhMNG+dLOtW8ViI+5ONgkam63KW3WqoAXivc4NvaYf0U9M7mjiGpF1f4c2/v",
-	"pWD8eW57vGIomqfgOyrbf6hvr+ywyyXGFvfTep18n51jYVTwqvWJWg+SDwzj+vI7WIkkW8xFPP4LUd9B",
-	"jy40XhC0psJEE4IlpTlacq1xGN01zeQkFnOKiMvMeoqzTGbKr8Vt33CQmckwLQMgam44bKt+kPZcAEoz",
-	"IDUCiDDloZfmxDNPKzHnSR4FyqkjMqANdPZxJ2Xxs9x/tYJqp1XYFBO+LemQBTbsLlFhnI3aOLOePUoT",
-	"wDTXOb8HRDP+XkBeWwEzv5PAgGVJ6XLr0kLe13QsWwiDkoyrRvcEkl5HRd5FwcVOs7m0aU8Uoah3Ty95",
-	"lkRJXcGGrUiZLMClNuGTeMUWibbdkxBQwhO2SKBs0OFzgf1MySJfYlAqK0XetzwzX07rN6wctJnqjg+T",
-	"Igt7Xe+PdXAgphKeqpn8TZxXezunTGP2k4QUunM6xUGXXXIyoiNlhgJA0lOhrYx7wfwrEjJtQiB3XlHi",
-	"M/YrfnSOiAkm8AZpQgrOSOA/QbEJtJS1AhABzWuTxo0r2SaPQ2YzpMWDiVxrc1Vypd285i15zBvKIpyp",
-	"dCZm6zqsV2Xo4r9BdaEv767B/F5qR7ldtTUlIM3tLsbSEgv0Vcb4+s1dz7eU5UBeKip3MTDmgPNrk+6J",
-	"MYDy4VmbO7B3+8sEu1lq8mCd75dQSP/o2wn7tGF1WMC1B+bXzYQD2qYVHSX29MQWj9e4w9Ac8slZ48R1",
-	"G3xRmJQdi1xVfJ4lfJEob8Qak0m86pwzn8Da9ZfnWmijFlc47fWrELvOXQ/0lO4j2nFbnYhO7+tmyTnQ",
-	"wWm9Q5XX9wh/CjRkIcKIs0iNGEesjFTqRZV14WBKuT6wDdXORIYr1jYUElQTdnDod8C/4/9rIbJVD8ZD",
-	"X9TP9jAtfSyzsTaL9c8zwUOR9V6EYp7KXCTBqvs3sfrMqg9Tg7Wp7AOG6rtI1GAzfiuXsDRncukCGRsY",
-	"XZnlUxlHcn1tNqRkXeLzuqvldIVtecZ/E+hFfWs++SIX8x7ukvohapJKvqmfLmEnP1LsXqwoKYn5EIP3",
-	"R0wtAKzGoWzB2/W0wsZAML+ECZ7FkcgQZrhXRL1FCA74fJFZFqdIWVzvpczuRUaQgJWkzhJCH7QHhSK9",
-	"Viu21JFaEVkf94CFrC+ZKSzA8s2n6BVOApWRpUUGlWcJmGgV/bRjEnUpp2qjlH1OtQIobb+nStSHy9qb",
-	"N29BDi2yBPctt/gX+0ndz8jfdSF3DEOXbsAjVUcVu1s2LETRxtHm2oV6GBB8llJS28AQW8OJCcxiplzQ",
-	"bbXxQOzWzn0TiRHh22L+3Lx5W7EMnPxi1ibQn214P3XKfjVfuKFatWk9bnIGIOSJlh52yIiBqHAO7O4K",
-	"+M4+w/AW1sa60woAiw999fG8UmU+OFjuX8ZRAN9rQnHVE4qMTA5QDK/QVvmVMnO/wT/wIJSbW6fHLshq",
-	"gseY8UzQDO2whqvqB3TfaZ31CdStnr/Kycbi0Z/lhEoU9cmizeJJLIP7z6kkzQRX2pwuMXZruwLgvQCd",
-	"NrmLEkHMRV7l/CnxTntkXyf5mNrlb4LPb0jTdpSWjQAn4kMa88Tujs8ua9WDv8V923hsmFAoUh4hhJAH",
-	"GYthkd8br7xCQXCMwXWfBfLT8ZpdX7eXLm0CsdHdw51Y6upY6drLGc8B1aXCYKcXG3FQGErxzvaSvCaT",
-	"rAl9pMJl6Jhhvh2UOoyRamK0x5azKJghxbm0eCZU5fXwcnHYy6YPDYuoKfXgZTQVwSqIgZIiX1BqRyk5",
-	"7sfkx6QLhsACNELjEfXYkiNRD5bCG4UQUjOy6G6WE3mWT8RZwu/04FVRMk4zeZcJpdy0PPFBBAv9QrwL",
-	"mJT1B+l3rB9RC8B2FGGZz99F0M94oo9OCG0Rmvo8Crs/y0kH3NlFxS58x+EAa5srHdKvF1qvwhpkQzGY",
-	"GqY9/p5HME09dmEzrUPYbHO+0hLa9DvED5mi4dqvUI23T4Skiq8UW85WBcuACW6RqIXcENL19HDgJ4yE",
-	"K32D8LK0Bk+SEPJcTb4DpDX9LCeoO8Ls+UZQ4gDxJBDxWtPtz4bg1U2tLhnYsIQu4wgKSHO9Td1R95xa",
-	"9qIDMNrOl/UBTN/GjJdY3PFgxd4PmFpkUx4IplIRx2VSN+78WbZKbIW2sxjhWNCLDpLa6CVFubbXotZB",
-	"lie1rNaAeSllegnCs16mIM5uWbyWsKI40MUxoBJvi2Amjc1TBCogmomepzrkkDTNJA9mG1gszC0V0Od9",
-	"8JZRNo4fzKToGhVy6rJBr9EaOq1MqMZ0q+KOxWQNKLFyWaLTVzUf+INw9T+EnP+zCPk/i4CfABJrhvOL",
-	"Ed/fujgB+8Ge7cDv/rKe1b23B5s6ra/Lm+9YyHP+5ZZWmc68NvyzF1F5McheITLqRmltlZXXRK0osBuQ",
-	"xqlONdGSEmy1TehXhTDokkmMDk5MYI2mU5EpNhH5Umj7bSmJRXnN+mj4hM/DEBQNyHcEJ5cWwzOunCrR",
-	"tp+Ipc+UyDs9g0XlPCMQ+FUuzLMh+Jt9qa1ZeoigrPwRm8h8Rmo3Nh/g7dbcWdAuC1oVWhCg+kMnqXOC",
-	"3lJvHil8/znjEwedxfQDKKdlE3yY27WGF+EQwmtSXock4LqhWfv62SU7OesPOoWJXyPxC2gq8AHMZAG3",
-	"y9NUcAAWlRl7z7WKVu+UrabvcsikoqXQtCL/TtviaTSd1i/JguB2Sgqsm9PiDtge67C8QAzluFoChKvB",
-	"JZ8JHgI5Byjd61sDlyvtih7zF0nltfaNJvuhx2Btj4qlv/ZR26EwAm7vHpJEayWJQymR8/QjBTyCVCBP",
-	"IC3tlchL+pdZyV7LNrCFa9hrlV+9AdwsHKNvrM6nUDsuypUZrA2bFxcwvhAUezsPHY8pTDqarCBqsrP7",
-	"qSrWak4iM48b96yaAaU9jCGdIoZs/Obd5eXVzU2V2vaw399BcTMfH5uh35A3s8NaVHZEl7MoFyrV6jjV",
-	"eHfqPWNmRY03jcOa6HHHwwoGsxddV1mUgwy2qse+A2Sbl8nlmKIJtQ2ca1VeyyG95k1syWl0lSTJCo4l",
-	"xwogru5xL2afoSRt1pGaVJeNHdP9MfktJMY264i7pQR/o8frWi5NUnBFPjutqp8Ep88uLBZus5qF7Wy0",
-	"ukW3JkmajoTrRcNpcIGmGrLhaZlVirgtEjYRU5kJFuUe6MbupFRY8PTQNKAh8px2ANxUl+rQvIR3f2/F",
-	"FIQ0GjP5D6gFNLO3SDavNAzOA3i5M4BNjWFtCvIbaWS3VAQKW4LHWeeLmhz6zBdJnq3QvjF7HfeGpzcK",
-	"/JaFyJu68yFR0jQ+1WOObxs7M2o7bNFgJsJFLBohN/VS3mlxqSKzaFsXaefYHKlq0MppU6m/XrEh6hdT",
-	"3RIvWuZO55ZN3Zgm9a1csjlPVg4q3ZTHsZ5u8FUYraFJx6sZ5b/bN1HuH+kdfy7Uju3QFbWq/oY36/2w",
-	"w1vLatdeHygrg9u/VSh9+3ym0GX35MJ8kLa5tlY2ptOVPXdtC1y0l5gXe0v5Tdx5lpXSIjShkNgtXw+g",
-	"rZQS4bjey3Ej8hw80YRkv3nCNwmyQXfCFfm08Z4vqm049Ucy53FDd8BLFtnx2nOBOQKoJKHqgDtL7Vgb",
-	"57r19ypIb6Wso2kGNhCnwpwqR6mMv44mlRihat5l4hkAnWe90QawhRN1VK02T9xD9TTY26oU67Om3lLN",
-	"YA2tR33OFBAO12+qV5dviZCYpZl8H4VQ0JBvdxcYNH98t9PPag1YMa4b5q8eLQBq22ncZVzjt9ovMdms",
-	"lRplApbdhlMOmWXAojFs9Dnw9c75iokPgRAh8zEVsLPn/jCZzNiEujF6u5GDtTHIDeloFLa0SB3GPnUJ",
-	"yfUPK5PSuzFtit0A3/69WOHvhoLERU6pXCQIId/9IPgSDKiQzNCbhSC3tBZ5GCIYiR+o937p/anJx0OH",
-	"RSIJJg1/C0UqEniWte8F0gZPDZppAcKnTD86PWayfZTh6rGITIk+DaBqe2SCP5aKNkpY25/yhLIu6Ltj",
-	"ADT1rTc4WPleqfW+4WH3lecGlUoT0iF+FyVyhnBzPDbTQcN2Dg/7SKk1DqM7KC4jQ2GRm+IsAlrCodJ9",
-	"qqvILj7cxJFAi6RYRi4Szk5772nxlTIk3eGwhjAHVm59Y/Aa2hVar9B2hdYpcEb1dgTXFc4Hsp9hDqdM",
-	"9qHnvbgTSQ6rfb258ygxeHpbggjUkaZN/Ranr8G/A/TJDnE2ZDchP876LEKq3M6S0Pn4TS7SrcVR+PYt",
-	"3XhoIac1UnOJS3SvxE2qEKqBmvmQZ1rVDO7vMrkw3tqYJ4kWFgifnfN7QXmjlCHRmDBZEPtBvP1DDoxb",
-	"eiWaijTHkzYg7NqtngDXS7UnQndDvGr7LG3KbYTxAUjeGVfCZrAWtY5LrmjfNdY8bsTdMXziO67O6hjV",
-	"WNuT8ZZ4qFpMuoWVahN4cD+li0wtxD6R0g2l8I7/jdh3ys3bMjWwFWstKFy2IbBg1knwnEf1uFJ5lMc7",
-	"1BPgbZ55U207TYr+pT5Y6hP+5JJNeeYcsHcyx3MIXAO5ojx7gBnJnaBiyu9qwUJknfP7mt6BBVGUW2U5",
-	"BLbbW5Szstt7C+aPzS/Vp40e2ca36g6vRM50n/TuoWSltsk+0MeTg/G39YMNGutFHNtBJp87Fi/sp5Ti",
-	"2z2cASfNx3Rz4wrRh2ODJ4DKLKaMF82qiA8ofhjX4hTfuoUdfnHnmHKjIfwKGSR6rRnbOZUqwriCMfpx",
-	"cVIYrigQaaQuGddn534/W9kUbFHMaHNqbhipFKzhanJulFCeN1YW6WNjN2buIsi3Xw61HUUMrbMJjQGq",
-	"yQjRSGU4a2VB4HeGkg+twq5SgfhBWPWh6itvC6aR2uJ6m1JZZJZQ+0zqZKm4zTxx8LFcb/WpNIAmvGBG",
-	"/WFVkNaZYmvaaAu4DCblbbK1bMZZ444fhObSK7hNnMVXu+EQRaBG5jy7ZGdHx6cWJQLlutoz7XzOg1mU",
-	"iCKFu0JjVJQ7FAt6kfBFPtMdDDilMCYyH0+1Bqb/0H1DtyIkgFqf6J5J58WRV1X6bJI5U6kIomkUYKGi",
-	"tjgDMspE81av0SGeaXmCGxRVwxG6uCc8LATHFyi9iBKV8yRohKAAPcIG22vZaYVq5gzz/9ElDb374qlf",
-	"bDT4qbcP549+27e3t29NYrReFqWsueOzM9dJ2a8/wIxqsgbvnuUem5WLByh0UYSRcV3rt9ZThdbWyV2w",
-	"d9cvEP5drwLiXJ2u9Plb91qS4q1Ra5bnqRodWMkT9kLx/oDuVwfFTugi19VWogqslDN6V+ELbdrrf1/I",
-	"nF/ORHC/iVUP4dnLOHcFUi9y7mE5qwPjoQ1KYMBf1jlF4eKmJAisrI31ymWBVvYIRXYBpQemerbBOYpJ",
-	"cuNMzHmU1OpP30Nuk8lWdz82WayUafVmXan4jIt0v56oWdtyFkiV7+DGx9v3wBzD++u5w2iSHHiYbJEA",
-	"7DJsVxGObetiPk+RYB3BL4DW35/zD2M79LD4uKpzbRsdhgoNIO2CFkTbjxK1mE6jIBJJbhIaLWksZbfh",
-	"zf7OBNpu67ciSdAQVTaPWZQ1L7TTUDPpdcvNDkzjnttsLwc8jmHAjf/gX/qZEUyDZ1eqVo/SLCJ/WTXm",
-	"BfeMA93zmvnRH8jtm6KEBUg2hYn+4Z3I2CKJ8h0sBnhwnIqMprIOligKhMG+x5ucLw76Wk0kf2Vnexzq",
-	"szf3iPnTWMqsXRojdsCqPen4+8uA8VRmey1DEhEm5/uLbvdZdDfTh7vd9riRwZ0JeR3TTIgR8+cijBZz",
-	"39Mn1Yj5+jHfYyLJRZZmkdK3IJxp5xzfmTG7Rejl6E5zpEaUeyyBEjLrY4PTGSNGm7p0G9VZjhGGg2q2",
-	"Wnmp1yzI0shunrK6/Uqm9jUCsdcDl0xE4DDYGUvZAgLYYrk6xlks7mo28cm0zKDyC21Mbb7oU2X7+pzE",
-	"PLkfhxkUJK1/4xt92Um2aJuwielDh8VimjO5yLd/K1ykMejnqvmDplPmrTByCwX1ZFHWaH2zTKQQznXh",
-	"E7CJ29tlpqFGr09ygHiSUyi3w0EA0F6f+g8VTcpQ3+3u6bDf9IoZrs5G7YjVr8D6pYcKPPmPsWpiZCrm",
-	"evPQN9BVmZS5WZs/ywnZv5g0qpemnM+jHKM+UGipZrwmw2bOs/tQLpOmduivarn+iu5rMCeKb9S/6C6y",
-	"LSqKQdBBbDE08JjS45abG/ARW9lKb8DaWyqXsx30GYCssJRnfC5ykXWqtmK/e8a7058+HvU//X9btW47",
-	"MJXu1U8lPncrZXzJ41i9WeSBxHD8vqyh3CR/0zu7kJowl0mUgx99OaL61xJXi1bjatjr/QJ4hKPbU6np",
-	"IjYYhQ7JVFAjxSCakdQW30ll60Ywk33P8qEm3dpYrwDcAIF0T+9VU+Mnwv0+VLDFburDpjH6DG+/o0y6",
-	"rLVmVOsXEtpff5WTpw1ei4uyDyxKADBwZOxriNlH8yi585yd5q3XhXjMLGvlmbx0jHu5hZIyi+6gWNTY",
-	"/uzaQbLB4w8x4i2CJ/BWUcluyTD+2OKJTFZzuVDjIOetEXDXl38ci0RbBaHdIeWr73kW8SS3jwIzzlxb",
-	"HFGoWqN//uRUnEIuV2vYHx53+4fdwdFt/2w0OBsdnfxQziNau2c46h/+4KgUwYxnkGJ3XBhuLa0xtUow",
-	"qdgkB/KaemDcma3T4EycnJyedU+Phsfdo34oumdHR5Ou6J9Og8H0rM/FactrUXGsebyIaLW+h31/9Y4I",
-	"BGDKhVZIJioKIwWFBDlLF/MUUrAsZeZMziFewHRHvYIAGBN9GbliiGkjFRmbyYUCTry/gPQz51RxVrT+",
-	"xL4VPO/qb5nvC0VAE9Wv6m9cvWNt/fXOj8mPyZ/+xCgHUP91YYTQ4KjSMUhkI2ocah2ok/QlZHfFynml",
-	"ohi6D3HHKJ8xXozG+mD0GKTp6nlV0OWu7TJ+CDXfKGHPRQZJPe1FqhXgq3fXbDjw+v0+W+gjGjr3zdVz",
-	"dvWKQf0zn88FpmS8yHm8Yu2cfzDmkZyyk+P/YcWbDvvwJjllUI3fgQrvX9mltg6zFfuVvTWvZL+yV6Vp",
-	"+vXH5Ndut2v/Xz/39Ir9io2Jkl9EPOdKJVxvD/ar23C499k1vPJtFs3FtUjk+0d008C56eKW/cquuRYr",
-	"C8XeiFh3mj3niu499Y7xVpxTdOrrvwY99s3FswuPPf5GD5OaSpGFIlvouVqITJsX0S+RtkXYczHhYhGK",
-	"xx4sz96PayfuqBUchkMxmPb52eRJcBqeiOPpET+cDINB2Bdn0yf8dHISHIdHjt8AxE2NeLAb2KAO7rKD",
-	"y4XZNQwzWTXHrO6eOjLNmzfscHBy0h0wHqcz3h0yQjOpI2Ycw9SPxSJzDiM3rmhWy/YgrmlR9b11h9LG",
-	"Q67oft2j/3bhtRSTmZT340UWO55Z/ZPqOfwz1vFZ73myi8UemWDCAw43FGMSVUHLgUBAXZUW8BEfTPvB",
-	"mRhOTsPDE/5EHE8HQX9yFj4Rp/xkehwcTQ758Gyw5WQ6Gh0OfnCgbkatN4scqhgxdS1TuQmtUQYtHDz9",
-	"yXFwNj0V3cNwyLtH05NB94w/Ed1hcBSeTAbiyfSw3/rk7dOhM/EkPA1OJsf8aHoohiH0hj+ZnoqTkHoz",
-	"HYh+uKVDp6P+sNwhI/swqgTULCL8Qp0BXpVqT3aWLZt7cjY6Oi735BnpTcT0tmcHfoInaJ3toIgYfJWN",
-	"Ws99lIQgMqI8QqadvRoFsYdsg9oEI2AiQQ72h+4NcmC0xKI7M5pD12oOXXgXKkgP/4z+0Wi5Y9RyKxL6",
-	"n44sbj29WhN/o+EAkqkcSdqqO1Bxgdk3Pbtef9Ng/U2l47byiovb9VecHlffUHcWtz79VGH4qJn+0x8e",
-	"KAwrfq2yAr+rP/PCPHaZ8wavpjZXu7ns8gDjsSLX0l8xFd0lWH3MkGRKlX0ecZQAFUKaKqaEqFS78TR9",
-	"pGw67k4wIQ3mSFP8bM/2UWZsHAP9GvS1xwxtJqgb9cGvBjNovVX6kK2MJd1d19T1EdsHt6aqX62Zqva6",
-	"tuDTCDKhc0n05IjTfuCXLOythTpVC79s7jWW7mhTGaB+MoFcqg68kaE30fO51JpIO4gF1E8CGAFwqzvY",
-	"Ww9kxdmxxkg3dMkVmdZ71BmtHRJrDg+Z89jGT+g2m+8A+TQm+06fPB5LBJgsCI317wxqWhrZLfFME1ej",
-	"uGY5UNKzaRu7t9BiNq638UbkRUgbHDGqgCaTWQHBde4sLFhnbZkR6EdnJ4Hk8M7s3Gh8pGFkidyZ2k2I",
-	"htb7sx280JIAafscmDfaSuRFOMR4gkIcIF7UzalOvbSxLi0sWdtxSBqzV+p7CI7ECszh9uYUJDdQNMWi",
-	"3AV9XMd8dOEdd+FPK/jRKuFV5IkHQLk2ZjB5wFZh1f3C2w+CtEOp75QEY+vNigyrMoSBc7g0Jdy9IHRp",
-	"50TbqZjSeLCa80DWAfQYPmS+M6KBTiRQjpsF1T7qn2FeGO2uDjEPIkCgc72aN9aAn7Eb8gOEixYTrKZZ",
-	"px3qb2cjLZxou21iCg6t7+C3em0m6LG3LNpoLSvWxvo5WM8ufp9eReeMOwOl9wVygquZXGIdn3IQN/C1",
-	"SEqJkRccShgNtJ8UcbHLRHQsjJGVdb2KL2ZzZ3G7UcrZVTCTTRkgX/JkMRkZhB0ylZlHUJuuLNCHMaeI",
-	"b7sUcDF3mCQp9zQopKrFj03CIk1Iv5SKs4jX3oTrOz03QOKEcvZZOw3RqPXxoCtmg4NULzA4NwWi2ttj",
-	"Tx0TqcKCyN0jUeTk0Y9aoKQ3EyWy9+QMHjHO5pFSFCMq+PCBC8uIKvDxWpFpcMiAqEpSv4FNjMhbfSbe",
-	"iyTvsdclpBmDQ5bISmAKAXTxu3bM8KPiQ54hEytDhGVYaZBBTjEtJRGrxlQIu28GVYKiRP5O56Hjlqo9",
-	"RwB4lfa0E/WRcWhpfs6LBSATYbxrGI3dOWf1mt7dAMFRVy6u90lxvJTbhLiu5K1AhBAAJtENTEVWEko9",
-	"dkVI6BHh2JJShgilFfwTvSp27pXJpFzEeW2Mkcg9NwJa8zgXWcJhSRjSBo8tFJ7VeiVo3dtfy1EHhFzD",
-	"ncZeyqXIANp7CfkWep+E0Z2WxT/LiIJys1U6E3p6sabWJOy4yPkcMKK38+fVZflmW02YAmKGbrdJgHpq",
-	"cD4ebkXthlhQYDV/avAK7U3iSLW8lHYAi9WiVuV4rgjc8y4ea9t3ogc+Cfuy7KyQflSgrjKBuZaW4TGD",
-	"MmZEY1uJ3bgXNvG/wrzxxBR1FJuRjgPE+djdEC15mWrzIFFYQpUN3ruGzo+JIXeRykWmj0i90Em3sQp7",
-	"BmQ5iiq68xlVwDbDJ5dU1yzam73UlloQi61NxHZK+Ww+Wk22qctQW8KxcGantMUq3o26hezK/kLfImlr",
-	"NXGvVHnoTtCaE2fdkdDkEmtySlV+35bn0MxCXk504IoI3MEfU1fh41eyDb5cJkDV2f75Qf4/QFS/Mcj1",
-	"u3jqt/urP63XH3119d39hzja/ks9G7+fu+B/ren7VZ3+o6vTv58y+QdTwHbTZOrJdS8AtwDjKYVWsxfX",
-	"bsUq0YpHLSf/53Ly1ihn2xl5a1DHgDUEbvD1wQGJ3rqx+klorDmNq31gb1L+r4Xo7a2hP4Dot873uF5R",
-	"sE4dAnyfCD1vwJ6sqLSyrqjB8e3a8zHM6zG/rHn7WKLR6bFnDzBumO9o9SDmDC9GJYC/R8i2rb9mDV5z",
-	"YCQhJByv2CKNJQ9FCOyAgUxXZZ45OMC1eVsO9rKLhC0QsgfArgScA1OZiegOkWLyKI6ZT5XzY/yKz6JQ",
-	"d+poOKwpJWcJn2uNuDKiBz8u+v3DIEpC8QH+KfaMNRdITsN+ZQN4LTwO6LpenL+RYsaVU5bVNgcvrbXO",
-	"eeHTJP8mph2s63C9LYGz60WCr4gM6cpORGNelUyshnjMWT5UpOYuA4DgSDh4hCMifwPKF8WO+kcuJMB2",
-	"TrLPibi94veF43CbtlnO2Tingw2eiLnWo0A0vL24vfy2QTN9KNnPRdm9BBly2gTsdwfDDqrx/pqfwC/T",
-	"iiLMngHV2+SNooWmPBZN9bleimbL9aoCPWuG7xsm2YAhkPeqcQ/v5MbarH7bg7VglchYztX9g1TwjW6s",
-	"axGI6L3AGnDMq2FQSN/2/9G9ie4Srgele/PtxfD4xO9UFGSwS8sMW1qCW/ou8HaBPYo6OSBIlJ3d397e",
-	"vr3Ro2kjB5EB2suBGQmUYEac2h6g6U54cI8U31Fy341lwGOW8+xO5CXYNNY+Gg4754ja4OjLCMEUJSwU",
-	"70Us0znVz1V8aqWBPnqy7xFep8qV2XDK7ivXsbXmyip2e8PRn8tMlKj+N1dwyyJcBux++vEtoGZbD5lE",
-	"LMcVMvsamnjKLsD6xeJQpjacmxitk6ph8fK12bByePaMbUb1lvTq7SXa9K1wPM3klmYiKla5PeDEXjIi",
-	"Ptr2uQ3AaeV2rA9g/VTn2eoZ7K/mGXaCoZm+H3i+EEP6kbKEgQTTvA8Y9e4w1Pq7USNUNDKQCSVyLJj0",
-	"n128eHn1FLRr/+3V66cvXj/3z1kfdq0bZE1kFwHpHwjF7Laqfngp7ldn9jQFIEeQkAAFnVFSW8WqH1BR",
-	"LrNVHTJ8Jbt7jQbI5cYEwm+RaXVcK+/FwyxcZDjPQDLiQ4q4pYWH9lLGEyCETqsRyXPrL4RVvulJXk6i",
-	"IHBsixRVJNoXaerF7fXsPU4e+5p5qC0rp+o2Cs9ZSljQkIHG0kxMow/QMhN8P4W0QB7kIlMdsN+K4lrX",
-	"gjP9I7xchT1FQNk5AkLvXne72Vt6SUXDFLDdzUHaSDN8WxQR0z319cyUFt9EFYGYZ9kiUT6pXEbnITIL",
-	"GrUd9vxaOY2dUm9tjVe8FtTKzczHN8QLUfBo7lWQDPl7hpkFkXSjXCFU3S8yEX6P+SFfjeV0vBTi3i+p",
-	"JFOZsTZPSHMwUDFaM+5oe1XcxytAusPn5zLJZ37lIboZrsUr3wVgpnjgXfReVNqABxwJthqkSOd7NWYA",
-	"fgo6rXA7h9w6iuEhjw26wyesrQzAO/wKySAGXMVyQj7Zdqw6La9xp8EgVdrisT77M3slE92uXq/HTtif",
-	"2c0igUuwtWPr2NS3JBz3jkwE2aS2eSdbcnq34DTz1WsOeUWfvNZMLsgRBIYRvK8K+bnIzDhiN7rDw/Jo",
-	"HW7LMZ5HySIXm7/zCu4xX9Lt0p86PqvAjm09DRv30jMwrpOggepETvPytumxm8WkG/IoXjHD06Isf7UE",
-	"5sLQPQzgVlB19fTrZuOirD0FbgKJ55952pZvEPULFIMZNG5ldWZV0pj1X5MojhF95V6s4HI4j+qPnpv7",
-	"KK4tTlf6Alq/QLesj6Gbv714+bI3rwNk3kR4QEmiDTjj1Rc/mC9h7QI42WoUCvCFROaMD3jOY3l3zny5",
-	"1L/xRT7TaqlWzVdy4U4nPdiCV29HfCS2hDIzgkOZYMbFtLRW7OtpqCdKgEuqnLtCFAWe6RUc7SvYr8vk",
-	"c6kU4IMbPMnb+BSU0+Dfn1Ch1PrGBU8arBk+CYKueQB/Y6IPaNMmlo8/+hLfsrC/z6JcbDbVl1mUazEM",
-	"Q1EzAahINYVVDPmhfC+yZSZzoe0pmGiaVlVk/oPz1Zyx646+BjFTPyCmWbU9z/mdAKqBB/B7cP2cAVK2",
-	"ULlEU6r2Q9Gv04wvajzFxo8bsnZz8g6dRQTGa7zKEAgAv/Jne5MxcGB8WzBrzR7Izd7ldW+yZUbfD1HZ",
-	"elvr2QPaDrxyLhErq+MBYFVBKkRgxyXcbnbJE8QnWxW/PlKMKxXdJfqYZ1Gicm3GySnz9b8zdBju4n+t",
-	"is4Ny7QJvOYtWbkGN7AB19ukoKm09vw3AJyBTNTCQkFFam11t6l2jYUiXAT5TljpBTlL6YDbWoiI9C5l",
-	"8OdsjKkJWpW6u8vEHc8F0HjLvFarIiDzJnzj7k8f+97JYb0RTdBm498GB9+8/TfBwzcvb1AECsg8M8UW",
-	"Ko+1adMD3mVOG8qwGVn/+jnrkz90hwXQhGRsQpL+iC15lCPuTMaA7/09jwGnXzqEBnAaFxRDPeanXMsg",
-	"f8QSaacAyuJY25RlyoxNFuGdyAERxkE+M2Q6iRBaPuuzTber07NxgxHUF/vw7bGpRIwSdkmPXphnSm6n",
-	"GoByN02vAPOHtteu2h15IxDBfA3FmPZNaeNVl0Rlda8tR68iMerk0i2BVJqeTzOBXLYShsOgYtb28Jay",
-	"067e18qjgtUUjit0Y4oPIlhg0SQ9PWKcTWOee0zxJMqjX0TI0kzqBjoFl+CoTHhMgF5dcu6wWN712I0I",
-	"MpErj2V8ydRMxDG4s3hC2UuBVPlBLu9F5SQHenoGeQUhD+AcxvAABRFAkdLnJJziDcQ5TaYYlM08QqIb",
-	"1MknwiYzXJsPci2F9aMT/cdEvq93ve2UOQlfpCRxDIjs7hsMeb5nxPVvURJ2LUC8E/IkpPwyiwOHGp5H",
-	"yplknt0twMbuVBPdd6t2fY8Rre1pjFjAtEugAZFA1kQcVULplRpHUxGsglhQbPuc+fksSu5RAnKGWMhg",
-	"QGY8gMum9MtnB/QXVnfB/VjZlLyXGEGH5arXe9uOU8cSCPlqMQGN1R+x1FEZOPDzwBX9PfFB31Dy7MMa",
-	"tK8BT/oYGY7JpoGfLBW8nyKbDrTQ3ZXwq/6kltMUW4VmuMLTyjAzMGBI0iCYf+MQIL0PtFxfEB9y4+in",
-	"5hkaXrGslUBK/KtGmzJkJaX4SSFu9OPA6BYlelsp4GoSGQSh2zzIpAIDQAFBP+MslaBVBzxhucAMw2CG",
-	"i0ohFbxiPM4ED1f6rNkhZrgJt9/S3nvM3T+AZ6zXCqi/dPwlYknycDvZpN0uOGoVpzks/OIYKnwpIBfq",
-	"Dw5H+G9L7rN5zDhq5fQ+1taP4YnLfCX+5Xf+GBl/5fPtiyX7yTgUGY3EHyHX7x2keRp96GEUdFchVj77",
-	"kHjjW8Wsx95QOo1z8FqW5M1EmdeNyNJOCTy96dxcweJrqxfqLYTJgqQb0eZ0OzRYB//9YKD616f1tft6",
-	"UkqjxACInBviHFQuCJAd7tqfMb7eo6UbAPv0AZnVhjputzw8IE1twCXCfAVkWAQLHNJo7MxqCQVOhceP",
-	"ZSIePyYDha6OCg+RKthQSVxjJXIWiszTMz6XVHtL5KTRdCp0d3rsqcu/avSrMMoxxWqFZHuQSr+rp8Op",
-	"Ga5RZw2LaKqXUoJbY1QFW8ZEQUD9VwzJs7SR8z15zogfIneG0DyLqgo9WW5u/8wBrA5kMo2jIPd3SBZp",
-	"2OuY2/NQssmUZxDnx/TwtR2ucr4qFsI5eLgUa/s5v1O+V/bCejYPVmZzH3kgCcAUj7wlsBvoV3jg0k5z",
-	"zCzQ0g1i7L5H5zHS3Rr4U9p5CIlNwfgkJGwHSBnWQkGBi0x8SOMoiHIUxVD5BCAOtD8pZ7/tp1GSiHCs",
-	"VZ9pLJe68SAppMrHCwXUTEYwjPW+gCCunPMooZ6d2zTCXMzTmOcC+uAzHitJCWWK+T+2fmzBaQFN6ZlC",
-	"/BHD2nkflbXoFwECF8rTtPaJqIA9dlFgBpi2O9Hnc+sRrPdpbpONEK4eaytxnEciGy/qPM03InsfBaKc",
-	"i60gdD1i+tkuUDNQvZSyHA1Olm0TE7gzvvuZK5eWdxdIYWkCEBMkWyTjuQzFyEp2vaz01vM/foRxGgNZ",
-	"26dPPoPVNYMz3BY/W05k9LPoxXzOSL6AAACiT4JQoAUW7VaiXFrsNYamVuxDGaAhBehpELtkbR6GAnOS",
-	"C0BgihLZILD10Xd67E1ikKphFvSWMzWTuPGIXvbHFm5o2mc/tka0v7RcI2+2XlP3Is3P6RiEpYjj+fTq",
-	"5dXtVdXPffDRprJ9OqAudzE3/qNu3yd/Z1gClG2X+I5nUSxe6DmB47R+rK02R6HzcShSzIDYMVsdPvgU",
-	"HtKH5dZka/OdORHH7fOZV/qZvb8S1+VzhCJmUYh1aQultbJY25NOHCGNAnAnVvGg9M4B57yDilcNEezc",
-	"vmyRgE9iXYjwJJzID2zGs0QodQ6J2VDn/xu0pRRarKEfcEikQymUB/hAYGHqQdInSfm7x32Hsc35EBwH",
-	"NTaMKQvDb0TK5QhMMxksMqF3uP+g7tmXjrm2d+sw8NIoUG4nkYVsP1aBKKgbvr+JCZ90IetG3wDixumc",
-	"mumudyGny1+ngF7vXSUK0O+e/fR/2l37z0492WGhZTQMvqIZXcNmK4Q75ZHvKYlA/MAndpFBGwoxNhyq",
-	"rH3UPyxKEDpUjoD7ukxlVydwtWI5ieIoXzVwzLlqTo2hK7IujBfQxQciigE4K2Hvblgo45hnymP93nF3",
-	"0O/3DfzQ3Sw3YbqoQNmzXGB6KsybqNai7MuUiwl4Kmzm0sBUL1AMo9e8M5LFfEJ5U0GK0EygjtZIycu3",
-	"hGqUS4QM8NgEU8co17gmaHswD1JAhVJ+j93C09OY32mryMfsvLG2FBIBjIH42lKsFl6PJSGlxbbFuFvz",
-	"TtSaj08jlcZO+tuesd1SHcx+GpipDXILdUD9Wq/LAVQ2dy2U4GKAcx5g2QIRGi7SrZqUablM92v2TeHZ",
-	"VjlPQp6FTD+BpApaOItwkYFfUaTKY1mk7lmQRbnIIu4VaZ9UCYRqtwf+iPlcJCGBx2GWB63zXTtj1Nia",
-	"NKHbVy8LLdfJTgZbgGiUoiSXOyEy1pktNZ4JogXjCWmhAilPtI46RfwpOkrBaKHsiymkMckE63kgeRyq",
-	"smAXcOfBSBWvbUM+g0krBjv2kaqahh2qpNf7CAw9gMLCXllFoqSOuyf4YPiAgVEFqcvuCww9vLQ+Fgjf",
-	"Zp3tVZPR32t9UA3APirmG3j0Vj+5k6IJSUljMa/NbNhoCZLLTmYMjARH/aCS2QhOMIcbsnQG4CdLk3Y4",
-	"rNO6Kob7voWF00z+IhJmHifBX3uq3olECwbRtU4C1obE8OJv5PwkrnJSanPJYoE7g7RdSiqzmG6QzvMA",
-	"89FkHY03lLh+05Si5JjjFr4CuoNHoj60qbkdzyR+RVVs3JivQNaA9Zg+SH9tgH2s6rBwTGtBAeIDcRVr",
-	"URWpuIUwBhcJa/OESRdJ0eA5jkgVxNdGSlFtY2SPdA/sXpUDoV2nx660EIMGTIAoxy+rGD6UETqq2j4H",
-	"/Dbl0bgx9t3x14tkd7vScd81JtHq9Rwl97voSpjF6rO2yRGltFaZ2TzRzm+hHDWmsxgnm6kp7yBstfWy",
-	"tTk62lyXicf8Ot8c3HcOxyGhXpJxhdGLO4lO81yW3g/eXqoPHmMzx3nGEwxqYmzMhFrxvS2vZZ6vj5Ku",
-	"VC7m4zST87Qmf+BFke+mnE1RItJjUxnHVONXMXN3CDvk/K5mqN8B4dOwz/RlD4//Qfe471RblWfY/e7W",
-	"b25AKdjgGX8pZfowv/jbklccw/KxlOnIFpQ3+MfL7meZrLueqbRTQWIALctzBn2xfrieS+pp3OrKR5Ch",
-	"TC71PzPhOCVzeYdUDQXA0Vxkd4K1wSsYw9CqTo9dQkMRx2NVWMMAVwLaGopIJxlAb89FwgH4cUuQbxeP",
-	"c5pmkgezugw4qmw3t2DEHFewXJYTUHw8m2O/sz1utlUIYhVoc3wucQhyod4FS7emVPyhrQk4UR8xKkXp",
-	"PCCYh/m/4wdDJrh2GOrecvlI1YAXuCAJMN1yiSciCTK6xCJEGqYkcB/bNF4keD3aTHHuJPZ8KbgQvABu",
-	"NbMmKhgPZASMWB2MVwWHq8cu94B7WyOE3tlP1whDUizs3xGQ5F2RP66nOlskgHM5Mufv5wKP2FTxGp+S",
-	"XBb2QE1CuPJYSqk+QDrAY0ScwNVXSMMRLuAZJxvDkW+sbQxEyMkDNVMZboNxFJbDDrtvrTeJoN20qQOe",
-	"WX87bYviQENX1zZtEJ12CYWZm8rmMb2V8YLstig77O+bsLAxcQLT003KhPHfY4AXlHCyc1CjNte19AS+",
-	"oKnIo7nokHMgQFIWN9QJG4PcCwROQFhBdpIpYEtJsbmUY22SdUgoGGBM+wYG2b1GnGHDx+LDjC9UTsJs",
-	"v/Gxa7I+WbYE7KpHwyK2tAfgPC3Iy7WlQXzeIIn1mYruDTAaY0D8zgXRXmeCEeV2ceybQp0oq1UWBL79",
-	"vDzGtkFkYs15lJS2SCNWrXnynAEvuHm/27Z6PJoNip11+Zq/6yiVMYl3HPPkblGbpfbi5g07OTzrDpi5",
-	"p6C2T2WWK4/J1AoZIlHVYlbPiy8gzC9U99U/9EJ6alDPtFIvsH6kWrfwcfip3f3nRfcH/a/OX+rLFmqR",
-	"Lt7yTImQXd58B4AbnnUPmNH9whLxbyIFpC1HO9DLYxzynGNJekjeZL3kPkNWpqWOsXYg48U8qZT6OLGJ",
-	"h0tFU2i8u3rxjRYFpsaZgslrqsa1m3WCMs186Zz5kIynrXOeExSA/s4CYFA3GCMO4uDDbJJvZAhJ0D4g",
-	"bq0hQx+sAYGOmBIGYwCTBUBjzyVlbrG2Kw46n63a/ya8eddO/lATf14bnNJQHKtGmE7HBsO+x8RKTPQS",
-	"fNL32IQnidaFqNRgeNT3mPMpdtTXNy3yHNxcExEr9qR/zlSQyThmeRbd3YmMHXdPj/UmDSA9G1mOnzB0",
-	"FKNeoDx8nA26T/oghGHBs0F32HetYZMnb+1BB5VW9dgN4P84NtDPcnJOsRJE4Tcng4O6NeMlMr4vyQV4",
-	"M9MncoXWT/9rD3LAL9erB5MH1tAwGupA3ZeZXG6YlsqZ9qT/m0HzrWFGe+uA0Vvg+0AfJWw0RFqrG7ha",
-	"eaU3yDeL4F7UDCBcRA3TwjdSrmcqskjWASAA9MJGOItL4k/EWsf9aflKemrjRyollft/5mc52fIN4HqZ",
-	"i9ygXexRpg8vL7ri0bj91DhDqytrW9fNUYoc5DLLe+yN3lT4B+mYgVS5JUrkaSp4xto+BDUiBWl9ILvI",
-	"tu6A49MgYWsFJJEYRSjNvX5UFpDgFfwwgN7fkmbhrr1PHnIR7PcIGvh7PVS3Cb4bVFBzH3hag9kj7niw",
-	"MlGm94ODu0ykDqXDXpXpZQ8arcMW+cNa3javWrkQxfrR6pJ1tnisbGZd0YpQiHStCf4izjM+nnKV+6zN",
-	"J1pUDY6Z8sx6glXX8ZivH/dZe9g9ZIiB49xj8NM9Ru+jm590B8frd+t1ozX4DU4ehDX3LXJs4Ycv2gt9",
-	"gS4V36x1ypu4kKqPo8ORuJ5+Yrm3tmMHOGkouBdrIigN9f51LvddkkMKZfy4v6567wlT+gB40ibQzJ+2",
-	"7NYmxIyXuAvfD5ipe+MlI72uInRnMg7jbuAsF9k8KmpbSZ3AUtQ/KtnGHhQSSJIANiYx1kQJ87cbI50d",
-	"sSGhkLB2Tb3i2X2olzzlvmDs3cyRj/igsOytko+3UJ14lReltx91QLlB7wdMpQKgpNzBMcn9fpSMLTYj",
-	"5kUhiQFGc5xr4KWhovlzpztVfsvzgnl36gDp4vMFD68f8CQQcUweLSPSnE86xe9u7bt9bjuwTUFRYGpD",
-	"bf1nqQxxK6/A9zK7n8osEK+AFah+2jGvCHQWlfPpFGP2+GsDtAZc3MacG4UFjIFJiLAFXw/i7nVIw6EB",
-	"21P2zNLB3rT9a/uZTU3o1BeVG+9wHWTb9wQWQp5hQ4QClDdRcrfRU7yJBHuXSA6skzsxJuCPzWuruNUr",
-	"prE0oA5mstvljesLaMFVA124Qk5wg+kPD6yvqZIDvm6Ib6HkM7sTKmeYk2pKq/XAmwgbghHhLGCgykSa",
-	"1GIO3h3nIz62jJA2qq+wctjghm5BFYQ9Vqeg2MbSLazt7C61L9qY+Y63NmRNUwRW7bPaJMQLzBhswM5t",
-	"c0B/LSB0z5mPh0NvrkVjDhHaTEpb/IJXPfLUUP1qKLIKg0OnER2iAYj31YtXV0xfYm0bUxcfcpFgZAi8",
-	"sCqJplMRnjMfcqDRSj+QQS7yrsozweeUT0aqXf02j7nKx5tAcW/RunsIRi28ey7DaBrVUltH6yy68ygH",
-	"N6LMXLQN0mVNlSPhx+ZyYUMyeqB3109SXodiehNzNesqkfIMkiD0XSwTMVImVWk6YB2cQxJ9BH5w/6Nu",
-	"xFg/9Qkq9LRyEUtebuA2dqPoFzGerPLa/KnoF1i6cHnPXQQ9Lr3eKy/B6mytr4yt260eOvEK/HKbth05",
-	"f8zsekzJzJguut3++u6xBW871VqUhUJNvteXpjyz5bgNO8oCKtPCbhe8wTYur4cEK1T1ONga4k6Jyaq8",
-	"IpFZ2by7ged09w3cpKaVeufRXPxUB32mRLDIonwFeSTG3RD9DQ/uieCZyJ6ZsczUfRfJZ44OoTb65GiR",
-	"xY6DG+lo1twBFwm7ePuC3YvViPkXkBgb/cKx/Pob+ATTr+71en6P/U2sFAt4lq2YCmQqFGv71m/iMZ8S",
-	"btxqXfjDIO6VGIjgT8J/1f+8Fyu8I5xHCZnVVAsgXVJw/DRUe8P8Ej60GzwAoBfcLf6HLtzvFwdAj13o",
-	"/hZwivRJevGcr9Cvji5x2wS9GmBLgMcWhqaY9Fmep5CwzRcoGyvT89fvb+uG/o0ecTbs9RnCBzIEUmr/",
-	"9fvbjiH5MGRIlPmre6zUQmRaQb26ubq4vvx2/Obi3e234xc3N++urn0PS/4xL7Ryy1+//9vN+N31S/9c",
-	"v9cos6ZsALJcHK4N8yWEWIO2AUA7zniIv/gszaIkV50ee5Er5tNwBzGP5qwNW6s4FTpsIgEeD9QlXENy",
-	"ig2ea+kbGiDfnYYbqZpudTMa6DMSPMaYj7eOqcmWGX6yqqSbOwv0AJ9BQNNIv3IGHFktU//T+kf3HdzS",
-	"xSYUohG36adPkIYzlUZl4QGIeHq6GMg5j5KcRwlqasD/An1UowNrxIe9ULxfq6h0XhJp+45qlWeCWV+j",
-	"qRPQ+/z9cMS4WiXBLJOJXKgyNVwJWJ7xqo1fBOvrEtkMuK+pLupabBEnGc5b44Svo9+kjHcSJ1DPs8gg",
-	"r5x+Ym3AJ+94tqhceWRJKo85U+gVTvUkZCRtPCPy8FeeoMUHQShQtUUSAgZ+78fkx+Tx49tVGgU8ZtNY",
-	"LkePH7P2oGMhUaz4ZO3yOgJxRikNZqPD4uucs/awU1l1Voqes/ZhB2CR6hmH1105UK/jH5jQlE9nmwHW",
-	"Amp/18fRwbp1ZLpmvEzjds7aRxjLKnR3WgSAL7FWTeYVhyu5TypzSWN4UYqG6VHcctpA4QCNbQdKmMri",
-	"2EBW5CCbdCO1zgnRvB6rmwoMa9q5qBG4BFRKLb7KMpmpx4/BLLl+dsnOjo5P9eaYxGJeALGVzAe6+n9+",
-	"VlrXMAktKofAoEr4vRhDta4fyFD455aqCrENEJYLnceYVgL+M/XPnyzfHGSLTDglPPfYGzMcJlcJXsGO",
-	"+wNkMbMyAZxTmXAA8YCtabLIISUMpL/WeZzKr1hwJWgw3vK7KLnT0wbgBbL4rK0FuQRApLf8TrC2D4ql",
-	"XhwOVpL+04Al+Z0KDSUDSCeC1KacLM8eUMN+x9axQvGWFl0pIq+WPuGCQvWoSWhYSgR9wu5c671LGQqP",
-	"H5vsT4wsQTzdUT2qhIjOkMtEi6KZ4HE+89hc5FkUKI+FMlAdFmZ8qQCFDrAR9Wms5RAt6UeKTSDehZQm",
-	"5iqFROxVz7gWKgmx+jC1ZRQKgT/YSd/T65Od6KEr8CXZYb/fZ5zCMuiYxd7JjCmhz2yrJVxf3F6NX754",
-	"9eL2xiemP1NPTM0NRRCFAtBdKMRvBk5Bl20We5SxII60OH3xtuitpRM8KZrU6bErmgGChdQ6ZiR0w3gu",
-	"Xup56sL/6iVU/HQNOXJQ2QF+V/eKEnoZKUATUmyR5FFMag40I0KegM554W2C5YBjjZsIwjhnzNdjPYar",
-	"ehPhxgR2p+7FNBdZ8RlwEcRRICjgQcf8RcqDmegOe/21s325XPY4XO7J7O6AnlUHL19cXr2+uYJnCky7",
-	"Vt2R3vJaREXVGrWGvT4+IVOR8DRqjVqHvX7vED0PMzAhDnpLEcddcGoc4MEX8CzsaZmlr9+JBo//xfCC",
-	"XKP6/hGhDQQ85VDgruerjQR9AoSVp62pdKFmWsJEU5KR+tA24q5QHmQIwA9Qn4RsdDO5hJ1YnBvWiaD1",
-	"ie7120t7TheWgA9cpJWjmA85UNzZoxrmELX9wn7pgGxAqnDAy63yL76M7gWJikXitissGkIIU1a86DNJ",
-	"2I3AwxBqONo7rStYTlYMvQhbo9ZzkQMc+yXPiJcMmWn0hA37/QpuqnsymdmlUDMyAhQzBxjQCzV77c6U",
-	"jaXbKaVfCogRyNl7pWdP27i5+JAfpDFHBg+6BWtey/cYnaLlrTfyp9okjg1Kq14teAqpdZ0Vx7VZb+0V",
-	"yrzVpNFfkstAxt/ZrdXvHcIGNkY5ZNIZc/yfP3366bey17cYQaZsUEGD6tMNoGKuoKjEc2wpJqivZVEO",
-	"Nyi5yAIRVkcQAle4amACvwdIsKt35J+GIJsA9nkVhfq4mQltRCzmKQQjh/3h8V/0pEahM8bFqF8Xv2Ap",
-	"W4lNBpuAFIwtGOR646hHLewFcu5s+3rhWBT0bMyEtBsNzLimUBjITv3Wo+Gw6ZV2nx58Z1MCQL3E5862",
-	"P2ePNgFQJ8e41zc/84JgnelLn0prVy9XwzCixQosibKEd2bkomQftX7SLyudIz8v75U5QfQ1Zwq0ZJG1",
-	"rDCp4Pdoq/5Tf9nsuZ/aZnb5kHfNr/qA7OBpbeX/sNdnSpKCBk1TEJIJRQzA91ZQQJWr/kbO1T1yFboy",
-	"ZOSE/XTPEQ6BDLANx6XfYzdGNMJeWj/tLOeStoYlcumjdaebog7uRO6TUvpK5DMZqseP9Z9d5lPY/ECJ",
-	"JPRHLOUZnyvmf6TfR+xjJmMxYj+2FkpkP7Y8E2h/EXoAJKhG7J8f76Mk1Pdouavv0f/99NMnUFd5yHP+",
-	"l0/QDcDjKQ8L+X2s4KCoDX3FwG/Dl9jPMiJ3CtYgaFNUsTZOjb6F6YbgcER3iQS4vETiKyLFuofDk/6w",
-	"oy0aEtW+aaBPLrksW9kEIc8tJELtr4RiUqZKmQuemCkCNCRlMiXqjfAeu6bzRL/iVq8ZChKyNog7gIvG",
-	"zDqtJlsfQwYwnNkdgo9DZkDDF2CGiyXgTG8Uapse/JJo6vud9fa4z2OuQPUVwMwRiFhRZlVtOw4+Aigc",
-	"vqB0kNqOtymHAXvKEwvHbH62e8r61JwCXN5EOWyf6h4O+/2h8bToH9WMp+LxY/QtL+Lc74yYX6xjru71",
-	"Oo5CzwCg6PVuUj0+wvxgpq7K+Tz95DGe5dGUB7kqFv0nn+iKfbt+7MvQUHYn4Nx4U3rwdvSpFCuAtfVm",
-	"MSklHQ8hKbDivOR68Wxuib6pGBivGJZ2wcls80iwTN5Og50SmhPf9s9nbVik3Cg/4kOkctVhMxmHlKlB",
-	"95LK7AZoyVthNzVuOYNtuOYLTOMFohLDFoUHqDZ1nQrcJJBn4LcH1Dtne1trT8WLO3QzgevKs9udqqfW",
-	"COZdT4025AvLAH4yltzjx8AsPez3Hz92PSu+dSo4ODd6QbSxwNR153RGeqme9vtYUEOpTbBPJzJcGfRZ",
-	"3YJzfEmiDUwPJVvfunqMl6Gt7+bls8xcwxjQCGValgY+vNof9vq+B1AZgOY9h/MCUphC3/5MxaS8hMWj",
-	"FTXTlAHDB6kUcJGEdGFo24iCxMO9OcCtau9mbZPsSGWwPKED2PoufpaTDj09LJ7GRcsnscBrAz0oajGd",
-	"RgFYR0aKtmFJ9cBFBoxB9hZTXuibvhwW3BUwH4iAZoaRCOAnIpZL6/jSaxZO9KnM5sLOxzlV/RpDLpQE",
-	"u4mZv4zjLBuIY1h5tqi1akquG24XQ/5XJZPrNGhhWFCo/BsZrna32IjETQ+h/lehvLmHgNZ3ebwQhjPr",
-	"EJnMszRA/ReYW/Xkrz+Hc24ebJ0GZ+Lk5PSse3o0PO4e9UPRPTs6mnRF/3QaDKZnfS5OUTEmf0G1Qfrn",
-	"Smt0x7vD1tY24aMPbpDWl8otcjWpEWIPuqqO/mq1rYMNrXRfV2qoQwJsVbHWqHU2OZ2eBAPRHYaHvHsk",
-	"jqfdJ/xs0u0Hg3AoDqdH/HiC78nRikOqDMPZAP8Z7Wt3gejXAmAm58JaYuhbWRLkF2hzmGhGKdCpyNhM",
-	"LhSg8P4FCsC0ktkagY6JiUsotmFpUuYZFgZ8+oTDv5t1NbygDWES+j+VI+Z5thCfPsfFQTOi52ycyHwM",
-	"wqu8LkyiP82sswRAmuC3QtEaoeB0WJ5bVRk6Yrh2tcoyQUkDFUZha3RUXUq6o1taVF2S6+3pl9tTltHm",
-	"0w07Dkos9Bfq9y2zCaS7bd8iTdhqIugdob9gEwSH4VAMpn1+NnkSnIYn4nh6xA8nw2AQ9sXZ9Ak/nZwE",
-	"x+GR648h1WT73vgT+1bwvKsXv9kQQlFpRXUb6EV/9Y619XboaDH+pz8xItvUf1mI78FRZadli4QlBsQK",
-	"twv6ZvBLBRT0VCoVxbAf9Z+kV9ntub478dgy6YqpyLp2D+KHyG5K2HORAUFpG2sdr95ds+HA6/f7lDin",
-	"O/fN1XN29QoRY/h8LjB08iLn8Yq1c/6BDlomp+zk+H9Y8abDPrxJThFuFB2iv7JLfapnK/Yre2teyX5l",
-	"r0py49cfk1+73a79f/3c0yv2KzYmSn4R8ZwrlfDZXCTsV7fhcO+za3jl2yyai2uRyPeP6KaBc9PFLfuV",
-	"XXOtdi4UeyNi3Wn2nCu699Q7xltxTsGdpfRfgx775uLZhccef6OHSU2lyEKRLfRcLbAuK/pFKxiCPRcT",
-	"LhaheOyBvOz9mLQ+gd/Jmge7nkXeHueWZ5c17vtmIWu1B6sFt0ZUy+W1tP7cGrXEojsz26Frt0NX96eL",
-	"zSmyxUcO91opwR4Wfemy17JGld76+m39w+7g6LZ/NhqcjY5Ofnj4EUBVIjWetotCRTZnwYgZy5C1OVip",
-	"aCE5VBNH/cF2B9m7shcfnzvc/twzmU2iMBRQ6Xo02OGJt3yFiSrypd7k/ynuQns0lP1/6wGYDa5Cr0UZ",
-	"WK7395PrI7wzBam1kaeLOOKQI1TL4UrJ0Sgf6ceOQ4GCCQFEcgG/WN5p+Mt0H0QdViMnMoFsDwx0T80r",
-	"6OWjcrJUBdbRQVt20X8Um/PQNMZjPI6JkQL9RK4ray0fycmvM8kv4MYyeS89tiFk9Voi51F47mSFAjox",
-	"e5rxKRhbFh4Pzwn9rei9CIseZYLwljDdEtHQspVvSbEnK0j6UaIbJUoAmN57AecwmaBTihU6M+sxxGuH",
-	"fE1+p9ZNppeRwmCXMjq2yCFjvgHBoLiFoBfV33UzUYf9vECZPgBbo6Et3vvnxyqhQSufyUwuQECv4b93",
-	"wW8CCUgyz+W8u0gxYSVnKvpFMKHyaA4qBgYm8eDSI2Iw7VuA7iruVq0SklUL39JV0S9IBbeGRv/P1u3F",
-	"q4Mb/f9vXkEUBoDkW8GMZ3k3jUQLquANlzYluTp18fgDaWSvsNE35nMlJFy7u8c2aFOAZrZ+lpPigKo2",
-	"255FFnPRSBO8E/JjEfwPa+6SRRx/8vaYhQulBCCM5rMoC7tanVyx9yIJZYbamwmNeIAymQQRUPaFSOga",
-	"aSMZwKdLk+KQB1Tm5WQ6CAaT42H3MOzz7pG2/c748XF3OHky7U9PxCkf9OunC9tkm0OUfdgeTDQxpVzQ",
-	"KGdKXbT/yqxSGLdpWr/Db15H6p5dJDxeQantQycXe9DVo9Xl9m3NU6xvxIirHczKbBe6Rv92cDI66o8G",
-	"wx+0WrarpoHyABLsG2J5ZSH/nx7P0z2tdIm1uT5IO87Ak5SkaN56+mtz5A6TXtGhDAjTGSX7sbY/X8R5",
-	"pPfXwVRm8y54eBFMyUfkcHQVpyKDRzqV8L0PwQXfyeHssef6OAGo5+JXOCyjpPKT8hGSp/YAtWczcVZl",
-	"ggUyjQir3amt8HsHpfojy82PrBUQTCw+CxHHiUBwcX0UJiun4gySrZYJJG1BtgKmImGeSChAszYpkqFh",
-	"Y8cY1ePHTnVvgdGy5CsWJSNmB9pj0Ry8/bp/YZSJIGeYudwZYSjx1nAT6Q0PwHmUCs/a1WO7YwGWKU0A",
-	"SKn0yT9ifhpOkXgr+ACxjDSH/36IFf6Nifw/p/QfAf+9i+ChpZikxRQgbj0kQyjm5x8gojdHni/1Xv8n",
-	"x/9AmJX+G8PH5vCfWW7/q/+z4vjnah77FYY6z5QDALdasIh5ZpQcvV5/iVL4HIf8xLtf9P+ewv9m8BPQ",
-	"puk3ILsyMuK1ffFBwFDE8Fkl4X9NEQR0RkVQzZDe00u8eqq8RWIjw7DeQOBifPCbKOHZyg4TRhdFcG+L",
-	"AqKMzfldFGBNE2u/ffqM+f/z9umzrn/O9Cx5TM8RNF9PErzizZt/vHrJfnjxFsJnmHR+zt6+fu6xv769",
-	"eu6x5y+ewRPfi8lbKELg+SITqnNenjWzTjBk8O72WfeJxb55/e4l1VmxS1SzMD3VetUhWxz2dLEWa4fH",
-	"Dsl4Hil4CsfmCgD5ip1snmzXIy90zjF1FnYB8RkaAkTYYyJ7D3vUKbNwtjioaZggiJHZOf+AhWA+dmx7",
-	"DYFBvLPECYND5qdoFyJcorYMsXO3UAkN2EwGUCLl+ayr+JTKVCdcCapZBo4a3PYyW1E4Xg+J1r4BOd3D",
-	"sqYkz6SbYWRgVP0eRmahxOeFdQwjQJyRHHcCiMIt13hVRoIMu7DTAM/gHy5umxv8gg0K9Pq6o53zSraz",
-	"UG6ycyzAUMKPYd5UlITiA2ZJOfF+K+aMq49cpNC+ZzJDLxstnDQTU3KaleQmZPqvZRHWTWoOkAZv391S",
-	"+mA1JOSWO62bOJdQRHBh79kYG6o5WMFPs5uvxX7jme45HuB1ytCbpoO619runR/sZ1eVjm7Smofhoege",
-	"8eNJ9yg4CbtPxOm0e8b7E7xyNC2jGlTdUMOT0fHhD6hZ62mwxoKps9OmW7l2uNTINJxSSR6pxv867JIb",
-	"Gi+5BaZHT4aDw0NthlTeCCmOgXpffhV6BESmenjJfdWgPzw6ghRCoyaDGrRHslqxhpqy1ewdnlGyvnrK",
-	"vryn7B0JEDyYVMHXQ/vbuskcPbvkI3MV8AbF/AD1vWb9/NaeaGwq0Gfko1cBinzgdHfw9CCyzV3tWyai",
-	"i0K3UMNRSX2m38eyBWhBNzfXzyBtTwB2X2dkctcA4Myf5TmpfPBP5Z+zd9cvycsRZALKgzkU0SyUyEYp",
-	"V+r/+p0S4Bac9aD3muRpQGmQhsQoE0rGQAYt9WFi9COta2iTGWr/2kqyp69vWCYmETKhWz1kJuK0gyBc",
-	"L96+P8JIydv3J4zH0b0YWcS+9qB/8MRjg9Nhb3ByMBh6bHCm//nkYHDisWnQ749GB6cdDzCVgXmiPRie",
-	"6kdGo4H+OUruu7EMeMzag5Oz3vD4CJ8UT/STg77HoiSIF9C6IJaL0KYqmY4LLHfLskhk3buMh4K9vrjV",
-	"Lev3To4OBv2OByHt7L3uvzYFiLoUq1gyYBrw0GwIuEJzYZGoVARQs87a/R78n25zh+V6++WUjK/Hpjvn",
-	"gHKsTx9wyPI4JgtHibU5uxZ4oqIqggwX+htG6TompRqmdiZT1P66BYcClb2il3aBhWSoGVlgAD3f2CZT",
-	"JFOrsRmbA1UQ2BD6gcM+o7qNiu6CPS9VY/mLLIYgMsd+aBuD3gTqH0Lzt/Ui0/9cZAKS0xLcF5iborWw",
-	"pDv88AF5TChjzWO5lAxiepkZMsxe68pF7uHetDUqRa865fahRBibLDKrDmWCKwkEEj5WrKGi9j0iMdHh",
-	"5DtAgWSZRslUZJlLvwsQE0rcweiSYfvu+iUopucsmuJA3IFVlUi2UFDzZpVIo/mVWr2mpmujs2hWz1WE",
-	"ffeQ9QsEERTKWiMlS6N7Cze0jS1S+IWN6t2M+PHVEv9qiX+1xL9a4v9tljgpe2R115jahMFTiN79jdkX",
-	"IPp2NGa35W0Z4qbXBNpWKNhXhtLJilE3T8mxt8QH3Z7u0dDYW1YBduqHINPU1A7J7O4An/pLFP75aPjj",
-	"ot8fnuAu+7N+CcE5wMm43rLX6HWoHpzvrl+6LaxthtuClKciUwfAMQH/BtNzn7wKOwU4JXsl2P33mfCV",
-	"gawa3kdPjk9PflvTG5WCkhz7aoP/hjb4C1LCUETARuS0Db+I+U0HSbP9fY1mmLaoayxp0MZTAZboGN9V",
-	"rr3ByhSnCBqII/QRDat2hA5H1H/5EnvZFh94kGuru1jePt7vlVXjEWtUfztArUJIOeApwGKJMnaOQVYq",
-	"g9/4DMFxtDHv3D7GXw2YgB/Aa5F7j+rweLjq5hJozgM5n/MkJCJzAE6IFEIGMcNa624iwBrBwixUDEFk",
-	"uOaPJR6Fgr5CpkCpjGAzucgcJCSqcHLUjTyK4/XZArdvpFgYqYBnIYXwLkklTOQSdQPHwiqUKwD/J2XH",
-	"qvSs/R+i0p8XGntVFSeNY7RJm+6gDVBapKUBqdf0HC3vHD34WWFJ1qtvHVxEdFKwtqOee6gjd1yHkaW4",
-	"QAWeZ1n0XpAqtb5ZS8FfwE8p4r8Q5UUm2vXw9EOiBN+IuygpBBb57j+rjES9fy1vCTrTyfIDkiA9WZ4d",
-	"N0DRjMU0N+ALqJ836FzbfdyfvJY+hSvf1eaSTSyxL/7CjvqHaFA42DADfyj9CdVH/R/W/Qd7++6Wdb9l",
-	"j8oSecSyRd49vf/7MDn77sPt0eT7YPBy/sOT9PpQ/b/w5Nms/9e7C3G8eB29+dc/8sv33zyCl+x2Vjxi",
-	"XQhBdSdoGv/f0gSwRzsV6K+fqQe7DMCjinboapCDfqFBWqHRGh0Pj4ZPnvT7jppX3tQtAyaHx5ZWA/cb",
-	"vMoL6Nyrw4grztddgQweOE6tz1vwm7Kyb8uH61ct9strsTAHjJf9iF9YhT34WBJAnxAGpiGiVFIMyUm+",
-	"lm1VC5/ILkpoOeTab8Jm3Kxfeuzx40Tmjx9jrlUBv5dblXHJFSJXgtJo8AihCDpK7uoO3Y7N/za1vK5y",
-	"vbsC7QEhLmniCBcfxBzc147GM4IcMSyaJWbAklscbrVONtbmThTA9XftpwGBlxC9fcaXVHZAuw7MqczY",
-	"pOT09EruRYDDd9RM60tr8hSywiMFnbkXIrUOKdAJY8HfC7WutpPpg1NLYQVMonPVeZjANwlTC8L1KyuT",
-	"ExFA/ZcJcLYhndA1B+wdQDlQwM1ZK8TwVI0Yp8CRPncBVwrfE7rtxspotswk1mCb8mx8nZ25/kBryiWR",
-	"CGNlvgqLeAqvCqPpVGQAI1X0q3jRIfOnRkb6LieNZ5rX5UnYtRaLbhTlH7ovPOofrWuguA8LgfMNQWBX",
-	"svKbjojyFxCSvZrKeVASLx2LuErI26TlldWlqjbmnnZbQKaxKGAX/dnd3+V8G/sJ3Cg1H6k/Nq1UaTbZ",
-	"d0m26f9vTLb53VJkErn8d7no+kfbn3gt82em0Pe/WRtywdZKYM+EuFbNuykseEsoVZE/X0qDqtGcUJzW",
-	"cMzA72tnkjnZKL6EzVaSTRf5IhPoRyD3AtIk6JOnKbed8GGjvDYpHvhlljwLlatp9NhfLeizQfWBFHcR",
-	"wvlsUDxluoK3VgNNDDqGmM9rPpLSGR4racBFoM5Jd5tSLeGkw9N7mQgk2HbeHBkUjlTwHNnxwd1njq7K",
-	"mCaSxTK5E1T4rTw9oPa89p9evby6vfJZGzCRCi2sgC4p3uVkWPSPEE0XausfEhvDFVCKjW09O53Uq9/l",
-	"MCwdLkdNqzj8w0vD/yQbD8f0M5MEvfrC2Vcmf0xLQvcDI5t6REF7remaym5lsI+sJO0QX6mtZEHWI8G1",
-	"9DqvQf9xj1GHGjEKPa3FrqucoN1ulB+F0opEWSXF/cvt0uci/w/aov2vydb/AcnWX8XlFxSXzyEt8wsp",
-	"c1RNvxHyGj1Hj1TBO1Fk6RJbLGiawEbhsSVANBFSpV4t4SIWBUJltkjGWBlYhb/HAsmUuLw5pS0TGr5n",
-	"Ee07PfYMau4BJoCq8NubK++RlAfI+sirYeD1euxaLguAUuyZCM9RtnPssyE+nNfKU0P4U1+9/w2N8L7l",
-	"+7BkWnqvb7kR8f1bWAle4hbfOCSYtqU7B1AIRnTDeBay2/xZyIQyY+5WvtyPa6U18couJEOzQLiSDW2w",
-	"lJ67CSYY8Bt85gscGYasoSggt/AHuKjgIOlPTsTh9HjYPQsPg+4RfyK6k+mAd4fT0/A4OBMDfnjU8lrF",
-	"MmyNWt9aLCSDgxDwBArbF0lOtIiYyzzO5FLB+BoFAX/oY8W4UMreM4Sa9KS4Z6BlRxAIEbrvyWXOY/rz",
-	"8NPGE+6wP+r3fyhY4MepyPSTrdFx8ZtKYTQHfW8NqseBBMBzkZqsm1hmM167THZYQ6uGgx/qkYAMRpCV",
-	"NObVjjSyP5nj7+31m8urm5sXr58DWIbDp2GQFvZZf2/5XQOQD8g3OTV74Pc+Gv+TTjqo4J9Y+WkOOSNR",
-	"Swecue2T15COhGWGyop0OSXGQAfqORVZAfRM6GKDfp/pfUJENvoZk5RLPm6kT0L9e9gfFok3+CFAWL56",
-	"/fTF6+e+U+6RyWXxexmyE3JoU5EpbbzDmyKQViN2oa2AFLqasZgvEixrsq/XDYXvRwlDVvuiwMPk186R",
-	"EZMnGEaxbKi5b/Cde+yKBzNoYaQYHDMmOYRK9k0jQtYGcONELeYw0Ag9UJEUvkE19SD8kWgbJpqC/0OP",
-	"OtSNdHrshTmUYkAaIa9PABEfDq0pBhUQhCnHieCEx1jm4WudQOZ8LD7M+EIhNDFUvvAInCkwRgZIW6+6",
-	"MYGsVh8zqAxqMReA7xPlSsRTHAiD04rpaudE6w0DSvCslQ6QhQiDmpfbP1mEdyJ3vozLAXuK2XB+IZ58",
-	"U+gDSpOdC8+U4eKNV0/HN+8u9b+evXv58v9hSnVx7fsXt9+Or66v31zf+OhLKlbljCumRJ7HIuyxt2sk",
-	"XLTTDj6a4+/TX0hrgvPkz3BMmlw+HjL/AHHKFFqj3wAyutllqHmFmYQKprbZOpFhvzVs5PrNPhNJnkVg",
-	"jFtMZMP+YzJz8LR5pMwFU+0yF2G0mPtUfaGQZlqE5jFiFDLEx/h2AN+uoC1TzA7AQ5dcMa7uRdjpMUh7",
-	"I45Co9DS9NYNnkE7WkdvbqgJaiuijjOeBMge9OwwHdAQUSgV42SAwwiBJjvefvGILY9woLeK9+NvkKtv",
-	"RWIspnnnHJvoLHUMt+p9XrMLIkXYwyBt5RKKGlR+zo76wwZgYycPrU4WiPciMW/T8gdon3z4Pim0IOci",
-	"pZvaP2N+FIp5KnORBKvxvViNMwHw4z32PczPi+Jy929ipdeI3tZZJELDcOcCwsssuoPaNfxYe9gfdqiY",
-	"FGodKJy7p6mAxxMcbXubCk4HgHDxp88sOhBZBcz4epFQGS8R1cPCTkXWBXEGREZQEekmrpV03Us5T0Ue",
-	"5TJjkywSU1XBigrsdQcuCdcpeVDmKU8grzmJckG0KHeExHPT+uRpHe0nr2UXOmgK+lNMJqx4yP70bj7J",
-	"RBxzdimzFOF/VGSU/qLrtzO9uuxbCza2khLQ2O8mHb/UzO9LSMQFJJqcsqt360wyR39pea3vZ9Ii9Ocy",
-	"ZVNt4FnASzbn9wRKd/WOqRnPBD7EcwcaFqIDYNuWv0H4qn+hUbFI9uWRuamyCHkMDzLYDJc338FJ644M",
-	"T9NM8mDWGrXuRCIyHldNohtky8xYuBAsjOLoTiSBgFw/lcv52KG3gCydEqFzBkizsIaTxVwPbCyXgCOq",
-	"RX/LQ7vgpzrGbNOpj1v4i+kTdTTWVeujrFsBCrkjF7XxXFkFLxS7COaCPZ9PvtWzcCdl6OCwqZyD6afn",
-	"8YViz2M5ER/YzcXGWx3rdxzz5G6BOMmQgYfG3z8J2Q898VfayqY50NaKaU8LfY7mvmfX5ftsY1qfftoj",
-	"wxRlnuE+AtkHVFq7JZkO93T9Ni++38+C71ct+MN1C75fteD76xZ8/zez4Pv1ew2N5a2mfXXRH1cW/WH/",
-	"oeY/Xtxg7G9d5jzPxTzNcfQKxd+8Gg4b84chc8e/zDYF/Pn9RXUml2MDVFOcY3pvAc+7XFovxcD1R6BN",
-	"BzvvCzX9ASdGfdtxv1dbP/xtW7/f0dXUdKMJVNp+WNf2n/b2Idle7+MregqYBE1RlAkadxYqV/e52COf",
-	"6T4a7uKgKTT0S9rHD4zK7OBCclTZS5lM4wgP1/8Vuc6XxKaNU76zw2s9mmOty8awzttMTOPobpajtQpp",
-	"QtYtRpYk+EmgXowsX8NaO3INxsLSJqO5YnB3vAoNmba00frWJgWcWuBt80O5TADRJURgi2whrM+JI4k6",
-	"cIBRVaGbNWvr+ANrhRvLsa20ceia4ODm8TsAYGmMXeIL0ucupNaWedU2gXXsaeZd0czAlJrttCXI/tri",
-	"aOopaYqSkLLdHFwnjpPWaEBhG/rL6rJRkos7kdVFba7QH5JLlmZRIM7tnLsul8rMNzWUTu6dYWvx9rpG",
-	"kS0K/HzlRUgLRpFDwqzgAuGlsXFWo2mKeR0fb4t5fT7Udo2aVuwOM7N7UCKgDnRktUbHCOnvd1bhkjWr",
-	"eFtxjJFDX4MczVLfjKWRwI+U8S1/zglQOGebOQXs90wmVMWR7jHD2ceMQeOV3R5a+HpO5bDneJFB6ke5",
-	"sr4Tr/iO43b3mFEPsf4hSu6phsBEZQwrfp2TGYsCgpngKb0deUXbdIbRbu/0WJFXWZethWefk0SFYl0u",
-	"yyEC8GSoUV2EQYmc6QGxYYZSUIYtZ1EsShz25NJM+eqcBbHg2ZYQQ8erCRRQUXARcpCLGPmYAguXpT+v",
-	"hzaRjOxK+AlvBd+pddusIDikv5RHc2QupOAJOm5/lhMmPqAlimg5IGkeKczVsJhcIfNNWML6r01TiiZO",
-	"BCOuTICeBigXqBgxgaElVyzW+gnVSkXJNOPWHdXx2ETmM7aUWT4Dh+0K+NZ9FFjjRaJ4HqlpZCNAa7zX",
-	"TmPw3hXz161f4KkUyV2UiHJvzCLFa6blcxmKWG+d91EoMob2P1BdWr5KYkyERac7aa+wiZhKstH0YGUc",
-	"a2jKU1B6pLOnBvJc5A1e5gbboyGrz7pOPiehb+1Mf4GbnHTQc+Zv3uhNx7grK0onOQkq01Jqz0TKWPDk",
-	"i2QY/hHcTP8ZiSJ/SD/TA9JM9vA8DXZ2gLSOwyF/EgxE93R6OOkeiTPe5SfBUXcweRL2xXB6yI9PW/8m",
-	"3xRFlivenUrnWvYMaTX1kR8GZ+J0OugOJ0dh92h6wrvQ5bPwdHLMD6dDAQwh/y4n1rOLFy+vnm7u5aYp",
-	"DJ6IwfSID7snk8OwexSciS4/nR53h+Fg0hdPghN+dtj6d3m5rt+9fv1AL5eTKfWlHV1fM4W/dKbw53uT",
-	"ClvioKDebUiyIrZ1DjCvucjmRaR8xCKnBPny4vXl1cuXV099r5q/hPcwH7ef73JVm1QdV5XCaH+RkmTz",
-	"nDBvifRRWu70CUxvIUzRKGNymYBOFmVYcTaNkkjNiApM2BQorthCLXjcMbzyMdZ9lTuKkE6J7MoUy8pM",
-	"9kCUF6zwUJOVU3Y1MADwqRZpVOTVYxeuVgivLVB2THZCG9IbcHocNvR9Uw/gyT+OUvhVB/vv18EqzT4a",
-	"jPrHP7S+amVftbKvWtnDtDJ7oH55pYwKDgN75H3V0r5k2A+G9QsrapRy2xwApNw9uk8vX/2nzEKRjRoc",
-	"tQCAj/5Z8NT5WKc41r/R5XUPG3gyZSKoFB1VKqZmCBCvloCVORM8jKMEIMzFh0Bkae53ztl0EccGp9qp",
-	"0NJ3hrYIDLVDvZ+ooou1Re+ux3wSh/qdpEl2euwZ+JFiKVOWLRKvKFDzGc5IZLia9D0PdK1d0+D/IT1s",
-	"UIAFSvBu1VfFyO5XgXUtl1+uCAv4jcf3Qu8X48L77VS6L6de1Sh8X9YtVb59zT6HcUdB8M+PNSckbTat",
-	"PPBYKDYVccyGg/9hK8EzbR7Bf1H8600x7A+H3WF/eMgmUs49NlnoDalyDmZKwFMeRPmK3Ys0Z3eZXOqz",
-	"oqdXltnhtOxdzceM/pIr8uVj5QoQ3x+xSRTHEbJ3aPVIv+z31sYKMbcjVqG5drBjA7dpdG4S7hgFK4al",
-	"dQfGUNYtFtl4krRGg6Pe0GvpaWuNdAdAAjQqgHb+cTkUs/RvUgkfPtI7tnCLUlk70FD9t6s+VrXV9pGY",
-	"uFV3QJzUt33VwX4bT9kjZUb4i6liebbqom9gM1p6rih+bl1fGUKfFw6yNoSKIb7s6GamUk2mgopUqHZM",
-	"lgrHzonkcb2CEIpo1Gy9GtJE8mvrCfXYigCj3ZVSQqyzQtUHqU4A4BopyfD7Pa1Agh9rjMF6xVcKwN6R",
-	"CApKGUWGcdb8nPULwkyKqaKjjcAOp4sYfW51rrMisl/jL9tTy7vW8/kMWmAUHfXf4TfbX59yJ7A1Guws",
-	"75wx3CTuvm1YDH942bdLqmspv/U/SVjC5JGkwp2o5+dLSUu5VAcfi2Oa5OdWwQnc6n8IsTmFPJAmqenK",
-	"xSgvy8MLKnJGFVUbu7ZHJQEGoyPzMYwMn8TCPweA37LMq5V158BvaUfXZxOxkgTyah47eohANKLwj2n0",
-	"DroTrnCdEi19w+cd/XDXXNptybRfArRqfy/nH9yJ+7BKCb2+mrRiuSS8Uoup8PWQ+LcfEloqf+YREYHH",
-	"+SDPeKJ4QNWSu6BVLfU/chaL8E5kD0WaupjLRULexyhhgR6BEUslISoRIAHjoUUSoMID/cE7XropE3P5",
-	"nqiYopw4YOj2MfhYxvB+y+tpahgyqNRALwzo0vqNKzgvFokL0dEuQXF0GiA78NAjHI62j//0OwjJgWgc",
-	"55iNuZ6YaF4DIBGJNC1xALkMX2TNCYJT2YSThVdv3Xn+/TGzwDtqJgxQsvRcrNJGgCwQ9zsLsbU+Av/M",
-	"F0WpwqOqAKnisIJxZbVGx32vVbPkWqOj4XGz53PQH/WHowF4HEOR5jODO0jB1qpGphfUCBYnbf62dTp1",
-	"9DjqOR+IQ34cnIru2WSgD6hDfUAdi+4p1z8cTo/5adDa/0DLRCCiNEdiERMiy6JUjFO+QuBHRE50XDbY",
-	"F9wHGFcsjVm3cdAOT483u4sHo6P+roPmqJBtfYsdqeH0aHISPpl2+8FQdI/40aR7Fp5Mu08m+ocjfjJ5",
-	"Ev6uI+UImZrhQpWodrzwUu2A9Qe3/SejvvGvV3YlSAuZsbuMJ/kIMJmKIgnoNC6mM97Va6d7NDkOuk/E",
-	"Ke+eBbCYJqfhmWhV60sfPgShgDNgHSqsJVZ/7b/4WUavfr5Yvb7pL1+t+stX3/19+eapXL7S//9MRi8v",
-	"/5r+cPni5MXPr2evv38VTf++hyK0JkO2Y425h+fXWpwtgGOkN+Tlg8gqLjj8FcWFfqxTXBYKkk8aNBYq",
-	"AYQzGTaJZdhg7QSpZVAuwWlkVKlFojoeQ65AVE8gqpqKrEv1b5NM8PsQcIIg4pmKLJIh8W/7FvDLlHR2",
-	"kKpvLpN8Fq8YtZ2eMsTM+pdEq9k8CWaA1m44uW0dTVHOaT5pUHHoVntDyFe6R/BFA2hlL+rTwmPvbi/P",
-	"Gd6q2PCsezjQKhiEjgHGLMlnYEOXvwC/P1JI1R7yVafH/DSTP4tAyxxs1FgkYQmhSIkcmI59/dT4sB/6",
-	"OCCHffw6QsElctmj8VO5nPsj5mtlzidAVAV85blkfi591hYfzG/nWKhizEnPPEY6lb7ds/TPhycn+E2e",
-	"8iwHRYpuB31Rv1oro4ARZ4vCCQcNOvdnap3WD4lwxWOLJOWZElDcKjOWifciA4OYJ3cCSkzwIwfwAXid",
-	"qZLCt3oPqoNt1PieC6PwvYP9scVr8D1gymJLmjQxvFpf7dEyWWqexYYpfjFzbmFmajBi1jXFG73qsHLa",
-	"rAez5J3l4LHrZ5fs8PDwrKnZethbtc6NkOfIDbWLh+MqCRsaU6zD7Y3J5f5N+Xy388pm731E5Ug/jhrD",
-	"8LhvA+v6LzjBtR77yeL6FDcPhu7Ng6G5eTDUghluwuD8OOX6RB+e9lEjAPHVGg3OvFYhIKxyclRVTuge",
-	"kDvNKswmodMaPXlii3GLdmmNslqkO14oEeoL+2oIsLG2BRPhdPqqEmyODMIglQ7ShygEAZ+nPLrb1X1h",
-	"b9/uuvAYVyZ9SShEUQRcvzTmiU9Q1gBcSu8kH7Vi+oYynraFxb5gEx5aV4g+JEHwE4EJ6bv1Yt82vcHU",
-	"v7Qj8W8y8G0DfxsEatO/3wKEumrem65QQsxkEJ5qW+9w2ufd/5+9d99u29b2Rl8FQ3ufUckfJUuyfJPH",
-	"Gj1u4rZZK7cmzuq3V5NPBEnIQk0RKkFaUVP/e/44j3me5AzMCYAgRcmW7aS5aI+xdmORxB3zPn9zoPTF",
-	"4+goaB/Qw3GP9cO9aBAoNkdnNOAxR+S03xpzFoxQ/Wx4jSAVc8lSdaDrNTVQbXv7lUgoE/WkqEzMr1gK",
-	"9ZBhjE5JAhO8oGsVGP6Cf2J8V+F9lxm9YCP7qxlgxjO1Kg0TZqeWdyk6Xf+A3ToB64b+Kr5iQOdePCJ9",
-	"DR0ixkTkKbliSSRSNQZQ7mTGZo1h4yWkx+u6eyY7WwljNALIeJ5ZtFiRwP0CbJEkZGUwS6GEL/hJtQ71",
-	"u9EhgWhy/EqN6hSDI8FaqF7FIX2Hbc5ZIHkGolyW5jID3QFQZiMSqgfqixmQdtByRYqV2o3ACMb4IKbJ",
-	"5Uhjr+LO5XgKmSx+7lqktwgjWlJ2xdl8FPELJtXeHY/74YAd0KOgG/XGe2yfHobahMMO6XHYDfrRYHzA",
-	"jmgv3GOgiY97dC/cZ4fBcdQbN7BJCfezp3ddH+6aszVjSSRHAqpfeY0xTUSeofQ3UnwpW7gHyRwZvQSj",
-	"SCQM2jE/mLCMbvETcN+ytwJxEZyjt+bIlGpqJIxFckQzdc0RJlJt9likIVzrKZsGhvJhiGNxgPFvfUSN",
-	"dQjcUjbMIlxA3KFNfbBAh7UXRw0M5ia1B2tUbcgOp3d9vWzYcA0az3/8Zf7iXLx/fg4GjcPnvz55/5/H",
-	"0e/Pfn1ze0uGJZPIbG82Y1iyvRVYSgKL+qp3K+fTE8VQpopWRHWmj9BhzEa+KZh1ScIpXr0F4nohdyhq",
-	"RrVgoqiXJW8iYW04tghsLBG4CZswQ3iF2T6tCuJ6r0CYsh3xBKLHh0CFdXfwlsWLHnPwa/AEI9d9ff19",
-	"HXCuf7XX1feIb3mBbwuj+iVq6EOp3dksFVfMxADYorrF2LSdhEXEj1I6zvyhRbOCWiqI1oE/QHV+ml5Y",
-	"voPuHN2J0fxL9fDs1ux+cKSD6139zcrBGzxk0GuGAMDlV7vTZYkByQsyF4utUNMx7y3HTGgjzerAiA75",
-	"FfigLGVcgger8F0N0f+VGhCwEgZJ6NjSuKxAzaNfS6Ntv8IivDs7uHyrILehr1kqgphNAcYfHsjf3vmt",
-	"oVvUC06sNvLos4YGucqhNq8UYNwa3FwfvRMHm7/XVf/n4KSD1QbeI03hovjDfqjlUMIBxOEZfj0yDbdO",
-	"SMI4Yt6AzE8SpcwkhErJLxJFEKBYrhbuCY75IqWzCWlaoYBcsoX0XMy0mEIhsoIpA3a2nwqR+boRPJ+V",
-	"NxwJ0dRsdJYTPmydlMdnKhoWhQuKZyN1QyTGtpTgcCCUpoQdrrQgLW/VnHYPgkBRSlv3LVpa4EuopQ0z",
-	"VRrSakjzZvVSIwVo6RPp4B4OzbFUE63HJp/FdEGacAkv2cLD6xiIyPxTG2Q9c9f6AzIReSpbN1BNmPMl",
-	"W1j6tEONhTWJJEnEfIc0Z0JKHsQLiyYkUmIzGVqQ5Q1ULBFFwyApWRMtTsAUwa6BTofyB2Z6ejGc0s+m",
-	"PPl6cPdTfM8Np6JkzuK4rdQOAJnCchvNKY31T/98/eK5WmIUUcgVF7Et8lG+7i1DYqQhwoqKOPA9auTw",
-	"Co30Hj/lYxYuwpgNd3bUL3+RHxX3+4ucp/xCne2/yLkgf71N/mq32/Z/6r1mwuYt8tcqOu+rR8hJgDYU",
-	"ZFhfP/eMt6AH+75q9PT80c9OGx4yBgnlPP4X6YEBYonTLbWihtbpdAo2U5wvNLUuN+GOFNtz/q5ykBlX",
-	"R4hnJJ+hiaOGicAi6XNpmiz+xDt7gSEp0rMMQwMsaRisNE+IyDOLu4RDUgddbakBMMgTXYX9LyUXlKR8",
-	"X9ex8ItfzKIvvekuHITzwQ56YKBZQhnzKpBgPLm4YcIYpImTtndUfWL/KG+k5+yAV7Tk3TByDBOB3xxk",
-	"Bmy46KkMgVX/vcVHIE0I5oaFe5u44wWW6TQEMWsagGFjc1RZwPx7Ky+IhL1WO/VLgQrv4u2/sMKEJau6",
-	"NE7MEcO1gJN3QPeXtUOeYJKLVq8ezM5wJ/sKJtmsxPRnVzxiScjQRf9hGbp/lgcxlxMmR1KEfeeVAtOr",
-	"DOFf+aAOyr8Ey/9YMA3M/0ikM6I/J5TgtM4XM0aePNFaw/cNDz/QiPg3v21qLNA0ey7mlbIbWt7TDNCW",
-	"YdGlX1YK5aWaCxf69IF9cM6CdlrYEq7XGBOwdoLewpcpD8EhDKaZYoVGMBQ0mEpt4bDmpt+q4AVYasNr",
-	"RGJKwcxKwykzWV01eXqRWXol3E8YnSluPaM8QhkWoItnxhX8va5RUIlBdXq7gF9u6g+/u2WP6+oraPcQ",
-	"FC+49hrZXMDtfhnTpFJiZC70xVadDKHQL9xsnAxnUtd2mqVizGOGOpBImLvPldoSxe07e0MCRbbThdIf",
-	"lPgB926mh7HOWMvytv60bT9db7kt2ndNUHrcjv2sdlDacmaMf0sAJGDdAxnPnDq9tY4ZUKkeSyQObBux",
-	"khjyaVtdoHLf6mDbpSaaPygpHa/V2ZsCwpqnliRi3x07+TFPImAv6lxfoGf5BuJmO4X7iSb96jvm9NaQ",
-	"Ptylm0qWwFv2FtSRO1OVOE3pAj5fesNaS/W6FwMvtvRHDmGldjOxSHFBW3rdivUWV+xdnf3yVltdsviW",
-	"N/ylvijg2tEkYUgmjEZ/5DSF3AtdzEQJ9klO4yJ3We26SBJ16YydxGRxo/QpmSx2vTjapQvYU+xvo6Og",
-	"ux9h38626uj5a68x+WNkS7DUcUIzytJpWnrt5t02O/rSJTdmZ7HCy4YlXioGvDor75kxTxS2wTqzoIMm",
-	"b6whmQCtnIik07i5akzvDlBSV6UMfaX0j2kIOfXvvEZh3NfPPzePXLfkkRuZquTvPl9HHaKvlRb93r67",
-	"566BFS2pC5EbGWpIVlhQb7N9RuM1RxO0fkfR/XiePTFPWDrKJUt11ub4iB1GB2F7PxjQ9mDvuN8+6h12",
-	"2wfjfTaI9sJ+0KO35P0fa/9d715F9Kz69pb5wm1o/8Ot7tJ8NiHof6viUieW38p1ef0VeYu7D+Qt7m7s",
-	"LUbYv43cxZU6V7YtMMs0zA8jbRxZS/6/GA/zpn7i9Uhl1igyp4V/DWxpUKeAWDtxpu3PXtX2zVzTN8RU",
-	"lUzfLYNjo9EenwoUG1bFcWG730ny5tVT0vRv8M750HyxIFWh/npb5+kLrvP0EB56Wx4qLKyVt3fS1wUi",
-	"7kLC4/p4RHxFB8mBl9HW1skKB48cWnF8hs7eC+aVftKFdI1KBd48mbkOPse9Bnk5V0x2iNYYpJOnPgWL",
-	"75LrpSYknTTP1bBnNJvoFMiMJ2GmSyLfdCGHjsc+0nFe8ZwuJHnz5slj2Wltamv+idnIx6e48PcNC6xz",
-	"gzaGe31MSqfvjQMYYMpgUzAHyzyuOorN041Js57PCtKMZ2gbtPPgJOEnVsTs6FW+P1Eo3YIbYpWr0TZF",
-	"JSGlxHtVj58HKUra1qlrC3klZd4NvrGCjOe60nQpHZ4RcEkR+6Sw17jhBaDukiDncUakIGOausa8SMwT",
-	"xUsUj5YIHGRcK+NqmSD0OA+In4hsNBZ5Em0e/eyQgI19TebDJ1HjgSCyr+olyb7JYHAtHR8awSJjgDXX",
-	"GA56/bJRoaoQrlQklQBJTSJsxt5nu/i7nND+/kFj2BiEveiYdelhsDfeD/vsKDqgveB43GV74SHdj/rB",
-	"0XjADsIuPY56wR7bHx9S0CiCo6g77lFYm8/eJtOvt8l8MYvsNUCtvRVE34bGFNcoYWFsr78Ua1Vl/20C",
-	"+EPZr4aVMEdZuPU75LGhZkpic5dra4HaWqC2FqhPboHqP5AFqr+pBcrShLvZoJblAQQbrm3/ZsuUJYLf",
-	"uGVqi9j6eWhMd7SgKHk9CyfLqtAZRp3bYEjzjU4+UMfY9/DfbnSyLXWJyhIGvUKYCZhakowENLx0IuKE",
-	"Vl12dkTCdnZMWJ+Jl4PwH/ztki1kKSoIcP0hpHqBbjCo1MxXJfOD8dNgwWHkiw7gHWtDToe8wNKqJl1D",
-	"vW2HelKa6ZCoW+1r/CvpxFqC/nQGMYrqTR1zDW1IIsWU6XDpJExhO6UbmQpxw8K+XlE1h6TilWMQxao9",
-	"cuQ0qemxKCmOQdIlUctODgcNmQBDDEG22oXSDFWzgMmIuQtVcQ1QHfGgnGg0Rz0jRZLAEKq/dKbKJbng",
-	"VywxqQ2qETewViRsY1X0zSy6T+TjkjZ616hHXNUXOvaxHBn1mpkIDHUG4TrAboqElU+/Gwn1OcqWve4a",
-	"4VLHN21Fy08hWlrBDUegzsNpEv0A5KgafZlALoVaPThlDuFaGXl3tFK1o3HsqHalgdxa3ijf2TXRNIqV",
-	"aMKcGRJ5m+iY7jY65ouPjjnaRsdsbRNbBvJF2iYMKGYBgXnMtD0C6sjsBfvR4fi4ZIw1lon+eNAtcZb+",
-	"NjpmGx2jhQG191ChyQTJKGKslE+b2lcoVdW08K8OR3sbZLLSPnKmlGJK4GI9YKBJLRDB6poOp/hCnVGF",
-	"UCM/sGi4lFE6VVwrYCWt+zvp6smkaXlfrIhzpg0ankbJSkkOQjYxC9ZCw4zt31awdhIlDZQWXB+dRkpT",
-	"gPr+k7mO6Q3wEEjTpl+2lk0OOOHRlMupatAxNuCTFVYCKHINQ/WIufRqznrMxpYkeRIigAXFDOYhrk7J",
-	"mKEL+kDWh9qE1kmNNUTv3k2mENKksephYZPaPJNe7hEj8EKiucn7hN5WZtvb/izm0u0T+Te2pOjT+veb",
-	"Upx7Vdzo06oZTB8Qew3Uurv67IP7SzZgZpWlvEHD1TMBG97coQsfQdP9vNXWrwtm7byWUpaoxyoMmS2G",
-	"2lcVFY9fGpbwNUvvGgNtFaWzqd72BlRAPlv3lNI/bYD4VsL/+yR8Iw98bCFf87e2ZFLeWLRHv0zMy1UB",
-	"fq6hwXKpJMOb8HCrgLZ4m1G5DRamEwfr1kcYfR+8bLr8N79C2z8DDDE7MM15AD7NaXoMHXouAJBpXj+z",
-	"SgACKkIU/aJDfNXRCLhBnsYGjB7h3THSldoBc0n8V2+eP4fqVuS0NAAsjV44y1b6dk8A4+ojI/v+gPv5",
-	"2uz9fUTieghfuyGmSA/K7qsBfDVJdwnzDGAA1Ov/5zfa/vOd+n/d9vGo/e5D1zvYu/7vW9dTt6O5M56w",
-	"gaXX+9vwGo9ePHv59OwcqhKfvXr14lXDa5w/eXb2ePTizfkKiPqHhk9+9zfJzfojKwJoXRDYd55gygpc",
-	"zMZwz2vEIO31rr11ZZBAJhwpQoFjmfUaXhkdBSWHZZkBUVISZmzoYTRrrBXa+/1hD4R2GKJjuCxwDdQ3",
-	"Da9xwUTspJGFSvQaNl7ThPyY0iTkMhRmzkC837zW1k41xEengApA04RJtUiaiI5y6Va6afSjPTYY79P2",
-	"QXAYtgfREWsfq+XvBbDgbH98QPX7dr15MjLx+aZAQjngt4ylsgsCdAN3AonZWJ2lqPKVetzRw7Tfmruz",
-	"G8hRt/fzL4f/2fvX0b8Hz/vPDl5+j838o1dq+56NOtUeTfVwtRcJlkdHVtPuA80yQvSD9b0Lbe7C4auc",
-	"RSMWa+igc9BJHoFOshRvXbv86rYCVFnE0uI4BBSOwywV70ENxYuh/lyMgkWmfuodDfYAMiZlF3jEc9lW",
-	"LBZWIRVxsS7q+OH0cOT1y7tCo8SfbyH+rw9HNJXIzD2A6+/oCwUJlZlWwMY0lsxrXLGUj7n7A4+YAGIC",
-	"Apa+pmbf3xV9FNqLrRV1O4jkxbPfxftnP4rD/0mej589PtscHrnKS9dCJFcFqW3M4WcCrUxdcba6Sw8t",
-	"e6OVdLV9/RE8LyEzG5jM9UCAUCioCgUIkJ/WLO4g8zUNLF+rQ54LcDVpsyvadE6sXM8TMo6xymXKnKqT",
-	"TWq+WF2JMhSygA5tdYhBTTMWZWs+lhldgLUTEsOMsCzSbCxiLkA+X84cM63oDDLVhEkaU291yIsEiu4U",
-	"+IRqiZxFKCzeiKSMRepxvRHGcVWgoUek0F9JOmYkEyRlM0YzWM1ARIvN4Q5hXJ9HCtq2csWnM6muzh4y",
-	"B1XpzPqemFzM9fdla2v9CutV2OPwDdtaP5aJdStLPQQIBhzQBwXBKItOpfTTD5X02/Xp8CmdE9Co0KuM",
-	"EoPTgldE3fiPkE22zxcz5pOmb7J0fUR+Vv9CEazEQfVT+KdH8KMpTaHQp35m/9RVMoquHnOJdctFMiQ0",
-	"y2g4mUIRUI3AD+MyDA/si640xE0Sva4pLiuo0rJDigCFUpK8Lpx2yRZVI6UOGHAXWX0GApdf7QgLjmcO",
-	"jPVCJ5DcMQH/cdHtfe2Tt3zb6bFAi14rQu3s7oA3f7kiY8ATCibFJaCg+ljwmFXgi2qOxfKx9otzckLM",
-	"2fjH28bbvNvdC80P8Bd72/DXQxh5jbNzelF/d1RT30ny+ufTdn//wCN/5CJDR/7HgkT6DL1W3wD9tinq",
-	"pSIgD03EAUl/tfr7ShdpoyUEkxq91oUdUcJyzGjKosKT4wjShYoMcVEd8qOixijeoNDmYzqe+uU7aUs5",
-	"G2UVII0ky5SWp41NGFuV60irE6Tvl2wxMrUH/PIoFN3gSQ7FCSKG+KmnL58A5QV1c0ovmYZyCmkcn9RX",
-	"GXDL2NEMy9c1eUZoLMXK+nblwgStsoa6OlkONuqmbLnqvmwW+SUzHsfl+K9q5b1NmcgrNeqtEv2tKdGQ",
-	"oEjMSKC4i66A0+ypL/v2Niu1rXVSvZ1aUHLuzlaH/nx16MLluKkSXXz5rarQyCW20Upbua9Ips3SxZK/",
-	"oYLg9tBiIFKV3Q/2hlzvWvPlSk3+RVIIaVY6qwQYkSZP9EMNreARbCVgEblgCUu5krAWQ6VRsziSPpF0",
-	"IclEzJWAJ9V/AVY/FHE+TUiTR0jIPCfR3xZqMSALLY/4IMHQC+ZjBQNZEirNeIMFEXkWCigNnkTYFc/Y",
-	"lIQ0hRrhBebed5JA6Lf0jLKd5dKKuJbb/S4CRfTUK6Z+3ivHNGwLTamP1eqYwP6lMnkxl2bUmsUUyyyJ",
-	"r2Vfv3WbAKeHQ+N7ac/FpzEFgCwBRoCvJ2pHn0ysWqJ5rsNrjQtd/Wz47XVdrQ+T5qyOPEZf0IDFjWHj",
-	"lyJfU7NKJ4NTihwYbQMu0LJhxCvaeWlyRbEqU9FcJYnUabS4i0XLNhXVafpMJ7aSN6+eFu2W0l1vaNWM",
-	"950bzaTDFYpwplIkUa/hYQDDKIQYlvICVrNtbRCJW33JRvBUE28xXMSplLRhPaxrJxJJSYN9tjduD4L9",
-	"qD1gB+P2ET0M2sdhN+qx/niPwkEq0jvVKVKruxQ3tW621bHeshTX9eYhU0sS31JECI7tc0yGXha/a+N1",
-	"KvPbVE4syOraqJUaHrZ1tnwOQhsY6io7c1cpDVVyeQOicCISJTrZmoZwlEOiPx5qDBYeZ20QwS64VIKl",
-	"fuzEWMtMTO3PUxox3ZIHQCxGJwaRwxoPfAgYL2FdmNvgeySAfCTso6hET4CZhEOSCOKcQy6SDnkuMjji",
-	"0QmRIlXdBQuiWEKHPFbSkSRNX80FBR7016ThhF+xqJhRykiipCtYERZ1oHx0akPOQdhTcrVkbZ5Ilkie",
-	"8SslXAVIQNQiqj6NhDpDrGSspwXGBHoh66O5z/SObSoS6e9+gaDnB5BGlKALynnB/3QZ91HEZtmkMWxk",
-	"E5GKHHCUKqdKzNqRmOvUXJFlYtrOZ2RK00uWEcn/ZESxiylUqgf/HHJnWBJbOlBmKc3YxaJRMjU1sJW2",
-	"5H+ivo/PuGQjmjIKV+T89Nnua/W/F8/UJeEhhhBPaJq1Z5w1vAaXIzjQqiMdtSxHeFjND1qMeIaDfm26",
-	"03xF03ZzVEfI0RqeItujKUa1/i6As8b5Rc2wi0wrNEQVFxzfhOuNadFFNDNGwt9yF06lxAJq2YSnUXtG",
-	"02xhjCdghZYszFPQf8Y8oUnIKZaWB6sZB0NuyuVlaVNmqQhzBIar7MvBuBf2gv1+ey8CibXH2sd0f7/d",
-	"D47G3fEBO6S9bv124ZjscABl2YxnwmicTUDSNYNytlROlATSBvNQZVeN9LZiW/+Nfb7i8pKcJjReyOwe",
-	"m4szaKvValPb2uotVi9ifLBdzMpuW9Nvr3veOxgOusNe/z8Ih3I7aQDpgaIoqwxGZSrf+RIYrJq9OSUY",
-	"KlwO+CxPyVlwQ1XV+q0IzwS7O/inXD5GxDxBHoKG5ThmKWniy9jov/s6Y9ojcsZC0u8ctbQpATVsnimO",
-	"d8VSyCfqdUyS0pBYPkQkReQFTA8DOw1kI/k/nRV8UU9rFwfoa60ekaMwZFHdm5j/qTjWOXufgXdK/TcS",
-	"YY5YjiFNSMAQ6pInMU/AkuDrFxGKyz8h+QwchuDw5mpk44ylc2oL45YZthnYB0sPrnd1i21sEcwExcFx",
-	"KouYsu8G/7E+gUr3Cn/I3975Q1sY3peXPI7BjCsxDnQazkaZEOY3j1DiG0EdH6htlD5hiRJjplxKxbKx",
-	"QMnyxwnxDVlg01lMMwQs87U1Tb0GZff1Uqtn8JVO7XKcb7bIos8T1d5YpFOfNK0zACBEYbiSxQwwKbUF",
-	"V8Apla1SSXzfSGKjQpjqEN9SPAhmiWMxH41TxkYZxzQVjTeDQF1sSnns49ypOd7ziSiK90uWXvGQERpN",
-	"ecKBJ4sUJKRBd4/4YyPQ4xb/CtvkFBpq/4stYAtSlqWcRaYmjRuFK1J+oQ6uuXLNfreHVyjUl1IHGp8U",
-	"4KqXbGFKNEd8PGYAthGIaIE2qmPi82IQYOhIWS6ZWqE3kq04v/rYqb0V2udA1caO+UWOYprdEUmvMH6n",
-	"1gCmG1xZ+xwpx99b+RxxnMqwFYb+CB3ADXAtqQtUYaQPzQWBghU2l0cxR03iPFXM+3Uo8mW2Kmcpo5Gc",
-	"MFZikoYYqt8WMmPT0SwV01lmytwC9CwMVcmPePZZqk6U6TRTnaJoo84JGnVDkUQQaNMB9jHO47g6abPD",
-	"VgPQuB1CxNLT9MkjcGdV41Md5OXeeHeJSrTUwMrhrjT+CyWONA9SHqqT8zO/mAwJNZwrSNFsnGiwHJmR",
-	"PbJgNJWdTsfJoVKCBjbSmUa6UsMasbC0Z46x4W8SGD+S9GeJKiw6Wlaw9ZEuyGwshlr607+WYUus3UZt",
-	"IljCsCU5Y0k0CihUnDYNnWIhY3gGd92WsMdoLfLfvW5XDQ7+2/7v3rOGh48YUX+8c3vXIqu5JsADYG/R",
-	"lSizUS4j9COWuNRSOMGYZeEELFvvbifwrrKSqd0cxewK81pMuixWqbe+UIDSXU6NdYSzm8plO90UX9UZ",
-	"0MxwxQxBc0IxnbJESwqKhV6IVMdXGFwer1HCwrTkAAFhoWFnE0a6B2sIXzk2+D1MecZSTq39b90NbniN",
-	"C8GTi3YokpClCZnTFCx84MdmM+juCfikxihuxuxCcUXjbX8EHAk70DYRSZPQzAavL1m6Pe+ub6HYLMtH",
-	"lVP1rk77KUQv9bZkoRL3eHIBymuViv+PyLGgm6YpQCuIVpcwdquIv4C7GZllNOZlr/CNGXpBeBKCI096",
-	"S1PXYvhFHiuhZUEorpWu7J9SHb8BPpQ4trRrnZamjq4ShKa0wkaeG9xinC+I7y5XWHsNv9Cl2rgmeUVj",
-	"wgYeunr4sshrSaux9Dnp4SjzjnTCLUjFbjY8AtPqV5cZ+4SmI20qG/R7XcWE4FJJrlaxYnOocG2vIfmf",
-	"zOQDD/a6fQ94zmjKlZpjF2RlUFgfgsIGOijsjgJA8SQ28zQ/pkq1LGK5vnnr0lcrX6y3m+lftkLIVgh5",
-	"GCFEm1EqntqSdWXVM6nJfPnpKqlmCYw8OGT9qBe29+lg3B6wvaB9FPajdm/cZcfRUXgYgIt5xpOERSMI",
-	"JFTHTPe2bG4pnnwE6Wkzy/JXKWzdxiQOABOAjQGEYW9DA/nKhERdzBz3+pM7xrfVvOtM/0tluRO9P3WW",
-	"ftc5bhwCNa7xXcAEW5238piFMU2pumbxQlHuK5ZeQEA5M9aiTBB/ShM+BjhkQPs1geckYpKDkcq1Inqk",
-	"VhxuQQUootULsGt2iN3mbIjwZTy5KMygplsNDMwl8RMhZn7JAZEI430AY2Wb7Oycq23Phjs7JU98cyHy",
-	"EpwzEFAiUljpSMm0JxAACAkf6mWd4gFAxTxreVjjaiHyFMLnE5G0K951Mp8IyYDiEPZHTmNZLF4HsiAJ",
-	"e0/DLF6QpmRALIjMw0kRjQDWXToN+EUucjlysg58MwAKuBfGnOwjKRrqSw3QzmoRfgT+qhYBIynLll7g",
-	"vgYaLhOwHmagJn7zhIhyRa6MXjJd5lgburUwLUmTTWfZQi2mYhpqpO9DNkO06JJxvQ2eH2zQI/MJDydA",
-	"ymM2zpzKZLAHuns9oUeORRLmhTWt7PKWvTxqbjNF4pNMu49KJ1eyzKSswvxiBq6sSKA9HoNFmugoYo6r",
-	"iCdhnEcsasGgI6YbyJNYCQb+LM0TNloeCUiZJyYBVf1illavGC5UeTx2WWiM5bjUKjhuJkArVAsBpa0n",
-	"InZuDIc9BHt/RJr1bqeWAT6xNdx02bITW7eMSzKh8biNBfpxJ/woXSjtaUiUwO+XnB1wbQ2VI01fNwjO",
-	"Gjimfss6GeAZJqVh93B/T01pJG7CgzCmRlEkdeyNp7HpO5wRYnvNTczw9uNN0vfHXFN/Q4fGqaJJSMie",
-	"6aVt3MctESx0SsaHZXpfAMXrmJ5ySSjd+99mgv8aTTw3WcOU8ISHvbxjLxGZ3+yXOdGWg/FSOS/bBCrI",
-	"d1D8//7d3zpgtg6Yre1ja/vYOmA+Psu5ZGxmyLvLdf7F2IxYkRRlRCOrlguWuiym3sbicpSv0nmjFnZJ",
-	"FtdEcAPPTln2A3FwI/fOpuUvDSIwShaKNaEErdPescpceU90nTz9heIo5j04aasfl5ZmV8RROxEZk+i9",
-	"gY+wvjIKAEaI0WzkDlJMyZQ12HAL9NLj4tbZtX41NVuaIiVzkccRCVgLEue39ca+RDMY7HhhBbO67X3M",
-	"YRjRtdIc9hoLwyjhXi6ScJKKROQIUxVhRGSEWRa0sCQYOwzeRs8GVinmJT2CrLEmzqpl4hJ13oQzkg55",
-	"KeK4PjwWxrL7ARPLrv0TAmUH8jBkLEKoFZt/4iM6aJEQogPgaoJ+h7rSEeGZpqsm2NZExJ6eP/p5XUis",
-	"T/wPb7Xp/m1jSN5q6/3bxrXfIesjJxf1AZO47L+LgDT73X7rQeIjN1P/f1Aj+CzCGd1j6soEP+oz5Dx3",
-	"NU84WqPKIQ9TxhLCaBov2phBHXCRMcgdn85owpkckhmfsZgnzMPAQzKbUMmkR0IqJyTNkzldYEAITbOE",
-	"pXLCZ/LEnHaqljZlIU0jDEwEOaA88l9x/6qGjtohaxQTI0BIXabp7A359+k5SXMlCSkNMkyFlO0AEujJ",
-	"a0pfE0ljGDXPjGU54imioxCaZjyMMS9Hy0C6xdPoikPe86aCAhyYjQSE/oaZS3WxEr3+ea877HZ1rERN",
-	"OWebh0r3WC88jvrtQbA/bg/oAWsfRYdh+zjo0t64z/aiQei64P7IWY70fONl+KcIVvmf7M32CHawdUF9",
-	"XrwXNtDhveM6MnM/Lmx52PoyPurV72z1kxKrc5EnkLPxxPK+E+IbkDTzHiZY+B0CBVacjJf5RBBdHsBm",
-	"g0aQTKJdP6Q56A6AwohswlLZ2pCP/MQy52LcNfvR3KqHgfm6BSHR7sdt2Nk27GxrVd2GnW1Nr9uws28h",
-	"7GxNrta3GnjWu66oFVWRYW84gApKd1Y0rFz30XSNLf7LAyoIP7HMUQ9MouSdNQJM+l6pCTwqg684oruY",
-	"J5KIFLDcA8YScpHSBGJeINpMkSl1VUBogwFPKY8dqBJKMkanLU8H9vDkYsleJk8q5UEBgMUJOCkBq1h/",
-	"DITKLSolT4IF4VHLQLzYL8UYFQtCQ43BV2lrwlJ2QiRjtUbBTc1aUFcTlvSueCyfHkBuDXLZFjPkjpgh",
-	"+pcvHDSkBiBtQxaisWdf0gu2HlWsDAL1qRnKl8QfALAEImXLa3YfJsHeZykNs9Xum5foxJBkPqFV9qRt",
-	"WDMK9DRDrPY8jkgsxCWJ+SUbAjaFK/CVATKkiTx2f4Nz5HfIa4A4sUgOkhVop3mMQdR1oAwImIFR2ptS",
-	"8TNcDuueuLt3YRbTRSDEZRU6QC+WfeyY6UHPtjRDO4/Mi2+TXoc8EsmYp9MldafzNul3CGo8iuZaracu",
-	"Ku1tstchrwBSQ5GlWMx3UTvdVbop7MZcaWqEavSERWdzo71eyI/p199q49+GNr6ZvtjpNO56VFfHQQD4",
-	"VSpmQlYTMz41v/oWHCV6QxxmU8mzgMILiljeg/EB/DfNWLuwnqxigae5kn6V6mPeNb4bmaV5mAEOzOsX",
-	"L0kTzZ40jhcIBsQiTLOByrJoEtLRCprnlSIZEMHIpBhIwrMO+RXyMeA3CD0AwyyAfxHfjMYnFPU3nNt3",
-	"kvgVy5BPpNApK2mekLGIYzFXHZygjjTnkhmsLI2BPteVZuepSC4qvBiGlbJiOSiskE5uiDiUvYmIMFX2",
-	"WWrquVhuWwcMjkwpxpNEZlBOFgMpBv1j4qvdGumnBt4LAOvbp+OMpf7G/iM8AHhyfjWn4D48X+95rU/+",
-	"xt13JYEvjLXh3EYwN9Ws62sYNhCFOhZ5RJ5maIra8sCNeOB1sWaOKJkomuOemu2ybrqst5YU6onFx5Ru",
-	"kRgjZiWQf+OUc/mVWR8nyNXxmYLBxC6T4kKKW+Frqxf02nNas/BpjUqBH9PuO91NipG15U5eGUs6GCKu",
-	"391/vdeLaAU/SiII2ivS8z57Q/W3INiZXV2WpAwtu7M4Nw1nbYgSXRv5Am+4ciVimxr7trFpVzE9O+Qs",
-	"ySDcZRzTiwsWEZ/Gc7pQd8FHXeSK8his0ZkraKlzmDAWkURgJx3yI+KBDy1AePNmUHAiUjdMqOURH2Uq",
-	"3yO+pu+qJUiDbnWID4U7bO0ZHM+UZuHkhPhg4/XJRMRQ1IdMhcyID3KVr1H+p56DhF5Ibwmiom9uF38W",
-	"zs5hb5ZM4hWXxKYr0QGSgyF1UGa1KDgCfxbEZkrfP2XJRTZpDPvdLiBymb97y9VZveVyQ/FCnx5YIi7J",
-	"s0cv9dqsGgU+/cjDMNu/ahDm+aph9G41jNsFUz2iGY3FhXZk3Ns9UXgj7G0zTNDOatiYs2DJKfEafcGQ",
-	"w80CJxa1FPih90dtFFZj80o9aUu+0xXKEGypux9ZFk7I67NH5OzxT6eviPaOQzg4Dy8REOHRk3913LMR",
-	"jlh0QdORcaWXxhMWpeGw/s7t2Ka+aOswvOH0bK3sN1jZgVgDPVfXPNPEy3Cn15CHcHvmhHkLazkTvKIu",
-	"s7pAZBbnssDE0NZ+k/1QLVLxEBwFEZ7XsBKN9ZDk00Ad57EeDXIVEwaua13cksl0yIuSf/a78kSXa2ps",
-	"znj0Rn3ZbEcvxzdF8G9DdA3EM8QTK+KrKWmZyrYL+ooxsxiLlHGsCOZ0pOMlqv28sAVE0dCs42KLToxX",
-	"Fn53uhHz5G5UHE7tOhqOJ2JLxG8g4tLc/lvR7VVlHn5NOVZ5eP2vJ0+fdqaRptVibCm0wdyBv038idIt",
-	"Yp5cFlqFW3egQ1S7gNSCFGYhckJjdZYXWK/7iqVz7BqS5LDTpqIixNdh1kPEwPFbJxq/CFrikvS7PdIs",
-	"3gJMGSjVCC9k9JIlpiARMhxs3SR6FQMdwbt+hzxaIs1XXHLFIAXKpBrDCC3BpKkuppo9ta/o3Dh84Ttp",
-	"1ql1Jzh82Ml72WprIXl/NaAjxKGiZZh2jQnyK2OX8YJgqWU1g59Skc/ImEP1RKlnO2WIAVKhXFBQu3gX",
-	"oqrmboMliVX93tY1neGUw9yriPTO/pTGXNC3clBNMZl2u/02Ub0NSYmUvU2cYQ8Jpo6Kemr4NoFW3ib/",
-	"RYz7uoSXgi/PJyzpdDpvk+UoojWNI8KTOgJwW/CFlfR3Y4RhOEof05Knr2E1NKgy7I2YA9CkddawF0A9",
-	"RKaR1SzFshVIgHlsjJRsp1JKF/moM8FN+iyT2b697HEk7tSSmfspRLsfCkazOmPttMKkRAq4ZWX2y7MJ",
-	"GHzHeRxbRn0bBWPQHWyed2a4z50yzuDj5+rmPEQF4BoxuZayO5Jwha6vlqMdou78rH7odcgrJkV8heZ9",
-	"beTIBKFg5qgl8Q8hr29CWdYKz9u49YeOW783TTBxD6vjMF7liTFmm1JLEAiRqt+bBg3CXO4k0pZS9p7L",
-	"zFtR0ev/+3//n5oSXivqdxksSW+pRBeYT9waXTAbbzVMZ6tSF8rAOTjYqoit6Qa+lAAoqXTQ8qYsvWAR",
-	"KA3I420oSJingOQgM/VeCa/V+CsMOCTgOw52B929Iiqk1SEvUxHEbIr0EmOUiwycfrfrYlOKS6uTeFgO",
-	"DOqznUCRNpj+lNHEFLYHmYuw5IrFiujyTLJ4rGY5pbFaxo1tPvpGsAeI30RRZ1XhJ9wPtXb42hJO1BZV",
-	"cIsquEUV3AbTblEFv2ZUQQ0AV43L0kxZjDHUgEswXVjg+RpWsfYev1u5Lc79vr5DntTGUf2Gv36SwKcC",
-	"VK9m9rsA4cukpBfqGNqFMGVIeUIqa6rop7i0xFXfuXJHBefY7ZXbB2j3gvJDN+CbShlAZYVKln535+Vc",
-	"H9dUhDHp3JdtNNNnoPaY3VsVp36fcCYHBA71oJhlrMY2gumybvT3ECD3uaSzmeI1GF+FdZ8BWgxUdfx3",
-	"oNgmk6CQg24CfoyYYegcpqpLj8gJTTWXUd38LgLtkkgB0w+qVaeMXLJZdqL+kBldyEp6boe8MIUh6ssD",
-	"g27QxIoRULFhr1WpZAFTRWh7Uq0QAS6PAcbad8gPOY+zNk9cV4yiCUrlMR82K7WIN3VDPIYduSOMnT4O",
-	"+J965KHBys2OAIzTuIrMhFpbi8ZDGjpxVe9QLsZbHeIBtsmyAmkkBPWxp27KmzdPHsMlifMLD0ydY0Ix",
-	"11IdaIPsYZMwF3BX7c+8LoW+nC3fxMQJB2DKJ5JlLfRYCQlVL0gIaZxgqYNQDXU5dnZOw5BJaapjgHnO",
-	"01VekD5ccQYl2ZtIM1pe/W2XHryNphxtnQW9UovOQJxqLjEOCGQ5CK7Uz060D7J+TOWeC2NHh5xaur1U",
-	"mGYpOeUEjM76PXwpyDMQNYraGtX65suUCE0omtwCEWqtAD2wbw1NBRFd8P5BanBY8LSPQbu62/KbWxy0",
-	"LQ7aFgdtayza4qBtcdC25Tc/RfnNv6ns5jeDR7aBBjSjWTipQZKhacYhNx4PiZuI1awI7qvsBLLVIa/Z",
-	"lKptk0OsTVkpqKguka15eKJNH01fDd73ykGYXp3r1/HieqTT6bRIymYxDZlTElA1egJ1+yplCWkUweD1",
-	"JzpoHi5rUWcRLt4lYzONzQ/wx6SJhQ91Yvvjs6dn52eq/13dRRtLinyAaBm/Bd2z90qy5hnxFV3zSRiD",
-	"zYdC+UNQ92BRhsuAAGrqjnzg17u0i+GdrPSJx1IoHY7NMkn8t423DR/8omokuERI+4YESZ9vqyDU1VE4",
-	"cX8RoOPhZ46lB2sRJGAUHWHjoyylELwvEtSEFEXQPnGNFlTyncf8UlFaXXBzVSnHDllVOBGjbVMmM5HC",
-	"MpsKihAH4BZRJDS6UlKqPHG89WA9M1qdKQtZU3uV+Faqg2qPy4qSjjxAvgk4fJiPOF55gVZYvrbK/dej",
-	"3L+ZlWIgHkK/v3MUhSIDlcqc6ifYT6RJNhXY0xEvMiMhA7nK0iBDc4B+lkt4ujrOOvG0sUpOvEYYViBJ",
-	"lTogplwLReJUwlqoCHSonNTUIcXzA3H3MBt6IUkT/r/LVhRDabntr9a/SPPs2dlpa1kSY1NGDVjErQQq",
-	"95x81AJcWwPP1sCzNfBsDTxbA8/WwLM18GwNPHcy8OiOvxRDzzaBqMaihBLnHYxK60NkyiaStTgLkQhz",
-	"dZSlDeaHtJXCEMWTmCesaq3BCsGy1SGvnLgW0HGV6gguc6M6FrE4d0AswGV4hPP5Eabz93totTzdu5MA",
-	"+Kll89unfxaLvC7ZHsa/tSs/dHK+vrK4vJsYl+shWvEySzDkqCZJc5rHGVdKENpAiQ/2ypZOVbfWJUge",
-	"MiXpqLQW3V0U59VhROndR7sWDLqpYdNZhPF1Lx//CA9fjMc8dIlMJkQLElr0ISU80f2jXGCWQdGVNhIZ",
-	"BxPAsSJTXKkOOQVTK4uGxO/MorHvEb8TifA9/GM2y/Af72Opf0ku4L+/z8x/Gf7jguO3cxZoCHbcDshN",
-	"l6Tpd7L3GbwxBetwJ5RX8N9M/1fRCfjHgk5j/If+73v930k2jcGKmizQxMliiaa0fp/4eSLzGSYTgYAJ",
-	"QqN/YiLaYAh/8pnfwjxN9Yl+NEpENgKjAovUByTgCU0XigpLRjRZI5HQpdwBogbipNj7jCVgp21O6YWS",
-	"yhU1ad0wJB27eAvnBAC0u5wjdc4C5kOV4r+Ghq+QSOBTNEib2MutZfars8yq7V7i8R/ZSGsp4a663e2I",
-	"ZsAbN+aSOPrbmQg3BRZwRIP+0V6vBwagKc9GckIbw8bxOGRBtx91Kds/PmLH+1F4fNgNDgeHB4fj3vHe",
-	"YT866NHx0RIqhFGdEspTpggmrDWY4wyhX/OmK3L0jvb63YGHRbWktKajGhnEu+va3pQIIDNgIsAJtgrQ",
-	"F6kAqeFDqfuCUXwULWiXT8HmshrV3ohMFAUmsA4agcbmob559VTxu1DMuHnmoi+gEgX8rUNeM8Vd3tMw",
-	"ixfmLV+KPA3ZKE9j7assPoEs52YgsonqImE8myDY+wpv7LkpVa94iwQ+DpZgaXOhcXFnM0W+t4LSpxeU",
-	"3rx6qoRpKWLI1MgEmaX8imbMI7EQs4CGlx7AQrVjEdIYIyUA9lIJDFGK/gvkw+NcQp4G9JfGpbm0PAOy",
-	"y7D0PJmIGTrp2xqEH2UdSiIxT+BYCFODQBF1EtKZnY0+opkQo1hRFR9klDy5TMQ8qR5YDyvcAU+Fm+bc",
-	"AZvTD7qGYkS+p3vRYo9OBYTvwPCcmTNtoLu0zB9tZb+vTPZ7AvT4U8t+Nznoi8Nb9lu/MHo0pqg4rzlO",
-	"6tLNaAwb/fCYDoIeax+O96L2gPVp+zg4CtsH0T4bjPdoP+iF2iKkpbSZiHm4ALoM7C1PK8hmP1a5Ubng",
-	"geEtjWFjkmUzOdzd1bPrhGK6G4lQrpbvNoEKKzYM93Ejf/lWGN4Kw1theEkYxpv0SYThDxZjbFUq7Ss2",
-	"FSaTFuVhqDLlVlUqTNW2wAQO27xZtemdYkuZLqUE4U0ajmdFNGWRqZrCeKIh8h430GXEEwz9a4Y2lEqy",
-	"TAsWqcx0COnL0/NHP5MPb2vduW8bQ/K28bZx7eKC6nECbo/xjiBf3sAGtpVbvi65xc10flC55fYo00Wv",
-	"D4Sbt8rFpC/dSN1ozccMays9WnZalRjhXXgeLvM6nverup5zKg1p+PqY3pfEvB5jtP4dmdeaNPGUzlHd",
-	"xtxvt/kC59J/hGe9fY6K90f0SttU4S/m8u/s7pTt22iraQwbaP9oLCPer/T8fidxM9S6TBiNYL4fGmb5",
-	"H3MJlIAjiSm34VgOTohRev7xtlH1LL5twLIX410a3db5/HD31tiDPo7YOYtp0p5h7eYbkCytJKK+SZT0",
-	"NptQyXR5DCNvjMHcZPSxIcgWPFEPE8mvGIE4YSiU6ZFEEEmTKBDv4d+/iwD+G6ZKyAF5Jr1gkWdTTiRV",
-	"bIS8kWycx4gECbCaiQMfWcKrCNhYpAC4CeNVktGLGUts0asS1ckTl+h82uKeumo5buXLmCZ/dx4EHrWa",
-	"yqDmSRVnHkqBu8HGQ2IjijvkMc3okCiBXiwYIy+fPFFrYE6JDQYn5dqbmLo0o4tUxLGONIQTXXxYhru0",
-	"vzuju2Mnt5aJ1G7p7fuoMGObRzJh5oFbdTFiGeVxY9hYVZjdIzMK+p6aKE1Qcfw9T7mMOEZjQsQlzyDX",
-	"oRTl65RjtN3oulY6mDjiMoyFzA06U8jSjI/1nCVpvn7xiPQ98uT1C9I/7HZ7Lbev1yaAFPPOyv0gHL+p",
-	"3Ghw+FUfY64jRTH4GaONTZX4ovWlyo93PJyKcgcj8ymQ559p6Uu9CEwRdL0ukichI/1uv/99w2s8Kb0O",
-	"a0KU1ESePDErxqLvG+/udkBvqBke023lyc+B6+v9KrG2GbKFB2H7YMRYb166EpfavATFxcA5Okt5EvIZ",
-	"jdGBRv6X85Nfxj9LVQMYG4bfg7XG+u7AtWRw0DIhbgJcQ/Fj0/CVBOb5UJmFS+Wu/sWTSK2LXYNVNa7K",
-	"61aT0FPcZJOdkktII9OJTV4jY3Rak56yPCgAF5hSHhsPpUewEbW2qhUCQN/SVBG9ccxrh+sU6trr31io",
-	"61a4cXj0EDYuw7rtFNKMZR5OcNRb9LiHJDa44IQicuJ9bQJnYPrUNKMiUjta/wqT5qokcG1+1UiLd41T",
-	"fw22288nQr1/pwh1p+xcXVZnr3fePRp2uzqr07wTLDbIX7J3f9iIaEL/b8dJ6T42iVOaWOkUWNxPLFe3",
-	"ZoD7DzTAG8ZmKageHZ6kzcFv4eysC7yHI7+NvH/wyHtXBpLmAt8v/P4n2CpCiTq4pBkskGPaMB3juNF4",
-	"l8BN8RzpcBrgoxRM6BCEj4fKJ03XjdNS7/p4G3zSBOQR66PxyJQm9IKVEws8xw8EaB1FcHWrQ2DYKFPZ",
-	"Y45ylYFXnYBSgsTX+FYAcVPEDIrx2dJ7+A7W3rul8EXUFViNaFvrvDmp9XZpnyHsZqR9RZvR9NcPKdjd",
-	"y1RiUs9dS8SZMS5BZRNLntRR0YzMtVA8ADG71gJixR6Cx/TGTsGvJCAXpK5TaLmuSyD7S2E4oYhjRi9y",
-	"pnrWvGBFx3fnLdd3od6foGre58qKN1+s1cBlOigQKMh3mrYoEV1nvN6rVN/XvX4/GZVrG/7z5dlkYFcf",
-	"PhfY8Pe1acAGr2vClVCw8BQLZzLD+BmPzOgFizrkzAS7QGzFvTWsnZ1/67ENd3bsEHo2NKjkaqE6G4yL",
-	"5MQWPQNZRycQll9vIrHwMPrdM9JOq4pcBnh0SjzS3WN4jY8r3ikhl1UilkTCOuTfXPKAx2DZRtnRM6KL",
-	"rjCGgDJF7JUJM9f13IXt+U4F3XXdDLPFn8ANrWub3/ziozyV6ozfW5edUDmairTASLpJPy2DL9yFqGMg",
-	"raLWWNBmGcJhRd/d/fNeb9jtDwfde/cNJ7fadX9112WwpXt1XVRxc/vuqb1Ul2UU4t4iXtiGNV6wxZf0",
-	"opaDnQKtUYqRTfrcKrwfUeG9KkjHg3Kb3Q/O0VldzFbJ84bwl4vWlsm5TOhMTkS2FHe55TifkOPY0Ce9",
-	"ip8w7En3+DyfPoR19GORbn1K7wTyt4Xz28L5beH8tnB+Wzi/LZzfFs7vi4Hz61/fQmW7i4a0svilBkPf",
-	"qkUfqbKDWeGPqxLtav1gTVC0iOM6vSSg4aVSQYz6UsLXR1QIozEslcu/ZDNt1CNNDl41WzjRtNfSFwhL",
-	"0uuk0qWGltH/rTqTsixPE3zkJ2w+csfnESkItc7HkCamzH3ASJ5EoOM8Krssr6zKg9Rf19/UyoytbMHH",
-	"5TGvSCmEhD4Si+SCpQ7oYfGl9TWWkgwBYSO52AD96qTqxJTDNQloW9X0XqrpK5zSV6Ge3kENqVyzxnAA",
-	"g4CLACl6m7ChurVcF9mr398m4P3NUXZIvT4eH7PXezXP8nV1Fl1myMnb4Qnxfzo7J5UeEEEoZpmshMaU",
-	"8pV5dgKRwFc0Yz4mzUCdZU3tQOx2eIONN6krovyMXuoYEz0yrcJwua5KjE06drOU4QOb6MNiyVonZIrt",
-	"88xg/SCXndOF+g/g9ZTG7YY1nxg+BPttiKweJyYBFRVwrD+cPC8RTvI4pWNAYrKlg1pOUMyURkzPucyP",
-	"AFAIaxJtxro2iKqxBsTiLP290TV6j8pRJs/oJTO754aWuDfAfqmujbFcLDeCZ6u5onjX6saxwY3DUIp1",
-	"3RYw2Vo8txbPrcVza/HcWjy3Fs+txXNboXYbq/iAsYqsEkbiyvMba5uXbLE6PPGp1SSnLKMRzahBhEC5",
-	"8jtJTl8+IaqNathiqjP9RMKkuldxHrGINFGR0g9HNPOhiG6YMmOHUiqdY8YcZyy19rYhoaovpZvJiZgn",
-	"JFggAs0sZWP+3idNNK8eAbwEDZXO0kI7mmISA1SZTnWBWJqYwSPb0hqUmowPmSAJeXGaq5uPuSCZuGRJ",
-	"fSjg6Yz/S63jpvrUZx3Qd9Du9dr9npLC90yU9iVbIK85DLphb3zM2vt9OmgPor1QCax77b2wN+6O91k/",
-	"6PUcQS/kZMZnLOYJypEyGzSGjcvj/8z1n4qNuXoL7qhie/Ky/cve1f8GUcKcGvMWbBnS10LoD3gcA8u/",
-	"X8gc7unNsXLq/Jjb8akJ6hdAtoxeok4YhSVtDH97p468UCsAf7xbCpMzVMWhaHDBSuQMXliZB/aMJ+VL",
-	"PtZCAXB4xe01KVu+5KQJVEXmAUIs+7qacRhTPkU7kTGVcakLZShKp707uWStDtnZeZHEi3oqAmYpjQlO",
-	"JixlOztDd6gImaeR+WCdRkYIK8w+TKqvfbwDPpnmEmxMlMg8kCwz04MOv5P6RT2JZXMalNaeczCjzZVI",
-	"Y0qZqzaA6CYTlnLNDkyj2LkBWtew6EDOSVNRUt8jvrrBPhkLbX8LFmSwRwIq2cEgT+MyqZ7NoGg4WPxA",
-	"XgMvCR6vEyuwRYi3at7LJJlQOVkmzY9gZ/AiN+5jqdJzLxuZnuCPNevhmpYMBYzpLBMzuBMJTVMxryZX",
-	"xYtCIAUkSU3GatoqU9MbiOD1hhQPF80xYd0fQ/h2jMUh9ulR1J/+sxv8Ou2ND5K9f0b7+f/+84+jn8Pu",
-	"efbv/+nTY/lU844viyHdZSeiVTJ8wubqYnpF8K65eSgcKQ34k4MpfMUCuMvJVvAuxXMcOn4L7lWRxHc/",
-	"4IG+vg1+iy5rURLHVSOKUMLtlehw0OcDNVWLxtpbieliRHeXE/W7A0IvKE865DQBXmFYIHZqsHk/goCN",
-	"07VUvCJhL9+LS7ZQ7A4X0rcQKAAubk11mm6sgz+xSI15Dm/eG/DEhHvo9d0Cnfwd4qUBRLnjJY2FmK1P",
-	"57NXEV4lzVQNEVLrA5qFE4CXLqvK6h6DNkEzQknGp4w0fXC0KvEJlRelJyMsb6QbNlEbMVdyYK0zUHe4",
-	"In/tKUzly1ZZVathnvErNhpTHuep6qNb61Hqt/vdc3AnWY8SLKfDvdl4DGWKCrv7ki10DKQ1CdVRmjN2",
-	"CSGHXGrnrSEiIECkebJk2Osegsgz+I+RMuQln41SRmHa2IX9fVYaXEwzJrMR7KkWeehx2GN74/Z+cBi1",
-	"B7Qfto/YwbjdDfrRYHxAj8IeKyjerzBa8E+xjGciJXPVVEPryMujPTSjhdUyZtNRAW+jPtF/7SHhjPKY",
-	"jTD+CS4HXYzEeKTWCXZlIvK0MTwCJKlccba97rXzIUyK9aNBeBActXt0b9wesP2ofRweBu0DejTuwsNe",
-	"AOB+U/anSNTEzvJUzNjuDyyNedK4n9L/g1qS13pAr5Fo3GwCgAu51f1vSH2LNb0x1BbpT4ncaoK1WqlH",
-	"kRhEC7xx0OqQUCSu1dg7DGvRj7CeJXidtMzca/e63a71CKC7xzdTGsU0ucjpBfOJdhnrOlI+S/wWSVk7",
-	"zZWUTSjxI8pjUHaRJoB4409Fkk3UH+aEk6ZfuSU+uYCyWb66GrooGV4O3yOzOJeqaXuJMOgFu/BIl/yD",
-	"PBNJRBeIW6P+oe46miz0ZzAGn/Ta/SP4WI/phPjmBkE8IU3Ik9Pnp/p7PV3ivzl/pBgPrDqA9GY0zSCG",
-	"M82Toa5PkcoMA4WkYmC+Q0180swlI36aJ+1EzH21eNAEIgdPFZmlGYsXaKQ1UMAcoH5lPmURyZOMxyQV",
-	"c13BlMsZnBFTk+pnMceyuRM6m7FkuLOD1gsKB0ONjknSrI7LAzKY25q5viXrag+X9gi2xa6Xp1Y65heT",
-	"rC0p1Bajc5qyFha/0N9qozWUtMPzZytzqIEtoRk7J4NHukc12CSfBiz1iWSZpxk6+NR88g+3MfVTS1cC",
-	"wfWIOUg5+vTjXtnVS0lM8wQ8nLC06jbwhNBA5BnZ6ypFUiQRml5YCFvvo4M80VGnvldsCjB8FqndNz3o",
-	"k6w+QcBnG7Ua5NEFGqfAh5vmCdYmSfXOa8YHchMGx/IEzfcur/QLq77DKtXmlY4fja5oErKohYcC66Kw",
-	"Ky5yCUd2QhGxcswTLieqV988xzYwJAvAnmDwNIbIDh3RFUIdN3WWUzEnTZ8nMh+PechZktmJtzrkGZcS",
-	"qgOpSUqMSGIplINrWTkuoOFle8zjmEWIrK0GqC8czYr4YAHF7vKEZ4sOOVNrqBdPv+sWPVRNsCum83sl",
-	"A+ckwe5NdRSg1xD4XF/skDSROXq2Cp0moSXKtFshODpkG2iOSIuSfnCU3NtmGgWxV90vj/gQiiL9XV8d",
-	"MZ/EADpZvIpCWesEB+wcMiybpwgNbPfS+QtYLOZmv+AKyuwEg+u4UYXDxUjphinLJYv8DgFgbP9J8bj9",
-	"LzBrKjU5SzmLDGNBnxUecpHyC57QGIlQs9/t4eU0NEFTug2FdmR+im1uLLU741cq0j1RsRSzK5svH6uf",
-	"1DHtHgy7XfLm/JFrtyzIln01hXUwsUclUOVfnRJFZ49+IBEGnGkfu4jo4nuIIND0ElR1RyrH0dXKoyh/",
-	"HhTyZxfNm5opVmII8UeDc9lTmhrW9sTz55HXM6rIBsGADLlyxk+SsUinik4mMqcxiaA60xVjkUDAOzcS",
-	"TOZq9VnanopEw2uVKS+I3qUFO5MZjYSJWGCpUD2chhCcVfvsp1gE7H3D0cysrKMkcNl+9r8bqxfYrNY6",
-	"kR/eAZhYXPNjd81L0vvplKU8pLvP2HseitEjwBlXm6K1q2XsNSP0qNN2NNzrEpT8gYKs3IPV2s+y0ueQ",
-	"jcaw1607nhGPyJOEZwxYXSJyxRXAW6GG/X3DK157Mw1SFseUPBLprPblNYfZqpg3aVdqVyKq3qxXslbr",
-	"S5tUHrQE6KOWHLQzhKgyGk5shGouMzEdqW9sOB0+QY5h/qpemP2/ZU9r7xbi+82l1UuVsNYY/lY5A5sY",
-	"NvbavcF59/jTGzYq5oo7mjHw509hpOh+PkaKuxkkHmNNhBX+ICVreFot/uSm5VsYFRwZ5JuL2ULKqbXS",
-	"W9pAqlbn3Q/OIVzrIHotxlkbH0rd51BpkJL4BW1QeiyD0wKiGM+UAmPuu0/Q1lrRp9RdbelISCxRyZ2S",
-	"kzFX4nQiyDhPwUMEiiioJR3yA04LIPUpWgykpwPDlFKgpHKZQUUPrOjjgWYESbNY7ANkrUSkUxrHC9IM",
-	"lSYWq45V75ALoHW0LJzoCu0gfsuMLiTkNBl88lIyVM3a+iaxEx1dVgpXsiDPnOiMgTsDqtVm4j8+e3p2",
-	"fuZvKN6jeb9evK+/7St8Wy6t+ugOLu2U2PqyHrSen1rTzajFCsT+U2MhsjZICGmHjODC5uRj4nmtEdWY",
-	"aUguob6/Noq1bN3Z/S6ZCnWjWcgSc7FdDxdp+upHrO4aOU4ssPfgnTe3E2pC6ChRh1Zp+1eVPqEVqIZE",
-	"BXlWTjZHLxkq4TYdT6evuymLJ4QuubdhqM6l35oet6bHrenx3qbH23PGn1j2WbPF7lbBvVHBNfaYTTzX",
-	"qyBmXS/6LBUhU2d8hL1qlQ+JFzqmTTbRy1cvHp29fn32ePT6zSP1rx/fPH36P2qHRUZj8/31PVTxbYzB",
-	"txFj8LHU960U/dDAUpuJ0CBA1EQdmEr29QKUSK3s1SEvdNg8ZreC8kmUvKOBkth7xRp4BnIqBg+of4Hs",
-	"C58YgCCs7aI98SeEpilqsbOYhuykkBR98xvKOPOJiFlZ2IcUXiVxyqpzfj7h6h0gK60O8S3L8AsnnJYH",
-	"wRGn5AVw2QCMxgVDORlStDBHLL1guu4/hEoouQHosJK5iiiL1DJ+loDmXHgGK56/pkhRoO8QuwdQDtRK",
-	"tCCXpHlyQigGISRkloqLlEmpRLo8oeMxCwGpo6J7LAv0N3tCKeb+I+VHhCaoITTLFiQQ0aLlrfZJbijz",
-	"vIHU0M9N7Lmry9ARRj6UgjHh6JbycjEKJ6VcMkdqdx07ZVFn/6OLOs7LPwsR83p5CD0hU3HFfsARV2aq",
-	"nqAawFKIHNLqiMHZGVOZsXRpno6Up6S60txBwkJ/iyOwuC7MK0Al+zHlEUDgZKR3OOx23U7u7XkaGJ7b",
-	"O1zp5Lu7y6m4Bh+1wM9WIt9K5FuJfCuRl5iqRmf4MiTzb8GLhszgIb1ouzMKAFqrMPVeZ2ImK9ZVbfMy",
-	"JtBhySwdKGGbybXmaSWK1siqichIIa2+pLnU5SDVEAuDOSWJaIuZjjdDuLsbhdvby52qX/aVWds+M26h",
-	"01i+YHaBnX0xzOE+2R/roy3wbm7NNg9I5IEAPSiNT5nMp+vAvlm7iIMo0dt62q5IWA1p5w6Is+k/wrhm",
-	"tJEkYg4INeCJmaJjBk0wussaf0yrQ14xDN2oI2Q+PM6npnJvkRPzCVgF9LzlFVvN4qvWLD4e8/ibQvW+",
-	"ZuaBJOlhuQcmr63TEdBRjjJ9kdTmEZFnkkespD8Yq7GBVegX8B0YrNH0X549f/zk+U+leBATmWE5TDVE",
-	"o3WyMs4Ci8SvibUoB2x0yK8ivZREJC4rlCQT4mSZ5VnfRoc8UndXQtCEvco4asM5/QrR8Zct791j4qv+",
-	"3CAIzSVvEUOhgwJ5RoAeccgS6vZJfXxEEZqxLrpCtTAAuz8tcc5NuWWeqFP4HIBdP09u2d8QirpiK92c",
-	"ldwyRQNOEqzVh4Ziy9a02PUaM/QhFbbGqvmxC4wlKd7pKoIRhoxF7jtli+PqQPter1SzHFw8M0DYnkO+",
-	"i/lNzpiOOV9tQr6FfHAbu7KesZohAD1XpBDnMcTplB6mBkhstDyYG6zJv31o0Cxj01mGKwhOslEIGLCO",
-	"idz88bsInHkZ9q/2/XaW8FTMRxHN7OKpv41NuefalJF6AkTFw47vNp6idaPs143yXdk6Prij/FIz/U3k",
-	"lvWGUGRMGmrIxoaxSGk09xRf+rfh9wXpfqTP/bZoyQPgyEImPootCXClh5GW5O6H4kRf70Z8PF4JmPMD",
-	"Wwgt1cgZC/lYsxslTExnUGtKDa8k7IixCbEFycmcyYCNoYBURprqpwm/mDBAnZiztNRAy7O+ZhIsHDxo",
-	"qI6VS6YZD1pfMzHjIZGMSTLXiakJm0PXSopKGYUQBswXwEzQDvml8GWnDMMbEPkwmzCeEiiw1QypthDP",
-	"JzxjckZDRvhFIlIWnRBajJFKiLeY8xCqkpjWeEJEGrG0pQf+8vT80c8kU2NMGTyB+lg2OqTwr2PIdWgW",
-	"GKYV0gQiovHHqENestRZGh+FPJD49L8jnzQDkU0w5hcFWh1hrdbfnzAaxTxhCPVFZJbmYZanLGojrrkO",
-	"d1HHg6XyxDarceFNGRsI1cWXIJ8cPoLCZ/98/eI5mQmujnghRIsYxwBl0WicYyEsCJ4xk8PPIVKm5RHf",
-	"SrAYwzv31QHiePCWplWSPxVTSEQ2JIkoPfB0WbZi/URqpHDzEdEyCAT4+onIRjg8GsTMGcF3+JENlNfi",
-	"DuysyZMRKUGpqGVE90Je1sAcrquhCbqAGsKCZc4MU7Y0DozrFklJ7pUeKgw3ZtHcJq7ew9MBNAhDhYxf",
-	"hUQCM+XJhF6B2nRXO5UOH36VJ48VLfo8pG+vrl+1DM1eO6AS4OFqB+BIC+v6n/KET/MpyEa6b3VTLlj6",
-	"EIayzUV9G9zufLofHrJj2gvae9H+uD0IDmlbtdXeG+/Tw/CY9YK9yP20EkbgxlNAsZoERFR9m5V8XqIo",
-	"q95KmJLc+15DxJEWqCmUmNmdpTxkIKIZYgbZ/CilhnmmKYIizGKMCJwZncXqEAvy372+2kHz5ch0qHfK",
-	"Tqqmaa25R0A2sUGakf/udTul1SgLwHeTqOskaB2LARK0XS9LJevWtbxCz4XtcKrkkfpl0F6wunWoa6B2",
-	"2v37Cep1grmd/EMJ5kWBFjv1nj50Xa9RJrjwU7HSw97t4xpcCrdCjFfUxfJAKztZxiWSr9YWeW9ZGY6W",
-	"3hbFTIFjbS4xixlL6Ix3NEV1nvyRi4zeDlcy4yz1rMWqyRMSYhnPBIaGEcDaQKDz+iyNovoB/mxkZFT9",
-	"Ecias5RM6UJLPyj06MZsXk8oJGYGgXCGXwNKGLylBImUQaZPZDLitBhSwHfpyORxnkTmLZ6BGAPwtShU",
-	"Y1ioyKjBA7sBOQdxluslgF9gge/P92DVR7DijeGgv+814N9gA8J1Qh5i7EApm1IOJYiGg777s66pMxap",
-	"Nb18aEDVwMaw39Uln4b7HpSCUnRB22WGvWu0AVmDDbzpNdTWYZGx2yv/sCrr6ouemy3YwhuuzzQooTD/",
-	"oQ+bIQ8/GATwEoHQP15XycAuwiKtIganWhCeTzAA33/54nUhiBvccR/A+PCM+GQu8jiC6gAahT8Rc88q",
-	"sXi7jFoBVxcdygu8bJBLby2FhlxwqdN7w5hOZ0VlTXUOv5NV4tIEpUtjZcFwWifE18NB53maMw3ctXR5",
-	"fDTJS/eRrodgIbD1KLA/D0qC6jAsU3QG0zdX+AKa5dEVQNn91obUBmqIGXpzo65hiK/A1Aor9f+Rs3RR",
-	"iP36tq8T+deWg8LPH0D011tmBbgaQldD54CSVSmW8VM36nakUWucRgK5GX2D/biJyOnF3xK5lRAmUBnP",
-	"EB3L0s1xuAOxsyUSbiX22OIYv4tgCWAgWABl0B4bv1UHqn1CsL4kwIdA5ZBsIiQDQ1rCiI8qgN8h/xQB",
-	"4JSU7BVueSoEE/BMhVnEN+yQUxLQyAJ2AyJ+H1yPkEmkAYnr84As1a6H6n6lH6uRfXzE7pvfNON5DUv2",
-	"I48z9rBI30jaXKDvZb9WvYdu/7x7OBz0hj3w0C07tZzKn9iJ8fs09oL+oNfr9tqsHwTtQX9/v30U0nF7",
-	"0Ns7CPcPDujxQb+xrHCaavxq2olUelSexUJcgsc45tmE51MS0jQQiWIuIIqDQe6Xve8b6x1wukiibqQN",
-	"n7Z18+0/9to4YvT+pGuWAuoIWg2XJyNjC2ysKkGIn+4N9/f/g2aA0vpXgMd6x8PBwX8aa8HJev1hd6+0",
-	"I5oHLFditRtyGB6zg4PD4/bhoL/fHnQj1j4eDII26x6Ow974uEvZYXVDeDghZ2/IlIEtEXBOJBRE4hGX",
-	"jEwYzcgsn85gB9h7LgFhYgLRCTwhatCeNsoXezul7/k0n5KLlCYZmbGUTEQu2UTE0ffr2JTdQZa3Vc9t",
-	"1XNbj4bJNiwRznLlJtrV2y9tot2QlVtot+bwP8ug6I1nv58unr/uzp8tuu+f//jL/MW5eP/sdzF/1psd",
-	"Pe8/2//P+f/0n/95eXtO65CoW+OmK0q+Zbk3wKaX+J7DZs2Cl/ms5akrIdRNuFJCqFwk4SQVCbgtnG5K",
-	"IUo7O/1uf2enMBipF5p4ECFlOGeR31JsViQhOyGUzEV6yVIy4+ElAITlM2tJ0J8hdlgmFHO0xMgGOCXq",
-	"CSUZS6cAoosfdchLEcdlr4MZ9O4HJBojkY7UlbvG1GGo4rareD86otBJN2ZzG/mEjpLSKFrgkphRKYk/",
-	"Z8FEiMtRnsYAXh5AfC4fcyz35ttb6JNd4qMTxsY0oVyvYX+VRDvc2Sk0Mp3ZjauAFN/vkNPE6AM0MPmi",
-	"ptRcRa9qjlPGhvZbj8xSMSS+eux7hKljNUu5VK8ANfJbAKyOWpJnC22Oc8miodnY72QxQq5dg9q/B8j4",
-	"ZULn4wtzpdrJSwgB0zYgU2vPWpZsO0vGIcdLtco8xMeOcWh9zJaux6Y1OageBzPE47smFKwJCkD5eDna",
-	"uI+SZktvroNlODR3gyarcaIXxfWRdMp0aaUIksZNWF5/oNhKKu3NKyFJ65sTigidxnALKdwvmVF1lhMx",
-	"bxl0L43SrwHplPANCAOQKF8aBI5cO1hZkuGIoJjTGlTs5ai9AfoOxyJPIgO/bYOZfACJghHhb461xBgb",
-	"T1Yl3Y+xUpSWomF8nvuD7wRW6fXGHS/dXiyKQLOMhpOp2ngeSRiWjpzX2OKe8XR6ql/GLxKDXr5gipDF",
-	"gkYAN2XaIU0fxil/e9cBd4hP/lHtZxeL2fMkYu+xeL3f2lQLMFX5LJP9eyHAwbtI43K6uYl6QOWqqe8+",
-	"0qeWm3NeFaEVUUA5iyckpAA0p606/W5/QBQZU9LZ2RsCVf1THvJsoUXp75Fp2vCC8ph+xfMNsQKv4YzA",
-	"gSpeJxiN4A6vKqKWIveq5fuBNqf6D62w1L+zWObFT16/IHu9g4N2j9B4NqHtPlzwRk2h/yl9PwL5c8Ty",
-	"1Cn3b526EOh3kdIppros+Zsdw9FvdkTVdt/ZnkUAdfuv7Q8QRLGiITXPuk//ZtEcYcSRCBRXUtaeEP2e",
-	"VwC8oxRUfGb0ffeolC+6WpD9cS/aC/tB+4gesvYgOIjax2F33O6xPt0LBuF+dMDUWq2N/WzY6vNOVfwl",
-	"zdVZXRS5DWQGjopF5JceCQRNIxIp3gaiCPr/MBqFXbEkZwSgbJh0XIJo18By/YoWOZRUXYssm8nh7q76",
-	"SXY0WeiEYlpYdDYGFTeUbSOUh03jlRORLKYil6OwCNAs/ThiieKThXGz/PSKppwm1gCxtPnvvA0MFWW1",
-	"2NhLwwlNwfXbXVaVl4KD7687xyK8dKb7uajStVfLvTRGv77Nkmyp95dJve9CdtYaY1J2xaWOF3pXQt6/",
-	"o5VG1/w1NhnUhRuuMDLS0oV+dZ2lxlCCu0x6YxPN+nhvpVuAUmdKlDdF6ukMGIgnXSjxelnXKSks0Ijh",
-	"KHVqTMvEBenMjqcCSffyRXvz6qmRB38XwZD4q/T/a5CcLclf8jTs3pIsFutZvYjX33i0+7cM4m8D5h1T",
-	"2QYGuRrP15Ldaq0rTN0onpBxHsdDc5HAZManEAfsY/i5T5oiCRk4tYAQy5ZH/CWa5MMHmiLCHzn+V+vd",
-	"xmTHwokwt89eY2MKsgWyTEu+Mww5EXNp/uxMI5+gvQJIizYKhWI65Rlp0kAqbZrrHBP4xIZKwyyUBt4q",
-	"A/NjMDiXRKdHabvEaXHxlDbKpXX8DXd2CDXiLVhQfCswDCEAAa1kbrEAmiygKpkJligqB3fIqdJBr2im",
-	"98b5EFTgYIEh6RAFDdpEpBRnmaU0E6k80baNBexULCF5Aetol6wpTQ7Yylyqa8cwAwGNd1eMYti3GghT",
-	"K6jLdmeayWojiWdreotUaTeK/2NPPQRpFomzKvKEUILGFdVWTEMoDF41UsBkpfudVvwH3T3ijw0t8rFq",
-	"AiyDu1wSoA0o5inAdmYTipa9VQtGJGMVoyyVCKmz1pyio9BcelwbI3Yf84rz7ZPoRfpaiRQbeFJf6fvz",
-	"AF7UT6/m3McfuKT47H+jis9MhwBOaXoZibkayn+Rn408Sqw8CkRjuVeolveGNFXvLXUb/uu/iHbEQU3+",
-	"jMSMyoz0BpWJQeoFRfqoRwfij+4J84ewlKOUPIbpqz+15diuxvJi6Bosal8lTLltp4wdoTuAJ+Qnlk5p",
-	"siDNfEYyQc7evCL9ntftdkmeRDon5Iezn8jZM2LVJLR1P8moIjkZfa+9LIpVHez/X6Roaa8LLYkxkTOW",
-	"RGh6/Quz1dMF+Yu8NE2Sv8iz0jb99Tb5q91u2/+p7x6fkb9wMDz5k8VTKmVC1fUgf7kDh3d/fAVNvkz5",
-	"lL1iibj6Tr/Uc146PSd/kVdUMfNckhcsVpMmP1Gp3z309vFV3FORpyGT6q9eh/xw+uOpR3Z+UMskx4Kl",
-	"EUtztVc5Swkbj/mfSo5k5CcWUJZHbMeD49l5mzj60EhOaGPYCPeiPuuNu/Q4OAoPowO2Px7QvaAf9qIu",
-	"Ox4f0cPgINyPBo6WtdXTt3r6x9XTPzTA/QZpfiM9cyd6BcVHfYAHtDfuhsesHxxGewf0iO2Pe2E3OI6O",
-	"2CE9GO+Hg2CP9o97N3CmwXCvpzjTlEmJSe8v8izmCdN1qFKZEYm3sIE5IsB4usF+eDw+ZO29qE/bg/FB",
-	"r31Mj1i7Hw6ig6DHjsZ7XZ1Sc9sJHbOj6DA8CPbpYLzH+hHMhh6ND9lBpGcz7rFudMOEDofdfnlChvZl",
-	"IKtGKR1jJMlDTGasFITqTG5NW9bP5Hg42C/P5EdQRzT33HgC7xww3NsIIgZoZK3Uc8mTCEgGzzisxGaD",
-	"unMg0PW7TxRvVGPeKlHo3xxa3Hh8tkT+hv1et9stUdJGHUPVkWempR9fLbfUW26pxG4rTZyeLzdxuF9t",
-	"oY4XN67fXd8m0upzsd9tUaXub/hhYZ7ybIFIJzP+L6b++e7a+wA3rVJn4o5GoRtrTuhAZWYLSkDQATXi",
-	"vEhYC1EKUZzykXkryR00cpDSY54o3Z/OZpL4tZqg71UfaCWwsAOVnwPmVKZrSmUiZdgnWmd+F4GnpE+G",
-	"cIQwhTlUdoMhKKEfh9TqkFMn2MUALqvzqwTcF2buaBDAQJCSSQCiR3IDCwzG4eU884qNpmJe8eq+KCxE",
-	"FWNGh5zCz6g/kmBBtGJOpiJitqIaPrYmpZQpWU3q5dHj1RFJx8RXyit+oUPAbEEJPedS5X0bWL4UK7Np",
-	"UAniKT+41eNekSUhpkE6Nb/hhGLUEr9IED8CgocgTDCE++K65Mvmjw+NgCYJS0eFzPCUX+pkYJQbviev",
-	"8oQsRJ6CjYonBPEEdd4xVwMZBXmWiWQU04Apun6eLrD2KVN6hITxj0xJgN8+NMx7P1t5uxhjIaXfIJ4r",
-	"DvM98vUwFXE8ylJ+ccHS0YylIaznoOs1Mp6Bs+NUXhaTsDrB9UrbDwYRrDD9NLJ00eZZGyYINfLpJbMq",
-	"W6nIBL1kNi50OUKiErWwcekH54R9zAoQ35bRrJL5sLWZbW1mW5vZ1ma2tZltbWZbm9nWZra1mW1tZh/Z",
-	"ZrZ/3usOu/1hr/eZ2Mxc28PnbjvbGJb0myoO5VrivpNE8cWAxzxb6Or/FcPBQ4Zv7SL++Gqs+EfwXKKt",
-	"ykbpmCxKr5IPKVLiIwS7PyQ8K2DUsZsYMDhNmiTK9ojLkJm0PPYeyllgfXulJbFI9ZGxNM1nkLeo0dql",
-	"tWzZtg2iqlIyVKOqPSdDD0GgNB7TSYERNcbkLNsFIknpyiYmpa9DnguTcgHglizJdICp7h9hYJXIjmsW",
-	"Ixyru2w0ThmNFkWiaNNJyPRsPqZH/EBb1zx36Voa0MtOooLM3y1ARXV8mQ66A8BVk8EGo6djqLOZshmj",
-	"GcwtENECbZjWdFmyW2Kk1G1slV7FGrl56hjM+ONY+e5jctnU/LAhn9Y82Gz37VlGeb1uwo1BImOiMW0t",
-	"ZHU0tj6Yh4SfwcoOHzX6dlcdXp7ka2pFPdJvKBLupn+ry7mzwxMCaMs7O8MizdbHXnQlbdWRbwCCFWkU",
-	"Y6KkX6jvpJqGtYbsaxpFiKplQnOdDHos6YTZ45p7AO51UmYhns6nL/EI3zVE+pgVzhD1WZ1oeqFIHRbN",
-	"smYymMlcpJeAU32CVBG0FRgnsfqnIsJl/cYnfnU85bm2PJNejnHDl4zNJEQPGxDAAlwZA4PzJOOxXkOR",
-	"QEgsDiYzk0jZBZcZABsbNjMGekkvKIAk6iRydyCEJZG01PtkLQICEOHzagNqHKgKIca02WOaOQn2BhCt",
-	"AptW8ADDbTLO0tbw7vVLOAZEn5aZJvrkmitkjpZnRY6bOahia9oRputXmtUIYjYsfFsIcmqf+J7luJoD",
-	"fy6cUl/uT8Arv+bUxW0E79YbsfVGbL0RW2/E1hux9UZsvRFbb8Tn4I1Yl53+jbsiukdFTb/PwBVRUind",
-	"PPxtrbUvtdaa0SwJJfa6f1RLFrsySEf1GPJo3wHm8dtrll6xtP2aJRk5g+/eNe3Bz6ZxR85Y2FHSxPyi",
-	"I9KL3WkeZ3xGL9iuxE8lS7I2dtlRX7SIzFJGpw5qAxSuQCBGj+zsiDiy8M07O0NEYIYWhqQAbFRyCvzo",
-	"kTlgNfs8GtpK6/DkO0l8yf7wtcQDL0U0o5XXIPU8uSV6pAMZ2ZRUcYE/WeSYweiihZqRniVKFIiM4fRp",
-	"7MH+UyqzNqxs+8ljX9eng9RnDz0fwYIEqZhLlsrviA9vopYAydMpC0WSMHBYYbmw76Hhf5SaInOeSLQI",
-	"QVk2pZhd8CuWnJCE8WzC0iEZp2Kqg8nViGGULW2TG4s4hsJgbG6HD5NZQFPzlGcZS3DeJaO3cd9QaXdQ",
-	"Q2lr4H3YDvLhreZFbxtD0ul0rh3zlTktM6ahJtUTpvEcjY2I/Gpe1yafm/0+hanKMWGh2omh2Hg2JlSS",
-	"gLEE5uERSsYIcqBnwwDScP1UwlhIJp3JnBBqLWl2vWCWMlOnRM21Q07BbqnGAOJp0x+q3UyzgNEMoQhw",
-	"aaFiMw65t2/RS6VQyvR7ziTYTI1BUx8V1bqMxRzy9FmqQQMiZg+pMWOuQ0zY2fHUxho8T3MxhmUYhVrI",
-	"BLUCrpHuNpAIpFkFP6hAJLQeINP/NeyDIbNI8R4s379MZ18BTSiSOPTF0nQK6BaX5AIEZguAwCVpdoeE",
-	"xnGrBGcz6NWXhgBiUEKt0dqeEtUGh4OjvYPBoVdUhOvWVISrLUfn86K8RkwNwVD0iPErFiEwBcyidaLJ",
-	"n/UbIOnjiKLHM6ROYJb24VEFqWfQM3UvkJoVsysRz9IsZzRTHLcxbPyf37rt43cfel6ve/3ftyp1XfVV",
-	"Zux9hkyzjde0ZIBt8GhIBr23SYVDvU0sQYAnIx69bQzfNqKDoEt7Yb+9xwbj9iDap22lNrUPxwdsPxqE",
-	"e0Gfvm14bxuS/fEWNvatozVBE8uqSfc/8IlSTuANIFIjdFLAE0gEgEeoUzmP9Ezh4UpDYqfTgZfVnN6i",
-	"meda3bYSUXembGng20KHedtwP2FJdLv312Mu1QnJeBQ1SW0yRQ41t3WptsC6b0sso7X1zX6y/Dgkt8uB",
-	"OeYSkeayANp6aHl4zHV+Ua04fIbA4KZoKnpAZ6mI8hAxc6YiQtRvnjgCrfWHkiYlFxxEQCF5JtJFCwGD",
-	"iOR/Mo88e/LsjKhjbbPp1OQRrHlCSyRWAyJlIscKxDzziBRQbTtYkBnNJjWQSyjSxawQ2eaQbVcCWTpB",
-	"mJ25QQmN1Z3POuSxmCexoBHIPbGplqQE5U6ngwu3+0H9Z6R6v/ZJLnFgUgk42cTvkB+hb7T0+5AFNcLv",
-	"fNIMxYwXeL7A+L+TLq5qSycEQm0pWBJEB0emKdYiAuk5aREHo49cwSQSWGuXwZSnW4CoLwsg6v6ynls9",
-	"B07pFwzspGnYb/YbY7DlU6WLz5KLhtdQRGR0Vxs0fGxo3WoztK6Pi1c8nNA0k7t/9Do4AEXxRsEiU0Md",
-	"HPV7e2jDKw0YpC3rJq0b9Abm5hsGbSzOetAWja4y1MO9QV9t0aZu6Hu44G5nNvzVMBl1fNVxXiURFdwI",
-	"NmYr4XwyCQfqtCzJN5X9+CgSjcuY12JHpnRO4KRDYbP/n70r/m0bV9L/CmHgUMeQHNtx0tbB4dDru+7b",
-	"3aRJm+7ibu+KipLomBuadEUqrhfY//3AGVKiHDmJ0zZoX/1bYlsiRZGc4cw33yfXZ4vHAsypQbcjeYkr",
-	"Nn4HCK5uFTlinwyTGkTtwSJpyadTlh+TJNy9VGaYP0m5jdrVsDsImr/9CZOX4EJs9Gk2kkY6Y55UI5AA",
-	"G4DdaiiXRAuqZ0xbgy5zkgkOJ2/N0AGbE8ENK6gQq8mGqODdKRj3Dlr2waRPzrFGO2YyUznLSfJvo1cI",
-	"6/OsukYpZ+HcFCQZLYoVSf47Dkc/PoMXqSdEKhhtx/HgkFyef6D7z3enJxG5+P0nFzdCiRUYVn+7Czeh",
-	"43MleLaaEE1lnqpPCdEKQm0IHytKSXACWYuNEQmk/oT+Ot2PdtUP5x1HjscTXydx4SN4n5WuP9J6dnNe",
-	"sMyownqJHicOQ7p3uyYIOMN+4ib9PuLl+wnR7HKOgTxPpeA+AXCZPfyCujBMENKFu5iCXrNCUxE6T1qJ",
-	"a3Cedu7tzr39Nt3bgLTUTtLHdm5tm+fWr/pKDnFvvwdkE5WjNFXFHLK3KZcUYqD3ChbZ1fpEowGMahyv",
-	"+zg4nes1w7dzoh7NiQrCEE3f5Es7Tj7udBfX9pOqfEpJH7j3uncuJ2WtHJewO5iCZvCBUgKqP7TTMNOl",
-	"MDoiukzjKq4EWKGI2GOQ0x/SkUs6OdB5hJh3ttR7Een1QrXbXu+YLKm4IkrkPj/qiJ6SQOQx6fsEg8wK",
-	"Rq17sWAF2matrBlQoL+VUUkKFtvNLEgNgkTjJr28IKB6U8CvykSFHaO+L5hsc0bLuRMu2VgwUidbXe0Z",
-	"OhE4uWxzacmFmdjuFMyOmXVr9YwJAT4hyKChyo02+0ZdMelps1B3bq6u0QYULKeZ3VF3FvPHtZjv/Ebw",
-	"SFZzayHmryqo7O5RKQtUKZn+3RA+QMnl1FF1tQDZoiof1pl02FM6zEb5QTxOD6fxmB6x+Fn+PIsH6ZCO",
-	"pgdsnB9mNerO3c4ajo+dyXhUE1yF9w+f4J7I+Oow18TI9/v3eOBB/cCIfg4e7z7Jvvrxwqxd9ZDD+iHD",
-	"1N3ac17ApOPyctJApAPiN0Dx49NlDNS77ni0Zy6i598lLS7LSiMN08xNSN7tjf0ddaz960w6S5Z+qAFy",
-	"wWhlh9PnbJAP4xE9SONxNs7jZ+zpND6ih+nYRc/q0bJ3+2CtaTVUAeFZ2MYNgePX/3hx/xib3wnAFN2t",
-	"W+yQTjvf8LF8w7cM/MK1AFvtnZl6J3+Iq1jKzUA5wSmcu1tjRAnpJmJNnz/ZmxCe48sWpN7Vo8qRQR8l",
-	"ZTN6zVVZ1KWEIIj6pKnFrCMSOn+km65IUi9pkCuWDKcmNYTCWBxX/ouowCcKNTQBaOfwWX3yC9jgKWkU",
-	"17kwDHgMGLeoKutQDNV6DynNSeI8zYqR0jkPlQe6Zf0dJGtKuX2OZmvLev/j6gUM1SsuDPvaFvm+5XeV",
-	"rv+gIahfCUluJvo7SEfj4XAwjNkoTePx6PAwfpbRaTweHhxlh0dH9PnRaF1Rv64hyexjS11qe2YRUFKr",
-	"7AwxM17OSUaLVEnrqqEuq51sbw426ONXfXVwd3eTGC6N3e3jjwcx9ngj1r0ailED6x4cSjq3wL6fTsYH",
-	"k8PDP5yd/VLsjOs1B59f6/it6DK21fo8Cn3S3cTbNz2A0z9frF5fDJanq8Gn16/eLM/eqU+nf6rl6XDx",
-	"7PXo9PCPd/8zev3X1YMA/K4u825Xwe7gj+0ofE/AeEidNewd6VJrc/e2I9FuJWuojff52UW79c7WdbWb",
-	"5hvVxp1I4UYLftyAmHmYeMGwxiyqz/iYQgB4dhJ0AzJi1g1Bi3mB+u1UEqpXMpsVSiL3QT1KDaqaNn6C",
-	"KlLl6/z3rHegZAaw3KUqrlhBFjy7guRauaiASe6yubpmyC5xI8CDjBLKuhoegI0X9cm5EuKeGPuEdFWB",
-	"IKIAbr8p4rTOUaAKsqBar4mBGUVSyB8hVkvJBkXHfoUM9/r1SMQAASOsdZn0eiTBHS4hOZvSUhgcBTRY",
-	"jp7bXZeqaxZSNwBhwxNN7LZvHbbutGBsUl0bkUWhJiSxXycRYXZVLAqu7U9gM8VIkqOFiKqQDajZTwLY",
-	"WdVDrnEPL0oHm0/W9+kEfwDJU33F8j5xVT0Vots9jKnvA5Eynz70KT17kuYN/ieMbiKdE+FTYMOmXOjj",
-	"O1kp0JmAhYcRMNTrd3zoG8kuulCp2JxeH0tl6D58kaCDvOdebiBUOfFrg8o21VJ7rjDFql4+sHqvGPKF",
-	"AQu7/cqazrG1ioWuVt4maVO4ElYhJq+1gdCkVEtMf2tc4VK5aU5SLgTsEEUpj5udcPHTnE+nDGhBoEcQ",
-	"intOEl4/zocrtvpQMKg48DMcM7W9XnuuNqmKuhMi6RzSsl783FQHEsiqQ79uy8ZKHzl0e2bwQRIUhrvx",
-	"xjfeWL2wqJNmLTp0C5m5PH4gIjmDBQ2CtIxfSncoIStmNzKhqJ2Q9X1IFxUt9f++70MwOCH/vt7O/v+V",
-	"g8FBxmXOPsGfLNmePAQtSSm3Pr0EU9IegD+PPx9Q/lQ0OdrfOP/RhVvdmsd9aS9ka1/3/KmLwc8plySj",
-	"pa5T3aPBaExAcp5L648ywTJT8IyblTsBoAB/XW7aqrv/y8XZa3IBcwMmUv1zlxkJu7fuWe8YB75TxgHb",
-	"Wb/4A6xE6wxxv0M4B25O4P3Ul0UtugM3SC06h9NhfpCN0vgZfcricXqUx8+zwTQeshE9SMfZYX7EOu/b",
-	"DtQB9wXEb2XGqYippGKlTduBOxhdPCl4zDX2iuXkzZCkihY5ya1Nw5zVfAFkKkZDnkaWjEz5ZWl3n8o0",
-	"uTDMFMKt/QeVK99fgOFlwzfeSn3hX5neaPCD0hvt+GJ2u/cj8MXUjB6fwYaBU+5e3Bf409sCTH4n+DaU",
-	"3RqMEPYQHTk4JBZgWrf65hmncVCBm3iL0nZ8gbJTF/SwXT9RuHXfXGi/vT0JavwnJNl07v97rd7zxu/u",
-	"SwK7uUrwB+fGCF76D8f9DRGztQThA+KIzZzgjZDVA5OEbaGv5LKhNv/wnCEEHSWZlkJMKhZimRPD7bk5",
-	"qklVu1AKC7ghawL0XkSSG7thEtUQfA3/IPFs4k76PkjIspmqIM9+A/HBpzYwf9UNPVNL7f/tz/NkI7yf",
-	"dGkK5Ad86mBgQP2a8zwAj6+Y2Tt2UUPMYVYSeY5FdYfw+r4QXuStx7rD63SUCJsh8gB+b4aBqSbWqH8h",
-	"sNgDAjrfTsngjyVrt2OS3THJ7phkd0yyu8jAjkl2xyS7Y5LdMcnudO0emUw2hKR9KxHDHVD90YDqP7Ev",
-	"FIbKVWYdGfvnjFFhZn+5/+bMFLz6Ti2YxHBT353+7Kcgi+YvuB7uXxZsUc+xjdpGJ+ySZityPfTgnCu2",
-	"MM0jhqNROAaW0KUqrghAAjbg6/rEQ9nWhqQCuNj/QKCvAsfdiCA7vs5eb0m50b0edAgxa656PmcLM3ui",
-	"SVrml8xMSFIKU9APU6pN4qgza9LMiCQ5Ywv/xYHX+o/8ZeG3w0P/dd9etkCOiQVAwtAerLVmFEmEWiZV",
-	"KwF2bK0F+w1AwTYpAQGcrBbWQwLb6xGeWWLyytkfD04CwJUbgV5vNBh41JNH+9dguMSDxXQpjCORPXVH",
-	"TWc/EWPnAXNkP+RS7dvmLwwXwh4YJRQkNTCIdYtt4MFaEMsoKEIl1LjI6fpcDbIHTeKJTSCxjRilLpeZ",
-	"KIH3wQGJSDLPFh+MUkI79NNen7z0NCEzVYqcUCHUklBJ/vnu3TlUVthZIZS8DENTzfn3MNzQ78NqV/gc",
-	"9I+dWk0QxT8YW9SrD9M+9pkbWInFolDUbg2dSyZZAZ4KPFVngreMOtVg2R0sqLx6/01gST6WPLtqPvhv",
-	"dq3FdlmSqtquemL/cPXaXUfZK7JUsgY6vVYpE+S84H9BkOLljM25NsXqP7YBVNQveSswxZYxv9vjceMt",
-	"4nHbc2HZDWUXrNoFq75usOrGSaTzoCV4p7AnmbbY2LXd3ja9Nd7poVikhy7INThEWB71lUaOa6JDD+EY",
-	"Lf2dZv47Urj4ERLrb0tZOw9d4Q8I4WmmOjXcdpzZ+MY35tTrw8g1Z0tkvgKaAlwmJF35U8f6vbGyxO7K",
-	"LkNd1dVChnGyyT1FUVFuQAa0Fir1LvPS5bRv9Zkrh7lbAWzAASUuSoVy23gPlHII3GrywpUV8Lk9MlDD",
-	"xMp+uK58WStehinhbf3On5hpOJ0PS3H+PoQk5xdIVe7clp3bsnNbvoTx3cX7vqAFhJLG9fjVAw3hLYHE",
-	"9/ar4trvvuvvldflnznhUhtrNTpRBwPL+7D9un7clCAJimsnzn5iTWpE0PpEXnKMRTUrP5zB1yiFXZUq",
-	"sJhKQivY237Dzjjhjrd1UPsGbNSXaQGZpqOuB3wSQIYytVgRLo0iSX+/wbcZ3P5FUDZys4UzyZrvbMEK",
-	"4g/4AQVgpiQUWSAsLJspDcgn+8SuQHI5U4KRlJpsFrT+n1AFqVslX7KyKOymnOJvgF2tBDwVJTnlYhWR",
-	"JWNXYoXKAtLMxApsQF4KFrRxotSirYXTUhgea2P9iYWgEm2KQvhXpgrrvUBI5xr9pKCUzxkRpJYjOQdL",
-	"UXOtrbAyMejDSzpfUH4p2/rxplSGEsj66YgsbQuGmIJKTUGACJGIJfg96CHpPrEvxlkOrslwQDIIuKUr",
-	"X28bDjIXjlaoRYYfXxvUTPr3DPx6mnT1Shs2t6ZrvjAR0VdcCEfNpyNXVoZGl+LUZ5885Ww4C6lE8XaY",
-	"93jvlqmPcAYdTs3/wo9a+n3x688nJ/157voEA3T68hy7hm27+0Hzgsur4L4XcFHLbR34UPfJKZfgEFCA",
-	"6UnGgBGPnL0o7YvPMqY1AWK8Y6B2wdrKHKGA8A8AywkKhgVN/8pWrQ2PXthhNipTAkr54rfnL8moP7BO",
-	"NKSCEbIHxIcZLfJwAdsPY6OQFrHTLkFU7bREl8XU7kQbkxLhyqm24va7ni2YtGOWq6xEquCLJb28ZAX5",
-	"7Wco9xdmhlskl3bE7DO4xEvQypn3pyEj+P8BAAD//w==",
+	"7L0Jk9s2tij8V1D63itLGUrubi9J1DX1yvEy8YwT+3qZzLvjPBEiIQlpCuAQYMuK4//+Fc4BQJACtXQ7",
+	"c+fO9a26k7ZIYjk4OPvycZDJdSkFE1oNph8HK0ZzVsGfr5muto8WmlXmXzlTWcVLzaUYTAdvWCZFroiW",
+	"ZEO5JnO2kBUjlfmEi+VkkAxUtmJraj5dc8HX9XowPUsGeluywXTAhWZLVg0+fUoGP/3006Nar5jQPKOa",
+	"7U72dsUIbd7gUhAYnBH2oWSZZrmZj32g67Iwg3/HaMUqUjFarP/4flAxxWiVrfL3g9ay7FKUrrhYDj6Z",
+	"pZS0omumLQAe03VJ+VI8YQW/ZhWdF+wvbLu7vkckb94gV2xL5ILoFSOZHeCOImVBhVklNx+UVK8GyUDQ",
+	"tVlA8PHsim0HyaBi/6h5xfLBVFc1C9dcUq1ZZcb4f3+n419/Nv9zNv52Nv7541ny8N6n/zVIdvaV+I08",
+	"z+PADdbJczKkxYZuFaHk3bvnTxKiJEnv0pLfvb64695Udwu+5lqlhCsi2DWCOyfUfOZeGvVs2D2f8Xzv",
+	"ZheyWlM9mA7qGt7s39gbTZd9Z6PMs9NPBT77vc6jrpSs4meRCvZBzzJ4I3VLLit2zWWtSEmX7JLINddk",
+	"ISt4tuCV0vBgQl6W9B818zv6R82qbQB3nLZ1NemHF0ws9WowfXB+kZir6v59Hlv50w8lq7T6ruZF/mc5",
+	"70Oo9Bc5n/E8NQShrgTLyXxL0lcv37wlDpMYjnR3boZKew4Bh7klktg1P6aaFnL5wuDt7qq/lxuypmJL",
+	"mNAVZ0DZcPGEarKWSvdBFS5CC6g5W9C60IPpg7PEQBiJ38XZWdKQwvMoKXRLlUKzD/oZL9iPMEn00uJL",
+	"ZMELdkcRsxpz/QqutIX3n57ugvsj/jHj+ae7doSxGUGlZPju9YsxE5nMGeF6NCFmbkUsNchoVW0JFYR9",
+	"0EwoLgVQBoOBBdesogVJ+bqUlU6JOURLFTJZFDxnimy4XhEKq21T64qrq3FVzyueTdZ5HA/gP/uw4IZ4",
+	"jP/pw2IE1ZRwrYAUElkRVdRLuHqUZLXScm3fSoi9jhVbcqWrraGkckEoMQiux1zYFyfEDL2RVa5IikOk",
+	"CUlpWRZb8wfeh4Sk7IOuaKbNn0smWEU1G29kdbUo5Mb8eE0LnlPNzN/rrBxrKQuVEipykqorXsA/gCcr",
+	"Vl2zfGqWt0U8CU/NQFo1FN4hyvv67OxeZtYJfzEc2QyIB8uVqhkQfAMShWwihnF2jw6PDH6qNuxUGyGu",
+	"mchlNQa8oIIWW6XjWOFR+VjUcFfwGNT4D7jlO3jxmCo25kKZK6D5NSOqnuPHZE11tjIgWVIulAZIJyT4",
+	"PCG5XFMuAJKaLlUfSXH/vPUm3hg8iJOQRwSQBPFhUcl1/PQsJrVPSLHMEA0ulqqHeZqvZqfc2of3j97U",
+	"X1llyM+Phozu7uoanxJRr+es2rOzkBLaj1R66b8/N5KNRjq74Mu6QsGTapJVDP5uweQiCgc72EzU6/2A",
+	"2M8WnudsXUrNRLaNCjk/0CsGgpdZGSOKLpjlX9UWrj1R5pSNDATw8L/QLJO10ECcuSAX98lK1pWynA/3",
+	"Lyu+5IIWhpDIusoYkvLWI6WprhUB1mGQW2laaUWENMMuL9tLsJwg54sFq5jQZC7zrYH2/bNvScqbvRrp",
+	"a1axWrG8g4D3Ft9mF/RrNpZVzqrx/QuHhqi+NAcQQG78F9Z/px48OIx+PZLDKyNeKv4ru4GAcBEKCOdH",
+	"CAivrS5jRINXBtV2NbOCqtVYMaPKGEEAeLEVIw3zJVwoniMLMOxElTRjCWEfaKaLraHnqfkkJVw03xii",
+	"nQDbs2dA0ooZXj9Z56nhfCnIEHezlTn3u/84n5RimU7IV18912RNtyCsGMqnzOqYmhLFDA1csbXjQ8X2",
+	"q6/IsHVTneJ29+Mvcv7pLk4Rm2hkMczwuYpouA2GSW0B/Qg1OixJ7aep2SMI1VSvJuQVqzImtBV8crdC",
+	"MsQt/e+LZzjX/7545mYDLkizjJUGwFrKCXmEcLaonU4mCJVJShRbrpnQCYhO61Jv3S8EhIiC0dysEaaF",
+	"S3Bx4Xm7IR2sqmTVQf8IDOJ02Lw4sz8dRYbPzy6OIMQOC0EDeFm9KeplXIL6Rc7vWNlp6HSCkdm4EalS",
+	"Izh0dsbq8YpRPS7rdTk2rJXnnKnxxdnFg/HX2bfs4cN9isJMVjMz6GeVB9xmX7NrrmBru0wnk2ujktlr",
+	"hrv2l4sMF3VRkPtnY3NiNDPIqFYUz78W/B81KHgL/gEERm1wQmny9WiKOjVKlea2kbtwHZXF4C3ZMIOJ",
+	"muiV4Uu4CCN7mM/sYgqqmdIGQ82c8CIHyowXnCu73BVXWlaWDt8nqZB6tpC1yNNLg7p0PefLGlRQXOqR",
+	"qPot+yb/Ons4f0DvL+6xi/w8O5t/S79ZfM0e5g+y+/N79GJxzs7yHtpZOaD3Kd1n42/pePHzx6+T+2c9",
+	"2rY7wDfApJ7xImrReimKrQGF8nBBptZH1fFpa13/q2KLwXTw/91tTGp38am6+2c5x/lbS/rr+Q2V6Ovz",
+	"u8uKlZ5EdqCOV+Xrb8df3794ML5/lrPxt/fvz8fs7OtFdr749oyyr383jfuT+ViVUiiGZjQpFgXPgHWC",
+	"yingT6PxWHPe3bKS84Kt//CLwvvld2K+yN26DEqaAbio6bwwomXONOXFYDqQ5vSouQJlwQxV/kXOSUYF",
+	"maOizEXN8kuP7wZ7uZiVlVxWTMEp4uFM7599mww01wBGv3K/yZXWpZre9XDPJzm7dstXd3+R87GQehyu",
+	"8tOxKPIKR0EI7qKDORCmNMijZlGqkcOcZHbHKFYVyFRmP2xCUgO+lCijeW1WPFv5zydmYc9kNed5zsSt",
+	"zmbhRwlOBED96NVzEPkKml0pt1QAHFGZLFkL8PcawD8LRjwO8s0aPge8Q3t0Tua1BoJJi0JurCLd2ZYs",
+	"GSoIdxTuzNsDMloUoC7DEPDuRrAKqL8gNDcCn9IV1bKCIwkk1s9yceLy9M5JdQRlsqGKmBd3pXWHh0Zq",
+	"77s4wWgAKD/pcYcZrHl8xbZj+/nnuklpZ7Mp7JYWhttuj9g1npNQ9WLBM86EflyxnKP/5ObnFIw3y+yA",
+	"wSmxxcJIACu+XBHBWK7IA2JfuyQXpGJrykXrPC6C8wgGJ83gR55G8PHYffy5zmJOCyoyc02EuR+ZBAne",
+	"EIpaXJJsxbKrtvr+j1pqehcepGj7tsdhRAJaPDUyyC0PAkdCcSY8AipILZzLicBjIjOguHkA+QdGqmwg",
+	"j6M55cQNeizo8esxfvZZSFtrE+GqUIlK/zZ+jbg+fv7EyB7IyQlq1oTnhi4uwEIeMCWrLBZyqeA4fpT6",
+	"mREeb3USXgQND0FIoups5XleC+XvN4D/UWriPj4O2IZx4xefj2Vbi0kuGdJ/9gE0aVmROSukWIKfgQqp",
+	"V6zy1hgqcscvynpe8MyB9LkBkNEd2e0By4OxuszAczOvKjQvky3TLWQ/b8O8Pe7xkA+/+xzwfwL/mrOc",
+	"rIyS5Hg4WOO9iF8xo2sxgO8rui0kzd9K+YJWS3YrAJc41kxLOStgtADEISsh7EMGxPz87P43D75+eEbm",
+	"W81aAul5IBfZNRItJXHjHgdiu6KxlnKMX35uudRZ8WB0Q8OpCK0yaC9B6vCaagbWtFvicUU1mxV2oBaE",
+	"wQEjyPkFURipEEL0IpBUzFJIM8RxwARfjPvos8BRSvQ+WmCqSzTeOtMVhGKMIRYjdTsyGl83WmPswzVi",
+	"C7Fv3w0CO2At7wQN5d1bHUndGStknwRsBV4pgPuHSuaUGIlbVvxXmGdKXAiHuhpPJpMWjQ/ozbudyY47",
+	"v+4iP8cRGhnQjEgLBfbBNVeKi2VC1rQwGjPLE1Kxa3nFcgJ21NJsvHOIP/3007gbC7PvJLuhM/Y4VV2W",
+	"stIs/4HlnL4FmNzqTP2As7UZcQZgDo72MQ49NlOR9wPNPui7ZUG5eD9wLMTbSw05vkT7b7gMmD4kew/C",
+	"c/YLILAl8hYXcOxx+8/HsP4xfPfZRFiZb+8okoZASN22pWCkw1MtJSRDWAsxa1HoPCRZx7tYbKfoGnZQ",
+	"+vOblz/C2OaPEfqS7T7NEvBAUutkNdS3MVObaYD6/tVb7G4vLHetf718bmU0LIGC5hTkIXFH213bU0gG",
+	"8FQNpn//OFhwVuRe7RkkgzVTii7tnDUL4WstnVY9J/Bckb+/HxRy836QvB8YQNdr+NPoT/AH+NnfD34e",
+	"fPo5ZA2B0tTAiSwoL06gLw1UPqPgHvJaMF/BLNOGvgBOJIRaeJJrLguKfmfQXK6E3AgCgDVvzWlOwKZJ",
+	"fNQbmqTNAwwVmpAUj+TvP6fgKFaE0WwFb8A4E7Bm2sWbvT26ePRnJcXrMvO41bWVm1WOX796TC4mZ06J",
+	"mv/CMgiwKStzTzRnqkGy7hDjexdfn52ZVSuGAyRkfO/i4dmZA4qDk/39nKyZXskcEAYkfPvgwn8AIFDw",
+	"89nZOdFUXXXePju7aH7OjM5a0HnB8Nm5mXpXxbbT3CNOj8PlTga7vr1kkFNNI/ASW4AYYrW1S+Q5N49p",
+	"QbhAayyX4hL8cyhtjXO24MIpqXDzEMaNzdBw3mtamNW+fvrmraMizmI4bDn7Pr6Hs3g/mJL3UUvF+8Gn",
+	"dATUxd/THcfkSlY6DIdw97YLk8B03xih/47I0Iz/s38fd2bmbrDPqrBA0Dy0XgXItaCFYsl+5HS3za7z",
+	"0cUjAyUtM1lMyBvPkRC51JSkdm13DXNLE5IafFF3l0w3/0DMSXdxnUe8AK/ddXdKd0WGlNhwE7irGOUw",
+	"SgjLVpLlTg93WvuEdPCHK88R4LQMZa/KLIJ3GK2TXkzO0Lcg6rU5hYvJWQB6d1TmWAwQ4o4MfLYXPuAt",
+	"bUMIlo6KMa6dCrVhlSLfv337ilycnSEu+xNDUmIv/JB2HiQohBBD4V3cWouRZFIoXVFu/SzoAQLCNmr7",
+	"VsJNDJK28/SQO9FGGKt+vERnSye8A6lXE5xsxCfWtjuHFyu4S+5udO6SO/ZkAB4ce3iHrhTi1EGa7pBv",
+	"6oMKLJNOK6bqwh42OgsN9EvDRUWE/DPHQvZxzC7H+ZTYq0TF9uUCZAlRF0CrHXS7h+JDwfE2gUQQsRrz",
+	"3MfjWspwSVIzdko2KyYIN0hUF8hm5gydt8PjudXo895IBPZpmPZSEFVnGVNqaniGoXhvDc8b7sW30YkI",
+	"F8WzJRP6Ma16SIhZCV0Ca6VVbiefGzKIF5VV1xz8X/DSWMsxvs1EXkoeQ66MlnTOC+7+vRfH3OIehx+B",
+	"hAaBPM9FWesfZI4jdY7NCeDcvEQCmR88y5ohNdg5PvsDrSq6DaZ6Wev+uV5VMq8zo2DCW7eZLBi2O8tP",
+	"K4qOLASxkeUj3Nt5lHfgAR+ZZ9GPHIO1QX6R7wMu7IP1AuNhdFTFsrriehtNZIEnzhRhBlFTl1+CwbIS",
+	"XXptGO67VDvY3YWvW88bmOZEdvCyZOLRq+djpbcFI24ou2SVkCu2RR4Gqx9SgRxzjiYVuzMj3llDjIrd",
+	"3wRjOFE0cXs+6o5AzGls03VVxC93w6ntbZ2S9PXTN08fvX78/ezVu+9ePH88e/f6RUr+0IQp0wsKVLAJ",
+	"Rqh47OSv+/DIIhhS9IaEHJZDbVRrOBrurZlsF42TNr2JUY7oFffHsIszAVbvJaiPO4Sui0xWk2jdqwWj",
+	"uq7Ax8MtTSXWhqJ2SWlZq9WP0gioaDdQMZrBQJKDWWq1MjyyeR8MZo2JZwjCeYiVcykLRtG3rytG1+Zg",
+	"eidp5Ex4F4SM7uhTUsqiCEXQ6Hyds28mTyK73nsMeC1isWPufLYBUaX5tYGvYhFwH0ecMbq7lzhbeTZy",
+	"VE+t0ldWcl3qExlHTIuBnQc6zAnM4glXZUG3/exC02VkC39hW0iwOGXtnZMGuTh61WHK3qOGTLST1U7M",
+	"UYN0kbKggmxWUmF4rlF4XBYHxM0AfigyTGWZkj+SFP6djibkXWjgcR8tasXyyXvxXrhJ0ILgYlHTnJVM",
+	"5GomBVwTiqHbEJFqXp8SStJKSp3az21kN4SR2/BuMjTyfc4VOO+3dtmjxHxasmpmzl1vUeqny2XFllSz",
+	"tDMRSMvOp5xBdoy5sgVnuY+5Z2SY2ocp+FBTkJshcJ9Q5T9MP74fuCfvB1MymUw+GQi1QNDaud0ViPEQ",
+	"OGzf5JrY14gUYMNsIsyoyJtF86qxtNplTNpTrGubEkIYrQqjysMUyqkUEB4Phz8UkmTbrGDKwFDk3SMw",
+	"yxCyNfplY+xrnTxutT9Os01YAJXgj6KwqtM+jg+oDkgf0Zhe100U5ZLZcFhA5pCp2FRGLUlVCxeXHeRn",
+	"GnyGFxPCF4SKbUJYoVAVsdzS3wwkLD26XnNLaVlWkmarmLXFXTH7Cga8BzjtzwrOoW0iwxytAtnIfqPA",
+	"IX10kEmBcXzZtp1P2IXyTxaoXojBq1QLAXHvmkiRsQn5K1rEZa0h9P98fHEGWJIVdF1CCDsGBldUmH25",
+	"fF5AodGlh/SDPQAODZkeL1uL//sOjvyFbVULpMoSvu5Vam3OXLlLS74wEa9NSVpE/wb5uXB6z3GAe+cd",
+	"NpEMMGDbPjcgMMwUnRRH35yn+P7urcEHBia9aHeJVMrcG3DrOJHhjnLnZO9Iil6P9LJ9zE3Sj+Z7r0wg",
+	"KwABh+hB65b5GPVNmLNC9oPoFHgM8CHkl+Nol/5svUXaJwgZ1LxiJWIvGcJq0baZ5jV6p5ia5ZUsS5Yb",
+	"wv5TCBE3rhnFCx2gD5VScfTAAekuGUR3VnKj/JSdy3vx4OHJl3dBhax1C/UHhnwPuocdMscp2MjscZdw",
+	"+8wuJiHHbL2jGKTmFgG3AR4xhahFx4oDnm3uR8i1QxNSs5BBMvATDhJcd8y4xIXSVZ3tkUHh2O1iQQol",
+	"r614RWpRMKUa7o1Y5QQEJvQEbCUqdSKAdWUqxZfCKOjo91xJpQ2tBvbcCA4GzbkmQ/bBEBHL7DtTdYn0",
+	"N2c3oNJXsVS85+34uEbgsJZ5w+EvrVnb0jyDjUENCCPHLFiF2zBiHSSIdIYA5n1D2uajS3cldVjtvM6X",
+	"DGKk7IsT8qP0eIeSknZqBsadNmKc/TgM57z05lFDxEuj3jSgKWmtLAxC3m9DXM0OBVzZYYojz9iHFa2V",
+	"Zu4Qg3y5w6xJlnHaZeVvZ9y8dGK1ywGF9AK0Yi+YDdtwlwelptglQSvcrPH8Hm/jAZfNG/TjygXZrKgO",
+	"b7/Nz5ziwsK4emYpsLr0pBaAu+TXrKMbUK0pfDDHIcx9mpCn5t5qWY4Lds0KYiXELZmzTK4xy1QW9Vq0",
+	"mNIdRR6/+WuIxRPyEunxNGQA5IqxUkH2F+7kjrKpTUfJbu1b3JPDY2SCNmnVXe60kkWOtmPWrMMNnmAE",
+	"OFVkU5kdCBuEZV4OyN5lOCyiiUAfE1AkxJFbshJL2/u32yL2Q+QAI6e5AeKiIXh32yDOmDN07BI83WZT",
+	"RgALeSjgXkF1Q7CMCPZZdod+ollBxbKO+oyfv3lJHt77dnxO3DuYY2xxz+oUd+w2EyKtNavwWcYVWyL5",
+	"YAKKKqjxD39DytFdX5ecfrxI7n0ajv/+aPyfSFjNL998Gn0Vpas2aCTi9N4IJ3hh0QMUuk7NQgxtE1iU",
+	"BmcEmha1RggptmtZq8eanmiPAP5teC3Lx7LW5JqzjdUyqI1ItkmDBRdXDOK4FLgkLYfKjGCiJaEZ0m5V",
+	"sowohv/6BsMt1WhCngLeInJCiBQuEHxPdK4gSVYwSzQAa8uykXOJZh/0hLwxr21WsjBkmqSvHr19/L29",
+	"9DbmoWJlQTPPkaWRQaRolyH5OJhTIVg1a+KMXvAr5sKEDYn6P8QotVtZV6CXckHWXNQaDWxdnuK/gtwS",
+	"R0nmW9KEDJE3htHVpVN//cje1tMWjW39ELPqLZtXcjOYDp5VrKH9oNDzNa22s3mttRSzgs5ZYdZTbQ3/",
+	"XVQM4uVhzzMUskBZce99z6gmZb0u1SDBOCtAB56tyNN3mFOmiE3LxZwA+7qBxsXZxYP/g+FUWSWLYqYr",
+	"vlyyalZiivVgev8MjNZS5JE1AjQghcUFYD1SVw1QHHm2TqLAbNE9uJ3qCPjAEQ18nSi4mbZuWQRpZcmE",
+	"SuzxXNw/Iz55V3Xv7/3Dbv+9NtvvZL4FZHbT3T/bM939I6IMPILEg3AKLhihc3mNOwd4u7m/2TP1N0fE",
+	"N0QRsLuMF+ZndyBQEgXfJ0OFd2L0mZbTQfXuOt7hHARfQxetEXGQ4kECqa62LYvCXh9YQHPfwJDg32nb",
+	"FL6JuAN77kusSNWCVmRo3/DlweiSJeTB+OsHI0J3KTfB8dUhbLfgRXn66weBcP0gJkz33eS9h40ftY+b",
+	"i8SIMWuu1Oc69x52/D2juUF+N8v5xZ5pzi+O4Mt7+W6IA6ex4JeCtZAyeqwWPX3ylWfGu6bdnqNpvEV2",
+	"LoX5qoY/gpSO55SQ8/EtD8Qyk5jyhRsMVrHgBlk5THuxjxSeLDkhGNxqomJTyeN1BG3SwpppmlNN0QSh",
+	"WFYx3dRALCla73gs4ARcGPmM6lYSfU41G2u+ZoO4iWGGLrUDSfdJ3wm/9SnIrkacqxt4xbZHWf8KqvT9",
+	"+MDmEbkfnI+75XbsJmju6tv/3Ax6Bp8ZfcuCZcehK4Jka6VJK28DxHuMkBzWZY4/YbE+NB1SK6GNWpEC",
+	"IcQP7h6rXcS3j5UXv4nv36hj6mqMZdPuk7WsWCeQ0Dz+j3vXfxtEdSPIFNmHLAeXjkErRwdwvIGE/EN+",
+	"UYuRib9KFkAOT/y0SYjwnYNu7a//Fj6GAW4WyotxDVZnEWxjjuTSWtV3FI6j6eX/NdJo7BadGAXaHM2O",
+	"J7ieK+YZ+8tHtdEA5BXzhQVU4zPjYsUqrrGMko21PFpW8cfdkkzWXNh/HOP5+HTg6PLYDgXbFFtzMc11",
+	"vWJbrK/o6Kq5LonNmBEZS+AhktnPRlJ7bIA4CUGVHQxrTZqoi2gF7dGoUkJuOjZYc50bY8Fs/PPH+z02",
+	"2JtQ9ePJ9EEae1tC+N+QWKHF5J9Asl5ZDbSNpyuqZoYBBNALIpr8ho/TMVBAicTeBIWDY1XqFPjeU1dZ",
+	"2BEw85UtK2wOyQh+2rH20rpTD5xeN3QGttFeT9LAIA68spLXzJVzvmH2Bg5i9Le8ogvdOBMgNgSE5nxv",
+	"nMwOgcGvZjlf2uVEwsJb76RNgUUsvGUjVxKMBpcVQUGlqaswfHifFHLDqoyCReVDIE503VSdIpnmn7Fa",
+	"WA/v91TCCk+pvbXooVj/wDMeU6WMhgK1AQ2HFQSdCetoHL/NLsSs0V3zzPMfnkKMMh6TjdKzPomsgHyq",
+	"4bouNAfpGv4H81+NFgfp8Gk4Q+pL72A5Yg/qEcYMhQmOMtNMj12YILipbJ7cjn37QczVywsWD1x7RfVq",
+	"DHU4AUbmJXQY+PK78PuSaTCdUWtPTSd3QRua2VKFsVUcEi34r2yGRQRioX2ZhlqVZlJ4qetDi9ScDLHG",
+	"77g1UdI+4n5kWkfNGu/gFH2IPJa4w4AUZwmFwmxG381kafiyljuwMihTcKWdhyNtUBKqqHHR+UmlE/Ka",
+	"0Ryq9gO/t0jnAyRWPvIsj6p0reH6fMF6e0lKQ32hNt/OGiAxplUZvVXT7aCE0JaBevSnZk4wR9tverWi",
+	"SLRoySumeiYxmJyWTORcLGd4JdMp3ibnmqyuMWtkCLVNtHI3F0Tbkc2Gb9zAwXq5AhcXrXJDvG2+DWh3",
+	"KdRrgogHrNzU/goiSGqheUFyBiF7N9cCAcX6lMCCqcScrN0SlKSdkDhYErRzcLEsLAnIWVbQCqNz2njQ",
+	"bEfdxc+xDvNxYkJIvGMZCDbj+ZhR1hjX6ooXhvSgfQOSpioiQqwjUQVotJ9GmFUrJAsnCgE/eEZhTnr3",
+	"cgVAtQE1sgLl3JawTYHBRKKuD6OAGSwcBB3fQww0snbaCqOiXOY+rbSh+o6qpmToigg84cqFK41cFIJ1",
+	"XSEzgQqqOyUHPP8EUS/kihPyzHEihcGoc+aqjwbBJW0+7lHNX5s5FxTKYO6JmrN20x5FMsZS1AF8eA6c",
+	"/IZiobI1+lx5YEkWTGerxpe50rocqhF59/qFrV7trOReSoMaBtDcRAoGDRP2Sjz9gsGPLqPIzwGD1SJn",
+	"FRmaQ/X9FQxpgNYJGA5JRca6sW6yQqGd25IAC1YZDAlkUKWbesNoUzC7hGLFzoswzhmUPh5dEgpPDTpI",
+	"sDnXCpgjCC0YkdPg6mHZZJ+H/f/dfQ//9+HsbPz+/Yfzxfv3H75e/PyHqMKMVbRm0QSiV3iGqTlEDCGD",
+	"4gwp7MSdNUQwZUGFFovt716/iCQRtSzM9785zcQcrHU/Tr/xFHgnLLDDSV0Hh90mKjEWkaBgB7EoFcsY",
+	"v8aiXWRog7LMvVc4mhGrRpOGk4J/FL6GjBykN+ZKgPy1plAdMUInmkDCcOmgNNN8Gw2OagCBdP47tuTi",
+	"xKv9GgHTcy1tdHDOK5Zpz50XpKKbRva9maYCxfVBuWi68BTs8qBy0bm3sSt0lCwiervCBN1g0LC2j5w0",
+	"eb1QO8VIzyOsPqcdz2nrKzZ8S+wqKuaCpXfThKTv38M1NKCsZLHHebNLMG5OIA4qPeYhKWCqsBo+KmWv",
+	"3r1FCg98EYvScO1NquSRdSo0XOSOChENNCqIaiHDdE0/4FJ2AxRvpFztpyLB5dmXoO9JSLBqc9AruQFu",
+	"xKxYDlNOSfrq3dsUOSDd4NEb8RTvkKFtaRObAiK8I6i2SqTZBZIr+wm8NMOnKaJdmplxRidrVW9XLLad",
+	"45SlKAsxSuB2rOW4qr0Un8n1mor80gUPNXcAeCdfAD/sSTfery5F1CKn9yAs8XOi5RLzGSG/aiXrKohE",
+	"DL+eb11I1GhCHokWZmpeFDtaCAYrtjSro1VBj959VvS91+NYs0OooMTLIHS3tGIVCxnYil4z4IEFFTly",
+	"wD2cKsahQtSN2r8ARs4HPJe1sCkWPNz9JVQWqdeNTctWWFjUhUU2iGHLrX3g6FuUWJ8zlKZB73QUGSPf",
+	"9oilli7a2dH6QSvohtZaQav8xN/GSILGbwFOewAZvXuP5koWtWZOXGtTHjxKLckw/YjCuhnl0x7x5+7H",
+	"Fvn4lI4OZ4kfq9MG++hgRxzK4WVpEQVLiGKU/TvDfB5DxksVwf7XckPAOGVItetQQNKykgalWD6r5EZB",
+	"XihgmaFQ9qc/kBSrmOG/IzpL8zQ6ryLps0fPXzx9krYu71ns8rrbtW+wV09/fPL8xz8dM1prd7EaDloX",
+	"LpNnmL559/jx0zdvUBmwSx4dnsVmze1d8+t3P/543Jrb4O8bzy318HhaalrsG8uSjrnBn0PDdRA+GHsH",
+	"2Ds7SVqI0jnqDhT7ERwSS54qzdfg4e8TXF5VbFHw5UoTZt+1PfXMIHcUySBl4Uebh4yeWhAMor7inGs1",
+	"K1k1i4ZG2iLuYMap4JopbQg5STG974hDyuVGLCuaO8e3Tf+K6i5vq5o1NtIwJ6/J11sxgnPHSyF87rRD",
+	"oLoGlzZQxghScjUZNkJHszqsVWSjb1g++9xLoeqK5aBcDa2CZaGJLB5Doe+oTqqjXVX/JXFYlB+WP/BS",
+	"9KZKpUhVP5C0g1jpiZfP3htf53IHpskO6nYX10K83jv3xNbl3FUO4DZNLTdJiOuKgoyGVSrp9sATORkG",
+	"QqcNqzGXBrQCc4uabBrbG858ZCMUQ69ORPw/IUHbJ8pWcmP914s2vhwV4gYA2OvCOUq7wGH67X5R8SwL",
+	"eP2+G9MWDI51/MCSbubziRJMS9HOks9PPN18kCF43GxdydqxBSBiSpIFrYyUrDHPaVHbqtkH1gFZOrNf",
+	"lBS3Tt3D1De5uaMIJo7VVVCdq1aaKKq5WmwD5BU2NeVgNtzvRv4PE/6m82rE3GIeBSShqoUiVCWEKpuF",
+	"6L2q8St7XEWHTkqrq5igeyh/tybCoNWZ+RAz2Js1i9joMl99lonOVq1TtS+cnrQKKbL5rGLUlmE+7riB",
+	"YLyCb1/jp7sn/wpLL5INOCspSV+9fmkEUiPjWtrBFebo5peN9VKvWLXhik2OCxwDgdIIhb54yjFEa84y",
+	"sD2yas0FLSwscaVGrx9mBQPHKQhR1BbMrxikMkAD61sE/folQ77zoQVjIDDwPwpGlRJbAds1Y9rFzZfz",
+	"zxCzaBOp1LmNYAegthTPcJ/0lYQJJg3JmByZ7PnCpXj6IptQb8wfPBNITxeyKEDjCcSMozAxLhg+9ZSK",
+	"C+e8t7nLOGnKRVbUOQOd5o8gzB/vh4db+FpuYj74qobOwPOYQQaT7gwlhnQCRQopS7Qt+Xs5PB/PKZZo",
+	"8XTG6kY+bAW9HxgXfBrZMTvI64L1GmHtiqgm9pIEyztyRV2R6nCY6FFhCwD0nogFL+u15LXAyrNPEg87",
+	"jns5NYbcO1ypzUOiUkYgC8Zk/rZ81ImsiFOsfuLbPt4WKvYqEK+it/YRRIkaLAVwMmUkrg1T2jXnSvYE",
+	"w7aHemauVjQA9bZBs4gQ9XpNq3+30NldNh+hJds4by9oLcyRGenEELcJSaG9WlBkYxqaJ+6oeL82ivoX",
+	"MGQwTHKtWLFA8mnx1tasQA7iWWRFKjaGZm6KlKziMucZLYrtaEJ2C35MW0J+GlyotLMe21ALtUKJxF25",
+	"7eax6iWRuiUuhgu1CXCkGHo8xHJvVp8Ap/iiYq7yyaildkFzPghWE6AZ1UJhBJh5ZKaFsReUF7ZODZRm",
+	"m2EJ/l0AeD8Rjr/ggkOvane0T5/Mfnr+9vvZ09evX75+0zLTd87VUL/O6FHTPbIvqCSt9vkX3aGUrBqD",
+	"0I+f9NSYm/UmYbAe7aFz9J4O2zqAVlZpria0+Rpz0dElTtD834bG1Fup/s+16i9g+a+vxf++mvtNtfR/",
+	"mlLUwP9zaUK/sx/jM+lb//Xa0+dawakCoyudv8fTAmpCQhbQS9z6aCu5sbPZYB8wdpysKCCxPVVdeF0L",
+	"2wvEBXM6naElidtYqF0n0UkawYnX7Y39zMtf0fYK+7UJd+Hi2zhoKvt8ukx36pM1mN/Tkden2zRMNzng",
+	"7Nu9Oc1t6JU+X8fcaS8tD2n8dVNCvb7uJZnQF2BNDbbNC9cT8lpu2jIR9vaa7sqpZAhps4JQL1t5DzPS",
+	"Fk/Nna/Nynol3R4nuo6SmEg27MihvgNI0MpYbmC/QnozJHJX82ogOxIqtpgonpDU0Lp8JmudosiMVmQD",
+	"JWwZyjBgC1XTO4pALAoE2WAIX+oIqS3360dpNykxG4PMGy0xCwkEKjOymcoQ5EIq7QzsXCwq6i3Zo4TM",
+	"pYYqj3qF9jfoeJji9Z/VAq3bHOCEEexdI3izGGsJN2pWVzVODUCYWHLB2rtxyIPP3MrXMsfKddc8Z5Vt",
+	"3maGwNZChV9OIFe5J6EJC+RPKrxFrDmC1ifxEDa2LmMc5M9yHigiKK5y8FhYUYgMDSA5M4QAzE75ETy/",
+	"uSJx7c/tBkHhamd3bhBcHmTDeIHM6nyLcdRwT5J3+P7CJzHnyVsPZqsJwBhjyOVQ9RyaakqBAe6prRKa",
+	"hOG0B1nBL3LeH1YIM9vEzZAy2e3bbCIvoZChMzsXXFwpQs1tVvDF6EbMwRe5ii4vNHbGjJsz10LuJvCG",
+	"BkU5lHEETAEIg5P7NPiadfRJKdZe2RTi7eV1B0ICjxGkeux/wfoCeAf2P4sgrUuVNDc6gLTD8H2M8bXv",
+	"whRlj3egKncm1wwzghY1lPSF0HLXe1sUXLB8au3eJMXHM4NyoBtAZrEBY9Sdfhpp8IiOFXqt1gFBGI4q",
+	"SM8XR8dVj/6QsarsyZ6WJQN+2DL5E6oIdI+1RdFcTZfzs1YxoM5aW7FUrXIcZ0escmUrQ/WVTEOpZBqs",
+	"EniuLoDroApjtEYGRSvciu/dYMH3jlrv5yRj/3RS1SDwgYBQhxae8cbjQN0e735EsHxKR0dtFYJBj3Eb",
+	"/WtRNGiCY+WoGcpRp1N9TDjfFcgwT0Uwwj5wdRLj72n9dpDgtuisp74hksQ2HFzZhsbso8S9+VZOTZi2",
+	"BJ+OmXpICyVt/L1l+qNJExCKuTYtZYb7oINJc9enjlAHjUR8TvTuYXj5OSoVu6YYZiGWUk+hDGuoMoVG",
+	"YLvTQTKw6x4kA7uyQTLAIfrNwE6P7w8kAy3ah4DtBo1VDKoWVrWI514t+PLQXXghZfkY30STSE8ewoMz",
+	"pMDBlB3HlK0+W9WQCYHH6yx9gqR/etqk2VnPVkqGaKUPzAlokTvKwmOW/roWgRuqSZl9cBarCtmYW043",
+	"snTTEt1giQO0hV7vlXEj3qR8IaLCHeygagaJhJuDe9V2ONlf6geHeOY/CA06x2GNG6PBHKMu/yodv3d9",
+	"Gt69fbxTy/f5ox8fgXY9Nu/bpnpsYm7109ps6e53rCq4SNH141aG0cjUqNaOhlbejLVmVCiSvnv7OG0K",
+	"0mBqdti9Z3j/4uJADZjzU12MDdwPnrzDpZ6bjjTP7RcDPRne81qQuZRXV4yVYBEoi1oFtV4xHiAkD1Fy",
+	"oFhWa37NZkY2ratYytHrWtgCKkaGBfsRCrKYYw3lGCsC9diRMDWeJUcyL4Fsg4mDwsqxcrgmBaMKC1A3",
+	"pvgKy34d9Icc9ukgrbyJS8dWszhyePt2K3wKchu59e3czMT++0UiYcxkLciw07cGIopcZ5GqFqNbRPze",
+	"IIDx8wQr3o7scTWjmbkSfcETeL7opgKtDZzPFgdGly0KBWoLU1j6BocFtFHxiAsoh1bV4gDeWa2jFs6S",
+	"3gqCaxw+N0c9WIi64mXg/YvrtXYx5t0SGmNA4/ScW4MjkAe481OSlhW75rJWuEWAhrUSuiewKWy+pp3v",
+	"PR+BLS3WEt/bGG3ARMcwbH2sDokhodT8bhc7OQkS5UFyEIXECnpV+COKreGmR2Smmx3hXXcqXoM3x+DL",
+	"sUpqf568lU+Qm6eNtyQdJSgL+uR3ufAU545qFLvdudiHI+5H9/KZr1q02d5dWd2+apFvlwL+jt1F/Yfr",
+	"nogdp2pxWGE1++sZDVix8545W7bbbu7kgrGQmyMM2reW7/Z6/E7K6mhLiockwx4R8HBb4XY8nnXcNdxi",
+	"FyTBykLGEJ5REpeighjHMKCxgy4tOeZYWfFQjCDwl3/dCMGuEvXvFyl4hBXEHnviIucCf8eW6UkrkHDa",
+	"tM+bM2Su/mVZeXcnWk9CApegoaIVxpOOJmEomxW6n7178eL/ptNQcveW077It/BthVE1SUekd7nMJH38",
+	"6MfHT1+g9STwA259nwRWoXEejkuvKsZgwy5SJiHzWnv3p9M/MJPGZiPQvoVaJgiJ7w1U4zab5oXmHx0w",
+	"tR4E8wySgd/lHgNPv76Hy6QKKiyyfE+yoPfsg6p3QMn7knj3JfGucWJ/yWdbfsn3+pLv9e+R7/Ult+m/",
+	"cW7Tv24iEi8KLpZvKyoUtq56rtk6Hl6xMaKbkfnyJasIE7raTsijNVbPge7QgmQGtmR4bkMayB9JCj/B",
+	"dvG3FF9KyPlZq9LWbtAXDD2DtyNhBNC+ieBLfuqp9RxfM/JHQvPcXLmcwW8JmUthRCxkoAmhtZYzLUvo",
+	"jibYktrPKraW1+ZD5Molll2AckMgdo0C8Se4A9YwNQOu2LfqnxCGzojlIVZBURbHULmy4B3cyBzOsSr1",
+	"XMqr0+zgpV75Uo2frfM6iA21wD6yAUgx+ybF00hhw9x1YzmdS+5tCPh9vaZiXLna5EIaMo0up9ehi3m4",
+	"4svVKHUUfFlR2wfeD3ZcnN4e+dtBxJ/vQWF8b2RKuPo1w+B56ZKpPAMFNwDCF1i/5ugFoC7E6WTaCoVQ",
+	"Sz3rqf8HD21/U8pzYq9gLPjh1OgR81fJZiXdYkUxLDAaA9ArfGVsSaWsCL5MeH54aUbFhsJ4HoDYzVpW",
+	"iBZHBmu527SXA+3Q4Lfmqx0LRd7lDTB40qaTcTrUvh+tqJDmHPfA9jjWcchYtctA+L9oemucK/6bma/i",
+	"aLdrybI3BC1ZoK5axlrWVbaiCiL22rdjNGmT+ql1BTsSRbWX8ickBb6cTjF0380xLCu5lsh7oYF/RQss",
+	"rQz8wozoLEPgSAims/kF0N+gYdvp1BYCzYM8BOD0E5I2skCK3ZJrLddU84z4TW4a9QqZ94KBblKAozzM",
+	"6dWriqmVLFpt7S0UrQ3ZrtRcV7N5uIlmX66uIbVPm3XFzUx4hu8UXe6p+vYO2/ViZjFmBU8IuBcyJzyB",
+	"Xw6emH9tQKHQK7YlG1Yxf2zDRjUbXfqMXbkITsJWuq7nGoI0I4Xj5ttADdt3C2HZ322diJEMUJIEMXlm",
+	"aPd+24prCAA9C2yBr2aAlOQV3djId2AEuJmhR/ekhRWjpjfsdkzVeCvr8VJaknZJzJg5eiJt+hoitUc1",
+	"I9J9wPwDMoRnzW2qmFuMIYFHeHMM+Q68Rn0QgCN2Z9c6ZDDeogkGz8ImR0CaT3FE0bVkgAPNmIjaeLKi",
+	"VkaaNlBxgEP0GtqFLGpdV8xKhVjUIb2NyQGXAzpSRPoSbkE2hiVc0q3sHIaasnzWQKO/rtEzs1V88Y9u",
+	"xw1NDUC04UWB9XZdXfm0GT8lNtfeDkHmdSVIRTUjw4ILRitil8WlmHrMtzqmGTAldwkraGnGhiynD25i",
+	"rOc9mpAfvdADef/4eMfkeNgusHPtDphDQRdyxtDTLZ67ez3N/HrqjNG6n63pYyCIELLwSicBhezgdevW",
+	"HUC/GMt3/eAeVZovaKajDTOxScHCZff5pm9lJfM6i1N0zWaK/xoL9u/tjRUv+MkKfs0qg1SupsHeev27",
+	"tctYzmlPuwFz/2y3WJJq9kHfzdQ1kPmgycAvSgrzGzxf0+oqlxss0LyriazoxYOHkbpLre5zb75/NL54",
+	"8NDXMfONEm7aaK4LoySscx/sPwnOxS92L1ZoI+7z/oonHhWwdQl174Miv3E1QNDDB83FcnnpOkx56ckP",
+	"kkurjZrRmsEm78V78Ru00DBHQX4jPzAKTs/fSAriLQqrKfntvfhtPB77/4fPlKZLdM0bQvcboQR+sRKK",
+	"DbHEdlEbWV1BJDpJKyk11gWgy2XFllSzFD8chTl+QpKKZbKy+qOhyjNU6+3bxBf3JbAFXW2NXGulI/jU",
+	"9zTGD8CXsqRcEFz/Thbhbx3h0vGLVoEWr1TYPf1GUpp7WmCj5D3kK2aonXI9ybE9a8ZIO7zqmlWqOzBA",
+	"wZb8M5/bLdq17ybz/taa+I6Cz3Hn+yvORDaErmRXtAYTfMG5EpiZbFNKgl0YAS+bJi0V5Ybl2ZwDaG5J",
+	"i0vnojYYhu040COB4Wj+0JwXNrh9trEeLbBbGpRIsZC4YttZLbDbj4OC63ju/AEVGBlbB7PBxpryCq04",
+	"heuRkbo3VIpNi0Ps8o7yio3n3MiwrTFtsKefeU2vmLLQ0tUWriv5LSLttGn8minVo96v2tY19qEsqKC9",
+	"2UrBHe5poF8xJYtrpgjXU49iQ+zUM5lM7uIvo6SN5GSoZUnqMrwvl4cQv8libs1gfxqFChzMalSyZk7D",
+	"yuHNqHLWOBzdECFxggChgzWEsLmxQ6XoNDhofxtmIDOZubFGJcZc5Q5N3qxkEYCJKzL0/8AlJU2WP249",
+	"MRg1Ot1QYYESLjvxyNVGjn286rtKbhSr/sRkIZFzR23h1pc2x7fNrYOyBFqSeSSFIuM6LnLAzmOBHM/f",
+	"vCT3zh8+HJ8TWpQrOr4g9l2SyZx1+fyj8X/+/PEi3sQaov0js3fg55ZyBHD2muOGms5HkC6K4f4ORIpB",
+	"Rnikgzu/ZjNocRu1+b4wypV5jLQYCPOSXWIwdFMrwg5vUKxV/P8IJ/7SeRcjEYU61lH3icxq6JcCz4+a",
+	"xW5t/xG4peDrbvqkA6EjDugNAiMaH9Q+jlD4shwx3mAZgxZnAbRiRpElyOSLSorjovuh3skhc018c4/g",
+	"U7hDQrAeqv+9M6GZl4l9s0lUcMAYLkIJPsvL9Dgj/E3a2kOKy4EwC7ssePUWmR8gQPYTcCtxAp3Gozdi",
+	"gvkTs8e9iA2mFJRkwbPWFWXVUcBatknqcW7APWT5089HFDlY0Uow1ZN6aOE8djZZKYh9f4eZ2R590rVg",
+	"cozXDmF0csd6VlSAX+N2meGh/80KoXhIR7v2+voyvTWSkO1ibctgHZ/DECXRPuTy3esX5Jorro9Ni/CE",
+	"bVHRNcv3DO+5AFzV9ZzlYFM0LEYQDp+3eMJpTOA0HuS5TXtGV1MsZEEuEgdQaXLzTAhL9Hx5wsPDROtI",
+	"vG3uunnB9u6mItzU0VzzeLdXTH6I+LxcIaC9t9WXCzr1js6pvaMMxepjjLAfeCyX8acVtnvTFV0seEY2",
+	"IAusKlkvV8R+FfcWmofbvq5s30EPLdUz2Gn20Yotowzxlau1hC8cWY272ItKEE5aMOcIQL1gmOLDFFNW",
+	"4FgSqHUFevjWVzHC/K4lS0K+chz7tQjbJ7219Jeepz0S3lusFxLYUyZHBoYdjkn0Ehi+fHP+7gX7jlu1",
+	"gIy4RjQ2LAQdaK4orV0Bd71nC0Yh0h9pFYgdrdD2AvNV4EGfqmh5jfukqVvw+OUPr148ffv0ySAZQJD7",
+	"IBm8ff7D0yezl+/eHnURlZZlyfI9FzFQAIwMYz9wUY9c28TiRj3fc5zBdb1mFV/wQzM7gnRHEffB2IF4",
+	"baisWZI8dkqeM3lj+eiv8PURklE3p6m5SY3MFBDkIDIRsa4bTAjsoCGZbS3cB4WguH+8AvNoGe0T8tZL",
+	"9MC/8kpet9TxXe1lT7w4b1kubhkR3uM+iAXcwKvHgwLyGlSvYODSOvKwRXzqDyG1FVBbgcBeYMFnnjxg",
+	"lAdEFm8jZapEHrsQfh2blVR2bOx0H9CT/T6aIpouvWdgIHQnutJ6SNkh8Kt94Uc0NER3FOyDYUjuU8vF",
+	"DnfGde8fF4XsttOUJMo8Jp2udFss/JS0oqduGxXVY734PaKi7DW/fVxUeGy7h+KhnNwkgCpK1Hua+AKo",
+	"oH5LxZiwghYXy576cntKy7kvrVfp91cDYF9v2HJtDTk7ZXWcfNNpBey71bsOl4NkUAt6TXnRa8vuCye1",
+	"W4YSZiJrkxfstX86ajgOiUY8BLsD1bHH7cDSY3uWwlrbnOGZi/YhRun2bB0hYy8XC9V0wyrRgQYXA5Rq",
+	"M/KaFwVXLJNHFnzvN6iCzHv8MjB954bruJHJ1S8wcQDbd2L9BbYal4eAUpFJU22rLGhTVTlFz+IM/Yop",
+	"xE6jB49w3dNy8fqQhtFy+7lPbq5nUBvUEZM+mpgO5eM4bF7h0eW2doJHIrSAhiEEp4nGTfRBf5rdUEgx",
+	"NoAYxYw5EJUw80tIjyqvejpfL+mcF1z3mBx8EISXNFDBxsYmtWIJ8DvEp45Fe8PmM5Rj04SkVkIxf2Yy",
+	"ZzP2AQoPQFp3eGY9MefNodzE/B3JYT2i7YSNMS0Ka3AmQxcjmrO8zvRRtZfD+BbA2Ihnp3lFWb+7K5AB",
+	"JJdVQTnAYLwRXu9cbkQhaW74iToa/4NJn/EiahkLpuqxZRuqAhklzYs3WUBs8j05t287QRgbYRUzA64x",
+	"WoJS+GXC83QUaFqnFH+Km0SfcFUWdOtrv2D4g5nr1GlcTMaRVLXBAFm1C4zfnMbu71vZdplDcpdzlrdV",
+	"1wMtSYPL0BvoBnKq0qzsIUJYikjZIBquV7JuhWfRDCpzDm0Xhoou9JQI2/gbzFBY6pVDkI3jTqNoRAdS",
+	"06ha2MG8paSFkf3VyuBgQwgxqKdBRi6wdidE/1v1wNYEtrFDwRtHIY/cCPT/VL03xPcMN/CTG9EOpDnK",
+	"oWOu96Fr/KpA5ctGFh16HaVf9RrKt+J3gSjS55YC7oKvTG39uj1Bia+fPSbffP3NAzKEZruPqZCCZ7Tg",
+	"v6K7DbrvshFRrOLNr/ZjPH2Sfnxvw1feD6bkfX12di8LroureQ4PWELeA6yaV0HcYh9opostocqncDTv",
+	"m00ZLar5xv8C73xKJ+S5JtmKCsN6NiuGxbe0JbuJDxEDA6RvbIV9yvCrxPARRHZzD6wwCKZDpsLr4yPN",
+	"3JIh/HFje5pNyOOCQywzy1bSjAAFSV6+aUqg+oiuux8DEeTTXXvT0ktMvzBCg0GUdVlrZgcC6+UWiqTg",
+	"DiGAUsvTokoTD9CYvEgrrHpxfkm4yCq2ht1IYZMGaJax0pBWc7ZHlWVexjjiK1fspERD+5IlhmoCLmDn",
+	"0GN54xvzsZXz4zrqsVUIAh/752iddFPzD343Q7zcs3AvAYMuaF+/+XLN7heyytixK/7Jf7Df9NLNnPfI",
+	"F7KPLnHriNsdAaudYh8KIQ1x9bgXbm2nd+i+BPyG0VrynrTUuxZutWWU2CF2GVGotsVE31Cl2qfivuDr",
+	"qEyCTvk1JphwZSj4NQbCFZxBIJwnRJDvDsWFmjo0Lqsvkp1vQEiV4ksBuaLZilYqFgsvMBLXvwlGEXvJ",
+	"IPvUUNZhwM6xuK1vbCQbt6QRqHzx/9ElKczgFVaFwwK/QLDvX1wcJklm+RZJoDYBoMnu+n+wNa8xcFs4",
+	"t6lZv4LYG/dszrYSyo4bkaoWAEHvRfVdJSDbjNGq4I7gqRHkfwmpPVE9bvGqxpIis0COiKw9dYBUGN9u",
+	"305hM4jodmJ1Cb2SesHpurufn51BC4h9S+yQgjiwe/aRxFFrH/a/kpVeyILLeOEKJzPaGRKb0D9nOVky",
+	"wSpskZpARviSGbZHITHqM3gBzPFbxNorE7oNPHYftALDZgvOinxPfO8dBQHe8NpOwIUPYTeHC2UIoAL+",
+	"fOu7LBypfrEihmaPZVGvsWp0bnU94N1TO5neguRl+/fZv73DLsdFH68FPzOv/5WzaAfwz+nu8Gfyu+V+",
+	"39zLkQywoYFrdX1ytwqfgtEaJz1OJQ+aEwUi5BEi4L4ojxtISXsFjkDACJ3iyyZpCtA5uKMHnUCRK9k9",
+	"iH1Uqq9UpLcb4DonJAV1PKwcaeQTcxBJW0XHJnj4A1fAHJeYzm4lFJ/5gzp/K+nEpo92TNuXXl8yIy4q",
+	"+StrzOBB/w6FKgLXzpNN57LW5N4ZcZZ/ktpqlenU20CjdS2Rpc63NoJn15A79RXUhCSCbZz4YNcwdKNz",
+	"QRYFFNJBMWxkbRg2+mNesDW0omhGRmYH2SY5lCywJiNf8NJlTzhTkoEEPukmApmhwBQ5CfviTZsgly3Z",
+	"yS9pTYlBu0FLvbAmJmTFffXVC75g2TYr2PSrrzBP7pmRKH4jbyu+XEKe1FsZTYwbCrYZkd/6tNDUPEK0",
+	"gzLnDQbZRtoA6ykxdCAd2Swn+74Z9NHbx98HYySIVgpg/AdyDt71HS/KzigOPE4Jxrn3YCskuvmV4njB",
+	"v7tIW/LsCnC2LrH1SARvAUgOc+2QzT9b+YQqIYF1I7AmQCm2WnvTVWNRMFx6bvR5pojL6sHExjbKu84o",
+	"zS8O6DtvhoBzuVKyQjfDTjph0unBycXywIbj9+C3FuaGB5kEJ5A0IyUHVu6SsH5rXQEcuJmp3XMy/n0t",
+	"rL5FhkKOZQmAey+OvmlhzQ6zo0Dhw3pqAp3bne0AJ7Ez+LywoicQz7OE/gqxjXfQGm+dU3IKNWNtnWBL",
+	"mF2PV7lwRD6x5m7bJ8gWm7ptTMsX39c/zff1xYH02R1IX7w3/129N198JV98JV98Jf80X8mNPBZfXAeH",
+	"W3x05L5DBRM94p9SJPFzhfn+nk07Plt87y3Cdn8K8bXLgyWWp3H5nFMwl6/Zeo7VsKz049hdcAtdbz6p",
+	"aRFpyolDHH8YfpE/wIexw8Cpjh7oLb6+Y6K3C/PjxUFnVApXMre/4CA26XYx9+Yb36cVeuSai0ya7gFQ",
+	"gmQYKGReanBKmfuGa19uZUXziFeqL1m3W363p+7trmGyqJdxucHupaiXk8GN/b5/lvMeY6ZPxoEV+PGi",
+	"p7Ji2dXevuhYGR6q/eJBcME1p8B/saSP0WY0FzVKK65Ge9tmhW9gKkdHkbRU0Bog9+hM+IIlCdjRt1Nz",
+	"jQzDwp7OGyVyaHEjydnon9j4wpwzc80v7GpRFYWKVZPjo9Lgy6Aisw1fddaRmzvsr3isAGNqD7ghvrbF",
+	"gjnvNDzrtOkR6Q44tIDYcbBqqf8oXu6mFkddPdsX7fDVOyZmA/qLtkI1sK51JAl/r87fl4XfWMLwxKwh",
+	"QiwvSWowrqrqEkxKvpbOL3Lejjb0KZ4WgcxDP0yrwJA3LYWGJJ87EUwXgX+3zE5thSfAj1jHgj1hC93r",
+	"HCU6Umj2QT/jBXsCffX6uQFotDnTNAP1FGmNkQXAbO5q8O4QlV7l2X4xW1RyPVvzeL7Mc60IPjMoAWo0",
+	"9QV/0Q9v3QLrUrsVxbPBW/NVWB1WVj3VOmBP0alc1w/SDEGGoKsL6UIZFGOu88ruOqC2nFIxGa9z+l6S",
+	"3QVU/3aaCQ6c9/O1Ua9fY8eLUxtZa4MGXRxYMLy6ACuKaT4VyWTJ/Y+CUPjUKFcT8oaJRp00oplckFTJ",
+	"usrYrK4KVwDFfzHjeQrdn5sC76OmUTS6AsNO0ZGUjnCsiMwers+sZivrSrmSYk6RbV5RnVq3x9bdD4tf",
+	"7vblwibNNpfa8MxqQl5bvGgolAFvSfXK9l4l1gvBPmgmFNhswKwswV0C0IVDAgliXReaj+HfzWYuMSOd",
+	"iwWrKhu/0jTYfnB+cWKH7WTQHGVUParnBc9IutK6HKpRanY0Ia8qfg39dwopyznNrhJScHE1LmRGnRkc",
+	"wp9yQvPcqNKR7uAkratiJqSe0aKQGwbGTEMOK5Zp9/o4MxIXljEHzrmSZeMjdckFXBHFf2XjjO70fsVW",
+	"BwGMLs7uf3OM6rPvWr7gfSau3BbCUvbMLJMUliTFeoXb2tIH5KzQYBxF1RO0zmYjvYpnh8rtNNgZuEkP",
+	"ELA9XhcHqh5IkafYtqz2Fj18ANVOsTWpvXgoZbEP+i7a38ylRdtbTH5e0aqvDexjH/FmpmyztOGZL6ni",
+	"YgDcC0eIyVwcx824Iplc264stiRXlJlZgs2FlmGLXwiWK2nG0CrQB5Yerhends+gixlds4TUgv+jZmFC",
+	"fYPWu4SF/8r6CrtArWJfTMRnzB1Rdpp90DMH+BhWwWFdswqMqUPtAasVKxaBsvtBGyqMhfMdM3z15Jl5",
+	"4eViwbPmKo/Cs0aIt47lsFwTFxkCTGwBq4st3U0fuHHvSkMST5QVfjC8Bsq71vC5ORuIWgxEh927ZH7t",
+	"R+ZLcKM6LkqG5+MH5xdBVGkCnHGs6IKNvKMebBTBpLbPdYukz7mgCJe9cjms7ihg9cvTbxv83A+K25MV",
+	"wY6gI0gcZmpFY8GB5lmbWLapBrrzoKGI9odkdeSmlxVWBrZE6DY1PsDsv+pL2AZxfMEhkHd6gIQfoC0H",
+	"+nH3y/IH6clbp800tMIIH7vU4KZEACDUuf7tNXUIRYABB7QIMI87C+zNVAgcQwXlPPZJ8on1+/ClMCuH",
+	"OCrQHr76inGjC3z1FUnLgoqUfPWVNP9q+zLtiMM0cFmmSRNWjXGAEPWyZKIJf6EYyJBJgaFL2db80/aQ",
+	"TXbjLtPK3vdZQcWypkvonA+Vq6VeYb/knVWxD6UV1SmaoMEJZ2hkaJ++YlsGjdZsfAUZtgqX+3rbLhK7",
+	"iZNuCkp6emDbu+CbI0A88+vjN39tRcQ1c9aFVumEpAa3zD7Dmt+JjStLvfTcXQMZ9gWwj8hS4n7xHIkh",
+	"xVYz7PsmAKjBg9edMHeSXtOC52DimkFBCB+HBf9Sf/85HU3he4czZt20ezCX9pVgFbbVHS7jkgi7ZjuK",
+	"kBVouE2SxCF8s7XqIeBClLXRJ234vgOcXlGB0O5G2BsE+NPTmHsVM0XMUO3VWOtEM2Q3Oj+FL7gA+Fm0",
+	"W1a0XF0S6tzGQOhbRd6bTJCIvu1qSh1nwgWfpq01u2PGfemOZ4p2WN96mNqsGAQk+ckcNbWHkhDFtLvV",
+	"jdMVQhcYzY8Kj3aUIGqW90tyNUTd253IKEhRoLYYeaAzntskjFP06oActTqjPNgHMtvyGXow2Nr/E/JX",
+	"WtRMEVlrxXNGzscXZ0AaoGOt0xOwauWSXfpCXQ+OC5z5bBb8YB/Md6T0CHCJdM11nPQliCHAChbcadF7",
+	"2d5fkDPMjyw9FlzrvVgBMRKoRMmNj6QDr6RF1C6R61II2677TpBLtZBFYU6T60sb1utJAi3MbWyK09i4",
+	"IV/bOEC8b85ugHk3jL2akB9lJ9xbuzjDiq0pB6x0gSkBcbn04iNX0J2rHZu408JkuNu9YjQhLxEzpkRI",
+	"N4lN9AoP3/bMOL1tck8R2RU4nLg2knALQXNW8ZZNGb0635wFGoyTtcOMumE0CAtm6FKVixuc7S1yUQKM",
+	"h3AqiJ6icEkb3Ecp4hJ/0rIcF+yaFcQyjCagmoIYkkE+UnB2biTb3sMogE1FVAgVO4qYu9z+4ygSZvn/",
+	"3Jt7E+0oojCQyVbomZAfal3Tothi6zjoX+Yj4rvC4FF7aNOIvQQoIAXwMlnJAopw7dKVBPuUUUU2lYG5",
+	"6OLUg4cn45Qnbj0ubbkBntwsQVd8vWZG9iqouEIdoGALbVgUNoKxlRe58GRvAu/O8gpSNFIrPYJI0CM2",
+	"7g0+XtMPz/Ghy5Hs2aaP3ejN3Qz3iC9Z9M9oBW18bcXbCuJAd3IAyTDtpiqlI08RV1DolHW32/CTng3v",
+	"u9Y7qHYTYHQ0oL34+fzNS/Lw3rfjc+Jeh5YbCZElrrHY4mWhtogywASUMDX+4W/x2sVhSCAd//rzx4vk",
+	"3qfh+O+Pxv9Jx7+ejb81v3zzafTV/+r1WLfkqrgPzFUOs4WY6RpDYDpdmrjybfCDnJbhqXlYIx8/TIli",
+	"JYVOganPsLGN63uMAz0KPNZk/evFrRX4Wmm5djb0oSpZRi4m3+x3zZGUqxm6gEDbNiLNbFExNjNC2KxW",
+	"zKpbmGlvhIQCUzyMWK1Ydc0zRmhuWLXSkN6uoEB8RAnZHfvw8b7pnwFb3I7NWE54wNwIo5Zg2/eu6Tow",
+	"C/moSM+JjmazXsACK4Fm67IwaIAdI2oxW8ucTT3qpbYMXvrxI8B/VtA5Kz59Ss3nGTOMwAgaCw7hDV4Y",
+	"AUUU1PBLYhVpLOas6DU7rhgbWqr6yn6B4atxZmlpvTRkCPbDBNPszRodn3KOS3/PjMQ1mpDvuKBARpfS",
+	"F3EPrLxjrJTHRF5Kjj1SjnJi4b0IXeUGJCDpHaB9FqVm0IP/BL0HJnwCH336+ag2+TjP2vYdOGWaH8w3",
+	"J89SxAoT5Kwg3PYLrhUjtSiYagWNY6qeFCxoYW+j07VBMaeg7YgaD05YX1ULCAjaFcGpyOfyg+szcgkS",
+	"uAvL/9xrCSYOaMtgkPQlWFl6aXTBxCZjcAEQY5Xqet+B9e7OKo3uFPOrGenBiN8wB1csIarOVuC6KyuZ",
+	"1Rjfnt5or37QGa0Yjd1wWfJMtRyr0IfwtKQvnsWU67+wOZ2PIa3DvGC9h35zamW2jq79NGZqOSArGOHg",
+	"D8Ox/7NHRgAiOTNY0wN8l14Dwhp2Tbc8PgxayuvsVLIEtAimOIYgeR57K4ZHhvfP7gUxN5f4N176dmwM",
+	"nre6+9G79T/dveaKQwj/No2zRLAqSKVntYpoM69YNQb4YXNuxgvbi+bdG5LLoqCVSsjZ5MHYSKhoYtd8",
+	"udKs8k3MfLF1oEo29c2NZKvotKMMZT0vWLdeSuhCm/TfFFG7IO91Vs60lAUkJcRquzx+Rcxz4ILQcj8h",
+	"c5sjB3jSsvA62K6zcgxfpRPyFr5eFHS5BAmz2NCtmkmRYoqMsMNOyCNBaiuNwfBcuZIwHvnaut3B+3k4",
+	"zy9GXQ5McgsjxBNrnAwtECAaoQWlrlg+w+HTS3A7BbiQ/qKkcG4coqG5ZlmxjOXMmoQOSj1u5bI8bdlv",
+	"/OoMhRA5rXJbsMkgpyHWLK8rNiVKs1IlpOLqimQV16ziNCHO8UdwfitqJ5hCtWYC/SAko5otZcWZOmUz",
+	"TsSM9Hp7+8OLRgJFK0MJHegVqZjImXNhnlIGxY03i3v/f7Spoz6KsOM6b2yK85oXufWeGfkW87hsLMsl",
+	"WddK4y2gwYc8CKwaygoVO9gOqEd3mqgXlGzTkTUrm3tEItFyJ29bga/gRPRB/4I9fbDgaGlwF/Ih084U",
+	"6Umnb/tvnyJdvoRP35ovj5IxA+0u1o1ijw5mq17JiqxdRxIrbFjPOQf+ZG64VdJaFB6nbB3avYuYjFVy",
+	"IVg+g+SxQm5OO51HrvaK+9yS9SjPRBeRZmP3ckqGXCuSNv8GcQL9m+nIyrNakoIh3ltBl9BaryR65sD0",
+	"VIsj6wAtDZS3sz055N/VvNBjLoh72UE9UHxtWRuFy0cGZ1iwXd4ocfZPiEnDanVIpgq6BcohBdGyvJF0",
+	"6ggiMl5D5aMSKjBd6KRcQ204XVdGULNhD4u6sPZqktdmZOdtqgUZUkHkXLHqmiISkLUUXMtqagU9HJZD",
+	"ZKo5Au4ZNFrkbC2Z0YQ8NSQJFjAHQ1LaFhh2g51PYNcH7XTWYHDqDX9di+NVSHXFi17p580VkGaDv1xc",
+	"HSP5wHAGLBnVtJBLgj8YIrCVdQWtoH8PUSfMK3GKHXUZq51UE/w9JUP76gisssCRIANlaDP9RxPyUpC6",
+	"zCHa2X+24IIW/FcwrMF76MWHp0GYqsGjpSRzml1BpnUw/v2zb0lqnfi2RcpMV1Rgkbh2N2y/Cfd9vOHY",
+	"Vmm2nmEgUiRJo/FRqeCetENrrdMyotfuuqp2z4MuI/jzrjRbvzgj5nGC/P18/CB0o7UPPZz34JyN5Ttg",
+	"C/EQZpfa3AJTf+DUCynL29pcCylLQ2/mVGPOV0BEwbhsHyCTdEIhkN1zUJS8z0WNSMVAwYIegeay53XB",
+	"Tsyr6A2ReL0TFwFhET5447goiZv4MwECsz1pFhZBDSgxAmrRYO8dhRBMICaii1L7V7YbrwEG8lmgY5wm",
+	"RYQaTeBQbfQaJ/4BK1FUc7XYXkLDx00rYMc+Ilxj5StXFQyGntUCn3PbQOygvPDZ4jue7gZ1TMhPoc/c",
+	"Gu2m7QDUeHjHhDzuD++4o8iKL1dMaRtK4kILA9w+ttJNTD56HQ1Nwg/gwu7IT7YnHuT0vHv+JIFsZPPL",
+	"iorcZey0fSyBhdX6HZrrCqVtQAQTZg/ToPLrHkX8iIiXso4FfYB1Rm4a2bus9RjMqaqeGyEI27K5GqXg",
+	"0KMFXwoXsRc4LKeIwCtq5Xmw9RewSDJ0qtbIJ0MpkvqDSI92cUY9tHfU3g0kDv+OuhZtn+lhSQzNXzak",
+	"S++P6HodC+MK7VQXZ6eGr+yP6YEHLmrGmcw3K1lg1u7Q6hco2brnhqTeUaTgC6b5mo2syo3xglSTglGF",
+	"JaThklil3dBbcxBIDPyBt4JNjXQ8M6rQyBKIitkEH8/zoMqkI2074UCnh/ccimEIm4eHwQxkuMNpJ+Sp",
+	"0NbxTzWwVLYuNVSWds2tNbNZNhUjNqSBaLnEDqguboRXRsSDiFEblCo3KiUMR79sw9gvyKo6a8pF67p0",
+	"dVa/JfelDcdw44dr22WHUU9F906suXD/PjqEwEneTOxI3ZEwApenDmYpdUJAAbGGRNBMzLNulSEMKbAB",
+	"Beav0f+JVxuSmxjBpJViOcQ4mRcSr6U3QTCflVj+hZXa8KFAcDDYMsupplg2wNd7tt7zG5LRsrUxMsQI",
+	"LlTBtCTXtKhZmB12c4LpZNRDHpPvDD14Y1+2TtyO6B4IieFND+bol+OdaAvT4PA3FedhGViepp+e+LSA",
+	"lrj/P0dQ/58tkJPHcl1CQRXzOep1Q/bBUCVakNTcgxQPH+XZQtKc5aN2SD8uuTGIfBHxv4j4X0T8W4r4",
+	"/74SPlDc/6HCew3WxfOzMxDTvojuqslVOlly/91E9ZCBWAuw9UM3STJNhDv0WsY5v8j0/0yZ/hCFPE4o",
+	"PyyJ38yq/p3MoaxZ2ysbJNrCNW0/rEW6N74ZPHejAwWIYje4qS1EhnIjmiZerma0yKHH9daWU2D5CPp/",
+	"yXLbpIz7Wh0GMWysGi+YupuG3rGE5FDzK4eC7owvQbJQmhcFSW379xnOkhKeW7Exll4r6Npwq3apJmUT",
+	"7rnI2Ycg496j4sHacXtcMMkAC4bY5wapPqe06pUhiORt05m4gOo4H3roG6EF7gr6gYe06zQ3x+OiWG1S",
+	"+WVXEgzfgdWkEOj4j5pnVyn5I0kNQ01IqlcSIqDhNysmJyStC13RWc5YCQ+MYOwDVxpp+pFw66dzF03R",
+	"I1Jz5bInO2J1WBzUpcibtyEH0je6SW04Dcvdjm0haaoIVVfm5jQlRZ0L1XrKbSVJV37SxdG60o52mskR",
+	"4vs/TWi3lzghakUrR/Gb12AGjNC8dE5e2w6IGPzjUO8dYhrNYEumVRv70OfoakSYTwsuDBStZ3xoaAV5",
+	"85fnL15M1vkoAX4IIYEsJ034oT+ZTuREih+EUVYKa5XTfAxiD9b4UmSYcY3ZY3tqA+FonaoJLmy8HYMH",
+	"XQ6Ftl+EEaLg/jfAU16LZli/AEqLtsBjYzuxwoEZKX5bG2S1d7xNJrmgEBXCoXcTeOWh3Ko9IK9XKHL/",
+	"7D5JhdQz6B6Yfg6l7PgI3h/oFfPFK80JQQ0HnzdU6xUTmmfWauTCJWGoS1sOHr4oqHbyKnQEigft3th4",
+	"8qgVoTlEcF6cXZyNzy9GeI0jIZstU0rHctA68i52WRRICF8QKraXTTgNETJisuHKZW4iFkRtJxEmeFLm",
+	"Zl8Tg47wDvSHqqu4pH7AyLVh85WUV/Hye69dz07ohonSKEg4w/Rv4zd8KagByvjN948uHjx0SYcBbmUr",
+	"plrNg2RFUixymmLlQbqkXNjy0GFhWot+3799++oNseGVHKNFXUg8CMwbKOVTdssBehpnKwJqwwt0RPa6",
+	"hCkgqtOV7geCxQXJ2TUrZAlFKD9LQb9QePVH3C+uQuDTDStvelqOFB7SpyDa7zQ7sI0HjhSMa3k/kL2l",
+	"n6dmhY424jGI7/bkCswgPwreS7HtJAGc2HBh2/SILVlUUujxGlQ51EdU7LYcvi47GTy7lYolJDyAYgaw",
+	"H2KOhzNBLpnQu+U9Lu4fnDpu+n7h+5cUTGNVs5wvDRODWMptuWJCJeR8/PB+aA0nP1VcY4VeUNO2svbV",
+	"1sF4eM2qTcU1wwISlLhYOh8rd/YtSZvAvZmmV3En2Nn425/tf8c/fzxLHt6Ldd2Ix0qFW22QI3ZlntDt",
+	"j1H4PCI59eWoN4xduQDCMMBtLUUO6oKumcK/NiwX7m+9qiv756Li+IcypM/+WcPXsZi4sAvTqVfYxpwH",
+	"WcKW49jsILnb7RYavbjehC4FXHUauiFmuNKl3r4QrxLUbsISli+4+/GKbT+lpxGU/pK2T1wp1YWr9tgU",
+	"kklRRrxiWxQRJ5m6NlpL92cjbCCP6T5Z56k5d6Thh+WtEIWbdPDmz8ls/HM85ctxiZ3a4mbJU28PbVL9",
+	"E+urA4uJ+dnm9Df9dJGmuZq22Eh3NEFBOJ1C3KdRdrGsvkWDdE2rK3PEaVjcQd1x1jPD38y8LsE2vAyZ",
+	"uh6g4AZwwnGi2G07vMZKwC9c3YKwUFhQtrMsqLi05TxjVjZLMWZ7SEanz2xP7Q2yWUkVVsqyicIrWeTq",
+	"0odVu1aPllCY5d14WVBrJVrqpWEDyDKxjtBJbskOocT+tjhjp+ctYmKUWDZn8iyaQ/PIUpDw8AwCorSl",
+	"ZVD4OFJReL7VbKb4r6yn7CoXBCoNntQir7edcEhSdm1DLOfUp6jsItCKXjx4uI+pRpqC+bWf0lMqXt16",
+	"rmRRa6zSLRc3ocEdCH1KyRCrHXnDcFujG0VE2f0Y1j2DAOIt+CbBuXvI4sZjOPjUG+H229RcNxEbQQat",
+	"9pEtTEkhN+QsIWifIucJWJ/Ig8Rmdl2cneYAJsNFxdjUjpcYdjuFVxLChGZVWXHFpjh4Kz6+kBsLi3o9",
+	"SAbmExcsH6WbuPfH+31tqHSZLWdSYdMxUJDcWuGAWXUNG3GxHiw3ulDGVMSojOvpnc0B2CjW8Gp6+H7C",
+	"To8aESyKhwe0qVOHxyvk5ojh7JEcNaKzch4YtHM7jjv6AO3BABHtKeBtE2CM60TvPA4tiAp9P1QQSIzD",
+	"luGyQsEO+u9VyqgdtHJGLUqa9OrLiBXTjYvCm7XanVAjpZXZfouyJ85Ytr8RjLWkgTHYWdeG6ZOnL56+",
+	"fQoFLdsmt862UDHiec4ECtIFV1rdvCsPmhlnlSx6u2raHGK0D05ttRpwUcLBocyKB5caKgTFwOH8RmF9",
+	"5FafRZpDJSDY0Zxl1CidWAHPtkyQVXPQw55SOIox6202sonZgrOAtQgcrNf8G5Y7SAa41sHPR4Hnf3gl",
+	"G2wj4JOGfdeBIRcFF7YUvMFJ56pDA/ro6JIPx7RT6HZH7sTPuUonHmHszbn5rfhS5OYWRW7+K4vanF7E",
+	"5mZ1a36fMjW3idh79+75k4i/zvv3Ap8fvta5LRPyyNmQedu7C6o5yrWJDWGCKoWOvuHdjIPlv1UdneOi",
+	"B/97lMSB040h5KNeAWraSBmJD7w0KovvDuwqDEQat7ZdeK3AIWTooTRjZBbbtDGSAp1a9BJkjoIPmo9Q",
+	"fTpiLf/CpXb+zarpfKb6OV8q5HypkHNyhRwwiPSUyDlQHedGq/kfW7imVqyKShzQ6MO8EsiEe0XwY1sH",
+	"filH819ajuZL+Zle/val4MxtpIF4i/Lv6zUVYx/LFbgO7eUMzB1Y0MzmhhnsBcsD+OEuCUeFDTtwQaiX",
+	"QeoKrP2BdgNuoGtWtXQcrm7RGx3P0LVH/+y1ZH6nUjEHjwvr9sRtLi8opMuEhARBfiwvOMkcYxsSzkTM",
+	"HA5GSsw6ajoXKsbi2N4q2olvQxuhvas+JR9nT+tP2yA/WkqnGy5i7Qm7GrQ9fqvzBv2yQ7Kwo0jEiXbX",
+	"0NUxSHUtR7uWm46y1ZZOunJ8SzrelS57Ra4eybCljnftmF3LbUCad+WLKBsOddok6jvoCkgtvbvtDWij",
+	"cMuc2bpn/U6XR2VZbB/DFYuneTmKh7UjzduxAJZoLw1sOYnNGFpYCTH3dKnSEXa5DoTsYbtQ5P4mqYFI",
+	"WUaiS2iep1NoYgWE3uecmasG9itKBNu05r8kKYItndqd55ckxYbh5qeC0crWWe908C6rWmBwjy8Qluf+",
+	"FHzX8cON6xGYsKUDx3ag4bw7L5JzqMrpPAF5tTUXLU3IRtZFTnIZS7bxDZp8BAzgVrgjIVtrDLwbALle",
+	"qz8+TuyBgBZthkpPtF2FqBthM3ab8QaTe8RisMxAZKyl3uBMWsCJ59UWjDwIixspIQd5juM1aBKCA8Q4",
+	"HYOKnp3AWtBNK/IODD8TW7Eo0BxnA9P2NvrR1KgY+VNoux/B0a21FucEo59jbbjzmBlfg0SnBL1iMzDD",
+	"Yt8Tb4GFQWc2pDpKL9ZMKZtiuf82Zkja3fsHtvpnOY93xldbka0qKWTtNStYZGTLLY9UVK7ZtYY7CJ+i",
+	"GwRns5vEZQ7HFlYwaFdWTBk5CJVWH6sOmVDyYEvaoCSCd/SfstKeLlJB4UZb7bG9TFAIWX6zlS644Gq1",
+	"/xwO3vVf5NySmIP5emGZzBYTa3aBkd0W+GDv1qxac0GLkOv8o2Y19Ke1efCuH60ZwtAr+PwwF7JLD+TA",
+	"ADEP3IKbhed3nWRqBdxpzrChz2khtSjmzvZ65QwO4XsJzOuzZQ3m29mpUBubOQqpdpQspfQ/GwGAcqFu",
+	"lGNyuGiLxepGXw1b4d06P6ob0bYLsf5j3mnwcmoYN8hNTn7yzn+4vBgAYDvUbINuN8NXT54ltg18Qvia",
+	"Lpkahf1rDrdTaHW3SWP8Zk+mRbNmoaO1WM+OPuWgeb/vtk6GQpL0rlEauYbW1kwoX79gzrCWrTU2oNwJ",
+	"RIUM08ka+i9P9AcQrV0kOIZ+J2QymaClhX3gCgz/ILH6fErfFwjt6xAY0sUvqMp+Sgyua6e/Jz0hDGvo",
+	"y6VpErtAlQSncS2sATCX1igjpYJ+gG1CyLMryFPA5F4jufqE3ngEIqznKfYUvxkRgwZNWrrG5ObMnOGl",
+	"kuvTaJg545iftaTg5fTOm4SUBd3OpbxKCDidC64gqsEfN2pdN6kf3DlUWFL/UXrQ9eklBn5SoWOlMfFc",
+	"mlNcgbtUQYBRBBi3cN35SXdajrvIDx9HBtcKs86FbDu9flc33e4SZdm7vhWF1fnzP2plO7bD/QfdNSLF",
+	"LCz2LPrRIQguOO0WvRTOcOBbubpwtOMDIcijoEQR5DIKgiu0vdnnW5Jesa3tKOgLy0C3Z4xkoTpbjU67",
+	"tPuzPyq3IdwdR7+FW6RL/QhTQqCne/viPrx/ODNnFuTlzHqyciAS8EBGRq1YdUnSltGrEzq4G1lYsQWr",
+	"zAhc36DAHFawUT0G2ZXkGbPnkypWsEynzsjULrDkXNfopcc3DW9dCul+BvcMMSvorXZ+zIo79Vp2C/u4",
+	"e3UoC/2nFdY7CpEC2f8C8lUd4sTjU5zrNgI1KXQlC7w7IY8Eep7Af2jFKBASCBlJBgixQeJn+Pm4rBvE",
+	"KvtuP214wZXuCwwWUvCMFgT52MKF7rpIn+GeSG2Rt8PUFFnTnNkRRol1ixj8oPGotAn5UWpS0mXcHFGL",
+	"aKCogZlZKWDQ4Qh8j2gnWLt6g1g7p4BDJnat/QfwAxV8wZSzJN4soTpnWUENE79mZG0HtE1cbV4lyZmC",
+	"a9h26sgFHIILETxJtWvsevtv02v0DLvMNV/NAcxZEFIltiB2xK/TwZjIylY1afnXtLR9KchwK+vGQ6wV",
+	"xjSA5VjY3IRRpBgDmh4NvwIvqZBi3C2Wgcl7ILCzf9S0gCIfCPwJ5oCzDzTTxdbaPdDM3WQY3LLmqJvr",
+	"YAR2tFPuJ3OetWCzSIC4Pc2YhARwarbZ7iZloAUJoQnJGfRD9RE8WHYldOECVRn6sPK5a4TKRVbUOTj3",
+	"nxl0ss3S9Yqte3oDh9fOA2XPjYsaM52es5Y5c9rNlKRNCS2f30xtFFTiUpGCR4LQSvOFUTnQRxk4zNJR",
+	"QtJsRXVq7RYQqnHNKkVdVbWQJ7iZfcYOGID1Ho0piP+JUvQrjh0iWomTjW+6CTZx+4ktZ4abR5UyWPwM",
+	"9zRIBjlVq7mkFbpEec5yBgqgsyCYn0tIEVkxZv5V5gvIaZ8rDv6MnGo6Yx/KQlYwYCnzjCrwsvGcyT0Q",
+	"cHEWu+a7X+Q8ddElXO1UKZ40spV/LWu6Q7tQaIyyaEthIZB+kfPANblnoW9WtIqmtkJwJohVEEUDtTFE",
+	"QDNub6R238y3MV+A9JWVuL5ZcFfFRcZLWkRjEPxTH+DmQGck3NAvrhldRwHoUpnchzbbx+f/HJSPOmsI",
+	"l2xHP9LICocYF6DQwWYPUwTmB9BxkAPxhg6yfLRHytkvxLT4425I+01EHEDOQwJO6KLCpbrZDkDsZkLO",
+	"nwCWsVtxktTSQs9dEgkt9QjN88pMM0wNVhq6jWjZeLZsEfFJJtcpGab4GN3oBnEJz8kwNX/tVBe/d3FY",
+	"kdm9JR1qBsuaOvnZAB8iwWD1l8QtZ9qOprfyCm6RK2wOCdY72NvQQNQ8G9sfNBNU6NElwY2gPLlmRsa2",
+	"ip/5HSa2ew5J4cn3ubNFm3A4bWUITHxS4pTQQknfe2xNBVYRCYq8JcGnTGlZeZ9ui7H9DvRjzwXocy+5",
+	"3mlOXXLpEdaxjETiMvS1/f/svQlz20a2NvxXujjfLZN+QYqkNouqqXkVWXY8420kOZk3SxFNoCkiAtEc",
+	"NGCacfzfv+pzTjcaIMBFdjLJ3NStO7GIrdfTZ32eyNKroVChZMs1EFDjfyddBTMmEHudkNqhTVQ6rl/d",
+	"8bAgNxYWbqo214qQlVieZHpFgbJsuN8McAugr7GPP1D86ofWiP1AlG0/tD75+xO5la2w5lJlvU2rlV12",
+	"KBU4+QlxEFNfXDcorJtt6WU+FapJyiqtWEe/WYVhKbK2oW7tP1l8ds4WXIH6z9fg0HepKdu/UmwXUEKn",
+	"hmpLxdP65UZQj98wf/+3yUampN4vlDtrclu/TJrqFy8N3jm783OzOUuphG4mYjnDspq/6WQ57pRWSHLy",
+	"bS2M+QX41/SGLfvqPJaIpQBvZ6pqrI4ZV+O5TEXDxvmSTjWvlYgP2TjIU1WXu/RWSxXAa4UbfFs7rJ+C",
+	"3tncMST14gp/7u29FIw/z22PVwxF8xR8Q2X7D/XtlR12mcTY4n5ar5Pvs3MsjApetT5R60HygWFcX34H",
+	"K5Fki7mIx38h6jvo0YXGC4LWVJhoQrCkNEdLrjUOo7suUjmJxZwi4jK1nuI0lanya3HbNxxkZjJMywCI",
+	"mhsO26ofpD0XgNIMSI0AIkx56KU58czTSsx5kkWBcuqIDGgDnX3cSVn8LPdfraDaaRU2xYRvSzpkgQ27",
+	"S1QYZ6M2zqxnj9IEMM11zu8B0Yy/F5DXVsDM7yQwYFlSuty6tJD3NR1Lc2FQknHV6J5A0uuoyLsouNhp",
+	"Npc27YkiFPXu6SVPkyipK9iwFSmTHFxqEz6JVyxPtO2ehIASnrA8gbJBh88F9jMli3yJQamsFHnf8sx8",
+	"Oa3fsHLQZqo7PkyKLOx1vT/WwYGYSvhCzeSv4rza2zllGrOfJKTQndMpDrrskpMRHSkzFACSvhDayrgX",
+	"zL8iIdMmBHLnFSU+Y7/iR+eImGACb5AmpOCMBP4TFJtAS1krABHQvDZp3LiSbfI4ZDZDWjyYyLU2VyVX",
+	"2s1r3pLHvKEswplKZ2K2rsN6VYYu/gdUF/ry7hrMb6V2lNtVW1MC0tzuYiwtsUBfZYyvX931fEtZDuSl",
+	"onIXA2MOOL826Z4YAygfnrW5A3u3v0ywm6UmD9b5fgmF9Pe+nbBPG1aHBVx7YH7dTDigbVrRUWJPT2zx",
+	"eI07DM0hn5w1Tly3wReFSdmxyFTF51nCF4myRqwxmcSrzjnzCaxdf3muhTZqcYXTXr8Ksevc9UBP6T6i",
+	"HbfViej0vm6WnAMdnNY7VHl9i/CnQEMWIow4i9SIccTKWEi9qNIuHEwLrg9sQ7UzkeGKtQ2FBNWEHRz6",
+	"HfDv+P/ORbrqwXjoi/rZHqalj2U61max/nkmeCjS3otQzBcyE0mw6v5DrD6z6sPUYG0q+4Ch+iYSNdiM",
+	"X8slLM2ZXLpAxgZGV6bZVMaRXF+bDSlZl/i87mo5XWFbnvE/BHpR35pPvsjEvIe7pH6ImqSSb+qnS9jJ",
+	"jxS7FytKSmI+xOD9EVM5gNU4lC14u55W2BgI5pcwwdM4EinCDPeKqLcIwQGf5allcYqUxfVeyvRepAQJ",
+	"WEnqLCH0QXtQKNJrtWJLHakVkfVxD1jI+pKZwgIs33yKXuEkUBlZWmRQeZaAiVbRjzsmUZdyqjZK2edU",
+	"K4DS9luqRH24rL158xbkUJ4muG+5xb/YT+p+Rv6uC7ljGLp0Ax6pOqrY3bJhIYo2jjbXLtTDgOCzlJLa",
+	"BobYGk5MYBYz5YJuq40HYrd27ptIjAjfFvPn5s3bimXg5BezNoH+bMP7qVP2q/nCDdWqTetxkzMAIU+0",
+	"9LBDRgxEhXNgd1fAN/YZhrewNtadVgBYfOirj+eVKvPBwXL/Mo4C+F4TiqueUGRkcoBieIW2yq+UmfsN",
+	"/oEHodzcOj12QVYTPMaMZ4JmaIc1XFU/oPtO66xPoG71/F1ONhaP/iQnVKKoTxZtFk9iGdx/TiVpKrjS",
+	"5nSJsVvbFQDvBei0yV2UCGIu8irnT4l32iP7OsnG1C5/E3x+Q5q2o7RsBDgRHxYxT+zu+OyyVj34W9y3",
+	"jceGCYUi5RFCCHmQsRgW+b3xyisUBMcYXPdZID8dr9n1dXvp0iYQG9093Imlro6Vrr2c8QxQXSoMdnqx",
+	"EQeFoRTvbC/JazLJmtBHKlyGjhnm20GpwxipJkZ7bDmLghlSnEuLZ0JVXg8vF4e9bPrQsIiaUg9eRlMR",
+	"rIIYKCmynFI7SslxPyQ/JF0wBHLQCI1H1GNLjkQ9WApvFEJIzUiju1lG5Fk+EWcJv9ODV0XJeJHKu1Qo",
+	"5abliQ8iyPUL8S5gUtYfpN+xfkTlgO0owjKfv4ugn/JEH50Q2iI09XkUdn+Skw64s4uKXfiOwwHWNlc6",
+	"pF/nWq/CGmRDMbgwTHv8PY9gmnrswmZah7DZ5nylJbTpd4gfMkXDtV+hGm+fCEkVXym2nK0KlgET3CJR",
+	"C7khpOvp4cBPGAlX+gbhZWkNniQh5LmafAdIa/pJTlB3hNnzjaDEAeJJIOK1ptufDcGrm1pdMrBhCV3G",
+	"ERSQZnqbuqPuObXsRQdgtJ0v6wOYvo0ZL7G448GKvR8wladTHgimFiKOy6Ru3PmzbJXYCm1nMcKxoBcd",
+	"JLXRS4pyba9FrYMsT2pZrQHzUsrFJQjPepmCOLtl8VrCiuJAF8eASrwtgpk0Nk8RqIBoJnqe6pBDFotU",
+	"8mC2gcXC3FIBfd4Hbxll4/jBTIquUSGnLhv0Gq2h08qEaky3Ku5YTNaAEiuXJTp9VfOB3wlX/0PI+T+L",
+	"kP+zCPgJILFmOL8Y8f2tixOwH+zZDvzuL+tZ3Xt7sKnT+rq8+YaFPONfbmmV6cxrwz97EZUXg+wVIqNu",
+	"lNZWWXlN1IoCuwFpnOpUEy0pwVbbhH5VCIMumcTo4MQE1mg6FaliE5EthbbflpJYlNesj4ZP+DwMQdGA",
+	"fEdwcmkxPOPKqRJt+4lY+kyJrNMzWFTOMwKBX2Vung3B3+xLbc3SQwRl5Y/YRGYzUrux+QBvt+bOgnZZ",
+	"0KrQggDVHzpJnRP0lnrzSOH7zxmfOOgsph9AOS2b4MPcrjW8CIcQXrPgdUgCrhuata+fXbKTs/6gU5j4",
+	"NRK/gKYCH8BMFnC7fLEQHIBFZcrec62i1Ttlq+m7HDKpaCk0rch/0rZ4Gk2n9UuyILidkgLr5rS4A7bH",
+	"OiwvEEM5rpYA4WpwyWeCh0DOAUr3+tbA5Uq7osf8PKm81r7RZD/0GKztUbH01z5qOxRGwO3dQ5JorSRx",
+	"KCVynn6kgEeQCuQJpKW9EllJ/zIr2WvZBrZwDXut8qs3gJuFY/SN1fkUasdFuTKDtWHz4gLGF4Jib+eh",
+	"4zGFSUeTFURNdnY/VcVazUlk5nHjnlUzoLSHMaRTxJCN37y7vLy6ualS2x72+zsobubjYzP0G/JmdliL",
+	"yo7ochZlQi20Ok413p16z5hZUeNN47AmetzxsILB7EXXVRZlIIOt6rHvANnmpXI5pmhCbQPnWpXXckiv",
+	"eRNbchpdJUmygmPJsQKIq3vci+lnKEmbdaQm1WVjx3R/TH4LibHNOuJuKcFf6fG6lkuTFFyRz06r6ifB",
+	"6bMLi4XbrGZhOxutbtGtSZKmI+E6bzgNLtBUQzY8LbNKEbc8YRMxlalgUeaBbuxOSoUFTw9NAxoiz2gH",
+	"wE11qQ7NS3j391ZMQUijMZP/gFpAM3t5snmlYXAewMudAWxqDGtTkN9II7ulIlDYEjzOOl/U5NBnvkiy",
+	"dIX2jdnruDc8vVHgtzRE3tSdD4mSpvGpHnN829iZUdthiwYzEeaxaITc1Et5p8WlisyibV2knWNzpKpB",
+	"K6dNpf56xYaoX0x1S7xomTudWzZ1Y5rU13LJ5jxZOah0Ux7HerrBV2G0hiYdr2aU/2nfRLl/pHf8tVA7",
+	"tkNX1Kr6G96s98MOby2rXXt9oKwMbv9WofTt85lCl92TC/NB2ubaWtmYTlf23LUtcNFeYl7sLeU3cedZ",
+	"VkqL0IRCYrd8PYC2UkqE43ovx43IMvBEE5L95gnfJMgG3QlX5NPGe76otuHUH8mMxw3dAS9ZZMdrzwXm",
+	"CKCShKoD7iy1Y22c69bfq2BxK2UdTTOwgTgV5lQ5SmX8dTSpxAhV8y4TzwDoPOuNNoAtnKijarV54h6q",
+	"p8HeVqVYnzX1lmoGa2g96nOmgHC4flO9unxLhMRskcr3UQgFDdl2d4FB88d3O/2s1oAV47ph/urRAqC2",
+	"ncZdxjV+q/0Sk81aqVEmYNltOOWQWQYsGsNGnwFf75yvmPgQCBEyH1MBO3vuD5PJjE2oG6O3GzlYG4Pc",
+	"kI5GYUuL1GHsU5eQXP+wMim9G9Om2A3w7d+LFf5uKEhc5JTKRYIQ8t0Pgi/BgArJFL1ZCHJLa5GHIYKR",
+	"+IF675fevzD5eOiwSCTBpOFvoViIBJ5l7XuBtMFTg2ZagPAp049Oj5lsH2W4eiwiU6JPA6jaHpngj6Wi",
+	"jRLW9qc8oawL+u4YAE196w0OVr5Xar1veNh95blBpdKEdIjfRYmMIdwcj8100LCdw8M+UmqNw+gOisvI",
+	"UMgzU5xFQEs4VLpPdRXZxYebOBJokRTLyEXC2WnvPS2+UoakOxzWEObAyq1vDF5Du0LrFdqu0DoFzqje",
+	"juC6wvlA9jPM4ZTJPvS8F3ciyWC1rzd3HiUGT29LEIE60rSp3+L0Nfh3gD7ZIc6G7Cbkx1mfRUiV21kS",
+	"Oh+/ycRia3EUvn1LNx5ayGmN1EziEt0rcZMqhGqgZj5kqVY1g/u7VObGWxvzJNHCAuGzM34vKG+UMiQa",
+	"EyYLYj+It3/IgHFLr0RTkeZ40gaEXbvVE+B6qfZE6G6IV22fpU25jTA+AMk740rYDNai1nHJFe27xprH",
+	"jbg7hk98x9VZHaMaa3sy3hIPVfmkW1ipNoEH99MiT1Uu9omUbiiFd/xvxL5Tbt6WqYGtWGtB4bINgQWz",
+	"ToJnPKrHlcqiLN6hngBv88ybattpUvQv9cFSn/Anl2zKU+eAvZMZnkPgGsgU5dkDzEjmBBUX/K4WLETW",
+	"Ob+v6R1YEEW5VZZDYLu9RTkru723YP7Y/FJ92uiRbXyr7vBKZEz3Se8eSlZqm+wDfTw5GH9bP9igsV7E",
+	"sR1k8rlj8cJ+Sim+3cMZcNJ8TDc3rhB9ODZ4AqjMYsp40ayK+IDih3EtTvGtW9jhF3eOKTcawq+QQaLX",
+	"mrGdF1JFGFcwRj8uTgrDFQUijdQl4/rs3G9nK5uCLYoZbU7NDSO1AGu4mpwbJZTnjZVF+tjYjZm7CPLt",
+	"l0NtRxFD62xCY4BqMkI0UhnOWlkQ+J2h5EOrsKuFQPwgrPpQ9ZW3BdNIbXG9TaksMkuofSZ1slTcZp44",
+	"+Fiut/pUGkATXjCj/rAqSOtMsTVttAVcBpPyNtlaNuOscccPQnPpFdwmzuKr3XCIIlAjc55dsrOj41OL",
+	"EoFyXe2Zdj7nwSxKRJHCXaExKsodigWdJzzPZrqDAacUxkRm46nWwPQfum/oVoQEUOsT3TPpvDjyqkqf",
+	"TTJnaiGCaBoFWKioLc6AjDLRvNVrdIhnWp7gBkXVcIQu7gkPC8HxBUovokRlPAkaIShAj7DB9lp2WqGa",
+	"OcP8f3VJQ+++eOoXGw1+6u3D+aPf9vXt7VuTGK2XRSlr7vjszHVS9usPMKOarMG7p5nHZuXiAQpdFGFk",
+	"XNf6rfVUobV1chfs3fULhH/Xq4A4V6crff7WvZakeGvUmmXZQo0OrOQJe6F4f0D3q4NiJ3SR62orUQVW",
+	"yhm9q/CFNu31f+Yy45czEdxvYtVDePYyzl2B1Iuce1jO6sB4aIMSGPCXdU5RuLgpCQIra2O9clmglT1C",
+	"kc2h9MBUzzY4RzFJbpyKOY+SWv3pW8htMtnq7scm+UqZVm/WlYrPuEj364matS1ngVTZDm58vH0PzDG8",
+	"v547jCbJgYdJ8wRgl2G7inBsWxfz+QIJ1hH8Amj9/Tn/MLZDD4uPqzrXttFhqNAA0i5oQbT9KFH5dBoF",
+	"kUgyk9BoSWMpuw1v9ncm0HZbvxVJgoaosnnMoqx5oZ2GmkmvW252YBr33GZ7OeBxDANu/Af/1s+MYBo8",
+	"u1K1erRII/KXVWNecM840D2vmR/9gcy+KUpYgGRTmOgf3omU5UmU7WAxwIPjhUhpKutgiaJAGOx7vMn5",
+	"4qCv1UTyV3a2x6E+e3OPmD+NpUzbpTFiB6zak46/vwwYT2W61zIkEWFyvr/odp9FdzN9uNttjxsZ3JmQ",
+	"1zFNhRgxfy7CKJ/7nj6pRszXj/keE0km0kUaKX0Lwpl2zvGdKbNbhF6O7jRHakSZxxIoIbM+NjidMWK0",
+	"qUu3UZ3lGGE4qGarlZd6zYIsjezmKavbr2RqXyMQez1wyUQEDoOdsZQtIIAtlqtjnMXirmYTn0zLFCq/",
+	"0MbU5os+Vbavz0nMk/txmEJB0vo3vtKXnWSLtgmbmD50WCymGZN5tv1bYb6IQT9XzR80nTJvhZHLFdST",
+	"RWmj9c1SsYBwrgufgE3c3i4zDTV6fZIBxJOcQrkdDgKA9vrUf6hoUob6bndPh/2mV8xwdTZqR6x+BdYv",
+	"PVTgyX+MVRMjUzHXm4e+ga5KpczM2vxJTsj+xaRRvTTlfB5lGPWBQks14zUZNnOe3odymTS1Q39Vy/VX",
+	"dF+DOVF8o/5Fd5FtUVEMgg5ii6GBx5Qet8zcgI/YylZ6A9beUrmc7aDPAGSFLXjK5yITaadqK/a7Z7w7",
+	"/fHjUf/T/7dV67YDU+le/VTic7dSxpc8jtWbPAskhuP3ZQ3lJvmb3tmF1IS5TKIM/OjLEdW/lrhatBpX",
+	"w17vF8AjHN2eSk3z2GAUOiRTQY0Ug2hGUlt8J5WtG8FM9j3Lh5p0a2O9AnADBNI9vVdNjZ8I9/tQwRa7",
+	"qQ+bxugzvP2OMumy1ppRrV9IaH/9XU6eNngtLso+sCgBwMCRsa8hZh/No+TOc3aat14X4jGzrJVn8tIx",
+	"7uUWSso0uoNiUWP7s2sHyQaPP8SItwiewFtFJbslw/hjiycyWc1lrsZBxlsj4K4v/zgWibYKQrtDylff",
+	"8zTiSWYfBWacubY4olC1Rt//6FScQi5Xa9gfHnf7h93B0W3/bDQ4Gx2dfFfOI1q7ZzjqH37nqBTBjKeQ",
+	"YndcGG4trTG1SjCp2CQH8pp6YNyZrdPgTJycnJ51T4+Gx92jfii6Z0dHk67on06DwfSsz8Vpy2tRcax5",
+	"vIhotb6FfX/1jggEYMqFVkgmKgojBYUEGVvk8wWkYFnKzJmcQ7yA6Y56BQEwJvoycsUQ08ZCpGwmcwWc",
+	"eH8D6WfOqeKsaP2FfS141tXfMt8XioAmql/V37h6x9r6650fkh+Sv/yFUQ6g/uvCCKHBUaVjkMhG1DjU",
+	"OlAn6UvI7oqV80pFMXQf4o5RNmO8GI31wegxSNPV86qgy13bZfwQar5Rwp6LFJJ62vlCK8BX767ZcOD1",
+	"+32W6yMaOvfV1XN29YpB/TOfzwWmZLzIeLxi7Yx/MOaRnLKT4/9hxZsO+/AmOWVQjd+BCu9f2KW2DtMV",
+	"+4W9Na9kv7BXpWn65Yfkl263a/9fP/f0iv2CjYmSn0U850olXG8P9ovbcLj32TW88m0azcW1SOT7R3TT",
+	"wLnp4pb9wq65Fiu5Ym9ErDvNnnNF9556x3grzik69fVfgx776uLZhccef6WHSU2lSEOR5nqucpFq8yL6",
+	"OdK2CHsuJlzkoXjswfLs/bB24o5awWE4FINpn59NngSn4Yk4nh7xw8kwGIR9cTZ9wk8nJ8FxeOT4DUDc",
+	"1IgHu4EN6uAuO7hcmF3DMJNWc8zq7qkj07x5ww4HJyfdAePxYsa7Q0ZoJnXEjGOY+rHIU+cwcuOKZrVs",
+	"D+KaFlXfW3cobTzkiu7XPfofF15LMZlJeT/O09jxzOqfVM/hn7GOz3rPk10s9sgEEx5wuKEYk6gKWg4E",
+	"AuqqtICP+GDaD87EcHIaHp7wJ+J4Ogj6k7PwiTjlJ9Pj4GhyyIdngy0n09HocPCdA3Uzar3JM6hixNS1",
+	"VGUmtEYZtHDw9CfHwdn0VHQPwyHvHk1PBt0z/kR0h8FReDIZiCfTw37rk7dPh87Ek/A0OJkc86PpoRiG",
+	"0Bv+ZHoqTkLqzXQg+uGWDp2O+sNyh4zsw6gSULOI8At1BnhVqj3ZWbZs7snZ6Oi43JNnpDcR09ueHfgR",
+	"nqB1toMiYvBVNmo991ESgsiIsgiZdvZqFMQe0g1qE4yAiQQ52B+6N8iB0RJ5d2Y0h67VHLrwLlSQHv4Z",
+	"/aPRcseo5VYk9PeOLG49vVoTf6PhAJKpHEnaqjtQcYHZNz27Xn/TYP1NpeO28oqL2/VXnB5X31B3Frc+",
+	"/Vhh+KiZ/tPvHigMK36tsgK/qz/zwjx2mfEGr6Y2V7uZ7PIA47Ei09JfMRXdJVh9zJBkSpV9HnGUABXC",
+	"YqGYEqJS7cYXi0fKpuPuBBPSYI40xc/2bB9lxsYx0K9BX3vM0GaCulEf/Gowg9ZbpQ/ZyljS3XVNXR+x",
+	"fXBrqvrVmqlqr2sLfhFBJnQmiZ4ccdoP/JKFvbVQp2rhl829xtIdbSoD1E8qkEvVgTcy9CZ6PpdaE2kH",
+	"sYD6SQAjAG51B3vrgaw4O9YY6YYuuSLTeo86o7VDYs3hITMe2/gJ3WbzHSCfxmTf6ZPHY4kAkwWhsf6T",
+	"QU1LI7slnmniahTXLAdKejZtY/cWWszG9TbeiKwIaYMjRhXQZDItILjOnYUF66wtUwL96OwkkBzemZ0b",
+	"jY80jCyRO1O7CdHQen+2gxdaEiBtnwPzRluJrAiHGE9QiAPEi7o51amXNtalhSVrOw5JY/ZKfQ/BkViB",
+	"OdzenILkBoqmWJS5oI/rmI8uvOMu/GkFP1olvIo88QAo18YMJg/YKqy6X3j7QZB2KPWdkmBsvVmRYVWG",
+	"MHAOl6aEuxeELu2caDsVUxoPVnMeyDqAHsOHzHdGNNCJBMpxs6DaR/0zzAuj3dUh5kEECHSuV/PGGvAz",
+	"dkN+gHBRPsFqmnXaof52NtLCibbbJqbg0PoOfqvXZoIee8uijdayYm2sn4P17OL36VV0zrgzUHpfICe4",
+	"mskl1vEpB3EDX4uklBh5waGE0UD7SREXu0xEx8IYWVnXq/hiNncWtxulnF0FM9mUAfIlTxaTkUHYIVOZ",
+	"egS16coCfRhzivi2SwEXc4dJknJPg0KqWvzYJCzShPRLqTiLeO1NuL7TcwMkTihnn7XTEI1aHw+6YjY4",
+	"SPUCg3NTIKq9PfbUMZEqLIjcPRJFTh79qAVKejNRIn1PzuAR42weKUUxooIPH7iwjKgCH68VmQaHDIiq",
+	"JPUb2MSIvNVn4r1Ish57XUKaMThkiawEphBAF79rxww/Kj5kKTKxMkRYhpUGGeQU01ISsWpMhbD7ZlAl",
+	"KErk73QeOm6p2nMEgFdpTztRHxmHlubnvFgAMhHGu4bR2J1zVq/p3Q0QHHXl4nqfFMdLuU2I60reCkQI",
+	"AWAS3cCFSEtCqceuCAk9IhxbUsoQobSCf6JXxc69MpmUeZzVxhiJ3HMjoDWPM5EmHJaEIW3wWK7wrNYr",
+	"Qeve/lqOOiDkGu409lIuRQrQ3kvIt9D7JIzutCz+SUYUlJutFjOhpxdrak3CjouczwEjejt/Xl2Wb7rV",
+	"hCkgZuh2mwSopwbn4+FW1G6IBQVW86cGr9DeJI5Uy0tpB7BYLWpVhueKwD3v4rG2fSd64JOwL8vOCulH",
+	"BeoqFZhraRkeUyhjRjS2ldiNe2ET/yvMG09MUUexGek4QJyP3Q3RkpepNg8ShSVU2eC9a+j8mBhyF6lM",
+	"pPqI1AuddBursKdAlqOoojubUQVsM3xySXVNo73ZS22pBbHY2kRsp5TP5qPVZJu6DLUlHAtndkpbrOLd",
+	"qFvIruwv9C2StlYT90qVh+4ErTlx1h0JTS6xJqdU5fdteQ7NLOTlRAeuiMAd/DF1FT5+Jdvgy2UCVJ3t",
+	"nx/k/x1E9RuDXL+Jp367v/rTev3Rn66+uz+Io+2/1LPx27kL/teavn+q0793dfq3UyZ/ZwrYbppMPbnu",
+	"BeAWYDyl0Gr24tqtWCVa8ajl5P9cTt4a5Ww7I28N6hiwhsANvj44INFbN1Y/CY01p3G1D+zNgv87F729",
+	"NfQHEP3W+R7XKwrWqUOA7xOh5w3YkxWVVtYVNTi+XXs+hnk95pc1bx9LNDo99uwBxg3zHa0exJzhxagE",
+	"8PcI2bb116zBaw6MJISE4xXLF7HkoQiBHTCQi1WZZw4OcG3eloO97CJhOUL2ANiVgHNgKlMR3SFSTBbF",
+	"MfOpcn6MX/FZFOpOHQ2HNaXkLOFzrRFXRvTgh7zfPwyiJBQf4J9iz1hzgeQ07Fc2gNfC44Cu68X5Kylm",
+	"XDllWW1z8NJa65wXPk3yb2LawboO19sSOLvOE3xFZEhXdiIa86pkYjXEY87yoSI1dxkABEfCwSMcEfkb",
+	"UL4odtQ/ciEBtnOSfU7E7RW/LxyH27TNcs7GOR1s8ETMtR4FouHtxe3l1w2a6UPJfi7K7iXIkNMmYL87",
+	"GHZQjffX/AR+mVYUYfYMqN4mbxQtNOWxaKrP9VI0W65XFehZM3zfMMkGDIG8V417eCc31mb12x6sBatE",
+	"yjKu7h+kgm90Y12LQETvBdaAY14Ng0L6tv+v7k10l3A9KN2bry+Gxyd+p6Igg11aZtjSEtzSd4G3C+xR",
+	"1MkBQaLs7P769vbtjR5NGzmIDNBeBsxIoAQz4tT2AE13woN7pPiOkvtuLAMes4yndyIrwaax9tFw2DlH",
+	"1AZHX0YIpihhoXgvYrmYU/1cxadWGuijJ/se4XWqXJkNp+y+ch1ba66sYrc3HP2ZTEWJ6n9zBbcswmXA",
+	"7qcf3wJqtvWQScRyXCGzr6GJp+wCrF8sDmVqw7mJ0TqpGhYvX5sNK4dnz9hmVG9Jr95eok3fCsfTVG5p",
+	"JqJildsDTuwlI+KjbZ/bAJxWbsf6ANZPdZaunsH+ap5hJxia6vuB5wsxpB8pSxhIMM37gFHvDkOtvxs1",
+	"QkUjA5lQIsOCSf/ZxYuXV09Bu/bfXr1++uL1c/+c9WHXukHWRHYRkP6BUMxuq+qHl+J+dWZPUwByBAkJ",
+	"UNAZJbVVrPoBFWUyXdUhw1eyu9dogFxuTCD8FqlWx7XyXjzMwjzFeQaSER9SxC0tPLSXMp4AIXRajUie",
+	"W38hrPJNT/JyEgWBY1ukqCLRvkhTL26vZ+9x8tjXzENtWTlVt1F4zhaEBQ0ZaGyRimn0AVpmgu+nkBbI",
+	"g0ykqgP2W1Fc61pwpn+El6uwpwgoO0dA6N3rbjd7Sy+paJgCtrs5SBtphm+LImK6p76emdLim6giEPMs",
+	"zRPlk8pldB4is6BR22HPr5XT2Cn11tZ4xWtBrdzMfHxDvBAFj+ZeBcmQv2eYWRBJN8oUQtX9LBPh95gf",
+	"8tVYTsdLIe79kkoylSlr84Q0BwMVozXjjrZXxX28AqQ7fH4uk2zmVx6im+FavPJdAGaKB95F70WlDXjA",
+	"kWCrQYp0vldjBuCnoNMKt3PIraMYHvLYoDt8wtrKALzDr5AMYsBVLCfkk23HqtPyGncaDFKlLR7rs7+y",
+	"VzLR7er1euyE/ZXd5Alcgq0dW8emviXhuHdkIsgmtc072ZLTuwWnma9ec8gr+uS1ZjInRxAYRvC+KuRn",
+	"nppxxG50h4fl0TrclmM8j5I8E5u/8wruMV/S7dKfOj6rwI5tPQ0b99IzMK6ToIHqRE6z8rbpsZt80g15",
+	"FK+Y4WlRlr9aAnNh6B4GcCuounr6dbNxUdaeAjeBxPPPPG3LN4j6BYrBDBq3sjqzKmnM+q9JFMeIvnIv",
+	"VnA5nEf1R8/NfRTXFqcrfQGtX6Bb1sfQzT9evHzZm9cBMm8iPKAk0Qac8eqLH8yXsHYBnGw1CgX4QiJz",
+	"xgc847G8O2e+XOrfeJ7NtFqqVfOVzN3ppAdb8OrtiI/EllBmRnAoE8y4mJbWin09DfVECXBJlXNXiKLA",
+	"M72Co30F+3WZfC6VAnxwgyd5G5+Cchr82xMqlFrfuOBJgzXDJ0HQNQ/gr0z0AW3axPLxe1/iWxb2t2mU",
+	"ic2m+jKNMi2GYShqJgAVqaawiiE/lO9FukxlJrQ9BRNN06qKzH9wvpozdt3R1yBm6gfENKu25xm/E0A1",
+	"8AB+D66fM0DKFiqXaErVfij6dZrxRY2n2PhxQ9ZuTt6hs4jAeI1XGQIB4Ff+bG8yBg6MbwtmrdkDudm7",
+	"vO5Ntszo+yEqW29rPXtA24FXziRiZXU8AKwqSIUI7LiE280ueYL4ZKvi10eKcaWiu0Qf8yxKVKbNODll",
+	"vv53ig7DXfyvVdG5YZk2gde8JSvX4AY24HqbFDS1qD3/DQBnIBOVWyioSK2t7jbVrrFQhHmQ7YSVXpCz",
+	"lA64rYWISO9SBn9Ox5iaoFWpu7tU3PFMAI23zGq1KgIyb8I37v74se+dHNYb0QRtNv51cPDN238VPHzz",
+	"8gZFoIDMM1NsofJYmzY94F1mtKEMm5H1r5+zPvlDd1gATUjGJiTpj9iSRxnizqQM+N7f8xhw+qVDaACn",
+	"cUEx1GP+gmsZ5I9YIu0UQFkca5uyTJmySR7eiQwQYRzkM0Omkwih5bM+23S7Oj0bNxhBfbEP3x6bSsQo",
+	"YZf06IV5puR2qgEod9P0CjB/aHvtqt2RNwIRzNdQjGnflDZedUlUVvfacvQqEqNOLt0SSKXp+TQVyGUr",
+	"YTgMKmZtD28pO+3qfa08KlhN4bhCN6b4IIIciybp6RHjbBrzzGOKJ1EW/SxCtkilbqBTcAmOyoTHBOjV",
+	"JecOi+Vdj92IIBWZ8ljKl0zNRByDO4snlL0USJUdZPJeVE5yoKdnkFcQ8gDOYQwPUBABFCl9TsIp3kCc",
+	"02SKQdnMIyS6QZ18Imwyw7X5INdSWD860X9M5Pt619tOmZPwRUoSx4DI7r7BkGd7Rlz/ESVh1wLEOyFP",
+	"QsovszhwqOF5pJxJ5uldDjZ2p5rovlu163uMaG1PY8QCpl0CDYgEsibiqBJKr9Q4mopgFcSCYtvnzM9m",
+	"UXKPEpAzxEIGAzLlAVw2pV8+O6C/sLoL7sfKpuS9xAg6LFe93tt2nDqWQMhX+QQ0Vn/EFo7KwIGfB67o",
+	"74kP+oaSZx/WoH0NeNLHyHBMNg38ZKng/QWy6UAL3V0Jv+pPajlNsVVohis8rQwzAwOGJA2C+TcOAdL7",
+	"QMv1BfEhM45+ap6h4RXLWgmkxL9rtClDVlKKnxTiRj8OjG5RoreVAq4mkUIQus2DVCowABQQ9DPOFhK0",
+	"6oAnLBOYYRjMcFEppIJXjMep4OFKnzU7xAw34fZb2nuPufsH8Iz1WgH1l46/RCxJHm4nm7TbBUet4jSH",
+	"hV8cQ4UvBeRC/cHhCP9tyX02jxlHrZzex9r6MTxxma/Ev/3O7yPjr3y+fbFkPxmHIqWR+D3k+r2DNE+j",
+	"Dz2Mgu4qxMpnHxJvfKuY9dgbSqdxDl7LkryZKPO6EVnaKYGnN52bK1h8bfVCvYUwWZB0I9qcbocG6+C/",
+	"HwxU//q0vnZfT0pplBgAkXNDnIPKBQGyw137M8bXe7R0A2CfPiCz2lDH7ZaHB6SpDbhEmK+ADItggUMa",
+	"jZ1ZLaHAqfD4sUzE48dkoNDVUeEhUgUbKolrrEROQ5F6esbnkmpviZw0mk6F7k6PPXX5V41+FUYZplit",
+	"kGwPUul39XQ4NcM16qxhEV3opZTg1hhVwZYxURBQ/xVD8ixt5HxLnjPih8icITTPoqpCT5ab2z9zAKsD",
+	"mUzjKMj8HZJFGvY65vY8lGxywVOI82N6+NoOVxlfFQvhHDxcirX9jN8p3yt7YT2bByvTuY88kARgikfe",
+	"EtgN9Cs8cGkvMsws0NINYuy+R+cx0t0a+FPaeQiJTcH4JCRsB0gZ1kJBgYtMfFjEURBlKIqh8glAHGh/",
+	"Us5+219ESSLCsVZ9prFc6saDpJAqG+cKqJmMYBjrfQFBXDnnUUI9O7dphJmYL2KeCeiDz3isJCWUKeb/",
+	"0PqhBacFNKVnCvFHDGvnfVTWop8FCFwoT9PaJ6IC9thFgRlg2u5En8+tR7Dep7lNNkK4eqytxHEWiXSc",
+	"13mab0T6PgpEORdbQeh6xPSzXaBmoHopZTkanCzbJiZwZ3z3M1cuLe8ukMLSBCAmSJon47kMxchKdr2s",
+	"9NbzP36EcRoDWdunTz6D1TWDM9wWP1tOZPSz6MV8zki+gAAAok+CUKAFFu1Wolxa7DWGplbsQxmgIQXo",
+	"aRC7ZG0ehgJzkgtAYIoS2SCw9dF3euxNYpCqYRb0ljM1k7jxiF72hxZuaNpnP7RGtL+0XCNvtl5T92KR",
+	"ndMxCEsRx/Pp1cur26uqn/vgo01l+3RAXe5ibvxH3b5P/s6wBCjbLvEdz6JYvNBzAsdp/VhbbY5C5+NQ",
+	"LDADYsdsdfjgU3hIH5Zbk63Nd+ZEHLfPZ17pZ/b+SlyXzxGKmEUh1qXlSmtlsbYnnTjCIgrAnVjFg9I7",
+	"B5zzDipeNUSwc/vSPAGfxLoQ4Uk4kR/YjKeJUOocErOhzv9XaEsptFhDP+CQSIdSKA/wgcDC1IOkT5Ly",
+	"d4/7DmOb8yE4DmpsGFMWht+IlMsRuEhlkKdC73D/Qd2zLx1zbe/WYeAtokC5nUQWsv1YBaKgbvj+ISZ8",
+	"0oWsG30DiBunc2qmu96FnC5/nQJ6vXeVKEC/e/bj/2l37T879WSHhZbRMPiKZnQNm60Q7pRHvqckAvED",
+	"n9hFBm0oxNhwqLL2Uf+wKEHoUDkC7usylV2dwNWK5SSKo2zVwDHnqjk1hq5IuzBeQBcfiCgG4KyEvbth",
+	"oYxjniqP9XvH3UG/3zfwQ3ezzITpogJlz3KB6akwb6Jai7IvU+YT8FTYzKWBqV6gGEaveWck+XxCeVPB",
+	"AqGZQB2tkZKXbwnVKJMIGeCxCaaOUa5xTdD2YB4sABVK+T12C09PY36nrSIfs/PG2lJIBDAG4mtLsVp4",
+	"PZaElBbbFuNuzTtRaz4+jdQidtLf9oztlupg9tPATG2QW6gD6td6XQ6gsrlroQQXA5zzAMsWiNBwkW7V",
+	"pEzL5WK/Zt8Unm2V8STkacj0E0iqoIWzCPMU/IpioTyWRuqeBWmUiTTiXpH2SZVAqHZ74I+Yz0USEngc",
+	"ZnnQOt+1M0aNrUkTun31stBynexksAWIRilKMrkTImOd2VLjmSBaMJ6QFiqQ8kTrqFPEn6KjFIwWyr6Y",
+	"QhqTTLCeB5LHoSoLdgF3HoxU8do25DOYtGKwYx+pqmnYoUp6vY/A0AMoLOyVVSRK6rh7gg+GDxgYVZC6",
+	"7L7A0MNL6yNH+DbrbK+ajP5e64NqAPZRMd/Ao7f6yZ0UTUhKGot5bWbDRkuQXHYyZWAkOOoHlcxGcII5",
+	"3JClMwA/WZq0w2Gd1lUx3PctLJym8meRMPM4Cf7aU/VOJFowiK51ErA2JIYXfyPnJ3GVk1KbSRYL3Bmk",
+	"7VJSmcV0g3SeB5iPJutovKHE9aumFCXHHLfwFdAdPBL1oU3N7Xgm8SuqYuPGfAWyBqzHxYP01wbYx6oO",
+	"C8e0FhQgPhBXsRZVkYpbCGMwT1ibJ0y6SIoGz3FEqiC+NlKKahsje6R7YPeqDAjtOj12pYUYNGACRDl+",
+	"WcXwoYzQUdX2OeC3KY/GjbHvjr/Ok93tSsd915hEq9dzlNzvoithFqvP2iZHlNJaZWrzRDu/hnLUmM5i",
+	"nGympryDsNXWy9bm6GhzXSYe8+t8c3DfORyHhHpJxhVGL+4kOs0zWXo/eHupPniMzRxnKU8wqImxMRNq",
+	"xfe2vJZ5vj5KulKZmI8XqZwvavIHXhT5bsrZFCUiPTaVcUw1fhUzd4ewQ8bvaob6HRA+DftMX/bw+B90",
+	"j/tOtVV5ht3vbv3mBpSCDZ7xl1IuHuYXf1vyimNYPpZyMbIF5Q3+8bL7WSbrrmcq7VSQGEDL8pxBX6wf",
+	"rueSehq3uvIRZCiVS/3PVDhOyUzeIVVDAXA0F+mdYG3wCsYwtKrTY5fQUMTxWBXWMMCVgLaGItJJBtDb",
+	"M084AD9uCfLt4nFeLFLJg1ldBhxVtptbMGKOK1guywkoPp7Nsd/ZHjfbKgSxCrQ5Ppc4BLlQ74KlW1Mq",
+	"/tDWBJyojxiVonQeEMzD/N/xgyETXDsMdW+5fKRqwAtckASYbrnEE5EEGV1iESINUxK4j20a5wlejzZT",
+	"nDuJPV8KLgQvgFvNrIkKxgMZASNWB+NVweHqscs94N7WCKF39tM1wpAUC/s3BCR5V+SP66lO8wRwLkfm",
+	"/P1c4BGbKl7jU5LLwh6oSQhXHltQqg+QDvAYESdw9RXScIQLeMbJxnDkG2sbAxFy8kDNVIbbYByF5bDD",
+	"7lvrTSJoN23qgGfW307bojjQ0NW1TRtEp11CYeamsnlMb2W8ILstyg77+yYsbEycwPR0kzJh/PcY4AUl",
+	"nOwc1KjNdS09gS9oKrJoLjrkHAiQlMUNdcLGIPcCgRMQVpCdZArYUlJsJuVYm2QdEgoGGNO+gUF2rxFn",
+	"2PCx+DDjucpImO03PnZN1ifLloBd9WhYxJb2AJynBXm5tjSIzxsksT5T0b0BRmMMiN+ZINrrVDCi3C6O",
+	"fVOoE6W1yoLAt5+Xx9g2iEysOY+S0hZpxKo1T54z4AU373fbVo9Hs0Gxsy5f83cdpTIm8Y5jntzltVlq",
+	"L27esJPDs+6AmXsKavuFTDPlMbmwQoZIVLWY1fPiCwjzC9V99S+9kJ4a1DOt1AusH6nWLXwcfmp3v7/o",
+	"fqf/1flbfdlCLdLFW54qEbLLm28AcMOz7gEzul9YIv5DLABpy9EO9PIYhzzjWJIekjdZL7nPkJWLUsdY",
+	"O5BxPk8qpT5ObOLhUtEUGu+uXnylRYGpcaZg8pqqce1mnaBMM186Zz4k42nrnGcEBaC/kwMM6gZjxEEc",
+	"fJhN8pUMIQnaB8StNWTogzUg0BFTwmAMYLIAaOyZpMwt1nbFQeezVftfhTfv2skfauLPa4NTGopj1QjT",
+	"6dhg2PeYWImJXoJP+h6b8CTRuhCVGgyP+h5zPsWO+vqmPMvAzTURsWJP+udMBamMY5al0d2dSNlx9/RY",
+	"b9IA0rOR5fgJQ0cx6gXKw8fZoPukD0IYFjwbdId91xo2efLWHnRQaVWP3QD+j2MD/SQn5xQrQRR+czI4",
+	"qFszXiLj+5JcgDczfSJXaP30v/YgB/xyvXoweWANDaOhDtR9mcnlhmmpnGlP+r8aNN8aZrS3Dhi9Bb4P",
+	"9FHCRkOktbqBq5VXeoN8lQf3omYA4SJqmBa+kXI9FyKNZB0AAkAvbISzuCT+RKx13J+Wr6SnNn6kUlK5",
+	"/2d+kpMt3wCul7nIDNrFHmX68PKiKx6N24+NM7S6srZ13RwtkINcplmPvdGbCv8gHTOQKrNEiXyxEDxl",
+	"bR+CGpGCtD6QXWRbd8DxaZCwtQKSSIwilOZePyoLSPAKfhhA729Js3DX3icPuQj2ewQN/L0eqtsE3wwq",
+	"qLkPPK3B7BF3PFiZKNP7wcFdKhYOpcNelellDxqtwxb5w1reNq9auRDF+tHqknW2eKxsZl3RilCIxVoT",
+	"/DzOUj6ecpX5rM0nWlQNjpnyzHqCVdfxmK8f91l72D1kiIHj3GPw0z1G76Obn3QHx+t363WjNfgNTh6E",
+	"Nfctcmzhhy/aC32BLhXfrHXKm7iQqo+jw5G4nn5iube2Ywc4aSi4F2siKA31/nUu912SQwpl/Li/rnrv",
+	"CVP6AHjSJtDMH7fs1ibEjJe4C98PmKl74yUjva4idGcyDuNu4CwT6TwqaltJncBS1N8r2cYeFBJIkgA2",
+	"JjHWRAnztxsjnR2xIaGQsHZNveLpfaiXPOW+YOzdzJGP+KCw7K2Sj7dQnXiVF6W3H3VAuUHvB0wtBEBJ",
+	"uYNjkvv9KBlbbEbMi0ISA4zmONfAS0NF8+dOd6r8lucF8+7UAdLF5wseXj/gSSDimDxaRqQ5n3SK393a",
+	"d/vcdmCbgqLA1Iba+s9SGeJWXoFvZXo/lWkgXgErUP20Y14R6Cwq49Mpxuzx1wZoDbi4jTk3CgsYA5MQ",
+	"YQu+HsTd65CGQwO2p+yZpYO9afvX9jObmtCpLyo33uE6yLZvCSyEPMOGCAUob6LkbqOneBMJ9i6RHFgn",
+	"d2JMwB+b11Zxq1dMY2lAHcxkt8sb1xfQgqsGunCFnOAG0x8eWF9TJQd83RDfQslneidUxjAn1ZRW64E3",
+	"ETYEI8JZwECViTSpfA7eHecjPraMkDaqr7By2OCGbkEVhD1Wp6DYxtItrO3sLrUv2pj5jrc2ZE1TBFbt",
+	"s9okxAvMGGzAzm1zQH8tIHTPmY+HQ2+uRWMGEdpUSlv8glc98tRQ/Woo0gqDQ6cRHaIBiPfVi1dXTF9i",
+	"bRtTFx8ykWBkCLywKommUxGeMx9yoNFKP5BBJrKuylLB55RPRqpd/TaPucrGm0Bxb9G6ewhGLbx7LsNo",
+	"GtVSW0frLLrzKAM3okxdtA3SZU2VI+HHZjK3IRk90LvrJwteh2J6E3M16yqx4CkkQei7WCpipEyq0nTA",
+	"OjiHJPoI/OD+R92IsX7qE1ToaeUilrzcwG3sRtHPYjxZZbX5U9HPsHTh8p67CHpcer1XXoLV2VpfGVu3",
+	"Wz104hX45TZtO3L+mNn1mJKpMV10u/313WML3naqtSgLhZp8ry9NeWbLcRt2lAVUpoXdLniDbVxeDwlW",
+	"qOpxsDXEnRKTVXlFIrOyeXcDz+nuG7hJTSv1zqO5+LEO+kyJIE+jbAV5JMbdEP0DD+6J4KlIn5mxTNV9",
+	"F8lnjg6hNvrkKE9jx8GNdDRr7oCLhF28fcHuxWrE/AtIjI1+5lh+/RV8gulX93o9v8f+IVaKBTxNV0wF",
+	"ciEUa/vWb+IxnxJu3Gpd+MMg7pUYiOBPwn/V/7wXK7wjnEcJmdVUCyBdUnD8NFR7w/wSPrQbPACgF9wt",
+	"/ocu3O8XB0CPXej+FnCK9El68Zyv0K+OLnHbBL0aYEuAxxaGppj0WZYtIGGb5ygbK9Pz929v64b+jR5x",
+	"Nuz1GcIHMgRSav/929uOIfkwZEiU+at7rFQuUq2gXt1cXVxffj1+c/Hu9uvxi5ubd1fXvocl/5gXWrnl",
+	"79/+42b87vqlf67fa5RZUzYAWS4O14b5EkKsQdsAoB1nPMRffLZIoyRTnR57kSnm03AHMY/mrA1bqzgV",
+	"OmwiAR4P1CVcQ3KKDZ5r6RsaIN+dhhupmm51MxroMxI8xpiPt46pyZYZfrKqpJs7C/QAn0FA00i/cgYc",
+	"WS1T/9P6V/cd3NLFJhSiEbfpp0+QhjOVRmXhAYh4eroYyDmPkoxHCWpqwP8CfVSjA2vEh71QvF+rqHRe",
+	"Emn7jmqVZ4JZX6OpE9D7/P1wxLhaJcEslYnMVZkargQsz3jVxi+C9XWJbAbc11QXdS22iJMM561xwtfR",
+	"b1LGO4kTqOfJU8grp59YG/DJO54tKlceWZLKY84UeoVTPQkZSRvPiDz8lSdo8UEQClRtkYSAgd/7Ifkh",
+	"efz4drWIAh6zaSyXo8ePWXvQsZAoVnyydnkdgTijlAaz0WHxdc5Ze9iprDorRc9Z+7ADsEj1jMPrrhyo",
+	"1/EPTGjKp7PNAGsBtb/r4+hg3ToyXTNepnE7Z+0jjGUVujstAsCXWKsm84rDldwnlbmkMbwoRcP0KG45",
+	"baBwgMa2AyVMZXFsICsykE26kVrnhGhej9VNBYY17VzUCFwCKqUWX6WpTNXjx2CWXD+7ZGdHx6d6c0xi",
+	"MS+A2ErmA139Pz8prWuYhBaVQWBQJfxejKFa1w9kKPxzS1WF2AYIy4XOY0wrAf+Z+v5HyzcH2SITTgnP",
+	"PfbGDIfJVYJXsOP+AFnMrEwA51QqHEA8YGua5BmkhIH01zqPU/kVC64EDcZbfhcld3raALxAFp+1tSCX",
+	"AIj0lt8J1vZBsdSLw8FK0n8asCS/U6GhZADpRJDalJPl2QNq2O/YOlYo3tKia4HIq6VPuKBQPWoSGpYS",
+	"QZ+wO9d671KGwuPHJvsTI0sQT3dUjyohojPkMtGiaCZ4nM08NhdZGgXKY6EMVIeFKV8qQKEDbER9Gms5",
+	"REv6kWITiHchpYm5SiERe9UzroVKQqw+TG0ZhULgD3bS9/T6ZCd66Ap8SXbY7/cZp7AMOmaxdzJlSugz",
+	"22oJ1xe3V+OXL169uL3xienP1BNTc0MRRKEAdBcK8ZuBU9Blm8UepSyIIy1OX7wtemvpBE+KJnV67Ipm",
+	"gGAhtY4ZCd0wnomXep668L96CRU/XUOOHFR2gN/VvaKEXkYK0IQUy5MsiknNgWZEyBPQOS+8TbAccKxx",
+	"E0EY54z5eqzHcFVvItyYwO7UvZhmIi0+0zGrixZSRBCZgBQI/ojSaqv29V9derD7IvTRqHHrdD0LEa4Q",
+	"WJu4hzFZ6FXxDYKt14KmGyVKQHXLexGvKsJKH8twPOh/aH0bGUYjvZnBeVIsFL0NQklAJAimA8MzOGZ+",
+	"nuiDHmzOMfQULGLQmeIoEBT8IZXnYsGDmegOe/01PWe5XPY4XO7J9O6AnlUHL19cXr2+uYJnCny/Vp16",
+	"0/JaRMvVGrWGvT4+IRci4YuoNWod9vq9Q/TCzMCcOugtRRx3wcFzgEpAwNOwp+W3vn4nGqIfF8MLchPr",
+	"+0eEvBDwBYdifz2fbSQrFCC4PW1ZLnI10yMYTWkKtAJjRH+hSMkQQDCgVguZ+WZyCVKpOEOtQ0XPXff6",
+	"7aXVWQqryAde1opawocc6P6s2gLrGS2fwpbDlYy06YAdXOWifBndC1rIeeK2KywaQmhbVtTq81lYocDD",
+	"EOpZ2jvtMfC+2bX4ImyNWs9FBtD0lzwljjZk6dETNuz3Kxiy7sI3s0thd2RHKGYO8LBzNXvtzpTNK7BT",
+	"Sr8UcCuQv/hKz5629zPxITtYxBzZTOgWrP8t32P0q5a33sgfaxNaNijwerXgiazW9Xcc12YdvlcYNtaq",
+	"QN9RJgMZf2O3Vr93CBvYOCggq9C4Jr7/8dOPv5bvYotBaEooFTSoPvUCqgcLuk4805digrprGmVwg5J5",
+	"GoiwOoIQxMNVAxP4LcCjXb0jXz0EHAUw8aso1EfvTGiDKp8vIDA77A+P/6YnNQqdMS5G/br4Bcv6Ssw6",
+	"2ASko2zBINcbij1qYS+Qc2fb1wvHorhpY1ao3Whg0jaFBUF26rceDYdNr7T79OAbmx4BqjY+d7b9OXvM",
+	"C4B9Oca9vvmZFwRxTV/6VFq7erkathUtVmBJlCW8MyMXJVux9aN+Wekc+Wl5r8wJoq85U6Ali6xlyFkI",
+	"fo92+/f6y2bP/dg2s8uHvGt+1QdkBzUXK/+HvT5TkpRVaJqC8FQoYiABsIICKn71NzKu7pG30ZUhIycE",
+	"qnuO0BBkjG44Lv0euzGiEfbS+mln+aeswnBOlq5uijq4E5lPKtQrkc1kqB4/1n92mU8pBAdKJKE/Ygue",
+	"8rli/kf6fcQ+pjIWI/ZDK1ci/aHlmaSDF6EHoIpqxL7/eB8lob5Hy119j/7vpx8/gerOQ57xv32CbgA2",
+	"UXlYyAdmBQdFsOgrBoocvsR+khG5lrAeQ5vlirVxavQtTDcEhyO6SyRAByYSXxEp1j0cnvSHHW3dkaj2",
+	"TQN9ck+m6comS3luURVqwiVElzJtzFzwxEwRIEMpkzVS75DosWs6T/QrbvWaoYApa4O4A+hszDLUJoP1",
+	"t6QASZreIRA7ZEk0fAFmuFgCzvRG4SfShH10e/id9fa4z2PeRPUVwFISiFhRllltOw4+AkAevqB0kNqO",
+	"tymfA3vKEwtNbX62e8r6F51iZN5Ev2yf6h4O+/2h8TrpH9WML8Tjx+hnz+PM74yYX6xjru71Oo5Cz4DB",
+	"6PVu0l4+wvxg1rLK+HzxyWM8zaIpDzJVLPpPPlE3+3b92Jeh08CdgHPjWerB29G/VKwA1tabxaTXdDyE",
+	"58Dq+5IbyrN5NvqmYmC8YljaBT+1zalByAA7DXZKaE582z+ftWGRcqP8iA+RylSHzWQcUtYK3Usqsxus",
+	"Js+N3dS45QzO45pfdBHniNAMWxQeoDrddVp0k0yfQgwDEACd7W2tQRXnd+hyAzeeZ7c7VZKtke27Xitt",
+	"ZhaWAfxkrNrHj4Fle9jvP37sepl862BxMH/0gmhjsa3r2uqM9FI97fexuIjSvGCfogmJhqJuwTm+JNHG",
+	"toeSrW/dXsbj0gazsnyWmWsYDxuhTEsXgQ+v9oe9vu8BbAggm8/hvIB0rtC3P1NhLS/hEmlFzTRlwPBB",
+	"KovMk5AuDG0bUZB4uDcHuFXt3axtEj+pJJgndABbP85PctKhp4fF07hotf2O1wZ6UFQ+nUYBWEdGirZh",
+	"SfXAXQjsSfYWU2rpm74cFjweMB+IBmeGkcjwJyKWS+sE1GsWTvSpTOfCzsc5VUAbQ85a/pgFbRwFBu4Z",
+	"Vp4t8K2akuuG28WQ/13J5HoRtDBEKlT2lQxXu1tsRGinh1D/q1De3ENA67s8zoXhDztEVvd0EaD+Cyy2",
+	"evLXn8M5Nw+2ToMzcXJyetY9PRoed4/6oeieHR1NuqJ/Og0G07M+F6eoGJO/oNog/XOlNbrj3WFra5vw",
+	"0Qc3SOtL5Ra5mtQIcRhdVUd/tdrWwYZWuq8rNdQhRLaqWGvUOpucTk+CgegOw0PePRLH0+4Tfjbp9oNB",
+	"OBSH0yN+PMH3ZGjFIW2I4a+A/4z2tbtA9GsBMJNzYS0x9K0sCf4MtDlMuqN08IVI2UzmChCJ/wbFcFrJ",
+	"bI1Ax8QkLhTbsDQpCw+LJD59wuHfzboaXtCGMMUNn8rZA1mai0+f4+KgGdFzNk5kNgbhVV4XpuiBZtZZ",
+	"AiBN8FuhaI1QcDqM162qDB0xXLtaZZmgpIFqq7A1OqouJd3RLS2qLsn19vTL7SnLaPPphh0H5Sb6C/X7",
+	"ltlk2t22b5EybTUR9I7QX7AJgsNwKAbTPj+bPAlOwxNxPD3ih5NhMAj74mz6hJ9OToLj8Mj1x5Bqsn1v",
+	"/IV9LXjW1YvfbAihqMykug30or96x9p6O3S0GP/LXxgRj+q/LNz54Kiy09I8YYkB9MLtgr4Z/FIBiz2V",
+	"SkUx7Ef9J+lVdnuu7048tkzq5kKkXbsH8UNkNyXsuUiBrLWNdZ9X767ZcOD1+31KItSd++rqObt6heg5",
+	"fD4XGEZ6kfF4xdoZ/0AHLZNTdnL8P6x402Ef3iSnCL2KDtFf2KU+1dMV+4W9Na9kv7BXJbnxyw/JL91u",
+	"1/6/fu7pFfsFGxMlP4t4zpVK+GwuEvaL23C499k1vPJtGs3FtUjk+0d008C56eKW/cKuuVY7c8XeiFh3",
+	"mj3niu499Y7xVpxTcGcp/degx766eHbhscdf6WFSUynSUKS5nqsca9Sin7WCIdhzMeEiD8VjD+Rl74ek",
+	"9Qn8TtY82PUs8vY4tzy7rHHfNwtZqz1YLbg1oro2r6X159aoJfLuzGyHrt0OXd2fLjanyJwfOTx0pWID",
+	"WPSly17LGlV66+u39Q+7g6Pb/tlocDY6Ovnu4UcAVczUeNouChXZnAUjZixD1uZgpaKF5NBuHPUH2x1k",
+	"78pefHzucPtzz2Q6icJQQNXv0WCHJ97yFSbtyJd6k/9R3IX2aCj7/9YDMBtchV6LstFc7+8n10d4Z4pz",
+	"ayNPF3HEIV+qls+WEsVRPtKPHYcOBpMjiPADfrEc3PCX6T6IOqzMTmQCmS8Y9J+aV9DLR+XEsQrEpYM8",
+	"7SIhKTbnoWmMx3gcU0AR/USuK2stN8vJNTSJQODGMjlAPbYhZPVaIv9TeO5kyAJSM3ua8ikYWxYqEM8J",
+	"/a3ovQiLHqWCsKcw9RSR4dKVbwnCJytIgCqHXuEcJhN0SrFCZ2Y9htj1kLvK79S6yfQyUhjsUkbHFhlU",
+	"DzSgORS3EAyl+qduJuqwnxco0wdgazS0hYzff6ySO7SymUxlDgJ6DQu/C34TSMaSWSbn3XyByTsZU9HP",
+	"ggmVRXNQMTAwiQeXHhGD798CpFtxt2qVUL1a+Jauin5GWrw1ZP7vW7cXrw5u9P+/eQVRGADVbwUznmbd",
+	"RSRagAhgeMUp4dfBCMAfSCN7hY2+MZ8roQLb3T22QZsCQLT1k5wUB1S12fYssviTRprgnZArjECIWH+Y",
+	"5HH8ydtjFi6UEoC2ms2iNOxqdXLF3osklClqbyY04gHiZhJEQF8YIrltpI1kAOIuTYpDpFCZl5PpIBhM",
+	"jofdw7DPu0fa9jvjx8fd4eTJtD89Ead80K+fLmyTbQ7RF2J7MOnGlLVBo5wpdZkPKrNKYdymaf0Gv3kd",
+	"qXt2kfB4BWXHD51c7EFXj1aX27c1T7G+ESOudjArs13oGv3bwcnoqD8aDL/TatmumgbKAyg2aIjllYX8",
+	"Hz2ep3ta6RJrc32QdpyBJylJ0bz1VODmyB0mAKNDGdC2U0p8ZG1/nsdZpPfXwVSm8y54eBFYykcUdXQV",
+	"L0QKj3Qq4Xsfggu+k8/aY8/1cQKw18WvcFhGSeUn5SM8Ue0Bas9m4u9KBQvkIiLceqfOxO8dlGqxiiQk",
+	"iJJBMLH4LEQcJwKB1vVRmKyc6jvIJ1omkNAE2QqYloV5IqEAzdqki4aGmR5jVI8fO5XOBV7Nkq9YlIyY",
+	"HWiPRXPw9uv+hVEqgoxhFndnhKHEW8PTpDc8gAhSWQBrV4/tjgWbpjQBIOjSJ/+I+YtwiiRkwQeIZSwy",
+	"+O+HWOHfWNTw04L+I+C/dxE8tBSTRTEFiOEPyRCK+dkHiOjNkfNMvdf/yfA/EGal/8bwsTn8Z5bZ/+r/",
+	"rDj+uZrHfoWtzzOlEcAzF+QxT42So9frz9ECPschV/PuZ/2/p/C/KfwEFHL6Dcg0jeyAbV98EDAUMXxW",
+	"SfhfUxACnVERVHYs7uklXj1toJtKBtVgmEmmp+2rKOHpyg4TRhdFcG8LJKKUzfldFGB9F2u/ffqM+f/z",
+	"9umzrn/O9Cx5TM8RNF9PErzizZt/vXrJvnvxFsJnmIB/zt6+fu6xv7+9eu6x5y+ewRPfislbKMjgWZ4K",
+	"1Tkvz5pZJxgyeHf7rPvE4gC9fveSas7YJapZmKprveqYrqf3dLEWa4fHDsl4Hil4CsfmCsAJi51snmzX",
+	"o1B0zjGNGHYBcTsaMkjYYyJ9D3vUKTlxtjioaZgsiZHZOf+ARXE+dmx7PYVB/7MkEoND5i/QLkToSG0Z",
+	"YuduoSoccKoMuMaCZ7Ou4lMq2Z1wJah+G/h6cNvLdEXheD0kWvsGFHkPS7ySLJVuhpGBlPV7GJmFcqcX",
+	"1jGMYHlGctwJIE23vOtVGQky7MJOAzyDf7gYdm7wCzZopKijnfNK5rdQbuJ3LMBQwo9h3lSUhOIDZkk5",
+	"8X4r5oyrj1yk0L5nMkUvGy2cRSqm5DQryU2oeljLIqyb1AzgHd6+u6X0wWpIyC39WjdxLqGg4sLeszE2",
+	"VHOwgp9mN1+L/cYz3XM8wOuUoTdNB3Wvtd07P9jPriod3aQ1D8ND0T3ix5PuUXASdp+I02n3jPcneOVo",
+	"WkZ4qLqhhiej48PvULPW02CNBVNzqE23ch11qZGLcErliaQa//uwS25ovOQW2x49GQ4OD7UZUnkjpDgG",
+	"6n35VegREKnq4SX3VYP+8OgIUgiNmgxq0B7JasUaaspWs3d4Rsn6o3jKBse7tNAeo5AWjnwzfzA32zuS",
+	"PniqqYL4iISD9bE5SnrJweZq7w1a/QEqi83K/a09DtlUoMPJR5cEVEuBauAAE0JYnLuqu0xEFyV2ocOj",
+	"hvtMv4+lOahQNzfXzyDnTwAIYmdkEt8AKc6fZRnpi/BP5Z+zd9cvyUUSpALqrDlUI+VKpKMFV+r/+p0S",
+	"chkoCqA0m8xrgLuQhg0qFUrGwKot9UlklCutqGh7G4oo20qyp69vWComEVLKWyVmJuJFB9HMXrx9f4Rh",
+	"lrfvTxiPo3sxstCH7UH/4InHBqfD3uDkYDD02OBM//PJweDEY9Og3x+NDk47HoBTA4VHezA81Y+MRgP9",
+	"c5Tcd2MZ8Ji1BydnveHxET4pnugnB32PRUkQ59C6IJZ5aPOcTMcF1g2maSTS7l3KQ8FeX9zqlvV7J0cH",
+	"g37Hg3h4+l73X9sRxAGLdRApUDZ4aHMEXKGtkSdqIQIo/mftfg/+T7e5wzK9dzPK5Ndj051zgIvWRxd4",
+	"c3kck3mkxNqcXQs8jlGPQaoQ/Q2jsR2TRg5TO5MLVB27BRkF1Q+jizfHijxUqyzCgp5vbJOpNqpV94zB",
+	"gvoLbAj9wGGfUQFMRfHBnpfK2vw8jSECzbEf2kChN4HuiBwHbb3I9D/zVEBmW4L7AhNbtAqXdIcfPiAh",
+	"DKW7eSyTkkFAMDVDhqlvXZlnHu5NW+xT9KpTbh9KhLFJQbO6VCq4ksDE4WPpH2p53yKkFZ1svoO4SGZt",
+	"lExFmro8xoDVocQdjC5Zxe+uX4JWe86iKQ7EHZhkiTRVPlYDNWpjqdVrOr62WItm9Vwt2ndPaL+AYkGh",
+	"rNVZMlO6t3BD2xgyhVPZ6O3N0Cl/mvF/mvF/mvF/mvH/bWY8KXtkstfY6QRmVIje/S3hFyD6drSEtyV9",
+	"GQas14R+VyjYV4Yby4pRN8nJMdbEB92e7tHQGGtWAXaKjyBN1RQeyfTuAJ/6WxT+9Wj4Q97vD09wl/1V",
+	"v4RwMeBkXG/Za3RZVA/Od9cv3RbWNsNtwYIvRKoOgKwD/g126z5JGXYKcEr2ys7777P/KwNZtdqPnhyf",
+	"nvy6djsqBSU59qcB/3s14F+QBofyBXYxpz38RWx3OoWajfdrtOG0OV5jhoMqvxBgxo7xXeWqH6yJccqv",
+	"gb5Dn++w5Efo6kTlmS+xl23xgQeZNtmLveHj/V5Zrx6xRt25AwQ3hFcEbgYs0ygjGBl8qzIEkc8Qooi1",
+	"S7eP8VcD6eAH8FpkQKQKQB6uupkEsvlAzuc8CYlOHuArIoXATcxwB7s7EBBfsCQMtUqQN67tZOlfoZSw",
+	"EEhQpCPYTOapg0dFtVWOrpJFcbw+W+BwjhQLIxXwNKTg4SXpk4lcomLhmGeFZgYUDKQpWXuAtf8g9sB5",
+	"oe5X9XhSV0abVPEOGhClRVoakHo10VERzzF2kBZmaL3u18FFRMcMazu6vYcKdsf1NlmiEdT+eZpG7wXp",
+	"YeubtRR2BhSbIvIM8WXkA14PjD8kPvGVuIuSQmBR1OCzCljU+9fylgBMnfxCoGrSk+XZcQM4jlhMMwP7",
+	"gMp9g8K23bv+yWvpI7zyXW1r2ZQW++IvHCJ4iPqFgw0z8LtSvlD31P9h3X+xt+9uWfdr9qgskUcszbPu",
+	"6f0/h8nZNx9ujybfBoOX8++eLK4P1f8LT57N+n+/uxDH+evozb//lV2+/+oRvGS3s+IR60LwqztBu/r/",
+	"liaAPdoJGmD9TD3YZQAeVVRLV/0c9Av10wqN1uh4eDR88qTfd3TE8qZuGUg/PLa0Drnf4FVeQOdeHVJf",
+	"cb7uCqHwwHFqfd6C35QPfls+XP9UgX9nKjBMIONlD+YX1n8PPpak1ydEr2mIZZW0SnLPryWJ1SJgsosS",
+	"yA8FFZrgNTcrpx57/DiR2ePHmCJWIChmVt9ccoXgo6BxGkhJqN2Okru6E7tj09ZNCXJJM9fzkKzWfNvG",
+	"GYQQW3jOynSDY/u8pJ5YnxZXgMrV8YARmYwA5AsIYg5ud0fZGkFbsFKYqCFL7ny41ToHWZs70QvXT7ef",
+	"8gXeTfRSOt12HOeu43UqUzYpOWu9klsU+BAcDdf6AJs8nKzwpEFn7oVYWEcaqKOx4O+FWrcYyOrChUHh",
+	"EMwcdC0JmP43CVM5ATuW9diJCKDozQRm25BD6Voi9g7gnCjwBq0BZIjKRoxTwEsf+QCmhe8J3XZjOThb",
+	"phILz01NOr7Ozlx/oJX0kjSGsTJfhS0whVeF0XQqUsDOKvpVvOiQ+VMjnn2XlMgzzevyJOxaY0k3ipIu",
+	"3Rce9Y/WlV/cxYW4+oow0CulCE2nU/kLiMlfzV89KAmnjoXcJeh1UjDLmlpVEXQP2i0o41gJ0aS6Pz54",
+	"XM4nsm/DPVHzvvrDmcSPxzY5BhpkE/gb9hZQo40CyrPL2pkQ3IqZIyrgM3fRe4EG+9bjobNLRlT/f2NG",
+	"1G+Wx5TI5X/KFdo/2v7Ea5k9M9XY/81lgi4iXgmdnGDxqvlNxWa1DGgVefml9MUaPRHFfw0pEvy+doaa",
+	"k5hECjZbSTbNszwV6HIhTwzyeuiTsqkAgQCNo6y2cgEIkZY8DZWrGfXY3y1KuYFegjoEEYIQM7CzcgEw",
+	"pmsBPQYdQ5DyNXdSSeeIlTQIMFCMprtN+bBwMqO2sUwEMsI7b44MVMpCcHDJjdAzao7aypgmksUyuRNU",
+	"na88PaBWv/CfXr28ur3yWRuAqwqtscCXKd7lZLL0jxD+GQAQHhKDxBVQikFuPeudFLff5PAuHS5HTas4",
+	"/N1Lwz+SRYtj+pnJmF59dfMrk6enJaH7gZFN8aLkCK3CmPJ7ZQCqrCTtEMGuLTdCmi7BtfQ6r4Foco9R",
+	"h8szCj2tda+ryKCNb5QfhZKNzG4lQ+PL7dLnIvsDbdH+nxnxf4CM+D/F5RcUl88h/fULKXMEebARl9wC",
+	"xluilCIbmuiNQdME+hSPLQFHi+BE9WoJ81gUMKJpnoyxfLPK14BVrAsin+eUHk70DZ6lYOj02DMARgAs",
+	"B4JKaG+GR0AWKWCXJC+MwUDssWu5LFBksWciPEfZzrHPhqlzXitPDUNVPcTCVzTC+2IswJJp6b2+5UYk",
+	"pGhhuX6JDH/jkGB6nO4c4FUY0Q3jWchu82chE8oUz1sJnj+u1T/FK7uQDC8IgX82tMFy0O4mmGDAb/CZ",
+	"L3BkGHaRosrfYlTgooKDpD85EYfT42H3LDwMukf8iehOpgPeHU5Pw+PgTAz44VHLaxXLsDVqfW0BqwxY",
+	"RcATQB/Ik4x4PDFnfJzKpYLxNQoC/tDHsn6hlL1nCMABSXHPQMuOIBAidN+TyYzH9Ofhp40n3GF/1O9/",
+	"h6dgGGVqvBCpfrI1Oi5+UwsYzUHfW8NTcnAb8FykJusmlum31y6THdbQquHgu3q4JgPkZCWNebUjjexP",
+	"5vh7e/3m8urm5sXr54Bo4hDAGDiMfdbfW37XgLYE8k1OzR74rY/GP9JJBzALEys/zSFnJGrpgDO3ffIa",
+	"MrewFlRZkS6nRHHp4HEvRFqgcRME3KDfZ3qfEPOSfsYkP5NPHvm+UP8e9odFjhJ+CGCwr14/ffH6ue+U",
+	"1aRyWfxexlWFXOWFSJU23uFNEUirEbvQVsACupqymOcJlo/Z1+uGwvejhPGJzN1CGpPHPEcKV55g2MfS",
+	"92a+AeHusSsezKCFkWJwzJg8GsJVMI0IWRsQqBOVz2GgER+iIil8Az3rQbgm0TZMNAX/hx51qM/p9NgL",
+	"cyjFAAdDXp8AIlQcWlMMKsA8UzoYYT6PsZzG1zqBzPhYfJjxXCF+NFQY8QicKTBGBu1cr7oxIeFWHzPQ",
+	"GSqfCwBhijIl4ikOhAHTxcy+c+KhhwElDN1KB8hChEHNyu2f5OGdyJwv43LAnmLioF+IJ98UVIHSZOfC",
+	"M7XSeOPV0/HNu0v9r2fvXr78f5i6Xlz79sXt1+Or6+s31zc++pKKVTkDv36WxSLssbdrrHG00w4+muPv",
+	"099Ia4Lz5K9wTJq0Rx4y/wDB5BRao18BfL3ZZah5hamESrG22TqRoWs29Pn6zT4TSZZGYIxb4GpDV2WS",
+	"mPC0eaTMBVNVNBdhlM99qnJRyIsuQvMYUWAZpm58OyCkVyCxKbABCK9LrhhX9yLs9BhkCFK8wyi0NL11",
+	"g2cgqdYhthtqr9qKuA6NJwESLT07TAc0RBT6xbgegGVCYMyOt188YstQHHy04v34G9REWJEYi2nWOccm",
+	"Oksdw8N6n9fsgkgRQDRIW7mE4hGVnbOj/rABfdpJ2auTBeK9SMzbtPwBnjIfvk8KLci5SOmm9s+YH4Vi",
+	"vpCZSILV+F6sxqkAjPge+xbm50VxufsPsdJrRG/rNBKhoWR0UftlGt1BjSB+rD3sDztUtAs1JRR+3tNU",
+	"wOMJjra9TQWnA8AQ+uNnFneItII4fZ0nVC6NV3FhL0TaBXEGbFNQeerm+JV03Us5X4gsymTKJmkkpqoC",
+	"6BXY6w6mFa5T8qDMFzyBFPAkygRx19wRXNJN65OndbQfvZZd6KAp6E8xmbDiIfvTu/kkFXHM2aVMF4jR",
+	"pCKj9Bddv53p1WXfWtAHlpSAxn436filZn5bgosucOvklF29W6f7Ofpby2t9O5OWRiGTCzbVBp5FJWVz",
+	"fk/IgVfvmJrxVOBDPHPweyE6ALZt+RsEgvs3GhVLN1AemZsq1ZPH8CCDzXB58w2ctO7I8MUilTyYtUat",
+	"O5GIlMdVk+gG6V1TFuaChVEc3YkkEJAWqTI5HzscJJCTVGIgTwEOGNZwks/1wMZyCWCvWvS3PLQLfqyj",
+	"eDed+riFcJs+Uce7XrU+yroVQMU7clEbz5VV8EKxi2Au2PP55Gs9C3dShg5Ynso4mH56Hl8o9jyWE/GB",
+	"3VxsvNWxfscxT+5yBLOGZEU0/r4n+EX0xF9pK5vmQFsrpj0t9Dma+55dl++zjWl9+nGPZFyUeYagCmQf",
+	"8J3tlo873NP127z4fjsLvl+14A/XLfh+1YLvr1vw/V/Ngu/X7zU0lrea9tVFf1xZ9If9h5r/eHGDsb91",
+	"mfMsE/NFhqNXKP7m1XDYmD+IWJ/+MtsUSAL2F9WpXI4NmlBxjum9peWGvmq8FAPXH4E2Hey8L9T0B5wY",
+	"9W3H/V5t/fDXbf1+R1dT040mUGn7YV3bf9zbh2R7vY+v6ClgPzRFUSZo3Fk8Y93nYo98pvtouIuDptDQ",
+	"L2kfPzAqs4MLyVFlL2UyjSM8XP9MC9/mK7sk7nhcLzt7y9ZDQdY0bYwJvU3FNI7uZhmaupBjZH1qZIaC",
+	"kwXq8shsNhzNI9faLMx0srgr1nrHqxDNaTMdTXdtj8CRB646P5TLBGB3QkQfSXNhHVagGICRbqs33RRh",
+	"C7YQWBPemJ1tpS1L134HH5HfAYhSYykTI5Q+tCGPuMyctwlRZU8b8YpmBqbU7MUtEfrXFilVT0lTiIU0",
+	"9ebIPLHYtEYDivnQX1YRjpJM3Im0LuRzhc6UTLJFGgXi3M6566+pzHxTQ+nY3xmYGG+vaxQZssDAWF6E",
+	"tGAUeTPMCi5geBobZ9WhpoDZ8fG2gNnng6nX6HjF7jAzuwfpBSpQR1bldCyY/n4HHS5Zs4q3FSEZOfRn",
+	"hKRZ6puxNBL4kTKO6c85AQrPbjNrhP2eSaOqeOE9ZlgZmbGGvLLPRAtfz6nQ9hwXNEj9KFPW8eIV33F8",
+	"9h4zuiUWe0TJPRVMmJBOj73lSjG/zkONFRDBTPAFvR2ZY9t0htFu7/RYkZRZl+qFZ5+TgYViXS7L8QVw",
+	"g6hRXXhCiYzpAbExilJEhy1nUYx6O33U+EMXfHXOgljwdEt8ouPVRBmo+LqIV8g8RsatwGKa6c/roU0k",
+	"I6MUfsJbwfFqfT4riCzpL2XRHLkpKfKCXt+f5ISJD2jGIqQRSJpHChM9LHBayHwT07DOb9OUookTwYgN",
+	"FcDFAW8HymNMVGnJFYu1fkJlZVEyTbn1ZXU8NpHZjC1lms3A27sCRn0fBdY4TxTPIjWNbPhojdncaQze",
+	"u2L+uukMTKQiuYsSUe6NWaR4zbR8LkMR663zPgpFytB5AGSmlpGUODFh0elO2itsIqaSDDw9WCnHgqHy",
+	"FJQe6eypgTwXWYOLusFwaUgJtH6Xz8kGXDvTX+AmJx30nPmbN3rTMe7KitJJToLKtJTaM5EyFjz5IumJ",
+	"vwcf1R8jy+R36aR6QI7KHm6rwc7ek9ZxOORPgoHonk4PJ90jcca7/CQ46g4mT8K+GE4P+fFp6z/k2KKw",
+	"dMU1VOlcy54hraY+8sPgTJxOB93h5CjsHk1PeBe6fBaeTo754XQogAPmP+UBe3bx4uXV08293DSFwRMx",
+	"mB7xYfdkchh2j4Iz0eWn0+PuMBxM+uJJcMLPDlv/KRfZ9bvXrx/oInPSrL60l+zPNOMvnWb8+d6kwpY4",
+	"KMiVGzK0iE+fAxZvJtJ5EWYfscipt768eH159fLl1VPfqyY/4T3Mx+3nu2zkJs/HVaUwVaDIZ7JJUpj0",
+	"RPooLXf6BObGEPBrlEINbRv/CeVq0yiJ1IzI3oTNn+KK5SrncafHsKcxFo2VO4rQWYnsygXWpJnUgygr",
+	"eP+hoCuj1GzgeOBTLdKoQqzHLlytEF5boBmZ1IY25Ebg9Dh89/vmLcCTvx+l8E8d7L9fB6s0+2gw6h9/",
+	"1/pTK/tTK/tTK3uYVmYP1C+vlFG1YmCPvD+1tC8Z9oNh/cKKGuXrNgcAKfGP7tPLV/8p01CkowZHLbAU",
+	"oH8WPHU+FjmO9W90ed3DBp5MmQiqY0eViqkZovirJWCSzgQP4ygBnHnxIRDpIvM752yax7EBE3fKu/Sd",
+	"oa0gQ+1Q7ycqB2Nt0bvrMZ/EoX4naZKdHnsGfqRYygVL88Qrqtt8hjMSGTYufc8DXWvXNPi/Sw8bVG+B",
+	"Erxb6VYxsvuVb13L5Zer4AIG6/G90PvFuPB+PZXuy6lXNQrfl3VLlW9fs89h3FEQfP+x5oSkzaaVBx4L",
+	"xaYijtlw8D9sJXiqzSP4L4p/vSmG/eGwO+wPD9lEyrnHJrnekCrjYKYEfMGDKFuxe7HI2F0ql/qs6OmV",
+	"ZXY4LXtX8zGjv+SKfPlY9nL17poNjtgkiuMIKVa0eqRf9ltrY4WY2xET0lw72LGB2zQ6N4N3jIIVw9K6",
+	"A2OoCRd5Op4krdHgqDf0WnraWiPdAZAAjQqgnX9cDsUs/YdUwoeP9I4t3KJU1g40lA7uqo9VbbV9JCZu",
+	"1R2QPfVtf+pgv46n7JEyI/zFVLEsXXXRN7AZlT5TFD+3rq8UIeYLB1kbQsUQX3Z0M1PmJheCKlyo8EyW",
+	"qs7OicZzvfwQKnDUbL2U0kTya4sR9diKAKPdlTpELNJC1Qf5aABIHHnj8Ps9rUCCH2uMwXrFVwpA9ZGt",
+	"C+ogRYpx1uyc9QtKVIqpoqONkB2neYw+tzrXWRHZr/GX7anlXev5fAYtMIqO+u/wm+2vT7kT2BoNdpZ3",
+	"zhhuEndfNyyG373s2yVPtpQc+0cSljB5JKlwJ+r5+VLSUi7VwcfimCb5uVVwAnv+70JsTiEPpElqunIx",
+	"ysry8IIqpFFF1cau7VFJgMHoyGwMI8MnsfDPAQu5LPNqZd05kJDa0fXZRKwkQX+ax44eIhCNKPx9Gr2D",
+	"7oQrXKcMe97weUc/3DWXdlsy7ZdAvNrfy/k7d+I+rMxCr68mrVguCezUAjL8eUj8xw8JLZU/84iIwON8",
+	"kKU8UTygUstdoK6W+h8Zi0V4J9KHwlRdzGWekPcxSligR2DEFpLgmAjNgPHQwhBQ4YH+4B0v3ZSKuXxP",
+	"lFcRQS77dPsYfCxjeL8lXzU1DClUaqAXBnRp/cYVnBd54uJ7tEs4Hp0GvA889AjEo+3jP/0O4nkglMc5",
+	"ZmOuJyaa1wDCRCJNSxw0L0PqWXOC4FQ2gWzh1Vt3nn97wC3wjpoJA4gtPRerRSO6Foj7nYXYWh+xUOlL",
+	"QlzhUVUgXHFYwbiyWqPjvteqWXKt0dHwuNnzOeiP+sPRADyOoVhkMwNaSMHWqkamF9QIFidt/rZ1OnX0",
+	"OOo5H4hDfhyciu7ZZKAPqEN9QB2L7inXPxxOj/lp0Nr/QEtFIKJFhgQuJkSWRgsxXvAVokYi7KLjssG+",
+	"4D7AuGJpzLqNg3Z4erzZXTwYHfV3HTRHhWzrW+xIDadHk5PwybTbD4aie8SPJt2z8GTafTLRPxzxk8mT",
+	"8DcdKUfI1AwXqkS144WXagesP7jtPxn1jX+9sitBWsiU3aU8yUYA6FQUSUCncTGd8a5eO92jyXHQfSJO",
+	"efcsgMU0OQ3PRKtanPrwIQgFnAHrOGMtsfp7/8VPMnr108Xq9U1/+WrVX7765p/LN0/l8pX+/2cyenn5",
+	"98V3ly9OXvz0evb621fR9J97KEJrMmQ7UJl7eP5Zi7MFrYz0hqx8EFnFBYe/orjQj3WKS64g+aRBY6ES",
+	"QDiTYZNYOhHWTpCFB+USnEZGlcoT1fEYcjKiegJR1YVIu1T/NkkFvw8BZAginguRRjIkknTfooWZks4O",
+	"0kPMZZLN4hWjttNThj1b/5JoNZsnwQyg3g1xuq2jKco5zScNpA7dam8I+Ur3CL5o0LDsRX1aeOzd7eU5",
+	"w1sVG551DwdaBYPQMWCgJdkMbOjyF+D3Rwr59EO+6vSYv0jlTyLQMgcbNRZJWII3UiIDOmpfPzU+7IfE",
+	"l3HYx68jjlwilz0aP5XJuT9ivlbmfEJTVUAqn0nmZ9JnbfHB/HaOhSrGnPTMY6RT6ds9y9F9eHKC3+QL",
+	"nmagSNHtoC/qV2tlFADmbEU5gahB5/5KrdP6IbHLeCxPFjxVAopbZcpS8V6kYBDz5E5AiQl+5AA+AK8z",
+	"VVL4Vu9BdbCNGt9zYRS+d7A/tngNvgVAWmzJ/8/eu2+3bWt7o6+Cob3PqOSPkiVZvsljjR43cdqslVtj",
+	"Z/Xbq8knQiQkoaYIlSCtqKn/PX+cxzxPcgbmBECQomTLlzRJtcdYu7FI4o55n7+5ShLDp9XZHjUTpeZZ",
+	"YJn8F7PnFqOmAmBmWVI8V6cOM6fNeTBH3jkOHnn77AnZ29s7XjVstey1SuNGSFMso3UbC8dZHK4YTH4O",
+	"bx5MKjYfyv3NzgsbvfcJhSP1OUoM3f22dayrv4CDKzn22oIC5S93uu7Lna55udNVhBleQuf8YEYVR+8e",
+	"tlEiAPJV63eOvVpOIKxw0isLJ/odoDurRZh1RKfWPzqyybj5uJREWU7SHWSSherBphICXKybnInAnbYi",
+	"wXrPICxSgZHeRSAI6HRG+fi25gv7+s2mCw/KOGH4EpMIwQiggLOIxr7GwQbUU92mtlFLol4ognFbTO1T",
+	"MqShNYUoJgmEX1c/0fJuNdm3Q1+h6j+xK/EXKfh2gI8DX23m9xgI1mX13kxFB8QMO+Gh0vX2Rm3a7Cl9",
+	"8Tg8GjYP6OGow7rBXtgbKjZHZ3TII46wa7/W5mw4QPWz5tWGiZhLlqgDXa2pgWrb2S9FQpmoJ0VlIn7F",
+	"Eqg7DWN06hmY4AVd6MDwF/wT47ty77tM6ZgN7K9mgClP1arUTJidWt6l6HT9A3brBKwb+qv4ikGse/2E",
+	"dDV0iBgRkSXkisWhSNQYQLmTKZvV+rU3kB6viwya7GwljNEQ8OZ5aqFmRQz3C7BF4oAVkTCFEr7gJ9U6",
+	"1ElHhwRC0fErNapTDI4Ea6F6FYek673N2VDyFES5NMlkCroDQNSGJFAP1BczIO2g5YoEK+IbgRGM8cOI",
+	"xpcDDdyKO5fhKWQy/7ltYeJCjGhJ2BVn80HIx0yqvTsedYMeO6BHw3bYGe2xfXoYaBMOO6THQXvYDXuj",
+	"A3ZEO8EeA0181KF7wT47HB6HnVENm5RwPzt61/XhrjhbMxaHciCgdJZXG9FYZClKfwPFl9KFe5DMkdFL",
+	"MAhFzKAd84MJy2jnPwH3LXorEBfBOXprjkyhIEfMWCgHNFXXHDEm1WaPRBLAtZ6y6dBQPgxxzA8w/q2P",
+	"qLEOgVvKhlkEC4g7tKkPFiWx8uKogcHcpPZgDcoN2eF0rq+XDRuuQePVs5/nry/Ex1cXYNA4fPXL84//",
+	"eRr+9vKXd7e3ZFgyicz2ZjOGJdtbgaUgsKivOrdyPj1XDGWqaEVYZfoIHMZs5JucWRcknPzVW8C153KH",
+	"omZUCyaKelnyJmLWhGOLqMgSgZuwCTOEt5jt0yjBtXdyhCnbEY8herwPVFh3B29ZsOkRB78GjzFy3dfX",
+	"39cB5/pXe119j/iWF/i2XKZfoIY+VCWezRJxxUwMgK0/nI9N20lYSPwwoaPU71s0KyjEgmgd+IN6eUKT",
+	"seU76M7RnRjNv1BMz27N7idHOrje1d+sHLwBUwa9pg8AXH65O13BGZC8IHMx3wo1HfPecsyENtKsDoxo",
+	"kV+AD8pCxiV4sHLfVR/9X4kBAStgkASOLY3LEk49+rU0VPdbrDi8s4PLtwqvG/qaJWIYsSnUAIAH8tcP",
+	"fqPvVgSDE6uNPPqsoUGudKjNKzmSt0ZG10fvxAH277TV/zkg62C1gfdIXbglAGA/1HIo4QDi8Ay/HpiG",
+	"GyckZhwxb0DmJ7FSZmJCpeTjWBEEqAyshXuCYx4ndDYhdSsUkEu2kJ6LmRZRqGKWM2UA3vYTIVJfN4Ln",
+	"s/SGIyGago/OcsKHjZPi+Ew5xLzqQf5soG6IxNiWAhwOhNIUgMeVFqTlrYrT7kEQKEpp675FSwt8CWXH",
+	"YaZKQ1qNh14vX2qkAA19Ih3QxL45lmqi1cDms4guSB0u4SVbeHgdhyI0/9QGWc/ctW6PTESWyMYNVBPm",
+	"fMkWlj7tUGNhjUNJYjHfIfWZkJIPo4VFExIJsZkMDcjyBioWi7xhkJSsiRYnYCp+V+CuQ+0EMz29GE6d",
+	"a1PJfT0y/Cm+54ZTUTJnUdRUageATGGtjvqURvqnf56/fqWWGEUUcsVFZCuEFK97w5AYaYiwoiIOfI8a",
+	"ObxCQ73HL/iIBYsgYv2dHfXLn+SZ4n5/kouEj9XZ/pNcCPLn+/jPZrNp/6feq8ds3iB/rqLzvnqEnARo",
+	"Q06G9fVzz3gDerDvq0ZPL5785LThIWOQUAvkf5EOGCCWON1SK2porVYrZzP5+UJT63IT7kixPefvMgeZ",
+	"cXWEeEqyGZo4KpgILJI+l6bJ/E+8s2MMSZGeZRgaYEnDYCVZTESWWtwlHJI66GpLDYBBFuuS838quaAg",
+	"5fu6CIaf/2IWfelNd+EgnA920AMDzRLKmFeCBOPx+IYJY5AmTtreUfWJ/aO4kZ6zA17eknfDyDFMBH5z",
+	"kBmw4bynIgRW9fcWH4HUIZgbFu597I4XWKbTEMSsaQCGjc1RRQHzry3bIGJ2rnbq5xxS3gXrf22FCUtW",
+	"dV2diCOGa45F7yD2L2uHPMYkF61ePZid4U72FUyyWVkQgF3xkMUBQxf9p2Xc/1k2jLicMDmQIug6r+SY",
+	"XkX8/9IHVXUACpj+TwXTqP5PRDIj+nNCCU7rYjFj5PlzrTV8X/PwAw2nf/PbpkADTdJXYl6q2aHlPc0A",
+	"bQ0XXTdmpVBeKNgw1qcP7INzNmwmuS3heo0xAQsv6C18k/AAHMJgmslXaABDQYOp1BYOa276tQxegHU6",
+	"vFoophTMrDSYMpPVVZGnF5qlV8L9hNGZ4tYzykOUYQG6eGZcwd/rAgelGFSntzH8clN/+N0te1xXnEG7",
+	"h6DywbVXS+cCbvebiMal+iRzoS+26qQPVYLhZuNkOJO6MNQsESMeMdSBRMzcfS4Vpshv39k7MlRkO1ko",
+	"/UGJH3DvZnoY64y1LGvqT5v20/WW27x91wSlx+3YzyoHpS1nxvi3BEAC1j2Q8cyp01vrmAGV6rFE4sC2",
+	"ESmJIZs21QUq9q0Otl1qovmDktLxWp29yyGseWJJIvbdspMf8TgE9qLO9Rg9yzcQN9sp3E806ZffMae3",
+	"gvThLt1U7wTesregityZksZJQhfw+dIb1lqq1z0feL6lzziEldrNxArHOW3ptEvWW1yxD1X2y1ttdcHi",
+	"W9zwN/qigGtHk4Q+mTAa/p7RBHIvdCUUJdjHGY3y3GW16yKO1aUzdhKTxY3Sp2Qy3/X8aBcuYEexv42O",
+	"gu5+gH0726qj56+92uT3ga3fUsUJzSgLp2nptZt32+zoG5fcmJ3F8jAb1ocpGfCqrLxnxjyR2warzIIO",
+	"mryxhqQCtHIi4lbt5pIznTtASV0VMvSV0j+iAeTUf/BquXFfP//SPHLtgkduYEqaf/hyHXWIvlZY9Hv7",
+	"7l65Bla0pC5EZmSoPllhQb3N9hmN1xxN0PodRffxPHtiHrNkkEmW6KzN0RE7DA+C5v6wR5u9veNu86hz",
+	"2G4ejPZZL9wLusMOvSXvf6z9d717JdGz7Ntb5gu3of0Pt7pL89mEoP+likuVWH4r1+X1N+Qtbj+Qt7i9",
+	"sbcYYf82cheXimTZtsAsUzM/DLRxZC35/2o8zJv6idcjlVmjyJzm/jWwpUGdAmLtxKm2P3tl2zdzTd8Q",
+	"U1UwfTcMjo1Ge3whUGxYFceF7X4nybu3L0jdv8E750Pz+YKUhfrrbZGov2uRqIdw79vaUkFu6ry9h78q",
+	"inEXsiXXBzPiKzrCDlyUtjBPmnuHZN/K8jP0FI+ZV/hJl/A1+hi4AmXqegcd3xwk9Vwx2SJa3ZBOkvsU",
+	"zMVLfpuKeHZSv1DDntF0ovMnUx4HqS7GfNNt7jvu/lAHiUVzupDk3bvnT2Wrsamh+kdmwyZf4MLfN6aw",
+	"yoda6+91MaOdfjTeY8A4g03BBC7zuOxlNk83put6PivoOp6hbcTPg5OEH1ke8KNX+f5EoXALbgh0Lofq",
+	"5GWIIhobL2TuLvQgv0kbSnVhIq9gCXAjd6wU5Ll+OF2Hh6cE/FnEPsmNPW5sAujKZJjxKCVSkBFNXEtg",
+	"KOaxYkSKwUtEHTJ+mVG5xhC6q3vEj0U6GIksDjcPnXZIwMaOKvPh87D2QPjaV9ViaNekP7hmkk+14SJl",
+	"AFRX6/c63aJFoqxNrtRClfRJTRZtyj6mu/i7nNDu/kGtX+sFnfCYtenhcG+0H3TZUXhAO8PjUZvtBYd0",
+	"P+wOj0Y9dhC06XHYGe6x/dEhBXVkeBS2Rx0Ka/PFG3S61Qadr2aRvRroxLfC99vQEuNaNCwG7vXXYuoq",
+	"7b/NHn8o41e/FCMp85iAFnlqqJmS2Nzl2pqvtuarrfnqs5uvug9kvupuar6yNOFuBqxleQCRiivbv9ms",
+	"ZYng39ystYV7/TI0pjtaUJS8ngaTZVXoDEPWbSSl+UZnLqhj7Hv4bze02dbJRGUJI2YhRgVMLXFKhjS4",
+	"dMLphFZddnZEzHZ2TEygCbaD2CH87ZItZCGkCIoCQDz2An1oUOaZr0ICAMupAZLDsBkd/TvShpwWeY11",
+	"WU2uh3rbDvWkMNM+Ubfa1+BZ0gnUBP3pDAIc1Zs6YBvakESKKdOx1nGQwHZKN6wVgo6Ffb2kavZJyaXH",
+	"IARWu/PIaVzRY16PHCOsC6KWnRwOGtII+hi/bLULpRmqZgHQERMfyuIaQELiQTnRUJB6RookgRVVf+lM",
+	"lUsy5lcsNnkRqhE3KlfEbGNV9N0svE/Y5JI2eteQSVzV1zpwshhWdc5M+IY6g3AdYDdFzIqn3w2j+hJl",
+	"y057jXCpg6O2ouXnEC2t4IYjUOfhNA5/AHJUDt2MIRFDrR6cModwrQzbO1qp2tEoclS7wkBuLW8U7+ya",
+	"UBzFSjRhTg2JvE1oTXsbWvPVh9YcbUNrtraJLQP5Km0TBlEzx888ZtoeAUVo9ob74eHouGCMNZaJ7qjX",
+	"LnCW7ja0Zhtao4UBtfdQ3slE2ChirJRPmxeYK1XlnPJvDoR7G6HyOMaVM6VRUwK38gGjVCohEFZXkzjF",
+	"F6osMoQa4YOF/aVc1qlieUNWUNm/k66STeqWcUaKsqfaGuJpfK6EZCChE7NgDbTq2P5t7WwnRdOAeMHd",
+	"0wmsNAGQ8T+Y69XeAImB1G3iZ2PZXoETHky5nKoGHUsFPllhYoDy2jBUjxiKoeasx2wMUZLHAUJnUMyd",
+	"7uPqFCwhupQQ5JuoTWicVJhS9O7dZEchdRqpHhY2nc4zie0eMdIypLibjFPobWWev+3Poj3dHkJgYzOM",
+	"Pq1/vR3GuVf5jT4t29D0AbHXQK27qww/uLNlA05YWsob1GM9EzAAzh268Ahq8pet835bAG8XlZSyQD1W",
+	"odds0du+qXh8/NKwhG9Z9Nfoa6sonU0ytzegBC/auKeI/3lD07fqwVeqHhhh4rE1BM0cm5JJeWOtIf0y",
+	"MS+Xpf+5RjTLpBIrb4LxLePwIilAtXq4MJ04EL0+ov/74N/TVcv5FXodGECf2YFptgWob07TI+jQc3GL",
+	"TPP6mdUgEAcS4vcXLeKrjgbASrIkMhj6iEqPMbbUDphL4r999+oVFOUip4UBYEX33E230qt8AtBcjwxI",
+	"/APu57nZ+/vI09XIw3ZDTG0hFPxX4w5rfuBS9RmgF6jX/8+vtPnHB/X/2s3jQfPDp7Z3sHf937cuA29H",
+	"c2cYZIOmr/e35tWevH755sXZBRRTPnv79vXbmle7eP7y7Ong9buLFcj6D436/OEvErr1R1Z+0Iok8P4s",
+	"xmQZuJi1/p5Xi0BU7Fx766o3gUA5UIQCxzLr1LwiqAuKHcsCB4K7xMxY74NwVlsr8Xe7/Q5I/DBEx2Sa",
+	"wzGob2pebcxE5GS/BUpu69fOaUyeJTQOuAyEmTMQ73fn2s6qhvjkFMAMaBIzqRZJE9FBJt0CPbVuuMd6",
+	"o33aPBgeBs1eeMSax2r5O0NYcLY/OqD6fbvePB6YzABT16EYalyEgNkF6buGO4HEbKTOUlj6Sj1u6WHa",
+	"b83d2R3KQbvz08+H/9n719G/e6+6Lw/efI/N/KNTaPuejTpFKk3Rc7UXMVZ1R1bT7ALNMhL4g/W9C23u",
+	"wuErnUUjU2vEowtQaJ6AQrMU6V25/Oq2AsJayJL8OAwpHIdZIj6CDosXQ/25GAwXqfqpc9TbA6SbhI3x",
+	"iGeyqVgsrEIionxd1PHD6eHIq5d3hTqKP99Cd1gfCGkKqJl7ANffUTZyEipTrb2NaCSZV7tiCR9x9wce",
+	"MgHEBAQsfU3Nvn/I+8hVH1vi6nbIzouXv4mPL5+Jw/+JX41ePj3bHNW5zEvXIjuXBalttOMXgghNXXG2",
+	"vEsPLXujiXW1cf4JPC8ASht0z/X4hVDfqIxgCEil1qbuAArWDZpgo0VeCXByaZstGoROrFzPYzKKsDhn",
+	"wpximXVqvlhdQDMQMkc8bbSIAXsz5mhre5YpXYCpFFLSjLAsknQkIi5APl/OWTOt6Nw11YRJV1Nvtcjr",
+	"GGoF5bCKaomcRcjN5QgAjbX1cb0RfXJViKNHpNBfSTpiJBUkYTNGU1jNoQgXm6M0wri+jOS3bcGNz2eP",
+	"XZ23ZA6q0pn1PTFZoOvvy9ZQ+w2W2bDH4W9sqH0s++xWlnoI+A04oA8Kv1EUnQqJr59Kib/rE/ETOieg",
+	"UaFLGiUGpwUvj/fxnyCbbF4sZswndd/kB/sIWK3+hSJYgYPqp/BPj+BHU5pAfVL9zP6pi3vkXT3lEsut",
+	"i7hPaJrSYDKF2qW6cACMyzA8sC+60hA36fu6FLosgWHLFsmjGwrp+bre2yVblI2UOtrAXWT1GQhcfrkj",
+	"rJOeOujbC526csfU/6d5t/e1T97ybafHHOR6rQi1s7sDoQDLhSSHPKZgUlzCN6qOQo9YCXWp4lgsH2s/",
+	"PycnxJyNf7yvvc/a7b3A/AB/sfc1fz3yklc7u6Dj6rujmvpOkvOfTpvd/QOP/J6JFKMAHgvJ6Qt0ef0N",
+	"6LdNji/ULnloIg4FAFarv291bTlawE6p0GtdwBMlLEeMJizMPTmOIJ2ryBBU1SLPFDVG8QaFNh8TAdUv",
+	"30lbgdooqwCmJFmqtDxtbMLArEyHaZ0gfb9ki4EpmeAXR6HoBo8zqKkQMoR9PX3zHCgvqJtTesk0iFRA",
+	"o+ikujiCW32Pplh1r85TQiMpVpblK9ZTaBQ11NVperBRN+Xplfdls7AxmfIoKgaPlQsGbspE3qpRb5Xo",
+	"v5sSDamRxIwEatLowj31jvqya2+zUtsaJ+XbqQUl5+5sdegvV4fOXY6bKtH5l39XFRq5xDbUaSv35Wm8",
+	"abJY8jeUsOMeWgxEqrL7yd6Q611rvlypyb+OcyHNSmelACNS57F+qEEdPIKtDFlIxixmCVcS1qKvNGoW",
+	"hdInki4kmYi5EvCk+i9UAwhElE1jUuchEjLPgRiw9WUMvEPDIz5IMHTMfCy8IAtCpRnvcEFElgYCKprH",
+	"IXbFUzYlAU2gtHmO9vedJBA3Lj2jbKeZtCKu5Xa/iaEieuoVU/bvrWMatvWx1MdqdUxWwFJ1v4hLM2rN",
+	"YvJllsTXsq/fuE2A08PhAL6x5+LzmAJAlgAjwLcTtaNPJhZb0TzX4bXGha5+Nvz2uqpEiUmwVkceoy/o",
+	"kEW1fu3nPFNUs0ond1SKDBhtDS7QsmHEy9t5Y7JUsZhU3lwpfdVpNL+Lecs2CdZp+kyn1JJ3b1/k7RYS",
+	"bW9o1Yz3gxvNpMMV8nCmQiRRp+ZhAMMggBiW4gKW83xtEIlbNMpG8JRTfjFcxCnwtGEZr2snEklJg122",
+	"N2r2hvths8cORs0jejhsHgftsMO6oz0KBylPLFWnSK3uUtzUutmWx3rLCmLXm4dMLUl8SxEhOLYvMQ17",
+	"WfyujNcpzW9TOTEnq2ujVip42NbZ8iUIbWCoK+3MXaU0VMnlDVjGsYiV6GRLMcJRDoj+uK/RX3iUNkEE",
+	"G3OpBEv92ImxlqmY2p+nNGS6JQ8gYIxODCKHNR74EDBeQNkwt8H3yBCSmbCPvIA+AWYS9EksiHMOuYhb",
+	"5JVI4YiHJ0RCsoFqX7GEFnmqpCNJ6r6aCwo86K9Jggm/YmE+o4SRWElXsCIsbEHV68SGnIOwp+RqyZo8",
+	"liyWPOVXSrgaIgFRi6j6NBLqDFGasQwYGBPoWFZHc5/pHdtUJNLf/QxBzw8gjShBF5TznP/p6vODkM3S",
+	"Sa1fSyciERkgOJVOlZg1QzHXeb0iTcW0mc3IlCaXLCWS/8GIYhdTKLAP/jnkzrAktuKhTBOasvGiVjA1",
+	"1bCVpuR/oL6Pz7hkA5owClfk4vTl7rn63+uX6pLwAEOIJzRJmzPOal6NywEcaNWRjlqWAzys5gctRrzE",
+	"QZ+b7jRf0bTdHNUBcrSap8j2YIpRrb8J4KxRNq4Ydp6mhYao/ILjm3C9Mac6j2bGSPhb7sKplFj3LZ3w",
+	"JGzOaJIujPEErNCSBVkC+s+IxzQOOMWK+GA142DITbi8LGzKLBFBhpB0pX05GHWCznC/29wLQWLtsOYx",
+	"3d9vdodHo/bogB3STrt6u3BMdjiA72zGM2E0Sicg6ZpBOVsqJ0oCaYJ5qLSrRnpbsa3/xj7fcnlJTmMa",
+	"LWR6j83FGTTVajWpbW31FqsXMT7YLmZpt63pt9O+6Bz0e+1+p/sfBGK5nTSA9EBRlFUGoyKVb30NDFbN",
+	"3pwSDBUuBnwWp+QsuKGqav1WhGeC3R38Uy4fI2IeIw9Bw3IUsYTU8WVs9N9dnW7tETljAem2jhralIAa",
+	"Nk8Vx7tiCeQTdVomSalPLB8ikiJsA6aHgZ0GspH8H89yvqintYsD9LVWj5hVGLKo7k3E/1Ac64J9TME7",
+	"pf4biiBDFMmAxmTIEGSTxxGPwZLg6xcRBMw/IdkMHIbg8OZqZKOUJXNq6/kWGbYZ2CdLD653dYtNbBHM",
+	"BPnBcWqamGr1BnmyOoFK9wp/yF8/+H1bz96XlzyKwIwrMQ50GswGqRDmN49Q4htBHR+obZQ+YbESY6Zc",
+	"SsWysTTK8scx8Q1ZYNNZRFOESvO1NU29puQQs9TqGXylU7sc55utDenzWLU3EsnUJ3XrDADwUhiuZBED",
+	"NExtwRVwSmUDGrYzN5LYIBemWsS3FA+CWaJIzAejhLFByjFNRSPdIEQYm1Ie+Th3ao73fCKMH5BC5Rse",
+	"MELDKY858GSRgITUa+8Rf2QEetziX2CbnPpIzX+xBWxBwtKEs9BUw3GjcEXCx+rgmitX77Y7eIUCfSl1",
+	"oPFJDut6yRamsnTIRyMGSB1DES7QRnVMfJ4PAgwdCcskUyv0TrIV51cfO7W3QvscqNrYER9nKKbZHZH0",
+	"CuN3Kg1gusGVJduRcvy1BdsRQaqIeWHoj9AB3ID1krgoF0b60FwQKFhuc3kScdQkLhLFvM8DkS2zVTlL",
+	"GA3lhLECkzTEUP22kCmbDmaJmM5SU50XQG9hqEp+xLPPEnWiTKep6hRFG3VO0KgbiDiEQJsWsI9RFkXl",
+	"SZsdthqABv0QIpKepk8egTurGp/qIC/3xrtLVKClBtAOd6X2XyhxJNkw4YE6OT/x8aRPqOFcwwTNxrFG",
+	"2pEp2SMLRhPZarWcHColaGAjrWmoa0SsEQsLe+YYG/4igfGRpD9LVGHR0bKCrQ90HWljMdTSn/61iHli",
+	"7TZqE8EShi3JGYvDwZBCoWzT0CnWX4ZncNdt5X2M1iL/3Wm31eDgv83/7rysefiIEfXHB7d3LbKaawI8",
+	"APYWXYkyHWQyRD9igUsthROMWBpMwLL14XYC7yormdrNQcSuMK/FpMticX3rCwUQ3+XUWEc4u6nKt9NN",
+	"/lWVAc0MV8wQcScQ0ymLtaSgWOhYJDq+woD6eLUCCqclBwhFCw07mzDQPVhD+Mqxwe9BwlOWcGrtf+tu",
+	"cM2rjQWPx81AxAFLYjKnCVj4wI/NZtDdc/BJjVDcjNhYcUXjbX8CHAk70DYRSePAzAavL1m6PR+ub6HY",
+	"LMtHpVP1oUr7yUUv9bZkgRL3eDwG5bVMxf9HZFhKTtMUoBVEq0sYu5XHX8DdDM0yGvOyl/vGDL0gPA7A",
+	"kSe9palrMXycRUpoWRCKawU1tmKSUB2/AT6UKLK0a52Wpo6uEoSmtMRGXhnEZJwviO8uV1h7Db/Spdq4",
+	"lHpJY8IGHrro+bLIa0mrsfQ56eEo8w50wi1IxW42PELi6leXGfuEJgNtKut1O23FhOBSSa5WsWRzKHFt",
+	"ryb5H8zkA/f22l0PeM5gypWaYxdkZVBYF4LCejoo7I4CQP4kMvM0PyZKtcxjuf721qVvVr5YbzfTv2yF",
+	"kK0Q8jBCiDajlDy1BevKqmdSk/ni01VSzRIM+vCQdcNO0NynvVGzx/aGzaOgGzY7ozY7Do+CwyG4mGc8",
+	"jlk4gEBCdcx0b8vmlvzJI0hPm1mWv0lh6zYmcQCYAGwMIAx7GxrIVyYk6hrsuNef3TG+LUL+4H6DpWri",
+	"sd7cKjeB61k33oQKv/ouAIqtTnp5yoKIJlTd0WihyP4VS8YQjc6MqSkVxJ/SmI8AiBlwhk3UOgmZ5GDh",
+	"ck2QHqmUpRtQuIpo3QSMoi1iz0jaR+wzHo9zG6rpVkMSc0n8WIiZX/BexMK4LsDS2SQ7OxfqzKT9nZ2C",
+	"G7++EFkBSBqoLxEJrHSoBOITiB6EbBH1ss4PAYhknjY8LM21EFkCsfexiJsl1zyZT4RkQK4I+z2jkcwX",
+	"rwUplIR9pEEaLUhdMqA0RGbBJA9lANMwnQ75OBOZHDgpC74ZAAXQDGOL9pGO9TVFAFBptQjPgDmrRcAw",
+	"zKKZGFi3wZVLBayHGagJ/jwholhILKWXTFdn1lZyLYlLUmfTWbpQi6k4jhrpx4DNEKe6YJlvgtsIG/TI",
+	"fMKDCfCBiI1Sp6Aa7IHuXk/oiWPOhHlhKS67vEUXkZrbTPGHONW+p8LJlSw1+a4wv4iBHywUaMzHSJM6",
+	"epmY42ficRBlIQsbMOiQ6QayOFJShT9LspgNlkcCIuqJyV5Vv5il1SuGC1Ucj10WGmEVMbUKjo8KoA7V",
+	"QkBF7omInBvDYQ/BWRCSerXPqmFQU2zpOV1t7cSWW+OSTGg0alIMyoUx+GGyUKpXnyhtwS94SuDaGipH",
+	"6r5uEDw9cEz9hvVQwDPMaMPu4f6emopO3MQWYUCOokjq2Bs3Zd132CoEBpubmOLtx5uk74+5pv6G3pBT",
+	"RZOQkL3US1u7j09juND5HJ+W6X0OUa8DgoqVrHTvf5n9/lu0D91kSlOSFx724o69wZoAZr/MibYcjBeq",
+	"kNkmULu+g9Xgr9/9rfdm673ZGk62hpOt9+bxWc4lYzND3l2u8y/GZsSKpCgjGlm1WGfVZTHVBhqXo3yT",
+	"nh+1sEuyuCaCG7iFirIfiIMb+YY2rdpp4IRRslCsCSVonTOPxfGKe6LL++kvFEcx78FJW/24sDS7Igqb",
+	"sUiZRNcPfIRloVEAMEKMZiN3kGIKdrDehluglx4Xt8oo9oupFlMXCZmLLArJkDUg635bJu1vZ0OD45Kb",
+	"0KxifB9bGsaSrbSlnWM9G6UZyEUcTBIRiwwBskKMxQwxv4PmZghjxMGr7NmQLsX5pEeQr1ZEeDVMRKTO",
+	"2HBG0iJvRBRVB+bCWHY/YUrbtX9CoOBBFgSMhQjyYjNffMQlzVNRdOhdRbhxXxdoIjzVRNmE+ZpY3NOL",
+	"Jz+tC8b1if/pvXYavK/1yXvtN3hfu/ZbZH3M5qI6VBOX/TcxJPVuu9t4kMjMzWwHP6gRfBGBlO4xdQWK",
+	"Z/oMOc9dtRWO1qB0yIOEsZgwmkSLJuZuD7lIGWStT2c05kz2yYzPWMRj5mHII5lNqGTSIwGVE5Jk8Zwu",
+	"MBSFJmnMEjnhM3liTjtVS5uwgCYhhkSCEFEc+S+4f2UrSeWQNX6KkT6kri519o78+/SCJJkSo5T6GSRC",
+	"yuYQUvfJOaXnRNIIRs1TY5YOeYK4LIQmKQ8izAjSApRu8TS84pBxvamUAQdmI+miu2HOVFWURqd70Wn3",
+	"220dpVFRwtpmwNI91gmOw26zN9wfNXv0gDWPwsOgeTxs086oy/bCXuA6/37PWIb0fONl+KcYrvJ82Zvt",
+	"Eexg6/z6hhg37L7DuEdVNOp+LNwywPXVh9Sr39miLQU+6QJmIFvksWWcJ8Q32G7mPcwL8VsE6sI4iTrz",
+	"iSC6qoFNYg0hB0Y7nUi91+4BeRLphCWysSET+pGlzq26a9KmuZIPg052CyqkHZ/baLlttNzWnruNltsa",
+	"fbfRcn+HaLk1KWZ/13i5znVJJymLDHv9HhR+urOWYuW6R1NUtrA1D6gg/MhSRz0w+Z131ggwV32lJvCk",
+	"iBnjiO5iHksiEoCgHzIWk3FCY4i2gTg3RabUVQGhDQY8pTxyEFYoSRmdNjwdUsTj8ZKxTZ6UqpoCbowT",
+	"6lLAg7GeIAjSW5QqtQwXhIcNg0xjvxQjVCwIDTR0YKmtCUvYCZGMVVoUN7WJQTlQWNK7wsh8fty7NYBr",
+	"W6iTO0Kd6F++cqyTCly3DVmIhsx9Q8dsPRhaEbvqczOUr4k/AM4KxOgW1+w+TIJ9TBMapKt9P2/QAyLJ",
+	"fELL7EnbsGYU6GmKEPNZFJJIiEsS8UvWB0gNV+Ar4npIE/Ps/gbnyG+Rc0BmsQAUkuUgrVmE4dtVWBKI",
+	"84Hx4ZtS8TNcDuvbuLtrYhbRxVCIyzLigV4s+9ix8YOebWmG9jyZF9/HnRZ5IuIRT6ZL6k7rfdxtEdR4",
+	"FM21Wk9VPNz7eK9F3gISiCJLkZjvona6q3RT2I250tQI1aAPi9bmFn+9kI8ZUbDVxv8e2vhm+mKrVbvr",
+	"UV0dgQGYXYmYCVlOCfnc/GrrZbmBSerddDhVKT0Eik0oSnsPrgmQ5zRlzdz0sop/nmZKdFZ6k3nXOH5k",
+	"mmRBCtg356/fkDraTGkULRAAiYWYHQTVdNGepOMkNMMsxFAgapPJjJCEpy3yC6SRwG8Q9ABWXQA8I74Z",
+	"jU8oKn84t+8k8UtmJZ9IoTNtkiwmIxFFYq46OEEFa84lM/hgGvd9rqvrzhMRj0uMHIaVsHw5KKyQzskI",
+	"OZT6CYmIsXKPZImpYWNZdRUYOnK0CE8SmUEJXQzh6HWPia92a6CfGkgzAOlvno5SlvgbO5/wAODJ+cWc",
+	"gvsIDHrPK6MBbtx9V4z4yvgizm0Ac1PNuo6Kfg2RtyORheRFinasLQPdiIFe52vmyKGxojnuqdku66bL",
+	"emsxo5pYPKZojMQYcTqB/BuPnsuvzPo4sbmOwxWsLXaZFBdS3ApfW72g157TmoWMq5WKGpl2P+huEgwI",
+	"Lnby1pjhwYpx/eH+671evsv5URxCuGCeVfjFW7m3UuGNpnU8EstimCGEd5YFp8GsCcGta2Nu4A1XKEUw",
+	"WGNZN9b0Mghqi5zFKQTajCI6HrOQ+DSa04W6SD5qQVeUR2AHT10pTR3imLGQxAI7aZFnCKDet4jq9ZtR",
+	"1IlI3AClhkd8FMh8j/iaOaiWIPW70SI+VDqxxXpwPFOaBpMT4oN12ScTEUEVJDIVMiU+CGW+Losw9Rzo",
+	"+Fz0ixFGfnOL/MtgdgF7s2SMLzlDNl2JFtArjASEurR5hRb4M6dUU/rxBYvH6aTW77bbAGFm/u4sl7P1",
+	"luszRQt9emCJuCQvn7zRa7NqFPj0kYdhtn/VIMzzVcPo3GoYtwvjekJTGomxdqHc2zGS+0HsbTMc1M6q",
+	"X5uz4ZI75By90JC3zoZOCG0h5ETvj9ooLF/nFXrSPgSnKxRA2FJ3z1gaTMj52RNy9vTH07dE++Uhip0H",
+	"lwgC8eT5v1ru2QgGLBzTZGCc+IXxBHktPSxYdDueqy/aOtBzOD1b+/4N9n0g1kDP1TVPNfEy3Okc0idu",
+	"z5ww3WItZ4JX1GVWF4jMokzmOCDaz2CSNspVPR6CoyAk9hpWovEt4mw6VMd5pEeDXMVEr+viILdkMi3y",
+	"uuAZ/q440eUiJJszHr1RXzfb0cvxtyL4tyG6BhMbIpkV8dWUtEhlmzl9xWhdjIJKOZZQczrSkRrlfl7b",
+	"iqto4tYRuXknxh8MvzvdiHl8NyoOp3YdDccTsSXiNxBxaW7/rej2qroYvyQcy2Kc/+v5ixetaahptRhZ",
+	"Cm1whuBvE/midIuIx5e5VuEWamgR1S6g0yCFWYiM0Eid5QUWOL9iyRy7htw+7LSuqAjxdYB3H3F//MaJ",
+	"xmyClrgk3XaH1PO3AEcHalvCCym9ZLGp4IQMB1s3+Wn5QAfwrt8iT5ZI8xWXXDFIgTKpxm1CMzKpq4up",
+	"Zk/tKzqlD1/4Tpp1atypfgDs5L0MvZUYxr8YoBXiUNEirr3GQfmFsctoQbA2tZrBj4nIZmTEodyk1LOd",
+	"MsQ9KVEuqECevwvxXHO3wYLEqn5v6iLYcMph7mUIf2d/CmPO6VsxnCefTLPZfB+r3vqkQMrex86w+wQz",
+	"XkU1NXwfQyvv4/8ixnFewIjBl+cTFrdarffxcvzSmsYR1UodAbgt+MJK+rsxJDMcpcc0A+prWA5KKg17",
+	"I+YANGmdKe01UA+RajQ5S7FsyRZgHhtDS9upFBJVHnUmuElfZA7eNvFuo4x55AzU0qj7aVO7n3IutTrR",
+	"7rTE4UQCQG9F3s3TCZiaR1kUWS5/G+2k1+5tni5nWNedEuXg41fq2j1EveUKGbuSLThidIkprBbCHY7g",
+	"/Kx+6LTIWyZFdIWOBW0hSQWhYCOp5A8PIexvQpbWSt7bcPuHDre/N00wERerI0DeZrGxhJvCVhCCkajf",
+	"6wYBw1zuONRmVvaRy9RbUT/t//t//5+KgmkrqqUZ8E1vqSAa2F7cimgwG281rmmjVIXLQFg4YLQIRuqG",
+	"3BQQO6l04AWnLBmzEDQOFBBsEEqQJYBeIVP1XgHg1jg7DJomAGL2dnvtvTwepdEibxIxjNgU6SWGVueJ",
+	"Q9122wXzFJdWofGw+BpUwzuBkngw/SmjGodDC/6ExVcsUkSXp5JFIzXLKY3UMm5sMNI3gj1A2CnKSavK",
+	"bOF+qLXD15aAtbYwjFsYxi0M4zYGeAvD+C3DMGrEvHJEmGbKYoRxClyC3cMi9VewirX3+MPKbXHu9/Ud",
+	"0rs2TkYw/PWzhFzlKIQVs98FzGMmJR2rY2gXwhR95TEpramin+LSEld954od5Zxjt1NsH7Dwc8oP3YBj",
+	"K2EADxYoWfrDnZdzfURVHkClU3a2cVRfuynFbP2q8Pr7BFI5qHmoREUsZRWGFUwRdoPW+1DggEs6mylG",
+	"hZFdWKIbsNhAz8d/DxXPZRK0eVBswIMSMYz4w/R86RE5oYlmUaqb38RQO0MSAEGEwuIJI5dslp6oP2RK",
+	"F7KUktwir00ZjupKzqBY1LE+B9TH2GuU6obAVLGQACnX4wBnSw9TBFrkh4xHaZPHrhNIERSlL5kP66Wy",
+	"0Zs6QJ7CjtwR908fB/xPNdpSb+VmhwB9apxUZkKNrTnkIa2kuKp3KM7jrQ4uAcNmUfs04oX62FM35d27",
+	"50/hkkTZ2AM76YhQzC9VB9qgmdjE0wXcVfszr4INKCIE1DHfwwHV8olkaQN9ZUJCjRESQOoqmPkgSERd",
+	"jp2d0yBgUppaJGDb83RNHaQPV5xB9fw60oyGV33bpQdvox1Im3ZBKdVyNxCnikuMAwJBEMI69bMT7f2s",
+	"HlOx59xS0iKnlm4vlQFayqk5AYu1fg9fGmYpyCl5JZNyKfplSoT2F01ugQg1VgA92Lf6pl4LoQhx+RAV",
+	"Tyxg3GPQrva2UuoW+22L/bbFfttamrbYb1vst22l1M9RKfUvqpD6t8Fg20ADmtE0mFSg59Ak5ZDSj4fE",
+	"TQGrlwT3VXYC2WiRczalattkHyuBlspXqktkK0yeaNNH3VeD971i+KdX5Td2XMAeabVaDZKwWUQD5hRg",
+	"VI2eQJXEUhFIGoYweP2JDteHy5pXtYSLd8nYTBczAMhnUscykzof/+nZi7OLM9X/ru6iiQVcPkGojd+A",
+	"7tlHJVnzlPiKrvkkiMDmQ6HYJKh7sCj9ZRwDNXVHPvCr/eH58E5WOtQjKZQOx2apJP772vuaD05VNRJc",
+	"IqR9fYKkz7dlI6oKT5y4vwjQ8fAzx9KDxRtisKgOsPFBmlBIGxAxakKKImiHukZIKjjeI36pKK0ub7qq",
+	"cGaLrCpTiXG+CZOpSGCZTb1KCCJwS1YSGl4pKVWeOK5+sJ4Zrc4U4ayodEt8K9VBbc1lRUmHLSDfBOxB",
+	"zIQcrbxAKyxfW+X+21Hu380KARQPod/fOQRDkYFSHVT1E+wn0iSbhOzpcBmZkoCBXGVpkKE5QD+LBVNd",
+	"HWedeFpbJSdeI/QskKRS4RRT34YicSpARJQEOlROKqq+4vmBiH+YDR1LUof/77IVxVAabvur9S9SP3t5",
+	"dtpYlsTYlFGDcXErgco9J49a7mxr4NkaeLYGnq2BZ2vg2Rp4tgaerYHnTgYe3fHXYujZpi49tDkKxdU7",
+	"WKTWx9cU7Str4SFCEWTqHkibRgAJM7kVi8cRj1nZ1IPFnGWjRd46QTGgICu9E/ztRu/MA3nuALSAy/AE",
+	"5/MMpvPXu3e1MN65k/T4uQX722et5ou8DiMAxr81Sj80poC+sri8m1imq2Fp8TJLsAKpJkl9mkUpVxoU",
+	"GlCJD8bOhs6wt6YpSFsyNfyotObgXdQF1GFE0d9HoxgMuq5x5lmIwXlvnj6Dh69HIx64RCYVogGpNPqQ",
+	"Eh7r/lGoMMug6EoTiYwDZeCYoCmuVIucgp2WhX3it2bhyPeI3wpF8BH+MZul+I+PkdS/xGP4728z81+G",
+	"/xhz/HbOhhqzHrcDUuolqfut9GMKb0zBtNwK5BX8N9X/VXQC/rGg0wj/of/7Uf93kk4jMMHGC7SPskii",
+	"Ha7bJX6WMzSQTkHi9E9MOBwM4Q8+8xuYIao+0Y8GsUgHYJFgofqADHlMk4WiwpIRTdZIKHTVfUDWgSAr",
+	"9jFlMRh561M6ViK9oiaNG4akAx9v4dkARHuXcyTOWcBMrELwWN/wFRIKfIrWbBO4uTXrfnNmXbXdSzz+",
+	"kS28lhLuqtvdDGkKvHFjLomjv519cVM8BEc06B7tdTpgPZrydCAntNavHY8CNmx3wzZl+8dH7Hg/DI4P",
+	"28PD3uHB4ahzvHfYDQ86dHS0BGZh9K6Y8oQpgglrDbY8Q+jXvOmKHJ2jvW6752EVMimt3alCBvHuurY3",
+	"pSDIFJgIcIKt9vT3057U3AktyE6PokLt8ilYe1aXATDyFkVpC+ySRhqy6bPv3r5QzDIQM26euaARqIEB",
+	"c2yRc6ZY00capNHCvOVLkSUBG2RJpL2k+SeQnF0finSiuogZTyeIjr/CDwzXB1w44ZRLEALABi1tCjcu",
+	"7mymaP9Wyvr8Uta7ty+UJC5FBDkiqSCzhF/RlHkkEmI2pMGlB1BYzUgENMIYDYD6VNJGmKDnBJn4KJOQ",
+	"IQL9JVFhLg3PAAuzkCcsSMlEzDA8oKmrFqCgREko5jEcC2GKNiiOQAI6s7PRRzQVYhApkuSDgJPFl7GY",
+	"x+UD62E9QWDIcNOcO2ChCEBRUVzM93QvWmbSGYzwHZi8U3OmDVyZVhjCreD4jQmOz4Eef27B8abQgPzw",
+	"Fj3mr40SjskxzmuOe7xwM2r9Wjc4pr1hhzUPR3ths8e6tHk8PAqaB+E+6432aHfYCbQ5SYt4MxHxYAF0",
+	"GdhblpTQ3J6VuVGxQoThLbV+bZKmM9nf3dWzawViuhuKQK4WDjeBR8s3DPdxI0/9VpLeStJbSfphJWm8",
+	"hp9Fkv5kcdVWZQC/ZVNhEoBRmIaaXm4Nq9xIbst54LDNm2Vr4im2lOrCVRCVpSGIVgSB5gm2CYwn7CPj",
+	"cuNzBjzGiMV6YCPAJEu1VJLIVEe+vjm9ePIT+fS+0gv9vtYn72vva9cukKoeJ2AVGb8MMvUNrG9boefb",
+	"EnrcBO0HFXpuD8ud9/pAWIGrnFv60g3UjdZM0PDFwqNld1mBi96FYeIyr2OYv6jrOafSkIZvj2N+Tczr",
+	"KSYZ3JF5rcluT+gcdXVMWXebz7E9/Sd41psXqLU/oj/cZjh/NZd/Z3enaFlHQ0+tX0PjSW25RMBKn/N3",
+	"EjdDrcuE0RDm+6lmlv8pl0AJOJKYYhuO2eGEGI3pH+9rZZ/m+xosez7epdFt3d4Pd2+NMelxxM5ZROPm",
+	"DMts34DeaSUR9U2spLfZhEqm64kYeWMEtiqjzPVBtuCxehhLfsUIhDdDWVKPxIJIGodD8RH+/ZsYwn+D",
+	"RAk5IM8kYxZ6NlNGUsVGyDvJRlmE6JcAJRo7kJkFmI0hG4kEQEZhvEoyej1jsa0SVqA6WewSnc9bSlUX",
+	"mMetfBPR+K9O38CjVlGH1TwpA/ND1XY3RrpPbCB0izylKe0TJdCLBWPkzfPnag3MKbEx7KRY6RQzrmZ0",
+	"kYgo0gGScKLzD4sQn/Z3Z3R37OTWMpHaLb19jwqttnkMFSZMuDUuQ5ZSHtX6tVU19D0yo6DvqYnSGBXH",
+	"37KEy5BjECkEivIUUjQKwclO8UvbjS4EpmOgQy6DSMjMgEoFLEn5SM9Zkvr56yek65Hn569J97Dd7jTc",
+	"vs5N3CumyxX7wfoFpk6mKVyg+hhxHeCKMdsYJG0K+uetL9XZvOPhVJR7ODCfAnn+iRa+1IvAFEHX6yJ5",
+	"HDDSbXe739e82vPC67AmRElN5Plzs2Is/L724W4H9Iby7hHd1vn86u1UerMLfHGGPOVBZAawgKy3TV2J",
+	"S22bglJu4JadJTwO+IxG6Loj/8v5yS9iviWqAQxpw+/B1GO9huDUMthvqRA3gcyh7LJp1E0M83yobMql",
+	"4mL/4nGo1sWuwaqKYsV1q0hiysmAycjJJKTO6WQur5YyOq1IyVkeFAAqTCmPjG/UI9iIWlvVCgFkdGlq",
+	"tt445rXDdcqi7XVvLIt2K6w8PHoIlZdiiX0KqdUyCyY46i1i3kMSG1xwQhEt8r4GhTOwm2qaUZLHHZPB",
+	"CnvoqsR3bbvV6JJ3Da8/B8PvlxNY371TYL1T5K8qk7XTuWgf9dttnclq3hkuNsjZsne/XwtpTP9vxz3q",
+	"PjbJYppY6bRf3E8sDrhmgPsPNMAbxmYpqB4dnqTN0YLh7KzLF4Ajv00YePCEAVcGkuYC3y9r4EfYKkKJ",
+	"OrikPlwgx7QBQsbrozE+gZviOdKBPMBHKdjfIXcAD5VP6q4PqKHe9fE2+KQOaCvWweORKY3pmBXzITzH",
+	"iQQIJXlMeKNFYNgoU9ljjnKVgZSdgEaDxNc4ZgBlVEQMSh/aQof4DlY6vKXwRdQVWI3iW+n5Oal0lWmH",
+	"I+xmqB1Nm9H084cU7O5lZzHp9q4Z48xYpqAUjCVP6qhoRuaaNx6AmF1rAbFkTMFjemOn4JQSkMJS1Sm0",
+	"XNUlkP2lAKBARBGj44ypnjUvWNHx3XnL9V2o92eoUfilsuLNF2s1WJsORwQK8p2mLUpE11m+9yqM+G2v",
+	"349G5doGHv3NDDpwJB4+/9kIB2tTnw3A2YQriWLhKf7PZIqROx6Z0TELW+TMhNlAVMe91bOdnX/rsfV3",
+	"duwQOjYoqeDkoToDjov4xJaYA0FJJ00WX68jpfEwaN8zolKjDPUGAH5KttLdY2CPjyveKkC9lWKlRMxa",
+	"5N9c8iGPwKaOgqdn5B5dzw0RePKoLxMdr0vvC9vznWrv6yolZos/gwNcl6G/+cUnWSLVGb+3IjyhcjAV",
+	"SQ4qdZNyW0SruAtHwPhfReqxfNAy5sWKvtv7F51Ov93t99r37htObrnr7uqui+hU9+o6r5nn9t1Re6ku",
+	"yyDAvUWAtQ0r6mCLb+i4kv2dAq1RWpVNdN1qy4+oLV/lpONBuc3uJ+forC4drJQBQ/iLJYKL5FzGdCYn",
+	"Il2K+NxynM/IcWzQlV7FzxhwpXt8lU0fwrT6WKRbn9I7oSJu8Q+3+Idb/MMt/uEW/3CLf7jFP/xq8A+7",
+	"17dQ2e6iIa0sNarR47dq0SOVwjAr/Lgq0a7WD9aEY4soqtJLhjS4VCqIUV8KBQkQzMJoDMUPuYQqnjod",
+	"r87BJWcrTZr2GvoCQZwk07mwSw0tl0uw6kzC0iyJ8ZEfs/nAHZ9HpCDUei4DGiuVj0UjMmQki0PQcZ4U",
+	"/Z1XVuVB6q8LlmplxpYC4aPimFckM0IqIYlEPGaJA/SYf2kdlYX0RgAGiccbIH6dlD2gsr8m9W2rmt5L",
+	"NX2LU/om1NM7qCGla1br92AQcBEgOXATNlS1lutiivX729S/vzhED6nX4/Exe71X8yxfl7PRdZmcjCEe",
+	"E//HswtS6gGBjyKWylJcTSFTmqcnEEZ8RVPmY7oOFKbW1A7Eboc32GCVqqrTL+mlDlDRI9MqDJfryurY",
+	"dGc3Pxo+sClGLJKscUKm2D5PDUQRctk5Xaj/AMxQYdxuTPSJ4UOw34bI6nFi+lFeMsg608mrAuEkTxM6",
+	"AgApW2up4UTUTGnI9JyL/AhwkLCI02asa4OQHGtAzM/SXxuao/eoGKLykl4ys3tuXIp7A+yX6toYy8Vy",
+	"I3i26iuqna1uHBvcOIYlX9dtxZetxXNr8dxaPLcWz63Fc2vx3Fo8tyV9t4GOX0qgIyvFoLjKwMaq6iVb",
+	"rI5tfGHV0ClLaUhTaoAsUCj9TpLTN8+JaqMc85joHEMRM6kuZZSFLCR11ML0wwFNfShZHCTMGLGUPujY",
+	"QEcpS6yxrk+o6kspdnIi5jEZLhA4Z5awEf/okzraZo8AFYMGSuFpoBFOcZge6lunuhwvjc3gkedp9UtN",
+	"xocclJi8Ps0U2cAslFRcsrg6jvB0xv+l1nFTZeyLjgY8aHY6zW5HifB7Jj78ki2QUR0O20FndMya+13a",
+	"a/bCvUBJu3vNvaAzao/2WXfY6ThSYsDJjM9YxGMUQmXaq/Vrl8f/mes/FQ90lR7cUcUz5WXz572r/w1y",
+	"iDk15i3YMiTOucYw5FEE8sL94u1wT28OtFPnx9yOz02NvwKyZZQadcIoLGmt/+sHdeSFWgH448NSjJ2h",
+	"Kg5FgwtWIGfwwsoMtJc8Ll7ykZYoQDxQooImZcuXnNSBqshsiLDSvq4dHUSUT9HIZOxsXOrKIorSaddQ",
+	"JlmjRXZ2XsfRopqKgE1L46CTCUvYzk7fHSoi/WlAQVingZHgcpsRk+prH++AT6aZBAMVJTIbSpaa6UGH",
+	"30n9op7Esi0OCpnPOdjg5koeMoXjVRtAdOMJS7hmB6ZR7NyAy2soeCDnpK4oqe8RX91gn4yENt4NF6S3",
+	"R4ZUsoNelkRFUj2bQYl2MBeCsAcuFjxeJ1baCxFj1ryXSjKhcrJMmp/AzuBFrt3HzKXnXrRQPccfK9bD",
+	"tUsZChjRWSpmcCdimiRiXk7riha5NAsAmJqMVbRVpKY3EMHrDSkeLppj/7o/bvLtGItD7JOjsDv9Z3v4",
+	"y7QzOoj3/hnuZ//7j9+PfgraF+m//6dLj+ULzTu+LoZ0l50IVykAMZuri+nlkb/m5qFwpNTnzw7jsJXe",
+	"b2aDKxifYlgOE7gF6yuJ8buf8DZc3wZ2RtcBKcjyqhFFZeHqS3R16MOFOrJFoO2shKIxcr/LxrrtHqFj",
+	"yuMWOY2B0Rj+iZ0aPOJHkM5xupYFlMTz5Ut1yRaKV+JC+ha5BdDYrZFQE511qC0WnTLL4M1747SYQBO9",
+	"vlt8lr9CNjU4Lne8pJEQs/WJhPYqwquknqghAiLAkKbBBCC1i3q2usegitCUUJLyKSN1H1y8SvZCzUcp",
+	"2QhFHOqGTbxIxJUQWemG1B2uyJx7AVP5uvVd1WqQpfyKDUaUR1mi+mhX+rK6zW77AhxZ1pcFy+mwfjYa",
+	"QV2n3OK/ZIUdAWmNA3WU5oxdQrAjl9ptbIgISB9JFi+ZFNuHIC/1/mNEFHnJZ4OEUZg2dmF/nxUGF9GU",
+	"yXQAe6rlJXocdNjeqLk/PAybPdoNmkfsYNRsD7thb3RAj4IOyyneLzBa8IyxlKciIXPVVE0r2MujPTSj",
+	"hdUyBttBjsqjPtF/7SHhDLOIDTDyCi4HXQzEaKDWCXZlIrKk1j8CAKxMcba99rXzIUyKdcNecDA8anbo",
+	"3qjZY/th8zg4HDYP6NGoDQ87QwA0nLI/RKwmdpYlYsZ2f2BJxOPa/SwGP6glOdcDOkeicbP9AC7k1nBw",
+	"Q9JdpOmNobZIfwrkVhOs1RYBlKdBtMAbB632CUXiWo76w4Aa/Qirh4K/SwvcnWan3W5bXwQ6mnwzpUFE",
+	"43FGx8wn2lmtC2/5LPYbJGHNJFMiOqHEDymPQFNGmgDijT8VcTpRf5gTTup+6Zb4ZAx1xnx1NXQVN7wc",
+	"vkdmUSZV0/YSYbgNduGRNvkHeSnikC4Qbkf9Q911tHfoz2AMPuk0u0fwsR7TCfHNDYJIRhqT56evTvX3",
+	"errEf3fxRDEeWHUAJk5pkkL0aJLFfV2TI5EphihJxcB8h5r4pJ5JRvwki5uxmPtq8aAJREueKjJLUxYt",
+	"0MJr4I85wBvLbMpCksUpj0gi5rpeLJczOCOmiNdPYo5Fiid0NmNxf2cHTR8UDoYaHZOkXh6XB2QwsxWK",
+	"fUvW1R4u7RFsi10vT610xMeTtCkpFGOjc5qwBhb80N9qizfUAMTzZ6uRqIEtITg7J4OHukc12DibDlni",
+	"E8lSTzN08Ob55B9uY+qnhq5+gusRcZBy9OnHvbKrl5CIZjH4VmFp1W3gMaFDkaVkr620UBGHaLdhAWy9",
+	"j675WMe7+l6+KcDwWah23/SgT7L6BEGubbzsMAvHaNkC73GSxViPJdE7rxkfyE0YlstjtP27vNLPXQIO",
+	"q1SbVzh+NLyiccDCBh4KrAXDrrjIJBzZCUWgzRGPuZyoXn3zHNvAYDDAqILB0whiSnQsWQCF79RZTsSc",
+	"1H0ey2w04gFncWon3miRl1xKKKekJikxFoolUD+vYeW4IQ0umyMeRSxENHE1QH3haJpHJgvQn7OYp4sW",
+	"OVNrqBdPv+tWiVRNsCumM4slA7cowe5NRRig1xByXV0dktSROXq2bJ8moQXKtFsiODpYHGiOSPIaiHCU",
+	"3NtmGgWxV90vj/gQBCP9XV8dMZ9EgJWZv4pCWeMEB+wcMqwzqAgNbPfS+RuySMzNfsEVlOkJhvVxowoH",
+	"i4HSDROWSRb6LQJg4P7z/HHzX2ATVWpymnAWGsaCDi885CLhYx7TCIlQvdvu4OU0NEFTug2FdmR+im1u",
+	"LLU741cq0j3BvBSzK9o+n6qf1DFtH/TbbfLu4olr9MzJln01gXUwUU8FIOlfnLJMZ09+ICGGumnvvgjp",
+	"4nuIXdD0ElR1RyrH0VXKoyh/HuTyZxtto5oplqIX8UcDz9lRmhoWQ8Xz55HzGVVkg2AoiFw54+fxSCRT",
+	"RSdjmdGIhFCR6oqxUCBOnxuDJjO1+ixpTkWsUcGKlBdE78KCncmUhsLESrBEqB5OAwgLq3z2YySG7GPN",
+	"0cysrKMkcNl8+b9rqxfYrNY6kR/eAXRbXPNjd80L0vvplCU8oLsv2UceiMETwFZXm6K1q2XIOCP0qNN2",
+	"1N9rE5T8gYKs3IPV2s+y0ueQjVq/0646niEPyfOYpwxYXSwyxRXA1aGG/X3Ny197Nx0mLIooeSKSWeXL",
+	"aw6zVTFv0q7UroRUvVmtZK3WlzYp1WgJ0KPWaLQzhHg2GkxsbGwmUzEdqG9sIB8+QY5h/ipfmP2/ZE8r",
+	"7xbCEs6l1UuVsFbr/1o6A5sYNvaand5F+/jzGzZK5oo7mjHw589hpGh/OUaKuxkknmIdiBXOJCVreFot",
+	"/uym5VsYFRwZZBstton1BMmuVmlvaUApm6x3PzkneK136VyM0iY+lLrPvlI/JfFzwqKUYAZHDeQ4nirt",
+	"xxALn6ChtqSMqYve0AGcWNOTOzU6I65k8ViQUZaAewm0WNBpWuQHnBaUEaBobpCeDklTGoUS6WUKJVCw",
+	"BJIHahXk+mJ1FBDUYpFMaRQtSD1QalykOla9QwqDVvDSYKLr4YPsLlO6kJCKZTDZCzlcFWvrm3xU9JJZ",
+	"EV4Jkjx14kJ67gyo1rmJ//TsxdnFmb+hboC+gWrdoJpUrHCMuYTu0b1j2qOxdYQ9aAFEtaabUYsVVQpO",
+	"jXnJGjAhEh8SmXODlY/58pUWWGPjIZlkktR9bVFr2EK9+20yFepGs4DF5mK77jFS99WPWA43dDxgYCzC",
+	"O29uJ9TB0PGpDq3SxrMyfUITUgWJGmZpMUceXWyowdssQp1172ZanhC65BuHoTqXfmu33Nott3bLe9st",
+	"b88Zf2TpF80W21vt+Ebt2BhzNnF7r0LGdV3ws0QETJ3xAfaq9UUkXujVNklQb96+fnJ2fn72dHD+7on6",
+	"17N3L178j9phkdLIfH99Dz1+G6Dw9whQeCzdfytFPzQe1mYiNAgQFSELpvR/tQAlEit7tchrHbCPSbmg",
+	"fBIl72h8J/ZRsQaegpyKkQfqXyD7wicG1wjr2Wg3/gmhSYJa7CyiATvJJUXf/IYyznwiIlYU9iHzWEmc",
+	"suzZn0+4egfISqNFfMsy/NyDp+VB8OIpeQH8PYD+MWYoJ0NyGGanJWPWR6ka4iyU3AB0WMlceYhGYhk/",
+	"i0Fzzt2KJbdhXSQo0LeI3QOon2olWpBLkiw+IRQjGGIyS8Q4YVIqkS6L6WjEAgAYKekeywL9zW5UipAF",
+	"SPkRWArqJs3SBRmKcNHwVjs0N5R53kFG65cm9tzV3+gII58KkZxwdAvpxBjCk1AumSO1u16hoqiz/+ii",
+	"jvPyT0JEvFoeQjfKVFyxH3DEpZmqJ6gGsATCjrQ6YuCBRlSmLFmapyPlKamuMHeQsNBZ4wgsrv/zCsDU",
+	"niU8BOSelHQO++2228m93VY9w3M7hys9hHf3V+XX4FGLGm0l8q1EvpXItxJ5galqUImvQzLfuuBuUAeQ",
+	"kzykC253RgE0bBWO4HkqZrJkmtUGM2M/7Rds2kMlqTO51rat5NgKQTcWKclF3Tc0k7p+phpibm2nJBZN",
+	"MdORbgjxd6NkfHuhVfXLvjFT3RfGanQCzVfMa7Czr4az3CfvZH2cB97Nrc3nAYk8EKAHpfEJk9l0HcA5",
+	"a+ZBFAV6W03bFQmrIO3cAa42/YcYUY0GlljMAVgH3DhT9Oqg/UZ3WeHMabTIW4ZxH1WEzIfH2dSUOs6z",
+	"cT4Dq4Cet7xiq5Z802rJ4zGPvyhI8FtmHkiSHpZ7YNrcOh0Bvewo0+fpdB4RWSp5yAr6gzE5G0CHbo46",
+	"gpEedf/N2aunz1/9WAgmMWEdlsOU4zsaJyuDNLCq/ppAjWK0R4v8IpJLSUTsskJJUiFOllmedYy0yBN1",
+	"dyVEXNirjKM2nNMvER1/2WzfPia+6s+NoNBc8hYBGDqikKcE6BGH/KR2l1QHV+RxHetCM1QLPXAa0ALn",
+	"3JRbZrE6ha8AzPbL5JbdDeG3S4bWzVnJLZND4CTBWn2qKbZs7ZJtrzZDB1RuqCzbLtvAWOL8nbYiGEHA",
+	"WOi+UzRXrg7x73QKRd7BPzQDVPE5ZNqY3+SM6Wj31fbnW8gHtzFK6xmrGQK4dUkKcR5DkE/hYWLwzwbL",
+	"g7nBFP3rpxpNUzadpbiC4GEbBIB769jXzR+/iaEzL8P+1b7fzoyeiPkgpKldPPW3MUh3XIM0Uk8Ax3jY",
+	"8d3GzbRulN2qUX4omtZ7d5RfKqa/idyy3oqKjEmDHNnAMhYqjeae4kv3Nvw+J91P9LnfFmp5APhbwABA",
+	"sSUGrvQw0pLc/ZSf6OvdkI9GK6F6fmALoaUaOWMBH2l2o4SJ6Qzqa6nhFYQdMTLxuSA5mTM5ZCMompWS",
+	"uvppwscTBngXc5YUGmh41lFNhgsHAxsqgmWSacaD1tdUzHhAJGOSzHVKbMzm0LWSohJGIf4Bkw0wB7VF",
+	"fs4d4QnD2AgEbEwnjCcEiorVA6otxPMJT5mc0YARPo5FwsITQvMxUgnBGnMeQCUW0xqPiUhCljT0wN+c",
+	"Xjz5iaRqjAmDJ1ATzIaW5M55jNcOzALDtAIaQzg1/hi2yBuWOEvjo5AHEp/+d+iT+lCkEwwYRoFWh2er",
+	"9fcnjIYRjxmCjBGZJlmQZgkLm4jlrmNl1PFgiTyxzWosfFO6B+J88SXIZIePoNjbP89fvyIzwdURz4Vo",
+	"EeEYoBQcjTIs/gWRN2Zy+DmE2TQ84lsJFgOA5746QBwP3tK0CvKnYgqxSPskFoUHni5Fl6+fSIwUbj4i",
+	"WgaB6GA/FukAh0eHEXNG8B1+ZKPstbgDO2uSbERCUCpqGNE9l5c1JIjraqiDLqCGsGCpM8OELY0Dg8JF",
+	"XJB7pYcKw40pOLcJyvfwdAANwjgj41chocAcfTKhV6A23dVOpWOP32bxU0WLvgzp26vqVy1DvdMcUgnA",
+	"dJUDcKSFdf1Pecyn2RRkI923uiljljyEoWxzUd9Gxjuf7geH7Jh2hs29cH/U7A0PaVO11dwb7dPD4Jh1",
+	"hnuh+2kpBsENxoACPTGIqPo2K/m8QFFWvRUzJbl3vZqIQi1QUyirsztLeMBARDPEDHAEUEoNslRTBEWY",
+	"xQiBQ1M6i9QhFuS/O121g+bLgelQ75SdVEXTWnMPgWxigzQl/91ptwqrURSA7yZRV0nQOpADJGi7XpZK",
+	"Vq1rcYVeCdvhVMkj1cugvWBV61DVQOW0u/cT1KsEczv5hxLM86I0duodfejaXq1IcOGnfKX7ndsHRbgU",
+	"boUYr6iL5YFWdrKMS8RbW+RDytdwHPVWKgYMXG5zKVvMWExnvKWpsPPk90yk9HYomClniWetXHUekwDL",
+	"ncYwNAw51kYFnUho6RrVD/BnI1ejuQAxuzlLyJQutMSEgpJuzCYSBUJiKhIIdPg1YJrBW0r4SBikFoUm",
+	"BU+LLjnYmA6FHmVxaN7iKYg+ALaLgjjGoYqUGvSyG3B+EFK6Wmr4GRb4/rwSVn0AK17r97r7Xg3+DXYj",
+	"XCfkO8Z2lLAp5VCqqd/ruj/r2kMjkVhzzacaVFes9bttXRqrv+9BySxFS7Qtp9+5RruRNfLAm15NbR0W",
+	"Y7u9wQBWZV0d1guzBVswxvWpDQXM6N/1YTPk4QcDdl4gEPrH6zIZ2EUQp1XE4FQLz/MJRvz7b16f58K7",
+	"gVj3AToQz4hP5iKLQiiEoAsOxGLuWcUXb5dRReDqohN6gZcNkvetddGQCy51PnEQ0eksr0CqzuF3skxc",
+	"6qCoaWQvGE7jhPh6OOhwTzKmYcaWLo+PZnzpPtKlHyxgtx4F9udB6VQdumXq62C+6Ar/Qb04uhzWu9vY",
+	"kNpArTVDb27UTwzxFZjLYTWF3zOWLHJVQd/2dWrC2rJZ+PkDqAt6y6zQV0HoKugcULIyxTK+7VrVjtQq",
+	"DdpIIDejb7AfNxE5vfhbIrcSMwUqCBqiY1m6OQ53IHa2GsStxB5bB+Q3MVxCNBgugDJoL4/fqIIAPyFY",
+	"hxPwSqBISjoRkoHxLWbER7XBb5F/iiEAoxRsHG4lLkQv8EwlXkRjbJFTMqShhRcH/P4uuCshdUnDJ1cn",
+	"HlmqXQ0s/lY/ViN7fHzxm9804zmHJXvGo5Q9LC45kjYXlnzZF1bt1du/aB/2e51+B7x6y44wp0IqdmJ8",
+	"RbW9YbfX6bQ7TdYdDpu97v5+8yigo2avs3cQ7B8c0OODbm1ZSdWhYhBuFEule2VpJMQleJkjnk54NiUB",
+	"TYYiVswFRHEw4v28931tvdNOF5PUjTTh06Zuvvn7XhNHjB6jZM1SQL1FqxXzeGDsh7VVpRrx073+/v5/",
+	"0HRQWP8STFrnuN87+E9tLZRap9tv7xV2RPOA5Yq1dkMOg2N2cHB43DzsdfebvXbImse93rDJ2oejoDM6",
+	"blN2WN4QHkzI2TsyZWB/BGAVCbWfeMglIxNGUzLLpjPYAfaRS4C0mEBEA4+JGrSnDfn53k7pRz7NpmSc",
+	"0DglM5aQicgkm4go/H4dm7I7yLKm6rmpem7q0TDZhCXCWa7cRLt6+4VNtBuycgvt1hz+ZxnCvfbyt9PF",
+	"q/P2/OWi/fHVs5/nry/Ex5e/ifnLzuzoVffl/n8u/qf76o/L23Nah0TdGuVdUfIty70B5L3A9xw2axa8",
+	"yGctT10J+G5CnGJC5SIOJomIwdXhdFMIa9rZ6ba7Ozu5kUm9UMeDCDnKGQv9hmKzIg7YCaFkLpJLlpAZ",
+	"Dy4BkSybWUuC/gzBylKhmKMlRjYoKlZPKElZMgXIX/yoRd6IKCp6Ksygdz8h0RiIZKCu3DXmKkPBul3F",
+	"+9F5hY69EZvbaCl0rhRG0QA3xoxKSfw5G06EuBxkSQRQ60OI6eUjjpXtfHsLfbJLfHTc2DgolOs1SLGS",
+	"aPs7O7lGplPJcRWQ4vstchobfYAOTYKqqapX0qvqo4Sxvv3WI7NE9ImvHvseYepYzRIu1StAjfwGwMCj",
+	"luTZmqKjTLKwbzb2O5mPkGt3ovYJAo5/kdD5+MJcqXbyEsLGtA3IlBW0liXbzpJxyPFsrTIP8ZFjHFof",
+	"56VLz2lNDgrlwQzx+K4JH6uDAlA8Xo427qOk2dCb6yAv9s3doPFqVOtFfn0knTJdCCqELHUTytftKbaS",
+	"SHvzCrjX+uYEIkRHM9xCCvdLplSd5VjMGwZOTNcU0Ah4SvgGSAPIzC8MAkeunbIsTnFEUHpqDYb3cqRf",
+	"D/2NI5HFoQELtwFQPqBSwYjwN8daYoyNJ6uy/EdY10pL0TA+z/3Bd4Kx9HrjjhduL5ZwoGlKg8lUbTwP",
+	"JQxLR9trJHTPeEc91S/j49hgrS+YImSRoCHgW5l2SN2HccpfP7TAheKTf5T72cWi/zwO2Ucs8u83NtUC",
+	"TAFCy2T/WsBy8EjSqJjfbiIlULmq67uP9KnhJrmXRWhFFFDO4jEJKCDbaatOt93tEUXGlHR29o6wiAVp",
+	"wgOeLrQo/T0yTRuSUBzTL3i+Ib7gHM4IHKj8dYIRDO7wyiJqIdrvU22WqK1JOa4E0OZE/6EVlup3Fsu8",
+	"+Pn5a7LXOThodgiNZhPa7MIFX3Yxo8UX5M8ByxLVUtkRDMGB44ROMT1myUftGI5+tSMqt/vB9iyGvzEM",
+	"hNI/QODFiobUPKs+/YtFcwQ9RyKQX0lZeUL0e14OR49SUP6Z0ffdo1K86GpB9kedcC/oDptH9JA1e8OD",
+	"sHkctEfNDuvSvWEv2A8PmFqrtfGiNVulv6lr/1dprs7qoshtMDpwVCwkP3fIUNAkJKHibSCKoM8QI1jY",
+	"FYszRgA7h0nHjYh2jRGPeDxWtMihpOpapOlM9nd31U+ypclCKxDT3KKzMQS6oWwbwUpsGuMci3gxFZkc",
+	"BHlQZ+HHAYsVn8yNm8WnVzThNLYGiKXN/+BtYKgoqsXGXhpMaALu4vayqrwUUHx/3TkSwaUz3S9Fla68",
+	"Wu6lMfr1bZZkS72/Tup9F7Kz1hiTsCsudYzRh0KdgDtaaXR5Y2OTQV245gojAy1d6FfXWWoMJbjLpDc2",
+	"0ayPEVe6BSh1php7XSSezpqBGNSFEq+XdZ2CwgKNGI5SpcY0TCyRzgZ5IZB0L1+0d29fGHnwNzHsE3+V",
+	"/n8NkrMl+Uueht1bksV8PcsX8fpvHiG/LTlw3wh9x862gTWvwm22ZPRa60dT15HHZJRFUd/cQrC38SkE",
+	"HvsY7+6TuogDBh4xoOKy4RF/iaD58IEmp/BHhv/VSrux97FgIszVtTTA2JFsLTDTku8MQ07EXJo/W9PQ",
+	"J2jsALqkLUqBmE55Sup0KJUqznVSC3xiY7NhFkp9bxTLCGD0OZdE52Npo8ZpfmuVKsul9Rr2d3YINbIx",
+	"mF98K230IXoBTWxuaQMaL6AAm4m0yIskt8ipUmCvaKr3xvkQ9OfhAmPgIewaVJFQad0yTWgqEnmiDSML",
+	"2KlIQrYElgwvmGLqHJCguVR3lmHKA1r+rhjFOHM1EKZWUFcoTzWH1hYWz5YvF4lSjZTwgD11EFJaxM6q",
+	"yBNCCVpmVFsRDaAGetnCAZOV7nfaatBr7xF/ZAiZjzUeYBnc5ZKApUAxMQK2M51QNAuuWjAiGStZdKlE",
+	"DJ+1thgdwuYS88oAs/vYZpxvn4evk3Mlj2zghn2r788DuGA/v450H2fikta0/zfVmmY6fnBKk8tQzNVQ",
+	"/ov8ZIRZYoVZIBrLvUJhwHekrnpvqNvwX/9FtBdP/XWakohRmZJOrzQxyPWgSB/16EB20j1hwhJWrZSS",
+	"RzB99ac2O9vVWF4MXTFG7auEKTftlLEj9CXwmPzIkimNF6SezUgqyNm7t6Tb8drtNsniUCeh/HD2Izl7",
+	"SayOhYby5ylVJCelH7WLRrGqg/3/i+Qt7bWhJTEicsbiEO22f2J6fLIgf5I3pknyJ3lZ2KY/38d/NptN",
+	"+z/13dMz8icOhsd/sGhKpYypuh7kT3fg8O6zt9Dkm4RP2VsWi6vv9Esd56XTC/IneUsVM88kec0iNWny",
+	"I5X63UNvH1/FPRVZEjCp/uq0yA+nz049svODWiY5EiwJWZKpvcpYQthoxP9QQigjP7IhZVnIdjw4nq33",
+	"saNMDeSE1vq1YC/sss6oTY+HR8FheMD2Rz26N+wGnbDNjkdH9HB4EOyHPUdF2yr5WyX/cZX8TzXw3UFe",
+	"4UDP3Al9QfFRH+Ae7YzawTHrDg/DvQN6xPZHnaA9PA6P2CE9GO0HveEe7R53buBMvf5eR3GmKZMSs+xf",
+	"Z2nEY6arZiUyJRJvYQ2TUoDxtIf7wfHokDX3wi5t9kYHneYxPWLNbtALD4YddjTaa+scnttO6JgdhYfB",
+	"wXCf9kZ7rBvCbOjR6JAdhHo2ow5rhzdM6LDf7hYnZGhfCrJqmNARhqE8xGRGSkEoz+TWtGX9TI77vf3i",
+	"TJ6BOqK558YT+OBA995GEDHIJmulnkseh0AyeMphJTYb1J2jiK4/fKZgpQrbWIFC/+rQ4trTsyXy1+92",
+	"2u12gZLWqhiqDlszLT17u9xSZ7mlArstNXF6sdzE4X65hSpeXLv+cH2bMK0vxfi3TR27v+GHBVnC0wVC",
+	"q8z4v5j654dr7xPctFJVjDsahW6skKGjnJktfwERC9SI8yJmDYRFRHHKR+atJHfQyEFKj3isdH86m0ni",
+	"V2qCvld+oJXA3A5UfA4gV6mugJWKhGGfaJ35TQw9JX0yxD+EKcyhDh0MQQn9OKRGi5w6kTIGHlqdXyXg",
+	"vjZzR4MARpEUTAIQepIZHGKwLC8ntpdsNCXzilf1RW4hKhkzWuQUfkb9kQwXRCvmZCpCZuu/4WNrUkqY",
+	"ktWkXh49Xh3OdEx8pbziFzp+zJa/0HM2Rf6twas60GbTiBQEcH5wq8e9wlICzKF0ypvDCcWQJz6OEbAC",
+	"Io8gxjCA++L684vmj0+1IY1jlgxymeEFv9TZxyg3fE/eZjFZiCwBGxWPCQIY6kRnrgYyGGZpKuJBRIdM",
+	"0fWLZIGVWpnSIySMf2AKGPz6qWbe+8nK2/kYcyn9BvFccZjvka8HiYiiQZrw8ZglgxlLAljPXturpTwF",
+	"T8mpvMwnYXWC65W2H4xAWGH6qaXJosnTJkzwGjSjS2ZVtkJJDHrJbFDpcnhFKeRh40IVzgl7zHoVfy+j",
+	"WSltYmsz29rMtjazrc1sazPb2sy2NrOtzWxrM9vazB7ZZrZ/0Wn3291+p/OF2Mxc28OXbjvbGAd1G9p1",
+	"21JWrhnvO0kUUx3yiKeY67VkdXjI2K9dREtfjWz/BJ5LNHTZEB+Tv+mVMjFFQnwEjPf7hKc56Dt2EwFi",
+	"qEnQRMUAESFSkxDIPkLxDSzlr1QsFqo+UpYk2QwyJjW2vLRmMdu2wX9VGopqVLXn5AYi/JRGgjrJ0alG",
+	"mBZmu0AMK12HxSQTtsgrYZI9AIqTxakObdX9I2itkvdxzSIEj3WXjUYJo+EiT1GtO6mgns0E9Yg/1KY5",
+	"z126hoYSs5Mo1RFo5xCoOjhNR+wBPKzJnYPR0xGUFE3YjNEU5jYU4QINoNbuWTB6YpjVbQydXsmUuXnS",
+	"Gsz4cUyE97HXbGq72JDJawZutvv2/Ka4Xjch1iCRMaGctuyzOhpbB85DAt9gHYpHDd3dVYeXx9maylZP",
+	"9BuKhLuJ5+py7uzwmAA29M5OP0/w9bEXXTRcdeQbOGNFGsWIKNEZqlGppmGtIe+bhiHieZm4Xid3HwtQ",
+	"Yd665h6A0h0XWYinM/kLPMJ3rZg+5qMzxKhWJ5qOFanDEl/WxgYzmYvkElC1T5AqgqoD4yRWeVVEuKgc",
+	"+cQvj6c414ZnEtsx6PiSsZmE0GMDP5hDQWNUcRanPNJrKGKIp8XBpGYSCRtzmQIMs2EzI6CXdEwBnlGn",
+	"r7sDISwOpaXeJ2uxF4AIX5QbUONAPQoRsc0e09RJ7TdQbCXAtpwHGG6TcpY0+nevtsIxmvq0yDTRoVdf",
+	"IXM0PCty3MxBFVvTXjRdbdOsxjBi/dwxhpCs9onvWY6rOfCXwin15f4MvPJbTprchv9uXRlbV8bWlbF1",
+	"ZWxdGVtXxtaVsXVlfAmujHV58X9zP0b7KK9A+AX4MQoqpYsAsK0M97VWhjOaJaHEXvdHtWSxK4OxVI1e",
+	"j/YdYB6/nrPkiiXNcxan5Ay++1C3Bz+dRi05Y0FLSRPzcUsk491pFqV8RsdsV+KnksVpE7tsqS8aRKYJ",
+	"o1MHLwJKZiAEpEd2dkQUWuDonZ0+Yj9DC32SQ0UqOQV+9MgcUKJ9HvZtXXh48p0kvmS/+1rigZdCmtLS",
+	"a5C3Ht8St9IBq6xLqrjAHyx0zGB00UDNSM8SJQrE5HD6NPZg/wWVaRNWtvn8qa+r6UHetIeej+GCDBMx",
+	"lyyR3xEf3kQtATKvExaIOGbgsMLiZt9Dw/8oNEXmPJZoEYIickoxG/MrFp+QmPF0wpI+GSViqiPR1Yhh",
+	"lA1tkxuJKIIyZmxuhw+TWUBT84SnKYtx3gWjt3HfUGl3UIN4a8h/2A7y6b3mRe9rfdJqta4d85U5LTOm",
+	"QS7VE6aRJI2NiPxiXtcmn5v9PrmpyjFhodqJcdx4NiZUkiFjMczDI5SMECFBz4YBmOL6qQSRkEw6kzkh",
+	"1FrS7HrBLGWqTomaa4ucgt1SjQHE07rfV7uZpENGU8QxwKWF+tI45M6+xU2VQinTHzmTYDM1Bk19VFTr",
+	"MhJzSPJniUYcCJk9pMaMuQ5uYWfHUxtrkETNxegXMRgq8RbUCrhGutvgKZB6GTmhhK/QeACYgHPYB0Nm",
+	"keI9GFhAkc6+BZqQZ4Doi6XpFNAtLskYBGaLnsAlqbf7hEZRowCk0+tUF6UAYlDAy9HanhLVeoe9o72D",
+	"3qGX169rV9Svqyye5/O8sEdEDcFQ9IjxKxYiqgXMonGiyZ/1GyDp44jfx1OkTmCW9uFRCSOo1zEVN5Ca",
+	"5bMrEM/CLGc0VRy31q/9n1/bzeMPnzpep33937cqzF32VabsY4pMs4nXtGCArfGwT3qd93GJQ72PLUGA",
+	"JwMevq/139fCg2GbdoJuc4/1Rs1euE+bSm1qHo4O2H7YC/aGXfq+5r2vSfb7e9jY947WBE0sqybt/8An",
+	"SjmBN4BIDdBJAU8giwAeoU7lPNIzhYcrDYmtVgteVnN6j2aea3XbCkTdmbKlge9zHeZ9zf2ExeHt3l+P",
+	"9lQlJONR1CS1zhQ51NzWpdoCq9QtsYzG1jf72ZLrkNwuB+aYS0TqywJo46Hl4RHXyUmV4vAZQpKbEq/o",
+	"AZ0lIswCBNyZihDxxnnsCLTWH0rqlIw5iIBC8lT8/+xdf3PbOJL9Kl2quorsImVJlvNDrqurXGYzO7Nx",
+	"4sSeubvdmzJBErK4hgCFAK1orua7X6EbIEFZsi0ncSU7+iuxJJIACKAful+/Lpd7pDYEuvidR3Dy08lf",
+	"wE7rOhXPdp5koqestcU6NSWjKqqXXJgINFKzrO2cMzNdo9dEkE7wBrItMFWvpdB0TBo9C69PKuyaNz34",
+	"QS2kUCxH3CN8nSYLlHu9Hg3cwf/Zfy7s0/9IoNLUMG0BjpkmPXiNzyZPf4IpVBd0XQLdTM2LRkkYDf8T",
+	"HSq67rlsQqxqhUNCuuRkNNWtckKuTw7iEPsoBCa5osrAHLs826lLfV/qUp+P9cK6PThLv2NVKLeH/aO+",
+	"xjtsi5k9i8/lZSfq2E3k4qE+aLzY73Wb3dCumi8t8WzKSqMPPg561AC7412kS2ObOno+HBySD6/VYERb",
+	"dZh0XaO3cDff0WjvcXaNrqXsVpr67HA0tK9o2zD0Z4Tg7uc2/C9vZOz0tdN5EyJqrBG+mB3CeTSEgxVi",
+	"buCblffxVRBNaJhvFZ4s2QJwpmNJNbk6WzwXYMYMwY7kFa3Y+BwZXN3ac8Q/GS41luBHi6RlMZnw/BiS",
+	"cPdSmeH+JOU2apcA7yho/vZvuLxECLER02xUnHTGPKlHIEEpAbvVsEKCFkxPubYGXeaQiQJP3poTAJuB",
+	"KAwvmRDL8Qav4N0hGPcO1uyDSQ9OKcE75jJTOc8h+bfha6L1eT1fo5SzcG4KQsbKcgnJf8fh6Mfv8EXq",
+	"MUiFo+0EIhyTy4sXdP96fvImgrNff3R+IyrugsPqb3fmJnR8qkSRLcegmcxT9SkBrdDVRvSxspJAE8ha",
+	"bPJIkG4ottdVHFlfb8Sh48iJgNLrBOc+wveZK6JcO03Qbl6UPDOqtCjR88RxSPdur0aCYNhP3KTXI758",
+	"LwHNL2fkyPM6DO4TJJfZwy/WNcYJAl28iynZNS81EyF40kpcI3jawdsdvP024W2geGon6WODW/vMU4ur",
+	"vhIg3j/YR6WKGihNVDnD6G1aSIY+0Hs5i+xqfaLJAEYNj9d9HJzO9Yrh24GoRwNRgRuijU2+NHDyfqe7",
+	"hLqf1OlTSnrHva+452JS1soVEncHU7IMP1BKYPaHdtXTdCWMjkBXaVz7lZArFIE9BrnKRzpyQSdHOo+I",
+	"884Xei+C/f2wzu7+/jEsmLgCJXIfH3UqUUlQXjLp+QCDzErOLLyY85Jss1bWDCis/JUxCSWP7WYWhAax",
+	"OOSmSn2BQ/Vm6cA6EhU2jPm2ULDNGS0HJ1ywseTQBFtd7hmBCJpc9nFpVQgzts0puR0zC2v1lAuBmBAL",
+	"sFF9HW0OjLri0mtuUcW7mbomG1DynGV2R91ZzD+vxTz3G8EjWc2tS0B/1VLO7h51WYI6JNO7m8KHLLmc",
+	"OZ2vNUS2qI6HdcYd/owNsmF+GI/So0k8Yk95/Dx/kcX9dMCGk0M+yo+yhnXnbmcNx8fOeDRs1LHC+4c9",
+	"uCczvj7MtTnyvd49OtxvOkzs56B79wn2Nd0Lo3Z1JwdNJ8PQ3Uo/z3DSFfJy3GKkI+M3YPFT7zKOdcPu",
+	"6Npz59Hz75KVl1VdnY3CzG1K3u0P+yPqWPvXGXcWPL1oCHLBaGVHkxe8nw/iITtM41E2yuPn/NkkfsqO",
+	"0pHznjWjZe92Ya1pPVSBWlr4jBulld/+8PL+Pja/E6ApurtismM67bDhY2HDDxxx4YqDrUFnptnJHwIV",
+	"K7mZKCcKhufutT6iBLqJCCIMP6tUJ3tjKHJ62QKaXT2qgQxhlJRP2XWhqrJJJcRSrE/aVaB1BCH4g266",
+	"hKRZ0lgoWXKamswAw7E4rvGLqMkniqp3ItHO8bN68DPa4Am0kuucGwYRA/kt6sw6KsNq0UPKckgc0qzl",
+	"LB14qBHolvl3GKyp5PYxmq0t6/2Pq2c4VK8LYfjXtsj3Tb87Ou8/G48G40G/Vcq/LmG5WSXwMB2OBoP+",
+	"IObDNI1Hw6Oj+HnGJvFocPg0O3r6lL14Olyt5d/kkGS221JX2p5ZBKbUKjtDzLSoZpCxMlXSQjWqCGsn",
+	"2/vDDZX567Y6uru7SYyXxu728cfDmFq8keteD8WwxXUPDiWdW2jfz8ajw/HR0d+dnf1S0o6rOQefn+v4",
+	"rVSEXJfr8yjaS3erdt9EACf/fLl8e9ZfnCz7n96+fr94d64+nfxTLU4G8+dvhydHfz//n+Hb368eROB3",
+	"eZl3QwW7gz82UPieiPEYOmvZO+gya3P3tlPgXivW0Bjv03dn6613tlrRu22+qc65K4+40YIftyhmniZe",
+	"csoxi5ozPoUQkJ6dBM3AiJiFIWQxz6hyPJPA9FJm01JJ0j5oRqklVbNOn6D2VPk8/z2LDpTMkJa7UOUV",
+	"L2FeZFcYXKvmNTHJXTZT15zUJW44eEhRQlmo4QnYdFEPTpUQ9+TYJ9BVJZGIArr9Jo/TqkaBKmHOtF6p",
+	"JGYUpBg/Iq6Wki2JjoOaGe4r55MQAzqMKNdlvL8PCe1wCeR8wiphaBTIYDltb3ddqq55KN2Agg1PNNht",
+	"3wK27qTkfFxfG8G8VGNI7NdJBNyuinlZaPsT3EzJk+RkIaLaZYN19McB7axuYaFpDy8rR5tPVvfphH6A",
+	"wVN9xfMeuKyemtHtOmOa+6CnzIcPfUjPnqSLlv4TeTdJzgmKCUpps0Lo4ztVKQhM4MIjDxj20IupbxS7",
+	"6GKmYnt6fayUYQf4RUIAec+93KBE5tivDSbX1Uu15wpTLpvlg6v3ipNeGEq426+s6RxZq1jqeuVtKqqK",
+	"V+IqpOC1NuialGpB4W9NK1wqN80hLYTAHaKs5HG7Ec5/mheTCUdZEGwRuuJeQFI03bm44suLkmPGgZ/h",
+	"FKnd318fq03qpO4EJJthWNaXXTf1gQSj6tiu26Kx0nsO3Z4ZfJAEieFuvOmNt1YvLuqknYuOzSJlLs8f",
+	"iCDnuKCxFC4vLqU7lMCS241MKGYnZHMf6FI5TP2P33roDE7g31efc/C/Vb9/mBUy55/wvzzZXjyELEkl",
+	"tz69BFPSHoA/T3wfWf5MtAXe3zv86Nytbs3TvrQXSr2vIn/mfPAzVkjIWKWbUPewPxwBFrsvpMWjXPDM",
+	"lEVWmKU7AVDp/ybddG3F/5/P3r2FM5wbOJGan7vISNi8VWS9Uxz4ThUHbGP94g+4EmtniPsd0Tloc0L0",
+	"01wWrSlacEPUonM0GeSH2TCNn7NnPB6lT/P4RdafxAM+ZIfpKDvKn/LOb+sO1IH2BfpvZVYwETPJxFKb",
+	"dQfuYHTppOA519QqnsP7AaSKlTnk1qZRzGo2RzEVozFOIysOk+KysrtPbZqcG2aC7tbeg9KV71+94VUL",
+	"G29VuuFfWd6o/yeVN9rpxex270fQi2kUPT5DDYOm3L20L+intzmY/E7wbZSFaylC2EN05OiQlIBpYfXN",
+	"M07roII38RZl3fEF006d08M2/Y2irfvmQvvlw5sgx38MyaZz/x8r+Z43fndfEdjNWYJ/cm2M4KXvhMO3",
+	"cUGiu20luvgAJ2Q7oHjD3/XACOM6v1ly2apz//CAI3osJUwqIca1hLHMwRT20B01iqxdzKNF0pG1H3ov",
+	"guTGVppEDX9f4x+kWps4N4H3MPJsqmq+tN99vOdqXSZA3Qw9VQvt/+zN8mRjbgB0WYrKCcXEcchQNzYv",
+	"8oB5vuRm79i5HCkAWhfncxKsO3rY90UPgw+eKI+v0+kpbObXI3O+7UNmGiwi+EJMswd4g76dfMM/V0G9",
+	"nQztToZ2J0O7k6HduRV2MrQ7GdqdDO1OhnZXUe+RlWhDPtu34m7csdwfjeX+I/9CbqhcZRbI2P9OORNm",
+	"+rv7a8ZNWdTfqTmX5G7qudOf/RRrqvkLrgcHlyWfN3NsY2GkN/ySZUu4HnhmzxWfm/YRw2kwHKPE6EKV",
+	"V4B8gg3kvB54HtzKkNTsGPsXVvermXU33M9O7HN/f8EKo/f3sUFEeHOp9zmfm+kTDWmVX3IzhqQSpmQX",
+	"E6ZN4nQ3G8XNCJKc87n/4hBmhawwp9hdFn47OPJf9+xlcxKomCOfjOzBytOMgkSoRVI/JSCerTzBfoM8",
+	"sk1lhJCL1lTlI/Xb6yGdWWJ47eyPZzYhW8uNwP7+sN/3lCmfKtAw6RLPNNOVME6B9sQdNZ39JIKeZ9vB",
+	"QSjE2rOPPzOFEPbAKDGbqUVgbJ64jnnYVNMyCjNYgRnnOV2dq0Hooa1asYlhtpHg1C1kJioUjXAsJEhm",
+	"2fzCKCW0o07t9eCV1xiZqkrkwIRQC2AS/np+foppGXZWCCUvQ9dUe/49jHT066DeFT6HOmSnVpuB8QPn",
+	"82b1UczI9rlFtJjPS8Xs1tC55JKXiFSwV50x3TLq1INld7Agbeu3b4KI8rEqsqt2x3+xay22yxLqVL26",
+	"x75zzdpdpegrWCjZsKTeqpQLOC2L39FJ8WrKZ4U25fI/tmFjNC95KybGlj6/2/1xoy38cdsLadkNZees",
+	"2jmrvq6z6sZJpPOgJXhnVVCYrLGxK7u9ffTWZKmHEpkeuiBXuBRhbtVXGrlCgw4RwjFZ+jvN/HdUHmMX",
+	"lb8jKv+hkg3y6Ap/ugiPQvWR47az0MbpsjEg35xkrgu+IM0tFEigNQbp0h9ZVu9NOS12S3fh7TqjF8OT",
+	"403YlsqZFgYLkDYlUj3eXriA+K2Au0bb3Zrag+gVnIuLCn3TPaiIRIDJ4aVLaChm9rzBDBdL++Fqzc2m",
+	"1mYYT94WtP7ITQuxPiw++usAI6RfIM65wzw7zLPDPF/Ccu+chV/QAmIy5arz64GG8BYv5G/2q/La776r",
+	"77VoEk9zKKQ21mp0og55pQ9w+3XtuFn8JEjrHTv7SdmwEZD1iXyxMx419QDwAL8iZuzyY1E/VQKrOXMH",
+	"LTvjSoZ8aDziNwirPkEMZTydaD6Sm5BvlKn5EgppFCS9g5bSZ3D7l0HCys0nvJO8/c7mvATvHQjEBzMl",
+	"Mb2DOGXZVGmkTdkeu9TMxVQJDikz2TR4+n9i/qVeW2wmq8rSbsop/QZ13SokYzHIWSGWESw4vxJLqmkg",
+	"zVQs0QbkleDBM94oNV/3hJNKmCLWxuKJuWCSbIoi7limSote0B90TTgpSCJ0RoRE7SAv0FI0Km9LyokM",
+	"2vCKzeasuJTr2vG+UoYBhgx1BAv7BAOmZFIzLH1ENMYKcQ8hJN0D+2Kc5Sg0DPqQobcuXfpM33CQC+EE",
+	"jVYf/cq/NszW9O8Zlf00dPVSGz6zpms2NxHoq0IIJwqoI5fQRkaX0dTnn7zYbTgLmaSy8Tjv6d5rpj5x",
+	"IXQ4Nf9CH61p99nffnrzpjfLXZtwgE5enVLT6Nnufvh4Ucir4L5neNGa2zrmou7BSSEREDDk+EnOUYsP",
+	"3r2s7IvPMq41oCTfMYrKUFZnTjxC/AMp7UClyoJH/40v1z54+NIOs1GZEphEGH84fQXDXt+CaIwjE98P",
+	"JRczVubhArYfxkaRIGNnffGjeqcFXZUTuxNtjGiEK6feitff9d2cSztmucoqEik+W7DLS17CLz+h0IAw",
+	"U9oiC2lHzPbBRW2Cp7zzeBrDif8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

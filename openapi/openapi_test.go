@@ -85,9 +85,18 @@ func checkOperation(t *testing.T, doc *openapi3.T, item *openapi3.PathItem, op *
 	if hasPath && !has("404") {
 		t.Error("path parameter but no 404")
 	}
+	for code, r := range op.Responses.Map() {
+		if r.Value != nil && r.Value.Headers["X-Request-Id"] == nil {
+			t.Errorf("response %s does not declare X-Request-Id (make generate runs scripts/openapi-conventions.py)", code)
+		}
+	}
 	if op.RequestBody != nil {
 		if !has("413") {
 			t.Error("request body but no 413")
+		}
+		_, anyType := op.RequestBody.Value.Content["*/*"]
+		if !anyType && op.OperationID != "a2aJsonRpc" && !has("415") {
+			t.Error("request body but no 415 (make generate runs scripts/openapi-conventions.py)")
 		}
 		for mt, c := range op.RequestBody.Value.Content {
 			if strings.Contains(mt, "json") && c.Example == nil && len(c.Examples) == 0 {

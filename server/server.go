@@ -209,6 +209,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	// X-Forwarded-For is believed only from loopback and private-network proxies: a client on the
 	// internet cannot pick the IP its anonymous rate limit is counted against.
 	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	e.Pre(normalizeContentType)
 	e.Use(
 		acceptRequestID,
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString,
@@ -238,6 +239,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	})
 	e.POST(a2aPath, s.a2aRPC) // replaces the generated route: JSON-RPC errors are never problem+json
 	s.registerOps(e)
+	registerHead(e)
 	return e, nil
 }
 
