@@ -7,8 +7,13 @@ REDOCLY := $(TOOLS)/node_modules/.bin/redocly
 SPECTRAL_VERSION := 6.16.3
 REDOCLY_VERSION := 2.77.0
 TOOLS_STAMP := $(TOOLS)/.installed-spectral-$(SPECTRAL_VERSION)-redocly-$(REDOCLY_VERSION)
+# The TypeScript client check (scripts/client-check.sh): generator, fetch client and compiler, pinned.
+OPENAPI_TS_VERSION := 7.13.0
+OPENAPI_FETCH_VERSION := 0.17.0
+TYPESCRIPT_VERSION := 5.9.3
+CLIENT_TOOLS_STAMP := $(TOOLS)/.installed-openapi-typescript-$(OPENAPI_TS_VERSION)-openapi-fetch-$(OPENAPI_FETCH_VERSION)-typescript-$(TYPESCRIPT_VERSION)
 
-.PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools clean
+.PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
 
 # Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
 # (SIGINT) is the way it was asked to stop, not an error for make to report.
@@ -57,6 +62,16 @@ tools: $(TOOLS_STAMP)
 $(TOOLS_STAMP):
 	npm install --no-audit --no-fund --no-update-notifier --silent --prefix $(TOOLS) @stoplight/spectral-cli@$(SPECTRAL_VERSION) @redocly/cli@$(REDOCLY_VERSION)
 	touch $@
+
+client-tools: $(CLIENT_TOOLS_STAMP)
+
+$(CLIENT_TOOLS_STAMP):
+	npm install --no-audit --no-fund --no-update-notifier --silent --prefix $(TOOLS) openapi-typescript@$(OPENAPI_TS_VERSION) openapi-fetch@$(OPENAPI_FETCH_VERSION) typescript@$(TYPESCRIPT_VERSION)
+	touch $@
+
+# Generates a Go and a TypeScript client from the document and compiles both.
+client-check: client-tools
+	./scripts/client-check.sh
 
 # Renders Swagger UI in headless Chromium (Debian's chromium package) and checks every operation shows.
 docs-check: build
