@@ -73,6 +73,11 @@ $(CLIENT_TOOLS_STAMP):
 client-check: client-tools
 	./scripts/client-check.sh
 
+# Runs the README's walk-through (scripts/walkthrough.sh) against a freshly started server, after
+# checking the README shows exactly its commands.
+walkthrough: build
+	./scripts/walkthrough-ci.sh
+
 # Renders Swagger UI in headless Chromium (Debian's chromium package) and checks every operation shows.
 docs-check: build
 	./scripts/docs-check.sh
