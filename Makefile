@@ -7,8 +7,13 @@ REDOCLY := $(TOOLS)/node_modules/.bin/redocly
 SPECTRAL_VERSION := 6.16.3
 REDOCLY_VERSION := 2.77.0
 TOOLS_STAMP := $(TOOLS)/.installed-spectral-$(SPECTRAL_VERSION)-redocly-$(REDOCLY_VERSION)
+# The TypeScript client check (scripts/client-check.sh): generator, fetch client and compiler, pinned.
+OPENAPI_TS_VERSION := 7.13.0
+OPENAPI_FETCH_VERSION := 0.17.0
+TYPESCRIPT_VERSION := 5.9.3
+CLIENT_TOOLS_STAMP := $(TOOLS)/.installed-openapi-typescript-$(OPENAPI_TS_VERSION)-openapi-fetch-$(OPENAPI_FETCH_VERSION)-typescript-$(TYPESCRIPT_VERSION)
 
-.PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools clean
+.PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
 
 # Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
 # (SIGINT) is the way it was asked to stop, not an error for make to report.
@@ -27,11 +32,16 @@ test:
 test-race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
 
+# The scripts first declare the document-wide conventions (rate limits, 415, X-Request-Id) on every
+# operation, including ones added since they last ran; then gen/ is generated from the result.
 generate:
+	python3 scripts/openapi-ratelimit.py
+	python3 scripts/openapi-conventions.py
 	$(GO) tool oapi-codegen -config oapi-codegen.yaml openapi/v2.json
 
-# Fails when the committed gen/ differs from what the document generates.
+# Fails when the committed document or gen/ differs from what make generate produces.
 check-generate: generate
+	@git diff --exit-code --stat -- openapi/v2.json || { echo "openapi/v2.json lacks the conventions: run make generate and commit it"; exit 1; }
 	@git diff --exit-code --stat -- gen/ || { echo "gen/ is stale: run make generate and commit it"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { echo "gen/ has untracked generated files"; exit 1; }
 
@@ -52,6 +62,21 @@ tools: $(TOOLS_STAMP)
 $(TOOLS_STAMP):
 	npm install --no-audit --no-fund --no-update-notifier --silent --prefix $(TOOLS) @stoplight/spectral-cli@$(SPECTRAL_VERSION) @redocly/cli@$(REDOCLY_VERSION)
 	touch $@
+
+client-tools: $(CLIENT_TOOLS_STAMP)
+
+$(CLIENT_TOOLS_STAMP):
+	npm install --no-audit --no-fund --no-update-notifier --silent --prefix $(TOOLS) openapi-typescript@$(OPENAPI_TS_VERSION) openapi-fetch@$(OPENAPI_FETCH_VERSION) typescript@$(TYPESCRIPT_VERSION)
+	touch $@
+
+# Generates a Go and a TypeScript client from the document and compiles both.
+client-check: client-tools
+	./scripts/client-check.sh
+
+# Runs the README's walk-through (scripts/walkthrough.sh) against a freshly started server, after
+# checking the README shows exactly its commands.
+walkthrough: build
+	./scripts/walkthrough-ci.sh
 
 # Renders Swagger UI in headless Chromium (Debian's chromium package) and checks every operation shows.
 docs-check: build

@@ -1415,24 +1415,6 @@ func (e WebhookDeliveryEvent) Valid() bool {
 	}
 }
 
-// Defines values for WebhookPayloadEvent.
-const (
-	WebhookPayloadEventResearchCompleted WebhookPayloadEvent = "research.completed"
-	WebhookPayloadEventResearchFailed    WebhookPayloadEvent = "research.failed"
-)
-
-// Valid indicates whether the value is a known member of the WebhookPayloadEvent enum.
-func (e WebhookPayloadEvent) Valid() bool {
-	switch e {
-	case WebhookPayloadEventResearchCompleted:
-		return true
-	case WebhookPayloadEventResearchFailed:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for WebhookRedeliveryEvent.
 const (
 	WebhookRedeliveryEventResearchCompleted WebhookRedeliveryEvent = "research.completed"
@@ -1757,6 +1739,44 @@ type AgentStageFanout string
 
 // AgentStageOp The stage operation; `agent` is the only one offered.
 type AgentStageOp string
+
+// AnonymousCta What signed-out viewers of a public job's linked apps see in the call to action (spec section 8 limits). Every field is optional: an absent one keeps the app's default text. Sent whole on `PATCH`: the object replaces the stored one.
+//
+// Example: {"banner_message":"Like this report? Run your own in minutes.","description":"This report was written by researchd. Sign up to run your own research with the same expert.","eyebrow":"Free research","primary_button_label":"Try it free","sample_inputs":[{"label":"Heat pumps","value":"Which EU states subsidise heat pumps in 2025?"}],"scroll_trigger_percent":40,"secondary_button_label":"Sign in","title":"Ask your own question"}
+type AnonymousCta struct {
+	// BannerMessage Message of the banner shown before the call to action opens, up to 240 characters.
+	BannerMessage *string `json:"banner_message,omitempty"`
+
+	// Description Body text, up to 400 characters.
+	Description *string `json:"description,omitempty"`
+
+	// Eyebrow Short line above the title, up to 80 characters.
+	Eyebrow *string `json:"eyebrow,omitempty"`
+
+	// PrimaryButtonLabel Label of the main button (sign up), up to 80 characters.
+	PrimaryButtonLabel *string `json:"primary_button_label,omitempty"`
+
+	// SampleInputs Up to 8 sample inputs a viewer can try.
+	SampleInputs *[]AnonymousCtaSampleInput `json:"sample_inputs,omitempty"`
+
+	// ScrollTriggerPercent How far (percent of the page, 5-75) a signed-out viewer scrolls before the call to action opens.
+	ScrollTriggerPercent *int `json:"scroll_trigger_percent,omitempty"`
+
+	// SecondaryButtonLabel Label of the second button (sign in, dismiss), up to 80 characters.
+	SecondaryButtonLabel *string `json:"secondary_button_label,omitempty"`
+
+	// Title Headline, up to 120 characters.
+	Title *string `json:"title,omitempty"`
+}
+
+// AnonymousCtaSampleInput One sample input a signed-out viewer can try in the linked app.
+type AnonymousCtaSampleInput struct {
+	// Label What the sample is called on its button, 1-80 characters.
+	Label string `json:"label"`
+
+	// Value The input the sample fills in, 1-200 characters.
+	Value string `json:"value"`
+}
 
 // ApiKey API key metadata. The secret is never part of it.
 type ApiKey struct {
@@ -3669,6 +3689,17 @@ type ExpertVersionPage struct {
 	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
 
+// ExpertVersionRestored The outcome of a restore.
+type ExpertVersionRestored struct {
+	ExpertId openapi_types.UUID `json:"expert_id"`
+
+	// NewVersionNum The version recorded by the restore; the configuration before it stays available as an earlier version.
+	NewVersionNum int `json:"new_version_num"`
+
+	// RestoredFrom The version whose configuration is now current.
+	RestoredFrom int `json:"restored_from"`
+}
+
 // ExpertVersionSummary One saved version of an expert's configuration.
 type ExpertVersionSummary struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -3745,8 +3776,8 @@ type GenerateExpertWorkflowRequest struct {
 	Sop map[string]interface{} `json:"sop"`
 }
 
-// GenerateExpertWorkflowResponse The authored workflow and its validation.
-type GenerateExpertWorkflowResponse struct {
+// GeneratedExpertWorkflow The authored workflow and its validation.
+type GeneratedExpertWorkflow struct {
 	// Errors Validation errors (empty when `valid`); `field` points into the workflow.
 	Errors []FieldError `json:"errors"`
 
@@ -4130,6 +4161,9 @@ type RequiredToolCallsOutcome struct {
 //
 // Example: {"anonymous_cta_enabled":false,"anonymous_cta_variant":null,"attachment_ids":[],"completed_at":"2025-03-14T09:19:46Z","created_at":"2025-03-14T09:12:03Z","credits_charged":5,"effort":"high","expert_id":null,"is_public":false,"job_id":"7c9e6679-7425-40de-944b-e07fc1f90ae7","locked":false,"question":"Which EU member states subsidise heat pumps in existing homes in 2025, and what is the maximum grant per household?","report":{"markdown":"# Heat-pump subsidies for existing homes in the EU (2025)\n\n## Summary\n\nAt least 14 member states run national grant schemes for replacing fossil heating with a heat pump in existing homes. The largest per-household grants are in Germany (up to EUR 21,000 under the BEG EM programme) and Italy (tax credit of 65% up to EUR 30,000 of spend).\n\n| Country | Programme | Maximum grant |\n|---|---|---|\n| DE | BEG Einzelmassnahmen | EUR 21,000 |\n| FR | MaPrimeRenov' | EUR 11,000 |\n| AT | Raus aus Oel und Gas | EUR 7,500 |\n\n## Sources\n\n1. BAFA, *Bundesfoerderung fuer effiziente Gebaeude*, 2025.\n","revision_sha":"c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4"},"request":{"attachment_ids":[],"effort":"build","expert_id":null,"is_public":false,"json_schema":{"properties":{"countries":{"items":{"properties":{"country":{"description":"ISO 3166-1 alpha-2 code","type":"string"},"max_grant_eur":{"type":"integer"},"programme":{"type":"string"}},"required":["country","max_grant_eur"],"type":"object"},"type":"array"}},"required":["countries"],"type":"object"},"question":"Which EU member states subsidise heat pumps in existing homes in 2025, and what is the maximum grant per household?","webhook_url":"https://hooks.example.com/research"},"requested_effort":"build","revisions":[{"checkpoint_type":"progress","commit_sha":"4a1f0c9e2b7d36a8e5f1c0b9d8e7a6f5c4b3a291","created_at":"2025-03-14T09:14:31Z","message":"Outline and first sources","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"},{"checkpoint_type":"progress","commit_sha":"9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d","created_at":"2025-03-14T09:17:02Z","message":"Country table drafted","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"},{"checkpoint_type":"final","commit_sha":"c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4","created_at":"2025-03-14T09:19:45Z","message":"Final report","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30"}],"runs":[{"credits_charged":5,"effort":"high","finished_at":"2025-03-14T09:19:46Z","kind":"initial","run_id":"0b5c9f7e-3d2a-4f61-9a8e-2c4d6b1e8f30","started_at":"2025-03-14T09:12:05Z","status":"completed"}],"slug":"eu-heat-pump-subsidies-2025-7c9e66","started_at":"2025-03-14T09:12:05Z","status":"completed","structured_output":{"countries":[{"country":"DE","max_grant_eur":21000,"programme":"BEG Einzelmassnahmen"},{"country":"FR","max_grant_eur":11000,"programme":"MaPrimeRenov'"},{"country":"AT","max_grant_eur":7500,"programme":"Raus aus Oel und Gas"}]},"updated_at":"2025-03-14T09:19:47Z","webhook_url":"https://hooks.example.com/research"}
 type ResearchJobDetail struct {
+	// AnonymousCta The call-to-action settings signed-out viewers of the job's linked apps see (`PATCH` sets them); null when none are set (the app's defaults).
+	AnonymousCta nullable.Nullable[AnonymousCta] `json:"anonymous_cta,omitempty"`
+
 	// AnonymousCtaEnabled Whether signed-out viewers of the job's linked apps see the call to action. Default false.
 	AnonymousCtaEnabled bool `json:"anonymous_cta_enabled"`
 
@@ -4305,17 +4339,6 @@ type ResearchRequestEcho struct {
 
 	// WebhookUrl Receives one signed POST when the job reaches `completed` or `failed`, and again after each continuation: `X-Signature-SHA256` (keyed with the API key) and, once the account has a webhook secret, the Standard Webhooks `webhook-signature` (see `POST /api/v2/webhook-secret`). Attempts are listed by `GET /api/v2/research/{job_id_or_slug}/webhooks`. HTTPS is required in production, where private, loopback and link-local targets are refused (422); HTTP is accepted only in development.
 	WebhookUrl nullable.Nullable[string] `json:"webhook_url"`
-}
-
-// RestoreExpertVersionResponse The outcome of a restore.
-type RestoreExpertVersionResponse struct {
-	ExpertId openapi_types.UUID `json:"expert_id"`
-
-	// NewVersionNum The version recorded by the restore; the configuration before it stays available as an earlier version.
-	NewVersionNum int `json:"new_version_num"`
-
-	// RestoredFrom The version whose configuration is now current.
-	RestoredFrom int `json:"restored_from"`
 }
 
 // RetryFailedResponse Outcome of retrying a batch's failed rows.
@@ -4658,6 +4681,9 @@ type UpdateLoopRequest struct {
 
 // UpdateResearchJobRequest Body of `PATCH /api/v2/research/{job_id_or_slug}`: send only the fields to change (at least one). Unknown fields are refused.
 type UpdateResearchJobRequest struct {
+	// AnonymousCta Replace the call-to-action settings (text limits: title 120, eyebrow 80, banner message 240, description 400, button labels 80; scroll trigger 5-75 percent; up to 8 sample inputs, label 1-80 and value 1-200 characters); null restores the defaults. Stored for every job; takes effect only when the job has linked apps.
+	AnonymousCta nullable.Nullable[AnonymousCta] `json:"anonymous_cta,omitempty"`
+
 	// AnonymousCtaEnabled Show a call to action to signed-out viewers of the job's linked apps. Stored for every job; takes effect only when the job has linked apps.
 	AnonymousCtaEnabled *bool `json:"anonymous_cta_enabled,omitempty"`
 
@@ -4788,46 +4814,6 @@ type WebhookDeliveryPage struct {
 	// NextCursor Pass as `cursor` to read older attempts; null on the last page. Opaque.
 	NextCursor nullable.Nullable[string] `json:"next_cursor"`
 }
-
-// WebhookPayload The body of the completion webhook (spec 6.1): flat JSON signed with `X-Signature-SHA256`. `citations` and `structured_output_basis` are additions beyond the specification, present on `research.completed` (the basis only with structured output).
-type WebhookPayload struct {
-	// Citations Citation verification of the last completed run. Every quoted citation is matched against the stored copy of its source (under `sources/` in the workspace): words and numbers in order, case, punctuation and whitespace (line wraps) ignored, numbers identical. A quote that fails is removed from the report and replaced by a visible `⚠ Unverified quote removed` line; the timeline says which.
-	//
-	// Example: {"total":12,"verified":11}
-	Citations *CitationCounts     `json:"citations,omitempty"`
-	Event     WebhookPayloadEvent `json:"event"`
-	JobId     openapi_types.UUID  `json:"job_id"`
-
-	// Report The report at its last revision; null when a job failed before writing one.
-	Report nullable.Nullable[struct {
-		Markdown    string `json:"markdown"`
-		RevisionSha string `json:"revision_sha"`
-	}] `json:"report"`
-
-	// Status Lifecycle status of a research job.
-	//
-	// - `queued`: accepted, waiting for a worker (also right after `continue`).
-	// - `in_progress`: a run is executing.
-	// - `paused`: execution is suspended (for example the account ran out of credits mid-job); not terminal.
-	// - `completed` (terminal): the run finished and `report` is available. A completed job may be continued.
-	// - `failed` (terminal): the run failed; `error` says why. Credits for the failed run are refunded.
-	// - `blocked` (terminal): stopped by content moderation; such jobs are also `locked`.
-	// - `cancelled` (terminal): cancelled by the owner or an administrator.
-	//
-	// Clients treat `completed`, `failed`, `blocked` and `cancelled` as terminal (the legacy v1 surface spells `completed` as `complete`).
-	Status JobStatus `json:"status"`
-
-	// StructuredOutput Present when the job has structured output.
-	StructuredOutput *map[string]interface{} `json:"structured_output,omitempty"`
-
-	// StructuredOutputBasis Per top-level field of `structured_output` (and of the schema): its citations and a confidence. A field the sources do not support is `null` with confidence `low` when the schema allows null, left out when it is optional; a required field that cannot be supported fails the job with `structured_output_invalid`, and the error names the field.
-	//
-	// Example: {"max_grant_eur":{"citations":[{"quote":"Der Zuschuss beträgt maximal 21.000 Euro","source":"https://www.bafa.de/beg-em"}],"confidence":"high"},"programme":{"citations":[],"confidence":"low"}}
-	StructuredOutputBasis *StructuredOutputBasis `json:"structured_output_basis,omitempty"`
-}
-
-// WebhookPayloadEvent defines model for WebhookPayload.Event.
-type WebhookPayloadEvent string
 
 // WebhookRedelivery The webhook whose new round of attempts was queued.
 type WebhookRedelivery struct {
@@ -5009,6 +4995,9 @@ type RateLimited = Problem
 
 // Unauthenticated RFC 9457 problem details.
 type Unauthenticated = Problem
+
+// UnsupportedMediaType RFC 9457 problem details.
+type UnsupportedMediaType = Problem
 
 // ValidationError RFC 9457 problem details.
 type ValidationError = Problem
@@ -5414,9 +5403,6 @@ type RotateWebhookSecretJSONRequestBody = RotateWebhookSecretRequest
 
 // CreateV1ResearchJSONRequestBody defines body for CreateV1Research for application/json ContentType.
 type CreateV1ResearchJSONRequestBody = V1ResearchRequest
-
-// ResearchWebhookJSONRequestBody defines body for ResearchWebhook for application/json ContentType.
-type ResearchWebhookJSONRequestBody = WebhookPayload
 
 // AsA2AJsonRpcResponseId0 returns the union data inside the A2AJsonRpcResponse_Id as a A2AJsonRpcResponseId0
 func (t A2AJsonRpcResponse_Id) AsA2AJsonRpcResponseId0() (A2AJsonRpcResponseId0, error) {
@@ -7860,32 +7846,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 }
 
-// CallbackReceiverInterface represents handlers for receiving inbound
-// callback requests. Each callback becomes a Handle*Callback
-// method that the implementation fills in. The caller mounts the per-
-// callback echo.HandlerFunc returned by {Op}CallbackHandler at
-// whatever URL path they advertise to senders.
-type CallbackReceiverInterface interface {
-	// Completion webhook
-	// HandleResearchWebhookCallback handles the POST callback for researchFinished.
-	HandleResearchWebhookCallback(ctx echo.Context) error
-}
-
-// ResearchWebhookCallbackHandler returns the echo.HandlerFunc for the researchFinished callback.
-// Mount this at the URL path advertised to callback senders. Errors
-// during parameter binding are returned via echo.NewHTTPError so echo's
-// error-handling chain reports them as 400. Middlewares are applied in
-// the order provided -- the last argument becomes the outermost wrapper.
-func ResearchWebhookCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
-	h := echo.HandlerFunc(func(ctx echo.Context) error {
-		return si.HandleResearchWebhookCallback(ctx)
-	})
-	for _, mw := range middlewares {
-		h = mw(h)
-	}
-	return h
-}
-
 type ConflictApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse Problem
@@ -7917,6 +7877,8 @@ type UnauthenticatedApplicationProblemPlusJSONResponse struct {
 
 	Headers UnauthenticatedResponseHeaders
 }
+
+type UnsupportedMediaTypeApplicationProblemPlusJSONResponse Problem
 
 type ValidationErrorApplicationProblemPlusJSONResponse Problem
 
@@ -8305,6 +8267,22 @@ func (response CreateAttachment413ApplicationProblemPlusJSONResponse) VisitCreat
 	return err
 }
 
+type CreateAttachment415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateAttachment415ApplicationProblemPlusJSONResponse) VisitCreateAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateAttachment422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -8425,6 +8403,22 @@ func (response ImportAttachment413ApplicationProblemPlusJSONResponse) VisitImpor
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportAttachment415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportAttachment415ApplicationProblemPlusJSONResponse) VisitImportAttachmentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8553,6 +8547,22 @@ func (response BeginAttachmentUpload413ApplicationProblemPlusJSONResponse) Visit
 	return err
 }
 
+type BeginAttachmentUpload415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response BeginAttachmentUpload415ApplicationProblemPlusJSONResponse) VisitBeginAttachmentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BeginAttachmentUpload422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -8606,6 +8616,7 @@ func (response BeginAttachmentUpload500ApplicationProblemPlusJSONResponse) Visit
 
 type UploadAttachmentBytesRequestObject struct {
 	AttachmentId openapi_types.UUID `json:"attachment_id"`
+	ContentType  string
 	Body         io.Reader
 }
 
@@ -9197,6 +9208,22 @@ func (response CreateBatch413ApplicationProblemPlusJSONResponse) VisitCreateBatc
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBatch415ApplicationProblemPlusJSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10455,6 +10482,22 @@ func (response CreateCampaign413ApplicationProblemPlusJSONResponse) VisitCreateC
 	return err
 }
 
+type CreateCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateCampaign415ApplicationProblemPlusJSONResponse) VisitCreateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCampaign422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -10843,6 +10886,22 @@ func (response UpdateCampaign413ApplicationProblemPlusJSONResponse) VisitUpdateC
 	return err
 }
 
+type UpdateCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateCampaign415ApplicationProblemPlusJSONResponse) VisitUpdateCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateCampaign422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -11012,6 +11071,22 @@ func (response ApproveCampaign413ApplicationProblemPlusJSONResponse) VisitApprov
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveCampaign415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveCampaign415ApplicationProblemPlusJSONResponse) VisitApproveCampaignResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11921,6 +11996,22 @@ func (response CreateExpert413ApplicationProblemPlusJSONResponse) VisitCreateExp
 	return err
 }
 
+type CreateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateExpert415ApplicationProblemPlusJSONResponse) VisitCreateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -12077,6 +12168,22 @@ func (response ApplyExpertManifest413ApplicationProblemPlusJSONResponse) VisitAp
 	return err
 }
 
+type ApplyExpertManifest415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApplyExpertManifest415ApplicationProblemPlusJSONResponse) VisitApplyExpertManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApplyExpertManifest422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -12214,6 +12321,22 @@ func (response BuildExpert413ApplicationProblemPlusJSONResponse) VisitBuildExper
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response BuildExpert415ApplicationProblemPlusJSONResponse) VisitBuildExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12574,6 +12697,22 @@ func (response ExtractExpert413ApplicationProblemPlusJSONResponse) VisitExtractE
 	return err
 }
 
+type ExtractExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ExtractExpert415ApplicationProblemPlusJSONResponse) VisitExtractExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ExtractExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -12633,7 +12772,7 @@ type GenerateExpertWorkflowResponseObject interface {
 	VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error
 }
 
-type GenerateExpertWorkflow200JSONResponse GenerateExpertWorkflowResponse
+type GenerateExpertWorkflow200JSONResponse GeneratedExpertWorkflow
 
 func (response GenerateExpertWorkflow200JSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
 
@@ -12710,6 +12849,22 @@ func (response GenerateExpertWorkflow413ApplicationProblemPlusJSONResponse) Visi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateExpertWorkflow415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response GenerateExpertWorkflow415ApplicationProblemPlusJSONResponse) VisitGenerateExpertWorkflowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13084,6 +13239,22 @@ func (response CreateSkill413ApplicationProblemPlusJSONResponse) VisitCreateSkil
 	return err
 }
 
+type CreateSkill415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSkill415ApplicationProblemPlusJSONResponse) VisitCreateSkillResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSkill422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -13344,6 +13515,22 @@ func (response ValidateExpert413ApplicationProblemPlusJSONResponse) VisitValidat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateExpert415ApplicationProblemPlusJSONResponse) VisitValidateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13747,6 +13934,22 @@ func (response UpdateExpert413ApplicationProblemPlusJSONResponse) VisitUpdateExp
 	return err
 }
 
+type UpdateExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateExpert415ApplicationProblemPlusJSONResponse) VisitUpdateExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -14028,6 +14231,22 @@ func (response UploadExpertContextFile413ApplicationProblemPlusJSONResponse) Vis
 	return err
 }
 
+type UploadExpertContextFile415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UploadExpertContextFile415ApplicationProblemPlusJSONResponse) VisitUploadExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UploadExpertContextFile422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -14181,6 +14400,22 @@ func (response ImportExpertContextFile413ApplicationProblemPlusJSONResponse) Vis
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportExpertContextFile415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ImportExpertContextFile415ApplicationProblemPlusJSONResponse) VisitImportExpertContextFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14607,6 +14842,22 @@ func (response PreviewExpertPlan413ApplicationProblemPlusJSONResponse) VisitPrev
 	return err
 }
 
+type PreviewExpertPlan415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PreviewExpertPlan415ApplicationProblemPlusJSONResponse) VisitPreviewExpertPlanResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type PreviewExpertPlan422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -15021,6 +15272,22 @@ func (response ShareExpert413ApplicationProblemPlusJSONResponse) VisitShareExper
 	return err
 }
 
+type ShareExpert415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ShareExpert415ApplicationProblemPlusJSONResponse) VisitShareExpertResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ShareExpert422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -15331,7 +15598,7 @@ type RestoreExpertVersionResponseObject interface {
 	VisitRestoreExpertVersionResponse(w http.ResponseWriter) error
 }
 
-type RestoreExpertVersion200JSONResponse RestoreExpertVersionResponse
+type RestoreExpertVersion200JSONResponse ExpertVersionRestored
 
 func (response RestoreExpertVersion200JSONResponse) VisitRestoreExpertVersionResponse(w http.ResponseWriter) error {
 
@@ -15569,6 +15836,22 @@ func (response SetExpertVisibility413ApplicationProblemPlusJSONResponse) VisitSe
 	return err
 }
 
+type SetExpertVisibility415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response SetExpertVisibility415ApplicationProblemPlusJSONResponse) VisitSetExpertVisibilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SetExpertVisibility422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -15797,6 +16080,22 @@ func (response CreateApiKey413ApplicationProblemPlusJSONResponse) VisitCreateApi
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateApiKey415ApplicationProblemPlusJSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16164,6 +16463,22 @@ func (response CreateLoop413ApplicationProblemPlusJSONResponse) VisitCreateLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateLoop415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateLoop415ApplicationProblemPlusJSONResponse) VisitCreateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16547,6 +16862,22 @@ func (response UpdateLoop413ApplicationProblemPlusJSONResponse) VisitUpdateLoopR
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateLoop415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateLoop415ApplicationProblemPlusJSONResponse) VisitUpdateLoopResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17586,6 +17917,22 @@ func (response CreateResearchJob413ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type CreateResearchJob415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateResearchJob415ApplicationProblemPlusJSONResponse) VisitCreateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateResearchJob422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -17864,6 +18211,22 @@ func (response UpdateResearchJob413ApplicationProblemPlusJSONResponse) VisitUpda
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateResearchJob415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response UpdateResearchJob415ApplicationProblemPlusJSONResponse) VisitUpdateResearchJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19241,6 +19604,22 @@ func (response CreateRun413ApplicationProblemPlusJSONResponse) VisitCreateRunRes
 	return err
 }
 
+type CreateRun415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateRun415ApplicationProblemPlusJSONResponse) VisitCreateRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateRun422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -19474,6 +19853,22 @@ func (response RotateWebhookSecret403ApplicationProblemPlusJSONResponse) VisitRo
 	return err
 }
 
+type RotateWebhookSecret415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret415ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RotateWebhookSecret422ApplicationProblemPlusJSONResponse struct {
 	ValidationErrorApplicationProblemPlusJSONResponse
 }
@@ -19624,6 +20019,22 @@ func (response CreateV1Research413ApplicationProblemPlusJSONResponse) VisitCreat
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateV1Research415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateV1Research415ApplicationProblemPlusJSONResponse) VisitCreateV1ResearchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20312,6 +20723,7 @@ func (sh *strictHandler) UploadAttachmentBytes(ctx echo.Context, attachmentId op
 	var request UploadAttachmentBytesRequestObject
 
 	request.AttachmentId = attachmentId
+	request.ContentType = ctx.Request().Header.Get("Content-Type")
 
 	request.Body = ctx.Request().Body
 
@@ -23005,1425 +23417,1440 @@ func (sh *strictHandler) GetV1Research(ctx echo.Context, jobId ResearchV1JobId) 
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3rkts4ligKvwpC395hqYaSM9N2XZTR8YXLl2l3u8remXbX7GnXFiESklBJASwCTFnlcsR5jvPr/DoP",
-	"tp/kBNYCQJACdUm7es/0eCKmyymSuCwsrPvlwyCT61IKJrQaTD8MVozmrIJ/XjFdbR8vNKvMXzlTWcVL",
-	"zaUYTAfXLJMiV0RLsqFckzlbyIqRynzCxXIySAYqW7E1NZ+uueDrej2YniUDvS3ZYDrgQrMlqwYfPyaD",
-	"n3766XGtV0xonlHNdid7s2KENm9wKQgMzgh7X7JMs9zMx97TdVmYwb9ntGIVqRgt1n96N6iYYrTKVvm7",
-	"QWtZdilKV1wsBx/NUkpa0TXTFgBP6LqkfCmesoLfsorOC/ZXtt1d32OSN2+QG7YlckH0ipHMDnBPkbKg",
-	"wqySmw9KqleDZCDo2iwg+Hh2w7aDZFCxX2tesXww1VXNwjWXVGtWmTH+19/p+Lefzf+cjb+bjX/+cJZ8",
-	"/eDjfxskO/tK/EZe5HHgBuvkORnSYkO3ilDy9u2LpwlRkqT3acnv317cd2+q+wVfc61SwhUR7BbBnRNq",
-	"PnMvjXo27J7PeL53swtZrakeTAd1DW/2b+xa02Xf2Sjz7PRTgc/+qPOoKyWr+Fmkgr3XswzeSN2Sy4rd",
-	"clkrUtIluyRyzTVZyAqeLXilNDyYkFcl/bVmfke/1qzaBnDHaVtXk75/ycRSrwbTR+cXibmq7u/z2Mqf",
-	"vS9ZpdX3NS/yv8h5H0Klv8j5jOepIQh1JVhO5luSvn51/YY4TGI40v25GSrtOQQc5hORxK75CdW0kMuX",
-	"Bm93V/1nuSFrKraECV1xBpQNF0+oJmupdB9U4SK0gJqzBa0LPZg+OksMhJH4XZydJQ0pPI+SQrdUKTR7",
-	"r5/zgv0Ik0QvLb5EFrxg9xQxqzHXr+BKW3j/67NdcH/Af8x4/vG+HWFsRlApGb69ejlmIpM5I1yPJsTM",
-	"rYilBhmtqi2hgrD3mgnFpQDKYDCw4JpVtCApX5ey0ikxh2ipQiaLgudMkQ3XK0JhtW1qXXF1M67qecWz",
-	"yTqP4wH8Zx8W3BGP8T99WIygmhKuFZBCIiuiinoJV4+SrFZaru1bCbHXsWJLrnS1NZRULgglBsH1mAv7",
-	"4oSYoTeyyhVJcYg0ISkty2Jr/oH3ISEpe68rmmnzzyUTrKKajTeyulkUcmN+vKUFz6lm5t/rrBxrKQuV",
-	"EipykqobXsAfwJMVq25ZPjXL2yKehKdmIK0aCu8Q5V19dvYgM+uEfzEc2QyIB8uVqhkQfAMShWwihnF2",
-	"jw6PDH6qNuxUGyFumchlNQa8oIIWW6XjWOFR+VjUcFfwGNT4H3DLd/DiCVVszIUyV0DzW0ZUPcePyZrq",
-	"bGVAsqRcKA2QTkjweUJyuaZcACQ1Xao+kuL+/ORNXBs8iJOQxwSQBPFhUcl1/PQsJrVPSLHMEA0ulqqH",
-	"eZqvZqfc2q8fHr2pv7HKkJ8fDRnd3dUtPiWiXs9ZtWdnISW0H6n00n9/biQbjXR2wZd1hYIn1SSrGPy7",
-	"BZOLKBzsYDNRr/cDYj9beJGzdSk1E9k2KuT8QG8YCF5mZYwoumCWf1VbuPZEmVM2MhDAw/9Cs0zWQgNx",
-	"5oJcPCQrWVfKcj7cv6z4kgtaGEIi6ypjSMpbj5SmulYEWIdBbqVppRUR0gy7vGwvwXKCnC8WrGJCk7nM",
-	"twbaD8++Iylv9mqkr1nFasXyDgI+WHyXXdBv2FhWOavGDy8cGqL60hxAALnxX1n/nXr06DD69UgOr414",
-	"qfhv7A4CwkUoIJwfISBcWV3GiAavDartamYFVauxYkaVMYIA8GIrRhrmS7hQPEcWYNiJKmnGEsLe00wX",
-	"W0PPU/NJSrhovjFEOwG2Z8+ApBUzvH6yzlPD+VKQIe5nK3Pu9389n5RimU7IV1+90GRNtyCsGMqnzOqY",
-	"mhLFDA1csbXjQ8X2q6/IsHVTneJ2/8Mvcv7xPk4Rm2hkMczwuYpouA2GSW0B/Qg1OixJ7aep2SMI1VSv",
-	"JuQ1qzImtBV8crdCMsQt/feL5zjXf7947mYDLkizjJUGwFrKCXmMcLaonU4mCJVJShRbrpnQCYhO61Jv",
-	"3S8EhIiC0dysEaaFS3Bx4Xm7IR2sqmTVQf8IDOJ02Lw4sz8dRYbPzy6OIMQOC0EDeFVdF/UyLkH9Iuf3",
-	"rOw0dDrByGzciFSpERw6O2P1eMWoHpf1uhwb1spzztT44uzi0fib7Dv29df7FIWZrGZm0M8qD7jNXrFb",
-	"rmBru0wnk2ujktlrhrv2l4sMF3VRkIdnY3NiNDPIqFYUz78W/NcaFLwFfw8CozY4oTT5ZjRFnRqlSnPb",
-	"yH24jspi8JZsmMFETfTK8CVchJE9zGd2MQXVTGmDoWZOeJEDZcYLzpVd7oorLStLhx+SVEg9W8ha5Oml",
-	"QV26nvNlDSooLvVIVP2OfZt/k309f0QfLh6wi/w8O5t/R79dfMO+zh9lD+cP6MXinJ3lPbSzckDvU7rP",
-	"xt/R8eLnD98kD896tG13gNfApJ7zImrReiWKrQGF8nBBptZH1fFpa13/rWKLwXTw/7vfmNTu41N1/y9y",
-	"jvO3lvS38zsq0bfn95cVKz2J7EAdr8o3342/eXjxaPzwLGfj7x4+nI/Z2TeL7Hzx3Rll3/xhGvdH87Eq",
-	"pVAMzWhSLAqeAesElVPAP43GY81598tKzgu2/pdfFN4vvxPzRe7WZVDSDMBFTeeFES1zpikvBtOBNKdH",
-	"zRUoC2ao8i9yTjIqyBwVZS5qll96fDfYy8WsrOSyYgpOEQ9n+vDsu2SguQYw+pX7Ta60LtX0vod7PsnZ",
-	"rVu+uv+LnI+F1ONwlR+PRZHXOApCcBcdzIEwpUEeNYtSjRzmJLN7RrGqQKYy+2ETkhrwpUQZzWuz4tnK",
-	"fz4xC3suqznPcyY+6WwWfpTgRADUj1+/AJGvoNmNcksFwBGVyZK1AP+gAfzzYMTjIN+s4XPAO7RH52Re",
-	"ayCYtCjkxirSnW3JkqGCcE/hzrw9IKNFAeoyDAHvbgSrgPoLQnMj8CldUS0rOJJAYv0sFycuT++cVEdQ",
-	"JhuqiHlxV1p3eGik9r6LE4wGgPKTHneYwZrHN2w7tp9/rpuUdjabwm5pYbjt9ohd4zkJVS8WPONM6CcV",
-	"yzn6T+5+TsF4s8wOGJwSWyyMBLDiyxURjOWKPCL2tUtyQSq2ply0zuMiOI9gcNIMfuRpBB+P3cef6yzm",
-	"tKAiM9dEmPuRSZDgDaGoxSXJViy7aavvv9ZS0/vwIEXbtz0OIxLQ4pmRQT7xIHAkFGfCI6CC1MK5nAg8",
-	"JjIDipsHkH9kpMoG8jiaU07coMeCHr8e42efhbS1NhGuCpWo9N/GV4jr4xdPjeyBnJygZk14bujiAizk",
-	"AVOyymIhlwqO40epnxvh8ZNOwoug4SEISVSdrTzPa6H8wwbwP0pN3MfHAdswbvzi87FsazHJJUP6z96D",
-	"Ji0rMmeFFEvwM1Ah9YpV3hpDRe74RVnPC54BSF/TbSFp/kbKl7Rask+CbIljzbSUswJGCyAckjrC3mdA",
-	"bM7PHn776Juvz8h8q1lLYDoP+LZdo9GJiRv3OODbFY21lGP88nPLTc7KBKMbGkNFaDVAfR6x94pqBtYe",
-	"9mkIXFHNZoUdqAVhcBAIcn5BFHrSQ4heBJzULIU0QxwHTPAVuI8+CxylRO+YBaa6ROOiM61AqMAYYgVS",
-	"tyOjkXSjCcY+nCC2EPv2/SDwANbyVtBQHvukI6k7Y4XknYAu64VWrohTgqbESISy4r/BPFPiQgzUzXgy",
-	"mbRo0HlzeG93Jjvu/LqL/BxHaGQUMyItFNiv1lwpLpYJWdPCaHQsT0jFbuUNywnY+Uqz8c4h/vTTT+Nu",
-	"rMa+k+yGdsC6/uYtBp/OrLvWh146tjISnkBGNwV6LO5pdNkQC9tkAE/VYPr3D4MFZ0Xuxa5BMlgzpejS",
-	"zlkzR6ClYM7SYtUDAs8V+fu7QSE37wbJu8Ga5bxewz+N/Ab/AD/fu8HPg48/h1c/ENoaOJEF5cUJ+NNA",
-	"5TMKDiEtBfUZZpk2+EP+cv3qx4RQC09yy2VB0e8FktONkBtBALDmrTnNCdhUiI+6QZOYeYChChOS4pH8",
-	"/ecUHFWKMJqt4A0YZwLWFLt4s7fHF4//oqS4KjOPW11bnVnl+Or1E3IxOXNC3PwXloGDv6yMJqc5Uw2S",
-	"dYcYP7j45uzMrFoxHCAh4wcXX5+dOaA4ONnfz8ma6ZXMAWFAwrAPLvwHAAIFP5+dnRNN1U3n7bOzi+bn",
-	"zMjMBZ0XzD57QMparcwzvrC3B/FT1WUpK83cIA9JLfxvjdpqn5od7GoKdrUPiBNHcdeTwa6LIhnkVNMI",
-	"2MUWAI+Xw6pXec7NY1oQLtCoBLQV3Axw7KSiXKHdC6NgpJaZLEjB5xWttoBXtKoohvZsS5YTvP2KDKkg",
-	"KeDAC7GQqbfMV4wqKVKUIaki6ZvH13+d/fjqzez5q7c/Pk0TkL7MEmKQANO1P2NryWiCxozGCPM3ppmr",
-	"Z9dviL2Y1hozAhnD05MdB87K6HnBb46+dIEemDgbY93fEWmb8X/27yOWm7mbW2JFfSC8/jheB5dgQQvF",
-	"kv2XyFEFu87HF4/9USXk9nxyZsB2ezZ5QIaKsba9pLVRF9KE10WNdm8kj9hKrxxRcqpJRYaUIHQMobGe",
-	"YFkRURfFKCEsW0mWO53FaTiXhM6VOWtuOIXasMrZAVLzXQqnZjhRVWYRBMfohvRicoa2WFGvzWlcTM6C",
-	"I3BHZo7HbDFu+MVnUwRdes1E/gMeZprgn9e6YnTNxTL4/V+ZfkPVjfnnS67g38r88QRIhXt0Xc/NbHP2",
-	"RsJP5p6ghwHoh/kD4ntylo8zWuX+KBJ/hqnFrPuKCQhU8X/Dqswvhk6p+0ummz+QYjV/V0y5pTSL4JUa",
-	"TYihFagQIbHAw1Dkz2/evCYXZ2d4KB4DkYRbQjuknQcJWu6I4awuXqnFwDMplK4oF47OcGUZ2KhtUw+3",
-	"PUjaTrNDbiQbWar67xka2TtufeQaDX25JHvvT0Ab3F3v0AaHvh7/DlEHvBoH2ai7Q1PvR7ZyUWrOudDo",
-	"DUX/kAF8aYiniHBc5rj2PiGly+Q/JpYuULF9tQDxzdxYsL5bwHbPw0f/InEAISxiKOS5D8G0RO7SUgOy",
-	"WTFBuMGfukDOPmforxseLyCALxSMj3OEx+ckMQj601DulTCcMWNKTQNKfM9oQmYwMtylSWRT0RKtQSCf",
-	"GKb6wfzrY3rZkCWMSwuIkb3W/rvLkG7ZEVRCtNS0uOa/sQRCXPFfgr3Xr+mSvZE3THxMR6cgPu9B+iUT",
-	"+gmtekiy4Wl0CZIArfLE8Y5aBPwZQGO2CWQSBRplaA4lWQFShFwQxpGy2SgjgzCKcG2JPQbHGUGDibyU",
-	"XGhwR6ZeYgNz4oJmEK85l3rlRlJEiibM5u3VyxGakcwKWFZXXG9xJPvHFQJnbS5WeolLxsWkdQV02rFw",
-	"G26FP7EFqyqWv6moUBjrifGGdtR0Qp4ZAd1PaeP0M1pBUC2sWJWsgNgxMkSGYg4jvZ/iu6kVGVKj4xjl",
-	"8dqOdY2PI0JBg94NeHaP0cw1JYu6ggNo4DsUUhjCdcvAJmMHIGpFK2ahgYHsmh0m4Dt4ZX8AKdX8ndGS",
-	"znnB3dr30jmHk0/Cj0Axg/ihF6Ks9Q8yj+32sQtP4eYlYjRQCiKyau1lh2h012unelXr/rleVzKvM6NO",
-	"wFufMlkwbHeWn1YU/Wd4D40KHxGGnSN7Bx7wkXkW/WgXs/sQCOiVewlYnMEQMkwNQ7x6/aRFjcIJWrcp",
-	"TmW8guPIgx9+4aQvpCRqStKzyYM0OpW7fH078JezCmhA4q4qxgdL9GKqz4f4McITWeH55KxnhWSYfsA1",
-	"qin5QEv+V7adkr///PHj57yfqkVtThTYrttkT5EbtkWx0kB1SlJcNSiZKM7O0Y5oYW9O2VofFfAYoJfA",
-	"W0B7QkqZkIZUpjjAc2A2KdJ8IJ/DXvrZ0N8I20wwdBd1LQfQo2gUhBpHIbrLu/rOHbRcR5gTkCFLVu1e",
-	"i2F6Pjmz3r/EfCXwOhgtpc0FW4hx1D78KmN7qasifnMbpcMuf+fGkmETdWujE3v4umHeZt1NnE3FY/f8",
-	"to+U/K2hHqjOsOqWZ+yw6cAGbIejNdPET7LD0WK8KcpEPKIhUHcJ5F4h7UmHi3aE2NKalUJLBFkwqusK",
-	"/JZGwwd+YHekpkQ5lZoMzc0eXcYMapABIbyGDLIgpkRIwwoWYDIYWjPCmlGhCNhPIjKLG2OP3PnTiqFb",
-	"sDsjV93JpkTIkO/MpSwYhVgYn64TZ9wIm+YlFIc+I0E1YPwxhGL/RmMQr1hjwjxit/4Y+2eBa+hP29o3",
-	"uhMBDsSm+LgPLRvaEQkvZGRDtxiWb0RkL8lMCTVXPiG0wdU5FxAVDAi3Q/92scm98T1+tzu9l07uJpwg",
-	"vTU6fK/UoZmgIiI1vRW1Qj/SzifHU9MpSa+eXT97fPXkz7PXb79/+eLJ7O3Vy5T8S5O3RC9oephqdghe",
-	"m/Q46J1IjJDzxaKCHZXaBnIrzW/NuSmUrdrHeJz8i3k7vfKvtVhF7tkzG7tfVnJd6hNl85jlFXYe2F2j",
-	"6+F30lISNLBAlDNGYTWpK4YI3jtx+XGt4ClXZUG3/XqBvKPe87mXr+kysoC/si0kEp4yVucGQARvlO/D",
-	"lL2IDxnXJ7sNMBcb0iLLggqyWUmFaSjgPamC+FC4LUbol2VK/kRS+DsdTcjb0JHoPloAkXkn3gk3CTp8",
-	"XM5FmrOSiVzNpAADJMUUJci8MK9PwTckpU7t5zaDCQ7NpjGRoRFIc64gSG1rlz0yhDstWTUzt0BvkUzS",
-	"5bJiS6pZ2pnIGlnQophBFqhhOwVnuc8tY2SY2ocp2N1TMBZCgpoRHt2H6Yd3A/fk3WBKJpOJ0YVICwSt",
-	"ndtdAW6iCIpvck3sa0aAXlEVRFIbHuQXzasm8cUuY9KeYl3b1EfCaFVwo9yYKZSzkoEEDIc/FJJk26xg",
-	"apRYTtc6ArMMIVujXzZO5dbJ41b78xE69qKlizUoCmsv3qcaAKoD0kfMxFd1ky2wZDbtA5A5FDRtyr5h",
-	"/rVw+UdBHQKDz/BiQviCULFNCCsUmvqt8OxvBpLZHgN3c0tpWVaSZquYv8xdMfsKelwDnPZnBecwbOV9",
-	"YS6ytYntd4IcMsIPMikwXj3btvPmu1D+yQLVazR4lWohQErSRIqMTcjfMPJC1hpS3M7HF2eAJVlB1yWk",
-	"amECTEWF2ZerWwEoNLr0kH60B8Chp9vjZWvxf9/Bkb+yrWqBVFnC171Krc2ZK3dpyRcmnLcpSYvo36EO",
-	"BZzeCxzgwXmHTSQDTEyyzw0IjGiBwTBH35xn+P7urcEHYA/vQ7tLpFLm3kCWnROg7il3TvaOpBhdk162",
-	"j7lJbtV875UJJCcg4BAlb8N/PkRjYMxZIftBdAoiU/Ah1FHB0S792fqQAJ8Ia1DzhpWIvWQIq0W/dJrX",
-	"GAXF1CyvZFmy3BD2n0KIuHHNKF4EA2NTKRXHZGUg3SWDLIZKbpSfsnN5Lx59ffLlXVAha91C/YEh34Pu",
-	"YYfMcQpGHXvcJdw+s4tJyDFb7ygGJSiKgNsAj5hCdL5jxQHPNvcj5Nqhp6xZyCAZ+AkHCa7756jwqnRV",
-	"Z3skcjh2u1iQyYm1cOakFgVTquHeiFVOQGBCT0DsVakTAZAvUKX4UqzNc6gVsZJKG1oN7LkRHAyac02G",
-	"7L0hIpbZd6bqEulvz+5ApW9iKecv2nHgjcBhPWOGw19aN76leQYbg1pHRo4xcjFsw4h1kAjZGQKY9x1p",
-	"m8+i2NVbYLXzOl8yCF23L07Ij9LjHUpK2ildmF/RiHH24zBt4dL7hA0RL42y14CmpLWyMAh5v03lMDsU",
-	"Gk2bOPKMvV/RWmnmDjHICz/MmmQZp11W/nbBA5dOrHa1DiCNDl33YF8KLw9KTT/3KkmzJsLweIs5xIRd",
-	"Y7ygXJDNiurw9ts6BFNcWJg/xiwFVpee1AJwl/yWdXQDqjWFD2wYmblP1k+pZTku2C0riJUQt2TOMrnG",
-	"agqyqNeixZTuKfLk+m8hFk/IK6TH05ABkBvGSnTk4k7Agw4J88fIbu1b3JOramSCNmnVXe60kgWYkVyu",
-	"P6zDDZ5gphNVZFOZHQgbzG1eDsjeZTgsoonAmBqgSIgjn8hKLG3v326L2A+RA4yc5gaIixr47rZ9eKBj",
-	"lxBRaTZlBLCQhwLuFVQ3BMuIYJ9ldxgcMyuoWNbRmL8X16/I1w++G58T9w7W0rC4Z3WKe3abCZHWwl34",
-	"ahoVWyL5YOCpZ2r8w78h5eiur0tOP1wkDz4Ox39/PP53JKzml28/jr6K0lUbnBwJWtwIJ3hhcR8Uuk7N",
-	"tg9tE1h8DWcEmha1RoBLLWJaslH8a6ZpTjVFXqpYVjHdFK0rKYqhPBb9C7p4PqO6lfWcU83Gmq/ZIM4r",
-	"Z2gpO5AlnQwKOmdFXz2+ooC7isV5bFTkDdseJcYWVOmH8YHNI/KQ+DoEXi2xYzfRbjff/ftm0DP4zBAO",
-	"C5YdG7sIsmON3NLKpKU+VnRYlzn+hNXVUAamZM1FrVnb/xVC/ODusTxBfPtYKu/b+P4NXVE3Y4xoeUjW",
-	"smKdCEDz+H88uP23QfSSQ+rEPmQ5uHR0uR/ter2GDOpDBj6LkQ7fPIAcnvhpkxDhOwfd2l//LXwCA9wt",
-	"phiddgqNg4JtzJFcWvUQyTpXnu7tXtae2/Q/ZV1Fb9GJ4ZvN0eyYNOu5Yj72+dXj2mh58ob5THDVGH+4",
-	"WLGKa6x7YyMlj/ZQ++Nu1PZvYd32j2NU+I8Hji6P7VCwTbE1F9Nc1xu2xYJ4jq6a65Kg4cJc4cSFnFXs",
-	"85HUHmEWJyHIe0BCdKU7mnhUpWUF9k0hNx1lwlznhusZdeJhjzJxF6p+PJk+SGM/lRD+JyRWyPr/ASTr",
-	"tZXH2ni6ompmGEAAvcDJ7Dd8XGQJCigxn1RT6TVWVkyBETl1pWAdATNf2Tqw5pBcxAtw29LaBQ+cXtcH",
-	"BNtorydpYBAHXlnJW+bq794xjQQHgbSZii50oxWDk+OWsw3L9zp8dggMfjXL+dIuJxLU3XonbfxyWCnJ",
-	"umASjOWWFUFBpUmEH379kBRyw6qMQlr8+0Cc6NpbOlUNzZ+x4kVfP+wpXRSeUntr0UOxiu5zXvREIEAx",
-	"N8NhBUGteB2NwrfpmDOcYafa4IsfnoGXE4/JhkxY5dpGOg/XdaE5SNfwP5gQmpC6hPzwNJwh9bVSsH6s",
-	"BzUmnaRhRqjMNNNjm2mC9habWLijqD2K2Sx5weKe4NdUr8ZQOBFgZF5CzdfXS4XflwwjsqmtmpVO7oMN",
-	"b2Zry8VWcUi04L+xGWbVxzz2mYbighANaF7qGoMiRQJDrPE7bk2UtI+4H5nWLBrTAafo3fZYkww9K863",
-	"BJW0MipIJksIq5Y7sDIoU3ClnaqeNigJZa+46Pyk0gm5YjSHMuvA7y3SeUv/yrtQ86hK1xquz6ipt5ek",
-	"NNQXiqntrAGCclulrFtFuA5KCG0ZqEd/auaE9BD7Ta9WFAkCKXnFVM8kBpPTkkG0ywyvZDr1EQu2YjCm",
-	"Fw1dFoG9uSDajmx6eGPPDNbLFdhqaJUb4m2zZUC7S6HADpjusdRO+ytwhdRC84LkDHzPd9cCAcX6lMCC",
-	"YXSt3RLUEJ2QOFgSNP5xsSwsCchZVtAK3UxtPGi2o+7j51g49zgxISTesTBamyJ+zChrDNBw1eZCetC+",
-	"AUlTxg4h1pGoAjTaTyPMqhWShROFgB88ozAnvXu5AqBaz5CsQDm3NUdTYDCRYKrDKGAGCwdBC+4QPWa2",
-	"RGiF7r0Rmo/M34bqO6qakuETJKTjp1w5v9vImdNB+cgtM4GSl+7tN4bvYYUJyz9B1Au54oQ8d5xIYVTF",
-	"nLlykYGXpM3HPar5azPngkLdwj3u34uzfYpkjKWoA/jwAjj5HcVCZYuquXqukiyYzlaE2nI4ZKV1OVQj",
-	"8vbqpS03bPAhTObFog/QjUIKBhXu90o8/YLBjy4fws8Bg9UiZxUZQqqWC541pAFq3aNfn4qMdZ22NgnZ",
-	"Oom4wKSTUAZVuikQizYFs0uoLjssba3anEGt2tElho4COshaE0pqBcwRhBZ0LTW4elg22Wcq/l/338H/",
-	"vT87G7979/588e7d+28WP/9LVGHGskezaIDnazxDyE9AXyhUs4C4d3/W4IrLgpIlFtttSH8nyLNlZH74",
-	"7WlW5mCt+3H62lPgHf92h5O6kvu7XS9iLCJBwQ6cKhXLGDdfbpkmQ+tdNPfelkEwYtVo0nBSAxP8GgKY",
-	"kd6YKwHy15pCObsInWg84uHSQWmm+Tbq5WsAgXT+e7bk4sSrfYWA6bmWNswl5xXLtOfOC1LRTSP73k1T",
-	"gbBrUC6atikFuzyoXHTubewKHSWLiN42HkH7DjSs7SMnTQEFKDZjpGeX5+l4TltfsX5IsauomAuW3k8T",
-	"kr57B9fQgLKSRaDNHiYYdycQB5Ue85AUMFVYvhyVstdv3yCFB76IVXy49iZV8tg6FRouck+FiAYaFRTI",
-	"IsN0Td/jUnY97XdSrvZTkeDy7Euv9yQkWLU56JXcADdiViyHKackff32TYockG7w6I14indoBimEPv4I",
-	"RHhHUG1ZP7MLJFf2E3hphk9TRLs087mwJ2lVb1Ystp3jlKUoCzFK4Has5biqvRSfyfWaivzS3POCZsEd",
-	"AN7JF8APezIR9qtLEbXI6T0IS/ycaLnEFBMIFF7Jugpc6uHX862LYYNyFy3M1LwodrQQ9Lq3NKujVUGP",
-	"3n1W9L3X41izQ6igxMsWdLe0YhULGdiK3mIiVUEh1WnL9nGqGIcKUTdq/wIYOR/wXNbCxgrycPeXUBKk",
-	"Xjc2LVsRYVEXFtkm5JpZonvCLUqszxlq5KB3Op4Ws/ttj1hq6aKdHa0fNtO+tYJWuYh/GyMJGkP1hH2A",
-	"jN69x3Mli1ozJ661KQ8epZZkmH5AYd2M8nGP+HP/Q4t82GTek7J4enXaYB8d7IhDObwsLaJgCVGMsn9P",
-	"FVdPuKYuRvAUn6dgpOQsYxgJy3NmeLwL9q3qTNcVy8dhcMsu9f21lpr1dMKZU83XYMyyeReAzliTFNDF",
-	"JUBaasmKnAxvWQWhpPFEdlt1tSe8DORPfMX2zbp6mbiGD0CIqSIZhxy7NBRI/vf/9f8aWcS2JGv+rMoa",
-	"H0KpFDsBN19fP0hHE/JCK/crWhqVVc1SXIW67zuZ+IYMhxNhfWlZBG783HW2egIhu1WE6l3JDQGjpGHR",
-	"rpUAFNUwpITls0puFCS2AHUxnMn+9C8kxXJ/+HdEV22eRudVJH3++MXLZ0/TFtE+ixFtR1X3Dfb62Y9P",
-	"X/z4r8eM1tpdrGuo1oULRR6m12+fPHl2fY1KoF3y6PAsNux/75qv3v7443FrboO/bzy31MPjQcGafWNZ",
-	"bJwb/Dk0XActg7F3gL2zk6SFKJ2j7kCxH8EhMvaZ0nwNkR19Auvrii0Kvlxpwuy7tvmdGeSeIhnEXP5o",
-	"E6nQQw8CYTRGIOdazUpWmcVFWrC5WnyCGUyCsQ0DJynmJxxxSLnciGVFcxfwYOPXo0T6TVWzxjYeJhU0",
-	"CQcrRnDunhzsz5w3AdzW4NIGik9BTpEmw0bYbFaHxQZt1BXLZ597KVTdMKyXOLSKtYWmreYAPdbuqU6u",
-	"hl1V/yVxWJQfljvxUvTGeqdIVd+TtINY6YmXz94bXxB2B6bJDup2F9dCvN4799QWsN3l6HCbppabJMS1",
-	"L0FGwyqVdJvViZwMA2XDhlOZSwPaoLlFTTiwbeJmPiq4uGF5y5sXUftOyDDzmT6V3Ni4hUUbX44KbQQA",
-	"7HXdHaVV4jD99t6o4JMFvH7fjWkLBsc6/GBJd/P1RQmmpWhnyecnnm4+SHE4brauRuXYAhAxJcmCVkY7",
-	"0hiovaht+fAD64Aw49kvSopPzj3A2H25uacCwdvndddKE0U1V4ttgLxCCnZUOP8fRv4PE/6mRWrEzGYe",
-	"BSShqoUiVCVGRMc0Cu9Nj1/Z41JSOzk5LuVT91D+blLnoNVC+RAz2Jv2g9joUnesNgSo2DpV+8LpWTeQ",
-	"45PPsMTw8ccNBOM1fHuFn+6e/GssmEk24KSmJH199coIpEbGtbSDK0wyyi8bq7VesWrDFZscFzAIAqUR",
-	"Cn329zFEa84ysDmzas0FLSwscaVCajLMCgYOcxCiqO0cUDFZMqGg0/QnBHv7JUPC1qEFYwA48D8KxrQS",
-	"e/baNc/ZQlbs7sv5R4hZtIlQ69xGUOiprSUw3Cd9JXanHZIxOTJb5aXLUfGlUcGG4A+eCaSnC1kUoPEE",
-	"YsZRmBgXDJ95SsWFC9qwyVc4acpFVtQ5A53mTyDMHx9/AbfwSm5isRdVDS185zFD3E/QVc1QYkgjUaSQ",
-	"skSbor+Xw/PxnGKOuaczVjfy4Uro9cJ48NPIjtlBXhes1/huV0Q1sZckWN6RK+qKVIfDg48KVwGg90Sq",
-	"eFmvJa8F1r19knjYGtzLqTHk3uFKbR4SlTICWTAm87flo05ETZxi9RPf9vG2ULFXgXgdvbWPITrYYCmA",
-	"kykjcW2Y0q6LVrInCLo91HNztaKBx58aLI0IUa/XtPpnC5neZfMRWrKN8/aC1sIcmZFODHGbkBT6oAVZ",
-	"wtPQPHFPxRurUdS/gCGDYZJrxYoFkk/X4wCTbpGDeBZZkYqNoeuaIiWruMx5RotiO5qQ3YzlaUvIT4ML",
-	"lXbWYztfoVYokbgrt908ln4dSbx2sXuoTYADzdDjIdarsfoEBEMsKuZSt0cttQu66EGQogDNqBYKI//M",
-	"IzMtjL3wrR2wlvkMu2vuAsD7B3H8BRccmkq7o332dPbTizd/nj27unp1dd1yz3TO1VC/zuhRlw2yLyjS",
-	"rfb5ld2hlKwag9CPn/QUyZn1Jt+wHu2hc/SeDttCRlZWaa7mvOaFHnPR0SVO0PzfhMbUT1L9X2jVXwns",
-	"P74W/8dq7nfV0v9hSlED/8+lCf3BfozPpG/9n9eePtcKThUYXYuDPZ4WUBMSsoCm39Y3X8mNnc0GeYGx",
-	"42RFAYntqerCVS1cQxobxOt0hpYkbmPgdp1EJ2kEJ163a/uZl7+iTTH2axPuwsW3cdBU9vl0me7UJ2sw",
-	"f6Qjr0+3aZhucsDZt3tzmtvQK31exdxprywPafx1U0K9vu4lmdAXYE0Nti8P1xNyJTdtmQib4E135VQy",
-	"hHRpQaiXrbyHGWmLp+bO12ZlvZJujxNdR0lMJBt25FDftyXoOSw3sF8hvRkSuat5NZAdCRVbLBCQkNTQ",
-	"unwma52iyIxWZAMl7J3KMFAPVdN7ikAMEgRXYehm6giprVfoR2m3ljEbg4wrLTH7zIdVmKkMQS6k0s7A",
-	"zsWiot6SPUqwkvxGVnqF9jfojYV15OmsFmjd5gAnWyC5YwRvFmMt4UbN6qrGqQEIE0suWHs3DnnwmVv5",
-	"WuZYeueW56yyXQ7NENgtqvDLCeQq9yQ0YYH8SYW3iDVH0PokHrrI1mWMg/xFzgNFBMVVDh4LKwqRoQEk",
-	"Z4YQgNkpP4LnN1ckrv253SAoXPHPzg2Cy4NsGC+QWZ3vBY4a7knyDgTinOY8eePBbDUBGGMMOTyqnkN3",
-	"USkwsSG1Zc6SMIz6ICv4Rc77w0lhZpuwG1Imu32bReYlFDJ0ZueCixtFqLnNCr4Y3Yk5OPIYX15o7IwZ",
-	"N2euSeJd4A1tpXKoQwWYAhAGJ/dp8DXr6JNSrL2yqSTYy+sOhIIeI0j12P+C9QXwDux/FkFalyppbnQA",
-	"aYfh+xjjle+WFWWP96CsaCbXDDPBFjXUJISUAttJjouCC5ZPrd2bpPh4ZlAOdAPIKDdgjLrTTyMNHtGx",
-	"xKDVOiAIw1EF6fni6Ljyl+8zVpU9WfOyZMAPWyZ/QhUpC2qQg73Xia/lc352dhbkEXTW2oqlapVhOTti",
-	"lStGcwPnvsaZKJVMg1UCz9UFcB1UYYzWyKBYiVvxgzss+MFR6/2cZOwfTqoaBD4QCOzQwjPeePyv2+P9",
-	"DwiWj+noqK1CEPAxbqP/WBQN+lFYOWqGctTpVB8LDewKZJifJBhh77k6ifH39Mg7SHBbdNZT3xBJYhsO",
-	"rmxDY/ZR4t48O6cmTFuCT8dMPaSFkjbvwjL90aQJCMWo5JYyw33QwaS561NHqINK6D4XfvcwvPwclYpd",
-	"VW+zEEupp9DKM1SZQiOw3ekgGdh1D5KBXdkgGeAQ/WZgp8f3B5KBFu1DwHaDxiqWMaHBphvNuVvw5aG7",
-	"8FLK8gm+iSaRnvyTR2dIgYMpO44pYh2/NWTA4PE6S58g6b8+a9IrrWcrJUO00gfmhE6TsENLv6pF4IZq",
-	"UqUfnUVS8wNzy+lGlm7ouRsscYC20Ou9Mm7EF/ul+J6WDAYV7mHLWzNIJNwc3Ku2RPv+Ek84xHP/QWjQ",
-	"OQ5r3BgN5hh1+Tfp+L0rNP32zZOdOtMvHv/4GLTrsXkfEyGHbGJu9bPabOn+96wquEjR9eNWhtHI1KjW",
-	"joZW3oyFTZzSt2+epE0hIkzJD9sPDB9eXByo/XN+qouxgfvBk3e41HPTkea5/WKgJ8N7Xgsyl/LmhrES",
-	"LAJlUWMuyNpIdTYeICQPUXKgWFZrfstmRjatq1iq2VUtbOEcI8OC/QgFWcythzKc0JXTNXNoPEuOZF4C",
-	"2QYTB4WVY+lTTQpGFZYNbkzxFZZ7O+gPOezTQVp5F5eOrWJy5PD27Vb4FOS0cuvbuZuJ/Y+LRMKYyVqQ",
-	"YafwPkQUudLoVS1GnxDxe4cAxs8TrPhpZI+rGc3MlegLnsDzRTcVaG3gfLY4MLpsUShQW5jCkkc4LKCN",
-	"ikdcQBm8qhYH8M5qHbVwlvRWEFzj8Lk76sFC1A0vA+9fXK+1izHvllDZ2wxBcm4NjkAe4M5PoQnxLZe1",
-	"wi0CNKyV0D2BTWH3GO187znkj6VcqHqx4BlnQje2YGtjtAETHcOw9bE6JIZEYvO7XezkJEiUB8lBFBIr",
-	"KLbtjyi2hrsekZludoR33al4Dd4cgy/HKqn99RGsfILcPG28JekoQVnQFz2QC09x7qlGsdudi70/4n50",
-	"L5/5qkWb7d2V1adXq/L13sHfsbuo/+HaP2HLjFocVljN/npGA1bsvGfOlu22mzu5YCzk5giD9ifLd3s9",
-	"fidldbQlxUOSYY8IeERuaCsezzruGm6xC5JgZSFjCM8oiUtRQYxjGNDYQZeWHHOsrHgoRhD4y3/cCMGu",
-	"EvXPFyl4hBXEHnviIucCf8eW6UkrkHDa9P+ZM2Su/mVZeXcnWk9CApegoaIVxpOOJmEomxW6n799+fJ/",
-	"ptNQcveW077It/BthVE1SUekd7nMJH3y+Mcnz16i9STwA9rCo1AzH43zcFx6VTEGG3aRMgmZ19q7P53+",
-	"gZk0NhuB9i3UMkEoeNBANW6zaV5o/uiAqfUgmGeQDPwu9xh4+vU9XCZVUFmT5XuSBb1nH1S9A0rel8S7",
-	"L4l3jRP7Sz7b8ku+15d8r3+OfK8vuU3/iXOb/uMmIvGi4GL5pqJCUWgk9kKzdV9f/KJgRubLl6wiTOhq",
-	"OyGP11g9B9pbCpJhN+hzG9JA/kRS+Am2i7+l+FJCzs9aFdZ2g75g6Bm8HQkj4Eth1GB4yU89tZ7jW0b+",
-	"RGiemyuXM/gtIXMpjIiFDDQhtNZypmVZlyPDXJfUflaxtbw1HyJXLrHsApSZArErLLgU3AFrmJoBV+xb",
-	"9U8IQ2fE8hCroCiLY6hcWfAO7mQO51iNfC7lzWl28FKvfInOz9Y6FsSGWmAjvACkmH2T4mmksGHuuvCc",
-	"ziX39uT/c72mYly5mvRCGjKNLqer0MU8XPHlapQ6Cr6sqG1k6wc7Lk5vj/ztIOLP96AwvjcyJVz9mmHw",
-	"vHTJVJ6BghsA4QusX3P0AlAX4nQybYUCuKWe9dR9hIe2gTzlObFXMBb8cGr0iPlXyWYl3WIlOSwsGwPQ",
-	"a3xlbEmlrAi+THh+eGlGxYaCiB6A2I5TVogWRwZrudu0lwPt0OA35qsdC0Xe5Q0weNKmk3E61L4fraiQ",
-	"5hz3wPY41nHIWLXLQPh/0PTWOFf8JzNfxdFu15JlbwhaskBdtYy1rKtsRRVE7LVvx2jSJvVT6wp2JIpq",
-	"L+VPSAp8OZ1i6L6bY1hWci2R90IH4ooWWFIb+IUZ0VmGwJEQTGfzC6CvRcO206ktAJsHeQjA6SckbWQB",
-	"M7IA2WBNNc+I3+SmUa+QeS8Y6CYFOMrDnF69qphayaLVl9dC0dqQ7UrNdTWbh5to9uXqWVL7tFlX3MyE",
-	"Z/hW0eWeqm9vsawkZhZjVvCEgHshc8IT+OXgiflrAwqFXrEt2bCK+WMbNqrZ6NJn7MpFcBK2wnk91xCk",
-	"GSkcN98Gati+WwjL/n7rRIxkgJIkiMkzQ7v321ZcIwjoVWELfDUDpCSv6MZGvgMjwM0MPbonLawYOcZd",
-	"0u2YqvFW1uOltCTtEvpI5+iJtOlriNQe1YxI9x7zD8gQnjW3qWJuMYYEHuHNMeQ78Br1QQCO2J1d65DB",
-	"eIsmGDwLmxwBaT7FEUXXkgEONGMiauPJiloZadpAxQEO0WtoF7KodV0xKxViUYf0U0wOuBzQkSLSl3AL",
-	"sjEs4ZI+yc5hqCnLZw00+usaPbedoLnM/+R23NDUAEQbXhRYZ9n1E0ib8VNic+3tEGReV4JUVDMyLLhg",
-	"tCJ2WVyKqcd8q2OaAVNyn7CClmZsyHJ67ybGOu6jCfnRCz2Q94+Pd0yOh+0CO9fugDkUdCFnDD3d4rm7",
-	"19PMr6fOGK372Zo+BoIIIQuvdBJQyA5et27dAfSLsXzXB/BxpfmCZjraKBWr9C5cdp9v9ldWMq+zOEXX",
-	"bKb4b7Fg/96eaPGCn03HdlfTYG+fht3aZSzntKfNhLl/tkswSaF8caZugcwHzSV+URI6c8PzNa1ucrnB",
-	"wty7msiKXjz6OlJ3qdV18PrPj8cXj772dcx8g4y7NhjswigJ+xsE+0+Cc/GL3YsV2oj7vL/iiUcFbFlD",
-	"3fugyG9cDRD08EFTuVxeus5iXnryg+TSaqNmtGawyTvxTvwOrVPMUZDfyQ+MgtPzd5KCeIvCakp+fyd+",
-	"H4/H/v/hM+gJP0N5xHxMsUu8lVBsiCW2CcN27WRICXaqxy6Gy2XFllSzFD8chTl+QroO+6A/hm397TS+",
-	"uC+BLehqa+RaKx3ZLvauvjd8AL6UJeWC4Pp3sgh/7wiXjl+0CrR4pcLu6XeS0tzTAhsl7yFfMUPtlFE7",
-	"wNUFbXkzRtrhVbesUt2BAQq25J/53G7Rrn03mff31sT3FLE10+mS7a84E9kQupJd0RpM8AXnSmBmss1I",
-	"CXbfBLxsmvNUlBuWZ3MOoKkpLS6di9pgGLZhQY8EhqP5Q3Ne2OD22YaKtMAueVAixULihm1ntcAuTw4K",
-	"rtO98wdUYGRsHcwGG6rKG7TiFK43SureUCk2qw6xyzvKKzaecyPDtsa0wZ5+5jW9YcpCS1dbuK7k94i0",
-	"06bxawbF6WMcY9W2rrH3ZUEF7c1WCu5wjNBgd0pZ3DJFuJ56FBtih6bJZHIffxklbSQnQy1LUpfhfbk8",
-	"hPhNFnNrBvvTKFTgYFajkjVzGlYOb0aVs8bh6IYIiZOtWn+ghhA2tXaoFJ0GB+1vvw1kJjM31qjEmKvc",
-	"ocmblSwCMHFFhv4PXFLSZPnj1hODUaPTDRUWKOGyE49cbeTYx6u+r+RGsepfmSxkRvtwiVlf2hzfNrcO",
-	"yhJoSeaRFIqM67jIATuPBXK8uH5FHpx//fX4nNCiXNHxBbHvkkzmrMvnH4///ecPF/Hm5RDtH5m9Az+3",
-	"lCOAs9ccN9R0PoJ0UQz3dyBSDDLCI537+S2bQWvjqM33pVGuzGOkxUCYl+wSg6GbWhF2eINireL/Rzjx",
-	"l867GIko1LFOyk9lVkOfHHh+1Cx2a/uPwC0FX3fTJx0IHXFA1wiMaHxQ+zhC4ctyxHhjbQxanAXQihlF",
-	"liCTLyopjovuh3onh8w18c09hk/hDgnBeqj+n50JzbxM7JtNooIDxnARSvBZXqbHGeHbDrMjO/OK/GCY",
-	"hV0WvPoJmR8gQPYTcCtxutYorAIxwfwTs8e9iA2mFJRkwbPWFWXVUcBatknqcW7APWT5489HFDlY0Uow",
-	"1ZN6aOE8djZZKYh9f4eZ2d6M0rXecozXDmF0csd6VlSAX+PTMsND/5sVQvGQjnbt9fXjemMkIdu93JbB",
-	"Oj6HIUqifcjl26uX5JYrro9Ni/CEbVHRNcv3DO+5AFzV9ZzlYFM0LEYQDp+3eMJpTOA0HuS5TXtGV1Ms",
-	"ZEEuEgdQaXL3TAhL9Hx5wsPDROtIvGnuunnB9mynItzU0VzzeLdXTH6I+LxcIaC9t9WXCzr1js6pvaMM",
-	"xepjjLDveSyX8acVtvnTFV0seEY2IAusKlkvV8R+FfcWmofbvm5830PvNNUz2Gn20Yotowzxtau1hC8c",
-	"WY272ItKEE5aMOcIQL1gmOLDFFNW4FgSqHUFevjWVzHC/K4lS0K+chz7tQjbJ7219Jeepz0S3husFxLY",
-	"UyZHBoYdjkn0Ehi+fHf+7gX7jlu1gIy4RjQ2LAQdaK4orV0Bdz2HC0Yh0h9pFYgdrdD2AvNV4EGfqmh5",
-	"jfukqVvw5NUPr18+e/Ps6SAZQJD7IBm8efHDs6ezV2/fHHURlZZlyfI9FzFQAIwMYz9wUY9c28TiRj3f",
-	"c5zBdXWd8PbP7AjSPUXcB2MH4rWhsmZJ8tgpec7kneWjv8HXR0hG3Zym5iY1MlNAkIPIRMS6bjAhsIOG",
-	"ZLa1cB8UguL+8QrM42W0T8gbL9ED/8oredtSx3e1lz3x4rxlufjEiPAe90Es4AZePR4UkNegegUDl9aR",
-	"u6qiYN3zh5DaCqitQGAvsOAzTx4wygMii7eRMlUij10Iv47NSio7NkNZqKEn+300RTRdes/AQOhOdKX1",
-	"kLJD4Ff7wo9oaIjuKNgHw5Dcp5aLHe6I7N4/LgrZbacpSZR5TDpd6bZY+DFpRU99alRUj/Xij4iKstf8",
-	"0+OiwmPbPRQP5eQuAVRRot7TvBlABfVbKsaEFbS4WPbUl9tTWs59ab1Kf7waAPu6Zsu1NeTslNVx8k2n",
-	"BTTENNF86ztcDpJBLegt5UWvLbsvnNRuGUqYiaxNXmCS9HTUcBwSjXgIdgeqY4/bgaXH9iyFtbY5wzMX",
-	"7UOM0u3ZOkLGXi0WqumGVaIDDS4GKNVm5DUvCq5YJo8s+N5vUAWZ9/hlYPrOHddxJ5OrX2DiALbvxPoL",
-	"bDUuDwGlIpOm2lZZ0KaqcoqexRn6FVOInUYPHuG6p+Xi7SENo+X2c5/cXc+gNqgjJn00MR3Kx3HYvMKj",
-	"y23tBI9EaAENQwhOE42b6IP+NLuhkGJsADGKGXMgKmHml5AeVV71dL5e0jkvuO4xOfggCC9poIKNjU1q",
-	"xRLgd4hPHYv2hs1nKMemCUmthIL9tXM2Y++h8ACkdYdn1hNz3hzKXczfkRzWI9pO2BjTorAGZzJ0MaI5",
-	"y+tMH1V7OYxvAYyNeHaaV5T1u7sCGUByWRWUAwzGG+H1zuVGFJLmhp+oo/E/mPQ5L6KWsWCqHlu2oSqQ",
-	"UdK8eJcFxCbfk3P7phOEsRFWMTPgGqMlKIVfJjxPR4GmdUrxp7hJ9ClXZUG3vvYLhj+YuU6dxsVkHElV",
-	"GwyQVbvA+N1p7P6+lW2XOSR3OWd5W3U90JI0uAy9gW4gpyrNyh4ihKWIlA2i4Xol61Z4Fs2gMufQdmGo",
-	"6EJPibCNv8EMhaVeOQTZOO40ikZ0IDWNqoUdzFtKWhjZX60MDjaEEIN6GmTkAmt3QvS/VQ9sTWAbOxS8",
-	"cRTyyI1A/0/Ve0N8z3ADP7kR7UCaoxw65nofusavC1S+bGTRoddR+lVXUL4VvwtEkT63FHAXfGVq69ft",
-	"CUq8ev6EfPvNt4/IEJrtPqFCCp7Rgv+G7jbovstGRLGKN7/aj/H0SfrhnQ1feTeYknf12dmDLLguruY5",
-	"PGAJeQewal4FcYu9p5kutoQqn8LRvG82ZbSo5hv/C7zzMZ2QF5pkKyoM69msGBbf0pbsJj5EDAyQvrEV",
-	"9inDrxLDRxDZzT2wwiCYDpkKr4+PNHNLhvDHje1pNiFPCg6xzCxbSTMCFCR5dd2UQPURXfc/BCLIx/v2",
-	"pqWXmH5hhAaDKOuy1swOBNbLLRRJwR1CAKWWp0WVJh6gMXmRVlj14vyScJFVbA27kcImDdAsY6UhreZs",
-	"jyrLvIxxxNeu2EmJhvYlSwzVBFzAzqHH8sZr87GV8+M66rFVCAIf++donXRX8w9+N0O83LNwLwGDLmhf",
-	"v/tyze4XssrYsSv+yX+w3/TSzZz3yBeyjy5x64jbHQGrnWIfCiENcfW4F25tp3fovgT8htFa8p601LsW",
-	"brVllNghdhlRqLbFRN9Qpdqn4r7k66hMgk75NSaYcGUo+C0GwhWcQSCcJ0SQ7w7FhZo6NC6rL5Kdb0BI",
-	"leJLAbmi2YpWKhYLLzAS178JRhF7ySD71FDWYcDOsbitb2wkG7ekEah88f/RJSnM4BVWhcMCv0CwH15c",
-	"HCZJZvkWSaA2AaDJ7vp/sDWvMXBbOLepWb+C2Bv3bM62EsqOG5GqFgBB70X1XSUg24zRquCO4KkR5H8J",
-	"qT1RPW7xqsaSIrNAjoisPXWAVBjfbt9OYTOI6HZidQm9knrB6bq7n5+dQQuIfUvskII4sHv2kcRRax/2",
-	"v5aVXsiCy3jhCicz2hkSm9A/ZzlZMsEqbJGaQEb4khm2RyEx6jN4AczxW8TaKxO6DTxxH7QCw2YLzop8",
-	"T3zvPQUB3vDaTsCFD2E3hwtlCKAC/nzruywcqX6xIoZmT2RRr7FqdG51PeDdUzuZ3oLkZfv32X97h12O",
-	"iz5eC35uXv8bZ9EO4J/T3eHP5A/L/b67lyMZYEMD1+r65G4VPgWjNU56nEoeNCcKRMgjRMB9UR53kJL2",
-	"ChyBgBE6xZdN0hSgc3BHDzqBIleyexD7qFRfqUhvN8B1TkgK6nhYOdLIJ+YgkraKjk3w8AeugDkuMZ3d",
-	"Sig+8wd1/lbSiU0f7Zi2L72+ZEZcVPI31pjBg/4dClUErp0nm85lrcmDM+Is/yS11SrTqbeBRutaIkud",
-	"b20Ez64hd+orqAlJBNs48cGuYehG54IsCiikg2LYyNowbPTHvGBraEXRjIzMDrJNcihZYE1GvuCly55w",
-	"piQDCXzSTQQyQ4EpchL2xZs2QS5bspNf0poSg3aDlnphTUzIivvqq5d8wbJtVrDpV19hntxzI1H8Tt5U",
-	"fLmEPKk3MpoYNxRsMyK/92mhqXmEaAdlzhsMso20AdZTYuhAOrJZTvZ9M+jjN0/+HIyRIFopgPG/kHPw",
-	"ru94UXZGceBxSjDOvQdbIdHNrxTHC/7uIm3JsxvA2brE1iMRvAUgOcy1QzZ/tvIJVUIC60ZgTYBSbLX2",
-	"pqvGomC49Nzo80wRl9WDiY1tlHedUZpfHNB33gwB53KlZIVuhp10wqTTg5OL5YENx+/B7y3MDQ8yCU4g",
-	"aUZKDqzcJWH93roCOHAzU7vnZPz7Wlh9iwyFHMsSAPdOHH3TwpodZkeBwof11AQ6tzvbAU5iZ/B5YUVP",
-	"IJ5nCf0VYhvvoDXeOqfkFGrG2jrBljC7Hq9y4Yh8Ys3dtk+QLTb1qTEtX3xf/zDf1xcH0md3IH3x3vxn",
-	"9d588ZV88ZV88ZX8w3wld/JYfHEdHG7x0ZH7DhVM9Ih/SpHEzxXm+0c27fhs8b2fELb7U4ivXR4ssTyN",
-	"y+ecgrl8zdZzrIZlpR/H7oJb6HrzSU2LSFNOHOL4w/CL/AE+jB0GTnX0QG/w9R0TvV2YHy8OOqNSuJK5",
-	"/QUHsUm3i7k33/g+rdAj11xk0nQPgBIkw0Ah81KDU8rcN1z7cisrmke8Un3Jut3yuz11b3cNk0W9jMsN",
-	"di9FvZwM7uz3/Yuc9xgzfTIOrMCPFz2VFctu9vZFx8rwUO0XD4ILrjkF/oslfYw2o7moUVpxNdrbNit8",
-	"A1M5OoqkpYLWALlHZ8IXLEnAjr6dmmtkGBb2dN4okUOLG0nORv/AxhfmnJlrfmFXi6ooVKyaHB+VBl8G",
-	"FZlt+KqzjtzdYX/DYwUYU3vADfG1LRbMeafhWadNj0h3wKEFxI6DVUv9R/FyN7U46urZvmiHr94xMRvQ",
-	"X7QVqoF1rSNJ+Ht1/r4s/MYShidmDRFieUlSg3FVVZdgUvK1dH6R83a0oU/xtAhkHvphWgWGvGkpNCT5",
-	"3Ilgugj8u2V2ais8AX7EOhbsCVvoXuco0eEaUKFJeDuhnbH72CZiZi0dCQNZvKURVARsLf1rLc0vmfua",
-	"K7K2hw4l1Gy1LFvBMJPl1jXEULKuMkaGho5UJMU/1f3UJWSAP7+kGRuBr8LW+8K+CeBXsLzdKIUJKWuR",
-	"6ZoGpe+4ZvA5luAkm4qWakT4UpiVJM1AcBUyWkzIY9xN02JXIanD1gMQJ4AqWAl9RsCIVxY0Q6pMoX7D",
-	"3JCQ//1//z/krXAZrXZUO05KzHIubT+RNYPFKbpVWOEXkA8NcCA4GsY/mJ5fhBm15+cfu9Tevrfb/bB1",
-	"OsqWuV8iQKRmUyQz80JmN3advm4b7NLnXtjjolpXfA52P8MVWlszEmbdbFtpo05iNtfIymBI1ByyyAVJ",
-	"d7rez+ZUcXVE0mN/ivEbyHfErEdcobngGAPiU+1bCAkiD8eujmafd6kyOgiWFL2eUmj2Xj/nBXsKbS/7",
-	"hTUwOOVM0wysRygKGFEdvFquRPYOz++1bdkvZgaHZ2seT2d7oRXBZ4Zig5WLRtC/rOS61G5F8WINrfkq",
-	"LN4sq55iOrCn6FSuKQ9phiBDMKUJ6SKNFGOuMdLuOqD0o1IxFaxzgl7R3AVU/3aaCQ6c94u1uUxX2JDm",
-	"1D7z2qBBFwcWDIkswIpiFl5l0Jn7H4W5rDRbrZnQE3LNRGPtMZoTXD5A9lldFa4+kf9ixvMUmrM3/RdG",
-	"TR939NSHjdwjGVfhWBGVOlyfWc1W1pVyFf+cnal5RXVKUR/bFiOsTbvbNg97qNtSB8CKJuTK4kUjQBjw",
-	"llSvbGtkYp2E7L1mQoFJFbw+EryZAF04JBDw13Wh+Rj+bjZziQUjuFiwqrLhZU3/+0eG3p/UAD8ZNEcZ",
-	"tV7U84JnJF1pXQ7VKDU7mpDXFb+F9liFlOWcZjeJYU4340Jm1HmpIDoxJzTPK6ZUpHk/SeuqmAmpZ7Qo",
-	"5IaBr8FIKxXLtHt9nBmFCLsMAA9YybIJYXC5P1wRxX9j44zutGbGTiQBjC7OHn57jGVi37V8yfss0Lmt",
-	"U6fsmVkZVliSFGvlb0u/H1CDQn9OFFVPMAo1G+m1C3Wo3E7/q4Gb9AAB2+MUdaDqgZSVE62+21B1KEaM",
-	"nYPtxUMliL3X99E8bi4tmsZj6u2KVn1dmp/4gFQzZZulDc98xSMXouNeOEKL5eI4bsaVkZZt0yRbMS/K",
-	"zCzB5kLLsAO3l33RaNcHlh6uF6d2z6HJIF2zhNSC/1qzsN5Fg9a7hIX/xvrqLkEpcV/rxye0HlEVnr3X",
-	"Mwf4GFbBYd2yCnwdQ+0BqxUrFoEt6r02VBj7Wjhm+Prpc/PCq8WCZ81VHoVnjRBvHcthuSYuMgSY2AJW",
-	"F1u6mz5w496WhiSeKCv8YHgNVF+u4XNzNhBUHIgOu3fJ/NqPzJcg/jsuSobn40fnF0HQdwKccazogo18",
-	"HA3I08Gktg19i6TPuaAIl71qM6zuKGD1y9NvQol/Hyg+nawIdgQdQeIwUysai901z9rEsk010NsO/X60",
-	"PyRrwmpazWHhbkuEPqUED3jlVn31FEAcX3CIs58eIOEHaMuBdvn9svxBevLGaTMNrTDCxy41uCsRAAh1",
-	"rn97TR1CEWDAAS0CvFfOQXI3FQLHUEG1nX2SfGLdstZUAmGOoD189RXjRhf46iuSlgUVKfnqK2n+aoca",
-	"2BGHaRBRkCZN1gOG6UJQ2pKJJjqNYpxRJgVGFmZb86dt8ZzshkWnlb3vs4KKZU2XzEieUFhe6hW2M99Z",
-	"FXtfWlGdoocIDByGRobuoxu2ZdAH0YY/kWGrr4Avh+8SJZo0hqbeq6cHtvsSvjkCxDO/Prn+WytgtZmz",
-	"LrRKJyQ1uGX2GZbkT2zYZ+ql5+4ayLAvv2RElhL3i+dIDCm2mmHfNwFADR5cdbJQSHpLC56DOWcG9Vp8",
-	"mCT8pf7+czqawvcOZ8y6afdgLu0rwSpsJ0pcxiURds12FCEr0HCbHKZj8W3CRVkDJDEY002YoAAmF7bV",
-	"FlfA+Cq5uaeCeUY2JcdBW6+owCPqZs0YrPnXZ7GQCcz+SkeXnS1Yk0YzZDfjJoUvuACgW1xdVrRcXRLq",
-	"QkGAO7QaNzTZXREl3dWJO84tA3EKtn70jmvmlTvTKfpWfDtxajPdEP7kJ4Mf1J5kQhTTjhQ0gRQQjsRo",
-	"flTKgyMfUVebX5KrC+ze7kQ7QtoRtQ0GAkXz3CZWnaKMBzRs/5ps63bopWJ7eEzI32hRM0VkrRXPGTkf",
-	"X5wBDYHO006hwOqzS3bpC+49mpDhj5LgUblfp7t3DY3amVwKbltZYfi/MoczOiqI7rN58wJYMN+d1iPO",
-	"JRJR133WlyOHYEvYXqdd92UbRkH9AH5kGcKAhuw9OYiXQo0NCIRNf8glUxbBuxS1Q45c6/57QV7lQhaF",
-	"wQiuL22IvycltDC3uClUZWMIfZ3zAGG/PbsDxt4xDnNCfpSd1A/tYo4rtqYcMNsFqQVE6dLLqlxBp752",
-	"nPJOO6Phbieb0YS8QsyYEiHdJDbpMzx82z/n9BbqPQWlV+B85tqI3S0EzVnFWwZs9PB+exaoS06wD7Nr",
-	"h9GATJihS40u7nC2n5CXFmA8hFZeI3Exl7TBfRRZLvEnLctxwW5ZQSyjaZIrKMg8GeQmBmfnRrKtfgzT",
-	"baojgxfqKCbg6nwcR5Gw4sfPvXl40e5CCoMabbWuCfmh1jUtii22kYRehj47pit5HrWHNo3YS4ACUoBU",
-	"fSULKMi3S1cS7FlIFdlUBuaii1OPvj4Zpzxx6wlvkRvg5c0SdMXXa2YEvYKKG1Q4CrbQhs1hUyhbhZUL",
-	"T/Ym8O4sryBdK7WiKogSPTLq3kSENX3/Ah+6fOmebfo4rt487nCP+JJF/4xW0NLbVr+uICZ8Jx+YDNNu",
-	"2mI68hRxBUWPWXe7oaga3fC+a72DancBRkfd2oufL65fka8ffDc+J+51aL+TEFniGostXhZqC6oDTEDj",
-	"U+Mf/i1exzwMD6bj337+cJE8+Dgc//3x+N/p+Lez8Xfml28/jr76b73RK63uk3GHm6siaD3FdI3hcJ2O",
-	"bVy5XNAwv214ak7myOcSUKJYSaFraOqz7SpU+HssET3WAqzP/LeLT7YW1ErLtTPYD1XJMnIx+Xa/H5Ck",
-	"XM3Q3wQ6lxFpZouKsZkRwma1Yla3w6obRkgoMN3LiOOKVbc8Y4TmhlUrDaUuFDSLiCgvu2MfPt7r/hmw",
-	"3fXYjOWEB8yTMuoM3MMdO3lgg/IR0p4THc1mvYAFJgnN1mVh0AC7x9RitpY5m3rUS21JzPTDB4D/rKBz",
-	"Vnz8mBKIRjGMwAgaCw6hTl4YAb0XdP5LYrV2LOyu6C07rjAjmsX6SgCCla3xnGlpXUJkCMbKBEtumDU6",
-	"PuW8pP6eGYlrNCHfc0GBjC6lb+gQmJTHWDWTibyUHPslHeUxw3sR+uUNSEDSO0D7LErNclaiKfRIvQcm",
-	"fAoffTymXr+bZ217kJwyzQ/mm5NnKWJFSnJWEG57h9eKkVoUTLUSSDBtVwpneXYxjQZxDYo5BW1H1Hh0",
-	"wvqqWkBw4K4ITkU+l+9dz6FLkMBdis7nXkswcUBbBoOkL9nS0kujCyY2MYsLgBirVNfVD6x3d1ZpdKeY",
-	"E89ID0b8hjm4YglRdbYCP2FZyazGXJf0Tnv1g85oxWjshsuSZ6rlxYWepKclgPIsplz/lc3pfAwpXuYF",
-	"66r0m1Mrs3WMI0hjJpoDsoIRDv5lOPb/7JERgEjODNb0AN+l2oGwRoEzWB4fRkjldXYqWQJaBFMcQ5A8",
-	"j/0khkeGD88eBAE+l/hvvPTtQBw8b3X/g48h+HgfAh55wfU2jbNEsCpIpWe1imgzr1k1Bvhho37GC9uX",
-	"6u01yWVR0Eol5GzyaGwkVLTna75caVb5hoa+8QJQJZsG60ayFbXaEceynhesWzsp9NdN+m8KxozCxrJy",
-	"pqUsIEEpVufpyWtingMXXFZU6ITMbb4s4EnLMuxgu87KMXyVTsgb+HpR0OUSJMxiQ7dqJkWK6XLCDjsh",
-	"jwWprTQGw3PlykN55Gvrdgfv5+Gc3xh1OTDJJxghnloDZ2iBANFoJ3Y0vQQfV4AL6S9KCuczIhoa7ZYV",
-	"y1jOrEnooNTjVi7L05Z97VdnKITIaZXb4m0GOQ2xZnldsSlRmpUqIRVXNySruGYVpwlxXkaC81tRO8F0",
-	"yjUT6HQhGdVsKSvO1CmbcSJmpO/jmx9eNhJoEAkMVmORM+cvPaUkkhtvFg81+NGmkfuQxY6fvrEpzmte",
-	"5NZVZ+RbzOm0gTOXZF0rjbeABh/yIIprKCtU7GA7oB7da0JsULJNR9asbO4RiYTmnbxt5QO6T0Af9EvY",
-	"0wcLjpYGdyE3Ou1MkZ50+rYX/ynS5Sv49I358igZM9DuYp1p9uhgtgKerMjadSeywoZ103PgT+aGWyWt",
-	"ReFxytahPbiIyVglF4LlM0gkLeTmtNN57Oowuc8tWY/yTHQtaTZ2L6dkyLUiafM3iBPoTE1HVp7VkhQM",
-	"8d4KuoTWeiXRowemp1ocWRNsaaC8ne2pJ/F9zQs95oK4lx3UA8XXlrhSuHxkcIYF2+WNEmf/hAA4rFyJ",
-	"ZKqgW6AcUhAtyztJp44gIuM1VD4qoQLTha7qNdSJ1HVlBDUbY7GoC2uvJnltRnbeplqQIRVEzhWrbiki",
-	"AVlLwbWsplbQw2E5hMGaI+CeQaNFztaVGk3IM0OSYAFzMCSlbYFhN7L6BHZ90E5nDQan3vCrWhyvQqob",
-	"XvRKP9c3QJoN/nJxc4zkA8MZsGRU00IuCf5giMBW1hW0hf8jRJ0wx8wpdtRlr3fSzvD3lAztqyOwygJH",
-	"gmy0oa36MZqQV4LUZQ6h1f6zBRe04L+BYQ3eQ+8/PA1iYg0eLSWZ0+wGqi4E4z88+46k1vlv2yXNdEUF",
-	"Foxsd8b3m3Dfx5sPbpVm6xlGPUUyQhoflQruSTuO1zotI3rtrqtq9zzoMoI/b0uz9YszYh7buIzz8aPQ",
-	"jdY+9HDeg3M2lu+ALcTjpV2ZgxaY+qO0XkpZfqrNtZCyNPRmTjXmfwZEFIzL9gEySScUAtk9B0XJ+1zU",
-	"iFQMFCzoF2oue14X7MQkjt7QiqudeAoIp/BBH8dFV9zFnwkQmO3J6XBZi9ImGTQxBRBdDd8nEFfRRan9",
-	"K9uN8wAD+SzQMU6TIkKNJnCoNnqNE/+AlSiquVpsL6H566YV6GMfEe4SF22FQBh6Vgt8zm0zwYPywmeL",
-	"73i2G9QxIT+FPnNrtJu2o13j4R0T8qQ/vOOeIiu+XDGlbSiJi2MMcPvYqlcx+egqGtKEH8CF3ZGfbH9M",
-	"SCB6++JpApUJzC8rKnKXHtT2sQQWVut3aK4rlLkCEUyYPUyDKtB7FPEjIl7KOhb0AdYZuWlk77LWYzCn",
-	"qnpuhCBs0ejqFYNDjxZ8KVx4YOCwnCICr6iV58HWX8AiydCpWiOfeaVI6g8iPdrFGfXQ3lN7N5A4/Dvq",
-	"WrR9poclMTR/2VCwtufxUXe9V7FQsNBOdXF2avjK/pgeeOCiZpzJfLOSBWbwD61+gZKte25I6j1FCr5g",
-	"mq/ZyKrcGGdINSkYVVhOHi6JVdoNvTUHgcTAH3grstVIxzOjCo0sgaiYzSbyPA8qzjrSthMOdHp4z6EY",
-	"BsfgfpHzVjADGe5w2gl5JrR1/FMNLJWtSw1V5l2je5ePbh7akAai5RK7Ibu4EV4ZEQ8CVG0ErNyolDAc",
-	"/bINY78gq+qsKRet69LVWf2W3Jc2HMONH65tlx1GPRXdO7Hmwv19dAiBk7yZ2JG6I2EErQR1dUJAAbGG",
-	"RNBMzLNuxTEMKbABBeZfo/9/vPKY3MQIJq0UyyHGybyQeC29CYL5rMTyr6zUhg8FgoPBlllONcUSIr72",
-	"u/We35GMlq2NkSFGcKEKpiW5pUXNwlS0uxNMJ6Me8ph8b+jBtX3ZOnE7onsgJIY3PZijX453oi1Mg8Pf",
-	"VZyHZWCpqn564nMQWuL+fx1B/b+2QE6eyHUJxZXM56jXDdl7Q5VoQVJzD1I8fJRnC0lzlo/aqQC45MYg",
-	"8kXE/yLifxHxP1HE/+eV8IHi/hcV3muwLp6fnYGY9kV0V02O08mS+x8mqocMxFqArR+6SZJpItyh7zrO",
-	"+UWm/0fK9Ico5HFC+WFJ/G5W9e9lDtW92l7ZIKsXrmn7YS3SvfHN4LkbHah2FLvBTSEjMpQb0TT0c/Xj",
-	"RQ797re2dgPLR9ALUJbbJj/dFwYxiGFj1XjB1P009I4lJIcCYzk0d2B8CZIF1mNLSyZyLpYznCUlPLdi",
-	"YyyXV9C14VbtulDKZvdzkbP3QXq/R8WDdST3uGCSAVYnsc8NUn1OadUrQxDJ26YzcQHVcT700DdCC9wV",
-	"9AMPaddpbo7HRbHaDPbLriQYvgOrSSHQ8deaZzcp+RNJDUNNSKpXEiKg4TcrJickrQtd0VnOWAkPjGDs",
-	"A1caafqxcOuncxdN0SNSc+WyJztidVgo2OXjm7chB9I3vUptOA3L3Y5tUXmqCFU35uY05YWdC9V6ym1V",
-	"WVeK1sXRujKvdprJEeL7P0xot5c4IWpFK0fxm9dgBozQvHROXtsajBj849D7AWIazWBLplUb+9Dn6ApS",
-	"mE8LLgwUrWd8aGgFuf7ri5cvJ+t8lAA/hJBAlpMm/NCfTCdyIsUPwigrhX0LaD4GsccW5CRDrIu4vxAR",
-	"jtYp0eDCxtsxeNDxVGj7RRghCu5/AzzltWiGxRKgzHALPDa2E8spmJHit7VBVnvH22SSCwpRIRz6uIFX",
-	"Hkov2wPyeoUiD88eklRIPYMqkunnUMqOj+D9gd4wX8jWnBAUjPB5Q7VeYQ1TtBq5cEkY6tK2hoAvCqqd",
-	"vArdweJBu3c2njxuRWgOEZwXZxdn4/OLEV7jSMhmy5TSsRy0jryLXRYFEsIXhIrtZRNOQ4SMmGy4cpmb",
-	"iAVR20mECZ6UudnX0KQjvAP9oeomLqkfMHJt2Hwl5U281t+V698LnXFRGgUJp1UNGfUz1eoYJiuSYmXj",
-	"FOsZQgFfWxM+rEYNwJmS9N/G13wpqAHy+PrPjy8efZ2SIZYx8dTw8esX5IZt4Z4moPK2WNDKMAdiN0QU",
-	"yyqmsdHJtQuZ/QkfKuhHZf41Vm7WlAwV6waq+7dgMCPMPdbaaHQ255QrV0Y9DERyJ3T/A1Z5n8lqZtjC",
-	"RzeeSifkz2/evL4mNnKUYyCsi/YHXWADJZHKbllFT75tZUVt2JyOiJWXMAUErLoOJUCLuSA5u2WFLKGY",
-	"52cpjBjK5R57+yVxiOm6YwVTz6aQeUFmGAQynmbitqHOkZIaLccOcu7085Tx0NF+Y+ZOuz25Qj3IaoP3",
-	"UuyuSwAnNlzYbmRiSxaVFHq8Bi0VVS0VIwSHKcFOctJuQXYJuRygcwLsh5i+4qyrSyb0bsWTi4cHp45b",
-	"9V/6Nk0F01gdLudLw58hTHRbrphQCTkff/0wNPSTnyqusdIxaKBbWfumEmAXvWXVpuKaYW0MSlyYoA8D",
-	"PPuOpE1M4kzTm7h/72z83c/2v+OfP5wlXz+INReKh4GFW22QI3ZlntLtj1H4PCY59QWnN4zduNjIMHZv",
-	"LUUOmpCumcJ/bVgu3L/1qq7sPxcVx38oQw/tP2v4OhbuFzabO/UK23D6IAHaMlOb+CR3m3pDPyvXgtVl",
-	"t6tO30rEDFcC1ptO4oWT2r2mwsoM9z/csO3H9DSC0l8a+KkrSbtwVTObOjspir83bIvS7yRTt0Yh6/5s",
-	"5Cjkqt0n6zw15440/LAoGaJwk+ne/HMyG/8cz2ZzXGKnhYJZ8tSbepsqBol1Q4IxyPwMYLQNSlzTiKEO",
-	"u1XvFDJwOqgzjBntwHyB1NCeCxdY7WSsGPOl/HUgKvku5DhdV/hrDtIMhX0IzSCXRtsprfbJXK13g3C2",
-	"dDMOMLI9z7FK2SyTuREm0O7rv3N1beosYywHfQ1UmXQKkbtVhVfZ111DG7BdNZS7TzFK1/KGYC4z1JpW",
-	"Nwbv07CYh7rnMRf7C0goHyDgXFxudUgsMnU7QJkd8AiHjN5+2+g71glk4UpWhAXpgvKwZUHFpS0bGzOw",
-	"Woo620NSO+3Ge8qu2KL9TXE1myO+kkWuLn1Evev4awmpWd6dlwVldqJVfho2iSIFlpA6ySPdYSTY5hxn",
-	"7LQ+x5saZSbNmTyPpk89thQ2PDzsgWEkDy2DAtuRytXzrWYzxX9jPeV9uSBQ0fKkTqm9XeVDkrtrFmQ5",
-	"pz47aReBVvTi0df7hI5Ib0i/9lNaC8arqM+VLGqN1eDl4i48qgOhjykZYqEr7xNoK/OjiKi/H8O6ZxBA",
-	"vAXfJDh3D1nceAwHn3n7635zqmsqZYMHDZfzhegKuSFnCUHTJDlPwPBIHiU2qe/i7DTfPxkuKsamdrzE",
-	"cIQpvJIQJjSryoorNsXBW6kRhdxYWNTrQTIwn7g8iSjdxL0/2e9mRX3bbDmTCntPgsrs1goHzKpb2IgL",
-	"82G50RUzpiL+BFxP72wOwFTbFJEjGqbATo8aEYzJhwe0WXOHxyvk5ojh7JEcNaIzcJ/Wp+W4ow/QHmxP",
-	"0d4V3iwFdthO4NaT0His0O1HBYGcyASajsoKOTy0Ya2UUcto5eyZtpUQZNZfRgzYblwUbq3B9oTyOK2i",
-	"Bp9Q8cbZSff3A7NGVPADOMPqMH367OWzN8+gBmrb2trZFiqOPM+N7GgUjYIrre7enA0tzLNKFr3NlW36",
-	"OJqGp7ZQEXin4eBQpseDSw0VgqLzcH6jsA53q90uzaEIFOxozjJqlHIsfmhbc8iqOehhTxUkxZgNNDCy",
-	"idmCM362CBys1/wNyx0kA1zr4OejwPNfvIgRtqvw+eK+u8WQC2jVBe4Sg5POS4u+k9HR1T6OadvRbZLf",
-	"CZ10RW48wtibc/db8aW+0SfUN/o/Wc/o9PpFdytZ9MdUKPqUYM23b188jbhqvWs3cPfia53bMiGPnY2d",
-	"tx37oNOjXJvY6DUoUOnoG97NOFj+U5VQOi5w9D9HNSQ43RhCPu4VoKaNlJH4mFujsvgm8a64RKR/d9t7",
-	"24oZQ4YeSjM9Tif7SmrRS5A5Cj5o+0H16Yi1/AeusvRPVkjpM5VO+lIc6UtxpJOLI4FBpKc60oHCSHda",
-	"zX/ZmkW1YlVU4oCGMuaVQCbcK4If26LySyWi/6OViL5UHurlb19qDX2KNKCKehlhIvWairEP43Nu1YS4",
-	"yxmYO7CWnU0LdL3N0Q93STgqbNjpDaL8DFJXYO0PtBtwA92yqqXj8Lj60tRDOnyG1/ju5y8j9AdVCTp4",
-	"XFiyKW5zeYkd8ENCgiA/lhecZI6xjS9nImYOByMlJpw1HTIhDi6G7a16rfg2dJ7au+pTUrH2tJgF/E/i",
-	"VZS64TTWnrCrQdvjtzqvR9E2WdhRJOJEu2vo6hikupajXctNR9lqSyddOb4lHe9Kl70iV49k2FLHu3bM",
-	"ruU2IM278kWUDYc6bRL1HXQFpJbe3fYGtFG4Zc5s3bN+p8vjsiy2T+CKxTP8HMXDsqHm7ViAT7SNCrY2",
-	"xT4cLayEdAu6VOkIu6kHQvawXSN0fzPeQKQsI9E3NM/TKfQ9A0Lv0w3NVQP7FSWCbVrzX5IUwZZO7c5z",
-	"CHVZy1v4qWC0siX2O53iy6oWGPzka8PluT8F390+4vrcacRqgAlbOnBs/Y1YweDozovkHAqyOk9AXm3N",
-	"RUsTspF1kZNcxvKsfG8uHwEDuBXuSMjWGgPvBkCu1+qPjxN7IKBFm6HSE21XIepG2IzdZryR6R6xGCwz",
-	"EDlsqTc4kxZw4nm1BSMPwuJOSshBnuN4DZqE4AAxTsegomcnsBZ004q8A8PPxFYsCjTH2cC0vY1+NDUq",
-	"Rv6sqmQVw9GttRbnBOPhY+3e85gZX4NEpwS9YTMww2LLG2+BhUFnNsg+Si/WTCmbXbv/NmZI2t37B7b6",
-	"FzmPerGp2opsVUkha69ZwSIjW255pKJyza413EH4FN0gOJvd/D1zOLamhkG7smLKyEGotPrsBQhAlAdb",
-	"HwfVMLyj/5SV9jQQC2p22kKf7WX6gMK7rHTBBVer/edw8K5jjsNRqZphhdQWE2t2gdGNFvhg79asWnNB",
-	"i5Dr/FqzGvog2xIIru+xGcLQK/j8MBeySw/kwAAxD9yCu6UvdJ1kagXcac6wl9NpIcco5s72euUMDuF7",
-	"GBLrE6UN5tvZqVAbmzQMWZaULKX0PxsBgHKh7pRedLhej8XqRl8NuyB+cmpcN6JtF2L9x7zT2+fUMHeQ",
-	"m5z85J3/cHkxAMA2J9oGjY6Gr58+T8irxYJnLCF8TZdMjcLWRYc7abQaG6UxfrMnE6VZs9DRMrxnR5/y",
-	"cxfuHnT1J0MhSXrfKI1cQwt1JpQvXTFnWMbYGhtQ7gSiQobpZA19lyf6PYjWLlIeQ+MTMplM0NLC3nMF",
-	"hn+QWH3ymG8JhfZ1CAzp4hcU5D8lBtdqo/vSN8Kwhr5coyanD1RJcBrXwhoAc2mNMlIqaAXZJoQ8u4E8",
-	"DszrNpKrz+WORyDCep5h7/q7ETHozaWla4BvzswZXiq5Po2GmTOO+VlLCl5O77xJSFnQ7VzKm4SA07ng",
-	"CqIa/HGj1nWX0tGdQ4Ul9R+lB12fXmLgJxU6VhoTz6U5xRW4SxUEGEWA8QmuOz/pTmt7F/nh48jgWmHB",
-	"ASHbTq8/1E23u0RZ9q7PZlj48z9qZTu2w/0H3TUixSws9iz60SEILjjtFr0SznDgu/i6cLTjAyHI46A6",
-	"FeR6CoIrJJg8O9+S9IZtbTNJX1MImoVjJAvV2Wp02qXdn/1RuQ3ZDuHot3CLdKkfYUqI2XPn4n798HDm",
-	"0izIW5r1ZC1BJOCBjIxaQa5Py+jVCR3cjSys2IJVZgSu71BbEIsXqR6D7EryjNnzSRUrWKZTZ2Rq19Zy",
-	"rmv00uObhrcuhXQ/g3uGmBX0Fro/ZsWdUj27NZ3cvTpUgOCnFZa6CpEC2f8C8nkd4sTjU5zrNgI1KXQl",
-	"C7w7IY8Eep7Af2jFKBASCBlJBgixQeJn+Pm4rBvEKvtuP214yZXuCwwWUvCMFgT52MKF7rpIn+GeSG2R",
-	"t8PUFFnTnNkRRol1ixj8oPGotAn5UWpS0mXcHFGLaKCogZlZKWDQ4Qh8j2gnWLt6g1g7p4BDJnat/Qfw",
-	"AxV8wZSzJN4t4TxnWUENE79lZG0HtP17bd4pyZmCa9h26sgFHIILETxJtWvsevtv0xV6hl3mmi/kAeYs",
-	"CKkSWxA74tfpYExkZQvatPxrWtqWJGS4lXXjIdYKYxrAcixsbsIoUocDTY+GX4GXVEgx7tZJweQ9ENjZ",
-	"rzUtoL4LAn+COfLsPc10sbV2DzRzNxkGn1hu1s11MAI72iT5oznPWrBZJEDcnmZMQgI4NdtsNxIz0IK0",
-	"14TkDFrh+ggerLgTunCBqgx9WPnc9cDlIitqTD99btDJ9snXK/b/sfcuym0b2droq3Rxn79MeoMUSV1s",
-	"UTU1v6LIiSd27C3JyfyJU0QTaIqIQDQHDUpmPH6b8ybnxU71WqsbDbDBi+xkZ/Y/tWtPLOLW19Xr+n3z",
-	"Blpod9vZQdmw47zOTGPnzGUsjHUzYmGJnmbrvzllQQWmFMm5lDGeF8lUmxwYo3QCZmEnYGE040VIfgtI",
-	"1bgXueIGUM89E8yXbcUOOICLDRaTk//jleh3CZKDVAony9h0mWxi+uNrzhg7jyal0/gx9qkVtGKuZhPJ",
-	"cwyJJrGIBRiAxoOgf15AichMCP3XIp5Czf9EJRDPiHnBx+LDIpU5vHAh44griLIlsZAbRsDkWay7736V",
-	"k9BklyRqDaC6V+pW9raoJAY3qdCYZVHVwtxB+lVOnNDkhoZez3juLW2F5ExQqyCLBrBDMkdmfL6T2jwz",
-	"WfliAdKCaiXF45K78iSLkgVPvTkI9qpNcDNDpzVcNy5eCD73DqApZTIPUrWPrf/Zqh/V2uA2md6+o5MV",
-	"JtGvQGGAjSYzc9wPYOPgCZSUclDEnQ1azmYlpnI+rqe0P0bFgcW5TcFxQ1TYVPO1LSP2OCXnGxhL367Y",
-	"S2upLM91EQlsiozHca4/0w71qtRyG5dlGdki/PheJOcha4d4GcPoeuGyJGbtUP9rDVj+cLjdkFnfJTVp",
-	"Bs0aGf1ZDz5kgkHrz5hpzqiaTU/6CnYxUcgLCt476Ftbj6i+1qUfCpHxrOicMewI6pNzoXVsMvz07/Bh",
-	"6rMrCvfez7UuUsHhqFIh0LNFiSPGUyUt7dycZ4iy4uD7Bc6jQhUytzHdysH2O8iPDRugKbxkaPOMuWTK",
-	"IyiwjELizI21JZZZD4UKJVuu4b8a/zvpKpgxgbD7BNIPbaLScf3qToAFuamwcFzeXCtCnmLLrNArCpRl",
-	"Q/tngG0AeI99fE/xq/etEXtPbH3vW5/C/Tn8qlZYc6my3qb1yi47lAqc/AQ2iakvrhsU1s229LKQCtUk",
-	"ZZXWrKM/rMKwElnbULf231l8dsYWXIH6z9eQ8HepKdu/UmwXPEqnhmpLxdP65UZQjz8wf/+PyUampN4v",
-	"lDtrclu/TJrqFy8N3jm783OzOSuphG4mYjXDsp6/6WQ57pRWSHLyrRfB/hz8a3rDVn11AcvEgwBvZ648",
-	"VseMq/Fc5qJh43xJp1rQysSHYhwtc+XLXXqrpQpA9cINoa0d1k9B72zuGPK5cYU/9/ZeCsaf57YnKIei",
-	"eQp+oLL9x/r2qg67QmJscT+t18n32TkWRgWvWp/wepBCIJfXl9/BSiTZYi7i8V+K+g56dKHxgsBWFSaa",
-	"ECItzdED1xqH0V0XuZykYk4RcZlbT3Gey1yFXsj+DQeZmQzTMsAg54a+uO4Hac8FAHQDkiXgR1MeemVO",
-	"AvO0EnOeFUmknDoiA9pAZx93UhY/y/3nFVQ7rcKmmPBNRYcsYYF3iQrjbHjjzHr2KE0A01zn/A4Qzfi9",
-	"gLy2kmFgJ4EBy5LS5dalhbzzdCxfCgOQjatG9wSSXkdl3kVJw0+z+WDTnihC4XdPP/A8SzJfwYatSJks",
-	"waU24ZN0xZaZtt2zGADiM7bMoGzQofKB/UzJIl9iUGorRd61AjNfTus3rBy0mXzHh0mRhb2u98c6OBBT",
-	"GV+omfxdnFd7O6dMY/aThBS6czrFQZd94GREJ8oMBeDjL4S2Mu4ECy9JyLQJfN55RYXKOqz50TkiJpjA",
-	"G6QJKTgjgfoGxSYwknoFIGLZe5PGjSvZJo9DZjOkxYOJ7LW5arnSbl7zljzmDWURzlQ6E7N1HfpVGbr4",
-	"36C60Jd312D+KLWj2i5vTQlIc7uLsbTEAn1VMb5+d9fzDWU5kJeKyl0Mgj3gINukeyKLoHx41uYO7N3+",
-	"MsFuFk8erPP9Cgrpn307YZ82rA4LuPbI/LqZcEDbtKKjxJ6e2PJxjzsMzaGQnDVOXLfBF4VJ2akoVM3n",
-	"WcEXSYpGrDGZpavOGQsJzF5/ea6FNmpxpdNevwqx69z1QE/pPqIdt9WJ6PTeN0twoH/FVaIek72tlgsE",
-	"0pWZYIVcdFNxL9IylcsDluHZ4EnBGzKAfhB5Mk1EzMR9AtgZ1u6CT5yxGrKw4VahPFFqHu2pnWQtDMUF",
-	"tcgLIKalFbTFs5psoT/UBTt5X4qsw5zxCbK0yJylUhWI3E3t5FB4mkwN5Ygz8QSpaCEWU/mwfe7Lka20",
-	"u3Ed2MKdnar9fkQYXGAijBFunyVqxDhipiykFi55FxSUBdeKm2Hbmsh4xdqGRYZqAw8Oww4MS/iPpchX",
-	"PdgX+qJ+tldlj9A/zwSPRd57GYv5QhYii1bd78TqM6t/TC3epvIfGKofEuHB6PxWPoCImskHF/DbwCnL",
-	"vJjKNJHre6AhNe8Cn9ddraatbMs3/06gN/2t+eTLQsx7KC39Q9R0OoWmjr4Cp/1EsTuxouQ0FkIuRjiC",
-	"hZwmLk8J3q6nFQQkgjpmTPA8TUSOcNO9MvtBxBCIKZa5JXJLlMVEJ+BwhIasJfdWkBqhPXg40mv1/qeO",
-	"eI9Kf/wLFrK+ZKawJJUwn6JXOIl05kwtM+kCy8FGq+iXHZPpK7l1G0/bb6hmBE/dH6ki+fFn7vWbt3Ae",
-	"LfMM9y23OCj7nb6fkcftQi8Z3HjdgCfKxxa9W1Y0RFPHyeYaFj8cDD5LqcltIIn20OICuaApG3VbbTxR",
-	"u7Vz34RyRHq32E/Xb97WLEQnz5y1CfxpG+6Tz+ir5403VC03rcdNTiGEvtHSww4ZkZCVTqLdXUI/2GcY",
-	"3lLhISiBeEJkV8DzSlUpIWG5fxmHEXyvCc1XTyiSsjmAQbzGXBfW4AbCBj/Ro9CObpweu2C7GR5jxkNF",
-	"M7TDGq6rodB9p3XWN+RbPX+Tk41FxL/KCZWq6pPlgSs2SWV09zkVxbngSmYBq5D2a/sSNFdAKc5uk0wQ",
-	"eVlQO38q1PMB+VmyYkztCjfRKDSk6ztKy0agG/FhkfLM7o7PLm/Wg7/Fjd94bJiQOJKhIZRUAJmrcZnn",
-	"na6CUkFwnALrviukqOSeXe/bSxc2kdzYcPFORJU+Ysr2w4wXoMXXSCz1YkPGFQMfJDrbSzObTPMmFJoa",
-	"naljjod2UHxYM/UE+YA9zJJoBke0tojoRVTt93jYANjLpg8Ni6gpBeVVMhXRKkqBmqRYUopPJUnyffY+",
-	"64IhsASN0HjGA/bAkdAKIRGMQggpOnlyOyuIVi8kSj0RdnrwqiQbL3J5mwul3PRM8UFES/1CvAvI1PUH",
-	"6XesI1JLwPgUMWu70sFlUsh5po9OCHESqv48ibu/ykkHwhpl5TZ8x2EHbJsrHdKvl1qvwlp0wzK6MGSb",
-	"/J4nME09dm4z7mPYbHO+0hLa9DvGD5nice9XqNY/JE5ixVeKPcxWJduENbZR1EKOEOl6ejjwE0bCVb5B",
-	"uGlagydJCPnOJu8F0tt+lRPUHWH2QiMocYB4Fol0ren2Z8Px7KbYVxwtsIQu0gQKiQu9Td1RDxxMg7ID",
-	"MNrOl/UBTN/GzKdU3PJoxe4HTC3zKY8EUwuRplW6R+78WbVKbKW+sxjhWNCLDkx0eklZth+0qHWQ7Ust",
-	"8xowr6RcXIDw9MsUxFuuitcKZhgHWkW2VEJrStFMGpunDFhBVBs9kD4EmcUilzyabWAzMbfUwL/3wd1G",
-	"2Th+NJmqa1TIqUsIv8Zs6rQyo1rjrYo7FhU2oAXLh9K7qG/zfOCRtPPYA/fldbvEFpfu1I1t+ISI1pVR",
-	"mNoz4/JBMQKk0AelJNzbOf+ARw4lpzb6o+kTm8lh2GQZ34rCAGV6hnOfI85lzvduIXt5P/i7nIyeccqz",
-	"26VXo3tFV8yWI34yr6Mmlw8b1tfF9Q8s5gX/cktrwXMlYnhxjtbQnqulgRNVYRADRYZvlNZWWXVNeEWB",
-	"3YA0Tj7VREtKsNU2oaCVwqBLJjE6ODGROZlORa7YRBQPQttvD5KI1Nesj4ZPhDyOQdGAvFdwcmkxPOPK",
-	"8Rq3w0w8hEyJotMzmGTOMwIBgOXSPBtD3CGU2pqlhwjSLByxiSxmpHZj8wHmcM2dBe2y4GWxBYPyHzqZ",
-	"zwl6Q715ovD9Z+TzJsPb9ANY52UTjJzbtYYX4RDCaxbchyjhuqFZ++rFBTs57Q86pYnvkfglRBn4AGay",
-	"hF3mi4XgADArc3bPtYrmd8rW07g5ZNTRUmhakf9F2+LrZDr1L8mS43pKCqyb2+QO2B7rsLpAyGSDAitS",
-	"PwGbWPAYSFpA6V7fGrhcaVf0WLjMaq+1bzRZMD0Ga3tULv21j9oOxQnQ+/eQJ14rSRxKypynnyjg2ySg",
-	"BALraa9EUdG/zEoOWraBLVzDQav66g0gdzGycfoQc/3jolyZwdqweXEB4wtBsbfz0AmYwuSzyQqiJju7",
-	"n+pizXMSmXncuGfVDEJRMIZ0ihCNS3j97uLi8vq6TgF92O/voLiZj4/N0G/In9phLSo7og+zpBBqodVx",
-	"qvXv+D1jZkWNN43Dmuhxx8MKBrMXXVdZUoAMtqrHvgNkm5fLhzFFE7wNnGtVXsshveZNbMlpdJ0sywqO",
-	"B46VYFzd4V7MP0NJ2qwjNakuGzum+2PynEiMbdYRd0sN/0qP15V8MMnhNfnstMo/CU6fXXg03Gaehe1s",
-	"NN+iW5MkTUfC1bLhNDhHUw1ZEbXMqkTclhmbiKnMBUuKAHRjd1JqbIh6aBpQMXlBOwBu8qW8NC/h3d9b",
-	"MwUhncpM/iNqQs3sLbPNKw2TNADE3hnApsawNiV7GGlkt1SiiPBYH2edL2py6DNfZEW+QvvG7HXcG4He",
-	"KPBbHiN/7s6HREXT+OTHnt82dmbUdtii0UzEy1Q0Qq/qpbzT4lJlhtm2LtLOsbly9aCV06ZKf4NyQ/gX",
-	"k2+Jly1zp3PLpm5Ml/tWPrA5z1YOOuGUp6mebvBVGK2hScfzjPJ/2TdRDijpHX8p1Y7tECZeVX/Dm/V+",
-	"2OGtVbVrrw9UlcHt3yqVvn0+U+qye3KiPkrbXFsrG9Mqq567tgWw2kvMi72l/CYORctOapG6UEjslrcJ",
-	"EGdKiXjs93Jci6IATzQxGmye8E2CbNCdcEU+bbzni2obTh2aLHja0B3wkiV2vPZcYI4AqkgoH4BrpR1r",
-	"4+xbf6+jxY2UPrpuYIVxkAaogpjgHHx0ucQM5nmXiWcAhKL1RhvgHk4UYl5tnjio/HTo26pV/VlTb6l2",
-	"1EPv4s+ZAuJp/6Z6ffGWiKnZIpf3SQyFLcV2d4FhdcB3O/2s1wKW47ph/vyoEYBxQOMuU4/far8EdbNW",
-	"PMoELLsNpxwyDIFFQypXWgBv85yvmPgQCRGzEFMBO3vuD5PRjk3wjdHbjVy8jUFuSEejsKVFbDH2qUtM",
-	"r39YmdTujWlT7Fq/k92JFf5uqGhcBJ3aRYKSCt0Pgi/BgEvJHL1ZCHZMa5HHMWbrhpG6DyvvX5h8PHRY",
-	"ZJLg8vC3WCxEBs+y9p1A+uipQbUtwRiV6Uenx0y2jzKcTRaZK9OnAVTvj0zwx1ISJxlrh1OeUdYFfXcM",
-	"wLah9QZHqzCotD40fPyhCtygUmVCOsTzo0TBEHaQp2Y6aNjO4OEQqdXGcXILRYZkKCwLU6RHgFs4VLpP",
-	"vsr88sNNXBm0SMpl5CIi7bT3vi6/UoUmPBx6iJNg5fobg9fQrtB6hbYrtE6BM6q3I7iucD6QBQ9zOGW2",
-	"D03z+a3ICljt682dJ5nBVdwSRKCONG3qtzh9Df4doNF2CNQhuwl5ktZnEVLldpaEzsevC7HYWiSHb9/S",
-	"jccW9FojtZC4RPdK3KRKMQ/k0Ici16pmdHeby6Xx1qY8y7SwQBj1gt8JyhulDInGhMmS4BHi7R8KYF7T",
-	"K9FUJjqetAFhGG/1BLheqj2R2hviVdtnaVNuI4wPQDPPuBI2g7WseX3givZdY+3rRvwlwyu/4+qsj5HH",
-	"2p6Mt8RD1XLSLa1Um8CD+2mxzNVS7BMp3QCJ4PjfiIWp2rwtUwNb0WtB4bKNgQ3VJ8ELnvjxxYqkSHeo",
-	"J8DbAvMmbztNiv6FPlj8CX/ygU157hywt7LAcwhcA4WiPHuAmymcoOKC33pBY6TP+X1F78DCOMqtslwS",
-	"2+0tylnZ7b0lA8zml+rTRo9s41t1h1eiYLpPevdQslLbZB/o48nBetz6wQaN9TxN7SCTzx2LF/ZTSvHt",
-	"Ac6Ak+ZjurlxhejDscETQGUWU8bLZtXEBxQ/jL141TduYUdY3jmm3GgIv0IGiV5rxnZeSJVgXMHWX8Hi",
-	"pDBcWSDSSGEz9mfn/jhb2RRsUc5oc2punKgFWMP15NwkozxvrCzSx8ZuDO1lkG+/HGo7ihhaZxMaA1ST",
-	"EaqTynDWyoLA7wwlH1qFXS0E4khRUZu/ArtknPGCLNiUyjKzhNqHY9tj52BF0tAwQ0OF1sKo1EvxdhOP",
-	"szshybrkSwCgK/eLATyDcTmZQxE5xJAX9vGOyU5NFJKtQFklJJybz85kGrNBvx/0+33z0ccV31rfjS2l",
-	"pB3nEudUd+XWKh1nSzluF1o6QUmp46x17/5G8AqPiHtxwU6Pjp9ZcBI8RtSeWe5zHs2STJQZ4zX2rLK6",
-	"otw/y4wvi5nuYMQpYzKTxXiqFT79h+4bejEh39S6YPfMcS9P2LqOaXPamVqIKJkmEdbHagM3IhtQNEsW",
-	"j8ryQosvlAeoiY7Qoz7hcSmnvkClR5KpgnvrQ3FTgtpiY/teUmShmqnqwr93ySDovvw6LPc1/NTbh2pK",
-	"v+3bm5u3Jg9bL4tKkt7x6anrE+37z0ujCa2xCuRFwGbVWgWKlJRRa1zX+q1+hlpvWd45e3f1ElkHoCgY",
-	"K/umK33c+15Lh0Zr1JoVxUKNDg6MoIp7sbg/oPvVQbkTukixtpUfBQvzjJpXul6b9vp/LWXBL2YiuttE",
-	"5oisAFV4xRIgGqkesXrWQY/R9quIWeazYunippwLLORN9cplkdYtCbx4CZUOpli3wReLOXnjXMx5knnV",
-	"tR8hlcokx7sfmyxXyrR6s2pWfsYlWFjPC/W2nEVSFTtEDfD2PaDu8H4/ZR1NkoNKlC8zQPuG7SrisW1d",
-	"yucL5PVHzBWRPwGc9w9jO/Sw+LjyedKNykR1DZDlQQuiHSaZWk6nSZSIrDD5k5armJLp8OZwZ952t/Vb",
-	"AUxoiGqbxyxKzwvtNHgm3bfc7MA07rnN5nnE0xQG3Lgr/qGfGcE0BHalam1skSfknquH2OCecaR77pkf",
-	"/YHCvinJWIQcZ1hXEN+KnC2zpNjBQIEHxwuR01T60LCSSBjKBbzJ+eKgr7VSco92toe9Pntzj1g4TaXM",
-	"25UxYges3pNOuL8MGE9lvtcyJBFhUsy/6HafJbczfbjbbY8bGbynkEYyzYUYsRBhHMJAn1QjFurHwoCJ",
-	"rBD5Ik+UvgVRdDtn+M6c2S1CL0fvnSM1kiJgiDthXXpwOmOAalOXbhKfoZpg9Mmz1apL3bMgKyO7ecp8",
-	"+5Us+yvE//fj5UxE5BAnGnPE4g/Y2jwf0THWkjV7FMiSzaHQDE1aMGWYzLavz0nKs7txnEP90/o3vtKX",
-	"ndyOtonSmD50WCqmBZPLYvu34uUiBf1cNX/QdMq8FUZuqaB8LckbjX2WiwVEj120Bmzi9naZafDo9VkB",
-	"yGJyCtV9OAiAFR1S/6GAShnGxd0dK/abQTnD9dnwjph/BfqXHirw5K7GIo2RKdDrzePQIKblUhZmbf4q",
-	"J2Ruoy2sl6acz5MCg0xQ16lm3JPQM+f5XSwfsqZ2ILZNxl7TfQ3mRPkN/4tuE9uisvYE/dEWsgOPKT1u",
-	"hbkBH7GFtPQGLPWl6jzbwZABpgtb8JzPRSHyTt1W7HdPeXf6y8ej/qf/Z6vWbQem1j3/VOJzN1KmFzxN",
-	"1ZtlEUmM/u8Ld8RNrjm9swuZEHOZJQW47R9G5NCoUARpNc6KPkgp0NqGCkucE45eVqWmy9RAYzrcZpFH",
-	"ikHwJPPW+klly1QwcX7PaqUm3dpYr4ATAXH7QO9VU1Io4v0+VJIUb+rDpjH6jOCCo0y6ZMlmVP0LCe2v",
-	"v8nJ1w1ei/Oqyy3JAKdyZOxrSBFI5kl2Gzg7LVgvQwmYWdYqMGnwGGZz6zJlntxCbaqx/dmVA5yDxx9S",
-	"E1jgWKBLowrhimH8scUzma3mcqnGUcHHItMGQGw3Q/XqPc8TnhWtkbYUghZyL821cZHEqjX6+RenlhWy",
-	"xFrD/vC42z/sDo5u+qejweno6OSnaobS2j3DUf/wJ0d7iGY8h+S949JGM7BYTmgMm+SAqlMPjKO09Sw6",
-	"FScnz067z46Gx92jfiy6p0dHk67oP5tGg+lpn4tnALAFZbfm8TJW1voRtvjlO6KogNkVWveYqCROFJQo",
-	"FGyxnC8gucuSss7kHCIRTHc0KCmmMYWYkdeFuFwWImczuVTAuvhXEHTmSCqPhdZ/sG8FL7r6W+b7QhGE",
-	"Rf2r+huX71hbf73zPnuf/cd/MMou1H+dG3kzOKp1DFLkiHyJWgeaI30J+YOxJl+pJIXuQ0QzKWaMl6Ox",
-	"Phg9BgnAel4VdLlru4wfQiU3ydg3Iod0ofZyoXXdy3dXbDgAp/BSn8bQua8uv2GXrxlUVvP5XGCyx8uC",
-	"pyvWLvgHYwnJKTs5/l+sfNMhupfllEGdfwdqx//JLrQhmK/YP9lb80r2T/a6Mk3/fJ/9s9vt2v/Xz319",
-	"yf6JjUmy30Q650plXG8P9k+34XDviyt45ds8mYsrkcn7J3TTwLnp/Ib9k11xLUGWir0Rqe40+4YruvdZ",
-	"cIy34pxiuED/Neixr85fnAfs6Vd6mNRUijwW+VLP1VLk2pJIfku02cG+ERMulrF4GsDy7L1fO1xHregw",
-	"HorBtM9PJ8+jZ/GJOJ4e8cPJMBrEfXE6fc6fTU6i4/jIcRGAZPGIB7uBDa7lLju4WvLt4TDK69lrvnt8",
-	"dK3Xb9jh4OSkO2A8Xcx4d8gIJ8VH/TmGqR+LZe6cO27E0qyW7eFh06L6e33nz8bzrOy+79H/duH1ICYz",
-	"Ke/Gyzx1nLD6J9VzGI6sj9PvZLKLxZ6OYK0D0juUeRIZRssBV0C1lBbwER9M+9GpGE6exYcn/Lk4ng6i",
-	"/uQ0fi6e8ZPpcXQ0OeTD08GWk+lodDj4yQHRGbXeLAuIbWFSXK4KE7Sj3Fw4ePqT4+h0+kx0D+Mh7x5N",
-	"TwbdU/5cdIfRUXwyGYjn08N+61OwT4dOxfP4WXQyOeZH00MxjKE3/Pn0mTiJqTfTgejHWzr0bNQfVjtk",
-	"ZB8GkID8R8RfqDPA3FPvyc6yZXNPTkdHx9WevCAVibgE9+zAL/AErbMdFBGD3LJR67lLshhERlIkyOW0",
-	"V6MgzJBvUJtgBEzQx0EV0b1BlpWWWHZnRnPoWs2hC+9CBenxn9E/1lBfaxL6Z0cWt76+XBN/o+EA0rQc",
-	"SdryHai4wOybXlytv2mw/qbKcVt7xfnN+iueHdff4DuLW59+qXHIeKb/2U+PFIY1F5ZfV2+KI6nkNsOi",
-	"ZIYcZKrqm0iTDJgyFgvFlBCUkJqmwH4XQeEgM6ylcBb7g0ANNsJ6q/QJpN/fLWQX38/obl9TlRCfARdT",
-	"Vz7WTDZ7XVuyiwQSkAtJ7PAIk38QVizNrfUxa5DBLsDxbl5mg0AMclh5vM1fiZUkm9DEx+GBEZuVBWSy",
-	"EDGzXy+JaUrkKPLlzDiamPbZB4Ekdoi+XOFQKQCi0SAtt82Cubo8//r15RNlv8fyZSo6PfY9VpAXSWro",
-	"Tunraickmqoh2VhupO1t6FsukAfYgWQy1Dx6MzxoHacdpQJqPqFj2lp28cIeyei0Y12UbugDV2Sf71Eb",
-	"tXb8rHlNZMFTG4Sh22zSBOQAmYxBfaYFLBNgDCGc139nZNRSIG8JiprgHAVHq9GWns392L2FFmdyvY3X",
-	"oijj4uDNUSWcmsxL2LAzZ2HBOmtblO/OTivc4UzaudH4SMPIEjE5tZtQGK0LaTvgopUTercCa0xbiaKM",
-	"qRh3UowDxMtaP9Xxi2rrF8Myux2HpDEFxt9D8EbWoBm3N6ckaIJCL5YULlDlOk6lC0m5C/dfye1Xi9HC",
-	"7wiC18Y0qKBMkgP7yoYM4BTqULo+ZdLYGrkyTasKu+CczE1Jgi8JEdtRB3YqADW+seZkknXQP4YPme+M",
-	"aKAzCXT5ZkG1j/qnmFxGu6tDrJkIauhcryefNWB+7IZWATGn5QQrgNYps/rbmXRL99xum5giTOs7+K1e",
-	"mxm6/S0DPNrhirWx5g/Ws4s5qFfRGePOQOl9gXz2aiYfsPZQOSgh+Fo8ljF8g0MJo4GWmWKcZQKA7DsW",
-	"esnKul7Ny7O5s7jdKG/tMprJpjSSL3mymLQOwjuZyjwgeFBXFujDmFPYuF2J2pg7TKaVexqUUtVi3mZx",
-	"mWukX0oFZQETqRI25t/puVEWJx60z9ppCGmtjwddMRu8rv1tiGa1twewOibchUWcu4ezyH2kH7XgTm8m",
-	"SuT35GYeMc7miVIUaGKxFJjTBDxuRlSB99iKTIOdBiRrkvoNTHhEPBwycS+ygjTSB7dQHXF7atEtBP3F",
-	"79oxw4+KD0WOLMIMUaFhpUHWOwXGlER8HVPV7L4ZVAkKNYU7nYeOw8t7jgBYLO1pJ3Qk09hSVJ2VC0Bm",
-	"wvjtMKS7c+LrFb27ATbEV+Ku90l5vFTbhFi05AdBVBMAU5GUJu4KpR67JPT2hLB3SSlDVNUaZoteFTv3",
-	"yqRjLtPCG6gkYtqNINw8LUSecVgShmgiYEuFZ7VeCVr3Dj9WeUw+Iaqv4f1jr+SDyAGO/AGSNvQ+iZNb",
-	"LYt/lQlF9marxUzo6cU6YJP146L9c8C13s796EsVzreaMCUsDt1uMwn11OB8PN6K2g1locSX/tTgb9qb",
-	"gJTqjyl3ARarRdoq8FwRuOddDNl26MQlQhL2VdlZIyqpwXPlAhM2LTtpDqXXiCC3EjvyRdRHYDyxnE47",
-	"nSkleB2SQyMl1D5+B4g6cjgNduGBwhB46Zxoo0chQLdFB/XsksAJtgJnJYsRa5u0uTKbDviXOjUBX45v",
-	"PcxuUldIhN/ye6Hvg5HbadQ3MUbDbuHZqhyEipuCEGF2N/8rXkNvCiseUVCPhfeu8ThgTs9togqRa8UE",
-	"xhQ1Smsm5UCrpKj2v5hRrXQz0HbFYMiTvfmObZUM8V7bHHqn6NOmEnoShV1O6wriiTM7FcFW8yn5xId7",
-	"4pZaLp1x1v4JKjWq7gSt+R3X3TdBgxe3yY+6JSWlESeolpPCFVDdoZyrENzZ+oJaYsiXy+SoB0s+P0nj",
-	"T5CV0Rik/EMiLdvjDZ/WS8X+7VC9/RdxZ/4P9R/9cU6Z/2sdDP82Wv7sRssfpzz+yRSu3TQZP/32OSBa",
-	"YNSq1Gr2YuOu2X5a8cCyd/KOLAg94XNZuz3K2XbObg8eHfDJwA2hPjggJ183Vj8JjTWncb0P7M2C/2Mp",
-	"entr5I+gAvd5eNeLP9ZJZYAJFkkJDAyYFZVW1jkGnl17IWYiBCysatohVtN0euzFI4wZFjpafGhoez01",
-	"RHtkFbT116xbwRwYWQy54Su2XKSSxyIG3shILlZVBkI4wJ+oej4CO8/YEsGcAAZNwDkwlblIbhFDqEjS",
-	"lIUEcjDGr4QsAS7io+HQU/XPMj7XGnFtRA/eL/v9wyjJYvEB/in2TIcoMb6G/doGCFp4HNB1vTh/J8WM",
-	"K6eCrm0OXlprnbPSc0xeZMyMWdfhelvCk1fLDF+RGDqenSjogjrNnIeSzlk+VE/oLgMAZ8k4+N0TogUE",
-	"MiDFjvpHLnrDdra6z4lrvuZ3pXt2m7ZZTSs6o4MNnki51qNANLw9v7n4tkEzfSwN1HnViQcZjtoE7HcH",
-	"Q3I+eZxWVcJZBGA0cIubfH600FTAkqk+1ys5Az7PVKIMEmAMk2xwK8hH2LiHd3JbbVa/7cFa8o3krODq",
-	"7lEq+Ea31ZWIRHIvsFwfU78YYB5UNWEwQKska1pUWwY3cGOB4YnKN3gh3djBiIV/714ntxnXg9y9/vZ8",
-	"eHwSAo6li5x//vYlIFfqFwYYqHLNNEiSMr41pkSUiwK9mNcFz2Kex+xHvKjsOdJV5qshgf9UMB3sXfCy",
-	"sNNj50WhDzAsfNjiqTmoK+bmfSrsAbDHtV4oNvSUGHTJAujAQL9nizy5h5SOVMrFhEd3MJppkt11Uxnx",
-	"lBU8vxVFBSuQtY+Gw84ZYoc4pgDijiUZi8W9SOViTlWcNfdgZQ0dPd9XO/FpqVUKqKonzvXRrXnlSkHW",
-	"oNUUMicO4x8wAWQzjoAs461Aaakf34Lkt/X8zMTD2CEA9X/YpKdgFW2pb1AbzkyQ38n1sSQR2iJaOeSS",
-	"xuykql969XagAPpWPJ7mckszEQqu2h7w0j8wYvva9rkNaIHVdqwPoH+qi3z1AiRK8ww70fRc3w/kdgic",
-	"/kRZlkzCJt8HgX137HX93aQRHx1p94QSBZbthi/OX766/BoMh/Dt5fdfv/z+m/CM9WHXulH6THaRheGR",
-	"+ONuq/zDS4Fjn0XXFMEeQcAHyoqTzFtLrR9QSSHzlY8OoVZ4sMZ95RLCAsu9yLWloe2S8mEWL3OcZ2DW",
-	"CaF6IRy5pdKUMgewuNN6SPvMukJhlW96klezcAgR3uKVlTUgZQVFebufssopsVizfLXR6NR+J/EZWxAA",
-	"OqQwskUupskHaJnJ3ngGeaU8KkSuOmCaliXernFq+kcg0Qp7iijKc0RB3736e7Mj+IJK1yniv5vvt5Fb",
-	"+6YsZad7/FX1VLHRxI+CZ32+zFRI2qRR54jBhUZthz2/VullpzRYW+M1hwy1cjPd95UseCFIc7kGReRx",
-	"gMNvFhjJxbNPFqTig3zTZj4xFMvSoVvdsLc5j8R4IfJExmMlIpn5TOtv5QNLJYXkUW9iEwFsWFCIKmKT",
-	"95bcAv7nRKgkFuQygWy20v57fnLU77v46Fp1v7q8vjy/uvh2/OPlV9++efPd+Pry4uryZvzN1fnFJUhP",
-	"VcgF7BNiNg2IjjoV/E7E1KpOBUrtpH/0vN/fKl/XZueaqGpKat+9QAsgPdeQRSG4d1IoRM/8TWYi7LEw",
-	"5quxnI4fhLgLKwqj7lSbZ6TXGTgprS53tIIr7tIVgG/i83OZFbOw9hDdDNfSVehiwlPg+Ta5F7U2oPpB",
-	"w+IBr3W+57E/8VPQaYXCNuY2QgEPBWzQHT5nbWU4J+BX0O+T2rQNn29TepyWe/y4MEi1tgSsz/7CXstM",
-	"t6vX67ET9hd2vczgEq4j61HXt2QcJZvMBDlDylW1JWV/C3Q8X33PIW3wU9CaySV5IGFrwPvqO2+Zm3HE",
-	"bnSHh9XROtxWQjBPsmUhNn/nNdxjvqTbpT91fFqDJnz8XnoBXp0samBfktOium167Ho56cY8SVfMUEcp",
-	"S6kvgUw1do9quBUMET39utm4KL1n9HUkUTsxT9u6L2KjgipSg4iqrEWjKvaM/muSpCkiNN2JFVyO54lf",
-	"Mbi+S1IvgIXSF9AkBgZ4rSRcf/fy1ave3IcRv4mDhXLAG6gP6i9+NIXL2gXw7nrUPXDCJUYDi3jBU3l7",
-	"xkL5oH/jy2IGlU2TFVvJpTud9GALXr0dFZYIXKpkLQ6LixkX01LfoQzz4+dugUuqmppGrCmB6RUoXivY",
-	"rw/Z57K7wAc3hDC2Ubwop8F/PMdLpfWNC57sCzN8EgRd8wD+ztxD0KZNxEN/9iW+ZWH/mCeF2OxIeci1",
-	"lpjh9HgmANXcpnie4WOV9yJ/yGUhtLULE03TqkqvH3j9zRm77mFuEDP+ATHN8va84LcC2E8eQTnE9XMG",
-	"292idxNzstqP2MNnt5x7QhQmgBCzdnPWGJ1FBLBuwhkQgYKAxmeHMTBiZTyPMGvNru/NYY31MAZyxe8N",
-	"8m7d/H5Ck7aD+F5IxNPrBABqV/KcEbZ9hUqAXfAMMQxX5a9PFONKGzP6mGdJpgptZMspC/W/c3Tn7uL4",
-	"r4vODcu0CeDqLfkgDLZoA9WAyXVUC+/5b0B6I5mppYWLS9Ta6m5TaSqLRbyMip3oG0q+qMoBt7VIGxmn",
-	"qgDx+RhzYrQqdXubi1te6F2eS1l4tSriVmjCQO/+8rEfnBz6XRwEfzj+fag5zNt/F4oO8/IGRaCE1TRT",
-	"bOE0WZs2PWDiFrShDMGajfdomxu91RTX5yzUk4BxIDs1IT44qkCCGjRo6pN1w7T7VP2WFOVA7rC+msDU",
-	"Tag9HLEHnhSIh5Uzvljk8p6nwEwiHQoXOOxLUrUeCxdci7hwxDJpZxiKalnbFHXLnE2W8a0oAKnKAV80",
-	"fAmZEFr866NTt6vTs2GyEUA7hPDtsaljTjJ2QY+em2cqPkcPR4KbflrSl0DbvZtiR6YcJFFYA1KnbVnZ",
-	"1/UVV9s8a6s9qAkkv9jz1T80ngw78ANQBcVafafId6yQIDcKHRDw6s4Ia7Zt1US9KqLHzumd8BCBNMQS",
-	"LFVbTWHpPuA4dWoqoIDCoXPBaDN4fjAVJihxZI2OlShLpXcGQS/jPaJmcLfOl5qgL/MkVWUCL9Durlex",
-	"GP6WoERA1Ic91WqjMUHMDU7K+hpIl4PA8fPHFlSYtEatr0XOflqqaLZUik1Ekf9//+9tgRnfPGXDQa/f",
-	"77PLZS71goShdPBaHh4eehM+5b1YHEzEbVfMIQGlHEyT515HBHPbUn8glQ9+18UNwTibjTnNBZLLS9it",
-	"BjfauwFvKCn48t57Gpc046CsYYhFfBDREhEB6OkR42ya8iJgimdJkfwmYi1MdQMdNAEIomQ8JcjLLjme",
-	"WSpvewydyypgOX9gaibSFFztPKOk0Uiq4qCQd6Kmx87lPdJZ5iLmEWihGLqkACeYEXodgg7bwGTX5IiA",
-	"mtAnyDyHFulE2ByyK/NBrnUQ/ehE/zGR9/6wwE4J6/BFqsXBYO3ucYuYF3smunyXZHHXUqg4mSbEJVOl",
-	"VeJQoPpEOZPM89sleJg69Xqi3aAc7jHavj17HKtzdwmCIoDW2glMZb56pabJVESrKBWUUnTGwmKWZHd4",
-	"QGspxZWE8ECR8wgum7rmkB3QX1i6DPdj2W52LzFxCZarXu9tO04dy+gXquUE7LVwxBaOwsyBMA+u6O+J",
-	"D/qGStQR1qB9DUT5xki4RBY9/EQcTGcsXCC9HbTQ3ZXwq/6kViMo7wOa4Z7t9og1AwNuFBoE828cAuTb",
-	"g5brC+JDYYKQ1DzDiy8evBJIiX94bAnDHlaJ7ZbiRj8OFKtJpreVAvJEkcNx0eZRLhWYv6oDxdacLSTY",
-	"lBHPWCEwsTua4aICXQvSd9Jc8HilVaEd8hk2MduwmeCxbmjA3P0DiP96rYDxR9pZJh5IHm5nf7bbBUet",
-	"FtCDhV9qSaUnEeTCL96DwxH+23KqbfkIjlo1q5q19WOoELJQiX+EnT9HonX1fPtiOdYyjUVOI/FnSLF+",
-	"B9n1Rl1/XIj2MkZYjxDyHUNrN/TYG8pidA7eZWbqDDYyV181ci84eh+96cxcQWQRa7boLYQ52g7H2zzJ",
-	"3A4N1uHxPxgym/Vp/d59PdlMSWbQsc6MAozKBVGWwF11sdAwr46Y8PtzdQNgnz6ioMVwue6W/gws5v7k",
-	"Z8qlQspj8D9Bip+dWS2hQPV++lRm4ulTMs/p6qj0j6qSnpzENcJs5LHIAz3jc0nAEsQWnkynQnenx752",
-	"CdGNfhUnBWa2rpD9FiqYdvXzOYAYHnXW0HovckghSDABtEZHgPnZMZovyGapbfAfS5tGL9zCGULzLKoq",
-	"9GS1uf1Th9JB6/VpEhXhDolsDXsd8w4fy/684DnkIGFVztoOVwVflQvhDPy7irXDgt+qMKjGIAJbfiDz",
-	"eYjEzCbdAisVgP9HvyKAgM6iwKwnLd0g/yc0VI/IP29Qw2nnIWkEJQplJoEDKjW0UFDgIBYfFmkSJQWK",
-	"Yig4BYQi2p9kb7bDRZJlIh5r1WeqzdkASbS0cTFeKiAvNIJhrPcFpDDIOU8y6tmZzd4uxHyR8kJAH0LG",
-	"UyUp2VWx8H3rfQtOC2hKz6DMjBgCw4SorCW/CRC4UBWstU8E0+2x8xIQx7Tdyb04s/5wv0d/m2wEk32s",
-	"rcRxkYh8vPTFWa5Ffp9EoloCoyBxY8T0s10gL6L8Z2VZjJzihgY6OHd89zNXLiwRPrC00wQg4FW+zMZz",
-	"GYuSllQvK/AcfPwI4zQG9tRPn0IGq2sGZ7hF9oCUSEzPWywL/c75GSP5AgIAmLcJPoIWWFLsiFLpLHaP",
-	"oakV+1hGaEgBripE7lmbx7HAUpASR59ipDYFwkaoOj32JjNcDjALesuZUnXceMT3/r6FG5r22fvWiPaX",
-	"lmsUy9Fr6k4sijM6BtFPCuP59eWry5vLepTn4KNNs/10QF3uYknSR92+T+HOmDso2y7wHS+SVLzUcwLH",
-	"qX+srTZHiSPjWCww/2fHIiH44NfwkD4st9a4mO/MiVp1n8+81s/s/ZXUl80Ui5QlMZYDL5XWylJtTzpR",
-	"tEUSgTO9Dnaodw6Ephy83HqAbOf25csMfBLrQoRn8UR+YDOeZ0KpM8jvAxCb36EtlcC6h6CnrMEByLAA",
-	"wO/AwtSDpE+S6neP+w6nqfMhOA48Nozx1uI3EuWy6C5yGS1zoXd4+Kju2ZeOubZ3fQCviyRSbieRp3M/",
-	"3p0k8g3fd2LCJ13IOdM3gLhxOqdmuutdyDet9w54Yeu9q8XA+t3TX/6z3bX/7PjpgEsto2HwFc3oGvBo",
-	"KdypxmVPSQTiBz6xiwzaUP+24VBl7aP+YVn51aEqMNzX1cIgn8DViuUkSZNi1cDC6qo5HkNX5F0Yr4XI",
-	"YhaJJAVUyIy9u2axTFOeq4D1e8fdQb/fN9h6t7PCBKmTEkLWsmXqqTBvohK3qi9TLifgqbB5e4N+NQu2",
-	"17wzsuV8QlmD0QJxB0Ed9UjJi7cE2VdIRGoJ2AQTJ6kOwpOycDCPFgB5qMIeu4Gnpym/1VZRiLmpY20p",
-	"ZAI4dfG1lUwFeD1W4lUW2xbjbs074TUfv07UInWSP/fMbKiUH+6ngZmSTLc+EtSv9QgVQI66a6GChcYK",
-	"ficAczQSsWHr3qpJmZbLxX7NLgN4WiJgOZ5+ArmIgKQ+XubgVxQLFbA8UXcsypNC5AkPyrAVFWCi2h2A",
-	"P2I+F1lMyKiY45TsCF5esyM8SXI3r1+VWq5TOQG2ABENJlkhd4Ib9pktHs8EEWfyjLRQgaRgWkedIrgi",
-	"HaVgtFDu0RSS+GSG1ZVQ2ALFsLALuPNgosrXtiGbx5Q8gB37RNVNww4BmOh9BIYe4Dxir6wiUVHH3RN8",
-	"MHzEwKiS9mz3BYYeXlofS8Qmtc72uskY7rU+qD5pHxUTw9Q3+smdFE1IyRuLuTevZ6MlSC47mTMwEhz1",
-	"g5AKEjjBHPbkyhmAn6xM2uHQp3XVDPd967mnufxNZMw8ToLfe6reikwLBtG1TgLWhrKI8m9kxcbgc4eU",
-	"2kKyVODOIG2XUiotYCkksz3CfDQ5d+MNyAJfNSXoOea4RQ2C7uCRCLwO2NxOYNIekzrwe8pXIGvAelw8",
-	"Sn9twDSu67BwTGtBAeIDQYO9kMFUeEcAusuMtXnGpAsTbMCKR6QK4msTpaikPLFHeoAJEAVQvnZ67FIL",
-	"MWjABPjlwqqKEUKJs6Oq7XPAb1MejRtj3x1/tcx2tysd911jCrlez0l2t4uuhDncIWubDGlK6pa5zZLu",
-	"/B7KUWO2lXGymVKuDnIyWC9bm6OjzXWZBCz0+ebgvjM4DgnSmYwrjF7cSnSaF7LyfvD2UnrKGJs5LnKe",
-	"YVATY2Mm1IrvbQUt87w/SrpShZiPF7mcLzz5Ay/LbE/lbIoK1SybSsjV8Zi5O4QdCn7rGep3wJM47DN9",
-	"OcDjf9A97juVoNUZdr+79ZsbwGE2eMZfSbl4nF/8bcUrjmH5VMrFyOJ4NPjHq+5nma27nqnsHFMOaVme",
-	"MeiL9cP1XNpr41ZXIWK75fJB/zMXjlOykLdI4lTiys1FfitYG7yCKQyt6vTYBTQU4ZNWpTUMKFGgraGI",
-	"dJIB9PZcZhxQjbcE+XbxOC8WueTRzJf/SYAi5haMmOMKlg/VBJQQz+Y07GyPm20Vglih3hyfyxwKeaj2",
-	"Mhl3WPqkrQk4UZ8wKsTqPCKYh9nv40cj1bh2GOre8uGJ8mDGuNg0MN3yoZJ+R5dYUlDyHSXdwavHywyv",
-	"JyLeTXf9YihNeAHcamZN1KB1yAgYMR96Yg3+sMcu9kDZNDiEzkLf0U/XiP5ULuw/EAfqXVk9oac6X2YA",
-	"Jzwy5+/n4j3ZQgmPT0k+lPaApxxCBWxBqT7AqMNTBPrB1VdKwxEu4BknG8ORb6xtDETIyQM1UxninnES",
-	"V8MOu2+tN5mg3bSpA4FZfztti/JAQ1fXNm0QnXYZhZmbID0w+9rUm1eLbvv7JixsTJzA4gyTMmH89xjg",
-	"BSWc7BzUqM11LT2BSXAqimQuOuQciJBxzA11wsYg9wIBpxBEm51kCthSznYh5Zhw3UEoGDxi+wYGyedG",
-	"nGHDx+LDjC9VQcJsv/Gxa9KfLFvB09ajYYGy2gNwntof9Ll8iaSXKIn1mYruDTAaU6CzKASCmeiLcQ4W",
-	"SnnsmzK1JPcqCwLfflYdY9sgMrHmPMkqW6QRItw8ecYmKc/uzPvdtvlhwDYodtbla/72mESUxDtOeXa7",
-	"9Gapvbx+w04OT7sDZu4xJzd6zFRg09ANbRcHMavnJRQQ5heq+/rveiF9bcAmtVIvsHqqXrXzcfip3f35",
-	"vPuT/lfnr/6iHS8Kz1ueKxGzi+sfAAwosO4BM7pfWCJ+JxYAcOhoB3p5jGNecARkiMmbrJfcZ8jKRaVj",
-	"rB3JdDnPaoVuTmzi8VLRlNnvrl58pUWBqfCnYPKaqnHlZp2gTDNfOmMhJONp65wXBIShv7MEsJINxogD",
-	"9Po4m+QrGUMSdAhAh9th3qCWxyBs2BoIWMxorrC2Kw46n63a70Y3ez3Tor3GHKv/tQf/bI9dI79oaSL8",
-	"KidnFEpABhYjOB2IwBmvvuVz+GlvSL3ysNPqvszkA8XZrb1X46R1hOPz/u8GrbmG+R6sA75vgd8ExYYA",
-	"ABFA0Tdw3oWv+K34ahndCc8AwkVUVSz8KiUNIriPp0IDECw2ooJcEEUvlozuT15aUXgaP1KrTN3/M7/K",
-	"yZZvACPWXBQGNGQPtAN4edmVgMbtl8YZWl1aI803R/pMIrYB9kZvKvyDlJVIqsLSyfLFQvCctbFCLFGQ",
-	"HwaaCBlpHfCgGSR7fZJlEt3RlbmHcrEmBCikztgSr3fX3qcAa6z2ewQtxb0e8m2CHwY11OtHin3Qn8Ut",
-	"j1YmXHE/OLjNxcKhZNmrwL/qiqF12CLHSivY5p6pVjRYh4wv62OL68OmaJWtiIVYrDUhXKZFzsdTrqDq",
-	"caJF1eCYqcCsJyR2ClioHw9Ze9g9ZAgl5Nxj+A8CRu+jm593B8frdwN5VGejtwBpCUKL/Fw6dMv2Ql+g",
-	"S+U3vd5dE2BQ/oAsHInreQyWoXA7BIOTz4B70eOKb4BN8Plud8kyKLW64/66DrcnzPDvDC/8CFzhkvt3",
-	"CAh2PXYO0ux+EFCSuHIU93IbdzGfeQbg8wA9jOHVEoI4ZO0JV+LkiH37+vyCAImtPcMfEDCvCZ7YxYDw",
-	"4BpjrWzEc7DcMskimecixTjfjBDx25ZBEUQyyWj9WQJDX8c0No8CBGohZY9dg+IPAMHA9o6FNFUI/UyP",
-	"XhvRiHW7ULlhPI5zAYG6CixxZxe84B3xgX/ZIrOb4GdeoSy+HzBTRscrNr+vwHRnSiXjveCsEPk8KUtl",
-	"SanEytY/K2XSHkRAuMLAZCXesSRj4XbbprMjDC7UJXoly2ue38Va8FEqDYbyzRyFZ04ZuSlPxlto49fZ",
-	"rXr7EcBUG3Q/YGohAJfNHRxTKxAm2djC0GKaFVLRYHDIuQZOH4KIOHO6U+eCPitZ6qeONMPnS876MOJZ",
-	"JNKUHGTmYHM+6UA9uEgP9rntKFEl0YwpNbXlpJWqxq3sMCSCqJJo5XfLxXQV0C/mi8ItZyeRFAC1Gzj8",
-	"AU0D4Zy99B7CG4MldHaGqYkgmkly5nKZxWB3QyXUYcA44eglGTvsM8Iz7WyvOt1pB5s+EssOa0NtCuaw",
-	"EKa83sOq4PPFBgY2j8aGg7hhl08TNyMU27HTnoUt5+vTCrmXqY4/0iKjHcksI2gB0nPR0u3KZRHYuis8",
-	"eyqF6fqsj5MdIzn3jbAA+iR8olgIt1S2iBFdPRcIxf5I+8SnAaa8EFm0GvtcsK+TNE1ojWDwVlGlLXo4",
-	"4VAzpanlzzRkbYlgPUl229kFrgfe1ohfTHOqe//3Lpk23ZdfA4EBENMj6RytU1bMcrm8nVnZvha5PTzx",
-	"ek6Xvhr+gY0ocEOEALYo5jWQ1x+iD0OQaMtFyTubC7N6d4Cq34LfjDhIgvKdDecDeZp3Wu2UEhJRoo9P",
-	"AQbtNH+ikEihogYQxkJ9VwCED+rtnQ0r3IUrMtBGnkbkS0HAxcMPHwhVYORIM4AmAgZdv0OtkYqWVMIE",
-	"US4WUmEmQ28HZa5U6Zumh64/cURdEoeknY7cVDxYIbCBA6dk1URojQjVN9WWzsa1WzvkXIlZabwDv41y",
-	"xiz6wJ4vdf60PG1Vtmd1FVUkiBGn7gzvcHRuQwAwK71+mP4pGdbqasEXLv03Xf8zFP9TV9/yVSp53Hxk",
-	"WXq1NTJo1lYLEbGT3qAzAiAfTPB3LVifMdljoQUsIiWygWscM5eM/0uxSQNTeMAW+rTEkyRcP01DtBzg",
-	"nSWI+Hq+iwd9woFW2sL4TzdeQGFrRRX47GO+tJF2sGIWXu/sTYUhQmt1xMSLteXuGQEarqEeIVikhxzx",
-	"5xogeuooCmgteWvHbDU7MUhsXtf2VbUHf/ES1v/RLP9vadWtBY7WVpY3grmBYf8RvPo+1JdW4LWYYIls",
-	"kAlX9uzaeF6SSpOJBzrdgdaDdCx9TJcUqDWyov+WneFXD29mTg+eKLLDzmCL2M5QqIIMM3uSpfLWyX4P",
-	"85ILz2iKwy+uKVo32xMFhHZwfmZEdrPMOjtrkmID4CRR2Fq97Yk7FoDjok+zB74Cz0fGQhqSmr/Tj/to",
-	"7y19AL6pJVXw87W7ik6HRo6dQePShEGVeXIL7jOIcO+rtVX0NLvrGhU21MxwIjZsRQS4a7CqMLCgF614",
-	"WGORw6pWk9vlxbomh8BudjyUJcmlGuMHxuLDIsmF8joV3gEMqhWLlkaFyFWQSVTrCYq1UXW2MwLryUxL",
-	"8SBZeD8IQmZJ76qYcWBKgKzJtJZOhh7QvjjRwf5nsDA3jH/4MFMiGofsPxm53eWUHQ5ZzrNYztlkBZEh",
-	"rjxO7zSZ5By7x+8ESwqboQCqiRI8FbEWQA7YEeiQSEjYBh4cyI7RFhE3FDQdXzTNyUDCBv983v0JK6b/",
-	"8+CX//zLx34w9IEH19Y2jULNuNiwIrwrWuZ3U5lH4rWAKlz/mobKQDDQVcGnU4y04K8N0NBwsXH3l5Dj",
-	"FifXlDRZyCbjIDAcPubkQaqYrWsEG7C96NZo0tibdnhlP7OpCR0/LKTJ7/RRjvxIYNeWSwgz/aOUzxdJ",
-	"drsx13P9uCqzsnfJxQaZdivGBFy9ZV3ZW4NyGisD6jAyul3euL5uZMH9hWL6d0Dwt2TI8MD6mqqk0EYN",
-	"alDK81t9/pLrlsAR9cCbHHl0GeAsoBvE5Iqr5RyCbc5HQmwZQTnXX2G9DYaVbAsrDuwxX2TYNpZuYW1n",
-	"d6l92TLMd4K1IWuaIkgneuEtIz7Hmt8GZr42B265kqDvTNt6WinqzePQmDW5lBa+Bq8GmIPtai5V6utO",
-	"I75rA83f65evL5m+xNq2KkZ8KESGud2QR6myZDrVcjwEFAM0VA9kVIiiq4pc8DlVhFJM3b/NtZE23kS5",
-	"d4NpNY9hwIN3z2WcTBOvLy9xKlm4sqR+bQ5YLA5eLiURGAON2OkKubRJ1Xqgd48YLLiPhes65WrWVWLB",
-	"c3AS67sYBqHvBavzm8M6OAMYjAQyWcOPuhFj/dQncMtoszKVvNrALbkBKvlNjOFs97Qv+Q2WLlzecxdB",
-	"jyuvD6pLsD5b6ytj63bzU/9cgtK1adtR1p2Z3YApRNuerFio2x2u7x4LWbWbz60iFDwetz1CxDtGeqsu",
-	"iEa6RlrYbdwC2taylTV6SDAnQ4+DRQEslVNjP5UDOeOUOgHvXglvHffuG7gpMlrpXUBz8YuPukOJaJkn",
-	"xQoqwUyeV/IdHtwTwXORvzBjmau7LrL2Hx2SxrvMU6dgE3n81/KwzjOTZDJi4TmUtie/EYP2V/AJpl/d",
-	"6/XCHvtOrBTo/iumIrnQdpn15oUBC6lkzsXbgz8MY0zAQoe+DJ5A/jL9zzuxwjvieZJRPhOhecjsicNR",
-	"CJ8GvEaYX+I3dLqFUM24W8IPXbg/LA+AHjvX/S2zbOiT9OI5X2FCMxo+tgl6NcCWAAc2DE056bOiWADk",
-	"Al+ibKxNz99+vPEN/Rs94mzY6zOkv2EIhd7+2483HeOnJVZnU7uve6zUUuRaQTW0lW/O3918O355ff3u",
-	"8ioMELQTK7trt/ztx++ux++uXoVn+r1GmTXAH1Cn5jB5my+hwwPapkr/bYy/hGyRJ1mhOj32slAspOGO",
-	"Up7MWRu2VnkqdNhELinGZNaQnGKD51r6xoaIbqfhXi70CXGjm9FAzp3hMcZCvHVMTUYMApIOFcAIZ4Ee",
-	"4DNIyJXoV2LEqWUQfFp/776DW7rYhFI04jb99AkK6abSqCw8AhFPT5cDOedJVvAkQ00NPCuWdcDe1YvF",
-	"/Tq5RPmSZL5IBaENzgSzSZ4G6UPv8/vhiHG1yqJZLjO5VJUsJ1WhrWW8nlZTltv4SlENOZ3BB+padGCn",
-	"nDWoEz4jWEUtjZ3y8EicACLPMgdkCPqJtYFfsxNYWEgVkCWprfpyCoMymzmLGUmbwIg8ItPI0OKD7H9Q",
-	"tUUWA8Nu7332Pnv69Ga1SCKesmkqH0ZPn7L2oGNBja34ZO3qOgJxRkVJZqPD4uucsfawU1t1VoqesfZh",
-	"B4DNqxmfzdlTkAoQHpiaAOMbNND4QP3hphV1EHnyVp+dQKvjJu+dsfYRFhGUujstAkCIXcODCsrDlYJF",
-	"tbmkMTyvlCHoUdxy2gD0h81/tCFcK44N6GwBskk3UphMwx7zTQXWk9i58AhcSrKkFl/muczV06dglly9",
-	"uGCnR8fP9OaYpGJeUilUzAe6+p+/Kq1rmJI0VUBFhsr4nRgD3l4YyViEZ4zAJAidFMPxmLWL0TkI+Kqf",
-	"fwn1WQfIKDzS+4IgC3rsjRkOU20Ir2DH/QELM1mMrUyAfLBcOJQW4JmbLAso6gTpr3UeB7spFVwJGoy3",
-	"/DbJbvW0AfyoLD9r0VwuIKr5lt8K1g5BsdSLwwl46j9NxDPs1KLLDCKzRAlJVZWBPaCG/Y5FojNeLYjI",
-	"PlHVT7ix3R41CQ1LiZFb7M6V3rvwLaX7RPXbZcqNq3oQSnkx46hROEMuMy2KZoKnxSxgc1HkSaQCFstI",
-	"dVic8wcFPBLAbqJPYy2HaEk/UWwChQZImG6uli5jvBoY10KtpF0fphYIRSF0LzvpB3p9shM9dCVDDDvs",
-	"9/uMUz485kJi72TOlChc/uur85vL8auXr1/eXIeUFWwQAam5sYiSWAA+M9VWmYFT0GWLQ5HkLEoTLU5f",
-	"vi17a3m4T8omdXrskmbApr6gfznUE/VKz1MX/lcvofKnK6hyhXgIRKndK0oUkL2E6VVI+4VqDjQjQZ7b",
-	"zlnpbYLlgGONmwjy509ZqMd6DFf1JsKNeSWKfNU9nxYiLz8DLoI0iQTlGNMxf77g0Ux0h73+2tn+8PDQ",
-	"43C5J/PbA3pWHbx6eXH5/fUlPFOyUrR8R3oraN2LHIHRW8NeH5+QC5HxRdIatQ57/d4heh5mYEIc9B5E",
-	"mnbBqXGAB1/E87inZRZwsjeFM86H5+Qa1fePCC+0cBP7ASJIH8oLDrCVELpBb0qS3Z5p82qxVDMtcmxy",
-	"gAr0z6CdxwKS2ONOYCViqV/IGDz2Wcxm8oHyNqIZnuDl4WI9DVrp6F69vbCHef2A5kMOefP2AMecA7AB",
-	"SqsGmMkZ6p90foMTQRYzvdcKGcmU0QSogN0PtC6fxey+3zvssYs3V9eGS4tnK4pggRB6C0cVML9VS/R6",
-	"7FVyJ0gmLTO3b3HZGQKjt3JMH37C7jhKtWftnRYwrFsr717GrVHrG1EAb+kFzynUixTuemUM+/0axZJ7",
-	"BJpl5HBzuctB/20XBBrVJeQw1PC+1hOtLeZCfCgOFilHPmu6BUPq1XucJIS1lvzircWrar2YDqaPMT3X",
-	"SPsVr+eU63FrVoAJYKzg6g7wEKuYASZHBzTjAGHlAdw1NS7PuqLXK60Mq+JjTGcq8lzENznPFOaSAF7M",
-	"1dsL9PPAkvzBigTc/caVADXVxonw8y+ffikvEcgGMovr29S62+HnXz65j/wxjonSUC/ljN6lI7ZRg2wF",
-	"aCb+uZpUN2k/YSv1Y9eVUf3zt3uLdW4Q6XAx+QsQqZLagleQ04ZqNAxFG1gVeVKIDdsTQWK0+jYXBY95",
-	"wcGRo0RhsUZS+aCVtDhZzgOI8wSIdtoxpuM4ieFbDm4TFbF4bTWHgRBk0Y/AdnH5jgI3kN0rFFPLiUpi",
-	"rYfNhLaul/MFvHPYHx7/VcunJHb2eLnrr8pfEKXtZ/cmShKC7IoW7mPDs/hSa35THgkceSMSvkowwWOz",
-	"uBh4tBTbYeptL5Jz5xRtfQr2/QoKpT2/8su+T3g1oxKPa5PPuzz8wIfTFAcHxUm/9Wg4bHqlPTsPfrCF",
-	"mGBb4nOn25+zeq0ApPJjPH83P/OSWBnpS58qRwCsFqLH10c91hpW1Dtn1Z1XnCOtX/TLKkrkrw93yqiP",
-	"+pozBaOPrYX0xTWuF4Lf4e7/WX/ZrJFf2mZ2+ZB3za9aO+6gqm71umGvz5Qk6wyapiAeG4sUqIGtiBuV",
-	"itrTp1pB0zZ9FgcmvReitu+uXgX6cr93+PSp1ujze/QO6mbcSsv+p2+AVFteEDI74qieuVUb2iqdi2Im",
-	"45CoGqCkFBdjB4HWy6FG+GRy92xQzkPjmNhVz3j6FGPaeG9soq4hepBCqiCqqiGN5XqftMleLwCxwwcs",
-	"ASowHjbrCIIsB9Xs7DKWd1MXYEZtfg2Y01zdgfGJ827tZehkW+ZuGXQSd3Snu4fDfn+AdyCC1TIzXp7X",
-	"ME1Kzzno7gcwwx19scvCa5HFr/EwAo5IOpgOlMiAXhl5CGpzgN7y8kxTvjNtAU/+KhNyQiP2UpqARwH7",
-	"hrfwXLDkNpPAEJRJfBo7ddI34Gj63AvNwRdSCCPPV7aSPXCh09BaruC2W70AZnMueGZmEWfWFHP65xFX",
-	"dC4W6QqYsJVNl9HjUUjIlUR8YlMBqyejY5hNwgowcQ918Zdz4shMV+DE1KYCa+vZGdUfgBpH8AMA6kIn",
-	"sEzFxqUGXVtOCFwQVoIBVmPntiaUnGw8Y+JDoiChGpdVqP/zMg7L5XQ0orUI6BY1iLCAcXUH+WL6/W/r",
-	"Fm8Nh9m88rBn19y1sZC8iw+zE0qqtoC6iaS111p05d1rLV4ukQqzDdSjB5DiaJIbEKLKSlPretFWZKiX",
-	"0SiE5dhxZAi46gJMAQTjG3ltK8g+llASdis6oQ30ahvQtjHeB/QCZkaM0xoTkju0hVBEmsmxOYcug29S",
-	"pIKIhMEaBQBGozOWzLtJoUQ6BUSFjV71T44bXc201Z4UHWAC5gWnjjuI/Rz8yTwvkimPCtNLJOieOoXe",
-	"5ordZZVCcJv/hXRpmAan5wiqsXrsv5YJ5GTqn0z4lbNwBJxpXZ4CujFSFhQkUAfHTOFq+kYUN1zdIcMt",
-	"V3fq4FYASy3P9dvCj0mslWFVyHyFmRV//UT7GXcJEKkCvQK98VWi4JUqJJEps3RFq8QyQ8CnKh7eM8sB",
-	"8DLGUAKEJ+y/bkztKvokAhYu+K24Tn4T6+7g436HrkPcDRzLbhewkjpKl7E4p8lRIbb+AmqZa0OCBc7V",
-	"UdGjgDcrAgXxyr6Dj0CMhS+oeBLsrmlT4bUAWHnOzF9WfNhgJA52os4Yp/OtIi+tpBiSpFhO0Jl/I2sd",
-	"yoUy19Z7dU0rieSXYXAA9kPzuZXApBy/MEKiJZtahRsfGWOrfLJnLuhBpQtHTjtyOt/tC/Vu0/Yt0PwW",
-	"M223yvzOah0804adlnJI8qFwZeo1u+ZdZKiHKePURUl7BhvjknyOVtmHEQSpo3fJuet5M/fibe7LjkyU",
-	"UHdPzfhCWGUCsNjPSGcEz5yCnGDQBvWPdZwATCDUR+OItqbdM4EFEPhIQsNWewdGRv71U2Clkfqr3dd/",
-	"DaxRrOefNlwPXoPxwZvz6+/G1zfnN5fj63dfvX55c3P5dcja+vQ24AR6xzm3/fjm6ruX338TsnYluBhY",
-	"wILa/RdvXr99dalfW/39xfnLV/AtDwYLAjZwZTKDtSSlntbefnX5t8sLbLMFPEB4eLcJ599fXNLHSigE",
-	"QIuHaDcJdTj6FQvtQIZsJtOYEp2NrG/b6y/j0MRKIeDF5yJ0Ex9tGDCsOCvDUg9Ea8TJl088FUoB47Av",
-	"8Inw41ooFqaWZtw0uSKTaeh6pabY+1VOwsrBils5TFBEp8vbqqgmbZLgSFHxFPHYwCW5gdPR06eODx5+",
-	"Mtvm6VOofh72tSXmBDpDe2o7dhQYKojY7EZXzwhn2fjDtUhCHGTACWAcayMNqWxnpDfrs34fAS1pabX1",
-	"A7qRgUFRfnfzovv8DL+aLdO0E6Ci3behWhMlhGd51Rw11zCHa4Q6dr6IQnh3OOz1gZqULEPAGia+G3gX",
-	"Zo4F9PXKTyaFGVGJobkckyFMCwck6UoLhy4MbdPpHGjTf+ELGTUW0GlRCD3kMrtFSWb1eHx3YAyQAGLQ",
-	"VuU16wnbsm5r0c/D8mfcf3ySCrp26AkMIYGHcWvRjUdsmdnfyigtXdXzpJbTaRJBHMQkf7RNuD78GAGb",
-	"qHuXgR0GCxeG7BA5+vWhBQulxy5yAcmMPMXzCqwiYA4AjZhjQf+IHfUHsIiP+odwn7tkYXtYKOt6oGk9",
-	"BnM+5H9TMrtaRGWJ+FcyXu0efMFUaRjq8T04jUq3j6v5oFnVaQUtwHOFzNC4NToMWrSA0YHWClq4DmqP",
-	"Q3RRLynzYOtZdCpOTp6ddp8dDY+7R/1YdE+PjiZd0X82jQbT0z4Xz9CzRtHGijsKTlI4QdeapMehO2xt",
-	"aBg9/5ltahgufXj7x2p7w+wbPqdpSmCNZNkwx0VBY0Z+Cdctgap8FoN1Dps6Keo9GGxou/ORSuvpSHH+",
-	"CSv3dPJsehINRHcYH/LukTiedp/z00m3Hw3ioTicHvHjCb6HQk1apgAuzF4edGukz+RcWJ86xogfSKsF",
-	"4YW1NASvpw3cmVwqoAr+K7iVc4nh9TevLsfvri+vsEADZRpsJ6qwQeTJT3Ym1laJ6x+ihVLOhp4EY6ob",
-	"78M+k+C+vDILFXcCxI3IH0IolNCbLzNRd0kGa1nPV/AnmbalMiU1W2YM7I313VO3b9a2kd09ZJav753h",
-	"lr1T/8T/HZuIhn23gMvwnA47g6z6qZpBT5kCj89EoLHWszLOZDGemnrzcjUYxFWaO2eSLZAVgvugxuVs",
-	"q1Zd+RqhC+RAfFikwOCFcb6j+kLRndzSmgKPsw1t6VfbAuv1/U6nyvtW2WTTxoajDABxdVM2HNfMor3t",
-	"djiWmH7W2sIMBWtbwcMU6tyAKErmVqsqBaqFJK3oMB6KwbTPTyfPo2fxiTieHvHDyTAaxH1xOn3On01O",
-	"ouP4qKRobVkzrrLTwDF9g8HuegYK7cL/YN8KXnT1NjNbTyhC2a1vOL29Lt+xtt54EHn4j/9g1zjC+q9z",
-	"A+w+OKrt6XyZscwQ4+HGpKQN1uv13metTxAZtj6E1qjVH5weTvvRUfdwMhDdZ9ER757GQ9E9np7wZ5Pn",
-	"0Wnc19KJ7Ejo7SMe/58lx0yMfic1bdM5BKVSvp/3eX3d7C7fou311qgllt2ZWXtdu/a6eji6+I0SbWRU",
-	"IjFikNhitBAERcvnw9HL3Dif9F7Wb+4fdgdHN/3T0eB0dHTy0+OlP2G0gripRy0qiWWtJB6xQdyPYK1D",
-	"yIJ9fG9kzPvW6L2WMu9bwftWEr/Xh/R7EjjvW6OP70GY4b/g8q4CM3hf7gh4bJc9AY/h4OInYXjhcZ/v",
-	"7T0Mn978uo/HYsgf2Uf8JJJWlL1++SfpLzkRy9623AWzzldbDWuNMAblBqswIr4e1MJ4UogjE+JdpI7X",
-	"QjQYQK6HdOB0G7GHnANVD5Sr6uc/hQG44spBxl/M8+Y39AGPyNmllejQV0+8nmpyvt6ZUdkPmRvPGUZs",
-	"bGJl3evtif+ZaodRQxywbb/CM3Tmd9Zig4GTWG28+8bdj2kx/cH2VJV31RxXfO5w+3MvZD5J4lgAjNzR",
-	"YIcnCEvtRspXPL8V/yqJO1bZqmbirKc4b0jaCVpUCOnmmn1ys3VuDSGHNwH8PE04lOr5cOhDwihA3xj9",
-	"2CkD1AYBPE1UEeAv0yQtRK7oL9N9cJEhG0smMyi6wnqTqXkFvXxUrVms8SMr60iu0OgpNuexaQyi9fIo",
-	"EouCtrSTIbFWFuiUuZoaNIRcp/KzHtuQ0P29RPzA+Mwpzgaaf/Z1zqcQobc8s1jpor+V3Iu47FEuiLgQ",
-	"q56RVjRfhWYoIVmJRVyJbpIpAay095D1YHjVp5Sy78xswGI55wmwCOqls+6FfJUoTAVXxmgVBQBXNJAz",
-	"lbcQh7H6ryUgNf7y2WnkcqnvG1rMyJ8ty8SYaCdaxUxCjHDdWpCLLqSLQh2gLAo57y4XWDdWMJX8JphQ",
-	"RTIHHRMrASDRFEYExwgFNS/E7apVoYRs4Vu6KvkNEbTwWqLEmOeCw368OX99cK3//81ryPmMoFXRjOdF",
-	"d5FonTlRY1jP+kNYa+7wAuEPZJS8xkZfm89VKOXt7h5bu6lknwb90yqK9WZbndCSFxtpgndCmTqeiAhN",
-	"lS3T9FOwxyycK4UMAMUsyeOu1vlX7F5ksczRODJJigHkT2RRwlNK75gv0oRnkWB5ou4qk7LIZbTExPXa",
-	"vJxMB9FgcjzsHsZ93j3SRsgpPz7uDifPp/3piXjGB33/dGGbbHOgTt+0B+u9DIg5NMqZUjVLRBp3IUBQ",
-	"m1WihGma1h/wm1eJumPnGU9XQDXy2MnFHnT1aHW5fVvzFOsbMVfXDmZttks9v38zOBkd9UeD4U/axNxV",
-	"y0d5ADgXDVm1VSH/r55Zq3ta6xJrc32QdpyBJylJebXrVejNObRYe46BaZmzucyp5pa1w/kyLRK9vw6m",
-	"Mp93IS8QU75CuCXEOLLW6PTfnVoRTJgLHq9Cp5S6x77RxwngzZe/wmGZZLWfVIjcdt4D1J7N2FSIpslF",
-	"AkgOVLtFUejeQQUGyCb1YdolcM+XnzWZogASr4/CbOUAP0HN40MGcXCo+UHFFauoYgEGsKlUjokEllIf",
-	"nz51eC1KjroHvmJJNmJ2oAOWzDErLItZnOQCzAc9Q50RppPeUKfhGAYGWkKkYO36sd1BHsiJRVGGIjJ9",
-	"8o9YuIin2sqIZfQBEi4WBfz3Q6rwb8TT+HVB/xHw39sEHnoQk0U5BZCCgHgsioXFB8hgmEPwP1L3+j8F",
-	"/gfyj+m/KXxsDv+ZFfa/+j8rjn+u5mmo52dVACSA0HLPoHLosUqiZcpzo+To9fpbsoDPcUj9uv1N/+8z",
-	"+N8cfur1erhGxQcRLaGgWj8mPggYihQ+qyT8r8Eigc6oBEBFFnf0kgAzrpBMwKQHsNAJKsN6A4GLOWNf",
-	"JRnPV3aY3PAvYnMkOZvz2yRCaCHWfvv1Cxb+r7dfv+iGZ0zPUsD0HEHz9STBK968+fvrV+ynl28hxQex",
-	"H87Y2++/Cdjf3l5+E7BvXr6AJ34Uk7dVeMXKrJl1giF+yF+w3H/fv3tFcEfsgvIjIdvLJksAaAPs6XIt",
-	"eofHDsl4nih4CsfmEphty51snmz7mac6Z2izwy6Y85VuuOHPgD0GRv4T5aKdOFsc1DSs04UtCaTB0MEQ",
-	"O7YdysPAtHYIBuxocMjCBdqFyDusLcPQJpQpRH40hFoLXsy6ik8JLW7ClSDowCxdsTZue5mvnORtrX0v",
-	"FiLuBIgulBW5dIu2DB952EODHpB2Xlp/JTKtGslxKwrwbfIGGQky7NxOAzyDf7gEqG4OC2xQSDjSHe2c",
-	"1UAHhHIxB1JI68UT5ABL0ZIsFh+w8MxJI7dirlbSBe17IXPE5qOFgzWNmPnnyk0A3Fgr2/VNKoLcvn13",
-	"E3a8WRYu6tC6iXMBVQ3n9p6N6RaegxXcpbv5Oe03Xuie4wHuU4beNB3Uvdb2oNhgP7uqcnST1jyMD0X3",
-	"iB9PukfRSdx9Lp5Nu6e8P8ErR9Mq1GjdBTw8GR0f/oSatcWghcQlAz32cx3Cr9LIRTwlZCxSjf9x2KVI",
-	"DF5ycd6Ong8Hh4faDKm9EXxekbqvvgo9AiJXPbzkvmrQHx4dQS2dUZNBDdqjbKxcQ011Y/aOwChZ//aU",
-	"fXlP2TsSIAkx1HFXVXTdZI6eXfGRuQp4g2J+gPpes35+Y080NhXoMwrRq4BEeZhSYPmEIWGRu9q3zEQX",
-	"hW6phqOS+kK/jwj42tfXVy+gxg3Zkzqjp09R4QSC13BWFKTywT9VeMbeXb0iL0fkJLa1w6US+WjBlfrf",
-	"YadCOApnPbKDELQAgKXqczsjB55MtSZXSH2YGP1I6xraZAYIrraS7Ovvr1kuJlgkWuohM5EuOkhC+vLt",
-	"/RE09uXb+xPG0+ROjCxjcXvQP3gesMGzYW9wcjAYBmxwqv/5/GBwErBp1O+PRgfPOgFLpVxMeHTH2oPh",
-	"M/3IaDTQPyfZXTeVEU9Ze3By2hseH+GT4rl+ctAPGNYN6NZFqVzGZTmxpS8E1Kk8T0Tevc15LNj35ze6",
-	"Zf3eydHBoN8JICwN9YNgCshoqWcO09Fznt0KFaDZEHGF5sIyI74MrTr1e/B/us0d4tUh4As9Nt05xiD0",
-	"6QMOWZ6mZOEosTZnVwJPVFRFLKWSJS077hjGnHzFZnKB2l+XFLcSfQ69tEvEc0LNyOJz6vmmuEhheJw8",
-	"GpuxOVAFgQ2hHyiJ0mq6CzEKuaBI4TJPIXeDYz+0jUFvQsoohGTSi0z/c5kLSKA3rGKg2GgtLOsOP3yo",
-	"VOgErJCSzbXRmJshc9nHkGjFQMWUvepU24cSYWwI+Jxqe66wvD3ETFRU1H5EDkI6nEKHKJks0yRDsIey",
-	"NAKQXpW4nTuFV++uXoFiesaSKQ7ELVhVmWRLBdBTVok0ml+l1WtqOtC02Gb1XEU4dA/ZsATyRaGsNVKy",
-	"NLo3cEPb2CKlX9io3s3Au/+2xP9tif/bEv+3Jf4/zRInZY+sbo+pTVDYpejd35h9CaJvR2N2W7qk+KCv",
-	"J8X3xJ1QKtiXdKUUo27Sn2NviQ+6Pd2jobG3rALsIHlAMZJB8ZD57QE+9dck/svR8P2y3x+e4C77i34J",
-	"oarCybjesu/R61A/ON9dvXJb6G2G24IFX4hcHTzMkkLAv8H03CenyU4BTsleea3/80z42kDWDe+j58fP",
-	"Tn5f0xuVgooc+7cN/jva4C9JCUMRARuR0zb8IuY3HSTN9vcVmmHaovZY0qCNE+vVGN9VLeB+gFpMB3AQ",
-	"qjr0EQ2rdoQOR8vfD69viw88KrTVXS7v0LANVVTjEWtUfzv6YwawGjwFmDdWhbA2AOdVDGrDiqqNeef2",
-	"Mf5qMD3DCF4LILIGRYbHq24hu/kyAzABnsUEAwD4pYlC5G6EV0QaaLuJAPIX6llIMQSRUQUby+/RANa6",
-	"QSlTQtaWmWAzucwdQHIEf3fVDSCkWpstcPsmisWJingeUwjvglTCTD6gbuBYWKVyBWRNpOxYlZ61/0VU",
-	"+rNSY6+r4qRxjDZp052AeD2dRVoZEL+m52h5Z+jBz0tL0q++EdqRgedoO+p5gDpyx3UYWUoyVOB5nif3",
-	"glSp9c1aCf4SE5eJ/0KUF5RfuR6efkyU4Ctxm2SlwCLf/WdVZqr77+UNMdg4WX7s4voHECeBHTcgs0nF",
-	"tDDwpqifN+hc233cn4KWPoVr39Xmkk0ssS/+wo76x2hQONgwA38q/QnVR/0f1v07e/vuhnW/ZU+qEnnE",
-	"8mXRfXb3X8Ps9IcPN0eTH6PBq/lPzxdXh+r/xCcvZv2/3Z6L4+X3yZt//L24uP/qCbxkt7PiCetCCKo7",
-	"QdP4f1cmgD3ZCSpv/Uw92GUAntS0Q1eDHPRLDdIKjdboeHg0fP6833fUvOqmbhlOBzy2tBq43+DVXkDn",
-	"no+qoTxfd4UUfOQ4tT5vwTsVEZ+aaqDocP23FvvltViYA8arfsQvrMIefKwIoE+g0i4bIkoVxZCc5GvZ",
-	"Vl4WE1ZBtDGu/SaKlM36ZcCePs1k8fQp5lqVLBiFVRkfuEICGVAaDS0IIJMk2a3v0O3Y/G/wtxvnMinX",
-	"uyvQgR4Qo4kja2OUcnBfOxrPCCG5AWcpBdyoqlscbrVONtbmThTA9XftpwGBlxC9fcaXVHVAuw7MqczZ",
-	"pOL0DCruRYDncNRM60tr8hSy0iMFnbkTYmEdUqATpoLfC7WutpPpg1NLYQVMonPVeZjANxlTS6LXqCqT",
-	"ExFBdZ4JcAImYMUcsHcA82fJ+mCtkEhmajnX+i2nwJE+dwME7VsAQZTTbkJKQUgTmVvMFXydnbn+QGvK",
-	"FZEIY2W+Cot4Cq+Kk+lU5AA1V/arfNEhC6dGRoZnDhhlYJrX5VnctRaLbhTlH7ovPOofrWuguA9LgfMV",
-	"MdHVsvKbjojqF5AZsZ7KeVARLx1LfEQEeKTlVdWlujbmnnZbuN6wKGAX/dnd39V8G/sJ3Ci7VFXdVKRK",
-	"s8m+S7JN///GZJs/LEUmkw//XS66/tH2J76XxQtTOv8/WRty2QMqnGtEIVDPuykteDklHJqa/PlSGpRH",
-	"c0Jx6qF6ht/XziRzslF8CZutJJsui2Uu0I9A7gVkK9UnT1NuOyHIJoU3KR5gPh94bgszQdPosb9Z7jWe",
-	"wmLHFHcRw/lsyHTkYgVvrQeaGHQMqdfWfCSVMzxV0oCBQZ2T7jalWsJJh6f3QyZyiKI5b04MuNpCcPAz",
-	"jdDdZ46u2phmkqUyuxWEdqAAyNGe1+HXl68uby5D1gZgzVILK9Gcy3c5GRb9IyS1ArSKx8TGcAVUYmNb",
-	"z04n9eoPOQwrh8tR0yqO//TS8F/JxsMx/cwkwcBfOPva5I9pSeh+YGRTjyhorzVdg6qgDOahlaSAU0nm",
-	"DFSyIPm44Fp6lYCxvi0UVDHRAUlyXeUE7Xaj/CiVVsQrrijuX26XfiOKf6Et2v93svW/QLL1v8XlFxSX",
-	"30Ba5hdS5qiafiPznIWwtfSvZZYuOCqWGWiaQAobEI46ESDo1RIvU1ESH+TLbIyVgXUWSiyQXPBbyIXi",
-	"lLZMpJSBJZbs9NgLqLkHmACqwm9vrrxHbuwxRCE7FHxDWN0euwJ6uFyAikW45fEZcV5gnw0Q69wrTw3v",
-	"tr96/ysa4X3L92HJALnPlhuRZrOFleDu3F1sHBJM29KdAygEI7phPEvZbf4sZcKcf0CY99Zo2O8Dj7/5",
-	"e+BhYf+4VlqTruxCMmynBInd0AaSULsKJhjwa3zmCxwZhjO1LCC38Ae4qOAg6U9OxOH0eNg9jQ+j7hF/",
-	"LrqT6YB3h9Nn8XF0Kgb88KgVtMpl2Bq1vjUIWhYHIeIZFLYvM1wlH1uYyzzO5YOC8TUKAv7Qx4pxoZS9",
-	"Zwg16Vl5z0DLjigSInbfU8iCp/Tn4aeNJ9xhf9Tv/4SnYJwUarwQuX6yNTouf1MLGM1BP1hD13IgAfBc",
-	"pCbrJlr4K+fYdC6THdbQquHgp42AXKWkMa92pJH9yRx/b6/eXFxeX7/8/hsAy3BobQ3Swj7r7y2/FX5E",
-	"IZBvcmr2wB99NP4rnXRQwT+x8tMcckaiVg44c9unoCEdCcsMlRXpcrpGHANlfpY5qL1csEKyQb/P9D4h",
-	"IHn9TAXxNSAWc9S/h/1hmXiDHwLinsvvvwa8/rLcI5cP5e+GwocAzLWMXIhcARS+flMC0mrEzrUVsICu",
-	"5izlywzLmuzrdUPh+0nG+EQu3QIPk18LQAXApwxhlEhm0TLPRaatCEPKAyRXuoWJYnDMmOQQKtk3jYhZ",
-	"m0NRglrOYaAReqAmKUKDBB5A+AOIZpMp+D/0qEPdSKfHXppDKQWkEfL6RBDx4dCaclCB5oBynIjzYIxl",
-	"HqHWCWTBx+LDjC8V0NtAWOyBJ+BMgTEy/Ex61Y2BDnz9MYPKoJZzAfg+xGMDA2GwzTFd7Qx/xAHFK2Gt",
-	"A2QhwqAW1fZPlvGtKJwv43LAnmI2XFiKp9AU+iDlh5mLwJTh4o2XX4+v313of7149+rV/8GU6vLajy9v",
-	"vh1fXl29uboO0ZdUrsoZV0yJokhF3GNv17jwaacdfDTH36e/ktYE58lf4Jg0uXw8ZuEBQpkptEa/Aqot",
-	"s8tQ84pzCRVMbbN1kpyF4GZTRmuUDypkIivyBIxxy4VgSLhNZg6eNk+UuWCqXZB5MqTqC8WilM8XIjaP",
-	"EbG3Pjn0DjSklessCxSzA0zLB66QaqrTY5D2hqBX0ii0NL2+wTNoR+usDQ01QW08XgLrSYDswcAO0wEN",
-	"EYVSMU6mlzsGmux4h+UjtjzCgd4q34+/Qa6+FYmpmBadM2yis9Qx3Kr3uWcXJIpNRCofUNrKByhqUMUZ",
-	"O+oPdVPWmQBCJw/NJwvEvcjM27T8Afb1EL5PCi3IuUTppvZPWZjEYr6Qhcii1fhOrMa5AI6UHvsR5udl",
-	"ebn7nVjpNaK3dZ6ImCj3KqxCyCLNU/pYe9gfdqiYFGodKJy7p6mAxxMcbXubCk4HvhMG6+szig5EXmMF",
-	"uFpmVMaLV3FhL0TeBXEGZOFQEekmrlV03Qs5X4giKWTOJnkipqqGFRXZ6w5cEq5T8qDMFzyDvOYsKQSR",
-	"sN4SEs//z96/NreNY/uj8FdBae+nWsqfkiVZvsk11Y/Hcboz07l0nEzvPZ0cESIhCW2K4BCkFU0mb8+L",
-	"8zHPJzmFtQAQpCjZsp1ra6p6YvECgLis+/qty8ZHT8lo77yG3eggKaiuiIhJ8ZK99GY+TlkUUXIu0gTh",
-	"fyQ3Qn/x6a9nanfZVosqWGXY93XfvU7GLw3ztxJAbgGJJibk4s1q3drBjw2v8dtMAOlE73xCJkrBs8Cz",
-	"ZE6vNCjdxRsiZzRl+BLNHDxk8A6Ablvu4yeWzmm8/FHPii11UwFvX62Rg4wMDsP55T+A07ozQ5MkFTSY",
-	"NYaNKYtZSqOqSnSZq93JUhLmjIQ84lOGMP1oyho5VRMhSicVgB2GO1ctRTyFPRznczWxkVgAIrAi/QCr",
-	"PJ0pqbGipDoi54dVBdYxV/5uuijawPItqo2q9lGWraCch0MXlfJc2QVPJTkL5oz8NB//rFZhKkTo4LBB",
-	"ETgeT9U6PpXkp0iM2XtyebbxUUf7HUU0nuYIUQ4ReKj8/a6R/dASf9HASsZqDZS2YsbTQJujee7Jq/Jz",
-	"djCNj++2iDBFmmcqLQPtgxr0twsy7W9p+l2/+T6fBt+tavD7qxp8t6rBd1c1+O4n0+C79WcNleUbVfvq",
-	"pj+obPr97l3Vf7y5Qdm/cZvTLGPzJMPZKwR/0zQwG/MD61GaX+aYAiz69qQ6FYuRAaop+Jg6W4puqLvG",
-	"StFz7RGo08HJe6Ch34Fj1I8dz3t19P1PO/rtWNe6oRtJoDL2/bqxv9vahmS/ehtb0WPAJFjnRRmjcmeh",
-	"ctU3F2fknuaj/m0MNIWEfq7P8R29MrcwITmi7LmIJxFH5vqniHVGdmgMVLc2eK16c6x2udat8zJlk4hP",
-	"ZxlqqxAmZM1iWpMEOwnki2nNt6lF36GrMBaatlaaKwp3y6tUt1aaNmrfSqUArgXWNj8UixgQXcKi4LQt",
-	"JA2iRgj1tnVWoRs1a/P4A6uFG82xKZVy6KrgYObxWwBgaZRdXQRQ8V0IrS2X694E1rGlmnehVwaW1Byn",
-	"G5zszy2OplqSdV4SLWyvd67r0huNYU+7bfQvK8vyOGNTltZ5bS7QHpIJkqQ8YKd2zV2TS2Xl1w1Uc+5b",
-	"w9bi43WD0rooVBcob0K9YaQ2SJgdXCC8rB2clWjW+bwODm7yed0fartGTCtOh1nZVQloRTYCVHMrAw2s",
-	"1OgoId3teBVuWbOLb0qOMXRo5+RYT/XNXBoK/IM0tuX7cIDCOLu+poDtz0RCVQzpHjGFhYlRaLxK8Xwo",
-	"nVtkDnuOFRmoPs+ktZ14RT+O2d0jRjzE/AceX7Gw5JXpkJdUSltSvGRkxqSAYMZoYiqJJCKKSFPzMH3a",
-	"Wx1SxFXWRWsh73OCqJCsi0XZRQCWDDms8zBIlhE1IdbNUHLK6AL7EKeJnRqTZkKXpySIGE1vcDG0vBpH",
-	"gU4KLlwOIo+wDFpg4bJU92pqY0G0XgmX8FGwnVqzzRKcQ6qnjM+xtLF2nqDh9g8xJuw9aqKIlgOU5geJ",
-	"sRoWkyskvnFLWPu1GUoxxDEjuvI6QE8DlAtkjBjH0IJKEin5ROdK8XiSUmuOanlkLLIZWYg0m4HBdon1",
-	"e5FgjfJY0ozLCbceoJWqzs5g8Nkl8Ve1XyimzeIpj1n5a8wmxXtm5HMRskgdnWsespSg/q+aKKpe4/u4",
-	"6dRH2jtkzCZC62hqslKKOTTlJSi90tpSAvmJZWuszGt0jzVRfdZ0cp+AvhWe/hQPuZZBT4m/+aCvY+Mu",
-	"rahUNQJCZUaqxzMWImI0fpAIw6/BzPRtBIp8lXamO4SZbGF56t3aANI4CPv0OOix9tFkf9wesBPapofB",
-	"oN0bH4dd1p/s04OjxheyTWnPcsW6U/m4huUhjXXfSPeDE3Y06bX740HYHkwOaRs++SQ8Gh/Q/UmfQYWQ",
-	"L2XEenL29JeLx5u/ctMSBsesNxnQfvtwvB+2B8EJa9OjyUG7H/bGXXYcHNKT/caXsnK9evP8+R2tXE6k",
-	"1EMbunaRwg8dKXx/a1KhS5iK82sxn87hviQUYF5NMTocwpBwJwX5/Oz5+cUvv1w89r1q/BI+Q3w8fgZ+",
-	"qRSq44pS6O0vQpJsnBPGLWl5VG933QWGt2hMUZ4SsYhBJuMpZpxNeMzlTJcCYzYEikqSy5xGrQ7BL40w",
-	"76v8oQjpFIu2SDCtzEQP8IzkcTCj8VSNUmLkSUCjCCoA0IkiaTrJq0POXKkQmi1Qdkx0QhPCG3B5iinZ",
-	"ViLET/l6hMKdDPb9y2CVYQ96w+7BPxs7qWwnle2ksrtJZZahPrxQphMOA8vydlLaQ7r9YFofWFDTIbfr",
-	"HYA6dk8/p7av+inSkKXDNYZaAMBH+yxY6nzMUxypa/r2qoUNLJkiZjoVHUUqImcIEA/lkZv+jNEw4jFA",
-	"mLP3AUuTzG+dkkkeRQan2snQUk+GNgkMpUN1nnRGF2myzrRDfE0OVZtakmx1yBOwI0VCJCTNY69IUPMJ",
-	"rgg3tZrUM3c0rb3Sk/9VWtggAQuE4NtlXxUzu10G1iuxeLgkLKhvPLpi6rwYE96nE+keTryqEfge1ixV",
-	"fnxFP/calhD8/qGGQ+rDpoQHGjFJJiyKSL/3/yNLRlOlHsG/SP7Voeh3+/12v9vfJ2Mh5h4Z5xlUMqeg",
-	"pgQ0oQHPluSKJRmZpmKheEVH7SxzwvW2dyUfM/sLKrUtHzNXLt68Ir0BGfMo4li9Q4lHqrHPLY0VZO6W",
-	"WIXm3t4tB3iTROcG4Y6QsKJbWn3ACNK6WZ6OxnFj2Bt0+l5DLVtjqD4AKMBaAdCuP26HYpW+kEh495m+",
-	"5QhvECprJxqy/24rj1V1tW0oJh7VWyBOqsd2MtinsZT9IM0MP5golqXLNtoGNqOlZ1L7z63pK0Xo88JA",
-	"1gRXMfiXHdnMZKqJhOkkFZ07JkqJY6e6yONqBiEk0cjZajak8eTX5hOquWUBersrqYSYZ4WiD5Y6AYBr",
-	"LEmG/XeUAAl2rBE66yVdSgB7x0JQkMrIUvSzZqekWxTM1D5VNLRpsMNJHqHNrc50Vnj2a+xlW0p5r9R6",
-	"PoERGEFHfh92s+3lKXcBG8PeremdM4ebyN3PazbDV0/7bhPqWopv/ZaIJSyeplR4EtX6PBS1FAu596Fg",
-	"05p+3kg4obb6V0E2JxAHso5qunSRZ2V6eKaTnFFEVcqu/aISAYPZEdkIZoaOI+afAsBvmebV0rpTqG9p",
-	"Z9cnY7YUGuTVvDa4C0E0pPDrVHp77TGVuE91Wfo13Tvy4W1jaW8Kpn0I0KrtrZxfuRH3bpkSan+tk4rF",
-	"QuOVWkyFHZP44kxCUeV7sggOFue9LKWxpIHOlrwNWtVC/ZGRiIVTlt4VaepsLvJYWx95TAI1A0OSCI2o",
-	"pAEJCA0tkoBOPFAdTmnpoZTNxbUuxcQzXQNGPz4CG8sI2rd1PU0OQwqZGmiFAVlatbgEfpHHLkRHswTF",
-	"0VoD2YFMT+NwNH38028hJAeicZxiNOZqYKJpBkAiYmFG4gBymXqRNRwEl3IdThbefe2u8+fHzALrqFkw",
-	"QMlSa7FM1gJkAbm/NRFb+UaoP/OgKFXIqgqQKgo7GHdWY3jQ9Ro1W64xHPQP1ls+e91htz/sgcUxZEk2",
-	"M7iD2tlalcjUhhrC5tSHv2mNTi01j2rNe2yfHgRHrH0y7ikGta8Y1AFrH1F1YX9yQI+CxvYMLWUB40mG",
-	"hUWMiyzlCRsldInAj4ic6Jhs8FvwHKBfsTRn7bWTtn90sNlc3BsOuredNEeEbKpH7Ez1J4PxYXg8aXeD",
-	"PmsP6GDcPgkPJ+3jsbowoIfj4/CzzpRDZGqmC0Wi2vnCW7UT1u297h4Pu8a+XjmVQC1ESqYpjbMhYDIV",
-	"SRLw0biZTmhb7Z32YHwQtI/ZEW2fBLCZxkfhCWtU80vvPgUhAx6wChXWYMu/dZ/+IfizP86Wzy+7i2fL",
-	"7uLZP35dvHgsFs/Uf08E/+X8b8k/z58ePv3j+ez5b8/45NctBKEVGnIz1pjLPHe5ODcAjmm5ISszIiu4",
-	"4PRXBBd9sU5wySUEn6yRWHQKIPBkOCS2wgZpxlhaBukScCMjSuWxbHkEawWieAJe1YSlbZ3/Nk4ZvQoB",
-	"Jwg8nglLuQh1/W3fAn6ZlM4WluqbizibRUuix67fMoWZ1ZVYidk0DmaA1m5qcts8miKd03RpUHH0o/aB",
-	"kC7VF0GPBtDK3lTcwiNvXp+fEnxUkv5Je7+nRDBwHQOMWZzNQIcu9wDXf5BYqj2ky1aH+Ekq/mCBojk4",
-	"qBGLwxJCkWQZVDr21Vuj/W7o44Tsd7F3hIKLxaKj509mYu4Pia+EOV8DokqoV54J4mfCJ0323lw7xUQV",
-	"o0565jUtU6nHPVv+ef/wEPukCU0zEKT04yAvqqaVMAoYcTYpXOOgwcf9RY9OyYe64IpH8jihqWSQ3CpS",
-	"krJrloJCTOMpgxQT7GQPOoDmTJYUturdKQ92rcT3EzMC3xs4HzdYDX4DTFkcyTpJDO/WZ3s0TJSaZ7Fh",
-	"iitmzS3MTA1GzKqkeKl2HWZOm/1gtryzHTzy6sk52d/fP1k3bDXtjVrjRkgzrA11GwvHRRyuGUyxD28e",
-	"TCa2H8r9zc5LG733AYUj9TpKDP2DrnWsq1/AwZUc+9Hi+hQP9/ruw72+ebjXV4QZHkLn/CihiqP3j7oo",
-	"EQD5agx7J16jIBBWOBlUhRP9DNCd9SLMJqLTGB4f22TcYlxKoqwm6Y5yyUJ1Y1sJAQ7WTc5E4E47kWCz",
-	"ZxAmqcRI7yIQBHSeUD69rfnCPn6z6cIjVJrwJSYRRRFw/ZKIxr6GsgbgUt2mtlFLoh4o42lbWOwzMqah",
-	"NYUoJgmEXxcw0fJuPdm3Q1+j6p/bmfhCCr4d4KdBoDbf9ylAqKvqvfkUHRAz7oVHStfbn3Rpe6D0xZPw",
-	"eNw+pEeTHusH++FgrNgcTeiYRxyR035vLNh4hOpnw2uMU7GQLFUbul5TA9W2d1CJhDJRT4rKRPyapVAP",
-	"GcbolCQwwQu6VoHhL/gT47sK77vM6JSN7FUzwIxnalYaJsxOTe9KdLq+gN06AeuG/iq+YkDnXpyTvoYO",
-	"ERMi8pRcszgUqRoDKHcyY0lj2HgJ6fG67p7JzlbCGA0BMp5nFi1WxHC+AFskDlgZzFIo4Qsuqdahfjc6",
-	"JBBNjl+rUZ1hcCRYC9WjOKQfsM0FG0uegSiXpbnMQHcAlNmQBOqGeiMB0g5arkixUrsRGMEYP45ofDXS",
-	"2Ku4cjnuQiaLy12L9BZiREvKrjlbjEI+ZVKt3cmkHwzYIT0ed8PeZJ8d0KNAm3DYET0JuuN+OJgcsmPa",
-	"C/YZaOKTHt0PDtjR+CTsTRrYpITz2dOrrjd3zd5KWBzKkYDqV15jQmORZyj9jRRfypbuRjJbRk/BKBQx",
-	"g3bMBROW0S0uAfcteysQF8HZehu2TKmmRsxYKEc0U8ccYSLVYk9EGsCxnrP52FA+DHEsNjD+1lvUWIfA",
-	"LWXDLIIlxB3a1AcLdFh7cNTA4Nuk9mCNqg3Z4fQ+flw1bLgGjedPfl28eC3eP38NBo2j5789ff/Px+Ef",
-	"z357c3tLhiWTyGxvNmNYsr0TWG6wYQQOhzWCSsF1S6JK8egtoNMLAUKRJaolDEWGLJ0SMWvD/kOEYokI",
-	"TNiEGcIrTNtpVaDTewVUlO2IxxAGPgRyqruDpyzw84SDg4LHGILu63Ps68hxfdWeO98jviXqvq1w6pfI",
-	"mg81c5MkFdfMOPNtddxibNrgwULihymdZP7QwlJBURSE3cALUGafplPLQNAvozsxKnypsJ1dmr0PDpv/",
-	"uKffWTt4A2wMCsoQkLT8ane6vjBAckEKYrEU6nPMc6vBD9rasj7CoUN+A4YmS6mT4IoqnFBDdGSlBs2r",
-	"BCYSOEYxLiuY8eig0rDZr7Ca7qNHOH3rsLOhryQV44jNAY8fbsjf3/mtoVudC3asttbovYaWtcqmNo8U",
-	"qNoapVxvvVMHZL/XVf9zAM/B/ALPkaZw4fhhPdR0KC4PAXWG8Y5Mw61TEjOO4DUgvJNYaSUxoVLyaTxn",
-	"MRQjM2UGCY55mtJkRpqWu5MrtpSeC34WUagoVnBXAMH2UyEyXzeC+7PyhCPqmeKLznTCi63T8vhMacKi",
-	"AkFxb6ROiMQglRKuDcTElEDAlTqjBaea3e5BNCeKW5veRZMJvAlFseFLlaqzHpu8WT3USAFaekc6AIZD",
-	"sy3Vh9aDjCcRXZImHMIrtvTwOI5FaP7UllXPnLX+gMxEnsrWDVQTvvmKLS19ekSNqTQOJYnF4hFpJkJK",
-	"Po6WFhZIpMSmJLQgXRuoWCyKhkHksbZW/ABTzboGAx3qGJjP05Ph1HA2dcY3o7Sf4XNuXBQlCxZFbaU/",
-	"AFoU1s1ozmmkL/3t8sVzNcUoa5BrLiJbraN83FuGxEhDhBUVcXB41MjhERrqNf6FT1iwDCI2fPRIXfkP",
-	"eaK433/I65RP1d7+D3ktyH/exv9pt9v2P/VcM2aLFvnPOjrvq1vISYA2FGRYHz93j7egB/u8avTs9fnP",
-	"ThseMgYJdTn+D+mBJWGF0620oobW6XQKNlPsL7SZrjbhjhTbc35XOUjC1RbiGckTtFXUMBGYJL0vTZPF",
-	"TzyzU4wtkZ5lGBopSeNZpXlMRJ5ZACUcktroakkNEkEe63Lq/1FyQUlc93VBCr+4YiZ95Ul34iAuD1bQ",
-	"A0vLClyYV8H24vH0hg/GaEv8aHtG1Sv2R3khPWcFvKIl74aRY7wHXHMgFrDhoqcyllX9+xbogDQhKhsm",
-	"7m3sjhdYptMQBJ9pJIWt7UplAfPLllAQMbtUK/VrAe/uAue/sMKEJau6xk3EEYy1wIV30PNX1TweY7aK",
-	"1pMezGBwJ0MJZsusBedn1zxkccDQ1/5hFYM/yccRlzMmR1IEfeeRApyrjMVfeaEOk7+Er/9YMI2wfy7S",
-	"hOjXCSX4Wa+XCSNPn2qt4ceGhy9oaPubnzbFEmiaPReLSv0MLe9pBmjrqegaLmuF8lLxhKnefWDoW7Bx",
-	"Oy2MAh83WAWwCIJewpcpD8CzCzaWYoZGMBS0fEptqrB2o9+rKARYM8NrhGJOwV5Kgzkz6Vk1CXehmXol",
-	"3M8YTRS3TigPUYYFDOLE+HR/1MUGKsGkTm9TuHJTf/jeLXvcVChB+3mgCsFHr5EtBJzulxGNK7VCFkIf",
-	"bNXJECr2wsnGj+FM6iJNSSomPGKoA4mYuetcKRJRnL6LN2SsyHa6VPqDEj/g3CV6GJusrixv61fb9tXN",
-	"JtiifdeWpMftGMJqB6VNYMaKt4IkAmY6kPHMrtNL69jzlOqxQuLAthEpiSGft9UBKvetNradaqL5g5LS",
-	"8VhdvCmwqHlqSSL23bEfP+FxCOxF7espuohvIG62UzifaJuvPmN2bw3pw1W6qfYIPGVPQR25M+WF05Qu",
-	"4fWVJ6zZU897MfBiSZ9wiA+1i4nVhgva0utWzLA4Y+/qDJG3WuqS6ba84C/1QQEfjSYJQzJjNPxXTlNI",
-	"otBVSZRgH+c0KpKQ1aqLOFaHzthJTDo2Sp+SyWLVi61dOoA9xf622gq6+xH27SyrDoP/6DVm/xrZWip1",
-	"nNCMsrSbVh67ebXNir50yY1ZWSzVsmWtlooBr85ce2HME4VtsM4s6MDCG2tIJkArJyLuNG4u/9K7AybU",
-	"dSnVXin9ExpAcvw7r1FY6fX9r8211i251kamvPi7r9fjhjBqpUm/txPuuWtgRUvqUuRGhhqSNRbU2yyf",
-	"0XjN1gSt31F0P52LTixilo5yyVKdfjk5ZkfhYdA+GA9oe7B/0m8f94667cPJARuE+0F/3KO35P2fav1d",
-	"N11F9Kw66Vb5wm1o/8PN7sr3bEPQv6jiUieW38oH+fE7cvt2H8jt293a7Yv4fVv5fSsFq2xbYJZpmAsj",
-	"bRzZSP6/GVfxtg7fzZBj1iiyoIV/DWxpUHCAWDtxpu3PXtX2zVzTNwRHlUzfLQNIo2EbfxEoNqwLyMJ2",
-	"f5DkzatfSNO/wTvnQ/PFhFSF+o+7gk3fXcGmoDA73t7bXhcauAcpiJsjBPERHbYG7kJb7SYrPDVyaOXq",
-	"BL22U+aVLunStkY3AreczFxPneMng0yZayY7RIv+0skcn4PpdsWHUhMkTpqv1bATms10UmLG4yDTRYpv",
-	"OllDx/Ue6siraEGXkrx58/Sx7LS2NRr/xGws4i848fcN1KvzZzaG+31ME6fvjScXgMNgUTArytyuenzN",
-	"3a1prP6eNTQW99AujGZz3K/dbZHZHPc83aXtfEMYcDX+pSjSo9Rqr+qD8yD7R1sfddker6Reu+EwVrTw",
-	"XOeWrlLDMwJOImLvFBYU1+EPCigZ5zzKiBRkQlPXvBaKRayou+KaEjF5jLNjUq3Agz7gAfFjkY0mIo/D",
-	"7QOLnbO8tffHvPg0bDwQ+vR1vWzXN8kBru3hQ2O8zBjAuDWGg16/rOZXVbS1qp0S6ajJMc3Y+2wPr8sZ",
-	"7R8cNoaNQdALT1iXHo33JwdBnx2Hh7Q3Ppl02X5wRA/C/vh4MmCHQZeehL3xPjuYHFGQ8cfHYXfSozA3",
-	"X72VpF9vJflmJtlrgKJ5K/S7Lc0brpnAIsR+/FbsR5X1t7nVD2VRGlYCD2XhaO+Qx4aaKdHLna6dTWhn",
-	"E9rZhD67Taj/QDah/rY2IUsT7mYVWpUHEMe3tv2bbUWWCP7JbUU7MNQHB0O9k01DCd5ZMFvVaS4woNvG",
-	"GZp3dFy/2o++h3+7gb+2HCRqPRhPChEcYPyIMzKmwZUTbCa0DvLokYjZo0cmYs6EokFkDV67YktZCrgB",
-	"7HuIVl6ihwmqGfN1Ce9gVzR4aRhUomNjJ9q00iEvsPyoyYRQT9uhnpa+dEjU8fQ1RpR0whhBEbqA8D/1",
-	"pA5nhjYkkWLOdCRyHKRsDggSTtAnhOQK+3hFZxySisOLQYCodnaRs7imx6LsNsYfl2Qm+3E4aAiyH2J0",
-	"r1UTlIqnmgXcQkwLqMpdgHyIG+VUIx7qL1K0BWyM+k3nU7kkU37NYpM1oBpxY1ZFzLbWKd8k4X2CClfU",
-	"yrsGFOKsvtBhheWgo0tmghvUHoTjAKspYlbe/W6Q0dcoJPa6G6REHTq0kxE/h4xoJTAcgdoPZ3H4VyBH",
-	"1cDGGNIU1OzBLnMI19qgtuO1OhqNIkdHKw3k1oJD+cxuCFRRrEQT5syQyNsEnnR3gSfffODJ8S7wZGdk",
-	"2DGQb9LIYIAjC5jIE6YNC1BrZX98EB5NTkpWVWNi6E8G3RJn6e8CT3aBJ1oYUGsPVYxM/Ikixkr5tFlz",
-	"hVJVzbj+7rCm/wzxGxdKu6UETsgDxnDUJuuvL2Bwhg/UWUcINYIAC4crWZdzxX7GrKQ+/yBdhZc0LROL",
-	"FJXNtGXC05BQKclBWiZmvlpoYbH923LNTjKhwY2Cc6BTLWkKuNb/Zq6reAvMANK0KYqtVdsBfvBozuVc",
-	"NehYDfDOGnUfKjrDUD1iTq/6Zj1mYxSSPA4Q5IFilu8QZ6dkldDVayAzQi1C67TGrKFX7yabBmnSSPWw",
-	"tIlfnknB9oiRXCEZ2+RGQm9rM9JtfxZg6PbJ7lubRPRu/fI2EedcFSf6rGrP0hvEHgM1765i+uAejC24",
-	"UmUqb1BV9ZeAMW7h0IVPoLJ+3frn94Up9rqWUpaoxzqclR1g2HcVOY5vGpbwPYvhGvBrHaWz6dD2BFQQ",
-	"LVv3FLc/bxD1TlR/AFHdMPZPLa1rRtWWTMobS83oh4l5uCqJLzQOVi6ViHcTimsVhhWPJaqb46XpxEFo",
-	"9RH83Qe/ly5aza/RGs8AMMsOTLMQwApzmp5Ah56LdmOa1/esNI8wgBBpvuwQX3U0ArKep5GBUEdQcgwi",
-	"pXbAXBJfl7UHMB93AFjQu3BfrfW2ngKg0y3xaF8XofE/SMLiKY+ZJE0xmUQ8Zh4RCYspb5FQwADCFGbN",
-	"LOdQzyTqFTrAnM2TbKlzVv/NUqGB9xEdDadKrsxVyojMeBQh2dde0buC5f4VR3dpNuZ9BO96VFy7W0zd",
-	"G9QQ1mPiasbhkv8EEvLV4//X77T973fq/7rtk1H73Yeud7j/8b9vXaLcjubOEL0G6V1vvobXOH/x7OUv",
-	"F6+h0O/Fq1cvXjW8xuunzy4ej168eb0G9f2hEYnffSHpXL9kBQ2tcYKQkMeYcwJUozHc9xoRyJS9j96m",
-	"ykIgeY4UFcOxJL2GV8YpQflkVTJBvJKYGZN7ECaNjapBvz/sgWoAQ3TsnAXCgHqn4TWmTEROQlegBLxh",
-	"45LG5ElK44DLQJhvBs7y5lIbR9UQz88gP5+mMZNqkjRJGOXSLR7T6If7bDA5oO3D8VHQHoTHrH2ipr83",
-	"hglnB5NDqp+3883jkYnLNzUHyoG+ZVSTPRDTG7gSSGknai+FlbfU7Y4epn3XnJ29sRx1ez//evTP/b8f",
-	"/2PwvP/s8OWP2MxfeqW279moU0DRFORWaxFjxXHkg+0+0Cwjqj9Y33vQ5h5svspeNMK3BvF5DZrPOWg+",
-	"K3HWtdOvTiuAhoUsLbbDmMJ2SFLxHpRdPBjq53I0XmbqUu94sA/gLSmb4hbPZVvxf5iFVETFvKjth5+H",
-	"I6+f3jV6K16+hZKxOQzRFPcy5wCOv6OVFCRUZlrNm9BIMq9xzVI+4e4FHjIBxATEOH1Mzbq/K/oodCRb",
-	"ful2qMPLZ3+I98+eiKP/jZ9Pnj2+2B5xuMpLN6IOV6W8XazhQ6MVU1dork73Q0v4aFRdb44/h/slsGOD",
-	"PLkZWw+K6FTR9QBF01rRHbC7pkG6a3XIcwEuJm2lRRPQqdUeeEwmEVaATJlTkbFJzRvrqzQGQhZonK0O",
-	"MUBkxgBtrc0yo0swjkJmlxHJRZpNRMQFSLarqV+mFZ0CppowWV/qqQ55EUNBmgLyT02RMwmFgRxlbSzg",
-	"jvONyIjrAgw9IoV+S9IJI5kgKUsYzWA2xyJcbo8gCOP6OnLIdlUdPp8Fdn36j9moSjPX58QkU24+LzvT",
-	"7HdYy8Fuhz+xafZTWWR3QlEJVwJ22oPiSpRloFIi6IdKIuzmxPSULgjoOOhNRtbvtOAVYTP+OfK79utl",
-	"wnzS9E2+rI+oyOovlKVKrFDfhT89gi/NaQrVLPU9+1NXkCi6eswlFucW8ZDQLKPBbA6VLjU6PYzLcC4w",
-	"R7piDTfp7LpwtqwgLssOKQITSunqujrYFVtWbZo6UMCdZPUaSE5+tSOsqp05EM9LnQFyx1T4x0W397UY",
-	"3vJpp8cCSXmjLPRo7xF48VfLDo55TMHItwKiUx/MHbEKtE/Ntljd1n6xT06J2Rt/edt4m3e7+4G5AL/Y",
-	"24a/Gd7Ha1y8ptP6s6Oa+kGSy5/P2v2DQ4/8KxcZOvA/FVzQV+it+pYIsc36LlW6eGhqDHDx6xXSV7qk",
-	"GC2BgtRomi6ShxJfI0ZTXe6/KtoWSisENnXIE0VWUeBAMcrHxDh15QdpCw8b9RHgfiTLlN6l7TgYHJXr",
-	"UKlTJNRXbDkyAPt+eRSKAPA4BwT+kCFI6NnLp0BCQQGc0yumYY4CGkWn9VD6btE1mmGxtSbPCI2kWFuN",
-	"rYy+3yrrjOvT1mChbspbq64LpDBqMl/FVcFPwng095uaThWDBa0WCbLeMtAQMNZrrDgzlywcarVly5Ax",
-	"7adyA8eq9em25UKv1Gzt1Ok/mzoNKYrEjAQqp+jyMs2eerNvqYhS4FqnVaqgJS3nzO606a9Xmy68iNuq",
-	"08Wbf1ZlGrnTLszpOxQcgfetuBAq3P+h5UgkD3sf7Fb/uGctkmt1+hdxIeVZ8a4SmUSaPNY3NUqCR7CV",
-	"MQvJlMUs5UpEWw6Vbs2iUPpE0qUkM7FQEqJU/wL4fCCifB6TJg+RInlOzr4tZ2LwEloe8UEUoVPm64Cb",
-	"klRqxjteEpFngYBK2HGIXfGMzUlAUyiJXeDg/SAJBH9Lz6jdWV5E7li29YcYK+qlHjFV5l451l5bjkm9",
-	"rGbHhPavFJOLuDSj1ryimGZJfC08+63bREY9HELeS7svPo9RAIQCMAd8PxE1emdibQ/NPB2madzb6rJh",
-	"nB/rKmKYjGW15TEygo5Z1Bg2fi1SLzXPc5IxpciBYzbgAK2aSLyinZcm7RNrFxXNVfJBnUaLs1i0bLNK",
-	"naYvdI4qefPql6LdUubqDa2a8b5zI410KEERalSK8uk1PAwuGAUQX1KewGrirA3wcGsU2eiaag4thnI4",
-	"9YS2rBr10YkSUmJdn+1P2oPxQdgesMNJ+5gejdsnQTfssf5kn8JGKjI11S5Ss7sS07Tpa6tjvWXBqo/b",
-	"hzOtiG4r0Ro4tq8xr3lVjq6Npal837YCX0FWN0aU1PCwnf/kQaUvMNlVpviu4hYqyfIGuN5YxEoGsiX8",
-	"YE8GRL881LgoPMraIEtNuVQSor7tRA7LTMzt5TkNmW7JA3AUo6WC7GDVeR9Cxkv4E2Zb+x4ZQ2qR1NYi",
-	"U0GdAFcIhiQWxNlQXMQd8lxksFfDUyJFqrobL4mi7R3yWIk5kjR99S0ouaALJg1m/JqFxReljMRKTIIZ",
-	"YWEHqiWnNugcpDYlIEvW5rFkseRKvScyHyMlUJOo+jSiZoJAxFg+CtR7OpX1IdMXesW2lW30e79CZPED",
-	"iBVKYgV1uWBkumr5KGRJNmsMG9lMpCIHbKPKrhJJOxQLnWUrskzM23lC5jS9YhmR/N+MKLo/h8LsYBZE",
-	"NgtTYivlySylGZsqzd8x/jSwlbbk/0YNHO9xyUY0ZRSOyOuzZ3uX6r8Xz9Qh4QHG6c5omrUTzhpeg8sR",
-	"bGjVkQ4NliPcrOaClgee4aAvTXeaQWgibbbqCFlTw1P0dzTH0NE/BLDIKJ/WDLtImkLTUHHA8Uk43pjh",
-	"XIQMY7j5LVfhTEqsF5bNeBq2E5pmS2POAOOtZEGegiIz4TGNA06xkjrYsTiYVlMur0qLkqQiyBGsrbIu",
-	"h5Ne0Bsf9Nv7IYiePdY+oQcH7f74eNKdHLIj2uvWLxeOyQ4HIIzNeGaMRtkMRFYzKGdJ5UyJEm0w2FRW",
-	"1Yhha5b1H9jnKy6vyFlMo6XM7rG4+AVtNVttaltbv8TqQQzCtZNZWW1rjO11X/cOh4PusNf/J0KU3I6t",
-	"Iz1QFGWdCadM5TvfCqc0uwTjccvBmOVPcibcUFU1f2tCJ8ESDp4ql48RsYiRh6CpN4pYSpr4MDb6j75O",
-	"fvaITFhA+p3jlrYJoKrMM8XxrlkKGUW9jklTGhLLh4ikCKKACWJgcIF8JP+ni4Iv6s/awwH6Wj1HNCcM",
-	"J1TnJuL/VhzrNXufgZ9K/RuKIEd8xYDGZMwQfpLHEY/BJODrBxEeyz8leQKuQ/BhczWyScbSBbV1YMsM",
-	"2wzsg6UHH/d0i21sEfT9YuM49TdMlXODyVifQqV7hR/y93f+0NZB9+UVjyIwrEqM0ZwHySgTwlzzCCW+",
-	"kbjxhlpG6RMWKzFmzqVULBvLeKy+HBPfkAU2TyKaIYiYrusPj0GVeT3V6h68pZO7HDecrSno81i1NxHp",
-	"3CdNa54HWE8YrmQRA5xIbVMVsEtlq1QB3jeS2KgQpjrEtxQP4lOiSCxGk5SxUcYxF0RjwCB4FptTHvn4",
-	"7dRs78VMFLXqJUuvecAIDec85sCTdXrYoLtP/ImRzHGJf4NlcurqtP/OlrAEKctSzkJTucWNkBUpn6qN",
-	"a45cs9/t4REK9KHUQcCnBeDpPUryv5Fszf7V206trdBeAKoWdsKnOYppdkUkvcaQnFpLlm5wbalvpBxf",
-	"ttA3YiuVESgM/RE6uBqQV1IXc8JIH5oLAgUrjCfnEUdN4nWqmPdlIPJVtiqTlNFQzhgrMUlDDNW1pczY",
-	"fJSkYp5kpqorwMHCUJX8iHufpWpHmU4z1SmKNmqfoHU2EHEIsTMdYB+TPIqqH21W2GoA2lUtRCQ9TZ88",
-	"AmdWNT7XcVvuiXenqERLDdQbrkrjv1DiSPNxygO1c37m09mQUMO5xinaf2ONeyMzsk+WjKay0+k4iUpK",
-	"0MBGOvNQl0HYIBaW1syxGnwhgfETSX+WqMKko4kEWx/p+sPG9KelP321jEBiDTBqEcGkhS3JhMXhaEyh",
-	"wLJp6Azr9sI9OOu2YjsGYJH/7nW7anDwb/u/e88aHt5iRP145/auRVZzTIAHwNqic09mo1yG6NkrcakV",
-	"B/+EZcEMTFTvbifwrjN3qdUcRewac05MTioWZbfeSYC3Xc0/dYSzm6pDO90Ub9VZwsxwRYL4N4GYz1ms",
-	"JQXFQqci1REPBmLHa5TwKS05QJBWaNhZhJHuwVq0144Nrgcpz1jKqTXkbTrBDa8xFTyetgMRByyNyYKm",
-	"YKoDzzJLoLun4FyaoLgZsaniisb/fQ4cCTvQNhFJ48B8DR5fsnJ63n28hWKzKh9VdtW7Ou2nEL3U05IF",
-	"Stzj8RSU1yoV/1+RY9kzTVOAVhCtLmEUVxERAWczNNNo7MRe4eQy9ILwOACPnPRWPl2L4dM8UkLLklCc",
-	"K13IPqU6ogKcIVFkadcmLU1tXSUIzWmFjTw3WML4vSC+u1xh4zH8Rqdq6xLcFY0JG3joYtmrIq8lrcbS",
-	"5+Rgo8w70lmtIBW7KecIFqsfXWXsM5qOtKls0O91FROCQyW5msWKzaHCtb2G5P9mJul2sN/te8BzRnOu",
-	"1Bw7IWvDtPoQpjXQYVp3FACKO5H5TnMxVaplEV31p7cufbfyxWa7mb6yE0J2QsjDCCHajFJxuZasK+vu",
-	"SU3my3fXSTUrAOHjI9YPe0H7gA4m7QHbH7ePg37Y7k267CQ8Do7G4CtOeByzcAShfWqb6d5WzS3FnU8g",
-	"PW1nWf4uha3bmMQBxQEAKIAw7G9pIF+bLKhrd+Naf3YP96549a2KV8d6feos/a5z3DgEalzje4AKtj6D",
-	"5TELIppSdcyipaLc1yydQog3M9aiTBB/TmM+AWRjyH8woeAkZJKDkcq1InqkVhxuQVUmotULsGt2iF3m",
-	"bIgAZjyeFmZQ063G+OWS+LEQiV9yQMTCeB/AWNkmjx69VsueDR89Knnim0uRl5CZgYASkcJMh0qmPYVI",
-	"PkjBUA/rpAvAHOZZy8O6U0uRpxDQHou4XfGuk8VMSAYUh7B/5TSSxeR1ILGRsPc0yKIlaUoGxILIPJgV",
-	"0Qhg3aXzMZ/mIpcjJw/ANwOggElhzMk+kqKhPtSA0qwm4QnwVzUJGBJZtvQC9zXgcJmA+TADNYGYp0SU",
-	"q2Rl9IrpGsLa0K2FaUmaAMOmJlMxDTXS9wFLEPi5ZFxvg+cHG/TIYsaDGZDyiE0yp1oYrIHuXn/QuWOR",
-	"hO/COlN2esteHvVtiSLxcabdR6WdK1lmslDh+yIGrqxQoD0eg0Wa6ChijquIx0GUhyxswaBDphvI40gJ",
-	"Bn6S5jEbrY4EpMxTm2zEpZ1aPWM4UeXx2GmhEZbIUrPguJkAr1BNBNSNnonIOTEc1hDs/SFp1rudWgaU",
-	"xNZV06XETm0tMS7JjEaTNpaxx5Xww3SptKchUQK/X3J2wLE1VI40fd0gOGtgm/ot62SAe5ieht3D+T0z",
-	"5Yq4CQ/CmBpFkdS2N57Gpu9wRgjSNScxw9OPJ0mfH3NM/S0dGmeKJiEhe6antnEft8R4qZMkPqzS+wLz",
-	"Xcf0lMs06d6/mAn+ezTx3GQNU8ITbvbyir3EHD+zXmZHWw7GSyW2bBOoIN9B8f/yq79zwOwcMDvbx872",
-	"sXPAfHqWc8VYYsi7y3X+zlhCrEiKMqKRVctFRF0WU29jcTnKd+m8URO7IotrIriFZ6cs+4E4uJV7Z9uS",
-	"lAZ2FyULxZpQgtaJ6Fj5rbwmunadfkNxFPMc7LT1t0tTsyeisB2LjEn03sBLWPMYBQAjxGg2cgcppmTK",
-	"Gmy5BHrqcXLr7Fq/mfIrTZGShcijkIxZC1LZdzXAvtHCAtGysIJZ3fY+5jCM6FprDrvEGi9KuJfLOJil",
-	"IhY5Ik+FGBEZYpYFLSwJxg6Dp9GzgVWKeUmPIGusibNqmbhEnTfhjKRDXoooqg+PhbHsfcAMsY/+KYHC",
-	"A3kQMBYi6IrNP/ERubNICNEBcDVBv0NdtIjwTNNVE2xrImLPXp//vCkk1if+h7fadP+2MSRvtfX+beOj",
-	"3yGbIyeX9QGTOO1/iDFp9rv91oPER26n/v9VjeCrCGd0t6krEzzRe8i572qesLVGlU0epIzFhNE0WrYx",
-	"FXrMRcYgCXye0JgzOSQJTxjWZIDAQ5LMqGTSIwGVM5Lm8YIuMSCEplnMUjnjiTw1u52qqU1ZQNMQAxNB",
-	"DiiP/Ddcv6qho3bIGlfECBBSV1y6eEP+cfaapLmShJQGGaRCyvYYMuHJJaWXRNIIRs0zY1kOeYp4JYSm",
-	"GQ8izMvRMpBu8Sy85pDAvK2gABtmKwGhv2XmUl2sRK//utcddrs6VqKmxLJNKKX7rBechP32YHwwaQ/o",
-	"IWsfh0dB+2Tcpb1Jn+2Hg8B1wf0rZznS862n4W9ivM7/ZE+2R7CDnQvq6+K9sIAO753UkZn7cWHLwzYX",
-	"8lGP/mBLjJRYnQshgZyNx5b3nRLfwKWZ5zDBwu8QqGLiZLwsZoJoDH6bDQr4Xcb1Q5qD7gAojMhmLJWt",
-	"LfnITyxzDsZdsx/NqXoY4K1bEBLtftyFne3CznZW1V3Y2c70ugs7+zOEnW3I1fqzBp71PlbUiqrIsD8c",
-	"QJmiOysaVq77ZLrGDsjlARWEn1jmqAcmUfLOGgEmfa/VBM7L4CuO6C4WsSQiBXj2MWMxmaY0hpgXiDZT",
-	"ZEodFRDaYMBzyiMHqoSSjNF5y9OBPTyertjL5GmlQCgAsDgBJyVgFeuPgVC5ZaUcyXhJeNgyEC/2TTFB",
-	"xYLQQIPpVdqasZSdEslYrVFwW7MWFK+EKb0rHsvnR4LbAEG2wwy5I2aIvvKNg4bUIJ1tyUI0GuxLOmWb",
-	"4cHKIFCfm6F8c9XjIFK2PGf3YRLsfZbSIFvvvnmJTgxJFjNaZU/ahpVQoKcZoqfnUUgiIa5IxK/YELAp",
-	"XIGvDJAhTeSxew32kd8hlwBxYpEcJCtgS/MIg6jrQBkQMAOjtLel4hc4HdY9cXfvQhLR5ViIqyp0gJ4s",
-	"e9sx04OebWmGdh6ZB9/GvQ45F/GEp/MVdafzNu53CGo8iuZaracuKu1tvN8hrwBSQ5GlSCz2UDvdU7op",
-	"rMZCaWqEavSEZWd7o72eyE/p199p438ObXw7fbHTadx1q66PgwDwq1QkQlYTMz43v/ozOEr0gjjMppJn",
-	"AaUQFLG8B+MDHG+asXZhPVnHAs9yJf0q1cc8a3w3MkvzIAMcmMsXL0kTzZ40ipamCD6m2UDVVzQJ6WgF",
-	"zfNKkQyIYGRSDCThWYf8BvkYcA1CD8AwC+BfxDej8QlF/Q2/7QdJ/IplyCdS6JSVNI/JRESRWKgOTlFH",
-	"WnDJDFaWBjNf6Cqwi1TE0wovhmGlrJgOCjOkkxtCDgVwQiJMKXuWmgorltvWIXwjU4pwJ5EESr1iIMWg",
-	"f0J8tVojfdfAewHyfPtskrHU39p/hBsAd85vZhfch+frNa/1yd+4+q4k8I2xNvy2EXybatb1NQwbCCcd",
-	"iTwkv2RoitrxwK144MdizhxRMlY0x901u2nddlpvLSnUE4tPKd0iMUbMSiD/xinn8iszP06Qq+MzBYOJ",
-	"nSbFhRS3wsfWT+hHz2nNwqc1KiV3TLvvdDcpRtaWO3llLOlgiPj47v7zvVlEK/hRHELQXpGe99Ubqv8M",
-	"gp1Z1VVJytCyO4tz8yBpQ5ToxsgXeMKVKxHb1Ni3jU27iunZIRdxBuEuk4hOpywkPo0WdKnOgo+6yDXl",
-	"EVijM1fQUvswZiwkscBOOuQJ4oEPLUB482ZQcCJSN0yo5REfZSrfI76m76olSINudYgPFThsERkcz5xm",
-	"weyU+GDj9clMRFCdh8yFzIgPcpWv4frnnoOEXkhvMaKib28XfxYkr2FtVkziFZfEtjPRAZKDIXVQObWo",
-	"HAI/C2Izp+9/YfE0mzWG/W4XELnM795qwVVvtW5QtNS7B6aIS/Ls/KWem3WjwLufeBhm+dcNwtxfN4ze",
-	"rYZxu2Cqc5rRSEy1I+Pe7onCG2FPm2GC9quGjQUbrzglLtEXDDncbOzEopYCP/T6qIXC+mheqSdtyXe6",
-	"QhmCrXT3hGXBjFxenJOLxz+dvSLaOw7h4Dy4QkCE86d/77h7IxixcErTkXGll8YTFMXasJDO7dimPmib",
-	"MLxh9+ys7DdY2YFYAz1XxzzTxMtwp0vIQ7g9c8K8hY2cCR5Rh1kdIJJEuSwwMbS132Q/VItUPARHQYTn",
-	"DaxEYz3E+XystvNEjwa5igkD17UubslkOuRFyT/7Q/lDV2tqbM949EJ922xHT8efiuDfhugaiGeIJ1bE",
-	"V1PSMpVtF/QVY2YxFinjWNrL6UjHS1T7eWFLeqKhWcfFFp0Yryxcd7oRi/huVBx27SYajjtiR8RvIOLS",
-	"nP5b0e11ZR5+SzlWebj8+9NffunMQ02rxcRSaIO5A79N/InSLSIeXxVahVt3oENUu4DUghRmKXJCI7WX",
-	"l1i5+5qlC+wakuSw06aiIsTXYdZDxMDxW6cavwha4pL0uz3SLJ4CTBmouQgPZPSKxaYgETIcbN0kehUD",
-	"HcGzfoecr5Dmay65YpACZVKNYYSWYNJUB1N9PbWP6Nw4fOAHaeapdSc4fFjJe9lqayF5fzOgI8ShomWY",
-	"do0J8htjV9GSYPFj9QU/pSJPyIRDGUSpv3bOEAOkQrmgxHXxLERVLdwGSxKrut7WVZZhl8O3VxHpnfUp",
-	"jbmgb+WgmuJj2u3221j1NiQlUvY2doY9JJg6Kuqp4dsYWnkb/xcx7usSXgo+vJixuNPpvI1Xo4g2NI4I",
-	"T2oLwGnBB9bS360RhmErfUpLnj6G1dCgyrC3Yg5AkzZZw14A9RCZRlazFMtWIAHmsTVSsv2UUrrIJ/0S",
-	"XKSvMpntz5c9jsSdWjJzP4Vo70PBaNZnrJ1VmJRIAbeszH55NgOD7ySPIsuob6NgDLqD7fPODPe5U8YZ",
-	"vPxcnZyHKOVbIybXUnZHEq7Q9fVytEPUncvqQq9DXjEpoms072sjRyYIBTNHLYl/CHl9G8qyUXjexa0/",
-	"dNz6vWmCiXtYH4fxKo+NMduUWoJAiFRdbxo0CHO441BbStl7LjNvTUWv//f/+b9rSnitqd9lsCS9lRJd",
-	"YD5xa3TB13jrYTpblbpQBs7BwVZFbE038KUEQEmlg5Y3Z+mUhaA0II+3oSBBngKSg8zUcyW8VuOvMOCQ",
-	"gO842Bt094uokFaHvEzFOGJzpJcYo1xk4PS7XRebUlxZncTDcmBQn+0UirTB588ZjU2FepC5CIuvWaSI",
-	"Ls8kiybqK+c0UtO4tc1Hnwj2APGbKOqsK/yE66HmDh9bwYnaoQruUAV3qIK7YNodquD3jCqoAeCqcVma",
-	"KYsJhhpwCaYLCzxfwyo2nuN3a5fFOd8f75AntXVUv+GvnyXwqQDVq/n6PYDwZVLSqdqGdiJMGVIek8qc",
-	"Kvoprixx1Weu3FHBOfZ65fYB2r2g/NAN+KZSBlBZgZKl3915OjfHNRVhTDr3ZRfN9BWoPWb11sWp3yec",
-	"yQGBQz0oYhmrsY1guqwb/T0EyH0uaZIoXoPxVVj3GaDFQFXHv8eKbTIJCjnoJuDHiBiGzmGquvSInNFU",
-	"cxnVzR9irF0SKWD6QbXqlJErlmSn6ofM6FJW0nM75IUpDFFfHhh0gyZWjICKDfutSiUL+FSEtifVChHg",
-	"8hhgrH2H/DXnUdbmseuKUTRBqTzmxWalFvG2bojHsCJ3hLHT2wH/qUceGqxd7BDAOI2ryHxQa2fReEhD",
-	"J87qHcrFeOtDPMA2WVYgjYSgXvbUSXnz5uljOCRRPvXA1DkhFHMt1YY2yB42CXMJZ9Ve5nUp9OVs+SYm",
-	"TjgAUz6RLGuhx0pIqHpBAkjjBEsdhGqow/Ho0VkQMClNdQwwz3m6ygvSh2vOoCR7E2lGy6s/7dKDp9GU",
-	"o62zoFdq0RmIU80hxgGBLAfBlfreqfZB1o+p3HNh7OiQM0u3VwrTrCSnnILRWT+HD43zDESNorZGtb75",
-	"KiVCE4omt0CEWmtAD+xTQ1NBRBe8f5AaHBY87VPQru6u/OYOB22Hg7bDQdsZi3Y4aDsctF35zc9RfvML",
-	"ld380+CRbaEBJTQLZjVIMjTNOOTG4yZxE7GaFcF9nZ1Atjrkks2pWjY5xNqUlYKK6hDZmoen2vTR9NXg",
-	"fa8chOnVuX4dL65HOp1Oi6QsiWjAnJKAqtFTqNtXKUtIwxAGr1/RQfNwWIs6i3DwrhhLNDY/wB+TJhY+",
-	"1Intjy9+uXh9ofrf0120saTIB4iW8VvQPXuvJGueEV/RNZ8EEdh8KJQ/BHUPJmW4CgigPt2RD/x6l3Yx",
-	"vNO1PvFICqXDsSSTxH/beNvwwS+qRoJThLRvSJD0+bYKQl0dhVP3igAdD19zLD1YiyAGo+gIGx9lKYXg",
-	"fRGjJqQogvaJa7Sgku884leK0uqCm+tKOXbIusKJGG2bMpmJFKbZVFCEOAC3iCKh4bWSUuWp460H65nR",
-	"6kxZyJraq8S3Uh1Ue1xVlHTkAfJNwOHDfMTJ2gO0xvK1U+6/H+X+TVKKgXgI/f7OURSKDFQqc6pLsJ5I",
-	"k2wqsKcjXmRGAgZylaVBhuYA/SyX8HR1nE3iaWOdnPgRYViBJFXqgJhyLRSJUwlroSLQoXJSU4cU9w/E",
-	"3cPX0KkkTfh/l60ohtJy21+vf5HmxbOLs9aqJMbmjBqwiFsJVO4++aQFuHYGnp2BZ2fg2Rl4dgaenYFn",
-	"Z+DZGXjuZODRHX8rhp5dAlGNRQklzjsYlTaHyJRNJBtxFkIR5GorSxvMD2krhSGKxxGPWdVagxWCZatD",
-	"XjlxLaDjKtURXOZGdSxice6AWIDTcI7f8wQ+58t7aLU83buTAPi5ZfPbp38Wk7wp2R7Gv7MrP3Ryvj6y",
-	"OL3bGJfrIVrxMEsw5KgmSXOeRxlXShDaQIkP9sqWTlW31iVIHjIl6ai0Ft09FOfVZkTp3Ue7Fgy6qWHT",
-	"WYjxdS8fP4GbLyYTHrhEJhOiBQktepMSHuv+US4w06DoShuJjIMJ4FiRKc5Uh5yBqZWFQ+J3knDie8Tv",
-	"hCJ4D38kSYZ/vI+kvhJP4d8/EvMvwz+mHN9dsLGGYMflgNx0SZp+J3ufwRNzsA53AnkN/2b6X0Un4I8l",
-	"nUf4h/73vf53ls0jsKLGSzRxskiiKa3fJ34eyzzBZCIQMEFo9E9NRBsM4d888VuYp6le0bdGschGYFRg",
-	"oXqBjHlM06WiwpIRTdZIKHQpd4CogTgp9j5jMdhpm3M6VVK5oiatG4akYxdv4ZwAgHaXc6TOXsB8qFL8",
-	"19DwFRIKvIsGaRN7ubPMfneWWbXcKzz+ExtpLSXcU6e7HdIMeOPWXBJHfzsT4bbAAo5o0D/e7/XAADTn",
-	"2UjOaGPYOJkEbNzth13KDk6O2clBGJwcdcdHg6PDo0nvZP+oHx726OR4BRXCqE4x5SlTBBPmGsxxhtBv",
-	"eNIVOXrH+/3uwMOiWlJa01GNDOLddW5vSgSQGTAR4AQ7BeibVIDU8KHUfcEoPokWtMfnYHNZj2pvRCaK",
-	"AhNYB41AY/NQ37z6RfG7QCTc3HPRF1CJAv7WIZdMcZf3NMiipXnKlyJPAzbK00j7KotXIMu5ORbZTHUR",
-	"M57NEOx9jTf2tSlVr3iLBD4OlmBpc6FxcpNEke+doPT5BaU3r35RwrQUEWRqZIIkKb+mGfNIJEQypsGV",
-	"B7BQ7UgENMJICYC9VAJDmKL/AvnwJJeQpwH9pVHpW1qeAdllWHqezESCTvq2BuFHWYeSUCxi2BbC1CBQ",
-	"RJ0ENLFfo7doJsQoUlTFBxklj69isYirG9bDCnfAU+GkOWfA5vSDrqEYke/pXrTYo1MB4T0wPGdmTxvo",
-	"Li3zhzvZ7zuT/Z4CPf7cst9NDvpi85b91i+MHo0pKs5jjpO6dDIaw0Y/OKGDcY+1jyb7YXvA+rR9Mj4O",
-	"2ofhARtM9ml/3Au0RUhLaYmIeLAEugzsLU8ryGZPqtyoXPDA8JbGsDHLskQO9/b013UCMd8LRSDXy3fb",
-	"QIUVC4bruJW/fCcM74ThnTC8IgzjSfoswvAHizG2LpX2FZsLk0mL8jBUmXKrKhWmaltgAodtnqza9M6w",
-	"pUyXUoLwJg3HsyaasshUTWE84RB5jxvoMuIxhv41AxtKJVmmBYtUZjqE9OXZ6/OfyYe3te7ct40hedt4",
-	"2/jo4oLqcQJuj/GOIF/ewga2k1u+L7nFzXR+ULnl9ijTRa8PhJu3zsWkD91InWjNxwxrK91adVqVGOFd",
-	"eB5O8yae95s6ngsqDWn4/pjet8S8HmO0/h2Z14Y08ZQuUN3G3G+3+QLn0j/Hvd5+jYr3J/RK21Thb+bw",
-	"P9p7VLZvo62mMWyg/aOxini/1vP7g8TFUPMyYzSE7/3QMNP/mEugBBxJTLkNx3JwSozS85e3japn8W0D",
-	"pr0Y78rods7nhzu3xh70acTOJKJxO8HazTcgWVpJRL0TK+ktmVHJdHkMI29MwNxk9LEhyBY8Vjdjya8Z",
-	"gThhKJTpkVgQSeNwLN7D33+IMfwbpErIAXkmnbLQsyknkio2Qt5INskjRIIEWM3YgY8s4VWM2USkALgJ",
-	"41WS0YuExbboVYnq5LFLdD5vcU9dtRyX8mVE4y+dB4FbraYyqLlTxZmHUuBusPGQ2IjiDnlMMzokSqAX",
-	"S8bIy6dP1RyYXWKDwUm59iamLiV0mYoo0pGGsKOLF8twl/a6M7o7dnJrmUitll6+Twoztn0kE2YeuFUX",
-	"Q5ZRHjWGjXWF2T2SUND31IfSGBXHP/KUy5BjNCZEXPIMch1KUb5OOUbbja5rpYOJQy6DSMjcoDMFLM34",
-	"RH+zJM3LF+ek75Gnly9I/6jb7bXcvi5NACnmnZX7QTh+U7nR4PCrPiZcR4pi8DNGG5sq8UXrK5Uf77g5",
-	"FeUej8yrQJ5/pqU39SQwRdD1vEgeB4z0u/3+jw2v8bT0OMwJUVITefrUzBgLf2y8u9sGvaFmeER3lSe/",
-	"Bq6v16vE2hJkCw/C9sGIsdm8dC2utHkJiouBczRJeRzwhEboQCP/x7nkl/HPUtUAxobh+2Ctsb47cC0Z",
-	"HLRMiJsA11D82DZ8JYbvfKjMwpVyV3/ncajmxc7BuhpX5XmrSegpTrLJTsklpJHpxCavkTE6r0lPWR0U",
-	"gAvMKY+Mh9Ij2IiaW9UKAaBvaaqI3jjmjcN1CnXt928s1HUr3Djceggbl2HddgppxjIPZjjqHXrcQxIb",
-	"nHBCETnxvjaBCzB9appREakdrX+NSXNdErg2v2qkxbvGqV+C7fbriVDv3ylC3Sk7V5fV2eu97h4Pu12d",
-	"1WmeGS+3yF+yZ3/YCGlM//+Ok9K9bRKnNLHSKbC4nliubsMADx5ogDeMzVJQPTrcSduD38Le2RR4D1t+",
-	"F3n/4JH3rgwkzQG+X/j9T7BUhBK1cUlzvESOacN0jONG410CN8V9pMNpgI9SMKFDED5uKp80XTdOSz3r",
-	"42nwSROQR6yPxiNzGtMpKycWeI4fCNA6iuDqVofAsFGmstsc5SoDrzoDpQSJr/GtAOKmiBgU47Ol9/AZ",
-	"rL13S+GLqCOwHtG21nlzWuvt0j5DWM1Q+4q2o+mXDynY3ctUYlLPXUvEhTEuQWUTS57UVtGMzLVQPAAx",
-	"+6gFxIo9BLfpjZ2CX0lALkhdp9ByXZdA9lfCcAIRRYxOc6Z61rxgTcd35y0f70K9P0PVvK+VFW8/WeuB",
-	"y3RQIFCQHzRtUSK6zni9V6m+73v+fjIq1y7859uzycCqPnwusOHvG9OADV7XjCuhYOkpFs5khvEzHkno",
-	"lIUdcmGCXSC24t4a1qNH/9BjGz56ZIfQs6FBJVcL1dlgXMSntugZyDo6gbD8eBOJhYfR756RdlpV5DLA",
-	"o1Pike4ew2t8nPFOCbmsErEkYtYh/+CSj3kElm2UHT0juugKYwgoU8RemTBzXc9d2J7vVNBd180wS/wZ",
-	"3NC6tvnND57nqVR7/N667IzK0VykBUbSTfppGXzhLkQdA2kVtcaCNqsQDmv67h687vWG3f5w0L1337Bz",
-	"q13313ddBlu6V9dFFTe3755aS3VYRgGuLeKFbVnjBVt8Sae1HOwMaI1SjGzS507h/YQK73VBOh6U2+x9",
-	"cLbO+mK2Sp43hL9ctLZMzmVMEzkT2Urc5Y7jfEaOY0Of9Cx+xrAn3ePzfP4Q1tFPRbr1Lr0TyN8Ozm8H",
-	"57eD89vB+e3g/HZwfjs4v28Gzq//8RYq2100pLXFLzUY+k4t+kSVHcwMf1qVaE/rBxuCokUU1eklYxpc",
-	"KRXEqC8lfH1EhTAaw0q5/CuWaKMeaXLwqtnCiaa9lj5AWJJeJ5WuNLSK/m/VmZRleRrjLT9mi5E7Po9I",
-	"Qah1PgY0NmXux4zkcQg6znnZZXltVR6k/rr+plZmbGULPimPeU1KIST0kUjEU5Y6oIfFm9bXWEoyBISN",
-	"eLoF+tVp1YkphxsS0Haq6b1U01f4Sd+FenoHNaRyzBrDAQwCDgKk6G3DhurmclNkr35+l4D3haPskHp9",
-	"Oj5mj/d6nuXr6iy6zJCTt8Nj4v908ZpUekAEoYhlshIaU8pX5tkpRAJf04z5mDQDdZY1tQOx2+ENNt6k",
-	"rojyM3qlY0z0yLQKw+WmKjE26djNUoYXbKIPiyRrnZI5ts8zg/WDXHZBl+ofwOspjdsNaz41fAjW2xBZ",
-	"PU5MAioq4Fh/OHleIpzkcUongMRkSwe1nKCYOQ2Z/uYyPwJAIaxJtB3r2iKqxhoQi730ZaNr9BqVo0ye",
-	"0StmVs8NLXFPgH1THRtjuVhtBPdWc03xrvWNY4Nbh6EU87orYLKzeO4snjuL587iubN47iyeO4vnrkLt",
-	"LlbxAWMVWSWMxJXnt9Y2r9hyfXjiL1aTnLOMhjSjBhEC5cofJDl7+ZSoNqphi6nO9BMxk+pcRXnIQtJE",
-	"RUrfHNHMhyK6QcqMHUqpdI4Zc5Kx1NrbhoSqvpRuJmdiEZPxEhFokpRN+HufNNG8egzwEjRQOksL7WiK",
-	"SQxQZTrTBWJpbAaPbEtrUOpjfMgEicmLs1ydfMwFycQVi+tDAc8S/nc1j9vqU191QN9hu9dr93tKCt83",
-	"UdpXbIm85mjcDXqTE9Y+6NNBexDuB0pg3W/vB71Jd3LA+uNezxH0Ak4SnrCIxyhHymzQGDauTv650D8V",
-	"G3P1FlxRxfbkVfvX/ev/AVHC7BrzFCwZ0tdC6B/zKAKWf7+QOVzTm2Pl1P4xp+NzE9RvgGwZvUTtMApT",
-	"2hj+/k5teaFmAH68WwmTM1TFoWhwwErkDB5Ymwf2jMflQz7RQgFweMXtNSlbPeSkCVRF5mOEWPZ1NeMg",
-	"onyOdiJjKuNSF8pQlE57d3LJWh3y6NGLOFrWUxEwS2lMcDJjKXv0aOgOFSHzNDIfzNPICGGF2YdJ9baP",
-	"Z8An81yCjYkSmY8ly8znQYc/SP2g/ohVcxqU1l5wMKMtlEhjSpmrNoDoxjOWcs0OTKPYuQFa17DoQM5J",
-	"U1FS3yO+OsE+mQhtfxsvyWCfjKlkh4M8jcqkOkmgaDhY/EBeAy8Jbq9TK7CFiLdqnsskmVE5WyXN57Ay",
-	"eJAb97FU6W8vG5me4sWa+XBNS4YCRjTJRAJnIqZpKhbV5KpoWQikgCSpyVhNW2VqegMR/LglxcNJc0xY",
-	"98cQvh1jcYh9ehz253/rjn+b9yaH8f7fwoP8f/79r+Ofg+7r7B//26cn8hfNO74thnSXlQjXyfAxW6iD",
-	"6RXBu+bkoXCkNODPDqbwHQvgLidbw7sUz3Ho+C24V0US3/uAG/rjbfBbdFmLkjiuGlGEEk6vRIeD3h+o",
-	"qVo01t5aTBcjurucqN8dEDqlPO6Qsxh4hWGB2KnB5v0EAjZ+rqXiFQl79VxcsaVidziRvoVAAXBxa6rT",
-	"dGMT/IlFasxzePLegCcm3EPP7w7o5EuIlwYQ5Y6HNBIi2ZzOZ48iPEqaqRoipNaPaRbMAF66rCqrcwza",
-	"BM0IJRmfM9L0wdGqxCdUXpSejLC8oW7YRG1EXMmBtc5A3eGa/LVf4FO+bZVVtRrkGb9mownlUZ6qPrq1",
-	"HqV+u999De4k61GC6XS4N5tMoExRYXdfsYVOgLTGgdpKC8auIOSQS+28NUQEBIg0j1cMe90jEHkG/zRS",
-	"hrziyShlFD4bu7DXk9LgIpoxmY1gTbXIQ0+CHtuftA/GR2F7QPtB+5gdTtrdcT8cTA7pcdBjBcX7DUYL",
-	"/imW8UykZKGaamgdeXW0R2a0MFvGbDoq4G3UK/rXPhLOMI/YCOOf4HDQ5UhMRmqeYFVmIk8bw2NAksoV",
-	"Z9vvfnRehI9i/XAQHI6P2z26P2kP2EHYPgmOxu1Dejzpws3eGMD95uzfIlYfdpGnImF7f2VpxOPG/ZT+",
-	"v6opudQDukSicbMJAA7kTve/IfUt0vTGUFukPyVyqwnWeqUeRWIQLfDEQatDQpG4VmPvMKxF38J6luB1",
-	"0jJzr93rdrvWI4DuHt980iii8TSnU+YT7TLWdaR8FvstkrJ2mispm1Dih5RHoOwiTQDxxp+LOJupH2aH",
-	"k6ZfOSU+mULZLF8dDV2UDA+H75EkyqVq2h4iDHrBLjzSJX8hz0Qc0iXi1qg/1FlHk4V+Dcbgk167fwwv",
-	"6zGdEt+cIIgnpDF5evb8TL+vP5f4b16fK8YDsw4gvRlNM4jhTPN4qOtTpDLDQCGpGJjvUBOfNHPJiJ/m",
-	"cTsWC19NHjSByMFzRWZpxqIlGmkNFDAHqF+Zz1lI8jjjEUnFQlcw5TKBPWJqUv0sFlg2d0aThMXDR4/Q",
-	"ekFhY6jRMUma1XF5QAZzWzPXt2RdreHKGsGy2Pny1ExHfDrL2pJCbTG6oClrYfEL/a42WkNJO9x/tjKH",
-	"GtgKmrGzM3ioe1SDjfP5mKU+kSzzNEMHn5pP/uI2pi61dCUQnI+Ig5Sjdz+ulZ29lEQ0j8HDCVOrTgOP",
-	"CR2LPCP7XaVIijhE0wsLYOl9dJDHOurU94pFAYbPQrX6pge9k9UrCPhso1bHeThF4xT4cNM8xtokqV55",
-	"zfhAbsLgWB6j+d7llX5h1XdYpVq80vaj4TWNAxa2cFNgXRR2zUUuYcvOKCJWTnjM5Uz16pv72AaGZAHY",
-	"EwyeRhDZoSO6AqjjpvZyKhak6fNY5pMJDziLM/vhrQ55xqWE6kDqIyVGJLEUysG1rBw3psFVe8KjiIWI",
-	"rK0GqA8czYr4YAHF7vKYZ8sOuVBzqCdPP+sWPVRNsGum83slA+ckwe5NdRSg1xD4XF/skDSROXq2Cp0m",
-	"oSXKtFchODpkG2iOSIuSfrCV3NNmGgWxV50vj/gQiiL9PV9tMZ9EADpZPIpCWesUB+xsMiybpwgNLPfK",
-	"/huzSCzMesERlNkpBtdxowoHy5HSDVOWSxb6HQLA2P7T4nb772DWVGpylnIWGsaCPivc5CLlUx7TCIlQ",
-	"s9/t4eE0NEFTui2FdmR+im1uLbU741cq0j1RsRSzK5svH6tLapt2D4fdLnnz+ty1WxZkyz6awjyY2KMS",
-	"qPJvTomii/O/khADzrSPXYR0+SNEEGh6Caq6I5Xj6GrlUZQ/Dwv5s4vmTc0UKzGEeNHgXPaUpoa1PXH/",
-	"eeQyoYpsEAzIkGu/+Gk8Eelc0clY5jQiIVRnumYsFAh450aCyVzNPkvbcxFreK0y5QXRuzRhFzKjoTAR",
-	"CywVqoezAIKzau/9FIkxe99wNDMr6ygJXLaf/U9j/QSb2dok8sMzABOLc37iznlJej+bs5QHdO8Ze88D",
-	"MToHnHG1KFq7WsVeM0KP2m3Hw/0uQckfKMjaNViv/awqfQ7ZaAx73brtGfKQPI15xoDVxSJXXAG8FWrY",
-	"Pza84rE383HKooiSc5EmtQ9v2MxWxbxJu1KrElL1ZL2StV5f2qbyoCVAn7TkoP1CiCqjwcxGqOYyE/OR",
-	"eseG0+Ed5BjmV/XAHHyRNa09W4jvt5BWL1XCWmP4e2UPbGPY2G/3Bq+7J5/fsFExV9zRjIGXP4eRovv1",
-	"GCnuZpB4jDUR1viDlKzhabX4s5uWb2FUcGSQP13MFlJOrZXe0gZStTrvfXA24UYH0aWYZG28KXWfQ6VB",
-	"SuIXtEHpsQx2C4hiPFMKjDnvPkFba0WfUme1pSMhsUQld0pORlyJ07EgkzwFDxEooqCWdMhf8bMAUp+i",
-	"xUB6OjBMKQVKKpcZVPTAij4eaEaQNIvFPkDWikU6p1G0JM1AaWKR6lj1DrkAWkfLgpmu0A7it8zoUkJO",
-	"k8EnLyVD1cytbxI70dFlpXAlC/LMic4YuF9AtdpM/McXv1y8vvC3FO/RvF8v3tef9jW+LZdWfXIHl3ZK",
-	"7HxZD1rPT83pdtRiDWL/mbEQWRskhLRDRnBhc/Ix8bzWiGrMNCSXUN9fG8Vatu7sQZfMhTrRLGCxOdiu",
-	"h4s0fXURq7uGjhML7D145s3phJoQOkrUoVXa/lWlT2gFqiFR4zwrJ5ujlwyVcJuOp9PX3ZTFU0JX3Nsw",
-	"VOfQ70yPO9PjzvR4b9Pj7TnjTyz7qtlid6fg3qjgGnvMNp7rdRCzrhc9SUXA1B4fYa9a5UPihY5pk030",
-	"8tWL84vLy4vHo8s35+qvJ29++eV/1QqLjEbm/Y/3UMV3MQZ/jhiDT6W+76TohwaW2k6EBgGiJurAVLKv",
-	"F6BEamWvDnmhw+YxuxWUT6LkHQ2UxN4r1sAzkFMxeED9BbIvvGIAgrC2i/bEnxKapqjFJhEN2GkhKfrm",
-	"Gso4i5mIWFnYhxReJXHKqnN+MePqGSArrQ7xLcvwCyeclgfBEafkBXDZAIzGlKGcDClamCOWTpmu+w+h",
-	"EkpuADqsZK4iyiK1jJ/FoDkXnsGK568pUhToO8SuAZQDtRItyCVpHp8SikEIMUlSMU2ZlEqky2M6mbAA",
-	"kDoquseqQH+zJ5Ri7j9SfkRoghpCSbYkYxEuW956n+SWMs8bSA392sSeu7oMHWHkQykYE7ZuKS8Xo3BS",
-	"yiVzpHbXsVMWdQ4+uajjPPyzEBGvl4fQEzIX1+yvOOLKl6o7qAawFCKHtDpicHYmVGYsXflOR8pTUl3p",
-	"20HCQn+LI7C4LsxrQCV7kvIQIHAy0jsadrtuJ/f2PA0Mz+0drXXy3d3lVByDT1rgZyeR7yTynUS+k8hL",
-	"TFWjM3wbkvmfwYuGzOAhvWh7CQUArXWYepeZSGTFuqptXsYEOiyZpcdK2GZyo3laiaI1smosMlJIqy9p",
-	"LnU5SDXEwmBOSSzaItHxZgh3d6Nwe3u5U/XLvjNr21fGLXQayzfMLrCzb4Y53Cf7Y3O0BZ7NndnmAYk8",
-	"EKAHpfEpk/l8E9g3axdxECV6W0/bFQmrIe3cAXE2/YcY14w2klgsAKEGPDFzdMygCUZ3WeOPaXXIK4ah",
-	"G3WEzIfb+dxU7i1yYj4Dq4Ced7xip1l815rFp2MeXyhU73tmHkiSHpZ7YPLaJh0BHeUo0xdJbR4ReSZ5",
-	"yEr6g7EaG1iFfgHfgcEaTf/lxfPHT5//VIoHMZEZlsNUQzRap2vjLLBI/IZYi3LARof8JtIrSUTsskJJ",
-	"MiFOV1me9W10yLk6uxKCJuxRxlEbzulXiI6/annvnhBf9ecGQWgueYsYCh0UyDMC9IhDllC3T+rjI4rQ",
-	"jE3RFaqFAdj9aYlzbsst81jtwucA7Pp1csv+llDUFVvp9qzklikasJNgrj40FFu2psWu10jQh1TYGqvm",
-	"xy4wlrh4pqsIRhAwFrrPlC2O6wPte71SzXJw8SSAsL2AfBdzTSZMx5yvNyHfQj64jV1Zf7H6QgB6rkgh",
-	"zm2I0yndTA2Q2Gh1MDdYk3//0KBZxuZJhjMITrJRABiwjonc/PhDjJ3vMuxfrfvtLOGpWIxCmtnJU7+N",
-	"Tbnn2pSRegJExcOO7zaeok2j7NeN8l3ZOj64o/xS8/nbyC2bDaHImDTUkI0NY6HSaO4pvvRvw+8L0n2u",
-	"9/2uaMkD4MhCJj6KLTFwpYeRluTeh2JHf9wL+WSyFjDnr2wptFQjExbwiWY3SpiYJ1BrSg2vJOyIiQmx",
-	"BcnJ7Mkxm0ABqYw01aUZn84YoE4sWFpqoOVZXzMZLx08aKiOlUumGQ9aXzOR8IBIxiRZ6MTUmC2gayVF",
-	"pYxCCAPmC2AmaIf8WviyU4bhDYh8mM0YTwkU2GoGVFuIFzOeMZnQgBE+jUXKwlNCizFSCfEWCx5AVRLT",
-	"Go+JSEOWtvTAX569Pv+ZZGqMKYM7UB/LRocU/nUMuQ7MBMNnBTSGiGi8GHbIS5Y6U+OjkAcSn/479Elz",
-	"LLIZxvyiQKsjrNX8+zNGw4jHDKG+iMzSPMjylIVtxDXX4S5qe7BUntpmNS68KWMDobr4EOSTw0tQ+Oxv",
-	"ly+ek0RwtcULIVpEOAYoi0ajHAthQfCM+Th8HSJlWh7xrQSLMbwLX20gjhtv5bNK8qdiCrHIhiQWpRue",
-	"LstWzJ9IjRRuXiJaBoEAXz8W2QiHR8cRc0bwA75kA+W1uAMra/JkREpQKmoZ0b2QlzUwh+tqaIIuoIaw",
-	"ZJnzhSlbGQfGdYu4JPdKDxWGG7NobhNX7+HuABqEoULGr0JCgZnyZEavQW26q51Khw+/yuPHihZ9HdK3",
-	"V9evmoZmrz2mEuDhagfgSAub+p/zmM/zOchGum91UqYsfQhD2faivg1ud149CI7YCe2N2/vhwaQ9GB/R",
-	"tmqrvT85oEfBCeuN90P31UoYgRtPAcVqYhBR9WlW8nmJoqx7KmZKcu97DRGFWqCmUGJmL0l5wEBEM8QM",
-	"svlRSg3yTFMERZjFBBE4M5pEahML8t+9vlpB8+bIdKhXyn5UTdNacw+BbGKDNCP/3et2SrNRFoDvJlHX",
-	"SdA6FgMkaDtflkrWzWt5hp4L2+FcySP106C9YHXzUNdA7Wf37yeo1wnm9uMfSjAvCrTYT+/pTdf1GmWC",
-	"C5eKmR72bh/X4FK4NWK8oi6WB1rZyTIuEe9skQ8pX8N21EupGDBwue2lbJGwmCa8o6mwc+dfucjo7bAo",
-	"M85Sz1q5mjwmAZb+jGFoGDWsjQo6F9DSNapv4GUjV6O5AMGvOUvJnC61xISCkm7M5gIFQmI2EQh0+DYg",
-	"i8FTSvhIGWQHhSaLTosuBeSXjmae5HFonuIZiD4AeYuCOIaSiowaDLEb0HYQm7leavgVJvj+vBJmfQQz",
-	"3hgO+gdeA/4GuxHOE/IdYztK2ZxyKFs0HPTdy7oOz0Sk1lzzoQGVBhvDfleXiRoeeFA+StESbcsZ9j6i",
-	"3cgaeeBJr6GWDguT3d5gALOyqSbpa7MEO0jEzdkJJeTmf+nNZsjDXw1qeIlA6Isfq2RgD6GU1hGDMy08",
-	"L2YYtO+/fHFZCO8Gq9wHAD/cIz5ZiDwKoaKARu6PxcKzii+eLqOKwNFFJ/QSDxvk31vroiEXXOqU4CCi",
-	"86Soxqn24Q+ySlyaoKhpfC0YTuuU+Ho46HBPc6bBvlYOj49mfOne0jUULGy2HgX250EZUR26ZQrVYMrn",
-	"Gv9Bszy6Aly739qS2kDdMUNvbtRPDPEVmI5hNYV/5SxdFqqCPu2b1ISNJaTw9QdQF/SSWaGvhtDV0Dmg",
-	"ZFWKZXzbjboVadQatJFAbkffYD1uInJ68ndEbi3sCVTTM0THsnSzHe5A7GxZhVuJPbagxh9ivAJKMF4C",
-	"ZdBeHr9VB8R9SrAmJUCOQLWRbCYkA+NbzIiPaoPfIX8TY8A2Kdk43JJWCEDgmaq0iInYIWdkTEML8g0o",
-	"+n1wV0L2kQYxrs8dslS7Ht77lb6tRvbpUb5vftKM5xKm7AmPMvaw6OBI2lxw8FVfWL1X7+B192g46A17",
-	"4NVbdYQ51UKxE+MrauyP+4Ner9trs/543B70Dw7axwGdtAe9/cPg4PCQnhz2G6tKqqngrz47lkr3yrNI",
-	"iCvwMkc8m/F8TgKajkWsmAuI4mDE+3X/x8Zmp50urKgbacOrbd18+1/7bRwxeozSDVMBtQetVszjkbEf",
-	"NtaVLcRX94cHB/9E00Fp/itgZb2T4eDwn42NgGa9/rC7X1oRzQNWq7faBTkKTtjh4dFJ+2jQP2gPuiFr",
-	"nwwG4zbrHk2C3uSkS9lRdUF4MCMXb8icgf0RsFEkFFHiIZeMzBjNSJLPE1gB9p5LQKWYQUQDj4katKcN",
-	"+cXazul7Ps/nZJrSOCMJS8lM5JLNRBT+uIlN2RVkeVv13FY9t/VomGzDFOFXrl1EO3sHpUW0C7J2Ce3S",
-	"HP1zFUi98eyPs+Xzy+7i2bL7/vmTXxcvXov3z/4Qi2e95Ph5/9nBP1//b//5v69uz2kdEnVrrHVFyXcs",
-	"9wao9RLfc9ismfAyn7U81YFdVyx0TIMrLFGsH3ii42zUtQ//rbdwZyzC5X/tLdh4JsTVKE+jjxtipVgM",
-	"YqvvPO5DpSJX62dxiEhDer8inDr6OBSflnwaGxOW/z/tSz6NaZanrH3581n/4NDvkLN4Sfrv3xMaXMVi",
-	"EbFwCnFQq5zSfNpvOJ6tq4TdbqPr1nX+zRYpjJVTUHxNSJoUv9GUkenWBTZPcslCHRnGIg5OSiiphtDF",
-	"OiAMgs8wG9WGgsUibsMMgkrTqVZbKdVUOceF4iImel11jmd9oFxMqFzGwSwVMTjMnM1aCo579Kjf7T96",
-	"VJgq1QNNJGeQrJ6r7aCENbWBTgklC5FesZQkPLgCaLo8sfYo/Rqi1qkd6LA0G1oXqzuUZCydA3wzvtQh",
-	"L0UUlf1dZtB7H5D1jEQ6UoT7IyatQ/3APSVBogsU3cMTtrAxd+iiK42iBc6whEpZOR+ZUGp4LDI+4Vho",
-	"0D0be/ZomGg61A414LTSi4aPHhV6vcYUwFlAuQFOjNEq6dhkKpsihxXtvDlJGRvadz2SpGJIfHXb9whT",
-	"xClJuVSPAE/zWwDpj7q2Z0u8wt4cmoX9QRYj5NoprT3LUJOhzC59fGBBJbrHC0uiqfJo7ZO2nRUTo+Mf",
-	"XWdk5BPHxLg5WlBXAtT2ADhk8IW4fTcEITZBjSxvL8em46O+0tKL66BoDs3ZoPF6hPJlcXwknTNd1CsE",
-	"uAJz/vsDJZyk0p68Eoa5PjmBCDFcAU4hhfMlM6r2ciwWLYMrp+tDaChEpcIBtgVANJQGgSPXrn3FFmBE",
-	"UEZsAx77arzoAL3WE5HHoQF+t2F0PsCTwYjwmmNzMybr03VwDxOsUaZ1MRif517wnZA+Pd+44qXTi+U4",
-	"aJbRYDZXC89DCcPSORsa1d4zPnZP9cv4NDa4+UumCJliHAB0ZtohTR/GKX9/1wFHnE/+Uu1n723e7e4H",
-	"PA7Ze/iT+a1tdUlTD9KKal8WfB782jQqAx2YeBtU0Zv67CN9arloB1VFTBEFlNZ5TAIKEIfaNtjv9gdE",
-	"kTEl41+8ISxiQZbygGdLrZD9iEzRBraUx/Qb7m+IUrmEPQIbqnicYByMO7yqolOKGf3QSFK1NBnHmQDa",
-	"nOofWu2tf2a5Kho8vXxB9nuHh+0eoVEyo+0+HPDVQAX0G4AWM2J5qlqqhhNAiOk0pXNMslqJdHBEnd/t",
-	"iKrtvrM9i/EfDMPp9AUI31nTkPrOule/sIKHAPZIBIojKWt3iH7OK0oLoBRUvGasRu5WKR90NSEHk164",
-	"H/TH7WN6xNqD8WHYPgm6k3aP9en+eBAchIdMzdXGqOOGrhRAozaNabSUWZ39w5ldVNwMWAuOioXk1x4Z",
-	"C5qGJFS8DUQR9DxjHBS7ZnHOCIAoMek4o9E6NuERj6eKFjmUVB2LLEvk8P9j79ub2zaSfb/KFPeeMskL",
-	"UHzqQdWpLcWveGPHjmTv7tnYVxgAAxERiGEwA9FM7O9+a7pnBgM+JFGWfeyYf2xtLJLAPPvx6+5f7+2p",
-	"P4mOFgudiE8rXHBrOnsj2bbiF9k2Uz7n+WLKS3EeSXrOcqUSKzS8/ukVLVKaW8RqZZ/feVsgW3UcxQDs",
-	"0YQWkF/QXcVWVjLQPx1syXh06Uz3a8Fe1t4i934YQOY2S7IT1N+moL6LhLkWvSvYVSp0Utq7WnuHO8J6",
-	"urG0AfHQ7W24dse5NiT0V6+D9owkuMukt8b0ri8qUG4E+G+mD36TF54us4Kk5YWypFfdmppvAg8xymOd",
-	"x9IyyWe6fOg5Rym9etHenD43pt9vPByTYJOr/xGMZCvdV0JTe7cUi9V6Ll/Ej995ScX33CnCVmU4qNgW",
-	"CO6aUOkKRHVt7FTdqDQnSZllY3ORAB1Lp5BsHmCNQ0CagNrynKEgFi2PBCsyKYAfaIkI/yjx/7WLbdA5",
-	"Fk24uX32GhvUx3ZhM08KnGGICZ8L88/ONA4IQhMgWjT+E/HpNJWkSUOhHOdUFzLBT2w+PsxCOdutevcH",
-	"rDhIBdE1eBqCOKkunnI8U2EjxeN2m1BjyQJYEliDYQwZKwiIuR0paL6A1ncmu6ZqT90hJ8rdvKJS743z",
-	"Q/B2wwXWPUCqPTgOsfKRhSyo5IU41jDGAnYqE1Ahg83aa8BJMwUC71Soa8ewzAVxuitGsbZADYSpFdS9",
-	"4aVWshoP8WzjeF4oR0bpf3xTD5nAee6sijgmlCCOop6V0Qi6zy/jETBZ4f5O+/jD7oAEiZFFAbbmgGVw",
-	"l0sAfwbFYhjYTjmhCOJtWjAiGFvCX6lA3qZrkRMdwHDl8dqkwk9BUpzfPotfFmfKpNgi9H6q7889hN0/",
-	"q0fzKbHiFR9n9J36ODOdHjqlxWXM52oofyM/GtOTWNMT5MPqW6H74hvSVG9vqYP/t78RHaRV/zqRJGNU",
-	"SNIbLk0MSnkoikI9OrB09JuwHg1bgwqRZjB99U+NB9vVWF0M3dNH7auAKft2yvgiBPnTnDxlxZTmC9Is",
-	"Z0Ry8vjNKen3vG63S8o81jVGPzx+Sh6/INYjQgT7maRKukj6XsdOlFbaH/0XqZ406MKTeELEjOUxAqof",
-	"kP2gWJAP5JV5JPlAXtS26cPb/IPv+/Z/6nePHpMPOJg0/4NlUypETtX1IB/cgcN3n5zCI18V6ZSdspxf",
-	"PdBf6jlfOnlNPpBTqvR2KchLlqlJk6dU6O8eeCP8Ku4pL4uICfWvXof8cPLkxCPtH9QyiYSzImZFqfaq",
-	"ZAVhSZL+oUxGRp6ykLIyZm0Pjmfnbe64PudiQhvjRjSI+6yXdOlReBgdxPtslAzpIOxHvbjLjpJDehDu",
-	"R6N46DhUO5d855J/Xpf8zwYE1aBs9FzP3MlsQktRH+Ah7SXd6Ij1w4N4sE8P2SjpRd3wKD5kB3Q/GUXD",
-	"cED7R70bNNNwPOgpzTRlQiCJwstSZmnOdF+zQkgi8BY2sOYIFE83HEVHyQHzB3Gf+sNkv+cf0UPm96Nh",
-	"vB/22GEy6OoSrdtO6IgdxgfRfjiiw2TA+jHMhh4mB2w/1rNJeqwb3zChg3G3X5+QkX0SzNK4oAlmGd3H",
-	"ZBLlCyzP5Nay5fqZHI2Ho/pMnoDnobXn1hN455Ar38YQMcQ111o9l2keg8hIZQorsd2g7pwk9vHdF8pF",
-	"W4Nk1ST0r44sbjx6vCL+xv1et9utSdLGOoWqsxLNk56crj6pt/qkmrpdesTJ69VHHIyWn7BOFzc+vvt4",
-	"myy8rwWq21UGfjrGU2VPKfcq/YlBItVH78+P71b7ltwR/7mxh4lOYme2QQmkElBjzvOctZD1Es2pAJW3",
-	"stzB+QYrPUtz5ebT2UyQYK0nqNuGrPUDA9KEDif4VIRafuOhp+xLhgSWMMg59AKElyizHl/a6pATJ0nF",
-	"UHSrE6pM2JdmdujdYwJHzb+HrI/SEEkD0rvKTLAEuCxhJd66X1RwzxIy0SEn8Gf0EEm4INrLJlMeM9uD",
-	"Dz+2+FDBlDUm9PLo8epMoiMSKPcUf6FTt2wLEj1nnVVSoVfrc1y2TQZBBu57hzA+KSMkwiJYp0s8nEHM",
-	"NoJMUR8K1miWQXpfBDfCDaWvxzIw1L0BymjIYuGn0k8KxuB2T+klsy5IrQkHvWQ2e3E1jr8UW9+6NYaz",
-	"np+zQ8ZfFu9ZKujYwT07uGcH9+zgnh3cs4N7dnDPDu7ZwT07uOczwz2j173uuNsf93pfCdzjOtVfO+yz",
-	"NUPrd9UnywWRHgii9GKYZqnEEqAVj/g+k4z2kIp9cynoQ/hcIAhjc0lMWZ+3VKDHCxIgG30wJqmsGOXx",
-	"NQA5NU3dHtr2WEsqTZ0Yew+dPbDVv/KSWKzeIVlRlDMopNPE9cJCNvbZhlxWORnqoep5TskYcltpmqnj",
-	"ivoqwWoh+wokyNJNXkyNWYf8zE0NAPB8slzqNEj9fmTEVSY7rlmGzLTustGsYDReVJWLbvWsZwsEPRKE",
-	"Gjby3KVraZ4yO4mlJgXdil9VZ0Hp1DDgnjUlVTB6mkDL0YLNGJUwt5DHCwTnLCZXA+Qwn+c2IJy3BLNt",
-	"X8sEM/488NWnoCvbwg9b6mmtg812315l1NfrJjocFDImZ9C2hVZHYxc+uE9WHWxy8VlzRPfU4U3z8pq2",
-	"WQ/1N5QId+uR1eVst9OcAPF0uz2u6j4DfIuODqgXBYYrWYlGnhBl/UKrK/VoWGsoB6ZxjGRhJoHUKenG",
-	"7lZYzqy1B1CA53UV4ukC75qOCFwgMsAyZYYE2OpE0wsl6rB/mIXJYCZzXlwCZfcxSkXwVmCcxPqfSgjX",
-	"/ZuABMvjqc+15Zl6Z8xuvWRsJiDH1XAbVjzTmL5a5jLN9BryHBI3cTDSTKJgF6mQwPFs1EwC8pJeUOB+",
-	"1FXN7kCAgsFK7+NrS/JBCL9efoAaB7pCSLdt9phKp+Lb8LwtscFVOsBoG5myojW+eyuXFNN2T+pKE4NN",
-	"zQ02R8uzJsfNGlSpNR3h0a08zWqEGRtXQRvke7WfBJ7VuFoDfy2aUl/uL6Ar/yK1dLs8013gYRd42AUe",
-	"doGHXeBhF3jYBR52gYevIfBwXbn0dx516B5WnQy/gqhDzXt0C8N3Hea+1Q5zxokklNjr/llBK3ZlWHbW",
-	"s+AjlAPK49czVlyxwgdGysfwu3dNe/DlNOuIGYs6ypqYX3R4cbE3LTOZzugF2xP4U8Fy6eMrO+oXLSJk",
-	"wejUoRGA1htIAuiRdptnsSWgbrfHyCENTxiTiixQ2SnwR4/MgW06SOOx7S8PnzwQJBDs90BbPPClmEq6",
-	"9DWohc5vyVzo0BU2BVVa4A8WO4gXXbTQM9KzRIsCqRqcdxroN3hOhfRhZf1njwLdlQ9qcT0McoQLEhZ8",
-	"LlghHpAAvoleAlTzFiziec4gNoVN0v4OD/7v2qPIPM0Fgj/QjE45ZhfpFcuPSc5SOWHFmCQFn+qUZzVi",
-	"GGVLw28JzzJoh8bmdvgwmQU8al6kUrIc513Dt02khgq7g5oMXPOSwnaQP99qXfS2MSadTuejg1SZ0zJj",
-	"muZQfcI0l6CBg8i/zNc1unNziKdCpRy0Ct1OTCfGszGhgoSM5TAPj1CSYNW9ng0DOr3rpxJlXDDhTOaY",
-	"UAua2fWCWQqpTomaa4ecAESpxgDmaTMYq90sZMioxNp4XFroU41D7o0sc6bgypl+nzIB8KjBLvVRUU8X",
-	"GZ9D4TgrdBV7zOwhNYjldSX87banNtZwSZqLMa7X9a+t4Vcr4OJxt6nRJ83lavylmv3WPZSen8E+GDGL",
-	"Eu/eCtCXeWeVTKhKDfTF0nIK5FYqyAUYzLYiPxWk2R0TmmWtGr/KsLe+uQUIgxqNivb2lKk2PBgeDvaH",
-	"B17VB6+7pg/e2iZ8QVo1CMmoERhKHrH0isXIlACzaB1r8WdDBCj6UmRwSyVKJ0CgA/hoiTpm2DOdO1Ca",
-	"VbOrCc/aLGdUKo3bGDf+369d/+jdnz2v1/34f27V4Hs5LCnZe4lK08drWsNaG2k8JsPe23xJQ73NrUCA",
-	"T87T+G1j/LYR74dd2ov6/oANE38Yj6iv3Cb/INlno3gYDcI+fdvw3jYE+/0tbOxbx2uCR6y6Jt3/wE+U",
-	"cwLfACF1jvEI+ESmMmPwEfpUzkd6pvDhRiCx0+nAl9Wc3iLM81HdtppQd6ZsZeDbyod523B/wvL4dt+/",
-	"ngRonZGMR1GL1CbwZGtt60ptjt3uVlRGaxeG/WJVXChuV3NwzCUizVUDtHXf9nCS6hqZtebwYySlNq1i",
-	"Mdg5K3hcRkjiMuUxMk6nuWPQ2tAnaVJykYIJyEUqebFoIYMNEekfzCMvnr14TNSxtjQ/avJIFDyhNRGr",
-	"GXokL7Hvcio9Ijj0GA8XZEblZA0HEJp0GatMtjlUjNVYf46R92VuGCozdedlhzzi8zzjNAa7JzP9npSh",
-	"3Ol0cOH2/lT/d67e/jEgpcCBCWXgyEnQIU/g3Yj0B9BL/hx/F5BmxGdpxSULiv+BcDk9W7qoDbpjwZIg",
-	"MzUqTX4tRY2ekzZxMNHINUxijh2GGUx5umMs+rYYiz7d1nP7/8Ap/YaZhrQM+9X+xgC26VT54rP8ouE1",
-	"lBA5vysGDT82sm4zDK27AuMVjya0kGLv914HB6Ak3nm4kGqow8N+b4AYXm3AYG3ZMOm6QW8BN98waIM4",
-	"60FberSloR4Mhn21RduGoT8hBHfLjhlGyajjq47zJouo0kawMTsL54tZONBpZsW+WdqPz2LRuIr5WjLD",
-	"gs4JnHRozZYvnxaTCzClEs2O4CHeWP81JGs1LXLE3kuWC2jlDxpJ5GmSsPiYBK704pFkxpPSglrXYets",
-	"M/P45yy/ABNio02zkcVQK/PArkAAFe1K1NA0JyKjYsKEUuh5TKIsBc9bMDTApiRLJStoli3GG1DBm0Mw",
-	"eg/WyMGgQ16xIgJYNI94zGIS/Ff/CWbwGZpXybnWcPoIkogWxYIE//bd1fdfwkaKMck5rLZmItBJW6aG",
-	"vvnj6xfPPXL2z6caN8L2HrCs5nFn+kD7r3iWRosxETSPQ/4+IIID1IaZYkWZEzxASmMjIoFclDBe3XNi",
-	"fccJbR17mlgSt5No+Aj2M+aYXa15JptxWrBI8kJZiSYlHJa0dX0/CjCGzcENOh1Mje8ERLCLKQJ5hg5A",
-	"/wXyyJTzC/2R4YCQJjxFFvSKFYJmrvEkeHYFxtPOvN2Zt1+neeuwaKpD+qWNW/XOV8qu+kwGcXuvXW8t",
-	"lvBiCtHbMM0pYKC3AovUbX0gUAF6Vcqu/rPjnYslxbczor6YEeXAEHXb5L4NJ4M73UT+/MBWSvHcAPem",
-	"55qOSSktl+YgHWRBI/gD5xkUegjdP0uUmRQeEWXoW1wJcoU8otwg3ftGeDropPPLPUxvZ3PR8ki77fbr",
-	"bbePyZxml4RnsYmPajqiwGlTGXRMgCGPCkaVeTFjBepmwZUa4ND7KaI5KZivhJkTGoQmk5t6tTmA6mrz",
-	"OBuJcgdGzVgw2KaVljYndLCxYKQKtuoyMzQi8HCp14VlmsmxGk7B1Jops1ZMWJaBTQgtuLDDipB7kl+y",
-	"3JA7Yc+zKb9CHVCwmEZKou405verMV8bQfCFtObWraQ/a0to/QxLdW9DMp2bU/ggSy6mmm5qTSKbZ+Nh",
-	"jXGDHdBe1I8H/jAcJf6Q7jP/MD6K/G7Yo/1kwIbxKKqy7vTjlOL4vTEe9j2May09353BLTPjrTNXz5Hv",
-	"dG4x4W41Ycx+dqZ3m2BfNT03amcn2asm6YbuluZ5BocuzS/GtYx0yPh1svhxdhGDzlE3TO1QI3pmL2lx",
-	"Udr+XBhmrqfkXf+yj15D6b/GuDFn4XmVIOesVjRKjlg37vl9Ogj9YTSM/UN2kPj7dBQONXpWrZZ62rnS",
-	"pnaputVSue9YadH886OT22NsRhKAKrq587LOdNrZhl/KNjxlYBcuAWyVdSYrSX6vpqJOBr0pcGgbClMp",
-	"2XQm62lv5iGkyWg0UTLpgai0Vmept7P9u81igmwl+CUzL1pjE45R+2Er0gK6Z6LxBLkaRZWuFfGYeTYA",
-	"mEfAgODhr3NeWVsRnervAegC5IpmfmC3RLyI65ZaDvZsznT305sK+NbxTW7imdQ2g24ECmlvGb/QPU9c",
-	"5MUUdkpaXDC5dbWfGy/Svaof4aKnXy529L9pKOhanspS0HveGPdvKroYHoIq0WfUJMwfJPt01Pd70ZD5",
-	"w3hw6B/RLvNHySDuR72wS4+OGl4DjlhNtzqXteNy5uhDe65Gd3hgq1DwbcOkx/rxIPJH4T71h0cHh/4h",
-	"PQr9btSL+2yQDOkobHiNAkTkuOck9tNe2I8G8dBno2TfH9KD0D+MjmK/y3qJaRpps+nPofho3O8OlZCK",
-	"Isbiiibz1onjVa45jGDEunQY9WL/IOwn/pAdUv8oGsR+L+nCnIbhiMKZsBvSu3FD9lc35IgehgfRfuyP",
-	"wFpRSvgw6sd+j3UT81m1IXiE3ksSMxpDsgZ7r6e7xT71upDmX9sqE4n0j+ihmu5B7B9G+6HvRinvb6t0",
-	"67hqr/Qx/7ybtWyUQEaVt12nfC19FjdbJctaaGeg3GcG/4YYn9Y2K2vvWCL/MkbEfVgie9YI2ExH8UvJ",
-	"kIsCmAbUakPgQI+sbpxgEpCdByhWIE+Q9jNTMoVhIZbLlsNjAUTLJqkJmS30s/wUjBeSFExMqr8qU01I",
-	"Op0hWiTSi5zKsmDC0wW/g2qkuin7oGvwJ88YQtr20NlYdvWVSWDRXTX7AKYfdEjwb//MvMo/+/GkP9oP",
-	"SFMZXP/2z1hxlUas+oIJMF311CoBvnPJFiaapp6t8RxcS7CGQLR5RKROxuEDhDDUF1NhuppjTqJa39ga",
-	"FgBPgWd4vErTbXcc2YjWWUyCYfP5nIG9AxwLOT/Xa16PzAEAB1nlecW21NSKxGJWq43blW1Y5tVpwP5w",
-	"8Crz3UrTuKAgYoa0OomIWWE4bU4Xt6ZG+hrtxVOzOUtG41dCEXGtit461QV1cf9uuhjKZFkeIyjxma2k",
-	"7XSs3cTFpgBSJUnnVBAspfzrMQJ+S/rY7tmqUq7rtDtq4jLfXDyXpRTU6Nq8kYA0g8zxIv/BQxG0xiSN",
-	"8QBkpLr1nnW3MW4Rsgm9SnlZVExCNMtATrlzFB5xnX/SDBckqFyBoOWBDgfDkCqrRSndYxvTyGxBChdA",
-	"3gHFd7pmq0P+Abh8QmqiVqdmQBQBcxmWZGyHnJCQxiTQ0SfbaUEHFGxU6i4OeZlv73tv7UTfPoR9Bkv1",
-	"JM0k+9wo/W0peUavuwfjYW/cA6TaVr1PWZyW08Z1PP+DsD/s9bo9n/XD0B/2RyP/MKKJP+wN9qPR/j49",
-	"2u83ligqKl6JSE07F6UgvJQZMGpxdULkJC2nJKJFyHMqGZkVaYT8FL8MnM7zLnmEHasugdcP8eGnvn68",
-	"//vAxxFvrH+3S9Gv1b87NknjmlLwg/FwMB6N/qOx9/tqzrDMQ/Dp/EdfAeHRRv6PL8KefHPLqNWowIvf",
-	"ThY/n3XnLxbd9z8/+WX+8jV//+I3Pn/Rmx3+3H8x+s/r/+n//MflnYr6NVfTzY66kuBf2nj45lztmr4j",
-	"Tap0bmu79k9rneNKeb96ebZee+N9dna2rr6Vq+LpouvNGvy4VnZmnOOCIe+MV8X90Q+Cku3AGQZkySoz",
-	"BDUmNEMX4ByKRR5NCp4j9WG1SjWm2nX0hDZ7xdD8tZR1oNzRY510wwoyS6NLSLgtZ5Vfjz+b8iuG5JIr",
-	"SR9IKMmVqWGKsvFHHfKKZ9kt6+7RI4fCIqcEf1MWyjJFIS/IjAqx1LFachJCTinWb/G8xtC5Z6vFdSbI",
-	"Y+RhhCQS5L8Yt9skQAkXkJgltMwkrgIqLN12Sv8u5FfMZW4EvsYHgiixrwy2ZlIwNra/9cis4GMSqI8D",
-	"jzB1K2ZFKtRXQJhidolmhfRsGkdSCmiRZXEGO8JUoAwvSl1KHyzL6QC/AAnV4pLFHaKZPmyVt56MrJ4D",
-	"2TMmpdiACUUJqTIO/TNmPCGbM0nB01fLK45vJKVEYwIuHkaXYIamz9dGrssmsBfVj9fvJZd0Dz4I0EBu",
-	"6c19FrPpjAMuPTZ3g+YkcP7u/8QWAFsVTBaL6vrA7b1kiHUB6KXBqf5QacVC2JtXa9zvxNzgl3ALMaFd",
-	"SIqgzRxT4jFmRnKujzkJ0ywDCVGU+XF9EDqnKk6ThAErKIwIcJAjEqTVdM4v2eK8YMBCYE44Zm+32+vz",
-	"twNL9BaQnE4hVZvg3yyHMcPecTCu6zK0c5NNpGWm84fAIYvT6407vgo8BXV+OhgWQmGmpsAz2Jqn3svS",
-	"i9wAPwumBFnGqTqQ1XNIM4Bxil/fdSBBLCD/vfyevbdltzuI0jxm7+E/WbA9dyhqkjLf2ntxjuRPbPGJ",
-	"feGg8p9m9W5sv2j7Uadg6TuPcqnl9mVbtvypjvZOaZqTiJaiSn/vd/tDosSXMiofvyEsY5Es0iiVC+0B",
-	"/B11vaWgqo/pX3iu/3H28mdyBmcDDlL1dZ0t6Q5v2bLesRB+oyyEarDm8jv1E2tPiP4elnigcALrp/qZ",
-	"t6bD4ArRZWOU9OJB1A/9Q3rA/GG4H/tHUTfxe8ygl/us8W6dQ+3wYUJOVx6lNPNpTrOFkOscbmd10VMw",
-	"ddg4KhaTX3ok5LSISax0GuaxTmdAsCoF5G7mJSNJelEq6WNVk4ZhEkjB6tyJwuz2rRYf1mzjrfos/kXY",
-	"jbvfKbvxji52J6i/AF1sRej5CWSYOt3jNtSX+NXrsCQjCb6O9uM1QkjlL3s6WI38S8qCXnVnaj4JPMQo",
-	"j3WeCrBOaXxDDf05Rym9etHenD530gnGJNjk4n9conta+d5t271sJgn6zqkxnU3/7rp8ATi2FAe8A2RY",
-	"D/+toFN3jAeuQ7mCCyY34ovbhAcBX8xJUmbZ2PYbymMiU+Uie1X7lCZknUDZkFIBouWRYEUaBl5VgS/g",
-	"H9hiJtBOvcEDWTThtuLZCBCDM62r5bfDwPyLwJJwBBur+0mThpClkiY6kRmavMRp7NSOYw4KAoQYrrRd",
-	"3nW/lF2B17dV4EVOTak7bKdmRNxcIQ+173XElwqilPo91YrdAbv5ehiD/rK96nc9Y3Y9Y3Y9Y3Y9Y3Yg",
-	"wK5nzK5nzK5nzK5nzK5Z/RduG+Mmmn0t4OCu4uuLlaQ/ZfeLOJn6KKS22Vzc9TS90n0mbGq4STXCgq8z",
-	"SfOYFjEx2e5QYwXeOjxaJ+lgp+BUknab5xFrt0kToQYhecFiIgBH0N3xIVUnZODeY7PcVoc80ZSQABUg",
-	"BmOKaTQ2VCvTQXZD5crYWjBRFVw59VXIeA2Li7XrQFF0xYo0WdRqpmAeyhyyrVeayILkVKBhCtRq8VnL",
-	"gjfKnNHpJAbEQczolEtEi9QjLgoaMWUDpTwet9uYjoPrGTL1c/SYWGwaFes1D5lIY2br0XjOwL8K4Hnn",
-	"+LxzndcWkKbOL7NZRa0xicsCOx5TaKIQ8/naBVTTEETOOQHmLF+wGS2gpCu46nlBrdAOigOUnQgTgNU2",
-	"ay1gscU8ldHE0CzZpcLVxp77pmKms34uY9IN1FGa6YSoLLbHD1MOSTMxbIwAQuWs1SEnkky5kDgN/XI1",
-	"8KqKYUwK2BY1BmjaDJVvtXbQ7lbprTzD3ei022SJsWHlTELV4oZqRa/qJ2Du3ARaOptzr6fYrOeW1q82",
-	"dFNe3UBPU7evu78zFqWJwS6bQn/BlIQqvdIiMUvSHCXDdFy/Am4Cqr2qhsoBb5FdD8MOa+oCYxaXM4Z4",
-	"XWv9wujH6wdqYn/lVbzJ0/c2Z7Opr6o6CTzHPFJ1PszdNf2+1xztVOgz/H9JSAXbH5IfX5w81FWcgLv/",
-	"WU33Y+fPlTF+7PwZ8njxMVgu48QdeSD0c/2YIVcrMuU2dUOJ+USw6NxU1SxfLwY2tbpOiI/iMzvkJF+s",
-	"2cssDQtaLFCcqYMHrVFWYeQfrNyYeoQiQZMu0ZSTgpcXExtsM73R15e4rl8xaSiBebzYVNuKYDy+1DNN",
-	"6Sx9Gh4YFutz8W9f54L4zx4FnltV+1IHCNwv4FZX3/kHD9WfjzfNFK/TVW/vomAzJ0laHRLncEOijwMe",
-	"ZeyCRgvTH2t9pS+m2RQFg6oxEmKfHrUuD0TVpZ/n2WLr0lAlqJje+TNU63fM4oPQ0xop2xgP9rvd25uS",
-	"qyNyMnhWM3Z6243wGh/Otlc0Uvocr8k5Rh7Eah2O8xtjEjXwIr5IfvrlqDh8+tP//F68nv/25tWjw2fP",
-	"X/3nGe8/p8/p2Xzr8k+9N9eUfhq5LiZ8noMSaO0KOK7pdoh53EpQwIlbMgbr2nLL+syYR+p0qv+cMJrJ",
-	"yR/6X1Mmi9R+xmcsR/HY0SdV/VXZrwvzg2Vxstnmfo5y5KpnMtQv2UzWEXnNL34Mx2XOi0sCebEbikw6",
-	"xNRzLHkQVpSpf12lIq0qRFZyK3Qju3Z7TlMp2m0YEBZuaFrpmM3kRGm3Mr5gckyCMpMFPU+okIHuKVd1",
-	"k/NIEDM2Mx8MyDTNS+DL1T9zP+2NzMcd9bMZkq/PQKsjfLL0NslJkPF5YN/iFFAsvUF9AvUQpKnrHsx8",
-	"3JqKY1OfoTs7XvUR4vfJE8NQoDP0QZ7rFWi3+92uSf03Ja9VRUhgKiZEmUndXfGFjsxouAkLTUzVCNlz",
-	"mwx21OvPZJplpCjzHJj6aoU41RvXVdBU6kZyYGdVZi/mFCyfVSevps7IvqlSYmOifjPNo6wED0hn05Ng",
-	"Gs3OJeeZ0CUArQ55aPjzJ7zMYkKzjM+VwfLj69evwOBTpyLj+YUbtK2fv7slz/+zd1pRAdw9BV4drXom",
-	"8SPGZtXtQ+tHzbmWMDybFZwq0dC4YDkrANiDWTXG+EivYRdLSTCHkvDdV5FQ/XuZRpf1ib9Rd81X15JY",
-	"Gko7YzO56u4ul5pyMud5le3/Mw9ZRl4V6R9g8z+csGkqZLH4+zZZxdUmb5VRvGU0/Prw9XCL8PX2TWKU",
-	"QNnFdnex3c8b210B7ht3uoJ4ya5LQk3W6Nglaa9evXXS/12z9O96IZcShV2OgM+0coCwOhbCMWr6G9X8",
-	"N9T6/XtIOT0t88p4aGbGQXDBf+s1XOfObNzxjdmmlTNylbI5toRxQZNwsRkvaWJyoUGAbAQBcu/Gm8zT",
-	"MpdppjwLBm4CQP6OyTzX2Z7X2szWYG5anAkMUKKDutCcXT8De5w7ZjU50bW16VS5DFSybKH+eDsysG3t",
-	"zqdM1ozOuyX//bMH6X/3kMS3M1t2ZsvObLkP5bsLj9+jBgRej2X86o6K8Jq4+zv1UXFlpO/yvqYVB0pM",
-	"0lxIpTUsv+AeiF89jtXe/A7DzFjrTyRm8Qhqnyrs4VXtqsEHX+q1qalaoL1fTqgtCNmr6Rnd0f60ygFZ",
-	"HtO/DDRaC9kLr0ZxKpaDds2QLbjhanGDha0O2QU/d8HPXfBzF/z81OBnJb5slGZVfL0xVCvQJFO3pIel",
-	"xAQgPluQNJecBJ29Wh9N5/EnDvXD6hte5qyuctTZM/ik09ov4jkQJaDYiCZcMAzcWZKj+YRnjIRURhPn",
-	"7T8Ak9G6N58qBQWpOCF+B7qmlZD9RElM02zhkTljl9lCnZIpz+UkW4AJG5cZc97xnPPZuje8KDOZ+kIq",
-	"d2iW0RxNYo51XREvlPMFiPQVunkOHY+2gbFlHIlTMHSrzhwLZBdyxvCQTmdUHaA14/il5JISyPEVHpmr",
-	"N0giC5oLGkEnWjg3Jbht6OCJDlEbow3fVJBel0QQLwgXhjPLXeQ00+2Cll/90Gwb8B6ZfYa+eYI0xUJI",
-	"NlWW93QmPSIu0yzTLfeEp6lh0GegeGfZe9NK1j2FNIeFpaC28dlrNDcWLwj3aD7GP60Z99lPz54/70xj",
-	"PSZYoBcPX+HQ8N36efD6LM0vneeewY/WPFZLI9EhL9JcJ14p6ZQzBp3uyMuTUm18FDGhlMoly4+BnhUT",
-	"2mKs8YN/QMU4YalymZ1X/8QWa1/cP1HLLHnEM6Dj8U9fPST9TpewPIbEb6zFg4aGES1i9wKrP/qSY7vD",
-	"NQ9/XUmnqx4RZZEoQ2pjTNW9OdaSXP/UlzOWqzWLeVRiC+CzOb24YAV58wwo+zI5QQtPmQu4TTpu7Lzl",
-	"pYEDIP/3/wcAAP//",
+	"7L1rk9s2tij6V1C655SlbErubtt5qGvqlOPYO55xYh93e7LPHueIEAlJSFMAhwBbVhxX3d9xP91P94ed",
+	"X3ILawEgSIF6tDuzX9lVe+IWSTwWFtb78XGQyXUpBRNaDaYfBytGc1bBP98yXW2fLjSrzF85U1nFS82l",
+	"GEwHVyyTIldES7KhXJM5W8iKkcp8wsVyMkgGKluxNTWfrrng63o9mJ4lA70t2WA64EKzJasGnz4lg59+",
+	"+ulprVdMaJ5RzXYnu14xQps3uBQEBmeEfShZpllu5mMf6LoszODfMlqxilSMFus/vR9UTDFaZav8/aC1",
+	"LLsUpSsuloNPZiklreiaaQuAZ3RdUr4U37GC37KKzgv2F7bdXd9TkjdvkBu2JXJB9IqRzA7wQJGyoMKs",
+	"kpsPSqpXg2Qg6NosIPh4dsO2g2RQsb/XvGL5YKqrmoVrLqnWrDJj/O+/0fGvP5v/ORt/Mxv//PEs+fLR",
+	"p/82SHb2lfiNvMzjwA3WyXMypMWGbhWh5N27l98lREmSPqQlf3h78dC9qR4WfM21SglXRLBbBHdOqPnM",
+	"vTTq2bB7PuP53s0uZLWmejAd1DW82b+xK02XfWejzLPTTwU++73Oo66UrOJnkQr2Qc8yeCN1Sy4rdstl",
+	"rUhJl+ySyDXXZCEreLbgldLwYEJel/TvNfM7+nvNqm0Ad5y2dTXph1dMLPVqMH1yfpGYq+r+Po+t/PmH",
+	"klVafVvzIv+znPchVPqLnM94nhqCUFeC5WS+Jemb11fXxGESw5Eezs1Qac8h4DCfiSR2zc+opoVcvjJ4",
+	"u7vq7+WGrKnYEiZ0xRlQNlw8oZqspdJ9UIWL0AJqzha0LvRg+uQsMRBG4ndxdpY0pPA8SgrdUqXQ7IN+",
+	"wQv2I0wSvbT4Elnwgj1QxKzGXL+CK23h/c/Pd8H9Ef8x4/mnh3aEsRlBpWT47u2rMROZzBnhejQhZm5F",
+	"LDXIaFVtCRWEfdBMKC4FUAaDgQXXrKIFSfm6lJVOiTlESxUyWRQ8Z4psuF4RCqttU+uKq5txVc8rnk3W",
+	"eRwP4D/7sOCOeIz/6cNiBNWUcK2AFBJZEVXUS7h6lGS10nJt30qIvY4VW3Klq62hpHJBKDEIrsdc2Bcn",
+	"xAy9kVWuSIpDpAlJaVkWW/MPvA8JSdkHXdFMm38umWAV1Wy8kdXNopAb8+MtLXhONTP/XmflWEtZqJRQ",
+	"kZNU3fAC/gCerFh1y/KpWd4W8SQ8NQNp1VB4hyjv67OzR5lZJ/yL4chmQDxYrlTNgOAbkChkEzGMs3t0",
+	"eGTwU7Vhp9oIcctELqsx4AUVtNgqHccKj8rHooa7gsegxv+EW76DF8+oYmMulLkCmt8youo5fkzWVGcr",
+	"A5Il5UJpgHRCgs8Tkss15QIgqelS9ZEU9+dnb+LK4EGchDwlgCSID4tKruOnZzGpfUKKZYZocLFUPczT",
+	"fDU75dZ++fjoTf2VVYb8/GjI6O6ubvEpEfV6zqo9Owspof1IpZf++3Mj2Wikswu+rCsUPKkmWcXg3y2Y",
+	"XEThYAebiXq9HxD72cLLnK1LqZnItlEh5wd6w0DwMitjRNEFs/yr2sK1J8qcspGBAB7+F5plshYaiDMX",
+	"5OIxWcm6Upbz4f5lxZdc0MIQEllXGUNS3nqkNNW1IsA6DHIrTSutiJBm2OVlewmWE+R8sWAVE5rMZb41",
+	"0H589g1JebNXI33NKlYrlncQ8NHim+yCfsXGsspZNX584dAQ1ZfmAALIjf/C+u/UkyeH0a9HcnhjxEvF",
+	"f2V3EBAuQgHh/AgB4a3VZYxo8Mag2q5mVlC1GitmVBkjCAAvtmKkYb6EC8VzZAGGnaiSZiwh7APNdLE1",
+	"9Dw1n6SEi+YbQ7QTYHv2DEhaMcPrJ+s8NZwvBRniYbYy5/7w7+eTUizTCfnii5earOkWhBVD+ZRZHVNT",
+	"opihgSu2dnyo2H7xBRm2bqpT3B5+/EXOPz3EKWITjSyGGT5XEQ23wTCpLaAfoUaHJan9NDV7BKGa6tWE",
+	"vGFVxoS2gk/uVkiGuKX/fvEC5/rvFy/cbMAFaZax0gBYSzkhTxHOFrXTyQShMkmJYss1EzoB0Wld6q37",
+	"hYAQUTCamzXCtHAJLi48bzekg1WVrDroH4FBnA6bF2f2p6PI8PnZxRGE2GEhaACvq6uiXsYlqF/k/IGV",
+	"nYZOJxiZjRuRKjWCQ2dnrB6vGNXjsl6XY8Naec6ZGl+cXTwZf5V9w778cp+iMJPVzAx6r/KA2+xbdssV",
+	"bG2X6WRybVQye81w1/5ykeGiLgry+GxsToxmBhnViuL514L/vQYFb8E/gMCoDU4oTb4aTVGnRqnS3Dby",
+	"EK6jshi8JRtmMFETvTJ8CRdhZA/zmV1MQTVT2mComRNe5ECZ8YJzZZe74krLytLhxyQVUs8WshZ5emlQ",
+	"l67nfFmDCopLPRJVv2Ff519lX86f0MeLR+wiP8/O5t/QrxdfsS/zJ9nj+SN6sThnZ3kP7awc0PuU7rPx",
+	"N3S8+PnjV8njsx5t2x3gFTCpF7yIWrRei2JrQKE8XJCp9VF1fNpa13+r2GIwHfxfDxuT2kN8qh7+Wc5x",
+	"/taS/np+RyX69vzhsmKlJ5EdqONV+eqb8VePL56MH5/lbPzN48fzMTv7apGdL745o+yr303j/mQ+VqUU",
+	"iqEZTYpFwTNgnaByCvin0XisOe9hWcl5wdb/9IvC++V3Yr7I3boMSpoBuKjpvDCiZc405cVgOpDm9Ki5",
+	"AmXBDFX+Rc5JRgWZo6LMRc3yS4/vBnu5mJWVXFZMwSni4Uwfn32TDDTXAEa/cr/Jldalmj70cM8nObt1",
+	"y1cPf5HzsZB6HK7y07Eo8gZHQQjuooM5EKY0yKNmUaqRw5xk9sAoVhXIVGY/bEJSA76UKKN5bVY8W/nP",
+	"J2ZhL2Q153nOxGedzcKPEpwIgPrpm5cg8hU0u1FuqQA4ojJZshbgHzWAfxGMeBzkmzXcB7xDe3RO5rUG",
+	"gkmLQm6sIt3ZliwZKggPFO7M2wMyWhSgLsMQ8O5GsAqovyA0NwKf0hXVsoIjCSTWe7k4cXl656Q6gjLZ",
+	"UEXMi7vSusNDI7X3XZxgNACUn/S4wwzWPL5h27H9/L5uUtrZbAq7pYXhttsjdo3nJFS9WPCMM6GfVSzn",
+	"6D+5+zkF480yO2BwSmyxMBLAii9XRDCWK/KE2NcuyQWp2Jpy0TqPi+A8gsFJM/iRpxF8PHYf39dZzGlB",
+	"RWauiTD3I5MgwRtCUYtLkq1YdtNW3/9eS00fwoMUbd/2OIxIQIvnRgb5zIPAkVCcCY+AClIL53Ii8JjI",
+	"DChuHkD+iZEqG8jjaE45cYMeC3r8eoyf3Qtpa20iXBUqUem/jN8iro9ffmdkD+TkBDVrwnNDFxdgIQ+Y",
+	"klUWC7lUcBw/Sv3CCI+fdRJeBA0PQUii6mzleV4L5R83gP9RauI+Pg7YhnHjF/fHsq3FJJcM6T/7AJq0",
+	"rMicFVIswc9AhdQrVnlrDBW54xdlPS94BiB9Q7eFpPm1lK9otWSfBdkSx5ppKWcFjBZAOCR1hH3IgNic",
+	"nz3++slXX56R+VazlsB0HvBtu0ajExM37nHAtysaaynH+OV9y03OygSjGxpDRWg1QH0esfct1QysPezz",
+	"ELiims0KO1ALwuAgEOT8gij0pIcQvQg4qVkKaYY4DpjgK3Af3QscpUTvmAWmukTjojOtQKjAGGIFUrcj",
+	"o5F0ownGPpwgthD79sMg8ADW8k7QUB77rCOpO2OF5J2ALuuFVq6IU4KmxEiEsuK/wjxT4kIM1M14Mpm0",
+	"aNB5c3jvdiY77vy6i7yPIzQyihmRFgrsV2uuFBfLhKxpYTQ6liekYrfyhuUE7Hyl2XjnEH/66adxN1Zj",
+	"30l2Qzvscaq6LGWlWf4Dyzm9Bph81pn6AWdrM+IMwBwc7TMcemymIu8Hmn3QD8uCcvF+4Citt+etWMUu",
+	"0T4ZLgOmD8nek/Cc/QIIbIlc4wKOPW7/+RjWP4bv7k3Ekvn2gSJpCITUbVsKhlqx12AcJSRDWAsxa1Ho",
+	"3CJZx/tVbKfounRQ+vPV6x9hbPOPEfo67T7NEvBAUusENNS3MaOaaYD6/tVblD5fmOtap3r53MpoAAIF",
+	"oSnwa/FA213bU0gG8FQNpn/7OFhwVuReLB8kgzVTii7tnDUL4WstcVZ9JPBckb+9HxRy836QvB8YQNdr",
+	"+KeR7+Ef4Ad+P/h58OnnkDUEQn0DJ7KgvDiBvjRQuUfBMuS1YF6BWaYNfQGcSAi18CS3XBYU/aIgWd8I",
+	"uREEAGvemtOcgM2N+KgsNJmaBxjKMiEpHsnffk7BkakIo9kK3oBxJmBts4s3e3t68fTPSoq3ZeZxq2vL",
+	"Nascv33zjFxMzpyQP/+FZRAAUlbmnmjOVINk3SHGjy6+Ojszq1YMB0jI+NHFl2dnDigOTvb3c7JmeiVz",
+	"QBiQQO2DC/8BgEDBz2dn50RTddN5++zsovk5MzpVQecFs88ekbJWK/OML+ztQfz0lMe++JgE1KghCvap",
+	"2cGuJmlX+4g4dQV3PRnsurCSQU41jYBdbAHweDms+p3n3DymBeECjY7Ae8ENBcdOKsoV2kUxSkpqmcmC",
+	"FHxe0WoLeEWrimLo17ZkOcHbr8iQCpICDrwUC5l6z03FqJIiRR2DKpJeP736y+zH19ezF6/f/fhdmoB0",
+	"bpYQgwS4NvwZW0tXE1RIqJ2/Md29fX517SiktdaNgAp6erLj4FvJSodhBY6+dIEemMAbY+7fEGmb8X/2",
+	"7yOWm7mbW2JVQSC8/jjeBJdgQQvFkv2XyFEFu86nF0/9USXk9nxyZsB2ezZ5RIaKsbY9rbVRF/KG10WN",
+	"dm8kj9jS3zqi5FTXigwpQegYQmMjBWRFRF0Uo4SwbCVZ7nRapwFfEjpX5qy54RRqwypnJ0rNdymcmuFE",
+	"VZlFEByjX9KLyRna6kW9NqdxMTkLjsAdmTkes8W4YwCfTRF06RUT+Q94mGmCf17pitE1F8vg939m+pqq",
+	"G/PPV1zBv5X54xmQCvfoqp6b2ebsWsJP5p6gBwroh/kD4r9ylo8zWuX+KBJ/hqnFrIdGhILgJPc3rMr8",
+	"YuiUerhkuvkDKVbzd8WUW0qzCF6p0YQYWoEKMxILPAxFvr++fkMuzs7wUDwGIgm3hHZIOw8SFP6I4awu",
+	"nq3FwDMplK4oF47OcGUZ2Kjtcwm3PUjaTtVDbkYbeaz67xk6YTphH8g1GvpixNY99yegDe6ud2iDQ1+P",
+	"f4eoA16Ng2zU3aGpjzOwclFqzrnQ6C1H/6EBfGmIp4hwXOa49j4hpcvkPyWWLlCxfb0A8c3cWPDOWMB2",
+	"z8NHhyNxACEsYkjmuQ/RtUTu0lIDslkxQbjBn7pAzj5n6M8dHi8ggK8cjNNzhMd9khgE/Wko91oYzpgx",
+	"paYBJX5gNGUzGBnu0iSyqWiJwj7IJ4apfjT/+pReNmQJ4xYDYmSvtf/uMqRbdgSVEC01La74ryyBEGj8",
+	"l2Af9Bu6ZNfyholP6egUxOc9SL9kQj+jVQ9JNjyNLkESoFWeON5Ri4A/A2jMNoFMokCjDM2hJCtAipAL",
+	"wjhSNhuFZhBGEa4tsUe9yQgaTOSl5EKDuzr1EhuYmxc0g3jeudQrN5IiUjRhWO/evhqhmdGsgGV1xfUW",
+	"R7J/vEXgrM3FSi9xybiYtK6ATjsWbsPx8Ce2YFXF8uuKCoWxwBiPakdNJ+S5EdD9lDaPI6MVBF3DilXJ",
+	"CogtJENkKOYw0ocpvptakSE1Os7TWq+u7FhX+DgiFDTo3YBn9xjNXFOyqCs4gAa+QyGFIVy3DGx2dgCi",
+	"VrRiFhqY6KDZYQK+g1f2B5BSzd8ZLemcF9ytfS+dczj5LPwIFDOIL3spylr/IPPYbp86vZubl0ig6rf2",
+	"skM0uuu1U72udf9cbyqZ15lRJ+Ctz5ksGLY7y08riv5VvIdGhY8Iwy7QYQce8JF5Fv1oF7P7EAjolXsJ",
+	"WJzBEDJMDUN8++ZZixqFE7RuU5zKeAXHkQc//MJJX0hJ1JSkZ5NHaXQqd/n6duAvZxXQgMRdVYwfl+jl",
+	"VveH+DHCE1nh+eSsZ4VkmH7ENaop+UhL/he2nZK//fzp033eT9WiNicKbFdtsqfIDduiWGmgCqY0s2pQ",
+	"MlGcnaOd2cLenLK1TivgMUAvgbeA9oSUMiENqUxxgBfAbFKk+UA+h730s6G/EbaZYGg36loOoEfRKAhF",
+	"j0J0l3f1nTtouY4wJyBDlqzavRbD9HxyZr3DiflK4HUwWkqbC7YQ46h9+FXG9lJXRfzmNkqHXf7OjSXD",
+	"JirbRq/28HXDvM26mzisisfu+W0fKflrQz1QnWHVLc/YYdOBDegPR2umiZ9kh6PFeFOUiXhEQ6DuEsi9",
+	"QtqzDhftCLGlNSuFlgiyYFTXFfi1jYYP/MDuSE2Jcio1GZqbPbqMGdQgQ0Z4DRlkQUyZkYYVLMBkMLRm",
+	"hDWjQhGwn0RkFjfGHrnzpxVDt3F3Rq66k02JkCHfmUtZMAqxUj6dK864ETbNSygO3SNBNWD8MYRi/0Zj",
+	"EK9YY8I8Yrf+GPtngWvoT9vaN7oTAQ7Epvi0Dy0b2hEJP2VkQ7eYtmFEZC/JTAk1Vz4htMHVORcQNQ4I",
+	"t0P/drHJvfEtfrc7vZdO7iacIL01Onyv1KGZoCIiNb0TtUI/484nx1PTKUnfPr96/vTts+9nb959++rl",
+	"s9m7t69S8k9NXhu9oOlhqtkheG3S46B3IjFCzheLGndUahvIrTS/NeemULZqH+Nx8i/mdfXKv9ZiFbln",
+	"z21uR1nJdalPlM1jllfYeWB3ja6H30lLSdDAAlHwGKXXpDYZIvjgxOXHtYLvuCoLuu3XC+Qd9Z77Xr6m",
+	"y8gC/sK2kGh6ylidGwAR3lG+D1P2Ij5k5J/sNsBcfUibLQsqyGYlFaYpgfekCuKH4bYYoV+WKfkTSeHv",
+	"dDQh70JHovtoAUTmvXgv3CTo8HE5OWnOSiZyNZMCDJAUU9ggM8e8PgXfkJQ6tZ/bDDc4NJvmRoZGIM25",
+	"giDGrV32yBDutGTVzNwCvUUySZfLii2pZmlnImtkQYtiBlnChu0UnOU+95CRYWofpmB3T8FYCAmMRnh0",
+	"H6Yf3w/ck/eDKZlMJkYXIi0QtHZudwW4iSIovsk1sa8ZAXpFVRBpb3iQXzSvGo++XcakPcW6tqmxhNGq",
+	"4Ea5MVMoZyUDCRgOfygkybZZwdQosZyudQRmGUK2Rr9snMqtk8et9uerdOxFSxdrUBTWXrxPNQBUB6SP",
+	"mInf1k02yZLZtCBA5lDQtCUdDPOvhctPC+pUGHyGFxPCF4SKbUJYodDUb4VnfzOQzPYYuJtbSsuykjRb",
+	"xfxl7orZV9DjGuC0Pys4h2ErLxBz1a1NbL8T5JARfpBJgfkM2bZdV6EL5Z8sUL1Gg1epFgKkJE2kyNiE",
+	"/BUjL2StIQXyfHxxBliSFXRdQiofJkhVVJh9ubomgEKjSw/pJ3sAHHq6PV62Fv+3HRz5C9uqFkiVJXzd",
+	"q9TanLlyl5Z8YUGCNiVpEf071CmB03uJAzw677CJZICJa/a5AYERLTAY5uib8xzf3701+ADs4X1od4lU",
+	"ytwbCB9yAtQD5c7J3pEUo2vSy/YxN8nPmu+9MoHkBAQcsihs+M/HaAyMOStkP4hOQWQKPoQ6OzjapT9b",
+	"HxLgE6UNat6wErGXDGG16JdO8xqjoJia5ZUsS5Ybwv5TCBE3rhnFi2BgbCql4hjpBaS7ZJDlUsmN8lN2",
+	"Lu/Fky9PvrwLKmStW6g/MOR70D3skDlOwahjj7uE22d2MQk5ZusdxaBESRFwG+ARU8jecKw44NnmfoRc",
+	"O/SUNQsZJAM/4SDBdf8cFV6Vrupsj0QOx24XCzI5sRbOnNSiYEo13BuxygkITOgJiL0qdSKADZlTii/F",
+	"2jyH+LqVVNrQamDPjeBg0JxrMmQfDBGxzL4zVZdIf312Byp9EytJ8LKdJ9AIHNYzZjj8pXXjW5pnsDGo",
+	"hWXkGCMXwzaMWAeJsp0hgHnfkbb5LJtdvQVWO6/zJYPUBvvihPwoPd6hpKSd0oX5N40YZz8O01ouvU/Y",
+	"EPHSKHsNaEpaKwuDkPfbVB+zQ6HRtIkjz9iHFa2VZu4Qg7oBh1mTLOO0y8rfLnjg0onVrhYGpFmi6x7s",
+	"S+HlQanp514ladZEGB5vMYeYsCuMF5QLsllRHd5+W6diigsL8wuZpcDq0pNaAO6S37KObkC1pvCBDSMz",
+	"98n6KbUsxwW7ZQWxEuKWzFkm11htQxb1WrSY0gNFnl39NcTiCXmN9HgaMgByw1iJjlzcCXjQoaDCMbJb",
+	"+xb35DIbmaBNWnWXO61kAWYkVwsC1uEGTzATjiqyqcwOhA32Ny8HZO8yHBbRRGBMDVAkxJHPZCWWtvdv",
+	"t0Xsh8gBRk5zA8RFDXx32z480LFLiKg0mzICWMhDAfcKqhuCZUSwe9kdBsfMCiqWdTTm7+XVa/Llo2/G",
+	"58S9g7VWLO5ZneKB3WZCpLVwF77aSsWWSD4YeOqZGv/wL0g5uuvrktOPF8mjT8Px356O/xUJq/nl60+j",
+	"L6J01QYnR4IWN8IJXlj8CYWuU6sxhLYJLM6HMwJNi1ojhBTbtazVM01PtEcA/za8luVjWWtyy9nGahnU",
+	"ZmbZ4gkFFzcM8gUUhGBZDpUZwURLQjOk3apkGVEM//oa03rUaEKeA94ickIoPi5wCvGr6C0wRA+JBmBt",
+	"WTZyLtHsg56QK/PaZiULQ6ZJ+ubp9bPv7aVHaBgKU9DMc2RpZBAp2uXYPg7mVAhWzZp49lf8xuYIIIn6",
+	"H8QotVtZV6CXckHWXNQazY1dnuK/gjAmR0nmW9KEppMrw+jq0qm/fmRv62mLxraOmln1ls0ruRlMBy8q",
+	"1tB+UOj5mlbb2bzWWopZQeesMOuptob/LioGeYOw5xkKWaCsuPe+Z1STsl6XapBgPD+gA89W5Pk7zK1X",
+	"xJYnwdxI+7qBxsXZxZP/gWH7WSWLYqYrvlyyalZiqZnB9PEZOJKlyCNrBGhAKq8L9H+qbhqgOPJs7fKB",
+	"2aJ7cDtVovCBIxr4OlFwM2391gjSypIJldjjuXh8RnwRE9W9v48PhznutWB/K/MtILOb7vHZnukeHxFV",
+	"6REkHkRdcMEInctb3DnA28399Z6pvz4injOKgN1lvDI/uwOB0nD4PhkqvBOje1pOB9V3nDA4B8HX0Npu",
+	"RBykeFBIQ1fb453lAc29giHB3du2KXwdCQXouS+xYp0LWpGhfcOXSaVLlpAn46+ejAjdpdwEx1eHsN2C",
+	"F+Xpr54EwvWTmDDdd5P3HjZ+1D5uLhIjxqy5Uvd17j3s+HtGc4P8bpbziz3TnF8cwZf38t0QB05jwa8F",
+	"ayFl9FgtevokdM+Md027PUfT+M7sXArrdhj+CFI6nlNCzsefeSCWmcSUL9xgsIoFN8jKYdqLfaTwZMkJ",
+	"weBWExWbIBIp4pGzybFrpmlONUUThGJZxXRTC7qkaL3jsaQpcGHkM6pbxYRyqtlY8zUbxE0MM3QwHig+",
+	"lPSd8LUvxeJq5bpkkhu2Pcr6V1ClH8cHNo/I4+B83C23YzdJAjff/Otm0DP4zOhbFiw7oQkiKDqjNGnl",
+	"B4N4jzkuw7rM8ScsWoymQ2oltHbYUAjxg7vHql/x7WMF6q/j+zfqmLoZYyDwY7KWFeskTpjH//PR7b8M",
+	"oroRZCTvQ5aDS8dIxaMj1q6gMNEhv6jFyMRfJQsghyd+2iRE+M5Bt/bXfwufwQB3S8XCWCerswi2MUdy",
+	"aa3qOwrH0fTyfxlpNHaLTsx6aY5mxxNczxXzjP3109poAPKG+QJLqvGZcbFiFddYTtImmBwtq/jjbkkm",
+	"ay7sH8d4Pj4dOLo8tkPBNsXWXExzXW/YFutMO7pqrktiM7NFxhIXqV+x+yOpPTZAnISgyg6GNVcRr0nj",
+	"Ae3RqFJCbjo2WHOdG2PBbPzzx8c9Nti7UPXjyfRBGvu5hPA/ILFCi8k/gGS9sRpoG09XVM0MAwigF8Tm",
+	"+Q0fp2OggBIL5WkaKMSq9Srwvaeuw4IjYOYr217BHJILFAZuW1p36oHT64bOwDba60kaGMSBV1bylrm2",
+	"FnfMvsVBINu4ogvdOBMgNgSE5nxvnMwOgcGvZjlf2uVEcuFa76RNOBMWILWRKwmmwMmKoKDS1JcafvmY",
+	"FHLDqoyCReVDIE503VSdYuHmz1hN0C8f91QEDU+pvbXooVj/wAte9ARuQo1kw2EFQWfCOpq8aKtYYHWS",
+	"XfPMyx+eQ3AYHpONNLU+CZsgNlzXheYgXcP/YJ0Vo8VB2aU0nCH1JQixLYMHNebqtsp2yEwzPbYJuuim",
+	"svUYduzbT2KuXl6weADdG6pXY6hHDjAyL6HDwLchgN+XDBPZqLWnppOHoA3NbMnm2CoOiRb8VzbDYlWx",
+	"QMdMQ81uSKLYWtvlgdrbIdb4HbcmStpH3I9M66hZ4x2coo92xFK/GJDiLKFQoNbou5ksIRtN7sDKoEzB",
+	"lXYejrRBSagmy0XnJ5VOyFtGc+heBPzeIp0PkFj5yLM8qtK1huvzBevtJSkN9YUaxTtrgFymVoeYVm3b",
+	"gxJCWwbq0Z+aOcEcbb/p1YoisbMlr5jqmcRgcloyCBKe4ZVMpz7Q0zbiwKzsoUu+tDcXRNuRrbrUuIGD",
+	"9XIFLi5a5YZ42yRj0O5SqFsJEQ9YwbL9FUSQ1ELzguQMQvburgUCivUpgQXDpCS7JSjNPyFxsCRo5+Bi",
+	"WVgSkLOsoBVG57TxoNmOeoifYz+K48SEkHjHso9sZZ1jRlljXKsr4hzSg/YNSJrq0AixjkQVoNF+GmFW",
+	"rZAsnCgE/OAZhTnp3csVANUG1MgKlHNbyj8FBhOJQT+MAmawcBB0fA8x0MjaaSuMinIVomilDdV3VDUl",
+	"Q1es6juuXLjSyEUhWNcVMhOoJL9T2srzTxD1Qq44IS8cJ1IYjDpnrgp7EFzS5uMe1fy1mXNBoRz4nqg5",
+	"azftUSRjLEUdwIeXwMnvKBYqW6vYtUmQZMF0tmp8mSuty6EakXdvX9kuHs5K7qU0qJUFTd6kYNA4aq/E",
+	"0y8Y/OjSSP0cMFgtclaRIWS4u5wjQxqghRSGQ1KRsW6sm63dYmNruMBc3VAGVbrpu4A2BbNLaNrgvAjj",
+	"nEELiNElZtwAOkiwOdcKmCMILRiR0+DqYdlkn4f9fz98D//34exs/P79h/PF+/cfvlr8/E9RhRmric6i",
+	"eTFv8AwhrRNDyKAIGKQL+rOGCKYsqARosd1mQnZyY1oW5sdfn2ZiDta6H6evPAXeCQvscFLXyWq3mVyM",
+	"RSQo2EEsSsUyxs2XW6bJ0AZlmXtvq0cZsWo0aTgp+Efha8j7QnpjrgTIX2sKVaIjdKIJJAyXDkozzbfR",
+	"4KgGEEjnv2VLLk682m8RMD3X0kYH57ximfbceUEqumlk37tpKpCtBspF042wYJcHlYvOvY1doaNkEdHb",
+	"HS/oioeGtX3kpKk7BTX6jPTsymM4ntPWV2z4lthVVMwFSx+mCUnfv4draEBZyWKP82aXYNydQBxUesxD",
+	"UsBUYVcgVMrevLtGCg98EYsfcu1NquSpdSo0XOSBChENNCqIaiHDdE0/4FJ2AxTvpFztpyLB5dlXlciT",
+	"kGDV5qBXcgPciFmxHKackvTNu+sUOSDd4NEb8RTv0AwqL/jYFBDhHUG11bLNLpBc2U/gpRk+TRHt0syX",
+	"EDlJq7pesdh2jlOWoizEKIHbsZbjqvZSfCbXayrySxc81NwB4J18AfywJ4Fzv7oUUYuc3oOwxM+JlkvM",
+	"zIX8qpWsqyASMfx6vnUhUVAlrIWZmhfFjhaCwYotzepoVdCjd58Vfe/1ONbsECoo8WpP3S2tWMVCBrai",
+	"t5h/XlDIEN+yfZwqxqFC1I3avwBGzgc8l7WwKRY83P0lVFKr141NyxaSWtSFRTaIYcutfeDoW5RYnzOU",
+	"FkTvdDybePfbHrHU0kU7O1o/bIGi1gpaVbb+ZYwkaAxFp/YBMnr3ns6VLGrNnLjWpjx4lFqSYfoRhXUz",
+	"yqc94s/Djy3yYWugnJT83KvTBvvoYEccyuFlaREFS4hilP1bqrh6xjV1oWInBo2UnGUME4h4zgyPdzlS",
+	"VZ3pusIIEh8TvEt9/15LzXoaTM6p5mswZgXxdLbUP6CLqxthqSUrcjK8ZRVk4MTr/9hmBj1R+SB/4iu2",
+	"He3bV4nrowaEmCqScShNkIYCyf/5v/8/I4vYTr/Nn1VZ40OoMGcn4Obrq0fpaEJeauV+RUujsqpZiqtQ",
+	"D32DQN/n7HD9EN+xAYEbP3edrZ5BplMVoXpv5YaAUdKwaNehC2qRGVLC8lklNwrygYG6GM5kf/onkmKV",
+	"ZPw7oqs2T6PzKpK+ePry1fPv0hbRPosRbUdV9w325vmP37388Z+PGa21u1gzfq0Ll8E1TK/ePXv2/OoK",
+	"lUC75NHhWWy25N41v33344/HrbkN/r7x3FIPjwd1/vaNZbFxbvDn0HAdtAzG3gH2zk6SFqJ0jroDxX4E",
+	"h4Si50rzNUR29Amsbyq2KPhypQmz79qe0maQB4pkkKryo80/Rw89CITRGIGcazUrWTWLhsQ+cyWMBTOY",
+	"BGMbBk5STOs84pByuRHLiuYu4MGm/UWJ9HVVs8Y2HuZiNnmaK0Zw7p7SNfecbgrc1uDSBmp2Qiq2JsNG",
+	"2GxWhzWabdQVy2f3vRSqbhiWmR5axdpC0xbBghD4B6qT4mpX1X9JHBblh+VOvBS9KXIpUtUPJO0gVnri",
+	"5bP3xtfR34FpsoO63cW1EK/3zn1n6/7vcnS4TVPLTRLiugIio2GVSro9oEVOhoGyYcOpzKUBbdDcoiaL",
+	"yvZGNh/ZyNTQmxdR+05IzPcJ0pXc2LiFRRtfjgptBADsdd0dpVXiMP323qjgkwW8ft+NaQsGxzr8YEl3",
+	"8/VFCaalaGfJ/RNPNx9khh43W1ejcmwBiJiSZEErox1pzG9b1LYrz4F1QHbW7BclxWenbGLKo9w8UIHg",
+	"7cvh1EoTRTVXi22AvMKmJB3MgvzdyP9hwu9bx8fMbOZRQBKqWihCVWJEdMw+9d70+JU9rpJHJ5XZVcrQ",
+	"PZS/WwsjTHG4ODvEDPZmSyM2uoxnn12ks1XrVO0LpycrQ2p0PsPODMcfNxCMN/DtW/x09+TfYJ1xsgEn",
+	"NSXpm7evjUBqZFxLO7jC3Oz8srFa6xWrNlyxyXEBgyBQGqHQF805hmjNWQY2Z1atuaCFhSWuVEhNhlnB",
+	"wGEOQhS1DbkqBikshOvPCvb2S4Y890MLxgBw4H8UjGml2YEBGawZ023uvpx/hJhFmwi1zm0EhZ7aEkzD",
+	"fdJXEiYWNSRjcmSS7yuX2usryoMNwR88E0hPF7IoQOMJxIyjMDEuGD73lIoLF7Rhc9Zx0pSLrKhzBjrN",
+	"n0CYPz7+Am7hW7mJxV5UtZjZ+vqxaBrDOmqBaSSKFFKWaFP093J4Pp5TLM3j6YzVjXy4Enq9MB78NLJj",
+	"dpDXBes1vtsVUU3sJQmWd+SKuiLV4fDgo8JVAOg9kSpe1mvJa4F1b58k3vC9oIBUDLl3uFKbh0SljEAW",
+	"jMn8bfmoE1ETp1j9xLd9vC1U7FUg3kRv7VOIDjZYCuBkykhcG6a0a06b7AmCbg/1wlytaODx5wZLI0LU",
+	"6zWt/rOFTO+y+Qgt2cZ5e0FrYY7MSCeGuE1ICu2Fg+Iq09A88UDF+xVT1L+AIYNhkmvFigWST9caCmuV",
+	"IAfxLLIiFRtDM2NFSlZxmfOMFsV2NCG7hV6mLSE/DS5U2lmPbSiLWqFE4q7cdvNY1ZpIvRoXu4faBDjQ",
+	"DD0eYpk/q09AMMSiYq7izaildkFzaghSFKAZ1UJh5J95ZKaFsRe+Ixa2gJlh0/pdAHj/II6/4IIrc3zu",
+	"aJ9/N/vp5fX3s+dv375+e9Vyz3TO1VC/zuhRlw2yL+htovb5ld2hlKwag9CPn/TUFpz1Jt+wHu2hc/Se",
+	"Dtv6j1ZWaa7mvOaFHnPR0SVO0PyvQ2PqZ6n+L7XqL6D671+L/30197tq6f8wpaiB/31pQr+zH+Oe9K1/",
+	"e+3pvlZwqsDoOkPt8bSAmpCQBS80lJmfb0layY2dzQZ5gbHjZEUBie2p6sLbWrg+fjaI1+kMLUncxsDt",
+	"OolO0ghOvG5X9jMvf0V7ie3XJtyFi2/joKns/nSZ7tQnazC/pyOvT7dpmG5ywNm3e3Oa29Arfb6NudNe",
+	"Wx7S+OumhHp93UsyoS/AmhpsO0OuJ+St3LRlIuwdPN2VU8kQ0qUFoV628h5mpC2emjtfm5X1Sro9TnQd",
+	"JTGRbNiRQ327OxRFrVEV9iukN0MidzWvBrIjoWKLBQISkhpal89krVMUmdGKbKDEPqA/FsM6QTV9oAjE",
+	"IEFwFYZupo6Q2jLPfpR2Rz6zMci40hKzz3xYhZnKEORCKu0M7FwsKuot2aMEG/BsZKVXaH+DlqLYfofO",
+	"aoHWbQ5wsn0lOkbwZjHWEm7UrK5qnBqAMLHkgrV345AHn7mVr2WOFQtvec4q2xzaDIFNNgu/nECuck9C",
+	"ExbIn1R4i1hzBK1P4qGLbF3GOMif5TxQRFBc5eCxsKIQGRpAcmYIAZid8iN4fnNF4tqf2w2CwtVM79wg",
+	"uDzIhvECmdVZxHYa7knyDt9f8CbmPLn2YLaaAIwxhhweVc+hab8UmNiQ2uqwSRhGfZAV/CLn/eGkMLNN",
+	"2A0pk92+zSLzEgoZOrNzwcWNItTcZgVfjO7EHHxxs+jyQmNnzLg5c72l7wJv6MaZQ/lOwBSAMDi5T4Ov",
+	"WUeflGLtlU0B5l5edyAU9BhBqsf+F6wvgHdg/7MI0rpUSXOjA0g7DN/HGN/6JqNR9vgAqrFncs0wE2xR",
+	"QylnSCmwDXi5KLhg+dTavUmKj2cG5UA3gIxyA8aoO/000uARHSszW60DgjAcVZCeL46Oqxr+IWNV2ZM1",
+	"L0sG/LBl8idUkbKgBjmgGJ6r5XN+1ioC1VlrK5aqVYbl7IhVrmxFsL5SeSiVTINVAs/VBXAdVGGM1sig",
+	"WIlb8aM7LPjRUeu9TzL2DydVDQIfCAR2aOEZbzz+1+3x4UcEy6d0dNRWIQj4GLfRvy+KBm28rBw1Qznq",
+	"dKqPhQZ2BTLMTxKMsA9cncT4e1oLHyS4LTrrqW+IJLENB1e2oTH7KHFvnp1TE6Ytwadjph7SQkmbd2GZ",
+	"/mjSBIRiVHJLmeE+6GDS3PWpI9RBAxmfC797GF5+jkrFrhmKWYil1FMovxuqTKER2O50kAzsugfJwK5s",
+	"kAxwiH4zsNPj+wPJQIv2IWC7QWMVg2qVVS3iOXcLvjx0F15JWT7DN9Ek0pN/8uQMKXAwZccxZasOVzVk",
+	"wODxOkufIOk/P2/SK61nKyVDtNIH5oROb9VDS39bi8AN1aRKPzmLVQNtzC2nG1m6oedusMQB2kKv98q4",
+	"Ee9SthJRAUqV4SCRcHNwr9rONvtLPOEQL/wHoUHnOKxxYzSYY9TlX6Xj964/x7vrZzs1nF8+/fEpaNdj",
+	"8z4mQg7ZxNzq57XZ0sNvWVVwkaLrx60Mo5GpUa0dDa28GQt7X6bvrp+lTSEiTMkPuzYNH19cHKj9c36q",
+	"i7GB+8GTd7jUc9OR5rn9YqAnw3teCzKX8uaGsRIsAmVRq6DGL8YDhOQhSg4Uy2rNb9nMyKZ1FUs1e1sL",
+	"WzjHyLBgP0JBFnProQwnNDN3PbAaz5IjmZdAtsHEQWHlWDFek4JRhYXHG1N8heXeDvpDDvt0kFbexaVj",
+	"q5gcObx9uxU+BTmt3Pp27mZi//0ikTBmshZk2OlXBBFFrqNMVYvRZ0T83iGA8X6CFT+P7HE1o5m5En3B",
+	"E3i+6KYCrQ2czxYHRpctCgVqC1NY8giHBbRR8YgLKINX1eIA3lmtoxbOkt4KgmscPndHPViIuuFl4P2L",
+	"67V2MebdEhqimCFIzq3BEcgD3PkpScuK3XJZK9wiQMNaCd0T2BQ23dPO955D/ljKhaoXC55xJnRjC7Y2",
+	"Rhsw0TEMWx+rQ2JIJDa/28VOToJEeZAcRCGxgh4l/ohia7jrEZnpZkd4152K1+DNMfhyrJLaXx/ByifI",
+	"zdPGW5KOEpQFfdEDufAU54FqFLvdudiHI+5H9/KZr1q02d5dWX1+tSrfJgf8HbuL+p+uayZ2GqvFYYXV",
+	"7K9nNGDFznvmbNluu7mTC8ZCbo4waH+2fLfX43dSVkdbUjwkGfaIgEfkhrbi8azjruEWuyAJVhYyhvCM",
+	"krgUFcQ4hgGNHXRpyTHHyoqHYgSBv/z7jRDsKlH/+SIFj7CC2GNPXORc4O/YMj1pBRJOm7aJc4bM1b8s",
+	"K+/uROtJSOASNFS0wnjS0SQMZbNC94t3r179r3QaSu7ectoX+Ra+rTCqJumI9C6XmaTPnv747PkrtJ4E",
+	"fsCt74/BKjTOw3HpVcUYbNhFyiRkXmvv/nT6B2bS2GwE2rdQywSh4EED1bjNpnmh+aMDptaDYJ5BMvC7",
+	"3GPg6df3cJlUQWVNlu9JFvSefVD1Dih5fyTe/ZF41zix/8hnW/6R7/VHvtd/jnyvP3Kb/gPnNv37TUTi",
+	"RcHF8rqiQmHLspearePhFRsjuhmZL1+yijChq+2EPF1j9RzoCi5IZmBLhuc2pIH8iaTwE2wXf0vxpYSc",
+	"n7UqrO0GfcHQM3g7EkYAbbsIvuSnnlrP8S0jfyI0z82Vyxn8lpC5FEbEQgaaEFprOdOyhK54gi2p/axi",
+	"a3lrPkSuXGLZBSgzBWJXWHApuAPWMDUDrti36p8Qhs6I5SFWQVEWx1C5suAd3MkczrEa+VzKm9Ps4KVe",
+	"+RKd99ZxH8SGWmD/4ACkmH2T4mmksGHuuvCcziX3NoL8vl5TMa5cTXohDZlGl9Pb0MU8XPHlapQ6Cr6s",
+	"qO3/7wc7Lk5vj/ztIOLP96AwvjcyJVz9mmHwvHTJVJ6BghsA4QusX3P0AlAX4nQybYUCuKWe9dR9hIe2",
+	"ry3lObFXMBb8cGr0iPlXyWYl3WIlOSwsGwPQG3xlbEmlrAi+THh+eGlGxYaCiB6A2MVcVogWRwZrudu0",
+	"lwPt0OBr89WOhSLv8gYYPGnTyTgdat+PVlRIc457YHsc6zhkrNplIPzfaXprnCv+JzNfxdFu15Jlbwha",
+	"skBdtYy1rKtsRRVE7LVvx2jSJvVT6wp2JIpqL+VPSAp8OZ1i6L6bY1hWci2R91ZswaqKFlhSG/iFGdFZ",
+	"hsCREExn8wugr0XDttOpLQCbB3kIwOknJG1kgRS7ZNdarqnmGfGb3DTqFTLvBQPdpABHeZjTq1cVUyuJ",
+	"VSCd3clC0dqQ7UrNdTWbh5to9uXqWVL7tFlX3MyEZ/hO0eWeqm/vsKwkZhZjVvCEgHshc8IT+OXgiflr",
+	"AwqFXrEt2bCK+WMbNqrZ6NJn7MpFcBK2wnk91xCkGSkcN98Gati+WwjL/nbrRIxkgJIkiMkzQ7v321Zc",
+	"IwjoVWELfDUDpCSv6MZGvgMjwM0MPbonLawYNT2Bt2OqxltZj5fSkrRLYsbM0RNp09cQqT2qGZHuA+Yf",
+	"kCE8a25TxdxiDAk8wptjyHfgNeqDAByxO7vWIYPxFk0weBY2OQLSfIojiq4lAxxoxkTUxpMVtTLStIGK",
+	"Axyi19AuZFHrumJWKsSiDunnmBxwOaAjRaQv4RZkY1jCJX2WncNQU5bPGmj01zV6YbaKL/7J7bihqQGI",
+	"NrwosM6y6yeQNuOnxOba2yHIvK4EqahmZFhwwWhF7LK4FFOP+VbHNAOm5CFhBS3N2JDl9MFNjHXcRxPy",
+	"oxd6IO8fH++YHA/bBXau3QFzKOhCzhh6usVzd6+nmV9PnTFa97M1fQwEEUIWXukkoJAdvG7dugPoF2P5",
+	"rg/g00rzBc10tFEqVulduOw+3+yvrGReZ3GKrtlM8V9jwf69PdHiBT9ZwW9ZZZDK1TTY26dht3YZyznt",
+	"aTNh7p/tEkxSKF+cqVsg80FziV+UFOY3eL6m1U0uN1iYe1cTWdGLJ19G6i61ug5eff90fPHkS1/HzDfI",
+	"uGuDwS6MkrC/QbD/JDgXv9i9WKGNuM/7K554VMCWNdS9D4r8xtUAQQ8fNJXL5aXrLOalJz9ILq02akZr",
+	"Bpu8F+/Fb9A6xRwF+Y38wCg4PX8jKYi3KKym5Lf34rfxeOz/Hz5Tmi7RNW8I3W9QodtIP/iLDbHENmEb",
+	"Wd1AJDpJKyk11gWgy2XFllSzFD8chTl+QpKKZbKy+qOhyjNU6+3bxBf3JbAFXW2NXGulI/jU97LGD8CX",
+	"sqRcEFz/Thbhbx3h0vGLVoEWr1TYPf1GUpp7WmCj5D3kK2aonXK96LEtb8ZIO7zqllWqOzBAwZb8M5/b",
+	"Ldq17ybz/taa+IEitmY6XbL9FWciG0JXsitagwm+4FwJzEy2GSnB7puAl01znopyw/JszgE0NaXFpXNR",
+	"GwzDNizokcBwNH9ozgsb3D7bUJEW2CUPSqRYSNyw7awW2OXJQcF1unf+gAqMjK2D2WBDVXmDVpzC9UZJ",
+	"3RsqxWbVIXZ5R3nFxnNuZNjWmDbY08+8pjdMWWjpagvXlfwWkXbaNH7NoDh9jGOs2tY19qEsqKC92UrB",
+	"HY4RGuxOKYtbpgjXU49iQ+zQNJlMHuIvo6SN5GSoZUnqMrwvl4cQv8libs1gfxqFChzMalSyZk7DyuHN",
+	"qHLWOBzdECFxslXrD9QQwqbWDpWi0+Cg/e23gcxk5sYalRhzlTs0ebOSRQAmrsjQ/4FLSposf9x6YjBq",
+	"dLqhwgIlXHbikauNHPt41beV3ChW/TOThcxoHy4x60ub49vm1kFZAi3JPJJCkXEdFzlg57FAjpdXr8mj",
+	"8y+/HJ8TWpQrOr4g9l2SyZx1+fzT8b/+/PEi3rwcov0js3fg55ZyBHD2muOGms5HkC6K4f4ORIpBRnik",
+	"cz+/ZTNobRy1+b4yypV5jLQYCPOSXWIwdFMrwg5vUKxV/P8IJ/7SeRcjEYU61kn5O5nV0CcHnh81i93a",
+	"/iNwS8HX3fRJB0JHHNAVAiMaH9Q+jlD4shwx3lgbgxZnAbRiRpElyOSLSorjovuh3skhc018c0/hU7hD",
+	"QrAeqv+9M6GZl4l9s0lUcMAYLkIJPsvL9DgjfNthdmRnXpEfDLOwy4JXPyPzAwTIfgJuJU7XGoVVICaY",
+	"f2L2uBexwZSCkix41rqirDoKWMs2ST3ODbiHLH/6+YgiBytaCaZ6Ug8tnMfOJisFse/vMDPbm1G61luO",
+	"8dohjE7uWM+KCvBrfF5meOh/s0IoHtLRrr2+flzXRhKy3cttGazjcxiiJNqHXL57+4rccsX1sWkRnrAt",
+	"Krpm+Z7hPReAq7qesxxsiobFCMLh8xZPOI0JnMaDPLdpz+hqioUsyEXiACpN7p4JYYmeL094eJhoHYnr",
+	"5q6bF2zPdirCTR3NNY93e8Xkh4jPyxUC2ntbfbmgU+/onNo7ylCsPsYI+4HHchl/WmGbP13RxYJnZAOy",
+	"wKqS9XJF7Fdxb6F5uO3rxvct9E5TPYOdZh+t2DLKEN+4Wkv4wpHVuIu9qAThpAVzjgDUC4YpPkwxZQWO",
+	"JYFaV6CHb30VI8zvWrIk5CvHsV+LsH3SW0t/6XnaI+FdY72QwJ4yOTIw7HBMopfA8OW783cv2HfcqgVk",
+	"xDWisWEh6EBzRWntCrjrOVwwCpH+SKtA7GiFtheYrwIP+lRFy2vcJ03dgmevf3jz6vn18+8GyQCC3AfJ",
+	"4PrlD8+/m71+d33URVRaliXL91zEQAEwMoz9wEU9cm0Tixv1fM9xBtfVdcLbP7MjSA8UcR+MHYjXhsqa",
+	"Jcljp+Q5k3eWj/4KXx8hGXVzmpqb1MhMAUEOIhMR67rBhMAOGpLZ1sJ9UAiK+8crME+X0T4h116iB/6V",
+	"V/K2pY7vai974sV5y3LxmRHhPe6DWMANvHo8KCCvQfUKBi6tI3dVRcG65w8htRVQW4HAXmDBZ548YJQH",
+	"RBZvI2WqRB67EH4dm5VUdmyGslBDT/b7aIpouvSegYHQnehK6yFlh8Cv9oUf0dAQ3VGwD4YhuU8tFzvc",
+	"Edm9f1wUsttOU5Io85h0utJtsfBT0oqe+tyoqB7rxe8RFWWv+efHRYXHtnsoHsrJXQKookS9p3kzgArq",
+	"t1SMCStocbHsqS+3p7Sc+9J6lX5/NQD2dcWWa2vI2Smr4+SbTgtoiGmi+dZ3uBwkg1rQW8qLXlt2Xzip",
+	"3TKUMBNZm7zAJOnpqOE4JBrxEOwOVMcetwNLj+1ZCmttc4ZnLtqHGKXbs3WEjL1eLFTTDatEBxpcDFCq",
+	"zchrXhRcsUweWfC936AKMu/xy8D0nTuu404mV7/AxAFs34n1F9hqXB4CSkUmTbWtsqBNVeUUPYsz9Cum",
+	"EDuNHjzCdU/LxdtDGkbL7ec+ubueQW1QR0z6aGI6lI/jsHmFR5fb2gkeidACGoYQnCYaN9EH/Wl2QyHF",
+	"2ABiFDPmQFTCzC8hPaq86ul8vaRzXnDdY3LwQRBe0kAFGxub1IolwO8QnzoW7Q2bz1COTROSWgkF+2vn",
+	"bMY+QOEBSOsOz6wn5rw5lLuYvyM5rEe0nbAxpkVhDc5k6GJEc5bXmT6q9nIY3wIYG/HsNK8o63d3BTKA",
+	"5LIqKAcYjDfC653LjSgkzQ0/UUfjfzDpC15ELWPBVD22bENVIKOkefEuC4hNvifn9roThLERVjEz4Bqj",
+	"JSiFXyY8T0eBpnVK8ae4SfQ7rsqCbn3tFwx/MHOdOo2LyTiSqjYYIKt2gfG709j9fSvbLnNI7nLO8rbq",
+	"eqAlaXAZegPdQE5VmpU9RAhLESkbRMP1Stat8CyaQWXOoe3CUNGFnhJhG3+DGQpLvXIIsnHcaRSN6EBq",
+	"GlULO5i3lLQwsr9aGRxsCCEG9TTIyAXW7oTof6se2JrANnYoeOMo5JEbgf6fqveG+J7hBn5yI9qBNEc5",
+	"dMz1PnSN3xSofNnIokOvo/Sr3kL5VvwuEEX63FLAXfCVqa1ftyco8e2LZ+Trr75+QobQbPcZFVLwjBb8",
+	"V3S3QfddNiKKVbz51X6Mp0/Sj+9t+Mr7wZS8r8/OHmXBdXE1z+EBS8h7gFXzKohb7APNdLElVPkUjuZ9",
+	"symjRTXf+F/gnU/phLzUJFtRYVjPZsWw+Ja2ZDfxIWJggPSNrbBPGX6VGD6CyG7ugRUGwXTIVHh9fKSZ",
+	"WzKEP25sT7MJeVZwiGVm2UqaEaAgyeurpgSqj+h6+DEQQT49tDctvcT0CyM0GERZl7VmdiCwXm6hSAru",
+	"EAIotTwtqjTxAI3Ji7TCqhfnl4SLrGJr2I0UNmmAZhkrDWk1Z3tUWeZljCO+ccVOSjS0L1liqCbgAnYO",
+	"PZY3XpmPrZwf11GPrUIQ+Njvo3XSXc0/+N0M8XLPwr0EDLqgff3uyzW7X8gqY8eu+Cf/wX7TSzdz3iNf",
+	"yD66xK0jbncErHaKfSiENMTV4164tZ3eofsS8BtGa8l70lLvWrjVllFih9hlRKHaFhN9Q5Vqn4r7iq+j",
+	"Mgk65deYYMKVoeC3GAhXcAaBcJ4QQb47FBdq6tC4rL5Idr4BIVWKLwXkimYrWqlYLLzASFz/JhhF7CWD",
+	"7FNDWYcBO8fitr6xkWzckkag8sX/R5ekMINXWBUOC/wCwX58cXGYJJnlWySB2gSAJrvr/8HWvMbAbeHc",
+	"pmb9CmJv3LM520ooO25EqloABL0X1XeVgGwzRquCO4KnRpD/JaT2RPW4xasaS4rMAjkisvbUAVJhfLt9",
+	"O4XNIKLbidUl9ErqBafr7n5+dgYtIPYtsUMK4sDu2UcSR6192P9GVnohCy7jhSuczGhnSGxC/5zlZMkE",
+	"q7BFagIZ4Utm2B6FxKh78AKY47eItVcmdBt45j5oBYbNFpwV+Z743gcKArzhtZ2ACx/Cbg4XyhBABfz5",
+	"1ndZOFL9YkUMzZ7Jol5j1ejc6nrAu6d2Mr0Fycv277P/9g67HBd9vBb8wrz+V86iHcDv093hz+R3y/2+",
+	"u5cjGWBDA9fq+uRuFT4FozVOepxKHjQnCkTII0TAfVEed5CS9gocgYAROsWXTdIUoHNwRw86gSJXsnsQ",
+	"+6hUX6lIbzfAdU5ICup4WDnSyCfmIJK2io5N8PAHroA5LjGd3UooPvMHdf5W0olNH+2Yti+9vmRGXFTy",
+	"V9aYwYP+HQpVBK6dJ5vOZa3JozPiLP8ktdUq06m3gUbrWiJLnW9tBM+uIXfqK6gJSQTbOPHBrmHoRueC",
+	"LAoopINi2MjaMGz0x7xga2hF0YyMzA6yTXIoWWBNRr7gpcuecKYkAwl80k0EMkOBKXIS9sWbNkEuW7KT",
+	"X9KaEoN2g5Z6YU1MyIr74otXfMGybVaw6RdfYJ7cCyNR/EauK75cQp7UtYwmxg0F24zIb31aaGoeIdpB",
+	"mfMGg2wjbYD1lBg6kI5slpN93wz69PrZ98EYCaKVAhj/EzkH7/qOF2VnFAcepwTj3HuwFRLd/EpxvODv",
+	"LtKWPLsBnK1LbD0SwVsAksNcO2TzZyufUCUksG4E1gQoxVZrb7pqLAqGS8+NPs8UcVk9mNjYRnnXGaX5",
+	"xQF9580QcC5XSlboZthJJ0w6PTi5WB7YcPwe/NbC3PAgk+AEkmak5MDKXRLWb60rgAM3M7V7Tsa/r4XV",
+	"t8hQyLEsAXDvxdE3LazZYXYUKHxYT02gc7uzHeAkdgafF1b0BOJ5ltBfIbbxDlrjrXNKTqFmrK0TbAmz",
+	"6/EqF47IJ9bcbfsE2WJTnxvT8ofv6x/m+/rDgXTvDqQ/vDf/Ub03f/hK/vCV/OEr+Yf5Su7ksfjDdXC4",
+	"xUdH7jtUMNEj/ilFEu8rzPf3bNpxb/G9nxG2+1OIr10eLLE8jcvnnIK5fM3Wc6yGZaUfx+6CW+h680lN",
+	"i0hTThzi+MPwi/wBPowdBk519EDX+PqOid4uzI8XB51RKVzJ3P6Cg9ik28Xcm298n1bokWsuMmm6B0AJ",
+	"kmGgkHmpwSll7huufbmVFc0jXqm+ZN1u+d2eure7hsmiXsblBruXol5OBnf2+/5ZznuMmT4ZB1bgx4ue",
+	"yoplN3v7omNleKj2iwfBBdecAv/Fkj5Gm9Fc1CituBrtbZsVvoGpHB1F0lJBa4DcozPhC5YkYEffTs01",
+	"MgwLezpvlMihxY0kZ6N/YOMLc87MNb+wq0VVFCpWTY6PSoMvg4rMNnzVWUfu7rC/4bECjKk94Ib42hYL",
+	"5rzT8KzTpkekO+DQAmLHwaql/qN4uZtaHHX1bF+0w1fvmJgN6C/aCtXAutaRJPy9On9fFn5jCcMTs4YI",
+	"sbwkqcG4qqpLMCn5Wjq/yHk72tCneFoEMg/9MK0CQ960FBqSfO5EMF0E/t0yO7UVngA/Yh0L9oQtdK9z",
+	"lOhwDajQJLyd0M7YfWwTMbOWjoSBLN7SCCoCtpb+ey3NL5n7miuytocOJdRstSxbwTCT5dY1xFCyrjJG",
+	"hoaOVCTFP9XD1CVkgD+/pBkbga/C1vvCvgngV7C83SiFCSlrkemaBqXvuGbwOZbgJJuKlmpE+FKYlSTN",
+	"QHAVMlpMyFPcTdNiVyGpw9YDECeAKlgJfUbAiFcWNEOqTKF+w9yQkP/z//y/5J1wGa12VDtOSsxyLm0/",
+	"kTWDxSm6VVjhF5APDXAgOBrGP5ieX4QZtefnn7rU3r632/2wdTrKlrlfIkCkZlMkM/NCZjd2nb5uG+zS",
+	"517Y46JaV3wOdj/DFVpbMxJm3WxbaaNOYjbXyMpgSNQcssgFSXe63s/mVHF1RNJjf4rxNeQ7YtYjrtBc",
+	"cIwB8an2LYQEkYdjV0ezz7tUGR0ES4peTyk0+6Bf8IJ9B20v+4U1MDjlTNMMrEcoChhRHbxarkT2Ds/v",
+	"tW3ZL2YGh2drHk9ne6kVwWeGYoOVi0bQv6zkutRuRfFiDa35KizeLKueYjqwp+hUrikPaYYgQzClCeki",
+	"jRRjrjHS7jqg9KNSMRWsc4Je0dwFVP92mgkOnPfLtblMb7Ehzal95rVBgy4OLBgSWYAVxSy8yqAz9z8K",
+	"c1lptlozoSfkionG2mM0J7h8gOyzuipcfSL/xYznKTRnb/ovjJo+7uipDxu5RzKuwrEiKnW4PrOarawr",
+	"5Sr+OTtT84rqlKI+ti1GWJt2t20e9lC3pQ6AFU3IW4sXjQBhwFtSvbKtkYl1ErIPmgkFJlXw+kjwZgJ0",
+	"4ZBAwF/XheZj+LvZzCUWjOBiwarKhpc1/e+fGHp/UgP8ZNAcZdR6Uc8LnpF0pXU5VKPU7GhC3lT8Ftpj",
+	"FVKWc5rdJIY53YwLmVHnpYLoxJzQPK+YUpHm/SStq2ImpJ7RopAbBr4GI61ULNPu9XFmFCLsMgA8YCXL",
+	"JoTB5f5wRRT/lY0zutOaGTuRBDC6OHv89TGWiX3X8hXvs0Dntk6dsmdmZVhhSVKslb8t/X5ADQr9OVFU",
+	"PcEo1Gyk1y7UoXI7/a8GbtIDBGyPU9SBqgdSVk60+m5D1aEYMXYOthcPlSD2QT9E87i5tGgaj6m3K1r1",
+	"dWl+5gNSzZRtljY88xWPXIiOe+EILZaL47gZV0Zatk2TbMW8KDOzBJsLLcMO3F72RaNdH1h6uF6c2r2A",
+	"JoN0zRJSC/73moX1Lhq03iUs/FfWV3cJSon7Wj8+ofWIqvDsg545wMewCg7rllXg6xhqD1itWLEIbFEf",
+	"tKHC2NfCMcM3370wL7xeLHjWXOVReNYI8daxHJZr4iJDgIktYHWxpbvpAzfuXWlI4omywg+G10D15Ro+",
+	"N2cDQcWB6LB7l8yv/ch8CeK/46JkeD5+cn4RBH0nwBnHii7YyMfRgDwdTGrb0LdI+pwLinDZqzbD6o4C",
+	"Vr88fR1K/PtA8flkRbAj6AgSh5la0VjsrnnWJpZtqoHeduj3o/0hWRNW02oOC3dbIvQ5JXjAK7fqq6cA",
+	"4viCQ5z99AAJP0BbDrTL75flD9KTa6fNNLTCCB+71OCuRAAg1Ln+7TV1CEWAAQe0CPBeOQfJ3VQIHEMF",
+	"1Xb2SfKJdctaUwmEOYL28MUXjBtd4IsvSFoWVKTkiy+k+asdamBHHKZBREGaNFkPGKYLQWlLJproNIpx",
+	"RpkUGFmYbc2ftsVzshsWnVb2vs8KKpY1XTIjeUJhealX2M58Z1XsQ2lFdYoeIjBwGBoZuo9u2JZBH0Qb",
+	"/kSGrb4Cvhy+S5Ro0hiaeq+eHtjuS/jmCBDP/Prs6q+tgNVmzrrQKp2Q1OCW2WdYkj+xYZ+pl567ayDD",
+	"vvySEVlK3C+eIzGk2GqGfd8EADV48LaThULSW1rwHMw5M6jX4sMk4S/1t5/T0RS+dzhj1k27B3NpXwlW",
+	"YTtR4jIuibBrtqMIWYGG2+QwHYtvEy7KGiCJwZhuwgQFMLmwrba4AsZXyc0DFcwzsik5Dtp6RQUeUTdr",
+	"xmDNPz+PhUxg9lc6uuxswZo0miG7GTcpfMEFAN3i6rKi5eqSUBcKAtyh1bihye6KKOmuTtxxbhmIU7D1",
+	"o3dcM6/dmU7Rt+LbiVOb6YbwJz8Z/KD2JBOimHakoAmkgHAkRvOjUh4c+Yi62vySXF1g93Yn2hHSjqht",
+	"MBAomuc2seoUZTygYfvXZFu3Qy8V28NjQv5Ki5opImuteM7I+fjiDGgIdJ52CgVWn12yS19w78mEDH+U",
+	"BI/K/TrdvWto1M7kUnDbygrD/5U5nNFRQXT35s0LYMF8d1qPOJdIRF33WV+OHIItYXuddt2XbRgF9QP4",
+	"kWUIAxqy9+QgXgo1NiAQNv0hl0xZBO9S1A45cq37HwR5lQtZFAYjuL60If6elNDC3OKmUJWNIfR1zgOE",
+	"/frsDhh7xzjMCflRdlI/tIs5rtiacsBsF6QWEKVLL6tyBZ362nHKO+2MhrudbEYT8hoxY0qEdJPYpM/w",
+	"8G3/nNNbqPcUlF6B85lrI3a3EDRnFW8ZsNHD+/VZoC45wT7Mrh1GAzJhhi41urjD2X5GXlqA8RBaeYXE",
+	"xVzSBvdRZLnEn7QsxwW7ZQWxjKZJrqAg82SQmxicnRvJtvoxTLepjgxeqKOYgKvzcRxFwoofP/fm4UW7",
+	"CykMarTVuibkh1rXtCi22EYSehn67Jiu5HnUHto0Yi8BCkgBUvWVLKAg3y5dSbBnIVVkUxmYiy5OPfny",
+	"ZJzyxK0nvEVugJc3S9AVX6+ZEfQKKm5Q4SjYQhs2h02hbBVWLjzZm8C7s7yCdK3UiqogSvTIqHsTEdb0",
+	"w0t86PKle7bp47h687jDPeJLFv0zWkFLb1v9uoKY8J18YDJMu2mL6chTxBUUPWbd7YaianTD+671Dqrd",
+	"BRgddWsvfr68ek2+fPTN+Jy416H9TkJkiWsstnhZqC2oDjABjU+Nf/iXeB3zMDyYjn/9+eNF8ujTcPy3",
+	"p+N/peNfz8bfmF++/jT64r/1Rq+0uk/GHW6uiqD1FNM1hsN1OrZx5XJBw/y24ak5mSOfS0CJYiWFrqGp",
+	"z7arUOHvsUT0WAuwPvNfLz7bWlArLdfOYD9UJcvIxeTr/X5AknI1Q38T6FxGpJktKsZmRgib1YpZ3Q6r",
+	"bhghocB0LyOOK1bd8owRmhtWrTSUulDQLCKivOyOffh4r/pnwHbXYzOWEx4wT8qoM3APd+zkgQ3KR0h7",
+	"TnQ0m/UCFpgkNFuXhUED7B5Ti9la5mzqUS+1JTHTjx8B/rOCzlnx6VNKIBrFMAIjaCw4hDp5YQT0XtD5",
+	"L4nV2rGwu6K37LjCjGgW6ysBCFa2xnOmpXUJkSEYKxMsuWHW6PiU85L6e2YkrtGEfMsFBTK6lL6hQ2BS",
+	"HmPVTCbyUnLsl3SUxwzvReiXNyABSe8A7bMoNctZiabQI/UemPA7+OjTMfX63Txr24PklGl+MN+cPEsR",
+	"K1KSs4Jw2zu8VozUomCqlUCCabtSOMuzi2k0iGtQzCloO6LGkxPWV9UCggN3RXAq8rn84HoOXYIE7lJ0",
+	"7nstwcQBbRkMkr5kS0svjS6Y2MQsLgBirFJdVz+w3t1ZpdGdYk48Iz0Y8Rvm4IolRNXZCvyEZSWzGnNd",
+	"0jvt1Q86oxWjsRsuS56plhcXepKelgDKs5hy/Rc2p/MxpHiZF6yr0m9OrczWMY4gjZloDsgKRjj4p+HY",
+	"/7NHRgAiOTNY0wN8l2oHwhoFzmB5fBghldfZqWQJaBFMcQxB8jz2sxgeGT4+exQE+Fziv/HStwNx8LzV",
+	"w48+huDTQwh45AXX2zTOEsGqIJWe1Sqizbxh1Rjgh436GS9sX6p3VySXRUErlZCzyZOxkVDRnq/5cqVZ",
+	"5Rsa+sYLQJVsGqwbyVbUakccy3pesG7tpNBfN+m/KRgzChvLypmWsoAEpVidp2dviHkOXHBZUaETMrf5",
+	"soAnLcuwg+06K8fwVToh1/D1oqDLJUiYxYZu1UyKFNPlhB12Qp4KUltpDIbnypWH8sjX1u0O3s/DOb8x",
+	"6nJgks8wQnxnDZyhBQJEo53Y0fQSfFwBLqS/KCmcz4hoaLRbVixjObMmoYNSj1u5LE9b9pVfnaEQIqdV",
+	"bou3GeQ0xJrldcWmRGlWqoRUXN2QrOKaVZwmxHkZCc5vRe0E0ynXTKDThWRUs6WsOFOnbMaJmJG+j9c/",
+	"vGok0CASGKzGImfOX3pKSSQ33iweavCjTSP3IYsdP31jU5zXvMitq87It5jTaQNnLsm6VhpvAQ0+5EEU",
+	"11BWqNjBdkA9etCE2KBkm46sWdncIxIJzTt528oHdJ+APuiXsKcPFhwtDe5CbnTamSI96fRtL/5TpMvX",
+	"8Om1+fIoGTPQ7mKdafboYLYCnqzI2nUnssKGddNz4E/mhlslrUXhccrWoT26iMlYJReC5TNIJC3k5rTT",
+	"eerqMLnPLVmP8kx0LWk2di+nZMi1ImnzN4gT6ExNR1ae1ZIUDPHeCrqE1nol0aMHpqdaHFkTbGmgvJ3t",
+	"qSfxbc0LPeaCuJcd1APF15a4Urh8ZHCGBdvljRJn/4QAOKxciWSqoFugHFIQLcs7SaeOICLjNVQ+KqEC",
+	"04Wu6jXUidR1ZQQ1G2OxqAtrryZ5bUZ23qZakCEVRM4Vq24pIgFZS8G1rKZW0MNhOYTBmiPgnkGjRc7W",
+	"lRpNyHNDkmABczAkpW2BYTey+gR2fdBOZw0Gp97wt7U4XoVUN7zolX6uboA0G/zl4uYYyQeGM2DJqKaF",
+	"XBL8wRCBrawraAv/e4g6YY6ZU+yoy17vpJ3h7ykZ2ldHYJUFjgTZaENb9WM0Ia8FqcscQqv9ZwsuaMF/",
+	"BcMavIfef3gaxMQaPFpKMqfZDVRdCMZ/fPYNSa3z37ZLmumKCiwY2e6M7zfhvo83H9wqzdYzjHqKZIQ0",
+	"PioV3JN2HK91Wkb02l1X1e550GUEf96VZusXZ8Q8tnEZ5+MnoRutfejhvAfnbCzfAVuIx0u7MgctMPVH",
+	"ab2Ssvxcm2shZWnozZxqzP8MiCgYl+0DZJJOKASyew6Kkve5qBGpGChY0C/UXPa8LtiJSRy9oRVvd+Ip",
+	"IJzCB30cF11xF38mQGC2J6fDZS1Km2TQxBRAdDV8n0BcRRel9q9sN84DDOSzQMc4TYoINZrAodroNU78",
+	"A1aiqOZqsb2E5q+bVqCPfUS4S1y0FQJh6Fkt8Dm3zQQPygv3Ft/xfDeoY0J+Cn3m1mg3bUe7xsM7JuRZ",
+	"f3jHA0VWfLliSttQEhfHGOD2sVWvYvLR22hIE34AF3ZHfrL9MSGB6N3L7xKoTGB+WVGRu/Sgto8lsLBa",
+	"v0NzXaHMFYhgwuxhGlSB3qOIHxHxUtaxoA+wzshNI3uXtR6DOVXVcyMEYYtGV68YHHq04EvhwgMDh+UU",
+	"EXhFrTwPtv4CFkmGTtUa+cwrRVJ/EOnRLs6oh/aB2ruBxOHfUdei7TM9LImh+cuGgrU9j0+6630bCwUL",
+	"7VQXZ6eGr+yP6YEHLmrGmcw3K1lgBv/Q6hco2brnhqQ+UKTgC6b5mo2syo1xhlSTglGF5eThklil3dBb",
+	"cxBIDPyBtyJbjXQ8M6rQyBKIitlsIs/zoOKsI2074UCnh/ccimFwDO4XOW8FM5DhDqedkOdCW8c/1cBS",
+	"2brUUGXeNbp3+ejmoQ1pIFousRuyixvhlRHxIEDVRsDKjUoJw9Ev2zD2C7Kqzppy0bouXZ3Vb8l9acMx",
+	"3Pjh2nbZYdRT0b0Tay7c30eHEDjJm4kdqTsSRtBKUFcnBBQQa0gEzcQ861Ycw5ACG1Bg/jX6H/HKY3IT",
+	"I5i0UiyHGCfzQuK19CYI5l6J5V9YqQ0fCgQHgy2znGqKJUR87XfrPb8jGS1bGyNDjOBCFUxLckuLmoWp",
+	"aHcnmE5GPeQx+dbQgyv7snXidkT3QEgMb3owR78c70RbmAaHv6s4D8vAUlX99MTnILTE/f86gvp/bYGc",
+	"PJPrEoormc9RrxuyD4Yq0YKk5h6kePgozxaS5iwftVMBcMmNQeQPEf8PEf8PEf8zRfz/vBI+UNz/osJ7",
+	"DdbF87MzENP+EN1Vk+N0suT+u4nqIQOxFmDrh26SZJoId+i7jnP+IdP/I2X6QxTyOKH8sCR+N6v6tzKH",
+	"6l5tr2yQ1QvXtP2wFune+Gbw3I0OVDuK3eCmkBEZyo1oGvq5+vEih373W1u7geUj6AUoy22Tn+4LgxjE",
+	"sLFqvGDqYRp6xxKSQ4GxHJo7ML4EyQLrsaUlEzkXyxnOkhKeW7Exlssr6Npwq3ZdKGWz+7nI2Ycgvd+j",
+	"4sE6kntcMMkAq5PY5wap7lNa9coQRPK26UxcQHWcDz30jdACdwX9wEPadZqb43FRrDaD/bIrCYbvwGpS",
+	"CHT8e82zm5T8iaSGoSYk1SsJEdDwmxWTE5LWha7oLGeshAdGMPaBK400/VS49dO5i6boEam5ctmTHbE6",
+	"LBTs8vHN25AD6ZtepTachuVux7aoPFWEqhtzc5ryws6Faj3ltqqsK0Xr4mhdmVc7zeQI8f0fJrTbS5wQ",
+	"taKVo/jNazADRmheOievbQ1GDP5x6P0AMY1msCXTqo196HN0BSnMpwUXBorWMz40tIJc/eXlq1eTdT5K",
+	"gB9CSCDLSRN+6E+mEzmR4gdhlJXCvgU0H4PYYwtykiHWRdxfiAhH65RocGHj7Rg86HgqtP0ijBAF978B",
+	"nvJaNMNiCVBmuAUeG9uJ5RTMSPHb2iCrveNtMskFhagQDn3cwCsPpZftAXm9QpHHZ49JKqSeQRXJ9D6U",
+	"suMjeH+gN8wXsjUnBAUjfN5QrVdYwxStRi5cEoa6tK0h4IuCaievQneweNDunY0nT1sRmkME58XZxdn4",
+	"/GKE1zgSstkypXQsB60j72KXRYGE8AWhYnvZhNMQISMmG65c5iZiQdR2EmGCJ2Vu9jU06QjvQH+ouolL",
+	"6geMXBs2X0l5E6/199b174XOuCiNgoTTqoaM+plqdQyTFUmxsnGK9QyhgK+tCR9WowbgTEn6L+MrvhTU",
+	"AHl89f3TiydfpmSIZUw8NXz65iW5YVu4pwmovC0WtDLMgdgNEcWyimlsdHLlQmZ/wocK+lGZf42VmzUl",
+	"Q8W6ger+LRjMCHNPtTYanc055cqVUQ8DkdwJPfyIVd5nspoZtvDJjafSCfn++vrNFbGRoxwDYV20P+gC",
+	"GyiJVHbLKnrybSsrasPmdESsvIQpIGDVdSgBWswFydktK2QJxTzvpTBiKJd77O2XxCGm644VTD2bQuYF",
+	"mWEQyHiaiduGOkdKarQcO8i50/sp46Gj/cbMnXZ7coV6kNUG76XYXZcATmy4sN3IxJYsKin0eA1aKqpa",
+	"KkYIDlOCneSk3YLsEnI5QOcE2A8xfcVZV5dM6N2KJxePD04dt+q/8m2aCqaxOlzOl4Y/Q5jotlwxoRJy",
+	"Pv7ycWjoJz9VXGOlY9BAt7L2TSXALnrLqk3FNcPaGJS4MEEfBnj2DUmbmMSZpjdx/97Z+Juf7X/HP388",
+	"S758FGsuFA8DC7faIEfsynxHtz9G4fOU5NQXnN4wduNiI8PYvbUUOWhCumYK/7VhuXD/1qu6sv9cVBz/",
+	"oQw9tP+s4etYuF/YbO7UK2zD6YMEaMtMbeKT3G3qDf2sXAtWl92uOn0rETNcCVhvOokXTmr3mgorMzz8",
+	"eMO2n9LTCEp/aeDvXEnahaua2dTZSVH8vWFblH4nmbo1Cln3ZyNHIVftPlnnqTl3pOGHRckQhZtM9+af",
+	"k9n453g2m+MSOy0UzJKn3tTbVDFIrBsSjEHmZwCjbVDimkYMdditeqeQgdNBnWHMaAfmC6SG9ly4wGon",
+	"Y8WYL+WvA1HJdyHH6brCX3OQZijsQ2gGuTTaTmm1T+ZqvRuEs6WbcYCR7XmOVcpmmcyNMIF2X/+dq2tT",
+	"ZxljOehroMqkU4jcrSq8yr7uGtqA7aqh3H2KUbqWNwRzmaHWtLoxeJ+GxTzUA4+52F9AQvkAAeficqtD",
+	"YpGp2wHK7IBHOGT09ttG37FOIAtXsiIsSBeUhy0LKi5t2diYgdVS1NkektppN95TdsUW7W+Kq9kc8ZUs",
+	"cnXpI+pdx19LSM3y7rwsKLMTrfLTsEkUKbCE1Eke6Q4jwTbnOGOn9Tne1Cgzac7kRTR96qmlsOHhYQ8M",
+	"I3loGRTYjlSunm81myn+K+sp78sFgYqWJ3VK7e0qH5LcXbMgyzn12Um7CLSiF0++3Cd0RHpD+rWf0low",
+	"XkV9rmRRa6wGLxd34VEdCH1KyRALXXmfQFuZH0VE/f0Y1j2DAOIt+CbBuXvI4sZjOPjc21/3m1NdUykb",
+	"PGi4nC9EV8gNOUsImibJeQKGR/IksUl9F2en+f7JcFExNrXjJYYjTOGVhDChWVVWXLEpDt5KjSjkxsKi",
+	"Xg+SgfnE5UlE6Sbu/dl+Nyvq22bLmVTYexJUZrdWOGBW3cJGXJgPy42umDEV8SfgenpncwCm2qaIHNEw",
+	"BXZ61IhgTD48oM2aOzxeITdHDGeP5KgRnYH7tD4txx19gPZge4r2rvBmKbDDdgK3noXGY4VuPyoI5EQm",
+	"0HRUVsjhoQ1rpYxaRitnz7SthCCz/jJiwHbjonBrDbYnlMdpFTX4jIo3zk66vx+YNaKCH8AZVofpd89f",
+	"Pb9+DjVQ29bWzrZQceR5bmRHo2gUXGl19+ZsaGGeVbLoba5s08fRNDy1hYrAOw0HhzI9HlxqqBAUnYfz",
+	"G4V1uFvtdmkORaBgR3OWUaOUY/FD25pDVs1BD3uqICnGbKCBkU3MFpzxs0XgYL3mb1juIBngWgc/HwWe",
+	"/+JFjLBdhc8X990thlxAqy5wlxicdF5a9J2Mjq72cUzbjm6T/E7opCty4xHG3py734o/6ht9Rn2jf8t6",
+	"RqfXL7pbyaLfp0LR5wRrvnv38ruIq9a7dgN3L77WuS0T8tTZ2HnbsQ86Pcq1iY1egwKVjr7h3YyD5T9U",
+	"CaXjAkf/Y1RDgtONIeTTXgFq2kgZiY+5NSqLbxLviktE+ne3vbetmDFk6KE00+N0sq+kFr0EmaPgg7Yf",
+	"VJ+OWMu/4ypL/8kKKd1T6aQ/iiP9URzp5OJIYBDpqY50oDDSnVbzX7ZmUa1YFZU4oKGMeSWQCfeK4Me2",
+	"qPyjEtG/aSWiPyoP9fK3P2oNfY40oIp6GWEi9ZqKsQ/jc27VhLjLGZg7sJadTQt0vc3RD3dJOCps2OkN",
+	"ovwMUldg7Q+0G3AD3bKqpePwuPrS1EM6fIZX+O79lxH6naoEHTwuLNkUt7m8wg74ISFBkB/LC04yx9jG",
+	"lzMRM4eDkRITzpoOmRAHF8P2Vr1WfBs6T+1d9SmpWHtazAL+J/EqSt1wGmtP2NWg7fFbndejaJss7CgS",
+	"caLdNXR1DFJdy9Gu5aajbLWlk64c35KOd6XLXpGrRzJsqeNdO2bXchuQ5l35IsqGQ502ifoOugJSS+9u",
+	"ewPaKNwyZ7buWb/T5WlZFttncMXiGX6O4mHZUPN2LMAn2kYFW5tiH44WVkK6BV2qdITd1AMhe9iuEbq/",
+	"GW8gUpaR6Bua5+kU+p4Boffphuaqgf2KEsE2rfkvSYpgS6d25zmEuqzlLfxUMFrZEvudTvFlVQsMfvK1",
+	"4fLcn4Lvbh9xfe40YjXAhC0dOLb+RqxgcHTnRXIOBVmdJyCvtuaipQnZyLrISS5jeVa+N5ePgAHcCnck",
+	"ZGuNgXcDINdr9cfHiT0Q0KLNUOmJtqsQdSNsxm4z3sh0j1gMlhmIHLbUG5xJCzjxvNqCkQdhcScl5CDP",
+	"cbwGTUJwgBinY1DRsxNYC7ppRd6B4T2xFYsCzXE2MG1vox9NjYqRP68qWcVwdGutxTnBePhYu/c8ZsbX",
+	"INEpQW/YDMyw2PLGW2Bh0JkNso/SizVTymbX7r+NGZJ29/6Brf5ZzqNebKq2IltVUsjaa1awyMiWWx6p",
+	"qFyzaw13ED5FNwjOZjd/zxyOralh0K6smDJyECqtPnsBAhDlwdbHQTUM7+g/ZaU9DcSCmp220Gd7mT6g",
+	"8C4rXXDB1Wr/ORy865jjcFSqZlghtcXEml1gdKMFPti7NavWXNAi5Dp/r1kNfZBtCQTX99gMYegVfH6Y",
+	"C9mlB3JggJgHbsHd0he6TjK1Au40Z9jL6bSQYxRzZ3u9cgaH8D0MifWJ0gbz7exUqI1NGoYsS0qWUvqf",
+	"jQBAuVB3Si86XK/HYnWjr4ZdED87Na4b0bYLsf5j3untc2qYO8hNTn7yzn+4vBgAYJsTbYNGR8M3371I",
+	"yOvFgmcsIXxNl0z9/+z9C3PbRpY/DH+VLu77L5NekCKpiy2qtuavKHLiiR17JDmZN3GKaAJNERGI5qBB",
+	"yYzH3+b5Js8Xe6rPOd1ogA1eZCeb2Z3a2olF3Pp6+lx/v45LXbSdSaNCbBT6zpsNlShlm7PCC8Pb33mW",
+	"X5h0d4fVn7UzycIDbTQmBVCoi0xZ6IqJQBhjcjag3glChbXD3hx4l3vFB1CtTaY8psYHrNfroadFfEgU",
+	"OP5BY7XFY5YSCv3rkBhSX18AyL9PDi5Zo5vKN9y0hqZao7KmD0xJCBovM3IAxpKcMlIqoIKsCsIkuoM6",
+	"Dqzr1pqrreX2ZyBCey6Ru/5xQgy4uQppCPD1nBnHSy7n+8kwPce+OOuCQ5TTBm8Ctkj5aiLlXcAg6Jwm",
+	"CrIa7HSj1fUY6OjapEKTmqfSDl2TXaLHTyoMrJQunjM9izMIlypIMPIMxmeE7uxH16jtTeaHzSODbYWA",
+	"A5msBr1+1zDdehPlorF9VGFh53+nlq35DjdPdN2J5POw0Fw0LwcnuWC/XfQmM44Dy+Jr0tF2T4Rg5w46",
+	"FdR6ZgxbyLB4drJi4Z1YEZmkxRQCsnDMZOFFNOvst2k3V3/kpkPEEI5xC9NIU/rhloToPtc27snR9sql",
+	"sVO3NG6oWoJMwC0VGUsFtT4Vp1ctdXA9szAXU5HrNyTFI7AFEbxINThkZzKJBM1PqEQqoiI0TqYqtpYJ",
+	"XWOUHu/UZ+ttJs3PEJ5hugWNQPe7tLgG1bOO6WT21TYAgh9nCHXlLgo8/qdQz2sWjj8/xYRuPaMmsyKX",
+	"Ke4d94wEeR7Af3guOAgSSBkJWjhircB+4Zfdqm5wVdG9zbLhVaKKpsTgTGZJxFOG59jUpO6aTJ/2hkzt",
+	"LK6mqSk257GgN3QCCovo9cH9WWk99r0s2ILf+t0Ry8ybKKrHTLcUVtD2DHy70PbwdjUmsdZmAV8ZUFub",
+	"J+A1z5KpUMaT+LiC81hEKdeH+L1gc3oh8fdS3SmLhYJtWA3qyClMgkkR3Mu0K/16m3fTFUaGTeWaBfIA",
+	"dxakVGUrUDv822lrTmROgDaV+FohiZKEtVdyWUaIC4U5DeA5zqg2oePB4UDXoz6vIEqayaxbx0nB4j1Q",
+	"2MU/ljwFfBcc/B7WyIsPPCrSFfk90M1dVhh8Jtys+dbWDGwvSfInPZ/LTIw9CeI0mz4NCcap7GaVSEyP",
+	"FpS9BiwWQIVrM3gQcccN4YJUadu08onhwE2yKF1i+ekLvZyIJ7+YiXkDLbS77eygbNhxXmemsXPmMhbG",
+	"uhmxsERPs/XfnLKgAlOK5FzKGM+LZKpNDoxROgGzsBOwMJrxIiS/BaRq3ItccQOo554J5su2YgccwMUG",
+	"i8nJ//FK9LsEyUEqhZNlbLpMNjH98TVnjJ1Hk9Jp/Bj71ApaMVezieQ5hkSTWMQCDEDjQdA/L6BEZCaE",
+	"/msRT6Hmf6ISiGfEvOBj8WGRyhxeuJBxxBVE2ZJYyA0jYPIs1t13v8pJaLJLErUGUN0rdSt7W1QSg5tU",
+	"aMyyqGph7iD9KidOaHJDQ69nPPeWtkJyJqhVkEUD2CGZIzM+30ltnpmsfLEAaUG1kuJxyV15kkXJgqfe",
+	"HAR71Sa4maHTGq4bFy8En3sH0JQymQep2sfW/2zVj2ptcJtMb9/RyQqT6FegMMBGk5k57gewcfAESko5",
+	"KOLOBi1nsxJTOR/XU9ofo+LA4tym4LghKmyq+dqWEXuckvMNjKVvV+yltVSW57qIBDZFxuM4159ph3pV",
+	"armNy7KMbBF+fC+S85C1Q7yMYXS9cFkSs3ao/7UGLH843G7IrO+SmjSDZo2M/qwHHzLBoPVnzDRnVM2m",
+	"J30Fu5go5AUF7x30ra1HVF/r0g+FyHhWdM4YdgT1ybnQOjYZfvp3+DD12RWFe+/nWhep4HBUqRDo2aLE",
+	"EeOpkpZ2bs4zRFlx8P0C51GhCpnbmG7lYPsd5MeGDdAUXjK0ecZcMuURFFhGIXHmxtoSy6yHQoWSLdfw",
+	"X43/nXQVzJhA2H0C6Yc2Uem4fnUnwILcVFg4Lm+uFSFPsWVW6BUFyrKh/TPANgC8xz6+p/jV+9aIvSe2",
+	"vvetT+H+HH5VK6y5VFlv03pllx1KBU5+ApvE1BfXDQrrZlt6WUiFapKySmvW0R9WYViJrG2oW/vvLD47",
+	"YwuuQP3na0j4u9SU7V8ptgsepVNDtaXiaf1yI6jHH5i//8dkI1NS7xfKnTW5rV8mTfWLlwbvnN35udmc",
+	"lVRCNxOxmmFZz990shx3SiskOfnWi2B/Dv41vWGrvrqAZeJBgLczVx6rY8bVeC5z0bBxvqRTLWhl4kMx",
+	"jpa58uUuvdVSBaB64YbQ1g7rp6B3NncM+dy4wp97ey8F489z2xOUQ9E8BT9Q2f5jfXtVh10hMba4n9br",
+	"5PvsHAujgletT3g9SCGQy+vL72AlkmwxF/H4L0V9Bz260HhBYKsKE00IkZbm6IFrjcPorotcTlIxp4i4",
+	"zK2nOM9lrkIvZP+Gg8xMhmkZYJBzQ19c94O05wIAugHJEvCjKQ+9MieBeVqJOc+KJFJOHZEBbaCzjzsp",
+	"i5/l/vMKqp1WYVNM+KaiQ5awwLtEhXE2vHFmPXuUJoBprnN+B4hm/F5AXlvJMLCTwIBlSely69JC3nk6",
+	"li+FAcjGVaN7AkmvozLvoqThp9l8sGlPFKHwu6cfeJ4lma9gw1akTJbgUpvwSbpiy0zb7lkMAPEZW2ZQ",
+	"NuhQ+cB+pmSRLzEotZUi71qBmS+n9RtWDtpMvuPDpMjCXtf7Yx0ciKmML9RM/i7Oq72dU6Yx+0lCCt05",
+	"neKgyz5wMqITZYYC8PEXQlsZd4KFlyRk2gQ+77yiQmUd1vzoHBETTOAN0oQUnJFAfYNiExhJvQIQsey9",
+	"SePGlWyTxyGzGdLiwUT22ly1XGk3r3lLHvOGsghnKp2J2boO/aoMXfxvUF3oy7trMH+U2oHtusJpbSrv",
+	"XRaRnBMFBK2AJu1h1wzaTDyMd06uNxn1hhyG2nBGsUt3w0zEVOZwjqqCrxTj9zxJMYYBR7jgeZqI3Ly6",
+	"noC/7jilb8XjaS63NBM9Z9X2gPv2wagE2z63wbCotmN9ALfOcaMz5E0m8MS2HcHyIQvmVsVx+93DCzeU",
+	"yWLGE0uaDEsBYF3bwgoiBKGaB9bmDrTh/nLfCkRPrrPz/QrS7J9dZGKfNqwOC6r3yBxKvQHsO7Qyq8Se",
+	"3vbycY/LE03ekBxyTuy+wd+IifepKFTNr13BkEmKRjw5maWrzhkLibBAf3muD2bU1MvAjH4V4hO664Ge",
+	"0n1EW32ro9jpvW+WQGn7iqtEPSZDXy0XCJYsM8EKueim4l6kZbqeBxDFs8GTgjdkef0g8mSaiJiJ+wTw",
+	"UaxtDZ84YzX0aMOfQ7nA1DzaUzudpzAUF9QiL0icllbQFs9qsmAOUPvt5PYp8gDkjE+QiUfmLJWqQHR2",
+	"aieH4uJkamhlnIkn2EwLo5nKh+1zX45spd2N68AWZ+1U0fkjQh0D22SMlAosUSPGERdnIbVwybughC64",
+	"Vs4No9pExivWNkxBVP95cBh2YFjCfyxFvurBvtAX9bO9KkOI/nkmeCzy3stYzBeyEFm06n4nVp9Z4WXq",
+	"LTeVeMFQ/ZAIDw7rt/IBRNRMPrig7gYyW+bFVKaJXN8DDemXF/i87mo1NWlbTcF3AiMmb80nXxZi3kNp",
+	"6R+iptMpNFgJFcj0J4rdiRUlILIQ8m3CESzkNHG5aPB2Pa0gIBG4s9STAI67V2a4iBiCbcUyt2R9ibK4",
+	"9wQOj/CftQTuChontAcPR3qt3v/UEe9R6Y9xwkLWl8wUlsQh5lP0CidZ0pypZbZkYHn2aBX9smPBRCV/",
+	"cuNp+w3VBeGp+yNVnT/+zL1+8xbOo2We4b7lFutmv9P3M3L1XXgtww2gG/BE+RjBd8t8h4j5ONlcp+SH",
+	"/MFnKf28DUTgHupjIJA0pcFuq423cbd27ls0gGj+Ft/r+s3bmhfAqSVgbQL42obt5TPs67UBDZXpZj3G",
+	"1QXpV8cR10iLDTtWxDBXegB39/f9YJ9heEuFZKJEWQqROgMPKlXl+4R1/mW8gfC9JqhmPZPIuOegQfEa",
+	"LWFYw5IIG5yAj4KyunF67CIpZ3h+GfcjzdAOi7euf0L3ndZZx59v2fxVTjZWiP8qJ1SHrI+UB67YJJXR",
+	"3eeUi+eCK5kBayujjBoWasMSVFaAoM5uk0wQM11QO3jGywwFUAK1xSHVuI2pXeEmjoyGWgxHW9mIYiQ+",
+	"LFKe2d3x2bXrevC3xGgazwuT74BMd4gTFkBaclwm8aeroNQMHG/AumMS+Ue5Z9f79tKFrRIwxlu8Ewup",
+	"j3W0/TDjBajvNYZSvdiQTsdgQ4nO9rrbJpu8CWKoxlXr2OGhHRQfkFC9+iFgD7MkmsHZrE0hehGVcj4e",
+	"EwL2sulDwyJqyi96lUxFtIpS4J0plsp6/MoM2PfZ+6wLFsASVEET9gjYA0e2MsS7MJog5F/lye2sIM7E",
+	"kPgSRdjpwauSbLzI5W0ulHJzb8UHES31C/EuYMrXH6Tf0bWmlgDgKmLWdqWDS5OR80yfmRC/JsqEeRJ3",
+	"f5WTDsSsyrJ8+I5D/dg2VzqkWC+1QoVAA4ZCdmGYVK2fscfObTlFDJttzldaQpt+x/ghgwzg/QoBOYRE",
+	"OK34SrGH2aqkErFWNopaSAAjJU8PB37CSLjKNwgUT6vuJAkhmd0kNUHu4q9ygkojzF5oBCUOEM8ika41",
+	"3f5sfLRu/UTFwwJL6CJNoEq80NvUHfXAAawoOwCj7XxZH8D0bUxrS8Utj1bsfsDUMp/ySDC1EGla5fLk",
+	"zp9Vc8TCMDiLEY4FvejANqeXlJgMQYtaB6nc1DKv5fJKysUFCE+/TEEw7ap4rQDCceDMZEsltKYUzaQx",
+	"dspoJKQsoOvRBw+0WOSSR7MNVDXmlhqy+z6g6igbx49mynWtCTl12f7XaGudVmZUSL5VY8eK0QYoaPlQ",
+	"uhX1bZ4PWE1z9x69QSq5J6ry8rpBYiuHd+rGNvBJhGLLKODgmXH5oBihjeiDUhKo8Zx/wCOHMo83hETg",
+	"E5uZf9hkGd+KwqCgeoZznyOuZBJuKDS1l/fDNswpzWGc8ux26dXoXtEVs+WIfM7rocnlw4b1dXH9A4t5",
+	"wb/c0lrwXIkYXpyjNbTnamkgvFUYvUCR4RultVVWXRNeUWA3II2TTzXRkhJstU0Qd6Uw6JItjJ5NzFJP",
+	"plORKzYRxYPQ9tuDJJb8Neuj4RMhj2NQNCCpGbxbWgzPuHLcxe0wEw8hU6Lo9AzgnPOMQHRnuTTPxhBw",
+	"CKW2ZukhwqsLR2wiixmp3dh8wLBc82NBuywyXWyRvvyHTia8pjz25onC95+Rs5sMb9OPHuTINGEEul1r",
+	"eBEOIbxmwX1wIa7/mbWvXlywk9P+oFOa+B6JX+LPgQ9gJktMbb5YCA7owTJn91yraH5vbD1Hn0O6JC2F",
+	"phX5N9oWXyfTqX9JlgTmU1Jg3cQ1d8D2WIfVBUImG1TPkfoJwNOCx8DAA0r3+tbA5Uq7osfCZVZ7rX2j",
+	"SXHqMVjbo3Lpr33UdihOYq1C60dkMdZKEod6QefpJwrIVAkFg5CY2itRVPQvs5KDlm0ghrgBt9B99QYE",
+	"wxipVn1wyP5xUa7MYG3YvLiA8YWg2Nt56ARMYWbhZAXhkp3dT3Wx5jmJzDxu3LNqBjEoGEM6RYijJ7x+",
+	"d3FxeX1d5/c+7Pd3UNzMx8dm6Dckx+2wFpUd0YdZUgi10Oo4ATl0/J4xs6LGm8ZhTfS442EFg9mLrqss",
+	"KUAGW9Vj3wGyzcvlw5jCCN4GzrUqr+WQXvMmqOQ0us6EZgXHA8cyP67ucC/mn6EkbdaRmlSXjR3T/TFJ",
+	"bCTGNuuIu+X9f6XH60o+mMz/mnx2WuWfBKfPLvYdbjPPwnY2mm/RrUmSpiPhatlwGpyjqYaUl1pmVUJt",
+	"Syc/KQDd2J2UGtWlHpoGyFNe0A6Am3y5Ls1LePf31kxByJUzk/+Igl8ze8ts80rD7AxgKHAGsKkxrE1Z",
+	"HkYa2S2VKGKz1sdZ54uaHPrMF1mRr9C+MXsd90agNwr8lsdIjrzzIVHRND75iQW2jZ0ZtR22aDQT8TIV",
+	"jbi6einvtLhUmVq2rYu0c2wiZD1a5bSp0t+g3BD+xeRb4mXL3Oncsqkb8+S+lQ9szrOVAz055Wmqpxt8",
+	"FUZraNLxPKP8N/smSvAlveO/SrVjOz6NV9Xf8Ga9H3Z4a1Xt2usDVWVw+7dKpW+fz5S67J6Et4/SNtfW",
+	"ysZ8yqrnrm3RyfYS82JvKb+JINNSz1oYNhQSuyVsAn6dUiIe+70c16IowBNNdBWbJ3yTIBt0J1yRTxvv",
+	"+aLahlNkKAueNnQHvGSJHa89F5gjgCoSyofOW2nH2jj71t/raHEjpY+LHSh/HBgJKg8nrA4fFzLRvnne",
+	"ZfOmC+l4ow0qEyd+OK82TwRjfq77baXI/nSpt1QY7OHu8SdLAau4f1O9vnhLrONskcv7JIaqpWK7u8BQ",
+	"duC7nX7WCz3Lcd0wf35IEACwoHGXqcdvtV/1gVkrHmUClt2GUw7po8CiIZUrLYCUe85XTHyIhIhZiDmA",
+	"nT33hylXwCb4xujtRqLlxiA35KFR2NLC8Rj71AE0AtVwZXK6N+ZLsWv9TnYnVvi74Rly4ZFqFwknLHQ/",
+	"CL4Egxwmc/RmIZI1rUUex5imG0bqPqy8f2ES8dBhkUnCQsTfYrEQGTzL2ncCucGnBrK4RNpUph+dHjP1",
+	"fcoQclnYtUyfBgDNMDLBH8s3nWSsHU55RlkX9N0xoBaH1hscrcKg0vpQNwaQzlTgBpUqE9IhEiclCoaY",
+	"kjw100HDhuUeIfLmjePkFipIyVBYFqYCk9DUcKh0n3ywC+WHm4hQaJGUy8iFu9pp731dfqWKO3k49LBi",
+	"wcr1NwavoV2h9QptV2idAmdUb0dwXeF8IMUhJm/KbB8O7vNbkRWw2tebO08yA5q5JYhAHWna1G9x+hr8",
+	"O8CR7rDjQ3YTkmCtzyLkyO0sCZ2PXxdisbUCEt++pRuPrda2RmohcYnulbFJZYAePKkPRa5VzejuNpdL",
+	"461NeZZpYYEY+QW/E5QwShkSjZmSJXsnxNs/FECrp1eiKTt1PGkDAqje6glwvVR7wvA3xKu2z9KmamYY",
+	"H8DdnnElbOpqWdD8wBXtu8bC5o3gWgs6y3ZcnfUx8ljbk/GWeKhaTrqllWoTeHA/LZa5Wop9IqUbytIc",
+	"/xtRbFWbt2VqYCt6LShctjFQ3fokeMETP3hckRTpDoUEeFtg3uRtp8nNv9AHiz/hTz6wKc+dA/ZWFngO",
+	"gWugUJRgD1hChRNUXPBbLyKQ9Dm/r+gdWBFHuVWWKGS7vUU5K7u9t6T32fxSfdrokW18q+7wShRM90nv",
+	"HkpWapvsA308OUCeWz/YoLGep6kdZPK5Y9XCfkopvj3AGXDSfEw3N64QfTg2eAKovmLKeNmsmviAqoex",
+	"F4z8xq3oCMs7x5QbDeFXyCDRa83YzgupEowr2MIrWJwUhisrQxr5icb+7NwfZyubgi3KGW1OzY0TtQBr",
+	"uJ6cm2SU540lRfrY2I1+vwzy7ZdDbUcRQ+tsQmOAajLisFL9zVo9EPidodZDq7CrhUCQMKpm85fXl3RC",
+	"XgQNm1JZZpZQ+3Bse+wcrEgaGmY4xtBaGJV6Kd5u4nF2JyRZl3wJgGLmfjGAZzAuJ3NACIAY8sI+3jHZ",
+	"qYlCJh2op4SEc/PZmUxjNuj3g36/bz76uKpb67uxNZS041xWpOqu3Fqe42wpx+1CSyco+ZKcte7d34hM",
+	"4hFxLy7Y6dHxM4s8g8eI2jPLfc6jWZKJMmO8Ro1WVleU+2eZ8WUx0x2MOGVMZrIYT7XCp//QfUMvJuSb",
+	"Whfsnjnu5Qlb1zFtTjtTCxEl0yTCwlht4EZkA4pmyeJRWV5o8YXyADXREXrUJzwu5dQXqPRIMlVwb2Eo",
+	"bkpQW2xs38t4LVQzD2H49y4ZBN2XX4flvoafevvwiOm3fXtz89bkYetlUUnSOz49dX2iff95aTShNcqI",
+	"vAjYrFqrQJGSMmqN61q/1U8/7K3HO2fvrl4ipQRUA2NJ33Slj3vfa+nQaI1as6JYqNHBgRFUcS8W9wd0",
+	"vzood0IX+fO2kt9gRZ5R80rXa9Ne/9tSFvxiJqK7TUydSPlQxc4s0b+RxxPLZh1oIG2/iphlPiuWLm7K",
+	"ucAK3lSvXBZp3ZKQqZdQ6WCqdBt8sZiTN87FnCeZV137EVKpTHK8+7HJcqVMqzerZuVnXPaM9bxQb8tZ",
+	"JFWxQ9QAb98DxxDv9/MR0iQ5kFP5MgMod9iuIh7b1qV8vhCxqf4vEpE/ARD/D2M79LD4uPJ50o3KRHUN",
+	"kOVBC6IdJplaTqdJlIisMPmTloiakunw5nBnUn639VvRaWiIapvHLErPC+00eCbdt9zswDTuuc3mecTT",
+	"FAbcuCv+oZ8ZwTQEdqVqbWyRJ+Seq4fY4J5xpHvumR/9gcK+KclYhAR2WFcQ34qcLbOk2MFAgQfHC5HT",
+	"VPqgzpJIGD4NvMn54qCvtVJyj3a2h70+e3OPWDhNpczblTFiB6zek064vwwYT2W+1zIkEWFSzL/odp8l",
+	"tzN9uNttjxsZvKeQRjLNhRixEPEbwkCfVCMW6sfCgImsEPkiT5S+BSGSO2f4zpzZLUIvR++dIzWSImAI",
+	"OGFdenA6Y4BqU5duEp+hmmD0ybPVqkvdsyArI7t5ynz7lSz7KyR38APlTETksGIac8QCD9jaPB+LNdaS",
+	"NXsUyJLNodAMTVowZZjMtq/PScqzu3GcQ/3T+je+0ped3I62idKYPnRYKqYFk8ti+7fi5SIF/Vw1f9B0",
+	"yrwVRm6poHwtyRuNfZaLBUSPXZgGbOL2dplp8Oj1WQGwcXIK1X04CAAEHlL/oYBK1VGstjtW7DeDcobr",
+	"s+EdMf8K9C89VODJXY1FGiNToNebx6GBw8ulLMza/FVOyNxGW1gvTTmfJwUGmaCuU824J6FnzvO7WD5k",
+	"Te1AUJuMvab7GsyJ8hv+F90mtkVl7Qn6oy1WBx5TetwKcwM+Ygtp6Q1Y6kvVebaDIQMwF7bgOZ+LQuSd",
+	"uq3Y757y7vSXj0f9T/+/rVq3HZha9/xTic/dSJle8DRVbxBn7jE4R9zkmtM7u5AJMZdZUoDb/mFEDo0K",
+	"/5NW46zog5QCrW2osAQ44ehlVWq6TA3uqUNcF3mkGARPMm+tn1S2TAUT5/esVmrSrY31CgARELcP9F41",
+	"JYUi3u9DJQP1pj5sGqPPCC44yqTLhG1G1b+Q0P76q5x83eC1OK+63JIMQEhHxr6GFIFknmS3gbPTgvUy",
+	"lICZZa0CkwaPYTa3LlPmyS3Uphrbn105iDl4/CHvhEUFBi48qhCuGMYfWzyT2Woul2ocFXwsMm0AxHYz",
+	"VK/e8zzhWdEaaUshaCGx1lwbF0msWqOff3FqWSFLrDXsD4+7/cPu4OimfzoanI6OTn6qZiit3TMc9Q9/",
+	"crSHaMZzSN47Lm00g4flhMawSQ5iPvXAOEpbz6JTcXLy7LT77Gh43D3qx6J7enQ06Yr+s2k0mJ72uXgG",
+	"yFpQdmseL2NlrR9hi1++I/4RmF2hdY+JSuJEQYlCwRbL+QKSuyzj7kzOIRLBdEeDkj8cU4gZeV2IqGch",
+	"cjaTSwWUmn8BQWeOpPJYaP0H+1bwoqu/Zb4vFEFY1L+qv3H5jrX11zvvs/fZf/wHo+xC/de5kTeDo1rH",
+	"IEWOmLWodaA50peQHBpr8pVKUug+RDSTYsZ4ORrrg9FjkACs51VBl7u2y/ghVHKTjH0jckgXai8XWte9",
+	"fHfFhgNwCi/1aQyd++ryG3b5mkFlNZ/PBSZ7vCx4umLtgn8wlpCcspPj/8PKNx2ie1lOGdT5d6B2/J/s",
+	"QhuC+Yr9k701r2T/ZK8r0/TP99k/u92u/X/93NeX7J/YmCT7TaRzrlTG9fZg/3QbDve+uIJXvs2TubgS",
+	"mbx/QjcNnJvOb9g/2RXXEmSp2BuR6k6zb7iie58Fx3grzimGC/Rfgx776vzFecCefqWHSU2lyGORL/Vc",
+	"LUWuLYnkt0SbHewbMeFiGYunASzP3vu1w3XUig7joRhM+/x08jx6Fp+I4+kRP5wMo0HcF6fT5/zZ5CQ6",
+	"jo8cFwFIFo94sBvYAFrusoOrJd8egqq8nr3mu8fHxXv9hh0OTk66A8bTxYx3h4xwUny8rmOY+rFY5s65",
+	"40YszWrZHh42Laq/13f+bDzPyu77Hv1vF14PYjKT8m68zFPHCat/Uj2Hvsr6OP1OJrtY7OkI1jrA+EOZ",
+	"JzGdtBxwBVRLaQEf8cG0H52K4eRZfHjCn4vj6SDqT07j5+IZP5keR0eTQz48HWw5mY5Gh4OfHBCdUevN",
+	"soDYFibF5aowQTvKzYWDpz85jk6nz0T3MB7y7tH0ZNA95c9FdxgdxSeTgXg+Pey3PgX7dOhUPI+fRSeT",
+	"Y340PRTDGHrDn0+fiZOYejMdiH68pUPPRv1htUNG9mEACZidRPyFOgO0TPWe7CxbNvfkdHR0XO3JC1KR",
+	"iChyzw78Ak/QOttBETHILRu1nrski0FkJEWCRF17NQrCDPkGtQlGwAR9HFQR3Ruk0GmJZXdmNIeu1Ry6",
+	"8C5UkB7/Gf1jDe61JqF/dmRx6+vLNfE3Gg4gTcuRpC3fgYoLzL7pxdX6mwbrb6oct7VXnN+sv+LZcf0N",
+	"vrO49emXGkGQZ/qf/fRIYVhzYbna+O6uy3Pz2EXBGxyY2jLtFrLLIwy9ikJLf8VUcpthXTNDjjpVdW+k",
+	"SQZMKouFYkoI1kayNcAhQL7czhqqnFbtlCDGOL5YPFE2F7izE0hJg8nSFE7btw8FjQcwPMJ49Jhh5gWV",
+	"xB8LazCV1lulD+LaeNPdvqYqIT4DNaeug61Zrva6NugXCeRhF5KFEChHKoiDsGJwby0TWoNMdgGed1ux",
+	"BoEZjiPlWbNfiZUk09ikCcADIzYr6+hkIWJmv16SL5UAWuTSmnG0tO2zDwKJGhF9usITBDD5Fmm6bRbM",
+	"1eX5168vnyj7PZYvU9Hpse+xkL5IUkPpS19XO631qj3dWHX1q5xg33KBXNcOMpWhn9Kb4UGreu0oFVD6",
+	"Ch1jk1UFNu2RrGU7lofphj5wRW6KPUrE1k7hNeeRLHhqY1F0m80dgVQokzipj/aAZQJsQkQ1++8MEFua",
+	"7y2xYROjpBhxNejUsykwu7fQwm2ut/FaFGV6ADi1VIkqJ/MSPe3MWViwztoW5Xw3ae7wgu3caHykYWSJ",
+	"fJ/aTWCU1pO2HXfSygm9W4EZqa2PKxtaMl61GAeIlyWPquMX1dY9iNWGOw5JYyaQv4fglK0hVG5vTklC",
+	"BvVuLClcvM51uE4XmXMXfsuSv7IWqobfEQuwjdlgQZkrCGamjZzAKdShqgVKKLKlgmW2WhV9wjmZm3Il",
+	"XxIiuKMO7FQHa1yEzTk169iHDB8y3xnRQGeyYBNhF1T7qH+KOXa0uzrEDIvYjs71eg5eA/TJbqAdEHpb",
+	"TrAQap0Wrr+dLbr0Uu62iSnQtr6D3+q1mWH0A9BB4YAGd4RibSx9hPXsQi/qVXTGuDNQel/cCbFA/l0s",
+	"wVQOWAq+Fo9lovmBoYTRQANVMc4yAUD+HYtAZWVdr+bs2txZ3G6UvncZzWRTNs2XPFlMdgvBvkxlHhBK",
+	"qisL9GHMKXrergSvzB0m4cw9DUqpaqF/s7hMudIvpbq6gIlUCZv60Om5wSYnLLbP2mmI7K2Px5uSW8qn",
+	"/W0I6rW3x/E6JuqHtay7R/XIi6YftRhXbyZK5PfkbR8xzuaJUhRvY7EUmNoFXIVGVIET3YpMAyEHRIKG",
+	"UwvYHolcO2TiXmQFaaQPbr0+whfVgnyIfYzftWOGHxUfihyZshmCY8NKg+R/ig8qiTBDprjbfTOoEhRx",
+	"C3c6Dx2/n/ccAcxc2tNOBE2msaVhOysXgLZBE2MOFJQ8u1P+7xW9uwE9xVfpr/dJebxU24SQvOQOQnAX",
+	"wJSRlC3vCqUeuyQQ+4QgiEkpQ3DZGnSNXhU798pkpS7TwhuvJfLljVjkPC1EnnFYEoZoI2BLhWe1Xgla",
+	"9w4/VnlcPiG4seG2ZK/kg8gBlf0Bclf0PomTWy2Lf5UJBThnq8VM6OnFcmiT/OSyHXCA997Ob+rLmM63",
+	"mjAlOhDdbj0cempwPh5vRe0GNlHCbH9qcLvtTbJLZdiUwgGL1QKOFXiuCNzzLpRuO3TCMyEJ+6rsrBG1",
+	"1FDKcoF5q5aBN4cKdATSW4kd+TLqIzCeWE6rnc6UEsMPCdCREmsfvwMEXzmcBrvwYGEmQOmcaKNHIUC3",
+	"RQf17JLACrYCZyWLE2ub7MEyqRD4pzo1AV+Obz3bwGTwkAi/5fdC3wcjt9Oob2JFh93Cs1U5CBU3BQHj",
+	"7G7+V5yn3kxePKKgLA3vXXM8YmrTbaIKkWvFBMYUNUprJuVAK6UIAqGYUcl4M954xWDIk705vW2xEHG7",
+	"21ICp/bVZlR68qVd3vYK8IszOxXBVvMp+cSHe+KWWi6dcdb+CSqluu4Erfkd1903TV7cJj/qlsycRrik",
+	"WmoOV0D1h3KuQvBnyyxq+TFfLqGlHjP6/FyVP0FySmOs9g8JOG0Pu3xar5j7t0P19l/Enfk/1H/0xzll",
+	"/tc6GP5ttPzZjZY/Tnn8kylcu2kyfor5cwD2wKhVqdXsxThfs/204oHV/+QdWRCIxOcy03uUs+289B5Y",
+	"PqDVgRtCfXBAaYJurH4SGmtO43of2JsF/8dS9PbWyB9Bd+/z8K7XwKxz6wATLnIzGDQ0KyqtrHMMPLv2",
+	"QsxECFhY1bRDLCrq9NiLRxgzLHS0+NDQFntKqfbIKmjrr1m3gjkwshhS5FdsuUglj0UMvJmRXKyqRIxw",
+	"gD9R9XwEdp6xJWJaARqcgHNgKnOR3CKUUpGkKQsJ62GMXwlZAlzMR8OhB/yAZXyuNeLaiB68X/b7h1GS",
+	"xeID/FPsmQ5RQp0N+7UNELTwOKDrenH+TooZV04hYdscvLTWOmel55i8yJgZs67D9baEJ6+WGb4iMaxE",
+	"OzHxBXW2PQ8zn7N8qKzSXQaAUZNx8LsnxI4InEiKHfWPXBCL7aR9nxPXfM3vSvfsNm2zmlZ0RgcbPJFy",
+	"rUeBaICMqgbN9LFsWOdVJx4kemoTsN8dDMn55HFaVQl3EYfSoE5u8vnRQlMBS6b6XK/kDPg8U4kygIgx",
+	"TLKB7yAfYeMe3slttVn9tgdrSbuSs4Kru0ep4BvdVlciEsm9QNQCTP1iAP1Q1YTBAK1yzWlRbYnswI0F",
+	"hicq3+CFdGMHIxb+vXud3GZcD3L3+tvz4fFJCHCeLoHA+duXAOCpXxhgoMo10yBJyvjWmBJRLgr0Yl4X",
+	"PIt5HrMf8aKy50hXma+GhIFUgbawd8HLwk6PnReFPsCw/mOLp+agrpib96mwB/gm13qh2NBTYkA2C2BF",
+	"A/2eLfLkHlI6UikXEx7dwWimSXbXTWXEU1bw/FYUFchE1j4aDjtnCKHimAIIv5ZkLBb3IpWLORWz1tyD",
+	"lTV09Hxf7cSnpVaZsKqeONdHt+aVKwWZX6sp8tULWGbNKApOiDXX9wPxG4KKP1GWQZJwu/dBJ98dl1x/",
+	"N2nEDkdKOqFEgSWt4Yvzl68uvwZtMnx7+f3XL7//JjxjfZhKN3SbyS4yFDwSm9ttlX94KZroU/Obwpoj",
+	"iAJAyW2SeeuM9QMqKWS+8lEF1JLy13ihXLJUoH4XuVY/tbJaPsziZY7zDKwzIWT2hyO3jJjyqAAydlqP",
+	"c55Z/xjIp01P8mpqBqGlWyyvsj6irC4ob/fTOTnlB2vmkLYknLroJD5jCwIHh7w2tsjFNPkALTMh/WeQ",
+	"bMijQuSqA/ZKWf7sWiymfwSgrLCniDA8R4Tw3SujN3sHL6ism8LAuzkEG3mnb8oyb7rHX3FO1QxN3CF4",
+	"AOTLTIWkYpgznthNaNR22PNrVVB2SoO1NV6z0qmVm6mwr2TBC0HH2TWcTo8D432zwPAeUrfJgvQ+kG/a",
+	"9iP2Xll6+aob9jbnkRgvRJ7IeKxEJDOfvfWtfGCppDgtHqZsIoApCoo0RWySoZJbwMacCJXEguxoSHEq",
+	"jYLnJ0f9vosdrvW5q8vry/Ori2/HP15+9e2bN9+Nry8vri5vxt9cnV9cgvRUhVzAPiHWz4ComlPB70RM",
+	"repUYMZO+kfP+/2t8nVtdq6JxqWkvd2roB9yNg2REgJfJ4VCZMnfZCbCHgtjvhrL6fhBiLuwokXoTrV5",
+	"Roe9gVrSOlRHaz3iLl0BMCU+P5dZMQtrD9HNcC1dhS5eOkUjb5N7UWsDukJpWDzArs73PEYJfgo6rVDY",
+	"xty6reGhgA26w+esrQwfA/wKSl9Sm7bh823IQU7LPc49GKRaWwLWZ//FXstMt6vX67ET9l/sepnBJVxH",
+	"1s2qb8k4SjaZCbKQy1W1JY97C6w6X33PIZfsU9CaySW5pWBrwPvqO2+Zm3HEbnSHh9XROtyWVz5PsmUh",
+	"Nn/nNdxjvqTbpT91fFqD7Xv8XnoBpn4WNTATyWlR3TY9dr2cdGOepCtmaJWUpZuXQDQau0c13AraqZ5+",
+	"3WxclN4z+jqSqJ2Yp21NFDE1QYWlQQtVVs1VFSVX/zVJ0hTRi+7ECi7H88SvGFzfJakX3EHpC2gnATu6",
+	"VhKuv3v56lVv7sNP38RPQonBDbQA9Rc/mt5k7QK4/DzqHnhmEqOBRbzgqbw9Y6F80L/xZTGDcpfJiq3k",
+	"0p1OerAFr96OmErkJlUiE4fhxIyLaanvUIb58fOawCVVzVciRpHA9AoUrxXs14fsc5lP4IMb/Nrb6E+U",
+	"0+A/nv+k0vrGBU/2hRk+CYKueQB/Z14eaNMmUp4/+xLfsrB/zJNCbAYrfMi1lpjh9HgmANXcpiCP4SqV",
+	"9yJ/yGUhtLULE03TqkpXELiCzRm77nZsEDP+ATHN8va84LcCmEEeQcfD9XMG99wiWxOrsNqP9MJnt5x7",
+	"/NbGqxyzdnMqEZ1FBD5ufNwQlgAv92f7tjGMYdxRMGvN/tDNvu513zbyqO8NgG59v36yj7aDhl5IxJrr",
+	"BAD4VnKAEe57BWafXfAM8f1W5a9PFONKGzP6mGdJpgptZMspC/W/c/Tx7eINrovODcu0CfzpLfkgDO5m",
+	"Awy/SYBTC+/5bwBsI5mppYVSS9Ta6m5TvSKLRbyMip2oDUoupcoBt7VyF9mYquDp+RgTJbQqdXubi1te",
+	"CGDdl4VXqyLegSZ88O4vH/vByaHfxUHQgOPfh7bCvP13oa8wL29QBErISTPFFmqStWnTA15sQRvKkI/Z",
+	"IIC2uZHul4K9nIV6EjA4YKcmxAdHFbhMg5RMfbJumHafSqKSohzIHdZXE9C4ib+GI/bAkwKxonLGF4tc",
+	"3vMUWDukQ28Ch31JONZj4YJrEReOWCbtDEOlJWubSl+Zs8kyvhUFoDg5wISGSyATQot/fXTqdnV6NnYy",
+	"gnr/EL49NsWtScYu6NFz80zF5+jhD3BzEktqD2i7d1PsyCKDBANrIOO0LSv7ur7iaptnbbUHNYHkF3u+",
+	"pPjGk2EH7HxKq18r+hP5jmnz5EahAwJe3RlhIa9Npa+nyvfYOb0THqLK/ViCpWpT7C0VBhynTqI9ZNU7",
+	"VCcYggTPD+ZHBCXGqtGxEmVp5s6gitF4j6gZ3C3+pCboyzxJVZnVCZS066UNhtskKNEB9WFPBbxoTBCr",
+	"gZPHvAZg5cAy/PyxBWUHrVHra5Gzn5Yqmi2VYhNR5P/v/3NbYBowT9lw0Ov3++xymUu9IGEoHSyTh4eH",
+	"3oRPeS8WBxNx2xVzyEooB9MkP9fRsty21B9I5YPfdXFDEMdmY05zgcTrEnarwVT2bsAbyhS9vPeexiUF",
+	"NyhrGGIRH0S0xDJxenrEOJumvAiY4llSJL+JWAtT3UCnxByCKBlPCQ6yS45nlsrbHkPnsgpYzh+Ymok0",
+	"BVc7zyiTMJKqOCjknajpsXN5j1SPuYh5BFoocr+jnEczQq9D0GEbWN6aHBFQKPgEWdnQIp0Im1h0ZT7I",
+	"tQ6iH53oPyby3h8W2CmLGb5IBRpaTu2TyBzzYs/sh++SLO5aehEn/YB4VqqUQxyqFp8oZ5J5frsED9Ma",
+	"us1u9f33GILdnlKMJZu7BEERXGrtBKbaT71S02QqolWUCsozOWNhMUuyOzygtZTiSkJ4oMh5BJdNsWvI",
+	"DugvrGeF+7GWM7uXmM0Cy1Wv97Ydp45luwvVcgL2WjhiC0dh5kAmB1f098QHfUMl6ghr0L4GonxjJCMi",
+	"ix5+In6iMxYukPoNWujuSvhVf1KrEZQMAM1wz3Z7xJqBATcKDYL5Nw4BctFBy/UF8aEwQUhqnuGMFw9e",
+	"CaTEPzy2hGHWqsR2S3GjHwf60STT20oBsaDI4bho8yiXCsxf1YEKXM4WEmzKiGesEJjtG81wUYGuBTkd",
+	"aS54vNKqULadFGAT6wubCR7rhgbM3T+Ahq/XChh/pJ1l4oHk4XZmZLtdcNRqAT1Y+KWWVHoSQS784j04",
+	"HOG/LdHW1hTgqFVTbVlbP4YKIQuV+EfY+XNk31bPty+WeCvTWOQ0En+GvNt3kHJt1PXHhWgvY8R6CCEJ",
+	"LrR2Q4+9odQ25+C1lP6bWZ2vGnkJHL2P3nRmriDchDVb9BbCxF2H/2yeZG6HBuvQ8R8M0cv6tH7vvp5s",
+	"piQzkElnRgFG5YLoPOCuulhomFdHTPj9uboBsE8fUeVgeE53y4kFhu8GqDvgEEPyZvQ/Qd6XnVktoUD1",
+	"fvpUZuLpUzLP6eqo9I+qkrqbxDViL+SxyAM943NJaAPEpJ1Mp0J3p8e+dsnCjX4VJwWmO66QGRbKWnb1",
+	"8zkoCR511lBeL3JIIUgwK7AG1Y9JuzGaL8j0qG3wH0ubRi/cwhlC8yyqKvRktbn9U4fuQOv1aRIV4bZz",
+	"5lPjXkfop8cyIy94DjlIWKqxtsNVwVflQjgD/65i7bDgtyoMqjGIwOaky3weImmxSbfA9HXgxtGvCCCg",
+	"sygw60lLN8j/CQ0NInKzG0Rt2nlIqECJQplJ4ID0fS0UFDiIxYdFmkRJgaIYqhABtob2J9mb7XCRZJmI",
+	"x1r1mWpzNkCCKW1cjJcKiP2MYBjrfQEpDHLOk4x6dmZTegsxX6S8ENCHkPFUScqAVCx833rfgtMCmtIz",
+	"0CMjhmghISpryW8CBC6UimrtE4Fme+y8REkxbXdyL86sP9zv0d8mG8FkH2srcVwkIh8vfXGWa5HfJ5Go",
+	"1kUoSNwYMf1sF4h9KClWWYYfJ+O9gSrNHd/9zJULSxIPDOY0AYiClC+z8VzGoqTs1MsKPAcfP8I4jYFZ",
+	"9NOnkMHqmsEZbuEeLIE/ehn1Yj5jJF9AAAArNWEK0AJLih2hC53F7jE0tWIfywgNKQDbhMg9a/M4Flgf",
+	"UGLMU4zUpkDYCFWnx95khucAZkFvOVO/jBuPuNDft3BD0z573xrR/tJyjWI5ek3diUVxRscg+klhPL++",
+	"fHV5c1mP8hx8tBm2nw6oy12sU/mo2/cp3BmIBWXbBb7jRZKKl3pO4Dj1j7XV5ihxZByLBeb/7Fg5Ah/8",
+	"Gh7Sh+XWwgfznTnRju7zmdf6mb2/kvqymWKRsiTGGtGl0lpZqu1JJ4q2SCJwptcR8PTOgdCUA6JaD5Dt",
+	"3L58mYFPYl2I8CyeyA9sxvNMKHUG+X2AbPI7tKUSWPeQ15SFGYAjFQAiGliYepD0SVL97nHf4ft0PgTH",
+	"gceGMd5a/EaiXIbZRS6jZS70Dg8f1T370jHX9q4P9XORRMrtJHJY7sdJk0S+4ftOTPikCzln+gYQN07n",
+	"1Ex3vQv5pvXeAWdqvXe1GFi/e/rLf7a79p8dP1VuqWU0DL6iGV1DoyyFOxU+7CmJQPzAJ3aRQRuKojYc",
+	"qqx91D8sy4E6VBqE+7paLeITuFqxnCRpUqwaGEpdNcdj6Iq8C+O1EFnMIpGkABWYsXfXLJZpynMVsH7v",
+	"uDvo9/sGcO12VpggdVLiilomST0V5k1U91T1ZcrlBDwVNm9v0K9mwfaad0a2nE8oazBaIBgdqKMeKXnx",
+	"lnDcConwHQGbYOIk1UF4UhYO5tECcPBU2GM38PQ05bfaKgoxN3WsLYVMAN8svraSqQCvx/KsymLbYtyt",
+	"eSe85uPXiVqkTvLnnpkNlZq0/TQwU6fnFs2B+rUeoQIcSnctVACyWMHvBABRRiI2TNZbNSnTcrnYr9ll",
+	"AE9LBKzR0k8gTw8QuMfLHPyKYqEClifqjkV5Uog84UEZtqKqPFS7A/BHzOciiwkuE3Ockh0RrWt2hCdJ",
+	"7ub1q1LLdSonwBYgEr4kK+ROGLQ+s8XjmSBSSZ6RFiqQMEvrqFNE3KOjFIwWyj2aQhKfzLDkDgpboEIS",
+	"dgF3HkxU+do2ZPOYkgewY5+oumnYIVQLvY/A0APwP+yVVSQq6rh7gg+GjxgYVVKC7b7A0MNL62OJgJXW",
+	"2V43GcO91gfVJ+2jYmKY+kY/uZOiCSl5YzH35vVstATJZSdzBkaCo35Q+XoCJ5jDLFw5A/CTlUk7HPq0",
+	"rprhvm+R7zSXv4mMmcdJ8HtP1VuRacEgutZJwNpQFlH+jYzRGHzukFJbSJYK3Bmk7VJKpUWxhGS2R5iP",
+	"JuduvKHc/KumBD3HHLdQMtAdPBIB7B+b2wlM2mNSRwNP+QpkDViPi0fprw1At3UdFo5pLShAfCCSrBdH",
+	"lgrvCFV1mbE2z5h0sWMNgu2IVEF8baIU1Rkn9kgPMAGiADrUTo9daiEGDZgA91pYVTFCqHt1VLV9Dvht",
+	"yqNxY+y746+W2e52peO+a0wh1+s5ye520ZUwhztkbZMhTUndMrdZ0p3fQzlqzLYyTjZTytVBoH7rZWtz",
+	"dLS5LpOAhT7fHNx3Bsch4fyScYXRi1uJTvNCVt4P3l5KTxljM8dFzjMMamJszIRa8b2toGWe90dJV6oQ",
+	"8/Eil/OFJ3/gZZntqZxNUaFhZVMJuToeM3eHsEPBbz1D/Q44BId9pi8HePwPusd9pxK0OsPud7d+cwNi",
+	"yAbP+CspF4/zi7+teMUxLJ9KuRhZcIcG/3jV/SyzdddzLoAwBVMOaVmeMeiL9cP1XEpo41ZXIQJ+5fJB",
+	"/zMXjlOykLfI7FOCjc1FfitYG7yCKQyt6vTYBTQUMXVWpTUM0EGgraGIdJIB9PZcZhygbrcE+XbxOC8W",
+	"ueTRzJf/SSgT5haMmOMKlg/VBJQQz+Y07GyPm20Vglih3hyfyxx6daj2Mhl3WPqkrQk4UZ8wKsTqPCKY",
+	"h9nv40fDl7h2GOre8uGJ8gCJuIAlMN3yoZJ+R5dYUlDyHSXdwavHywyvJyLeTXf9YtA9eAHcamZN1PBW",
+	"yAgYMR+kXg0Tr8cu9oBeNOB0zkLf0U/XCAlULuw/EBzoXVk9oac6X2aAMTsy5+/nggDZQgmPT0k+lPaA",
+	"pxxCBWxBqT5As8JTRH/B1VdKwxEu4BknG8ORb6xtDETIyQM1Uxk2l3ESV8MOu2+tN5mg3bSpA4FZfztt",
+	"i/JAQ1fXNm0QnXYZhZmbID0w+9rUm1eLbvv7JixsTJzA4gyTMmH89xjgBSWc7BzUqM11LT2BXm4qimQu",
+	"OuQciJCGyg11wsYg9wIBpxBul51kCthSznYh5ZjAvkEoGJBa+wYGyedGnGHDx+LDjC9VQcJsv/Gxa9Kf",
+	"LFsBWdajYdGT2gNwntof9Ll8iYSQKIn1mYruDTAaU+A4KASCmeiLcQ4WSnnsmzK1JPcqCwLfflYdY9sg",
+	"MrHmPMkqW6QRN9o8ecYmKc/uzPvdtvmxoTYodtbla/72EfJjEu845dnt0pul9vL6DTs5PO0OmLnHnNzo",
+	"MVOBTUM3XE4cxKyel1BAmF+o7uu/64X0tUEg1Eq9wOqpetXOx+Gndvfn8+5P+l+dv/iLdrwoPG95rkTM",
+	"Lq5/ADCgwLoHzOh+YYn4nVgA6p2jHejlMY55wRGQISZvsl5ynyErF5WOsXYk0+U8qxW6ObGJx0tFU2a/",
+	"u3rxlRYFpsKfgslrqsaVm3WCMs186YyFkIynrXNeEBCG/s4SwEo2GCMO+ufjbJKvZAxJ0Mgnuh37C2p5",
+	"DMKGrYGAxYzmCmu74qDz2ar970LFeuXkDzVRsrbBKQ2l4WqE6XRsMOwHTKzERC/B5/2ATXiWaV2ISg2G",
+	"R/2AOZ9iAPEyWRYFuLkmIlXsef+MqSiXacqKPLm9FTk77j471ps0gvRsJM5/ztBRjHqBCvBxNug+74MQ",
+	"hgXPBt1h37WGTZ68tQcdhGjVY9fIqlnaQL/KyRnFSpB3xJwMDjDejFe4W78kdez1TJ/INRZY/a89uGS/",
+	"XK8ezTXrYfY1TLO6LzP5sGFaamfa8/7vBpO5ht8erIO3b4HSBH2UwPwQDNE3cF55pTfIV8voTngGEC6i",
+	"hmmhVCnXEzGZPIU1ADyyEczlguh2sdJ3fyLSip7a+JFaQfH+n/lVTrZ8A9it5qIwWC97gFTAy8uuBDRu",
+	"vzTO0OrS2ta+OdKqBDEHsDd6U+EfpGNGUhWWGpYvFoLnrI2FfYmCtD6QXWRbd8DxaVDptQKSSYwiVOYe",
+	"qvyagLuQBmNLmoW79j4FWBq33yNo4O/1kG8T/DCoIVg/8rQGs0fc8mhlokz3g4PbXCwcepW9cBmqHjRa",
+	"hy3yh7WCbV61aiGK9aP5knW2eKxsZl3ZiliIxVoTwmVa5Hw85QqKVSdaVA2OmQrMekKSpoCF+vGQtYfd",
+	"Q4YIUM49hssgYPQ+uvl5d3C8fjcQQXU2OnmQYiC0KM6lH75sL/QFulR+0+uUN3Eh5Y+jw5G4nn5i2Qa3",
+	"I2c4aSi4Fz0RlAa0C5/LfZfkkFIZP+6vq957Qgb/zlDBj8AILnl8hwA82GPnIM3uBwHl9ivH3iq3cRfT",
+	"0GcAJA8wwhgVL+GEQ9aecCVOjti3r88vCFzYmqH8AXEOm6CGXegOD0YxljhHPAeDO5MsknkuUgzPzgjd",
+	"vm3ZEEEkk4zWnyVg83V8YvMoINcWUvbYNdhrAPYLzO1Y/1SFw8/06LURWVi3C5UbxuM4FxBfrUAMd3bB",
+	"/t0R6/eXLTK7CTXoFcri+wEz1Y+84qrx1QXvTI9knE6cFSKfJ2WFMymVWJD8Z6U/2oPUB1cYeBqIQyzJ",
+	"WLjdJO3siF4M5aReyfKa53exFnyUAYUZGGaOwjOn+t+YengLbfw6U1VvPzKXaoPuB0wtBMDpuYNjSjzC",
+	"JBtb9GDMjkNaGYzpOdfAV0fIHmdOd+q8zmcl4/zUkWb4fMk/H0Y8i0Sakl/THGzOJx2EDhegwz63Hdyr",
+	"JI0xFcK2CrhSjLqV6YVEEBWArfze1JiuAmjJfFG4KAQkkgKgaYM4DYCgIAq3l6pDeEPnhLTOMKMURDNJ",
+	"zlwusxjcJVDAdhgwTvCHScYO+4xgaDvbi4V32sGmj8SYw9pQUoSpR4QPr/ewKvh8sYFNzaOx4SBu2OXT",
+	"xE3kxXbstGdhy/n6tEIeZYJfiLTIaEcyywgRgvRctHS7clkEtlwOz54KnoA+6+NkxwDcfSOagz4JnygW",
+	"wi2VLWJEV8/Fr7E/0j7xaYApL0QWrcY+z/nrJE0TWiMYc1dUII2OaTjUTEVx+TMNWVsixlKS3XZ2QVmC",
+	"tzXCTtOc6t7/vUumTffl10BGACTzSCBH65QVs1wub2dWtq8F3A9PvA7vpQ96YWADQdyQGoAtiukoFKyB",
+	"oNEQJNpyUXLI5sKs3u2bbBvsNsJXCUpTN/wNFCDYabVTJk9E+Vk+BRi00/yJQlKEihpA0Bj1XQHIS6i3",
+	"dzascBdlyiBSeRqRLwXhTQ8/fCAwiJEjzQBRCthw/Q61RlpZUgkTBCdZSIUJKL0dlLlSpW+aHrr+xBF1",
+	"SRySdjpyMyhhhcAGDpxKYxNYNyJU31RbOhvXbu2QcyVmpfEOajrKGbPoA3u+1LnQ8rRV2Z7VVVSRIEac",
+	"ujO8w9G5DbjBrPT6YfqnZEurqwVfGLHBdP3PgNlAXb2y63Tj3iDxlYkH2snAvEDyVG/JkrqwOov2QPzs",
+	"w660FLbr8v6j4Gbm9OCJIp3rDJQc2xlyS5ISZldtKm+dBOUwLzmszKkw/OKngjWpnyggooK9khEfyTLr",
+	"7HxqiA2YgEQ9aWX0E3csAGpDr9wHvgIrJ2MhDUnNt+GH5rP3lvq+b2pJ7H++JK/Ib1Ro7Awa9wUMqsyT",
+	"WzCVIQi5r4SuyGRrkzQKZ5TCOBEbtiJikDVoUOhE1ItWPKyxP2HhoUm/8cIRk/K/m84OlSNyqcb4gbH4",
+	"sEhyobwGxDtAqrRuMMt0QfwXyACokttMsTYek3ZGYD2ZaSkeJAvvB0HILFlVFdYLSfS1rAEWeVLqgJnD",
+	"iQT0P4M9tWH8w4eZEtE4ZP/JyMUmp+xwyHKexXLOJivwAnPlcXClySTn2D1+J1hS2GgkRByV4KmItQBy",
+	"8GjgvEAisTZQlUACg9Z+uGEJ6fg8506SCDb45/PuT1jU+p8Hv/znf33sB0MfvmttbdMo1BSJDSvCu6Jl",
+	"fjeVeSReAw16w5qG4i1QxlXBp1P0quKvDei9cLFx95eo0BbK1FSdWFQdYwwYmhVz8iCbx9Y1gg3YXhdp",
+	"PDPYm3Z4ZT+zqQkdP3KfScHzsUL8SHjElu4Fk7GB4zvJbjem460fV2Xi7C7psiDTbsWYsIW3rCt7a1BO",
+	"Y2VAHSY1t8sb19eNLLi/lkf/DiDrlsQUHlhfU5Usx6hBDUq1/aGsm4bw6/TAmzRmNA9wFtDkMem8ajkH",
+	"x7rzkRBbRmi79VdYy8IQR20hLoE95osC2cbSLazt7C61L6GB+U6wNmRNUwSpAy+8lZ7nWJbZQJ7W5kD/",
+	"VXKonbEQlaLePA71GGmdLZfSIozg1YDSYRzNpUpZ22mE4GxgYnv98vUl05dY2xYuiA+FyDD9FlLdVJZM",
+	"p1qOh1BojqkQBzIqRNFVRS74nIr2KH7m3+baDBhvYkW7wRD6Y0jK4N1zGSfTxGu3J06xAVB7I81YmwNc",
+	"hgNpSgFDAyVFBGKFXNq8Vz3Qu3sHF9xHlHSdcjXrKrHgOTiE9F0MA073gtV5iWEdnAFSQQLJhuFH3Yix",
+	"fuoTmGCxfMhSyasN3EbnnvwmxnC2e9qX/AZLFy7vuYugx5XXB9UlWJ+t9ZWxdbv52VkuQenatO0ow8bM",
+	"bsAUAiJPVizU7Q7Xd49FFdrNvq4IBY91vUc4aMeoDmGeNewoy6hHC7uNW0DbWrb4QQ8Jxl/1OFigtk6F",
+	"ur+6ImecwqTw7pXwltruvoGboiCV3gU0F7/42BWUiJZ5UqygWMfkdCTf4cE9ETwX+Qszlrm66yLb9tEh",
+	"abzLPHWyCJF/ey3n4jwzAeURC8+h+jj5jZhvv4JPMP3qXq8X9th3YqVA918xFcmFtstCm5wSsJCqmlxI",
+	"NPjDkHpUKNfhT6KY0v+8Eyu8I54nGeUuEOCCzJ44NHLwaYDUg/klCjo3QxPQdHG3hB+6cH9YHgA9dq77",
+	"W0bU6ZP04jlfYfIiGj62CXo1wJYAZxUMTTnps6JYQFU8X6JsrE3PX3+88Q39Gz3ibNjrM2QoYYhW3f7r",
+	"jzcdk1Vg2N+pvFr3WKmlyLWCapgF35y/u/l2/PL6+t3lVRggriIW39Zu+euP312P3129Cs/0e40ya7AZ",
+	"oJTIYeA1X0KHB7QNGDpxxmP8JWSLPMkK1emxl4ViIQ13lPJkztqwtcpTocMmckn+ZLOG5BQbPNfSNzZc",
+	"YTsNN3LT3+hm+AWFzPAYYyHeOqYmY5k4SYdKTb+zQA/wGeRMSvQr0bvcMiArrb9338EtXWxCKRpxm376",
+	"BLVOU2lUFh6BiKeny4Gc8yQreJKhpgaeFQsMb+/qxeJ+Hf+/fEkyX6SCAOFmgtmELgPGoPf5/XDEuFpl",
+	"0SyXmVyqSkaDqjCLMl4PoZcVEb5qQcMfZiBcuhbA1ak4DOqcvIgnUEtZpZwbEicAmrLMoXiffmJtoEDs",
+	"BBa5TwVkSWqrvpzCoMxczGJG0iYwIo/4DjK0+CDTF1RtkcVAgtp7n73Pnj69WS2SiKdsmsqH0dOnrD3o",
+	"WNxZKz5Zu7qOQJxR3YjZ6LD4OmesPezUVp2VomesfdgB7OkdibtDCPuFByb/1/gGDXo5sDO4KQQdBAe8",
+	"1WcnMJ+4iTpnrH2ECcOl7k6LAEA81yB7gvJwpeyE2lzSGJ5XUo71KG45bQCdweY62XCNFccGF7QA2aQb",
+	"KUxWUY/5pgJzx+1ceAQuJVRRiy/zXObq6VMwS65eXLDTo+NnenNMUjEv0e4r5gNd/c9fldY1TNWQKiD7",
+	"WmX8TowBEi2MZCzCM8vNjwCSGHrDDD2s3YHgjvr5l1CfdQBewSO9L6iqvMfemOEwBWHwCnbcH7Awk8XY",
+	"ygTI/ciFwzoAnrnJsoC6O5D+Wudx4HVSwZWgwXjLb5PsVk8bIETK8rMWcOMCIhhv+a1g7RAUS704nOCG",
+	"/tNEN8JOLZLEIApDrH1U+BbYA2rY71iwMOPVgujLE1X9hBvH6VGT0LCUGKXB7lzpvUtlIE+fmhLbMrzu",
+	"qh4EJF3MOGoUzpDLTIuimeBpMQvYXBR5EqmAxTJSHRbn/EEB1D8QUOjTWMshWtJPFJtAUjFyWpurpcsY",
+	"rwbGtVCrOtaHqcWqUIiuyk76gV6f7EQPXUniwQ77/T7jlPuKeU/YO5kzJQqXovjq/OZy/Orl65c31yFl",
+	"ABrQNmpuLKIkFgChS3UUZuAUdNlCBSQ5i9JEi9OXb8veWqrkk7JJnR67pBmwYW70L4d6ol7peerC/+ol",
+	"VP50BYWIEA+BtCb3ihIFZCpgKgUyM6GaA81IkIq0c1Z6m2A54FjjJoJc2VMW6rEew1W9iXBjAr1/93xa",
+	"iLz8TMesLlpICfGQAB0D+CMqq63eVyfLIg7RqHHB0ALLkKOQu2+pQKxgRdbr8hvEjKkFTTfJlAAIkXuR",
+	"rmrCSh/LcDzof2h9G9NNE72ZwXlSLhS9DWJJaK+IWAzDMzhm4TKzJDxj6ClYxKAzpUkkKLeSVJ7zBY9m",
+	"ojvs9df0nIeHhx6Hyz2Z3x7Qs+rg1cuLy++vL+GZkkSh5VNvWkHrXuSI490a9vr4hFyIjC+S1qh12Ov3",
+	"DtELMwNz6qD3INK0Cw6eA1QCIp7HPS2/gUK8KbRzPjwnN7G+f0TwloWb0AyINlpBWXBAWYQwFnqWkuz2",
+	"TJuai6Wa6SFNpjQnKtA/g6USC0jejTuBPR1KXUvGEL3IYjaTDxSvjmaozZQHrfW66AnuXr29sIpNXVnh",
+	"Qw75wlaZgVWO9lBp4QGRNkNdnHQZcKjIYqblTiEjmTKaABWw+0GPytr6vcMeu3hzdW2on3i2omgebJm3",
+	"cGwDUVm1NKnHXiV3gnbMMnP7FpedIex0K9O1IiCs9KEUY9beaTODm88u+pdxa9T6RhRAs3nBcwp7I+O4",
+	"XhnDfr/GCOTuMLOMHCopdznov+2CQAdDiZALJaev9US3Rj8DR8rBIuVIv0y3IGRb9R6jrbWC9Zb84q1B",
+	"qloAmAajj3Q918hSFa/n0upxazYGCA+r4OoO4PuqJe7kDULZFiAKOmCRpsb9W1d6e6XFZc0djG9NRZ6L",
+	"+CbnmVpAEATgTa7eXqDPC5bkD1Yk4O43bhUoODUOlZ9/+fRLeYkwIZAIW9+m1l0wP//yyX3kj3HSlE6L",
+	"Us7oXTpiG7XpVoAm85+rSXXz/hO2Uj92XRnVP3+7t3gqDIAaLiZ/4RVVkFqsBXJgUW66YRQDCytPCrFh",
+	"eyKmidZA5qLgMS84OLWUKCw0RiofAoaVUgHEvAIE5+wYM3qcxPAtB2aIkve9dqtDmAey6EcgZ7h8R0Es",
+	"yGoUiqnlRCWx1klnghdssZwv4J3D/vD4L1o+JbGzx8tdf1X+gqBiFVZ77DWm3bVwHxuN5KXWgqc8Ejjy",
+	"RiR8lWCyy2ZxMfBoKbbD1NteJOfOKdr6FOz7FRRKe37ll32f8GpGJXzUxrp7e/iBP6spJwAUJ/3Wo+Gw",
+	"6ZX27Dz4wRaggZ2Nz51uf87q+AKAtY/x/N38zEsiEaQvfaocAbBaiM1dH/VYY1VR75xVd15xFLV+0S+r",
+	"KJG/Ptwpoz7qa84UjD62FtLLwL8Q/A53/8/6y2aN/NI2s8uHvGt+1dpxB80Wq9cNe32mJFmq0DQFselY",
+	"pMBka0XcqFTUnj7VCtrTp3qbByatESLY765eBfpyv3f49Km2bvJ79JTqZtxKS1anbwBSXV4QkDjCfp65",
+	"2eraQp+LYibjkJgFoJQOF2MHccHLoUa0X3J9bVDOQ+Ok2VXPePoU4/t4b2wi0CF600KqnKiqIY1lSp/C",
+	"TrCW+G6HD0DtVWC8jdYpBhkfqtnxZ+3Chi7AjNpcI3AtcHUHhjjOu/UdQCfbMnfLP5O4ozvdPRz2+wO8",
+	"AwGXlpnxeL2GaVJ6zkF3P4AZ7uiLXRZeiyx+jYcRUBrSwXSgRAZswAibX5sDjByUZ5rynWkLePJXmZBD",
+	"HqGC0gS8K9g3vIXngiW3mQRCm0zi09ipk77B8tLnXmgOvpDCOXm+shW8gYv0hZ6DCsx4lcl/LnhmZhFn",
+	"1hSx+ecRV3QuFukKiJuVTR3S41FIyBtFOF1T+acno2OIOMIKjm4PdfGXc6J0TFdgsWtTgbX17IzqD0Bt",
+	"F/hEoNq8U7oNjHsRuracEBYerASDA8bObS0cORx5xsSHRAHoOS6rUP/nZRyWy+loRGsRqvpriFYB4+oO",
+	"cuf0+9/WLd4abLB55WHPrrlrYyF5Fx9mapTMYgF1EzlWr7XoyrvXWrxcInNjG5gyDyDd0yR6IKKSlabW",
+	"NaOtyFAvo1EIy7HjyBBwWwaYDgnGN9KwVhBNLP8h7FZ0yBuk0DaAQ2PsE9DwzYwYBz4mZ3doC6GINJNj",
+	"8y9dwllAs0HeW7BGAS/Q6IwlUWxSKJFOoZJ8Y4ThkxNSUDNttSdFB4hrecGp4w7APAffOs+LZMqjwvQS",
+	"+aSnToGruWJ3WaUA1ubCIbsXpgTqOYIqlB772zKB/FT9kwlFcxaOgOKry1MA40WE/YIE6uCYKVxN34ji",
+	"hqs7JGTl6k4d3AogVeW5flv4MYm1MqwKma8wy+Qvn2g/4y4B3k9gA6A3vkoUvFKFJDJllq5olVjfHXyq",
+	"4u0+s5D1L2MMq0Coxv7rxtTsoU8iYOGC34rr5Dex7ho/7nfoOsQgwcnudgErSKN0GYtzmhwVYusvoIaz",
+	"NiRY2FkdFT0KeLMiMASv7Dv4CDxO+IKKJ8HumjYVnApAQefM/GXFhw3M4mAn6oxxOt8q8tJKiiFJiuUE",
+	"Axs3stahXChzbb1X17SSSH4ZwgEg6zOfWwlMUPILI+QFsmlmuPGR4LRKf3rmFntXunDktCOn892+UO82",
+	"bd8CK20x03arzO+s1sEzbdhpKYecFApXpl6za95FhnqYMg5ulLRnsDEuyedolX0YQZA6epecu543cy/e",
+	"5r7syERMdffUjC+EVSYAOvyMdEbwzCnIjwZtUP9Yr4/GZEp9NI5oa9o9E9jC6Y8kNGyVa2Bk5F8+BVYa",
+	"qb/Yff2XwBrFev5pw/XgNRgrvTm//m58fXN+czm+fvfV65c3N5dfh6ytT29TlK13nHPbj2+uvnv5/Tch",
+	"a1cCrYEt1K7df/Hm9dtXl/q11d9fnL98Bd/yYE9goTpXJktaS1Lqae3tV5d/vbzANttCb0Qzd5tw/v3F",
+	"JX2sLAEHcHOI/JNQh6NfsdAOZMhmMo0p6dvI+ra9/jIOTdwYgn98LkI3CdSGRMOKszIs9UC0RpzagcQD",
+	"TRwwDvsCnwg/roWlYWppxk2TKzKZhq5Xaoq9X+UkrBysuJXDBEV0urytimrSJgk9ExVPEY8NTIwbRB49",
+	"fer44OEns22ePoWqz2FfW2JO0De0p7ZjR4GhggDDbqT5jGCBjT/cRmqwPtoEdgwHamekN+uzfh/xF2lp",
+	"tfUDupGBAf19d/Oi+/wMv5ot07QToKLdt2FrEzGFZ3nVHDXXMJ9thDp2vohCeHc47PWBSZMsQ4DGJXoW",
+	"eBdm0QX09cpPJp0bQXShuRwTQ0wLByTpSguHLgxt0+kcaNN/4QsZNRbAVFEIPeQyu0VJZvV4fHdgDJAA",
+	"4vFW5TXrCduybmvRz8PyZ9x/fJIKunboCQwh34Rxa9GNR8wJvpWhOrqq50ktp9MkgjiISYRpm9SF8GME",
+	"5JfuXQYlFyxcGLJDpJTXhxYslB67yAUkdvIUzyuwigDoHjRijoXMI3bUH8AiPuofwn3ukoXtYZGX64Gm",
+	"9RjM+ZD/VcnsahGVpbFfyXi1e/AF08ZhqMf34DQq3T6u5oNmVacVtACNEbJk49boMGjRAkYHWito4Tqo",
+	"PQ7RRb2kzIOtZ9GpODl5dtp9djQ87h71Y9E9PTqadEX/2TQaTE/7XDxDzxpFGyvuKDhJ4QRda5Ieh+6w",
+	"taFh9PxntqlhuPTh7R+r7Q2zb/icpimB9aJlwxwXBY0Z+SVctwSq8lkM1jls6qSo92Cwoe3ORyqtpyPF",
+	"+Ses3NPJs+lJNBDdYXzIu0fieNp9zk8n3X40iIficHrEjyf4Hgo1aZkCeBh7edCtkT6Tc2F96hgjfiCt",
+	"FoQX1hURrJg2cGdyqYDZ9i/gVs4lhtffvLocv7u+vMJiFZRpsJ2o2ggR9z7ZmVhbJa5/iBZKORt6Eoyp",
+	"brwP+0yC+/LKLFTcCRA3In8Ioe9Bb77MRN0lGaxlPV/Bn2TalsqUF22ZMbA31ndP3b5Z20Z295BZvr53",
+	"hlv2Tv0T/zs2EQ37bgGX4TkddgZR8lO1moAyBR6fiUBjrWdlnMliPDW19+VqMEiTNHfOJFsAHwQ1QY3L",
+	"2VatuvI1QhfIgfiwSIFwCuN8R/WFoju5pTUFHmcb2tKvtgXW6/udTpX3rbLJpo0NRxkAgeqmbDiumUW5",
+	"2u1wLLHMrLWFGQrWtoKHKdS5AUmRzK1WVQpUi2pa0WE8FINpn59OnkfP4hNxPD3ih5NhNIj74nT6nD+b",
+	"nETH8VHJKNqyZlxlp4Fj+gaD3fUMFNqF/8G+Fbzo6m1mtp5QhC5a33B6e12+Y2298SDy8B//wa5xhPVf",
+	"luV+cFTb0/kyY5nhccONSUkbrNfrvc9anyAybH0IrVGrPzg9nPajo+7hZCC6z6Ij3j2Nh6J7PD3hzybP",
+	"o9O4r6UT2ZHQ20c8/j9LjpkY/U5q2qZzCMrGfD/v8/q62V2+RdvrrVFLLLszs/a6du119XB08RslLt2o",
+	"RKDDILHF8iM4jpbPh6OXuXE+6b2s39w/7A6Obvqno8Hp6Ojkp8dLf8KmBHFTj1pUEstaSTxig7gfwVqH",
+	"kAX7+N7ImPet0XstZd63gvetJH6vD+n3JHDet0Yf34Mww3/B5V0FZvC+3BHw2C57Ah7DwcVPwvDC4z7f",
+	"23sYPr35dR+PxZA/so/4SeRYKHv98k/SX3Iilr1tuQtmnV61GtYaYQzKDVZhRHw9qIXxpBBHJsS7SB2v",
+	"hWgwgFwP6cDpNmIPOQdmGSjd1c9/CgNwxZWDjL+Y581v6AMekbNLK9Ghr7Z6PdXkfL0zo7IfMjeeM4zY",
+	"2MTKutfbE/8zlR+jhjhg236FZ+jM76zFBgMnydx49427H9Ni+oPtqSrvqjmu+Nzh9udeyHySxLEA+Kyj",
+	"wQ5PvOUrrJ2Tr3h+K/5VEnesslXNxFlPcd6QtBO0qCjUzTX75Gbr3BoiAm8C+HmacChb9OFvh4TXgL4x",
+	"+rFTBqgN8nGaqCLAX6ZJWohc0V+m++AiQxaKTGZQgIa1N1PzCnr5qFq/WaPzdVj2XdY3xeY8No1BlFLM",
+	"66ct7WRIrJVIOiW/ph4PoaapFK/HNiR0fy8RNy0+cwrVgZWefZ3zKUToLS0qVv3obyX3Ii57lAvi2cMK",
+	"cGTBzFehGUpIVlqrgAB9iWjAp5Sy78xswGI55wmQ3umls+6FfJUoTAVXxmgVBYB4NDDXlLcQ5a762xIQ",
+	"6n757DRyudT3DS1W3s8WXX9McPutYiYhRrhuLchFF9JFoSZSFoWcd5cLrKErmEp+E0yoIpmDjomVAJBo",
+	"CiOCY4SCmhfidtWqMBi28C1dlfyGaGJ4LVFizHPBYT/enL8+uNb//+Y15HxG0KpoxvOiu0i0zpyoMaxn",
+	"/SGsu3f4UPAHMkpeY6OvzecqDOh2d4+t3VSSJYP+aRXFerOtTmi5do00wTuhZB9PRITpypZp+inYYxbO",
+	"lULk82KW5HFX6/wrdi+yWOZoHJkkxQDyJ7Io4Smld8wXacKzSLA8UXeVSVnkMlpi4nptXk6mg2gwOR52",
+	"D+M+7x5pI+SUHx93h5Pn0/70RDzjg75/urBNtjmAWWDag7VvBrwZGuVMqZolIo27ECCozSpRYTRN6w/4",
+	"zatE3bHzjKcroFh47ORiD7p6tLrcvq15ivWNmKtrB7M226We378ZnIyO+qPB8CdtYu6q5aM8AMyPhqza",
+	"qpD/V8+s1T2tdYm1uT5IO87Ak5SkvNr1ivzmHFqsw8fAtMzZXOZUf8za4XyZFoneXwdTmc+7kBeIKV8h",
+	"3BJiHFlrdPrvTq0IJswFj1ehU1beY9/o4wRwtstf4bBMstpPKkQqNu8Bas9mbCpE0+QiAVQLqt2iKHTv",
+	"oAKJVNYCQtolUKWXnzWZogCOrY/CbOWAYEFZ30MGcXCo+UHFFauoYgEGsKnajomzlFIfnz518PxLbq4H",
+	"vmJJNmJ2oAOWzDErLItZnOQCzAc9Q50RppPeUKfhGAbCVELnYO36sd2xxPqUpAxFZPrkH7FwEU+1lRHL",
+	"6AMkXCwK+O+HVOHfiC3y64L+I+C/twk89CAmi3IKIAUBsWkUC4sPkMEwh+B/pO71fwr8D+Qf039T+Ngc",
+	"/jMr7H/1f1Yc/1zN01DPz6oAeASh5Z5BKNFjlUTLlOdGydHr9bdkAZ/jkPp1+5v+32fwvzn81Ov1cI2K",
+	"DyJaQnG5fkx8EDAUKXxWSfhfg8sCnVEJAKws7uglAWZcIYi6SQ+oVnQCKBMWdOpp+yrJeL6yw+SGfxGn",
+	"JMnZnN8mEcIssfbbr1+w8P+8/fpFNzxjepYCpucImq8nCV7x5s3fX79iP718Cyk+iINxxt5+/03A/vr2",
+	"8puAffPyBTzxo5i8rUJNVmbNrBMM8UP+guU8+/7dK4J+YheUHwnZXjZZAqtm9Z4u16J3eOyQjOeJgqdw",
+	"bC6BiLXcyebJtp9xp3OGNjvsgjlf6YYb3gDYY2DkP1Eu8ouzxUFNw5pl2JLAcQsdDLFj22FNDGRthyDR",
+	"jgaHLFygXYg0udoyDG1CmUIUTEMktODFrKv4lJDzJlwJglHM0hVr47aX+cpJ3tba92Ih4k6ASEtZkUu3",
+	"aMvQZ4c9NOgBdeil9VciMaiRHLeiUFit7JeRIMPO7TTAM/iHy9fp5rDABoWEI93RzlkNgEEoF38hhbRe",
+	"PEEOsBQtyWLxAQvPnDRyK+ZqJV3QvhcyR5xCWjhY04iZf67cBPCRtbJd36Qi4O/bdzdhx5tl4SIwrZs4",
+	"F1DVcG7v2Zhu4TlYwV26m5/TfuOF7jke4D5l6E3TQd1rbQ+KDfazqypHN2nNw/hQdI/48aR7FJ3E3efi",
+	"2bR7yvsTvHI0rcKu1l3Aw5PR8eFPqFlbPF5IXDIwbD/X4QwrjVzEU0IJI9X4H4ddisTgJRfz7uj5cHB4",
+	"qM2Q2hvB5xWp++qr0CMgctXDS+6rBv3h0RHU0hk1GdSgPcrGyjXUVDdm7wiMkvWv4ikbHO/SQnuMvrZB",
+	"sn81N9s7kj4J0XpxV890fWyOkl5xsLnae4NWf4DKYrNyf2OPQzYV6HAK0SWB7GKYj2BJWCHbkbuqu8xE",
+	"FyV2qcOjhvtCv49Yy9rX11cvoEAOKWc6o6dPUVsFVsxwVhSkL8I/VXjG3l29IhdJ5GTFtcOlEvlowZX6",
+	"v2GnwtIIigJSKhAuAaDO6kM/I++fTLUaWEh9EhnlSisq2t4GLLO2kuzr769ZLiZYYVoqMTORLjrI3Pjy",
+	"7f0RNPbl2/sTxtPkTowszWt70D94HrDBs2FvcHIwGAZscKr/+fxgcBKwadTvj0YHzzoBEPFPeHTH2oPh",
+	"M/3IaDTQPyfZXTeVEU9Ze3By2hseH+GT4rl+ctAPGBYd6NZFqVzGZS2y5XwD+K48T0Tevc15LNj35ze6",
+	"Zf3eydHBoN8JIKYNxYdgR8hoqWcOc9lznt0KFaDNEXGFtsYyUwsRAQYna/d78H+6zR0iIyHUDD023TkG",
+	"MPTRBd5cnqZkHimxNmdXAo9j1GMsD41lejruGJqRfMVmcoGqY5e0vhLGD128SwTGQrXKAp3q+aagSmHI",
+	"bzzqnjFYUH+BDaEfKNmlaooP0bC46FLhMk8h8YNjP7SBQm9Cnh3EttKLTP9zmQvIvjdUTKAVaRUu6w4/",
+	"fKiU9wSskJLNtcWZmyFzKZtgb1rMnbJXnWr7UCKMDWuZU6rPFdbGh5jGilrej0jcRidb6LDLklmbZIgU",
+	"UdZVAGSuErdzp2rr3dUr0GrPWDLFgbgFkyyTBmzHaqBGbay0ek3H1xZr2ayeq0WH7gkdlojIKJS1Oktm",
+	"SvcGbmgbQ6Z0Khu9vRnB+N9m/L/N+H+b8f824/+nmfGk7JHJ7rHTCVO8FL37W8IvQfTtaAlvy7UUH/T1",
+	"pPieSChKBfuSrpRi1M0YdIw18UG3p3s0NMaaVYAdGBCoZDIQIDK/PcCn/pLE/3U0fL/s94cnuMv+S7+E",
+	"4GnhZFxv2ffosqgfnO+uXrkt9DbDbcGCL0SuDh5mSSHg32C37pMQZacAp2SvpNj/efZ/bSDrVvvR8+Nn",
+	"J7+v3Y5KQUWO/duA/7Ma8C9Jg0P5AruY0x7+IrY7nULNxvsV2nDaHPeY4aDKE/fYGN9VLR1/gCpQB+oQ",
+	"6kn0+Q5LfoSuTsuYDq9viw88KrTJXu6N0HA+VfTqEWvUnTv6YwY2HNwMmLFWBRI3MPNVJHDDQ8naldvH",
+	"+KtBVg0jeC1A+Rr8Gh6vuoXs5ssMYAx4FhMAAaDIJgrx0xHYEYl37Q4E4GWopCGtEuRNFeYsv0frWSsW",
+	"pUAKWVtmgs3kMndg4RGC39VVgBZsbbbA4ZwoFicq4nlMwcML0icz+YCKhWOelZoZUGaRpmTtAdb+F7EH",
+	"zkp1v67Hk7oy2qSKd9CAqCzSyoD41URHRTzD2EFemqF+3Y9wlgwwSNvR7QNUsDuut8kSw6H2z/M8uRek",
+	"h61v1krYmfjQTOQZ4sugOcv1wPhj4hNfidskKwUWRQ0+qyZU3X8vb4hHyMkvZBfXP4A4Cey4ASpuKqaF",
+	"AVZF5b5BYdvuXf8UtPQRXvuutrVsSot98RcOETxG/cLBhhn4UylfqHvq/7Du39nbdzes+y17UpXII5Yv",
+	"i+6zu78Ns9MfPtwcTX6MBq/mPz1fXB2q/3988mLW/+vtuThefp+8+cffi4v7r57AS3Y7K56wLgS/uhO0",
+	"q/9vZQLYk51A+tbP1INdBuBJTbV01c9Bv1Q/rdBojY6HR8Pnz/t9R0esbuqWYdbAY0vrkPsNXu0FdO75",
+	"CDPK83VXMMNHjlPr8xa8U4vxqan6ig7Xf6vAfzIVGCaQ8aoH8wvrvwcfK9LrE+jDy4ZYVkWrJPf8WpKY",
+	"l4iGVYB4TFChieVms3IasKdPM1k8fYopYiWRSWH1zQeukAMINE7D7AKAKkl26zuxOzZtHcHkVVUz1/OQ",
+	"rdZ828YZhEj3eM7KfINj+6yinlifFlcAjt8J9HAaIwBpO6OUg9vdUbZGiEMO4FIpgGVV3flwq3UOsjZ3",
+	"oheun24/5Qu8m+ildLrtOM5dx+tU5mxScdYGFbcoYJI4Gq71ATZ5OFnpSYPO3AmxsI40UEdTwe+FWrcY",
+	"yOrChUHhEMwcdC0JmP43GQM6eopuOhriRERQkmgCswCEWLFE7B1A/VrSflgDKJKZWs61as0p4KWP/ACR",
+	"ChfAEOa0m+BhEMdF5hZoBl9nZ64/0Ep6RRrDWJmvwhaYwqviZDoVOeDrlf0qX3TIwqkRz+GZg8AZmOZ1",
+	"eRZ3rbGkG0VJl+4Lj/pH68ov7uJSXH1FVIS1UoSm06n6BaTGrOevHlSEU8cyXxEDIimYVU2trgi6B+0W",
+	"sj+shGhS3Z8ePK3mE9m34Z7YpWrsxhE/AdvkGGiQTUo4Obo7C6jRRgEV2GXtTAhuxcIRFfCZ2+ReoMG+",
+	"9Xjo7JIR1f/fmBH1h+UxZfLhv8sV2j/a/sT3snhh8A3+J5cJuhQPFZJA4nmo5zeVm1VOCSyoJi+/lL7o",
+	"0RNR/Hu4yeH3tTPUnMQkUrDZSrLpsljmAl0u5IlBel19UjYVIBDMb1J4KxcAi/WB57Z6FjSjHvurJQvk",
+	"KSx2rEMQMQgxw/4kF8AmtBbQY9Ax5ApccydVdI5USYPYBsVoutuUDwsnM2obD5nIIVrpvDkxCHgLwcEl",
+	"N0LPqDlqa2OaSZbK7FYQJIUCtE2rX4RfX766vLkMWRvQT0utsYTcLt/lZLL0j5CFDSBFHhODxBVQiUFu",
+	"PeudFLc/5PCuHC5HTas4/tNLw38lixbH9DOTMQN/dfNrk6enJaH7gZFN8aLkCK3CGOgLZYAprSQFMFEy",
+	"v6DcCNnyBdfSq0T19W2hoApcD3Cf6yoyaOMb5UepZCOodMXQ+HK79BtR/Att0f6/M+L/BTLi/y0uv6C4",
+	"/AbSX7+QMkeQBxvpAS3OsOUrLrOhwbGyzEDTBBbjgMDuiaVCr5Z4mYqSnSJfZmMs36zTpmIV64LfQs4Z",
+	"p/RwYlENLBNqp8deADACYDkQVEJ7MzwCkrmPIWDboTglYh/32BVw+OUCVCwCl4/PiJgE+2zQcudeeWqI",
+	"4v0QC1/RCO+LsQBLBhiYttyIvLAtLNd35+5i45BgepzuHOBVGNEN41nKbvNnKRPm/ANi8bdGw34/aM2T",
+	"zPw9WJfYa42CU9QsJEPPS7jlDW0gCbWrYIIBv8ZnvsCRYUh+yyp/i1GBiwoOkv7kRBxOj4fd0/gw6h7x",
+	"56I7mQ54dzh9Fh9Hp2LAD49aQatchq1R61sDc2bBKiKeAfrAMsNV8rGFOePjXD4oGF+jIOAPfSzrF0rZ",
+	"e/4/9v51uW0c+xuFbwWl5/9WS3koWZLlk1xT87odpzszOXWcTD/Tk2wRIiEJbYrgEKQVTSZf94d9mftK",
+	"dmEtAAQpSrZsJ52kNVU9sXgAQBzWef1WH4AD4uKZnqIdQcBY6LaTiYxG+uf+p40cbr877HZ/Qy4Y8kyO",
+	"EpaqNxvDg+KaTGA2e11vBQLNwW1AvqiHrIZoMcoctunc1nrYmlH1e79tRE0rKI1p2qFG9pJhf69evzy/",
+	"uLx8+uInQDRx6jAbOIxt9t8rOmX1sE9A38TEnIEvzRq/JU4HMAtjSz8NkzMUtcTgzGOfvDWRW5gLKi1J",
+	"F5OV6j6Qi2nLOzXzhGSC9Lpdos6JRvtX75RgeT1ddh/l7363X8QoYUdQXenixWMoqlCk1aRiUVw3dZY0",
+	"yryikQlLJdQrUC1xoFZDcqa0gAQ+NSURzWNMH7PNq4FC/zwmdCxyN5HGxDEDmgQUAAe3TyDiIE9TFist",
+	"wlROgkpkaoRcEmAzJo5G4yqYQYSkSSH5Q+ZzmGjEh6hQCt/AtXvgroFqwHwC9g8165Cf0+qQp4YpRQAH",
+	"o60+AXioKIymmFSoRaHDwXRhihGm0/hKJhAZHbEPM5pLqEEELrkF5WBMgTkyRbTUrhtB/frV1wx0hszn",
+	"DECYdLEhmAgDQI+Rfad4EScU7/iVD9AaIkxqVh7/OA+nLHN6xu2AX4qBg35BnnyTUIV1WcxaeCZXGh+8",
+	"eDy6fHuu/nry9tmzf2LoenHv16dvfh5dvH798vWlj7akYlfOwK6fZRELO+SViKIyNJg+aXsfDfv79Fct",
+	"NQE/+QuwSRP2SEPi7yHenERt9Eeoh2ZOGUpeYSogU6xpjg5PiQ9mNmmkRrGQPmFxlnJQxm3BClM13gQx",
+	"Ibf5QZobJqsIy4P6OstFkiCi84SF5jVdiV5xDnUCTWXR1VIY2rEBwKMLKrEeWKtDIEJQ+zuMQKuXt27y",
+	"DCTVammNNblXTWQvnrUkQKClZ6dpT0+Rdv2iX09td3SM2fn2i1dsGoqDj1a0j9cgJ8KSxIhNstYpDtHZ",
+	"6ugeVue85hRwScYsEguktmIBySMyOyWDbl8NZbVcg++E7NXRAnbNYtOaoj+TlDHiQ/9aoAU6x6UaaveE",
+	"+Dxk80RkLA6Woyu2HKUMCtl0yK+wPk+L2+2/s6XaI+pYp5yFui5iqfQTlvqmke6s2e/2WzppF3JKtPt5",
+	"S1UB2ROwtq1VBecD/s4MINs9kjtYWind8DqPdbo03sWNnbC0DeQMKrpD5qkb41eSdc/FPGEZz0RKxiln",
+	"E1kB9ArsfQfTCveptqDMExpDCHjMM6Yr5U41XNJl45OnZLT3XsNudJAUVFdExKR4yV56Ox+nLIooORdp",
+	"ghhNkhuhv/j0NzO1u2yrRamyMjb/uu9eJ+OXhvlrCcW4wK0TE3LxdrW48OCvDa/x60wA6cRogoRMlIJn",
+	"0YHJnF5p5MCLt0TOaMrwJZo5oNXgHQDdttzHTyyd03j5Vz0rth5RBWF/tZARMjI4DOeX/wBO684MTZJU",
+	"0GDWGDamLGYpjaoq0WWudidLSZgzEvKITxnWUkBT1sgpbQkxSakAgDfcuWop4ins4Tifq4mNxAJgmxXp",
+	"B+zr6UxJjRUl1RE5P64qsI658l+mi6INrLGj2qhqH2XZCmquOHRRKc+VXfBUkrNgzshP8/HPahWmQoQO",
+	"WB5U6uPxVK3jU0l+isSYfSCXZxsfdbTfUUTjaY448hCsiMrfvzT8IlriLxpYblqtgdJWzHgaaHM0zz15",
+	"XX7ODqbx6f0WwbhI80w5bKB9T9WRv108bn9L0+/6zfflNPhuVYPfX9Xgu1UNvruqwXc/mwbfrT9rqCzf",
+	"qNpXN/1BZdPvd++q/uPNDcr+jducZhmbJxnOXiH4m6aB2ZgfWDTU/DLHFLDrtyfVqViMDJpQwcfU2VJ0",
+	"Q901Voqea49AnQ5O3gMN/Q4co37seN6ro+9/3tFvx7rWDd1IApWx79eN/f3WNiT71dvYih4D9sM6L8oY",
+	"lTuLZ6y+uTgj9zQf9W9joCkk9HN9ju/olbmFCckRZc9FPIk4MtddWPhNtjLkpca6dWtr2aoryKqma31C",
+	"r1I2ifh0lqGqCzFG1qam1VAwskBenlabm1puHrraZqGma427oq23vEr9cqWmo+qu9BFgeWCq80OxiAF2",
+	"JyxKittS4SCnhFBRXWdvuiHCFmwhsCq8UTubUmmWrv4ONiK/BRClRlPWZR4V04Y44nJB9k2IKlvqiBd6",
+	"ZWBJzVm8wUP/wiKlqiVZ52LRkvp6z7wurtIY9rTPR/+ygjCPMzZlaZ3L5wKNKZkgScoDdmrX3LXXVFZ+",
+	"3UA12781MDE+XjcorchC/YjyJtQbRmprhtnBBQzP2sFZcWidw+zg4CaH2f3B1GtkvOJ0mJVdFZ9WBCvA",
+	"rbcC1MCKnI4G092O0eGWNbv4piQkQ4d2HpL1VN/MpaHAP0hjmL4PBygsu+urRtj+TBhVxQrvEVM6mhht",
+	"yCvbTLA4cpGh7TkmaKD6PJPW8OIV/Tg2e48Y2RKTPXh8xcKSS6dDXlEpbdH4koUaMyCCGaOJqRWTiCgi",
+	"Tc3D9GlvdUgRlFkX6oW8z4nAQrIuFmX/AphB5LDOPSFZRtSEWB9FyaNDFjMeodyuOzX20IQuT0kQMZre",
+	"4J9oeTVeBp18XfgrRB5hobvAYpqp7tXUxoJopRQu4aNgeLU2nyV4llRPGZ9j8WrteUGr7+9iTNgHVGMR",
+	"0ggozQ8SAz0scFpIfOPTsMZvM5RiiGNGdG19ABcHvB1IjzFepQWVJFLyiU4r4/EkpdaW1fLIWGQzshBp",
+	"NgNr7xIrNCPBGuWxpBmXE27dRyt1u53B4LNL4q+qzlAuncVTHrPy15hNivfMyOciZJE6Otc8ZClB44Fq",
+	"oqhrju/jplMfae+QMZsIreCpyUopJgyVl6D0SmtLCeQnlq0xUa9RXNaEBFq7y32iAVd4+lM85FoGPSX+",
+	"5oO+jo27tKJStwoIlRmpHs9YiIjR+EHCE78GG9W3EWXyVRqp7hCjsoXZqndr60njIOzT46DH2keT/XF7",
+	"wE5omx4Gg3ZvfBx2WX+yTw+OGn+QYUu7pSumocrHNSwPaaz7RrofnLCjSa/dHw/C9mBySNvwySfh0fiA",
+	"7k/6DGrA/FEWsCdnT59dPN78lZuWMDhmvcmA9tuH4/2wPQhOWJseTQ7a/bA37rLj4JCe7Df+KBPZ67cv",
+	"XtzRROaEWT20lWwXZvzQYcb3tyYVusQeSh3rsbXO4b4kFLB4TblBHMKQcCff+vzsxfnFs2cXj32vGvyE",
+	"zxAfj5+BuSrF+biiFIYKFPFMNkgKg560PKq3u+4CY2M08CtPIYe2iX9CutqEx1zOdLE3ZuOnqCS5zGnU",
+	"6hD80giTxsofitBZsWiLBHPSTOgBz0geBzMaT9UoJYatBDSKoMYDnSiSpjPEOuTMlQqh2QLNyIQ2NCE2",
+	"ApenmJJtJUL8lK9HKNzJYN+/DFYZ9qA37B781thJZTupbCeV3U0qswz14YUyna0YWJa3k9Ie0u0H0/rA",
+	"gpqO113vANSBf/o5tX3VT5GGLB2uMdRClQK0z4Klzsckx5G6pm+vWtjAkilipvPYUaQicoYo/lAAu+nP",
+	"GA0jHgPOPPsQsDTJ/NYpmeRRZMDEnfQu9WRoM8hQOlTnSaeDkSbrTDvE1+RQtaklyVaHPAE7UiREQtI8",
+	"9orsNp/ginBTjUs9c0fT2ms9+V+lhQ2yt0AIvl3qVjGz26VvvRaLh8vgggrWoyumzosx4X0+ke7hxKsa",
+	"ge9hzVLlx1f0c5h3JAT/+ljDIfVhU8IDjZgkExZFpN/7/5Elo6lSj+BfJP/qUPS7/X673+3vk7EQc4+M",
+	"8wxq1VNQUwKa0IBnS3LFkoxMU7FQvKKjdpY54Xrbu5KPmf0FldqWj2kvF29fk96AjHkUcSyxosQj1diX",
+	"lsYKMndLTEhzb++WA7xJonMjeEdIWNEtrT5gBDnhLE9H47gx7A06fa+hlq0xVB8AFGCtAGjXH7dDsUp/",
+	"kEh495m+5QhvECprJxpSB28rj1V1tW0oJh7VWyB7qsd2MtjnsZT9IM0MP5golqXLNtoGNqPSZ1L7z63p",
+	"K0WI+cJA1gRXMfiXHdnMpLmJhOkMF514JkpZZ6e6jOdq+iFk4MjZaiql8eTXJiOquWUBersreYiYpIWi",
+	"D9ajASBxrBuH/XeUAAl2rBE66yVdSgDVx2pdkAfJUvSzZqekW5RE1T5VNLRpZMdJHqHNrc50Vnj2a+xl",
+	"W0p5r9V6PoERGEFHfh92s+3lKXcBG8PeremdM4ebyN3PazbDV0/7bhMnWwqO/ZaIJSyeplR4EtX6PBS1",
+	"FAu597Fg05p+3kg4oXr+V0E2JxAHso5qunSRZ2V6eKYzpFFEVcqu/aISAYPZEdkIZoaOI+afAhZymebV",
+	"0rpTKEJqZ9cnY7YUGvrTvDa4C0E0pPDrVHp77TGVuE8Jfvma7h358LaxtDcF0z4E4tX2Vs6v3Ih7tzQL",
+	"tb/WScViocFOLSDDjkn84UxCUeV7sggOFue9LKWxpIFOtbwN1NVC/ZGRiIVTlt4VpupsLvJYWx95TAI1",
+	"A0OSCA3HpNEMCA0tDIFOPFAdTmnpoZTNxbUuecU15LKvHx+BjWUE7dviqyaHIYVMDbTCgCytWlwCv8hj",
+	"F9+jWcLxaK3B+0Cmp0E8mj7+6bcQzwOhPE4xGnM1MNE0AwgTsTAjcdC8TFHPGg6CS7kOZAvvvnHX+csD",
+	"boF11CwYQGyptVgma9G1gNzfmoitfCMmKj0kxBWyqgLhisIOxp3VGB50vUbNlmsMB/2D9ZbPXnfY7Q97",
+	"YHEMWZLNDGihdrZWJTK1oYawOfXhb1qjU0vNo1rzHtunB8ERa5+Me4pB7SsGdcDaR1Rd2J8c0KOgsT1D",
+	"S1nAeJJhARfjIkt5wkYJXSJqJMIuOiYb/BY8B+hXLM1Ze+2k7R8dbDYX94aD7m0nzREhm+oRO1P9yWB8",
+	"GB5P2t2gz9oDOhi3T8LDSft4rC4M6OH4OPyiM+UQmZrpQpGodr7wVu2EdXtvusfDrrGvV04lUAuRkmlK",
+	"42wIgE5FkgR8NG6mE9pWe6c9GB8E7WN2RNsnAWym8VF4whrV5NS7T0HIgAes4ow12PJv3ae/C/7897Pl",
+	"i8vu4vmyu3j+j18WLx+LxXP13xPBn53/Lfnt/Onh099fzF78+pxPftlCEFqhITcDlbnMc5eLcwNamZYb",
+	"sjIjsoILTn9FcNEX6wSXXELwyRqJRacAAk+GQ2LLiZBmjFV4kC4BNzKiVB7LlkewJiOKJ+BVTVja1vlv",
+	"45TRqxBAhsDjmbCUi1AXSfctWphJ6WxheYi5iLNZtCR67PotUz1bXYmVmE3jYAZQ76Zwus2jKdI5TZcG",
+	"Ukc/ah8I6VJ9EfRo0LDsTcUtPPL2zfkpwUcl6Z+093tKBAPXMWCgxdkMdOhyD3D9B4n19EO6bHWIn6Ti",
+	"dxYomoODGrE4LMEbSZZBOWpfvTXa74a6XsZ+F3tHHLlYLDp6/mQm5v6Q+EqY8zWaqoSi8pkgfiZ80mQf",
+	"zLVTTFQx6qRnXtMylXrcszW69w8PsU+a0DQDQUo/DvKialoJowAwZzPKNYgafNxf9OiUfKiry3gkjxOa",
+	"SgbJrSIlKbtmKSjENJ4ySDHBTvagA2jOZElhq96d8mDXSnw/MSPwvYXzcYPV4FcApMWRrJPE8G59tkfD",
+	"RKl5FlimuGLW3GLU1ADMrEqKl2rXYea02Q9myzvbwSOvn5yT/f39k3XDVtPeqDVuhDTDMlq3sXBcxOGa",
+	"wRT78ObBZGL7odzf7Ly00XsfUThSr6PE0D/oWse6+gUcXMmxnywoUPFwr+8+3Oubh3t9RZjhIXTOjxKq",
+	"OHr/qIsSAZCvxrB34jUKAmGFk0FVONHPAN1ZL8JsIjqN4fGxTcYtxqUkymqS7iiXLFQ3tpUQ4GDd5EwE",
+	"7rQTCTZ7BmGSSoz0LgJBQOcJ5dPbmi/s4zebLjwo44ThS0wiBCOAAiYRjX2Ngw2op7pNbaOWRD1QBuO2",
+	"mNpnZExDawpRTBIIv65+ouXderJvh75G1T+3M/EHKfh2gJ8Hvtp83+dAsK6q9+ZTdEDMuBceKV1vf9Kl",
+	"7YHSF0/C43H7kB5Neqwf7IeDsWJzNKFjHnGEXftXY8HGI1Q/G15jnIqFZKna0PWaGqi2vYNKJJSJelJU",
+	"JuLXLIW60zBGp56BCV7QhQ4Mf8GfGN9VeN9lRqdsZK+aAWY8U7PSMGF2anpXotP1BezWCVg39FfxFYNY",
+	"9/Kc9DV0iJgQkafkmsWhSNUYQLmTGUsaw8YrSI/XRQZNdrYSxmgIePM8s1CzIobzBdgiccDKSJhCCV9w",
+	"SbUOddLRIYFQdPxajeoMgyPBWqgexSHpem8LNpY8A1EuS3OZge4AELUhCdQN9UYCpB20XJFiRXwjMIIx",
+	"fhzR+GqkgVtx5XLchUwWl7sWJi7EiJaUXXO2GIV8yqRau5NJPxiwQ3o87oa9yT47oEeBNuGwI3oSdMf9",
+	"cDA5ZMe0F+wz0MQnPbofHLCj8UnYmzSwSQnns6dXXW/umr2VsDiUIwGls7zGhMYiz1D6Gym+lC3djWS2",
+	"jJ6CUShiBu2YCyYso1tcAu5b9lYgLoKz9TZsmVJBjpixUI5opo45YkyqxZ6INIBjPWfzsaF8GOJYbGD8",
+	"rbeosQ6BW8qGWQRLiDu0qQ8WJbH24KiBwbdJ7cEaVRuyw+l9+rRq2HANGi+e/LJ4+UZ8ePEGDBpHL359",
+	"+uG3x+Hvz399e3tLhiWTyGxvNmNYsr0TWG6wYQQOhzWCSsF1S6JK8egtcNcLAUKRJaolDEWGLJ0SMWvD",
+	"/kN4Y4kITNiEGcJrTNtpVXDXewVUlO2IxxAGPgRyqruDpyxq9ISDg4LHGILu63Ps68hxfdWeO98jviXq",
+	"vq176ZfImg/lhZMkFdfMOPNtIeFibNrgwULihymdZP7QwlJBRRWE3cAL6uEZTaeWgaBfRndiVPhSVTy7",
+	"NHsfHTb/aU+/s3bwBhUZFJQhIGn51e50KWaA5IIUxGIp1OeY51aDH7S1ZX2EQ4f8CgxNllInwRVVOKGG",
+	"6MhKDZpXCUwkcIxiXFYA59FBpTG3X2Pp4EePcPrWAW9DX0kqxhGbA5g/3JD/eu+3hm5pL9ix2lqj9xpa",
+	"1iqb2jxSQHJriHO99U4dhP5eV/3PQUsH8ws8R5rCxfKH9VDTobg8BNQZxjsyDbdOScw4gteA8E5ipZXE",
+	"hErJp/GcxVDJzNQoJDjmaUqTGWla7k6u2FJ6LvhZRKEcWcFdAUHbT4XIfN0I7s/KE46oZyo3OtMJL7ZO",
+	"y+MzdQ2L8gXFvZE6IRKDVEq4NhATU0IQV+qMFpxqdrsH0Zwobm16F00m8CbUD4cvVarOemDzZvVQIwVo",
+	"6R3poB8OzbZUH1qPUJ5EdEmacAiv2NLD4zgWoflTW1Y9c9b6AzITeSpbN1BN+OYrtrT06RE1ptI4lCQW",
+	"i0ekmQgp+ThaWlggkRKbktCCdG2gYrEoGgaRx9pa8QNM6e4aAHUogmA+T0+GU7DalGTfDPF+hs+5cVGU",
+	"LFgUtZX+AGhRWHSjOaeRvvS3y5cv1BSjrEGuuYhsqY/ycW8ZEiMNEVZUxMHhUSOHR2io1/gZn7BgGURs",
+	"+OiRuvJf8kRxv/+SNymfqr39X/JGkP++i//bbrftf+q5ZswWLfLfdXTeV7eQkwBtKMiwPn7uHm9BD/Z5",
+	"1ejZm/OfnTY8ZAwSinr8b9IDS8IKp1tpRQ2t0+kUbKbYX2gzXW3CHSm25/yucpCEqy3EM5InaKuoYSIw",
+	"SXpfmiaLn3hmpxhbIj3LMDRSksazSvOYiDyzAEo4JLXR1ZIaJII81rXj/6vkgpK47utqFn5xxUz6ypPu",
+	"xEFcHqygB5aWFbgwr4LtxePpDR+M0Zb40faMqlfsj/JCes4KeEVL3g0jx3gPuOZALGDDRU9lLKv69y3Q",
+	"AWlCVDZM3LvYHS+wTKchCD7TSApb25XKAuYfW39BxOxSrdQvBTa8i7r/0goTlqzqAjkRRzDWAlTegd5f",
+	"VfN4jNkqWk96MIPBnQwlmC2zFtmfXfOQxQFDX/vHVQD/JB9HXM6YHEkR9J1HCnCuMpB/5YU6QP8SOP9j",
+	"wTQ8/7lIE6JfJ5TgZ71ZJow8faq1hr82PHxB4+Lf/LSptEDT7IVYVIpvaHlPM0BbjEUXgFkrlJcqL0z1",
+	"7gND34KN22lhFPi0wSqAFRT0Er5KeQCeXbCxFDM0gqGg5VNqU4W1G/2rikKABTe8RijmFOylNJgzk55V",
+	"k3AXmqlXwv2M0URx64TyEGVYwCBOjE/3r7pSQSWY1OltCldu6g/fu2WPm6osaD8PlDD45DWyhYDT/Sqi",
+	"caXQyELog606GUK5XzjZ+DGcSV3hKUnFhEcMdSARM3edKxUmitN38ZaMFdlOl0p/UOIHnLtED2OT1ZXl",
+	"bf1q27662QRbtO/akvS4HUNY7aC0CcxY8VaQRMBMBzKe2XV6aR17nlI9Vkgc2DYiJTHk87Y6QOW+1ca2",
+	"U000f1BSOh6ri7cFFjVPLUnEvjv24yc8DoG9qH09RRfxDcTNdgrnE23z1WfM7q0hfbhKNxUugafsKagj",
+	"d6Y2cZrSJby+8oQ1e+p5LwZeLOkTDvGhdjGxVHFBW3rdihkWZ+x9nSHyVktdMt2WF/yVPijgo9EkYUhm",
+	"jIb/zmkKSRS6pIkS7OOcRkUSslp1Ecfq0Bk7iUnHRulTMlmserG1Swewp9jfVltBdz/Cvp1l1WHwn7zG",
+	"7N8jW4iljhOaUZZ208pjN6+2WdFXLrkxK4t1XrYs9FIx4NWZay+MeaKwDdaZBR1YeGMNyQRo5UTEncbN",
+	"tWN6d8CEui6l2iulf0IDSI5/7zUKK72+/7W51rol19rI1CZ///V63BBGrTTp93bCvXANrGhJXYrcyFBD",
+	"ssaCepvlMxqv2Zqg9TuK7udz0YlFzNJRLlmq0y8nx+woPAzaB+MBbQ/2T/rt495Rt304OWCDcD/oj3v0",
+	"lrz/c62/66ariJ5VJ90qX7gN7X+42V35nm0I+h+quNSJ5bfyQX76jty+3Qdy+3a3dvsift9Wft9KtSvb",
+	"FphlGubCSBtHNpL/b8ZVvK3DdzPkmDWKLGjhXwNbGhQcINZOnGn7s1e1fTPX9A3BUSXTd8sA0mjYxmcC",
+	"xYZ1AVnY7g+SvH39jDT9G7xzPjRfTEhVqP+0q/a0q/bkVnsKCpvl7V31dXGFe5C/uDm8EB/RMW/ga7Sl",
+	"crLCzSOHVihP0OU7ZV7pki6qaxQr8OnJzHXzOU42SLO5ZrJDtN4gnbTzOdh9VxwwNRHmpPlGDTuh2Uxn",
+	"NGY8DjJdHvmmYzl0/PahDtuKFnQpydu3Tx/LTmtbi/NPzAYyPsOJv2+UX50ztDHc72OOOf1g3MCAOgaL",
+	"gilV5nbVXWzubk2g9fesIdC4h3YxOJuDhu1ui8zmuOfpLm3nG2KIq8EzRYUfpZN7VQeeB6lD2nSpa/54",
+	"Jd3cjaWxconnesZ0iRueEfAwEXunML+40QKgvZJxzqOMSEEmNHVtc6FYxIo1KJYrEdDHeEom1fI96EAe",
+	"ED8W2Wgi8jjcPirZOctbu47Mi0/DxgNBV1/XC4Z9k1ngGi4+NsbLjAEGXGM46PXLNoKqfrdWL1TyIDUJ",
+	"qhn7kO3hdTmj/YPDxrAxCHrhCevSo/H+5CDos+PwkPbGJ5Mu2w+O6EHYHx9PBuww6NKTsDfeZweTIwoK",
+	"wvg47E56FObmqzex9OtNLN/MJHsN0FJvBZ23pW3EtTFYeNlP34rxqbL+NjH7ocxRw0rUoiy89B3y2FAz",
+	"JXq507UzKO0MSjuD0hc3KPUfyKDU39agZGnC3UxKq/IAggDXtn+zockSwT+5oWmHpPrgSKp3smkowTsL",
+	"Zqs6zQVGg9sgRfOOTgpQ+9H38G83atjWkkStB4NRIfwDjB9xRsY0uHIi1YTWQR49EjF79MiE25k4NgjL",
+	"wWtXbClL0ToAnA+hzkt0T0EpZL4uWx6MkgZsDSNSdGDtRJtWOuQl1i41aRTqaTvU09KXDok6nr4GmJJO",
+	"DCQoQhcQO6ie1LHQ0IYkUsyZDmOOg5TNAX7CiRiFeF5hH6/ojENS8ZYxiC7VnjJyFtf0WNTsxuDlksxk",
+	"Pw4HDRH6QwwNtmqCUvFUswB6iDkFVbkLYBNxo5xquET9RYq2gIFSv+l8Kpdkyq9ZbFIOVCNuwKuI2dY6",
+	"5dskvE9E4opaeddoRJzVlzomsRyxdMlMZITag3AcYDVFzMq7341Q+hqFxF53g5So4452MuKXkBGtBIYj",
+	"UPvhLA5/BHJUjYqMIcdBzR7sModwrY2IO16ro9EocnS00kBuLTiUz+yGKBfFSjRhzgyJvE3USncXtfLN",
+	"R60c76JWdkaGHQP5Jo0MBnWywJg8YdqwAIVa9scH4dHkpGRVNSaG/mTQLXGW/i5qZRe1ooUBtfZQAskE",
+	"ryhirJRPm3JXKFXVdO3vDqh6F/xxg5XkQqnGlMDxesAAkFqYgPWlE87wgTrTCqFGimDhcCXfc65415iV",
+	"dO8fpKstk6blgJEi0Zk2a3gajColOYjaxMxXC80ztn9bKNpJYzSIVXCIdJInTQFR+z/M9TNvgVZAmjY5",
+	"srVqeMAPHs25nKsGHZMD3lljK4Ba0jBUj5ijr75Zj9lYlCSPA4SXoJhfPMTZKZk0dN0cyMlQi9A6rbGJ",
+	"6NW7ySBCmjRSPSxtyplnkr89YsReSAM3WZnQ29pceNufhTa6fZr91vYUvVv/eIOKc66KE31WNYbpDWKP",
+	"gZp3V6t9cPfHFiytMpU36Ln6S8CSt3DowmfQd79u5fX7QjN7U0spS9RjHcLLDqrsu4pZxzcNS/ieZXgN",
+	"NbaO0tlEbHsCKliarXvK6l82fHsn5//Rcr6RCj63qK+5XFsyKW+skKMfJubhqhi/0PBduVTy4U3gs1X0",
+	"WDzTqOiOl6YTB1jWR8x6HzxuutY2v0Y/AAOcLzswzX8A4sxpegIdei5Ij2le37OqAKIXQoz7skN81dEI",
+	"eEKeRgb5HbHUMXyV2gFzSXxdjR8wiNwBYB3ywnG21s97CjhUt4TRfVME5f8gCYunPGaSNMVkEvGYeUQk",
+	"LKa8RUIBAwhTmDWznEM9k6iU6NB2Nk+ypU61/Q9Lha4XgKBuOFVyZa5SRmTGowh5hvbH3hXj90cc3aXZ",
+	"mPeR2uvBfO1uMeV6UL1YD+WruY7LOxLAEVCP/1//ou3/vFf/122fjNrvP3a9w/1P/3Pryup2NHdGFjYA",
+	"9XrzNbzG+cvnr55dvIH6xBevX7983fAab54+v3g8evn2zRqw+ocGUn7/B4n2+iUrpWh1FSSMPMZsF6Aa",
+	"jeG+14hAIO198jYVRAKxdaSoGI4l6TW8MrwKCjerYg3CrMTMGPuDMGls1Cv6/WEP9AoYomNhLYAR1DsN",
+	"rzFlInLy0AIlHQ4blzQmT1IaB1wGwnwzcJa3l9osq4Z4fgawAjSNmVSTpEnCKJduzZtGP9xng8kBbR+O",
+	"j4L2IDxm7RM1/b0xTDg7mBxS/bydbx6PTEaAKZVQDjEug7HsgYzfwJVASjtReymsvKVud/Qw7bvm7OyN",
+	"5ajb+/mXo9/2/378j8GL/vPDV3/FZv7SK7V9z0aduo+mjrhaixgLpSMfbPeBZhk5/8H63oM292DzVfai",
+	"kdw19tAbUJvOQW1aifCunX51WgHrLGRpsR3GFLZDkooPoCnjwVA/l6PxMlOXeseDfcCcSdkUt3gu24r/",
+	"wyykIirmRW0//Dwcef30rlF68fItNJTNAZCmJpk5B3D8HZWmIKEy0zrihEaSeY1rlvIJdy/wkAkgJiDG",
+	"6WNq1v190UehYNmqUbcDS14+/118eP5EHP0zfjF5/vhie6DkKi/dCJZclfJ2UY4PDbJMXaG5Ot0PLeGj",
+	"RXa9Lf8c7pcwmg1g5mZIQKj9UwUFBPBPa4J3MPqaBqCv1SEvBDi3tIkX7UenVnvgMZlEWLgyZU4hySY1",
+	"b6wvLhkIWYCItjrE4KcZ67U1VcuMLsGyCjllRiQXaTYRERcg2a4mnZlWdPKZasLkm6mnOuRlDHV0CqRC",
+	"NUXOJBTWdZS1se48zjcCOq4LbfSIFPotSSeMZIKkLGE0g9kci3C5PfAhjOvryF7bFaP4cubb9YlHZqMq",
+	"zVyfE5PGufm87Oy632EJCrsd/sR23c9lzt0JRSVEC9hpD4poUZaBSimoHyspuJtT4lO6IKDjoCsaWb/T",
+	"glcE7PjnyO/ab5YJ80nTN5m6PoI5q79QliqxQn0X/vQIvjSnKRTh1PfsT134oujqMZdYU1zEQ0KzjAaz",
+	"ORTo1KD6MC7DucAc6Yo13CTS63rfsgIULTukiGooJcrromZXbFm1aeooA3eS1WsgOfnVjrAYeOYgUy91",
+	"7skdk/AfF93e12J4y6edHgsA6I2y0KO9RxACsFotccxjCka+Feyf+jDyiFUQiWq2xeq29ot9ckrM3vjL",
+	"u8a7vNvdD8wF+MXeNfzNqERe4+INndafHdXUD5Jc/nzW7h8ceuTfucjQ+/+5UI6+QlfXt0SIbb55qUDH",
+	"Q1NjQLlfr5C+1pXQaAmOpEbTdDFElPgaMZqysPBKOKJtobRCVFSHPFFkFQUOFKN8TMlTV36Qtl6yUR8B",
+	"aEiyTOld2o6DkVW5jrM6RUJ9xZYjUxfAL49CEQAe51A4IGSIbXr26imQUFAA5/SKaYClgEbRaX0FALdW",
+	"HM2wRlyTZ4RGUqwtIlcuGtAq64zrE+ZgoW7KmKuuCyRPajJfRXTBT8JgNvebmk7xhQWt1jay3jLQEDBQ",
+	"bKw4M5csHGq1Zct4M+2ncqPOqmX1tuVCr9Vs7dTpP5s6DcmRxIwECr7oqjjNnnqzb6mIUuBap1WqoCUt",
+	"58zutOmvV5suvIjbqtPFm39WZRq50y5G6jsUHIH3rbgQKtz/oeVIJA97H+1W/7RnLZJrdfqXcSHlWfGu",
+	"EplEmjzWNzU+g0ewlTELyZTFLOVKRFsOlW7NolD6RNKlJDOxUBKiVP8CZn4gonwekyYPkSJ5DlqArcJi",
+	"kBpaHvFBFKFT5uuAm5JUasY7XhKRZ4GAAt5xiF3xjM1JQFOo5F0g8P0gCUSOS8+o3VleRO5YtvW7GCvq",
+	"pR4xxfFeO9ZeW0VKvaxmx+QFrNTAi7g0o9a8ophmSXwtPPut20RGPRw23yu7L76MUQCEAjAHfD8RNXpn",
+	"YkkSzTwdpmnc2+qyYZyf6gp5mFxpteUxMoKOWdQYNn4pkj41z3PSQKXIgWM24ACtmki8op1XJuEUSy4V",
+	"zVUyUZ1Gi7NYtGzzWZ2mL3R2LHn7+lnRbiln9oZWzXjfu5FGOpSgCDUqRfn0Gh4GF4wCiC8pT2A1ZdcG",
+	"eLillWx0TTV7F0M5nDJIWxa7+uRECSmxrs/2J+3B+CBsD9jhpH1Mj8btk6Ab9lh/sk9hIxU5omoXqdld",
+	"iWna9LXVsd6yztan7cOZVkS3lWgNHNvXmFG9KkfXxtJUvm9bga8gqxsjSmp42M5/8qDSF5jsKlN8V3EL",
+	"lWR5A1BwLGIlA9nKg7AnA6JfHmpEFh5lbZClplwqCVHfdiKHZSbm9vKchky35AEsi9FSQXaw6rwPIeMl",
+	"5AuzrX2PjCEvSWprkSn8ToArBEMSC+JsKC7iDnkhMtir4SmRkDeg2le0vUMeKzFHkqavvgUlF3TBpMGM",
+	"X7Ow+KKUkViJSTAjLOxAkefUBp2D1KYEZMnaPJYsllyp90TmY6QEahJVn0bUTBACGategXpPp7I+ZPpC",
+	"r9i2so1+7xeILH4AsUJJrKAuF4xMF1sfhSzJZo1hI5uJVOSAqlTZVSJph2KhU3RFlol5O0/InKZXLCOS",
+	"/4cRRffnUE8ezILIZmFKbIE/maU0Y1Ol+TvGnwa20pb8P6iB4z0u2YimjMIReXP2fO9S/ffyuTokPMA4",
+	"3RlNs3bCWcNrcDmCDa060qHBcoSb1VzQ8sBzHPSl6U4zCE2kzVYdIWtqeIr+juYYOvq7ABYZ5dOaYRcZ",
+	"V2gaKg44PgnHG9Oji5BhDDe/5SqcSYllzrIZT8N2QtNsacwZYLyVLMhTUGQmPKZxwCkWgAc7FgfTasrl",
+	"VWlRklQEOcLEVdblcNILeuODfns/BNGzx9on9OCg3R8fT7qTQ3ZEe9365cIx2eEAeLIZz4zRKJuByGoG",
+	"5SypnClRog0Gm8qqGjFszbL+A/t8zeUVOYtptJTZPRYXv6CtZqtNbWvrl1g9iEG4djIrq22Nsb3um97h",
+	"cNAd9vq/ITjK7dg60gNFUdaZcMpUvvOtcEqzSzAetxyMWf4kZ8INVVXztyZ0Eizh4Kly+RgRixh5CJp6",
+	"o4ilpIkPY6P/6OvMaY/IhAWk3zluaZsAqso8UxzvmqWQUdTrmDSlIbF8iEiKCAyYIAYGF8hH8n+6KPii",
+	"/qw9HKCv1XPEkcJwQnVuIv4fxbHesA8Z+KnUv6EIckR2DGhMxgyBL3kc8RhMAr5+EIG5/FOSJ+A6BB82",
+	"VyObZCxdUFu+tsywzcA+WnrwaU+32MYWQd8vNo5T+cMUZzdokPUpVLpX+CH/9d4f2vLtvrziUQSGVYkx",
+	"mvMgGWVCmGseocQ3EjfeUMsofcJiJcbMuZSKZWMBkdWXY+IbssDmSUQzhC/ztVlMPQbF8fVUq3vwlk7u",
+	"ctxwthSiz2PV3kSkc580rXkeAEVhuJJFDBAqtU1VwC6VrVLhet9IYqNCmOoQ31I8iE+JIrEYTVLGRhnH",
+	"XBCNPoOwXWxOeeTjt1OzvRczUZTYlyy95gEjNJzzmANP1ulhg+4+8SdGMscl/hWWySkH1P47W8ISpCxL",
+	"OQtNzRg3QlakfKo2rjlyzX63h0co0IdSBwGfFlCrV2xpCimHfDJhALoxFuESjU0nxOfFIMBikbJcMjVD",
+	"byVbs3/1tlNrK7QXgKqFnfBpjmKaXRFJrzEkp9aSpRtcW6EcKccfW58cUZ3K8BWG/ggdXA2wLakLWGGk",
+	"D80FgYIVxpPziKMm8SZVzPsyEPkqW5VJymgoZ4yVmKQhhuraUmZsPkpSMU8yU4wWgGhhqEp+xL3PUrWj",
+	"TKeZ6hRFG7VP0DobiDiE2JkOsI9JHkXVjzYrbDUA7aoWIpKepk8egTOrGp/ruC33xLtTVKKlBmQOV6Xx",
+	"v1DiSPNxygO1c37m09mQUMO5xinaf2MNmiMzsk+WjKay0+k4iUpK0MBGOvNQF2DYIBaW1syxGvxBAuNn",
+	"kv4sUYVJRxMJtj7SZZON6U9Lf/pqGb7EGmDUIoJJC1uSCYvD0ZhCXWjT0BmWG4Z7cNZtoXkMwCL/0+t2",
+	"1eDg3/b/9J43PLzFiPrx3u1di6zmmAAPgLVF557MRrkM0bNX4lIrDv4Jy4IZmKje307gXWfuUqs5itg1",
+	"5pyYnFSsJW+9kwCsu5p/6ghnNxW1drop3qqzhJnhigTBcwIxn7NYSwqKhU5FqiMeDD6P1yghY1pygPCw",
+	"0LCzCCPdg7Vorx0bXA9SnrGUU2vI23SCG15jKng8bQciDlgakwVNwVQHnmWWQHdPwbk0QXEzYlPFFY3/",
+	"+xw4EnagbSKSxoH5Gjy+ZOX0vP90C8VmVT6q7Kr3ddpPIXqppyULlLjH4ykor1Uq/k+RY8E1TVOAVhCt",
+	"LmEUVxERAWczNNNo7MRe4eQy9ILwOACPnPRWPl2L4dM8UkLLklCcK11/P6U6ogKcIVFkadcmLU1tXSUI",
+	"zWmFjbwwKMb4vSC+u1xh4zH8Rqdq68rhFY0JG3joGt+rIq8lrcbS5+Rgo8w70lmtIBW7KecIU6sfXWXs",
+	"M5qOtKls0O91FROCQyW5msWKzaHCtb2G5P9hJul2sN/te8BzRnOu1Bw7IWvDtPoQpjXQYVp3FACKO5H5",
+	"TnMxVaplEV31p7cufbfyxWa7mb6yE0J2QsjDCCHajFJxuZasK+vuSU3my3fXSTUr0OTjI9YPe0H7gA4m",
+	"7QHbH7ePg37Y7k267CQ8Do7G4CtOeByzcAShfWqb6d5WzS3Fnc8gPW1nWf4uha3bmMQBxQEAKIAw7G9p",
+	"IF+bLKhLjuNaf3EP967m9uevuR3rxa1zE7iedeNNqPGr7wGk2Pr0l8csiGhK1RmNlorsX7N0CvHhzJia",
+	"MkH8OY35BDCVIXnCxJGTkEkOFi7XBOmRWlm6BcWkiNZNwCjaIXaPZENEP+PxtLChmm41ujCXxI+FSPyS",
+	"9yIWxnUBls42efTojdoz2fDRo5Ibv7kUeQkTGqgvESnMdKgE4lMIA4T8DfWwztgAtGOetTwsl7UUeQrR",
+	"8LGI2xXXPFnMhGRArgj7d04jWUxeB7IiCftAgyxakqZkQGmIzINZEcoApmE6H/NpLnI5cpIIfDMACoAW",
+	"xhbtIx0baooA+NBqEp4Ac1aTgPGUZTMxsG6DLJcJmA8zUBPFeUpEubhXRq+YLn2sreRaEpekCRhuajIV",
+	"x1Ej/RCwBCGnS5b5NriNsEGPLGY8mAEfiNgkc4qcwRro7vUHnTvmTPguLI9lp7fsIlLflij+EGfa91Ta",
+	"uZJlJoUVvi9i4AcLBRrzMdKkiV4m5viZeBxEecjCFgw6ZLqBPI6UVOEnaR6z0epIQEQ9tZlKXNqp1TOG",
+	"E1Uej50WGmFlLzULjo8KwA7VREC565mInBPDYQ3BWRCSZr3PqmUQTWw5OF0B7dSWQOOSzGg0aWP1fVwJ",
+	"P0yXSvUaEqUt+CVPCRxbQ+VI09cNgqcHtqnfsh4KuIe5bdg9nN8zU2WJm9giDMhRFElte+OmbPoOW4UI",
+	"X3MSMzz9eJL0+THH1N/SG3KmaBISsud6ahv38WmMlzrD4uMqvS/Q5nVAULm6lO79D7Pff4/2oZtMaUry",
+	"ws1eXrFXmCBo1svsaMvBeKkymG0Ctes7WA3++NXfeW923pud4WRnONl5bz4/y7liLDHk3eU6f2csIVYk",
+	"RRnRyKrl2qcui6k30Lgc5bv0/KiJXZHFNRHcwi1Ulv1AHNzKN7RtJU2D2YuShWJNKEHrLHYsWFdeE11y",
+	"T7+hOIp5Dnba+tulqdkTUdiORcYkun7gJSzVjAKAEWI0G7mDFFOygw22XAI99Ti5dUaxX03hl6ZIyULk",
+	"UUjGrAV58LvSZX/GkgbRsjChWcX4PrY0jCVba0u7xNI0SjOQyziYpSIWOWJehRiLGWJ+By3MEMaIg0fZ",
+	"syFdivNJjyBfrYnwapmISJ2x4YykQ16JKKoPzIWx7H3E3LRP/imBkgd5EDAWItyLzXzxETO0SEXRoXc1",
+	"4cZDXWuJ8EwTZRPma2Jxz96c/7wpGNcn/sd32mnwrjEk77Tf4F3jk98hm2M2l/Whmjjtv4sxafa7/daD",
+	"RGZuZzv4UY3gqwikdLepK1A80XvIue+qrbC1RpVNHqSMxYTRNFq2MQl7zEXGIP18ntCYMzkkCU8YVoOA",
+	"kEeSzKhk0iMBlTOS5vGCLjEUhaZZzFI544k8NbudqqlNWUDTEEMiQYgoj/xXXL+qlaR2yBrRxEgfUheK",
+	"unhL/nH2hqS5EqOU+hmkQsr2GHLwySWll0TSCEbNM2OWDnmKSCmEphkPIswI0gKUbvEsvOaQOr2tlAEb",
+	"Zivpor9lzlRdlEav/6bXHXa7Okqjpqy0TWWl+6wXnIT99mB8MGkP6CFrH4dHQftk3KW9SZ/th4PAdf79",
+	"O2c50vOtp+FvYrzO82VPtkewg53z6zti3LD6DuOe1NGo+7FwywA31x9Sj/5gK6OU+KSLfIFskceWcZ4S",
+	"36C8mecwL8TvECi+4iTqLGaC6NIBNokVYMeM04k0B90BkCeRzVgqW1syoZ9Y5pyquyZtmiP5MHhht6BC",
+	"2vG5i5bbRcvt7Lm7aLmd0XcXLfdniJbbkGL2Z42X632q6CRVkWF/OIDqSnfWUqxc99kUlR3+zAMqCD+x",
+	"zFEPTH7nnTUCzFVfqwmclzFjHNFdLGJJRAqo8mPGYjJNaQzRNhDnpsiUOiogtMGA55RHDsIKJRmj85an",
+	"Q4p4PF0xtsnTSl1TwI1xQl1KeDDWEwRBestKFZXxkvCwZZBp7JtigooFoYHGAKy0NWMpOyWSsVqL4rY2",
+	"Mai5CVN6VxiZLw9gtwE5bQd1ckeoE33lG8c6qQFo25KFaBDbV3TKNqOalbGrvjRD+eaK3kGMbnnO7sMk",
+	"2IcspUG23vfzCj0gkixmtMqetA0roUBPMwR9z6OQREJckYhfsSFAargCXxnXQ5qYZ/ca7CO/Qy4BmcUC",
+	"UEhWoK3mEYZv12FJIM4HxodvS8UvcDqsb+PurokkosuxEFdVxAM9Wfa2Y+MHPdvSDO15Mg++i3sdci7i",
+	"CU/nK+pO513c7xDUeBTNtVpPXTzcu3i/Q14DEogiS5FY7KF2uqd0U1iNhdLUCNWgD8vO9hZ/PZGfM6Jg",
+	"p43/ObTx7fTFTqdx1626PgIDMLtSkQhZTQn50vxq52W5gUnq1XQ4VSU9BMo/KEp7D64J2OU0Y+3C9LKO",
+	"f57lSnRWepN51jh+ZJbmQQbYN5cvX5Em2kxpFC1N4X/MDoJKt2hP0nESmmGWYigQtclkRkjCsw75FdJI",
+	"4BoEPYBVFwDPiG9G4xOKyh9+2w+S+BWzkk+k0Jk2aR6TiYgisVAdnKKCteCSGXwwDeC+0JVvF6mIpxVG",
+	"DsNKWTEdFGZI52SEHIr+hESY8v0sNVVlLKuuQzVHjhbhTiIJlLfFEI5B/4T4arVG+q6BNAO0/fbZJGOp",
+	"v7XzCTcA7pxfzS64j8Cg17w2GuDG1XfFiG+ML+K3jeDbVLOuo2LYQAjtSOQheZahHWvHQLdioJ+KOXPk",
+	"0FjRHHfX7KZ122m9tZhRTyw+p2iMxBhxOoH8G4+ey6/M/DixuY7DFawtdpoUF1LcCh9bP6GfPKc1CxnX",
+	"qJQZMu2+192kGBBc7uS1McODFePT++3nO6xQ5zWCXcGI4hDiBIt0wq/evL0TB2+0qeNeWJW/DAW8sxA4",
+	"D5I2RLVuDLaBJ1xpFFFgjUndmNGr6KcdchFnEGEzieh0ykLi02hBl+oE+aj+XFMegQE8c8UztYljxkIS",
+	"C+ykQ54gcvrQQqk3b4ZPJyJ1I5NaHvFREvM94muuoFqCnO9Wh/hQq8SW28HxzGkWzE6JD2Zln8xEBHWM",
+	"yFzIjPggjfm6sMHcczDjC5kvRvz47U3xz4PkDazNihW+4gXZdiY6QKgwBBBqzBY1VuBnQaLm9MMzFk+z",
+	"WWPY73YBu8z87q2WpvVWKyxFS717YIq4JM/PX+m5WTcKvPuZh2GWf90gzP11w+jdahi3i986pxmNxFT7",
+	"Tu7tESkcIPa0GdZpv2rYWLDxih/kEt3PkLDOxk7sbCnWRK+PWiisJOeVetLOA6crlDzYSndPWBbMyOXF",
+	"Obl4/NPZa6Id8hC+zoMrRH84f/r3jrs3ghELpzQdGe99aTxBUdYOSw7djtnqg7YJ7Rx2z86wf4NhH4g1",
+	"0HN1zDNNvAx3uoS8idszJ8yz2MiZ4BF1mNUBIkmUywIARDsYTLZGtZzHQ3AUxMLewEo0sEWcz8dqO0/0",
+	"aJCrmLB1XRXklkymQ16WXMI/lD90tfrI9oxHL9S3zXb0dPypCP5tiK4Bw4YQZkV8NSUtU9l2QV8xTBfD",
+	"nzKORdCcjnSIRrWfl7b4Kdq2dShu0YlxBMN1pxuxiO9GxWHXbqLhuCN2RPwGIi7N6b8V3V5XEOPXlGM9",
+	"jMu/P332rDMPNa0WE0uhDcAQ/DYhL0q3iHh8VWgVboWGDlHtAiwNUpilyAmN1F5eYo3za5YusGtI6sNO",
+	"m4qKEF9Hdg8R8MdvnWqwJmiJS9Lv9kizeAoAdKA6JTyQ0SsWm9JNyHCwdZOYVgx0BM/6HXK+QpqvueSK",
+	"QQqUSTVgE9qPSVMdTPX11D6ic/nwgR+kmafWnQoHwErey8JbC178q0FYIQ4VLQPaawCUXxm7ipYEy0Sr",
+	"L/gpFXlCJhwKRkr9tXOGgCcVygXFwItnIZBr4TZYkljV9bauRw27HL69it3vrE9pzAV9K8fxFB/Tbrff",
+	"xaq3ISmRsnexM+whwVRXUU8N38XQyrv4fxHjMS+Bw+DDixmLO53Ou3g1cGlD4whnpbYAnBZ8YC393RqL",
+	"GbbS57T/6WNYjUaqDHsr5gA0aZOP9CVQD5FpGDlLsWytFmAeW2NK208pZah81i/BRfoqk+92GXdbpcoj",
+	"Z6CWRt1Pm9r7WHCp9Rl2ZxUOJ1JAeCvzbp7NwNQ8yaPIcvnbaCeD7mD7PDnDuu6UIQcvv1DH7iEqJtfI",
+	"2LVswRGjK0xhvRDucATnsrrQ65DXTIroGj0K2kKSCULBRlLLHx5C2N+GLG2UvHdx9g8dZ39vmmBCLdaH",
+	"frzOY2MJNxWtIPYiVdebBvrCHO441GZW9oHLzFtTOO3//X/+75pKaWvKpBnUTW+lEhrYXtxSaPA13npA",
+	"01al/JbBrnBQaBGF1I21KUF1UungCs5ZOmUhaBwoINjokyBPAbZCZuq5ErKtcXYYGE1AwhzsDbr7RSBK",
+	"q0NepWIcsTnSS4ypLjKG+t2ui+IprqxC42HVNSiDdwq18ODz54xqAA4t+BMWX7NIEV2eSRZN1FfOaaSm",
+	"cWuDkT4R7AHiTVFOWldfC9dDzR0+toKotcNf3OEv7vAXd8G/O/zF7xl/UUPlVUPBNFMWE4xT4BLsHhai",
+	"v4ZVbDzH79cui3O+P90hr2vrLATDX79IrFUBP1jz9XsAdsykpFO1De1EmGqvPCaVOVX0U1xZ4qrPXLmj",
+	"gnPs9crtAwh+QfmhG3BspQxwwQIlS7+/83RuDpUvAqh0rs4ujupbN6WYpV8XV3+fQCoHLg+VqIhlrMaw",
+	"grnBbrT6ECobcEmTRDEqjOzC2twAwgZ6Pv49VjyXSdDmQbEBD0rEMOIP8/KlR+SMpppFqW5+F2PtDEkB",
+	"/RAqiqeMXLEkO1U/ZEaXspKL3CEvTf2N+hLOoFg0sTAHFMbYb1UKhsCnYgUBUi3EAc6WAeYGdMiPOY+y",
+	"No9dJ5AiKEpfMi82K/Wit3WAPIYVuSPgn94O+E89zNJg7WKHgHlqnFTmg1o7c8hDWklxVu9QlcdbH1wC",
+	"hs2y9mnEC/Wyp07K27dPH8MhifKpB3bSCaGYWKo2tIExsRmnSzir9jKvwwsoQwM0MdHDQdPyiWRZC31l",
+	"QkJxERJAziqY+SBIRB2OR4/OgoBJaYqQgG3P08V0kD5ccwZl85tIM1pe/WmXHjyNdiBt2gWlVMvdQJxq",
+	"DjEOCARBCOvU906197N+TOWeC0tJh5xZur1S/2clmeYULNb6OXxonGcgpxQlTKo16FcpEdpfNLkFItRa",
+	"g/BgnxqaQi2EIrblQ5Q6sUhxn4N2dXclUnegbzvQtx3o287StAN924G+7UqkfokSqX9QadQ/DfjaFhpQ",
+	"QrNgVgObQ9OMQy4/bhI3BaxZEdzX2Qlkq0Mu2ZyqZZNDLAFaqVupDpEtLXmqTR9NXw3e98rhn16d39hx",
+	"AXuk0+m0SMqSiAbMqbyoGj2F8oiV6o80DGHw+hUdrg+HtShnCQfvirFEVzEArGfSxPqSOhH/8cWzizcX",
+	"qv893UUbK7d8hFAbvwXdsw9KsuYZ8RVd80kQgc2HQpVJUPdgUoarAAbq0x35wK/3hxfDO13rUI+kUDoc",
+	"SzJJ/HeNdw0fnKpqJDhFSPuGBEmfb+tF1FWcOHWvCNDx8DXH0oNVG2KwqI6w8VGWUkgbEDFqQooiaIe6",
+	"hkYqOd4jfqUora5ruq5iZoesq0+Jcb4pk5lIYZpNoUoIInBrVRIaXispVZ46rn6wnhmtzlTfrClxS3wr",
+	"1UFRzVVFSYctIN8E0EHMhJysPUBrLF875f77Ue7fJqUAiofQ7+8cgqHIQKUAqroE64k0ySYhezpcRmYk",
+	"YCBXWRpkaA7Qz3KlVFfH2SSeNtbJiZ8QcxZIUqViiilsQ5E4lbAhKgIdKic15V5x/0DEP3wNnUrShP93",
+	"2YpiKC23/fX6F2lePL84a61KYmzOqAG3uJVA5e6Tz1rnbGfg2Rl4dgaenYFnZ+DZGXh2Bp6dgedOBh7d",
+	"8bdi6NmlLj20OQrF1TtYpDbH15TtKxvhIUIR5OocSJtGAAkzhRWLxxGPWdXUg1WcZatDXjtBMaAgK70T",
+	"/O1G7ywCee4AtIDTcI7f8wQ+549372phvHcn6fFLC/a3z1otJnkTRgCMf2eUfmhMAX1kcXq3sUzX49Hi",
+	"YZZgBVJNkuY8jzKuNCg0oBIfjJ0tnWFvTVOQtmSK91FpzcF7qAuozYiiv49GMRh0UwPMsxCD8149fgI3",
+	"X04mPHCJTCZEC1Jp9CYlPNb9o1BhpkHRlTYSGQfKwDFBU5ypDjkDOy0Lh8TvJOHE94jfCUXwAf5Ikgz/",
+	"+BBJfSWewr+/J+Zfhn9MOb67YGMNVo/LASn1kjT9TvYhgyfmYFruBPIa/s30v4pOwB9LOo/wD/3vB/3v",
+	"LJtHYIKNl2gfZZFEO1y/T/y8YGggnYLE6Z+acDgYwn944rcwQ1S9om+NYpGNwCLBQvUCGfOYpktFhSUj",
+	"mqyRUOhy+4CsA0FW7EPGYjDyNud0qkR6RU1aNwxJBz7ewrMBUPYu50idvYCZWKXgsaHhKyQUeBet2SZw",
+	"c2fW/e7Mumq5V3j8Z7bwWkq4p053O6QZ8MatuSSO/nb2xW3xEBzRoH+83+uB9WjOs5Gc0cawcTIJ2Ljb",
+	"D7uUHZwcs5ODMDg56o6PBkeHR5Peyf5RPzzs0cnxCpiF0btiylOmCCbMNdjyDKHf8KQrcvSO9/vdgYfl",
+	"x6S0dqcaGcS769zelIIgM2AiwAl22tOfT3tS305oSXb6LCrUHp+DtWc9/r+RtyhKW2CXNNKQTZ99+/qZ",
+	"YpaBSLi554JGoAYGzLFDLpliTR9okEVL85QvRZ4GbJSnkfaSFq9AcnZzLLKZ6iJmPJshLP4aPzAcH3Dh",
+	"hHMuQQgAG7S0Kdw4uUmiaP9OyvryUtbb18+UJC5FBDkimSBJyq9pxjwSCZGMaXDlARRWOxIBjTBGA6A+",
+	"lbQRpug5QSY+ySVkiEB/aVT6lpZngIVZyFMWZGQmEgwPaOtyBSgoURKKRQzbQphqDYojkIAm9mv0Fs2E",
+	"GEWKJPkg4OTxVSwWcXXDelhIEBgynDTnDFgoAlBUFBfzPd2Llpl0BiO8BybvzOxpA1emFYZwJzh+Z4Lj",
+	"U6DHX1pwvCk0oNi8ZY/5S6OEY3KM85jjHi+djMaw0Q9O6GDcY+2jyX7YHrA+bZ+Mj4P2YXjABpN92h/3",
+	"Am1O0iJeIiIeLIEuA3vL0wqa25MqNyqXhjC8pTFszLIskcO9Pf11nUDM90IRyPXC4TbwaMWC4Tpu5anf",
+	"SdI7SXonST+sJI3H8ItI0h8trtq6DODXbC5MAjAK01DMyy1eVRjJbTkPHLZ5smpNPMOWMl2xCqKyNATR",
+	"miDQIsE2hfGEQ2RcbnzOiMcYsdgMbASYZJmWSlKZ6cjXV2dvzn8mH9/VeqHfNYbkXeNd45MLpKrHCVhF",
+	"xi+DTH0L69tO6Pm+hB43QftBhZ7bw3IXvT4QVuA655Y+dCN1ojUTNHyxdGvVXVbiondhmDjNmxjmr+p4",
+	"Lqg0pOH745jfEvN6jEkGd2ReG7LbU7pAXR1T1t3mC2xP/xz3evsNau2f0R9uM5y/mcP/aO9R2bKOhp7G",
+	"sIHGk8ZqiYC1PucfJC6GmpcZoyF878eGmf7HXAIl4Ehiym04ZodTYjSmv7xrVH2a7xow7cV4V0a3c3s/",
+	"3Lk1xqTPI3YmEY3bCdbXvgG900oi6p1YSW/JjEqm64kYeWMCtiqjzA1BtuCxuhlLfs0IhDdDPVKPxIJI",
+	"Godj8QH+/l2M4d8gVUIOyDPplIWezZSRVLER8laySR4h+iVAicYOZGYJZmPMJiIFkFEYr5KMXiYstlXC",
+	"SlQnj12i82VrqOrK8riUryIa/9HpG7jVagqwmjtVYH4o1+7GSA+JDYTukMc0o0OiBHqxZIy8evpUzYHZ",
+	"JTaGnZRLnGLGVUKXqYgiHSAJO7p4sQzxaa87o7tjJ7eWidRq6eX7rNBq28dQYcKEW9wyZBnlUWPYWFc8",
+	"3yMJBX1PfSiNUXH8PU+5DDkGkUKgKM8gRaMUnOxUvbTd6EJgOgY65DKIhMwNqFTA0oxP9DdL0rx8eU76",
+	"Hnl6+ZL0j7rdXsvt69LEvWK6XLkfrF9gCmSawgWqjwnXAa4Ys41B0qaSf9H6SoHNO25ORbnHI/MqkOef",
+	"aelNPQlMEXQ9L5LHASP9br//14bXeFp6HOaEKKmJPH1qZoyFf228v9sGvaGue0R3dT6/eTuVXuwSX0yQ",
+	"pzyIzAAWkM22qWtxpW1TUMoN3LJJyuOAJzRC1x35384lv4z5lqoGMKQN3wdTj/UaglPLYL9lQtwEMoey",
+	"y7ZRNzF850NlU64UF/s7j0M1L3YO1lUUK89bTRJTQQZMRk4uIXVOJ3N5jYzReU1KzuqgAFBhTnlkfKMe",
+	"wUbU3KpWCCCjS1Oz9cYxbxyuUxZtv39jWbRbYeXh1kOovAxr61NIrZZ5MMNR7xDzHpLY4IQTimiR9zUo",
+	"XIDdVNOMijzumAzW2EPXJb5r261Gl7xreP0lGH6/nsD6/p0C650if3WZrL3em+7xsNvVmazmmfFyi5wt",
+	"e/aHjZDG9P/vuEfd2yZZTBMrnfaL64nFATcM8OCBBnjD2CwF1aPDnbQ9WjDsnU35ArDldwkDD54w4MpA",
+	"0hzg+2UN/ARLRShRG5c0x0vkmDZAyHh9NMYncFPcRzqQB/goBfs75A7gpvJJ0/UBtdSzPp4GnzQBbcU6",
+	"eDwypzGdsnI+hOc4kQChpIgJb3UIDBtlKrvNUa4ykLIz0GiQ+BrHDKCMiohB6UNb6BCfwUqHtxS+iDoC",
+	"61F8az0/p7WuMu1whNUMtaNpO5p++ZCC3b3sLCbd3jVjXBjLFJSCseRJbRXNyFzzxgMQs09aQKwYU3Cb",
+	"3tgpOKUEpLDUdQot13UJZH8lACgQUcToNGeqZ80L1nR8d97y6S7U+wvUKPxaWfH2k7UerE2HIwIF+UHT",
+	"FiWi6yzfexVG/L7n7yejcu0Cj/5kBh3YEg+f/2yEg42pzwbgbMaVRLH0FP9nMsPIHY8kdMrCDrkwYTYQ",
+	"1XFv9ezRo3/osQ0fPbJD6NmgpJKTh+oMOC7iU1tiDgQlnTRZfryJlMbDoH3PiEqtKtQbAPgp2Up3j4E9",
+	"Ps54pwT1VomVEjHrkH9wycc8Aps6Cp6ekXt0PTdE4Cmivkx0vC69L2zPd6q9r6uUmCX+Ag5wXYb+5gfP",
+	"81SqPX5vRXhG5Wgu0gJU6ibltoxWcReOgPG/itRj+aBVzIs1fXcP3vR6w25/OOjeu2/YudWu++u7LqNT",
+	"3avromae23dPraU6LKMA1xYB1rasqIMtvqLTWvZ3BrRGaVU20XWnLX9Gbfm6IB0Pym32PjpbZ33pYKUM",
+	"GMJfLhFcJucypomciWwl4nPHcb4gx7FBV3oWv2DAle7xRT5/CNPq5yLdepfeCRVxh3+4wz/c4R/u8A93",
+	"+Ic7/MMd/uE3g3/Y/3QLle0uGtLaUqMaPX6nFn2mUhhmhj+vSrSn9YMN4dgiiur0kjENrpQKYtSXUkEC",
+	"BLMwGkP5RS6hiqdOx2tycMnZSpOmvZY+QBAnyXQu7EpDq+USrDqTsixPY7zlx2wxcsfnESkItZ7LgMZK",
+	"5WPRhIwZyeMQdJzzsr/z2qo8SP11wVKtzNhSIHxSHvOaZEZIJSSRiKcsdYAeizeto7KU3gjAIPF0C8Sv",
+	"06oHVA43pL7tVNN7qaav8ZO+C/X0DmpI5Zg1hgMYBBwESA68MxvSExvWsSNzb5fz98fG5iHZ+nwMzJ7r",
+	"9czK13VsdEEmJ1WIx8T/6eINqfSAiEcRy2QloKaUIs2zU4gfvqYZ8zFPBypSazIH8rbDFGyUSl256ef0",
+	"Skem6JFp3YXLTfV0bJ6zmxgNL9jcIhZJ1jolc2yfZwabCNnrgi7VP4AvVBq3Gwx9ahgQrLehrnqcmHdU",
+	"1AqyXnTyokQxyeOUTgA5yhZZajmhNHMaMv3NZUYEAEhYvWk7nrVFLI61HBZ76Y+NydFrVI5NeU6vmFk9",
+	"NyDFPQH2TXVsjMlitRHcW801Zc7WN44Nbh28UszrrtTLztS5M3XuTJ07U+fO1Lkzde5MnbtavrsIx68l",
+	"wpFVgk9cZWBrVfWKLdcHNT6zauicZTSkGTUIFiiU/iDJ2aunRLVRDXZMdXKhiJlUhzLKQxaSJmph+uaI",
+	"Zj7UKg5SZqxXSh90jJ+TjKXWSjckVPWlFDs5E4uYjJeImJOkbMI/+KSJRtljgMOggVJ4Wmh9UxxmgPrW",
+	"ma7DS2MzeOR5Wv1SH+ND8klMXp7limxg+kkmrlhcH0B4lvC/q3ncVhn7qsMAD9u9XrvfUyL8vgkMv2JL",
+	"ZFRH427Qm5yw9kGfDtqDcD9Q0u5+ez/oTbqTA9Yf93qOlBhwkvCERTxGIVRmg8awcXXy20L/VDzQVXpw",
+	"RRXPlFftX/av/w/IIWbXmKdgyZA4FxrDmEcRyAv3C7TDNb05wk7tH3M6vjQ1/gbIllFq1A6jMKWN4b/e",
+	"qy0v1AzAj/crwXWGqjgUDQ5YiZzBA2tTz57zuHzIJ1qiAPFAiQqalK0ectIEqiLzMeJJ+7podBBRPkcj",
+	"k7GzcalLiihKp31CuWStDnn06GUcLeupCNi0NAA6mbGUPXo0dIeKEH8aSRDmaWQkuMJmxKR628cz4JN5",
+	"LsFARYnMx5Jl5vOgwx+kflB/xKotDiqYLzjY4BZKHjIV41UbQHTjGUu5ZgemUezcoMprDHgg56SpKKnv",
+	"EV+dYJ9MhDbejZdksE/GVLLDQZ5GZVKdJFCbHcyFIOyBbwW316mV9kIElzXPZZLMqJytkuZzWBk8yI37",
+	"mLn0t5ctVE/xYs18uHYpQwEjmmQigTMR0zQVi2o+V7QspFlAvtRkrKatMjW9gQh+2pLi4aQ59q/7Aybf",
+	"jrE4xD49Dvvzv3XHv857k8N4/2/hQf5//vPv45+D7pvsH//s0xP5TPOOb4sh3WUlwnUKQMwW6mB6Rciv",
+	"OXkoHCn1+YvjN+yk95vZ4BrGpxiWwwRuwfoqYvzeRzwNn26DN6MLgJRkedWIorJw9CW6OvTmQh3ZQs/2",
+	"1mLQGLnfZWP97oDQKeVxh5zFwGgM/8RODRDxZ5DO8XMtC6iI56uH6ootFa/EifQtZAvAsFsjoSY6m+Ba",
+	"LCxlnsOT9wZoMREmen53wCx/hGxqAFzueEgjIZLNGYT2KMKjpJmqIQIUwJhmwQywtMt6tjrHoIrQjFCS",
+	"8TkjTR9cvEr2Qs1HKdmIQRzqhk2gSMSVEFnrhtQdrkmZewaf8m3ru6rVIM/4NRtNKI/yVPXRrfVl9dv9",
+	"7htwZFlfFkynw/rZZAIFnQqL/4oVdgKkNQ7UVlowdgVRjlxqt7EhIiB9pHm8YlLsHoG8NPjNiCjyiiej",
+	"lFH4bOzCXk9Kg4toxmQ2gjXV8hI9CXpsf9I+GB+F7QHtB+1jdjhpd8f9cDA5pMdBjxUU71cYLXjGWMYz",
+	"kZKFaqqhFezV0R6Z0cJsGYPtqIDjUa/oX/tIOMM8YiMMuYLDQZcjMRmpeYJVmYk8bQyPAfkqV5xtv/vJ",
+	"eRE+ivXDQXA4Pm736P6kPWAHYfskOBq3D+nxpAs3e2NAMpyz/4hYfdhFnoqE7f3I0ojHjftZDH5UU3Kp",
+	"B3SJRONm+wEcyJ3h4IZsu0jTG0Ntkf6UyK0mWOstAihPg2iBJw5aHRKKxLUa7ocBNfoWlg0Ff5cWuHvt",
+	"Xrfbtb4IdDT55pNGEY2nOZ0yn2hnta645bPYb5GUtdNcieiEEj+kPAJNGWkCiDf+XMTZTP0wO5w0/cop",
+	"8ckUCoz56mjo8m14OHyPJFEuVdP2EGG4DXbhkS75C3ku4pAuEWdH/aHOOto79GswBp/02v1jeFmP6ZT4",
+	"5gRBCCONydOzF2f6ff25xH/75lwxHph1QCTOaJpB2Giax0NdjCOVGYYoScXAfIea+KSZS0b8NI/bsVj4",
+	"avKgCYRJnisySzMWLdHCa3CPOeAay3zOQpLHGY9IKha6UCyXCewRU73rZ7HA6sQzmiQsHj56hKYPChtD",
+	"jY5J0qyOywMymNvSxL4l62oNV9YIlsXOl6dmOuLTWdaWFKqw0QVNWQsrfeh3tcUbiv/h/rNlSNTAVqCb",
+	"nZ3BQ92jGmycz8cs9YlkmacZOnjzfPIXtzF1qaXLnuB8RBykHL37ca3s7KUkonkMvlWYWnUaeEzoWOQZ",
+	"2e8qLVTEIdptWABL76NrPtaBrr5XLAowfBaq1Tc96J2sXkF0axsoO87DKVq2wHuc5jEWYkn1ymvGB3IT",
+	"xuPyGG3/Lq/0C5eAwyrV4pW2Hw2vaRywsIWbAovAsGsucglbdkYRYXPCYy5nqlff3Mc2MBgMwKlg8DSC",
+	"mBIdSxZAxTu1l1OxIE2fxzKfTHjAWZzZD291yHMuJdRRUh8pMRaKpVA4r2XluDENrtoTHkUsRBhxNUB9",
+	"4GhWhCQL0J/zmGfLDrlQc6gnTz/rlodUTbBrplOKJQO3KMHuTSkYoNcQa11fFpI0kTl6tl6fJqElyrRX",
+	"ITg6ShxojkiL4oewldzTZhoFsVedL4/4EAQj/T1fbTGfRACSWTyKQlnrFAfsbDIsMKgIDSz3yv4bs0gs",
+	"zHrBEZTZKYb1caMKB8uR0g1TlksW+h0CKOD+0+J2++9gE1VqcpZyFhrGgg4v3OQi5VMe0wiJULPf7eHh",
+	"NDRBU7othXZkfoptbi21O+NXKtI9UbwUsyvbPh+rS2qbdg+H3S55++bcNXoWZMs+msI8mKinEoL0r049",
+	"povzH0mIoW7auy9CuvwrxC5oegmquiOV4+hq5VGUPw8L+bOLtlHNFCvRi3jR4HL2lKaGVVBx/3nkMqGK",
+	"bBAMBZFrv/hpPBHpXNHJWOY0IiGUorpmLBQI0OfGoMlczT5L23MRaziwMuUF0bs0YRcyo6EwsRIsFaqH",
+	"swDCwmrv/RSJMfvQcDQzK+soCVy2n/+fxvoJNrO1SeSHZwDWFuf8xJ3zkvR+NmcpD+jec/aBB2J0DqDq",
+	"alG0drWKFWeEHrXbjof7XYKSP1CQtWuwXvtZVfocstEY9rp12zPkIXka84wBq4tFrrgCuDrUsP/a8IrH",
+	"3s7HKYsiSs5FmtQ+vGEzWxXzJu1KrUpI1ZP1StZ6fWmbGo2WAH3W4oz2CyGejQYzGxuby0zMR+odG8iH",
+	"d5BjmF/VA3Pwh6xp7dlCPMKFtHqpEtYaw39V9sA2ho39dm/wpnvy5Q0bFXPFHc0YePlLGCm6X4+R4m4G",
+	"icdYAGKNM0nJGp5Wi7+4afkWRgVHBtlFi21jPUGyq1XaWxpQqibrvY/ODt7oXboUk6yNN6Xuc6jUT0n8",
+	"grAoJZjBVgM5jmdK+zHEwidoqK0oY+qgt3QAJxbz5E5xzogrWTwWZJKn4F4CLRZ0mg75ET8L6gdQNDdI",
+	"T4ekKY1CifQyg9onWPvIA7UKknyxLAoIarFI5zSKlqQZKDUuUh2r3iGFQSt4WTDThfBBdpcZXUpIxTJg",
+	"7KUcrpq59U0iKnrJrAivBEmeOXEhA/cLqNa5if/44tnFmwt/S90AfQP1ukE9qVjjGHMJ3Wf3jmmPxs4R",
+	"9qCVD9Wcbkct1pQnODPmJWvAhEh8yGAuDFY+JsrXWmCNjYfkkknS9LVFrWUr9B50yVyoE80CFpuD7brH",
+	"SNNXF7EObuh4wMBYhGfenE4ogKHjUx1apY1nVfqEJqQaEjXOs3JyPLrYUIO3WYQ63d7NtDwldMU3DkN1",
+	"Dv3ObrmzW+7slve2W96eM/7Esq+aLXZ32vGN2rEx5mzj9l4Hieu64JNUBEzt8RH2qvVFJF7o1TZJUK9e",
+	"vzy/uLy8eDy6fHuu/nry9tmzf6oVFhmNzPuf7qHH7wIU/hwBCp9L999J0Q8NhLWdCA0CRE3Igqn5Xy9A",
+	"idTKXh3yUgfsY1IuKJ9EyTsa2Il9UKyBZyCnYuSB+gtkX3jFABphIRvtxj8lNE1Ri00iGrDTQlL0zTWU",
+	"cRYzEbGysA+Zx0rilFXP/mLG1TNAVlod4luW4RcePC0PghdPyQvg7wH0jylDORmSwzA7LZ2yIUrVEGeh",
+	"5Aagw0rmKkI0Usv4WQyac+FWrLgNmyJFgb5D7BpA4VQr0YJckubxKaEYwRCTJBXTlEmpRLo8ppMJCwBg",
+	"pKJ7rAr0N7tRKUIWIOVHRCkomJRkSzIW4bLlrXdobinzvIWM1q9N7Lmrv9ERRj6WIjlh65bSiTGEJ6Vc",
+	"Mkdqd71CZVHn4LOLOs7DPwsR8Xp5CN0oc3HNfsQRV75U3UE1gKUQdqTVEQMPNKEyY+nKdzpSnpLqSt8O",
+	"EhY6axyBxfV/XgOK2pOUh4Dck5He0bDbdTu5t9tqYHhu72ith/Du/qriGHzWakY7iXwnke8k8p1EXmKq",
+	"GlTi25DMdy64G9QB5CQP6YLbSyiAhq3DEbzMRCIrplltMDP202HJpj1WkjqTG23bSo6tEXRjkZFC1H1F",
+	"c6kLZ6ohFtZ2SmLRFomOdEOIvxsl49sLrapf9p2Z6r4yVqMTaL5hXoOdfTOc5T55J5vjPPBs7mw+D0jk",
+	"gQA9KI1Pmcznm5DNWbsIoijR23rarkhYDWnnDmK16T/EiGo0sMRiAcA64MaZo1cH7Te6yxpnTqtDXjOM",
+	"+6gjZD7czuemxnGRjfMFWAX0vOMVO7Xku1ZLPh/z+IOCBL9n5oEk6WG5B6bNbdIR0MuOMn2RTucRkWeS",
+	"h6ykPxiTswF06BeoIxjp0fRfXbx4/PTFT6VgEhPWYTlMNb6jdbo2SAPL6W8I1ChHe3TIryK9kkTELiuU",
+	"JBPidJXlWcdIh5yrsysh4sIeZRy14Zx+hej4q2b77gnxVX9uBIXmkrcIwNARhTwjQI845Cd1+6Q+uKKI",
+	"69gUmqFaGIDTgJY457bcMo/VLnwBYLZfJ7fsbwm/XTG0bs9KbpkcAjsJ5upjQ7Fla5fseo0EHVCFobJq",
+	"u+wCY4mLZ7qKYAQBY6H7TNlcuT7Ev9crVXcH/1ACqOILyLQx12TCdLT7evvzLeSD2xil9RerLwRw64oU",
+	"4tyGIJ/SzdTgn41WB3ODKfpfHxs0y9g8yXAGwcM2CgD31rGvmx+/i7HzXYb9q3W/nRk9FYtRSDM7eeq3",
+	"MUj3XIM0Uk8Ax3jY8d3GzbRplP26Ub4vm9YHd5Rfaj5/G7llsxUVGZMGObKBZSxUGs09xZf+bfh9QbrP",
+	"9b7fFWp5APhbwABAsSUGrvQw0pLc+1js6E97IZ9M1kL1/MiWQks1MmEBn2h2o4SJeQKFtdTwSsKOmJj4",
+	"XJCczJ4cswlUy8pIU12a8emMAd7FgqWlBlqedVST8dLBwIZSYLlkmvGg9TUTCQ+IZEyShU6JjdkCulZS",
+	"VMooxD9gsgHmoHbIL4UjPGUYG4GAjdmM8ZRANbFmQLWFeDHjGZMJDRjh01ikLDwltBgjlRCsseABVGIx",
+	"rfGYiDRkaUsP/NXZm/OfSabGmDK4A8XAbGhJ4ZzHeO3ATDB8VkBjCKfGi2GHvGKpMzU+Cnkg8em/Q580",
+	"xyKbYcAwCrQ6PFvNvz9jNIx4zBBkjMgszYMsT1nYRix3HSujtgdL5altVmPhm9I9EOeLD0EmO7wEVd7+",
+	"dvnyBUkEV1u8EKJFhGOAGnA0yrHqF0TemI/D1yHMpuUR30qwGAC88NUG4rjxVj6rJH8qphCLbEhiUbrh",
+	"6Rp0xfyJ1Ejh5iWiZRCIDvZjkY1weHQcMWcEP+BLNspeizuwsibJRqQEpaKWEd0LeVlDgriuhiboAmoI",
+	"S5Y5X5iylXFgULiIS3Kv9FBhuDEF5zZB+R7uDqBBGGdk/CokFJijT2b0GtSmu9qpdOzx6zx+rGjR1yF9",
+	"e3X9qmlo9tpjKgGYrnYAjrSwqf85j/k8n4NspPtWJ2XK0ocwlG0v6tvIeOfVg+CIndDeuL0fHkzag/ER",
+	"bau22vuTA3oUnLDeeD90X63EILjBGFCgJwYRVZ9mJZ+XKMq6p2KmJPe+1xBRqAVqCmV19pKUBwxENEPM",
+	"AEcApdQgzzRFUIRZTBA4NKNJpDaxIP/T66sVNG+OTId6pexH1TStNfcQyCY2SDPyP71upzQbZQH4bhJ1",
+	"nQStAzlAgrbzZalk3byWZ+iFsB3OlTxSPw3aC1Y3D3UN1H52/36Cep1gbj/+oQTzoiiN/fSe3nRdr1Em",
+	"uHCpmOlh7/ZBES6FWyPGK+pieaCVnSzjEvHOFvmQ8jVsR72UigEDl9teyhYJi2nCO5oKO3f+nYuM3g4F",
+	"M+Ms9ayVq8ljEmCd0xiGhiHH2qigEwktXaP6Bl42cjWaCxCzm7OUzOlSS0woKOnGbCJRICSmIoFAh28D",
+	"phk8pYSPlEFqUWhS8LToUoCN6VDoSR6H5imegegDYLsoiGMcqsioQS+7AecHIaXrpYZfYILvzyth1kcw",
+	"443hoH/gNeBvsBvhPCHfMbajlM0ph1JNw0HfvaxrD01Eas01HxtQXbEx7Hd1aazhgQclsxQt0bacYe8T",
+	"2o2skQee9Bpq6bAY2+0NBjArr/WUrKM1sAQ7MMbNqQ0lzOh/681myMOPBuy8RCD0xU9VMrCHIE7riMGZ",
+	"Fp4XM4z491+9vCyEdwOx7gN0IO4RnyxEHoVQCEEXHIjFwrOKL54uo4rA0UUn9BIPGyTvW+uiIRdc6nzi",
+	"IKLzpKhAqvbhD7JKXJqgqGlkLxhO65T4ejjocE9zpmHGVg6Pj2Z86d7SpR8sYLceBfbnQelUHbpl6utg",
+	"vuga/0GzPLoC1rvf2pLaQK01Q29u1E8M8RWYy2E1hX/nLF0WqoI+7ZvUhI1ls/D1B1AX9JJZoa+G0NXQ",
+	"OaBkVYplfNuNuhVp1Bq0kUBuR99gPW4icnryd0RuLWYKVBA0RMeydLMd7kDsbDWIW4k9tg7I72K8gmgw",
+	"XgJl0F4ev1UHAX5KsA4n4JVAkZRsJiQD41vMiI9qg98hfxNjAEYp2TjcSlyIXuCZSryIxtghZ2RMQwsv",
+	"Dvj9fXBXQuqShk+uTzyyVLseWPy1vq1G9vnxxW9+0oznEqbsCY8y9rC45EjaXFjyVV9YvVfv4E33aDjo",
+	"DXvg1Vt1hDkVUrET4ytq7I/7g16v22uz/njcHvQPDtrHAZ20B739w+Dg8JCeHPYbq0qqDhWDcKNYKt0r",
+	"zyIhrsDLHPFsxvM5CWg6FrFiLiCKgxHvl/2/NjY77XQxSd1IG15t6+bb/95v44jRY5RumAqot2i1Yh6P",
+	"jP2wsa5UI766Pzw4+A1NB6X5r8Ck9U6Gg8PfGhuh1Hr9YXe/tCKaB6xWrLULchScsMPDo5P20aB/0B50",
+	"Q9Y+GQzGbdY9mgS9yUmXsqPqgvBgRi7ekjkD+yMAq0io/cRDLhmZMZqRJJ8nsALsA5cAaTGDiAYeEzVo",
+	"Txvyi7Wd0w98ns/JNKVxRhKWkpnIJZuJKPzrJjZlV5DlbdVzW/Xc1qNhsg1ThF+5dhHt7B2UFtEuyNol",
+	"tEtz9NsqhHvj+e9nyxeX3cXzZffDiye/LF6+ER+e/y4Wz3vJ8Yv+84Pf3vyz/+I/V7fntA6JujXKu6Lk",
+	"O5Z7A8h7ie85bNZMeJnPWp66FvDdhDjFhMplHMxSEYOrw+mmFNb06FG/23/0qDAyqQeauBEhRzlnod9S",
+	"bFbEATsllCxEesVSkvDgChDJ8sRaEvRrCFaWCcUc/z/2vv25bRv791/BaO93IumSsiRLfsiz0/GmaZtt",
+	"0qRxst3vNrkmSII2aopQCdCKmuZ/v4NzABDUw7acx6atfug0lkQSAIHz/JzPccLIgaIK/Q0lipVToPzF",
+	"i3rkucjzZqbCDnrvHQqNc1Ge6yP3HmuVoWHdntb9mLzCxF7G5g4thcmVxig6kMaYUSlJNGfxpRBX51WZ",
+	"A9V6DJhennHsbBe5UxiRPRJh4sbhoNCuNyTF2qKddLu1R2ZKyXEVUOJHPXJaWH+AxrZA1XbVW/Kr2lnJ",
+	"2MRdG5BZKSYk0l9HAWF6W81KLvVPQBpFHaCBRy8pcD1Fs0qydGJf7ANZj5CbdKLJCQKPf1PQRfiDuXbt",
+	"5BXAxkwMyLYVdJEld5+V4JCX2doUHuKZFxy6GedlWs8ZTw4a5cEMcfveAB9rgwPQ3F6eNx6hpdkxL9dj",
+	"XpzYs0GLzazWi/r4SDplphFUClXqFso3HGm1Ukp38hq81+bkJCLFRDOcQgrnSyqq93Ih5h1LJ2Z6ChgG",
+	"PG18A6UBVOY3BoEjN0lZVigcEbSeuoHDexXpN8J8YyaqIrVk4Q4AFQErFYwIP/OiJTbYeLKpyj/DvlbG",
+	"iobxBf4HkQfGMuuNb7xxerGFA1WKJpdT/eJ5KmFYBm1vmNADmx0N9HMZvygs1/qCaUGWC5oCv5W9D2lH",
+	"ME7585sepFAi8vfl5+xh039epOwtNvmPOtt6AbYBoVOy/13CcshI0rxZ326REuhctc3ZR/nU8Yvcl01o",
+	"LRTQzuIFSSgw25mozrA/HBEtxrR19ugVYTlLVMkTrhbGlP4KlaaDJDTH9BPub8AXnMEegQ1V/5wggsEf",
+	"3rKJ2kD7vWvNSv1qFMeVANlcmj+Mw7L+N4tVXfz47BnZHxwchANC89klDYdwwFdTzBjxBfvznFWlvtNy",
+	"IhjAgRclnWJ5zEqO2gsc/exGtHzfN+7JIv6FIRDKfADAiw030vNcd+l/2TRH0nMUAvWRlGt3iPldUNPR",
+	"oxVUX2b9fX+rNA+6XpBxNkj3k2EcHtFDFo7igzQ8TvpZOGBDuh+PknF6wPRa3YgXbbku/aHp/b/Oc/VW",
+	"F01uy9GBo2Ip+XFAYkHLlKRat4EpgjlDRLCwa1ZUjAB3DpNeGhHjGhnPeXGhZZEnSfWxUGomJ3t7+iPZ",
+	"M2Khl4hpHdHZmgLdSrataCW2xTgXolhMRSXPE0XPWaFVYh3HbH57TUtOCxdrWHnPb4ItYhJND9iGRpNL",
+	"WkJmuL/qFa9ghz/cTc5FcuVN90vxmteeIv98WFf6LkuyE9R/TEF9HwlzY9ylZNdcGjjRm0ZLgHsGZEwn",
+	"Yxt+Qbe35dsd58aQMD+9KShjJcF9Jr11NOZmOLh2I8B/s43X26IMTIEMwE0X2pJedWsavgncxCqPdR5L",
+	"x8KGTOHHE4FSevWgvXrxxJp+v4h4QqJNrv57MJKddF9JKuzdUSzW67l8EN//xcHwu+4CHwrG90JqWwTu",
+	"1mTIVuJbN6bM9HHkBcmqPJ/YUwihNT4FjHGE0PaItEWRMEh+gRSXnYBEKwItgguMOIU/Kvy/8c9taI8l",
+	"l8IeXScDbMjItf2yd4q8YchLMZf2z940jQjGNUAumeBRIqZTrkibxlJ73dzUr8AlDoYNs9CeeqfZMQCB",
+	"5lwSU3pl4hen9anVXiuXLkE46XYJtWYwRFoiZ21MAKiA0TS/iwEtFtBrzYIq6n7IPXKqfdVrqsy78S4E",
+	"VzleINwdENbgdaTawZaqpEqU8sTEQBbwpnIJhRHYHbwRdWlzIH3mUp9ZhtUNGOS7ZhQh5XogTK+gaUau",
+	"jIY2wZTAdSoXpfaCtPGATxoge7QovFWRJ4QSDMLoe+U0gXbny8EMmKz0rzMBglF/n0SZFWQRtnOAZfCX",
+	"SwJtAsUaCHid6pJiBHDTghHJ2FLwlkqk67kx7GLQar4wX4sl+5AwjHft4/RZeabtkS0yri/M+fkI2dZP",
+	"6g59SIpwxUEa/0UdpJlBBU5peZWKuR7K38h31m4lzm4F+bD6VGj394q09dM7euP/7W/E5Ob0X6eK5IxK",
+	"RQajpYlBBQdFUWhGB2aSeRKWIWEvSil5DtPXf5pgsluN1cUwfWD0e5Uw5dBNGR+EGQJekG9ZOaXFgrSr",
+	"GVGCPHr1ggwHQb/fJ1WRmtKSfzz6ljx6Spw7heHvx4pq6aLoW5N40VrpYPw/pL7Tfh/uJDIiZ6xIMRr7",
+	"Oxa9lwvyO3lub0l+J08br+n318XvYRi6//R1Xz8iv+NgePEby6dUyoLq40F+9wcOv/3mBdzyecmn7AUr",
+	"xPUD86OB96PTl+R38oJqvV1J8ozletLkWyrNbw+DMf4U36moyoRJ/degR/5x+s1pQLr/0MskM8HKlJWV",
+	"flcVKwnLMv6btjcZ+ZbFlFUp6wawPXuvC89vOpeXtDVpJfvpkA2yPj2Oj5LD9ICNsxHdj4fJIO2z4+yI",
+	"HsYHyTgded7Yzp/f+fOf1p9/14KMHFQLnpuZe4AWtBTNBh7RQdZPjtkwPkz3D+gRG2eDpB8fp0fskB5k",
+	"42QU79Ph8eAWzTSa7A+0ZpoyKbF2/lmlcl4w0wurlIpIPIUtLDUBxdOPx8lxdsjC/XRIw1F2MAiP6REL",
+	"h8koPYgH7Cjb75vKnLtO6JgdpYfJQTymo2yfDVOYDT3KDtlBamaTDVg/vWVCh5P+sDkhK/sUmKVpSTME",
+	"l3yMyWTaF1ieyZ1ly80zOZ6Mxs2ZfAOeh9GeW0/gjUfIexdDxPKV3Gj1XPEiBZHBFYeV2G5Q98YGvX/z",
+	"mSBIa8JgDQn9syeLW18/WhF/k+Gg3+83JGlrnUI1YDR7p29erN5psHqnhrpdusXpy9VbHI6X77BOF7fe",
+	"v3l/F/DVlxLn2xWEfXiMhyVVydUCCVNm/Hum//nmffAOTtpSr4t7xn9u7XthsMvMNbUAHAK15rwoWAfJ",
+	"DtGcilB5a8sdnG+w0nNeaDefzmaSRGs9wShY/sI4gXXIp/k9UFcp09dKiZLhMzEQ84uIA219MmQ1hCnM",
+	"obscDEEb/TikTo+cevgXS/qs9682cJ/ZuaPvj9iQhvcPgJLKsgtDEHm1XH0pHLMUSQnWXVEHg5biFj1y",
+	"Ch+j/0jiBTE+OJmKlLmubvi1ix6VTNtq0iyPGa8BKR2TSDuveIVBhbmmFmbOtnW/i22th89sizNBWuaP",
+	"HuD4ILBJgpWRXtNy2KEIZOIXBdJQAJ4IkIMJnBc/S+9vUyzjKwpWntc2wxN+ZWqK0W74iryoCrIQVQnh",
+	"KF4QpCU05ctcD+Q8rpQSxXlOY6bl+stygf1XmfYjJIz/3LYl+Pldy/7uO2dv12OsrfRbzHOtYb5CvZ6U",
+	"Is/PVckvLlh5PmNlAus56gctxRUkRU7lVT0J5xO8DzbFfhBXsCH001LlIuQqhAlCk396xZzL1mh0Qa+Y",
+	"g4qugiaWgAxbt5/wdtin7ELxp42PLdU97MJju/DYLjy2C4/twmO78NguPLYLj+3CY7vw2CcOj41fDvqT",
+	"/nAyGHwh4TE/zPClh8m2JjLdAbbu2ovKj9g9kEQr1ZjnXGGx1kqA4WMiuvaQ7nwzNf1D+F5iTMsBd2wB",
+	"ZrBUSilKEiHjezQhXNWs7fiYHCg/bYUlOgZI6aBsRR97C90zsBe/drFYqp+hWFlWMyh5NOTw0kXA3L0t",
+	"gav2UPRN9f284j7kjzJUTic1vVSGdV3uEUhCZRqp2GrAHvlB2GoN4NJkhTKAVfN8ZJ3V9j6uWY7sr/6y",
+	"0bxkNF3UNaZtr5YzcKWcAYliE4UL/KXrGC4wN4mlRgD9msPUQM4MDg/4XW3xG4yeZtATtGQzRhXMLRbp",
+	"AmOdLsTZiG8ieOouMc1gKWq5fdUZzPjTRAM/JDSzbexiSyVvFLh93XfXN831uo1yBoWMBWi6vs16a+xy",
+	"NR+TuQYbSXxSQO6e3ry8qG5oTfXQ/EKLcL9yXB/ObpcXBMidu91JXaEb4VNM12/9oMjyEWvRKDKiTWdo",
+	"J6VvDWsNhds0TZGQy6J1veJ77CCFhedGewDNdtFUIYEpxW/oiMiPYkZYUM6QZFrvaHqhRR326HIxNpjJ",
+	"XJRXQIt9glIRXB0YJ3HOqxbCTecoItHyeJpz7QS2Mh2hxFeMzSQAii1/YM3ljFjhqlA8N2soCkDJ4mCU",
+	"nUTJLrhUwKNs1UwG8pJeUOBXNPXn/kAIK1LppPfJjeQJIIRfLt9AjwP9KKS0tu+YKq8233KpLTGu1TrA",
+	"ahvFWdmZ3L9dCkeM9GlTaWLurr3B5ugEzuS4XYNqtWYSZqZdpl2NOGeTOgeGnKrumyhwGtdo4C9FU5rD",
+	"/Rl05Z+k6nEH6t1lLXZZi13WYpe12GUtdlmLXdZil7X4ErIWNxW2/8VTFv2julvgF5CyaHiPfgn/rovb",
+	"H7WLm3UiCSXuuH/SoBW7tnxI65nmMZQDyuPnM1ZeszI8Y4Uij+C6N2238dU078kZS3ramphf9ER5sTet",
+	"csVn9ILtSbxUskKF+MievqJDpCoZnXqED9DeAukaA9Ltijx1JM/d7gR5muEOE1LTOmo7BT4MyBwYnSOe",
+	"TlwPd/jmgSSRZL9GxuKBH6VU0aWfQeF5cUeOSY9Ysi2p1gK/sdSLeNFFBz0jM0u0KJBUw3umDf1GT6hU",
+	"Iaxs+PjryHS+g8LnAJMc8YLEpZhLVsoHJIJfopcApdMlS0RRMMhNYSOyr+DGf2/cisx5ITH4Aw3ftGN2",
+	"wa9ZcUIKxtUlKyckK8XU4Mv1iGGUHRN+y0SeQ8sxNnfDh8ks4FbzkivFCpx3I75tMzVUujdoCLcNPT+8",
+	"DvLutdFFr1sT0uv13nuRKrtbZswQUupvmGF9tOEg8pP9uYnu3J7iqaNSXrQK3U5EZ+PeuKSSxIwVMI+A",
+	"UJIhxYGZDQPiw5unkuRCMulN5oRQFzRz6wWzlErvEj3XHjmFEKUeA5in7Wii32apYkYVEhHg0kIvaBzy",
+	"YOw4TqXQzvRbziSER23s0mwVfXeZizlU6bPSUAakzG1SG7G8iS+h2w30i7Wsn/ZgTJokCmsJE/QK+PG4",
+	"uxAikPYy9cESQULnI9T5n8F7sGIWJd5Hq/ZvytkXIBPqug5zsIycArnFJbkAg9nRH3BJ2v0JoXneaTDh",
+	"jAbrG0iAMGgQ3hhvT5tqo8PR0f7B6DCoe8311/SaW9voLuJ1E46cWoGh5RHj1yxFWgqYRefEiD+XIkDR",
+	"x5FrjyuUThCBjuCrJZKf0cB2x0BpVs+uITwbs5xRpTVua9L6fz/3w+M37wbBoP/+/9ypifZyWlKxtwqV",
+	"ZojHtBFrbfF0QkaD18WShnpdOIEA35zz9HVr8rqVHsR9OkiG4T4bZeEoHdNQu03hYXbAxuko2Y+H9HUr",
+	"eN2S7NfX8GJfe14T3GLVNen/By7Rzgn8AoTUOeYj4BuoDYCv0KfyvjIzhS83BhJ7vR78WM/pNYZ53uvT",
+	"1hDq3pSdDHxd+zCvW/4lrEjv9vub6ZrWGcm4FY1IbTMtDo229aW2wI5yKyqjs0vDfraSORS3qxgce4hI",
+	"e9UA7XxsezjjpuRorTn8COnDbTtWTHbOSpFWCTLmTEWK3OC88Axal/okbUouOJiAQnIlykUH6YKI5L+x",
+	"gDx9/PQR0dvaFdjpySOl8yVtiFhDh6REhb2NuQqIBBSW1p0zqi7XEC6hSZez2mSbQwFeg2LpBEl25pZL",
+	"NNdnXvXI12Je5IKmYPfktqeSNpR7vR4u3N47/b9z/fT3EakkDkxqA0ddRj3yDTwbI/0RFEad43URaSdi",
+	"xmvWX1D8D6TPvtoxNYLQgQqWBDnEUWmKG/mAzJyMiYNAI98wSQV28WUw5emOHuqPRQ/14bae32MHdukf",
+	"mNbJyLCf3TU2YMun2hefFRetoKWFyPl9Y9BwsZV1m8PQpvMuHvHkkpZK7v066OEAtMQ7jxdKD3V0NBzs",
+	"YwyvMWCwtlyadN2gtwg33zJoG3E2g3ZcdEtDPdwfDfUr2jYN/QEpuLuFDX+ySkZvX72dN1lEtTaCF7Oz",
+	"cD6bhQPdXFbsm6X38UksGl8x38gcWdI5gZ0O7c+K5d1isQBTqtDsiB7iiQ1fAlir7SJH7K1ihYR2+aCR",
+	"ZMGzjKUnJPKll0gUs56UEdSmrN2gzeztn7DiAkyIjTbNRspIo8wjtwIREARoUUN5QWRO5SWTWqEXKUly",
+	"Dp63ZGiATUnOFStpni8mG6KCt6dgzDtYIwejHnmOZdshKxKRspRE/zP8BhF8lpBXCWE0nNmCJKFluSDR",
+	"v0N/9cNn8CLlhBQCVtvQPhjQlqUkaH/38umTgJz961sTN8JGLLCs9nZnZkOHz0XOk8WESFqksXgbESkg",
+	"1IZIsbIqCG4grbExIoHEnzBe0x1kfW8QYx0HhsUTXycx4SN4n6lAdLUh9WynvGSJEqW2Ei0kHJa0c3Pn",
+	"EDCG7caNej2ExvciItnFFAN5ll3BfAI4Mu38Qg9i2CCkDXdRJb1mpaS5bzxJkV+D8bQzb3fm7Zdp3nqU",
+	"pXqTfm7jVj/zubarPpFB3N3rAv+EM5QyUU4hexvzgkIM9E7BIn1aH0hUgEEN2TUfe965XFJ8OyPqsxlR",
+	"XhiiaZt8bMPJxp1uY9p+4CqlRGED97Y7nslJaS3HC5AOqqQJfCBEDoUe0nQ6k1WuZEBkFYcurgRYoYBo",
+	"N8h0KZKBSToZfHmA8HY2l52AdLt+T9xu94TMaX5FRJ7a/Kjhfoq8VpBRzyYYiqRkVJsXM1aibpZCqwEB",
+	"XboSWpCShVqYealBaOS4qaueF1BdbfPnMlH+wKgdCybbjNIy5oRJNpaM1MlWU2aGRgRuLv24uOK5mujh",
+	"lEyvmTZr5SXLc7AJoVka9sKRak+JK1ZYJi3sTjcV16gDSpbSREvUncb862rMl1YQfCatuXW75k/adtnc",
+	"w/UVcCmZ3u0QPkDJpdSwd60BsgUuH9aatNghHSTDdD8cxeMsHNEDFh6lx0nYjwd0mO2zUTpOatSduZ1W",
+	"HL+2JqNhzXnl39+fwR2R8c6Za2Lke707TLhfTxjRz9707pLsq6fnZ+3cJAf1JP3U3dI8z2DT8eJi0kCk",
+	"A+LXQ/Hj7BIGPb5umdqRiejZd0nLi8p1UsM0cxOSd/PD3gctrf9ak9acxec1QM5brWScHbN+OgiHdD8O",
+	"R8koDY/YYRYe0HE8MtGzerX03c61NnVL5XGg+c9YaYP8w9end4+xWUkAquj27sYG6bSzDT+XbfiCgV24",
+	"FGCrrTNVS/KPaioaMOhticOU5Rz+QZVi05lqwt7sTUib0eRSy6QHstZaPa9eVJTe5w7FBGgluJLZB62x",
+	"CSeo/bBpbAl9TtF4AqxGWcO1EpGywCUAiwQYEAK8uhC1tZXQqfkdBF2Aq9LOD+yWRJRp01IrwJ4tmOlT",
+	"e1sB3zr6zk20ncZmMC1bAfaWiwvTYMaPvNjCTkXLC6a2rvbz80U/4a2+xkXnny939N80FEwtT20pmHfe",
+	"mgxvK7oYHYEqMXvUAuYPswM6HoaDZMTCUbp/FB7TPgvH2X46TAZxnx4ft4IWbLGGbvUOa88n3DGb9lyP",
+	"7ujQVaHg00bZgA3T/SQcxwc0HB0fHoVH9DgO+8kgHbL9bETHcStolSAiJwMP2E8H8TDZT0chG2cH4Yge",
+	"xuFRcpyGfTbIbHtPh6Y/h+KjybA/0kIqSRhLa47NOwPHa6w5jGDM+nSUDNLwMB5m4Ygd0fA42U/DQdaH",
+	"OY3iMYU94V7I4NYXcrD6Qo7pUXyYHKThGKwVrYSPkmEaDlg/s9/VLwS30FtFUkZTAGuwt2a6W7ynQR9g",
+	"/o1XZTOR4TE90tM9TMOj5CAO/Szlx3tVpslf/a7MNv+0L2vZKAFE1Z3zfg3ps7jdKlnWQjsD5WMi+Dfk",
+	"+Iy2WVl7zxL5yRoRH8MS2XNGwGY6ih8rhlwUwDSgVxsSB2ZkTeMEQUBuHqBYgTxBue9syRSmhVihOh6P",
+	"BfBWW1ATMluYe4UcjBeSlUxe1p9qU00qOp1htEjyi4KqqmQyMAW/+/VITfv8/b6NPwXWEDK2h0FjudXX",
+	"JoGL7urZRzD9qEeif4dn9lHh2Xenw/FBRNra4Pp3eMbKa56w+gc2wXQ90KsE8Z0rtrDZNH1vE8/BtQRr",
+	"CERbQCT3EIcPMIShf8il7T+PmES9vqkzLCA8BZ7hySrruXvjyEa0zmKSgH8sRMHA3gGOhUKcmzVvZuYg",
+	"AAeo8qJmW2obReJiVqst9rVtWBX1bsBmfPAo+9ta0/hBQYwZ0nonYswK02lzurgzNdKXaC++sC9nyWj8",
+	"QigiblTRW0NdUBcP76eLoUyWFSkGJT6xlbSdjnUvcbEpgVRL0jmVBEsp/3x0gn8kfeze2apSbuq0e2ri",
+	"qthcPJdzCmp0LW4kIu0o97zIf4pYRp0J4SlugJzUpz5w7jbmLWJ2Sa+5qMqaSYjmOcgpf44yIL7zT9rx",
+	"gkS1KxB1AtDhYBhSbbVopXvichq5K0gREsg7oPjO1Gz1yD8hLp+Rhqg10AzIIiCWYUnG9sgpiWlKIpN9",
+	"co0rTELBZaXu45BXxfa+99ZO9N1T2GewVN/wXLFPHaW/KyXP+GX/cDIaTAYQqXZV71OW8mrauqlJwH48",
+	"HA0G/UHIhnEcjobjcXiU0CwcDfYPkvHBAT0+GLaWKCpqXolET7uQlSSiUjkwagm9Q9Qlr6YkoWUsCqoY",
+	"mZU8QX6KH/eRLWeFPMKN1ZTAm5uEcGlobh/+uh/iiDfWv7ulGDbq3z2bpHVDKfjhZLQ/GY//Y2LvH6uz",
+	"wzIPwYfzH30BhEcb+T8+C/Xy7f25VrMCT385Xfxw1p8/XfTf/vDNj/NnL8Xbp7+I+dPB7OiH4dPxf17+",
+	"7/CH367uVdRvuJpud9S1BP/cxsMfztVu6DvSplrndrbrtbXWOa6V9/NnZ+u1N55n78021bd2VQJTdL1Z",
+	"g580ys6sc1wy5J0J6rw/+kFQsh15wwCUrDZDUGNC53kJzqFcFMllKQqkPqxXqcFUu46e0KFXLM1fR1sH",
+	"2h09MaAbVpIZT64AcFvNar8eL5uKa4bkkiugDySUFNrUsEXZeFGPPBd5fse6e/TIobDIK8HfhEJZpigU",
+	"JZlRKZfagytBYsCUYv2WKBoMnXuuWtwgQR4hDyOASJD/YtLtkgglXERSltEqV7gKqLBMFy9zXSyumc/c",
+	"CHyNDyTRYl8bbO2sZGzirg3IrBQTEumvo4AwfSpmJZf6JyBMEV1iWCEDB+PIKgkdx1ycwY2QS5ThZWVK",
+	"6aNlOR3hDwBQLa9Y2iOG6cNVeZvJqPo+gJ6xkGIbTCgrgMp49M+IeEI2Z8LB09fLK09uJaVEYwIOHmaX",
+	"YIa2bdpGrss2sBc1t9evlVB0D76I0EDumJf7OGXTmYC49MSeDVqQyPs8/J4tIGxVMlUu6uMDp/eKYawL",
+	"gl4mODUcaa1YSnfyILgAYGl3CCDnBlfCKURAu1QUgzZzhMRjzowUwmxzEvM8BwlRVsVJcxAGU5XyLGPA",
+	"CgojgjjIMYl4PZ3zK7Y4LxmwENgdjujtbnc9fjtyRG8RKegUoNoEP3Mcxgxb8cG4bkJoFxZNZGSm90Hk",
+	"kcWZ9cY3vhp4ipr8dDAsDIXZmoLAxtYC/VzGLwob+FkwLchyQfWGrO9D2hGMU/78pgcAsYj8ffk5e6+r",
+	"fn8/4UXK3sI/WbQ9dyhqkqrY2nvxtuT3bPGBbfag8p/mzVZuPxr70UCwzJlHudTxm7otW/7UZHunlBck",
+	"oZWs4e/D/nBEtPjSRuWjV4TlLFElT7haGA/gK9T1joKqOaafcF//8+zZD+QM9gZspPrnBi3pD2/Zst6x",
+	"EP5BWQj1YO3h9+on1u4Q8zss8UDhBNZPfVmwpj3hCtFla5wN0v1kGIdH9JCFo/ggDY+TfhYOmI1eHrDW",
+	"m3UOtceHCZiuIuE0D2lB84VU6xxub3XRU7B12DgqlpIfByQWtExJqnUa4linMyBYVRKwm0XFSMYvKi19",
+	"nGoyYZgMIFi9e1GY3b1P48OGbbxVk8Y/Cbtx/y/Kbryji90J6s9AF1sTen4AGaaBe9yF+hJ/elMsyUqC",
+	"L6PXe4MQUvvLgUlWI/+StqBX3ZmGTwI3scpjnacCrFMmvqGH/kSglF49aK9ePPHgBBMSbXLx3y/RPa38",
+	"7q7tXjaTBP3FqTG9l75rEbZNtBEia0tJxHvEG5u5w5XQ1j2TietCZNEFUxuDk9vkFiE4WZCsyvOJa1ZU",
+	"pERx7V8Hde+VNkBWoOZI6w/ZCUi0IkqjoC7fl/AH9qeJTETABhNZcilcubSVPjZItY4IwA0DwRuRY/CI",
+	"NlIDkDaNAeLCM4OChg4xKU+9wnMEsGB0EXOdruO+abayqw77Y1WHkRe2Th5ep6FT3FxeD4XzzXAxlURb",
+	"BB+p0OwegZ8vh27oT9slf9dwZtdwZtdwZtdwZhdB2DWc2TWc2TWc2TWc2bXJ/8w9Z3yU2pcSWdyVi322",
+	"evZv2ceNONniKuTF2VwZ9i2/Nk0qHK7c4pSwWuxM0SKlZUosVB4KtMBbh1sbhA+2GeaKdLuiSFi3S9oY",
+	"apBKlCwlEuIIprU+4HxiBu49dtrt9Mg3hk8SQgUYg7GVOCY21KjxQWpE7cq4QjJZV2t5xVlIlw2Li4Xv",
+	"wG90zUqeLRoFVzAPbQ65vi1tpFDyytcQP7VaudZxwRttzhgsig3iYMzohVAYLdK3uChpwrQNxEU66XYR",
+	"y4PrGTN9OXpMLLVdjs2ax0zylLliNlEw8K8iuN853u/cgOIi0jbgNAdJ6kxIWpXYLplCB4ZUzNcuoJ6G",
+	"JGouCNBuhZLNaAn1YNH1IIgaVXpQWaDtRJgArLZdawmLLedcJZeWo8ktFa42Nuy35Ta99XOZkH6kt9LM",
+	"oKny1G0/xCuSdmapHCEIVbBOj5wqMhVS4TTMw/XA6xKICSnhtegxQMdnKJtr9JL2X5V5lWf4NnrdLlmi",
+	"e1jZk1DyuKHUMaibEdgzdwn9oO2+N1NsN4GpzaMNrZhXX2BgeN/Xnd8ZS3hmY5dtaX5g60m1XumQlGW8",
+	"QMkwnTSPgI9edUfV8kDgKXLrYallbVFhytJqxjBe11m/MOb25oamK4D2Kl4V/K0DfLbNUdU7QRQIQtX7",
+	"w55d2yx8zdbm0uzh/0tiKtnBiHz39PShKQGFuPu7errve+9Wxvi+9y4W6eJ9tFwDim/kgTT3DVOGRK9I",
+	"s9s23Sjml5Il57YkZ/l4MbCp9XHC+Cjes0dOi8Wad5nzuKTlAsWZ3njQV2U1jPwPJzemAaHI7mTqO9Vl",
+	"KaqLS5eps43V19fHrl8xZfmERbrYVBiLwXh8aGA72jnuNdwwLDX74t+hAZKEj7+OAr8k95lJEPg/wFdd",
+	"/+afItYfn2yaKR6n68HeRclmHsJabxJvcwNKyAse5eyCJgvbXGt9mTBidMqSQckZibHJj16XB7Ju8S+K",
+	"fLF1XakWVMy8+TNU6/eEAELqaY2UbU32D/r9u5uSqyPy4D+rcJ/BdiO8wYdzvRmtlD7HY3KOmQe5WsTj",
+	"XWNNohYexKfZ9z8el0fffv+/v5Yv57+8ev710eMnz//zWAyf0Cf0bL517ah5NzfUjVq5Li/FvAAl8Nm7",
+	"z/xlkrkITwMpA9t1yZJsqtotK0NTkeitrf95yWiuLn8zf02ZKrn7TsxYgbK1Z7a5/lQbvwt7wbIs2myw",
+	"P0EhdD2w2PgrNlPNcL5hNj+BvTYX5RUBRO6G8pYesZUkS+6Hk4P6r2sueV2bsoLqMC30ut055Up2uzAg",
+	"LBkxhNYpm6lLrRqr9IKpCYmqXJX0PKNSRaabXd3HLiBRytjMfrFPpryogKnXXOZ/Oxjbr3v6shnSvs/A",
+	"JMDYy9LTlCBRLuaRe4pXurH0BP0NVGKQtqm4sPPxqzlObGWI6Sl5PcT8QEi+sdwIpjYAlIFZgW532O/b",
+	"ogNbbFvXokS2VkNWuTJ9HZ+atI6JVWGJi61XIXt+e8OefvyZ4nlOyqoogCOwUQJUP3Fd7U6tq5QAXlht",
+	"MyMgYXmveoieJhf8phqNjSUCbV4keQXuk8Hxk2iazM6VELk0xQedHnlomfsvRZWnhOa5mGtr57uXL5+D",
+	"tah3RS6KCz/j29x/94Pt/2vwoiYhuD/4Xm+tJob5a8Zm9elD00nPuQFVns1KQbVoaF2wgpUQFYRZtSZ4",
+	"y6DlFktLMI8M8c0XAeX+teLJVXPir/RZC/WxJI4A083YTq4+u8tFroLMRVHXGfwgYpaT5yX/DRyGh5ds",
+	"yqUqF19tg2euX/JWWOYtU+k3575HW+S+t29PowXKLjG8Swx/2sTwStS/da8jiIfsJvhrtkbHLkl7/eit",
+	"yw3uWx9w3wO5BFH22Qk+0cpBeNazEE5Q09+q5v9ATed3YNfbWHOqorY82rn1Lvy0g3M5bvKFNm6XjTjX",
+	"2pO55myOnWz8cE282BypaSOs0caeXO4CUH+TTbZtVSiea7eEgY8ByQbP3p4bnOmNBrezttsuwgXWKzHp",
+	"ZOgpb+6Brdk9m5ycmpJgPtX+BlUsX+gP78Zhtq3R+i1TDYv1frDDfw0AePgR4IM7m2dn8+xsno+huXeJ",
+	"+Y+oAYGOZDn4dU9FeEPG/43+qry20nf5vfKauiUlvJBKaw1Hi7gH4teMY/niFz4xzsToT+STCQhqnzrh",
+	"EtRdtsGBX2oRahhmoCthQagrRdlr6BnTiP9FjT5ZHtNPNq7aAAvIoMHMKpfThe2YLYSlmPHTlJ0e2aVd",
+	"d2nXXdp1l3b90LRrLb5cimdVfL2yDDHQ29N00oelROiRmC0IL5QgUW+v0f7Tu/2px1ix+oRnBWuqHL33",
+	"bHDT60iYiAL4HVBsJJdCMkwZOm6m+aXIGYmpSi69p/8DCJjWPfmFVlAAAorxN9DsrQLcFSUp5fkiIHPG",
+	"rvKF3iVTUajLfAEmbFrlzHvGEyFm657wtMoVD6XS7tAspwWaxAIryhJRaucLwtnX6OZ5LELGBsZOdyTl",
+	"YOjWDUUWSIrkjeEhnc6o3kBrxvFjJRQlgC6WAZnrJyiiSlpImkADXdg3Fbht6ODJHtEvxhi+XJJBnySQ",
+	"bIgXlurLX2Semy5Hy49+aF8b0DXZ9wzt/iRpy4VUbKot7+lMBURe8Tw3nQJlYBht0GegeGbZW9sB19+F",
+	"tICFpaC28d5rNDeWTUh/az7Cj9aM++z7x0+e9KapGRMs0NOHz3Fo+GxzP3h8zosr775ncNGa2xppJHvk",
+	"KS8M5EtLp4IxaNBHnp1W+sUnCZNaqVyx4gRYZRFKl2J1IfwBhe6Ece0ye4/+ni3WPnh4qpdZiUTkwCIU",
+	"vnj+kAx7fcKKFCDnWAUIfRgTWqb+AdYfhkpgl8Y1N39ZS6frAZFVmWlDamNC1j85zpJcf9dnM1boNUtF",
+	"UmHn4rM5vbhgJXn1GJgGc3WJFp42F/A1maSz95RnNhwAyOP/HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

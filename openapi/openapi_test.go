@@ -50,6 +50,27 @@ func TestOperationConventions(t *testing.T) {
 	}
 }
 
+// TestNoGeneratedNameCollisions: oapi-codegen's client names each operation's types <OperationId>Response,
+// <OperationId>Params and <OperationId>JSONRequestBody; a schema of the same name breaks the build of
+// the generated client (scripts/client-check.sh compiles it; this catches it without npm or a build).
+func TestNoGeneratedNameCollisions(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			base := strings.ToUpper(op.OperationID[:1]) + op.OperationID[1:]
+			for _, suffix := range []string{"Response", "Params", "JSONBody", "JSONRequestBody", "MultipartBody", "MultipartRequestBody"} {
+				if doc.Components.Schemas[base+suffix] != nil || doc.Components.Responses[base+suffix] != nil {
+					t.Errorf("component %s collides with a type generated for operation %s: rename it", base+suffix, op.OperationID)
+				}
+			}
+		}
+	}
+}
+
 func checkOperation(t *testing.T, doc *openapi3.T, item *openapi3.PathItem, op *openapi3.Operation, tags map[string]bool) {
 	if op.OperationID == "" {
 		t.Error("no operationId")
@@ -85,9 +106,18 @@ func checkOperation(t *testing.T, doc *openapi3.T, item *openapi3.PathItem, op *
 	if hasPath && !has("404") {
 		t.Error("path parameter but no 404")
 	}
+	for code, r := range op.Responses.Map() {
+		if r.Value != nil && r.Value.Headers["X-Request-Id"] == nil {
+			t.Errorf("response %s does not declare X-Request-Id (make generate runs scripts/openapi-conventions.py)", code)
+		}
+	}
 	if op.RequestBody != nil {
 		if !has("413") {
 			t.Error("request body but no 413")
+		}
+		_, anyType := op.RequestBody.Value.Content["*/*"]
+		if !anyType && op.OperationID != "a2aJsonRpc" && !has("415") {
+			t.Error("request body but no 415 (make generate runs scripts/openapi-conventions.py)")
 		}
 		for mt, c := range op.RequestBody.Value.Content {
 			if strings.Contains(mt, "json") && c.Example == nil && len(c.Examples) == 0 {

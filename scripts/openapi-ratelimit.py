@@ -65,12 +65,15 @@ for item in doc["paths"].values():
             if "$ref" not in resp:
                 add_headers(resp)
 
-# Keep the document's own formatting (2-space indent, literal UTF-8 except characters it escapes, no
-# final newline) so the diff shows only what changed.
+# Keep the document's own formatting (2-space indent, literal UTF-8 except characters it escapes, the
+# final newline as it was) so the diff shows only what changed.
 text = json.dumps(doc, indent=2, ensure_ascii=False)
 for ch in {c for c in text if ord(c) > 127}:
     escaped = "\\u%04x" % ord(ch)
     if escaped in original:
         text = text.replace(ch, escaped)
-with open(PATH, "w", encoding="utf-8") as f:
-    f.write(text)
+if original.endswith("\n"):
+    text += "\n"
+if text != original:
+    with open(PATH, "w", encoding="utf-8") as f:
+        f.write(text)

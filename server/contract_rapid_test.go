@@ -116,8 +116,9 @@ func contractOps(doc *openapi3.T) []*contractOp {
 			}
 			if rb := op.RequestBody; rb != nil && rb.Value != nil {
 				o.bodyRequired = rb.Value.Required
-				for _, media := range []string{"application/json", "multipart/form-data", "application/octet-stream"} {
-					if mt := rb.Value.Content.Get(media); mt != nil {
+				// Exact keys: Content.Get would also match "*/*", the raw upload's any-type body.
+				for media, key := range map[string]string{"application/json": "application/json", "multipart/form-data": "multipart/form-data", "application/octet-stream": "*/*"} {
+					if mt := rb.Value.Content[key]; mt != nil {
 						o.media = media
 						if mt.Schema != nil {
 							o.body = mt.Schema.Value

@@ -41,6 +41,10 @@ func (s *Server) StreamResearchEvents(ctx context.Context, req gen.StreamResearc
 			return nil, errValidation("Last-Event-ID must be an event seq", gen.FieldError{Field: "Last-Event-ID", Message: "not an event seq"})
 		}
 	}
+	if isHead(ctx) {
+		// The stream's headers without the stream: it would run until the job ends.
+		return gen.StreamResearchEvents200TexteventStreamResponse{Body: http.NoBody}, nil
+	}
 	pr, pw := io.Pipe()
 	go func() {
 		pw.CloseWithError(s.pumpEvents(ctx, j.ID, after, pw))

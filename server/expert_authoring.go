@@ -47,7 +47,7 @@ func (s *Server) GenerateExpertWorkflow(ctx context.Context, req gen.GenerateExp
 		return nil, err
 	}
 	wf, errs := s.author.GenerateWorkflow(ctx, req.Body.Sop, mapOf(req.Body.SampleInput), mapOf(req.Body.OutputSchema))
-	out := gen.GenerateExpertWorkflowResponse{Valid: len(errs) == 0 && wf != nil, Errors: fieldErrors(errs), Workflow: nullableMap(wf)}
+	out := gen.GeneratedExpertWorkflow{Valid: len(errs) == 0 && wf != nil, Errors: fieldErrors(errs), Workflow: nullableMap(wf)}
 	return gen.GenerateExpertWorkflow200JSONResponse(out), nil
 }
 

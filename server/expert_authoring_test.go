@@ -47,7 +47,7 @@ func TestExpertAuthoring(t *testing.T) {
 			// Generate-workflow: valid, then invalid with errors naming the place; then rate limited.
 			r = e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/generate-workflow", Token: a.Key, Body: map[string]any{"sop": map[string]any{"steps": []any{"Find {{vendor}}"}}, "sample_input": map[string]any{"name": "Acme"}}})
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-			var wf gen.GenerateExpertWorkflowResponse
+			var wf gen.GeneratedExpertWorkflow
 			r.JSON(t, &wf)
 			require.False(t, wf.Valid)
 			require.Equal(t, "workflow.steps/0.instruction", wf.Errors[0].Field)

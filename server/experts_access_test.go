@@ -176,11 +176,11 @@ func TestExpertVersions(t *testing.T) {
 			require.EqualValues(t, 1, v.Snapshot["version_num"])
 			require.Equal(t, http.StatusNotFound, e.req(t, "GET", "/experts/"+x.ExpertId+"/versions/9", owner.Key, nil).Status)
 
-			var res gen.RestoreExpertVersionResponse
+			var res gen.ExpertVersionRestored
 			r = e.req(t, "POST", "/experts/"+x.ExpertId+"/versions/1/restore", owner.Key, nil)
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 			r.JSON(t, &res)
-			require.Equal(t, gen.RestoreExpertVersionResponse{ExpertId: res.ExpertId, RestoredFrom: 1, NewVersionNum: 4}, res)
+			require.Equal(t, gen.ExpertVersionRestored{ExpertId: res.ExpertId, RestoredFrom: 1, NewVersionNum: 4}, res)
 			_, got := e.get(t, owner.Key, x.ExpertId)
 			require.Equal(t, "First", got.Name)
 			require.Equal(t, 4, got.VersionNum.MustGet())

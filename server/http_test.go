@@ -50,7 +50,7 @@ func TestHTTPErrors(t *testing.T) {
 				{name: "NUL in a string", req: servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: tok, Body: map[string]any{"label": "a\x00b"}}, status: 422, code: "validation_error", field: "label"},
 				{name: "body not an object", req: servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: tok, Body: []int{1}}, status: 422, code: "validation_error"},
 				{name: "malformed JSON", req: servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: tok, RawBody: []byte(`{"label": `), ContentType: "application/json"}, status: 422, code: "validation_error"},
-				{name: "unsupported content type", req: servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: tok, RawBody: []byte(`label=x`), ContentType: "application/x-www-form-urlencoded"}, status: 422, code: "validation_error"},
+				{name: "unsupported content type", req: servertest.Req{Method: "POST", Path: "/api/v2/keys", Token: tok, RawBody: []byte(`label=x`), ContentType: "application/x-www-form-urlencoded"}, status: 415, code: "unsupported_media_type"},
 				{name: "unknown query parameter", req: servertest.Req{Method: "GET", Path: "/api/v2/keys?bogus=1", Token: acct.Key}, status: 422, code: "validation_error", field: "query.bogus"},
 				{name: "query parameter out of range", req: servertest.Req{Method: "GET", Path: "/api/v2/keys?limit=101", Token: acct.Key}, status: 422, code: "validation_error", field: "query.limit"},
 				{name: "query parameter of the wrong type", req: servertest.Req{Method: "GET", Path: "/api/v2/keys?limit=many", Token: acct.Key}, status: 422, code: "validation_error", field: "query.limit"},

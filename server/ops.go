@@ -29,6 +29,8 @@ func (s *Server) registerOps(e *echo.Echo) {
 	}))
 	e.GET("/docs", ui)
 	e.GET("/docs/*", ui)
+	// The site root is where a newcomer lands: send them to the documentation.
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/docs") })
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, health{Status: "ok"})

@@ -61,6 +61,15 @@ func errNotFound(what string) *Problem {
 
 func errConflict(code, detail string) *Problem { return newProblem(http.StatusConflict, code, detail) }
 
+// errUnsupportedMedia is the 415 for a body in a media type the operation does not accept.
+func errUnsupportedMedia(got string, accepted []string) *Problem {
+	if got == "" {
+		got = "(none)"
+	}
+	return newProblem(http.StatusUnsupportedMediaType, "unsupported_media_type",
+		fmt.Sprintf("Content-Type %q is not accepted here; send %s", got, strings.Join(accepted, " or ")))
+}
+
 func errNotImplemented() *Problem {
 	return newProblem(http.StatusNotImplemented, "not_implemented", "this operation is described in the API document but not implemented yet")
 }
@@ -140,10 +149,6 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			body.Errors = &p.Errors
 		}
 		c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
-		if c.Request().Method == http.MethodHead {
-			_ = c.NoContent(p.Status)
-			return
-		}
 		if werr := c.JSON(p.Status, body); werr != nil {
 			log.WarnContext(c.Request().Context(), "write problem", "error", werr)
 		}

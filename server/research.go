@@ -203,6 +203,17 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 			set["anonymous_cta_variant"] = b.AnonymousCtaVariant.MustGet()
 		}
 	}
+	if b.AnonymousCta.IsSpecified() {
+		// The document bounds every field (validateRequests); the object is stored whole.
+		set["anonymous_cta"] = nil
+		if !b.AnonymousCta.IsNull() {
+			raw, err := json.Marshal(b.AnonymousCta.MustGet())
+			if err != nil {
+				return nil, fmt.Errorf("encode anonymous_cta: %w", err)
+			}
+			set["anonymous_cta"] = string(raw)
+		}
+	}
 	if len(set) == 0 {
 		return nil, errValidation("send at least one field to change", gen.FieldError{Field: "body", Message: "no fields"})
 	}
@@ -371,6 +382,15 @@ func (s *Server) jobDetail(v store.JobView, privileged bool) (gen.ResearchJobDet
 			WebhookUrl: nullable.NewNullNullable[string](), ExpertId: nullableOf(echo.ExpertID),
 			AttachmentIds: uuids(echo.AttachmentIDs), IsPublic: echo.IsPublic,
 		},
+	}
+	if j.AnonymousCTA != nil {
+		var cta gen.AnonymousCta
+		if err := json.Unmarshal([]byte(*j.AnonymousCTA), &cta); err != nil {
+			return gen.ResearchJobDetail{}, fmt.Errorf("decode anonymous_cta of job %s: %w", j.ID, err)
+		}
+		d.AnonymousCta = nullable.NewNullableWithValue(cta)
+	} else {
+		d.AnonymousCta = nullable.NewNullNullable[gen.AnonymousCta]()
 	}
 	if echo.JSONSchema != nil {
 		d.Request.JsonSchema = nullable.NewNullableWithValue(echo.JSONSchema)

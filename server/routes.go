@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/routers"
@@ -73,7 +72,7 @@ func newRouteIndex(doc *openapi3.T) routeIndex {
 func (idx routeIndex) lookup(c echo.Context) *operation {
 	method := c.Request().Method
 	if method == http.MethodHead {
-		method = http.MethodGet
+		method = http.MethodGet // registerHead serves HEAD with the GET's handler
 	}
 	return idx[method+" "+c.Path()]
 }
@@ -125,9 +124,4 @@ func (o *operation) allows(scheme string) bool {
 		}
 	}
 	return false
-}
-
-func isUploadMedia(contentType string) bool {
-	ct := strings.ToLower(contentType)
-	return strings.HasPrefix(ct, "multipart/form-data") || strings.HasPrefix(ct, "application/octet-stream")
 }

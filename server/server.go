@@ -221,6 +221,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	// X-Forwarded-For is believed only from loopback and private-network proxies: a client on the
 	// internet cannot pick the IP its anonymous rate limit is counted against.
 	e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	e.Pre(normalizeContentType)
 	e.Use(
 		acceptRequestID,
 		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: uuid.NewString,
@@ -250,6 +251,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	})
 	s.registerA2A(e) // replaces the generated routes: JSON-RPC errors are never problem+json
 	s.registerOps(e)
+	registerHead(e)
 	return e, nil
 }
 

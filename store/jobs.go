@@ -65,7 +65,8 @@ type ResearchJob struct {
 	Locked              bool    `gorm:"not null;default:false"`
 	AnonymousCTAEnabled bool    `gorm:"column:anonymous_cta_enabled;not null;default:false"`
 	AnonymousCTAVariant *string `gorm:"column:anonymous_cta_variant;type:varchar(80)"`
-	Request             string  `gorm:"type:text;not null"` // JSON echo of the create body, defaults applied
+	AnonymousCTA        *string `gorm:"column:anonymous_cta;type:text"` // JSON settings; nil: the app's defaults
+	Request             string  `gorm:"type:text;not null"`             // JSON echo of the create body, defaults applied
 	StructuredOutput    *string `gorm:"type:text"`
 	ReportSHA           *string `gorm:"column:report_sha;type:varchar(40)"`
 	ReportMarkdown      *string `gorm:"type:text"`

@@ -18,6 +18,7 @@ func migrations() []*gormigrate.Migration {
 		coreMigrations(), billingMigrations(), attachmentMigrations(), jobMigrations(), expertMigrations(), skillMigrations(), rateLimitMigrations(),
 		expertFileMigrations(), jobRunExpertMigrations(), batchMigrations(), loopMigrations(), expertBuildMigrations(), holdMigrations(),
 		idempotencyMigrations(), a2aMigrations(), webhookMigrations(), revisionFileMigrations(), citationMigrations(), campaignMigrations(),
+		ctaMigrations(),
 	} {
 		all = append(all, area...)
 	}

@@ -237,11 +237,16 @@ func (e *Env) Check(r Req, resp *Resp) error {
 	if err != nil {
 		return err
 	}
-	hreq, _ := http.NewRequest(r.Method, u.String(), nil)
+	// HEAD is answered as the document's GET, without the body (RFC 9110 section 9.3.2).
+	method, head := r.Method, r.Method == http.MethodHead
+	if head {
+		method = http.MethodGet
+	}
+	hreq, _ := http.NewRequest(method, u.String(), nil)
 	route, params, err := e.router.FindRoute(hreq)
 	if err != nil {
 		if m := filesPath.FindStringSubmatch(u.Path); m != nil {
-			hreq2, _ := http.NewRequest(r.Method, e.URL+"/api/v2/research/"+m[1]+"/files/x", nil)
+			hreq2, _ := http.NewRequest(method, e.URL+"/api/v2/research/"+m[1]+"/files/x", nil)
 			route, params, err = e.router.FindRoute(hreq2)
 			params["file_path"] = m[2]
 		}
@@ -262,7 +267,7 @@ func (e *Env) Check(r Req, resp *Resp) error {
 		Options: &openapi3filter.Options{
 			IncludeResponseStatus: true,
 			MultiError:            true,
-			ExcludeResponseBody:   !strings.Contains(ct, "json"),
+			ExcludeResponseBody:   head || !strings.Contains(ct, "json"),
 		},
 	}
 	input.SetBodyBytes(resp.Body)
