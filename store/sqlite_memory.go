@@ -17,6 +17,9 @@ import (
 //
 //   - SQLite's page-sized buffers (page cache pages and write cursors' scratch pages) come from one
 //     buffer allocated once (SQLITE_CONFIG_PAGECACHE); past its slots SQLite falls back to malloc.
+//   - Statement journals (the undo log of one statement inside a transaction, and of savepoints)
+//     stay in memory in small chunks (SQLITE_CONFIG_STMTJRNL_SPILL -1) instead of 64 KiB chunks,
+//     each one mapped and unmapped. They hold one statement's changes: small here.
 //   - One allocation is kept in each small size class, so its page is never unmapped and the next
 //     statement's objects land there.
 //
@@ -53,6 +56,9 @@ func tuneSQLiteMemory() {
 				libc.Xfree(tls, va)
 			}
 		}
+		va := libc.NewVaList(int32(-1))
+		sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_STMTJRNL_SPILL, va)
+		libc.Xfree(tls, va)
 		// One allocation per size class of the allocator (16 B to 16 KiB), never freed.
 		for size := 16; size <= 16<<10; size *= 2 {
 			libc.Xmalloc(tls, libc.Tsize_t(size))
