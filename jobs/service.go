@@ -193,7 +193,9 @@ func New(d Deps, cfg Config) (*Service, error) {
 		QueueResearch:   {MaxWorkers: cfg.Workers},
 		QueueBackground: {MaxWorkers: cfg.BackgroundWorkers},
 		QueueWebhooks:   {MaxWorkers: cfg.WebhookWorkers},
-		QueueMaint:      {MaxWorkers: 1},
+		// Maintenance runs once per ReaperInterval and nobody waits on it: polling it as often as
+		// the research queue would only spend queries (on SQLite, CPU the requests need).
+		QueueMaint: {MaxWorkers: 1, FetchPollInterval: max(cfg.PollInterval, min(cfg.ReaperInterval, time.Second))},
 	}
 	periodic := []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(cfg.ReaperInterval), func() (river.JobArgs, *river.InsertOpts) {

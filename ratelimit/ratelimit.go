@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/researchd/researchd/store"
@@ -56,18 +57,37 @@ type Decision struct {
 	Reset      time.Duration // until the bucket is full again
 }
 
-// Limiter takes tokens from buckets in the store.
+// Limiter takes tokens from buckets in the store. It remembers the buckets the store last found
+// empty (see emptyUntil), so a caller hammering an exhausted bucket is refused without a database
+// round trip; every token it grants still comes from the store.
 type Limiter struct {
 	st  *store.Store
 	now func() time.Time
+
+	mu    sync.Mutex
+	empty map[string]emptyBucket
 }
+
+// emptyBucket is what the store said of a bucket that could not give a token: Left tokens at At,
+// refilling at Rate.
+type emptyBucket struct {
+	Left float64
+	At   time.Time
+	Rate Rate
+}
+
+// wholeTokenSlack keeps float rounding from refusing here what the store would grant.
+const wholeTokenSlack = 1e-6
+
+// maxEmpty bounds the remembered empty buckets; past it the memory starts over (it is only a cache).
+const maxEmpty = 10000
 
 // New builds a limiter over st; now defaults to the wall clock.
 func New(st *store.Store, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{st: st, now: now}
+	return &Limiter{st: st, now: now, empty: map[string]emptyBucket{}}
 }
 
 // Take names one bucket and its rate.
@@ -89,14 +109,66 @@ func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error)
 	if len(takes) == 0 {
 		return Decision{Allowed: true}, nil
 	}
+	now := l.now()
+	if res, ok := l.knownEmpty(takes, now); ok {
+		return tightest(takes, res), nil
+	}
 	bt := make([]store.BucketTake, len(takes))
 	for i, t := range takes {
 		bt[i] = store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate)}
 	}
-	res, err := l.st.TakeTokens(ctx, bt, l.now())
+	res, err := l.st.TakeTokens(ctx, bt, now)
 	if err != nil {
 		return Decision{}, err
 	}
+	l.remember(takes, res, now)
+	return tightest(takes, res), nil
+}
+
+// knownEmpty answers without the store when every bucket of the request was found empty and cannot
+// have refilled to a whole token since: other processes only ever take tokens, so the store holds
+// at most what was left then plus the refill. The store would refuse every bucket and so spend
+// nothing, and its refill is linear below capacity, so skipping the round trip changes no bucket.
+func (l *Limiter) knownEmpty(takes []Take, now time.Time) (map[string]store.BucketResult, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	res := make(map[string]store.BucketResult, len(takes))
+	for _, t := range takes {
+		e, ok := l.empty[t.Key]
+		if !ok || e.Rate != t.Rate {
+			return nil, false
+		}
+		left := e.Left
+		if now.After(e.At) {
+			left = min(left+now.Sub(e.At).Seconds()*perSecond(t.Rate), float64(t.Rate.N))
+		}
+		if left >= 1-wholeTokenSlack {
+			return nil, false // maybe a token: the store decides
+		}
+		res[t.Key] = store.BucketResult{Taken: false, Left: left}
+	}
+	return res, true
+}
+
+// remember records which buckets the store just found without a whole token, and forgets the rest.
+func (l *Limiter) remember(takes []Take, res map[string]store.BucketResult, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range takes {
+		b := res[t.Key]
+		if b.Left >= 1 {
+			delete(l.empty, t.Key)
+			continue
+		}
+		if len(l.empty) >= maxEmpty {
+			clear(l.empty)
+		}
+		l.empty[t.Key] = emptyBucket{Left: b.Left, At: now, Rate: t.Rate}
+	}
+}
+
+// tightest is the decision of a request from its buckets' outcomes.
+func tightest(takes []Take, res map[string]store.BucketResult) Decision {
 	var out Decision
 	for i, t := range takes {
 		d := decide(t.Rate, res[t.Key])
@@ -104,7 +176,7 @@ func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error)
 			out = d
 		}
 	}
-	return out, nil
+	return out
 }
 
 func decide(r Rate, b store.BucketResult) Decision {

@@ -145,3 +145,51 @@ func TestAllowAll(t *testing.T) {
 		})
 	}
 }
+
+// TestLimiterRemembersEmptyBuckets: a bucket the store found empty is refused without the store
+// until it can hold a whole token again, with the same decision the store would give; a request
+// whose buckets are not all known empty still goes to the store and spends what it takes there.
+func TestLimiterRemembersEmptyBuckets(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, d)
+			now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			l := ratelimit.New(st, func() time.Time { return now })
+			ctx := context.Background()
+			perKey := ratelimit.Rate{N: 1, Per: time.Minute}
+			perAcct := ratelimit.Rate{N: 3, Per: time.Minute}
+			takes := []ratelimit.Take{{Key: "key", Rate: perKey}, {Key: "acct", Rate: perAcct}}
+			dec, err := l.AllowAll(ctx, takes...)
+			require.NoError(t, err)
+			require.True(t, dec.Allowed)
+			// The key's bucket is empty, the account's is not: the store is asked, refuses on the
+			// key, and spends the account's token.
+			dec, err = l.AllowAll(ctx, takes...)
+			require.NoError(t, err)
+			require.False(t, dec.Allowed)
+			dec, err = l.Allow(ctx, "acct", perAcct)
+			require.NoError(t, err)
+			require.True(t, dec.Allowed)
+			require.Equal(t, 0, dec.Remaining, "the refused request spent the account's token")
+
+			// Now both are known empty: decided here, as the store would.
+			now = now.Add(10 * time.Second)
+			fresh := ratelimit.New(st, func() time.Time { return now })
+			want, err := fresh.AllowAll(ctx, takes...)
+			require.NoError(t, err)
+			require.False(t, want.Allowed)
+			require.NoError(t, st.Close())
+			got, err := l.AllowAll(ctx, takes...)
+			require.NoError(t, err, "answered without the (closed) store")
+			require.Equal(t, want, got)
+			require.Equal(t, 50*time.Second, got.RetryAfter)
+
+			// Once a token may have come back, the store decides again.
+			now = now.Add(50 * time.Second)
+			_, err = l.AllowAll(ctx, takes...)
+			require.Error(t, err, "the store was asked")
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -81,6 +82,13 @@ func bearer(c echo.Context) (token string, present bool, err error) {
 }
 
 func (s *Server) principalForKey(ctx context.Context, secret string) (auth.Principal, error) {
+	now := s.now()
+	hash := auth.HashKey(secret)
+	cached, gen, ok := s.keys.get(hash)
+	if ok {
+		s.touchKey(ctx, hash, store.APIKey{ID: cached.principal.KeyID, LastUsedAt: cached.lastUsed}, now)
+		return cached.principal, nil
+	}
 	candidates, err := s.store.APIKeysByPrefix(ctx, secret[:8])
 	if err != nil {
 		return auth.Principal{}, err
@@ -93,15 +101,26 @@ func (s *Server) principalForKey(ctx context.Context, secret string) (auth.Princ
 		if k.RevokedAt != nil {
 			return auth.Principal{}, errUnauthenticated("this API key was revoked")
 		}
-		if err := s.store.TouchAPIKey(ctx, k, s.now()); err != nil {
-			s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
-		}
-		return auth.Principal{
+		p := auth.Principal{
 			AccountID: acct.ID, Email: acct.Email, Tier: acct.Tier, IsAdmin: acct.IsAdmin,
 			Method: auth.MethodAPIKey, KeyID: k.ID, Scopes: k.ScopeList(), Secret: secret,
-		}, nil
+		}
+		s.keys.put(hash, gen, p, k.LastUsedAt)
+		s.touchKey(ctx, hash, k, now)
+		return p, nil
 	}
 	return auth.Principal{}, errUnauthenticated("invalid API key")
+}
+
+// touchKey records the key's use (at most once a minute, see store.TouchAPIKey).
+func (s *Server) touchKey(ctx context.Context, hash string, k store.APIKey, now time.Time) {
+	if err := s.store.TouchAPIKey(ctx, k, now); err != nil {
+		s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
+		return
+	}
+	if k.LastUsedAt == nil || k.LastUsedAt.Before(now.Add(-store.KeyTouchInterval)) {
+		s.keys.touched(hash, now)
+	}
 }
 
 func (s *Server) principalForToken(ctx context.Context, token string) (auth.Principal, error) {

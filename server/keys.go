@@ -79,6 +79,7 @@ func (s *Server) RevokeApiKey(ctx context.Context, req gen.RevokeApiKeyRequestOb
 	if err != nil {
 		return nil, err
 	}
+	s.keys.forget(req.KeyId.String())
 	return gen.RevokeApiKey204Response{}, nil
 }
 

@@ -108,6 +108,7 @@ type Server struct {
 	builds      *expertbuild.Service
 	author      authoring.Author
 	limiter     *ratelimit.Limiter
+	keys        *keyCache
 	limits      ratelimit.Limits
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
@@ -207,7 +208,7 @@ func New(cfg Config) (*echo.Echo, error) {
 	s := &Server{
 		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
-		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), keys: newKeyCache(), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, campaigns: cfg.Campaigns, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 		v1Budgets: cfg.V1Budgets,
 	}

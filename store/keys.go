@@ -60,13 +60,13 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string, at ti
 	return notFound(err, "api key "+keyID)
 }
 
-// keyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
-const keyTouchInterval = time.Minute
+// KeyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
+const KeyTouchInterval = time.Minute
 
-// TouchAPIKey records use of a key at at. A key used within keyTouchInterval (as k was read) costs no
+// TouchAPIKey records use of a key at at. A key used within KeyTouchInterval (as k was read) costs no
 // query at all; otherwise the update is conditional, so concurrent requests write at most once.
 func (s *Store) TouchAPIKey(ctx context.Context, k APIKey, at time.Time) error {
-	stale := at.Add(-keyTouchInterval)
+	stale := at.Add(-KeyTouchInterval)
 	if k.LastUsedAt != nil && !k.LastUsedAt.Before(stale) {
 		return nil
 	}

@@ -84,6 +84,7 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 		if strings.Contains(path, "?") {
 			sep = "&"
 		}
+		tuneSQLiteMemory()
 		dsn := path + sep + "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 		return sqlite.Open(dsn), SQLite, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
