@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -23,7 +24,6 @@ import (
 var (
 	reEllipsis   = regexp.MustCompile(`\[?(?:…|\.\.\.)\]?`)
 	reLinkTarget = regexp.MustCompile(`\]\([^)\s]*\)`)
-	reWrapHyphen = regexp.MustCompile(`(\pL)[-\x{00AD}\x{2010}][ \t]*\r?\n[ \t>]*(\pL)`)
 )
 
 // tokenString turns text into its token string (see above). Digits keep "." and "," that sit
@@ -59,10 +59,51 @@ func tokenString(s string) string {
 // hyphenated across line breaks joined.
 func sourceVariants(text string) []string {
 	out := []string{tokenString(text)}
-	if joined := reWrapHyphen.ReplaceAllString(text, "$1$2"); joined != text {
+	if joined, ok := joinWrapHyphens(text); ok {
 		out = append(out, tokenString(joined))
 	}
 	return out
+}
+
+// joinWrapHyphens joins words hyphenated across a line break ("infor-\nmation" → "information"):
+// a letter, a hyphen (or soft hyphen), optional blanks, a newline, optional blanks or quote
+// markers, a letter. ok is false when there is none.
+func joinWrapHyphens(text string) (string, bool) {
+	var b strings.Builder
+	last, found := 0, false
+	for i := 0; i < len(text); i++ {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r != '-' && r != '\u00AD' && r != '\u2010' {
+			continue
+		}
+		prev, _ := utf8.DecodeLastRuneInString(text[:i])
+		if !unicode.IsLetter(prev) {
+			continue
+		}
+		j := i + size
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			j++
+		}
+		if j >= len(text) || text[j] != '\n' {
+			continue
+		}
+		j++
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '>') {
+			j++
+		}
+		next, _ := utf8.DecodeRuneInString(text[j:])
+		if !unicode.IsLetter(next) {
+			continue
+		}
+		b.WriteString(text[last:i])
+		last, found = j, true
+		i = j - 1
+	}
+	if !found {
+		return text, false
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
 }
 
 // quotePieces splits a quote at ellipses into token strings, dropping empty pieces.

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -198,4 +199,34 @@ func TestVerifyWorkspaceWithoutBasisLeavesOutput(t *testing.T) {
 	require.Equal(t, map[string]any{"cost": 1.0}, v.StructuredOutput)
 	require.Nil(t, v.Basis)
 	require.Zero(t, v.Total)
+}
+
+// BenchmarkVerifyWorkspace: a report of 40 quotes (half of them invented, with changed numbers)
+// over 10 stored sources of about 200 KB each.
+func BenchmarkVerifyWorkspace(b *testing.B) {
+	repo := newWorkspace(b, nil)
+	srcs, err := engine.OpenSources(repo, nil)
+	require.NoError(b, err)
+	var report strings.Builder
+	report.WriteString("# Bench\n\n")
+	for s := range 10 {
+		var text strings.Builder
+		for i := range 2000 {
+			fmt.Fprintf(&text, "Line %d of source %d says the measured value was %d.%d units\nin the %d survey of region %d.\n", i, s, i*7, s, 2000+i%25, i%13)
+		}
+		st, err := srcs.Save(engine.Source{Origin: fmt.Sprintf("https://example.com/s%d", s), Kind: engine.SourceWeb, Text: text.String()})
+		require.NoError(b, err)
+		for q := range 4 {
+			i := 500*q + 17
+			fmt.Fprintf(&report, "> the measured value was %d.%d units in the %d survey\n>\n> — <%s> [%d]\n\n", i*7, s, 2000+i%25, st.Origin, s+1)
+			fmt.Fprintf(&report, "> the measured value was %d.%d units in the %d survey\n>\n> — <%s> [%d]\n\n", i*7+1, s, 2000+i%25, st.Origin, s+1)
+		}
+	}
+	for b.Loop() {
+		require.NoError(b, repo.WriteFile(engine.ReportPath, []byte(report.String())))
+		v, err := engine.VerifyWorkspace(repo, nil)
+		require.NoError(b, err)
+		require.Equal(b, 80, v.Total)
+		require.Equal(b, 40, v.Verified)
+	}
 }

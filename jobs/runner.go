@@ -241,6 +241,10 @@ func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (
 	}
 	defer cleanup()
 	in.Now, sk.schema = s.now, in.JSONSchema
+	// Each run states its own basis: an earlier run's must not judge this run's structured output.
+	if _, err := repo.RemoveFile(engine.StructuredOutputBasisPath); err != nil {
+		return engine.Result{}, sk, err
+	}
 	if a.RunKind == store.RunInitial {
 		if err := s.copyInputs(runCtx, j, repo, sk); err != nil {
 			return engine.Result{}, sk, err
