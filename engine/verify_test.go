@@ -214,7 +214,7 @@ func BenchmarkVerifyWorkspace(b *testing.B) {
 		for i := range 2000 {
 			fmt.Fprintf(&text, "Line %d of source %d says the measured value was %d.%d units\nin the %d survey of region %d.\n", i, s, i*7, s, 2000+i%25, i%13)
 		}
-		st, err := srcs.Save(engine.Source{Origin: fmt.Sprintf("https://example.com/s%d", s), Kind: engine.SourceWeb, Text: text.String()})
+		st, err := srcs.Save(engine.Source{Origin: fmt.Sprintf("https://example.com/s%d", s), Kind: engine.SourceKindWeb, Text: text.String()})
 		require.NoError(b, err)
 		for q := range 4 {
 			i := 500*q + 17
