@@ -12,6 +12,12 @@ import (
 // a schema was given) and, at effort build, the static site; records the final answer (answerData
 // is its event data); and takes the run's last checkpoint.
 func finish(ctx context.Context, em emitter, in Input, report string, structured map[string]any, answerData map[string]any) (Result, error) {
+	return finishWith(ctx, em, in, report, structured, answerData, siteInput{})
+}
+
+// finishWith is finish with what the build site shows besides the report (the sources read and
+// the tables found); an empty siteInput derives both from the report.
+func finishWith(ctx context.Context, em emitter, in Input, report string, structured map[string]any, answerData map[string]any, site siteInput) (Result, error) {
 	files := map[string][]byte{ReportPath: []byte(report)}
 	if structured != nil {
 		b, err := json.MarshalIndent(structured, "", "  ")
@@ -21,11 +27,11 @@ func finish(ctx context.Context, em emitter, in Input, report string, structured
 		files[StructuredOutputPath] = append(b, '\n')
 	}
 	if depths[in.Effort].Site {
-		site, err := renderSite(reportTitle(in.Question), report)
+		pages, err := renderSite(reportTitle(in.Question), report, site)
 		if err != nil {
 			return Result{}, err
 		}
-		maps.Copy(files, site)
+		maps.Copy(files, pages)
 		if err := em.event(ctx, KindStatus, "Site written", SiteDir+"/index.html", map[string]any{"path": SiteDir + "/index.html"}); err != nil {
 			return Result{}, err
 		}

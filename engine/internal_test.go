@@ -76,7 +76,6 @@ func TestKeyPhrases(t *testing.T) {
 		keyPhrases("How does solar power affect running costs of heat pumps?"))
 	require.Equal(t, []string{"grid", "prices"}, keyPhrases("grid, prices"))
 	require.Equal(t, []string{"heat pump adoption", "Norway", "NATO"}, keyPhrases("Heat pump adoption in Norway and NATO"))
-	require.Equal(t, "How have electric buses changed over time?", facets[3].apply("electric buses").Text)
 }
 
 func TestTermsAndStem(t *testing.T) {
@@ -213,12 +212,3 @@ func TestHumanName(t *testing.T) {
 	require.Equal(t, "install cost eur", humanName("installCostEur"))
 }
 
-func TestParsePrior(t *testing.T) {
-	t.Parallel()
-	p := parsePrior("# Q\n\n## 1. What is solar?\n\n## Continuation\n\n### Continuation sources\n\n" +
-		"1. `a.txt`, lines 3–7\n2. `b/c.md`, line 4\n12. `d.csv`, lines 1–2 (text extracted from HTML)\n")
-	require.Equal(t, 12, p.maxCite)
-	require.Equal(t, map[string]bool{"a.txt:3-7": true, "b/c.md:4-4": true, "d.csv:1-2": true}, p.cited)
-	require.Equal(t, 1, p.continuations)
-	require.True(t, p.headings[termKey("What is solar?")])
-}

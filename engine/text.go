@@ -33,22 +33,27 @@ var questionWords = map[string]bool{
 	"compare": true, "summarize": true, "summarise": true,
 }
 
-// words splits s into lower-cased runs of letters and digits (apostrophes kept inside words).
+// words splits s into lower-cased runs of letters and digits (apostrophes kept inside words, a
+// possessive "'s" dropped: "Line's" is "line").
 func words(s string) []string {
 	var out []string
 	start := -1
+	add := func(w string) {
+		w = strings.ToLower(strings.TrimRight(strings.ReplaceAll(w, "’", "'"), "'"))
+		out = append(out, strings.TrimSuffix(w, "'s"))
+	}
 	for i, r := range s {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' && start >= 0)
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '\'' || r == '’') && start >= 0)
 		if inWord && start < 0 {
 			start = i
 		}
 		if !inWord && start >= 0 {
-			out = append(out, strings.ToLower(strings.TrimRight(s[start:i], "'")))
+			add(s[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(strings.TrimRight(s[start:], "'")))
+		add(s[start:])
 	}
 	return out
 }
