@@ -21,6 +21,8 @@ require (
 	gorm.io/gorm v1.31.2
 )
 
+require github.com/kljensen/snowball v0.10.0 // indirect
+
 require (
 	github.com/go-co-op/gocron/v2 v2.22.0
 	github.com/google/jsonschema-go v0.4.3 // indirect

@@ -28,13 +28,14 @@ type corpus struct {
 	titles   []string
 	units    []unit
 	tables   []table
-	own      [][]string          // per unit: distinct terms it states (a row: its cells and header)
-	ownSet   []map[string]bool   // the same, as a set
-	ctx      []map[string]bool   // per unit: its context's terms
-	docTerms []map[string]bool   // per document: every term
-	docNums  []map[string]bool   // per document: every number
-	nums     []map[string]bool   // per unit: numbers in it and its context
-	df       map[string]int      // units stating each term
+	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
+	ownSet   []map[string]bool // the same, as a set
+	words    []map[string]bool // per unit: the stems of all its words, stopwords included
+	ctx      []map[string]bool // per unit: its context's terms
+	docTerms []map[string]bool // per document: every term
+	docNums  []map[string]bool // per document: every number
+	nums     []map[string]bool // per unit: numbers in it and its context
+	df       map[string]int    // units stating each term
 	idfCache map[string]float64
 }
 
@@ -81,7 +82,15 @@ func newCorpus(docs []document) *corpus {
 			text += " " + strings.Join(t.Header, " ")
 			ctx.WriteString(" " + t.Title + " " + t.Caption)
 		}
-		if u.Prev >= 0 {
+		switch {
+		case u.Kind == unitField:
+			for j := i - 1; j >= 0 && c.units[j].Para == u.Para; j-- {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+			for j := i + 1; j < len(c.units) && c.units[j].Para == u.Para; j++ {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+		case u.Prev >= 0:
 			ctx.WriteString(" " + c.units[u.Prev].Text)
 			if first := c.firstOfPara(u.Prev); first != u.Prev {
 				ctx.WriteString(" " + c.units[first].Text)
@@ -100,11 +109,15 @@ func newCorpus(docs []document) *corpus {
 			}
 		}
 		nums := numbersIn(text + " " + ctx.String())
+		all := map[string]bool{}
+		for _, w := range wordStems(text) {
+			all[w] = true
+		}
+		c.words = append(c.words, all)
 		c.own = append(c.own, own)
 		c.ownSet = append(c.ownSet, set)
 		c.ctx = append(c.ctx, cset)
 		c.nums = append(c.nums, nums)
-		_ = i
 	}
 	return c
 }
@@ -150,10 +163,55 @@ type scorer struct {
 func (c *corpus) scorer(q query) *scorer {
 	s := &scorer{c: c, q: q, w: map[string]float64{}}
 	for _, t := range q.Terms {
-		s.w[t] = c.idf(t)
-		s.total += s.w[t]
+		// A word with synonyms weighs as much as its commonest form in the sources: "longer" is
+		// as rare as "grew" or "more", not as rare as a word no source uses.
+		w := c.idf(t)
+		for _, a := range q.Syn[t] {
+			if c.df[a] > 0 {
+				w = math.Min(w, c.idf(a))
+			}
+		}
+		s.w[t] = w
+		s.total += w
 	}
 	return s
+}
+
+// match is how a unit states a question term: itself (1) or a synonym (synonymWeight), a unit its measure is
+// stated in (0.5), in its context (contextWeight), or not at all (0).
+func (s *scorer) match(u int, t string) float64 {
+	c := s.c
+	if c.ownSet[u][t] {
+		return 1
+	}
+	for _, a := range s.q.Syn[t] {
+		if c.words[u][a] {
+			return synonymWeight
+		}
+	}
+	if c.ctx[u][t] {
+		return contextWeight
+	}
+	for _, a := range s.q.Syn[t] {
+		if c.ctx[u][a] {
+			return contextWeight
+		}
+	}
+	for _, a := range s.q.Units[t] {
+		if c.words[u][a] {
+			return 0.5
+		}
+	}
+	return 0
+}
+
+// synonymWeight: a word of the same family is good evidence, the question's own word better.
+const synonymWeight = 0.9
+
+// states: the unit itself states the term, a synonym or a unit of it.
+func (s *scorer) states(u int, t string) bool {
+	m := s.match(u, t)
+	return m == 1 || m == synonymWeight || m == 0.5
 }
 
 // coverage is the weighted share of the question's terms a unit and its context state.
@@ -163,12 +221,7 @@ func (s *scorer) coverage(u int) float64 {
 	}
 	got := 0.0
 	for t, w := range s.w {
-		switch {
-		case s.c.ownSet[u][t]:
-			got += w
-		case s.c.ctx[u][t]:
-			got += contextWeight * w
-		}
+		got += w * s.match(u, t)
 	}
 	return got / s.total
 }
@@ -187,14 +240,16 @@ func (s *scorer) eligible(u int, needAttribute bool) bool {
 			return false
 		}
 	}
-	if needAttribute && len(q.Attribute) > 0 && !slices.ContainsFunc(q.Attribute, func(t string) bool { return c.ownSet[u][t] }) {
+	// A table row may be about its attribute through its caption ("median wait, in weeks").
+	row := c.units[u].Kind == unitRow
+	if needAttribute && len(q.Attribute) > 0 && !slices.ContainsFunc(q.Attribute, func(t string) bool { return s.states(u, t) || (row && s.match(u, t) > 0) }) {
 		return false
 	}
 	if q.AttrType && needAttribute && !q.Type.satisfies(c.units[u].Text) {
 		return false
 	}
 	// It must state something of the question itself, not only sit under the right heading.
-	return slices.ContainsFunc(q.Terms, func(t string) bool { return c.ownSet[u][t] }) || (q.AttrType && q.Type.satisfies(c.units[u].Text))
+	return slices.ContainsFunc(q.Terms, func(t string) bool { return s.states(u, t) }) || (q.AttrType && q.Type.satisfies(c.units[u].Text))
 }
 
 // score is coverage, halved when the unit lacks the kind of value asked for, and lowered when its
@@ -207,17 +262,36 @@ func (s *scorer) score(u int) float64 {
 	case s.q.Type == typeAny:
 	case !s.q.Type.satisfies(un.Text):
 		v *= typeMismatch
-	case (s.q.Type == typeNumber || s.q.Type == typeMoney) && len(s.q.Attribute) > 0 && un.Kind != unitRow && !valueNear(un.Text, s.q.Attribute):
-		v *= valueApart
+	case (s.q.Type == typeNumber || s.q.Type == typeMoney) && len(s.q.Attribute) > 0 && un.Kind != unitRow:
+		switch near := valueNear(un.Text, s.attributeWords()); {
+		case near == 0:
+			v *= valueApart
+		case s.q.Count && near > 2:
+			v *= countApart // "adults aged 60" does not count people as "24,966 participants" does
+		}
 	}
 	return v
+}
+
+// countApart weighs a unit whose figure is near, but does not count, what a "how many" asks about.
+const countApart = 0.75
+
+// attributeWords are the stems that state what is asked about: its terms, their synonyms and units.
+func (s *scorer) attributeWords() []string {
+	var out []string
+	for _, t := range s.q.Attribute {
+		out = append(append(append(out, t), s.q.Syn[t]...), s.q.Units[t]...)
+	}
+	return out
 }
 
 // valueApart weighs a unit whose figures are not near the words of what is asked about.
 const valueApart = 0.7
 
-// valueNear: a figure (not a bare year) stands within five words of one of the terms.
-func valueNear(text string, attribute []string) bool {
+// valueNear is how closely a figure (not a bare year) precedes or follows one of the terms:
+// 1 when it directly counts it ("742 homes", "1.2 million visits"), up to 5 words apart, 0 when
+// none is that near.
+func valueNear(text string, attribute []string) int {
 	toks := strings.Fields(text)
 	var nums, attrs []int
 	for i, tok := range toks {
@@ -225,20 +299,25 @@ func valueNear(text string, attribute []string) bool {
 		if (reDigits.MatchString(w) && !isYear(w)) || reNumberWord.MatchString(w) {
 			nums = append(nums, i)
 		}
-		for _, t := range terms(tok) {
+		for _, t := range wordStems(tok) {
 			if slices.Contains(attribute, t) {
 				attrs = append(attrs, i)
 			}
 		}
 	}
+	best := 0
 	for _, n := range nums {
 		for _, a := range attrs {
-			if n-a <= 5 && a-n <= 5 {
-				return true
+			d := a - n // positive: the term follows the figure
+			switch {
+			case d >= 1 && d <= 2:
+				return 1
+			case d <= 5 && d >= -5 && d != 0:
+				best = 3
 			}
 		}
 	}
-	return false
+	return best
 }
 
 // rank scores the eligible units of the allowed documents, best first (ties: source order).
@@ -267,20 +346,28 @@ func (s *scorer) rank(allowed func(u int) bool) []scored {
 	return out
 }
 
-// absent are the question's terms that no source states at all, and the names no document has.
+// absent are the question's terms that no source states at all, in any of their words.
 func (s *scorer) absent() []string {
 	var out []string
 	for _, t := range s.q.Terms {
-		found := false
-		for d := range s.c.docs {
-			if s.c.docTerms[d][t] {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !s.inSources(t) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// inSources: some document states the term or a synonym.
+func (s *scorer) inSources(t string) bool {
+	for d := range s.c.docs {
+		if s.c.docTerms[d][t] {
+			return true
+		}
+		for _, a := range s.q.Syn[t] {
+			if s.c.docTerms[d][a] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -18,6 +18,11 @@ import (
 // left out otherwise (a required one then fails validation, which names it). Every filled field
 // records its basis: the quotes it came from and a confidence.
 
+// fieldSep separates a field's name (with its parents') from its title and description in the
+// text a field is searched by: the name alone decides when the description is worded unlike the
+// sources ("magnitude of the main shock").
+const fieldSep = "\x1f"
+
 // fieldFloor is the share of a field's term weight a passage must cover to be evidence for it;
 // a passage that names an enum value needs less (the value itself is evidence).
 const (
@@ -110,21 +115,13 @@ func (x *extractor) search(field string) []evidence { return x.searchIn(field, f
 // searchIn is search; with headings, a passage may be evidence through its section heading
 // alone (a "Breaking changes" list says the release has breaking changes).
 func (x *extractor) searchIn(field string, headings bool) []evidence {
-	all := fieldTerms(field)
-	var present []string
-	total, have := 0.0, 0.0
-	for _, t := range all {
-		w := x.c.idf(t)
-		total += w
-		for d := range x.c.docs {
-			if (x.docs == nil || x.docs[d]) && x.c.docTerms[d][t] {
-				present = append(present, t)
-				have += w
-				break
-			}
+	present, ok := x.spoken(fieldTerms(field))
+	if !ok {
+		if name, _, found := strings.Cut(field, fieldSep); found {
+			present, ok = x.spoken(fieldTerms(name))
 		}
 	}
-	if len(present) == 0 || have < 0.5*total {
+	if !ok {
 		return nil
 	}
 	fq := query{Terms: present}
@@ -164,6 +161,25 @@ func sortEvidence(out []evidence) {
 		}
 		return a.U - b.U
 	})
+}
+
+// spoken returns the terms the read documents contain, and whether they carry at least half of
+// the terms' weight (the documents speak of the field).
+func (x *extractor) spoken(all []string) ([]string, bool) {
+	var present []string
+	total, have := 0.0, 0.0
+	for _, t := range all {
+		w := x.c.idf(t)
+		total += w
+		for d := range x.c.docs {
+			if (x.docs == nil || x.docs[d]) && x.c.docTerms[d][t] {
+				present = append(present, t)
+				have += w
+				break
+			}
+		}
+	}
+	return present, len(present) > 0 && have >= 0.5*total
 }
 
 // questionEvidence ranks the read documents' units by the question itself.
@@ -233,7 +249,7 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 		if ps == nil {
 			ps = map[string]any{}
 		}
-		field := strings.TrimSpace(strings.Join([]string{context, humanName(name), str(ps["title"]), str(ps["description"])}, " "))
+		field := strings.TrimSpace(context+" "+humanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
 		v, ok, from := x.fillValue(name, ps, field)
 		switch {
 		case ok:
@@ -304,10 +320,14 @@ var (
 	reVersion     = regexp.MustCompile(`\b\d+(?:\.\d+)+\b`)
 	reMinimumCue  = regexp.MustCompile(`(?i)^\s*(?:or (?:later|newer|above|higher|more|greater)|\+)`)
 	reMinimumWord = regexp.MustCompile(`(?i)\b(?:minimum|lowest|least|min|earliest|oldest)\b`)
-	reNameField   = regexp.MustCompile(`(?i)\b(?:name|company|organi[sz]ation|firm|vendor|manufacturer|brand|maker|operator|supplier|person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|city|country|place|location|region|town|headquarters|builder|shipyard|owner|customer)\b`)
-	rePersonField = regexp.MustCompile(`(?i)\b(?:person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|who)\b`)
-	reCountry     = regexp.MustCompile(`(?i)\bcountry|nation\b`)
-	reNameSpan    = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:of|de|van|von|der|du|la|and|&)?\s*\p{Lu}[\p{L}\p{N}'’&.-]*)*`)
+	reNameField   = regexp.MustCompile(`(?i)\b(?:name|company|organi[sz]ation|firm|business|startup|vendor|manufacturer|brand|maker|operator|supplier|person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|city|country|place|location|region|town|headquarters|builder|shipyard|owner|customer|investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|client|agency)\b`)
+	// reSubjectField: the organisation a question is about ("company"); reRoleField: another party
+	// to it ("lead investor", "developer"), so not the question's own subject.
+	reSubjectField = regexp.MustCompile(`(?i)^\s*(?:\w+\s+)?(?:company|organi[sz]ation|firm|business|startup|name)\b`)
+	reRoleField    = regexp.MustCompile(`(?i)\b(?:investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|client|customer|supplier|vendor|builder|shipyard|maker|manufacturer|operator|agency|owner)s?\b`)
+	rePersonField  = regexp.MustCompile(`(?i)\b(?:person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|who)\b`)
+	reCountry      = regexp.MustCompile(`(?i)\bcountry|nation\b`)
+	reNameSpan     = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:of|de|van|von|der|du|la|and|&)?\s*\p{Lu}[\p{L}\p{N}'’&.-]*)*`)
 )
 
 func (x *extractor) fillString(name string, s map[string]any, field string) (any, bool, []evidence) {
@@ -408,30 +428,63 @@ func (x *extractor) pickName(ev []evidence, name string, s map[string]any, field
 	for _, n := range x.q.Names {
 		qnames[n] = true
 	}
+	subject := !person && !country && reSubjectField.MatchString(humanName(name)) && !reRoleField.MatchString(desc)
+	role := !person && !country && reRoleField.MatchString(desc)
+	cands := ev[:min(len(ev), 5)]
+	if subject {
+		// The organisation a question is about is named where the question's words are.
+		qe := x.questionEvidence()
+		cands = append(slices.Clone(cands), qe[:min(len(qe), 3)]...)
+	}
+	total := 0.0
+	for _, t := range field {
+		total += x.c.idf(t)
+	}
 	best, bestScore, at := "", math.Inf(-1), evidence{}
-	for rank, e := range ev[:min(len(ev), 5)] {
+	for rank, e := range cands {
 		text := x.c.units[e.U].Text
+		// A name answers a field in the sentence that itself says what the field is about.
+		own := 0.0
+		for _, t := range field {
+			if x.c.ownSet[e.U][t] {
+				own += x.c.idf(t)
+			}
+		}
+		if total > 0 {
+			own /= total
+		}
+		near := fieldPositions(text, fieldSet)
 		for _, loc := range reNameSpan.FindAllStringIndex(text, -1) {
 			for _, span := range splitSpan(text[loc[0]:loc[1]], fieldSet) {
 				st := terms(span)
 				if len(st) == 0 || (country && !countries[strings.ToLower(span)]) {
 					continue
 				}
-				if mustName && !slices.ContainsFunc(st, func(t string) bool { return qnames[t] }) {
+				isQ := slices.ContainsFunc(st, func(t string) bool { return qnames[t] })
+				if mustName && !isQ {
 					continue
 				}
-				score := e.Score*4 - float64(rank)*0.5
-				if person {
-					if len(strings.Fields(span)) >= 2 && !slices.ContainsFunc(st, func(t string) bool { return qnames[t] }) {
-						score += 3
-					} else {
-						score -= 3
-					}
-				} else if !country && slices.ContainsFunc(st, func(t string) bool { return qnames[t] }) {
+				score := own*3 + e.Score - float64(rank)*0.5
+				switch {
+				case person && len(strings.Fields(span)) >= 2 && !isQ:
 					score += 3
+				case person:
+					score -= 3
+				case subject && isQ:
+					score += 3
+				case role && isQ:
+					score -= 3 // the question's own subject is not its investor or developer
+				}
+				// A name next to the field's word ("led by Harbor Peak Ventures", "the developer,
+				// Brightfield Energy") is the one the field asks for.
+				if pos := strings.Index(text[loc[0]:], span) + loc[0]; nearAny(text, pos, pos+len(span), near) {
+					score += 2
 				}
 				if loc[0] == 0 && len(strings.Fields(span)) == 1 && !x.capitalisedElsewhere(span) {
 					score -= 5 // a sentence's first word, not a name
+				}
+				if debugNames {
+					fmt.Printf("    %q own=%.2f ev=%.2f score=%.2f\n", span, own, e.Score, score)
 				}
 				if score > bestScore {
 					best, bestScore, at = span, score, e
@@ -440,6 +493,38 @@ func (x *extractor) pickName(ev []evidence, name string, s map[string]any, field
 		}
 	}
 	return best, at, best != ""
+}
+
+// fieldPositions are the byte spans of the words of text whose stems are field terms.
+func fieldPositions(text string, field map[string]bool) [][2]int {
+	var out [][2]int
+	for _, loc := range reWordToken.FindAllStringIndex(text, -1) {
+		for _, t := range wordStems(text[loc[0]:loc[1]]) {
+			if field[t] {
+				out = append(out, [2]int{loc[0], loc[1]})
+			}
+		}
+	}
+	return out
+}
+
+// nearAny: the span [a, b) is within three words of one of the positions.
+func nearAny(text string, a, b int, pos [][2]int) bool {
+	for _, p := range pos {
+		var gap string
+		switch {
+		case p[1] <= a:
+			gap = text[p[1]:a]
+		case p[0] >= b:
+			gap = text[b:p[0]]
+		default:
+			continue
+		}
+		if len(strings.Fields(gap)) <= 3 {
+			return true
+		}
+	}
+	return false
 }
 
 // splitSpan cuts a capitalised run at words of the field ("Chief Executive Officer of Northwind
@@ -454,7 +539,7 @@ func splitSpan(span string, field map[string]bool) []string {
 			cur = cur[1:]
 		}
 		if len(cur) > 0 {
-			out = append(out, strings.TrimRight(strings.Join(cur, " "), ".,'’s"))
+			out = append(out, strings.TrimRight(strings.Join(cur, " "), ".,'’"))
 		}
 		cur = nil
 	}
@@ -496,10 +581,10 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	ev := strong(x.search(field))
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
-		for i, loc := range reNumber.FindAllStringIndex(text, -1) {
+		for i, loc := range numberLocs(text) {
 			m := text[loc[0]:loc[1]]
-			f, err := strconv.ParseFloat(strings.ReplaceAll(m, ",", ""), 64)
-			if err != nil || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
+			f, ok := parseNumber(m)
+			if !ok || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
 				continue
 			}
 			if loc[0] > 0 && unicode.IsLetter(rune(text[loc[0]-1])) {
@@ -553,10 +638,11 @@ var directions = func() [][]string {
 	return out
 }()
 
-// valueTerms are the alternatives that evidence an enum value: its own words, or, for a
-// one-word value that names a direction, any word of that direction.
+// valueTerms are the alternatives that evidence an enum value, each a phrase of word stems: the
+// value's own words in order ("Series B"), or, for a one-word value that names a direction, any
+// word of that direction.
 func valueTerms(v string) [][]string {
-	vt := uniq(terms(v))
+	vt := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(v))
 	if len(vt) == 1 {
 		for _, fam := range directions {
 			if slices.Contains(fam, vt[0]) {
@@ -574,6 +660,16 @@ func valueTerms(v string) [][]string {
 	return [][]string{vt}
 }
 
+// hasPhrase: the stems of phrase occur in order, next to each other, in ws.
+func hasPhrase(ws, phrase []string) bool {
+	for i := 0; i+len(phrase) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(phrase)], phrase) {
+			return true
+		}
+	}
+	return false
+}
+
 // pickEnum chooses the value the field's evidence names: each value scores the best fit of a
 // passage that states it (all of its words, or a word of its direction); no evidence, no value.
 func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
@@ -586,13 +682,8 @@ func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
 			if cand.Score < enumFloor || cand.Score <= bestScore {
 				continue
 			}
-			own := map[string]bool{}
-			for _, w := range words(x.c.units[cand.U].Text) {
-				own[stem(w)] = true
-			}
-			if slices.ContainsFunc(alts, func(alt []string) bool {
-				return !slices.ContainsFunc(alt, func(t string) bool { return !own[t] })
-			}) {
+			ws := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(x.c.units[cand.U].Text))
+			if slices.ContainsFunc(alts, func(alt []string) bool { return hasPhrase(ws, alt) }) {
 				best, bestScore, at = i, cand.Score, cand
 				break
 			}
@@ -675,3 +766,40 @@ var countries = func() map[string]bool {
 	}
 	return m
 }()
+
+var reNumberWords = regexp.MustCompile(`(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b`)
+
+// numberLocs are the figures of a text: digits, and numbers written as words ("Fourteen").
+func numberLocs(text string) [][]int {
+	locs := reNumber.FindAllStringIndex(text, -1)
+	locs = append(locs, reNumberWords.FindAllStringIndex(text, -1)...)
+	slices.SortFunc(locs, func(a, b []int) int { return a[0] - b[0] })
+	return locs
+}
+
+var smallNumbers = func() map[string]float64 {
+	m := map[string]float64{}
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
+		m[w] = float64(i)
+	}
+	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
+		m[w] = float64(20 + 10*i)
+	}
+	return m
+}()
+
+// parseNumber reads "1,140", "48.2" or "eighty-one".
+func parseNumber(s string) (float64, bool) {
+	if f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64); err == nil {
+		return f, true
+	}
+	tens, unit, _ := strings.Cut(strings.ToLower(s), "-")
+	f, ok := smallNumbers[tens]
+	if unit != "" {
+		u, ok2 := smallNumbers[unit]
+		return f + u, ok && ok2
+	}
+	return f, ok
+}
+
+var debugNames = false

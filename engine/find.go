@@ -6,6 +6,13 @@ import (
 	"strings"
 )
 
+// A supporting quote scores at least supportShare of the answer, otherDocShare from a document
+// the answer is not from.
+const (
+	supportShare  = 0.6
+	otherDocShare = 0.75
+)
+
 // finding is what the sources say about one sub-question.
 type finding struct {
 	Sub     subQuestion
@@ -32,6 +39,9 @@ type findOptions struct {
 func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	q := analyze(sub.Text)
 	q.Terms = uniq(append(q.Terms, sub.Carry...))
+	if q.measure != "" && c.df[q.measure] > 0 {
+		q.Terms = uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
+	}
 	s := c.scorer(q)
 	ranked := s.rank(func(u int) bool { return o.Skip == nil || !o.Skip(u) })
 	f := finding{Sub: sub, Q: q}
@@ -70,12 +80,27 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	for _, u := range f.Answer {
 		quoted[c.units[u].Text] = true
 	}
+	// Further evidence must be near the answer's strength, and nearer still from another document.
+	answerDocs := map[int]bool{}
+	for _, u := range f.Answer {
+		answerDocs[c.units[u].Doc] = true
+	}
+	if f.Compare != nil {
+		answerDocs[c.tables[f.Compare.Table].Doc] = true
+	}
+	top := f.Best
+	if f.Compare != nil {
+		top = max(top, f.Compare.Score)
+	}
 	for _, r := range ranked {
-		if len(f.Support) >= o.Support || r.Score < relevanceFloor {
+		if len(f.Support) >= o.Support || r.Score < max(relevanceFloor, supportShare*top) {
 			break
 		}
 		u := c.units[r.U]
 		if slices.Contains(f.Answer, r.U) || quoted[u.Text] || !read(u.Doc) {
+			continue
+		}
+		if !answerDocs[u.Doc] && r.Score < otherDocShare*top {
 			continue
 		}
 		if f.Compare != nil && u.Table == f.Compare.Table {

@@ -211,4 +211,3 @@ func TestHumanName(t *testing.T) {
 	require.Equal(t, "install cost eur", humanName("install_cost_eur"))
 	require.Equal(t, "install cost eur", humanName("installCostEur"))
 }
-

@@ -35,11 +35,16 @@ type query struct {
 	Numbers   []string // numbers in the question ("2023", "3.4"): an answer must be about them
 	Names     []string // stemmed words of proper names: an answer's document must mention them
 	Type      answerType
-	Extreme   int               // +1 highest, -1 lowest, 0 neither (tables are compared)
+	Extreme   int // +1 highest, -1 lowest, 0 neither (tables are compared)
 	// Open questions ask what happened or why ("what did the council decide", "how does X affect
 	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
-	Open      bool
-	surface   map[string]string // stem → the question's own word, to name what is missing
+	Open  bool
+	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
+	// Syn and Units are other words that state a term: synonyms (full weight) and, for a measure,
+	// the units it is stated in (half weight). See concepts.go.
+	Syn, Units map[string][]string
+	surface    map[string]string // stem → the question's own word, to name what is missing
+	measure    string            // the measure a "how deep"-type question asks for (searched when sources use the word)
 }
 
 var (
@@ -64,9 +69,11 @@ var typeNouns = map[string]answerType{
 
 var (
 	extremeHigh = map[string]bool{"highest": true, "largest": true, "most": true, "biggest": true, "greatest": true,
-		"maximum": true, "top": true, "peak": true, "best": true, "busiest": true, "longest": true, "strongest": true}
+		"maximum": true, "top": true, "peak": true, "best": true, "busiest": true, "longest": true, "strongest": true,
+		"dearest": true, "heaviest": true, "oldest": true, "fastest": true, "deepest": true, "tallest": true, "hottest": true}
 	extremeLow = map[string]bool{"lowest": true, "smallest": true, "least": true, "fewest": true, "minimum": true,
-		"worst": true, "cheapest": true, "shortest": true, "weakest": true, "quietest": true}
+		"worst": true, "cheapest": true, "shortest": true, "weakest": true, "quietest": true, "lightest": true,
+		"youngest": true, "slowest": true, "coldest": true}
 	moneyVerbs = map[string]bool{"cost": true, "costs": true, "pay": true, "paid": true, "price": true, "spend": true,
 		"spent": true, "worth": true, "charge": true, "earn": true, "earned": true, "fund": true, "funded": true}
 	// skipWords sit between a question word and what it asks about.
@@ -107,6 +114,9 @@ func analyze(q string) query {
 	out.Names = uniq(out.Names)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
 	out.Open = openQuestion(lower)
+	for i := 0; i+1 < len(lower); i++ {
+		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
+	}
 	dropped := map[string]bool{}
 	for i, w := range lower {
 		if frameWords[w] && i > 0 && lower[i-1] == "how" {
@@ -117,6 +127,14 @@ func analyze(q string) query {
 		}
 		if extremeHigh[w] || extremeLow[w] {
 			dropped[w] = true
+		}
+	}
+	for i, w := range lower {
+		if i+1 < len(lower) {
+			if v, ok := phrasalVerbs[[2]string{w, lower[i+1]}]; ok {
+				out.Terms = append(out.Terms, stem(v))
+				dropped[w], dropped[lower[i+1]] = true, true
+			}
 		}
 	}
 	for _, t := range toks {
@@ -132,6 +150,24 @@ func analyze(q string) query {
 		}
 	}
 	out.Terms = uniq(out.Terms)
+	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
+	for i, w := range lower {
+		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
+			out.Attribute = uniq(append(out.Attribute, stem(m)))
+			out.measure = stem(m)
+		}
+	}
+	out.Syn, out.Units = map[string][]string{}, map[string][]string{}
+	for _, t := range append(append([]string{}, out.Terms...), out.Attribute...) {
+		for _, a := range synonymOf[t] {
+			if a != t {
+				out.Syn[t] = append(out.Syn[t], a)
+			}
+		}
+		if u, ok := unitsOf[t]; ok {
+			out.Units[t] = u
+		}
+	}
 	return out
 }
 

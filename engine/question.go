@@ -2,8 +2,8 @@ package engine
 
 import (
 	"slices"
-	"time"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )

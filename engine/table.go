@@ -194,8 +194,26 @@ func (s *scorer) compareTable(ti int, t table, phrase []string, head string) (co
 		rows = keep
 		filters = append(filters, n)
 	}
+	// Words of the question that name some rows only ("which pastry": category pastry) filter them.
+	for _, term := range q.Terms {
+		if slices.Contains(phrase, term) || slices.Contains(q.Names, term) {
+			continue
+		}
+		var keep []int
+		for _, r := range rows {
+			for j, v := range t.Rows[r] {
+				if j != col && !t.numericCol(j) && slices.Contains(terms(v), term) {
+					keep = append(keep, r)
+					break
+				}
+			}
+		}
+		if len(keep) > 0 && len(keep) < len(rows) {
+			rows = keep
+		}
+	}
 	if col < 0 {
-		col = s.measureCol(t, filterCol, phrase, head)
+		col = s.measureCol(t, filterCol, append(phrase, impliedMeasure(q.Text)...), head)
 	}
 	if col < 0 || !t.numericCol(col) || len(rows) < 2 {
 		return comparison{}, false
@@ -262,6 +280,25 @@ func (s *scorer) compareTable(ti int, t table, phrase []string, head string) (co
 	}
 	_ = filters
 	return comparison{Table: ti, Rows: []int{win, second}, Col: col, Sentence: capitalize(sentence), Score: cov}, true
+}
+
+// extremeMeasures: a superlative that names its measure ("the cheapest item" compares prices).
+var extremeMeasures = map[string]string{
+	"cheapest": "price cost", "dearest": "price cost", "expensive": "price cost", "longest": "length duration wait time",
+	"shortest": "length duration wait time", "heaviest": "weight", "lightest": "weight", "oldest": "age",
+	"youngest": "age", "fastest": "speed", "slowest": "speed", "deepest": "depth", "tallest": "height",
+	"busiest": "traffic passengers visitors", "hottest": "temperature", "coldest": "temperature",
+}
+
+// impliedMeasure are the terms of the measure a question's superlative implies.
+func impliedMeasure(q string) []string {
+	var out []string
+	for _, w := range words(q) {
+		if m, ok := extremeMeasures[w]; ok {
+			out = append(out, terms(m)...)
+		}
+	}
+	return out
 }
 
 // measureCol picks the numeric, non-year column whose heading best matches the question: the

@@ -260,10 +260,13 @@ func (p *docParser) paragraph(i int) int {
 		fields = fields && reFieldLine.MatchString(strings.TrimSpace(l)) && !endsSentence(strings.TrimSpace(l))
 	}
 	if fields {
+		// One record: the lines share a paragraph, and each has the others as context.
+		*p.para++
+		prev := -1
 		for k, l := range lines {
-			*p.para++
 			p.out.units = append(p.out.units, unit{Doc: p.d, Kind: unitField, Start: i + k + 1, End: i + k + 1, Text: collapse(l),
-				Section: p.section, Para: *p.para, Table: -1, Row: -1, Prev: -1})
+				Section: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev})
+			prev = len(p.out.units) - 1
 		}
 		return j
 	}
@@ -278,12 +281,29 @@ func looksLikeHeading(lines []string, text string) bool {
 	if len(lines) > 2 || len(strings.Fields(text)) > 14 || endsSentence(text) || strings.HasSuffix(text, ",") {
 		return false
 	}
+	if allCaps(text) {
+		return true
+	}
 	if reFieldLine.MatchString(text) && strings.Contains(text, ": ") && !strings.HasSuffix(text, ":") {
 		return false
 	}
 	// A lower-case start reads as the rest of a sentence, not a title.
 	r, _ := utf8.DecodeRuneInString(text)
 	return !unicode.IsLower(r)
+}
+
+// allCaps: every letter is upper case (and there are some).
+func allCaps(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+			n++
+		}
+	}
+	return n >= 3
 }
 
 func endsSentence(s string) bool {
