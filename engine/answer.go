@@ -220,8 +220,8 @@ func (s *scorer) coverage(u int) float64 {
 		return 0
 	}
 	got := 0.0
-	for t, w := range s.w {
-		got += w * s.match(u, t)
+	for _, t := range s.q.Terms { // in order: sums must not depend on map order
+		got += s.w[t] * s.match(u, t)
 	}
 	return got / s.total
 }
@@ -246,6 +246,10 @@ func (s *scorer) eligible(u int, needAttribute bool) bool {
 		return false
 	}
 	if q.AttrType && needAttribute && !q.Type.satisfies(c.units[u].Text) {
+		return false
+	}
+	// Two words are not an answer, unless a "Label: value" line or a table row.
+	if un := c.units[u]; un.Kind != unitField && un.Kind != unitRow && len(strings.Fields(un.Text)) < 3 {
 		return false
 	}
 	// It must state something of the question itself, not only sit under the right heading.
@@ -334,12 +338,16 @@ func (s *scorer) rank(allowed func(u int) bool) []scored {
 			out = append(out, scored{u, v})
 		}
 	}
+	// Ties go to the unit that says more (up to thirty words), then to source order.
+	said := func(u int) int { return min(len(strings.Fields(s.c.units[u].Text)), 30) }
 	slices.SortStableFunc(out, func(a, b scored) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
 		case a.Score < b.Score:
 			return 1
+		case said(a.U) != said(b.U):
+			return said(b.U) - said(a.U)
 		}
 		return a.U - b.U
 	})

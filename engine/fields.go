@@ -31,12 +31,13 @@ const (
 )
 
 type extractor struct {
-	c     *corpus
-	q     query
-	docs  map[int]bool // documents read for the question (nil: all)
-	scope []int        // when set, only these units (one array item per unit)
-	notes []string
-	basis map[string]fieldBasis // top-level field → its basis
+	c       *corpus
+	q       query
+	answers []int        // units that answer the question (its findings' answers, then their evidence)
+	docs    map[int]bool // documents read for the question (nil: all)
+	scope   []int        // when set, only these units (one array item per unit)
+	notes   []string
+	basis   map[string]fieldBasis // top-level field → its basis
 }
 
 // fieldBasis is why a top-level field has its value.
@@ -57,6 +58,10 @@ func newExtractor(c *corpus, question string, found []finding, sources int) *ext
 		for _, d := range f.Read {
 			docs[d] = true
 		}
+		x.answers = append(x.answers, f.Answer...)
+	}
+	for _, f := range found {
+		x.answers = append(x.answers, f.Support...)
 	}
 	if len(docs) == 0 {
 		// The question found no answer of its own: the documents that best match its words and
@@ -180,6 +185,35 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 		}
 	}
 	return present, len(present) > 0 && have >= 0.5*total
+}
+
+// textFields are fields that ask for the answer itself, in prose, whatever their description.
+var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|description|overview|abstract|conclusion|explanation|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?)$`)
+
+// answerEvidence is the question's own answer as evidence: the units its findings answered with
+// and quoted, else the units that best match it.
+func (x *extractor) answerEvidence() []evidence {
+	var out []evidence
+	if x.scope != nil { // an array item: its own passage
+		for _, u := range x.scope {
+			out = append(out, evidence{u, 1})
+		}
+		return out
+	}
+	for _, u := range x.answers {
+		if x.scope == nil || slices.Contains(x.scope, u) {
+			out = append(out, evidence{u, 1})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, e := range x.questionEvidence() {
+		if e.Score >= relevanceFloor && (x.scope == nil || slices.Contains(x.scope, e.U)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // questionEvidence ranks the read documents' units by the question itself.
@@ -352,6 +386,9 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 		return nil, false, nil
 	}
 	ev = strong(ev)
+	if len(ev) == 0 && reTextField.MatchString(strings.TrimSpace(humanName(name))) {
+		ev = x.answerEvidence()
+	}
 	isName := reNameField.MatchString(humanName(name)) || reNameField.MatchString(str(s["description"]))
 	if len(ev) == 0 && isName && !rePersonField.MatchString(humanName(name)+" "+str(s["description"])) && len(x.q.Names) > 0 {
 		// "name of the company" in sources that never say "company": the organisation the
@@ -708,6 +745,9 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 		n = int(v)
 	}
 	ev := strong(x.search(field))
+	if len(ev) == 0 && x.scope == nil {
+		ev = x.answerEvidence() // "facts", "findings": the answer's own passages
+	}
 	var out []any
 	seen := map[string]bool{}
 	push := func(v any) {

@@ -80,7 +80,7 @@ func subQuestions(q string, max int) []subQuestion {
 		out = append(out, sq)
 	}
 	for _, c := range clauses {
-		if parts := distribute(c); len(parts) > 1 {
+		if parts := distribute(c); len(parts) > 1 && len(clauses)+len(parts)-1 <= max {
 			for _, p := range parts {
 				add(p)
 			}

@@ -224,11 +224,7 @@ func (r *extractiveRun) quote(ref quoteRef, cites *citations) string {
 	if ref.Unit >= 0 {
 		fmt.Fprintf(&b, "> %s\n", mdEscape(r.c.units[ref.Unit].Text))
 	} else {
-		t := r.c.tables[ref.Table]
-		lines := []string{t.HeaderText}
-		for _, row := range ref.Rows {
-			lines = append(lines, t.RowText[row])
-		}
+		lines := r.tableQuoteLines(ref)
 		fence := "```"
 		if slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "```") }) {
 			fence = "~~~"
@@ -243,6 +239,28 @@ func (r *extractiveRun) quote(ref quoteRef, cites *citations) string {
 	return b.String()
 }
 
+// tableQuoteLines are a table quote's source lines in source order: the header row, then the
+// quoted rows, with "…" where lines between them are left out (a verifier reads the pieces in order).
+func (r *extractiveRun) tableQuoteLines(ref quoteRef) []string {
+	t := r.c.tables[ref.Table]
+	lines := []string{t.HeaderText}
+	prev := t.HeaderLine
+	for _, row := range sortedRows(ref.Rows) {
+		if t.RowLines[row] > prev+1 {
+			lines = append(lines, "…")
+		}
+		lines = append(lines, t.RowText[row])
+		prev = t.RowLines[row]
+	}
+	return lines
+}
+
+func sortedRows(rows []int) []int {
+	out := slices.Clone(rows)
+	slices.Sort(out)
+	return out
+}
+
 // citeOf is a quote's location: "`a.md`, lines 3–4" or, for table rows, "`t.csv`, lines 1, 7, 9".
 func (r *extractiveRun) citeOf(ref quoteRef) string {
 	if ref.Unit >= 0 {
@@ -251,7 +269,7 @@ func (r *extractiveRun) citeOf(ref quoteRef) string {
 	}
 	t := r.c.tables[ref.Table]
 	nums := []string{strconv.Itoa(t.HeaderLine)}
-	for _, row := range ref.Rows {
+	for _, row := range sortedRows(ref.Rows) {
 		nums = append(nums, strconv.Itoa(t.RowLines[row]))
 	}
 	return "`" + r.c.docs[t.Doc].Path + "`, lines " + strings.Join(nums, ", ")

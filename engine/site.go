@@ -198,12 +198,7 @@ func (r *extractiveRun) siteInput(found []finding) siteInput {
 		if ref.Unit >= 0 {
 			text = r.c.units[ref.Unit].Text
 		} else {
-			t := r.c.tables[ref.Table]
-			rows := []string{t.HeaderText}
-			for _, row := range ref.Rows {
-				rows = append(rows, t.RowText[row])
-			}
-			text = strings.Join(rows, "\n")
+			text = strings.Join(r.tableQuoteLines(ref), "\n")
 		}
 		where := strings.TrimPrefix(r.citeOf(ref), "`"+r.c.docs[r.refDoc(ref)].Path+"`, ")
 		in.Sources[i].Quotes = append(in.Sources[i].Quotes, siteQuote{N: r.cites.num[ref.key()], Where: where, Text: text})

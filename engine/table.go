@@ -248,9 +248,9 @@ func (s *scorer) compareTable(ti int, t table, phrase []string, head string) (co
 	for _, w := range terms(strings.Join(t.Header, " ") + " " + t.Title + " " + t.Caption + " " + c.titles[t.Doc] + " " + fileWords(c.docs[t.Doc].Path) + " " + strings.Join(t.Rows[win], " ")) {
 		ctx[w] = true
 	}
-	for term, w := range s.w {
+	for _, term := range q.Terms {
 		if ctx[term] {
-			cov += w
+			cov += s.w[term]
 		}
 	}
 	if s.total > 0 {

@@ -21,7 +21,7 @@ var stopwords = func() map[string]bool {
 		they this those through to too under until up upon us very via vs versus was we were what when where
 		whether which while who whom whose why will with within without would you your yours yourself
 		yourselves describe explain tell give list show compare summarize summarise discuss find
-		get gets got getting near across around along among beside beyond toward towards onto like`) {
+		get gets got getting say says said saying near across around along among beside beyond toward towards onto like`) {
 		m[w] = true
 	}
 	return m
