@@ -23,7 +23,9 @@ require (
 	gorm.io/gorm v1.31.2
 )
 
-require github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
+require github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
+
+require github.com/kljensen/snowball v0.10.0
 
 require (
 	github.com/go-co-op/gocron/v2 v2.22.0

@@ -1,230 +1,381 @@
 package engine
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
+	"math"
+	"path"
 	"slices"
-
-	"github.com/researchd/researchd/workspace"
+	"strings"
 )
 
-// In-process answers: campaign workers answer one assignment each, up to 100,000 per campaign, so
-// they skip what a research job carries (workspace repository, timeline, commits). An engine that
-// can answer cheaply implements Answerer; Answers adapts any other engine.
+// Answer finding. Every unit (sentence, list item, field line, table row) of the sources read is
+// scored against a question by weighted coverage: the share of the question's term weight (idf over
+// units; a word no source contains weighs the most) that the unit states itself, plus, at
+// contextWeight, what its context states (its section heading, document title and file name, the
+// sentence before it, a table's caption). A unit may answer only if its document mentions every
+// proper name of the question, it or its context states every number of the question, and it
+// mentions what is asked about (the question's attribute). A unit lacking the kind of value asked
+// for (a figure for "how many", an amount of money for "how much does it cost") scores half.
+// Below relevanceFloor nothing answers: the report says so instead of quoting near misses.
+const (
+	contextWeight  = 0.7
+	typeMismatch   = 0.5
+	relevanceFloor = 0.5
+)
 
-// SourceFile is a read-only source given in memory (an expert's context file, a campaign's
-// records); the offline engine cites it as Name.
-type SourceFile struct {
-	Name string
-	Data []byte
+// corpus is the units of a run's documents and the statistics the answer finder scores with.
+type corpus struct {
+	docs     []document
+	titles   []string
+	units    []unit
+	tables   []table
+	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
+	ownSet   []map[string]bool // the same, as a set
+	words    []map[string]bool // per unit: the stems of all its words, stopwords included
+	ctx      []map[string]bool // per unit: its context's terms
+	docTerms []map[string]bool // per document: every term
+	docNums  []map[string]bool // per document: every number
+	nums     []map[string]bool // per unit: numbers in it and its context
+	df       map[string]int    // units stating each term
+	idfCache map[string]float64
 }
 
-// AnswerConfig is what every answer of one session shares.
-type AnswerConfig struct {
-	Effort     string         // low|medium|high|build (already clamped)
-	JSONSchema map[string]any // nil = no structured output
-	// ContextFiles are read-only sources for every answer (cited as context/<name>).
-	ContextFiles []SourceFile
-	Expert       *ExpertInfo
-	SystemPrompt string
-	Skills       []Skill
-}
-
-// AnswerSession answers assignments one at a time or concurrently; Close releases it.
-type AnswerSession interface {
-	// Answer researches one assignment; extra are sources for this answer only.
-	Answer(ctx context.Context, question string, extra []SourceFile) (Result, error)
-	Close() error
-}
-
-// Answerer opens answer sessions.
-type Answerer interface {
-	OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerSession, error)
-}
-
-// Answers returns e's own Answerer when it has one (the offline engine: one index per session,
-// nothing written), else an adapter that runs each answer as a full engine run in a throwaway
-// workspace under tmpDir (for engines that call a model, whose answers take seconds anyway).
-func Answers(e Engine, tmpDir string) Answerer {
-	if a, ok := e.(Answerer); ok {
-		return a
-	}
-	return runAnswerer{engine: e, dir: tmpDir}
-}
-
-// discard is a Sink for runs nobody watches.
-type discard struct{}
-
-func (discard) Event(context.Context, Event) error { return nil }
-func (discard) Checkpoint(context.Context, string, string) (string, error) {
-	return "", nil
-}
-
-// offlineSession holds the offline engine's index over a session's sources.
-type offlineSession struct {
-	cfg     AnswerConfig
-	in      Input
-	docs    []document
-	skipped []skippedFile
-	ix      *index
-}
-
-// OpenAnswers loads the context files and the corpus once and indexes them.
-func (e *offline) OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerSession, error) {
-	in := Input{Effort: cfg.Effort, JSONSchema: cfg.JSONSchema, Expert: cfg.Expert}
-	if _, ok := depths[in.Effort]; !ok {
-		return nil, errorf(CodeEngineError, "unknown effort %q", in.Effort)
-	}
-	if _, _, err := in.outputSchema(); err != nil {
-		return nil, err
-	}
-	s := &offlineSession{cfg: cfg, in: in}
-	for _, f := range cfg.ContextFiles {
-		s.add("context/"+f.Name, f.Data)
-	}
-	if e.opts.CorpusDir != "" {
-		docs, skipped, err := loadSources(ctx, []sourceDir{{Label: "corpus", Dir: e.opts.CorpusDir}})
-		if err != nil {
-			return nil, err
+func newCorpus(docs []document) *corpus {
+	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}}
+	para := 0
+	for d, doc := range docs {
+		p := parseDocument(d, doc, &para)
+		off, toff := len(c.units), len(c.tables)
+		for _, u := range p.units {
+			if u.Prev >= 0 {
+				u.Prev += off
+			}
+			if u.Table >= 0 {
+				u.Table += toff
+			}
+			c.units = append(c.units, u)
 		}
-		s.docs, s.skipped = append(s.docs, docs...), append(s.skipped, skipped...)
-	}
-	s.ix = newIndex(s.docs)
-	return s, nil
-}
-
-func (s *offlineSession) add(name string, data []byte) {
-	doc, reason := extract(name, data)
-	if reason != "" {
-		s.skipped = append(s.skipped, skippedFile{name, reason})
-		return
-	}
-	s.docs = append(s.docs, doc)
-}
-
-func (s *offlineSession) Close() error { return nil }
-
-// Answer runs the offline engine's plan, search and report over the session's index (a fresh
-// index when extra sources are given) and fills the output schema; nothing is written.
-func (s *offlineSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
-	ix, skipped := s.ix, s.skipped
-	if len(extra) > 0 {
-		more := &offlineSession{docs: slices.Clone(s.docs), skipped: slices.Clone(s.skipped)}
-		for _, f := range extra {
-			more.add(f.Name, f.Data)
+		for _, t := range p.tables {
+			for i := range t.Units {
+				t.Units[i] += off
+			}
+			if t.Units == nil { // CSV: every unit is a row
+				for i := range t.Rows {
+					t.Units = append(t.Units, off+i)
+				}
+			}
+			c.tables = append(c.tables, t)
 		}
-		ix, skipped = newIndex(more.docs), more.skipped
-	}
-	in := s.in
-	in.Question = question
-	r := &offlineRun{in: in, depth: depths[in.Effort], em: emitter{sink: discard{}}, ix: ix, skipped: skipped,
-		cites: &citations{num: map[int]int{}}}
-	subs := subQuestions(question, r.depth.SubQuestions)
-	sections, err := r.sections(ctx, subs)
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{Report: r.render(subs, sections, priorReport{}, false, false)}
-	schema, sch, err := in.outputSchema()
-	if err != nil || schema == nil {
-		return res, err
-	}
-	if res.StructuredOutput, err = r.structured(ctx, schema, sch); err != nil {
-		return Result{}, err
-	}
-	return res, nil
-}
-
-// sections searches each sub-question as a run does, without its events and draft checkpoint.
-func (r *offlineRun) sections(ctx context.Context, subs []subQuestion) ([]section, error) {
-	var out []section
-	used := map[int]bool{}
-	for _, sq := range subs {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
+		c.titles = append(c.titles, p.title)
+		all := map[string]bool{}
+		for _, w := range terms(strings.Join(doc.Lines, "\n") + " " + p.title + " " + path.Base(doc.Path)) {
+			all[w] = true
 		}
-		hits := r.ix.search(sq.Terms, r.depth.Passages*3, r.ix.requireAny(sq.Must, nil))
-		if sq.Numbers {
-			hits = r.ix.boostFigures(hits)
+		c.docTerms = append(c.docTerms, all)
+		c.docNums = append(c.docNums, numbersIn(strings.Join(doc.Lines, "\n")))
+	}
+	for i, u := range c.units {
+		text := u.Text
+		var ctx strings.Builder
+		ctx.WriteString(u.Section + " " + c.titles[u.Doc] + " " + fileWords(c.docs[u.Doc].Path))
+		if u.Table >= 0 {
+			t := c.tables[u.Table]
+			text += " " + strings.Join(t.Header, " ")
+			ctx.WriteString(" " + t.Title + " " + t.Caption)
 		}
-		hits = diversify(hits, used, r.depth.Passages)
-		for _, h := range hits {
-			used[h.P] = true
+		switch {
+		case u.Kind == unitField:
+			for j := i - 1; j >= 0 && c.units[j].Para == u.Para; j-- {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+			for j := i + 1; j < len(c.units) && c.units[j].Para == u.Para; j++ {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+		case u.Prev >= 0:
+			ctx.WriteString(" " + c.units[u.Prev].Text)
+			if first := c.firstOfPara(u.Prev); first != u.Prev {
+				ctx.WriteString(" " + c.units[first].Text)
+			}
 		}
-		out = append(out, section{Sub: sq, Hits: hits})
-	}
-	return out, nil
-}
-
-// runAnswerer answers with full engine runs in throwaway workspaces.
-type runAnswerer struct {
-	engine Engine
-	dir    string
-}
-
-type runSession struct {
-	engine  Engine
-	cfg     AnswerConfig
-	dir     string // the session's folder: its context files and the answers' workspaces
-	context string
-}
-
-func (a runAnswerer) OpenAnswers(_ context.Context, cfg AnswerConfig) (AnswerSession, error) {
-	if err := os.MkdirAll(a.dir, 0o750); err != nil {
-		return nil, fmt.Errorf("engine: answers folder: %w", err)
-	}
-	dir, err := os.MkdirTemp(a.dir, "answers-")
-	if err != nil {
-		return nil, fmt.Errorf("engine: answers folder: %w", err)
-	}
-	s := &runSession{engine: a.engine, cfg: cfg, dir: dir}
-	if len(cfg.ContextFiles) > 0 {
-		s.context = filepath.Join(dir, "context")
-		if err := writeSources(s.context, cfg.ContextFiles); err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, err
+		own := uniq(terms(text))
+		set := map[string]bool{}
+		for _, t := range own {
+			set[t] = true
+			c.df[t]++
 		}
+		cset := map[string]bool{}
+		for _, t := range terms(ctx.String()) {
+			if !set[t] {
+				cset[t] = true
+			}
+		}
+		nums := numbersIn(text + " " + ctx.String())
+		all := map[string]bool{}
+		for _, w := range wordStems(text) {
+			all[w] = true
+		}
+		c.words = append(c.words, all)
+		c.own = append(c.own, own)
+		c.ownSet = append(c.ownSet, set)
+		c.ctx = append(c.ctx, cset)
+		c.nums = append(c.nums, nums)
 	}
-	return s, nil
+	return c
 }
 
-func (s *runSession) Close() error { return os.RemoveAll(s.dir) }
+func (c *corpus) firstOfPara(u int) int {
+	for c.units[u].Prev >= 0 {
+		u = c.units[u].Prev
+	}
+	return u
+}
 
-// Answer runs the engine once in a fresh workspace (extra sources become its input files) and
-// removes the workspace afterwards.
-func (s *runSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
-	dir, err := os.MkdirTemp(s.dir, "run-")
-	if err != nil {
-		return Result{}, fmt.Errorf("engine: answer workspace: %w", err)
+func fileWords(p string) string {
+	base := path.Base(p)
+	return strings.NewReplacer("-", " ", "_", " ", ".", " ").Replace(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// idf is BM25's inverse document frequency over units; a term no unit states gets the largest.
+func (c *corpus) idf(t string) float64 {
+	if v, ok := c.idfCache[t]; ok {
+		return v
 	}
-	defer os.RemoveAll(dir)
-	ws, err := workspace.Init(dir)
-	if err != nil {
-		return Result{}, fmt.Errorf("engine: answer workspace: %w", err)
+	n := float64(len(c.units))
+	df := float64(c.df[t])
+	v := math.Log(1 + (n-df+0.5)/(df+0.5))
+	c.idfCache[t] = v
+	return v
+}
+
+// scored is a unit's fit to a question.
+type scored struct {
+	U     int
+	Score float64
+}
+
+// scorer holds a question's term weights.
+type scorer struct {
+	c     *corpus
+	q     query
+	w     map[string]float64
+	total float64
+}
+
+func (c *corpus) scorer(q query) *scorer {
+	s := &scorer{c: c, q: q, w: map[string]float64{}}
+	for _, t := range q.Terms {
+		// A word with synonyms weighs as much as its commonest form in the sources: "longer" is
+		// as rare as "grew" or "more", not as rare as a word no source uses.
+		w := c.idf(t)
+		for _, a := range q.Syn[t] {
+			if c.df[a] > 0 {
+				w = math.Min(w, c.idf(a))
+			}
+		}
+		s.w[t] = w
+		s.total += w
 	}
-	for _, f := range extra {
-		if err := ws.WriteFile(InputDir+"/"+filepath.Base(f.Name), f.Data); err != nil {
-			return Result{}, fmt.Errorf("engine: answer input: %w", err)
+	return s
+}
+
+// match is how a unit states a question term: itself (1) or a synonym (synonymWeight), a unit its measure is
+// stated in (0.5), in its context (contextWeight), or not at all (0).
+func (s *scorer) match(u int, t string) float64 {
+	c := s.c
+	if c.ownSet[u][t] {
+		return 1
+	}
+	for _, a := range s.q.Syn[t] {
+		if c.words[u][a] {
+			return synonymWeight
 		}
 	}
-	in := Input{Question: question, Effort: s.cfg.Effort, JSONSchema: s.cfg.JSONSchema, Workspace: ws,
-		Expert: s.cfg.Expert, SystemPrompt: s.cfg.SystemPrompt, Skills: s.cfg.Skills}
-	if s.context != "" {
-		in.ContextDirs = []string{s.context}
+	if c.ctx[u][t] {
+		return contextWeight
 	}
-	return s.engine.Run(ctx, in, discard{})
-}
-
-func writeSources(dir string, files []SourceFile) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("engine: sources folder: %w", err)
-	}
-	for _, f := range files {
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f.Name)), f.Data, 0o440); err != nil {
-			return fmt.Errorf("engine: write source %s: %w", f.Name, err)
+	for _, a := range s.q.Syn[t] {
+		if c.ctx[u][a] {
+			return contextWeight
 		}
 	}
-	return nil
+	for _, a := range s.q.Units[t] {
+		if c.words[u][a] {
+			return 0.5
+		}
+	}
+	return 0
+}
+
+// synonymWeight: a word of the same family is good evidence, the question's own word better.
+const synonymWeight = 0.9
+
+// states: the unit itself states the term, a synonym or a unit of it.
+func (s *scorer) states(u int, t string) bool {
+	m := s.match(u, t)
+	return m == 1 || m == synonymWeight || m == 0.5
+}
+
+// coverage is the weighted share of the question's terms a unit and its context state.
+func (s *scorer) coverage(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	got := 0.0
+	for _, t := range s.q.Terms { // in order: sums must not depend on map order
+		got += s.w[t] * s.match(u, t)
+	}
+	return got / s.total
+}
+
+// eligible: the unit's document mentions every name, the unit or its context every number, and
+// the unit itself what is asked about (or, for "what share"-type questions, a value of that kind).
+func (s *scorer) eligible(u int, needAttribute bool) bool {
+	c, q := s.c, s.q
+	for _, n := range q.Names {
+		if !c.docTerms[c.units[u].Doc][n] {
+			return false
+		}
+	}
+	for _, n := range q.Numbers {
+		if !c.nums[u][n] {
+			return false
+		}
+	}
+	// A table row may be about its attribute through its caption ("median wait, in weeks").
+	row := c.units[u].Kind == unitRow
+	if needAttribute && len(q.Attribute) > 0 && !slices.ContainsFunc(q.Attribute, func(t string) bool { return s.states(u, t) || (row && s.match(u, t) > 0) }) {
+		return false
+	}
+	if q.AttrType && needAttribute && !q.Type.satisfies(c.units[u].Text) {
+		return false
+	}
+	// Two words are not an answer, unless a "Label: value" line or a table row.
+	if un := c.units[u]; un.Kind != unitField && un.Kind != unitRow && len(strings.Fields(un.Text)) < 3 {
+		return false
+	}
+	// It must state something of the question itself, not only sit under the right heading.
+	return slices.ContainsFunc(q.Terms, func(t string) bool { return s.states(u, t) }) || (q.AttrType && q.Type.satisfies(c.units[u].Text))
+}
+
+// score is coverage, halved when the unit lacks the kind of value asked for, and lowered when its
+// figures stand apart from what is asked about ("4.3 MWh battery" answers "how large is the
+// battery"; "two diesel ferries ... battery-electric vessels" does not).
+func (s *scorer) score(u int) float64 {
+	v := s.coverage(u)
+	un := s.c.units[u]
+	switch {
+	case s.q.Type == typeAny:
+	case !s.q.Type.satisfies(un.Text):
+		v *= typeMismatch
+	case (s.q.Type == typeNumber || s.q.Type == typeMoney) && len(s.q.Attribute) > 0 && un.Kind != unitRow:
+		switch near := valueNear(un.Text, s.attributeWords()); {
+		case near == 0:
+			v *= valueApart
+		case s.q.Count && near > 2:
+			v *= countApart // "adults aged 60" does not count people as "24,966 participants" does
+		}
+	}
+	return v
+}
+
+// countApart weighs a unit whose figure is near, but does not count, what a "how many" asks about.
+const countApart = 0.75
+
+// attributeWords are the stems that state what is asked about: its terms, their synonyms and units.
+func (s *scorer) attributeWords() []string {
+	var out []string
+	for _, t := range s.q.Attribute {
+		out = append(append(append(out, t), s.q.Syn[t]...), s.q.Units[t]...)
+	}
+	return out
+}
+
+// valueApart weighs a unit whose figures are not near the words of what is asked about.
+const valueApart = 0.7
+
+// valueNear is how closely a figure (not a bare year) precedes or follows one of the terms:
+// 1 when it directly counts it ("742 homes", "1.2 million visits"), up to 5 words apart, 0 when
+// none is that near.
+func valueNear(text string, attribute []string) int {
+	toks := strings.Fields(text)
+	var nums, attrs []int
+	for i, tok := range toks {
+		w := strings.Trim(tok, `.,;:()"'“”’`)
+		if (reDigits.MatchString(w) && !isYear(w)) || reNumberWord.MatchString(w) {
+			nums = append(nums, i)
+		}
+		for _, t := range wordStems(tok) {
+			if slices.Contains(attribute, t) {
+				attrs = append(attrs, i)
+			}
+		}
+	}
+	best := 0
+	for _, n := range nums {
+		for _, a := range attrs {
+			d := a - n // positive: the term follows the figure
+			switch {
+			case d >= 1 && d <= 2:
+				return 1
+			case d <= 5 && d >= -5 && d != 0:
+				best = 3
+			}
+		}
+	}
+	return best
+}
+
+// rank scores the eligible units of the allowed documents, best first (ties: source order).
+func (s *scorer) rank(allowed func(u int) bool) []scored {
+	var out []scored
+	for u := range s.c.units {
+		if allowed != nil && !allowed(u) {
+			continue
+		}
+		if !s.eligible(u, true) {
+			continue
+		}
+		if v := s.score(u); v > 0 {
+			out = append(out, scored{u, v})
+		}
+	}
+	// Ties go to the unit that says more (up to thirty words), then to source order.
+	said := func(u int) int { return min(len(strings.Fields(s.c.units[u].Text)), 30) }
+	slices.SortStableFunc(out, func(a, b scored) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		case said(a.U) != said(b.U):
+			return said(b.U) - said(a.U)
+		}
+		return a.U - b.U
+	})
+	return out
+}
+
+// absent are the question's terms that no source states at all, in any of their words.
+func (s *scorer) absent() []string {
+	var out []string
+	for _, t := range s.q.Terms {
+		if !s.inSources(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// inSources: some document states the term or a synonym.
+func (s *scorer) inSources(t string) bool {
+	for d := range s.c.docs {
+		if s.c.docTerms[d][t] {
+			return true
+		}
+		for _, a := range s.q.Syn[t] {
+			if s.c.docTerms[d][a] {
+				return true
+			}
+		}
+	}
+	return false
 }

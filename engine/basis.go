@@ -128,12 +128,12 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 	if len(missing) > 0 {
 		return nil, nil, unsupported, errorf(CodeStructuredOutputInvalid,
 			"required field %s of json_schema has no support in the sources (no verified citation) and the schema does not allow null",
-			quoteList(missing))
+			quotedNames(missing))
 	}
 	return out, settled, unsupported, nil
 }
 
-func quoteList(xs []string) string {
+func quotedNames(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = fmt.Sprintf("%q", x)

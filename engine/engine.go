@@ -1,5 +1,5 @@
-// Package engine runs research: one interface, two engines. The offline engine is an extractive
-// researcher over local files (no network); the openai engine drives any OpenAI-compatible
+// Package engine runs research: one interface, two engines. The extractive engine (formerly
+// "offline") answers from the sources without a model, by quoting them; the openai engine drives any OpenAI-compatible
 // chat-completions endpoint as a tool-using agent. Both write report.md into the job's workspace,
 // report every step through a Sink (it becomes the job's timeline) and take checkpoints (commits).
 package engine
@@ -109,6 +109,9 @@ type Result struct {
 	Report           string
 	StructuredOutput map[string]any
 	RequiredTools    *RequiredToolsOutcome // nil when the run had no required tools
+	// NoSources: the run had nothing to read (no files, no corpus, no web search), said so in its
+	// report, and is not to be charged: the runner refunds it.
+	NoSources bool
 }
 
 // Error is a run failure with a stable code (structured_output_invalid, engine_error,

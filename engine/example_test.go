@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/workspace"
@@ -28,8 +27,8 @@ func (s printSink) Checkpoint(_ context.Context, message, checkpointType string)
 	return s.repo.Commit(message, checkpointType)
 }
 
-// A job run: a workspace with one input file, the offline engine, a report.
-func ExampleNewOffline() {
+// A job run: a workspace with one input file, the extractive engine, a report.
+func ExampleNewExtractive() {
 	dir, err := os.MkdirTemp("", "job")
 	if err != nil {
 		log.Fatal(err)
@@ -43,7 +42,7 @@ func ExampleNewOffline() {
 	if err := repo.WriteFile("input_files/notes.txt", []byte("Tidal power is predictable because tides follow the moon.\n")); err != nil {
 		log.Fatal(err)
 	}
-	eng := engine.NewOffline(engine.OfflineOptions{})
+	eng := engine.NewExtractive(engine.ExtractiveOptions{})
 	res, err := eng.Run(context.Background(), engine.Input{
 		Question:  "Why is tidal power predictable?",
 		Effort:    engine.EffortLow,
@@ -52,12 +51,21 @@ func ExampleNewOffline() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(strings.Split(res.Report, "\n")[0])
+	fmt.Println(res.Report)
 	// Output:
 	// tool_call read_sources: input_files
 	// tool_call search: Why is tidal power predictable?
-	// checkpoint progress: Draft report (1 of 2 sub-questions)
-	// tool_call search: What is tidal power?
+	// checkpoint progress: Draft report (1 of 1 sub-questions)
 	// checkpoint final: Final report
 	// # Why is tidal power predictable?
+	//
+	// _Extractive report · effort low · 1 source, quotes from 1 · 1 sub-question_
+	//
+	// ## Answer
+	//
+	// Tidal power is predictable because tides follow the moon. [1]
+	//
+	// ## Sources
+	//
+	// 1. `input_files/notes.txt`, line 1
 }

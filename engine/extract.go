@@ -16,8 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
 // Limits on what a run reads, so one huge upload cannot stall a worker.
@@ -157,8 +155,7 @@ func extract(name string, data []byte) (document, string) {
 	default:
 		return doc, "binary file (no text extractor for " + describeExt(ext) + ")"
 	}
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	doc.Lines = strings.Split(text, "\n")
+	doc.Lines = splitLines(text)
 	if strings.TrimSpace(text) == "" {
 		return doc, "no text"
 	}
@@ -185,82 +182,9 @@ func looksLikeText(data []byte) bool {
 	return utf8.Valid(head)
 }
 
-// htmlToText keeps the visible text of an HTML page, one block element per line.
-func htmlToText(data []byte) (string, error) {
-	root, err := html.Parse(bytes.NewReader(data))
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	var walk func(n *html.Node, pre bool)
-	newline := func() {
-		s := b.String()
-		if s != "" && !strings.HasSuffix(s, "\n") {
-			b.WriteByte('\n')
-		}
-	}
-	walk = func(n *html.Node, pre bool) {
-		switch n.Type {
-		case html.TextNode:
-			if pre {
-				b.WriteString(n.Data)
-				return
-			}
-			t := collapse(n.Data)
-			if t == "" {
-				return
-			}
-			s := b.String()
-			if s != "" && !strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, " ") {
-				b.WriteByte(' ')
-			}
-			b.WriteString(t)
-			return
-		case html.CommentNode:
-			return
-		case html.ElementNode:
-			switch n.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Iframe, atom.Object:
-				return
-			case atom.Pre:
-				pre = true
-			}
-		}
-		block := n.Type == html.ElementNode && isBlock(n.DataAtom)
-		if block {
-			newline()
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c, pre)
-		}
-		if block {
-			newline()
-		}
-		if n.Type == html.ElementNode && (n.DataAtom == atom.P || isHeading(n.DataAtom)) {
-			b.WriteByte('\n') // paragraphs stay separate passages
-		}
-	}
-	walk(root, false)
-	return b.String(), nil
-}
-
-func isHeading(a atom.Atom) bool {
-	switch a {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		return true
-	}
-	return false
-}
-
-func isBlock(a atom.Atom) bool {
-	switch a {
-	case atom.P, atom.Div, atom.Br, atom.Li, atom.Ul, atom.Ol, atom.Tr, atom.Table, atom.Section,
-		atom.Article, atom.Header, atom.Footer, atom.Nav, atom.Aside, atom.Main, atom.Blockquote,
-		atom.Pre, atom.Hr, atom.Dd, atom.Dt, atom.Dl, atom.Figure, atom.Figcaption, atom.Title,
-		atom.Caption, atom.Form, atom.Fieldset, atom.Address, atom.Details, atom.Summary:
-		return true
-	}
-	return isHeading(a)
+// splitLines cuts text into lines, whatever its line endings.
+func splitLines(text string) []string {
+	return strings.Split(strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n"), "\n")
 }
 
 // pdfToText extracts the text of each page; the parser panics on some malformed files, which is

@@ -112,7 +112,7 @@ func (r *agentRun) settleInvalid(ctx context.Context, schema map[string]any, sch
 	}
 	if len(failed) > 0 {
 		slices.Sort(failed)
-		return nil, errorf(CodeStructuredOutputInvalid, "required field %s of json_schema could not be filled with a valid value (after a retry)", quoteList(failed))
+		return nil, errorf(CodeStructuredOutputInvalid, "required field %s of json_schema could not be filled with a valid value (after a retry)", quotedNames(failed))
 	}
 	if err := validateAgainst(sch, fixed); err != nil {
 		return nil, err

@@ -3,24 +3,28 @@ package engine
 import (
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
 
-// depth is how far a run goes at an effort level.
+// depth is how far an extractive run goes at an effort level (README: "Efforts").
 type depth struct {
-	SubQuestions int  // sections of the report
-	Passages     int  // quoted passages per section
-	KeyTerms     bool // a key-terms section
-	Limitations  bool // a limitations section
-	Site         bool // a static HTML site under site/
+	SubQuestions int           // sub-questions researched at most (the question's own clauses)
+	Sources      int           // documents read closely per sub-question
+	Answers      int           // answer sentences per sub-question
+	Support      int           // further quotes per sub-question
+	Queries      int           // web searches at most, with a search provider
+	Pages        int           // pages read per web search
+	Budget       time.Duration // research time; past it the report is written from what was found
+	Site         bool          // a static site under site/ (effort build)
 }
 
 var depths = map[string]depth{
-	EffortLow:    {SubQuestions: 2, Passages: 2},
-	EffortMedium: {SubQuestions: 4, Passages: 3, Limitations: true},
-	EffortHigh:   {SubQuestions: 6, Passages: 4, Limitations: true, KeyTerms: true},
-	EffortBuild:  {SubQuestions: 8, Passages: 5, Limitations: true, KeyTerms: true, Site: true},
+	EffortLow:    {SubQuestions: 2, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
+	EffortMedium: {SubQuestions: 3, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
+	EffortHigh:   {SubQuestions: 5, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
+	EffortBuild:  {SubQuestions: 5, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
 }
 
 // conjunctions join clauses; when the word after one starts a question, the clause is split there.
@@ -29,28 +33,28 @@ var conjunctions = map[string]bool{
 	"then": true,
 }
 
-// subQuestion is a section of the report: the question shown and the terms searched for it.
+// subQuestion is a part of the question researched on its own.
 type subQuestion struct {
-	Text    string
-	Terms   []string
-	Numbers bool     // prefer passages with figures
-	Must    []string // when set, a passage must contain one of these terms (a facet's subject)
+	Text string
+	// Carry are terms of an earlier clause's subject, for a clause that refers to it by a pronoun
+	// ("What is a heat pump and how does it save energy?").
+	Carry []string
 }
 
-func plainSub(text string) subQuestion {
-	text = asQuestion(text)
-	return subQuestion{Text: text, Terms: terms(text)}
-}
+func plainSub(text string) subQuestion { return subQuestion{Text: asQuestion(text)} }
 
-// subQuestions decomposes a question with deterministic heuristics, most specific first:
+// pronouns stand for an earlier clause's subject.
+var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": true, "these": true, "its": true, "their": true, "those": true}
+
+// subQuestions cuts a question into the parts it asks, in its own words, most specific first:
 //  1. sentences and semicolon clauses;
-//  2. a clause is split at a conjunction that is followed by a question word ("what is X and how
-//     does it affect Y");
+//  2. a clause is split at a conjunction followed by a question word ("what is X and how does it
+//     affect Y"); a part that says "it" carries the earlier part's subject terms;
 //  3. a coordinated pair or list of single words ("the costs and benefits of X", "solar vs wind")
-//     becomes one sub-question per member;
-//  4. key noun phrases (runs of content words) of the whole question become focus questions.
+//     becomes one sub-question per member.
 //
-// At most max are returned, deduplicated by their search terms.
+// Nothing is added from templates: a simple question is one sub-question. At most max are
+// returned, deduplicated by their search terms.
 func subQuestions(q string, max int) []subQuestion {
 	q = collapse(q)
 	var clauses []string
@@ -59,15 +63,22 @@ func subQuestions(q string, max int) []subQuestion {
 	}
 	var out []subQuestion
 	seen := map[string]bool{}
-	addSub := func(sq subQuestion) {
+	var subject []string
+	add := func(s string) {
+		sq := plainSub(s)
 		key := termKey(sq.Text)
 		if key == "" || seen[key] || len(out) >= max {
 			return
 		}
+		if slices.ContainsFunc(words(s), func(w string) bool { return pronouns[w] }) {
+			sq.Carry = subject
+		}
+		if ph := keyPhrases(s); len(ph) > 0 && subject == nil {
+			subject = terms(ph[0])
+		}
 		seen[key] = true
 		out = append(out, sq)
 	}
-	add := func(s string) { addSub(plainSub(s)) }
 	for _, c := range clauses {
 		if parts := distribute(c); len(parts) > 1 && len(clauses)+len(parts)-1 <= max {
 			for _, p := range parts {
@@ -77,71 +88,10 @@ func subQuestions(q string, max int) []subQuestion {
 		}
 		add(c)
 	}
-	// Facets of the main subject, then the other key phrases, while the budget lasts. A phrase
-	// already covered by an earlier sub-question adds nothing.
-	phrases := keyPhrases(q)
-	if len(phrases) > 0 {
-		main := phrases[0]
-		for _, f := range facets {
-			addSub(f.apply(main))
-		}
-	}
-	for _, ph := range phrases {
-		if !covered(ph, out) {
-			add("What do the sources say about " + ph)
-		}
-	}
 	if len(out) == 0 {
 		out = append(out, plainSub(q))
 	}
 	return out
-}
-
-// facets are generic research angles on the question's main subject; they give deeper efforts
-// more distinct sections than the question's own clauses.
-// Each searches for the subject plus words that signal the angle (the template's own wording,
-// like "reported", would only find passages that happen to use it).
-var facets = []facetTemplate{
-	{text: "What {is} {}", expand: "defined definition means refers"},
-	{text: "What figures are reported for {}", expand: "percent number total average rate", numbers: true},
-	{text: "What are the drawbacks or limitations of {}", expand: "drawback limitation disadvantage risk barrier problem challenge however"},
-	{text: "How {has} {} changed over time", expand: "trend growth increase decrease since year", numbers: true},
-}
-
-type facetTemplate struct {
-	text, expand string
-	numbers      bool
-}
-
-// apply fills the template, agreeing the verb with a plural-looking subject.
-func (f facetTemplate) apply(subject string) subQuestion {
-	is, has := "is", "has"
-	last := strings.ToLower(subject[strings.LastIndexByte(subject, ' ')+1:])
-	if strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") {
-		is, has = "are", "have"
-	}
-	text := strings.NewReplacer("{is}", is, "{has}", has, "{}", subject).Replace(f.text)
-	subj := terms(subject)
-	return subQuestion{Text: asQuestion(text), Terms: append(subj, terms(f.expand)...), Numbers: f.numbers, Must: subj}
-}
-
-// covered: every term of phrase already appears in one of the sub-questions.
-func covered(phrase string, subs []subQuestion) bool {
-	want := uniq(terms(phrase))
-	for _, s := range subs {
-		have := map[string]bool{}
-		for _, t := range s.Terms {
-			have[t] = true
-		}
-		all := true
-		for _, t := range want {
-			all = all && have[t]
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 // termKey identifies a sub-question by its sorted distinct search terms.

@@ -234,19 +234,24 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 // storeCited stores the documents of the cited passages (each document once), so that every
 // citation of an engine that reads local files points to a stored copy: context and corpus files
 // live outside the workspace.
-func storeCited(in Input, ix *index, passages []int) error {
+func storeCited(in Input, c *corpus, quotes []quoteRef) error {
 	srcs, err := OpenSources(in.Workspace, in.Now)
 	if err != nil {
 		return err
 	}
 	done := map[int]bool{}
-	for _, p := range passages {
-		d := ix.passages[p].Doc
+	for _, q := range quotes {
+		var d int
+		if q.Unit >= 0 {
+			d = c.units[q.Unit].Doc
+		} else {
+			d = c.tables[q.Table].Doc
+		}
 		if done[d] {
 			continue
 		}
 		done[d] = true
-		if _, err := srcs.Save(docSource(ix.docs[d])); err != nil {
+		if _, err := srcs.Save(docSource(c.docs[d])); err != nil {
 			return err
 		}
 	}

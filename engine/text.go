@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // stopwords are left out of search terms and key phrases. Question words and auxiliaries are
@@ -18,7 +20,8 @@ var stopwords = func() map[string]bool {
 		own per same shall she should so some such than that the their theirs them themselves then there these
 		they this those through to too under until up upon us very via vs versus was we were what when where
 		whether which while who whom whose why will with within without would you your yours yourself
-		yourselves describe explain tell give list show compare summarize summarise discuss find`) {
+		yourselves describe explain tell give list show compare summarize summarise discuss find
+		get gets got getting say says said saying near across around along among beside beyond toward towards onto like`) {
 		m[w] = true
 	}
 	return m
@@ -33,46 +36,61 @@ var questionWords = map[string]bool{
 	"compare": true, "summarize": true, "summarise": true,
 }
 
-// words splits s into lower-cased runs of letters and digits (apostrophes kept inside words).
+// words splits s into lower-cased runs of letters and digits (apostrophes kept inside words, a
+// possessive "'s" dropped: "Line's" is "line").
 func words(s string) []string {
 	var out []string
 	start := -1
+	add := func(w string) {
+		w = strings.ToLower(strings.TrimRight(strings.ReplaceAll(w, "’", "'"), "'"))
+		out = append(out, strings.TrimSuffix(w, "'s"))
+	}
 	for i, r := range s {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' && start >= 0)
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '\'' || r == '’') && start >= 0)
 		if inWord && start < 0 {
 			start = i
 		}
 		if !inWord && start >= 0 {
-			out = append(out, strings.ToLower(strings.TrimRight(s[start:i], "'")))
+			add(s[start:i])
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, strings.ToLower(strings.TrimRight(s[start:], "'")))
+		add(s[start:])
 	}
 	return out
 }
 
-// stem strips common English inflections so "costs" finds "cost" and "charging" finds "charge".
-// Deliberately light (no Porter): wrong merges hurt extractive quotes more than missed ones.
+// stem is the Snowball (Porter2) English stem of a lower-case word, so "costs" finds "cost" and
+// "developer" finds "developing".
 func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		return w[:n-3] + "y"
-	case n > 4 && strings.HasSuffix(w, "sses"):
-		return w[:n-2]
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		return strings.TrimSuffix(w[:n-3], "e")
-	case n > 4 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
-		return strings.TrimSuffix(w[:n-2], "e")
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return strings.TrimSuffix(w[:n-1], "e")
-	case n >= 3 && strings.HasSuffix(w, "e"):
-		return w[:n-1]
+	if base, ok := irregular[w]; ok {
+		w = base
 	}
-	return w
+	return english.Stem(w, false)
 }
+
+// irregular maps unambiguous irregular past forms to their verb, so "led" finds "lead" and
+// "rose" finds "rise".
+var irregular = func() map[string]string {
+	m := map[string]string{}
+	for _, pair := range strings.Fields(`led:lead rose:rise risen:rise fell:fall fallen:fall grew:grow grown:grow
+		paid:pay spent:spend built:build sold:sell bought:buy won:win held:hold began:begin begun:begin
+		brought:bring chose:choose chosen:choose drew:draw drawn:draw drove:drive driven:drive fought:fight
+		gave:give given:give went:go gone:go knew:know known:know lost:lose made:make meant:mean met:meet
+		ran:run said:say saw:see seen:see sent:send sought:seek spoke:speak spoken:speak stood:stand
+		struck:strike taught:teach told:tell thought:think threw:throw thrown:throw took:take taken:take
+		understood:understand wrote:write written:write slept:sleep kept:keep lent:lend shrank:shrink
+		shrunk:shrink sank:sink sunk:sink flew:fly flown:fly fled:flee fed:feed froze:freeze frozen:freeze
+		hid:hide hidden:hide rode:ride sped:speed stole:steal stolen:steal swore:swear sworn:swear
+		withdrew:withdraw withdrawn:withdraw undertook:undertake overtook:overtake forgot:forget
+		forgotten:forget broke:break broken:break chose:choose wore:wear worn:wear tore:tear torn:tear
+		ate:eat eaten:eat did:do done:do felt:feel dealt:deal`) {
+		k, v, _ := strings.Cut(pair, ":")
+		m[k] = v
+	}
+	return m
+}()
 
 // terms are the search terms of s: content words, stemmed.
 func terms(s string) []string {

@@ -22,10 +22,8 @@ import (
 const question = "What are the costs and benefits of heat pumps, and how does solar power affect running costs?"
 
 var (
-	reSection  = regexp.MustCompile(`(?m)^## \d+\. `)
-	reQuote    = regexp.MustCompile(`(?m)^> — `)
-	reSource   = regexp.MustCompile("(?m)^(\\d+)\\. `([^`]+)`, lines? (\\d+)(?:–(\\d+))?")
-	reInline   = regexp.MustCompile(`\[(\d+)\]`)
+	reSource   = regexp.MustCompile("(?m)^(\\d+)\\. `([^`]+)`, lines? ([\\d–, ]+)")
+	reInline   = regexp.MustCompile(`\\[(\\d+)\\]`)
 	effortList = []string{engine.EffortLow, engine.EffortMedium, engine.EffortHigh, engine.EffortBuild}
 )
 
@@ -41,14 +39,27 @@ func runOffline(t testing.TB, in engine.Input, corpus string) runResult {
 		in.Workspace = newWorkspace(t, testInputs(t))
 	}
 	sink := &recordingSink{repo: in.Workspace}
-	res, err := engine.NewOffline(engine.OfflineOptions{CorpusDir: corpus}).Run(context.Background(), in, sink)
+	res, err := engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpus}).Run(context.Background(), in, sink)
 	require.NoError(t, err)
 	return runResult{res, sink, in.Workspace}
 }
 
-func TestOfflineReportByEffort(t *testing.T) {
+// section is the body of a "## name" section of a report.
+func section(report, name string) string {
+	i := strings.Index(report, "\n## "+name+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := report[i+len("\n## "+name+"\n"):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.TrimSpace(rest)
+}
+
+func TestExtractiveReportByEffort(t *testing.T) {
 	t.Parallel()
-	var prevSections, prevQuotes int
+	var prevSubs int
 	for _, effort := range effortList {
 		t.Run(effort, func(t *testing.T) {
 			r := runOffline(t, engine.Input{Question: question, Effort: effort}, corpusDir)
@@ -58,30 +69,40 @@ func TestOfflineReportByEffort(t *testing.T) {
 			head, err := r.repo.ReadFile("", engine.ReportPath)
 			require.NoError(t, err)
 			require.Equal(t, report, string(head))
-
 			require.True(t, strings.HasPrefix(report, "# "+question+"\n"), report)
-			require.Contains(t, report, "\n## Summary\n")
+			require.NotEmpty(t, section(report, "Answer"))
 			require.Contains(t, report, "\n## Sources\n")
-			sections := len(reSection.FindAllString(report, -1))
-			quotes := len(reQuote.FindAllString(report, -1))
-			require.GreaterOrEqual(t, sections, 2)
-			require.GreaterOrEqual(t, sections, prevSections)
-			require.GreaterOrEqual(t, quotes, prevQuotes)
-			prevSections, prevQuotes = sections, quotes
+			require.NotContains(t, report, "## Key terms") // padding is gone
+			require.NotContains(t, report, "What figures are reported")
+
+			// The question has three parts; low researches two and names the third as open.
+			var plan engine.Event
+			for _, e := range r.sink.ofKind(engine.KindThinking) {
+				plan = e
+			}
+			subs := len(plan.Data["sub_questions"].([]string))
+			require.GreaterOrEqual(t, subs, prevSubs)
+			prevSubs = subs
+			if effort == engine.EffortLow {
+				require.Equal(t, 2, subs)
+				require.Contains(t, section(report, "Open questions"), "How does solar power affect running costs? — not researched at effort low.")
+			} else {
+				require.Equal(t, 3, subs)
+			}
+			// Every sub-question is answered from its own terms or said to be unanswered.
+			require.Contains(t, section(report, "Answer"), "**What are the costs of heat pumps?**")
+			require.Contains(t, section(report, "Answer"), "**What are the benefits of heat pumps?** The sources do not answer this. No source mentions “benefits”.")
 
 			// Every inline citation has an entry in Sources, pointing at real lines of a real file.
 			sources := map[string]bool{}
 			for _, m := range reSource.FindAllStringSubmatch(report, -1) {
 				sources[m[1]] = true
 				require.True(t, strings.HasPrefix(m[2], "input_files/") || strings.HasPrefix(m[2], "corpus/"), m[2])
-				requireLinesExist(t, r.repo, m[2], m[3], m[4])
+				requireLinesExist(t, r.repo, m[2], m[3])
 			}
 			require.NotEmpty(t, sources)
 			for _, m := range reInline.FindAllStringSubmatch(report, -1) {
 				require.True(t, sources[m[1]], "citation [%s] has no source", m[1])
-			}
-			if effort == engine.EffortHigh || effort == engine.EffortBuild {
-				require.Contains(t, report, "9,000 to 14,000 euros")
 			}
 
 			// Checkpoints: a progress draft mid-run, a final at the end.
@@ -92,27 +113,18 @@ func TestOfflineReportByEffort(t *testing.T) {
 			draft, err := r.repo.ReadFile(cps[0].SHA, engine.ReportPath)
 			require.NoError(t, err)
 			require.Contains(t, string(draft), "**Draft:**")
-			revs, err := r.repo.Revisions()
-			require.NoError(t, err)
-			require.Len(t, revs, len(cps))
-
-			kinds := r.sink.kinds()
-			for _, k := range []string{engine.KindStatus, engine.KindThinking, engine.KindToolCall, engine.KindToolResult, engine.KindText, engine.KindFinalAnswer, engine.KindPreview} {
-				require.Positive(t, kinds[k], k)
-			}
 			finals := r.sink.ofKind(engine.KindFinalAnswer)
 			require.Len(t, finals, 1)
 			require.Equal(t, report, finals[0].Content)
-			// A search per section.
 			var searches int
 			for _, e := range r.sink.ofKind(engine.KindToolCall) {
 				if e.Title == "search" {
 					searches++
 				}
 			}
-			require.Equal(t, sections, searches)
+			require.Equal(t, subs, searches, "a search per sub-question")
 
-			// The binary file is skipped with a timeline note.
+			// The binary file is skipped with a timeline note and named in the limitations.
 			var skipped []string
 			for _, e := range r.sink.ofKind(engine.KindStatus) {
 				if e.Title == "Skipped file" {
@@ -120,27 +132,24 @@ func TestOfflineReportByEffort(t *testing.T) {
 				}
 			}
 			require.Equal(t, []string{"corpus/energy/logo.gif"}, skipped)
+			require.Contains(t, section(report, "Limitations"), "`corpus/energy/logo.gif`")
 
-			site, err := r.repo.ReadFile("", "site/index.html")
+			_, err = r.repo.ReadFile("", "site/index.html")
 			if effort != engine.EffortBuild {
 				require.ErrorIs(t, err, workspace.ErrNotFound)
 				return
 			}
 			require.NoError(t, err)
-			require.Contains(t, string(site), "<h1")
-			require.Contains(t, string(site), "<blockquote>")
-			require.Contains(t, string(site), `<link rel="stylesheet" href="style.css">`)
-			require.NotContains(t, string(site), "do not index") // the source page's script
-			_, err = r.repo.ReadFile("", "site/style.css")
-			require.NoError(t, err)
-			require.Contains(t, report, "## Key terms")
-			require.Contains(t, report, "## Limitations")
+			for _, p := range []string{"site/sources.html", "site/style.css"} {
+				_, err := r.repo.ReadFile("", p)
+				require.NoError(t, err, p)
+			}
 		})
 	}
 }
 
-// requireLinesExist checks a citation's line range against the cited file.
-func requireLinesExist(t *testing.T, repo *workspace.Repo, cited, start, end string) {
+// requireLinesExist checks a citation's lines against the cited file.
+func requireLinesExist(t *testing.T, repo *workspace.Repo, cited, lines string) {
 	t.Helper()
 	var data []byte
 	var err error
@@ -150,20 +159,16 @@ func requireLinesExist(t *testing.T, repo *workspace.Repo, cited, start, end str
 		data, err = repo.ReadFile("", cited)
 	}
 	require.NoError(t, err)
-	var s, e int
-	fmt.Sscan(start, &s)
-	e = s
-	if end != "" {
-		fmt.Sscan(end, &e)
-	}
-	lines := strings.Split(string(data), "\n")
-	require.True(t, s >= 1 && s <= e && e <= len(lines), "%s lines %d–%d of %d", cited, s, e, len(lines))
-	if filepath.Ext(cited) != ".html" {
-		require.NotEmpty(t, strings.TrimSpace(lines[s-1]), "%s line %d is blank", cited, s)
+	text, ok := engine.ExtractText(cited, data)
+	require.True(t, ok)
+	all := strings.Split(text, "\n")
+	for _, n := range parseLines(lines) {
+		require.True(t, n >= 1 && n <= len(all), "%s line %d of %d", cited, n, len(all))
+		require.NotEmpty(t, strings.TrimSpace(all[n-1]), "%s line %d is blank", cited, n)
 	}
 }
 
-func TestOfflineDeterministic(t *testing.T) {
+func TestExtractiveDeterministic(t *testing.T) {
 	t.Parallel()
 	schema := energySchema()
 	in := engine.Input{Question: question, Effort: engine.EffortBuild, JSONSchema: schema}
@@ -171,7 +176,7 @@ func TestOfflineDeterministic(t *testing.T) {
 	b := runOffline(t, in, corpusDir)
 	require.Equal(t, a.res, b.res)
 	require.Equal(t, a.sink.events, b.sink.events)
-	for _, p := range []string{engine.ReportPath, "site/index.html", engine.StructuredOutputPath} {
+	for _, p := range []string{engine.ReportPath, "site/index.html", "site/sources.html", engine.StructuredOutputPath} {
 		x, err := a.repo.ReadFile("", p)
 		require.NoError(t, err)
 		y, err := b.repo.ReadFile("", p)
@@ -180,25 +185,48 @@ func TestOfflineDeterministic(t *testing.T) {
 	}
 }
 
-func TestOfflineNoSources(t *testing.T) {
+// TestExtractiveNoSources: nothing to read at all (no files, corpus or web search): the run says
+// so, quotes nothing and asks not to be charged; structured output is refused, not invented.
+func TestExtractiveNoSources(t *testing.T) {
 	t.Parallel()
 	repo := newWorkspace(t, nil)
 	r := runOffline(t, engine.Input{Question: question, Effort: engine.EffortMedium, Workspace: repo}, "")
-	require.Contains(t, r.res.Report, "No evidence was found: no readable source files were provided")
-	require.Contains(t, r.res.Report, "No passage in the sources addresses this sub-question.")
-	require.Contains(t, r.res.Report, "No sources were cited.")
+	require.True(t, r.res.NoSources)
+	require.Contains(t, section(r.res.Report, "Answer"), "No sources were available to this run")
+	require.Contains(t, r.res.Report, "this run is not charged")
 	require.NotContains(t, r.res.Report, "[1]")
 	require.Equal(t, workspace.CheckpointFinal, r.sink.checkpoints[len(r.sink.checkpoints)-1].Type)
+
+	// A corpus makes sources exist: charged as usual.
+	r = runOffline(t, engine.Input{Question: question, Effort: engine.EffortLow, Workspace: newWorkspace(t, nil)}, corpusDir)
+	require.False(t, r.res.NoSources)
+
+	_, err := engine.NewExtractive(engine.ExtractiveOptions{}).Run(context.Background(),
+		engine.Input{Question: question, Effort: engine.EffortLow, Workspace: newWorkspace(t, nil), JSONSchema: energySchema()}, &recordingSink{repo: repo})
+	var ee *engine.Error
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, engine.CodeStructuredOutputInvalid, ee.Code)
 }
 
-func TestOfflineNoMatchingEvidence(t *testing.T) {
+// TestExtractiveRelevanceFloor: sources that share a word or a year with the question do not
+// answer it: the report says so, names what is missing, and quotes nothing.
+func TestExtractiveRelevanceFloor(t *testing.T) {
 	t.Parallel()
-	repo := newWorkspace(t, map[string][]byte{"cats.txt": []byte("Cats sleep for most of the day.\n")})
-	r := runOffline(t, engine.Input{Question: "What drives interest rates?", Effort: engine.EffortLow, Workspace: repo}, "")
-	require.Contains(t, r.res.Report, "No evidence was found: none of the 1 readable source files")
+	repo := newWorkspace(t, map[string][]byte{
+		"cats.txt":   []byte("Cats sleep for most of the day.\n"),
+		"rates.txt":  []byte("In 2023 the council raised parking rates in the city centre by 10 percent.\n"),
+		"report.txt": []byte("The 2023 annual report covers the bakery's sales.\n"),
+	})
+	r := runOffline(t, engine.Input{Question: "What drives interest rates in 2023?", Effort: engine.EffortHigh, Workspace: repo}, "")
+	answer := section(r.res.Report, "Answer")
+	require.True(t, strings.HasPrefix(answer, "The sources do not answer this."), answer)
+	require.Contains(t, answer, "“interest”")
+	require.NotContains(t, r.res.Report, "> ")
+	require.Contains(t, section(r.res.Report, "Sources"), "No sources were quoted.")
+	require.Contains(t, section(r.res.Report, "Open questions"), "What drives interest rates in 2023?")
 }
 
-func TestOfflineInputsOnlyAndContextDirs(t *testing.T) {
+func TestExtractiveInputsOnlyAndContextDirs(t *testing.T) {
 	t.Parallel()
 	ctxA, ctxB := t.TempDir(), t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ctxA, "expert.md"), []byte("Expert guidance: heat pumps need low flow temperatures.\n"), 0o600))
@@ -231,12 +259,13 @@ func energySchema() map[string]any {
 				"required":   []any{"statement"},
 				"properties": map[string]any{"statement": map[string]any{"type": "string"}, "percent": map[string]any{"type": "number"}},
 			}, "description": "percent"},
-			"version": map[string]any{"const": "v1"},
+			"version":  map[string]any{"const": "v1"},
+			"warranty": map[string]any{"type": []any{"string", "null"}, "enum": []any{"five years", "ten years", nil}, "description": "warranty period"},
 		},
 	}
 }
 
-func TestOfflineStructuredOutput(t *testing.T) {
+func TestExtractiveStructuredOutput(t *testing.T) {
 	t.Parallel()
 	r := runOffline(t, engine.Input{Question: question, Effort: engine.EffortMedium, JSONSchema: energySchema()}, corpusDir)
 	out := r.res.StructuredOutput
@@ -247,6 +276,8 @@ func TestOfflineStructuredOutput(t *testing.T) {
 	require.Equal(t, float64(7500), out["grant_eur"])
 	require.Equal(t, "mild", out["climate"])
 	require.Equal(t, "v1", out["version"])
+	require.Nil(t, out["warranty"], "no source speaks of a warranty: null, not the first value")
+	require.Contains(t, out, "warranty")
 	require.NotEmpty(t, out["summary"])
 	require.LessOrEqual(t, len([]rune(out["summary"].(string))), 200)
 	sources := out["sources"].([]any)
@@ -262,41 +293,60 @@ func TestOfflineStructuredOutput(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(saved, &got))
 	require.Equal(t, out, got)
+
+	// The timeline carries each field's basis: the quotes it came from and a confidence.
+	var basis map[string]any
+	for _, e := range r.sink.ofKind(engine.KindToolResult) {
+		if e.Title == "extract_structured_output" {
+			b, _ := json.Marshal(e.Data["basis"])
+			require.NoError(t, json.Unmarshal(b, &basis))
+		}
+	}
+	cost := basis["install_cost_eur"].(map[string]any)
+	require.Contains(t, []any{"high", "medium"}, cost["confidence"])
+	require.Contains(t, cost["citations"].([]any)[0].(map[string]any)["quote"], "9,000 to 14,000 euros")
+	require.Equal(t, "low", basis["warranty"].(map[string]any)["confidence"])
 }
 
-func TestOfflineStructuredOutputErrors(t *testing.T) {
+func TestExtractiveStructuredOutputErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
 		schema map[string]any
 		code   string
+		field  string
 	}{
 		{"required number not found", map[string]any{
 			"type": "object", "required": []any{"population"},
 			"properties": map[string]any{"population": map[string]any{"type": "integer", "minimum": 1e12}},
-		}, engine.CodeStructuredOutputInvalid},
+		}, engine.CodeStructuredOutputInvalid, "population"},
+		{"required enum without evidence", map[string]any{
+			"type": "object", "required": []any{"warranty"},
+			"properties": map[string]any{"warranty": map[string]any{"enum": []any{"five years", "ten years"}}},
+		}, engine.CodeStructuredOutputInvalid, "warranty"},
 		{"pattern not met", map[string]any{
 			"type": "object", "required": []any{"code"},
 			"properties": map[string]any{"code": map[string]any{"type": "string", "pattern": "^[A-Z]{3}-\\d{9}$"}},
-		}, engine.CodeStructuredOutputInvalid},
+		}, engine.CodeStructuredOutputInvalid, "code"},
 		{"additional properties forbidden by a false subschema", map[string]any{
 			"type": "object", "properties": map[string]any{"summary": false},
-		}, engine.CodeStructuredOutputInvalid},
-		{"schema is not a schema", map[string]any{"type": 5}, engine.CodeInvalidJSONSchema},
-		{"not an object schema", map[string]any{"type": "array"}, engine.CodeInvalidJSONSchema},
-		{"external ref refused", map[string]any{"$ref": "file:///etc/passwd"}, engine.CodeInvalidJSONSchema},
-		{"remote ref refused", map[string]any{"$ref": "https://example.com/schema.json"}, engine.CodeInvalidJSONSchema},
+		}, engine.CodeStructuredOutputInvalid, ""},
+		{"schema is not a schema", map[string]any{"type": 5}, engine.CodeInvalidJSONSchema, ""},
+		{"not an object schema", map[string]any{"type": "array"}, engine.CodeInvalidJSONSchema, ""},
+		{"external ref refused", map[string]any{"$ref": "file:///etc/passwd"}, engine.CodeInvalidJSONSchema, ""},
+		{"remote ref refused", map[string]any{"$ref": "https://example.com/schema.json"}, engine.CodeInvalidJSONSchema, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			repo := newWorkspace(t, testInputs(t))
 			sink := &recordingSink{repo: repo}
-			_, err := engine.NewOffline(engine.OfflineOptions{CorpusDir: corpusDir}).Run(context.Background(),
+			_, err := engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpusDir}).Run(context.Background(),
 				engine.Input{Question: question, Effort: engine.EffortLow, JSONSchema: tt.schema, Workspace: repo}, sink)
 			var ee *engine.Error
 			require.ErrorAs(t, err, &ee)
 			require.Equal(t, tt.code, ee.Code, ee.Message)
+			require.Contains(t, ee.Message, tt.field)   // the error names the field
 			require.NotContains(t, ee.Message, "root:") // no passwd content
 			for _, c := range sink.checkpoints {
 				require.NotEqual(t, workspace.CheckpointFinal, c.Type)
@@ -305,22 +355,26 @@ func TestOfflineStructuredOutputErrors(t *testing.T) {
 	}
 }
 
-func TestOfflineContinuation(t *testing.T) {
+// TestExtractiveContinuation: a continuation researches the open questions the report named and
+// adds only new, cited findings, numbered after the report's; nothing is quoted twice.
+func TestExtractiveContinuation(t *testing.T) {
 	t.Parallel()
 	first := runOffline(t, engine.Input{Question: question, Effort: engine.EffortLow}, corpusDir)
+	require.Contains(t, section(first.res.Report, "Open questions"), "How does solar power affect running costs?")
 	in := engine.Input{Question: question, Effort: engine.EffortLow, Workspace: first.repo, Continuation: true, PriorReport: first.res.Report}
 	second := runOffline(t, in, corpusDir)
 	rep := second.res.Report
 	require.True(t, strings.HasPrefix(rep, strings.TrimRight(first.res.Report, "\n")), "the prior report is kept")
 	cont := rep[len(strings.TrimRight(first.res.Report, "\n")):]
 	require.Contains(t, cont, "\n## Continuation\n")
+	require.Contains(t, cont, "### How does solar power affect running costs?\n")
+	require.Contains(t, cont, "### What are the benefits of heat pumps?\n\nStill not answered.")
+	require.NotContains(t, cont, "### What are the costs of heat pumps?", "answered questions are not researched again")
 	require.Contains(t, cont, "### Continuation sources")
 
-	// Numbering continues, and nothing cited before is cited again.
-	prior := map[string]bool{}
+	// Numbering continues; no passage quoted before is quoted again.
 	maxPrior := 0
 	for _, m := range reSource.FindAllStringSubmatch(first.res.Report, -1) {
-		prior[m[2]+":"+m[3]+"-"+m[4]] = true
 		var n int
 		fmt.Sscan(m[1], &n)
 		maxPrior = max(maxPrior, n)
@@ -329,48 +383,51 @@ func TestOfflineContinuation(t *testing.T) {
 	require.NotEmpty(t, newSources)
 	for i, m := range newSources {
 		require.Equal(t, fmt.Sprint(maxPrior+i+1), m[1])
-		require.False(t, prior[m[2]+":"+m[3]+"-"+m[4]], "re-cited %v", m[0])
+	}
+	for _, line := range strings.Split(cont, "\n") {
+		if strings.HasPrefix(line, "> ") && !strings.HasPrefix(line, "> —") {
+			require.NotContains(t, first.res.Report, line, "quoted again")
+		}
 	}
 	cps := second.sink.checkpoints
-	require.Equal(t, workspace.CheckpointProgress, cps[0].Type)
 	require.Equal(t, workspace.CheckpointContinuation, cps[len(cps)-1].Type)
-	revs, err := second.repo.Revisions()
-	require.NoError(t, err)
-	require.Len(t, revs, len(first.sink.checkpoints)+len(cps))
 
-	// A second continuation is numbered.
+	// The continuation's own open questions are what the next one researches; it is numbered.
 	in.PriorReport = rep
 	third := runOffline(t, in, corpusDir)
-	require.Contains(t, third.res.Report, "\n## Continuation 2\n")
+	cont3 := third.res.Report[len(strings.TrimRight(rep, "\n")):]
+	require.Contains(t, cont3, "\n## Continuation 2\n")
+	require.Contains(t, cont3, "### What are the benefits of heat pumps?")
+	require.NotContains(t, cont3, "### How does solar power affect running costs?")
 }
 
-func TestOfflineContinuationWithoutPriorReport(t *testing.T) {
+func TestExtractiveContinuationWithoutPriorReport(t *testing.T) {
 	t.Parallel()
 	r := runOffline(t, engine.Input{Question: question, Effort: engine.EffortLow, Continuation: true}, corpusDir)
-	require.Contains(t, r.res.Report, "## Summary")
+	require.Contains(t, r.res.Report, "## Answer")
 	require.Equal(t, workspace.CheckpointContinuation, r.sink.checkpoints[len(r.sink.checkpoints)-1].Type)
 }
 
-func TestOfflineBadInput(t *testing.T) {
+func TestExtractiveBadInput(t *testing.T) {
 	t.Parallel()
 	repo := newWorkspace(t, nil)
 	for _, in := range []engine.Input{
 		{Question: "q", Effort: "extreme", Workspace: repo},
 		{Question: "q", Effort: engine.EffortLow},
 	} {
-		_, err := engine.NewOffline(engine.OfflineOptions{}).Run(context.Background(), in, &recordingSink{repo: repo})
+		_, err := engine.NewExtractive(engine.ExtractiveOptions{}).Run(context.Background(), in, &recordingSink{repo: repo})
 		var ee *engine.Error
 		require.ErrorAs(t, err, &ee)
 		require.Equal(t, engine.CodeEngineError, ee.Code)
 	}
 }
 
-func TestOfflineCancelled(t *testing.T) {
+func TestExtractiveCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	repo := newWorkspace(t, testInputs(t))
-	_, err := engine.NewOffline(engine.OfflineOptions{CorpusDir: corpusDir}).Run(ctx,
+	_, err := engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpusDir}).Run(ctx,
 		engine.Input{Question: question, Effort: engine.EffortLow, Workspace: repo}, &recordingSink{repo: repo})
 	require.ErrorIs(t, err, context.Canceled)
 }
@@ -382,15 +439,15 @@ func (*failingSink) Checkpoint(context.Context, string, string) (string, error) 
 	return "", errors.New("disk full")
 }
 
-func TestOfflineCheckpointFailure(t *testing.T) {
+func TestExtractiveCheckpointFailure(t *testing.T) {
 	t.Parallel()
 	repo := newWorkspace(t, testInputs(t))
-	_, err := engine.NewOffline(engine.OfflineOptions{}).Run(context.Background(),
+	_, err := engine.NewExtractive(engine.ExtractiveOptions{}).Run(context.Background(),
 		engine.Input{Question: question, Effort: engine.EffortLow, Workspace: repo}, &failingSink{})
 	require.ErrorContains(t, err, "disk full")
 }
 
-func TestOfflineExtractsDocuments(t *testing.T) {
+func TestExtractiveExtractsDocuments(t *testing.T) {
 	t.Parallel()
 	inputs := map[string][]byte{
 		"paper.pdf":   minimalPDF("Geothermal wells reach 150 degrees at depth."),
@@ -403,28 +460,29 @@ func TestOfflineExtractsDocuments(t *testing.T) {
 		"empty.txt":   {},
 		"nested/a.md": []byte("Geothermal heat is steady.\n"),
 	}
-	repo := newWorkspace(t, inputs)
-	r := runOffline(t, engine.Input{Question: "What about geothermal?", Effort: engine.EffortBuild, Workspace: repo}, "")
-	rep := r.res.Report
-	require.Contains(t, rep, "150 degrees")
-	require.Contains(t, rep, "(text extracted from PDF)")
-	require.Contains(t, rep, "drilling costs fell by a third")
-	require.Contains(t, rep, "(text extracted from DOCX)")
-	require.Contains(t, rep, "Geothermal plants run all year")
-	require.Contains(t, rep, "(text extracted from HTML)")
-	require.NotContains(t, rep, "hidden script")
-	require.Contains(t, rep, "`input_files/notes`")
-	require.Contains(t, rep, "`input_files/nested/a.md`, line 1")
-	skipped := map[string]string{}
-	for _, e := range r.sink.ofKind(engine.KindStatus) {
-		if e.Title == "Skipped file" {
-			skipped[e.Data["path"].(string)] = e.Data["reason"].(string)
+	for q, want := range map[string][]string{
+		"How hot do geothermal wells get?":          {"150 degrees", "(text extracted from PDF)"},
+		"How did geothermal drilling costs change?": {"drilling costs fell by a third", "(text extracted from DOCX)"},
+		"When do geothermal plants run?":            {"Geothermal plants run all year", "(text extracted from HTML)"},
+		"Is geothermal heat steady?":                {"`input_files/nested/a.md`, line 1"},
+		"What do the notes say about geothermal?":   {"`input_files/notes`"},
+	} {
+		r := runOffline(t, engine.Input{Question: q, Effort: engine.EffortBuild, Workspace: newWorkspace(t, inputs)}, "")
+		for _, w := range want {
+			require.Contains(t, r.res.Report, w, q)
 		}
+		require.NotContains(t, r.res.Report, "hidden script")
+		skipped := map[string]string{}
+		for _, e := range r.sink.ofKind(engine.KindStatus) {
+			if e.Title == "Skipped file" {
+				skipped[e.Data["path"].(string)] = e.Data["reason"].(string)
+			}
+		}
+		require.Contains(t, skipped["input_files/broken.pdf"], "unreadable PDF")
+		require.Contains(t, skipped["input_files/image.png"], "binary file")
+		require.Equal(t, "no text", skipped["input_files/empty.txt"])
+		require.Len(t, skipped, 3)
 	}
-	require.Contains(t, skipped["input_files/broken.pdf"], "unreadable PDF")
-	require.Contains(t, skipped["input_files/image.png"], "binary file")
-	require.Equal(t, "no text", skipped["input_files/empty.txt"])
-	require.Len(t, skipped, 3)
 }
 
 // minimalPDF builds a one-page PDF showing text in Helvetica.
@@ -467,7 +525,7 @@ func minimalDOCX(paragraphs ...string) []byte {
 	return b.Bytes()
 }
 
-// BenchmarkOffline measures whole offline runs on the test corpus (5 files, 12 passages),
+// BenchmarkOffline measures whole extractive runs on the test corpus (5 files, 12 passages),
 // checkpoints committed to a real git workspace like a job does:
 //
 //	go test ./engine/ -run '^$' -bench BenchmarkOffline -benchtime 200x
@@ -475,7 +533,7 @@ func BenchmarkOffline(b *testing.B) {
 	for _, effort := range []string{engine.EffortLow, engine.EffortHigh} {
 		b.Run(effort, func(b *testing.B) {
 			inputs := testInputs(b)
-			eng := engine.NewOffline(engine.OfflineOptions{CorpusDir: corpusDir})
+			eng := engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpusDir})
 			b.ReportAllocs()
 			for b.Loop() {
 				repo := newWorkspace(b, inputs)
@@ -498,11 +556,51 @@ func (nullSink) Checkpoint(context.Context, string, string) (string, error) {
 
 func BenchmarkOfflineEngineOnly(b *testing.B) {
 	repo := newWorkspace(b, testInputs(b))
-	eng := engine.NewOffline(engine.OfflineOptions{CorpusDir: corpusDir})
+	eng := engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpusDir})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := eng.Run(context.Background(), engine.Input{Question: question, Effort: engine.EffortLow, Workspace: repo}, nullSink{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestExtractiveBuildSite: effort build writes a static site: the report, a sources page with
+// every quote the report cites, and the numeric tables of the sources read drawn as inline SVG;
+// nothing is loaded from elsewhere.
+func TestExtractiveBuildSite(t *testing.T) {
+	t.Parallel()
+	q := "Which country had the highest arabica export price in 2021, and which metro line had the lowest ridership in 2021?"
+	r := runOffline(t, engine.Input{Question: q, Effort: engine.EffortBuild, Workspace: newWorkspace(t, nil)}, filepath.Join(evalDir, "docs"))
+	require.Contains(t, section(r.res.Report, "Answer"), "Kenya had the highest value for 2021 (231.8), ahead of Colombia (198.4)")
+	require.Contains(t, section(r.res.Report, "Answer"), "Purple had the lowest value for 2021 (8.3)")
+
+	index, err := r.repo.ReadFile("", "site/index.html")
+	require.NoError(t, err)
+	sources, err := r.repo.ReadFile("", "site/sources.html")
+	require.NoError(t, err)
+	for _, page := range [][]byte{index, sources} {
+		require.Contains(t, string(page), `<link rel="stylesheet" href="style.css">`)
+		require.NotRegexp(t, `(?i)<script|src="http|href="http|@import|url\(`, string(page), "no external resources")
+	}
+	require.Equal(t, 2, strings.Count(string(index), "<svg "), "one chart per numeric table read")
+	require.Contains(t, string(index), "<polyline", "years as columns: one line per row")
+	require.Contains(t, string(index), "<title>Kenya, 2021: 231.8</title>")
+	require.Contains(t, string(index), `href="sources.html"`)
+
+	// The sources page quotes what the report cites, under each source, with the same numbers.
+	require.Contains(t, string(sources), "<code>corpus/arabica-export-prices.md</code>")
+	require.Contains(t, string(sources), "| Kenya    | 210.3 | 231.8 | 297.4 | 244.0 |")
+	require.Contains(t, string(sources), `id="q1"`)
+}
+
+// TestExtractiveQuotesOnce: when two parts of a question are answered by the same passage, it is
+// quoted once and cited again.
+func TestExtractiveQuotesOnce(t *testing.T) {
+	t.Parallel()
+	repo := newWorkspace(t, map[string][]byte{"ferry.txt": []byte("The new ferry carries 600 passengers and 200 cars on the Halden route.\nIt was built in Vestvik.\n")})
+	r := runOffline(t, engine.Input{Question: "How many passengers does the new ferry carry, and how many cars does the new ferry carry?", Effort: engine.EffortHigh, Workspace: repo}, "")
+	answer := section(r.res.Report, "Answer")
+	require.Equal(t, 1, strings.Count(r.res.Report, "The new ferry carries 600 passengers"), r.res.Report)
+	require.Contains(t, answer, "Stated above [1].")
 }

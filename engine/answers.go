@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/researchd/researchd/workspace"
+)
+
+// In-process answers: campaign workers answer one assignment each, up to 100,000 per campaign, so
+// they skip what a research job carries (workspace repository, timeline, commits). An engine that
+// can answer cheaply implements Answerer; Answers adapts any other engine.
+
+// SourceFile is a read-only source given in memory (an expert's context file, a campaign's
+// records); the offline engine cites it as Name.
+type SourceFile struct {
+	Name string
+	Data []byte
+}
+
+// AnswerConfig is what every answer of one session shares.
+type AnswerConfig struct {
+	Effort     string         // low|medium|high|build (already clamped)
+	JSONSchema map[string]any // nil = no structured output
+	// ContextFiles are read-only sources for every answer (cited as context/<name>).
+	ContextFiles []SourceFile
+	Expert       *ExpertInfo
+	SystemPrompt string
+	Skills       []Skill
+}
+
+// AnswerSession answers assignments one at a time or concurrently; Close releases it.
+type AnswerSession interface {
+	// Answer researches one assignment; extra are sources for this answer only.
+	Answer(ctx context.Context, question string, extra []SourceFile) (Result, error)
+	Close() error
+}
+
+// Answerer opens answer sessions.
+type Answerer interface {
+	OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerSession, error)
+}
+
+// Answers returns e's own Answerer when it has one (the offline engine: one index per session,
+// nothing written), else an adapter that runs each answer as a full engine run in a throwaway
+// workspace under tmpDir (for engines that call a model, whose answers take seconds anyway).
+func Answers(e Engine, tmpDir string) Answerer {
+	if a, ok := e.(Answerer); ok {
+		return a
+	}
+	return runAnswerer{engine: e, dir: tmpDir}
+}
+
+// discard is a Sink for runs nobody watches.
+type discard struct{}
+
+func (discard) Event(context.Context, Event) error { return nil }
+func (discard) Checkpoint(context.Context, string, string) (string, error) {
+	return "", nil
+}
+
+// extractiveSession holds the extractive engine's sources for a session's answers.
+type extractiveSession struct {
+	cfg     AnswerConfig
+	in      Input
+	docs    []document
+	skipped []skippedFile
+}
+
+// OpenAnswers loads the context files and the corpus once.
+func (e *extractive) OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerSession, error) {
+	in := Input{Effort: cfg.Effort, JSONSchema: cfg.JSONSchema, Expert: cfg.Expert}
+	if _, ok := depths[in.Effort]; !ok {
+		return nil, errorf(CodeEngineError, "unknown effort %q", in.Effort)
+	}
+	if _, _, err := in.outputSchema(); err != nil {
+		return nil, err
+	}
+	s := &extractiveSession{cfg: cfg, in: in}
+	for _, f := range cfg.ContextFiles {
+		s.add("context/"+f.Name, f.Data)
+	}
+	if e.opts.CorpusDir != "" {
+		docs, skipped, err := loadSources(ctx, []sourceDir{{Label: "corpus", Dir: e.opts.CorpusDir}})
+		if err != nil {
+			return nil, err
+		}
+		s.docs, s.skipped = append(s.docs, docs...), append(s.skipped, skipped...)
+	}
+	return s, nil
+}
+
+func (s *extractiveSession) add(name string, data []byte) {
+	doc, reason := extract(name, data)
+	if reason != "" {
+		s.skipped = append(s.skipped, skippedFile{name, reason})
+		return
+	}
+	s.docs = append(s.docs, doc)
+}
+
+func (s *extractiveSession) Close() error { return nil }
+
+// Answer runs the extractive engine's plan, search and report over the session's sources plus
+// extra, and fills the output schema; nothing is written and no event is kept.
+func (s *extractiveSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
+	more := &extractiveSession{docs: slices.Clone(s.docs), skipped: slices.Clone(s.skipped)}
+	for _, f := range extra {
+		more.add(f.Name, f.Data)
+	}
+	in := s.in
+	in.Question = question
+	d := depths[in.Effort]
+	r := &extractiveRun{in: in, depth: d, em: emitter{sink: discard{}}, deadline: time.Now().Add(d.Budget), skipped: more.skipped}
+	subs, dropped, err := r.plan(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	r.c = newCorpus(more.docs)
+	r.cites = &citations{num: map[string]int{}}
+	found := make([]finding, 0, len(subs))
+	for i, sq := range subs {
+		if err := ctx.Err(); err != nil {
+			return Result{}, fmt.Errorf("engine: %w", err)
+		}
+		f, err := r.research(ctx, i, sq)
+		if err != nil {
+			return Result{}, err
+		}
+		found = append(found, f)
+	}
+	res := Result{Report: r.render(subs, found, dropped, false)}
+	schema, sch, err := in.outputSchema()
+	if err != nil || schema == nil {
+		return res, err
+	}
+	if res.StructuredOutput, err = r.structured(ctx, schema, sch, found); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// runAnswerer answers with full engine runs in throwaway workspaces.
+type runAnswerer struct {
+	engine Engine
+	dir    string
+}
+
+type runSession struct {
+	engine  Engine
+	cfg     AnswerConfig
+	dir     string // the session's folder: its context files and the answers' workspaces
+	context string
+}
+
+func (a runAnswerer) OpenAnswers(_ context.Context, cfg AnswerConfig) (AnswerSession, error) {
+	if err := os.MkdirAll(a.dir, 0o750); err != nil {
+		return nil, fmt.Errorf("engine: answers folder: %w", err)
+	}
+	dir, err := os.MkdirTemp(a.dir, "answers-")
+	if err != nil {
+		return nil, fmt.Errorf("engine: answers folder: %w", err)
+	}
+	s := &runSession{engine: a.engine, cfg: cfg, dir: dir}
+	if len(cfg.ContextFiles) > 0 {
+		s.context = filepath.Join(dir, "context")
+		if err := writeSources(s.context, cfg.ContextFiles); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *runSession) Close() error { return os.RemoveAll(s.dir) }
+
+// Answer runs the engine once in a fresh workspace (extra sources become its input files) and
+// removes the workspace afterwards.
+func (s *runSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
+	dir, err := os.MkdirTemp(s.dir, "run-")
+	if err != nil {
+		return Result{}, fmt.Errorf("engine: answer workspace: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	ws, err := workspace.Init(dir)
+	if err != nil {
+		return Result{}, fmt.Errorf("engine: answer workspace: %w", err)
+	}
+	for _, f := range extra {
+		if err := ws.WriteFile(InputDir+"/"+filepath.Base(f.Name), f.Data); err != nil {
+			return Result{}, fmt.Errorf("engine: answer input: %w", err)
+		}
+	}
+	in := Input{Question: question, Effort: s.cfg.Effort, JSONSchema: s.cfg.JSONSchema, Workspace: ws,
+		Expert: s.cfg.Expert, SystemPrompt: s.cfg.SystemPrompt, Skills: s.cfg.Skills}
+	if s.context != "" {
+		in.ContextDirs = []string{s.context}
+	}
+	return s.engine.Run(ctx, in, discard{})
+}
+
+func writeSources(dir string, files []SourceFile) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("engine: sources folder: %w", err)
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f.Name)), f.Data, 0o440); err != nil {
+			return fmt.Errorf("engine: write source %s: %w", f.Name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,845 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Structured output without a model. Each field of the caller's schema is a small question: its
+// name, title and description are searched in the documents the run read for the question, and
+// the value is taken from the best passages by the field's type: a number that fits its unit and
+// words, an enum value the evidence names, a name from a sentence about the field, a boolean from
+// whether that sentence negates it. A field with no evidence is null when the schema allows it,
+// left out otherwise (a required one then fails validation, which names it). Every filled field
+// records its basis: the quotes it came from and a confidence.
+
+// fieldSep separates a field's name (with its parents') from its title and description in the
+// text a field is searched by: the name alone decides when the description is worded unlike the
+// sources ("magnitude of the main shock").
+const fieldSep = "\x1f"
+
+// fieldFloor is the share of a field's term weight a passage must cover to be evidence for it;
+// a passage that names an enum value needs less (the value itself is evidence).
+const (
+	fieldFloor = 0.5
+	enumFloor  = 0.3
+)
+
+type extractor struct {
+	c       *corpus
+	q       query
+	answers []int        // units that answer the question (its findings' answers, then their evidence)
+	docs    map[int]bool // documents read for the question (nil: all)
+	scope   []int        // when set, only these units (one array item per unit)
+	notes   []string
+	basis   map[string]fieldBasis // top-level field → its basis
+}
+
+// fieldBasis is why a top-level field has its value.
+type fieldBasis struct {
+	Quotes     []basisQuote `json:"citations"`
+	Confidence string       `json:"confidence"`
+}
+
+type basisQuote struct {
+	Source string `json:"source"`
+	Quote  string `json:"quote"`
+}
+
+func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
+	x := &extractor{c: c, q: analyze(question), basis: map[string]fieldBasis{}}
+	docs := map[int]bool{}
+	for _, f := range found {
+		for _, d := range f.Read {
+			docs[d] = true
+		}
+		x.answers = append(x.answers, f.Answer...)
+	}
+	for _, f := range found {
+		x.answers = append(x.answers, f.Support...)
+	}
+	if len(docs) == 0 {
+		// The question found no answer of its own: the documents that best match its words and
+		// mention its names.
+		for _, e := range x.questionEvidence() {
+			if d := c.units[e.U].Doc; !docs[d] && len(docs) < sources && e.Score >= relevanceFloor {
+				docs[d] = true
+			}
+		}
+	}
+	if len(docs) > 0 {
+		x.docs = docs
+	}
+	return x
+}
+
+// evidence is a unit's fit to a field.
+type evidence struct {
+	U     int
+	Score float64
+}
+
+// formatWords say what form a field's value takes (a name, a number, a currency, a qualifier
+// such as "minimum"), not what it is about: they are not searched for.
+var formatWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`name names number numbers count amount total percent percentage pct version
+		date value id code type kind country city place location located where whether description summary
+		eur usd gbp euro euros dollar dollars pound pounds million millions billion billions thousand km
+		minimum maximum lowest highest min max average mean annual yearly quarterly monthly daily current
+		latest first last`) {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
+// fieldTerms are the words a field is searched by: its name, title and description less format
+// words.
+func fieldTerms(field string) []string {
+	var out []string
+	for _, t := range uniq(terms(field)) {
+		if !formatWords[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// search ranks the units of the read documents for a field. Only the field's words that the read
+// documents contain are scored (a description says things its own way), but when those are less
+// than half of the field's weight the sources do not speak of it and there is no evidence
+// ("dividend per share" in a report that never mentions dividends). The question's own words
+// break ties.
+func (x *extractor) search(field string) []evidence { return x.searchIn(field, false) }
+
+// searchIn is search; with headings, a passage may be evidence through its section heading
+// alone (a "Breaking changes" list says the release has breaking changes).
+func (x *extractor) searchIn(field string, headings bool) []evidence {
+	present, ok := x.spoken(fieldTerms(field))
+	if !ok {
+		if name, _, found := strings.Cut(field, fieldSep); found {
+			present, ok = x.spoken(fieldTerms(name))
+		}
+	}
+	if !ok {
+		return nil
+	}
+	fq := query{Terms: present}
+	s := x.c.scorer(fq)
+	qs := x.c.scorer(x.q)
+	var out []evidence
+	for u, un := range x.c.units {
+		if x.docs != nil && !x.docs[un.Doc] {
+			continue
+		}
+		if x.scope != nil && !slices.Contains(x.scope, u) {
+			continue
+		}
+		v := s.coverage(u)
+		section := map[string]bool{}
+		if headings {
+			for _, t := range terms(un.Section) {
+				section[t] = true
+			}
+		}
+		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool { return x.c.ownSet[u][t] || section[t] }) {
+			continue
+		}
+		out = append(out, evidence{u, v + 0.1*qs.coverage(u)})
+	}
+	sortEvidence(out)
+	return out
+}
+
+func sortEvidence(out []evidence) {
+	slices.SortStableFunc(out, func(a, b evidence) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.U - b.U
+	})
+}
+
+// spoken returns the terms the read documents contain, and whether they carry at least half of
+// the terms' weight (the documents speak of the field).
+func (x *extractor) spoken(all []string) ([]string, bool) {
+	var present []string
+	total, have := 0.0, 0.0
+	for _, t := range all {
+		w := x.c.idf(t)
+		total += w
+		for d := range x.c.docs {
+			if (x.docs == nil || x.docs[d]) && x.c.docTerms[d][t] {
+				present = append(present, t)
+				have += w
+				break
+			}
+		}
+	}
+	return present, len(present) > 0 && have >= 0.5*total
+}
+
+// textFields are fields that ask for the answer itself, in prose, whatever their description.
+var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|description|overview|abstract|conclusion|explanation|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?)$`)
+
+// answerEvidence is the question's own answer as evidence: the units its findings answered with
+// and quoted, else the units that best match it.
+func (x *extractor) answerEvidence() []evidence {
+	var out []evidence
+	if x.scope != nil { // an array item: its own passage
+		for _, u := range x.scope {
+			out = append(out, evidence{u, 1})
+		}
+		return out
+	}
+	for _, u := range x.answers {
+		if x.scope == nil || slices.Contains(x.scope, u) {
+			out = append(out, evidence{u, 1})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, e := range x.questionEvidence() {
+		if e.Score >= relevanceFloor && (x.scope == nil || slices.Contains(x.scope, e.U)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// questionEvidence ranks the read documents' units by the question itself.
+func (x *extractor) questionEvidence() []evidence {
+	s := x.c.scorer(x.q)
+	var out []evidence
+	for u, un := range x.c.units {
+		if (x.docs == nil || x.docs[un.Doc]) && s.namesIn(un.Doc) {
+			if v := s.coverage(u); v > 0 {
+				out = append(out, evidence{u, v})
+			}
+		}
+	}
+	sortEvidence(out)
+	return out
+}
+
+// strong keeps the evidence at or above the field floor (scores carry a 0.1 question bonus).
+func strong(ev []evidence) []evidence {
+	var out []evidence
+	for _, e := range ev {
+		if e.Score >= fieldFloor {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func nullable(s map[string]any) bool {
+	if s["nullable"] == true {
+		return true
+	}
+	if ts, ok := s["type"].([]any); ok && slices.Contains(ts, any("null")) {
+		return true
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s[k].([]any); ok {
+			for _, a := range alts {
+				if m, ok := a.(map[string]any); ok && m["type"] == "null" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// fillObject fills an object schema's properties in name order. top records each field's basis.
+func (x *extractor) fillObject(schema map[string]any, context string, top bool) map[string]any {
+	out := map[string]any{}
+	props, _ := schema["properties"].(map[string]any)
+	required := map[string]bool{}
+	if rs, ok := schema["required"].([]any); ok {
+		for _, r := range rs {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ps, _ := props[name].(map[string]any)
+		if ps == nil {
+			ps = map[string]any{}
+		}
+		field := strings.TrimSpace(context+" "+humanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
+		v, ok, from := x.fillValue(name, ps, field)
+		switch {
+		case ok:
+			out[name] = v
+			if top {
+				x.basis[name] = x.basisOf(from)
+			}
+		case nullable(ps):
+			out[name] = nil
+			if top {
+				x.basis[name] = fieldBasis{Quotes: []basisQuote{}, Confidence: "low"}
+			}
+			x.notes = append(x.notes, fmt.Sprintf("no evidence for %q: null", name))
+		case required[name]:
+			x.notes = append(x.notes, fmt.Sprintf("no evidence for required field %q", name))
+		}
+	}
+	return out
+}
+
+// basisOf cites the units a value came from; confidence is high when the best one covers most of
+// the field, medium at the floor, low otherwise.
+func (x *extractor) basisOf(from []evidence) fieldBasis {
+	b := fieldBasis{Quotes: []basisQuote{}, Confidence: "low"}
+	for i, e := range from {
+		if i == 0 {
+			switch {
+			case e.Score >= 0.8:
+				b.Confidence = "high"
+			case e.Score >= fieldFloor:
+				b.Confidence = "medium"
+			}
+		}
+		u := x.c.units[e.U]
+		b.Quotes = append(b.Quotes, basisQuote{Source: x.c.docs[u.Doc].Path, Quote: u.Text})
+	}
+	return b
+}
+
+// fillValue fills one field; from is the evidence the value came from.
+func (x *extractor) fillValue(name string, s map[string]any, field string) (any, bool, []evidence) {
+	if c, ok := s["const"]; ok {
+		return c, true, nil
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		return x.pickEnum(enum, field)
+	}
+	switch schemaType(s) {
+	case "string":
+		return x.fillString(name, s, field)
+	case "integer", "number":
+		return x.fillNumber(name, s, field, schemaType(s) == "integer")
+	case "boolean":
+		return x.fillBool(field)
+	case "array":
+		v, ok := x.fillArray(name, s, field)
+		return v, ok, nil
+	case "object":
+		obj := x.fillObject(s, field, false)
+		return obj, len(obj) > 0, nil
+	case "null":
+		return nil, true, nil
+	}
+	return nil, false, nil
+}
+
+var (
+	reVersion     = regexp.MustCompile(`\b\d+(?:\.\d+)+\b`)
+	reMinimumCue  = regexp.MustCompile(`(?i)^\s*(?:or (?:later|newer|above|higher|more|greater)|\+)`)
+	reMinimumWord = regexp.MustCompile(`(?i)\b(?:minimum|lowest|least|min|earliest|oldest)\b`)
+	reNameField   = regexp.MustCompile(`(?i)\b(?:name|company|organi[sz]ation|firm|business|startup|vendor|manufacturer|brand|maker|operator|supplier|person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|city|country|place|location|region|town|headquarters|builder|shipyard|owner|customer|investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|client|agency)\b`)
+	// reSubjectField: the organisation a question is about ("company"); reRoleField: another party
+	// to it ("lead investor", "developer"), so not the question's own subject.
+	reSubjectField = regexp.MustCompile(`(?i)^\s*(?:\w+\s+)?(?:company|organi[sz]ation|firm|business|startup|name)\b`)
+	reRoleField    = regexp.MustCompile(`(?i)\b(?:investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|client|customer|supplier|vendor|builder|shipyard|maker|manufacturer|operator|agency|owner)s?\b`)
+	rePersonField  = regexp.MustCompile(`(?i)\b(?:person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|who)\b`)
+	reCountry      = regexp.MustCompile(`(?i)\bcountry|nation\b`)
+	reNameSpan     = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:of|de|van|von|der|du|la|and|&)?\s*\p{Lu}[\p{L}\p{N}'’&.-]*)*`)
+)
+
+func (x *extractor) fillString(name string, s map[string]any, field string) (any, bool, []evidence) {
+	var re *regexp.Regexp
+	switch str(s["format"]) {
+	case "date":
+		re = reDate
+	case "date-time":
+		re = reDateTime
+	case "email":
+		re = reEmail
+	case "uri", "url", "iri":
+		re = reURL
+	}
+	ev := x.search(field)
+	if re != nil {
+		for _, e := range ev {
+			if m := re.FindString(x.c.units[e.U].Text); m != "" {
+				return m, true, []evidence{e}
+			}
+		}
+		return nil, false, nil
+	}
+	ev = strong(ev)
+	if len(ev) == 0 && reTextField.MatchString(strings.TrimSpace(humanName(name))) {
+		ev = x.answerEvidence()
+	}
+	isName := reNameField.MatchString(humanName(name)) || reNameField.MatchString(str(s["description"]))
+	if len(ev) == 0 && isName && !rePersonField.MatchString(humanName(name)+" "+str(s["description"])) && len(x.q.Names) > 0 {
+		// "name of the company" in sources that never say "company": the organisation the
+		// question is about, as the sources spell it.
+		if v, e, ok := x.pickName(x.questionEvidence(), name, s, uniq(terms(field)), true); ok {
+			return limit(v, s), true, []evidence{e}
+		}
+	}
+	if len(ev) == 0 {
+		return nil, false, nil
+	}
+	if reSource.MatchString(name) {
+		return x.c.docs[x.c.units[ev[0].U].Doc].Path, true, ev[:1]
+	}
+	ft := uniq(terms(field))
+	if strings.Contains(strings.ToLower(name), "version") {
+		if v, e, ok := x.pickVersion(ev, field); ok {
+			return v, true, []evidence{e}
+		}
+	}
+	if isName {
+		if v, e, ok := x.pickName(ev, name, s, ft, false); ok {
+			return limit(v, s), true, []evidence{e}
+		}
+		return nil, false, nil
+	}
+	return limit(x.c.units[ev[0].U].Text, s), true, ev[:1]
+}
+
+// limit cuts a string to the schema's maxLength.
+func limit(v string, s map[string]any) string {
+	if n, ok := s["maxLength"].(float64); ok && n >= 1 && len([]rune(v)) > int(n) {
+		v = truncate(v, int(n))
+		if len([]rune(v)) > int(n) {
+			v = string([]rune(v)[:int(n)])
+		}
+	}
+	return v
+}
+
+// pickVersion takes a version number from the field's best passages: the one nearest the field's
+// words, preferring "X or later" for a minimum.
+func (x *extractor) pickVersion(ev []evidence, field string) (string, evidence, bool) {
+	minimum := reMinimumWord.MatchString(field)
+	best, bestScore, at := "", math.Inf(-1), evidence{}
+	for rank, e := range ev[:min(len(ev), 5)] {
+		text := x.c.units[e.U].Text
+		for _, loc := range reVersion.FindAllStringIndex(text, -1) {
+			score := e.Score*4 - float64(rank)*0.01 - float64(loc[0])*0.0001
+			if minimum && reMinimumCue.MatchString(text[loc[1]:]) {
+				score += 2
+			}
+			if score > bestScore {
+				best, bestScore, at = text[loc[0]:loc[1]], score, e
+			}
+		}
+	}
+	return best, at, best != ""
+}
+
+// pickName takes a proper name from the field's best passages: not one of the field's own words
+// ("Chief Executive Officer"), a person's two-word name for a person field, a country for a
+// country field, a name the question mentions for an organisation field, the nearest to the
+// field's words otherwise.
+func (x *extractor) pickName(ev []evidence, name string, s map[string]any, field []string, mustName bool) (string, evidence, bool) {
+	desc := humanName(name) + " " + str(s["description"])
+	person := rePersonField.MatchString(desc)
+	country := reCountry.MatchString(desc)
+	fieldSet := map[string]bool{}
+	for _, t := range field {
+		fieldSet[t] = true
+	}
+	qnames := map[string]bool{}
+	for _, n := range x.q.Names {
+		qnames[n] = true
+	}
+	subject := !person && !country && reSubjectField.MatchString(humanName(name)) && !reRoleField.MatchString(desc)
+	role := !person && !country && reRoleField.MatchString(desc)
+	cands := ev[:min(len(ev), 5)]
+	if subject {
+		// The organisation a question is about is named where the question's words are.
+		qe := x.questionEvidence()
+		cands = append(slices.Clone(cands), qe[:min(len(qe), 3)]...)
+	}
+	total := 0.0
+	for _, t := range field {
+		total += x.c.idf(t)
+	}
+	best, bestScore, at := "", math.Inf(-1), evidence{}
+	for rank, e := range cands {
+		text := x.c.units[e.U].Text
+		// A name answers a field in the sentence that itself says what the field is about.
+		own := 0.0
+		for _, t := range field {
+			if x.c.ownSet[e.U][t] {
+				own += x.c.idf(t)
+			}
+		}
+		if total > 0 {
+			own /= total
+		}
+		near := fieldPositions(text, fieldSet)
+		for _, loc := range reNameSpan.FindAllStringIndex(text, -1) {
+			for _, span := range splitSpan(text[loc[0]:loc[1]], fieldSet) {
+				st := terms(span)
+				if len(st) == 0 || (country && !countries[strings.ToLower(span)]) {
+					continue
+				}
+				isQ := slices.ContainsFunc(st, func(t string) bool { return qnames[t] })
+				if mustName && !isQ {
+					continue
+				}
+				score := own*3 + e.Score - float64(rank)*0.5
+				switch {
+				case person && len(strings.Fields(span)) >= 2 && !isQ:
+					score += 3
+				case person:
+					score -= 3
+				case subject && isQ:
+					score += 3
+				case role && isQ:
+					score -= 3 // the question's own subject is not its investor or developer
+				}
+				// A name next to the field's word ("led by Harbor Peak Ventures", "the developer,
+				// Brightfield Energy") is the one the field asks for.
+				if pos := strings.Index(text[loc[0]:], span) + loc[0]; nearAny(text, pos, pos+len(span), near) {
+					score += 2
+				}
+				if loc[0] == 0 && len(strings.Fields(span)) == 1 && !x.capitalisedElsewhere(span) {
+					score -= 5 // a sentence's first word, not a name
+				}
+				if debugNames {
+					fmt.Printf("    %q own=%.2f ev=%.2f score=%.2f\n", span, own, e.Score, score)
+				}
+				if score > bestScore {
+					best, bestScore, at = span, score, e
+				}
+			}
+		}
+	}
+	return best, at, best != ""
+}
+
+// fieldPositions are the byte spans of the words of text whose stems are field terms.
+func fieldPositions(text string, field map[string]bool) [][2]int {
+	var out [][2]int
+	for _, loc := range reWordToken.FindAllStringIndex(text, -1) {
+		for _, t := range wordStems(text[loc[0]:loc[1]]) {
+			if field[t] {
+				out = append(out, [2]int{loc[0], loc[1]})
+			}
+		}
+	}
+	return out
+}
+
+// nearAny: the span [a, b) is within three words of one of the positions.
+func nearAny(text string, a, b int, pos [][2]int) bool {
+	for _, p := range pos {
+		var gap string
+		switch {
+		case p[1] <= a:
+			gap = text[p[1]:a]
+		case p[0] >= b:
+			gap = text[b:p[0]]
+		default:
+			continue
+		}
+		if len(strings.Fields(gap)) <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// splitSpan cuts a capitalised run at words of the field ("Chief Executive Officer of Northwind
+// Robotics" → "Northwind Robotics") and trims possessives and connectors at its ends.
+func splitSpan(span string, field map[string]bool) []string {
+	var out, cur []string
+	flush := func() {
+		for len(cur) > 0 && connector(cur[len(cur)-1]) {
+			cur = cur[:len(cur)-1]
+		}
+		for len(cur) > 0 && connector(cur[0]) {
+			cur = cur[1:]
+		}
+		if len(cur) > 0 {
+			out = append(out, strings.TrimRight(strings.Join(cur, " "), ".,'’"))
+		}
+		cur = nil
+	}
+	for _, w := range strings.Fields(span) {
+		if ts := terms(w); len(ts) == 1 && field[ts[0]] {
+			flush()
+			continue
+		}
+		cur = append(cur, strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s"))
+	}
+	flush()
+	return out
+}
+
+func connector(w string) bool {
+	switch strings.ToLower(w) {
+	case "of", "de", "van", "von", "der", "du", "la", "and", "&":
+		return true
+	}
+	return false
+}
+
+// capitalisedElsewhere: the word appears capitalised inside a sentence somewhere in the sources.
+func (x *extractor) capitalisedElsewhere(w string) bool {
+	for _, u := range x.c.units {
+		if i := strings.Index(u.Text, w); i > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fillNumber picks, from the field's best passages, the number that fits the schema's bounds and
+// reads most like the field (numberFitTerms); ties go to the better passage, then the earlier number.
+func (x *extractor) fillNumber(name string, s map[string]any, field string, integer bool) (any, bool, []evidence) {
+	ft := uniq(terms(field))
+	best, bestScore, found := 0.0, math.Inf(-1), false
+	var at evidence
+	ev := strong(x.search(field))
+	for rank, e := range ev[:min(len(ev), 5)] {
+		text := x.c.units[e.U].Text
+		for i, loc := range numberLocs(text) {
+			m := text[loc[0]:loc[1]]
+			f, ok := parseNumber(m)
+			if !ok || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
+				continue
+			}
+			if loc[0] > 0 && unicode.IsLetter(rune(text[loc[0]-1])) {
+				continue // part of a name or code ("CO2", "A320")
+			}
+			score := numberFitTerms(name, ft, text, loc[0], loc[1], m) + e.Score*2 - float64(rank)*0.5 - float64(i)*0.01
+			if score > bestScore {
+				best, bestScore, found, at = f, score, true, e
+			}
+		}
+	}
+	if !found {
+		return nil, false, nil
+	}
+	if integer {
+		return int64(best), true, []evidence{at}
+	}
+	return best, true, []evidence{at}
+}
+
+// fillBool: true when the field's best evidence states it without negation, false when negated;
+// no evidence fills nothing.
+func (x *extractor) fillBool(field string) (any, bool, []evidence) {
+	ev := strong(x.searchIn(field, true))
+	if len(ev) == 0 {
+		return nil, false, nil
+	}
+	for _, w := range words(x.c.units[ev[0].U].Text) {
+		if negations[w] {
+			return false, true, ev[:1]
+		}
+	}
+	return true, true, ev[:1]
+}
+
+// directions are word families for enum values that name a direction of change, so "increasing"
+// is found as "up 12 percent" and "rose".
+var directions = func() [][]string {
+	fam := [][]string{
+		strings.Fields("increase increasing increased increases rise rising rose risen rises grow growing grew grown grows growth up higher gain gained climb climbed raise raised raises expand expanded upward"),
+		strings.Fields("decrease decreasing decreased decreases fall falling fell fallen falls decline declined declining declines drop dropped drops down lower lowered lowers shrink shrank reduce reduced downward"),
+		strings.Fields("flat stable unchanged steady maintained maintain constant same"),
+	}
+	out := make([][]string, len(fam))
+	for i, f := range fam {
+		for _, w := range f {
+			out[i] = append(out[i], stem(w))
+		}
+		out[i] = uniq(out[i])
+	}
+	return out
+}()
+
+// valueTerms are the alternatives that evidence an enum value, each a phrase of word stems: the
+// value's own words in order ("Series B"), or, for a one-word value that names a direction, any
+// word of that direction.
+func valueTerms(v string) [][]string {
+	vt := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(v))
+	if len(vt) == 1 {
+		for _, fam := range directions {
+			if slices.Contains(fam, vt[0]) {
+				var alts [][]string
+				for _, w := range fam {
+					alts = append(alts, []string{w})
+				}
+				return alts
+			}
+		}
+	}
+	if len(vt) == 0 {
+		return nil
+	}
+	return [][]string{vt}
+}
+
+// hasPhrase: the stems of phrase occur in order, next to each other, in ws.
+func hasPhrase(ws, phrase []string) bool {
+	for i := 0; i+len(phrase) <= len(ws); i++ {
+		if slices.Equal(ws[i:i+len(phrase)], phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// pickEnum chooses the value the field's evidence names: each value scores the best fit of a
+// passage that states it (all of its words, or a word of its direction); no evidence, no value.
+func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
+	ev := x.search(field)
+	best, bestScore := -1, 0.0
+	var at evidence
+	for i, e := range enum {
+		alts := valueTerms(fmt.Sprint(e))
+		for _, cand := range ev {
+			if cand.Score < enumFloor || cand.Score <= bestScore {
+				continue
+			}
+			ws := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(x.c.units[cand.U].Text))
+			if slices.ContainsFunc(alts, func(alt []string) bool { return hasPhrase(ws, alt) }) {
+				best, bestScore, at = i, cand.Score, cand
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil, false, nil
+	}
+	return enum[best], true, []evidence{at}
+}
+
+func (x *extractor) fillArray(name string, s map[string]any, field string) (any, bool) {
+	items, _ := s["items"].(map[string]any)
+	if items == nil {
+		items = map[string]any{"type": "string"}
+	}
+	n := 5
+	if v, ok := s["maxItems"].(float64); ok && int(v) < n {
+		n = int(v)
+	}
+	if v, ok := s["minItems"].(float64); ok && int(v) > n {
+		n = int(v)
+	}
+	ev := strong(x.search(field))
+	if len(ev) == 0 && x.scope == nil {
+		ev = x.answerEvidence() // "facts", "findings": the answer's own passages
+	}
+	var out []any
+	seen := map[string]bool{}
+	push := func(v any) {
+		key := fmt.Sprint(v)
+		if !seen[key] && len(out) < n {
+			seen[key] = true
+			out = append(out, v)
+		}
+	}
+	if enum, isEnum := items["enum"].([]any); isEnum && len(enum) > 0 {
+		for _, e := range enum {
+			if v, ok, _ := x.pickEnum([]any{e}, field); ok {
+				push(v)
+			}
+		}
+		return nonNilSlice(out), true
+	}
+	for _, e := range ev {
+		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: map[string]fieldBasis{}}
+		switch schemaType(items) {
+		case "object":
+			if obj := sub.fillObject(items, field, false); len(obj) > 0 {
+				push(obj)
+			}
+		case "integer", "number":
+			if v, ok, _ := sub.fillNumber(name, items, field, schemaType(items) == "integer"); ok {
+				push(v)
+			}
+		case "string":
+			if reSource.MatchString(name) {
+				push(x.c.docs[x.c.units[e.U].Doc].Path)
+			} else if v, ok, _ := sub.fillString(name, items, field); ok {
+				push(v)
+			}
+		case "boolean":
+			if v, ok, _ := sub.fillBool(field); ok {
+				push(v)
+			}
+		}
+	}
+	return nonNilSlice(out), true
+}
+
+func nonNilSlice(v []any) []any {
+	if v == nil {
+		return []any{}
+	}
+	return v
+}
+
+// countries are names a "country" field takes.
+var countries = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Split(`afghanistan,albania,algeria,andorra,angola,argentina,armenia,australia,austria,azerbaijan,bahamas,bahrain,bangladesh,barbados,belarus,belgium,belize,benin,bhutan,bolivia,bosnia and herzegovina,botswana,brazil,brunei,bulgaria,burkina faso,burundi,cambodia,cameroon,canada,cape verde,chad,chile,china,colombia,comoros,congo,costa rica,croatia,cuba,cyprus,czechia,czech republic,denmark,djibouti,dominica,dominican republic,ecuador,egypt,el salvador,eritrea,estonia,eswatini,ethiopia,fiji,finland,france,gabon,gambia,georgia,germany,ghana,greece,grenada,guatemala,guinea,guyana,haiti,honduras,hungary,iceland,india,indonesia,iran,iraq,ireland,israel,italy,jamaica,japan,jordan,kazakhstan,kenya,kiribati,kosovo,kuwait,kyrgyzstan,laos,latvia,lebanon,lesotho,liberia,libya,liechtenstein,lithuania,luxembourg,madagascar,malawi,malaysia,maldives,mali,malta,mauritania,mauritius,mexico,moldova,monaco,mongolia,montenegro,morocco,mozambique,myanmar,namibia,nepal,netherlands,new zealand,nicaragua,niger,nigeria,north korea,north macedonia,norway,oman,pakistan,palau,panama,papua new guinea,paraguay,peru,philippines,poland,portugal,qatar,romania,russia,rwanda,samoa,san marino,saudi arabia,senegal,serbia,seychelles,sierra leone,singapore,slovakia,slovenia,somalia,south africa,south korea,south sudan,spain,sri lanka,sudan,suriname,sweden,switzerland,syria,taiwan,tajikistan,tanzania,thailand,togo,tonga,tunisia,turkey,turkmenistan,uganda,ukraine,united arab emirates,united kingdom,united states,uruguay,uzbekistan,vanuatu,venezuela,vietnam,yemen,zambia,zimbabwe,england,scotland,wales,usa,uk`, ",") {
+		m[c] = true
+	}
+	return m
+}()
+
+var reNumberWords = regexp.MustCompile(`(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b`)
+
+// numberLocs are the figures of a text: digits, and numbers written as words ("Fourteen").
+func numberLocs(text string) [][]int {
+	locs := reNumber.FindAllStringIndex(text, -1)
+	locs = append(locs, reNumberWords.FindAllStringIndex(text, -1)...)
+	slices.SortFunc(locs, func(a, b []int) int { return a[0] - b[0] })
+	return locs
+}
+
+var smallNumbers = func() map[string]float64 {
+	m := map[string]float64{}
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
+		m[w] = float64(i)
+	}
+	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
+		m[w] = float64(20 + 10*i)
+	}
+	return m
+}()
+
+// parseNumber reads "1,140", "48.2" or "eighty-one".
+func parseNumber(s string) (float64, bool) {
+	if f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64); err == nil {
+		return f, true
+	}
+	tens, unit, _ := strings.Cut(strings.ToLower(s), "-")
+	f, ok := smallNumbers[tens]
+	if unit != "" {
+		u, ok2 := smallNumbers[unit]
+		return f + u, ok && ok2
+	}
+	return f, ok
+}
+
+var debugNames = false
