@@ -188,8 +188,8 @@ func (s *Service) dispatch(ctx context.Context, a runArgs, queue string) (store.
 // read. An initial run is re-run from scratch after a crash anyway, so its broken folder is set aside
 // (kept for inspection), the revisions it had recorded are forgotten, and the run starts over in a
 // fresh repository. A continuation builds on earlier runs' history, so there the error stands.
-// A working copy that lacks the job's latest revision (another process ran it) is first brought to
-// it from the blob store.
+// A continuation whose working copy lacks the job's latest revision (another process ran it) first
+// brings it there from the blob store; an initial run starts over whatever it finds, so it needs none.
 func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runArgs) (*workspace.Repo, error) {
 	dir := s.workspaceDir(j.ID)
 	repo, err := workspace.Init(dir)
@@ -200,8 +200,10 @@ func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runA
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.revisions.Restore(ctx, repo, j.ID); err != nil {
-			return nil, fmt.Errorf("restore workspace: %w", err)
+		if a.RunKind == store.RunContinuation {
+			if _, err := s.revisions.Restore(ctx, repo, j.ID); err != nil {
+				return nil, fmt.Errorf("restore workspace: %w", err)
+			}
 		}
 		return repo, nil
 	}
