@@ -450,14 +450,23 @@ func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, statu
 
 // appendEvent sanitizes and stores a timeline event.
 func appendEvent(ctx context.Context, tx *store.Store, jobID string, e engine.Event) error {
+	ev, err := eventRow(jobID, e)
+	if err != nil {
+		return err
+	}
+	return tx.AppendEvent(ctx, &ev)
+}
+
+// eventRow is the sanitized row of a timeline event.
+func eventRow(jobID string, e engine.Event) (store.ResearchEvent, error) {
 	title, content, data := SanitizeEvent(e.Kind, e.Title, e.Content, e.Data)
 	ev := store.ResearchEvent{JobID: jobID, Kind: e.Kind, Title: title, Content: content}
 	if data != nil {
 		b, err := json.Marshal(data)
 		if err != nil {
-			return fmt.Errorf("encode event data: %w", err)
+			return ev, fmt.Errorf("encode event data: %w", err)
 		}
 		ev.Data = ptr(string(b))
 	}
-	return tx.AppendEvent(ctx, &ev)
+	return ev, nil
 }

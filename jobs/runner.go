@@ -219,10 +219,16 @@ func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runA
 }
 
 // execute prepares the workspace and runs the engine, cancelling it when the job is cancelled.
-func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (engine.Result, *sink, error) {
+func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (_ engine.Result, _ *sink, err error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sk := &sink{svc: s, ctx: runCtx, jobID: j.ID, runID: a.RunID}
+	sk := &sink{svc: s, ctx: runCtx, jobID: j.ID, runID: a.RunID, events: &eventBuffer{st: s.st, jobID: j.ID, now: s.now}}
+	// The run's events land before its outcome is recorded.
+	defer func() {
+		if ferr := sk.events.flush(context.WithoutCancel(ctx)); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	repo, err := s.openWorkspace(ctx, j, a)
 	if err != nil {
 		return engine.Result{}, sk, err
@@ -464,6 +470,7 @@ type sink struct {
 	schema         map[string]any
 	verified       *verified
 	verifiedReport string
+	events     *eventBuffer
 }
 
 func (k *sink) Event(ctx context.Context, e engine.Event) error {
@@ -477,11 +484,15 @@ func (k *sink) Event(ctx context.Context, e engine.Event) error {
 		}
 		e.Content = k.verifiedReport
 	}
-	return appendEvent(ctx, k.svc.st, k.jobID, e)
+	return k.events.add(ctx, e)
 }
 
 func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (string, error) {
 	if err := context.Cause(k.ctx); err != nil {
+		return "", err
+	}
+	// The events before a checkpoint come before it in the timeline.
+	if err := k.events.flush(ctx); err != nil {
 		return "", err
 	}
 	// Between steps is where a cancelled job stops: check the row, not only the watcher.

@@ -346,6 +346,31 @@ func (s *Store) AppendEvent(ctx context.Context, e *ResearchEvent) error {
 	})
 }
 
+// AppendEvents adds several timeline events of one job in one transaction, with consecutive seqs
+// in the order given (one counter update and one insert for all of them).
+func (s *Store) AppendEvents(ctx context.Context, jobID string, events []*ResearchEvent) error {
+	if len(events) == 0 {
+		return nil
+	}
+	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+		var last int64
+		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + ? WHERE id = ? RETURNING event_seq", len(events), jobID).Row()
+		if err := row.Scan(&last); err != nil {
+			return notFound(translateNoRows(err), "next event seqs of "+jobID)
+		}
+		for i, e := range events {
+			e.JobID, e.Seq = jobID, last-int64(len(events)-1-i)
+			if e.ID == "" {
+				e.ID = uuid.NewString()
+			}
+		}
+		if err := tx.Create(events).Error; err != nil {
+			return fmt.Errorf("append %d events: %w", len(events), err)
+		}
+		return nil
+	})
+}
+
 // ListEvents pages a job's timeline newest first (descending seq). The cursor's ID carries the seq
 // of the last event returned.
 func (s *Store) ListEvents(ctx context.Context, jobID string, req PageRequest) (Page[ResearchEvent], error) {
