@@ -470,7 +470,7 @@ type sink struct {
 	schema         map[string]any
 	verified       *verified
 	verifiedReport string
-	events     *eventBuffer
+	events         *eventBuffer
 }
 
 func (k *sink) Event(ctx context.Context, e engine.Event) error {
