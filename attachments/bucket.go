@@ -7,13 +7,13 @@ import (
 	"os"
 
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/azureblob" // azblob://
-	_ "gocloud.dev/blob/fileblob"  // file:// (the default)
-	_ "gocloud.dev/blob/gcsblob"   // gs://
-	_ "gocloud.dev/blob/memblob"   // mem:// (tests)
-	_ "gocloud.dev/blob/s3blob"    // s3://
+	_ "gocloud.dev/blob/fileblob" // file:// (the default)
+	_ "gocloud.dev/blob/memblob"  // mem:// (tests)
 	"gocloud.dev/gcerrors"
 )
+
+// The cloud drivers (s3://, gs://, azblob://) are in driver_*.go, each behind a build tag.
+var cloudTags = map[string]string{"s3": "nos3", "gs": "nogcs", "azblob": "noazure"}
 
 // OpenBucket opens blob storage by URL: file:///dir (created when missing; temporary files are
 // written beside the final ones so the rename never crosses file systems; no metadata sidecars), mem://, s3://, gs:// or
@@ -40,6 +40,9 @@ func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 				return nil, fmt.Errorf("create blob folder: %w", err)
 			}
 		}
+	}
+	if tag, cloud := cloudTags[u.Scheme]; cloud && !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
+		return nil, fmt.Errorf("blob URL %q: this binary was built without the %s:// driver (-tags nocloud or %s); build it without that tag", rawURL, u.Scheme, tag)
 	}
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {
