@@ -30,6 +30,9 @@ type AnswerConfig struct {
 	Expert       *ExpertInfo
 	SystemPrompt string
 	Skills       []Skill
+	// NoReport: the caller keeps only the structured output, so an engine may skip writing the
+	// report (the offline engine does; engines with a model ignore it).
+	NoReport bool
 }
 
 // AnswerSession answers assignments one at a time or concurrently; Close releases it.
@@ -126,10 +129,16 @@ func (s *offlineSession) Answer(ctx context.Context, question string, extra []So
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Report: r.render(subs, sections, priorReport{}, false, false)}
 	schema, sch, err := in.outputSchema()
-	if err != nil || schema == nil {
-		return res, err
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	if schema == nil || !s.cfg.NoReport {
+		res.Report = r.render(subs, sections, priorReport{}, false, false)
+	}
+	if schema == nil {
+		return res, nil
 	}
 	if res.StructuredOutput, err = r.structured(ctx, schema, sch); err != nil {
 		return Result{}, err

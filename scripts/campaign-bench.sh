@@ -72,3 +72,6 @@ python3 -c "t=$end-$start; print(f'wall time {t:.1f} s, {$RECORDS/t:.0f} records
 curl -fs -H "Authorization: Bearer $key" "$base/campaigns/$id/deliverables/results" -o "$data/results.csv"
 echo "results.csv: $(stat -c %s "$data/results.csv") bytes, $(python3 -c "import csv,sys; print(sum(1 for _ in csv.reader(open(sys.argv[1]))) - 1)" "$data/results.csv") rows"
 grep -E '^VmHWM' "/proc/$pid/status" | sed 's/^VmHWM:/peak RSS (VmHWM):/'
+# CPU the serve process used (user + system), and how loaded the machine was meanwhile.
+awk -v hz="$(getconf CLK_TCK)" '{printf "serve CPU time: %.1f s user, %.1f s system\n", $14/hz, $15/hz}' "/proc/$pid/stat"
+uptime
