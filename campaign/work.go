@@ -115,7 +115,8 @@ func (s *Service) cancelled(ctx context.Context, id string) bool {
 // open starts an answer session for a stage: its agent's instructions and context files, its
 // output schema (compiled once for the checks).
 func (s *Service) open(ctx context.Context, c store.Campaign, ps Stage, effort string) (engine.AnswerSession, *jsonschema.Schema, error) {
-	cfg := engine.AnswerConfig{Effort: effort, JSONSchema: ps.OutputSchema}
+	// With a schema a record keeps only its researched fields: no report is written.
+	cfg := engine.AnswerConfig{Effort: effort, JSONSchema: ps.OutputSchema, NoReport: ps.OutputSchema != nil}
 	if ps.Agent != nil {
 		ex, err := s.expert(ctx, c.AccountID, ps.Agent.ID)
 		if err != nil {
