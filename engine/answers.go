@@ -31,6 +31,8 @@ type AnswerConfig struct {
 	Expert       *ExpertInfo
 	SystemPrompt string
 	Skills       []Skill
+	// NoReport skips rendering the Markdown report when only structured output is wanted.
+	NoReport bool
 }
 
 // AnswerSession answers assignments one at a time or concurrently; Close releases it.
@@ -133,7 +135,10 @@ func (s *extractiveSession) Answer(ctx context.Context, question string, extra [
 		}
 		found = append(found, f)
 	}
-	res := Result{Report: r.render(subs, found, dropped, false)}
+	var res Result
+	if !s.cfg.NoReport {
+		res.Report = r.render(subs, found, dropped, false)
+	}
 	schema, sch, err := in.outputSchema()
 	if err != nil || schema == nil {
 		return res, err
