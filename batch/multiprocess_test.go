@@ -91,7 +91,7 @@ func TestSeveralProcessesLaunchEachRowOnce(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
 			url := storetest.URL(t, d)
-			eng := &countingEngine{Engine: engine.NewOffline(engine.OfflineOptions{})}
+			eng := &countingEngine{Engine: engine.NewExtractive(engine.ExtractiveOptions{})}
 			p1, p2 := startProcess(t, url, eng), startProcess(t, url, eng)
 			ctx := context.Background()
 			acct, _, err := p1.st.EnsureAccount(ctx, "multi@example.com", store.TierPro, false)

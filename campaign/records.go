@@ -28,9 +28,8 @@ func intake(p Plan) *Stage {
 
 // supplied is the outcome of reading the records of a create.
 type supplied struct {
-	rows                        []store.CampaignRecord
-	count, blank, duplicates    int
-	longestField, longestLength int
+	rows                     []store.CampaignRecord
+	count, blank, duplicates int
 }
 
 // readSupplied turns questions or records into input rows: blanks left out and counted, each

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -81,14 +82,7 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 	}
 	settled := Basis{}
 	props, _ := schema["properties"].(map[string]any)
-	required := map[string]bool{}
-	if req, ok := schema["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
+	required := requiredFields(schema)
 	fields := map[string]bool{}
 	for k := range out {
 		fields[k] = true
@@ -108,7 +102,7 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 			fb.Confidence = ConfidenceMedium
 		}
 		val, present := out[f]
-		if present && val != nil && len(fb.Citations) == 0 {
+		if present && val != nil && len(fb.Citations) == 0 && !isConst(props[f], val) {
 			unsupported = append(unsupported, f)
 			switch {
 			case allowsNull(schema, props[f]):
@@ -131,6 +125,25 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 			quotedNames(missing))
 	}
 	return out, settled, unsupported, nil
+}
+
+// requiredFields is the set of an object schema's required property names.
+func requiredFields(schema map[string]any) map[string]bool {
+	required := map[string]bool{}
+	req, _ := schema["required"].([]any)
+	for _, r := range req {
+		if s, ok := r.(string); ok {
+			required[s] = true
+		}
+	}
+	return required
+}
+
+// isConst: the schema fixes the field to this value, so it needs no citation.
+func isConst(prop, val any) bool {
+	p, _ := prop.(map[string]any)
+	c, ok := p["const"]
+	return ok && reflect.DeepEqual(c, val)
 }
 
 func quotedNames(xs []string) string {

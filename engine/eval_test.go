@@ -236,6 +236,7 @@ func parseReport(t *testing.T, md string) parsedReport {
 		start := 0
 		for _, m := range idx {
 			text := strings.TrimSpace(line[start:m[0]])
+			text = strings.TrimSuffix(strings.TrimPrefix(text, "“"), "”") // a verbatim sentence is an inline quotation
 			p.sentences = append(p.sentences, citedText{unescape(text), line[m[2]:m[3]]})
 			start = m[1]
 		}

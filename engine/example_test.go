@@ -63,7 +63,7 @@ func ExampleNewExtractive() {
 	//
 	// ## Answer
 	//
-	// Tidal power is predictable because tides follow the moon. [1]
+	// “Tidal power is predictable because tides follow the moon.” [1]
 	//
 	// ## Sources
 	//

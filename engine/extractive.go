@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,19 +20,9 @@ type ExtractiveOptions struct {
 	Web WebSearcher
 }
 
-// OfflineOptions is the former name of ExtractiveOptions.
-//
-// Deprecated: use ExtractiveOptions.
-type OfflineOptions = ExtractiveOptions
-
 // NewExtractive returns the built-in extractive engine: no model; it answers from the sources by
 // quoting them (same sources, same report).
 func NewExtractive(opts ExtractiveOptions) Engine { return &extractive{opts: opts} }
-
-// NewOffline is the former name of NewExtractive (RESEARCH_ENGINE=offline still selects it).
-//
-// Deprecated: use NewExtractive.
-func NewOffline(opts OfflineOptions) Engine { return NewExtractive(opts) }
 
 type extractive struct{ opts ExtractiveOptions }
 
@@ -95,7 +87,7 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 		return Result{}, err
 	}
 	if len(docs) == 0 && len(r.skipped) == 0 && r.web == nil {
-		return r.noSources(ctx, schema)
+		return r.noSources(ctx, schema, sch)
 	}
 	r.c = newCorpus(docs)
 	r.cites = &citations{offset: r.prior.maxCite, num: map[string]int{}}
@@ -282,7 +274,7 @@ func (r *extractiveRun) draft(ctx context.Context, subs []subQuestion, found []f
 
 // noSources ends a run that had nothing to read: no job files, context files, corpus or web
 // search. It says so and is not charged (Result.NoSources).
-func (r *extractiveRun) noSources(ctx context.Context, schema map[string]any) (Result, error) {
+func (r *extractiveRun) noSources(ctx context.Context, schema map[string]any, sch *jsonschema.Schema) (Result, error) {
 	msg := "No sources were available to this run: the job has no attached files, no expert context files, the server has no document corpus (RESEARCH_CORPUS_DIR) and no web search (RESEARCH_SEARCH_PROVIDER). The extractive engine only answers from sources, so nothing was researched, and this run is not charged."
 	if err := r.em.event(ctx, KindStatus, "No sources", msg, map[string]any{"charged": false}); err != nil {
 		return Result{}, err
@@ -293,11 +285,18 @@ func (r *extractiveRun) noSources(ctx context.Context, schema map[string]any) (R
 	} else {
 		report = fmt.Sprintf("# %s\n\n## Answer\n\n%s\n", mdEscape(reportTitle(r.in.Question)), msg)
 	}
+	var structured map[string]any
 	if schema != nil {
-		// Nothing can be extracted: the structured output is refused rather than invented.
-		return Result{}, errorf(CodeStructuredOutputInvalid, "structured output cannot be filled: the run has no sources")
+		// Nothing can be extracted: every field is null where the schema allows it, never invented.
+		var err error
+		if structured, err = unsupportedOutput(schema, sch); err != nil {
+			return Result{}, err
+		}
+		if err := WriteBasis(r.in.Workspace, Basis{}); err != nil {
+			return Result{}, err
+		}
 	}
-	res, err := finishWith(ctx, r.em, r.in, report, nil, map[string]any{"path": ReportPath, "sources": 0}, siteInput{})
+	res, err := finishWith(ctx, r.em, r.in, report, structured, map[string]any{"path": ReportPath, "sources": 0}, siteInput{})
 	res.NoSources = true
 	return res, err
 }
@@ -317,10 +316,38 @@ func (r *extractiveRun) structured(ctx context.Context, schema map[string]any, s
 	if err := em.event(ctx, KindToolResult, "extract_structured_output", string(b), map[string]any{"tool": "extract_structured_output", "notes": x.notes, "basis": x.basis}); err != nil {
 		return nil, err
 	}
+	// The runner verifies the basis's quotes and settles fields left without support.
+	if err := WriteBasis(r.in.Workspace, x.basis); err != nil {
+		return nil, err
+	}
 	if err := validateAgainst(sch, out); err != nil {
 		if e2 := em.event(ctx, KindStatus, "Structured output invalid", err.Error(), nil); e2 != nil {
 			return nil, e2
 		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// unsupportedOutput is the structured output of a run without sources: null for every field that
+// allows it. A required field that does not fails the run, named.
+func unsupportedOutput(schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {
+	props, _ := schema["properties"].(map[string]any)
+	out := map[string]any{}
+	var missing []string
+	for _, name := range slices.Sorted(maps.Keys(props)) {
+		switch {
+		case allowsNull(schema, props[name]):
+			out[name] = nil
+		case requiredFields(schema)[name]:
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, errorf(CodeStructuredOutputInvalid,
+			"required field %s of json_schema cannot be filled: the run has no sources, and the schema does not allow null", quotedNames(missing))
+	}
+	if err := validateAgainst(sch, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -37,22 +37,11 @@ type extractor struct {
 	docs    map[int]bool // documents read for the question (nil: all)
 	scope   []int        // when set, only these units (one array item per unit)
 	notes   []string
-	basis   map[string]fieldBasis // top-level field → its basis
-}
-
-// fieldBasis is why a top-level field has its value.
-type fieldBasis struct {
-	Quotes     []basisQuote `json:"citations"`
-	Confidence string       `json:"confidence"`
-}
-
-type basisQuote struct {
-	Source string `json:"source"`
-	Quote  string `json:"quote"`
+	basis   Basis // top-level field → its basis
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
-	x := &extractor{c: c, q: analyze(question), basis: map[string]fieldBasis{}}
+	x := &extractor{c: c, q: analyze(question), basis: Basis{}}
 	docs := map[int]bool{}
 	for _, f := range found {
 		for _, d := range f.Read {
@@ -294,7 +283,7 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 		case nullable(ps):
 			out[name] = nil
 			if top {
-				x.basis[name] = fieldBasis{Quotes: []basisQuote{}, Confidence: "low"}
+				x.basis[name] = FieldBasis{Citations: []BasisCitation{}, Confidence: ConfidenceLow}
 			}
 			x.notes = append(x.notes, fmt.Sprintf("no evidence for %q: null", name))
 		case required[name]:
@@ -306,8 +295,8 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 
 // basisOf cites the units a value came from; confidence is high when the best one covers most of
 // the field, medium at the floor, low otherwise.
-func (x *extractor) basisOf(from []evidence) fieldBasis {
-	b := fieldBasis{Quotes: []basisQuote{}, Confidence: "low"}
+func (x *extractor) basisOf(from []evidence) FieldBasis {
+	b := FieldBasis{Citations: []BasisCitation{}, Confidence: ConfidenceLow}
 	for i, e := range from {
 		if i == 0 {
 			switch {
@@ -318,7 +307,7 @@ func (x *extractor) basisOf(from []evidence) fieldBasis {
 			}
 		}
 		u := x.c.units[e.U]
-		b.Quotes = append(b.Quotes, basisQuote{Source: x.c.docs[u.Doc].Path, Quote: u.Text})
+		b.Citations = append(b.Citations, BasisCitation{Source: x.c.docs[u.Doc].Path, Quote: u.Text})
 	}
 	return b
 }
@@ -766,7 +755,7 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 		return nonNilSlice(out), true
 	}
 	for _, e := range ev {
-		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: map[string]fieldBasis{}}
+		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: Basis{}}
 		switch schemaType(items) {
 		case "object":
 			if obj := sub.fillObject(items, field, false); len(obj) > 0 {

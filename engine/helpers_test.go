@@ -42,16 +42,6 @@ func (s *recordingSink) Checkpoint(_ context.Context, message, typ string) (stri
 	return sha, nil
 }
 
-func (s *recordingSink) kinds() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := map[string]int{}
-	for _, e := range s.events {
-		m[e.Kind]++
-	}
-	return m
-}
-
 func (s *recordingSink) ofKind(kind string) []engine.Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -533,7 +533,7 @@ func TestNewOpenAIValidation(t *testing.T) {
 	e, err := engine.NewOpenAI(engine.OpenAIOptions{Model: "m"})
 	require.NoError(t, err)
 	require.Equal(t, "openai", e.Name())
-	require.Equal(t, "extractive", engine.NewOffline(engine.OfflineOptions{}).Name()) // the former name, kept as an alias
+	require.Equal(t, "extractive", engine.NewExtractive(engine.ExtractiveOptions{}).Name()) // the former name, kept as an alias
 }
 
 func TestOpenAIFetchLimits(t *testing.T) {

@@ -239,9 +239,7 @@ func questionFrame(w []string) (answerType, []string, bool) {
 		if stopwords[x] || questionWords[x] || commonVerbs[x] {
 			break
 		}
-		for _, t := range terms(x) {
-			attr = append(attr, t)
-		}
+		attr = append(attr, terms(x)...)
 	}
 	return typ, uniq(attr), false
 }

@@ -82,11 +82,13 @@ func (r *extractiveRun) answerText(f finding, cites *citations) string {
 			parts = append(parts, fmt.Sprintf("Stated above [%d].", n))
 			continue
 		}
-		text := r.c.units[u].Text
+		text := mdEscape(r.c.units[u].Text)
 		if r.c.units[u].Kind == unitRow {
-			text = s.rowSentence(u)
+			text = mdEscape(s.rowSentence(u)) // states the row, which the evidence quotes
+		} else if !strings.ContainsAny(text, "“”") {
+			text = "“" + text + "”" // verbatim: verified as an inline quotation
 		}
-		parts = append(parts, mdEscape(text)+fmt.Sprintf(" [%d]", cites.of(ref)))
+		parts = append(parts, text+fmt.Sprintf(" [%d]", cites.of(ref)))
 	}
 	return strings.Join(parts, " ")
 }

@@ -197,12 +197,6 @@ func (ix *index) search(query []string, k int, skip func(p int) bool) []hit {
 	return hits
 }
 
-// bestSentence picks the sentence of a passage that covers the most query weight.
-func (ix *index) bestSentence(p int, query []string) string {
-	s, _ := ix.lead([]int{p}, query)
-	return s
-}
-
 // lead picks, across passages, the sentence that covers the most query weight (the idf of the
 // distinct query terms it contains), preferring sentences of at least four words (headings and
 // table cells make poor leads); ties go to the earlier passage and sentence.
@@ -262,33 +256,6 @@ func (ix *index) containingAll(want []string) []int {
 		if n == len(want) {
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-// boostFigures raises passages that state numbers (by half), for questions that ask for figures.
-func (ix *index) boostFigures(hits []hit) []hit {
-	out := slices.Clone(hits)
-	for i := range out {
-		if strings.ContainsAny(ix.passages[out[i].P].Text, "0123456789") {
-			out[i].Score *= 1.5
-		}
-	}
-	return out
-}
-
-// diversify re-ranks hits so passages already quoted in earlier sections give way to fresh ones
-// of similar score (their score is halved), then keeps k.
-func diversify(hits []hit, used map[int]bool, k int) []hit {
-	out := slices.Clone(hits)
-	for i := range out {
-		if used[out[i].P] {
-			out[i].Score /= 2
-		}
-	}
-	sortHits(out)
-	if len(out) > k {
-		out = out[:k]
 	}
 	return out
 }

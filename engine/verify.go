@@ -213,6 +213,7 @@ type quoteBlock struct{ start, end int }
 // with failing quotes replaced by an unverified mark.
 func verifyReport(report string, rv *resolver, v *Verification) string {
 	lines := strings.Split(report, "\n")
+	refs := sourceListRefs(lines)
 	var out []string
 	fence := ""
 	for i := 0; i < len(lines); {
@@ -233,7 +234,7 @@ func verifyReport(report string, rv *resolver, v *Verification) string {
 			continue
 		}
 		if !isQuoteLine(line) {
-			out = append(out, line)
+			out = append(out, verifyInline(line, refs, rv, v))
 			i++
 			continue
 		}

@@ -19853,6 +19853,22 @@ func (response RotateWebhookSecret403ApplicationProblemPlusJSONResponse) VisitRo
 	return err
 }
 
+type RotateWebhookSecret413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response RotateWebhookSecret413ApplicationProblemPlusJSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RotateWebhookSecret415ApplicationProblemPlusJSONResponse struct {
 	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
 }
@@ -24828,29 +24844,29 @@ var swaggerSpec = []string{
 	"/+afItYfn2yaKR6n68HeRclmHsJabxJvcwNKyAse5eyCJgvbXGt9mTBidMqSQckZibHJj16XB7Ju8S+K",
 	"fLF1XakWVMy8+TNU6/eEAELqaY2UbU32D/r9u5uSqyPy4D+rcJ/BdiO8wYdzvRmtlD7HY3KOmQe5WsTj",
 	"XWNNohYexKfZ9z8el0fffv+/v5Yv57+8ev710eMnz//zWAyf0Cf0bL517ah5NzfUjVq5Li/FvAAl8Nm7",
-	"z/xlkrkITwMpA9t1yZJsqtotK0NTkeitrf95yWiuLn8zf02ZKrn7TsxYgbK1Z7a5/lQbvwt7wbIs2myw",
-	"P0EhdD2w2PgrNlPNcL5hNj+BvTYX5RUBRO6G8pYesZUkS+6Hk4P6r2sueV2bsoLqMC30ut055Up2uzAg",
-	"LBkxhNYpm6lLrRqr9IKpCYmqXJX0PKNSRaabXd3HLiBRytjMfrFPpryogKnXXOZ/Oxjbr3v6shnSvs/A",
-	"JMDYy9LTlCBRLuaRe4pXurH0BP0NVGKQtqm4sPPxqzlObGWI6Sl5PcT8QEi+sdwIpjYAlIFZgW532O/b",
-	"ogNbbFvXokS2VkNWuTJ9HZ+atI6JVWGJi61XIXt+e8OefvyZ4nlOyqoogCOwUQJUP3Fd7U6tq5QAXlht",
-	"MyMgYXmveoieJhf8phqNjSUCbV4keQXuk8Hxk2iazM6VELk0xQedHnlomfsvRZWnhOa5mGtr57uXL5+D",
-	"tah3RS6KCz/j29x/94Pt/2vwoiYhuD/4Xm+tJob5a8Zm9elD00nPuQFVns1KQbVoaF2wgpUQFYRZtSZ4",
-	"y6DlFktLMI8M8c0XAeX+teLJVXPir/RZC/WxJI4A083YTq4+u8tFroLMRVHXGfwgYpaT5yX/DRyGh5ds",
-	"yqUqF19tg2euX/JWWOYtU+k3575HW+S+t29PowXKLjG8Swx/2sTwStS/da8jiIfsJvhrtkbHLkl7/eit",
-	"yw3uWx9w3wO5BFH22Qk+0cpBeNazEE5Q09+q5v9ATed3YNfbWHOqorY82rn1Lvy0g3M5bvKFNm6XjTjX",
-	"2pO55myOnWz8cE282BypaSOs0caeXO4CUH+TTbZtVSiea7eEgY8ByQbP3p4bnOmNBrezttsuwgXWKzHp",
-	"ZOgpb+6Brdk9m5ycmpJgPtX+BlUsX+gP78Zhtq3R+i1TDYv1frDDfw0AePgR4IM7m2dn8+xsno+huXeJ",
-	"+Y+oAYGOZDn4dU9FeEPG/43+qry20nf5vfKauiUlvJBKaw1Hi7gH4teMY/niFz4xzsToT+STCQhqnzrh",
-	"EtRdtsGBX2oRahhmoCthQagrRdlr6BnTiP9FjT5ZHtNPNq7aAAvIoMHMKpfThe2YLYSlmPHTlJ0e2aVd",
-	"d2nXXdp1l3b90LRrLb5cimdVfL2yDDHQ29N00oelROiRmC0IL5QgUW+v0f7Tu/2px1ix+oRnBWuqHL33",
-	"bHDT60iYiAL4HVBsJJdCMkwZOm6m+aXIGYmpSi69p/8DCJjWPfmFVlAAAorxN9DsrQLcFSUp5fkiIHPG",
-	"rvKF3iVTUajLfAEmbFrlzHvGEyFm657wtMoVD6XS7tAspwWaxAIryhJRaucLwtnX6OZ5LELGBsZOdyTl",
-	"YOjWDUUWSIrkjeEhnc6o3kBrxvFjJRQlgC6WAZnrJyiiSlpImkADXdg3Fbht6ODJHtEvxhi+XJJBnySQ",
-	"bIgXlurLX2Semy5Hy49+aF8b0DXZ9wzt/iRpy4VUbKot7+lMBURe8Tw3nQJlYBht0GegeGbZW9sB19+F",
-	"tICFpaC28d5rNDeWTUh/az7Cj9aM++z7x0+e9KapGRMs0NOHz3Fo+GxzP3h8zosr775ncNGa2xppJHvk",
-	"KS8M5EtLp4IxaNBHnp1W+sUnCZNaqVyx4gRYZRFKl2J1IfwBhe6Ece0ye4/+ni3WPnh4qpdZiUTkwCIU",
-	"vnj+kAx7fcKKFCDnWAUIfRgTWqb+AdYfhkpgl8Y1N39ZS6frAZFVmWlDamNC1j85zpJcf9dnM1boNUtF",
-	"UmHn4rM5vbhgJXn1GJgGc3WJFp42F/A1maSz95RnNhwAyOP/HwAA//8=",
+	"z+ySwLf1Z0TkuZZOsM2XLNCmit6yojQViT4S+p+XjObq8jfz15SpkrvvxIwVKJN75njoT7XRvLAXLMuw",
+	"zYb+ExRe1wOLqb9iM9VMAxhG9BPYo3NRXhFA8m4oi+kRW4Gy5LY4+an/uuaS1zUtK2gQ03qv251TrmS3",
+	"CwPCUhNDhJ2ymbrUKrVKL5iakKjKVUnPMypVZLrg1f3vAhKljM3sF/tkyosKGH7NZf63g7H9uqcvmyFd",
+	"/AxMCYzZLD1NCRLlYh65p3glH0tP0N9ABQdpm0oNOx+/CuTEVpSYXpTXQ8wrhOQby6lgagpAiZgV6HaH",
+	"/b4tVrBFunUNS2RrPGSVK9MP8qlJB5kYF5bG2DoXsue3Rezpx58pnuekrIoCuAUbpUP1E9fV/NQ6Tgng",
+	"k9W2NgIZlveqhwRqcshvqu3YWFrQ5kWSV+B2Gfw/iabJ7FwJkUtTtNDpkYeW8f9SVHlKaJ6LubaSvnv5",
+	"8jlYmXpX5KK48DPFzf13P7j/vwYvavKC+4P29dZqYp+/ZmxWnz40ufScGxDn2awUVIuG1gUrWAnRRJhV",
+	"a4K3DFpusbQE80gU33wREPBfK55cNSf+Sp+1UB9L4ogz3Yzt5Oqzu1wcK8hcFHV9wg8iZjl5XvLfwNF4",
+	"eMmmXKpy8dU2OOj6JW+Fgd4yBX9zzny0Rc58+7Y2WqDsEsq7hPKnTSivZAta9zqCeMhugs1ma3TskrTX",
+	"j966TOG+dQX3PZBL0Gaf1eATrRyEdT0L4QQ1/a1q/g/UrH7nH93GtlMVteXRzq134acrnMtxky+0cbts",
+	"xMfWnsw1Z3PsgOOHeeLF5ghPG+GQNmblch6AFpxssm2rQvFcuyUMfAxIUnj29tzgU280uJ213XaRMbBe",
+	"iUlDQy96cw9s6e7Z5OTUlBLzqfY3qGL5Qn94N+6zbY3Wb5lqWKz3gyv+awCAxY8AO9zZPDubZ2fzfAzN",
+	"vUvof0QNCDQmy8GveyrCG5ACb/RX5bWVvsvvldeULynhhVRaazg6xT0Qv2Ycyxe/8Al1JkZ/Ig9NQFD7",
+	"1ImaoO7ODQ78UmtRw0wD3QwLQl0Jy15Dz5gG/i9q1MrymH6ycdUGyEAGDUZXuZxmbMdsISw1jZ/e7PTI",
+	"Ll27S9fu0rW7dO2Hpmtr8eVSPKvi65VlloGeoKYDPywlQpbEbEF4oQSJenuNtqHe7U89povVJzwrWFPl",
+	"6L1ng5teJ8NEFMALgWIjuRSSYarRcTrNL0XOSExVcuk9/R9A3LTuyS+0ggLwUIy/gSZxFeC1KEkpzxcB",
+	"mTN2lS/0LpmKQl3mCzBh0ypn3jOeCDFb94SnVa54KJV2h2Y5LdAkFliJlohSO18Qzr5GN89jHzI2MHbI",
+	"IykHQ7duRLJAMiVvDA/pdEb1Blozjh8roSgBVLIMyFw/QRFV0kLSBBrvwr6pwG1DB0/2iH4xxvDlkgz6",
+	"JIFkQ7ywFGH+IvPcdEdafvRD+9qA5sm+Z2gTKElbLqRiU215T2cqIPKK57npMCgDw4SDPgPFM8ve2s65",
+	"/i6kBSwsBbWN916jubHcQvpb8xF+tGbcZ98/fvKkN03NmGCBnj58jkPDZ5v7weNzXlx59z2Di9bc1kgj",
+	"2SNPeWGgYlo6FYxBYz/y7LTSLz5JmNRK5YoVJ8BGixC8FKsS4Q8okCeMa5fZe/T3bLH2wcNTvcxKJCIH",
+	"9qHwxfOHZNjrE1akAFXH6kHo35jQMvUPsP4wVAK7O665+ctaOl0PiKzKTBtSGxOy/slxluT6uz6bsUKv",
+	"WSqSCjsen83pxQUryavHwFCYq0u08LS5gK/JJJ29pzyz4QBALP//AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -283,7 +283,7 @@ func deref(s *string) string {
 // answers, deliverables go to the attachments' bucket.
 func defaultCampaigns(cfg Config) (*campaign.Service, error) {
 	return campaign.New(campaign.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(),
-		Answerer: engine.Answers(engine.NewOffline(engine.OfflineOptions{}), filepath.Join(os.TempDir(), "researchd-answers")),
+		Answerer: engine.Answers(engine.NewExtractive(engine.ExtractiveOptions{}), filepath.Join(os.TempDir(), "researchd-answers")),
 		Bucket:   cfg.Attachments.Bucket(), Logger: cfg.Logger, Now: cfg.Now}, campaign.DefaultConfig())
 }
 

@@ -45,7 +45,7 @@ func newBuildEnv(t *testing.T, d store.Dialect) expertEnv {
 		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
 		sealer, err := jobs.NewSealer([]byte("build test secret"))
 		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
+		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewExtractive(engine.ExtractiveOptions{}),
 			Experts: experts.Runner(), Sealer: sealer, Logger: quiet, Extensions: []jobs.Extension{builds.Extension()}}, jc)
 		require.NoError(t, err)
 		builds.Attach(svc)

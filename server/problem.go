@@ -70,10 +70,6 @@ func errUnsupportedMedia(got string, accepted []string) *Problem {
 		fmt.Sprintf("Content-Type %q is not accepted here; send %s", got, strings.Join(accepted, " or ")))
 }
 
-func errNotImplemented() *Problem {
-	return newProblem(http.StatusNotImplemented, "not_implemented", "this operation is described in the API document but not implemented yet")
-}
-
 // problemFor maps any error to the problem the client sees.
 func problemFor(err error) *Problem {
 	var p *Problem

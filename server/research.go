@@ -507,7 +507,7 @@ func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dir
 	return jobs.New(jobs.Deps{
-		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewOffline(engine.OfflineOptions{}),
+		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewExtractive(engine.ExtractiveOptions{}),
 		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
 		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext, Blobs: cfg.Attachments.Bucket(),
 	}, jc)

@@ -291,7 +291,7 @@ func TestResearchOfflineCitationsVerified(t *testing.T) {
 	done := e.await(t, owner.Key, job.JobId.String(), isTerminal)
 	require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
 	c := done.Citations.MustGet()
-	require.Positive(t, c.Total)
+	require.Positive(t, c.Total, done.Report.Markdown)
 	require.Equal(t, c.Total, c.Verified, done.Report.Markdown)
 	require.NotContains(t, done.Report.Markdown, "Unverified")
 	require.NotNil(t, eventTitled(e.timeline(t, owner.Key, job.JobId.String()), "Citations verified"))
@@ -301,7 +301,7 @@ func TestResearchOfflineCitationsVerified(t *testing.T) {
 // cites from them under sources/, so those citations verify too.
 func TestResearchContextFileCitationsStored(t *testing.T) {
 	t.Parallel()
-	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewOffline(engine.OfflineOptions{}), nil)
+	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewExtractive(engine.ExtractiveOptions{}), nil)
 	owner := e.NewAccount(t, store.TierPro, false, 100)
 	_, slug := e.createExpert(t, owner.Key, map[string]any{"name": "Fjord Ferry Analyst", "system_prompt": "You analyse ferry fleets.",
 		"context_files": []map[string]any{{"name": "fjord-notes.md", "content": fjordNotes}}})
@@ -311,7 +311,7 @@ func TestResearchContextFileCitationsStored(t *testing.T) {
 	require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
 	require.Contains(t, done.Report.Markdown, "context/fjord-notes.md")
 	c := done.Citations.MustGet()
-	require.Positive(t, c.Total)
+	require.Positive(t, c.Total, done.Report.Markdown)
 	require.Equal(t, c.Total, c.Verified, done.Report.Markdown)
 	r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/sources/index.json", Token: owner.Key})
 	require.Equal(t, http.StatusOK, r.Status, string(r.Body))

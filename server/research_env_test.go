@@ -116,7 +116,7 @@ func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Opti
 		sealer, err := jobs.NewSealer([]byte("research test secret"))
 		require.NoError(t, err)
 		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewOffline(engine.OfflineOptions{})},
+			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{})},
 			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}, jc)

@@ -119,7 +119,7 @@ func TestResearchAsRegistryExpert(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newExpertResearchEnv(t, d, engine.NewOffline(engine.OfflineOptions{}), nil)
+			e := newExpertResearchEnv(t, d, engine.NewExtractive(engine.ExtractiveOptions{}), nil)
 			free := e.NewAccount(t, store.TierFree, false, 100)
 
 			// literature-review defaults to high; the free tier runs medium at most.
@@ -175,7 +175,7 @@ func TestResearchAsCustomExpert(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newExpertResearchEnv(t, d, engine.NewOffline(engine.OfflineOptions{}), nil)
+			e := newExpertResearchEnv(t, d, engine.NewExtractive(engine.ExtractiveOptions{}), nil)
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			other := e.NewAccount(t, store.TierPro, false, 100)
 			id, slug := e.createExpert(t, owner.Key, map[string]any{

@@ -115,7 +115,7 @@ func TestResearchWebhooks(t *testing.T) {
 				r.JSON(t, &created)
 				require.Equal(t, rc.URL+"/hook", created.WebhookUrl.MustGet())
 				job := e.await(t, owner.Key, created.Slug, isTerminal)
-				require.Equal(t, tc.status, job.Status, tc.name)
+				require.Equal(t, tc.status, job.Status, "%s: %+v", tc.name, job.Error)
 
 				awaitDeliveries(t, e.Store, created.JobId.String(), func(ds []store.WebhookDelivery) bool {
 					return len(ds) > 0 && (ds[len(ds)-1].Succeeded || len(ds) == 3)

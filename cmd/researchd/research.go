@@ -113,7 +113,7 @@ func newEngine(cfg config) (engine.Engine, error) {
 		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
 			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir})
 	}
-	return engine.NewOffline(engine.OfflineOptions{CorpusDir: cfg.Research.CorpusDir}), nil
+	return engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: cfg.Research.CorpusDir}), nil
 }
 
 func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
