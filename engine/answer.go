@@ -41,6 +41,7 @@ type corpus struct {
 
 func newCorpus(docs []document) *corpus {
 	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}}
+	sc := stemCache{}
 	para := 0
 	for d, doc := range docs {
 		p := parseDocument(d, doc, &para)
@@ -67,7 +68,7 @@ func newCorpus(docs []document) *corpus {
 		}
 		c.titles = append(c.titles, p.title)
 		all := map[string]bool{}
-		for _, w := range terms(strings.Join(doc.Lines, "\n") + " " + p.title + " " + path.Base(doc.Path)) {
+		for _, w := range termsBy(strings.Join(doc.Lines, "\n")+" "+p.title+" "+path.Base(doc.Path), sc.stem) {
 			all[w] = true
 		}
 		c.docTerms = append(c.docTerms, all)
@@ -96,21 +97,21 @@ func newCorpus(docs []document) *corpus {
 				ctx.WriteString(" " + c.units[first].Text)
 			}
 		}
-		own := uniq(terms(text))
+		own := uniq(termsBy(text, sc.stem))
 		set := map[string]bool{}
 		for _, t := range own {
 			set[t] = true
 			c.df[t]++
 		}
 		cset := map[string]bool{}
-		for _, t := range terms(ctx.String()) {
+		for _, t := range termsBy(ctx.String(), sc.stem) {
 			if !set[t] {
 				cset[t] = true
 			}
 		}
 		nums := numbersIn(text + " " + ctx.String())
 		all := map[string]bool{}
-		for _, w := range wordStems(text) {
+		for _, w := range wordStemsBy(text, sc.stem) {
 			all[w] = true
 		}
 		c.words = append(c.words, all)

@@ -85,7 +85,9 @@ var (
 
 // wordStems are the stems of every word of s, stopwords included ("up", "down" carry meaning in a
 // family).
-func wordStems(s string) []string {
+func wordStems(s string) []string { return wordStemsBy(s, stem) }
+
+func wordStemsBy(s string, stem func(string) string) []string {
 	ws := words(s)
 	out := make([]string, 0, len(ws))
 	for _, w := range ws {

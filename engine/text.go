@@ -93,7 +93,23 @@ var irregular = func() map[string]string {
 }()
 
 // terms are the search terms of s: content words, stemmed.
-func terms(s string) []string {
+func terms(s string) []string { return termsBy(s, stem) }
+
+// stemCache memoises stems: building a corpus stems the same few thousand words hundreds of
+// thousands of times, and stemming dominated its cost.
+type stemCache map[string]string
+
+func (sc stemCache) stem(w string) string {
+	if s, ok := sc[w]; ok {
+		return s
+	}
+	s := stem(w)
+	sc[w] = s
+	return s
+}
+
+// termsBy is terms with a given stemmer.
+func termsBy(s string, stem func(string) string) []string {
 	ws := words(s)
 	out := ws[:0]
 	for _, w := range ws {
