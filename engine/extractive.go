@@ -43,6 +43,7 @@ type extractiveRun struct {
 	prior    priorReport
 	deadline time.Time
 	notes    []string // limitations met during the run, for the report
+	basis    Basis    // the structured output's basis, once filled
 }
 
 func (e *extractive) Run(ctx context.Context, in Input, sink Sink) (Result, error) {
@@ -119,6 +120,10 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 	var structured map[string]any
 	if schema != nil {
 		if structured, err = r.structured(ctx, schema, sch, found); err != nil {
+			return Result{}, err
+		}
+		// The runner verifies the basis's quotes and settles fields left without support.
+		if err := WriteBasis(r.in.Workspace, r.basis); err != nil {
 			return Result{}, err
 		}
 	}
@@ -316,10 +321,7 @@ func (r *extractiveRun) structured(ctx context.Context, schema map[string]any, s
 	if err := em.event(ctx, KindToolResult, "extract_structured_output", string(b), map[string]any{"tool": "extract_structured_output", "notes": x.notes, "basis": x.basis}); err != nil {
 		return nil, err
 	}
-	// The runner verifies the basis's quotes and settles fields left without support.
-	if err := WriteBasis(r.in.Workspace, x.basis); err != nil {
-		return nil, err
-	}
+	r.basis = x.basis
 	if err := validateAgainst(sch, out); err != nil {
 		if e2 := em.event(ctx, KindStatus, "Structured output invalid", err.Error(), nil); e2 != nil {
 			return nil, e2
