@@ -51,9 +51,9 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 			// A corpus makes each run read and rank real text, so the kill lands mid-run.
 			corpus := filepath.Join(dir, "corpus")
 			require.NoError(t, os.MkdirAll(corpus, 0o750))
-			for i := 0; i < 40; i++ {
+			for i := 0; i < 20; i++ {
 				var b strings.Builder
-				for j := 0; j < 400; j++ {
+				for j := 0; j < 200; j++ {
 					fmt.Fprintf(&b, "Document %d line %d: wholesale electricity prices, gas supply, interconnector congestion and carbon permits %d.\n", i, j, i*j)
 				}
 				require.NoError(t, os.WriteFile(filepath.Join(corpus, fmt.Sprintf("doc%02d.txt", i)), []byte(b.String()), 0o600))
