@@ -258,7 +258,12 @@ func storeCited(in Input, c *corpus, quotes []quoteRef) error {
 	return nil
 }
 
-// docSource is the stored-source form of a provided file (input, context or corpus).
+// docSource is the stored-source form of a document: a provided file (input, context or corpus)
+// or a web page, with the text exactly as the run read it.
 func docSource(d document) Source {
-	return Source{Origin: d.Path, Kind: SourceKindFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
+	text := strings.Join(d.Lines, "\n")
+	if d.Web {
+		return Source{Origin: d.Path, Kind: SourceKindWeb, Title: d.Title, Text: text, RetrievedAt: d.Retrieved}
+	}
+	return Source{Origin: d.Path, Kind: SourceKindFile, Title: d.Path, Text: text}
 }
