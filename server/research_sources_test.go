@@ -127,3 +127,40 @@ func TestResearchExtractiveSearchesTheWeb(t *testing.T) {
 		})
 	}
 }
+
+// TestResearchBuildWritesASite: a build run leaves a static site beside the report (the report with
+// a chart of the numeric table it read, drawn as inline SVG, and a sources page), served with the
+// workspace files; nothing in it loads from elsewhere.
+func TestResearchBuildWritesASite(t *testing.T) {
+	t.Parallel()
+	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+	owner := e.NewAccount(t, store.TierEnterprise, false, 100)
+	csv := "country,2019,2020,2021\nKenya,210.3,199.0,231.8\nColombia,180.2,171.5,198.4\nEthiopia,150.0,162.4,170.1\n"
+	body, ct := multipartBody(t, part{filename: "arabica-export-prices.csv", data: []byte(csv)})
+	r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/attachments", Token: owner.Key, RawBody: body, ContentType: ct})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	var att struct {
+		AttachmentID string `json:"attachment_id"`
+	}
+	r.JSON(t, &att)
+	job := e.mustCreate(t, owner.Key, map[string]any{"question": "Which country had the highest arabica export price in 2021?", "effort": "build",
+		"attachment_ids": []string{att.AttachmentID}})
+	done := e.await(t, owner.Key, job.JobId.String(), isTerminal)
+	require.Equal(t, gen.JobStatusCompleted, done.Status, "%+v", done.Error)
+	require.Equal(t, gen.Effort("build"), done.Effort)
+	require.Contains(t, done.Report.Markdown, "Kenya had the highest value for 2021 (231.8)")
+
+	file := func(p string) string {
+		r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/" + p, Token: owner.Key})
+		require.Equal(t, http.StatusOK, r.Status, p)
+		return string(r.Body)
+	}
+	index, sources := file("site/index.html"), file("site/sources.html")
+	require.NotEmpty(t, file("site/style.css"))
+	require.Equal(t, 1, strings.Count(index, "<svg "), "one chart for the one numeric table")
+	require.Contains(t, index, "<title>Kenya, 2021: 231.8</title>")
+	require.Contains(t, sources, "<code>input_files/arabica-export-prices.csv</code>")
+	for _, page := range []string{index, sources} {
+		require.NotRegexp(t, `(?i)<script|src="http|href="http|@import|url\(`, page, "nothing loads from elsewhere")
+	}
+}
