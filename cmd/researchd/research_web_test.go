@@ -17,9 +17,11 @@ import (
 )
 
 // TestEngineSetting: RESEARCH_ENGINE selects the extractive engine by default, by name and by its
-// former name offline; anything else is refused.
+// former name offline (and --help says so); anything else is refused.
 func TestEngineSetting(t *testing.T) {
 	t.Parallel()
+	require.Contains(t, serveHelp, "RESEARCH_ENGINE      extractive (default; offline is an alias)")
+	require.Contains(t, serveHelp, "RESEARCH_SEARCH_PROVIDER")
 	for _, tt := range []struct{ value, want, wantErr string }{
 		{"", engine.ExtractiveName, ""},
 		{"extractive", engine.ExtractiveName, ""},
