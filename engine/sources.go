@@ -231,15 +231,23 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 	return os.ReadFile(full)
 }
 
-// storeCited stores the documents of the cited passages (each document once), so that every
-// citation of an engine that reads local files points to a stored copy: context and corpus files
-// live outside the workspace.
-func storeCited(in Input, c *corpus, quotes []quoteRef) error {
+// storeRead stores the documents a run read closely (each once): first those of the cited
+// passages, in citation order, then the others. Every citation then points to a stored copy (context
+// and corpus files live outside the workspace), and sources/ lists what the run read.
+func storeRead(in Input, c *corpus, quotes []quoteRef, read [][]int) error {
 	srcs, err := OpenSources(in.Workspace, in.Now)
 	if err != nil {
 		return err
 	}
 	done := map[int]bool{}
+	save := func(d int) error {
+		if done[d] {
+			return nil
+		}
+		done[d] = true
+		_, err := srcs.Save(docSource(c.docs[d]))
+		return err
+	}
 	for _, q := range quotes {
 		var d int
 		if q.Unit >= 0 {
@@ -247,12 +255,15 @@ func storeCited(in Input, c *corpus, quotes []quoteRef) error {
 		} else {
 			d = c.tables[q.Table].Doc
 		}
-		if done[d] {
-			continue
-		}
-		done[d] = true
-		if _, err := srcs.Save(docSource(c.docs[d])); err != nil {
+		if err := save(d); err != nil {
 			return err
+		}
+	}
+	for _, ds := range read {
+		for _, d := range ds {
+			if err := save(d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
