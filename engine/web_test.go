@@ -175,3 +175,25 @@ func TestExtractiveWebSearchFails(t *testing.T) {
 	require.Contains(t, section(res.Report, "Answer"), "Vestvik yard")
 	require.True(t, strings.Contains(res.Report, "A web search failed: searxng search: HTTP 503"), res.Report)
 }
+
+// TestExtractiveStoresWhatItRead: every document the run read closely is stored under sources/,
+// the cited ones first; one it read but did not quote is stored too (sources/ is what the run read).
+func TestExtractiveStoresWhatItRead(t *testing.T) {
+	t.Parallel()
+	repo := newWorkspace(t, map[string][]byte{
+		"ferry.txt":     []byte("The new Halden ferry carries 600 passengers and 200 cars.\n"),
+		"timetable.txt": []byte("Passengers on the Halden ferry can read the timetable online.\n"),
+		"bakery.txt":    []byte("The bakery sells rye bread.\n"),
+	})
+	r := runOffline(t, engine.Input{Question: "How many passengers does the Halden ferry carry?", Effort: engine.EffortLow, Workspace: repo}, "")
+	require.Contains(t, section(r.res.Report, "Answer"), "600 passengers")
+	require.NotContains(t, r.res.Report, "timetable")
+	srcs, err := engine.OpenSources(repo, nil)
+	require.NoError(t, err)
+	var origins []string
+	for _, st := range srcs.All() {
+		origins = append(origins, st.Origin)
+		require.Equal(t, engine.SourceKindFile, st.Kind)
+	}
+	require.Equal(t, []string{"input_files/ferry.txt", "input_files/timetable.txt"}, origins)
+}
