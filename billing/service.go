@@ -50,7 +50,12 @@ func (s *Service) Config() Config { return s.cfg }
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 // Run identifies one run of a job for metering. Effort is what runs (already clamped).
-type Run struct{ AccountID, JobID, RunID, Effort string }
+type Run struct {
+	AccountID, JobID, RunID, Effort string
+	// Reason completes a refund's description, "Refund: research job (effort) <reason>" ("" means
+	// failed).
+	Reason string
+}
 
 // CanAfford reports whether the account's available balance (ledger balance minus open holds) pays
 // for one run at effort now. It reserves nothing: HoldRun does, in the transaction that accepts the
@@ -174,6 +179,10 @@ func (s *Service) RefundRun(ctx context.Context, tx *store.Store, r Run) error {
 		tx = s.st
 	}
 	now := s.clock()
+	reason := r.Reason
+	if reason == "" {
+		reason = "failed"
+	}
 	return tx.InTx(ctx, func(tx *store.Store) error {
 		// The conditional update decides races: only one caller flips refunded_at.
 		run, first, err := tx.MarkBillingRunRefunded(ctx, r.RunID, now)
@@ -184,7 +193,7 @@ func (s *Service) RefundRun(ctx context.Context, tx *store.Store, r Run) error {
 			AccountID: run.AccountID, Type: store.TxRefund, AmountCents: run.AmountCents,
 			BonusCents: run.AmountCents - run.PaidCents,
 			DepthType:  &run.Effort, JobID: &run.JobID, RunID: &run.RunID, CreatedAt: now,
-			Description: ptr(fmt.Sprintf("Refund: research job (%s) failed", run.Effort)),
+			Description: ptr(fmt.Sprintf("Refund: research job (%s) %s", run.Effort, reason)),
 		}
 		if err := tx.AppendLedger(ctx, &e); err != nil {
 			return fmt.Errorf("refund run %s: %w", r.RunID, err)

@@ -16,7 +16,7 @@ import (
 // can answer cheaply implements Answerer; Answers adapts any other engine.
 
 // SourceFile is a read-only source given in memory (an expert's context file, a campaign's
-// records); the offline engine cites it as Name.
+// records); the extractive engine cites it as Name.
 type SourceFile struct {
 	Name string
 	Data []byte
@@ -47,7 +47,7 @@ type Answerer interface {
 	OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerSession, error)
 }
 
-// Answers returns e's own Answerer when it has one (the offline engine: one index per session,
+// Answers returns e's own Answerer when it has one (the extractive engine: one index per session,
 // nothing written), else an adapter that runs each answer as a full engine run in a throwaway
 // workspace under tmpDir (for engines that call a model, whose answers take seconds anyway).
 func Answers(e Engine, tmpDir string) Answerer {

@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
@@ -27,9 +28,13 @@ const (
 
 // document is one readable source, as lines of text.
 type document struct {
-	Path  string // as cited: input_files/x.txt, context/notes.md, corpus/a/b.html
+	Path  string // as cited: input_files/x.txt, context/notes.md, corpus/a/b.html, or a page's URL
 	Kind  string // text, html, pdf, docx
 	Lines []string
+	// Web marks a page found by web search; Title and Retrieved describe it.
+	Web       bool
+	Title     string
+	Retrieved time.Time
 }
 
 // skippedFile is a source that could not be read as text.

@@ -132,7 +132,11 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 	if err != nil {
 		return Result{}, err
 	}
-	if err := storeCited(in, r.c, r.cites.order); err != nil {
+	read := make([][]int, len(found))
+	for i, f := range found {
+		read[i] = f.Read
+	}
+	if err := storeRead(in, r.c, r.cites.order, read); err != nil {
 		return Result{}, err
 	}
 	site := r.siteInput(found)

@@ -350,7 +350,7 @@ func (e *providerCallError) Unwrap() error { return e.err }
 
 // mapError gives provider failures and timeouts a stable code. Cancellation stays a context error
 // so the job runner can tell a cancelled job from a failed one; other failures (the sink, the
-// workspace) are returned as they are, like the offline engine does.
+// workspace) are returned as they are, like the extractive engine does.
 func (e *openaiEngine) mapError(ctx context.Context, err error) error {
 	redact := e.redactor()
 	var ee *Error

@@ -287,8 +287,18 @@ func (r *extractiveRun) sourceList(cites *citations) string {
 		if ref.Unit < 0 {
 			b.WriteString(" (table rows with their header row)")
 		}
-		if k := r.c.docs[r.refDoc(ref)].Kind; k != "text" {
-			fmt.Fprintf(&b, " (text extracted from %s)", strings.ToUpper(k))
+		d := r.c.docs[r.refDoc(ref)]
+		if d.Web {
+			// A page is cited by URL; its title and retrieval date say which copy was read.
+			if d.Title != "" {
+				fmt.Fprintf(&b, ", “%s”", mdEscape(d.Title))
+			}
+			if !d.Retrieved.IsZero() {
+				fmt.Fprintf(&b, ", retrieved %s", d.Retrieved.UTC().Format("2006-01-02"))
+			}
+		}
+		if d.Kind != "text" {
+			fmt.Fprintf(&b, " (text extracted from %s)", strings.ToUpper(d.Kind))
 		}
 		b.WriteString("\n")
 	}

@@ -231,15 +231,23 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 	return os.ReadFile(full)
 }
 
-// storeCited stores the documents of the cited passages (each document once), so that every
-// citation of an engine that reads local files points to a stored copy: context and corpus files
-// live outside the workspace.
-func storeCited(in Input, c *corpus, quotes []quoteRef) error {
+// storeRead stores the documents a run read closely (each once): first those of the cited
+// passages, in citation order, then the others. Every citation then points to a stored copy (context
+// and corpus files live outside the workspace), and sources/ lists what the run read.
+func storeRead(in Input, c *corpus, quotes []quoteRef, read [][]int) error {
 	srcs, err := OpenSources(in.Workspace, in.Now)
 	if err != nil {
 		return err
 	}
 	done := map[int]bool{}
+	save := func(d int) error {
+		if done[d] {
+			return nil
+		}
+		done[d] = true
+		_, err := srcs.Save(docSource(c.docs[d]))
+		return err
+	}
 	for _, q := range quotes {
 		var d int
 		if q.Unit >= 0 {
@@ -247,18 +255,26 @@ func storeCited(in Input, c *corpus, quotes []quoteRef) error {
 		} else {
 			d = c.tables[q.Table].Doc
 		}
-		if done[d] {
-			continue
-		}
-		done[d] = true
-		if _, err := srcs.Save(docSource(c.docs[d])); err != nil {
+		if err := save(d); err != nil {
 			return err
+		}
+	}
+	for _, ds := range read {
+		for _, d := range ds {
+			if err := save(d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// docSource is the stored-source form of a provided file (input, context or corpus).
+// docSource is the stored-source form of a document: a provided file (input, context or corpus)
+// or a web page, with the text exactly as the run read it.
 func docSource(d document) Source {
-	return Source{Origin: d.Path, Kind: SourceKindFile, Title: d.Path, Text: strings.Join(d.Lines, "\n")}
+	text := strings.Join(d.Lines, "\n")
+	if d.Web {
+		return Source{Origin: d.Path, Kind: SourceKindWeb, Title: d.Title, Text: text, RetrievedAt: d.Retrieved}
+	}
+	return Source{Origin: d.Path, Kind: SourceKindFile, Title: d.Path, Text: text}
 }

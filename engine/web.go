@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 )
 
@@ -12,19 +14,75 @@ type WebSearcher interface {
 	SearchPages(ctx context.Context, query string, max int) ([]WebPage, error)
 }
 
-// WebPage is one fetched search result.
+// WebPage is one search result, fetched. A result that could not be read has Err set and no Text.
 type WebPage struct {
 	URL, Title string
-	Text       string // extracted text (HTML pages through ExtractText)
+	Kind       string // html, pdf or text: how Text was extracted
+	Text       string // extracted text (HTML pages through the same extraction as files)
 	Retrieved  time.Time
+	Err        string // why the page could not be read (refused by the SSRF guard, HTTP 404, …)
+}
+
+// NewWebSearcher is the extractive engine's web search: the provider's results (s), each page
+// fetched through fetch (in production the netguard client, which refuses private and loopback
+// addresses at dial time and on every redirect) and reduced to text by FetchPage. A provider's
+// snippet is never evidence: only a fetched page is read. now stamps retrieval times (nil:
+// time.Now).
+func NewWebSearcher(s Searcher, fetch *http.Client, now func() time.Time) WebSearcher {
+	return &fetchingSearcher{s: s, fetch: fetch, now: now}
+}
+
+type fetchingSearcher struct {
+	s     Searcher
+	fetch *http.Client
+	now   func() time.Time
+}
+
+func (f *fetchingSearcher) SearchPages(ctx context.Context, query string, max int) ([]WebPage, error) {
+	results, err := f.s.Search(ctx, query, max)
+	if err != nil {
+		return nil, err
+	}
+	pages := make([]WebPage, 0, len(results))
+	for _, res := range results {
+		if ctx.Err() != nil {
+			break // out of time: the pages read so far still count
+		}
+		p, err := FetchPage(ctx, f.fetch, res.URL, f.now)
+		if err != nil {
+			pages = append(pages, WebPage{URL: res.URL, Title: res.Title, Err: err.Error()})
+			continue
+		}
+		title := p.Title
+		if title == "" {
+			title = res.Title
+		}
+		pages = append(pages, WebPage{URL: p.URL, Title: title, Kind: pageKind(p.ContentType), Text: p.Text, Retrieved: p.RetrievedAt})
+	}
+	return pages, nil
+}
+
+// pageKind names how a fetched page's text was extracted, as documents name it.
+func pageKind(contentType string) string {
+	switch contentType {
+	case "text/html", "application/xhtml+xml":
+		return "html"
+	case "application/pdf":
+		return "pdf"
+	}
+	return "text"
 }
 
 // searchWeb runs the effort's web searches (one per sub-question, at most depth.Queries) within
-// its time budget and returns the pages as documents cited by URL. Without a searcher it does
-// nothing.
+// its time budget and returns the pages as documents cited by URL. Every page read is stored under
+// sources/ at once (a citation of it points to that copy). Without a searcher it does nothing.
 func (r *extractiveRun) searchWeb(ctx context.Context, subs []subQuestion) ([]document, error) {
 	if r.web == nil {
 		return nil, nil
+	}
+	srcs, err := OpenSources(r.in.Workspace, r.in.Now)
+	if err != nil {
+		return nil, err
 	}
 	var docs []document
 	seen := map[string]bool{}
@@ -54,16 +112,37 @@ func (r *extractiveRun) searchWeb(ctx context.Context, subs []subQuestion) ([]do
 			r.notes = append(r.notes, "A web search failed: "+err.Error())
 			continue
 		}
-		var urls []string
+		urls := []string{}
+		var unread []map[string]any
 		for _, p := range pages {
-			if seen[p.URL] || p.Text == "" {
+			if p.Err != "" || p.Text == "" {
+				reason := p.Err
+				if reason == "" {
+					reason = "the page has no text"
+				}
+				unread = append(unread, map[string]any{"url": p.URL, "reason": reason})
+				continue
+			}
+			if seen[p.URL] {
 				continue
 			}
 			seen[p.URL] = true
+			d := document{Path: p.URL, Kind: p.Kind, Lines: splitLines(p.Text), Web: true, Title: p.Title, Retrieved: p.Retrieved}
+			if d.Kind == "" {
+				d.Kind = "text"
+			}
+			if _, err := srcs.Save(docSource(d)); err != nil {
+				return nil, err
+			}
 			urls = append(urls, p.URL)
-			docs = append(docs, document{Path: p.URL, Kind: "web", Lines: splitLines(p.Text)})
+			docs = append(docs, d)
 		}
-		if err := r.em.event(ctx, KindToolResult, "web_search", fmt.Sprintf("%d page(s) read", len(urls)), map[string]any{"tool": "web_search", "urls": urls}); err != nil {
+		summary := fmt.Sprintf("%d page(s) read", len(urls))
+		for _, u := range unread {
+			summary += fmt.Sprintf("\nnot read: %s (%s)", u["url"], u["reason"])
+			r.notes = append(r.notes, fmt.Sprintf("A web page found could not be read: `%s` (%s).", strings.ReplaceAll(u["url"].(string), "`", ""), u["reason"]))
+		}
+		if err := r.em.event(ctx, KindToolResult, "web_search", summary, map[string]any{"tool": "web_search", "urls": urls, "not_read": unread}); err != nil {
 			return nil, err
 		}
 	}

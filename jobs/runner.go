@@ -395,8 +395,19 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 		if err != nil || !ok {
 			return err // not in progress any more: cancelled meanwhile, and the cancel recorded it
 		}
-		if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunCompleted, "finished_at": s.now()}); err != nil {
+		runSet := map[string]any{"status": store.RunCompleted, "finished_at": s.now()}
+		if res.NoSources {
+			runSet["credits_charged"] = 0
+		}
+		if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, runSet); err != nil {
 			return err
+		}
+		if res.NoSources {
+			// A run that had nothing to read researched nothing: the charge taken at dispatch goes back.
+			err := s.billing.RefundRun(ctx, tx, billing.Run{AccountID: j.AccountID, JobID: j.ID, RunID: a.RunID, Effort: a.Effort, Reason: "had no sources"})
+			if err != nil {
+				return err
+			}
 		}
 		if err := s.statusEvent(ctx, tx, j.ID, store.JobCompleted, "The job completed.",
 			map[string]any{"status": store.JobCompleted, "run_id": a.RunID, "revision_sha": sha}); err != nil {

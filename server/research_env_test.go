@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,16 @@ func plantedEvents() []engine.Event {
 	}
 }
 
+// testCorpus is a one-document RESEARCH_CORPUS_DIR. With it every run has a source and is charged
+// as usual: a run with no source at all is not (TestResearchWithoutSourcesIsNotCharged).
+func testCorpus(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	notes := "# Grid notes\n\nWholesale electricity prices in the EU rose in early 2024 because gas-fired plants set the\nmarginal price on most days.\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "grid-notes.md"), []byte(notes), 0o600))
+	return dir
+}
+
 // researchEnv is an app with started workers on the real (wrapped) offline engine.
 type researchEnv struct {
 	*servertest.Env
@@ -116,7 +128,7 @@ func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Opti
 		sealer, err := jobs.NewSealer([]byte("research test secret"))
 		require.NoError(t, err)
 		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{})},
+			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)})},
 			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}, jc)

@@ -47,7 +47,7 @@ func newProcess(t *testing.T, st *store.Store, bucket *blob.Bucket) *process {
 		sealer, err := jobs.NewSealer([]byte("scale-out test secret"))
 		require.NoError(t, err)
 		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{})},
+			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)})},
 			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Blobs: bucket,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}, jc)

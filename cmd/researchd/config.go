@@ -10,6 +10,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
+	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/ratelimit"
 )
@@ -55,7 +56,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:          get("RESEARCH_ADDR", "127.0.0.1:8080"),
 		DataDir:       get("RESEARCH_DATA_DIR", "./data"),
 		Env:           get("RESEARCH_ENV", "development"),
-		Engine:        get("RESEARCH_ENGINE", "offline"),
+		Engine:        get("RESEARCH_ENGINE", engine.ExtractiveName),
 		OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		OpenAIAPIKey:  getenv("OPENAI_API_KEY"),
 		Model:         getenv("RESEARCH_MODEL"),
@@ -104,9 +105,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("RESEARCH_ENV=%q: want development or production", c.Env)
 	}
 	switch c.Engine {
-	case "offline", "openai":
+	case engine.ExtractiveName, "openai":
+	case "offline": // the extractive engine's former name, still accepted
+		c.Engine = engine.ExtractiveName
 	default:
-		return c, fmt.Errorf("RESEARCH_ENGINE=%q: want offline or openai", c.Engine)
+		return c, fmt.Errorf("RESEARCH_ENGINE=%q: want extractive (alias offline) or openai", c.Engine)
 	}
 	if (c.OAuthIssuer == "") != (c.OAuthJWKSURL == "") {
 		return c, fmt.Errorf("RESEARCH_OAUTH_ISSUER and RESEARCH_OAUTH_JWKS_URL go together")

@@ -23,7 +23,12 @@ Main settings (environment; see README.md for all):
   RESEARCH_DATA_DIR    data folder: SQLite database, blobs, keys (default ./data)
   DATABASE_URL         sqlite://PATH or postgres://... (default SQLite in the data folder)
   RESEARCH_ENV         development or production
-  RESEARCH_ENGINE      offline (default) or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
+  RESEARCH_ENGINE      extractive (default; offline is an alias): answers by quoting the sources, no model;
+                       or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
+  RESEARCH_CORPUS_DIR  a local folder of documents every run searches besides its own files
+  RESEARCH_SEARCH_PROVIDER
+                       none (default), searxng, brave or tavily: both engines search the web
+                       (with RESEARCH_SEARCH_URL, RESEARCH_SEARCH_API_KEY)
 `
 
 const migrateHelp = `Usage: researchd migrate

@@ -23,6 +23,7 @@ import (
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/loop"
@@ -271,10 +272,15 @@ func listen(addr string) (net.Listener, error) {
 // openAIDefaultEndpoint is where the OpenAI SDK sends requests when no base URL is set.
 const openAIDefaultEndpoint = "https://api.openai.com/v1"
 
-// logEngine says which model endpoint the openai engine will send questions to, since an unset
-// OPENAI_BASE_URL means the public OpenAI API.
+// logEngine says which engine runs and whether it searches the web, and which model endpoint the
+// openai engine will send questions to, since an unset OPENAI_BASE_URL means the public OpenAI API.
 func logEngine(log *slog.Logger, cfg config) {
+	search := engine.SearchNone
+	if s := cfg.Research.Searcher; s != nil {
+		search = s.Provider()
+	}
 	if cfg.Engine != "openai" {
+		log.Info("RESEARCH_ENGINE="+cfg.Engine, "web_search", search, "corpus_dir", cfg.Research.CorpusDir)
 		return
 	}
 	if cfg.OpenAIBaseURL == "" {
@@ -282,7 +288,7 @@ func logEngine(log *slog.Logger, cfg config) {
 			"; set OPENAI_BASE_URL for another OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1)", "endpoint", openAIDefaultEndpoint, "model", cfg.Model)
 		return
 	}
-	log.Info("RESEARCH_ENGINE=openai", "endpoint", cfg.OpenAIBaseURL, "model", cfg.Model)
+	log.Info("RESEARCH_ENGINE=openai", "endpoint", cfg.OpenAIBaseURL, "model", cfg.Model, "web_search", search)
 }
 
 // warnIfExposed warns when development settings listen beyond this machine: development prints an

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -25,7 +26,7 @@ type researchSettings struct {
 	SecretKey string // RESEARCH_SECRET_KEY: seals the API keys that sign webhooks and the webhook secrets
 	// SecretKeyFile (RESEARCH_SECRET_KEY_FILE) holds that key in a file outside the data folder.
 	SecretKeyFile string
-	CorpusDir     string // RESEARCH_CORPUS_DIR: a local folder the offline engine searches besides each job's files
+	CorpusDir     string // RESEARCH_CORPUS_DIR: a local folder the engines search besides each job's files
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
 	Prices *engine.TokenPrices
@@ -100,22 +101,31 @@ func positiveInt(v, name string) (int, error) {
 	return int(n), err
 }
 
-// openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-// newEngine builds the configured research engine.
+// newEngine builds the configured research engine (RESEARCH_ENGINE). With a search provider
+// (RESEARCH_SEARCH_PROVIDER) either engine searches the web, and fetches pages through the SSRF guard.
 func newEngine(cfg config) (engine.Engine, error) {
 	switch cfg.Engine {
 	case "openai":
 		if cfg.Model == "" {
 			return nil, errors.New("RESEARCH_ENGINE=openai needs RESEARCH_MODEL")
 		}
-		// The agent's fetch tool reaches the public internet only, re-checked at dial time.
-		fetch := netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
-		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: fetch,
+		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: webFetchClient(),
 			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir})
 	}
-	return engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: cfg.Research.CorpusDir}), nil
+	opts := engine.ExtractiveOptions{CorpusDir: cfg.Research.CorpusDir}
+	if cfg.Research.Searcher != nil {
+		opts.Web = engine.NewWebSearcher(cfg.Research.Searcher, webFetchClient(), nil)
+	}
+	return engine.NewExtractive(opts), nil
 }
 
+// webFetchClient fetches web pages for the engines: the public internet only, every address
+// re-checked at dial time and on each redirect.
+func webFetchClient() *http.Client {
+	return netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
+}
+
+// openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
 func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
 	log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
 	rs := cfg.Research
