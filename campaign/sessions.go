@@ -37,13 +37,21 @@ type sharedSession struct {
 type sessions struct {
 	mu   sync.Mutex
 	open map[sessionKey]*sharedSession
+	now  func() time.Time // nil: time.Now
+}
+
+func (p *sessions) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // acquire returns the stage's session, opening one with open when there is none fresh enough;
 // release must be called when the chunk is done with it.
 func (p *sessions) acquire(ctx context.Context, k sessionKey, open func(context.Context) (engine.AnswerSession, *jsonschema.Schema, error)) (engine.AnswerSession, *jsonschema.Schema, func(), error) {
-	now := time.Now()
 	p.mu.Lock()
+	now := p.clock()
 	if sh := p.open[k]; sh != nil && now.Sub(sh.opened) < sessionMaxAge {
 		sh.users++
 		p.mu.Unlock()
@@ -73,21 +81,27 @@ func (p *sessions) release(k sessionKey, sh *sharedSession) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	sh.users--
-	sh.lastUsed = time.Now()
+	sh.lastUsed = p.clock()
 	if sh.users > 0 {
 		return
 	}
-	if sh.retired || time.Since(sh.opened) >= sessionMaxAge {
+	if sh.retired || sh.lastUsed.Sub(sh.opened) >= sessionMaxAge {
 		p.retire(k, sh)
 		return
 	}
-	time.AfterFunc(sessionIdle, func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if sh.users == 0 && time.Since(sh.lastUsed) >= sessionIdle {
+	time.AfterFunc(sessionIdle, p.sweep)
+}
+
+// sweep closes the sessions no chunk has used for sessionIdle.
+func (p *sessions) sweep() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.clock()
+	for k, sh := range p.open {
+		if sh.users == 0 && now.Sub(sh.lastUsed) >= sessionIdle {
 			p.retire(k, sh)
 		}
-	})
+	}
 }
 
 // retire stops handing sh out and closes it once unused. Call with p.mu held.
