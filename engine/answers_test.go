@@ -42,6 +42,8 @@ func TestAnswerSessionSharesItsIndex(t *testing.T) {
 		require.NotEmpty(t, fresh[i].Report)
 	}
 
+	require.NotEqual(t, fresh[0], fresh[1], "the records' answers differ: a search keyed too loosely would show")
+
 	shared, err := answers.OpenAnswers(ctx, cfg)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
