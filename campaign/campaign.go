@@ -160,6 +160,7 @@ type Service struct {
 	log      *slog.Logger
 	now      func() time.Time
 	cfg      Config
+	sessions sessions // answer sessions shared by the chunks of a stage (sessions.go)
 }
 
 // New builds the service. It runs nothing until Attach gives it the job service built with its

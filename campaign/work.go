@@ -86,7 +86,9 @@ func (s *Service) work(ctx context.Context, a chunkArgs) error {
 // answerAll answers records one after the other until they are done, the campaign is cancelled,
 // or the chunk's time is up; records not reached are left out of the result.
 func (s *Service) answerAll(ctx context.Context, c store.Campaign, ps Stage, effort string, recs []store.CampaignRecord) []outcome {
-	sess, sch, err := s.open(ctx, c, ps, effort)
+	sess, sch, release, err := s.sessions.acquire(ctx, sessionKey{c.ID, ps.Key}, func(ctx context.Context) (engine.AnswerSession, *jsonschema.Schema, error) {
+		return s.open(ctx, c, ps, effort)
+	})
 	if err != nil {
 		s.log.WarnContext(ctx, "campaign worker could not start", "campaign_id", c.ID, "stage", ps.Key, "error", err)
 		outs := make([]outcome, len(recs))
@@ -95,7 +97,7 @@ func (s *Service) answerAll(ctx context.Context, c store.Campaign, ps Stage, eff
 		}
 		return outs
 	}
-	defer sess.Close()
+	defer release()
 	deadline := time.Now().Add(chunkBudget)
 	outs := make([]outcome, 0, len(recs))
 	for i, r := range recs {

@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/researchd/researchd/workspace"
 )
@@ -65,12 +69,42 @@ func (discard) Checkpoint(context.Context, string, string) (string, error) {
 	return "", nil
 }
 
-// extractiveSession holds the extractive engine's sources for a session's answers.
+// extractiveSession holds the extractive engine's sources for a session's answers, and their index:
+// built once per session, since indexing (stemming every unit of a corpus) costs far more than
+// answering one question over it.
 type extractiveSession struct {
 	cfg     AnswerConfig
 	in      Input
 	docs    []document
 	skipped []skippedFile
+	corpus  *corpus
+	schema  map[string]any     // the output schema, normalized; nil without one
+	sch     *jsonschema.Schema // compiled once: compiling costs more than filling it
+	// found memoizes searches of the session's corpus by sub-question: a campaign asks the same
+	// instruction of every record, so most sub-questions repeat, and a search is a pure function of
+	// the corpus and the sub-question (answers have no prior report, so nothing is skipped).
+	mu    sync.Mutex
+	found map[string]finding
+}
+
+// maxFound bounds a session's memo of searches.
+const maxFound = 1024
+
+func foundKey(sq subQuestion) string { return sq.Text + "\x00" + strings.Join(sq.Carry, "\x00") }
+
+func (s *extractiveSession) memo(key string) (finding, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.found[key]
+	return f, ok
+}
+
+func (s *extractiveSession) remember(key string, f finding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.found) < maxFound {
+		s.found[key] = f
+	}
 }
 
 // OpenAnswers loads the context files and the corpus once.
@@ -79,10 +113,11 @@ func (e *extractive) OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerS
 	if _, ok := depths[in.Effort]; !ok {
 		return nil, errorf(CodeEngineError, "unknown effort %q", in.Effort)
 	}
-	if _, _, err := in.outputSchema(); err != nil {
+	schema, sch, err := in.outputSchema()
+	if err != nil {
 		return nil, err
 	}
-	s := &extractiveSession{cfg: cfg, in: in}
+	s := &extractiveSession{cfg: cfg, in: in, schema: schema, sch: sch, found: map[string]finding{}}
 	for _, f := range cfg.ContextFiles {
 		s.add("context/"+f.Name, f.Data)
 	}
@@ -93,6 +128,7 @@ func (e *extractive) OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerS
 		}
 		s.docs, s.skipped = append(s.docs, docs...), append(s.skipped, skipped...)
 	}
+	s.corpus = newCorpus(s.docs)
 	return s, nil
 }
 
@@ -110,9 +146,12 @@ func (s *extractiveSession) Close() error { return nil }
 // Answer runs the extractive engine's plan, search and report over the session's sources plus
 // extra, and fills the output schema; nothing is written and no event is kept.
 func (s *extractiveSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
-	more := &extractiveSession{docs: slices.Clone(s.docs), skipped: slices.Clone(s.skipped)}
-	for _, f := range extra {
-		more.add(f.Name, f.Data)
+	more := &extractiveSession{docs: s.docs, skipped: s.skipped}
+	if len(extra) > 0 {
+		more.docs, more.skipped = slices.Clone(s.docs), slices.Clone(s.skipped)
+		for _, f := range extra {
+			more.add(f.Name, f.Data)
+		}
 	}
 	in := s.in
 	in.Question = question
@@ -122,16 +161,30 @@ func (s *extractiveSession) Answer(ctx context.Context, question string, extra [
 	if err != nil {
 		return Result{}, err
 	}
-	r.c = newCorpus(more.docs)
+	if len(extra) > 0 {
+		r.c = newCorpus(more.docs)
+	} else {
+		// The session's index, shared: only its idf cache is written while answering, so each
+		// answer gets its own and answers may run concurrently.
+		c := *s.corpus
+		c.idfCache = map[string]float64{}
+		r.c = &c
+	}
 	r.cites = &citations{num: map[string]int{}}
 	found := make([]finding, 0, len(subs))
 	for i, sq := range subs {
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("engine: %w", err)
 		}
-		f, err := r.research(ctx, i, sq)
-		if err != nil {
-			return Result{}, err
+		key := foundKey(sq)
+		f, ok := s.memo(key)
+		if !ok || len(extra) > 0 {
+			if f, err = r.research(ctx, i, sq); err != nil {
+				return Result{}, err
+			}
+			if len(extra) == 0 {
+				s.remember(key, f)
+			}
 		}
 		found = append(found, f)
 	}
@@ -139,11 +192,10 @@ func (s *extractiveSession) Answer(ctx context.Context, question string, extra [
 	if !s.cfg.NoReport {
 		res.Report = r.render(subs, found, dropped, false)
 	}
-	schema, sch, err := in.outputSchema()
-	if err != nil || schema == nil {
-		return res, err
+	if s.schema == nil {
+		return res, nil
 	}
-	if res.StructuredOutput, err = r.structured(ctx, schema, sch, found); err != nil {
+	if res.StructuredOutput, err = r.structured(ctx, s.schema, s.sch, found); err != nil {
 		return Result{}, err
 	}
 	return res, nil

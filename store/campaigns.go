@@ -295,12 +295,24 @@ func (s *Store) RekeyInputRecords(ctx context.Context, rows []CampaignRecord) er
 
 // ClaimCampaignRecords marks up to limit pending records of a stage (lowest positions first)
 // running under chunk, and returns how many it took. Call it with the campaign locked.
+//
+// Two statements, a range on purpose: the highest position to take (the limit-th pending one, by
+// the claim index), then every pending record up to it. "seq IN (pending … LIMIT n)" let Postgres
+// plan a nested loop over the whole stage when its statistics were stale — right after a stage's
+// 100,000 records are written, in the same transaction — and one claim ran for minutes.
 func (s *Store) ClaimCampaignRecords(ctx context.Context, campaignID, stageKey, chunk string, limit int, now time.Time) (int, error) {
-	sub := s.with(ctx).Model(&CampaignRecord{}).Select("seq").
-		Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, RecordPending).Order("seq").Limit(limit)
-	res := s.with(ctx).Model(&CampaignRecord{}).
-		Where("campaign_id = ? AND stage_key = ? AND status = ? AND seq IN (?)", campaignID, stageKey, RecordPending, sub).
-		Updates(map[string]any{"status": RecordRunning, "chunk": chunk, "error_code": nil, "attempts": gorm.Expr("attempts + 1"), "updated_at": now})
+	pending := func() *gorm.DB {
+		return s.with(ctx).Model(&CampaignRecord{}).Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, RecordPending)
+	}
+	var last []int
+	if err := pending().Order("seq").Offset(limit-1).Limit(1).Pluck("seq", &last).Error; err != nil {
+		return 0, fmt.Errorf("claim records of stage %s: %w", stageKey, err)
+	}
+	q := pending()
+	if len(last) == 1 {
+		q = q.Where("seq <= ?", last[0])
+	} // else fewer than limit are pending: take them all
+	res := q.Updates(map[string]any{"status": RecordRunning, "chunk": chunk, "error_code": nil, "attempts": gorm.Expr("attempts + 1"), "updated_at": now})
 	if res.Error != nil {
 		return 0, fmt.Errorf("claim records of stage %s: %w", stageKey, res.Error)
 	}
