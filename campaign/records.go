@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/store"
 )
 
@@ -133,6 +134,50 @@ func Assignment(st Stage, rec map[string]any) string {
 		parts = append(parts, "Record:\n"+renderFields(rec))
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// recordAssignment is a per-entity worker's assignment: the text of 2.7 for engines that read it,
+// and for an engine that plans a search from words, what to ask and which record it is about (so
+// that every record is not answered from the passage that best fits the instruction alone).
+func recordAssignment(st Stage, rec map[string]any) engine.Assignment {
+	a := engine.Assignment{Question: Assignment(st, rec)}
+	if st.QuestionField != nil {
+		a.Ask, _ = scalar(rec[*st.QuestionField]) // the record's own question names its subject
+		return a
+	}
+	if st.Instruction != nil {
+		a.Ask = *st.Instruction
+	}
+	a.Subject = recordSubject(st, rec)
+	return a
+}
+
+// subjectFields are field names that usually hold a record's name.
+var subjectFields = []string{"name", "title", "company", "organization", "organisation", "entity", "vendor", "product"}
+
+// recordSubject is the value that names a record: its key field's, else a name-like field's, else
+// its only text field's; "" when nothing names it.
+func recordSubject(st Stage, rec map[string]any) string {
+	if st.EntityKeyField != nil {
+		if v, ok := scalar(rec[*st.EntityKeyField]); ok {
+			return v
+		}
+	}
+	for _, f := range subjectFields {
+		if v, ok := rec[f].(string); ok && strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	var only string
+	for _, v := range rec {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			if only != "" {
+				return ""
+			}
+			only = s
+		}
+	}
+	return only
 }
 
 // renderFields writes a record as "name: value" lines in name order (objects and arrays as JSON).

@@ -54,7 +54,7 @@ func TestSessionsShareRetireAndClose(t *testing.T) {
 	other, _, releaseOther, err := p.acquire(ctx, sessionKey{"c1", "summary"}, open)
 	require.NoError(t, err)
 	require.Equal(t, 2, id(other), "another stage has its own")
-	_, err = a.Answer(ctx, "What is a heat pump?", nil)
+	_, err = a.Answer(ctx, engine.Assignment{Question: "What is a heat pump?"})
 	require.NoError(t, err)
 
 	releaseA()

@@ -161,28 +161,27 @@ func readContext(ctx context.Context, files []jobs.InputFile) ([]engine.SourceFi
 // answer runs one worker: it builds the assignment (2.7), asks the engine, checks the output
 // against the stage's schema and keeps the researched fields (or the report, without a schema).
 func (s *Service) answer(ctx context.Context, sess engine.AnswerSession, sch *jsonschema.Schema, c store.Campaign, ps Stage, r store.CampaignRecord) outcome {
-	var question string
-	var extra []engine.SourceFile
+	var a engine.Assignment
 	switch ps.Fanout {
 	case FanoutRoot:
-		question = Assignment(ps, nil)
+		a.Question = Assignment(ps, nil)
 	case FanoutAggregate:
 		q, doc, err := s.aggregateInput(ctx, c, ps)
 		if err != nil {
 			s.log.WarnContext(ctx, "campaign aggregate input", "campaign_id", c.ID, "stage", ps.Key, "error", err)
 			return outcome{status: store.RecordFailed, code: ptr(CodeDispatchError)}
 		}
-		question, extra = q, []engine.SourceFile{{Name: "records.md", Data: doc}}
+		a.Question, a.Extra = q, []engine.SourceFile{{Name: "records.md", Data: doc}}
 	default:
 		var given map[string]any
 		if err := json.Unmarshal([]byte(r.Given), &given); err != nil {
 			return outcome{status: store.RecordFailed, code: ptr(CodeDispatchError)}
 		}
-		question = Assignment(ps, given)
+		a = recordAssignment(ps, given)
 	}
 	actx, cancel := context.WithTimeout(ctx, s.cfg.AnswerTimeout)
 	defer cancel()
-	res, err := sess.Answer(actx, question, extra)
+	res, err := sess.Answer(actx, a)
 	if err != nil {
 		return outcome{status: store.RecordFailed, code: ptr(errorCode(err, actx))}
 	}

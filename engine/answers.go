@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -39,10 +40,24 @@ type AnswerConfig struct {
 	NoReport bool
 }
 
+// Assignment is one piece of work for an answer session.
+type Assignment struct {
+	// Question is the whole assignment as a model reads it (a campaign's instruction with its
+	// record, section 2.7 of the specification).
+	Question string
+	// Ask is what an engine without a model plans its search from: the instruction alone, or the
+	// record's own question. Empty means Question.
+	Ask string
+	// Subject names what the answer must be about (a record's identity, "Acme Corp"): a passage
+	// that does not mention it cannot answer, however well it matches Ask. Empty: no constraint.
+	Subject string
+	// Extra are sources for this answer only.
+	Extra []SourceFile
+}
+
 // AnswerSession answers assignments one at a time or concurrently; Close releases it.
 type AnswerSession interface {
-	// Answer researches one assignment; extra are sources for this answer only.
-	Answer(ctx context.Context, question string, extra []SourceFile) (Result, error)
+	Answer(ctx context.Context, a Assignment) (Result, error)
 	Close() error
 }
 
@@ -90,7 +105,9 @@ type extractiveSession struct {
 // maxFound bounds a session's memo of searches.
 const maxFound = 1024
 
-func foundKey(sq subQuestion) string { return sq.Text + "\x00" + strings.Join(sq.Carry, "\x00") }
+func foundKey(sq subQuestion) string {
+	return sq.Text + "\x00" + strings.Join(sq.Carry, "\x00") + "\x00" + strings.Join(sq.Subject, "\x00")
+}
 
 func (s *extractiveSession) memo(key string) (finding, bool) {
 	s.mu.Lock()
@@ -145,7 +162,8 @@ func (s *extractiveSession) Close() error { return nil }
 
 // Answer runs the extractive engine's plan, search and report over the session's sources plus
 // extra, and fills the output schema; nothing is written and no event is kept.
-func (s *extractiveSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
+func (s *extractiveSession) Answer(ctx context.Context, a Assignment) (Result, error) {
+	extra := a.Extra
 	more := &extractiveSession{docs: s.docs, skipped: s.skipped}
 	if len(extra) > 0 {
 		more.docs, more.skipped = slices.Clone(s.docs), slices.Clone(s.skipped)
@@ -154,12 +172,17 @@ func (s *extractiveSession) Answer(ctx context.Context, question string, extra [
 		}
 	}
 	in := s.in
-	in.Question = question
+	in.Question = cmp.Or(a.Ask, a.Question)
 	d := depths[in.Effort]
 	r := &extractiveRun{in: in, depth: d, em: emitter{sink: discard{}}, deadline: time.Now().Add(d.Budget), skipped: more.skipped}
 	subs, dropped, err := r.plan(ctx)
 	if err != nil {
 		return Result{}, err
+	}
+	if subject := uniq(terms(a.Subject)); len(subject) > 0 {
+		for i := range subs {
+			subs[i].Subject = subject
+		}
 	}
 	if len(extra) > 0 {
 		r.c = newCorpus(more.docs)
@@ -237,7 +260,8 @@ func (s *runSession) Close() error { return os.RemoveAll(s.dir) }
 
 // Answer runs the engine once in a fresh workspace (extra sources become its input files) and
 // removes the workspace afterwards.
-func (s *runSession) Answer(ctx context.Context, question string, extra []SourceFile) (Result, error) {
+func (s *runSession) Answer(ctx context.Context, a Assignment) (Result, error) {
+	question, extra := a.Question, a.Extra
 	dir, err := os.MkdirTemp(s.dir, "run-")
 	if err != nil {
 		return Result{}, fmt.Errorf("engine: answer workspace: %w", err)

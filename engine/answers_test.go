@@ -37,7 +37,7 @@ func TestAnswerSessionSharesItsIndex(t *testing.T) {
 	for i, q := range questions {
 		s, err := answers.OpenAnswers(ctx, cfg)
 		require.NoError(t, err)
-		fresh[i], err = s.Answer(ctx, q, nil)
+		fresh[i], err = s.Answer(ctx, Assignment{Question: q})
 		require.NoError(t, err)
 		require.NotEmpty(t, fresh[i].Report)
 	}
@@ -50,7 +50,7 @@ func TestAnswerSessionSharesItsIndex(t *testing.T) {
 	got := make([]Result, 3*len(questions))
 	errs := make([]error, len(got))
 	for i := range got {
-		wg.Go(func() { got[i], errs[i] = shared.Answer(ctx, questions[i%len(questions)], nil) })
+		wg.Go(func() { got[i], errs[i] = shared.Answer(ctx, Assignment{Question: questions[i%len(questions)]}) })
 	}
 	wg.Wait()
 	for i := range got {
@@ -60,10 +60,44 @@ func TestAnswerSessionSharesItsIndex(t *testing.T) {
 
 	// A source given for one answer is searched for it, and not for the next.
 	extra := []SourceFile{{Name: "hooli.md", Data: []byte("# Hooli\n\nHooli employs 3000 people in Palo Alto.\n")}}
-	with, err := shared.Answer(ctx, "How many people does Hooli employ?", extra)
+	with, err := shared.Answer(ctx, Assignment{Question: "How many people does Hooli employ?", Extra: extra})
 	require.NoError(t, err)
 	require.Contains(t, with.Report, "3000")
-	without, err := shared.Answer(ctx, "How many people does Hooli employ?", nil)
+	without, err := shared.Answer(ctx, Assignment{Question: "How many people does Hooli employ?"})
 	require.NoError(t, err)
 	require.NotContains(t, without.Report, "3000")
+}
+
+// TestAnswerSubject: an assignment about one record is answered only from passages that name it;
+// a record the sources say nothing about is not answered with another record's passage.
+func TestAnswerSubject(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	notes := "# Companies\n\nAcme Corp is a maker of anvils based in Ohio. Acme Corp employs 120 people.\n\n" +
+		"Globex Corporation builds reactors. Globex Corporation has a workforce of 300 people.\n\n" +
+		"Initech sells software; it was founded in 1999.\n"
+	s, err := Answers(NewExtractive(ExtractiveOptions{}), t.TempDir()).OpenAnswers(ctx, AnswerConfig{Effort: EffortMedium,
+		ContextFiles: []SourceFile{{Name: "companies.md", Data: []byte(notes)}},
+		JSONSchema:   map[string]any{"type": "object", "properties": map[string]any{"summary": map[string]any{"type": "string"}}}})
+	require.NoError(t, err)
+	defer s.Close()
+	ask := "How many people does the company employ?"
+	for _, tc := range []struct {
+		subject, want string
+	}{
+		{"Acme Corp", "Acme Corp employs 120 people."},
+		{"Globex Corporation", "Globex Corporation has a workforce of 300 people."},
+		{"Initech", ""},
+		{"Hooli", ""},
+	} {
+		res, err := s.Answer(ctx, Assignment{Question: ask + "\n\nRecord:\nname: " + tc.subject, Ask: ask, Subject: tc.subject})
+		require.NoError(t, err, tc.subject)
+		got, _ := res.StructuredOutput["summary"].(string)
+		require.Equal(t, tc.want, got, tc.subject)
+		if tc.want == "" {
+			require.Contains(t, res.Report, "The sources do not answer this", tc.subject)
+		} else {
+			require.Contains(t, res.Report, "“"+tc.want+"”", tc.subject)
+		}
+	}
 }

@@ -37,11 +37,15 @@ type extractor struct {
 	docs    map[int]bool // documents read for the question (nil: all)
 	scope   []int        // when set, only these units (one array item per unit)
 	notes   []string
-	basis   Basis // top-level field → its basis
+	basis   Basis    // top-level field → its basis
+	subject []string // terms every evidence unit must mention (subQuestion.Subject)
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
 	x := &extractor{c: c, q: analyze(question), basis: Basis{}}
+	if len(found) > 0 {
+		x.subject = found[0].Sub.Subject // the same for every sub-question of an assignment
+	}
 	docs := map[int]bool{}
 	for _, f := range found {
 		for _, d := range f.Read {
@@ -126,7 +130,7 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 		if x.docs != nil && !x.docs[un.Doc] {
 			continue
 		}
-		if x.scope != nil && !slices.Contains(x.scope, u) {
+		if x.scope != nil && !slices.Contains(x.scope, u) || !x.c.mentions(u, x.subject) {
 			continue
 		}
 		v := s.coverage(u)
@@ -210,7 +214,7 @@ func (x *extractor) questionEvidence() []evidence {
 	s := x.c.scorer(x.q)
 	var out []evidence
 	for u, un := range x.c.units {
-		if (x.docs == nil || x.docs[un.Doc]) && s.namesIn(un.Doc) {
+		if (x.docs == nil || x.docs[un.Doc]) && s.namesIn(un.Doc) && x.c.mentions(u, x.subject) {
 			if v := s.coverage(u); v > 0 {
 				out = append(out, evidence{u, v})
 			}
@@ -755,7 +759,7 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 		return nonNilSlice(out), true
 	}
 	for _, e := range ev {
-		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: Basis{}}
+		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: Basis{}, subject: x.subject}
 		switch schemaType(items) {
 		case "object":
 			if obj := sub.fillObject(items, field, false); len(obj) > 0 {

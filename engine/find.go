@@ -38,12 +38,12 @@ type findOptions struct {
 // find answers one sub-question from the corpus.
 func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	q := analyze(sub.Text)
-	q.Terms = uniq(append(q.Terms, sub.Carry...))
+	q.Terms = uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
 	if q.measure != "" && c.df[q.measure] > 0 {
 		q.Terms = uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
 	}
 	s := c.scorer(q)
-	ranked := s.rank(func(u int) bool { return o.Skip == nil || !o.Skip(u) })
+	ranked := s.rank(func(u int) bool { return (o.Skip == nil || !o.Skip(u)) && c.mentions(u, sub.Subject) })
 	f := finding{Sub: sub, Q: q}
 	if len(ranked) > 0 {
 		f.Best = ranked[0].Score
@@ -174,4 +174,15 @@ func quoteList(ws []string) string {
 		return q[0]
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// mentions: unit u names every subject term, in its own words or its context (its paragraph,
+// section, document title or file name).
+func (c *corpus) mentions(u int, subject []string) bool {
+	for _, t := range subject {
+		if !c.ownSet[u][t] && !c.ctx[u][t] {
+			return false
+		}
+	}
+	return true
 }

@@ -39,6 +39,9 @@ type subQuestion struct {
 	// Carry are terms of an earlier clause's subject, for a clause that refers to it by a pronoun
 	// ("What is a heat pump and how does it save energy?").
 	Carry []string
+	// Subject are terms every answering passage must mention, in itself or its context (an answer
+	// session's Assignment.Subject).
+	Subject []string
 }
 
 func plainSub(text string) subQuestion { return subQuestion{Text: asQuestion(text)} }

@@ -63,7 +63,8 @@ func (g *gateAnswerer) OpenAnswers(ctx context.Context, cfg engine.AnswerConfig)
 
 func (s gateSession) Close() error { return s.inner.Close() }
 
-func (s gateSession) Answer(ctx context.Context, q string, extra []engine.SourceFile) (engine.Result, error) {
+func (s gateSession) Answer(ctx context.Context, a engine.Assignment) (engine.Result, error) {
+	q := a.Question
 	if strings.Contains(q, "[fail]") || (strings.Contains(q, "[flaky]") && s.g.failing.Load()) {
 		return engine.Result{}, &engine.Error{Code: engine.CodeEngineError, Message: "the test answerer was told to fail"}
 	}
@@ -82,7 +83,7 @@ func (s gateSession) Answer(ctx context.Context, q string, extra []engine.Source
 			return engine.Result{}, ctx.Err()
 		}
 	}
-	return s.inner.Answer(ctx, q, extra)
+	return s.inner.Answer(ctx, a)
 }
 
 func (g *gateAnswerer) inFlight() int {

@@ -57,6 +57,9 @@ func TestCampaignRunsOneStage(t *testing.T) {
 			require.Equal(t, []string{"position", "company", "employees", "summary", "error_code"}, rows[0])
 			require.Len(t, rows, 4)
 			require.Equal(t, []string{"1", "Acme Corp"}, rows[1][:2])
+			for _, row := range rows[1:] {
+				require.Contains(t, row[3], row[1], "each record is answered from passages about it: %v", row)
+			}
 
 			r = e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/billing/transactions", Token: acct.Key})
 			require.Equal(t, http.StatusOK, r.Status)
