@@ -511,29 +511,3 @@ func translateNoRows(err error) error {
 	}
 	return err
 }
-
-// JobView is a job with its runs and revisions, read from one snapshot.
-type JobView struct {
-	Job       ResearchJob
-	Runs      []ResearchRun
-	Revisions []ResearchRevision
-}
-
-// ResearchJobView reads a job (by UUID or slug) with its runs and revisions in one read-only
-// transaction, repeatable-read on Postgres, so a worker committing meanwhile cannot show a queued
-// job with a running run.
-func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
-	var v JobView
-	err := s.readTx(ctx, func(tx *Store) error {
-		var err error
-		if v.Job, err = tx.ResearchJobByRef(ctx, ref); err != nil {
-			return err
-		}
-		if v.Runs, err = tx.RunsForJob(ctx, v.Job.ID); err != nil {
-			return err
-		}
-		v.Revisions, err = tx.RevisionsForJob(ctx, v.Job.ID)
-		return err
-	})
-	return v, err
-}
