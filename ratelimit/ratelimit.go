@@ -69,17 +69,27 @@ type Limiter struct {
 
 	mu       sync.Mutex
 	empty    map[string]emptyBucket
-	waiting  []*waiter // requests for the next statement, in arrival order
-	flushing bool      // a statement is in flight; its caller hands over to waiting[0] when done
+	waiting  []*waiter // requests waiting for a statement, in arrival order
+	inFlight int       // statements in flight; a caller whose statement is done hands over to waiting[0]
 }
 
 // waiter is one AllowAll call queued for a statement.
 type waiter struct {
 	ctx   context.Context
 	takes []Take
-	wake  chan bool // true: res and err are set; false: lead the next statement
+	wake  chan bool // true: res and err are set; false: lead the next statement (sent once)
 	res   map[string]store.BucketResult
 	err   error
+}
+
+// maxInFlight is how many statements a limiter has in flight at once: one on SQLite, whose one
+// writer connection would only queue more; a few on Postgres, where a statement is mostly a round
+// trip that others may overlap (the rows' locks still order the takes of one bucket).
+func (l *Limiter) maxInFlight() int {
+	if l.st.Dialect() == store.Postgres {
+		return 4
+	}
+	return 1
 }
 
 // maxBatch bounds how many requests one statement serves.
@@ -132,15 +142,15 @@ func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error)
 	}
 	w := &waiter{ctx: ctx, takes: takes, wake: make(chan bool, 1)}
 	l.mu.Lock()
-	l.waiting = append(l.waiting, w)
-	lead := !l.flushing
-	l.flushing = true
-	l.mu.Unlock()
-	if !lead && !<-w.wake {
-		lead = true
-	}
+	lead := l.inFlight < l.maxInFlight()
 	if lead {
-		l.flush()
+		l.inFlight++
+	} else {
+		l.waiting = append(l.waiting, w)
+	}
+	l.mu.Unlock()
+	if lead || !<-w.wake {
+		l.flush(w)
 	}
 	if w.err != nil {
 		return Decision{}, w.err
@@ -148,12 +158,13 @@ func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error)
 	return tightest(takes, w.res), nil
 }
 
-// flush sends the waiting requests (the caller's among them) to the store in one statement, answers
-// them, and hands the next statement to the first request that arrived meanwhile.
-func (l *Limiter) flush() {
+// flush sends the leader's request and those waiting to the store in one statement, answers them,
+// and hands the next statement to the first request still waiting (taking it off the queue, so it
+// is handed over once) or, when none waits, gives its place in flight back.
+func (l *Limiter) flush(leader *waiter) {
 	l.mu.Lock()
-	n := min(len(l.waiting), maxBatch)
-	batch := l.waiting[:n:n]
+	n := min(len(l.waiting), maxBatch-1)
+	batch := append([]*waiter{leader}, l.waiting[:n]...)
 	l.waiting = l.waiting[n:]
 	l.mu.Unlock()
 
@@ -189,12 +200,12 @@ func (l *Limiter) flush() {
 	}
 	var next *waiter
 	if len(l.waiting) > 0 {
-		next = l.waiting[0]
+		next, l.waiting = l.waiting[0], l.waiting[1:]
 	} else {
-		l.flushing = false
+		l.inFlight--
 	}
 	l.mu.Unlock()
-	for _, w := range batch {
+	for _, w := range batch[1:] {
 		w.wake <- true
 	}
 	if next != nil {
