@@ -25,7 +25,7 @@ func (s *Service) priority(ctx context.Context, tx *store.Store, accountID, queu
 	if s.cfg.AccountShare == 0 {
 		return priorityWithinShare, nil
 	}
-	n, err := tx.CountAccountJobs(ctx, accountID, queue, store.JobQueued, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, accountID, queue, s.cfg.AccountShare, store.JobQueued, store.JobInProgress)
 	if err != nil {
 		return 0, err
 	}
@@ -45,7 +45,7 @@ func (s *Service) checkShare(ctx context.Context, tx *store.Store, j store.Resea
 	if err := tx.LockAccount(ctx, j.AccountID); err != nil {
 		return err
 	}
-	n, err := tx.CountAccountJobs(ctx, j.AccountID, queue, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, j.AccountID, queue, s.cfg.AccountShare, store.JobInProgress)
 	if err != nil {
 		return err
 	}

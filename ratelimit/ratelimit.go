@@ -57,16 +57,43 @@ type Decision struct {
 	Reset      time.Duration // until the bucket is full again
 }
 
-// Limiter takes tokens from buckets in the store. It remembers the buckets the store last found
-// empty (see emptyUntil), so a caller hammering an exhausted bucket is refused without a database
-// round trip; every token it grants still comes from the store.
+// Limiter takes tokens from buckets in the store. Requests that arrive while its statement is in
+// flight wait and then go to the store together, in one statement that takes as many tokens from each
+// bucket as requests wait on it (group commit): under load the database sees one write per round
+// instead of one per request, and a lone request goes at once. It also remembers the buckets the
+// store last found empty (see emptyUntil), so a caller hammering an exhausted bucket is refused
+// without a database round trip (knownEmpty). Every token it grants comes from the store.
 type Limiter struct {
 	st  *store.Store
 	now func() time.Time
 
-	mu    sync.Mutex
-	empty map[string]emptyBucket
+	mu       sync.Mutex
+	empty    map[string]emptyBucket
+	waiting  []*waiter // requests waiting for a statement, in arrival order
+	inFlight int       // statements in flight; a caller whose statement is done hands over to waiting[0]
 }
+
+// waiter is one AllowAll call queued for a statement.
+type waiter struct {
+	ctx   context.Context
+	takes []Take
+	wake  chan bool // true: res and err are set; false: lead the next statement (sent once)
+	res   map[string]store.BucketResult
+	err   error
+}
+
+// maxInFlight is how many statements a limiter has in flight at once: one on SQLite, whose one
+// writer connection would only queue more; a few on Postgres, where a statement is mostly a round
+// trip that others may overlap (the rows' locks still order the takes of one bucket).
+func (l *Limiter) maxInFlight() int {
+	if l.st.Dialect() == store.Postgres {
+		return 4
+	}
+	return 1
+}
+
+// maxBatch bounds how many requests one statement serves.
+const maxBatch = 64
 
 // emptyBucket is what the store said of a bucket that could not give a token: Left tokens at At,
 // refilling at Rate.
@@ -104,25 +131,109 @@ func (l *Limiter) Allow(ctx context.Context, key string, r Rate) (Decision, erro
 // AllowAll takes one token from each bucket in one database round trip and answers the tightest
 // decision: refused when any bucket refuses (waiting for the slowest of those), otherwise the
 // bucket with the fewest tokens left. A bucket that allowed keeps its token spent even when another
-// refuses: a refused request still counts against the caller.
+// refuses: a refused request still counts against the caller. Requests batched into one statement
+// get exactly what they would have got one after the other in arrival order.
 func (l *Limiter) AllowAll(ctx context.Context, takes ...Take) (Decision, error) {
 	if len(takes) == 0 {
 		return Decision{Allowed: true}, nil
 	}
-	now := l.now()
-	if res, ok := l.knownEmpty(takes, now); ok {
+	if res, ok := l.knownEmpty(takes, l.now()); ok {
 		return tightest(takes, res), nil
 	}
-	bt := make([]store.BucketTake, len(takes))
-	for i, t := range takes {
-		bt[i] = store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate)}
+	w := &waiter{ctx: ctx, takes: takes, wake: make(chan bool, 1)}
+	l.mu.Lock()
+	lead := l.inFlight < l.maxInFlight()
+	if lead {
+		l.inFlight++
+	} else {
+		l.waiting = append(l.waiting, w)
+	}
+	l.mu.Unlock()
+	if lead || !<-w.wake {
+		l.flush(w)
+	}
+	if w.err != nil {
+		return Decision{}, w.err
+	}
+	return tightest(takes, w.res), nil
+}
+
+// flush sends the leader's request and those waiting to the store in one statement, answers them,
+// and hands the next statement to the first request still waiting (taking it off the queue, so it
+// is handed over once) or, when none waits, gives its place in flight back.
+func (l *Limiter) flush(leader *waiter) {
+	l.mu.Lock()
+	n := min(len(l.waiting), maxBatch-1)
+	batch := append([]*waiter{leader}, l.waiting[:n]...)
+	l.waiting = l.waiting[n:]
+	l.mu.Unlock()
+
+	now := l.now()
+	// The statement serves every request of the batch: no single one's cancellation may end it.
+	ctx := context.WithoutCancel(batch[0].ctx)
+	wants := map[string]*store.BucketTake{}
+	var order []string
+	for _, w := range batch {
+		for _, t := range w.takes {
+			// A bucket is named with one rate (a key's or account's tier); should two requests
+			// disagree, the first one's applies, as the store keeps only the latest rate anyway.
+			if bt, ok := wants[t.Key]; ok {
+				bt.Want++
+				continue
+			}
+			wants[t.Key] = &store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate), Want: 1}
+			order = append(order, t.Key)
+		}
+	}
+	bt := make([]store.BucketTake, 0, len(order))
+	for _, k := range order {
+		bt = append(bt, *wants[k])
 	}
 	res, err := l.st.TakeTokens(ctx, bt, now)
-	if err != nil {
-		return Decision{}, err
+	if err == nil {
+		l.deal(batch, res, now)
+	}
+
+	l.mu.Lock()
+	for _, w := range batch {
+		w.err = err
+	}
+	var next *waiter
+	if len(l.waiting) > 0 {
+		next, l.waiting = l.waiting[0], l.waiting[1:]
+	} else {
+		l.inFlight--
+	}
+	l.mu.Unlock()
+	for _, w := range batch[1:] {
+		w.wake <- true
+	}
+	if next != nil {
+		next.wake <- false
+	}
+}
+
+// deal shares each bucket's granted tokens among the batch in arrival order, as if the requests had
+// taken them one after the other: the first Granted requests on a bucket get one each, and each is
+// told what was left after its own take.
+func (l *Limiter) deal(batch []*waiter, res map[string]store.BucketResult, now time.Time) {
+	used := map[string]int{}
+	var takes []Take
+	for _, w := range batch {
+		w.res = make(map[string]store.BucketResult, len(w.takes))
+		for _, t := range w.takes {
+			b := res[t.Key]
+			i := used[t.Key]
+			used[t.Key] = i + 1
+			if i < b.Granted {
+				w.res[t.Key] = store.BucketResult{Granted: 1, Left: b.Left + float64(b.Granted-1-i)}
+			} else {
+				w.res[t.Key] = store.BucketResult{Left: b.Left}
+			}
+		}
+		takes = append(takes, w.takes...)
 	}
 	l.remember(takes, res, now)
-	return tightest(takes, res), nil
 }
 
 // knownEmpty answers without the store when every bucket of the request was found empty and cannot
@@ -145,7 +256,7 @@ func (l *Limiter) knownEmpty(takes []Take, now time.Time) (map[string]store.Buck
 		if left >= 1-wholeTokenSlack {
 			return nil, false // maybe a token: the store decides
 		}
-		res[t.Key] = store.BucketResult{Taken: false, Left: left}
+		res[t.Key] = store.BucketResult{Left: left}
 	}
 	return res, true
 }
@@ -181,9 +292,9 @@ func tightest(takes []Take, res map[string]store.BucketResult) Decision {
 
 func decide(r Rate, b store.BucketResult) Decision {
 	ps := perSecond(r)
-	d := Decision{Allowed: b.Taken, Limit: r.N, Remaining: int(math.Floor(max(b.Left, 0))),
+	d := Decision{Allowed: b.Granted > 0, Limit: r.N, Remaining: int(math.Floor(max(b.Left, 0))),
 		Reset: seconds((float64(r.N) - b.Left) / ps)}
-	if !b.Taken {
+	if b.Granted == 0 {
 		d.RetryAfter = seconds((1 - b.Left) / ps)
 	}
 	return d

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/ratelimit"
+	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
 
@@ -190,6 +191,94 @@ func TestLimiterRemembersEmptyBuckets(t *testing.T) {
 			now = now.Add(50 * time.Second)
 			_, err = l.AllowAll(ctx, takes...)
 			require.Error(t, err, "the store was asked")
+		})
+	}
+}
+
+// TestTakeTokensGrantsSeveral: one statement takes several tokens from a bucket, granting what it
+// holds when it holds fewer, and refills at the bucket's rate; store.TakeTokens is what a batch of
+// waiting requests sends.
+func TestTakeTokensGrantsSeveral(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, d)
+			ctx := context.Background()
+			now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			b := store.BucketTake{Key: "k", Capacity: 5, PerSecond: 1}
+			for _, step := range []struct {
+				name    string
+				advance time.Duration
+				want    int
+				granted int
+				left    float64
+			}{
+				{"a new bucket grants from its capacity", 0, 3, 3, 2},
+				{"fewer left than wanted: all whole tokens", 0, 3, 2, 0},
+				{"empty: nothing", 0, 2, 0, 0},
+				{"a partial refill grants nothing and keeps the fraction", 500 * time.Millisecond, 1, 0, 0.5},
+				{"a refill is granted in whole tokens", 2 * time.Second, 4, 2, 0.5},
+				{"never beyond capacity", time.Hour, 9, 5, 0},
+				{"no want is one", time.Hour, 0, 1, 4},
+			} {
+				now = now.Add(step.advance)
+				b.Want = step.want
+				res, err := st.TakeTokens(ctx, []store.BucketTake{b, {Key: "other", Capacity: 1, PerSecond: 1}}, now)
+				require.NoError(t, err, step.name)
+				require.Equal(t, step.granted, res["k"].Granted, step.name)
+				require.InDelta(t, step.left, res["k"].Left, 1e-9, step.name)
+			}
+		})
+	}
+}
+
+// TestLimiterConcurrentCallers: however concurrent requests are batched into statements, each gets
+// what taking one after the other would give: exactly N are allowed, and they are told N-1, ..., 0
+// tokens remain, each once; the refused are told none remain. Two buckets per request, as the API's.
+func TestLimiterConcurrentCallers(t *testing.T) {
+	t.Parallel()
+	for _, d := range storetest.Dialects() {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, d)
+			now := time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)
+			l := ratelimit.New(st, func() time.Time { return now })
+			ctx := context.Background()
+			const n, callers = 20, 48
+			takes := []ratelimit.Take{{Key: "acct", Rate: ratelimit.Rate{N: n, Per: time.Hour}}, {Key: "key", Rate: ratelimit.Rate{N: 1000, Per: time.Hour}}}
+			decs := make(chan ratelimit.Decision, callers)
+			var wg sync.WaitGroup
+			for range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					dec, err := l.AllowAll(ctx, takes...)
+					require.NoError(t, err)
+					decs <- dec
+				}()
+			}
+			wg.Wait()
+			close(decs)
+			remaining := map[int]int{}
+			allowed := 0
+			for dec := range decs {
+				if dec.Allowed {
+					allowed++
+					remaining[dec.Remaining]++
+				} else {
+					require.Equal(t, 0, dec.Remaining)
+					require.Equal(t, n, dec.Limit)
+				}
+			}
+			require.Equal(t, n, allowed)
+			for i := range n {
+				require.Equal(t, 1, remaining[i], "remaining %d told once", i)
+			}
+			// Every caller spent a token from the key's bucket, allowed or not.
+			res, err := st.TakeTokens(ctx, []store.BucketTake{{Key: "key", Capacity: 1000, PerSecond: 1000.0 / 3600}}, now)
+			require.NoError(t, err)
+			require.InDelta(t, 1000-callers-1, res["key"].Left, 1e-9)
 		})
 	}
 }

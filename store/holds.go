@@ -35,7 +35,7 @@ func (s *Store) LockAccount(ctx context.Context, accountID string) error {
 // AvailableBalance is what an account may still commit: its ledger balance minus its open holds.
 func (s *Store) AvailableBalance(ctx context.Context, accountID string) (int64, error) {
 	var n int64
-	err := s.with(ctx).Raw(`SELECT COALESCE((SELECT balance_after_cents FROM ledger_entries WHERE account_id = ? ORDER BY seq DESC LIMIT 1), 0)
+	err := s.read(ctx).Raw(`SELECT COALESCE((SELECT balance_after_cents FROM ledger_entries WHERE account_id = ? ORDER BY seq DESC LIMIT 1), 0)
 		- COALESCE((SELECT SUM(amount_cents) FROM credit_holds WHERE account_id = ?), 0)`, accountID, accountID).Scan(&n).Error
 	if err != nil {
 		return 0, fmt.Errorf("available balance of %s: %w", accountID, err)
@@ -48,7 +48,7 @@ func (s *Store) AvailableBalance(ctx context.Context, accountID string) (int64, 
 // transaction that creates what the hold pays for: the account lock it takes queues concurrent
 // holds and charges of one account, so together they never exceed the balance.
 func (s *Store) PlaceHold(ctx context.Context, h *CreditHold) error {
-	return s.InTx(ctx, func(tx *Store) error {
+	return s.atomically(ctx, func(tx *Store) error {
 		if err := tx.LockAccount(ctx, h.AccountID); err != nil {
 			return err
 		}

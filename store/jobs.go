@@ -176,10 +176,14 @@ type WebhookDelivery struct {
 
 // CreateResearchJob inserts a job. A taken slug is ErrConflict.
 func (s *Store) CreateResearchJob(ctx context.Context, j *ResearchJob) error {
-	// A savepoint when inside a transaction, so a slug collision does not poison the caller's tx.
-	err := s.with(ctx).Transaction(func(tx *gorm.DB) error { return tx.Create(j).Error })
-	if err != nil {
-		return notFound(err, "create research job")
+	// A taken slug (or id) inserts nothing instead of failing, so it does not poison the caller's
+	// transaction (Postgres) and needs no savepoint around the insert.
+	res := s.with(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(j)
+	if res.Error != nil {
+		return notFound(res.Error, "create research job")
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("create research job %s (slug %s): %w", j.ID, j.Slug, ErrConflict)
 	}
 	return nil
 }
@@ -286,7 +290,8 @@ func (s *Store) UpdateRuns(ctx context.Context, jobID string, runID string, from
 
 // AddRevision records a checkpoint commit; recording the same commit twice is a no-op.
 func (s *Store) AddRevision(ctx context.Context, r *ResearchRevision) error {
-	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.atomically(ctx, func(st *Store) error {
+		tx := st.with(ctx)
 		var last int64
 		if err := tx.Model(&ResearchRevision{}).Where("job_id = ?", r.JobID).
 			Select("COALESCE(MAX(ordinal), 0)").Scan(&last).Error; err != nil {
@@ -329,7 +334,8 @@ func (s *Store) ForgetWorkspace(ctx context.Context, jobID string) error {
 // job row, incremented with UPDATE ... RETURNING, so concurrent writers (the worker and a cancel)
 // serialise on the row and seq is strictly increasing per job.
 func (s *Store) AppendEvent(ctx context.Context, e *ResearchEvent) error {
-	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.atomically(ctx, func(st *Store) error {
+		tx := st.with(ctx)
 		var seq int64
 		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq", e.JobID).Row()
 		if err := row.Scan(&seq); err != nil {
@@ -352,7 +358,8 @@ func (s *Store) AppendEvents(ctx context.Context, jobID string, events []*Resear
 	if len(events) == 0 {
 		return nil
 	}
-	return s.with(ctx).Transaction(func(tx *gorm.DB) error {
+	return s.atomically(ctx, func(st *Store) error {
+		tx := st.with(ctx)
 		var last int64
 		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + ? WHERE id = ? RETURNING event_seq", len(events), jobID).Row()
 		if err := row.Scan(&last); err != nil {
@@ -503,34 +510,4 @@ func translateNoRows(err error) error {
 		return gorm.ErrRecordNotFound
 	}
 	return err
-}
-
-// JobView is a job with its runs and revisions, read from one snapshot.
-type JobView struct {
-	Job       ResearchJob
-	Runs      []ResearchRun
-	Revisions []ResearchRevision
-}
-
-// ResearchJobView reads a job (by UUID or slug) with its runs and revisions in one read-only
-// transaction, repeatable-read on Postgres, so a worker committing meanwhile cannot show a queued
-// job with a running run.
-func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
-	var v JobView
-	var opts *sql.TxOptions
-	if s.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	err := s.inTx(ctx, opts, func(tx *Store) error {
-		var err error
-		if v.Job, err = tx.ResearchJobByRef(ctx, ref); err != nil {
-			return err
-		}
-		if v.Runs, err = tx.RunsForJob(ctx, v.Job.ID); err != nil {
-			return err
-		}
-		v.Revisions, err = tx.RevisionsForJob(ctx, v.Job.ID)
-		return err
-	})
-	return v, err
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -133,5 +134,57 @@ func TestIdempotencyKeysExpire(t *testing.T) {
 		_, err = s.IdempotencyKeyFor(ctx, "acct", "k1", later)
 		require.ErrorIs(t, err, store.ErrNotFound)
 		require.NoError(t, s.ClaimIdempotencyKey(ctx, &dup, later))
+	})
+}
+
+// TestResearchJobView: the view (one statement on Postgres) is what the plain queries read: the job
+// by id or slug, its runs in start order and its revisions in ordinal order, times and nulls alike.
+func TestResearchJobView(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a, _, err := s.EnsureAccount(ctx, storetest.Name("view")+"@example.com", "", false)
+		require.NoError(t, err)
+		bare := newJob(t, s, a.ID, "bare-job-abc123")
+		j := newJob(t, s, a.ID, "viewed-job-abc123")
+		start := time.Date(2026, 11, 24, 10, 0, 0, 123456000, time.UTC)
+		done := start.Add(90 * time.Second)
+		for i, r := range []store.ResearchRun{
+			{ID: uuid.NewString(), Kind: store.RunContinuation, Status: store.RunRunning, Effort: "medium", StartedAt: start.Add(time.Hour)},
+			{ID: uuid.NewString(), Kind: store.RunInitial, Status: store.RunCompleted, Effort: "low", CreditsCharged: 3, StartedAt: start, FinishedAt: &done},
+		} {
+			r.JobID = j.ID
+			_, err := s.CreateRun(ctx, &r)
+			require.NoError(t, err, i)
+		}
+		for i, ord := range []int64{2, 1} {
+			require.NoError(t, s.AddRevision(ctx, &store.ResearchRevision{JobID: j.ID, SHA: fmt.Sprintf("%040d", ord), Ordinal: ord,
+				RunID: "run", CheckpointType: "final", Message: fmt.Sprintf("checkpoint \"%d\"\n", i), CreatedAt: start.Add(time.Duration(ord) * time.Minute), FilesStored: ord == 2}))
+		}
+		for _, job := range []store.ResearchJob{j, bare} {
+			for _, ref := range []string{job.ID, job.Slug} {
+				v, err := s.ResearchJobView(ctx, ref)
+				require.NoError(t, err)
+				want, err := s.ResearchJobByRef(ctx, ref)
+				require.NoError(t, err)
+				runs, err := s.RunsForJob(ctx, job.ID)
+				require.NoError(t, err)
+				revs, err := s.RevisionsForJob(ctx, job.ID)
+				require.NoError(t, err)
+				require.Equal(t, want, v.Job)
+				require.Equal(t, runs, v.Runs)
+				require.Equal(t, revs, v.Revisions)
+			}
+		}
+		v, err := s.ResearchJobView(ctx, j.ID)
+		require.NoError(t, err)
+		require.Len(t, v.Runs, 2)
+		require.Equal(t, store.RunInitial, v.Runs[0].Kind, "in start order")
+		require.Len(t, v.Revisions, 2)
+		require.EqualValues(t, 1, v.Revisions[0].Ordinal)
+		for _, ref := range []string{uuid.NewString(), "no-such-slug"} {
+			_, err = s.ResearchJobView(ctx, ref)
+			require.ErrorIs(t, err, store.ErrNotFound)
+		}
 	})
 }

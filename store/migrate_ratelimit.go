@@ -62,5 +62,16 @@ func rateLimitMigrations() []*gormigrate.Migration {
 			}
 			return tx.Exec("ALTER TABLE rate_buckets SET LOGGED").Error
 		},
+	}, {
+		// How many tokens the last take granted: a limiter takes for all its requests waiting on a
+		// bucket in one statement (store.TakeTokens). taken stays for processes of the previous release.
+		ID: "202612020201_rate_buckets_granted",
+		Migrate: func(tx *gorm.DB) error {
+			type RateBucket struct {
+				Granted int `gorm:"not null;default:0"`
+			}
+			return tx.Migrator().AddColumn(&RateBucket{}, "Granted")
+		},
+		Rollback: func(tx *gorm.DB) error { return tx.Migrator().DropColumn("rate_buckets", "granted") },
 	}}
 }

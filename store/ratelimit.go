@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,61 +16,80 @@ type RateBucket struct {
 	UpdatedAt time.Time
 }
 
-// BucketTake asks for one token from the bucket Key, which holds up to Capacity tokens and refills
-// at PerSecond.
+// BucketTake asks for Want tokens (at least one) from the bucket Key, which holds up to Capacity
+// tokens and refills at PerSecond. A limiter asks for several at once when several of its requests
+// wait on the same bucket.
 type BucketTake struct {
 	Key       string
 	Capacity  float64
 	PerSecond float64
+	Want      int
 }
 
-// BucketResult is the outcome of one BucketTake: whether a token was taken and the tokens left.
+// BucketResult is the outcome of one BucketTake: how many tokens were granted (as many as wanted,
+// or the whole tokens there were) and the tokens left after.
 type BucketResult struct {
-	Taken bool
-	Left  float64
+	Granted int
+	Left    float64
 }
 
-// takeTokensSQL refills each bucket up to now and takes a token where there is one, in one upsert:
-// a single round trip however many buckets a request draws from. The SET expressions read the row as
-// it was (both dialects), and the upsert locks it, so concurrent takers across processes never share
-// a token. A clock that steps back refills nothing.
-const takeTokensSQL = `INSERT INTO rate_buckets (bucket_key, tokens, updated_at, capacity, per_us, stamp_us, taken) VALUES %s
+// takeTokensSQL refills each bucket up to now and grants what it can of the tokens wanted, in one
+// upsert: a single round trip however many buckets a call draws from. The SET expressions read the
+// row as it was (both dialects), and the upsert locks it, so concurrent takers across processes never
+// share a token. A clock that steps back refills nothing. The inserted row (a new bucket) is worked
+// out in Go; excluded.granted carries the tokens wanted, capped at the capacity, which is all a bucket
+// can ever grant. taken is kept for processes of the previous release, which read it.
+// %[1]s is the refill (refillSQLite or refillPostgres), %[2]s its whole part, %[3]s the rows,
+// %[4]s and %[5]s the dialect's least and greatest.
+const takeTokensSQL = `INSERT INTO rate_buckets (bucket_key, tokens, updated_at, capacity, per_us, stamp_us, taken, granted) VALUES %[3]s
 ON CONFLICT (bucket_key) DO UPDATE SET
-	tokens = CASE WHEN ` + refillSQL + ` >= 1 THEN ` + refillSQL + ` - 1 ELSE ` + refillSQL + ` END,
-	taken = ` + refillSQL + ` >= 1,
-	stamp_us = CASE WHEN excluded.stamp_us > rate_buckets.stamp_us THEN excluded.stamp_us ELSE rate_buckets.stamp_us END,
+	granted = %[4]s(excluded.granted, %[2]s),
+	tokens = %[1]s - %[4]s(excluded.granted, %[2]s),
+	taken = %[1]s >= 1,
+	stamp_us = %[5]s(excluded.stamp_us, rate_buckets.stamp_us),
 	capacity = excluded.capacity, per_us = excluded.per_us, updated_at = excluded.updated_at
-RETURNING bucket_key, tokens, taken`
+RETURNING bucket_key, tokens, granted`
 
-const refillSQL = `(CASE WHEN excluded.stamp_us <= rate_buckets.stamp_us THEN
-		CASE WHEN rate_buckets.tokens > excluded.capacity THEN excluded.capacity ELSE rate_buckets.tokens END
-	WHEN rate_buckets.tokens + (excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us > excluded.capacity THEN excluded.capacity
-	ELSE rate_buckets.tokens + (excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us END)`
+// The refill, per dialect: scalar min/max in SQLite, LEAST/GREATEST in Postgres. Written once per
+// statement that SQLite parses on every call (the driver keeps no prepared statements), so short.
+const (
+	refillSQLite   = `min(excluded.capacity, rate_buckets.tokens + max(0, excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us)`
+	refillPostgres = `LEAST(excluded.capacity, rate_buckets.tokens + GREATEST(0, excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us)`
+)
 
-// TakeTokens takes one token from each bucket at now, in one statement, and reports each bucket's
-// outcome by key. Keys must be distinct.
+// takeSQL is takeTokensSQL for the dialect and n rows.
+func (s *Store) takeSQL(n int) string {
+	refill, whole, least, greatest := refillSQLite, "CAST("+refillSQLite+" AS INTEGER)", "min", "max" // the refill is never negative: CAST is floor
+	if s.dialect == Postgres {
+		refill, whole, least, greatest = refillPostgres, "floor("+refillPostgres+")::integer", "LEAST", "GREATEST"
+	}
+	rows := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", n), ", ")
+	return fmt.Sprintf(takeTokensSQL, refill, whole, rows, least, greatest)
+}
+
+// TakeTokens takes the wanted tokens from each bucket at now, in one statement, and reports each
+// bucket's outcome by key. Keys must be distinct.
 func (s *Store) TakeTokens(ctx context.Context, takes []BucketTake, now time.Time) (map[string]BucketResult, error) {
 	takes = slices.Clone(takes)
 	// One order for every caller: two requests locking the same two rows never deadlock.
 	slices.SortFunc(takes, func(a, b BucketTake) int { return strings.Compare(a.Key, b.Key) })
-	rows := make([]string, 0, len(takes))
-	args := make([]any, 0, 7*len(takes))
+	args := make([]any, 0, 8*len(takes))
 	now = now.UTC().Truncate(time.Microsecond)
 	for _, t := range takes {
-		rows = append(rows, "(?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, t.Key, t.Capacity-1, now, t.Capacity, t.PerSecond/1e6, now.UnixMicro(), true)
+		want := min(max(t.Want, 1), int(math.Floor(t.Capacity)))
+		args = append(args, t.Key, t.Capacity-float64(want), now, t.Capacity, t.PerSecond/1e6, now.UnixMicro(), want >= 1, want)
 	}
 	var out []struct {
 		BucketKey string
 		Tokens    float64
-		Taken     bool
+		Granted   int
 	}
-	if err := s.with(ctx).Raw(fmt.Sprintf(takeTokensSQL, strings.Join(rows, ", ")), args...).Scan(&out).Error; err != nil {
+	if err := s.with(ctx).Raw(s.takeSQL(len(takes)), args...).Scan(&out).Error; err != nil {
 		return nil, fmt.Errorf("rate limit %d bucket(s): %w", len(takes), err)
 	}
 	res := make(map[string]BucketResult, len(out))
 	for _, r := range out {
-		res[r.BucketKey] = BucketResult{Taken: r.Taken, Left: r.Tokens}
+		res[r.BucketKey] = BucketResult{Granted: r.Granted, Left: r.Tokens}
 	}
 	if len(res) != len(takes) {
 		return nil, fmt.Errorf("rate limit: %d bucket(s) answered for %d", len(res), len(takes))

@@ -33,8 +33,13 @@ const (
 
 // Store is the one entry point to the database. A Store bound to a transaction is handed out by InTx.
 type Store struct {
-	db      *gorm.DB
+	db *gorm.DB
+	// reads serves read-only snapshots (readTx). On a SQLite file it is a pool of its own read-only
+	// connections: in WAL mode readers never wait for the one writer connection, which the workers,
+	// the queue's polls and every write share. Elsewhere, and in a transaction, it is db.
+	reads   *gorm.DB
 	dialect Dialect
+	boundTx bool // bound to a transaction (InTx, readTx)
 }
 
 // Open connects to the database named by url: sqlite://PATH (pure Go, no cgo) or postgres://...
@@ -43,6 +48,39 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	db, err := openPool(ctx, dialector, dialect)
+	if err != nil {
+		return nil, err
+	}
+	sqlDB, _ := db.DB()
+	if dialect == SQLite {
+		// One connection serialises writers, so SQLite never answers SQLITE_BUSY under load.
+		sqlDB.SetMaxOpenConns(1)
+	} else {
+		sqlDB.SetMaxOpenConns(20)
+		sqlDB.SetMaxIdleConns(10)
+		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	}
+	s := &Store{db: db, reads: db, dialect: dialect}
+	if rd := sqliteReadDialector(url); rd != nil {
+		// After the writer's first connection, which put the file in WAL mode.
+		if s.reads, err = openPool(ctx, rd, dialect); err != nil {
+			_ = sqlDB.Close()
+			return nil, fmt.Errorf("read-only connections: %w", err)
+		}
+		readDB, _ := s.reads.DB()
+		readDB.SetMaxOpenConns(sqliteReaders)
+		readDB.SetMaxIdleConns(sqliteReaders)
+	}
+	return s, nil
+}
+
+// sqliteReaders is how many read-only connections a SQLite store keeps: readers run in parallel
+// with each other and with the writer, and more than a few would only contend for the cores.
+const sqliteReaders = 4
+
+// openPool opens and pings one GORM pool.
+func openPool(ctx context.Context, dialector gorm.Dialector, dialect Dialect) (*gorm.DB, error) {
 	db, err := gorm.Open(dialector, &gorm.Config{
 		TranslateError: true,
 		Logger:         logger.Discard,
@@ -55,19 +93,11 @@ func Open(ctx context.Context, url string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database handle: %w", err)
 	}
-	if dialect == SQLite {
-		// One connection serialises writers, so SQLite never answers SQLITE_BUSY under load.
-		sqlDB.SetMaxOpenConns(1)
-	} else {
-		sqlDB.SetMaxOpenConns(20)
-		sqlDB.SetMaxIdleConns(10)
-		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	}
 	if err := sqlDB.PingContext(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("ping %s database: %w", dialect, err)
 	}
-	return &Store{db: db, dialect: dialect}, nil
+	return db, nil
 }
 
 func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
@@ -80,18 +110,34 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 				return nil, "", fmt.Errorf("create database folder: %w", err)
 			}
 		}
-		sep := "?"
-		if strings.Contains(path, "?") {
-			sep = "&"
-		}
 		tuneSQLiteMemory()
-		dsn := path + sep + "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		dsn := withParams(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 		return sqlite.Open(dsn), SQLite, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return postgres.Open(url), Postgres, nil
 	default:
 		return nil, "", fmt.Errorf("DATABASE_URL %q: want sqlite://PATH or a postgres:// URL", url)
 	}
+}
+
+// sqliteReadDialector opens read-only connections to a SQLite file (query_only: a write through
+// them fails; deferred transactions: a read takes no write lock), or nil for anything else: an
+// in-memory database is private to its connection.
+func sqliteReadDialector(url string) gorm.Dialector {
+	path, ok := strings.CutPrefix(url, "sqlite://")
+	file, params, _ := strings.Cut(path, "?")
+	if !ok || file == "" || file == ":memory:" || strings.Contains(params, "mode=memory") {
+		return nil
+	}
+	return sqlite.Open(withParams(path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"))
+}
+
+// withParams appends query parameters to a SQLite path that may already have some.
+func withParams(path, params string) string {
+	if strings.Contains(path, "?") {
+		return path + "&" + params
+	}
+	return path + "?" + params
 }
 
 // Dialect reports which database this store talks to.
@@ -109,13 +155,23 @@ func (s *Store) Ping(ctx context.Context) error {
 	return sqlDB.PingContext(ctx)
 }
 
-// Close releases the connection pool.
+// Close releases the connection pools.
 func (s *Store) Close() error {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return fmt.Errorf("database handle: %w", err)
+	pools := []*gorm.DB{s.db}
+	if s.reads != s.db {
+		pools = append(pools, s.reads)
 	}
-	return sqlDB.Close()
+	var errs []error
+	for _, p := range pools {
+		sqlDB, err := p.DB()
+		if err == nil {
+			err = sqlDB.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("close database: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // InTx runs fn with a Store bound to one transaction: everything fn writes commits together or not at all.
@@ -126,11 +182,40 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 // inTx is InTx with transaction options (isolation, read-only); nil opts are the database defaults.
 func (s *Store) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, dialect: s.dialect})
+		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true})
+	}, opts)
+}
+
+// atomically runs fn so that its writes commit together or not at all: in a transaction of its own,
+// or directly in the caller's when s is bound to one. There it takes no savepoint (two statements
+// more, on SQLite's one writer connection): an error of fn is the caller's error, whose
+// transaction then rolls back whole.
+func (s *Store) atomically(ctx context.Context, fn func(tx *Store) error) error {
+	if s.boundTx {
+		return fn(s)
+	}
+	return s.InTx(ctx, fn)
+}
+
+// readTx runs fn on one consistent snapshot that it may only read: a read-only repeatable-read
+// transaction on Postgres; on SQLite a deferred transaction on the read-only connections (WAL: the
+// snapshot of its first read, never waiting for the writer). In a transaction it runs in that
+// transaction, seeing its writes.
+func (s *Store) readTx(ctx context.Context, fn func(tx *Store) error) error {
+	var opts *sql.TxOptions
+	if s.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return s.reads.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true})
 	}, opts)
 }
 
 func (s *Store) with(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// read is with for a single statement that only reads: on SQLite it runs on the read-only
+// connections (a statement is its own snapshot there, and sees every commit that returned before it).
+func (s *Store) read(ctx context.Context) *gorm.DB { return s.reads.WithContext(ctx) }
 
 // notFound turns GORM's record-not-found into ErrNotFound and wraps anything else with context.
 func notFound(err error, what string) error {
