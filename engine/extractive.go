@@ -22,9 +22,14 @@ type ExtractiveOptions struct {
 
 // NewExtractive returns the built-in extractive engine: no model; it answers from the sources by
 // quoting them (same sources, same report).
-func NewExtractive(opts ExtractiveOptions) Engine { return &extractive{opts: opts} }
+func NewExtractive(opts ExtractiveOptions) Engine {
+	return &extractive{opts: opts, corpora: &corpusCache{}}
+}
 
-type extractive struct{ opts ExtractiveOptions }
+type extractive struct {
+	opts    ExtractiveOptions
+	corpora *corpusCache // indexes of recently read source sets, shared by the engine's runs
+}
 
 // ExtractiveName is the extractive engine's name (RESEARCH_ENGINE=extractive).
 const ExtractiveName = "extractive"
@@ -44,6 +49,7 @@ type extractiveRun struct {
 	deadline time.Time
 	notes    []string // limitations met during the run, for the report
 	basis    Basis    // the structured output's basis, once filled
+	corpora  *corpusCache
 }
 
 func (e *extractive) Run(ctx context.Context, in Input, sink Sink) (Result, error) {
@@ -55,7 +61,7 @@ func (e *extractive) Run(ctx context.Context, in Input, sink Sink) (Result, erro
 		return Result{}, err
 	}
 	d := depths[in.Effort]
-	r := &extractiveRun{in: in, depth: d, em: emitter{sink: sink}, web: e.opts.Web, deadline: time.Now().Add(d.Budget)}
+	r := &extractiveRun{in: in, depth: d, em: emitter{sink: sink}, web: e.opts.Web, deadline: time.Now().Add(d.Budget), corpora: e.corpora}
 	return r.run(ctx, schema, sch, e.opts.CorpusDir)
 }
 
@@ -90,7 +96,7 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 	if len(docs) == 0 && len(r.skipped) == 0 && r.web == nil {
 		return r.noSources(ctx, schema, sch)
 	}
-	r.c = newCorpus(docs)
+	r.c = r.corpora.corpus(docs)
 	r.cites = &citations{offset: r.prior.maxCite, num: map[string]int{}}
 
 	var found []finding
