@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -99,5 +100,26 @@ func TestAnswerSubject(t *testing.T) {
 		} else {
 			require.Contains(t, res.Report, "“"+tc.want+"”", tc.subject)
 		}
+	}
+}
+
+// TestAnswerRecordFields: a record's fields are filled from the passages about it ("employees" is
+// found by "employs"), and a record the sources do not describe gets none.
+func TestAnswerRecordFields(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	register := "## Zanvor\n\nThe company Zanvor employs 432 people. Zanvor publishes a SOC 2 Type II report.\n\n" +
+		"## Ixbel\n\nThe company Ixbel employs 77 people. Ixbel does not publish a SOC 2 report.\n"
+	s, err := Answers(NewExtractive(ExtractiveOptions{}), t.TempDir()).OpenAnswers(ctx, AnswerConfig{Effort: EffortMedium,
+		ContextFiles: []SourceFile{{Name: "register.md", Data: []byte(register)}},
+		JSONSchema:   map[string]any{"type": "object", "properties": map[string]any{"employees": map[string]any{"type": "integer"}}}})
+	require.NoError(t, err)
+	defer s.Close()
+	for subject, want := range map[string]any{"Zanvor": 432.0, "Ixbel": 77.0, "Quinmar": nil} {
+		res, err := s.Answer(ctx, Assignment{Question: "How many people does the company employ?", Ask: "How many people does the company employ?", Subject: subject})
+		require.NoError(t, err)
+		got, _ := json.Marshal(res.StructuredOutput["employees"])
+		wantJSON, _ := json.Marshal(want)
+		require.JSONEq(t, string(wantJSON), string(got), subject)
 	}
 }

@@ -67,7 +67,12 @@ func stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
-	return english.Stem(w, false)
+	s := english.Stem(w, false)
+	if len(w) >= 6 && (strings.HasSuffix(w, "ee") || strings.HasSuffix(w, "ees")) && strings.HasSuffix(s, "e") {
+		// Agent nouns in -ee find their verb: "employees" finds "employs", "trainees" "trained".
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // irregular maps unambiguous irregular past forms to their verb, so "led" finds "lead" and
