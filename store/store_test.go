@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"sync"
@@ -157,5 +158,24 @@ func TestKeyLookupAndTouch(t *testing.T) {
 		later := first.Add(2 * time.Minute)
 		require.NoError(t, s.TouchAPIKey(ctx, k.APIKey, later))
 		require.True(t, later.Equal(*lookup().LastUsedAt))
+	})
+}
+
+// The job queue joins a store transaction through the *sql.Tx under it (jobs.sqlTx, for River's
+// InsertTx), so a transaction's connection must stay a plain *sql.Tx. GORM's PrepareStmt would wrap
+// it in a *gorm.PreparedStmtTX, and every create would fail; it buys nothing here anyway (see
+// BENCHMARKS.md, issue 14 point 4, third pass).
+func TestTransactionsExposeTheSQLTx(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		require.NoError(t, s.InTx(ctx, func(tx *store.Store) error {
+			require.IsType(t, &sql.Tx{}, tx.DB().Statement.ConnPool)
+			// A nested InTx runs on a savepoint of the same transaction.
+			return tx.InTx(ctx, func(inner *store.Store) error {
+				require.IsType(t, &sql.Tx{}, inner.DB().Statement.ConnPool)
+				return nil
+			})
+		}))
 	})
 }
