@@ -19,25 +19,9 @@ type JobView struct {
 // ResearchJobView reads a job (by UUID or slug) with its runs and revisions from one snapshot, so a
 // worker committing meanwhile cannot show a queued job with a running run. On Postgres that is one
 // statement (one round trip instead of five: the detail read is most of an API client's polling);
-// on SQLite, where a round trip costs nothing but every statement is parsed anew, three plain
-// queries in a read transaction on the read-only connections.
+// on SQLite too, where a round trip costs nothing but every statement is parsed anew.
 func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
-	if s.dialect == Postgres {
-		return s.jobViewOneStatement(ctx, ref)
-	}
-	var v JobView
-	err := s.readTx(ctx, func(tx *Store) error {
-		var err error
-		if v.Job, err = tx.ResearchJobByRef(ctx, ref); err != nil {
-			return err
-		}
-		if v.Runs, err = tx.RunsForJob(ctx, v.Job.ID); err != nil {
-			return err
-		}
-		v.Revisions, err = tx.RevisionsForJob(ctx, v.Job.ID)
-		return err
-	})
-	return v, err
+	return s.jobViewOneStatement(ctx, ref)
 }
 
 // jobViewSQL is the Postgres view: the job row with its runs and revisions as JSON arrays, in the
@@ -51,28 +35,75 @@ const jobViewSQL = `SELECT j.*,
 		ORDER BY v.ordinal), '[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
 FROM research_jobs j WHERE %s LIMIT 1`
 
+// jobViewSQLite is jobViewSQL for SQLite (3.44 or later, for ORDER BY in an aggregate): one
+// statement is one snapshot there too, and every statement SQLite parses anew costs more than the
+// JSON. Times come as the driver stored them and booleans as 0 or 1 (viewTime, viewBool).
+const jobViewSQLite = `SELECT j.*,
+	(SELECT json_group_array(json_object('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
+		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)
+		ORDER BY r.started_at, r.id) FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
+	(SELECT json_group_array(json_object('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
+		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)
+		ORDER BY v.ordinal) FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
+FROM research_jobs j WHERE %s LIMIT 1`
+
+// viewTime reads a time as either database writes it into JSON: RFC 3339 (Postgres) or the text
+// the SQLite driver stored.
+type viewTime struct{ time.Time }
+
+var sqliteTimeLayouts = []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"}
+
+func (t *viewTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("time %s: %w", b, err)
+	}
+	for _, layout := range sqliteTimeLayouts {
+		if v, err := time.Parse(layout, s); err == nil {
+			t.Time = v
+			return nil
+		}
+	}
+	return fmt.Errorf("time %q: unknown layout", s)
+}
+
+// viewBool reads true/false or SQLite's 1/0.
+type viewBool bool
+
+func (v *viewBool) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true", "1":
+		*v = true
+	case "false", "0", "null":
+		*v = false
+	default:
+		return fmt.Errorf("boolean %s", b)
+	}
+	return nil
+}
+
 // viewRun and viewRevision are the JSON shapes of jobViewSQL (ResearchRun and ResearchRevision
 // carry no JSON names of their own).
 type viewRun struct {
-	ID             string     `json:"id"`
-	JobID          string     `json:"job_id"`
-	Kind           string     `json:"kind"`
-	Status         string     `json:"status"`
-	Effort         string     `json:"effort"`
-	CreditsCharged int64      `json:"credits_charged"`
-	StartedAt      time.Time  `json:"started_at"`
-	FinishedAt     *time.Time `json:"finished_at"`
+	ID             string    `json:"id"`
+	JobID          string    `json:"job_id"`
+	Kind           string    `json:"kind"`
+	Status         string    `json:"status"`
+	Effort         string    `json:"effort"`
+	CreditsCharged int64     `json:"credits_charged"`
+	StartedAt      viewTime  `json:"started_at"`
+	FinishedAt     *viewTime `json:"finished_at"`
 }
 
 type viewRevision struct {
-	JobID          string    `json:"job_id"`
-	SHA            string    `json:"sha"`
-	Ordinal        int64     `json:"ordinal"`
-	RunID          string    `json:"run_id"`
-	CheckpointType string    `json:"checkpoint_type"`
-	Message        string    `json:"message"`
-	CreatedAt      time.Time `json:"created_at"`
-	FilesStored    bool      `json:"files_stored"`
+	JobID          string   `json:"job_id"`
+	SHA            string   `json:"sha"`
+	Ordinal        int64    `json:"ordinal"`
+	RunID          string   `json:"run_id"`
+	CheckpointType string   `json:"checkpoint_type"`
+	Message        string   `json:"message"`
+	CreatedAt      viewTime `json:"created_at"`
+	FilesStored    viewBool `json:"files_stored"`
 }
 
 func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, error) {
@@ -85,7 +116,11 @@ func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, e
 		ViewRuns      string
 		ViewRevisions string
 	}
-	if err := s.read(ctx).Raw(fmt.Sprintf(jobViewSQL, cond), arg).Scan(&rows).Error; err != nil {
+	query := jobViewSQL
+	if s.dialect != Postgres {
+		query = jobViewSQLite
+	}
+	if err := s.read(ctx).Raw(fmt.Sprintf(query, cond), arg).Scan(&rows).Error; err != nil {
 		return JobView{}, fmt.Errorf("research job %s: %w", ref, err)
 	}
 	if len(rows) == 0 {
@@ -100,10 +135,10 @@ func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, e
 	}
 	v.Runs = make([]ResearchRun, 0, len(runs))
 	for _, r := range runs {
-		run := ResearchRun(r)
-		run.StartedAt = run.StartedAt.In(loc)
-		if run.FinishedAt != nil {
-			run.FinishedAt = ptrTo(run.FinishedAt.In(loc))
+		run := ResearchRun{ID: r.ID, JobID: r.JobID, Kind: r.Kind, Status: r.Status, Effort: r.Effort,
+			CreditsCharged: r.CreditsCharged, StartedAt: r.StartedAt.In(loc)}
+		if r.FinishedAt != nil {
+			run.FinishedAt = ptrTo(r.FinishedAt.In(loc))
 		}
 		v.Runs = append(v.Runs, run)
 	}
@@ -113,9 +148,8 @@ func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, e
 	}
 	v.Revisions = make([]ResearchRevision, 0, len(revs))
 	for _, r := range revs {
-		rev := ResearchRevision(r)
-		rev.CreatedAt = rev.CreatedAt.In(loc)
-		v.Revisions = append(v.Revisions, rev)
+		v.Revisions = append(v.Revisions, ResearchRevision{JobID: r.JobID, SHA: r.SHA, Ordinal: r.Ordinal, RunID: r.RunID,
+			CheckpointType: r.CheckpointType, Message: r.Message, CreatedAt: r.CreatedAt.In(loc), FilesStored: bool(r.FilesStored)})
 	}
 	return v, nil
 }

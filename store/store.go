@@ -197,20 +197,6 @@ func (s *Store) atomically(ctx context.Context, fn func(tx *Store) error) error 
 	return s.InTx(ctx, fn)
 }
 
-// readTx runs fn on one consistent snapshot that it may only read: a read-only repeatable-read
-// transaction on Postgres; on SQLite a deferred transaction on the read-only connections (WAL: the
-// snapshot of its first read, never waiting for the writer). In a transaction it runs in that
-// transaction, seeing its writes.
-func (s *Store) readTx(ctx context.Context, fn func(tx *Store) error) error {
-	var opts *sql.TxOptions
-	if s.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	return s.reads.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true})
-	}, opts)
-}
-
 func (s *Store) with(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
 
 // read is with for a single statement that only reads: on SQLite it runs on the read-only
