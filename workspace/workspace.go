@@ -205,10 +205,32 @@ func (r *Repo) WriteFile(p string, data []byte) error {
 	if fi, err := os.Lstat(full); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: %q: not a regular file", ErrBadPath, p)
 	}
-	if err := os.WriteFile(full, data, 0o640); err != nil {
+	if err := r.replaceFile(full, data); err != nil {
 		return fmt.Errorf("workspace: write %s: %w", p, err)
 	}
 	r.pending[p] = struct{}{}
+	return nil
+}
+
+// replaceFile writes data to a temporary file under .git (never part of a commit, and on the same
+// file system) and renames it over full, so a process killed mid-write leaves the old contents or
+// the new, never a truncated file that the resumed run would then fail to read.
+func (r *Repo) replaceFile(full string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Join(r.dir, ".git"), "write-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o640)); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
 	return nil
 }
 

@@ -448,3 +448,26 @@ func TestOpenRepairsATruncatedIndex(t *testing.T) {
 		t.Fatalf("files after repair: %v %v", files, err)
 	}
 }
+
+// TestWriteFileReplacesWhole: a write replaces the file by a rename (a killed process leaves the old
+// contents or the new), and leaves no temporary file behind, in the tree or under .git.
+func TestWriteFileReplacesWhole(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "job")
+	r, err := workspace.Init(dir)
+	require.NoError(t, err)
+	require.NoError(t, r.WriteFile("sources/index.json", []byte(`{"old":true}`)))
+	before, err := os.Stat(filepath.Join(dir, "sources", "index.json"))
+	require.NoError(t, err)
+	require.NoError(t, r.WriteFile("sources/index.json", []byte(`{"new":true}`)))
+	after, err := os.Stat(filepath.Join(dir, "sources", "index.json"))
+	require.NoError(t, err)
+	require.False(t, os.SameFile(before, after), "a new file renamed into place, not the old one rewritten")
+	got, err := os.ReadFile(filepath.Join(dir, "sources", "index.json"))
+	require.NoError(t, err)
+	require.Equal(t, `{"new":true}`, string(got))
+	require.Equal(t, os.FileMode(0o640), after.Mode().Perm())
+	left, err := filepath.Glob(filepath.Join(dir, ".git", "write-*"))
+	require.NoError(t, err)
+	require.Empty(t, left)
+}
