@@ -279,7 +279,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// defaultCampaigns is the campaign service of a server built without one: the offline engine
+// defaultCampaigns is the campaign service of a server built without one: the extractive engine
 // answers, deliverables go to the attachments' bucket.
 func defaultCampaigns(cfg Config) (*campaign.Service, error) {
 	return campaign.New(campaign.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(),

@@ -85,7 +85,7 @@ type Config struct {
 	Builds *expertbuild.Service
 	// Campaigns runs campaigns; nil: a service attached to Research (whose Deps.Extensions must
 	// then include its Extension for campaigns to run: a Research built here does), answering with
-	// the offline engine into the Attachments bucket.
+	// the extractive engine into the Attachments bucket.
 	Campaigns *campaign.Service
 	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
 	V1Budgets V1Budgets
