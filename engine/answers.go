@@ -187,11 +187,9 @@ func (s *extractiveSession) Answer(ctx context.Context, a Assignment) (Result, e
 	if len(extra) > 0 {
 		r.c = newCorpus(more.docs)
 	} else {
-		// The session's index, shared: only its idf cache is written while answering, so each
-		// answer gets its own and answers may run concurrently.
-		c := *s.corpus
-		c.idfCache = map[string]float64{}
-		r.c = &c
+		// The session's index, shared: each answer gets its own idf cache, so answers may run
+		// concurrently.
+		r.c = s.corpus.forRun()
 	}
 	r.cites = &citations{num: map[string]int{}}
 	found := make([]finding, 0, len(subs))

@@ -39,13 +39,8 @@ type FieldBasis struct {
 // Basis maps each top-level field of the structured output to its support.
 type Basis map[string]FieldBasis
 
-// WriteBasis writes a run's basis into the workspace (the runner verifies it with the report). An
-// in-process answer (a campaign worker, engine/answers.go) has no workspace and nothing to verify
-// it against: nil writes nothing.
+// WriteBasis writes a run's basis into the workspace (the runner verifies it with the report).
 func WriteBasis(repo *workspace.Repo, b Basis) error {
-	if repo == nil {
-		return nil
-	}
 	data, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return fmt.Errorf("engine: encode basis: %w", err)

@@ -13,7 +13,6 @@ var (
 	reInlineQuote = regexp.MustCompile(`“([^“”]+)”\s*((?:\[\d+\])+)`)
 	reListEntry   = regexp.MustCompile(`^\s*(\d+)\.\s+(.+)$`)
 	reFirstNum    = regexp.MustCompile(`\[(\d+)\]`)
-	reListHeading = regexp.MustCompile(`^#{1,6}\s+(.*)$`)
 )
 
 // sourceListRefs maps the numbers of the report's source lists (entries under a heading that names
@@ -22,7 +21,7 @@ func sourceListRefs(lines []string) map[string]string {
 	refs := map[string]string{}
 	inList := false
 	for _, l := range lines {
-		if m := reListHeading.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := reHeading.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			inList = strings.Contains(strings.ToLower(m[1]), "sources")
 			continue
 		}

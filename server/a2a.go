@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/labstack/echo/v4"
@@ -38,15 +37,5 @@ func (s *Server) registerA2A(e *echo.Echo) {
 	card := a2aserver.CardHandler(func(ctx context.Context) *a2a.AgentCard {
 		return a2aserver.Card(s.linkBase(ctx)+a2aPath, s.doc.Info.Version)
 	})
-	e.GET(a2aserver.CardPath, func(c echo.Context) error {
-		req := c.Request()
-		if req.Method == http.MethodHead {
-			// a2a-go's card handler answers GET only; net/http drops the body of a HEAD.
-			r2 := req.Clone(req.Context())
-			r2.Method = http.MethodGet
-			req = r2
-		}
-		card.ServeHTTP(c.Response(), req)
-		return nil
-	})
+	e.GET(a2aserver.CardPath, echo.WrapHandler(card))
 }

@@ -30,7 +30,13 @@ func registerHead(e *echo.Echo) {
 		head[r.Path] = true
 		e.HEAD(r.Path, func(c echo.Context) error {
 			req := c.Request()
-			c.SetRequest(req.WithContext(context.WithValue(req.Context(), headKey{}, true)))
+			// The handler sees a GET (wrapped net/http handlers, such as a2a-go's card, serve GET
+			// only) marked as a HEAD; middleware around it, the access log and metrics, still see
+			// the HEAD.
+			get := req.WithContext(context.WithValue(req.Context(), headKey{}, true))
+			get.Method = http.MethodGet
+			c.SetRequest(get)
+			defer c.SetRequest(req)
 			e.Router().Find(http.MethodGet, echo.GetPath(req), c)
 			return c.Handler()(c)
 		})
