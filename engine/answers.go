@@ -145,7 +145,7 @@ func (e *extractive) OpenAnswers(ctx context.Context, cfg AnswerConfig) (AnswerS
 		}
 		s.docs, s.skipped = append(s.docs, docs...), append(s.skipped, skipped...)
 	}
-	s.corpus = newCorpus(s.docs)
+	s.corpus = e.corpora.corpus(s.docs) // sessions over the same sources share one index
 	return s, nil
 }
 
