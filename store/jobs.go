@@ -334,22 +334,7 @@ func (s *Store) ForgetWorkspace(ctx context.Context, jobID string) error {
 // job row, incremented with UPDATE ... RETURNING, so concurrent writers (the worker and a cancel)
 // serialise on the row and seq is strictly increasing per job.
 func (s *Store) AppendEvent(ctx context.Context, e *ResearchEvent) error {
-	return s.atomically(ctx, func(st *Store) error {
-		tx := st.with(ctx)
-		var seq int64
-		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + 1 WHERE id = ? RETURNING event_seq", e.JobID).Row()
-		if err := row.Scan(&seq); err != nil {
-			return notFound(translateNoRows(err), "next event seq of "+e.JobID)
-		}
-		e.Seq = seq
-		if e.ID == "" {
-			e.ID = uuid.NewString()
-		}
-		if err := tx.Create(e).Error; err != nil {
-			return fmt.Errorf("append event: %w", err)
-		}
-		return nil
-	})
+	return s.AppendEvents(ctx, e.JobID, []*ResearchEvent{e})
 }
 
 // AppendEvents adds several timeline events of one job in one transaction, with consecutive seqs

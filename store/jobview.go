@@ -16,35 +16,44 @@ type JobView struct {
 	Revisions []ResearchRevision
 }
 
-// ResearchJobView reads a job (by UUID or slug) with its runs and revisions from one snapshot, so a
-// worker committing meanwhile cannot show a queued job with a running run. On Postgres that is one
-// statement (one round trip instead of five: the detail read is most of an API client's polling);
-// on SQLite too, where a round trip costs nothing but every statement is parsed anew.
+// ResearchJobView reads a job (by UUID or slug) with its runs and revisions in one statement, so a
+// worker committing meanwhile cannot show a queued job with a running run: one round trip instead
+// of five on Postgres (the detail read is most of an API client's polling), and one statement to
+// parse instead of five on SQLite, which parses every statement anew.
 func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
-	return s.jobViewOneStatement(ctx, ref)
+	cond, arg := "j.slug = ?", ref
+	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
+		cond, arg = "j.id = ?", u.String()
+	}
+	var rows []struct {
+		ResearchJob   `gorm:"embedded"`
+		ViewRuns      string
+		ViewRevisions string
+	}
+	agg, obj := "json_agg", "json_build_object"
+	if s.dialect != Postgres {
+		agg, obj = "json_group_array", "json_object" // ORDER BY in an aggregate: SQLite 3.44+
+	}
+	if err := s.read(ctx).Raw(fmt.Sprintf(jobViewSQL, agg, obj, agg, obj, cond), arg).Scan(&rows).Error; err != nil {
+		return JobView{}, fmt.Errorf("research job %s: %w", ref, err)
+	}
+	if len(rows) == 0 {
+		return JobView{}, fmt.Errorf("research job %s: %w", ref, ErrNotFound)
+	}
+	return viewOf(rows[0].ResearchJob, rows[0].ViewRuns, rows[0].ViewRevisions)
 }
 
-// jobViewSQL is the Postgres view: the job row with its runs and revisions as JSON arrays, in the
-// orders of RunsForJob and RevisionsForJob. %s is the job's condition.
+// jobViewSQL is the job row with its runs and revisions as JSON arrays, in the orders of
+// RunsForJob and RevisionsForJob. Its verbs are the dialect's JSON aggregate and object functions
+// (twice), then the job's condition. Times come as each database writes them into JSON, booleans
+// as true/false or 0/1 (viewTime, viewBool).
 const jobViewSQL = `SELECT j.*,
-	(SELECT COALESCE(json_agg(json_build_object('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
+	(SELECT COALESCE(%s(%s('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
 		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)
 		ORDER BY r.started_at, r.id), '[]') FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
-	(SELECT COALESCE(json_agg(json_build_object('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
+	(SELECT COALESCE(%s(%s('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
 		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)
 		ORDER BY v.ordinal), '[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
-FROM research_jobs j WHERE %s LIMIT 1`
-
-// jobViewSQLite is jobViewSQL for SQLite (3.44 or later, for ORDER BY in an aggregate): one
-// statement is one snapshot there too, and every statement SQLite parses anew costs more than the
-// JSON. Times come as the driver stored them and booleans as 0 or 1 (viewTime, viewBool).
-const jobViewSQLite = `SELECT j.*,
-	(SELECT json_group_array(json_object('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
-		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)
-		ORDER BY r.started_at, r.id) FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
-	(SELECT json_group_array(json_object('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
-		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)
-		ORDER BY v.ordinal) FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
 FROM research_jobs j WHERE %s LIMIT 1`
 
 // viewTime reads a time as either database writes it into JSON: RFC 3339 (Postgres) or the text
@@ -106,31 +115,13 @@ type viewRevision struct {
 	FilesStored    viewBool `json:"files_stored"`
 }
 
-func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, error) {
-	cond, arg := "j.slug = ?", ref
-	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
-		cond, arg = "j.id = ?", u.String()
-	}
-	var rows []struct {
-		ResearchJob   `gorm:"embedded"`
-		ViewRuns      string
-		ViewRevisions string
-	}
-	query := jobViewSQL
-	if s.dialect != Postgres {
-		query = jobViewSQLite
-	}
-	if err := s.read(ctx).Raw(fmt.Sprintf(query, cond), arg).Scan(&rows).Error; err != nil {
-		return JobView{}, fmt.Errorf("research job %s: %w", ref, err)
-	}
-	if len(rows) == 0 {
-		return JobView{}, fmt.Errorf("research job %s: %w", ref, ErrNotFound)
-	}
-	v := JobView{Job: rows[0].ResearchJob}
+// viewOf decodes the view's JSON arrays of runs and revisions.
+func viewOf(job ResearchJob, runsJSON, revsJSON string) (JobView, error) {
+	v := JobView{Job: job}
 	// Times in the location the driver gives the job's own columns, as the plain queries would.
 	loc := v.Job.CreatedAt.Location()
 	var runs []viewRun
-	if err := json.Unmarshal([]byte(rows[0].ViewRuns), &runs); err != nil {
+	if err := json.Unmarshal([]byte(runsJSON), &runs); err != nil {
 		return JobView{}, fmt.Errorf("runs of %s: %w", v.Job.ID, err)
 	}
 	v.Runs = make([]ResearchRun, 0, len(runs))
@@ -143,7 +134,7 @@ func (s *Store) jobViewOneStatement(ctx context.Context, ref string) (JobView, e
 		v.Runs = append(v.Runs, run)
 	}
 	var revs []viewRevision
-	if err := json.Unmarshal([]byte(rows[0].ViewRevisions), &revs); err != nil {
+	if err := json.Unmarshal([]byte(revsJSON), &revs); err != nil {
 		return JobView{}, fmt.Errorf("revisions of %s: %w", v.Job.ID, err)
 	}
 	v.Revisions = make([]ResearchRevision, 0, len(revs))

@@ -3,7 +3,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -34,12 +33,12 @@ const (
 // Store is the one entry point to the database. A Store bound to a transaction is handed out by InTx.
 type Store struct {
 	db *gorm.DB
-	// reads serves read-only snapshots (readTx). On a SQLite file it is a pool of its own read-only
+	// reads serves single read-only statements (read). On a SQLite file it is a pool of its own read-only
 	// connections: in WAL mode readers never wait for the one writer connection, which the workers,
 	// the queue's polls and every write share. Elsewhere, and in a transaction, it is db.
 	reads   *gorm.DB
 	dialect Dialect
-	boundTx bool // bound to a transaction (InTx, readTx)
+	boundTx bool // bound to a transaction (InTx)
 }
 
 // Open connects to the database named by url: sqlite://PATH (pure Go, no cgo) or postgres://...
@@ -176,14 +175,9 @@ func (s *Store) Close() error {
 
 // InTx runs fn with a Store bound to one transaction: everything fn writes commits together or not at all.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.inTx(ctx, nil, fn)
-}
-
-// inTx is InTx with transaction options (isolation, read-only); nil opts are the database defaults.
-func (s *Store) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *Store) error) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true})
-	}, opts)
+	})
 }
 
 // atomically runs fn so that its writes commit together or not at all: in a transaction of its own,
