@@ -191,7 +191,6 @@ func (s *extractiveSession) Answer(ctx context.Context, a Assignment) (Result, e
 		// concurrently.
 		r.c = s.corpus.forRun()
 	}
-	r.cites = &citations{num: map[string]int{}}
 	found := make([]finding, 0, len(subs))
 	for i, sq := range subs {
 		if err := ctx.Err(); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -97,7 +95,6 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 		return r.noSources(ctx, schema, sch)
 	}
 	r.c = r.corpora.corpus(docs)
-	r.cites = &citations{offset: r.prior.maxCite, num: map[string]int{}}
 
 	var found []finding
 	draftAt := (len(subs) + 1) / 2
@@ -255,7 +252,7 @@ func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (fi
 	if err := em.event(ctx, KindToolResult, "search", result, data); err != nil {
 		return finding{}, err
 	}
-	md := r.renderFinding(f, true)
+	md := r.renderFinding(f)
 	if err := em.event(ctx, KindText, "Finding: "+sq.Text, md, map[string]any{"section": i + 1}); err != nil {
 		return finding{}, err
 	}
@@ -345,13 +342,14 @@ func (r *extractiveRun) structured(ctx context.Context, schema map[string]any, s
 // allows it. A required field that does not fails the run, named.
 func unsupportedOutput(schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {
 	props, _ := schema["properties"].(map[string]any)
+	required := requiredFields(schema)
 	out := map[string]any{}
 	var missing []string
-	for _, name := range slices.Sorted(maps.Keys(props)) {
+	for _, name := range sortedKeys(props) {
 		switch {
 		case allowsNull(schema, props[name]):
 			out[name] = nil
-		case requiredFields(schema)[name]:
+		case required[name]:
 			missing = append(missing, name)
 		}
 	}

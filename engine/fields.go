@@ -194,15 +194,13 @@ func (x *extractor) answerEvidence() []evidence {
 		return out
 	}
 	for _, u := range x.answers {
-		if x.scope == nil || slices.Contains(x.scope, u) {
-			out = append(out, evidence{u, 1})
-		}
+		out = append(out, evidence{u, 1})
 	}
 	if len(out) > 0 {
 		return out
 	}
 	for _, e := range x.questionEvidence() {
-		if e.Score >= relevanceFloor && (x.scope == nil || slices.Contains(x.scope, e.U)) {
+		if e.Score >= relevanceFloor {
 			out = append(out, e)
 		}
 	}
@@ -258,20 +256,8 @@ func nullable(s map[string]any) bool {
 func (x *extractor) fillObject(schema map[string]any, context string, top bool) map[string]any {
 	out := map[string]any{}
 	props, _ := schema["properties"].(map[string]any)
-	required := map[string]bool{}
-	if rs, ok := schema["required"].([]any); ok {
-		for _, r := range rs {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	required := requiredFields(schema)
+	for _, name := range sortedKeys(props) {
 		ps, _ := props[name].(map[string]any)
 		if ps == nil {
 			ps = map[string]any{}
@@ -512,9 +498,6 @@ func (x *extractor) pickName(ev []evidence, name string, s map[string]any, field
 				}
 				if loc[0] == 0 && len(strings.Fields(span)) == 1 && !x.capitalisedElsewhere(span) {
 					score -= 5 // a sentence's first word, not a name
-				}
-				if debugNames {
-					fmt.Printf("    %q own=%.2f ev=%.2f score=%.2f\n", span, own, e.Score, score)
 				}
 				if score > bestScore {
 					best, bestScore, at = span, score, e
@@ -834,5 +817,3 @@ func parseNumber(s string) (float64, bool) {
 	}
 	return f, ok
 }
-
-var debugNames = false

@@ -80,14 +80,7 @@ func problemText(err error) string {
 // schema lets it; a required field that stays invalid fails the run, naming it.
 func (r *agentRun) settleInvalid(ctx context.Context, schema map[string]any, sch *jsonschema.Schema, out map[string]any) (map[string]any, error) {
 	props, _ := schema["properties"].(map[string]any)
-	required := map[string]bool{}
-	if req, ok := schema["required"].([]any); ok {
-		for _, x := range req {
-			if s, ok := x.(string); ok {
-				required[s] = true
-			}
-		}
-	}
+	required := requiredFields(schema)
 	fixed := maps.Clone(out)
 	var settled, failed []string
 	for _, f := range slices.Sorted(maps.Keys(out)) {

@@ -206,7 +206,7 @@ func (r *extractiveRun) renderQuotes(f finding, cites *citations) string {
 }
 
 // renderFinding is one finding alone, for the timeline.
-func (r *extractiveRun) renderFinding(f finding, _ bool) string {
+func (r *extractiveRun) renderFinding(f finding) string {
 	cites := newCitations(0)
 	var b strings.Builder
 	if f.answered() {
