@@ -45,9 +45,13 @@ func (k *sink) verify(ctx context.Context) (*verified, error) {
 	return k.verified, nil
 }
 
-// record appends an event of the runner's own (not through the engine).
+// record appends an event of the runner's own (not through the engine) at once, after the
+// engine's events still buffered, so the timeline keeps the order of emission.
 func (k *sink) record(ctx context.Context, e engine.Event) error {
-	return appendEvent(ctx, k.svc.st, k.jobID, e)
+	if err := k.events.add(ctx, e); err != nil {
+		return err
+	}
+	return k.events.flush(ctx)
 }
 
 func citationEvent(v engine.Verification) engine.Event {
