@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -30,15 +28,14 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 	if b == nil {
 		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
 	}
-	raw, err := json.Marshal(b)
+	hash, err := requestHash(b)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(raw)
 	in := batch.CreateInput{
 		AccountID: p.AccountID, Tier: p.Tier, Name: b.BatchName, Questions: b.Questions,
 		ExpertID: valueOf(b.ExpertId), Approach: valueOf(b.Approach), ResponseLanguage: b.ResponseLanguage,
-		MaxConcurrent: valueOf(b.MaxConcurrent), RequestHash: hex.EncodeToString(sum[:]),
+		MaxConcurrent: valueOf(b.MaxConcurrent), RequestHash: hash,
 	}
 	if e := valueOf(b.Effort); e != nil {
 		in.Effort = string(*e)
@@ -262,9 +259,7 @@ func batchProblem(err error) error {
 	case errors.As(err, &ce):
 		return errInsufficientCredits(ce.Error() + "; a batch needs at least one row's credits; check GET /api/v2/batches/estimate")
 	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	case errors.Is(err, batch.ErrNotFound):
 		return errNotFound("batch")
 	case errors.Is(err, batch.ErrCancelled):

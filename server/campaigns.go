@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,13 +31,12 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 	if b == nil {
 		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
 	}
-	raw, err := json.Marshal(b)
+	hash, err := requestHash(b)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(raw)
 	in := campaign.CreateInput{
-		AccountID: p.AccountID, Tier: p.Tier, KeyID: p.KeyID, Name: valueOf(b.Name), RequestHash: hex.EncodeToString(sum[:]),
+		AccountID: p.AccountID, Tier: p.Tier, KeyID: p.KeyID, Name: valueOf(b.Name), RequestHash: hash,
 		Start: b.Start != nil && *b.Start,
 		OneStage: campaign.OneStage{
 			Instruction: valueOf(b.Instruction), QuestionField: valueOf(b.QuestionField), Approach: valueOf(b.Approach),
@@ -160,9 +157,7 @@ func campaignProblem(err error) error {
 	case errors.Is(err, campaign.ErrInsufficientCredits):
 		return errInsufficientCredits(err.Error() + "; see GET /api/v2/quota")
 	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	case errors.Is(err, campaign.ErrNotFound):
 		return errNotFound("campaign")
 	case errors.Is(err, campaign.ErrStageNotFound):

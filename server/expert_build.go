@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -31,12 +28,11 @@ func (s *Server) BuildExpert(ctx context.Context, req gen.BuildExpertRequestObje
 	in := expertbuild.Request{DomainDescription: req.Body.DomainDescription, Name: valueOf(req.Body.Name)}
 	key, hash := "", ""
 	if req.Params.IdempotencyKey != nil {
-		raw, err := json.Marshal(req.Body)
+		h, err := requestHash(req.Body)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		key, hash = *req.Params.IdempotencyKey, hex.EncodeToString(sum[:])
+		key, hash = *req.Params.IdempotencyKey, h
 	}
 	b, _, err := s.builds.Start(ctx, c, in, key, hash)
 	if err != nil {
@@ -94,9 +90,7 @@ func buildProblem(err error) error {
 	case errors.Is(err, expertbuild.ErrNotFound):
 		return errNotFound("expert build")
 	case errors.Is(err, expertbuild.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	}
 	return expertProblem(err)
 }

@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,12 +87,11 @@ func (s *Server) CreateExpert(ctx context.Context, req gen.CreateExpertRequestOb
 		return nil, err
 	}
 	if req.Params.IdempotencyKey != nil {
-		raw, err := json.Marshal(req.Body)
+		hash, err := requestHash(req.Body)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hex.EncodeToString(sum[:])
+		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hash
 	}
 	e, err := s.experts.Create(ctx, c, in)
 	if err != nil {
@@ -343,9 +340,7 @@ func expertProblem(err error) error {
 	case errors.Is(err, expert.ErrContextFileMissing):
 		return errConflict("context_file_missing", err.Error())
 	case errors.Is(err, expert.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	}
 	return err
 }

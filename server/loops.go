@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -73,12 +70,11 @@ func (s *Server) CreateLoop(ctx context.Context, req gen.CreateLoopRequestObject
 		in.Config.MaxCredits = ptr(int64(*v))
 	}
 	if req.Params.IdempotencyKey != nil {
-		raw, err := json.Marshal(b)
+		hash, err := requestHash(b)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(raw)
-		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hex.EncodeToString(sum[:])
+		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hash
 	}
 	l, _, err := s.loops.Create(ctx, in)
 	if err != nil {
@@ -302,9 +298,7 @@ func loopProblem(err error) error {
 	case errors.Is(err, loop.ErrInsufficientCredits):
 		return errInsufficientCredits("the balance cannot cover one row; check GET /api/v2/quota/check")
 	case errors.Is(err, loop.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	}
 	return err
 }

@@ -1,6 +1,9 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -152,3 +155,20 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func errIdempotencyKeyReused() *Problem {
+	p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
+	p.Title = "Idempotency key reused"
+	return p
+}
+
+// requestHash decides "same body" for an Idempotency-Key: the decoded body re-encoded, so
+// formatting and key order do not matter.
+func requestHash(body any) (string, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return "", fmt.Errorf("request hash: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:]), nil
+}

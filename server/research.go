@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,14 +55,13 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	}
 	// The request hash decides "same body" for Idempotency-Key: the decoded body re-encoded, so
 	// formatting and key order do not matter.
-	raw, err := json.Marshal(b)
+	hash, err := requestHash(b)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
 	}
-	sum := sha256.Sum256(raw)
 	r := jobs.CreateRequest{
 		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
-		RequestHash: hex.EncodeToString(sum[:]), RequestID: requestID(ctx),
+		RequestHash: hash, RequestID: requestID(ctx),
 	}
 	if b.Effort != nil {
 		r.Effort = string(*b.Effort)
@@ -338,9 +335,7 @@ func researchProblem(err error) error {
 	case errors.Is(err, jobs.ErrExpertNotFound):
 		return errNotFound("expert")
 	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-		p.Title = "Idempotency key reused"
-		return p
+		return errIdempotencyKeyReused()
 	case errors.Is(err, jobs.ErrNotContinuable):
 		return errConflict("job_not_continuable", err.Error())
 	case errors.Is(err, jobs.ErrLocked):
