@@ -47,8 +47,10 @@ func (s *Server) operationID(c echo.Context) string {
 }
 
 // isUploadRoute is the global body limit's skipper.
-func (s *Server) isUploadRoute(c echo.Context) bool {
-	id := s.operationID(c)
+func (s *Server) isUploadRoute(c echo.Context) bool { return isUploadOp(s.operationID(c)) }
+
+// isUploadOp: the operation streams its body (multipart or raw bytes).
+func isUploadOp(id string) bool {
 	return id == opCreateAttachment || id == opUploadAttachmentBytes || id == opUploadExpertContextFile
 }
 

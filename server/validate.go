@@ -39,7 +39,7 @@ func (s *Server) validateRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		params := pathParams(c)
 		// Upload operations stream their bodies; limitAttachmentBodies has checked their media types.
-		upload := s.isUploadRoute(c)
+		upload := isUploadOp(op.route.Operation.OperationID)
 		if !upload && !jsonRPC {
 			if err := acceptedMedia(op, req); err != nil {
 				return err
