@@ -303,7 +303,7 @@ func (s *Service) workspaceDir(jobID string) string {
 
 // sqlTx is the database/sql transaction under a Store bound by InTx, for River's InsertTx.
 func sqlTx(tx *store.Store) (*sql.Tx, error) {
-	t, ok := tx.DB().Statement.ConnPool.(*sql.Tx)
+	t, ok := tx.SQLTx()
 	if !ok {
 		return nil, errors.New("jobs: enqueue outside a transaction")
 	}

@@ -3,6 +3,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -96,6 +97,11 @@ func openPool(ctx context.Context, dialector gorm.Dialector, dialect Dialect) (*
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("ping %s database: %w", dialect, err)
 	}
+	if dialect == SQLite {
+		// The Postgres driver (pgx) keeps its own cache of prepared statements.
+		db.ConnPool = newStmtCache(sqlDB)
+		db.Statement.ConnPool = db.ConnPool
+	}
 	return db, nil
 }
 
@@ -110,7 +116,7 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 			}
 		}
 		tuneSQLiteMemory()
-		dsn := withParams(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		dsn := withParams(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite")
 		return sqlite.Open(dsn), SQLite, nil
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return postgres.Open(url), Postgres, nil
@@ -128,7 +134,7 @@ func sqliteReadDialector(url string) gorm.Dialector {
 	if !ok || file == "" || file == ":memory:" || strings.Contains(params, "mode=memory") {
 		return nil
 	}
-	return sqlite.Open(withParams(path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)"))
+	return sqlite.Open(withParams(path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&_time_format=sqlite"))
 }
 
 // withParams appends query parameters to a SQLite path that may already have some.
@@ -144,6 +150,17 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 
 // DB exposes the GORM handle for packages that share the connection (the job queue).
 func (s *Store) DB() *gorm.DB { return s.db }
+
+// SQLTx is the database/sql transaction a Store bound by InTx runs in, for the job queue's inserts.
+func (s *Store) SQLTx() (*sql.Tx, bool) {
+	switch pool := s.db.Statement.ConnPool.(type) {
+	case *sql.Tx:
+		return pool, true
+	case *cachedTx:
+		return pool.Tx, true
+	}
+	return nil, false
+}
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
