@@ -62,7 +62,12 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
 	s := &Store{db: db, reads: db, dialect: dialect}
-	if rd := sqliteReadDialector(url); rd != nil {
+	rd, err := sqliteReadDialector(url)
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("read-only connections: %w", err)
+	}
+	if rd != nil {
 		// After the writer's first connection, which put the file in WAL mode.
 		if s.reads, err = openPool(ctx, rd, dialect); err != nil {
 			_ = sqlDB.Close()
@@ -97,11 +102,6 @@ func openPool(ctx context.Context, dialector gorm.Dialector, dialect Dialect) (*
 		_ = sqlDB.Close()
 		return nil, fmt.Errorf("ping %s database: %w", dialect, err)
 	}
-	if dialect == SQLite {
-		// The Postgres driver (pgx) keeps its own cache of prepared statements.
-		db.ConnPool = newStmtCache(sqlDB)
-		db.Statement.ConnPool = db.ConnPool
-	}
 	return db, nil
 }
 
@@ -116,8 +116,8 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 			}
 		}
 		tuneSQLiteMemory()
-		dsn := withParams(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite")
-		return sqlite.Open(dsn), SQLite, nil
+		d, err := sqliteDialector(withParams(path, "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"))
+		return d, SQLite, err
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
 		return postgres.Open(url), Postgres, nil
 	default:
@@ -128,13 +128,23 @@ func dialectorFor(url string) (gorm.Dialector, Dialect, error) {
 // sqliteReadDialector opens read-only connections to a SQLite file (query_only: a write through
 // them fails; deferred transactions: a read takes no write lock), or nil for anything else: an
 // in-memory database is private to its connection.
-func sqliteReadDialector(url string) gorm.Dialector {
+func sqliteReadDialector(url string) (gorm.Dialector, error) {
 	path, ok := strings.CutPrefix(url, "sqlite://")
 	file, params, _ := strings.Cut(path, "?")
 	if !ok || file == "" || file == ":memory:" || strings.Contains(params, "mode=memory") {
-		return nil
+		return nil, nil
 	}
-	return sqlite.Open(withParams(path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&_time_format=sqlite"))
+	return sqliteDialector(withParams(path, "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&_time_format=sqlite"))
+}
+
+// sqliteDialector is GORM's SQLite dialect over a pool whose connections keep their statements
+// prepared (sqlitestmts.go).
+func sqliteDialector(dsn string) (gorm.Dialector, error) {
+	db, err := openSQLiteDB(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &sqlite.Dialector{Conn: db}, nil
 }
 
 // withParams appends query parameters to a SQLite path that may already have some.
@@ -153,13 +163,8 @@ func (s *Store) DB() *gorm.DB { return s.db }
 
 // SQLTx is the database/sql transaction a Store bound by InTx runs in, for the job queue's inserts.
 func (s *Store) SQLTx() (*sql.Tx, bool) {
-	switch pool := s.db.Statement.ConnPool.(type) {
-	case *sql.Tx:
-		return pool, true
-	case *cachedTx:
-		return pool.Tx, true
-	}
-	return nil, false
+	tx, ok := s.db.Statement.ConnPool.(*sql.Tx)
+	return tx, ok
 }
 
 // Ping checks that the database answers.
