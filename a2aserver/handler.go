@@ -69,6 +69,14 @@ func (h *handler) SendStreamingMessage(ctx context.Context, req *a2a.SendMessage
 			yield(nil, a2a.ErrInvalidAgentResponse)
 			return
 		}
+		if task.Status.State.Terminal() {
+			// The job ended before the library answered (a run without sources takes milliseconds):
+			// the stream still tells it from submission, and only its last update is terminal.
+			submitted := *task
+			submitted.Status = a2a.TaskStatus{State: a2a.TaskStateSubmitted, Timestamp: task.Status.Timestamp}
+			submitted.Artifacts = nil
+			task = &submitted
+		}
 		h.stream(ctx, task, yield)
 	}
 }
