@@ -116,6 +116,10 @@ func bufferBody(req *http.Request, upload bool) ([]byte, error) {
 	if upload || req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
+	if req.ContentLength == 0 { // neither a length nor chunks: nothing to read (most GETs)
+		req.Body = http.NoBody
+		return nil, nil
+	}
 	b, err := io.ReadAll(req.Body)
 	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)

@@ -24,15 +24,10 @@ type JobView struct {
 // of five on Postgres (the detail read is most of an API client's polling), and one prepared
 // statement on SQLite.
 func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
-	cond, arg := "j.slug = ", ref
+	query, arg := jobViewQueries[s.dialect][0], ref
 	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
-		cond, arg = "j.id = ", u.String()
+		query, arg = jobViewQueries[s.dialect][1], u.String()
 	}
-	agg, obj, bind := "json_agg", "json_build_object", "$1"
-	if s.dialect != Postgres {
-		agg, obj, bind = "json_group_array", "json_object", "?" // ORDER BY in an aggregate: SQLite 3.44+
-	}
-	query := fmt.Sprintf(jobViewSQL, agg, obj, agg, obj, cond+bind)
 	rows, err := s.reads.Statement.ConnPool.QueryContext(ctx, query, arg)
 	if err != nil {
 		return JobView{}, fmt.Errorf("research job %s: %w", ref, err)
@@ -94,6 +89,19 @@ const jobViewSQL = `SELECT j.*,
 		ORDER BY v.ordinal), '[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
 FROM research_jobs j WHERE %s LIMIT 1`
 
+// jobViewQueries is jobViewSQL by slug and by id, per dialect (written once: a detail read is the
+// most frequent request there is).
+var jobViewQueries = map[Dialect][2]string{
+	SQLite: { // ORDER BY in an aggregate: SQLite 3.44+
+		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "json_group_array", "json_object", "j.slug = ?"),
+		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "json_group_array", "json_object", "j.id = ?"),
+	},
+	Postgres: {
+		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "json_agg", "json_build_object", "j.slug = $1"),
+		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "json_agg", "json_build_object", "j.id = $1"),
+	},
+}
+
 // viewTime reads a time as either database writes it into JSON: RFC 3339 (Postgres) or the text
 // the SQLite driver stored.
 type viewTime struct{ time.Time }
@@ -105,7 +113,11 @@ func (t *viewTime) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("time %s: %w", b, err)
 	}
-	for _, layout := range sqliteTimeLayouts {
+	layouts := sqliteTimeLayouts
+	if len(s) > 10 && s[10] == ' ' {
+		layouts = layouts[1:] // SQLite's text, not RFC 3339: skip a parse that would fail
+	}
+	for _, layout := range layouts {
 		if v, err := time.Parse(layout, s); err == nil {
 			t.Time = v
 			return nil
