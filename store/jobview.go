@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
-	"gorm.io/gorm"
+	"gorm.io/gorm/schema"
 )
 
 // JobView is a job with its runs and revisions, read from one snapshot.
@@ -39,7 +40,7 @@ func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error
 		}
 		return JobView{}, fmt.Errorf("research job %s: %w", ref, ErrNotFound)
 	}
-	job, runs, revs, err := s.scanJobView(rows)
+	job, runs, revs, err := scanJobView(rows)
 	if err != nil {
 		return JobView{}, fmt.Errorf("research job %s: %w", ref, err)
 	}
@@ -47,15 +48,11 @@ func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error
 }
 
 // scanJobView reads the view's row without GORM's scanner, which took a tenth of a detail read's
-// CPU: each column goes straight into its ResearchJob field, found by GORM's own column names.
-func (s *Store) scanJobView(rows *sql.Rows) (job ResearchJob, runs, revs string, err error) {
+// CPU: each column goes straight into its ResearchJob field (jobFields).
+func scanJobView(rows *sql.Rows) (job ResearchJob, runs, revs string, err error) {
 	cols, err := rows.Columns()
 	if err != nil {
 		return job, "", "", err
-	}
-	stmt := &gorm.Statement{DB: s.db}
-	if err := stmt.Parse(&job); err != nil {
-		return job, "", "", fmt.Errorf("job schema: %w", err)
 	}
 	rv := reflect.ValueOf(&job).Elem()
 	targets := make([]any, len(cols))
@@ -66,15 +63,30 @@ func (s *Store) scanJobView(rows *sql.Rows) (job ResearchJob, runs, revs string,
 		case "view_revisions":
 			targets[i] = &revs
 		default:
-			f := stmt.Schema.LookUpField(c)
-			if f == nil {
+			index, ok := jobFields[c]
+			if !ok {
 				return job, "", "", fmt.Errorf("column %s has no field", c)
 			}
-			targets[i] = rv.FieldByIndex(f.StructField.Index).Addr().Interface()
+			targets[i] = rv.FieldByIndex(index).Addr().Interface()
 		}
 	}
-	return job, runs, revs, rows.Scan(targets...)
+	err = rows.Scan(targets...)
+	return job, runs, revs, err
 }
+
+// jobFields is the index of ResearchJob's field for each of its columns, by GORM's own naming (the
+// store's GORM config keeps the default naming strategy).
+var jobFields = func() map[string][]int {
+	sch, err := schema.Parse(&ResearchJob{}, &sync.Map{}, schema.NamingStrategy{})
+	if err != nil {
+		panic(fmt.Sprintf("research job schema: %v", err)) // a model that does not parse cannot ship
+	}
+	fields := make(map[string][]int, len(sch.DBNames))
+	for _, name := range sch.DBNames {
+		fields[name] = sch.FieldsByDBName[name].StructField.Index
+	}
+	return fields
+}()
 
 // jobViewSQL is the job row with its runs and revisions as JSON arrays, in the orders of
 // RunsForJob and RevisionsForJob. Its verbs are the dialect's JSON aggregate and object functions
