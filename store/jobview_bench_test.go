@@ -11,9 +11,9 @@ import (
 )
 
 // BenchmarkSQLiteStatements times the SQLite statements of a GET: a plain read on the read-only
-// connections, and the job view (a read transaction of three SELECTs), on a file database as served.
-// It is the yardstick for statement-level work (prepared statements, a driver change): see
-// BENCHMARKS.md, issue 14 point 4, third pass.
+// connections, and the job view (one statement), on a file database as served. It is the yardstick
+// for statement-level work (prepared statements, a driver change): see BENCHMARKS.md, issue 14
+// point 4, third and fourth passes.
 func BenchmarkSQLiteStatements(b *testing.B) {
 	ctx := context.Background()
 	s, err := store.Open(ctx, "sqlite://"+filepath.Join(b.TempDir(), "bench.db"))

@@ -51,8 +51,7 @@ ON CONFLICT (bucket_key) DO UPDATE SET
 	capacity = excluded.capacity, per_us = excluded.per_us, updated_at = excluded.updated_at
 RETURNING bucket_key, tokens, granted`
 
-// The refill, per dialect: scalar min/max in SQLite, LEAST/GREATEST in Postgres. Written once per
-// statement that SQLite parses on every call (the driver keeps no prepared statements), so short.
+// The refill, per dialect: scalar min/max in SQLite, LEAST/GREATEST in Postgres.
 const (
 	refillSQLite   = `min(excluded.capacity, rate_buckets.tokens + max(0, excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us)`
 	refillPostgres = `LEAST(excluded.capacity, rate_buckets.tokens + GREATEST(0, excluded.stamp_us - rate_buckets.stamp_us) * excluded.per_us)`
