@@ -171,27 +171,26 @@ func (l *Limiter) flush(leader *waiter) {
 	now := l.now()
 	// The statement serves every request of the batch: no single one's cancellation may end it.
 	ctx := context.WithoutCancel(batch[0].ctx)
-	wants := map[string]*store.BucketTake{}
-	var order []string
+	var buckets []Take // each bucket once
+	want := map[string]int{}
 	for _, w := range batch {
 		for _, t := range w.takes {
 			// A bucket is named with one rate (a key's or account's tier); should two requests
 			// disagree, the first one's applies, as the store keeps only the latest rate anyway.
-			if bt, ok := wants[t.Key]; ok {
-				bt.Want++
-				continue
+			if want[t.Key] == 0 {
+				buckets = append(buckets, t)
 			}
-			wants[t.Key] = &store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate), Want: 1}
-			order = append(order, t.Key)
+			want[t.Key]++
 		}
 	}
-	bt := make([]store.BucketTake, 0, len(order))
-	for _, k := range order {
-		bt = append(bt, *wants[k])
+	bt := make([]store.BucketTake, len(buckets))
+	for i, t := range buckets {
+		bt[i] = store.BucketTake{Key: t.Key, Capacity: float64(t.Rate.N), PerSecond: perSecond(t.Rate), Want: want[t.Key]}
 	}
 	res, err := l.st.TakeTokens(ctx, bt, now)
 	if err == nil {
-		l.deal(batch, res, now)
+		deal(batch, res)
+		l.remember(buckets, res, now)
 	}
 
 	l.mu.Lock()
@@ -216,9 +215,8 @@ func (l *Limiter) flush(leader *waiter) {
 // deal shares each bucket's granted tokens among the batch in arrival order, as if the requests had
 // taken them one after the other: the first Granted requests on a bucket get one each, and each is
 // told what was left after its own take.
-func (l *Limiter) deal(batch []*waiter, res map[string]store.BucketResult, now time.Time) {
+func deal(batch []*waiter, res map[string]store.BucketResult) {
 	used := map[string]int{}
-	var takes []Take
 	for _, w := range batch {
 		w.res = make(map[string]store.BucketResult, len(w.takes))
 		for _, t := range w.takes {
@@ -231,9 +229,7 @@ func (l *Limiter) deal(batch []*waiter, res map[string]store.BucketResult, now t
 				w.res[t.Key] = store.BucketResult{Left: b.Left}
 			}
 		}
-		takes = append(takes, w.takes...)
 	}
-	l.remember(takes, res, now)
 }
 
 // knownEmpty answers without the store when every bucket of the request was found empty and cannot
@@ -262,10 +258,10 @@ func (l *Limiter) knownEmpty(takes []Take, now time.Time) (map[string]store.Buck
 }
 
 // remember records which buckets the store just found without a whole token, and forgets the rest.
-func (l *Limiter) remember(takes []Take, res map[string]store.BucketResult, now time.Time) {
+func (l *Limiter) remember(buckets []Take, res map[string]store.BucketResult, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for _, t := range takes {
+	for _, t := range buckets {
 		b := res[t.Key]
 		if b.Left >= 1 {
 			delete(l.empty, t.Key)
