@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/researchd/researchd/store"
 )
@@ -23,8 +24,12 @@ func (s *Service) HoldUnits(ctx context.Context, tx *store.Store, u Units) error
 }
 
 // AvailableUnits is how many workers at effort the account's available balance covers (-1: any
-// number, the effort is free).
+// number, the effort is free). ErrUnknownEffort for an effort without a price, which would
+// otherwise count as free.
 func (s *Service) AvailableUnits(ctx context.Context, tx *store.Store, accountID, effort string) (int64, error) {
+	if !KnownEffort(effort) {
+		return 0, fmt.Errorf("available units at %q: %w", effort, ErrUnknownEffort)
+	}
 	cents := s.cfg.Cents(effort)
 	if cents == 0 {
 		return -1, nil

@@ -67,3 +67,12 @@ func TestUnitsHoldAndSettle(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 	})
 }
+
+func TestAvailableUnitsRefusesAnUnknownEffort(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := setup(t, st, store.TierPro, 100)
+		_, err := b.svc.AvailableUnits(context.Background(), st, b.account, "extreme")
+		require.ErrorIs(t, err, billing.ErrUnknownEffort)
+	})
+}
