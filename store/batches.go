@@ -160,18 +160,7 @@ func (s *Store) NextPendingRow(ctx context.Context, batchID string) (BatchRow, e
 // empty) and reports whether it changed; updated_at is always set. Values may be gorm.Expr, so
 // counters move relative to what is stored.
 func (s *Store) UpdateBatch(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Batch{}).Where("id = ?", id)
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("update batch %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
+	return updateByID[Batch](ctx, s, "batch", id, from, set)
 }
 
 // ClaimBatchSlot takes one concurrency slot and reserves cost credits for a launch, only while
@@ -205,10 +194,7 @@ func (s *Store) UpdateBatchRows(ctx context.Context, batchID string, rowNumber i
 	if rowNumber > 0 {
 		q = q.Where("row_number = ?", rowNumber)
 	}
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
+	res := inStatus(q, from).Updates(set)
 	if res.Error != nil {
 		return 0, fmt.Errorf("update rows of batch %s: %w", batchID, res.Error)
 	}
