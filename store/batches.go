@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // Batch statuses (spec 2.5) and row statuses.
@@ -250,11 +249,7 @@ func (s *Store) JobOutcomes(ctx context.Context, ids []string) (map[string]Resea
 // transaction ends, so the row changes of one batch (settle, cancel, retry) apply one at a time
 // and its counters stay consistent. (SQLite transactions are serialised already.)
 func (s *Store) LockBatch(ctx context.Context, id string) (Batch, error) {
-	q := s.with(ctx)
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
 	var b Batch
-	err := q.Where("id = ?", id).Take(&b).Error
+	err := s.forUpdate(ctx).Where("id = ?", id).Take(&b).Error
 	return b, notFound(err, "batch "+id)
 }

@@ -163,12 +163,8 @@ func (s *Store) CampaignByID(ctx context.Context, id string) (Campaign, error) {
 // transaction ends, so every change to one campaign's work happens one at a time (SQLite's single
 // connection already serialises transactions).
 func (s *Store) LockCampaign(ctx context.Context, id string) (Campaign, error) {
-	q := s.with(ctx)
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
 	var c Campaign
-	err := q.Where("id = ?", id).Take(&c).Error
+	err := s.forUpdate(ctx).Where("id = ?", id).Take(&c).Error
 	return c, notFound(err, "campaign "+id)
 }
 

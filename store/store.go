@@ -14,6 +14,7 @@ import (
 	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 )
 
@@ -214,6 +215,15 @@ func (s *Store) atomically(ctx context.Context, fn func(tx *Store) error) error 
 }
 
 func (s *Store) with(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// forUpdate is with for a read whose rows stay locked until the transaction ends (SELECT ... FOR
+// UPDATE), on Postgres; SQLite's single writer connection already serialises transactions.
+func (s *Store) forUpdate(ctx context.Context) *gorm.DB {
+	if s.dialect != Postgres {
+		return s.with(ctx)
+	}
+	return s.with(ctx).Clauses(clause.Locking{Strength: "UPDATE"})
+}
 
 // updateByID sets columns of the M row with id, only while its status is one of from (any status
 // when from is empty), and reports whether the row changed; updated_at is set unless set has it.
