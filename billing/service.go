@@ -77,19 +77,25 @@ func (s *Service) CanAfford(ctx context.Context, accountID, effort string) (bool
 // balance cannot cover it. A zero-credit effort holds nothing. ChargeRun consumes the hold at
 // dispatch; ReleaseRun gives it back when the run is abandoned before.
 func (s *Service) HoldRun(ctx context.Context, tx *store.Store, r Run) error {
-	if !KnownEffort(r.Effort) {
-		return fmt.Errorf("hold run %s at %q: %w", r.RunID, r.Effort, ErrUnknownEffort)
+	return s.hold(ctx, tx, "hold run", Units{AccountID: r.AccountID, RunID: r.RunID, JobID: r.JobID, Effort: r.Effort, Count: 1})
+}
+
+// hold reserves the price of u.Count workers at u.Effort under u.RunID, for HoldRun and HoldUnits;
+// what names the operation in errors.
+func (s *Service) hold(ctx context.Context, tx *store.Store, what string, u Units) error {
+	if !KnownEffort(u.Effort) {
+		return fmt.Errorf("%s %s at %q: %w", what, u.RunID, u.Effort, ErrUnknownEffort)
 	}
-	amount := s.cfg.Cents(r.Effort)
+	amount := s.cfg.Cents(u.Effort) * u.Count
 	if amount == 0 {
 		return nil
 	}
 	if tx == nil {
 		tx = s.st
 	}
-	err := tx.PlaceHold(ctx, &store.CreditHold{RunID: r.RunID, AccountID: r.AccountID, JobID: r.JobID, AmountCents: amount, CreatedAt: s.clock()})
+	err := tx.PlaceHold(ctx, &store.CreditHold{RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, AmountCents: amount, CreatedAt: s.clock()})
 	if errors.Is(err, store.ErrInsufficientFunds) {
-		return fmt.Errorf("hold run %s: %w", r.RunID, ErrInsufficientCredits)
+		return fmt.Errorf("%s %s: %w", what, u.RunID, ErrInsufficientCredits)
 	}
 	return err
 }
@@ -124,23 +130,15 @@ func (s *Service) ChargeRun(ctx context.Context, tx *store.Store, r Run) error {
 	// A savepoint inside the caller's transaction: a refused charge leaves no metered run behind even
 	// when the caller commits the rest (for example the job marked failed for want of credits).
 	return tx.InTx(ctx, func(tx *store.Store) error {
-		run := store.BillingRun{
-			RunID: r.RunID, AccountID: r.AccountID, JobID: r.JobID, Effort: r.Effort,
-			Credits: s.cfg.Credits(r.Effort), AmountCents: s.cfg.Cents(r.Effort), ChargedAt: now,
-		}
-		// The primary key on the run id decides races between dispatchers: the loser waits for the
-		// winner to commit and then inserts nothing.
-		first, err := tx.InsertBillingRun(ctx, &run)
-		if err != nil || !first || run.AmountCents == 0 {
-			return err
-		}
+		run := s.billingRun(Units{AccountID: r.AccountID, RunID: r.RunID, JobID: r.JobID, Effort: r.Effort}, 1, now)
+		e := store.LedgerEntry{JobID: &r.JobID, Description: ptr(fmt.Sprintf("Research job (%s)", r.Effort))}
 		// The charge consumes the run's hold. A run accepted without one (before holds existed) may
 		// only spend what other runs' holds leave available.
-		_, held, err := tx.TakeHold(ctx, r.RunID)
-		if err != nil {
-			return err
-		}
-		if !held {
+		err := s.meter(ctx, tx, "charge run", run, e, func() error {
+			_, held, err := tx.TakeHold(ctx, r.RunID)
+			if err != nil || held {
+				return err
+			}
 			if err := tx.LockAccount(ctx, r.AccountID); err != nil {
 				return err
 			}
@@ -151,21 +149,46 @@ func (s *Service) ChargeRun(ctx context.Context, tx *store.Store, r Run) error {
 			if avail < run.AmountCents {
 				return fmt.Errorf("charge run %s: %w", r.RunID, ErrInsufficientCredits)
 			}
+			return nil
+		})
+		if errors.Is(err, store.ErrInsufficientFunds) {
+			return fmt.Errorf("charge run %s: %w", r.RunID, ErrInsufficientCredits)
 		}
-		e := store.LedgerEntry{
-			AccountID: r.AccountID, Type: store.TxConsumption, AmountCents: -run.AmountCents,
-			DepthType: &run.Effort, JobID: &run.JobID, RunID: &run.RunID, CreatedAt: now,
-			Description: ptr(fmt.Sprintf("Research job (%s)", run.Effort)),
-		}
-		if err := tx.AppendLedger(ctx, &e); err != nil {
-			if errors.Is(err, store.ErrInsufficientFunds) {
-				return fmt.Errorf("charge run %s: %w", r.RunID, ErrInsufficientCredits)
-			}
-			return fmt.Errorf("charge run %s: %w", r.RunID, err)
-		}
-		// Bonus credits were drawn first; the rest came from paid funds.
-		return tx.SetBillingRunCharge(ctx, run.RunID, e.ID, run.AmountCents+e.BonusCents)
+		return err
 	})
+}
+
+// billingRun is the metered run of n workers of u at u.Effort's price, charged at.
+func (s *Service) billingRun(u Units, n int64, at time.Time) store.BillingRun {
+	return store.BillingRun{
+		RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, Effort: u.Effort,
+		Credits: s.cfg.Credits(u.Effort) * n, AmountCents: s.cfg.Cents(u.Effort) * n, ChargedAt: at,
+	}
+}
+
+// meter books run in tx for ChargeRun and SettleUnits: exactly once per run id, and for a run that
+// costs something a consumption entry of its amount. e brings what differs between them (the
+// description, the job); consume runs on the first booking only, before the entry is appended. A
+// balance that cannot pay the entry wraps store.ErrInsufficientFunds; what names the operation.
+func (s *Service) meter(ctx context.Context, tx *store.Store, what string, run store.BillingRun, e store.LedgerEntry, consume func() error) error {
+	// The primary key on the run id decides races between dispatchers: the loser waits for the
+	// winner to commit and then inserts nothing.
+	first, err := tx.InsertBillingRun(ctx, &run)
+	if err != nil || !first || run.AmountCents == 0 {
+		return err
+	}
+	if consume != nil {
+		if err := consume(); err != nil {
+			return err
+		}
+	}
+	e.AccountID, e.Type, e.AmountCents = run.AccountID, store.TxConsumption, -run.AmountCents
+	e.DepthType, e.RunID, e.CreatedAt = &run.Effort, &run.RunID, run.ChargedAt
+	if err := tx.AppendLedger(ctx, &e); err != nil {
+		return fmt.Errorf("%s %s: %w", what, run.RunID, err)
+	}
+	// Bonus credits were drawn first; the rest came from paid funds.
+	return tx.SetBillingRunCharge(ctx, run.RunID, e.ID, run.AmountCents+e.BonusCents)
 }
 
 // RefundRun gives a failed run its charge back: a refund entry equal to the consumption, returned to

@@ -2,7 +2,6 @@ package billing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/researchd/researchd/store"
@@ -21,23 +20,16 @@ type Units struct {
 // caller's transaction (ErrInsufficientCredits, with nothing held, when it cannot cover them). A
 // zero-credit effort holds nothing.
 func (s *Service) HoldUnits(ctx context.Context, tx *store.Store, u Units) error {
-	if !KnownEffort(u.Effort) {
-		return fmt.Errorf("hold %s at %q: %w", u.RunID, u.Effort, ErrUnknownEffort)
-	}
-	amount := s.cfg.Cents(u.Effort) * u.Count
-	if amount == 0 {
-		return nil
-	}
-	err := tx.PlaceHold(ctx, &store.CreditHold{RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, AmountCents: amount, CreatedAt: s.clock()})
-	if errors.Is(err, store.ErrInsufficientFunds) {
-		return fmt.Errorf("hold %s: %w", u.RunID, ErrInsufficientCredits)
-	}
-	return err
+	return s.hold(ctx, tx, "hold", u)
 }
 
 // AvailableUnits is how many workers at effort the account's available balance covers (-1: any
-// number, the effort is free).
+// number, the effort is free). ErrUnknownEffort for an effort without a price, which would
+// otherwise count as free.
 func (s *Service) AvailableUnits(ctx context.Context, tx *store.Store, accountID, effort string) (int64, error) {
+	if !KnownEffort(effort) {
+		return 0, fmt.Errorf("available units at %q: %w", effort, ErrUnknownEffort)
+	}
 	cents := s.cfg.Cents(effort)
 	if cents == 0 {
 		return -1, nil
@@ -61,21 +53,8 @@ func (s *Service) SettleUnits(ctx context.Context, tx *store.Store, u Units, suc
 		if succeeded <= 0 {
 			return nil
 		}
-		run := store.BillingRun{
-			RunID: u.RunID, AccountID: u.AccountID, JobID: u.JobID, Effort: u.Effort,
-			Credits: s.cfg.Credits(u.Effort) * succeeded, AmountCents: s.cfg.Cents(u.Effort) * succeeded, ChargedAt: s.clock(),
-		}
-		first, err := tx.InsertBillingRun(ctx, &run)
-		if err != nil || !first || run.AmountCents == 0 {
-			return err
-		}
-		e := store.LedgerEntry{
-			AccountID: u.AccountID, Type: store.TxConsumption, AmountCents: -run.AmountCents,
-			DepthType: &run.Effort, RunID: &run.RunID, CreatedAt: run.ChargedAt, Description: &u.Description,
-		}
-		if err := tx.AppendLedger(ctx, &e); err != nil {
-			return fmt.Errorf("charge %s: %w", u.RunID, err)
-		}
-		return tx.SetBillingRunCharge(ctx, run.RunID, e.ID, run.AmountCents+e.BonusCents)
+		// A batch's entry names no job: u.JobID is a campaign, not a research job.
+		e := store.LedgerEntry{Description: &u.Description}
+		return s.meter(ctx, tx, "charge", s.billingRun(u, succeeded, s.clock()), e, nil)
 	})
 }

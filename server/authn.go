@@ -118,7 +118,7 @@ func (s *Server) touchKey(ctx context.Context, hash string, k store.APIKey, now 
 		s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
 		return
 	}
-	if k.LastUsedAt == nil || k.LastUsedAt.Before(now.Add(-store.KeyTouchInterval)) {
+	if k.TouchDue(now) {
 		s.keys.touched(hash, now)
 	}
 }

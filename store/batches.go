@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 )
 
 // Batch statuses (spec 2.5) and row statuses.
@@ -160,18 +159,7 @@ func (s *Store) NextPendingRow(ctx context.Context, batchID string) (BatchRow, e
 // empty) and reports whether it changed; updated_at is always set. Values may be gorm.Expr, so
 // counters move relative to what is stored.
 func (s *Store) UpdateBatch(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Batch{}).Where("id = ?", id)
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("update batch %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
+	return updateByID[Batch](ctx, s, "batch", id, from, set)
 }
 
 // ClaimBatchSlot takes one concurrency slot and reserves cost credits for a launch, only while
@@ -205,10 +193,7 @@ func (s *Store) UpdateBatchRows(ctx context.Context, batchID string, rowNumber i
 	if rowNumber > 0 {
 		q = q.Where("row_number = ?", rowNumber)
 	}
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
+	res := inStatus(q, from).Updates(set)
 	if res.Error != nil {
 		return 0, fmt.Errorf("update rows of batch %s: %w", batchID, res.Error)
 	}
@@ -264,11 +249,7 @@ func (s *Store) JobOutcomes(ctx context.Context, ids []string) (map[string]Resea
 // transaction ends, so the row changes of one batch (settle, cancel, retry) apply one at a time
 // and its counters stay consistent. (SQLite transactions are serialised already.)
 func (s *Store) LockBatch(ctx context.Context, id string) (Batch, error) {
-	q := s.with(ctx)
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
 	var b Batch
-	err := q.Where("id = ?", id).Take(&b).Error
+	err := s.forUpdate(ctx).Where("id = ?", id).Take(&b).Error
 	return b, notFound(err, "batch "+id)
 }

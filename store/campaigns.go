@@ -163,12 +163,8 @@ func (s *Store) CampaignByID(ctx context.Context, id string) (Campaign, error) {
 // transaction ends, so every change to one campaign's work happens one at a time (SQLite's single
 // connection already serialises transactions).
 func (s *Store) LockCampaign(ctx context.Context, id string) (Campaign, error) {
-	q := s.with(ctx)
-	if s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
-	}
 	var c Campaign
-	err := q.Where("id = ?", id).Take(&c).Error
+	err := s.forUpdate(ctx).Where("id = ?", id).Take(&c).Error
 	return c, notFound(err, "campaign "+id)
 }
 
@@ -198,18 +194,7 @@ func (s *Store) CampaignsIn(ctx context.Context, statuses []string, limit int) (
 // UpdateCampaign sets columns of a campaign, only while its status is one of from (any when from
 // is empty); false when no row matched.
 func (s *Store) UpdateCampaign(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Campaign{}).Where("id = ?", id)
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("update campaign %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
+	return updateByID[Campaign](ctx, s, "campaign", id, from, set)
 }
 
 // CampaignStages lists the stages of the campaigns, by campaign and plan order.

@@ -113,8 +113,8 @@ func (s *Store) SaveExpert(ctx context.Context, e *Expert) error {
 func (s *Store) ExpertByID(ctx context.Context, id string, forUpdate bool) (Expert, error) {
 	var e Expert
 	q := s.with(ctx)
-	if forUpdate && s.dialect == Postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	if forUpdate {
+		q = s.forUpdate(ctx)
 	}
 	err := q.Where("id = ?", id).Take(&e).Error
 	return e, notFound(err, "expert "+id)

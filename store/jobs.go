@@ -233,18 +233,7 @@ func (s *Store) ListResearchJobs(ctx context.Context, accountID string, status *
 // empty) and reports whether a row changed; updated_at is always set. Conditional updates make
 // state transitions race-safe without explicit row locks, in both dialects.
 func (s *Store) UpdateResearchJob(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&ResearchJob{}).Where("id = ?", id)
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("update research job %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
+	return updateByID[ResearchJob](ctx, s, "research job", id, from, set)
 }
 
 // CreateRun inserts a run unless one with its id exists; the stored run is returned either way, so
@@ -278,10 +267,7 @@ func (s *Store) UpdateRuns(ctx context.Context, jobID string, runID string, from
 	if runID != "" {
 		q = q.Where("id = ?", runID)
 	}
-	if len(from) > 0 {
-		q = q.Where("status IN ?", from)
-	}
-	res := q.Updates(set)
+	res := inStatus(q, from).Updates(set)
 	if res.Error != nil {
 		return 0, fmt.Errorf("update runs of %s: %w", jobID, res.Error)
 	}

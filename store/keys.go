@@ -63,15 +63,21 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string, at ti
 // KeyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
 const KeyTouchInterval = time.Minute
 
+// TouchDue reports whether a use of k at at is worth recording: its last_used_at (as k was read) is
+// unset or older than KeyTouchInterval. TouchAPIKey writes only then; a cache of last_used_at
+// (the server's key cache) follows the write by the same rule.
+func (k APIKey) TouchDue(at time.Time) bool {
+	return k.LastUsedAt == nil || k.LastUsedAt.Before(at.Add(-KeyTouchInterval))
+}
+
 // TouchAPIKey records use of a key at at. A key used within KeyTouchInterval (as k was read) costs no
 // query at all; otherwise the update is conditional, so concurrent requests write at most once.
 func (s *Store) TouchAPIKey(ctx context.Context, k APIKey, at time.Time) error {
-	stale := at.Add(-KeyTouchInterval)
-	if k.LastUsedAt != nil && !k.LastUsedAt.Before(stale) {
+	if !k.TouchDue(at) {
 		return nil
 	}
 	err := s.with(ctx).Model(&APIKey{}).
-		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", k.ID, stale).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at < ?)", k.ID, at.Add(-KeyTouchInterval)).
 		Update("last_used_at", at).Error
 	if err != nil {
 		return fmt.Errorf("touch api key %s: %w", k.ID, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/glebarez/sqlite"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 	"gorm.io/gorm/logger"
 )
 
@@ -214,6 +215,38 @@ func (s *Store) atomically(ctx context.Context, fn func(tx *Store) error) error 
 }
 
 func (s *Store) with(ctx context.Context) *gorm.DB { return s.db.WithContext(ctx) }
+
+// forUpdate is with for a read whose rows stay locked until the transaction ends (SELECT ... FOR
+// UPDATE), on Postgres; SQLite's single writer connection already serialises transactions.
+func (s *Store) forUpdate(ctx context.Context) *gorm.DB {
+	if s.dialect != Postgres {
+		return s.with(ctx)
+	}
+	return s.with(ctx).Clauses(clause.Locking{Strength: "UPDATE"})
+}
+
+// updateByID sets columns of the M row with id, only while its status is one of from (any status
+// when from is empty), and reports whether the row changed; updated_at is set unless set has it.
+// what names the row in errors. The condition makes state transitions race-safe without row
+// locks, in both dialects. Values may be gorm.Expr, so counters move relative to what is stored.
+func updateByID[M any](ctx context.Context, s *Store, what, id string, from []string, set map[string]any) (bool, error) {
+	if _, ok := set["updated_at"]; !ok {
+		set["updated_at"] = s.db.NowFunc()
+	}
+	res := inStatus(s.with(ctx).Model(new(M)).Where("id = ?", id), from).Updates(set)
+	if res.Error != nil {
+		return false, fmt.Errorf("update %s %s: %w", what, id, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// inStatus narrows q to rows whose status is one of from; an empty from narrows nothing.
+func inStatus(q *gorm.DB, from []string) *gorm.DB {
+	if len(from) == 0 {
+		return q
+	}
+	return q.Where("status IN ?", from)
+}
 
 // read is with for a single statement that only reads: on SQLite it runs on the read-only
 // connections (a statement is its own snapshot there, and sees every commit that returned before it).
