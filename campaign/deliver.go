@@ -318,7 +318,7 @@ func (s *Service) Download(ctx context.Context, accountID, id, key string) (stor
 
 // Portfolio is one page of a stage's records, described generically.
 type Portfolio struct {
-	View           View
+	View           View // without artifacts
 	Stage          Stage
 	Fields         []Field
 	Total, Done    int
@@ -342,7 +342,7 @@ type Item struct {
 // stage runs, its records are the supplied ones, pending. after is the last position of the
 // previous page (0 for the first).
 func (s *Service) Portfolio(ctx context.Context, accountID, id, stageKey string, limit int, cursor *store.Cursor) (Portfolio, error) {
-	v, err := s.Get(ctx, accountID, id)
+	v, err := s.Overview(ctx, accountID, id)
 	if err != nil {
 		return Portfolio{}, err
 	}
