@@ -116,25 +116,6 @@ func (s *Service) writeDeliverable(ctx context.Context, w io.Writer, c store.Cam
 	return s.writeCSV(ctx, w, c, ps, cols)
 }
 
-// eachRecord calls fn with a stage's records (not its worker) in order, a page at a time.
-func (s *Service) eachRecord(ctx context.Context, c store.Campaign, ps Stage, fn func(store.CampaignRecord) error) error {
-	for after := 0; ; {
-		page, err := s.st.CampaignRecordsAfter(ctx, c.ID, ps.Key, after, inputPage, true)
-		if err != nil {
-			return err
-		}
-		for _, r := range page {
-			if err := fn(r); err != nil {
-				return err
-			}
-		}
-		if len(page) < inputPage {
-			return nil
-		}
-		after = page[len(page)-1].Seq
-	}
-}
-
 // writeCSV writes one row per record: identity, given and researched columns, then error_code.
 func (s *Service) writeCSV(ctx context.Context, w io.Writer, c store.Campaign, ps Stage, cols columns) error {
 	cw := csv.NewWriter(w)
@@ -143,7 +124,7 @@ func (s *Service) writeCSV(ctx context.Context, w io.Writer, c store.Campaign, p
 		return err
 	}
 	row := make([]string, len(head))
-	err := s.eachRecord(ctx, c, ps, func(r store.CampaignRecord) error {
+	err := eachRecord(ctx, allRecords(s.st, c.ID, ps.Key), func(r store.CampaignRecord) error {
 		fields, err := cols.values(r)
 		if err != nil {
 			return err
@@ -168,7 +149,7 @@ func (s *Service) writeJSON(ctx context.Context, w io.Writer, c store.Campaign, 
 		return err
 	}
 	first := true
-	err := s.eachRecord(ctx, c, ps, func(r store.CampaignRecord) error {
+	err := eachRecord(ctx, allRecords(s.st, c.ID, ps.Key), func(r store.CampaignRecord) error {
 		fields, err := cols.values(r)
 		if err != nil {
 			return err
@@ -200,7 +181,7 @@ func (s *Service) writeMarkdown(ctx context.Context, w io.Writer, c store.Campai
 	if _, err := fmt.Fprintf(w, "# %s\n\n_%s · stage %s_\n\n", d.Title, c.Name, ps.Title); err != nil {
 		return err
 	}
-	return s.eachRecord(ctx, c, ps, func(r store.CampaignRecord) error {
+	return eachRecord(ctx, allRecords(s.st, c.ID, ps.Key), func(r store.CampaignRecord) error {
 		fields, err := cols.values(r)
 		if err != nil {
 			return err
@@ -337,7 +318,7 @@ func (s *Service) Download(ctx context.Context, accountID, id, key string) (stor
 
 // Portfolio is one page of a stage's records, described generically.
 type Portfolio struct {
-	View           View
+	View           View // without artifacts
 	Stage          Stage
 	Fields         []Field
 	Total, Done    int
@@ -361,7 +342,7 @@ type Item struct {
 // stage runs, its records are the supplied ones, pending. after is the last position of the
 // previous page (0 for the first).
 func (s *Service) Portfolio(ctx context.Context, accountID, id, stageKey string, limit int, cursor *store.Cursor) (Portfolio, error) {
-	v, err := s.Get(ctx, accountID, id)
+	v, err := s.Overview(ctx, accountID, id)
 	if err != nil {
 		return Portfolio{}, err
 	}

@@ -125,16 +125,12 @@ func (s *Service) recheckSupplied(ctx context.Context, c *store.Campaign, cur, n
 		return nil, nil
 	}
 	var rows []store.CampaignRecord
-	for after := 0; ; {
-		page, err := s.st.CampaignRecordsAfter(ctx, c.ID, store.InputStage, after, 1000, true)
-		if err != nil {
-			return nil, err
-		}
-		if len(page) == 0 {
-			break
-		}
-		rows = append(rows, page...)
-		after = page[len(page)-1].Seq
+	err := eachRecord(ctx, allRecords(s.st, c.ID, store.InputStage), func(r store.CampaignRecord) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	dups, probs := rekey(rows, now)
 	for _, r := range rows {

@@ -28,33 +28,60 @@ func (s *Service) eachInput(ctx context.Context, db *store.Store, c store.Campai
 		sources = []string{store.InputStage}
 	}
 	for _, src := range sources {
-		for after := 0; ; {
-			var page []store.CampaignRecord
-			var err error
-			if src == store.InputStage {
-				page, err = db.CampaignRecordsAfter(ctx, c.ID, src, after, inputPage, true)
-			} else {
-				page, err = db.DoneCampaignRecordsAfter(ctx, c.ID, src, after, inputPage)
-			}
+		read := doneRecords(db, c.ID, src)
+		if src == store.InputStage {
+			read = allRecords(db, c.ID, src)
+		}
+		err := eachRecord(ctx, read, func(r store.CampaignRecord) error {
+			fields, err := recordFields(r)
 			if err != nil {
 				return err
 			}
-			for _, r := range page {
-				fields, err := recordFields(r)
-				if err != nil {
-					return err
-				}
-				if err := fn(fields, r.Report); err != nil {
-					return err
-				}
-			}
-			if len(page) < inputPage {
-				break
-			}
-			after = page[len(page)-1].Seq
+			return fn(fields, r.Report)
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// recordPage reads up to limit records of one stage after position after, in order.
+type recordPage func(ctx context.Context, after, limit int) ([]store.CampaignRecord, error)
+
+// allRecords pages a stage's records, supplied repeats included. db may be a transaction.
+func allRecords(db *store.Store, campaignID, stageKey string) recordPage {
+	return func(ctx context.Context, after, limit int) ([]store.CampaignRecord, error) {
+		return db.CampaignRecordsAfter(ctx, campaignID, stageKey, after, limit, true)
+	}
+}
+
+// doneRecords pages a stage's records whose worker succeeded. db may be a transaction.
+func doneRecords(db *store.Store, campaignID, stageKey string) recordPage {
+	return func(ctx context.Context, after, limit int) ([]store.CampaignRecord, error) {
+		return db.DoneCampaignRecordsAfter(ctx, campaignID, stageKey, after, limit)
+	}
+}
+
+// eachRecord calls fn with the records read returns (not a stage's worker, at position 0), in
+// order, reading inputPage at a time: keyset pages by position, so a stage of 100,000 records is
+// never held at once; a short page is the last.
+func eachRecord(ctx context.Context, read recordPage, fn func(store.CampaignRecord) error) error {
+	for after := 0; ; {
+		page, err := read(ctx, after, inputPage)
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+		if len(page) < inputPage {
+			return nil
+		}
+		after = page[len(page)-1].Seq
+	}
 }
 
 // recordFields merges a record's researched fields under its given ones.

@@ -21,11 +21,20 @@ type View struct {
 
 // Get reads an account's campaign in full.
 func (s *Service) Get(ctx context.Context, accountID, id string) (View, error) {
+	return s.get(ctx, accountID, id, true)
+}
+
+// Overview reads an account's campaign without its artifacts, for answers that do not show them.
+func (s *Service) Overview(ctx context.Context, accountID, id string) (View, error) {
+	return s.get(ctx, accountID, id, false)
+}
+
+func (s *Service) get(ctx context.Context, accountID, id string, artifacts bool) (View, error) {
 	c, err := s.owned(ctx, s.st, accountID, id, false)
 	if err != nil {
 		return View{}, err
 	}
-	return s.view(ctx, c, true)
+	return s.view(ctx, c, artifacts)
 }
 
 // Summary reads a campaign without its artifacts (the answer of approve, cancel and retry).

@@ -301,9 +301,10 @@ func (s *Service) settle(ctx context.Context, id string, ps Stage, effort, chunk
 		if err := s.billing.SettleUnits(ctx, tx, units, int64(done)); err != nil {
 			return err
 		}
-		if c, err = tx.CampaignByID(ctx, id); err != nil {
-			return err
-		}
+		// The row stays locked, so the locked copy with the two counters moved as above is what a
+		// second read would return (but for updated_at, which advancing does not read).
+		c.CreditsReserved -= held
+		c.CreditsSpent += spent
 		return s.advanceTx(ctx, tx, c)
 	})
 }

@@ -187,6 +187,13 @@ func (m emitter) event(ctx context.Context, kind, title, content string, data ma
 	return nil
 }
 
+// discards reports whether events go nowhere (the discard sink), so their payloads need not be
+// built.
+func (m emitter) discards() bool {
+	_, ok := m.sink.(discard)
+	return ok
+}
+
 func (m emitter) checkpoint(ctx context.Context, message, typ string) (string, error) {
 	sha, err := m.sink.Checkpoint(ctx, message, typ)
 	if err != nil {

@@ -227,12 +227,18 @@ func (r *extractiveRun) read(ctx context.Context, corpusDir string, subs []subQu
 
 // research answers one sub-question and records the search in the timeline.
 func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (finding, error) {
+	opts := findOptions{Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip}
 	em := r.em
+	if em.discards() {
+		// An in-process answer (a campaign record): nobody reads the timeline, so its payloads (the
+		// hits, the finding rendered) are not built; the search itself is the same.
+		return r.c.find(sq, opts), nil
+	}
 	err := em.event(ctx, KindToolCall, "search", sq.Text, map[string]any{"tool": "search", "query": sq.Text, "terms": analyze(sq.Text).Terms})
 	if err != nil {
 		return finding{}, err
 	}
-	f := r.c.find(sq, findOptions{Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip})
+	f := r.c.find(sq, opts)
 	var lines []string
 	var hits []map[string]any
 	for _, u := range append(append([]int{}, f.Answer...), f.Support...) {

@@ -423,7 +423,7 @@ func (s *Server) ListCampaignBrowserSessions(ctx context.Context, req gen.ListCa
 	if _, err := pageRequest(req.Params.Limit, req.Params.Cursor); err != nil {
 		return nil, err
 	}
-	v, err := s.campaigns.Get(ctx, p.AccountID, req.CampaignId.String())
+	v, err := s.campaigns.Overview(ctx, p.AccountID, req.CampaignId.String())
 	if err != nil {
 		return nil, campaignProblem(err)
 	}
