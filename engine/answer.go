@@ -159,10 +159,11 @@ type scorer struct {
 	q     query
 	w     map[string]float64
 	total float64
+	attr  []string // attributeWords(q), built once: score needs them for every unit
 }
 
 func (c *corpus) scorer(q query) *scorer {
-	s := &scorer{c: c, q: q, w: map[string]float64{}}
+	s := &scorer{c: c, q: q, w: map[string]float64{}, attr: attributeWords(q)}
 	for _, t := range q.Terms {
 		// A word with synonyms weighs as much as its commonest form in the sources: "longer" is
 		// as rare as "grew" or "more", not as rare as a word no source uses.
@@ -268,7 +269,7 @@ func (s *scorer) score(u int) float64 {
 	case !s.q.Type.satisfies(un.Text):
 		v *= typeMismatch
 	case (s.q.Type == typeNumber || s.q.Type == typeMoney) && len(s.q.Attribute) > 0 && un.Kind != unitRow:
-		switch near := valueNear(un.Text, s.attributeWords()); {
+		switch near := valueNear(un.Text, s.attr); {
 		case near == 0:
 			v *= valueApart
 		case s.q.Count && near > 2:
@@ -282,10 +283,10 @@ func (s *scorer) score(u int) float64 {
 const countApart = 0.75
 
 // attributeWords are the stems that state what is asked about: its terms, their synonyms and units.
-func (s *scorer) attributeWords() []string {
+func attributeWords(q query) []string {
 	var out []string
-	for _, t := range s.q.Attribute {
-		out = append(append(append(out, t), s.q.Syn[t]...), s.q.Units[t]...)
+	for _, t := range q.Attribute {
+		out = append(append(append(out, t), q.Syn[t]...), q.Units[t]...)
 	}
 	return out
 }

@@ -48,6 +48,20 @@ type extractiveRun struct {
 	notes    []string // limitations met during the run, for the report
 	basis    Basis    // the structured output's basis, once filled
 	corpora  *corpusCache
+	srcs     *Sources // the workspace's source store, opened at its first use (see sources)
+}
+
+// sources opens the workspace's source store once per run: only the run writes it while it runs,
+// so the web search and storeRead can share one copy of its index.
+func (r *extractiveRun) sources() (*Sources, error) {
+	if r.srcs == nil {
+		srcs, err := OpenSources(r.in.Workspace, r.in.Now)
+		if err != nil {
+			return nil, err
+		}
+		r.srcs = srcs
+	}
+	return r.srcs, nil
 }
 
 func (e *extractive) Run(ctx context.Context, in Input, sink Sink) (Result, error) {
@@ -139,7 +153,11 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 	for i, f := range found {
 		read[i] = f.Read
 	}
-	if err := storeRead(in, r.c, r.cites.order, read); err != nil {
+	srcs, err := r.sources()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := storeRead(srcs, r.c, r.cites.order, read); err != nil {
 		return Result{}, err
 	}
 	site := r.siteInput(found)

@@ -686,7 +686,12 @@ func hasPhrase(ws, phrase []string) bool {
 // pickEnum chooses the value the field's evidence names: each value scores the best fit of a
 // passage that states it (all of its words, or a word of its direction); no evidence, no value.
 func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
-	ev := x.search(field)
+	return x.pickEnumIn(x.search(field), enum)
+}
+
+// pickEnumIn is pickEnum over evidence already searched, so an enum array can test each of its
+// values against one search of its field.
+func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence) {
 	best, bestScore := -1, 0.0
 	var at evidence
 	for i, e := range enum {
@@ -720,10 +725,7 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 	if v, ok := s["minItems"].(float64); ok && int(v) > n {
 		n = int(v)
 	}
-	ev := strong(x.search(field))
-	if len(ev) == 0 && x.scope == nil {
-		ev = x.answerEvidence() // "facts", "findings": the answer's own passages
-	}
+	found := x.search(field)
 	var out []any
 	seen := map[string]bool{}
 	push := func(v any) {
@@ -735,11 +737,15 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 	}
 	if enum, isEnum := items["enum"].([]any); isEnum && len(enum) > 0 {
 		for _, e := range enum {
-			if v, ok, _ := x.pickEnum([]any{e}, field); ok {
+			if v, ok, _ := x.pickEnumIn(found, []any{e}); ok {
 				push(v)
 			}
 		}
 		return nonNilSlice(out), true
+	}
+	ev := strong(found)
+	if len(ev) == 0 && x.scope == nil {
+		ev = x.answerEvidence() // "facts", "findings": the answer's own passages
 	}
 	for _, e := range ev {
 		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: Basis{}, subject: x.subject}

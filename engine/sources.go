@@ -234,11 +234,7 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 // storeRead stores the documents a run read closely (each once): first those of the cited
 // passages, in citation order, then the others. Every citation then points to a stored copy (context
 // and corpus files live outside the workspace), and sources/ lists what the run read.
-func storeRead(in Input, c *corpus, quotes []quoteRef, read [][]int) error {
-	srcs, err := OpenSources(in.Workspace, in.Now)
-	if err != nil {
-		return err
-	}
+func storeRead(srcs *Sources, c *corpus, quotes []quoteRef, read [][]int) error {
 	done := map[int]bool{}
 	save := func(d int) error {
 		if done[d] {

@@ -80,7 +80,7 @@ func (r *extractiveRun) searchWeb(ctx context.Context, subs []subQuestion) ([]do
 	if r.web == nil {
 		return nil, nil
 	}
-	srcs, err := OpenSources(r.in.Workspace, r.in.Now)
+	srcs, err := r.sources()
 	if err != nil {
 		return nil, err
 	}
