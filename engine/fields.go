@@ -625,10 +625,8 @@ func (x *extractor) fillBool(field string) (any, bool, []evidence) {
 	if len(ev) == 0 {
 		return nil, false, nil
 	}
-	for _, w := range words(x.c.units[ev[0].U].Text) {
-		if negations[w] {
-			return false, true, ev[:1]
-		}
+	if deniesAny(x.c.units[ev[0].U].Text) {
+		return false, true, ev[:1]
 	}
 	return true, true, ev[:1]
 }
@@ -700,8 +698,8 @@ func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence
 			if cand.Score < enumFloor || cand.Score <= bestScore {
 				continue
 			}
-			ws := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(x.c.units[cand.U].Text))
-			if slices.ContainsFunc(alts, func(alt []string) bool { return hasPhrase(ws, alt) }) {
+			text := strings.NewReplacer("-", " ", "_", " ").Replace(x.c.units[cand.U].Text)
+			if slices.ContainsFunc(alts, func(alt []string) bool { return statesPhrase(text, alt) }) {
 				best, bestScore, at = i, cand.Score, cand
 				break
 			}

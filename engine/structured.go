@@ -196,9 +196,3 @@ func inBounds(s map[string]any, f float64) bool {
 	}
 	return true
 }
-
-var negations = map[string]bool{
-	"not": true, "no": true, "never": true, "none": true, "false": true, "without": true,
-	"cannot": true, "isn't": true, "aren't": true, "doesn't": true, "don't": true, "didn't": true,
-	"wasn't": true, "weren't": true, "won't": true, "lacks": true, "neither": true, "nor": true,
-}

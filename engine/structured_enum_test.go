@@ -35,8 +35,8 @@ func enumArraySchema(field, description string, enum []any, extra map[string]any
 // unset); a value named only where the field's words are too few (under enumFloor) is left out.
 // When no value is named, or the sources do not speak of the field, the array is empty, never
 // null, even where the schema allows null (fields.go, fillArray), so a minItems the sources cannot
-// meet fails the run, naming the field. Negated mentions ("Windows is not supported") are not
-// pinned here: the engine currently chooses them.
+// meet fails the run, naming the field. A value its clause negates ("Windows is not supported")
+// is not chosen.
 func TestExtractiveEnumArray(t *testing.T) {
 	t.Parallel()
 	const platforms = "Which platforms does Tidewater 3.4 support?"
@@ -68,6 +68,41 @@ func TestExtractiveEnumArray(t *testing.T) {
 			},
 			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux"},
+		},
+		{
+			name: "a value the source says is not supported is not chosen",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports two platforms, Linux and macOS; Windows is not supported.\n",
+			},
+			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
+			want: []any{"Linux", "macOS"},
+		},
+		{
+			// The negation's clause ends at "but"; "except" leaves out only the words just after it.
+			name: "negation and exclusion stay in their clause",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 runs on the Unix-like platforms except FreeBSD; " +
+					"Windows isn't supported yet, but Linux and macOS are.\n",
+			},
+			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
+			want: []any{"Linux", "macOS"},
+		},
+		{
+			name: "a negation before a colon covers the list after it; after a colon, only an opening verdict",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 platforms: Linux and macOS are supported; " +
+					"not supported: FreeBSD; Windows: not supported.\n",
+			},
+			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
+			want: []any{"Linux", "macOS"},
+		},
+		{
+			name: "a negation in its own sentence after a colon denies nothing before it",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports two platforms, Linux and macOS: the installer needs no rebuild.\n",
+			},
+			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
+			want: []any{"Linux", "macOS"},
 		},
 		{
 			name: "schema order, capped at maxItems",
@@ -125,15 +160,8 @@ func TestExtractiveEnumArray(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			inputs := map[string][]byte{}
-			for name, text := range tt.docs {
-				inputs[name] = []byte(text)
-			}
-			repo := newWorkspace(t, inputs)
 			schema := enumArraySchema(tt.field, tt.desc, tt.enum, tt.extra)
-			res, err := engine.NewExtractive(engine.ExtractiveOptions{}).Run(context.Background(),
-				engine.Input{Question: tt.question, Effort: engine.EffortMedium, JSONSchema: schema, Workspace: repo},
-				&recordingSink{repo: repo})
+			res, err := runOnDocs(t, tt.docs, tt.question, schema)
 			if tt.want == nil {
 				var ee *engine.Error
 				require.ErrorAs(t, err, &ee)
@@ -145,6 +173,74 @@ func TestExtractiveEnumArray(t *testing.T) {
 			require.Contains(t, res.StructuredOutput, tt.field)
 			require.Equal(t, tt.want, res.StructuredOutput[tt.field])
 			require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
+		})
+	}
+}
+
+// runOnDocs runs the extractive engine at medium effort over docs (input files) with schema.
+func runOnDocs(t *testing.T, docs map[string]string, question string, schema map[string]any) (engine.Result, error) {
+	t.Helper()
+	inputs := map[string][]byte{}
+	for name, text := range docs {
+		inputs[name] = []byte(text)
+	}
+	repo := newWorkspace(t, inputs)
+	return engine.NewExtractive(engine.ExtractiveOptions{}).Run(context.Background(),
+		engine.Input{Question: question, Effort: engine.EffortMedium, JSONSchema: schema, Workspace: repo},
+		&recordingSink{repo: repo})
+}
+
+// TestExtractiveNegatedValue: a single enum field is not filled with a value its source denies,
+// and a boolean field is never true from a sentence that negates it, whatever the negation's form.
+func TestExtractiveNegatedValue(t *testing.T) {
+	t.Parallel()
+	licence := map[string]any{"enum": []any{"GPL-3.0", "MIT", "Apache-2.0"}, "description": "licence Tidewater is released under"}
+	soc2 := map[string]any{"type": "boolean", "description": "whether Tidewater publishes a SOC 2 report"}
+	tests := []struct {
+		name     string
+		doc      string
+		question string
+		field    string
+		schema   map[string]any
+		want     any
+	}{
+		{
+			name:     "enum: the denied value is not chosen",
+			doc:      "Tidewater is not released under the GPL-3.0 licence; its licence is Apache-2.0.",
+			question: "Which licence is Tidewater released under?", field: "licence", schema: licence,
+			want: "Apache-2.0",
+		},
+		{
+			name:     "boolean: not",
+			doc:      "Tidewater does not publish a SOC 2 report for its hosted service.",
+			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
+			want: false,
+		},
+		{
+			name:     "boolean: a contracted negation",
+			doc:      "Tidewater hasn't published a SOC 2 report for its hosted service.",
+			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
+			want: false,
+		},
+		{
+			name:     "boolean: stated",
+			doc:      "Tidewater publishes a SOC 2 report for its hosted service every year.",
+			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
+			want: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			schema := map[string]any{
+				"type":       "object",
+				"required":   []any{tt.field},
+				"properties": map[string]any{tt.field: tt.schema},
+			}
+			docs := map[string]string{"about.md": "# Tidewater\n\n" + tt.doc + "\n"}
+			res, err := runOnDocs(t, docs, tt.question, schema)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, res.StructuredOutput[tt.field])
 		})
 	}
 }
