@@ -14,9 +14,10 @@ import (
 // name, title and description are searched in the documents the run read for the question, and
 // the value is taken from the best passages by the field's type: a number that fits its unit and
 // words, an enum value the evidence names, a name from a sentence about the field, a boolean from
-// whether that sentence negates it. A field with no evidence is null when the schema allows it,
-// left out otherwise (a required one then fails validation, which names it). Every filled field
-// records its basis: the quotes it came from and a confidence.
+// whether that sentence negates it. A field with no evidence is null when the schema allows it;
+// otherwise an array is empty and any other field is left out (a required one then fails
+// validation, which names it). Every filled field records its basis: the quotes it came from and
+// a confidence.
 
 // fieldSep separates a field's name (with its parents') from its title and description in the
 // text a field is searched by: the name alone decides when the description is worded unlike the
@@ -739,7 +740,7 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 				push(v)
 			}
 		}
-		return nonNilSlice(out), true
+		return arrayOrNull(out, s)
 	}
 	ev := strong(found)
 	if len(ev) == 0 && x.scope == nil {
@@ -768,14 +769,19 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 			}
 		}
 	}
-	return nonNilSlice(out), true
+	return arrayOrNull(out, s)
 }
 
-func nonNilSlice(v []any) []any {
-	if v == nil {
-		return []any{}
+// arrayOrNull: an array without a value is no evidence, so null where the schema allows it (as in
+// a run without sources); an empty array only where it does not.
+func arrayOrNull(out []any, s map[string]any) (any, bool) {
+	if len(out) > 0 {
+		return out, true
 	}
-	return v
+	if nullable(s) {
+		return nil, false
+	}
+	return []any{}, true
 }
 
 // countries are names a "country" field takes.

@@ -33,9 +33,9 @@ func enumArraySchema(field, description string, enum []any, extra map[string]any
 // TestExtractiveEnumArray: an array of enum values holds the values that a passage about the field
 // names (its words, or a word of its direction), in the schema's order and up to maxItems (5 when
 // unset); a value named only where the field's words are too few (under enumFloor) is left out.
-// When no value is named, or the sources do not speak of the field, the array is empty, never
-// null, even where the schema allows null (fields.go, fillArray), so a minItems the sources cannot
-// meet fails the run, naming the field. A value its clause negates ("Windows is not supported")
+// When no value is named, or the sources do not speak of the field, the field is null where the
+// schema allows null (as it is in a run with no sources) and an empty array where it does not, so
+// a minItems the sources cannot meet fails the run, naming the field. A value its clause negates ("Windows is not supported")
 // is not chosen.
 func TestExtractiveEnumArray(t *testing.T) {
 	t.Parallel()
@@ -44,11 +44,12 @@ func TestExtractiveEnumArray(t *testing.T) {
 		name     string
 		docs     map[string]string
 		question string
-		field    string
+		field    string // "" (with question, desc and enum): the platforms of Tidewater 3.4
 		desc     string
 		enum     []any
 		extra    map[string]any
-		want     []any // nil: the run fails validation
+		want     []any // nil (and not wantNull): the run fails validation
+		wantNull bool  // the field is null
 	}{
 		{
 			name: "the values the sources name, not the others",
@@ -56,7 +57,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports two platforms: Linux and macOS, on x86-64 and ARM.\n",
 				"team.md":    "# Team\n\nThe Tidewater maintainers meet every Tuesday to plan the next release.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux", "macOS"},
 		},
 		{
@@ -66,7 +66,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports one platform, Linux, on x86-64 and ARM.\n\n" +
 					"The Tidewater office has tall windows facing the harbour.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux"},
 		},
 		{
@@ -74,7 +73,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports two platforms, Linux and macOS; Windows is not supported.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux", "macOS"},
 		},
 		{
@@ -84,7 +82,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 runs on the Unix-like platforms except FreeBSD; " +
 					"Windows isn't supported yet, but Linux and macOS are.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux", "macOS"},
 		},
 		{
@@ -93,7 +90,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 platforms: Linux and macOS are supported; " +
 					"not supported: FreeBSD; Windows: not supported.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux", "macOS"},
 		},
 		{
@@ -101,7 +97,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports two platforms, Linux and macOS: the installer needs no rebuild.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{"Linux", "macOS"},
 		},
 		{
@@ -109,7 +104,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports four platforms: FreeBSD, Windows, macOS and Linux.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			extra: map[string]any{"maxItems": 2},
 			want:  []any{"Linux", "macOS"},
 		},
@@ -128,7 +122,6 @@ func TestExtractiveEnumArray(t *testing.T) {
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports every major desktop platform.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{},
 		},
 		{
@@ -136,33 +129,49 @@ func TestExtractiveEnumArray(t *testing.T) {
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 parses large files twice as fast as 3.3.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			want: []any{},
 		},
 		{
-			name: "no value named, null allowed: still empty, not null",
+			name: "no value named, null allowed: null",
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports every major desktop platform.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
+			extra:    map[string]any{"type": []any{"array", "null"}},
+			wantNull: true,
+		},
+		{
+			name: "the sources do not speak of the field, null allowed: null",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 parses large files twice as fast as 3.3.\n",
+			},
+			extra:    map[string]any{"type": []any{"array", "null"}},
+			wantNull: true,
+		},
+		{
+			name: "a value named, null allowed: the values",
+			docs: map[string]string{
+				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports one platform, Linux, on x86-64 and ARM.\n",
+			},
 			extra: map[string]any{"type": []any{"array", "null"}},
-			want:  []any{},
+			want:  []any{"Linux"},
 		},
 		{
 			name: "no value named and minItems 1: the run fails",
 			docs: map[string]string{
 				"release.md": "# Tidewater 3.4\n\nTidewater 3.4 supports every major desktop platform.\n",
 			},
-			question: platforms, field: "platforms", desc: "platforms Tidewater supports", enum: platformEnum,
 			extra: map[string]any{"minItems": 1},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if tt.field == "" { // the platforms of Tidewater 3.4
+				tt.question, tt.field, tt.desc, tt.enum = platforms, "platforms", "platforms Tidewater supports", platformEnum
+			}
 			schema := enumArraySchema(tt.field, tt.desc, tt.enum, tt.extra)
 			res, err := runOnDocs(t, tt.docs, tt.question, schema)
-			if tt.want == nil {
+			if tt.want == nil && !tt.wantNull {
 				var ee *engine.Error
 				require.ErrorAs(t, err, &ee)
 				require.Equal(t, engine.CodeStructuredOutputInvalid, ee.Code, ee.Message)
@@ -171,7 +180,11 @@ func TestExtractiveEnumArray(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Contains(t, res.StructuredOutput, tt.field)
-			require.Equal(t, tt.want, res.StructuredOutput[tt.field])
+			if tt.wantNull {
+				require.Nil(t, res.StructuredOutput[tt.field])
+			} else {
+				require.Equal(t, tt.want, res.StructuredOutput[tt.field])
+			}
 			require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
 		})
 	}
@@ -242,5 +255,27 @@ func TestExtractiveNegatedValue(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.want, res.StructuredOutput[tt.field])
 		})
+	}
+}
+
+// TestExtractiveArrayWithoutEvidence: any array the sources give no value for is null where the
+// schema allows null, and empty where it does not, like an enum array.
+func TestExtractiveArrayWithoutEvidence(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"release.md": "# Tidewater 3.4\n\nTidewater 3.4 parses large files twice as fast as 3.3.\n"}
+	for _, tt := range []struct {
+		typ  any
+		want any
+	}{
+		{"array", []any{}},
+		{[]any{"array", "null"}, nil},
+	} {
+		schema := map[string]any{"type": "object", "required": []any{"maintainers"}, "properties": map[string]any{
+			"maintainers": map[string]any{"type": tt.typ, "items": map[string]any{"type": "string"}, "description": "names of the Tidewater maintainers"},
+		}}
+		res, err := runOnDocs(t, docs, "Who maintains Tidewater?", schema)
+		require.NoError(t, err)
+		require.Contains(t, res.StructuredOutput, "maintainers")
+		require.Equal(t, tt.want, res.StructuredOutput["maintainers"], "type %v", tt.typ)
 	}
 }
