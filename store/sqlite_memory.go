@@ -41,10 +41,17 @@ func tuneSQLiteMemory() {
 	tuneSQLiteOnce.Do(func() {
 		tls := libc.NewTLS()
 		defer tls.Close()
-		var hdr int32
-		hv := libc.NewVaList(uintptr(unsafe.Pointer(&hdr)))
+		// SQLite writes the header size through the pointer it is given: C memory, since a Go
+		// variable's address held as a uintptr may move with its stack.
+		hp := libc.Xmalloc(tls, 4)
+		if hp == 0 {
+			return
+		}
+		hv := libc.NewVaList(hp)
 		rc := sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_PCACHE_HDRSZ, hv)
 		libc.Xfree(tls, hv)
+		hdr := *(*int32)(unsafe.Pointer(&libc.GoBytes(hp, 4)[0])) // a copy, in native byte order
+		libc.Xfree(tls, hp)
 		if rc == sqlite3.SQLITE_OK {
 			slot := int32(sqlitePageSize) + hdr
 			buf := libc.Xmalloc(tls, libc.Tsize_t(slot)*pageCacheSlots) // kept for the process's life
