@@ -333,9 +333,9 @@ func TestTimer(t *testing.T) {
 
 	// Tick through to 08:00 in steps of 10 s; exactly one pass fires. The scheduler re-arms its
 	// timer after a pass reports, so a step can land before it is armed and produce no pass: then
-	// the next step catches up (what counts is what fired by 08:00, not one pass per step).
+	// the next step catches up (what counts is that 08:00 fired once, not one pass per step).
 	total := 0
-	for b.clock.Now().Before(monday.Add(time.Hour)) {
+	step := func() {
 		require.NoError(t, b.clock.BlockUntilContext(ctx, 1))
 		b.clock.Advance(10 * time.Second)
 		select {
@@ -344,6 +344,14 @@ func TestTimer(t *testing.T) {
 			total += p.fired
 		case <-time.After(2 * time.Second):
 		}
+	}
+	for b.clock.Now().Before(monday.Add(time.Hour)) {
+		step()
+	}
+	// The last step may have landed before the timer re-armed: then a step after 08:00 fires it.
+	// Step on, a few minutes at most (Tuesday's 08:00 is a day away), until it has.
+	for extra := 0; total == 0 && extra < 30; extra++ {
+		step()
 	}
 	for drained := false; !drained; {
 		select {
