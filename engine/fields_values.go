@@ -77,11 +77,14 @@ var directions = func() [][]string {
 	return out
 }()
 
+// dashesToSpaces splits enum values and passages at "-" and "_" ("series-b", "on_premise").
+var dashesToSpaces = strings.NewReplacer("-", " ", "_", " ")
+
 // valueTerms are the alternatives that evidence an enum value, each a phrase of word stems: the
 // value's own words in order ("Series B"), or, for a one-word value that names a direction, any
 // word of that direction.
 func valueTerms(v string) [][]string {
-	vt := wordStems(strings.NewReplacer("-", " ", "_", " ").Replace(v))
+	vt := wordStems(dashesToSpaces.Replace(v))
 	if len(vt) == 1 {
 		for _, fam := range directions {
 			if slices.Contains(fam, vt[0]) {
@@ -97,16 +100,6 @@ func valueTerms(v string) [][]string {
 		return nil
 	}
 	return [][]string{vt}
-}
-
-// hasPhrase: the stems of phrase occur in order, next to each other, in ws.
-func hasPhrase(ws, phrase []string) bool {
-	for i := 0; i+len(phrase) <= len(ws); i++ {
-		if slices.Equal(ws[i:i+len(phrase)], phrase) {
-			return true
-		}
-	}
-	return false
 }
 
 // pickEnum chooses the value the field's evidence names: each value scores the best fit of a
@@ -126,7 +119,7 @@ func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence
 			if cand.Score < enumFloor || cand.Score <= bestScore {
 				continue
 			}
-			text := strings.NewReplacer("-", " ", "_", " ").Replace(x.c.units[cand.U].Text)
+			text := dashesToSpaces.Replace(x.c.units[cand.U].Text)
 			if slices.ContainsFunc(alts, func(alt []string) bool { return statesPhrase(text, alt) }) {
 				best, bestScore, at = i, cand.Score, cand
 				break

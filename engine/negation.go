@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -50,8 +51,9 @@ func statesPhrase(text string, phrase []string) bool {
 	}
 	for _, c := range clauses(text) {
 		ws, part := clauseWords(c)
+		st := stems(ws)
 		for i := 0; i+len(phrase) <= len(ws); i++ {
-			if hasPhrase(stems(ws[i:i+len(phrase)]), phrase) && !negatedAt(ws, part, i, i+len(phrase)) {
+			if slices.Equal(st[i:i+len(phrase)], phrase) && !negatedAt(ws, part, i, i+len(phrase)) {
 				return true
 			}
 		}
