@@ -196,15 +196,9 @@ func (s *extractiveSession) Answer(ctx context.Context, a Assignment) (Result, e
 		if err := ctx.Err(); err != nil {
 			return Result{}, fmt.Errorf("engine: %w", err)
 		}
-		key := foundKey(sq)
-		f, ok := s.memo(key)
-		if !ok || len(extra) > 0 {
-			if f, err = r.research(ctx, i, sq); err != nil {
-				return Result{}, err
-			}
-			if len(extra) == 0 {
-				s.remember(key, f)
-			}
+		f, err := s.research(ctx, r, i, sq, len(extra) == 0)
+		if err != nil {
+			return Result{}, err
 		}
 		found = append(found, f)
 	}
@@ -219,6 +213,24 @@ func (s *extractiveSession) Answer(ctx context.Context, a Assignment) (Result, e
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// research answers sq through r, from the session's memo when r searches the session's own
+// corpus (shared): a search over extra sources is the answer's alone.
+func (s *extractiveSession) research(ctx context.Context, r *extractiveRun, i int, sq subQuestion, shared bool) (finding, error) {
+	if !shared {
+		return r.research(ctx, i, sq)
+	}
+	key := foundKey(sq)
+	if f, ok := s.memo(key); ok {
+		return f, nil
+	}
+	f, err := r.research(ctx, i, sq)
+	if err != nil {
+		return finding{}, err
+	}
+	s.remember(key, f)
+	return f, nil
 }
 
 // runAnswerer answers with full engine runs in throwaway workspaces.
