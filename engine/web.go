@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -114,34 +115,27 @@ func (r *extractiveRun) searchWeb(ctx context.Context, subs []subQuestion) ([]do
 		}
 		urls := []string{}
 		var unread []map[string]any
+		var notRead strings.Builder
 		for _, p := range pages {
 			if p.Err != "" || p.Text == "" {
-				reason := p.Err
-				if reason == "" {
-					reason = "the page has no text"
-				}
+				reason := cmp.Or(p.Err, "the page has no text")
 				unread = append(unread, map[string]any{"url": p.URL, "reason": reason})
+				fmt.Fprintf(&notRead, "\nnot read: %s (%s)", p.URL, reason)
+				r.notes = append(r.notes, fmt.Sprintf("A web page found could not be read: `%s` (%s).", strings.ReplaceAll(p.URL, "`", ""), reason))
 				continue
 			}
 			if seen[p.URL] {
 				continue
 			}
 			seen[p.URL] = true
-			d := document{Path: p.URL, Kind: p.Kind, Lines: splitLines(p.Text), Web: true, Title: p.Title, Retrieved: p.Retrieved}
-			if d.Kind == "" {
-				d.Kind = "text"
-			}
+			d := document{Path: p.URL, Kind: cmp.Or(p.Kind, "text"), Lines: splitLines(p.Text), Web: true, Title: p.Title, Retrieved: p.Retrieved}
 			if _, err := srcs.Save(docSource(d)); err != nil {
 				return nil, err
 			}
 			urls = append(urls, p.URL)
 			docs = append(docs, d)
 		}
-		summary := fmt.Sprintf("%d page(s) read", len(urls))
-		for _, u := range unread {
-			summary += fmt.Sprintf("\nnot read: %s (%s)", u["url"], u["reason"])
-			r.notes = append(r.notes, fmt.Sprintf("A web page found could not be read: `%s` (%s).", strings.ReplaceAll(u["url"].(string), "`", ""), u["reason"]))
-		}
+		summary := fmt.Sprintf("%d page(s) read", len(urls)) + notRead.String()
 		if err := r.em.event(ctx, KindToolResult, "web_search", summary, map[string]any{"tool": "web_search", "urls": urls, "not_read": unread}); err != nil {
 			return nil, err
 		}
