@@ -149,15 +149,11 @@ func (r *extractiveRun) run(ctx context.Context, schema map[string]any, sch *jso
 	if err != nil {
 		return Result{}, err
 	}
-	read := make([][]int, len(found))
-	for i, f := range found {
-		read[i] = f.Read
-	}
 	srcs, err := r.sources()
 	if err != nil {
 		return Result{}, err
 	}
-	if err := storeRead(srcs, r.c, r.cites.order, read); err != nil {
+	if err := storeRead(srcs, r.c, r.cites.order, found); err != nil {
 		return Result{}, err
 	}
 	site := r.siteInput(found)

@@ -232,9 +232,10 @@ func readWorking(repo *workspace.Repo, p string) ([]byte, error) {
 }
 
 // storeRead stores the documents a run read closely (each once): first those of the cited
-// passages, in citation order, then the others. Every citation then points to a stored copy (context
-// and corpus files live outside the workspace), and sources/ lists what the run read.
-func storeRead(srcs *Sources, c *corpus, quotes []quoteRef, read [][]int) error {
+// passages, in citation order, then the others the findings read. Every citation then points to a
+// stored copy (context and corpus files live outside the workspace), and sources/ lists what the
+// run read.
+func storeRead(srcs *Sources, c *corpus, quotes []quoteRef, found []finding) error {
 	done := map[int]bool{}
 	save := func(d int) error {
 		if done[d] {
@@ -255,8 +256,8 @@ func storeRead(srcs *Sources, c *corpus, quotes []quoteRef, read [][]int) error 
 			return err
 		}
 	}
-	for _, ds := range read {
-		for _, d := range ds {
+	for _, f := range found {
+		for _, d := range f.Read {
 			if err := save(d); err != nil {
 				return err
 			}
