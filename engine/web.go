@@ -58,20 +58,9 @@ func (f *fetchingSearcher) SearchPages(ctx context.Context, query string, max in
 		if title == "" {
 			title = res.Title
 		}
-		pages = append(pages, WebPage{URL: p.URL, Title: title, Kind: pageKind(p.ContentType), Text: p.Text, Retrieved: p.RetrievedAt})
+		pages = append(pages, WebPage{URL: p.URL, Title: title, Kind: p.Kind, Text: p.Text, Retrieved: p.RetrievedAt})
 	}
 	return pages, nil
-}
-
-// pageKind names how a fetched page's text was extracted, as documents name it.
-func pageKind(contentType string) string {
-	switch contentType {
-	case "text/html", "application/xhtml+xml":
-		return "html"
-	case "application/pdf":
-		return "pdf"
-	}
-	return "text"
 }
 
 // searchWeb runs the effort's web searches (one per sub-question, at most depth.Queries) within

@@ -24,6 +24,7 @@ type Page struct {
 	URL         string // after redirects
 	Title       string // the HTML <title>, when there is one
 	ContentType string
+	Kind        string // how the text was read: html, pdf or text
 	Status      int
 	Text        string
 	Truncated   bool // the body was over fetchMaxBytes and was cut
@@ -72,13 +73,14 @@ func FetchPage(ctx context.Context, client *http.Client, raw string, now func() 
 		if p.Text, err = htmlToText(body); err != nil {
 			return Page{}, fmt.Errorf("unreadable HTML: %v", err)
 		}
-		p.Title = htmlTitle(body)
+		p.Title, p.Kind = htmlTitle(body), "html"
 	case ct == "application/pdf":
 		if p.Text, err = pdfToText(body); err != nil {
 			return Page{}, fmt.Errorf("unreadable PDF: %v", err)
 		}
+		p.Kind = "pdf"
 	case strings.HasPrefix(ct, "text/") || ct == "application/json" || ct == "application/xml" || looksLikeText(body):
-		p.Text = strings.ToValidUTF8(string(body), "\uFFFD")
+		p.Text, p.Kind = strings.ToValidUTF8(string(body), "\uFFFD"), "text"
 	default:
 		return Page{}, fmt.Errorf("unsupported content type %q", ct)
 	}
