@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"gorm.io/gorm/schema"
 )
 
@@ -26,8 +25,8 @@ type JobView struct {
 // statement on SQLite.
 func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
 	query, arg := jobViewQueries[s.dialect][0], ref
-	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
-		query, arg = jobViewQueries[s.dialect][1], u.String()
+	if id, ok := jobRefID(ref); ok {
+		query, arg = jobViewQueries[s.dialect][1], id
 	}
 	rows, err := s.reads.Statement.ConnPool.QueryContext(ctx, query, arg)
 	if err != nil {
