@@ -286,6 +286,9 @@ func (s *Store) RekeyInputRecords(ctx context.Context, rows []CampaignRecord) er
 // plan a nested loop over the whole stage when its statistics were stale — right after a stage's
 // 100,000 records are written, in the same transaction — and one claim ran for minutes.
 func (s *Store) ClaimCampaignRecords(ctx context.Context, campaignID, stageKey, chunk string, limit int, now time.Time) (int, error) {
+	if limit < 1 {
+		return 0, nil // Offset(limit-1) would be ignored, and the range below would take a record
+	}
 	pending := func() *gorm.DB {
 		return s.with(ctx).Model(&CampaignRecord{}).Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, RecordPending)
 	}

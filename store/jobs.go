@@ -197,12 +197,22 @@ func (s *Store) ResearchJobByID(ctx context.Context, id string) (ResearchJob, er
 
 // ResearchJobByRef loads a job by UUID or slug.
 func (s *Store) ResearchJobByRef(ctx context.Context, ref string) (ResearchJob, error) {
-	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
-		return s.ResearchJobByID(ctx, u.String())
+	if id, ok := jobRefID(ref); ok {
+		return s.ResearchJobByID(ctx, id)
 	}
 	var j ResearchJob
 	err := s.with(ctx).Where("slug = ?", ref).Take(&j).Error
 	return j, notFound(err, "research job "+ref)
+}
+
+// jobRefID is the job id a reference names, in canonical form, when it is a UUID in the
+// 36-character form; any other reference is a slug.
+func jobRefID(ref string) (string, bool) {
+	u, err := uuid.Parse(ref)
+	if err != nil || len(ref) != 36 {
+		return "", false
+	}
+	return u.String(), true
 }
 
 // SlugTaken reports whether a slug is in use.

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"gorm.io/gorm/schema"
 )
 
@@ -26,8 +25,8 @@ type JobView struct {
 // statement on SQLite.
 func (s *Store) ResearchJobView(ctx context.Context, ref string) (JobView, error) {
 	query, arg := jobViewQueries[s.dialect][0], ref
-	if u, err := uuid.Parse(ref); err == nil && len(ref) == 36 {
-		query, arg = jobViewQueries[s.dialect][1], u.String()
+	if id, ok := jobRefID(ref); ok {
+		query, arg = jobViewQueries[s.dialect][1], id
 	}
 	rows, err := s.reads.Statement.ConnPool.QueryContext(ctx, query, arg)
 	if err != nil {
@@ -89,28 +88,28 @@ var jobFields = func() map[string][]int {
 }()
 
 // jobViewSQL is the job row with its runs and revisions as JSON arrays, in the orders of
-// RunsForJob and RevisionsForJob. Its verbs are the dialect's JSON aggregate and object functions
-// (twice), then the job's condition. Times come as each database writes them into JSON, booleans
+// RunsForJob and RevisionsForJob. Its verbs are the dialect's JSON aggregate and object functions,
+// then the job's condition. Times come as each database writes them into JSON, booleans
 // as true/false or 0/1 (viewTime, viewBool).
 const jobViewSQL = `SELECT j.*,
-	(SELECT COALESCE(%s(%s('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
+	(SELECT COALESCE(%[1]s(%[2]s('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
 		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)
 		ORDER BY r.started_at, r.id), '[]') FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
-	(SELECT COALESCE(%s(%s('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
+	(SELECT COALESCE(%[1]s(%[2]s('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
 		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)
 		ORDER BY v.ordinal), '[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
-FROM research_jobs j WHERE %s LIMIT 1`
+FROM research_jobs j WHERE %[3]s LIMIT 1`
 
 // jobViewQueries is jobViewSQL by slug and by id, per dialect (written once: a detail read is the
 // most frequent request there is).
 var jobViewQueries = map[Dialect][2]string{
 	SQLite: { // ORDER BY in an aggregate: SQLite 3.44+
-		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "json_group_array", "json_object", "j.slug = ?"),
-		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "json_group_array", "json_object", "j.id = ?"),
+		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "j.slug = ?"),
+		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "j.id = ?"),
 	},
 	Postgres: {
-		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "json_agg", "json_build_object", "j.slug = $1"),
-		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "json_agg", "json_build_object", "j.id = $1"),
+		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "j.slug = $1"),
+		fmt.Sprintf(jobViewSQL, "json_agg", "json_build_object", "j.id = $1"),
 	},
 }
 
