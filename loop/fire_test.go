@@ -335,15 +335,21 @@ func TestTimer(t *testing.T) {
 	// timer after a pass reports, so a step can land before it is armed and produce no pass: then
 	// the next step catches up (what counts is that 08:00 fired once, not one pass per step).
 	total := 0
-	step := func() {
-		require.NoError(t, b.clock.BlockUntilContext(ctx, 1))
-		b.clock.Advance(10 * time.Second)
+	// collect counts the next pass to report within 2 s; false when none did.
+	collect := func() bool {
 		select {
 		case p := <-results:
 			require.NoError(t, p.err)
 			total += p.fired
+			return true
 		case <-time.After(2 * time.Second):
+			return false
 		}
+	}
+	step := func() {
+		require.NoError(t, b.clock.BlockUntilContext(ctx, 1))
+		b.clock.Advance(10 * time.Second)
+		collect()
 	}
 	for b.clock.Now().Before(monday.Add(time.Hour)) {
 		step()
@@ -353,14 +359,7 @@ func TestTimer(t *testing.T) {
 	for extra := 0; total == 0 && extra < 30; extra++ {
 		step()
 	}
-	for drained := false; !drained; {
-		select {
-		case p := <-results:
-			require.NoError(t, p.err)
-			total += p.fired
-		case <-time.After(2 * time.Second):
-			drained = true
-		}
+	for collect() {
 	}
 	require.Equal(t, 1, total)
 	got = b.get(t, l.ID)

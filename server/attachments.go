@@ -59,7 +59,7 @@ func isUploadOp(id string) bool {
 func (s *Server) limitAttachmentBodies(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		id := s.operationID(c)
-		if id != opCreateAttachment && id != opUploadAttachmentBytes && id != opBeginAttachmentUpload && id != opUploadExpertContextFile {
+		if !isUploadOp(id) && id != opBeginAttachmentUpload {
 			return next(c)
 		}
 		req := c.Request()

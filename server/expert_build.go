@@ -26,13 +26,9 @@ func (s *Server) BuildExpert(ctx context.Context, req gen.BuildExpertRequestObje
 		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
 	}
 	in := expertbuild.Request{DomainDescription: req.Body.DomainDescription, Name: valueOf(req.Body.Name)}
-	key, hash := "", ""
-	if req.Params.IdempotencyKey != nil {
-		h, err := requestHash(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		key, hash = *req.Params.IdempotencyKey, h
+	key, hash, err := idempotency(req.Params.IdempotencyKey, req.Body)
+	if err != nil {
+		return nil, err
 	}
 	b, _, err := s.builds.Start(ctx, c, in, key, hash)
 	if err != nil {

@@ -86,12 +86,8 @@ func (s *Server) CreateExpert(ctx context.Context, req gen.CreateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if req.Params.IdempotencyKey != nil {
-		hash, err := requestHash(req.Body)
-		if err != nil {
-			return nil, err
-		}
-		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hash
+	if in.IdempotencyKey, in.RequestHash, err = idempotency(req.Params.IdempotencyKey, req.Body); err != nil {
+		return nil, err
 	}
 	e, err := s.experts.Create(ctx, c, in)
 	if err != nil {

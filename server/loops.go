@@ -69,12 +69,8 @@ func (s *Server) CreateLoop(ctx context.Context, req gen.CreateLoopRequestObject
 	if v := valueOf(b.MaxCredits); v != nil {
 		in.Config.MaxCredits = ptr(int64(*v))
 	}
-	if req.Params.IdempotencyKey != nil {
-		hash, err := requestHash(b)
-		if err != nil {
-			return nil, err
-		}
-		in.IdempotencyKey, in.RequestHash = *req.Params.IdempotencyKey, hash
+	if in.IdempotencyKey, in.RequestHash, err = idempotency(req.Params.IdempotencyKey, b); err != nil {
+		return nil, err
 	}
 	l, _, err := s.loops.Create(ctx, in)
 	if err != nil {

@@ -156,6 +156,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 
 func ptr[T any](v T) *T { return &v }
 
+// errIdempotencyKeyReused is the 409 for a known Idempotency-Key sent with a different body.
 func errIdempotencyKeyReused() *Problem {
 	p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
 	p.Title = "Idempotency key reused"
@@ -171,4 +172,16 @@ func requestHash(body any) (string, error) {
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// idempotency is the Idempotency-Key header and the hash of body, both empty without the header.
+func idempotency(key *string, body any) (string, string, error) {
+	if key == nil {
+		return "", "", nil
+	}
+	hash, err := requestHash(body)
+	if err != nil {
+		return "", "", err
+	}
+	return *key, hash, nil
 }

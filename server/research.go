@@ -53,8 +53,6 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	if b == nil {
 		return gen.ResearchJobDetail{}, "", errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
 	}
-	// The request hash decides "same body" for Idempotency-Key: the decoded body re-encoded, so
-	// formatting and key order do not matter.
 	hash, err := requestHash(b)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
