@@ -116,7 +116,9 @@ func bufferBody(req *http.Request, upload bool) ([]byte, error) {
 	if upload || req.Body == nil || req.Body == http.NoBody {
 		return nil, nil
 	}
-	if req.ContentLength == 0 { // neither a length nor chunks: nothing to read (most GETs)
+	// Neither a length nor chunks: nothing to read (most GETs). The body limit has wrapped even an
+	// empty body, so it is no longer http.NoBody here.
+	if req.ContentLength == 0 {
 		req.Body = http.NoBody
 		return nil, nil
 	}
