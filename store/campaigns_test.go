@@ -37,6 +37,7 @@ func TestClaimCampaignRecords(t *testing.T) {
 			limit int
 			want  []int
 		}{
+			{"c0", 0, nil}, // a limit below one claims nothing
 			{"c1", 3, []int{1, 4, 6}},
 			{"c2", 1, []int{8}},
 			{"c3", 10, []int{9, 10, 11, 12}},
