@@ -1,0 +1,60 @@
+package qadata
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestContainsAnswer(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		text    string
+		answers []string
+		want    bool
+	}{
+		"case and punctuation": {"It opened in 1990, in Paris.", []string{"paris"}, true},
+		"article dropped":      {"He wrote The Road.", []string{"the road"}, true},
+		"word boundary":        {"Code 19901 was used.", []string{"1990"}, false},
+		"any answer":           {"Made by Apple Inc.", []string{"Microsoft", "Apple"}, true},
+		"none":                 {"Nothing here.", nil, false},
+		"empty answer ignored": {"Anything.", []string{"  "}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.Equal(t, tc.want, ContainsAnswer(tc.text, tc.answers))
+		})
+	}
+}
+
+func TestSplitsAreDisjoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	squad := `{"version":"v2.0","data":[` +
+		`{"title":"Solar_energy","paragraphs":[{"context":"Sun shines.","qas":[{"id":"a","question":"What shines?","is_impossible":false,"answers":[{"text":"Sun","answer_start":0}]}]}]},` +
+		`{"title":"IPod","paragraphs":[{"context":"The iPod plays music.","qas":[{"id":"b","question":"What plays music?","is_impossible":false,"answers":[{"text":"iPod","answer_start":4}]},{"id":"c","question":"What plays video?","is_impossible":true,"answers":[]}]}]},` +
+		`{"title":"New_York_City","paragraphs":[{"context":"NYC is big.","qas":[{"id":"d","question":"What is big?","is_impossible":false,"answers":[{"text":"NYC","answer_start":0}]}]}]}]}`
+	path := filepath.Join(dir, "s.json")
+	require.NoError(t, os.WriteFile(path, []byte(squad), 0o600))
+	train, err := SQuAD(path, Train, 1, 7)
+	require.NoError(t, err)
+	dev, err := SQuAD(path, Dev, 1, 7)
+	require.NoError(t, err)
+	ids := map[string]Split{}
+	for _, it := range train {
+		ids[it.ID] = Train
+		require.NotEqual(t, "Solar_energy.txt", it.Docs[0].Name)
+	}
+	for _, it := range dev {
+		require.NotContains(t, ids, it.ID)
+	}
+	require.Len(t, dev, 1)     // one article: nothing to swap with
+	require.Len(t, train, 3+2) // b, c, d and one swapped item per answerable question
+	require.False(t, train[1].Answerable())
+	for _, it := range train[3:] {
+		require.Equal(t, KindSwapped, it.Kind)
+		require.False(t, it.Answerable())
+		require.NotEqual(t, it.ID[:1], map[string]string{"IPod.txt": "b", "New_York_City.txt": "d"}[it.Docs[0].Name])
+	}
+}
