@@ -13,7 +13,12 @@ OPENAPI_FETCH_VERSION := 0.17.0
 TYPESCRIPT_VERSION := 5.9.3
 CLIENT_TOOLS_STAMP := $(TOOLS)/.installed-openapi-typescript-$(OPENAPI_TS_VERSION)-openapi-fetch-$(OPENAPI_FETCH_VERSION)-typescript-$(TYPESCRIPT_VERSION)
 
-.PHONY: run build test test-race generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
+# Where make eval reads the public question-answering data (never committed; see eval/ and qadata/).
+EVAL_DATA ?= ../shared/data
+# Extra flags for cmd/evalqa, e.g. EVAL_FLAGS='--efforts low --n squad=100,swapped=50,hotpot=34 --out eval.json'.
+EVAL_FLAGS ?=
+
+.PHONY: run build test test-race eval generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
 
 # Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
 # (SIGINT) is the way it was asked to stop, not an error for make to report.
@@ -27,6 +32,12 @@ build:
 # SQLite always; Postgres too when TEST_DATABASE_URL is set (.ci/run sets it).
 test:
 	$(GO) test -count=1 -timeout 12m ./...
+
+# Runs a real server end to end over the development split of SQuAD 2.0 and HotpotQA (read from
+# EVAL_DATA) and the hand-written set (eval/testdata/handwritten) and prints the figures per effort
+# (cmd/evalqa). Not part of make test: it takes minutes.
+eval:
+	$(GO) run ./cmd/evalqa --data $(EVAL_DATA) $(EVAL_FLAGS)
 
 # The race detector needs cgo (the SQLite driver itself does not).
 test-race:
