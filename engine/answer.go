@@ -7,18 +7,15 @@ import (
 	"strings"
 )
 
-// Answer finding. Every unit (sentence, list item, field line, table row) of the sources read is
-// scored against a question by weighted coverage: the share of the question's term weight (idf over
-// units; a word no source contains weighs the most) that the unit states itself, plus, at
+// The corpus: every unit (sentence, list item, field line, table row) of the sources read, with
+// the statistics retrieval scores by. Coverage is the share of a question's term weight (idf over
+// units; a word no source contains weighs the most) that a unit states itself, plus, at
 // contextWeight, what its context states (its section heading, document title and file name, the
-// sentence before it, a table's caption). A unit may answer only if its document mentions every
-// proper name of the question, it or its context states every number of the question, and it
-// mentions what is asked about (the question's attribute). A unit lacking the kind of value asked
-// for (a figure for "how many", an amount of money for "how much does it cost") scores half.
-// Below relevanceFloor nothing answers: the report says so instead of quoting near misses.
+// sentence before it, a table's caption). Retrieval reads candidates by coverage (rank.go); the
+// answer model decides among them (features.go, model.go). A table comparison, and a field of
+// structured output found by its own words, needs relevanceFloor of coverage.
 const (
 	contextWeight  = 0.7
-	typeMismatch   = 0.5
 	relevanceFloor = 0.5
 )
 
@@ -29,6 +26,7 @@ type corpus struct {
 	units    []unit
 	tables   []table
 	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
+	seqs     [][]string        // per unit: its terms in order, repeats kept (bigrams, proximity)
 	ownSet   []map[string]bool // the same, as a set
 	words    []map[string]bool // per unit: the stems of all its words, stopwords included
 	ctx      []map[string]bool // per unit: its context's terms
@@ -97,7 +95,9 @@ func newCorpus(docs []document) *corpus {
 				ctx.WriteString(" " + c.units[first].Text)
 			}
 		}
-		own := uniq(termsBy(text, sc.stem))
+		seq := termsBy(text, sc.stem)
+		c.seqs = append(c.seqs, seq)
+		own := uniq(slices.Clone(seq))
 		set := map[string]bool{}
 		for _, t := range own {
 			set[t] = true
@@ -151,6 +151,8 @@ func (c *corpus) idf(t string) float64 {
 type scored struct {
 	U     int
 	Score float64
+	X     []float64 // the features it was scored on (answer candidates only)
+	Raw   float64   // the ranker's score; Score is then its calibrated probability
 }
 
 // scorer holds a question's term weights.
@@ -159,11 +161,10 @@ type scorer struct {
 	q     query
 	w     map[string]float64
 	total float64
-	attr  []string // attributeWords(q), built once: score needs them for every unit
 }
 
 func (c *corpus) scorer(q query) *scorer {
-	s := &scorer{c: c, q: q, w: map[string]float64{}, attr: attributeWords(q)}
+	s := &scorer{c: c, q: q, w: map[string]float64{}}
 	for _, t := range q.Terms {
 		// A word with synonyms weighs as much as its commonest form in the sources: "longer" is
 		// as rare as "grew" or "more", not as rare as a word no source uses.
@@ -226,134 +227,6 @@ func (s *scorer) coverage(u int) float64 {
 		got += s.w[t] * s.match(u, t)
 	}
 	return got / s.total
-}
-
-// eligible: the unit's document mentions every name, the unit or its context every number, and
-// the unit itself what is asked about (or, for "what share"-type questions, a value of that kind).
-func (s *scorer) eligible(u int, needAttribute bool) bool {
-	c, q := s.c, s.q
-	for _, n := range q.Names {
-		if !c.docTerms[c.units[u].Doc][n] {
-			return false
-		}
-	}
-	for _, n := range q.Numbers {
-		if !c.nums[u][n] {
-			return false
-		}
-	}
-	// A table row may be about its attribute through its caption ("median wait, in weeks").
-	row := c.units[u].Kind == unitRow
-	if needAttribute && len(q.Attribute) > 0 && !slices.ContainsFunc(q.Attribute, func(t string) bool { return s.states(u, t) || (row && s.match(u, t) > 0) }) {
-		return false
-	}
-	if q.AttrType && needAttribute && !q.Type.satisfies(c.units[u].Text) {
-		return false
-	}
-	// Two words are not an answer, unless a "Label: value" line or a table row.
-	if un := c.units[u]; un.Kind != unitField && un.Kind != unitRow && len(strings.Fields(un.Text)) < 3 {
-		return false
-	}
-	// It must state something of the question itself, not only sit under the right heading.
-	return slices.ContainsFunc(q.Terms, func(t string) bool { return s.states(u, t) }) || (q.AttrType && q.Type.satisfies(c.units[u].Text))
-}
-
-// score is coverage, halved when the unit lacks the kind of value asked for, and lowered when its
-// figures stand apart from what is asked about ("4.3 MWh battery" answers "how large is the
-// battery"; "two diesel ferries ... battery-electric vessels" does not).
-func (s *scorer) score(u int) float64 {
-	v := s.coverage(u)
-	un := s.c.units[u]
-	switch {
-	case s.q.Type == typeAny:
-	case !s.q.Type.satisfies(un.Text):
-		v *= typeMismatch
-	case (s.q.Type == typeNumber || s.q.Type == typeMoney) && len(s.q.Attribute) > 0 && un.Kind != unitRow:
-		switch near := valueNear(un.Text, s.attr); {
-		case near == 0:
-			v *= valueApart
-		case s.q.Count && near > 2:
-			v *= countApart // "adults aged 60" does not count people as "24,966 participants" does
-		}
-	}
-	return v
-}
-
-// countApart weighs a unit whose figure is near, but does not count, what a "how many" asks about.
-const countApart = 0.75
-
-// attributeWords are the stems that state what is asked about: its terms, their synonyms and units.
-func attributeWords(q query) []string {
-	var out []string
-	for _, t := range q.Attribute {
-		out = append(append(append(out, t), q.Syn[t]...), q.Units[t]...)
-	}
-	return out
-}
-
-// valueApart weighs a unit whose figures are not near the words of what is asked about.
-const valueApart = 0.7
-
-// valueNear is how closely a figure (not a bare year) precedes or follows one of the terms:
-// 1 when it directly counts it ("742 homes", "1.2 million visits"), up to 5 words apart, 0 when
-// none is that near.
-func valueNear(text string, attribute []string) int {
-	toks := strings.Fields(text)
-	var nums, attrs []int
-	for i, tok := range toks {
-		w := strings.Trim(tok, `.,;:()"'“”’`)
-		if (reDigits.MatchString(w) && !isYear(w)) || reNumberWord.MatchString(w) {
-			nums = append(nums, i)
-		}
-		for _, t := range wordStems(tok) {
-			if slices.Contains(attribute, t) {
-				attrs = append(attrs, i)
-			}
-		}
-	}
-	best := 0
-	for _, n := range nums {
-		for _, a := range attrs {
-			d := a - n // positive: the term follows the figure
-			switch {
-			case d >= 1 && d <= 2:
-				return 1
-			case d <= 5 && d >= -5 && d != 0:
-				best = 3
-			}
-		}
-	}
-	return best
-}
-
-// rank scores the eligible units of the allowed documents, best first (ties: source order).
-func (s *scorer) rank(allowed func(u int) bool) []scored {
-	var out []scored
-	for u := range s.c.units {
-		if allowed != nil && !allowed(u) {
-			continue
-		}
-		if !s.eligible(u, true) {
-			continue
-		}
-		if v := s.score(u); v > 0 {
-			out = append(out, scored{u, v})
-		}
-	}
-	// Ties go to the unit that says more (up to thirty words), then to source order.
-	said := func(u int) int { return min(len(strings.Fields(s.c.units[u].Text)), 30) }
-	slices.SortStableFunc(out, func(a, b scored) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		case said(a.U) != said(b.U):
-			return said(b.U) - said(a.U)
-		}
-		return a.U - b.U
-	})
-	return out
 }
 
 // absent are the question's terms that no source states at all, in any of their words.

@@ -38,6 +38,9 @@ type extractor struct {
 	notes   []string
 	basis   Basis    // top-level field → its basis
 	subject []string // terms every evidence unit must mention (subQuestion.Subject)
+	// best is the answer model's confidence in the question's answer (its findings' best), the
+	// confidence of fields taken from the answer itself.
+	best float64
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
@@ -51,6 +54,9 @@ func newExtractor(c *corpus, question string, found []finding, sources int) *ext
 			docs[d] = true
 		}
 		x.answers = append(x.answers, f.Answer...)
+		if f.answered() {
+			x.best = max(x.best, f.Best)
+		}
 	}
 	for _, f := range found {
 		x.answers = append(x.answers, f.Support...)
@@ -59,7 +65,7 @@ func newExtractor(c *corpus, question string, found []finding, sources int) *ext
 		// The question found no answer of its own: the documents that best match its words and
 		// mention its names.
 		for _, e := range x.questionEvidence() {
-			if d := c.units[e.U].Doc; !docs[d] && len(docs) < sources && e.Score >= relevanceFloor {
+			if d := c.units[e.U].Doc; !docs[d] && len(docs) < sources {
 				docs[d] = true
 			}
 		}
@@ -179,11 +185,17 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 	return present, len(present) > 0 && have >= 0.5*total
 }
 
-// textFields are fields that ask for the answer itself, in prose, whatever their description.
-var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|description|overview|abstract|conclusion|explanation|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?)$`)
+// reTextField: fields that ask for the answer itself, in prose, whatever their description.
+var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
 
-// answerEvidence is the question's own answer as evidence: the units its findings answered with
-// and quoted, else the units that best match it.
+// answerField: the field asks for the answer itself (its name, with or without its description).
+func answerField(name string) bool {
+	return reTextField.MatchString(strings.TrimSpace(humanName(name)))
+}
+
+// answerEvidence is the question's own answer as evidence: the units its findings answered with,
+// then those they quoted as support, at the answer's confidence; nothing when the sources do not
+// answer the question.
 func (x *extractor) answerEvidence() []evidence {
 	var out []evidence
 	if x.scope != nil { // an array item: its own passage
@@ -193,31 +205,23 @@ func (x *extractor) answerEvidence() []evidence {
 		return out
 	}
 	for _, u := range x.answers {
-		out = append(out, evidence{u, 1})
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, e := range x.questionEvidence() {
-		if e.Score >= relevanceFloor {
-			out = append(out, e)
-		}
+		out = append(out, evidence{u, x.best})
 	}
 	return out
 }
 
-// questionEvidence ranks the read documents' units by the question itself.
+// questionEvidence ranks the read documents' units by the question itself, as the answer model
+// scores them (Score: the calibrated probability that the unit answers it).
 func (x *extractor) questionEvidence() []evidence {
 	s := x.c.scorer(x.q)
 	var out []evidence
-	for u, un := range x.c.units {
-		if (x.docs == nil || x.docs[un.Doc]) && s.namesIn(un.Doc) && x.c.mentions(u, x.subject) {
-			if v := s.coverage(u); v > 0 {
-				out = append(out, evidence{u, v})
-			}
-		}
+	allowed := func(u int) bool {
+		un := x.c.units[u]
+		return (x.docs == nil || x.docs[un.Doc]) && x.c.mentions(u, x.subject)
 	}
-	sortEvidence(out)
+	for _, r := range s.candidates(defaultModel(), 40, allowed) {
+		out = append(out, evidence{r.U, r.Score})
+	}
 	return out
 }
 
@@ -282,16 +286,72 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 	return out
 }
 
-// basisOf cites the units a value came from; confidence is high when the best one covers most of
-// the field, medium at the floor, low otherwise.
+// confidenceValue fills a field that asks how sure the answer is ("confidence": high, medium or
+// low; or a number from 0 to 1) from the answer model's calibrated confidence in the question's
+// answer. An unanswered question's confidence is low (or 0).
+func (x *extractor) confidenceValue(name string, s map[string]any) (any, bool) {
+	if h := humanName(name); h != "confidence" && h != "certainty" && h != "confidence level" || x.scope != nil {
+		return nil, false
+	}
+	level := x.confidenceLevel(x.best)
+	if enum, ok := s["enum"].([]any); ok {
+		for _, e := range enum {
+			if v, ok := e.(string); ok && strings.EqualFold(v, level) {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+	switch schemaType(s) {
+	case "number":
+		if hi, ok := s["maximum"].(float64); ok && hi <= 1 {
+			return math.Round(x.best*100) / 100, true
+		}
+	case "string":
+		return level, true
+	}
+	return nil, false
+}
+
+// confidenceLevel names a calibrated probability: high at or above midway between the abstention
+// threshold and certainty, medium at or above the threshold, low below.
+func (x *extractor) confidenceLevel(p float64) string {
+	t := defaultModel().Threshold
+	switch {
+	case p >= (1+t)/2:
+		return ConfidenceHigh
+	case p >= t:
+		return ConfidenceMedium
+	}
+	return ConfidenceLow
+}
+
+// answerText joins the evidence units' sentences: the answer as the report states it.
+func (x *extractor) answerText(ev []evidence) string {
+	parts := make([]string, 0, len(ev))
+	for _, e := range ev {
+		if un := x.c.units[e.U]; un.Kind == unitRow {
+			parts = append(parts, x.c.scorer(x.q).rowSentence(e.U))
+		} else {
+			parts = append(parts, un.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// basisOf cites the units a value came from. Its confidence is the answer model's calibrated
+// probability where the value came from the answer (high at or above midway between the
+// abstention threshold and certainty, medium above the threshold, low below); for a value found by
+// the field's own words, high when the best passage covers most of the field, medium at the floor.
 func (x *extractor) basisOf(from []evidence) FieldBasis {
 	b := FieldBasis{Citations: []BasisCitation{}, Confidence: ConfidenceLow}
+	t := defaultModel().Threshold
 	for i, e := range from {
 		if i == 0 {
 			switch {
-			case e.Score >= 0.8:
+			case e.Score >= max(0.8, (1+t)/2):
 				b.Confidence = "high"
-			case e.Score >= fieldFloor:
+			case e.Score >= min(fieldFloor, t):
 				b.Confidence = "medium"
 			}
 		}
@@ -306,6 +366,9 @@ func (x *extractor) fillValue(name string, s map[string]any, field string) (any,
 	if c, ok := s["const"]; ok {
 		return c, true, nil
 	}
+	if v, ok := x.confidenceValue(name, s); ok {
+		return v, true, x.answerEvidence()
+	}
 	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
 		return x.pickEnum(enum, field)
 	}
@@ -317,8 +380,7 @@ func (x *extractor) fillValue(name string, s map[string]any, field string) (any,
 	case "boolean":
 		return x.fillBool(field)
 	case "array":
-		v, ok := x.fillArray(name, s, field)
-		return v, ok, nil
+		return x.fillArray(name, s, field)
 	case "object":
 		obj := x.fillObject(s, field, false)
 		return obj, len(obj) > 0, nil
@@ -363,10 +425,15 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 		}
 		return nil, false, nil
 	}
-	ev = strong(ev)
-	if len(ev) == 0 && reTextField.MatchString(strings.TrimSpace(humanName(name))) {
-		ev = x.answerEvidence()
+	if answerField(name) {
+		// "answer", "summary", "explanation": the report's answer, in its own sentences. When the
+		// sources do not answer, neither does the field (null where the schema allows it).
+		if ev := x.answerEvidence(); len(ev) > 0 {
+			return limit(x.answerText(ev), s), true, ev
+		}
+		return nil, false, nil
 	}
+	ev = strong(ev)
 	isName := reNameField.MatchString(humanName(name)) || reNameField.MatchString(str(s["description"]))
 	if len(ev) == 0 && isName && !rePersonField.MatchString(humanName(name)+" "+str(s["description"])) && len(x.q.Names) > 0 {
 		// "name of the company" in sources that never say "company": the organisation the

@@ -132,7 +132,7 @@ func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence
 	return enum[best], true, []evidence{at}
 }
 
-func (x *extractor) fillArray(name string, s map[string]any, field string) (any, bool) {
+func (x *extractor) fillArray(name string, s map[string]any, field string) (any, bool, []evidence) {
 	items, _ := s["items"].(map[string]any)
 	if items == nil {
 		items = map[string]any{"type": "string"}
@@ -146,27 +146,40 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 	}
 	found := x.search(field)
 	var out []any
+	var from []evidence // the units the items came from: the field's basis
 	seen := map[string]bool{}
+	var at *evidence // the unit the next item comes from, when known
 	push := func(v any) {
 		key := fmt.Sprint(v)
 		if !seen[key] && len(out) < n {
 			seen[key] = true
 			out = append(out, v)
+			if at != nil {
+				from = append(from, *at)
+			}
 		}
 	}
 	if enum, isEnum := items["enum"].([]any); isEnum && len(enum) > 0 {
 		for _, e := range enum {
-			if v, ok, _ := x.pickEnumIn(found, []any{e}); ok {
+			if v, ok, ev := x.pickEnumIn(found, []any{e}); ok {
+				if len(ev) > 0 {
+					at = &ev[0]
+				}
 				push(v)
 			}
 		}
-		return arrayOrNull(out, s)
+		v, ok := arrayOrNull(out, s)
+		return v, ok, from
 	}
 	ev := strong(found)
-	if len(ev) == 0 && x.scope == nil {
-		ev = x.answerEvidence() // "facts", "findings": the answer's own passages
+	if x.scope == nil && (answerField(name) || len(ev) == 0) {
+		// "key_points", "facts", "findings": the answer's own sentences, one item each.
+		if ans := x.answerEvidence(); len(ans) > 0 {
+			ev = ans
+		}
 	}
 	for _, e := range ev {
+		at = &e
 		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: Basis{}, subject: x.subject}
 		switch schemaType(items) {
 		case "object":
@@ -189,7 +202,8 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 			}
 		}
 	}
-	return arrayOrNull(out, s)
+	v, ok := arrayOrNull(out, s)
+	return v, ok, from
 }
 
 // arrayOrNull: an array without a value is no evidence, so null where the schema allows it (as in

@@ -1,17 +1,17 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
 
-// A supporting quote scores at least supportShare of the answer, otherDocShare from a document
-// the answer is not from.
-const (
-	supportShare  = 0.6
-	otherDocShare = 0.75
-)
+// itemShare is the share of the best candidate's probability another sentence needs to join a
+// list, comparison, reason or briefing as a further point.
+const itemShare = 0.3
+
+// nearRepeat is the share of terms two sentences may have in common before the second is a near
+// repeat of the first (Jaccard over their distinct terms).
+const nearRepeat = 0.6
 
 // finding is what the sources say about one sub-question.
 type finding struct {
@@ -22,33 +22,39 @@ type finding struct {
 	Support []int       // further units quoted as evidence
 	Missing string      // why it is not answered, naming what the sources lack
 	Read    []int       // documents read closely for it, best first
-	Best    float64     // the best unit's score
+	Best    float64     // the model's confidence that the best unit answers it
 }
 
 func (f finding) answered() bool { return len(f.Answer) > 0 || f.Compare != nil }
 
 // findOptions is how far one search goes (set by effort).
 type findOptions struct {
-	Sources int              // documents read closely: evidence comes from the best ones only
-	Answers int              // answer sentences at most (the best; for an open question, the next of its paragraph too)
-	Support int              // further quotes at most
-	Skip    func(u int) bool // units not to quote again (already quoted in this or a prior report)
+	Candidates int              // units scored by the answer model (the best by retrieval)
+	Sources    int              // documents read closely: evidence comes from the best ones only
+	Answers    int              // answer sentences at most for a factoid; lists, reasons and briefings take Items
+	Items      int              // sentences at most for a list, comparison, reason or briefing
+	Support    int              // further quotes at most
+	Skip       func(u int) bool // units not to quote again (already quoted in this or a prior report)
 }
 
-// find answers one sub-question from the corpus.
+// find answers one sub-question from the corpus: candidates are retrieved and scored by the answer
+// model; the question is answered when the model's confidence in the best clears the calibrated
+// threshold. A factoid leads with its best sentence; a list, comparison, reason or briefing gathers
+// several sentences that make distinct points.
 func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	q := analyze(sub.Text)
+	var own []string // the question's own words, when it carries another's subject
+	if len(sub.Carry) > 0 || len(sub.Subject) > 0 {
+		own = q.Terms
+	}
 	q.Terms = uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
 	if q.measure != "" && c.df[q.measure] > 0 {
 		q.Terms = uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
 	}
 	s := c.scorer(q)
-	ranked := s.rank(func(u int) bool { return (o.Skip == nil || !o.Skip(u)) && c.mentions(u, sub.Subject) })
-	f := finding{Sub: sub, Q: q}
-	if len(ranked) > 0 {
-		f.Best = ranked[0].Score
-	}
-	// Documents in order of their best unit; only the first o.Sources are read closely.
+	m := defaultModel()
+	ranked := s.candidates(m, o.Candidates, func(u int) bool { return (o.Skip == nil || !o.Skip(u)) && c.mentions(u, sub.Subject) })
+	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked)}
 	seen := map[int]bool{}
 	for _, r := range ranked {
 		if d := c.units[r.U].Doc; !seen[d] && len(f.Read) < o.Sources {
@@ -56,68 +62,178 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			f.Read = append(f.Read, d)
 		}
 	}
-	read := func(d int) bool { return seen[d] }
 	if cmp, ok := s.compare(nil); ok {
 		f.Compare = &cmp
-		if !seen[c.tables[cmp.Table].Doc] {
-			f.Read = append([]int{c.tables[cmp.Table].Doc}, f.Read...)
-			seen[c.tables[cmp.Table].Doc] = true
+		if d := c.tables[cmp.Table].Doc; !seen[d] {
+			f.Read = append([]int{d}, f.Read...)
+			seen[d] = true
 		}
 	}
-	if f.Compare == nil && f.Best >= relevanceFloor {
-		best := ranked[0].U
-		f.Answer = []int{best}
-		if next := best + 1; q.Open && len(f.Answer) < o.Answers && next < len(c.units) && c.units[next].Prev == best &&
-			(o.Skip == nil || !o.Skip(next)) {
-			f.Answer = append(f.Answer, next)
-		}
+	if len(ranked) > 0 && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own)) {
+		// The question names something (a name, a figure) that no source mentions: whatever
+		// matches its other words is about something else. Or the best passage matches only the
+		// subject carried into the question ("their" benefits, a record's name) and none of its
+		// own words: it answers another question about the same subject.
+		f.Best = 0
+	}
+	if f.Compare == nil && f.Best >= m.Threshold {
+		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
 	}
 	if !f.answered() {
 		f.Missing = s.missing(ranked)
 		return f
 	}
-	quoted := map[string]bool{}
-	for _, u := range f.Answer {
-		quoted[c.units[u].Text] = true
-	}
-	// Further evidence must be near the answer's strength, and nearer still from another document.
-	answerDocs := map[int]bool{}
-	for _, u := range f.Answer {
-		answerDocs[c.units[u].Doc] = true
-	}
-	if f.Compare != nil {
-		answerDocs[c.tables[f.Compare.Table].Doc] = true
-	}
-	top := f.Best
-	if f.Compare != nil {
-		top = max(top, f.Compare.Score)
-	}
-	for _, r := range ranked {
-		if len(f.Support) >= o.Support || r.Score < max(relevanceFloor, supportShare*top) {
-			break
-		}
-		u := c.units[r.U]
-		if slices.Contains(f.Answer, r.U) || quoted[u.Text] || !read(u.Doc) {
-			continue
-		}
-		if !answerDocs[u.Doc] && r.Score < otherDocShare*top {
-			continue
-		}
-		if f.Compare != nil && u.Table == f.Compare.Table {
-			continue // the comparison quotes the table's rows it needs
-		}
-		quoted[u.Text] = true
-		f.Support = append(f.Support, r.U)
-	}
+	f.Support = c.selectSupport(f, ranked, o, m.Support, seen)
 	return f
 }
 
-// missing says, in the question's own words, what keeps the sources from answering.
+// selectAnswer picks the answer's sentences from the ranked candidates: the best; for an open
+// question the sentence after it (the outcome often follows the match); for a list, comparison,
+// reason or briefing, further candidates the model finds likely that are not near repeats.
+func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support float64) []int {
+	best := ranked[0].U
+	answer := []int{best}
+	switch q.Shape {
+	case shapeList, shapeCompare, shapeReason, shapeBrief:
+		// Further points: likely enough to be quoted as support, or close to the best candidate's
+		// own probability (a list's items each state one point, so each scores lower than a
+		// sentence stating a fact would).
+		floor := min(support, itemShare*ranked[0].Score)
+		for _, r := range ranked[1:] {
+			if len(answer) >= o.Items || r.Score < floor {
+				break
+			}
+			if !c.repeats(r.U, answer) {
+				answer = append(answer, r.U)
+			}
+		}
+	default:
+		if next := best + 1; q.Open && len(answer) < o.Answers && next < len(c.units) && c.units[next].Prev == best &&
+			(o.Skip == nil || !o.Skip(next)) {
+			answer = append(answer, next)
+		}
+	}
+	return answer
+}
+
+// selectSupport picks further evidence: likely candidates from the documents read, preferring a
+// document the answer does not cite yet (a multi-document question needs each of them), no near
+// repeats, no rows of a table the comparison already quotes.
+func (c *corpus) selectSupport(f finding, ranked []scored, o findOptions, support float64, read map[int]bool) []int {
+	taken := slices.Clone(f.Answer)
+	docs := map[int]bool{}
+	for _, u := range f.Answer {
+		docs[c.units[u].Doc] = true
+	}
+	if f.Compare != nil {
+		docs[c.tables[f.Compare.Table].Doc] = true
+	}
+	var out []int
+	// Support from another document needs less: a multi-document question's other part is worded
+	// unlike the question, so it scores lower than the answer does.
+	floor := func(newDoc bool) float64 {
+		if newDoc {
+			return min(support, itemShare*ranked[0].Score)
+		}
+		return support
+	}
+	pick := func(newDoc bool) {
+		for _, r := range ranked {
+			if len(out) >= o.Support || r.Score < floor(newDoc) {
+				return
+			}
+			u := c.units[r.U]
+			if !read[u.Doc] || docs[u.Doc] != !newDoc || c.repeats(r.U, taken) ||
+				(f.Compare != nil && u.Table == f.Compare.Table) {
+				continue
+			}
+			out = append(out, r.U)
+			taken = append(taken, r.U)
+			docs[u.Doc] = true
+		}
+	}
+	if u, ok := c.bridge(f, ranked, docs); ok && len(out) < o.Support {
+		out, taken = append(out, u), append(taken, u)
+		docs[c.units[u].Doc] = true
+	}
+	pick(true)
+	pick(false)
+	return out
+}
+
+// bridge finds, for a question whose names the answer does not all state, the best candidate from
+// another document that states one of the missing names: the other half of a multi-document
+// answer ("the director of X" in one document, the director's birthplace in another).
+func (c *corpus) bridge(f finding, ranked []scored, docs map[int]bool) (int, bool) {
+	var missing []string
+	for _, n := range f.Q.Names {
+		if !slices.ContainsFunc(f.Answer, func(u int) bool { return c.ownSet[u][n] || c.ctx[u][n] }) {
+			missing = append(missing, n)
+		}
+	}
+	for _, r := range ranked {
+		if docs[c.units[r.U].Doc] || c.repeats(r.U, f.Answer) {
+			continue
+		}
+		if slices.ContainsFunc(missing, func(n string) bool { return c.ownSet[r.U][n] }) {
+			return r.U, true
+		}
+	}
+	return 0, false
+}
+
+// repeats: unit u says nearly what one of the taken units says (or is one of them).
+func (c *corpus) repeats(u int, taken []int) bool {
+	for _, t := range taken {
+		if t == u || c.units[t].Text == c.units[u].Text || jaccard(c.ownSet[u], c.ownSet[t]) > nearRepeat {
+			return true
+		}
+	}
+	return false
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := 0
+	for t := range a {
+		if b[t] {
+			both++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// statesAny: unit u states one of the terms (itself or by a synonym); true when there are none.
+func (s *scorer) statesAny(u int, terms []string) bool {
+	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool { return s.states(u, t) })
+}
+
+// focusAbsent: by a candidate's features, a name or number of the question is in no source.
+func focusAbsent(x []float64) bool {
+	return x[slices.Index(featureNames, "name_absent")] > 0 || x[slices.Index(featureNames, "number_absent")] > 0
+}
+
+// FocusAbsent is focusAbsent for cmd/trainanswer, which chooses the threshold knowing that such
+// questions are not answered.
+func FocusAbsent(x []float64) bool { return focusAbsent(x) }
+
+// missing says, in the question's own words, what keeps the sources from answering: a name or
+// figure of the question that no source states, or what the closest passage lacks.
 func (s *scorer) missing(ranked []scored) string {
 	q := s.q
 	var parts []string
-	if absent := s.absent(); len(absent) > 0 {
-		parts = append(parts, "no source mentions "+quoteList(q.missingWords(absent)))
+	// A name no source mentions is the clearest reason; an ordinary word no source uses is not one
+	// by itself (sources word things their own way), so it is named only with the closest passage.
+	var absentNames []string
+	for _, t := range s.absent() {
+		if slices.Contains(q.Names, t) {
+			absentNames = append(absentNames, t)
+		}
+	}
+	if len(absentNames) > 0 {
+		parts = append(parts, "no source mentions "+quoteList(q.missingWords(absentNames)))
 	}
 	var nums []string
 	for _, n := range q.Numbers {
@@ -139,14 +255,23 @@ func (s *scorer) missing(ranked []scored) string {
 		}
 		parts = append(parts, what)
 	}
-	if len(parts) == 0 && len(q.Attribute) > 0 {
-		parts = append(parts, "no passage states the "+strings.Join(q.missingWords(q.Attribute), " ")+" asked about")
-	}
 	if len(parts) == 0 {
 		if len(ranked) == 0 {
 			parts = append(parts, "no passage matches the question")
 		} else {
-			parts = append(parts, fmt.Sprintf("the closest passage (in `%s`) covers too little of the question", s.c.docs[s.c.units[ranked[0].U].Doc].Path))
+			best := ranked[0].U
+			where := "the closest passage (in `" + s.c.docs[s.c.units[best].Doc].Path + "`)"
+			var lacks []string
+			for _, t := range q.Terms {
+				if s.match(best, t) == 0 {
+					lacks = append(lacks, t)
+				}
+			}
+			if len(lacks) > 0 {
+				parts = append(parts, where+" does not state "+quoteList(q.missingWords(lacks)))
+			} else {
+				parts = append(parts, where+" uses the question's words but, by the answer model, does not state what it asks")
+			}
 		}
 	}
 	return capitalize(strings.Join(parts, "; ")) + "."

@@ -3,6 +3,7 @@ package engine
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -20,6 +21,20 @@ const (
 	typeTime
 	typePerson
 	typePlace
+	typeOrg
+)
+
+// Kinds of question by the shape of answer they want (question analysis): one fact, a
+// definition, a reason, several items, a comparison, or a briefing on a subject.
+type questionShape int
+
+const (
+	shapeFactoid questionShape = iota
+	shapeDefinition
+	shapeReason
+	shapeList
+	shapeCompare
+	shapeBrief
 )
 
 // query is a question read for answering: what it is about, what it asks for and what any answer
@@ -27,6 +42,9 @@ const (
 type query struct {
 	Text  string
 	Terms []string // distinct stemmed content words, question framing left out
+	// Ordered are the same words in the question's order, repeats kept (its bigrams).
+	Ordered []string
+	Shape   questionShape
 	// Attribute is what is asked about ("the battery" in "how large is the battery on the ferry"):
 	// an answer must itself mention one of these terms. Empty when the question asks for a value of
 	// a kind (AttrType: "what temperature", "what share") or has no such phrase.
@@ -149,7 +167,9 @@ func analyze(q string) query {
 			out.Terms = append(out.Terms, s)
 		}
 	}
+	out.Ordered = out.Terms
 	out.Terms = uniq(out.Terms)
+	out.Shape = shapeOf(lower)
 	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
 	for i, w := range lower {
 		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
@@ -230,6 +250,15 @@ func questionFrame(w []string) (answerType, []string, bool) {
 			return t, nil, true
 		}
 	}
+	if wh >= 0 && (w[wh] == "what" || w[wh] == "which") {
+		// "which city", "what company": the noun after the question word names the entity asked for.
+		for j := i; j < len(w) && j <= i+1; j++ {
+			if t, ok := entityNouns[strings.TrimSuffix(w[j], "s")]; ok {
+				typ = t
+				break
+			}
+		}
+	}
 	for i < len(w) && (skipWords[w[i]] || frameWords[w[i]]) {
 		i++
 	}
@@ -299,7 +328,7 @@ func (t answerType) satisfies(text string) bool {
 		return reTime.MatchString(text)
 	case typePerson:
 		return rePerson.MatchString(text)
-	case typePlace:
+	case typePlace, typeOrg:
 		return rePlace.MatchString(text)
 	}
 	return true
@@ -311,8 +340,13 @@ func numbersIn(s string) map[string]bool {
 	for _, m := range reQueryNumber.FindAllString(s, -1) {
 		out[normNumber(m)] = true
 	}
+	for _, m := range reSmallNumberWord.FindAllString(s, -1) {
+		out[strconv.Itoa(int(smallNumbers[strings.ToLower(m)]))] = true // "ten" is also "10"
+	}
 	return out
 }
+
+var reSmallNumberWord = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b`)
 
 // missingWords are the question's words for terms, in the question's spelling.
 func (q query) missingWords(ts []string) []string {
@@ -325,4 +359,58 @@ func (q query) missingWords(ts []string) []string {
 		}
 	}
 	return uniq(out)
+}
+
+// entityNouns name the kind of entity a "which/what" question asks for.
+var entityNouns = func() map[string]answerType {
+	m := map[string]answerType{}
+	for kind, ws := range map[answerType]string{
+		typePerson: `person man woman actor actress author writer singer player president king queen leader
+			founder director composer artist scientist musician wife husband son daughter father mother poet
+			painter architect inventor politician minister emperor ruler coach captain`,
+		typePlace: `city country state town place region continent island river mountain location province
+			county nation capital village area district street building venue`,
+		typeOrg: `company organization organisation team band group university school party club firm network
+			label newspaper magazine agency studio publisher manufacturer brand airline`,
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = kind
+		}
+	}
+	return m
+}()
+
+// shapeOf reads the shape of answer a question wants from its lower-case words.
+func shapeOf(w []string) questionShape {
+	has := func(xs ...string) bool {
+		for _, x := range w {
+			if slices.Contains(xs, x) {
+				return true
+			}
+		}
+		return false
+	}
+	wh := slices.IndexFunc(w, isWh)
+	first := ""
+	if len(w) > 0 {
+		first = w[0]
+	}
+	switch {
+	case has("compare", "comparison", "versus", "vs", "differ", "differs", "difference", "differences"):
+		return shapeCompare
+	case has("why", "reason", "reasons") || (wh >= 0 && w[wh] == "what" && has("cause", "causes", "caused", "led")):
+		return shapeReason
+	case has("brief", "overview", "summarize", "summarise", "summary", "background") ||
+		(wh < 0 && (first == "describe" || first == "explain" || first == "tell")):
+		return shapeBrief
+	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
+		return shapeList
+	case wh >= 0 && w[wh] == "what" && wh+2 < len(w) && (w[wh+1] == "are" || w[wh+1] == "were") &&
+		(w[wh+2] == "the" || w[wh+2] == "some") && wh+3 < len(w) && strings.HasSuffix(w[wh+3], "s"):
+		return shapeList
+	case first == "define" || has("meaning", "definition") ||
+		(wh >= 0 && w[wh] == "what" && wh+1 < len(w) && (w[wh+1] == "is" || w[wh+1] == "are") && len(w)-wh <= 5):
+		return shapeDefinition
+	}
+	return shapeFactoid
 }

@@ -11,6 +11,8 @@ import (
 // depth is how far an extractive run goes at an effort level (README: "Efforts").
 type depth struct {
 	SubQuestions int           // sub-questions researched at most (the question's own clauses)
+	Candidates   int           // candidate sentences the answer model scores per sub-question
+	Items        int           // sentences of a list, comparison, reason or briefing answer
 	Sources      int           // documents read closely per sub-question
 	Answers      int           // answer sentences per sub-question
 	Support      int           // further quotes per sub-question
@@ -21,10 +23,10 @@ type depth struct {
 }
 
 var depths = map[string]depth{
-	EffortLow:    {SubQuestions: 2, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
-	EffortMedium: {SubQuestions: 3, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
-	EffortHigh:   {SubQuestions: 5, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
-	EffortBuild:  {SubQuestions: 5, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
+	EffortLow:    {SubQuestions: 2, Candidates: 40, Items: 4, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
+	EffortMedium: {SubQuestions: 3, Candidates: 80, Items: 6, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
+	EffortHigh:   {SubQuestions: 5, Candidates: 160, Items: 8, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
+	EffortBuild:  {SubQuestions: 5, Candidates: 160, Items: 8, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
 }
 
 // conjunctions join clauses; when the word after one starts a question, the clause is split there.
@@ -83,12 +85,6 @@ func subQuestions(q string, max int) []subQuestion {
 		out = append(out, sq)
 	}
 	for _, c := range clauses {
-		if parts := distribute(c); len(parts) > 1 && len(clauses)+len(parts)-1 <= max {
-			for _, p := range parts {
-				add(p)
-			}
-			continue
-		}
 		add(c)
 	}
 	if len(out) == 0 {
@@ -158,56 +154,6 @@ func isWh(w string) bool {
 
 func bare(w string) string {
 	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-}
-
-// distribute expands the first coordination of single content words: "the costs and benefits of
-// X" → "the costs of X", "the benefits of X"; "A, B and C" → three; "solar vs wind" → two.
-func distribute(s string) []string {
-	fields := strings.Fields(s)
-	for i := 1; i+1 < len(fields); i++ {
-		w := bare(fields[i])
-		if w != "and" && w != "or" && w != "vs" && w != "versus" {
-			continue
-		}
-		right := bare(fields[i+1])
-		if right == "" || stopwords[right] || questionWords[right] {
-			continue
-		}
-		// Walk left over "A, B, C" style members.
-		members := []int{i + 1}
-		j := i - 1
-		for j >= 0 {
-			m := bare(fields[j])
-			if m == "" || stopwords[m] || questionWords[m] {
-				break
-			}
-			members = append([]int{j}, members...)
-			if j > 0 && strings.HasSuffix(fields[j-1], ",") {
-				j--
-				continue
-			}
-			break
-		}
-		if len(members) < 2 {
-			continue
-		}
-		first, last := members[0], members[len(members)-1]
-		// "the link between A and B" asks about the pair, not about each member.
-		if slices.ContainsFunc(fields[:first], func(f string) bool {
-			b := bare(f)
-			return b == "between" || b == "among" || b == "both"
-		}) {
-			return []string{s}
-		}
-		var out []string
-		for _, m := range members {
-			word := strings.TrimRight(fields[m], ",")
-			parts := append(append(slices.Clone(fields[:first]), word), fields[last+1:]...)
-			out = append(out, strings.Join(parts, " "))
-		}
-		return out
-	}
-	return []string{s}
 }
 
 // commonVerbs end a key phrase ("how does solar power affect running costs" has two phrases).

@@ -6,6 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 // stopwords are left out of search terms and key phrases. Question words and auxiliaries are
@@ -42,7 +45,7 @@ func words(s string) []string {
 	var out []string
 	start := -1
 	add := func(w string) {
-		w = strings.ToLower(strings.TrimRight(strings.ReplaceAll(w, "’", "'"), "'"))
+		w = fold(strings.ToLower(strings.TrimRight(strings.ReplaceAll(w, "’", "'"), "'")))
 		out = append(out, strings.TrimSuffix(w, "'s"))
 	}
 	for i, r := range s {
@@ -59,6 +62,21 @@ func words(s string) []string {
 		add(s[start:])
 	}
 	return out
+}
+
+// fold drops diacritics ("Beyoncé" is found by "Beyonce"): people type names without them.
+func fold(w string) string {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			// A transformer keeps state between calls: each use makes its own.
+			t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+			if out, _, err := transform.String(t, w); err == nil {
+				return out
+			}
+			return w
+		}
+	}
+	return w
 }
 
 // stem is the Snowball (Porter2) English stem of a lower-case word, so "costs" finds "cost" and
@@ -182,7 +200,8 @@ func sentences(s string) []string {
 func shortToken(s string) bool {
 	i := strings.LastIndexAny(s, " \t(")
 	tok := s[i+1:]
-	return len(tok) <= 2 || tok == "e.g" || tok == "i.e" || tok == "etc" || tok == "vs"
+	// "F.C", "U.S", "Ph.D": a dotted abbreviation, not a sentence end.
+	return len(tok) <= 2 || tok == "e.g" || tok == "i.e" || tok == "etc" || tok == "vs" || strings.Contains(tok, ".")
 }
 
 // collapse joins whitespace runs into single spaces.

@@ -134,7 +134,7 @@ func TestQueryAnalysis(t *testing.T) {
 		{"What share of participants were satisfied?", typePercent, nil, nil, nil, 0},
 		{"At what temperature is the loaf baked?", typeTemperature, nil, nil, nil, 0},
 		{"Who is the chief executive of Northwind Robotics?", typePerson, []string{"chief", "execut"}, nil, []string{"northwind", "robot"}, 0},
-		{"Which region had the most installations in 2023?", typeAny, []string{"region"}, []string{"2023"}, nil, 1},
+		{"Which region had the most installations in 2023?", typePlace, []string{"region"}, []string{"2023"}, nil, 1},
 		{"Which line had the lowest ridership in 2021?", typeAny, []string{"line"}, []string{"2021"}, nil, -1},
 		{"How deep was the Corvala earthquake?", typeNumber, []string{"corvala", "earthquak", "depth"}, nil, []string{"corvala"}, 0},
 		{"Which Python version does Tidewater 3.4 require?", typeAny, []string{"python", "version"}, []string{"3.4"}, []string{"python", "tidewat"}, 0},

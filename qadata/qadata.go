@@ -28,6 +28,7 @@ const (
 	KindSQuAD   = "squad"   // a SQuAD question against its own article (answerable or not)
 	KindSwapped = "swapped" // a SQuAD question against another article: unanswerable by construction
 	KindHotpot  = "hotpot"  // a HotpotQA question against its ten paragraphs
+	KindPooled  = "pooled"  // a SQuAD question against its article among others
 )
 
 // Doc is one document an item is asked against.
@@ -231,6 +232,43 @@ func Sample(items []Item, n int, seed uint64) []Item {
 	out := make([]Item, n)
 	for i, j := range idx {
 		out[i] = items[j]
+	}
+	return out
+}
+
+// Pool returns, for a share of the SQuAD items, a copy asked against its article together with
+// others other articles of the items (so a search has to find the right document first). The
+// answers stay: only the item's own article is meant to hold them.
+func Pool(items []Item, share float64, others int, seed uint64) []Item {
+	rng := rand.New(rand.NewPCG(seed, 0x9001))
+	var docs []Doc
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.Kind == KindSQuAD && !seen[it.Docs[0].Name] {
+			seen[it.Docs[0].Name] = true
+			docs = append(docs, it.Docs[0])
+		}
+	}
+	if len(docs) <= others {
+		return nil
+	}
+	var out []Item
+	for _, it := range items {
+		if it.Kind != KindSQuAD || rng.Float64() >= share {
+			continue
+		}
+		pooled := it
+		pooled.ID, pooled.Kind = it.ID+"-pooled", KindPooled
+		pooled.Docs = []Doc{it.Docs[0]}
+		for _, i := range rng.Perm(len(docs)) {
+			if len(pooled.Docs) > others {
+				break
+			}
+			if docs[i].Name != it.Docs[0].Name {
+				pooled.Docs = append(pooled.Docs, docs[i])
+			}
+		}
+		out = append(out, pooled)
 	}
 	return out
 }
