@@ -307,7 +307,7 @@ func (r *extractiveRun) draft(ctx context.Context, subs []subQuestion, found []f
 // noSources ends a run that had nothing to read: no job files, context files, corpus or web
 // search. It says so and is not charged (Result.NoSources).
 func (r *extractiveRun) noSources(ctx context.Context, schema map[string]any, sch *jsonschema.Schema) (Result, error) {
-	msg := "No sources were available to this run: the job has no attached files, no expert context files, the server has no document corpus (RESEARCH_CORPUS_DIR) and no web search (RESEARCH_SEARCH_PROVIDER). The extractive engine only answers from sources, so nothing was researched, and this run is not charged."
+	msg := "No sources were available to this run: the job has no attached files, no expert context files, the server has no document corpus (RESEARCH_CORPUS_DIR) and web search is off (RESEARCH_SEARCH_PROVIDER=none; left unset, runs search Wikipedia). The extractive engine only answers from sources, so nothing was researched, and this run is not charged."
 	if err := r.em.event(ctx, KindStatus, "No sources", msg, map[string]any{"charged": false}); err != nil {
 		return Result{}, err
 	}

@@ -249,7 +249,14 @@ func (r *agentRun) webSearch(ctx context.Context, query string, limit int) (stri
 // fetch GETs a URL through the FetchClient (the SSRF-safe client in production), stores the page
 // and returns its text with its source id.
 func (r *agentRun) fetch(ctx context.Context, raw string) (string, error) {
-	p, err := FetchPage(ctx, r.e.opts.FetchClient, raw, r.in.Now)
+	var p Page
+	var err error
+	if pr, ok := r.e.opts.Searcher.(PageReader); ok && pr.Reads(raw) {
+		// A page of the search provider's own site (Wikipedia) is read through its API.
+		p, err = pr.ReadPage(ctx, raw, r.in.Now)
+	} else {
+		p, err = FetchPage(ctx, r.e.opts.FetchClient, raw, r.in.Now)
+	}
 	if err != nil {
 		return "", err
 	}

@@ -3,8 +3,10 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,7 +51,7 @@ func (f *fetchingSearcher) SearchPages(ctx context.Context, query string, max in
 		if ctx.Err() != nil {
 			break // out of time: the pages read so far still count
 		}
-		p, err := FetchPage(ctx, f.fetch, res.URL, f.now)
+		p, err := f.read(ctx, res.URL)
 		if err != nil {
 			pages = append(pages, WebPage{URL: res.URL, Title: res.Title, Err: err.Error()})
 			continue
@@ -61,6 +63,22 @@ func (f *fetchingSearcher) SearchPages(ctx context.Context, query string, max in
 		pages = append(pages, WebPage{URL: p.URL, Title: title, Kind: p.Kind, Text: p.Text, Retrieved: p.RetrievedAt})
 	}
 	return pages, nil
+}
+
+// read reads a result: through the provider when it reads its own pages (Wikipedia's API), else
+// by fetching its URL.
+func (f *fetchingSearcher) read(ctx context.Context, raw string) (Page, error) {
+	if pr, ok := f.s.(PageReader); ok && pr.Reads(raw) {
+		return pr.ReadPage(ctx, raw, f.now)
+	}
+	return FetchPage(ctx, f.fetch, raw, f.now)
+}
+
+// Unreachable says whether err is a search provider that could not be reached (no network, a
+// closed port, a name that does not resolve), rather than one that answered with an error.
+func Unreachable(err error) bool {
+	var se *SearchError
+	return errors.As(err, &se) && se.unreachable
 }
 
 // searchWeb runs the effort's web searches (one per sub-question, at most depth.Queries) within
@@ -99,7 +117,14 @@ func (r *extractiveRun) searchWeb(ctx context.Context, subs []subQuestion) ([]do
 			if e := r.em.event(ctx, KindToolResult, "web_search", "failed: "+err.Error(), map[string]any{"tool": "web_search", "error": err.Error()}); e != nil {
 				return nil, e
 			}
-			r.notes = append(r.notes, "A web search failed: "+err.Error())
+			if Unreachable(err) {
+				// Said once: the next sub-question would meet the same closed door.
+				r.notes = append(r.notes, "Web search was not available ("+err.Error()+"), so this run used only its other sources.")
+				break
+			}
+			if note := "A web search failed: " + err.Error(); !slices.Contains(r.notes, note) {
+				r.notes = append(r.notes, note)
+			}
 			continue
 		}
 		urls := []string{}

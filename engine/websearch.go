@@ -2,11 +2,13 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -25,7 +27,7 @@ type SearchResult struct {
 // Searcher searches the web. It is the one seam between engines and a search provider: the
 // operator picks the provider (RESEARCH_SEARCH_PROVIDER), engines only see this interface.
 type Searcher interface {
-	// Provider names the backend (searxng, brave, tavily) for the timeline.
+	// Provider names the backend (wikipedia, searxng, brave, tavily) for the timeline.
 	Provider() string
 	// Search returns at most n results for query, best first.
 	Search(ctx context.Context, query string, n int) ([]SearchResult, error)
@@ -33,11 +35,30 @@ type Searcher interface {
 
 // Search providers (RESEARCH_SEARCH_PROVIDER).
 const (
-	SearchNone    = "none"
-	SearchSearXNG = "searxng"
-	SearchBrave   = "brave"
-	SearchTavily  = "tavily"
+	SearchNone      = "none"
+	SearchWikipedia = "wikipedia" // keyless: the MediaWiki Action API of Wikipedia (or another wiki)
+	SearchSearXNG   = "searxng"
+	SearchBrave     = "brave"
+	SearchTavily    = "tavily"
 )
+
+// PageReader is a Searcher that reads its own results through its API (Wikipedia: a page's plain
+// text), where other providers' results are fetched from their URLs. Engines ask it first for any URL
+// it Reads.
+type PageReader interface {
+	// Reads says whether ReadPage can read raw (a URL of the provider's site).
+	Reads(raw string) bool
+	// ReadPage reads the page at raw; now stamps its RetrievedAt (nil: time.Now).
+	ReadPage(ctx context.Context, raw string, now func() time.Time) (Page, error)
+}
+
+// DefaultUserAgent is what the search providers are told the requests come from, unless
+// SearchConfig.UserAgent says otherwise (Wikimedia asks for a name and a contact).
+const DefaultUserAgent = "researchd (https://github.com/researchd/researchd; self-hosted research service)"
+
+// searchDialTimeout bounds name resolution plus connecting to a provider: a machine without a
+// network learns it in about two seconds, not after the run's budget.
+const searchDialTimeout = 2 * time.Second
 
 // Default API endpoints of the hosted providers; SearchConfig.URL overrides them (a proxy, a test).
 const (
@@ -53,23 +74,38 @@ const searchMaxBody = 4 << 20
 
 // SearchConfig is the operator's choice of search provider.
 type SearchConfig struct {
-	Provider string // none (or ""), searxng, brave, tavily
-	// URL is the SearXNG base URL (required for searxng), or the endpoint of a hosted API
-	// (optional: the provider's public endpoint by default).
+	Provider string // none (or ""), wikipedia, searxng, brave, tavily
+	// URL is the SearXNG base URL (required for searxng), the wiki's site for wikipedia (default
+	// https://{Lang}.wikipedia.org), or the endpoint of a hosted API (optional: the provider's
+	// public endpoint by default).
 	URL    string
+	Lang   string // wikipedia: the language edition (default en); ignored when URL is set
 	APIKey string // required for brave and tavily; never written to events or errors
-	// HTTPClient talks to the provider (nil: a client with a 30-second timeout). The provider is
-	// operator-configured, so it is not the SSRF-guarded client: a self-hosted SearXNG usually lives
-	// on a private network.
+	// UserAgent names this service to the provider (default DefaultUserAgent).
+	UserAgent string
+	// HTTPClient talks to the provider (nil: a client with a 30-second timeout that gives up
+	// connecting after 2 seconds). The provider is operator-configured, so it is not the
+	// SSRF-guarded client: a self-hosted SearXNG usually lives on a private network.
 	HTTPClient *http.Client
+}
+
+// newSearchClient is the default client for a provider: 30 seconds per request, 2 to resolve and
+// connect, the environment's proxy settings.
+func newSearchClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: searchDialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	tr.TLSHandshakeTimeout = 5 * time.Second
+	tr.ResponseHeaderTimeout = 20 * time.Second
+	return &http.Client{Timeout: 30 * time.Second, Transport: tr}
 }
 
 // NewSearcher builds the configured Searcher; nil (and no error) for provider none.
 func NewSearcher(cfg SearchConfig) (Searcher, error) {
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+		hc = newSearchClient()
 	}
+	ua := cmp.Or(strings.TrimSpace(cfg.UserAgent), DefaultUserAgent)
 	endpoint := func(def string) (string, error) {
 		u := strings.TrimSpace(cfg.URL)
 		if u == "" {
@@ -85,6 +121,8 @@ func NewSearcher(cfg SearchConfig) (Searcher, error) {
 	switch p {
 	case "", SearchNone:
 		return nil, nil
+	case SearchWikipedia:
+		return newWikipedia(cfg.URL, cfg.Lang, ua, hc)
 	case SearchSearXNG:
 		if strings.TrimSpace(cfg.URL) == "" {
 			return nil, errors.New("engine: search: searxng needs the instance's base URL (RESEARCH_SEARCH_URL)")
@@ -93,7 +131,7 @@ func NewSearcher(cfg SearchConfig) (Searcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &searxng{base: strings.TrimRight(u, "/"), key: cfg.APIKey, hc: hc}, nil
+		return &searxng{base: strings.TrimRight(u, "/"), key: cfg.APIKey, ua: ua, hc: hc}, nil
 	case SearchBrave, SearchTavily:
 		if strings.TrimSpace(cfg.APIKey) == "" {
 			return nil, fmt.Errorf("engine: search: %s needs an API key (RESEARCH_SEARCH_API_KEY)", p)
@@ -107,11 +145,11 @@ func NewSearcher(cfg SearchConfig) (Searcher, error) {
 			return nil, err
 		}
 		if p == SearchBrave {
-			return &brave{endpoint: u, key: cfg.APIKey, hc: hc}, nil
+			return &brave{endpoint: u, key: cfg.APIKey, ua: ua, hc: hc}, nil
 		}
-		return &tavily{endpoint: u, key: cfg.APIKey, hc: hc}, nil
+		return &tavily{endpoint: u, key: cfg.APIKey, ua: ua, hc: hc}, nil
 	}
-	return nil, fmt.Errorf("engine: search: unknown provider %q (want none, searxng, brave or tavily)", cfg.Provider)
+	return nil, fmt.Errorf("engine: search: unknown provider %q (want wikipedia, none, searxng, brave or tavily)", cfg.Provider)
 }
 
 // SearchError is a provider's refusal or failure, safe to show (it never holds the API key).
@@ -119,6 +157,8 @@ type SearchError struct {
 	Provider string
 	Status   int // HTTP status, 0 when the provider could not be reached or answered garbage
 	Message  string
+	// unreachable: no answer at all (see Unreachable).
+	unreachable bool
 }
 
 func (e *SearchError) Error() string {
@@ -135,16 +175,22 @@ func clampResults(n int) int {
 	return min(n, searchMaxResults)
 }
 
-// doSearch sends req and decodes a JSON answer into out; errors never include the key.
+// doSearch sends req and decodes a JSON answer into out; errors never include the key. The caller
+// sets the User-Agent.
 func doSearch(hc *http.Client, req *http.Request, provider, key string, out any) error {
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "researchd/2 (+research agent)")
 	resp, err := hc.Do(req)
 	if err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return ctxErr
 		}
-		return &SearchError{Provider: provider, Message: redactKey("the provider could not be reached: "+truncate(err.Error(), 200), key)}
+		// The network's reason alone: the request URL (the query) is not part of it.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		msg := fmt.Sprintf("the provider (%s) could not be reached: %s", req.URL.Host, truncate(err.Error(), 200))
+		return &SearchError{Provider: provider, Message: redactKey(msg, key), unreachable: true}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, searchMaxBody))
@@ -188,8 +234,8 @@ func keep(rs []SearchResult, n int) []SearchResult {
 // searxng speaks SearXNG's JSON API: GET {base}/search?q=…&format=json (the instance must list
 // json under search.formats in its settings.yml).
 type searxng struct {
-	base, key string
-	hc        *http.Client
+	base, key, ua string
+	hc            *http.Client
 }
 
 func (*searxng) Provider() string { return SearchSearXNG }
@@ -212,6 +258,7 @@ func (s *searxng) Search(ctx context.Context, query string, n int) ([]SearchResu
 			Content string `json:"content"`
 		} `json:"results"`
 	}
+	req.Header.Set("User-Agent", s.ua)
 	if err := doSearch(s.hc, req, SearchSearXNG, s.key, &body); err != nil {
 		return nil, err
 	}
@@ -225,8 +272,8 @@ func (s *searxng) Search(ctx context.Context, query string, n int) ([]SearchResu
 // brave speaks the Brave Search web API: GET …/res/v1/web/search?q=…&count=n with the key in
 // X-Subscription-Token.
 type brave struct {
-	endpoint, key string
-	hc            *http.Client
+	endpoint, key, ua string
+	hc                *http.Client
 }
 
 func (*brave) Provider() string { return SearchBrave }
@@ -249,6 +296,7 @@ func (b *brave) Search(ctx context.Context, query string, n int) ([]SearchResult
 			} `json:"results"`
 		} `json:"web"`
 	}
+	req.Header.Set("User-Agent", b.ua)
 	if err := doSearch(b.hc, req, SearchBrave, b.key, &body); err != nil {
 		return nil, err
 	}
@@ -262,8 +310,8 @@ func (b *brave) Search(ctx context.Context, query string, n int) ([]SearchResult
 
 // tavily speaks the Tavily search API: POST {"query", "max_results"} with a bearer key.
 type tavily struct {
-	endpoint, key string
-	hc            *http.Client
+	endpoint, key, ua string
+	hc                *http.Client
 }
 
 func (*tavily) Provider() string { return SearchTavily }
@@ -287,6 +335,7 @@ func (t *tavily) Search(ctx context.Context, query string, n int) ([]SearchResul
 			Content string `json:"content"`
 		} `json:"results"`
 	}
+	req.Header.Set("User-Agent", t.ua)
 	if err := doSearch(t.hc, req, SearchTavily, t.key, &body); err != nil {
 		return nil, err
 	}

@@ -445,7 +445,18 @@ func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, statu
 	if data == nil {
 		data = map[string]any{"status": status}
 	}
-	return appendEvent(ctx, tx, jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data})
+	if err := appendEvent(ctx, tx, jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data}); err != nil {
+		return err
+	}
+	// One log line per state change, once it is committed (the terminal's view of the jobs).
+	tx.AfterCommit(func() {
+		attrs := []any{"job_id", jobID}
+		if status == store.JobFailed {
+			attrs = append(attrs, "detail", content)
+		}
+		s.log.Info("job "+status, attrs...)
+	})
+	return nil
 }
 
 // appendEvent sanitizes and stores a timeline event.

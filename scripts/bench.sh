@@ -17,6 +17,8 @@ HEY="go run github.com/rakyll/hey@v0.1.4"
 go build -o bin/researchd ./cmd/researchd
 data=$(mktemp -d)
 export RESEARCH_DATA_DIR=$data RESEARCH_ADDR=127.0.0.1:${PORT:-18790} RESEARCH_LOG_LEVEL=warn
+# The server is measured, not the network: no web search (the default searches Wikipedia).
+export RESEARCH_SEARCH_PROVIDER=${RESEARCH_SEARCH_PROVIDER:-none}
 # One client hammering one key: rate limiting stays on (its cost is part of every request) at a
 # rate the load never reaches, and the one account may use every worker.
 export RESEARCH_RATE_LIMITS=${RESEARCH_RATE_LIMITS:-pro=1000000/m} RESEARCH_ACCOUNT_MAX_RUNS=${RESEARCH_ACCOUNT_MAX_RUNS:-0}

@@ -18,6 +18,8 @@ go build -o bin/researchd ./cmd/researchd
 data=$(mktemp -d)
 export RESEARCH_DATA_DIR=$data RESEARCH_ADDR=127.0.0.1:${PORT:-18791} RESEARCH_LOG_LEVEL=warn
 export RESEARCH_CORPUS_DIR=$PWD/engine/testdata/corpus RESEARCH_RATE_LIMITS=off
+# The corpus only, no web search (the default searches Wikipedia).
+export RESEARCH_SEARCH_PROVIDER=${RESEARCH_SEARCH_PROVIDER:-none}
 case $dialect in
 sqlite) export DATABASE_URL="sqlite://$data/research.db" ;;
 postgres)

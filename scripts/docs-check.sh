@@ -40,7 +40,7 @@ base="http://127.0.0.1:$port"
 
 # A clean environment for the server: its own SQLite database and data folder, the dev OAuth issuer.
 env -u DATABASE_URL -u RESEARCH_OAUTH_ISSUER -u RESEARCH_OAUTH_JWKS_URL -u RESEARCH_BLOB_URL -u RESEARCH_PUBLIC_URL \
-  RESEARCH_ADDR="127.0.0.1:$port" RESEARCH_DATA_DIR="$work/data" RESEARCH_ENV=development RESEARCH_LOG_LEVEL=warn \
+  RESEARCH_ADDR="127.0.0.1:$port" RESEARCH_DATA_DIR="$work/data" RESEARCH_ENV=development RESEARCH_LOG_LEVEL=warn RESEARCH_SEARCH_PROVIDER=none \
   "$bin" serve >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 

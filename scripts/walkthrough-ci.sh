@@ -24,7 +24,9 @@ fi
 
 data=$(mktemp -d)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-RESEARCH_ADDR=127.0.0.1:$port RESEARCH_DATA_DIR=$data ./bin/researchd serve >"$data/stdout" 2>"$data/stderr" &
+# No web search (the default searches Wikipedia): the walk-through's answers come from its own files
+# and must not depend on the network.
+RESEARCH_SEARCH_PROVIDER=none RESEARCH_ADDR=127.0.0.1:$port RESEARCH_DATA_DIR=$data ./bin/researchd serve >"$data/stdout" 2>"$data/stderr" &
 pid=$!
 cleanup() {
   kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null

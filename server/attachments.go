@@ -160,6 +160,24 @@ func (s *Server) UploadAttachmentBytes(ctx context.Context, req gen.UploadAttach
 	return gen.UploadAttachmentBytes200JSONResponse(attachmentOf(a)), nil
 }
 
+// ListAttachments lists the caller's own attachments, newest first.
+func (s *Server) ListAttachments(ctx context.Context, req gen.ListAttachmentsRequestObject) (gen.ListAttachmentsResponseObject, error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := pageRequest(req.Params.Limit, req.Params.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	page, err := s.store.ListAttachments(ctx, p.AccountID, s.now(), pr)
+	if err != nil {
+		return nil, err
+	}
+	next, more := pageEnvelope(page)
+	return gen.ListAttachments200JSONResponse{Items: mapItems(page.Items, attachmentOf), NextCursor: next, HasMore: more}, nil
+}
+
 // GetAttachment returns an attachment's metadata to its owner.
 func (s *Server) GetAttachment(ctx context.Context, req gen.GetAttachmentRequestObject) (gen.GetAttachmentResponseObject, error) {
 	a, err := s.ownedAttachment(ctx, req.AttachmentId.String())

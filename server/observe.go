@@ -32,6 +32,9 @@ func newMetrics() *metrics {
 	return m
 }
 
+// AccessLogMessage is the message of the access log's lines (a terminal shows them at debug only).
+const AccessLogMessage = "request"
+
 // accessLog logs one structured line per request and records its metrics. It sits outside the
 // recovery and error handling so it sees the final status.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
@@ -59,7 +62,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if p, ok := principalOf(c); ok {
 			attrs = append(attrs, "account_id", p.AccountID)
 		}
-		s.log.InfoContext(c.Request().Context(), "request", attrs...)
+		s.log.InfoContext(c.Request().Context(), AccessLogMessage, attrs...)
 		return nil
 	}
 }

@@ -85,6 +85,18 @@ func (s *Store) AttachmentsByIDs(ctx context.Context, ids []string) (map[string]
 	return out, nil
 }
 
+// ListAttachments returns one page of an account's attachments with their files, newest first.
+// Pending reservations whose time ran out at now are left out: they are gone, only not yet purged.
+func (s *Store) ListAttachments(ctx context.Context, accountID string, now time.Time, req PageRequest) (Page[Attachment], error) {
+	q := s.withFiles(ctx).Model(&Attachment{}).Where("account_id = ?", accountID).
+		Where("status <> ? OR expires_at IS NULL OR expires_at > ?", AttachmentPending, now)
+	page, err := paginate(q, req, func(a Attachment) Cursor { return Cursor{CreatedAt: a.CreatedAt, ID: a.ID} })
+	if err != nil {
+		return page, fmt.Errorf("list attachments: %w", err)
+	}
+	return page, nil
+}
+
 // AttachmentByUploadToken returns the attachment holding the token hash (pending or not).
 func (s *Store) AttachmentByUploadToken(ctx context.Context, tokenHash string) (Attachment, error) {
 	var a Attachment

@@ -41,6 +41,8 @@ type Store struct {
 	reads   *gorm.DB
 	dialect Dialect
 	boundTx bool // bound to a transaction (InTx)
+	// committed collects what AfterCommit defers, for the outermost InTx to run once it commits.
+	committed *[]func()
 }
 
 // Open connects to the database named by url: sqlite://PATH (pure Go, no cgo) or postgres://...
@@ -198,9 +200,31 @@ func (s *Store) Close() error {
 
 // InTx runs fn with a Store bound to one transaction: everything fn writes commits together or not at all.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
-	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true})
+	committed := s.committed
+	if committed == nil {
+		committed = new([]func())
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true, committed: committed})
 	})
+	if err != nil || s.committed != nil {
+		return err // rolled back, or a savepoint of a transaction that has yet to commit
+	}
+	for _, f := range *committed {
+		f()
+	}
+	return nil
+}
+
+// AfterCommit runs f once the transaction s is bound to commits, and never when it rolls back; on
+// a Store bound to no transaction it runs f at once. For side effects that must not claim what did
+// not happen (a log line saying a job completed).
+func (s *Store) AfterCommit(f func()) {
+	if s.committed == nil {
+		f()
+		return
+	}
+	*s.committed = append(*s.committed, f)
 }
 
 // atomically runs fn so that its writes commit together or not at all: in a transaction of its own,

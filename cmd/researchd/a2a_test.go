@@ -47,7 +47,7 @@ func TestServeSpeaksA2AAndV1(t *testing.T) {
 				require.NoError(t, err)
 			}
 			env := append(os.Environ(), "DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, "data"),
-				"RESEARCH_ADDR=127.0.0.1:0", "RESEARCH_POLL_INTERVAL=20ms", "RESEARCH_LOG_LEVEL=info")
+				"RESEARCH_ADDR=127.0.0.1:0", "RESEARCH_POLL_INTERVAL=20ms", "RESEARCH_LOG_LEVEL=info", "RESEARCH_SEARCH_PROVIDER=none")
 			p := startProcess(t, bin, env, filepath.Join(dir, "serve.log"))
 			base := "http://" + p.addr
 

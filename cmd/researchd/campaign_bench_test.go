@@ -70,6 +70,7 @@ func runCampaignBench(t *testing.T, bin string, d store.Dialect, corpus string, 
 	env := append(os.Environ(),
 		"DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, "data"), "RESEARCH_ADDR=127.0.0.1:0",
 		"RESEARCH_CORPUS_DIR="+corpus, "RESEARCH_LOG_LEVEL=info", // info: startProcess waits for the "listening" line
+		"RESEARCH_SEARCH_PROVIDER=none", // the corpus only: no network
 	)
 	logPath := filepath.Join(dir, "serve.log")
 	t.Cleanup(func() {

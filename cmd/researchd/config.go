@@ -31,6 +31,7 @@ type config struct {
 	OAuthAudience string
 	PublicURL     string
 	LogLevel      string
+	LogFormat     string // RESEARCH_LOG_FORMAT: auto (text on a terminal, else json), text or json
 	MaxBodyBytes  int64
 	Billing       billing.Config         // RESEARCH_CENTS_PER_CREDIT and RESEARCH_CREDITS_LOW/MEDIUM/HIGH/BUILD
 	Attachments   attachments.Config     // RESEARCH_ATTACHMENT_MAX_BYTES, RESEARCH_ATTACHMENT_MAX_REQUEST_BYTES, RESEARCH_UPLOAD_TTL
@@ -64,6 +65,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		OAuthJWKSURL:  getenv("RESEARCH_OAUTH_JWKS_URL"),
 		OAuthAudience: getenv("RESEARCH_OAUTH_AUDIENCE"),
 		LogLevel:      get("RESEARCH_LOG_LEVEL", "info"),
+		LogFormat:     strings.ToLower(get("RESEARCH_LOG_FORMAT", logFormatAuto)),
 	}
 	c.DatabaseURL = get("DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "research.db"))
 	c.BlobURL = get("RESEARCH_BLOB_URL", "file://"+filepath.Join(absOr(c.DataDir), "blobs"))
@@ -103,6 +105,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	case "development", "production":
 	default:
 		return c, fmt.Errorf("RESEARCH_ENV=%q: want development or production", c.Env)
+	}
+	if !validLogFormat(c.LogFormat) {
+		return c, fmt.Errorf("RESEARCH_LOG_FORMAT=%q: want auto (text on a terminal, else json), text or json", c.LogFormat)
 	}
 	switch c.Engine {
 	case engine.ExtractiveName, "openai":

@@ -62,6 +62,7 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 				"DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, "data"), "RESEARCH_ADDR=127.0.0.1:0",
 				"RESEARCH_CORPUS_DIR="+corpus, "RESEARCH_WORKERS=4", "RESEARCH_POLL_INTERVAL=20ms",
 				"RESEARCH_JOB_TIMEOUTS=low=20s,medium=20s,high=20s,build=20s", "RESEARCH_RESCUE_MARGIN=5s", "RESEARCH_LOG_LEVEL=info",
+				"RESEARCH_SEARCH_PROVIDER=none", // the corpus only: no network
 			)
 
 			first := startProcess(t, bin, env, filepath.Join(dir, "first.log"))

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/mail"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -26,9 +28,13 @@ Main settings (environment; see README.md for all):
   RESEARCH_ENGINE      extractive (default; offline is an alias): answers by quoting the sources, no model;
                        or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
   RESEARCH_CORPUS_DIR  a local folder of documents every run searches besides its own files
+  RESEARCH_LOG_LEVEL   debug, info (default), warn or error; on a terminal the access log and
+                       the job queue's statistics show at debug only
+  RESEARCH_LOG_FORMAT  auto (default: short text lines on a terminal, else JSON), text or json
   RESEARCH_SEARCH_PROVIDER
-                       none (default), searxng, brave or tavily: both engines search the web
-                       (with RESEARCH_SEARCH_URL, RESEARCH_SEARCH_API_KEY)
+                       wikipedia (default: no key, RESEARCH_SEARCH_LANG picks the edition),
+                       none (no web search), searxng, brave or tavily: both engines search
+                       the web (with RESEARCH_SEARCH_URL, RESEARCH_SEARCH_API_KEY)
 `
 
 const migrateHelp = `Usage: researchd migrate
@@ -76,12 +82,46 @@ func subcommandHelp(cmd string, args []string) string {
 func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 func flagHelp(fs *flag.FlagSet, usage, about string) string {
+	return fmt.Sprintf("Usage: %s\n\n%s\n\nFlags:\n%s", usage, about, flagDefaults(fs))
+}
+
+// flagDefaults lists a command's flags as they are written on its command line, --flag (Go's flag
+// package accepts one dash or two, but prints one).
+func flagDefaults(fs *flag.FlagSet) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Usage: %s\n\n%s\n\nFlags:\n", usage, about)
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  --%s", f.Name)
+		if kind != "" {
+			fmt.Fprintf(&b, " %s", strings.ToUpper(kind))
+		}
+		fmt.Fprintf(&b, "\n        %s", usage)
+		switch f.DefValue {
+		case "", "0", "false":
+		default:
+			fmt.Fprintf(&b, " (default %s)", f.DefValue)
+		}
+		b.WriteByte('\n')
+	})
 	return b.String()
+}
+
+// singleDash is a flag named with one dash in the flag package's messages ("-admin").
+var singleDash = regexp.MustCompile(`(^|[\s"])-([A-Za-z][A-Za-z0-9-]*)`)
+
+// parseFlags parses a command's flags. The flag package prints nothing: a bad flag is one error,
+// flags spelled --flag, pointing to the command's --help.
+func parseFlags(fs *flag.FlagSet, cmd string, args []string) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return fmt.Errorf("%s: see researchd %s --help", fs.Name(), cmd)
+	}
+	return fmt.Errorf("%s: %s (see researchd %s --help)", fs.Name(), singleDash.ReplaceAllString(err.Error(), "$1--$2"), cmd)
 }
 
 // checkEmail refuses a --user that is not a bare email address ("Ada <ada@example.com>" is refused too:

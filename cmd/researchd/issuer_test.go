@@ -119,7 +119,7 @@ func TestDevelopmentExposureWarning(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
-			warnIfExposed(newLogger(&buf, "info"), tc.env, tc.addr)
+			warnIfExposed(newLogger(&buf, "info", logFormatAuto), tc.env, tc.addr)
 			if !tc.warn {
 				require.Empty(t, buf.String())
 				return

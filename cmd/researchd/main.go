@@ -44,6 +44,7 @@ Usage:
                                             print an OAuth access token from the development issuer
   researchd credits grant --user EMAIL --amount N [--description D]
                                             deposit N credits
+  researchd version                         print the version (also --version)
 
 Configuration is read from the environment; see README.md.
 "researchd COMMAND --help" describes one command.
@@ -63,6 +64,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprint(stdout, usage)
 			return nil
 		}
+		if args[0] == "version" || args[0] == "--version" || args[0] == "-version" {
+			fmt.Fprintln(stdout, "researchd", buildVersion())
+			return nil
+		}
 		cmd, args = args[0], args[1:]
 	}
 	if help := subcommandHelp(cmd, args); help != "" {
@@ -73,7 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	log := newLogger(stderr, cfg.LogLevel)
+	log := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 	if (cmd == "serve" || cmd == "migrate") && len(args) > 0 {
 		return fmt.Errorf("%s takes no arguments (configuration is read from the environment; see researchd %s --help)", cmd, cmd)
 	}
@@ -100,14 +105,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	default:
 		return fmt.Errorf("unknown command %q\n\n%s", cmd, usage)
 	}
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
 // withStore opens and migrates the database, runs fn and closes it.
@@ -370,20 +367,19 @@ type keysCreateOpts struct {
 func keysCreateFlags() (*flag.FlagSet, *keysCreateOpts) {
 	o := &keysCreateOpts{}
 	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	fs.StringVar(&o.user, "user", "", "account email (created when missing)")
+	fs.StringVar(&o.user, "user", "", "account `EMAIL` (created when missing)")
 	fs.BoolVar(&o.admin, "admin", false, "make a new account a service administrator")
-	fs.StringVar(&o.tier, "tier", store.TierFree, "tier of a new account: free, pro or enterprise")
-	fs.Int64Var(&o.credits, "credits", 0, "credits to deposit")
-	fs.StringVar(&o.label, "label", "", "key label")
-	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
+	fs.StringVar(&o.tier, "tier", store.TierFree, "a new account's `TIER`: free, pro or enterprise")
+	fs.Int64Var(&o.credits, "credits", 0, "`N` credits to deposit")
+	fs.StringVar(&o.label, "label", "", "a `LABEL` for the key")
+	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated `SCOPES`")
 	fs.BoolVar(&o.updateAccount, "update-account", false, "let --tier and --admin change an existing account")
 	return fs, o
 }
 
 func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr io.Writer) error {
 	fs, o := keysCreateFlags()
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "keys", args); err != nil {
 		return err
 	}
 	set := map[string]bool{}
@@ -466,16 +462,15 @@ type tokenOpts struct {
 func tokenFlags() (*flag.FlagSet, *tokenOpts) {
 	o := &tokenOpts{}
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.StringVar(&o.user, "user", "", "the token's identity (email)")
-	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated scopes")
-	fs.DurationVar(&o.ttl, "ttl", time.Hour, "lifetime")
+	fs.StringVar(&o.user, "user", "", "the token's identity (`EMAIL`)")
+	fs.StringVar(&o.scopes, "scopes", strings.Join(auth.AllScopes, ","), "comma-separated `SCOPES`")
+	fs.DurationVar(&o.ttl, "ttl", time.Hour, "how long the token is valid (a `DURATION` such as 30m)")
 	return fs, o
 }
 
 func token(cfg config, args []string, stdout, stderr io.Writer) error {
 	fs, o := tokenFlags()
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "token", args); err != nil {
 		return err
 	}
 	user, scopes, ttl := &o.user, &o.scopes, &o.ttl
@@ -509,16 +504,15 @@ type creditsGrantOpts struct {
 func creditsGrantFlags() (*flag.FlagSet, *creditsGrantOpts) {
 	o := &creditsGrantOpts{}
 	fs := flag.NewFlagSet("credits grant", flag.ContinueOnError)
-	fs.StringVar(&o.user, "user", "", "account email")
-	fs.Int64Var(&o.amount, "amount", 0, "credits to deposit")
-	fs.StringVar(&o.desc, "description", "", "description on the transaction")
+	fs.StringVar(&o.user, "user", "", "account `EMAIL`")
+	fs.Int64Var(&o.amount, "amount", 0, "`N` credits to deposit")
+	fs.StringVar(&o.desc, "description", "", "`TEXT` describing the transaction")
 	return fs, o
 }
 
 func creditsGrant(ctx context.Context, cfg config, args []string, stderr io.Writer) error {
 	fs, o := creditsGrantFlags()
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, "credits", args); err != nil {
 		return err
 	}
 	user, amount, desc := &o.user, &o.amount, &o.desc

@@ -29,7 +29,8 @@ type cli struct {
 func newCLI(t *testing.T, d store.Dialect) *cli {
 	dir := t.TempDir()
 	c := &cli{dataDir: dir, dbURL: storetest.URL(t, d)}
-	c.env = map[string]string{"RESEARCH_DATA_DIR": dir, "DATABASE_URL": c.dbURL, "RESEARCH_LOG_LEVEL": "warn"}
+	// No web search unless a test asks for it: tests reach no network (the default is wikipedia).
+	c.env = map[string]string{"RESEARCH_DATA_DIR": dir, "DATABASE_URL": c.dbURL, "RESEARCH_LOG_LEVEL": "warn", "RESEARCH_SEARCH_PROVIDER": "none"}
 	return c
 }
 

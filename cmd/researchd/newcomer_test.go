@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,8 +35,10 @@ func TestHelpHasNoSideEffects(t *testing.T) {
 		{[]string{"keys", "--help"}, "--update-account"},
 		{[]string{"keys", "create", "--help"}, "--update-account"},
 		{[]string{"keys", "create", "--user", "a@example.com", "-h"}, "keys create"},
-		{[]string{"token", "--help"}, "-ttl"},
-		{[]string{"credits", "grant", "--help"}, "-amount"},
+		{[]string{"token", "--help"}, "--ttl DURATION"},
+		{[]string{"credits", "grant", "--help"}, "--amount N"},
+		{[]string{"--version"}, "researchd "},
+		{[]string{"version"}, "researchd "},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -104,11 +107,11 @@ func TestFailedStartPrintsNoKey(t *testing.T) {
 func TestOpenAIEngineNamesItsEndpoint(t *testing.T) {
 	t.Parallel()
 	var buf syncBuffer
-	logEngine(newLogger(&buf, "info"), config{Engine: "openai", Model: "gpt-x"})
+	logEngine(newLogger(&buf, "info", logFormatAuto), config{Engine: "openai", Model: "gpt-x"})
 	require.Contains(t, buf.String(), openAIDefaultEndpoint)
 	require.Contains(t, buf.String(), "OPENAI_BASE_URL")
 	buf = syncBuffer{}
-	logEngine(newLogger(&buf, "info"), config{Engine: "openai", Model: "m", OpenAIBaseURL: "http://127.0.0.1:11434/v1"})
+	logEngine(newLogger(&buf, "info", logFormatAuto), config{Engine: "openai", Model: "m", OpenAIBaseURL: "http://127.0.0.1:11434/v1"})
 	require.Contains(t, buf.String(), "http://127.0.0.1:11434/v1")
 }
 
@@ -185,4 +188,49 @@ func TestUserMustBeAnEmail(t *testing.T) {
 	if err == nil {
 		require.Zero(t, n)
 	}
+}
+
+// TestFlagsHaveTwoDashes: help, usage and flag errors spell every flag --flag, as the commands are
+// written; the flag package's single-dash spelling never shows.
+func TestFlagsHaveTwoDashes(t *testing.T) {
+	t.Parallel()
+	singleDash := regexp.MustCompile(`(^|[\s"\[])-[A-Za-z]`)
+	for _, args := range [][]string{{"--help"}, {"keys", "--help"}, {"token", "--help"}, {"credits", "grant", "--help"}} {
+		var out, errOut syncBuffer
+		require.NoError(t, run(context.Background(), args, func(string) string { return "" }, &out, &errOut))
+		require.NotRegexp(t, singleDash, out.String(), args)
+		require.Contains(t, out.String(), "--", args)
+	}
+	c := newCLI(t, store.SQLite)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"keys", "create", "--nope"}, "keys create: flag provided but not defined: --nope (see researchd keys --help)"},
+		{[]string{"keys", "create", "-credits", "many"}, `keys create: invalid value "many" for flag --credits`},
+		{[]string{"token", "--user"}, "token: flag needs an argument: --user (see researchd token --help)"},
+		{[]string{"credits", "grant", "--admin"}, "credits grant: flag provided but not defined: --admin"},
+	}
+	for _, tt := range tests {
+		stdout, stderr, err := c.run(context.Background(), tt.args...)
+		require.ErrorContains(t, err, tt.want, tt.args)
+		require.NotRegexp(t, singleDash, err.Error(), tt.args)
+		require.Empty(t, stdout, tt.args)
+		require.Empty(t, stderr, "the error is said once, by the caller: %v", tt.args)
+	}
+}
+
+// TestVersion: researchd --version and researchd version print one line and exit 0, without reading
+// the configuration.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--version"}, {"version"}, {"-version"}} {
+		var out, errOut syncBuffer
+		err := run(context.Background(), args, func(k string) string { return map[string]string{"RESEARCH_ENV": "staging"}[k] }, &out, &errOut)
+		require.NoError(t, err, args)
+		require.Regexp(t, `^researchd \S+\n$`, out.String(), args)
+		require.Empty(t, errOut.String())
+	}
+	require.Contains(t, usage, "researchd version")
+	require.Regexp(t, `^researchd/\S+ \(https://github\.com/researchd/researchd; self-hosted research service\)$`, userAgent())
 }

@@ -30,8 +30,8 @@ type researchSettings struct {
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
 	Prices *engine.TokenPrices
-	// Searcher is the web search provider (RESEARCH_SEARCH_PROVIDER, RESEARCH_SEARCH_URL,
-	// RESEARCH_SEARCH_API_KEY); nil when none is configured.
+	// Searcher is the web search provider (RESEARCH_SEARCH_PROVIDER, default wikipedia;
+	// RESEARCH_SEARCH_URL, RESEARCH_SEARCH_LANG, RESEARCH_SEARCH_API_KEY); nil for none.
 	Searcher engine.Searcher
 }
 
@@ -87,8 +87,9 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
 	}
-	searcher, err := engine.NewSearcher(engine.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", engine.SearchNone),
-		URL: get("RESEARCH_SEARCH_URL", ""), APIKey: get("RESEARCH_SEARCH_API_KEY", "")})
+	// Wikipedia unless told otherwise: a fresh server answers from somewhere (none turns it off).
+	searcher, err := engine.NewSearcher(engine.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", engine.SearchWikipedia),
+		URL: get("RESEARCH_SEARCH_URL", ""), Lang: get("RESEARCH_SEARCH_LANG", ""), APIKey: get("RESEARCH_SEARCH_API_KEY", ""), UserAgent: userAgent()})
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_SEARCH_PROVIDER: %w", err)
 	}

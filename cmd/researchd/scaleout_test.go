@@ -53,7 +53,7 @@ func TestTwoServeProcessesServeEveryJob(t *testing.T) {
 		return append(os.Environ(),
 			"DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, name), "RESEARCH_BLOB_URL=file://"+filepath.Join(dir, "blobs"),
 			"RESEARCH_ADDR=127.0.0.1:0", "RESEARCH_WORKERS=2", "RESEARCH_POLL_INTERVAL=20ms", "RESEARCH_SECRET_KEY=scale-out test secret",
-			"RESEARCH_RATE_LIMITS=pro=1000000/m,anonymous=1000000/m", "RESEARCH_LOG_LEVEL=info")
+			"RESEARCH_RATE_LIMITS=pro=1000000/m,anonymous=1000000/m", "RESEARCH_LOG_LEVEL=info", "RESEARCH_SEARCH_PROVIDER=none")
 	}
 	procs := []*process{startProcess(t, bin, env("one"), filepath.Join(dir, "one.log")), startProcess(t, bin, env("two"), filepath.Join(dir, "two.log"))}
 	t.Cleanup(func() {
