@@ -95,9 +95,16 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 	answer := []int{best}
 	switch q.Shape {
 	case shapeList, shapeCompare, shapeReason, shapeBrief:
-		// Further points: likely enough to be quoted as support, or close to the best candidate's
-		// own probability (a list's items each state one point, so each scores lower than a
-		// sentence stating a fact would).
+		// The sentences that follow the best one in its section come first: a passage that
+		// introduces causes or uses goes on to name them. Then further points the model finds
+		// likely: likely enough to be quoted as support, or close to the best candidate's own
+		// probability (a list's items each state one point, so each scores lower than a sentence
+		// stating a fact would).
+		for _, u := range c.sectionAfter(best, o.Items-1) {
+			if (o.Skip == nil || !o.Skip(u)) && !c.repeats(u, answer) {
+				answer = append(answer, u)
+			}
+		}
 		floor := min(support, itemShare*ranked[0].Score)
 		for _, r := range ranked[1:] {
 			if len(answer) >= o.Items || r.Score < floor {
@@ -114,6 +121,21 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 		}
 	}
 	return answer
+}
+
+// sectionAfter are up to n units that follow u in its section (its paragraph, or the list or
+// paragraphs under the same heading), in order.
+func (c *corpus) sectionAfter(u, n int) []int {
+	var out []int
+	un := c.units[u]
+	for v := u + 1; v < len(c.units) && len(out) < n; v++ {
+		w := c.units[v]
+		if w.Doc != un.Doc || (w.Section != un.Section && w.Para != un.Para) || w.Kind == unitRow {
+			break
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // selectSupport picks further evidence: likely candidates from the documents read, preferring a
