@@ -241,7 +241,7 @@ func (r *extractiveRun) read(ctx context.Context, corpusDir string, subs []subQu
 
 // research answers one sub-question and records the search in the timeline.
 func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (finding, error) {
-	opts := findOptions{Candidates: r.depth.Candidates, Items: r.depth.Items, Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip}
+	opts := findOptions{Candidates: r.depth.Candidates, Items: r.depth.Items, Hop: r.depth.Hop, Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip}
 	em := r.em
 	if em.discards() {
 		// An in-process answer (a campaign record): nobody reads the timeline, so its payloads (the

@@ -13,6 +13,7 @@ type depth struct {
 	SubQuestions int           // sub-questions researched at most (the question's own clauses)
 	Candidates   int           // candidate sentences the answer model scores per sub-question
 	Items        int           // sentences of a list, comparison, reason or briefing answer
+	Hop          bool          // follow a name the best passage introduces into another document (a second search)
 	Sources      int           // documents read closely per sub-question
 	Answers      int           // answer sentences per sub-question
 	Support      int           // further quotes per sub-question
@@ -24,9 +25,9 @@ type depth struct {
 
 var depths = map[string]depth{
 	EffortLow:    {SubQuestions: 2, Candidates: 40, Items: 4, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
-	EffortMedium: {SubQuestions: 3, Candidates: 80, Items: 6, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
-	EffortHigh:   {SubQuestions: 5, Candidates: 160, Items: 8, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
-	EffortBuild:  {SubQuestions: 5, Candidates: 160, Items: 8, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
+	EffortMedium: {SubQuestions: 3, Candidates: 80, Items: 6, Hop: true, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
+	EffortHigh:   {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
+	EffortBuild:  {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
 }
 
 // conjunctions join clauses; when the word after one starts a question, the clause is split there.
