@@ -235,10 +235,14 @@ func (s *scorer) paragraphRelevance() map[int]float64 {
 	best := 0.0
 	for p, m := range tf {
 		v := 0.0
-		for t, f := range m {
+		for _, t := range s.q.Terms { // in the question's order: a sum must not depend on map order
+			f := float64(m[t])
+			if f == 0 {
+				continue
+			}
 			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
 			norm := 1 - bm25B + bm25B*float64(length[p])/avg
-			v += idf * float64(f) * (bm25K1 + 1) / (float64(f) + bm25K1*norm)
+			v += idf * f * (bm25K1 + 1) / (f + bm25K1*norm)
 		}
 		out[p] = v
 		best = max(best, v)

@@ -58,3 +58,34 @@ func TestSplitsAreDisjoint(t *testing.T) {
 		require.NotEqual(t, it.ID[:1], map[string]string{"IPod.txt": "b", "New_York_City.txt": "d"}[it.Docs[0].Name])
 	}
 }
+
+// TestAlterAndPool: altered questions differ from their source and have no answer; pooled ones keep
+// their article first among others and keep their answers.
+func TestAlterAndPool(t *testing.T) {
+	t.Parallel()
+	a := Doc{Name: "A.txt", Text: "In 1990 Alice Smith founded the oldest bakery in Paris.\n"}
+	b := Doc{Name: "B.txt", Text: "Bob Jones sells bread in Lyon.\n"}
+	items := []Item{
+		{ID: "1", Kind: KindSQuAD, Question: "In which year did Alice Smith found the oldest bakery?", Answers: []string{"1990"}, Docs: []Doc{a}},
+		{ID: "2", Kind: KindSQuAD, Question: "Where does Bob Jones sell bread?", Answers: []string{"Lyon"}, Docs: []Doc{b}},
+	}
+	altered := Alter(items, 1, 3)
+	require.NotEmpty(t, altered)
+	for _, it := range altered {
+		require.Equal(t, KindAltered, it.Kind)
+		require.False(t, it.Answerable())
+		src := items[0]
+		if it.ID == "2-altered" {
+			src = items[1]
+		}
+		require.NotEqual(t, src.Question, it.Question)
+	}
+	pooled := Pool(items, 1, 1, 3)
+	require.Len(t, pooled, 2)
+	for i, it := range pooled {
+		require.Equal(t, KindPooled, it.Kind)
+		require.Equal(t, items[i].Docs[0].Name, it.Docs[0].Name, "its own article first")
+		require.Len(t, it.Docs, 2)
+		require.Equal(t, items[i].Answers, it.Answers)
+	}
+}
