@@ -18,7 +18,7 @@ EVAL_DATA ?= ../shared/data
 # Extra flags for cmd/evalqa, e.g. EVAL_FLAGS='--efforts low --n squad=100,swapped=50,hotpot=34 --out eval.json'.
 EVAL_FLAGS ?=
 
-.PHONY: run build test test-race eval generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
+.PHONY: run build test train eval test-race generate check-generate lint lint-openapi lint-go docs-check tools client-tools client-check walkthrough clean
 
 # Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
 # (SIGINT) is the way it was asked to stop, not an error for make to report.
@@ -38,6 +38,11 @@ test:
 # (cmd/evalqa). Not part of make test: it takes minutes.
 eval:
 	$(GO) run ./cmd/evalqa --data $(EVAL_DATA) $(EVAL_FLAGS)
+
+# Fits the extractive engine's answer model from the training data (docs/answer-model.md) and writes
+# engine/answer_model.json; the result is deterministic, so a diff means the model is stale.
+train:
+	$(GO) run ./cmd/trainanswer --data $(EVAL_DATA)
 
 # The race detector needs cgo (the SQLite driver itself does not).
 test-race:
