@@ -12,12 +12,14 @@ import (
 	"gocloud.dev/gcerrors"
 )
 
-// The cloud drivers (s3://, gs://, azblob://) are in driver_*.go, each behind a build tag.
-var cloudTags = map[string]string{"s3": "nos3", "gs": "nogcs", "azblob": "noazure"}
+// The cloud drivers (s3://, gs://, azblob://) are in driver_*.go, each in the binary only when built
+// with its tag (or with -tags cloud, for all three).
+var cloudTags = map[string]string{"s3": "s3", "gs": "gcs", "azblob": "azure"}
 
 // OpenBucket opens blob storage by URL: file:///dir (created when missing; temporary files are
 // written beside the final ones so the rename never crosses file systems; no metadata sidecars), mem://, s3://, gs:// or
-// azblob:// (credentials from each cloud's usual environment).
+// azblob:// (credentials from each cloud's usual environment; the cloud drivers only in a binary built
+// with their tags).
 func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -42,7 +44,7 @@ func OpenBucket(ctx context.Context, rawURL string) (*blob.Bucket, error) {
 		}
 	}
 	if tag, cloud := cloudTags[u.Scheme]; cloud && !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
-		return nil, fmt.Errorf("blob URL %q: this binary was built without the %s:// driver (-tags nocloud or %s); build it without that tag", rawURL, u.Scheme, tag)
+		return nil, fmt.Errorf("blob URL %q: this binary was built without the %s:// driver; build it with -tags %s (or -tags cloud, for every cloud driver)", rawURL, u.Scheme, tag)
 	}
 	b, err := blob.OpenBucket(ctx, u.String())
 	if err != nil {

@@ -1,7 +1,8 @@
-//go:build !nocloud && !noazure
+//go:build azure || cloud
 
 package attachments
 
-// The azblob:// blob storage driver. Build with -tags noazure (or nocloud, for every cloud driver) to leave
-// it and its SDK out of the binary (README: Binary size).
+// The azblob:// blob storage driver, left out of the default build for its size and compile time.
+// Build with -tags azure (or cloud, for every cloud driver) to put it and its SDK in
+// (docs/operations.md: Cloud blob drivers).
 import _ "gocloud.dev/blob/azureblob"

@@ -1,7 +1,8 @@
-//go:build !nocloud && !nogcs
+//go:build gcs || cloud
 
 package attachments
 
-// The gs:// blob storage driver. Build with -tags nogcs (or nocloud, for every cloud driver) to leave
-// it and its SDK out of the binary (README: Binary size).
+// The gs:// blob storage driver, left out of the default build for its size and compile time. Build
+// with -tags gcs (or cloud, for every cloud driver) to put it and its SDK in (docs/operations.md:
+// Cloud blob drivers).
 import _ "gocloud.dev/blob/gcsblob"

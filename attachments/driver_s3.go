@@ -1,7 +1,8 @@
-//go:build !nocloud && !nos3
+//go:build s3 || cloud
 
 package attachments
 
-// The s3:// blob storage driver. Build with -tags nos3 (or nocloud, for every cloud driver) to leave
-// it and its SDK out of the binary (README: Binary size).
+// The s3:// blob storage driver, left out of the default build for its size and compile time. Build
+// with -tags s3 (or cloud, for every cloud driver) to put it and its SDK in (docs/operations.md: Cloud
+// blob drivers).
 import _ "gocloud.dev/blob/s3blob"

@@ -1,4 +1,4 @@
-// Package batch runs batches (spec 2.5, 3.2): one research job per question with one
+// Package batch runs batches (the /api/v2/batches operations): one research job per question with one
 // configuration. It owns the batch state machine (create, cancel, retry) and the dispatcher that
 // turns PENDING rows into research jobs through jobs.Service, so billing, workspaces, webhooks and
 // timelines apply to rows exactly as to any job.

@@ -17,7 +17,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Limits of a create (spec 8).
+// Limits of a create (as in openapi/v2.json).
 const (
 	MaxRows              = 100
 	DefaultMaxConcurrent = 5

@@ -27,7 +27,7 @@ var efforts = []string{EffortLow, EffortMedium, EffortHigh, EffortBuild}
 // Efforts returns every effort, cheapest first.
 func Efforts() []string { return slices.Clone(efforts) }
 
-// Config holds the prices and tier limits (CONTRACT.md §3).
+// Config holds the prices and tier limits (docs/configuration.md).
 type Config struct {
 	CreditsPerEffort map[string]int64  // low 0, medium 1, high 5, build 20
 	CentsPerCredit   int64             // 10

@@ -1,4 +1,4 @@
-// Package campaign runs campaigns (spec 2.7, 3.3, 4.3): multi-stage plans over records, reviewed
+// Package campaign runs campaigns (the /api/v2/campaigns operations): multi-stage plans over records, reviewed
 // and approved by digest before anything runs. It owns the plan rules (normalization, the stage
 // graph, the one-stage expansion), the review digest, the state machine (create, edit, approve,
 // cancel, retry) and the executor.

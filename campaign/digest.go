@@ -9,7 +9,7 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// Digest is the review digest (CONTRACT §5): the lowercase hex SHA-256 of the RFC 8785 canonical
+// Digest is the review digest (approveCampaign in openapi/v2.json): the lowercase hex SHA-256 of the RFC 8785 canonical
 // JSON of {"budget": max_credits or null, "plan": the normalized plan, "revision": revision}.
 // Approving with it proves the caller reviewed exactly what will run.
 func Digest(plan Plan, revision int, budget *int64) (string, error) {

@@ -25,7 +25,7 @@ const (
 	FormatMarkdown = "markdown"
 )
 
-// Concurrency bounds of a stage (spec 8): values outside are clamped, never refused.
+// Concurrency bounds of a stage (the limits in openapi/v2.json): values outside are clamped, never refused.
 const (
 	DefaultConcurrency = 5
 	MaxConcurrency     = 20

@@ -114,7 +114,7 @@ func scalar(v any) (string, bool) {
 	return "", false
 }
 
-// Assignment is what one worker of a stage receives for a record (spec 2.7): the instruction,
+// Assignment is what one worker of a stage receives for a record (docs/architecture.md: Campaigns): the instruction,
 // then the agent's inputs, then the record's question (question_field, used as written) or, when
 // the stage has none, the record itself. A root stage has no record.
 func Assignment(st Stage, rec map[string]any) string {
@@ -136,7 +136,7 @@ func Assignment(st Stage, rec map[string]any) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// recordAssignment is a per-entity worker's assignment: the text of 2.7 for engines that read it,
+// recordAssignment is a per-entity worker's assignment: the instruction with the record for engines that read it,
 // and for an engine that plans a search from words, what to ask and which record it is about (so
 // that every record is not answered from the passage that best fits the instruction alone).
 func recordAssignment(st Stage, rec map[string]any) engine.Assignment {

@@ -158,7 +158,7 @@ func readContext(ctx context.Context, files []jobs.InputFile) ([]engine.SourceFi
 	return out, nil
 }
 
-// answer runs one worker: it builds the assignment (2.7), asks the engine, checks the output
+// answer runs one worker: it builds the assignment (recordAssignment), asks the engine, checks the output
 // against the stage's schema and keeps the researched fields (or the report, without a schema).
 func (s *Service) answer(ctx context.Context, sess engine.AnswerSession, sch *jsonschema.Schema, c store.Campaign, ps Stage, r store.CampaignRecord) outcome {
 	var a engine.Assignment

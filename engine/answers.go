@@ -43,7 +43,7 @@ type AnswerConfig struct {
 // Assignment is one piece of work for an answer session.
 type Assignment struct {
 	// Question is the whole assignment as a model reads it (a campaign's instruction with its
-	// record, section 2.7 of the specification).
+	// record; docs/architecture.md: Campaigns).
 	Question string
 	// Ask is what an engine without a model plans its search from: the instruction alone, or the
 	// record's own question. Empty means Question.

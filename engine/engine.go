@@ -14,7 +14,7 @@ import (
 	"github.com/researchd/researchd/workspace"
 )
 
-// Event kinds (CONTRACT.md §4, timeline event kind).
+// Event kinds (the timeline event kind of openapi/v2.json).
 const (
 	KindStatus      = "status"
 	KindThinking    = "thinking"

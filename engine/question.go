@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// depth is how far an extractive run goes at an effort level (README: "Efforts").
+// depth is how far an extractive run goes at an effort level (README: "The extractive engine").
 type depth struct {
 	SubQuestions int           // sub-questions researched at most (the question's own clauses)
 	Candidates   int           // candidate sentences the answer model scores per sub-question

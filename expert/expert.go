@@ -1,4 +1,4 @@
-// Package expert owns experts (spec 2.8, 4.5): the built-in registry shipped in the binary, custom
+// Package expert owns experts: the built-in registry shipped in the binary, custom
 // experts with their configuration rules and draft → active state machine, restorable versions,
 // sharing and visibility, and the jobs.Experts seam that lets a research job run as an expert.
 package expert

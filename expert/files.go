@@ -20,12 +20,12 @@ import (
 	"github.com/researchd/researchd/workspace"
 )
 
-// Context files (spec 2.8, 4.5): documents attached to an expert, admitted exactly like attachments
+// Context files: documents attached to an expert, admitted exactly like attachments
 // (extension allowlist, signature and UTF-8 checks, size limit), their text mirrored for the engine,
 // and committed to the expert's own repository. The row in the database is what lists and downloads
 // read.
 
-// Limits of context files (spec 8).
+// Limits of context files (as in openapi/v2.json).
 const (
 	maxFileNameRunes = 512
 	maxMirrorRunes   = 5_000_000

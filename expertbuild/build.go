@@ -1,4 +1,4 @@
-// Package expertbuild runs asynchronous expert builds (POST /experts/build, spec 4.5): a build row
+// Package expertbuild runs asynchronous expert builds (POST /experts/build): a build row
 // and its queue entry commit in one transaction, a River worker drafts the expert from the domain
 // description (package authoring) and saves it as the caller's `building` draft, and every build
 // ends `succeeded` or `failed` — retried after a crash, failed after its last attempt, and failed

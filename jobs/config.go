@@ -7,7 +7,7 @@ import (
 )
 
 // Config tunes the queue and the workers. DefaultConfig gives production values; every field is
-// settable from the environment by the CLI (see README).
+// settable from the environment by the CLI (see docs/configuration.md).
 type Config struct {
 	// Workers is how many research runs one process executes at once (RESEARCH_WORKERS).
 	Workers int

@@ -66,7 +66,7 @@ type CreateRequest struct {
 	// RequestID is the X-Request-ID of the POST, echoed in webhook headers.
 	RequestID string
 	// APIVersion is the surface the job is created through: store.APIv1 signs its webhooks with the
-	// legacy header (spec 9.3); "" is store.APIv2.
+	// legacy header (docs/api.md: Webhooks); "" is store.APIv2.
 	APIVersion string
 	// Background puts the run on the background queue (batch rows, bulk work): its own workers, so
 	// a deep backlog there never delays jobs created through the API. Continuations always run on

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Timeline sanitizing (spec 2.2): secrets, raw shell commands and cost/token fields are removed or
+// Timeline sanitizing (getResearchTimeline in openapi/v2.json): secrets, raw shell commands and cost/token fields are removed or
 // redacted before an event is stored, and again before a response is built (so rows written by an
 // older version are covered too).
 

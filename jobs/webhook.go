@@ -25,11 +25,11 @@ const (
 	EventFailed    = "research.failed"
 )
 
-// Webhook headers (spec 6.1 and 9.3).
+// Webhook headers (ResearchWebhookPayload in openapi/v2.json; docs/api.md: Webhooks).
 const (
 	HeaderSignature = "X-Signature-SHA256"
-	// HeaderSignatureV1 is the legacy-named signature header of jobs created through v1 (spec 9.3
-	// leaves its name open; this is ours): the same value as X-Signature-SHA256.
+	// HeaderSignatureV1 is the legacy-named signature header of jobs created through v1 (the API leaves
+	// its name open; this one is ours): the same value as X-Signature-SHA256.
 	HeaderSignatureV1       = "X-Service-Signature"
 	HeaderRequestID         = "X-Request-ID"
 	HeaderOriginalRequestID = "X-Service-Original-Request-ID"
@@ -263,7 +263,7 @@ func (s *Service) messageOf(ctx context.Context, a webhookArgs) (store.WebhookMe
 }
 
 // deliver makes one POST and describes it as a delivery record. The headers follow the API version
-// the job was created through (spec 9.3): v2 signs with X-Signature-SHA256 and adds the correlation
+// the job was created through (docs/api.md: Webhooks): v2 signs with X-Signature-SHA256 and adds the correlation
 // headers, v1 signs with its legacy header and correlates by the body's job_id alone. Both carry
 // the Standard Webhooks headers when the account has a webhook secret.
 func (s *Service) deliver(ctx context.Context, m store.WebhookMessage, key string, attempt int, now time.Time) store.WebhookDelivery {

@@ -1,4 +1,4 @@
-// Package loop runs recurring batches (spec 2.6): a batch configuration re-run daily, weekly or
+// Package loop runs recurring batches (the /api/v2/loops operations): a batch configuration re-run daily, weekly or
 // monthly in an IANA time zone.
 //
 // Firing is exactly once per period. next_run_at is computed here (Schedule.Next, DST-aware) and
@@ -38,7 +38,7 @@ const (
 	SkipInsufficientCredits = "insufficient_credits"
 )
 
-// Limits (spec 2.6, 8).
+// Limits (as in openapi/v2.json).
 const (
 	MaxQuestions         = 1000
 	DefaultMaxConcurrent = 5
@@ -63,7 +63,7 @@ var (
 	ErrRunNotFound = errors.New("run not found")
 )
 
-// Batch statuses (spec 2.5) as RunState reports them.
+// Batch statuses as RunState reports them.
 const (
 	StatusPending               = "PENDING"
 	StatusProcessing            = "PROCESSING"

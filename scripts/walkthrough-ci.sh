@@ -1,23 +1,35 @@
 #!/usr/bin/env bash
-# CI for the README's walk-through: checks that its `$ ` lines are exactly the commands of
-# scripts/walkthrough.sh, then runs that script against a freshly started server (a new data folder,
-# so the development key is printed), failing when any step does not answer as the walk-through
-# says. `make walkthrough` runs it (after building bin/researchd).
+# CI for the walk-through: checks that the `$ ` lines of docs/walkthrough.md are exactly the commands
+# of scripts/walkthrough.sh, and that the README's first job (its `$ ` lines between the firstjob
+# markers) is made of that script's commands, in order; then runs the script against a freshly
+# started server (a new data folder, so the development key is printed), failing when any step does
+# not answer as the walk-through says. `make walkthrough` runs it (after building bin/researchd).
 #
-# `scripts/walkthrough-ci.sh --markdown` prints the README section instead (from a real run, on a
-# free port: replace the port by 8080 before pasting it between the walkthrough markers).
+# `scripts/walkthrough-ci.sh --markdown` prints the docs/walkthrough.md section instead (from a real
+# run, on a free port: replace the port by 8080 before pasting it between the walkthrough markers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
 
-readme_commands() {
-  sed -n '/<!-- walkthrough:start -->/,/<!-- walkthrough:end -->/p' README.md | sed -n 's/^\$ //p'
+# commands FILE START END: the `$ ` lines between two markers of FILE.
+commands() {
+  sed -n "/<!-- $2 -->/,/<!-- $3 -->/p" "$1" | sed -n 's/^\$ //p'
 }
 if [ "$mode" = check ]; then
-  echo "-- README walk-through commands = scripts/walkthrough.sh --commands"
-  if ! diff -u <(scripts/walkthrough.sh --commands) <(readme_commands); then
-    echo "README.md's walk-through differs from scripts/walkthrough.sh: regenerate the section with" >&2
+  echo "-- docs/walkthrough.md commands = scripts/walkthrough.sh --commands"
+  if ! diff -u <(scripts/walkthrough.sh --commands) <(commands docs/walkthrough.md walkthrough:start walkthrough:end); then
+    echo "docs/walkthrough.md differs from scripts/walkthrough.sh: regenerate the section with" >&2
     echo "  scripts/walkthrough-ci.sh --markdown" >&2
+    exit 1
+  fi
+  echo "-- README first job = commands of scripts/walkthrough.sh, in order"
+  first=$(commands README.md firstjob:start firstjob:end)
+  [ -n "$first" ] || { echo "README.md has no first job between the firstjob markers" >&2; exit 1; }
+  # Each README command must be a later line of the script's commands than the one before it.
+  if ! awk 'NR == FNR { script[++n] = $0; next }
+            { while (i < n && script[++i] != $0) {} if (script[i] != $0) { print "not in scripts/walkthrough.sh (in order): " $0; bad = 1; exit } }
+            END { exit bad }' <(scripts/walkthrough.sh --commands) <(printf '%s\n' "$first") >&2; then
+    echo "README.md's first job must use scripts/walkthrough.sh's commands, in order" >&2
     exit 1
   fi
 fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The README's walk-through with curl, as a script: every `$ ` line of the README's walk-through is a
-# command this script runs, in order (scripts/walkthrough-ci.sh checks both agree, and CI runs it
-# against a freshly started server, so the walk-through cannot go stale).
+# The walk-through with curl (docs/walkthrough.md), as a script: every `$ ` line of that walk-through is
+# a command this script runs, in order, and so is every `$ ` line of the README's first job
+# (scripts/walkthrough-ci.sh checks they agree, and CI runs it against a freshly started server, so
+# neither can go stale).
 #
 # Usage, against a running server (`make run` in another terminal):
 #   KEY=rsk-... scripts/walkthrough.sh              run it, printing each command and its output
-#   KEY=rsk-... scripts/walkthrough.sh --markdown   the same, as the README section (prose and fences)
+#   KEY=rsk-... scripts/walkthrough.sh --markdown   the same, as docs/walkthrough.md's section (prose and fences)
 #   scripts/walkthrough.sh --commands               only list the commands (runs nothing)
 # B (default http://127.0.0.1:8080) is the server; ./bin/researchd (which `make run` builds) mints
 # the OAuth token, from the same RESEARCH_DATA_DIR as the server.
@@ -61,7 +62,7 @@ run() {
 }
 
 # expect fails the walk-through when the last command's output does not match the pattern
-# (an extended regular expression): the README's claims are checked, not just run.
+# (an extended regular expression): the walk-through's claims are checked, not just run.
 expect() {
   [ "$mode" != --commands ] || return 0
   grep -Eq -- "$1" <<<"$out" || { echo "walk-through: expected output matching /$1/" >&2; exit 1; }
@@ -124,7 +125,7 @@ expect '"unsupported_media_type"'
 run 'curl -s $B/api/v2/nope | jq -c "{status, code, detail}"'
 expect '"not_found"'
 
-say "**Research jobs: the typical flow** (spec section 1). Upload an input file, start a job with an \`Idempotency-Key\`, wait for it, read the report, its revisions (git commits of the job's workspace), the workspace files and the timeline; cancel and continue:"
+say "**Research jobs: the typical flow.** Upload an input file, start a job with an \`Idempotency-Key\`, wait for it, read the report, its revisions (git commits of the job's workspace), the workspace files and the timeline; cancel and continue:"
 run 'printf "Grid operator notes, winter 2024. Wholesale electricity prices in the EU rose in early 2024 because gas-fired plants set the marginal price on most days.\nLow wind output in January raised the share of gas generation.\nCarbon permit prices fell during the same period, which limited the increase.\n" > $W/notes.txt'
 run 'curl -s -X POST $B/api/v2/attachments -H "Authorization: Bearer $KEY" -F files=@$W/notes.txt | tee $W/attachment.json | jq -c "{attachment_id, status}"'
 expect '"status":"ready"'

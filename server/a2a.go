@@ -11,7 +11,7 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-// Agent-to-agent (spec 4.6) is package a2aserver: the A2A protocol on a2a-go, v1.0 and v0.3 method
+// Agent-to-agent (POST /a2a) is package a2aserver: the A2A protocol on a2a-go, v1.0 and v0.3 method
 // names on one JSON-RPC endpoint, each task a research job of the caller. Both routes replace the
 // generated ones: the endpoint answers every outcome, malformed bodies included, as a JSON-RPC body,
 // and the card is the library's union of the v1.0 and v0.3 formats.

@@ -16,7 +16,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Batches (spec 2.5, 3.2, 4.3): thin handlers over batch.Service (state machine, dispatcher).
+// Batches: thin handlers over batch.Service (state machine, dispatcher).
 
 // CreateBatch accepts a batch (202) or replays an Idempotency-Key.
 func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {

@@ -18,7 +18,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Campaigns (spec 2.7, 3.3, 4.3): thin handlers over campaign.Service (plan rules, digest, state
+// Campaigns: thin handlers over campaign.Service (plan rules, digest, state
 // machine, executor); this file maps its views to the API's models.
 
 // CreateCampaign stores a campaign (201) or replays an Idempotency-Key.

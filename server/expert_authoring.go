@@ -17,7 +17,7 @@ import (
 	"github.com/researchd/researchd/ratelimit"
 )
 
-// Expert authoring (spec 4.5): extract, generate-workflow and plan-preview work from the text
+// Expert authoring: extract, generate-workflow and plan-preview work from the text
 // given (package authoring); nothing is saved.
 
 // defaultAuthoringRate bounds plan-preview and generate-workflow per caller (each operation has

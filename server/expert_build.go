@@ -13,7 +13,7 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-// Expert builds (spec 4.5): POST /experts/build queues a build; GET /experts/build/{job_id} reads
+// Expert builds: POST /experts/build queues a build; GET /experts/build/{job_id} reads
 // it. The work happens on the queue (package expertbuild).
 
 // BuildExpert starts an asynchronous build of a draft expert.

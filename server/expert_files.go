@@ -13,7 +13,7 @@ import (
 	"github.com/researchd/researchd/gen"
 )
 
-// Expert context files (spec 2.8, 4.5): thin handlers over expert.Service.
+// Expert context files: thin handlers over expert.Service.
 
 // opUploadExpertContextFile streams its multipart body under the context file size limit
 // (limitAttachmentBodies) instead of the global body limit.

@@ -14,7 +14,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Experts (spec 2.8, 4.5): thin handlers over expert.Service. The API and the domain share field
+// Experts: thin handlers over expert.Service. The API and the domain share field
 // names, so requests and resources cross between gen and expert types with one JSON hop (which
 // keeps absent, null and value apart for the nullable fields).
 

@@ -13,7 +13,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Loops (spec 2.6): thin handlers over loop.Service, which owns schedules, firing and the run
+// Loops: thin handlers over loop.Service, which owns schedules, firing and the run
 // diff.
 
 // LoopRunBatch renders a run's batch for run-now's 202 (the batch service's BatchDetail).

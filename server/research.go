@@ -24,7 +24,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Research jobs (spec 4.1): thin handlers over jobs.Service (state machine, queue) and the store
+// Research jobs: thin handlers over jobs.Service (state machine, queue) and the store
 // (reads). /run and /run/{id} are aliases of /research and /research/{id}.
 
 // CreateResearchJob accepts a job (202) or replays an Idempotency-Key.

@@ -14,7 +14,7 @@ import (
 )
 
 // TestResearchAnonymousCTA stores, returns and clears the signed-out call-to-action settings, and
-// refuses every value outside the limits of spec section 8 (422 naming the field, nothing changed).
+// refuses every value outside the limits in openapi/v2.json (422 naming the field, nothing changed).
 func TestResearchAnonymousCTA(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects() {

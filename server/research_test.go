@@ -21,7 +21,7 @@ import (
 
 var shaPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// TestResearchFlow is the typical flow of spec section 1 over HTTP: create, poll, read the report,
+// TestResearchFlow is the typical flow of a research job over HTTP: create, poll, read the report,
 // revisions, files and timeline, by UUID and by slug, under /research and /run.
 func TestResearchFlow(t *testing.T) {
 	t.Parallel()
@@ -195,7 +195,7 @@ func TestResearchFlow(t *testing.T) {
 	}
 }
 
-// TestResearchCancelAndContinue covers the state machine of spec 3.1 / CONTRACT §4.
+// TestResearchCancelAndContinue covers the job state machine (cancelResearch, continueResearch).
 func TestResearchCancelAndContinue(t *testing.T) {
 	t.Parallel()
 	for _, d := range storetest.Dialects() {

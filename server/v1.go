@@ -14,7 +14,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Legacy v1 (spec 6): POST /v1/grep/research creates an ordinary research job (same billing, same
+// Legacy v1 (docs/api.md: Legacy v1): POST /v1/grep/research creates an ordinary research job (same billing, same
 // job under /api/v2/research) and waits for it within its depth's budget.
 
 // V1Budgets is how long POST /v1/grep/research waits per depth before answering in_progress. A
@@ -59,7 +59,7 @@ func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchR
 	c, err := s.research.Create(ctx, jobs.CreateRequest{
 		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
 		Effort: v1Efforts[depth], RequestID: requestID(ctx),
-		// v1 webhooks sign with the legacy header and correlate by the body alone (spec 9.3).
+		// v1 webhooks sign with the legacy header and correlate by the body alone.
 		WebhookURL: b.WebhookUrl, APIVersion: store.APIv1,
 	})
 	if err != nil {

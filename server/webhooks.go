@@ -13,7 +13,7 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Webhooks beyond the specification (CONTRACT.md §6): the account's Standard Webhooks secret, a
+// Webhooks beyond the specification (docs/api.md: Webhooks): the account's Standard Webhooks secret, a
 // job's delivery log and redelivery. The rules live in jobs (webhook*.go).
 
 // RotateWebhookSecret creates or rotates the caller's account webhook secret (201, shown once).

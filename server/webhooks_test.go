@@ -374,7 +374,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 }
 
 // TestV1WebhookSignature: a job created through POST /v1/grep/research signs its webhook with the
-// legacy-named header and correlates by the body alone (spec 9.3); a v2 job keeps
+// legacy-named header and correlates by the body alone (the v1 operation); a v2 job keeps
 // X-Signature-SHA256 and the correlation headers. Both carry the Standard Webhooks headers.
 func TestV1WebhookSignature(t *testing.T) {
 	t.Parallel()

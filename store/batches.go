@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Batch statuses (spec 2.5) and row statuses.
+// Batch statuses (Batch.status in openapi/v2.json) and row statuses.
 const (
 	BatchPending               = "PENDING"
 	BatchProcessing            = "PROCESSING"

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Campaign statuses (spec 2.7), stage statuses and record statuses.
+// Campaign statuses (Campaign.status in openapi/v2.json), stage statuses and record statuses.
 const (
 	CampaignDraft          = "draft"
 	CampaignApproved       = "approved"

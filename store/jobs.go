@@ -13,7 +13,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Research job statuses (CONTRACT.md §4).
+// Research job statuses (ResearchJob.status in openapi/v2.json).
 const (
 	JobQueued     = "queued"
 	JobInProgress = "in_progress"
@@ -94,7 +94,7 @@ type ResearchJob struct {
 	RequiredToolCalls *string `gorm:"type:text"`
 
 	// APIVersion is the surface the job was created through (APIv1, APIv2): it picks the webhook's
-	// signature and correlation headers (spec 9.3).
+	// signature and correlation headers (docs/api.md: Webhooks).
 	APIVersion string `gorm:"type:varchar(4);not null;default:v2"`
 
 	// CitationsTotal and CitationsVerified count the quoted citations of the last completed report

@@ -8,7 +8,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Schedule is a loop (spec 2.6): a batch configuration (Config, JSON) re-run on a schedule.
+// Schedule is a loop: a batch configuration (Config, JSON) re-run on a schedule.
 // NextRunAt is computed by the loop package and stored; a firing is claimed by a conditional
 // update on it (ClaimFiring), so each period fires once however many processes race for it.
 type Schedule struct {

@@ -14,7 +14,7 @@ func webhookMigrations() []*gormigrate.Migration {
 		ID: "202611270301_webhook_messages_secrets",
 		Migrate: func(tx *gorm.DB) error {
 			// api_version is the surface a job was created through (v1 or v2): it picks the webhook's
-			// signature header (spec 9.3).
+			// signature header (docs/api.md: Webhooks).
 			type ResearchJob struct {
 				APIVersion string `gorm:"type:varchar(4);not null;default:v2"`
 			}

@@ -15,7 +15,7 @@ import (
 	"github.com/researchd/researchd/ratelimit"
 )
 
-// config is the process configuration, read from the environment (CONTRACT.md §1).
+// config is the process configuration, read from the environment (docs/configuration.md).
 type config struct {
 	Addr          string
 	DatabaseURL   string

@@ -20,7 +20,7 @@ Runs the HTTP API, the job workers and the loop scheduler until SIGINT or SIGTER
 With RESEARCH_ENV=development (the default) a fresh database gets an account
 dev@localhost whose API key is printed once, after the port is bound.
 
-Main settings (environment; see README.md for all):
+Main settings (environment; see docs/configuration.md for all):
   RESEARCH_ADDR        listen address (default 127.0.0.1:8080)
   RESEARCH_DATA_DIR    data folder: SQLite database, blobs, keys (default ./data)
   DATABASE_URL         sqlite://PATH or postgres://... (default SQLite in the data folder)

@@ -46,7 +46,7 @@ Usage:
                                             deposit N credits
   researchd version                         print the version (also --version)
 
-Configuration is read from the environment; see README.md.
+Configuration is read from the environment; see docs/configuration.md.
 "researchd COMMAND --help" describes one command.
 `
 
