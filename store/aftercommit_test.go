@@ -53,6 +53,16 @@ func TestAfterCommit(t *testing.T) {
 					return nil
 				})
 			}, []string{"inner", "outer"}},
+			{"savepoint rolls back, outer commits", func(ran *[]string) error {
+				return s.InTx(ctx, func(tx *store.Store) error {
+					require.ErrorIs(t, tx.InTx(ctx, func(inner *store.Store) error {
+						inner.AfterCommit(func() { *ran = append(*ran, "inner") })
+						return boom
+					}), boom)
+					tx.AfterCommit(func() { *ran = append(*ran, "outer") })
+					return nil
+				})
+			}, []string{"outer"}},
 			{"savepoint, outer rolls back", func(ran *[]string) error {
 				return s.InTx(ctx, func(tx *store.Store) error {
 					require.NoError(t, tx.InTx(ctx, func(inner *store.Store) error {

@@ -204,11 +204,17 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	if committed == nil {
 		committed = new([]func())
 	}
+	before := len(*committed)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true, committed: committed})
 	})
-	if err != nil || s.committed != nil {
-		return err // rolled back, or a savepoint of a transaction that has yet to commit
+	if err != nil {
+		// Rolled back (a savepoint, when nested): what it deferred never happened.
+		*committed = (*committed)[:before]
+		return err
+	}
+	if s.committed != nil {
+		return nil // a savepoint of a transaction that has yet to commit
 	}
 	for _, f := range *committed {
 		f()
