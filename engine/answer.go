@@ -34,6 +34,8 @@ type corpus struct {
 	docNums  []map[string]bool // per document: every number
 	nums     []map[string]bool // per unit: numbers in it and its context
 	df       map[string]int    // units stating each term
+	docFreq  map[string]int    // documents stating each term (in any of their words)
+	rel      relevanceCounts   // term counts for document and paragraph relevance
 	idfCache map[string]float64
 }
 
@@ -120,6 +122,13 @@ func newCorpus(docs []document) *corpus {
 		c.ctx = append(c.ctx, cset)
 		c.nums = append(c.nums, nums)
 	}
+	c.docFreq = map[string]int{}
+	for _, terms := range c.docTerms {
+		for t := range terms {
+			c.docFreq[t]++
+		}
+	}
+	c.rel = c.countRelevance()
 	return c
 }
 
@@ -140,9 +149,7 @@ func (c *corpus) idf(t string) float64 {
 	if v, ok := c.idfCache[t]; ok {
 		return v
 	}
-	n := float64(len(c.units))
-	df := float64(c.df[t])
-	v := math.Log(1 + (n-df+0.5)/(df+0.5))
+	v := bm25IDF(float64(len(c.units)), float64(c.df[t]))
 	c.idfCache[t] = v
 	return v
 }

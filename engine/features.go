@@ -140,121 +140,6 @@ func sortByScore(order []int, score []float64) {
 	})
 }
 
-// docRelevance is each document's BM25 score for the question (over its units' terms), divided by
-// the best document's.
-func (s *scorer) docRelevance() []float64 {
-	c := s.c
-	out := make([]float64, len(c.docs))
-	if len(c.docs) == 1 {
-		out[0] = 1
-		return out
-	}
-	tf := make([]map[string]int, len(c.docs))
-	length := make([]int, len(c.docs))
-	for d := range tf {
-		tf[d] = map[string]int{}
-	}
-	for u, un := range c.units {
-		for _, t := range c.own[u] {
-			tf[un.Doc][t]++
-		}
-		length[un.Doc] += len(c.own[u])
-	}
-	total := 0
-	for _, l := range length {
-		total += l
-	}
-	avg := max(float64(total)/float64(len(c.docs)), 1)
-	dfDoc := map[string]int{}
-	for _, t := range s.q.Terms {
-		for d := range tf {
-			if tf[d][t] > 0 || c.docTerms[d][t] {
-				dfDoc[t]++
-			}
-		}
-	}
-	best := 0.0
-	n := float64(len(c.docs))
-	for d := range tf {
-		for _, t := range s.q.Terms {
-			f := float64(tf[d][t])
-			if f == 0 && c.docTerms[d][t] {
-				f = 1 // in the title or file name
-			}
-			if f == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-float64(dfDoc[t])+0.5)/(float64(dfDoc[t])+0.5))
-			norm := 1 - bm25B + bm25B*float64(length[d])/avg
-			out[d] += idf * f * (bm25K1 + 1) / (f + bm25K1*norm)
-		}
-		best = max(best, out[d])
-	}
-	for d := range out {
-		if best > 0 {
-			out[d] /= best
-		}
-	}
-	return out
-}
-
-// paragraphRelevance is each paragraph's BM25 score for the question (its units' terms together),
-// divided by the best paragraph's: retrieval finds the passage, then the sentence.
-func (s *scorer) paragraphRelevance() map[int]float64 {
-	c := s.c
-	want := map[string]bool{}
-	for _, t := range s.q.Terms {
-		want[t] = true
-	}
-	tf := map[int]map[string]int{}
-	length := map[int]int{}
-	for u, un := range c.units {
-		if tf[un.Para] == nil {
-			tf[un.Para] = map[string]int{}
-		}
-		for _, t := range c.seqs[u] {
-			if want[t] {
-				tf[un.Para][t]++
-			}
-		}
-		length[un.Para] += len(c.seqs[u])
-	}
-	total := 0
-	for _, l := range length {
-		total += l
-	}
-	n := float64(len(length))
-	avg := max(float64(total)/n, 1)
-	df := map[string]int{}
-	for _, m := range tf {
-		for t := range m {
-			df[t]++
-		}
-	}
-	out := make(map[int]float64, len(tf))
-	best := 0.0
-	for p, m := range tf {
-		v := 0.0
-		for _, t := range s.q.Terms { // in the question's order: a sum must not depend on map order
-			f := float64(m[t])
-			if f == 0 {
-				continue
-			}
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			norm := 1 - bm25B + bm25B*float64(length[p])/avg
-			v += idf * f * (bm25K1 + 1) / (f + bm25K1*norm)
-		}
-		out[p] = v
-		best = max(best, v)
-	}
-	for p := range out {
-		if best > 0 {
-			out[p] /= best
-		}
-	}
-	return out
-}
-
 // ownCoverage is coverage counting only what the unit states itself.
 func (s *scorer) ownCoverage(u int) float64 {
 	if s.total == 0 {
@@ -622,22 +507,11 @@ func (s *scorer) namesUnbridged(u int) float64 {
 		}
 		d := c.units[u].Doc
 		if !slices.ContainsFunc(c.docTerms, func(terms map[string]bool) bool { return terms[name] }) ||
-			(c.docTerms[d][name] && c.docCount(name) == 1) {
+			(c.docTerms[d][name] && c.docFreq[name] == 1) {
 			n++
 		}
 	}
 	return float64(n) / float64(len(q.Names))
-}
-
-// docCount is the number of documents that state a term.
-func (c *corpus) docCount(t string) int {
-	n := 0
-	for _, terms := range c.docTerms {
-		if terms[t] {
-			n++
-		}
-	}
-	return n
 }
 
 // numbersMissing is the share of the question's numbers the unit and its context lack.

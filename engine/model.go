@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// answerModel is the answer finder's scoring model, fitted from public question-answering
+// AnswerModel is the answer finder's scoring model, fitted from public question-answering
 // training data by cmd/trainanswer, which writes answer_model.json. It has three parts:
 //   - a ranker: a linear score over a candidate's standardised features (features.go), fitted as a
 //     conditional logit so that the candidate holding the answer comes first;
@@ -21,13 +21,13 @@ import (
 // Threshold is the calibrated abstention point on that probability: below it, the report says the
 // sources do not answer. It was chosen on the training data to maximise overall accuracy
 // (answerable questions answered right plus unanswerable ones admitted).
-type answerModel struct {
+type AnswerModel struct {
 	Features    []string    `json:"features"`
 	Mean        []float64   `json:"mean"`
 	Scale       []float64   `json:"scale"`
 	Ranker      []float64   `json:"ranker"`
 	Calibration [2]float64  `json:"calibration"` // p = sigmoid(a*score + b)
-	Confidence  linearModel `json:"confidence"`
+	Confidence  LinearModel `json:"confidence"`
 	Threshold   float64     `json:"threshold"`
 	Support     float64     `json:"support"`
 	// Data and Fit say what the model was fitted on and how well it did there (for the record).
@@ -35,8 +35,8 @@ type answerModel struct {
 	Fit  map[string]any `json:"fit,omitempty"`
 }
 
-// linearModel is a logistic regression over standardised inputs.
-type linearModel struct {
+// LinearModel is a logistic regression over standardised inputs.
+type LinearModel struct {
 	Inputs  []string  `json:"inputs"`
 	Mean    []float64 `json:"mean"`
 	Scale   []float64 `json:"scale"`
@@ -44,7 +44,8 @@ type linearModel struct {
 	Bias    float64   `json:"bias"`
 }
 
-func (m linearModel) prob(x []float64) float64 {
+// Prob is the model's probability for inputs x.
+func (m LinearModel) Prob(x []float64) float64 {
 	z := m.Bias
 	for i, v := range x {
 		z += m.Weights[i] * (v - m.Mean[i]) / m.Scale[i]
@@ -58,8 +59,8 @@ func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 var answerModelJSON []byte
 
 // loadModel reads a model and checks that it matches this build's features.
-func loadModel(b []byte) (*answerModel, error) {
-	var m answerModel
+func loadModel(b []byte) (*AnswerModel, error) {
+	var m AnswerModel
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("engine: answer model: %w", err)
 	}
@@ -75,7 +76,7 @@ func loadModel(b []byte) (*answerModel, error) {
 // defaultModel is the committed model, read once per process (read-only afterwards). A build whose
 // features and weights disagree must not answer anything: it panics on first use, which the
 // engine's tests catch.
-var defaultModel = sync.OnceValue(func() *answerModel {
+var defaultModel = sync.OnceValue(func() *AnswerModel {
 	m, err := loadModel(answerModelJSON)
 	if err != nil {
 		panic(err)
@@ -83,8 +84,8 @@ var defaultModel = sync.OnceValue(func() *answerModel {
 	return m
 })
 
-// score is the ranker's score of a candidate with features x (0 without a model).
-func (m *answerModel) score(x []float64) float64 {
+// Score is the ranker's score of a candidate with features x (0 without a model).
+func (m *AnswerModel) Score(x []float64) float64 {
 	if m == nil {
 		return 0
 	}
@@ -96,7 +97,7 @@ func (m *answerModel) score(x []float64) float64 {
 }
 
 // prob is the calibrated probability that a candidate with ranker score s holds the answer.
-func (m *answerModel) prob(s float64) float64 {
+func (m *AnswerModel) prob(s float64) float64 {
 	return sigmoid(m.Calibration[0]*s + m.Calibration[1])
 }
 
@@ -136,9 +137,9 @@ func ConfidenceInputs(best []float64) []float64 {
 }
 
 // confidence is the probability that the best of ranked candidates answers the question.
-func (m *answerModel) confidence(ranked []scored) float64 {
+func (m *AnswerModel) confidence(ranked []scored) float64 {
 	if len(ranked) == 0 {
 		return 0
 	}
-	return m.Confidence.prob(ConfidenceInputs(ranked[0].X))
+	return m.Confidence.Prob(ConfidenceInputs(ranked[0].X))
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestCandidateFeatures(t *testing.T) {
 		st := s.stats()
 		for u := range c.units {
 			if c.units[u].Text == text {
-				return s.features(u, st)[indexOf(name)]
+				return s.features(u, st)[slices.Index(featureNames, name)]
 			}
 		}
 		t.Fatalf("no unit %q", text)
@@ -48,15 +49,6 @@ func TestCandidateFeatures(t *testing.T) {
 	require.Equal(t, 0.0, feature("Did Lisbon ferry passengers plant trees?", ferry, "names_unbridged"), "another document names Lisbon")
 	require.InDelta(t, 4.0/5, feature("How many passengers does the Halden ferry carry?", ferry, "proximity"), 1e-9,
 		"four terms in a window of five words")
-}
-
-func indexOf(name string) int {
-	for i, n := range featureNames {
-		if n == name {
-			return i
-		}
-	}
-	panic("no feature " + name)
 }
 
 // TestQuestionShape: question analysis reads the shape of answer a question wants.

@@ -10,7 +10,7 @@ import "slices"
 // candidates returns the best k units (k <= 0: all that match), scored by the model's probability,
 // best first (Raw: the ranker's score, Score: its calibrated probability); allowed, when set,
 // filters units. A nil model scores every candidate 0 (training reads the features).
-func (s *scorer) candidates(m *answerModel, k int, allowed func(u int) bool) []scored {
+func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []scored {
 	st := s.stats()
 	pool := make([]int, 0, 64)
 	for u := range s.c.units {
@@ -25,7 +25,7 @@ func (s *scorer) candidates(m *answerModel, k int, allowed func(u int) bool) []s
 	out := make([]scored, 0, len(pool))
 	for _, u := range pool {
 		x := s.features(u, st)
-		raw := m.score(x)
+		raw := m.Score(x)
 		sc := scored{U: u, Raw: raw, X: x}
 		if m != nil {
 			sc.Score = m.prob(raw)

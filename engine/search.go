@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,9 +162,7 @@ func chunkLine(line string) []string {
 
 // idf is BM25's inverse document frequency (the +1 form, never negative).
 func (ix *index) idf(t string) float64 {
-	n := float64(len(ix.passages))
-	df := float64(len(ix.postings[t]))
-	return math.Log(1 + (n-df+0.5)/(df+0.5))
+	return bm25IDF(float64(len(ix.passages)), float64(len(ix.postings[t])))
 }
 
 // search ranks passages for the query terms and returns the best k (k <= 0: all) with a positive
@@ -179,9 +176,7 @@ func (ix *index) search(query []string, k int, skip func(p int) bool) []hit {
 	for _, t := range uniq(query) {
 		idf := ix.idf(t)
 		for _, po := range ix.postings[t] {
-			tf := float64(po.tf)
-			norm := 1 - bm25B + bm25B*float64(ix.length[po.p])/ix.avgLen
-			scores[po.p] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+			scores[po.p] += bm25(idf, float64(po.tf), float64(ix.length[po.p]), ix.avgLen)
 		}
 	}
 	var hits []hit

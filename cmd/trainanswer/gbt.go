@@ -42,16 +42,7 @@ type boostParams struct {
 // fitBoosted returns the trees. Only answerable questions with both kinds of candidate teach the
 // ranking.
 func fitBoosted(set trainingSet, p boostParams) []tree {
-	var qs []question
-	for _, q := range set.questions {
-		pos := 0
-		for _, r := range q.rows {
-			pos += int(set.labels[r])
-		}
-		if q.answerable && pos > 0 && pos < len(q.rows) {
-			qs = append(qs, q)
-		}
-	}
+	qs := rankingQuestions(set)
 	nf := len(set.rows[0])
 	cuts := quantileCuts(set.rows, nf, p.bins)
 	binned := make([][]uint8, len(set.rows))

@@ -1,56 +1,24 @@
 package main
 
 import (
-	"math"
 	"slices"
 
 	"github.com/researchd/researchd/engine"
 )
 
-// model is engine/answer_model.json (engine.answerModel).
-type model struct {
-	Features    []string       `json:"features"`
-	Mean        []float64      `json:"mean"`
-	Scale       []float64      `json:"scale"`
-	Ranker      []float64      `json:"ranker"`
-	Calibration [2]float64     `json:"calibration"`
-	Confidence  linear         `json:"confidence"`
-	Threshold   float64        `json:"threshold"`
-	Support     float64        `json:"support"`
-	Data        map[string]any `json:"data"`
-	Fit         map[string]any `json:"fit"`
-}
-
-type linear struct {
-	Inputs  []string  `json:"inputs"`
-	Mean    []float64 `json:"mean"`
-	Scale   []float64 `json:"scale"`
-	Weights []float64 `json:"weights"`
-	Bias    float64   `json:"bias"`
-}
-
-func (l linear) prob(x []float64) float64 {
-	z := l.Bias
-	for i, v := range x {
-		z += l.Weights[i] * (v - l.Mean[i]) / l.Scale[i]
-	}
-	return 1 / (1 + math.Exp(-z))
-}
-
+// score is the ranker's score of features x under weights w (an engine.AnswerModel's Score, for
+// the rankers fitted on folds).
 func score(w, mean, scale, x []float64) float64 {
-	z := 0.0
-	for i, v := range x {
-		z += w[i] * (v - mean[i]) / scale[i]
-	}
-	return z
+	m := engine.AnswerModel{Mean: mean, Scale: scale, Ranker: w}
+	return m.Score(x)
 }
 
 // fit fits the three parts of the model. The calibration and the confidence model are fitted on
 // out-of-fold ranker scores (each question scored by a ranker that did not see its documents), so
 // they learn how the ranker does on documents it has not seen, not how it does on its own data.
-func fit(set trainingSet, l2 float64) model {
+func fit(set trainingSet, l2 float64) engine.AnswerModel {
 	mean, scale := standardize(set.rows)
-	m := model{Features: engine.FeatureNames(), Mean: mean, Scale: scale}
+	m := engine.AnswerModel{Features: engine.FeatureNames(), Mean: mean, Scale: scale}
 	m.Ranker = fitRanker(set, mean, scale, l2, 300)
 	oof := outOfFoldScores(set, l2)
 
@@ -94,11 +62,11 @@ func fit(set trainingSet, l2 float64) model {
 	}
 	cm, cs := standardize(rows)
 	cw, cb := fitSigned(rows, answerable, weight, cm, cs, l2, confidenceDirection)
-	m.Confidence = linear{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
+	m.Confidence = engine.LinearModel{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
 
 	conf := make([]outcome, len(qs))
 	for i, q := range qs {
-		conf[i] = outcome{best: m.Confidence.prob(rows[i]), right: labels[i] == 1, q: q}
+		conf[i] = outcome{best: m.Confidence.Prob(rows[i]), right: labels[i] == 1, q: q}
 		if engine.FocusAbsent(set.rows[tops[i]]) {
 			conf[i].best = -1 // never answered, whatever the threshold
 		}

@@ -27,16 +27,7 @@ func fitRanker(set trainingSet, mean, scale []float64, l2 float64, epochs int) [
 	for r := range set.rows {
 		std[r] = z(r)
 	}
-	var qs []question
-	for _, q := range set.questions {
-		pos := 0
-		for _, r := range q.rows {
-			pos += int(set.labels[r])
-		}
-		if q.answerable && pos > 0 && pos < len(q.rows) {
-			qs = append(qs, q)
-		}
-	}
+	qs := rankingQuestions(set)
 	for ep := 1; ep <= epochs; ep++ {
 		grad := make([]float64, n)
 		for _, q := range qs {
@@ -99,4 +90,20 @@ func signs() []float64 {
 		out[i] = knownDirection[n]
 	}
 	return out
+}
+
+// rankingQuestions are the questions that teach a ranking: answerable, with candidates that hold
+// the answer and candidates that do not.
+func rankingQuestions(set trainingSet) []question {
+	var qs []question
+	for _, q := range set.questions {
+		pos := 0
+		for _, r := range q.rows {
+			pos += int(set.labels[r])
+		}
+		if q.answerable && pos > 0 && pos < len(q.rows) {
+			qs = append(qs, q)
+		}
+	}
+	return qs
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"slices"
-
-	"github.com/researchd/researchd/engine"
 	"log/slog"
 	"math"
 )
@@ -56,8 +53,6 @@ func validate(set trainingSet, p boostParams, l2 float64) {
 		trees := fitBoosted(train, p)
 		boost[f] = topRight(test, func(x []float64) float64 { return sumTrees(trees, x) })
 	}
-	slog.Info("rate of name_absent", "by_kind", featureRate(set, "name_absent"))
-	slog.Info("rate of number_absent", "by_kind", featureRate(set, "number_absent"))
 	slog.Info("validation (two folds by document)", "linear_ranker", round((lin[0]+lin[1])/2), "boosted", round((boost[0]+boost[1])/2),
 		"coverage_alone", round((cov[0]+cov[1])/2), "questions", [2]int{len(folds[0].set.questions), len(folds[1].set.questions)})
 }
@@ -89,21 +84,4 @@ func topRight(set trainingSet, score func([]float64) float64) float64 {
 		}
 	}
 	return float64(top) / float64(max(n, 1))
-}
-
-// featureRate is how often a 0/1 feature of the best candidate is set, per kind of question.
-func featureRate(set trainingSet, name string) map[string]float64 {
-	j := slices.Index(engine.FeatureNames(), name)
-	n, on := map[string]float64{}, map[string]float64{}
-	for _, q := range set.questions {
-		if len(q.rows) == 0 {
-			continue
-		}
-		n[q.kind]++
-		on[q.kind] += set.rows[q.rows[0]][j]
-	}
-	for k := range n {
-		on[k] = round(on[k] / n[k])
-	}
-	return on
 }
