@@ -36,7 +36,10 @@ type corpus struct {
 	df       map[string]int    // units stating each term
 	docFreq  map[string]int    // documents stating each term (in any of their words)
 	rel      relevanceCounts   // term counts for document and paragraph relevance
-	idfCache map[string]float64
+	sections []section         // units grouped by heading (sections.go)
+	// titleTerms per document: the terms of its title and file name (what the whole is about)
+	titleTerms []map[string]bool
+	idfCache   map[string]float64
 }
 
 func newCorpus(docs []document) *corpus {
@@ -129,6 +132,14 @@ func newCorpus(docs []document) *corpus {
 		}
 	}
 	c.rel = c.countRelevance()
+	c.sections = sectionsOf(c)
+	for d, doc := range c.docs {
+		tt := map[string]bool{}
+		for _, t := range terms(c.titles[d] + " " + fileWords(doc.Path)) {
+			tt[t] = true
+		}
+		c.titleTerms = append(c.titleTerms, tt)
+	}
 	return c
 }
 

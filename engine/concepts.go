@@ -18,6 +18,7 @@ var synonymFamilies = [][]string{
 		staff workers patients students pupils volunteers members users customers visitors passengers
 		subscribers attendees respondents adults children`),
 	strings.Fields(`common frequent frequently often usual usually typical typically widespread prevalent`),
+	strings.Fields(`price prices cost costs fee fees fare fares`),
 }
 
 // measureUnits: a measure noun of a question is also found, at half weight, by the units its

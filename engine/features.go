@@ -57,6 +57,7 @@ var featureNames = []string{
 	"opposite",        // the unit states the opposite of a question word ("oldest" for "youngest") and not the word
 	"number_absent",   // a number of the question that no source states
 	"names_unbridged", // share of the question's names neither the unit (with its context) nor another document states
+	"negation_gap",    // the question denies something ("not", "never", "n't") and the unit denies nothing, or the other way round
 }
 
 // numFeatures is the length of a feature vector.
@@ -244,6 +245,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[40] = flag(s.statesOpposite(u))
 	x[41] = st.numberGone
 	x[42] = s.namesUnbridged(u)
+	x[43] = flag(s.q.Negated != negated(un.Text))
 	return x
 }
 

@@ -408,7 +408,12 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	var re *regexp.Regexp
 	switch str(s["format"]) {
 	case "date":
-		re = reDate
+		for _, e := range x.search(field) {
+			if d, ok := findDate(x.c.units[e.U].Text); ok {
+				return d, true, []evidence{e}
+			}
+		}
+		return nil, false, nil
 	case "date-time":
 		re = reDateTime
 	case "email":

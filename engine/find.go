@@ -18,6 +18,7 @@ type finding struct {
 	Sub     subQuestion
 	Q       query
 	Answer  []int       // units that state the answer, best first
+	Parts   []string    // per answer unit, the part of the question it answers ("" or nil: the whole)
 	Compare *comparison // a table comparison that answers it
 	Support []int       // further units quoted as evidence
 	Missing string      // why it is not answered, naming what the sources lack
@@ -49,7 +50,7 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		own = q.Terms
 	}
 	q.Terms = uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
-	if q.measure != "" && c.df[q.measure] > 0 {
+	if q.measure != "" && c.measureNamed(q) {
 		q.Terms = uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
 	}
 	s := c.scorer(q)
@@ -77,7 +78,14 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		// own words: it answers another question about the same subject.
 		f.Best = 0
 	}
-	if f.Compare == nil && f.Best >= m.Threshold {
+	if f.Compare == nil && q.Shape != shapeFactoid && q.Shape != shapeDefinition && f.Best > 0 {
+		// A heading that names what a list, reason, comparison or briefing asks for, in a
+		// document that names its subject, answers it.
+		if answer, parts, ok := c.sectionAnswer(s, ranked, o); ok {
+			f.Answer, f.Parts, f.Best = answer, parts, max(f.Best, m.Threshold)
+		}
+	}
+	if f.Compare == nil && f.Answer == nil && f.Best >= m.Threshold {
 		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
 		if o.Hop && q.Shape == shapeFactoid {
 			if u, ok := c.hop(s, ranked, o); ok {
@@ -376,4 +384,16 @@ func (c *corpus) mentions(u int, subject []string) bool {
 		}
 	}
 	return true
+}
+
+// measureNamed: a document that mentions every name of the question uses the word for the measure
+// it asks for ("depth" when the sources say "Depth: 12 km").
+func (c *corpus) measureNamed(q query) bool {
+	s := scorer{c: c, q: q}
+	for d := range c.docs {
+		if c.docTerms[d][q.measure] && s.namesIn(d) {
+			return true
+		}
+	}
+	return false
 }

@@ -110,13 +110,14 @@ func (m *AnswerModel) prob(s float64) float64 {
 // better than real ones in some articles and worse in others, so a fitted weight on it does not
 // carry over to documents it was not fitted on.
 var confidenceInputs = []string{"name_absent", "number_absent", "names_unbridged", "numbers_missing",
-	"opposite", "copy_value_gap", "weak_match"}
+	"opposite", "negation_gap", "copy_value_gap", "weak_match", "type_missing"}
 
 // computedInputs are the confidence inputs that are not candidate features: copy_value_gap is the
 // best candidate's coverage when it lacks a name or number of the question (a question copied from a
 // sentence with that detail changed reads like that), weak_match how far its context coverage falls
-// short of a third.
-const computedInputs = 2
+// short of a third, type_missing whether the question asks for a kind of value (a year, a person, a
+// figure) that the best candidate does not hold.
+const computedInputs = 3
 
 // ConfidenceInputNames are the names of ConfidenceInputs' values, in order.
 func ConfidenceInputNames() []string { return slices.Clone(confidenceInputs) }
@@ -133,7 +134,11 @@ func ConfidenceInputs(best []float64) []float64 {
 	if feature("names_unbridged") > 0 || feature("numbers_missing") > 0 {
 		valueGap = feature("coverage")
 	}
-	return append(x, valueGap, max(0, 1.0/3-feature("context_coverage")))
+	typeMissing := 0.0
+	if feature("typed") > 0 && feature("type_hit") == 0 {
+		typeMissing = 1
+	}
+	return append(x, valueGap, max(0, 1.0/3-feature("context_coverage")), typeMissing)
 }
 
 // confidence is the probability that the best of ranked candidates answers the question.

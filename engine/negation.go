@@ -102,6 +102,10 @@ func negatedAt(ws []string, part []int, from, to int) bool {
 	return false
 }
 
+// negated: some word of text is a negation ("not", "never", "n't"); "without" and "except" only
+// leave something out.
+func negated(text string) bool { return slices.ContainsFunc(words(text), negates) }
+
 // deniesAny: some word of text is a negation, or "without" ("ships without a SOC 2 report");
 // "except" leaves out a part, it does not deny the statement.
 func deniesAny(text string) bool {

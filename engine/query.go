@@ -58,6 +58,9 @@ type query struct {
 	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
 	Open  bool
 	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
+	// Negated: the question denies something ("which players did not ...", "never"); an answer
+	// usually does too.
+	Negated bool
 	// Syn and Units are other words that state a term: synonyms (full weight) and, for a measure,
 	// the units it is stated in (half weight). See concepts.go.
 	Syn, Units map[string][]string
@@ -131,6 +134,7 @@ func analyze(q string) query {
 	}
 	out.Names = uniq(out.Names)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
+	out.Negated = negated(q)
 	out.Open = openQuestion(lower)
 	for i := 0; i+1 < len(lower); i++ {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
@@ -263,15 +267,39 @@ func questionFrame(w []string) (answerType, []string, bool) {
 		i++
 	}
 	var attr []string
+	head := ""
 	for ; i < len(w); i++ {
 		x := w[i]
 		if stopwords[x] || questionWords[x] || commonVerbs[x] {
 			break
 		}
 		attr = append(attr, terms(x)...)
+		head = x
+	}
+	if t, ok := measureHeads[strings.TrimSuffix(head, "s")]; ok && typ == typeAny && wh >= 0 && (w[wh] == "what" || w[wh] == "which") {
+		// "what was the group's revenue": the phrase asked about ends in a noun that is measured.
+		typ = t
 	}
 	return typ, uniq(attr), false
 }
+
+// measureHeads are nouns whose value is a figure: a question asking for one wants a number (the
+// head-noun rule of answer-type classification).
+var measureHeads = func() map[string]answerType {
+	m := map[string]answerType{}
+	for kind, ws := range map[answerType]string{
+		typeMoney: `revenue profit income turnover sale salary wage budget price cost fee fare dividend earning
+			spending investment funding value valuation debt loss`,
+		typeNumber: `population length height width depth distance weight area size capacity speed duration age
+			number amount total count range output consumption attendance enrolment enrollment score rate`,
+		typeTemperature: `temperature`,
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = kind
+		}
+	}
+	return m
+}()
 
 // openQuestion: "why ...", "how does/did ...", "what did/does/will ... <verb>".
 func openQuestion(w []string) bool {
@@ -400,17 +428,45 @@ func shapeOf(w []string) questionShape {
 		return shapeCompare
 	case has("why", "reason", "reasons") || (wh >= 0 && w[wh] == "what" && has("cause", "causes", "caused", "led")):
 		return shapeReason
-	case has("brief", "overview", "summarize", "summarise", "summary", "background") ||
+	case has("brief", "overview", "summarize", "summarise", "summary", "background", "gist", "outline", "rundown") ||
 		(wh < 0 && (first == "describe" || first == "explain" || first == "tell")):
 		return shapeBrief
 	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
 		return shapeList
-	case wh >= 0 && w[wh] == "what" && wh+2 < len(w) && (w[wh+1] == "are" || w[wh+1] == "were") &&
-		(w[wh+2] == "the" || w[wh+2] == "some") && wh+3 < len(w) && strings.HasSuffix(w[wh+3], "s"):
+	case wh >= 0 && (w[wh] == "what" || w[wh] == "which") && asksPlural(w[wh+1:]):
 		return shapeList
 	case first == "define" || has("meaning", "definition") ||
 		(wh >= 0 && w[wh] == "what" && wh+1 < len(w) && (w[wh+1] == "is" || w[wh+1] == "are") && len(w)-wh <= 5):
 		return shapeDefinition
 	}
 	return shapeFactoid
+}
+
+// asksPlural: the noun a "what"/"which" question asks about is plural ("what effects does ...",
+// "what are the most common mistakes"): it asks for several things. The noun is the first word
+// after the linking words and up to two modifiers that looks plural.
+func asksPlural(w []string) bool {
+	content := 0
+	for _, x := range w {
+		switch {
+		case skipWords[x] || extremeHigh[x] || extremeLow[x]:
+			if content > 0 {
+				return false
+			}
+			continue
+		case stopwords[x] || questionWords[x]:
+			return false
+		case looksPlural(x):
+			return true
+		}
+		if content++; content > 2 {
+			return false
+		}
+	}
+	return false
+}
+
+func looksPlural(w string) bool {
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && !strings.HasSuffix(w, "'s") && !strings.HasSuffix(w, "’s")
 }

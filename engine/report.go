@@ -75,7 +75,10 @@ func (r *extractiveRun) answerText(f finding, cites *citations) string {
 	}
 	s := r.c.scorer(f.Q)
 	var parts []string
-	for _, u := range f.Answer {
+	for i, u := range f.Answer {
+		if i < len(f.Parts) && f.Parts[i] != "" && (i == 0 || f.Parts[i] != f.Parts[i-1]) {
+			parts = append(parts, "**"+mdEscape(capitalize(f.Parts[i]))+":**")
+		}
 		ref := r.refOf(u)
 		if n, done := cites.num[ref.key()]; done {
 			// Stated for an earlier sub-question: cited, not repeated.

@@ -26,6 +26,7 @@ type unit struct {
 	Start, End int    // 1-based source lines
 	Text       string // the quoted text: source text with whitespace collapsed (rows: the row line)
 	Section    string // the nearest heading above (or a run-in heading such as "Results.")
+	Heading    string // the nearest heading above, run-in headings aside (the unit's section, sections.go)
 	Para       int    // the paragraph, list item or table it belongs to (document-wide counter)
 	Table, Row int    // rows: the table (index into corpus.tables) and row; -1 otherwise
 	// Prev is the unit before it in the same paragraph (-1 for the first); its subject often
@@ -221,7 +222,7 @@ func (p *docParser) pipeTable(i int) int {
 	for r := range t.Rows {
 		t.Units = append(t.Units, len(p.out.units))
 		p.out.units = append(p.out.units, unit{Doc: p.d, Kind: unitRow, Start: t.RowLines[r], End: t.RowLines[r], Text: t.RowText[r],
-			Section: p.section, Para: *p.para, Table: ti, Row: r, Prev: -1})
+			Section: p.section, Heading: p.section, Para: *p.para, Table: ti, Row: r, Prev: -1})
 	}
 	p.out.tables = append(p.out.tables, t)
 	return j
@@ -265,7 +266,7 @@ func (p *docParser) paragraph(i int) int {
 		prev := -1
 		for k, l := range lines {
 			p.out.units = append(p.out.units, unit{Doc: p.d, Kind: unitField, Start: i + k + 1, End: i + k + 1, Text: collapse(l),
-				Section: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev})
+				Section: p.section, Heading: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev})
 			prev = len(p.out.units) - 1
 		}
 		return j
@@ -351,7 +352,7 @@ func (p *docParser) prose(first int, lines []string, kind string) {
 			continue
 		}
 		u := unit{Doc: p.d, Kind: kind, Start: lineAt[sp[0]], End: lineAt[max(sp[0], sp[1]-1)], Text: s,
-			Section: section, Para: *p.para, Table: -1, Row: -1, Prev: prev}
+			Section: section, Heading: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev}
 		prev = len(p.out.units)
 		p.out.units = append(p.out.units, u)
 	}
