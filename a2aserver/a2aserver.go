@@ -33,6 +33,8 @@ type Config struct {
 	PollInterval time.Duration
 	// KeepAlive is the interval of keep-alive comments on a quiet stream; 0: 15s.
 	KeepAlive time.Duration
+	// Limits bound the tasks this process follows at once; zero fields: the defaults.
+	Limits Limits
 }
 
 // New returns the JSON-RPC endpoint (v1.0 and v0.3 method names on one URL). Requests must carry the
@@ -50,7 +52,7 @@ func New(cfg Config) http.Handler {
 	tasks := NewTaskStore(cfg.Store, cfg.Logger)
 	// An execution only saves changes of state (streams read the timeline themselves), so it polls
 	// at a quarter of the streams' rate: one blocking send answers at most that much later.
-	exec := &Executor{jobs: cfg.Jobs, st: cfg.Store, every: 4 * cfg.PollInterval, requestID: cfg.RequestID}
+	exec := &Executor{jobs: cfg.Jobs, st: cfg.Store, every: 4 * cfg.PollInterval, requestID: cfg.RequestID, slots: newSlots(cfg.Limits)}
 	caps := Capabilities
 	h := &handler{
 		RequestHandler: a2asrv.NewHandler(exec, a2asrv.WithTaskStore(tasks), a2asrv.WithCapabilityChecks(&caps), a2asrv.WithLogger(cfg.Logger)),

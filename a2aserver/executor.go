@@ -36,6 +36,7 @@ type Executor struct {
 	st        jobs.FollowStore
 	every     time.Duration
 	requestID func(context.Context) string
+	slots     *slots
 }
 
 var _ a2asrv.AgentExecutor = (*Executor)(nil)
@@ -57,6 +58,14 @@ func (e *Executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			yield(nil, err)
 			return
 		}
+		// The slot is taken before the job exists, so a refused send creates nothing, and held
+		// until the execution stops following the job.
+		release, err := e.slots.acquire(p.AccountID)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer release()
 		r.ID, r.AccountID, r.Tier, r.APIKey = string(ec.TaskID), p.AccountID, p.Tier, p.Secret
 		if e.requestID != nil {
 			r.RequestID = e.requestID(ctx)
@@ -164,11 +173,16 @@ func invalidParams(msg, field string) error {
 func createError(err error) error {
 	var ve *jobs.ValidationError
 	var ce *jobs.CreditsError
+	var te *jobs.ExpertTierError
 	switch {
 	case errors.As(err, &ve):
 		return invalidParams(ve.Error(), "metadata."+ve.Field)
 	case errors.Is(err, jobs.ErrExpertNotFound):
 		return invalidParams("expert not found", "metadata.expert_id")
+	case errors.As(err, &te):
+		// POST /research answers 403 forbidden; the protocol's permission error is its counterpart.
+		return a2a.NewError(a2a.ErrUnauthorized, "permission denied: "+te.Error()).
+			WithDetails(map[string]any{"code": jobs.CodeForbidden, "field": "metadata.expert_id"})
 	case errors.As(err, &ce):
 		return a2a.NewError(a2a.ErrServerError, "insufficient credits: "+ce.Error()).
 			WithDetails(map[string]any{"code": "insufficient_credits"})

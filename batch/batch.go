@@ -38,6 +38,8 @@ const (
 	CodeSchemaUnsatisfied = "schema_unsatisfied"
 	CodeEngineError       = "engine_error"
 	CodeCancelled         = "cancelled"
+	// CodeForbidden: the account's tier may no longer run the batch's expert (jobs.ExpertTierError).
+	CodeForbidden = jobs.CodeForbidden
 )
 
 // Errors of the state machine; the HTTP layer maps them to problems.

@@ -76,7 +76,7 @@ type outcome int
 const (
 	launched  outcome = iota
 	lostRace          // another dispatcher took the slot or the row: look again
-	rowFailed         // the row could not become a job; it failed with dispatch_error
+	rowFailed         // the row could not become a job; it failed (dispatch_error, or forbidden)
 	stop              // paused, or nothing to do
 )
 
@@ -175,6 +175,7 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 	var ce *jobs.CreditsError
 	var ve *jobs.ValidationError
 	var ue *jobs.UnusableAttachmentError
+	var te *jobs.ExpertTierError
 	switch {
 	case err == nil:
 		return launched, nil
@@ -182,6 +183,11 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 		return lostRace, nil
 	case errors.As(err, &ce), errors.Is(err, billing.ErrInsufficientCredits):
 		return stop, s.pauseForQuota(ctx, b.ID)
+	case errors.As(err, &te):
+		// The tier (or the expert's allow_free_tier_use) changed after the batch was accepted: the
+		// row fails with the code POST /batches would answer now. No job, so nothing is charged.
+		s.log.InfoContext(ctx, "batch row refused: expert not available to the tier", "batch_id", b.ID, "row", row.RowNumber, "error", err)
+		return rowFailed, s.failWaitingRow(ctx, b.ID, row.RowNumber, CodeForbidden)
 	case errors.As(err, &ve), errors.As(err, &ue), errors.Is(err, jobs.ErrExpertNotFound):
 		s.log.WarnContext(ctx, "batch row could not become a job", "batch_id", b.ID, "row", row.RowNumber, "error", err)
 		return rowFailed, s.failWaitingRow(ctx, b.ID, row.RowNumber, CodeDispatchError)
@@ -338,6 +344,8 @@ func rowErrorCode(status, jobCode string) string {
 		return CodeSchemaUnsatisfied
 	case "internal_error", "expert_unavailable", "attachment_unavailable":
 		return CodeDispatchError
+	case jobs.CodeForbidden:
+		return CodeForbidden
 	}
 	return CodeEngineError
 }

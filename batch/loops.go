@@ -142,6 +142,7 @@ func (l Loops) RunResults(ctx context.Context, batchID string) ([]loop.RowResult
 func loopError(err error) error {
 	var ve *ValidationError
 	var ce *jobs.CreditsError
+	var te *jobs.ExpertTierError
 	switch {
 	case err == nil:
 		return nil
@@ -149,6 +150,9 @@ func loopError(err error) error {
 		return &loop.ValidationError{Code: ve.Code, Field: ve.Field, Message: ve.Message}
 	case errors.As(err, &ce):
 		return fmt.Errorf("%w: %s", loop.ErrInsufficientCredits, ce.Error())
+	case errors.As(err, &te):
+		// Both stay in the chain: the loop skips on its own error, the HTTP layer answers the tier's.
+		return fmt.Errorf("%w: %w", loop.ErrExpertForbidden, err)
 	}
 	return err
 }

@@ -45,6 +45,7 @@ func TestRowErrorCode(t *testing.T) {
 		{store.JobFailed, "invalid_json_schema", CodeSchemaUnsatisfied},
 		{store.JobFailed, "internal_error", CodeDispatchError},
 		{store.JobFailed, "expert_unavailable", CodeDispatchError},
+		{store.JobFailed, "forbidden", CodeForbidden},
 		{store.JobFailed, "engine_error", CodeEngineError},
 		{store.JobFailed, "provider_error", CodeEngineError},
 		{store.JobBlocked, "", CodeEngineError},

@@ -53,6 +53,8 @@ const (
 	CodeTimedOut      = "timed_out"
 	CodeEngineError   = "engine_error"
 	CodeDispatchError = "dispatch_error"
+	// CodeForbidden: the account's tier may not run the stage's agent (jobs.ExpertTierError).
+	CodeForbidden = jobs.CodeForbidden
 )
 
 // Errors of the state machine; the HTTP layer maps them to problems.

@@ -334,6 +334,22 @@ func (s *Service) expert(ctx context.Context, accountID, id string) (jobs.Expert
 	return s.experts.Resolve(ctx, accountID, id)
 }
 
+// agentTiers refuses approving a draft one of whose agents the account's tier may no longer run
+// (the tier or the expert changed since the draft was saved): *jobs.ExpertTierError, 403 at the
+// approval rather than a stage of refused workers. An agent that is gone is left to the workers, as
+// before.
+func (s *Service) agentTiers(ctx context.Context, accountID string, plan Plan) error {
+	for _, st := range plan.Stages {
+		if st.Agent == nil {
+			continue
+		}
+		if _, err := s.expert(ctx, accountID, st.Agent.ID); err != nil && !errors.Is(err, jobs.ErrExpertNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
 // budgetProblems: every budget must cover one worker of what it pays for (a stage budget its
 // stage's, the campaign budget every stage's).
 func (s *Service) budgetProblems(plan Plan, prefix string, res resolved, budget *int64) []Problem {

@@ -175,6 +175,9 @@ func (s *Service) Approve(ctx context.Context, accountID, keyID, id, digest stri
 	if err != nil {
 		return View{}, err
 	}
+	if err := s.agentTiers(ctx, accountID, v.Plan); err != nil {
+		return View{}, err
+	}
 	if err := s.affordable(ctx, accountID, v.Plan, v.Workforce.efforts()); err != nil {
 		return View{}, err
 	}

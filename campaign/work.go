@@ -91,9 +91,14 @@ func (s *Service) answerAll(ctx context.Context, c store.Campaign, ps Stage, eff
 	})
 	if err != nil {
 		s.log.WarnContext(ctx, "campaign worker could not start", "campaign_id", c.ID, "stage", ps.Key, "error", err)
+		code := CodeDispatchError
+		var te *jobs.ExpertTierError
+		if errors.As(err, &te) {
+			code = CodeForbidden // the tier changed after approval: what a create would answer now
+		}
 		outs := make([]outcome, len(recs))
 		for i := range outs {
-			outs[i] = outcome{status: store.RecordFailed, code: ptr(CodeDispatchError)}
+			outs[i] = outcome{status: store.RecordFailed, code: ptr(code)}
 		}
 		return outs
 	}

@@ -33,8 +33,11 @@ func (s *Service) Runner() Runner { return Runner{svc: s} }
 
 // Resolve finds the expert accountID may run by registry id, UUID, slug or handle: built-in
 // experts, and active, unarchived custom experts it owns, is granted, or that are public.
-// Drafts (building) and archived experts are not runnable: jobs.ErrExpertNotFound. Context files
-// are listed, not read: each is read when the run copies it.
+// Drafts (building) and archived experts are not runnable: jobs.ErrExpertNotFound. A custom expert
+// the account may see but whose tier may not run it is *jobs.ExpertTierError (tierAllows). Every
+// path that runs an expert (research, batches and their rows, loops, campaigns and their workers,
+// A2A, and every run at dispatch) resolves it here, so this is the one place the rule is kept.
+// Context files are listed, not read: each is read when the run copies it.
 func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error) {
 	s := r.svc
 	if b, ok := s.registry.Get(id); ok {
@@ -60,6 +63,9 @@ func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert,
 	}
 	if t.row.ArchivedAt != nil || t.row.Status != store.ExpertActive {
 		return jobs.Expert{}, fmt.Errorf("expert %q is archived or a draft: %w", id, jobs.ErrExpertNotFound)
+	}
+	if !tierAllows(a, t) {
+		return jobs.Expert{}, &jobs.ExpertTierError{ExpertID: id, Tier: a.Tier}
 	}
 	cfg, err := decodeConfig(t.row.Config)
 	if err != nil {
@@ -89,6 +95,13 @@ func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert,
 		}})
 	}
 	return ex, nil
+}
+
+// tierAllows applies allow_free_tier_use: a free-tier account may run a custom expert only when the
+// flag is on, unless the expert is its own work (owner or editor) or it is a service administrator
+// (who sets the flag). Built-in experts have no flag and are open to every tier.
+func tierAllows(a store.Account, t target) bool {
+	return a.Tier != store.TierFree || t.row.AllowFreeTierUse || a.IsAdmin || t.role == RoleOwner || t.role == RoleEditor
 }
 
 // runConfig is the part of a run's expert that comes straight from its configuration.

@@ -31,14 +31,15 @@ func (s *Service) applyExpert(ctx context.Context, j store.ResearchJob, runID st
 	if s.experts == nil {
 		return noop, &engine.Error{Code: "expert_unavailable", Message: "experts are not available on this server"}
 	}
-	ref := *j.ExpertID
-	if j.ExpertRef != nil {
-		ref = *j.ExpertRef
-	}
-	ex, err := s.experts.Resolve(ctx, j.AccountID, ref)
-	if errors.Is(err, ErrExpertNotFound) {
+	ex, err := s.experts.Resolve(ctx, j.AccountID, expertRef(j))
+	var te *ExpertTierError
+	switch {
+	case errors.Is(err, ErrExpertNotFound):
 		return noop, &engine.Error{Code: "expert_unavailable", Message: fmt.Sprintf("the expert %q can no longer be run (archived, a draft, or no longer shared)", *j.ExpertID)}
-	} else if err != nil {
+	case errors.As(err, &te):
+		// The account's tier or the expert's allow_free_tier_use changed after the job was accepted.
+		return noop, &engine.Error{Code: CodeForbidden, Message: te.Error()}
+	case err != nil:
 		return noop, err
 	}
 	in.Expert = &engine.ExpertInfo{ID: ex.ID, Name: ex.Name, Version: ex.Version}
@@ -82,6 +83,29 @@ func (s *Service) applyExpert(ctx context.Context, j store.ResearchJob, runID st
 		return noop, err
 	}
 	return cleanup, nil
+}
+
+// expertRef is how a job's runs find its expert: the canonical id its first run recorded, else the
+// expert_id as sent.
+func expertRef(j store.ResearchJob) string {
+	if j.ExpertRef != nil {
+		return *j.ExpertRef
+	}
+	return *j.ExpertID
+}
+
+// checkExpertTier refuses a continuation whose job's expert the account's tier may no longer run, so
+// it is refused at the request (403) rather than accepted and failed at dispatch. An expert that is
+// gone is left to the run, which fails with expert_unavailable as it always has.
+func (s *Service) checkExpertTier(ctx context.Context, j store.ResearchJob) error {
+	if j.ExpertID == nil || s.experts == nil {
+		return nil
+	}
+	_, err := s.experts.Resolve(ctx, j.AccountID, expertRef(j))
+	if errors.Is(err, ErrExpertNotFound) {
+		return nil
+	}
+	return err
 }
 
 // copyContext writes the expert's context files into dir, afresh (a resumed run rewrites them).

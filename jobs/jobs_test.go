@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/jobs"
@@ -105,6 +107,16 @@ type bundle struct {
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// liveKey stores a new API key of the account and returns its secret: webhooks are signed only
+// with a key the store knows and has not revoked.
+func liveKey(t *testing.T, st *store.Store, accountID string) string {
+	t.Helper()
+	k := auth.MintKey()
+	require.NoError(t, st.CreateAPIKey(context.Background(), &store.APIKey{ID: uuid.NewString(), AccountID: accountID,
+		Prefix: k.Prefix, Last4: k.Last4, Hash: k.Hash, Scopes: "research"}))
+	return k.Secret
+}
 
 // setup starts a service on st with eng; it stops when t ends.
 func setup(t *testing.T, st *store.Store, eng engine.Engine, mod func(*jobs.Config)) *bundle {
@@ -309,7 +321,7 @@ func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
 	_, err = svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, Question: "q", Effort: "low", WebhookURL: ptr("http://hooks.example.com/x")})
 	var ve *jobs.ValidationError
 	require.ErrorAs(t, err, &ve, "http is refused in production")
-	c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: "rsk-k", Question: "q", Effort: "low",
+	c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: liveKey(t, st, acct.ID), Question: "q", Effort: "low",
 		WebhookURL: ptr("https://hooks.example.com/x")})
 	require.NoError(t, err)
 	waitFor(t, st, c.Job.ID, terminal)

@@ -379,6 +379,9 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		}
 		return v, fmt.Errorf("%w: only a completed, unlocked job can be continued; %s", ErrNotContinuable, why)
 	}
+	if err := s.checkExpertTier(ctx, j); err != nil {
+		return v, err
+	}
 	effort := s.billing.Config().Clamp(tier, j.Effort)
 	if err := s.affordable(ctx, j.AccountID, effort); err != nil {
 		return v, err

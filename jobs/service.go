@@ -96,7 +96,25 @@ type Expert struct {
 // ErrExpertNotFound: no expert with that id that the account may run.
 var ErrExpertNotFound = errors.New("expert not found")
 
-// Experts resolves expert_id.
+// CodeForbidden is the error code of work refused because the account's tier may not run its
+// expert (*ExpertTierError): a run, a batch row, a campaign record, a loop's skipped firing. It is
+// the code of the 403 the same refusal answers at create, so a client handles both alike.
+const CodeForbidden = "forbidden"
+
+// ExpertTierError: the account may see the expert but its tier may not run it (a free-tier account
+// and a custom expert whose allow_free_tier_use is off). 403 forbidden at create; work that meets it
+// at dispatch (created before a tier change) fails with CodeForbidden.
+type ExpertTierError struct {
+	ExpertID string // as the caller named it
+	Tier     string
+}
+
+func (e *ExpertTierError) Error() string {
+	return fmt.Sprintf("expert %s is not available to %s-tier accounts (its allow_free_tier_use is off)", e.ExpertID, e.Tier)
+}
+
+// Experts resolves expert_id: ErrExpertNotFound when the account may not see it, *ExpertTierError
+// when it may see it but its tier may not run it.
 type Experts interface {
 	Resolve(ctx context.Context, accountID, id string) (Expert, error)
 }

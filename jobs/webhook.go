@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 
+	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/store"
 )
 
@@ -209,6 +210,16 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) e
 		if !now.Before(deadline) {
 			break
 		}
+		if key != "" {
+			// Checked before every attempt, so a key revoked during the round signs nothing more.
+			usable, err := s.st.APIKeyUsable(ctx, auth.HashKey(key))
+			if err != nil {
+				return err
+			}
+			if !usable {
+				return s.notSent(ctx, m, attempt, now, reasonKeyRevoked)
+			}
+		}
 		// A duration, not a deadline: the service's clock may be a test's fake one.
 		attemptCtx, cancel := context.WithTimeout(ctx, min(s.cfg.WebhookTimeout, deadline.Sub(now)))
 		d := s.deliver(attemptCtx, m, key, attempt, now)
@@ -228,6 +239,28 @@ func (w *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) e
 	}
 	log.Warn("webhook dropped after its last attempt")
 	return s.finishRound(ctx, m, store.WebhookFailed)
+}
+
+// reasonKeyRevoked is the recorded reason of an attempt not made because its signing key was revoked.
+const reasonKeyRevoked = "not sent: the API key that signs this job's webhooks was revoked; redeliver it (POST /api/v2/research/{job_id}/webhooks/redeliver) to sign it with a live key"
+
+// notSent records an attempt that was not made (no request went out: no status, no latency) with
+// its reason, and ends the round as failed. A webhook is never signed with a revoked key: its
+// receiver must be able to stop trusting that key, and a redelivery signs with the redelivering key.
+func (s *Service) notSent(ctx context.Context, m store.WebhookMessage, attempt int, now time.Time, reason string) error {
+	d := newDelivery(m, attempt)
+	d.Error, d.CreatedAt = ptr(reason), now
+	if err := s.st.RecordDelivery(context.WithoutCancel(ctx), &d); err != nil {
+		return err
+	}
+	s.log.Warn("webhook not sent", "job_id", m.JobID, "webhook_id", m.ID, "round", m.Round, "reason", reason)
+	return s.finishRound(ctx, m, store.WebhookFailed)
+}
+
+// newDelivery is the record of one attempt of m, before its outcome.
+func newDelivery(m store.WebhookMessage, attempt int) store.WebhookDelivery {
+	return store.WebhookDelivery{JobID: m.JobID, RunID: m.RunID, Event: m.Event, Attempt: attempt, Round: m.Round, MessageID: &m.ID,
+		RequestID: uuid.NewString(), URL: m.URL}
 }
 
 // finishRound records the end of the message's round and deletes its sealed key.
@@ -267,9 +300,8 @@ func (s *Service) messageOf(ctx context.Context, a webhookArgs) (store.WebhookMe
 // headers, v1 signs with its legacy header and correlates by the body's job_id alone. Both carry
 // the Standard Webhooks headers when the account has a webhook secret.
 func (s *Service) deliver(ctx context.Context, m store.WebhookMessage, key string, attempt int, now time.Time) store.WebhookDelivery {
-	reqID := uuid.NewString()
-	d := store.WebhookDelivery{JobID: m.JobID, RunID: m.RunID, Event: m.Event, Attempt: attempt, Round: m.Round, MessageID: &m.ID,
-		RequestID: reqID, URL: m.URL}
+	d := newDelivery(m, attempt)
+	reqID := d.RequestID
 	began := time.Now()
 	body := []byte(m.Body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.URL, bytes.NewReader(body))

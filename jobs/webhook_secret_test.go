@@ -125,13 +125,14 @@ func TestRotatedSecretSignsUntilItsGraceEnds(t *testing.T) {
 	acct, _, err := st.EnsureAccount(ctx, "rotate@example.com", store.TierPro, false)
 	require.NoError(t, err)
 	hooks := newHookRecorder(t)
+	key := liveKey(t, st, acct.ID)
 
 	// deliver runs a job to its webhook and returns the delivery's signatures, checked against each
 	// secret (VerifyIgnoringTimestamp: the service's clock is not the library's).
 	deliver := func(secrets ...string) []bool {
 		t.Helper()
 		before := hooks.count()
-		c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: "rsk-k", Question: "q", Effort: "low",
+		c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: key, Question: "q", Effort: "low",
 			WebhookURL: ptr(hooks.URL)})
 		require.NoError(t, err)
 		waitFor(t, st, c.Job.ID, terminal)

@@ -94,8 +94,10 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 		return false, nil // another process fired (or skipped) this period, or a run-now won
 	case errors.Is(err, ErrInsufficientCredits):
 		return false, s.skip(ctx, l, due, next, now, SkipInsufficientCredits)
+	case errors.Is(err, ErrExpertForbidden):
+		return false, s.skip(ctx, l, due, next, now, SkipForbidden)
 	case errors.As(err, &verr), errors.As(err, &verrs):
-		// The configuration no longer makes a batch (its expert is gone, the tier changed):
+		// The configuration no longer makes a batch (e.g. its expert is gone or archived):
 		// the run failed to start. Count it and move on; retrying every tick would not help.
 		s.log.WarnContext(ctx, "loop run could not start", "schedule_id", l.ID, "err", err)
 		_, cerr := s.st.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID,

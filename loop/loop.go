@@ -36,6 +36,9 @@ import (
 const (
 	SkipPreviousRunActive   = "previous_run_active"
 	SkipInsufficientCredits = "insufficient_credits"
+	// SkipForbidden: the account's tier may not run the loop's expert (ErrExpertForbidden); it
+	// clears, like insufficient credits, when the account or the expert changes.
+	SkipForbidden = "forbidden"
 )
 
 // Limits (as in openapi/v2.json).
@@ -57,6 +60,10 @@ var (
 	// ErrInsufficientCredits: the balance cannot cover one row. Batches.CreateRun returns an error
 	// wrapping it; run-now answers 402 insufficient_credits, a firing is skipped.
 	ErrInsufficientCredits = errors.New("insufficient credits")
+	// ErrExpertForbidden: the account's tier may not run the loop's expert. Batches.Validate and
+	// PrepareRun return an error wrapping it; create, update and run-now answer 403 forbidden, a
+	// firing is skipped with SkipForbidden.
+	ErrExpertForbidden = errors.New("expert not available to the account's tier")
 	// ErrIdempotencyKeyReused: the key was used with a different body. 409.
 	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
 	// ErrRunNotFound: no such run of the loop. 404.

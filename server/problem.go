@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/researchd/researchd/gen"
+	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
 
@@ -83,7 +84,12 @@ func problemFor(err error) *Problem {
 	if errors.As(err, &he) {
 		return problemForHTTPError(he)
 	}
+	// Every path that names an expert (research, batches, loops, campaigns) resolves it through
+	// the same seam; its tier refusal is answered the same way wherever it comes from.
+	var te *jobs.ExpertTierError
 	switch {
+	case errors.As(err, &te):
+		return errForbidden(jobs.CodeForbidden, te.Error()+"; upgrade the account's tier or choose another expert")
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound("resource")
 	case errors.Is(err, store.ErrInvalidCursor):

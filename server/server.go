@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/researchd/researchd/a2aserver"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/authoring"
@@ -89,6 +90,9 @@ type Config struct {
 	Campaigns *campaign.Service
 	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
 	V1Budgets V1Budgets
+	// A2ALimits bound the A2A tasks this process follows at once (RESEARCH_A2A_MAX_TASKS,
+	// RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT); zero fields: a2aserver's defaults.
+	A2ALimits a2aserver.Limits
 }
 
 // Server implements gen.StrictServerInterface.
@@ -121,6 +125,7 @@ type Server struct {
 	routes               routeIndex
 	metrics              *metrics
 	v1Budgets            V1Budgets
+	a2aLimits            a2aserver.Limits
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -210,7 +215,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), keys: newKeyCache(), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, campaigns: cfg.Campaigns, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
-		v1Budgets: cfg.V1Budgets,
+		v1Budgets: cfg.V1Budgets, a2aLimits: cfg.A2ALimits,
 	}
 	if s.loopRunBatch == nil {
 		s.loopRunBatch = s.runBatchDetail

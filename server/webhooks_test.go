@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -22,13 +23,14 @@ import (
 )
 
 // gatedReceiver is a loopback webhook endpoint whose answers wait while it is held, so a test can
-// act while a round of attempts is under way; it answers 204.
+// act while a round of attempts is under way; it answers 204 unless told another status.
 type gatedReceiver struct {
 	*httptest.Server
 	mu      sync.Mutex
 	got     []delivery
 	gate    chan struct{} // closed: answer; open: wait
 	arrived chan struct{} // one send per request, before it waits
+	status  int           // the answer, read once the gate lets the request through; 0: 204
 }
 
 func newGatedReceiver(t *testing.T) *gatedReceiver {
@@ -45,10 +47,20 @@ func newGatedReceiver(t *testing.T) *gatedReceiver {
 		case <-gate:
 		case <-r.Context().Done():
 		}
-		w.WriteHeader(http.StatusNoContent)
+		g.mu.Lock()
+		status := cmp.Or(g.status, http.StatusNoContent)
+		g.mu.Unlock()
+		w.WriteHeader(status)
 	}))
 	t.Cleanup(g.Close)
 	return g
+}
+
+// answer sets the status the following answers carry.
+func (g *gatedReceiver) answer(status int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.status = status
 }
 
 func (g *gatedReceiver) hold() {

@@ -60,6 +60,17 @@ func (s *Store) RevokeAPIKey(ctx context.Context, accountID, keyID string, at ti
 	return notFound(err, "api key "+keyID)
 }
 
+// APIKeyUsable reports whether the key with this hash may still be used: it exists and is not
+// revoked. Webhooks check it before signing with a key sealed earlier.
+func (s *Store) APIKeyUsable(ctx context.Context, hash string) (bool, error) {
+	var n int64
+	err := s.with(ctx).Model(&APIKey{}).Where("hash = ? AND revoked_at IS NULL", hash).Count(&n).Error
+	if err != nil {
+		return false, fmt.Errorf("api key usable: %w", err)
+	}
+	return n > 0, nil
+}
+
 // KeyTouchInterval is how stale last_used_at may get: a hot key writes at most once per interval.
 const KeyTouchInterval = time.Minute
 

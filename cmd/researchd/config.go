@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/researchd/researchd/a2aserver"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
@@ -30,6 +32,7 @@ type config struct {
 	OAuthJWKSURL  string
 	OAuthAudience string
 	PublicURL     string
+	PublicURLSet  bool // RESEARCH_PUBLIC_URL was given (not the bind-address default)
 	LogLevel      string
 	LogFormat     string // RESEARCH_LOG_FORMAT: auto (text on a terminal, else json), text or json
 	MaxBodyBytes  int64
@@ -44,6 +47,7 @@ type config struct {
 	DevIssuerOK          bool             // RESEARCH_ALLOW_DEV_ISSUER: production may run on the development issuer
 	RateLimits           ratelimit.Limits // RESEARCH_RATE_LIMITS
 	Campaigns            campaign.Config  // RESEARCH_CAMPAIGN_WORKERS, RESEARCH_CAMPAIGN_CHUNK (campaigns.go)
+	A2ALimits            a2aserver.Limits // RESEARCH_A2A_MAX_TASKS, RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -69,7 +73,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	c.DatabaseURL = get("DATABASE_URL", "sqlite://"+filepath.Join(c.DataDir, "research.db"))
 	c.BlobURL = get("RESEARCH_BLOB_URL", "file://"+filepath.Join(absOr(c.DataDir), "blobs"))
-	c.PublicURL = get("RESEARCH_PUBLIC_URL", "http://"+c.Addr)
+	c.PublicURL, c.PublicURLSet = get("RESEARCH_PUBLIC_URL", "http://"+c.Addr), getenv("RESEARCH_PUBLIC_URL") != ""
 	var err error
 	if c.MaxBodyBytes, err = parseInt(get("RESEARCH_MAX_BODY_BYTES", "10485760"), "RESEARCH_MAX_BODY_BYTES"); err != nil {
 		return c, err
@@ -84,6 +88,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, err
 	}
 	if c.Campaigns, err = campaignConfig(get); err != nil {
+		return c, err
+	}
+	if c.A2ALimits, err = a2aLimits(get); err != nil {
 		return c, err
 	}
 	if c.RateLimits, err = ratelimit.ParseLimits(getenv("RESEARCH_RATE_LIMITS")); err != nil {
@@ -133,11 +140,36 @@ func loadConfig(getenv func(string) string) (config, error) {
 // checkServe refuses configurations that must not serve. The development issuer's key sits in the
 // data folder and `researchd token` mints any identity with it, so production runs on it only when
 // the operator says so.
+//
+// Production also needs RESEARCH_PUBLIC_URL: the default is the bind address, which the agent card,
+// upload_url, report_link and the other absolute links would then advertise (often 0.0.0.0 or a
+// private address that clients cannot reach). Development keeps the default.
 func checkServe(c config) error {
 	if c.Env == "production" && c.OAuthIssuer == "" && !c.DevIssuerOK {
 		return errors.New("RESEARCH_ENV=production needs an external OAuth issuer: set RESEARCH_OAUTH_ISSUER, RESEARCH_OAUTH_JWKS_URL and RESEARCH_OAUTH_AUDIENCE, or RESEARCH_ALLOW_DEV_ISSUER=true to run on the development issuer")
 	}
+	if c.Env == "production" && !c.PublicURLSet {
+		return fmt.Errorf("RESEARCH_ENV=production needs RESEARCH_PUBLIC_URL, the base URL clients reach this service at (e.g. https://research.example.com): the agent card, upload_url, report_link and other links name it; without it they would name the bind address (RESEARCH_ADDR=%s)", c.Addr)
+	}
+	if c.PublicURLSet {
+		if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("RESEARCH_PUBLIC_URL=%q: want an absolute http or https URL without query or fragment, such as https://research.example.com", c.PublicURL)
+		}
+	}
 	return nil
+}
+
+// a2aLimits bounds the A2A tasks one process follows at once, in all and per account.
+func a2aLimits(get func(name, def string) string) (a2aserver.Limits, error) {
+	total, err := parseInt(get("RESEARCH_A2A_MAX_TASKS", strconv.Itoa(a2aserver.DefaultMaxTasks)), "RESEARCH_A2A_MAX_TASKS")
+	if err != nil {
+		return a2aserver.Limits{}, err
+	}
+	perAccount, err := parseInt(get("RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT", strconv.Itoa(a2aserver.DefaultMaxTasksPerAccount)), "RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT")
+	if err != nil {
+		return a2aserver.Limits{}, err
+	}
+	return a2aserver.Limits{MaxTasks: int(total), MaxTasksPerAccount: int(perAccount)}, nil
 }
 
 func parseInt(v, name string) (int64, error) {

@@ -25,6 +25,8 @@ Main settings (environment; see docs/configuration.md for all):
   RESEARCH_DATA_DIR    data folder: SQLite database, blobs, keys (default ./data)
   DATABASE_URL         sqlite://PATH or postgres://... (default SQLite in the data folder)
   RESEARCH_ENV         development or production
+  RESEARCH_PUBLIC_URL  the base URL clients reach the service at (agent card, links); required
+                       in production, default http://RESEARCH_ADDR in development
   RESEARCH_ENGINE      extractive (default; offline is an alias): answers by quoting the sources, no model;
                        or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
   RESEARCH_CORPUS_DIR  a local folder of documents every run searches besides its own files

@@ -41,6 +41,7 @@ func TestProductionNeedsAnExternalIssuer(t *testing.T) {
 	require.NoError(t, err)
 
 	c.env["RESEARCH_ALLOW_DEV_ISSUER"] = "true"
+	c.env["RESEARCH_PUBLIC_URL"] = "https://research.example.com"
 	_, _, stop := startServe(t, c)
 	require.NoError(t, stop())
 }
@@ -68,6 +69,7 @@ func TestExternalIssuerConfiguration(t *testing.T) {
 	c.env["RESEARCH_OAUTH_ISSUER"] = issuer
 	c.env["RESEARCH_OAUTH_JWKS_URL"] = jwks.URL
 	c.env["RESEARCH_OAUTH_AUDIENCE"] = audience
+	c.env["RESEARCH_PUBLIC_URL"] = "https://research.example.com"
 	_, addr, stop := startServe(t, c)
 	t.Cleanup(func() { _ = stop() })
 
