@@ -50,6 +50,10 @@ var phrasalVerbs = map[[2]string]string{
 	{"turned", "down"}: "reject", {"called", "off"}: "cancel", {"call", "off"}: "cancel",
 }
 
+// auxiliaries after "how long" make it ask for a duration ("how long does it last").
+var auxiliaries = map[string]bool{"do": true, "does": true, "did": true, "will": true, "would": true, "can": true,
+	"could": true, "should": true, "has": true, "have": true, "had": true, "may": true, "might": true}
+
 // howMeasures: "how deep" asks for a depth.
 var howMeasures = map[string]string{
 	"deep": "depth", "long": "length", "high": "height", "tall": "height", "far": "distance",

@@ -107,7 +107,7 @@ func (s *scorer) stats() *questionStats {
 		st.absent /= s.total
 	}
 	for _, n := range q.Names {
-		if c.df[n] == 0 {
+		if c.df[n] == 0 && !s.inSources(n) { // a name may be only in a title or file name
 			st.nameGone = 1
 		}
 	}

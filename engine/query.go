@@ -61,6 +61,7 @@ type query struct {
 	// Negated: the question denies something ("which players did not ...", "never"); an answer
 	// usually does too.
 	Negated bool
+	Plural  bool // "what are the main causes": several things are asked for
 	// Syn and Units are other words that state a term: synonyms (full weight) and, for a measure,
 	// the units it is stated in (half weight). See concepts.go.
 	Syn, Units map[string][]string
@@ -114,7 +115,7 @@ func analyze(q string) query {
 	for i, t := range toks {
 		lower[i] = strings.ToLower(strings.TrimRight(t, ".’'-–"))
 	}
-	for _, m := range reQueryNumber.FindAllString(q, -1) {
+	for _, m := range figures(q) {
 		out.Numbers = append(out.Numbers, normNumber(m))
 	}
 	out.Numbers = uniq(out.Numbers)
@@ -135,6 +136,9 @@ func analyze(q string) query {
 	out.Names = uniq(out.Names)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
 	out.Negated = negated(q)
+	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
+		out.Plural = asksPlural(lower[wh+1:])
+	}
 	out.Open = openQuestion(lower)
 	for i := 0; i+1 < len(lower); i++ {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
@@ -177,6 +181,9 @@ func analyze(q string) query {
 	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
 	for i, w := range lower {
 		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
+			if w == "long" && i+1 < len(lower) && auxiliaries[lower[i+1]] {
+				m = "duration" // "how long does it take", "how long did it stand": a time, not a length
+			}
 			out.Attribute = uniq(append(out.Attribute, stem(m)))
 			out.measure = stem(m)
 		}
@@ -365,11 +372,26 @@ func (t answerType) satisfies(text string) bool {
 // numbersIn are the normalised numbers a text states.
 func numbersIn(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, m := range reQueryNumber.FindAllString(s, -1) {
+	for _, m := range figures(s) {
 		out[normNumber(m)] = true
 	}
 	for _, m := range reSmallNumberWord.FindAllString(s, -1) {
 		out[strconv.Itoa(int(smallNumbers[strings.ToLower(m)]))] = true // "ten" is also "10"
+	}
+	return out
+}
+
+// figures are the numbers written in digits in s that stand on their own: the "2" of a model name
+// such as "K2" or "A320" is part of a name, not a figure.
+func figures(s string) []string {
+	var out []string
+	for _, loc := range reQueryNumber.FindAllStringIndex(s, -1) {
+		before, _ := utf8.DecodeLastRuneInString(s[:loc[0]])
+		after, _ := utf8.DecodeRuneInString(s[loc[1]:])
+		if unicode.IsLetter(before) || unicode.IsLetter(after) {
+			continue
+		}
+		out = append(out, s[loc[0]:loc[1]])
 	}
 	return out
 }

@@ -178,9 +178,10 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	if as := aspects(s.q.Text); s.q.Shape == shapeCompare && len(as) > 0 {
 		per := max(1, o.Items/len(as))
 		for _, a := range as {
+			fresh := func(u int) bool { return allowed(u) && !slices.Contains(answer, u) }
 			var got []int
-			if sec, ok := s.bestSection(terms(a), allowed); ok {
-				got = c.likeliest(slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !allowed(u) }), ranked, per)
+			if sec, ok := s.bestSection(terms(a), fresh); ok {
+				got = c.likeliest(slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !fresh(u) }), ranked, per)
 			} else if u, ok := c.stating(s, ranked, terms(a), answer); ok {
 				got = []int{u}
 			}
@@ -207,8 +208,9 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	if !found {
 		return nil, nil, false
 	}
-	// A list or briefing takes a point from each paragraph; a reason is stated in a sentence or two.
-	answer = c.sectionPoints(sec, ranked, o.Items, s.q.Shape != shapeReason, o.Skip)
+	// A list or briefing takes a point from each paragraph, as do "the main causes"; a reason is
+	// stated in a sentence or two.
+	answer = c.sectionPoints(sec, ranked, o.Items, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
 	return answer, nil, len(answer) > 0
 }
 
