@@ -25,7 +25,13 @@ require (
 
 require github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 
-require github.com/kljensen/snowball v0.10.0
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/kljensen/snowball v0.10.0
+)
+
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 
 require (
 	github.com/go-co-op/gocron/v2 v2.22.0

@@ -71,7 +71,7 @@ expect() {
 say "Paste the key \`make run\` printed (\`export KEY=rsk-...\`); the commands below use it and the server's base URL:"
 run 'export B=${B:-http://127.0.0.1:8080} W=$(mktemp -d)'
 
-say "**Health.** \`/healthz\` says the process is up; \`/readyz\` also pings the database. \`HEAD\` works on every \`GET\` route, and \`/\` points to the docs."
+say "**Health.** \`/healthz\` says the process is up; \`/readyz\` also pings the database. \`HEAD\` works on every \`GET\` route, and \`/\` points to the console (\`/console\`, a browser UI on this API; Swagger UI is at \`/docs\`)."
 run 'curl -s $B/healthz'
 expect '"status":"ok"'
 run 'curl -s $B/readyz'
@@ -79,7 +79,7 @@ expect '"database":"ok"'
 run 'curl -sI $B/api/v2/quota -H "Authorization: Bearer $KEY" | head -1'
 expect '200'
 run 'curl -s -o /dev/null -w "%{http_code} %{redirect_url}\n" $B/'
-expect '^302 .*/docs$'
+expect '^302 .*/console$'
 
 say "**List your API keys.** Only metadata is ever listed: the secret is shown once, at creation."
 run 'curl -s $B/api/v2/keys -H "Authorization: Bearer $KEY" | jq -c ".items[] | {label: .label, prefix, scopes}"'

@@ -202,8 +202,8 @@ func TestMediaTypesCaseInsensitive(t *testing.T) {
 	}
 }
 
-// TestRootPointsToDocs: GET / (and HEAD /) redirects to Swagger UI.
-func TestRootPointsToDocs(t *testing.T) {
+// TestRootPointsToConsole: GET / (and HEAD /) redirects to the console, which links Swagger UI.
+func TestRootPointsToConsole(t *testing.T) {
 	t.Parallel()
 	e := servertest.New(t, store.SQLite)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -214,6 +214,6 @@ func TestRootPointsToDocs(t *testing.T) {
 		require.NoError(t, err)
 		res.Body.Close()
 		require.Equal(t, http.StatusFound, res.StatusCode, method)
-		require.Equal(t, "/docs", res.Header.Get("Location"), method)
+		require.Equal(t, "/console", res.Header.Get("Location"), method)
 	}
 }

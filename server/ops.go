@@ -10,6 +10,7 @@ import (
 	"github.com/swaggest/swgui"
 	"github.com/swaggest/swgui/v5emb"
 
+	"github.com/researchd/researchd/console"
 	"github.com/researchd/researchd/openapi"
 )
 
@@ -29,8 +30,8 @@ func (s *Server) registerOps(e *echo.Echo) {
 	}))
 	e.GET("/docs", ui)
 	e.GET("/docs/*", ui)
-	// The site root is where a newcomer lands: send them to the documentation.
-	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/docs") })
+	// The site root is where a newcomer lands: send them to the console (which links the docs).
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, console.Path) })
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, health{Status: "ok"})

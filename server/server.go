@@ -22,6 +22,7 @@ import (
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
+	"github.com/researchd/researchd/console"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
@@ -257,6 +258,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	})
 	s.registerA2A(e) // replaces the generated routes: JSON-RPC errors are never problem+json
 	s.registerOps(e)
+	if err := console.Register(e); err != nil {
+		return nil, err
+	}
 	registerHead(e)
 	return e, nil
 }

@@ -99,6 +99,7 @@ func TestServeQuietTerminal(t *testing.T) {
 			key := regexp.MustCompile(`rsk-[A-Za-z0-9_-]{43}`).FindString(out.String())
 			require.NotEmpty(t, key)
 			require.Contains(t, out.String(), "Docs: http://"+addr+"/docs")
+			require.Contains(t, out.String(), "Console: http://"+addr+"/console")
 
 			res := call(t, addr, key, "POST", "/api/v2/research", map[string]any{"question": "Why is the sky blue?", "effort": "low"})
 			require.Equal(t, http.StatusAccepted, res.status, string(res.body))

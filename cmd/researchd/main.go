@@ -334,8 +334,8 @@ func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdou
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nCreated development account %s (enterprise, admin, 1000 credits).\nIts API key, shown this once:\n\n    %s\n\nTry: curl -H 'Authorization: Bearer %s' %s/api/v2/keys\nDocs: %s/docs\n\n",
-		email, secret, secret, cfg.PublicURL, cfg.PublicURL)
+	fmt.Fprintf(stdout, "\nCreated development account %s (enterprise, admin, 1000 credits).\nIts API key, shown this once:\n\n    %s\n\nTry: curl -H 'Authorization: Bearer %s' %s/api/v2/keys\nConsole: %s/console (sign in with the key)\nDocs: %s/docs\n\n",
+		email, secret, secret, cfg.PublicURL, cfg.PublicURL, cfg.PublicURL)
 	return nil
 }
 
