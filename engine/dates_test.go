@@ -24,3 +24,8 @@ func TestFindDate(t *testing.T) {
 		require.Equal(t, tc.want, got, tc.text)
 	}
 }
+
+func TestYearsIn(t *testing.T) {
+	require.Equal(t, []string{"2024", "2025"}, yearsIn("EBIT margin for 2024 (the K2024 model) and the outlook for 2025, 42 units"))
+	require.Empty(t, yearsIn("Revenue of 6,820 million"))
+}

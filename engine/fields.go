@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -129,6 +130,7 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 	}
 	fq := query{Terms: present}
 	s := x.c.scorer(fq)
+	years := yearsIn(field + " " + x.q.Text)
 	qs := x.c.scorer(x.q)
 	var out []evidence
 	for u, un := range x.c.units {
@@ -148,10 +150,34 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool { return x.c.ownSet[u][t] || section[t] }) {
 			continue
 		}
+		if x.otherYear(u, years) {
+			v /= 2
+		}
 		out = append(out, evidence{u, v + 0.1*qs.coverage(u)})
 	}
 	sortEvidence(out)
 	return out
+}
+
+// yearsIn are the figures of s that read as years.
+func yearsIn(s string) []string {
+	var out []string
+	for _, f := range figures(s) {
+		if n, err := strconv.Atoi(f); err == nil && n >= 1000 && n <= 2200 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// otherYear: the field or question asks about years and unit u is about another one (it states a
+// year, and neither it nor its context states one asked for): "a margin of around 9 per cent in
+// 2025" is no evidence for "the margin for 2024".
+func (x *extractor) otherYear(u int, asked []string) bool {
+	if len(asked) == 0 || slices.ContainsFunc(asked, func(y string) bool { return x.c.nums[u][y] }) {
+		return false
+	}
+	return len(yearsIn(x.c.units[u].Text)) > 0
 }
 
 func sortEvidence(out []evidence) {

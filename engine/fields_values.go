@@ -120,7 +120,7 @@ func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence
 				continue
 			}
 			text := dashesToSpaces.Replace(x.c.units[cand.U].Text)
-			if slices.ContainsFunc(alts, func(alt []string) bool { return statesPhrase(text, alt) }) {
+			if slices.ContainsFunc(alts, func(alt []string) bool { return statesPhrase(text, alt) || statesAll(text, alt) }) {
 				best, bestScore, at = i, cand.Score, cand
 				break
 			}

@@ -84,6 +84,9 @@ func TestTermsAndStem(t *testing.T) {
 	require.Equal(t, []string{"2024", "co2", "emiss"}, terms("In 2024 CO2 émissions"))
 	require.Equal(t, terms("Beyoncé"), terms("Beyonce"), "diacritics folded: people type names without them")
 	require.Equal(t, []string{"line", "ferri"}, terms("Coastal Line's ferries")[1:], "possessives dropped")
+	require.Equal(t, stem("specialization"), stem("specialises"), "British and American spellings")
+	require.Equal(t, stem("analyzed"), stem("analysed"))
+	require.NotEqual(t, stem("rise"), stem("rize"), "short words keep their spelling")
 }
 
 func TestSplitPassages(t *testing.T) {

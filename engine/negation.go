@@ -61,6 +61,30 @@ func statesPhrase(text string, phrase []string) bool {
 	return false
 }
 
+// statesAll: a clause of text names every word of a value (word stems, in any order: "satellite
+// navigation ... (RTK)" names "RTK satellite navigation") and negates none of them.
+func statesAll(text string, value []string) bool {
+	if len(value) < 2 {
+		return statesPhrase(text, value)
+	}
+	for _, c := range clauses(text) {
+		ws, part := clauseWords(c)
+		st := stems(ws)
+		all := true
+		for _, v := range value {
+			i := slices.Index(st, v)
+			if i < 0 || negatedAt(ws, part, i, i+1) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // clauseWords are the words of a clause and, for each, the number of colons before it.
 func clauseWords(clause string) (ws []string, part []int) {
 	for n, p := range strings.Split(clause, ":") {

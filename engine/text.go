@@ -85,12 +85,24 @@ func stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
-	s := english.Stem(w, false)
+	s := english.Stem(americanSpelling(w), false)
 	if len(w) >= 6 && (strings.HasSuffix(w, "ee") || strings.HasSuffix(w, "ees")) && strings.HasSuffix(s, "e") {
 		// Agent nouns in -ee find their verb: "employees" finds "employs", "trainees" "trained".
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// americanSpelling writes British -ise/-isation and -yse forms the American way, so that
+// "specialises" finds "specialization" and "analysed" finds "analyzed". Short words keep theirs
+// ("rise", "wise", "noise" are not -ize verbs).
+func americanSpelling(w string) string {
+	for _, suf := range []string{"isation", "isations", "ising", "ised", "ises", "iser", "isers", "ise", "yse", "ysed", "yses", "ysing"} {
+		if at := len(w) - len(suf); strings.HasSuffix(w, suf) && at >= 4 {
+			return w[:at+1] + "z" + w[at+2:] // the s of "is"/"ys"
+		}
+	}
+	return w
 }
 
 // irregular maps unambiguous irregular past forms to their verb, so "led" finds "lead" and
