@@ -51,7 +51,7 @@ eval:
 	$(GO) run -gcflags '$(GCFLAGS)' ./cmd/evalqa --data $(EVAL_DATA) $(EVAL_FLAGS)
 
 # Fits the extractive engine's answer model from the training data (docs/answer-model.md) and writes
-# engine/answer_model.json; the result is deterministic, so a diff means the model is stale.
+# engine/extractive/answer_model.json; the result is deterministic, so a diff means the model is stale.
 train:
 	$(GO) run ./cmd/trainanswer --data $(EVAL_DATA)
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // SkillInfo is a skill the builder may link.
@@ -32,7 +32,7 @@ var (
 // and skills whose descriptions share the description's key terms are linked.
 func BuildDraft(description, name string, skills []SkillInfo) Draft {
 	description = strings.TrimSpace(description)
-	phrases := engine.KeyPhrases(description)
+	phrases := extractive.KeyPhrases(description)
 	domain := ""
 	if len(phrases) > 0 {
 		domain = phrases[0]

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // PlanInput is what the planner knows about an expert and a question.
@@ -27,7 +27,7 @@ const maxSubQuestions = 6
 // pinned workflow, else its SOP, else the numbered procedure in its system prompt, else one
 // research step per sub-question) and the sub-questions research would pursue.
 func Plan(in PlanInput) (steps []PlanStep, subQuestions []string) {
-	subQuestions = engine.SubQuestions(in.Question, maxSubQuestions)
+	subQuestions = extractive.SubQuestions(in.Question, maxSubQuestions)
 	if len(subQuestions) == 0 {
 		subQuestions = []string{strings.TrimSpace(in.Question)}
 	}
@@ -87,7 +87,7 @@ func schemaFields(s map[string]any) []string {
 
 // subjectOf is the question's main key phrase, or the question itself when it has none.
 func subjectOf(q string) string {
-	if kp := engine.KeyPhrases(q); len(kp) > 0 {
+	if kp := extractive.KeyPhrases(q); len(kp) > 0 {
 		return fmt.Sprintf("%q", kp[0])
 	}
 	return fmt.Sprintf("%q", shorten(strings.TrimSpace(q), 80))

@@ -13,6 +13,7 @@ import (
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -91,7 +92,7 @@ func TestSeveralProcessesLaunchEachRowOnce(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
 			url := storetest.URL(t, d)
-			eng := &countingEngine{Engine: engine.NewExtractive(engine.ExtractiveOptions{})}
+			eng := &countingEngine{Engine: extractive.New(extractive.Options{})}
 			p1, p2 := startProcess(t, url, eng), startProcess(t, url, eng)
 			ctx := context.Background()
 			acct, _, err := p1.st.EnsureAccount(ctx, "multi@example.com", store.TierPro, false)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // counted is a real offline-engine session that records when it is closed.
@@ -29,7 +30,7 @@ func (c *counted) Close() error {
 func TestSessionsShareRetireAndClose(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	answers := engine.Answers(engine.NewExtractive(engine.ExtractiveOptions{}), t.TempDir())
+	answers := engine.Answers(extractive.New(extractive.Options{}), t.TempDir())
 	clock := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 	p := &sessions{now: func() time.Time { return clock }}
 	var opened []*counted

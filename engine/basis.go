@@ -53,7 +53,7 @@ func WriteBasis(repo *workspace.Repo, b Basis) error {
 
 // ReadBasis reads the basis a run wrote; nil when it wrote none.
 func ReadBasis(repo *workspace.Repo) (Basis, error) {
-	data, err := readWorking(repo, StructuredOutputBasisPath)
+	data, err := repo.ReadWorking(StructuredOutputBasisPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -82,7 +82,7 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 	}
 	settled := Basis{}
 	props, _ := schema["properties"].(map[string]any)
-	required := requiredFields(schema)
+	required := RequiredFields(schema)
 	fields := map[string]bool{}
 	for k := range out {
 		fields[k] = true
@@ -105,7 +105,7 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 		if present && val != nil && len(fb.Citations) == 0 && !isConst(props[f], val) {
 			unsupported = append(unsupported, f)
 			switch {
-			case allowsNull(schema, props[f]):
+			case AllowsNull(schema, props[f]):
 				out[f] = nil
 			case !required[f]:
 				delete(out, f)
@@ -120,15 +120,15 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 		settled[f] = fb
 	}
 	if len(missing) > 0 {
-		return nil, nil, unsupported, errorf(CodeStructuredOutputInvalid,
+		return nil, nil, unsupported, Errorf(CodeStructuredOutputInvalid,
 			"required field %s of json_schema has no support in the sources (no verified citation) and the schema does not allow null",
-			quotedNames(missing))
+			QuotedNames(missing))
 	}
 	return out, settled, unsupported, nil
 }
 
-// requiredFields is the set of an object schema's required property names.
-func requiredFields(schema map[string]any) map[string]bool {
+// RequiredFields is the set of an object schema's required property names.
+func RequiredFields(schema map[string]any) map[string]bool {
 	required := map[string]bool{}
 	req, _ := schema["required"].([]any)
 	for _, r := range req {
@@ -146,7 +146,8 @@ func isConst(prop, val any) bool {
 	return ok && reflect.DeepEqual(c, val)
 }
 
-func quotedNames(xs []string) string {
+// QuotedNames lists names for an error message: "a", "b".
+func QuotedNames(xs []string) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = fmt.Sprintf("%q", x)
@@ -154,10 +155,10 @@ func quotedNames(xs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// allowsNull reports whether a property schema accepts null: type null (alone or in a list),
+// AllowsNull reports whether a property schema accepts null: type null (alone or in a list),
 // nullable: true, an enum or const with null, an anyOf/oneOf branch that does, or no constraint at
 // all. A local $ref is followed against root.
-func allowsNull(root map[string]any, prop any) bool {
+func AllowsNull(root map[string]any, prop any) bool {
 	return allowsNullDepth(root, prop, 0)
 }
 
@@ -224,14 +225,3 @@ func resolveRef(root map[string]any, ref string) any {
 	}
 	return cur
 }
-
-// lowerConfidence caps a field that lost a citation at medium (a field left with none becomes low
-// in ApplyBasis).
-func lowerConfidence(c string) string {
-	if c == ConfidenceHigh {
-		return ConfidenceMedium
-	}
-	return c
-}
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -2,6 +2,19 @@
 // "offline") answers from the sources without a model, by quoting them; the openai engine drives any OpenAI-compatible
 // chat-completions endpoint as a tool-using agent. Both write report.md into the job's workspace,
 // report every step through a Sink (it becomes the job's timeline) and take checkpoints (commits).
+//
+// This package is the seam every caller uses: Engine, Input, Result, events and the Sink, errors
+// and their codes, efforts, in-process answers (Answerer), MCP tool grants, and the structured
+// output's schema checks and basis. The engines and their parts are subpackages, which import this
+// one and each other in one direction only (imports_test.go checks it; docs/architecture.md):
+//
+//	nlp         text analysis: words, stems, stopwords, sentences, negation, BM25
+//	extract     files to text (HTML, PDF, DOCX) and text to units and tables
+//	sources     local source folders, web search and page fetching, the store of what a run read
+//	citations   quote matching and citation verification
+//	output      the end of every run: report.md, structured output, the build site, the checkpoint
+//	extractive  the extractive engine (extractive.New)
+//	llm         the openai engine (llm.New)
 package engine
 
 import (
@@ -11,6 +24,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/researchd/researchd/schema"
 	"github.com/researchd/researchd/workspace"
 )
 
@@ -96,8 +110,8 @@ type Input struct {
 	Now func() time.Time
 }
 
-// now reads the run's clock.
-func (in Input) now() time.Time {
+// Time reads the run's clock.
+func (in Input) Time() time.Time {
 	if in.Now == nil {
 		return time.Now()
 	}
@@ -120,7 +134,8 @@ type Error struct{ Code, Message string }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-func errorf(code, format string, args ...any) *Error {
+// Errorf is a run failure with code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -130,72 +145,74 @@ type Engine interface {
 	Run(ctx context.Context, in Input, sink Sink) (Result, error)
 }
 
-// validate checks the parts of an Input every engine relies on.
-func (in Input) validate() error {
+// Validate checks the parts of an Input every engine relies on.
+func (in Input) Validate() error {
 	switch in.Effort {
 	case EffortLow, EffortMedium, EffortHigh, EffortBuild:
 	default:
-		return errorf(CodeEngineError, "unknown effort %q", in.Effort)
+		return Errorf(CodeEngineError, "unknown effort %q", in.Effort)
 	}
 	if in.Workspace == nil {
-		return errorf(CodeEngineError, "no workspace")
+		return Errorf(CodeEngineError, "no workspace")
 	}
 	return nil
 }
 
-// outputSchema normalises and compiles Input.JSONSchema; both are nil when no structured output is asked.
-func (in Input) outputSchema() (map[string]any, *jsonschema.Schema, error) {
+// OutputSchema normalises and compiles Input.JSONSchema; both are nil when no structured output is asked.
+func (in Input) OutputSchema() (map[string]any, *jsonschema.Schema, error) {
 	if in.JSONSchema == nil {
 		return nil, nil, nil
 	}
-	schema, err := normalizeJSON(in.JSONSchema)
+	doc, err := NormalizeJSON(in.JSONSchema)
 	if err != nil {
-		return nil, nil, errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
+		return nil, nil, Errorf(CodeInvalidJSONSchema, "json_schema is not JSON: %v", err)
 	}
-	sch, err := compileSchema(schema)
+	sch, err := CompileSchema(doc)
 	if err != nil {
 		return nil, nil, err
 	}
-	if schemaType(schema) != "object" {
-		return nil, nil, errorf(CodeInvalidJSONSchema, "json_schema must describe an object")
+	if schema.Type(doc) != "object" {
+		return nil, nil, Errorf(CodeInvalidJSONSchema, "json_schema must describe an object")
 	}
-	return schema, sch, nil
+	return doc, sch, nil
 }
 
-// finalType is the checkpoint type of a run's last checkpoint.
-func (in Input) finalType() string {
+// FinalType is the checkpoint type of a run's last checkpoint.
+func (in Input) FinalType() string {
 	if in.Continuation {
 		return workspace.CheckpointContinuation
 	}
 	return workspace.CheckpointFinal
 }
 
-// emitter wraps a Sink so every event passes through one place (the openai engine redacts there).
-type emitter struct {
-	sink   Sink
-	redact func(string) string
+// Emitter wraps a Sink so every event passes through one place (the openai engine redacts there).
+type Emitter struct {
+	Sink   Sink
+	Redact func(string) string // nil: events pass as they are
 }
 
-func (m emitter) event(ctx context.Context, kind, title, content string, data map[string]any) error {
-	if m.redact != nil {
-		title, content = m.redact(title), m.redact(content)
-		data = redactData(data, m.redact)
+// Event records a timeline event of kind.
+func (m Emitter) Event(ctx context.Context, kind, title, content string, data map[string]any) error {
+	if m.Redact != nil {
+		title, content = m.Redact(title), m.Redact(content)
+		data = redactData(data, m.Redact)
 	}
-	if err := m.sink.Event(ctx, Event{Kind: kind, Title: title, Content: content, Data: data}); err != nil {
+	if err := m.Sink.Event(ctx, Event{Kind: kind, Title: title, Content: content, Data: data}); err != nil {
 		return fmt.Errorf("engine: record %s event: %w", kind, err)
 	}
 	return nil
 }
 
-// discards reports whether events go nowhere (the discard sink), so their payloads need not be
+// Discards reports whether events go nowhere (the discard sink), so their payloads need not be
 // built.
-func (m emitter) discards() bool {
-	_, ok := m.sink.(discard)
+func (m Emitter) Discards() bool {
+	_, ok := m.Sink.(Discard)
 	return ok
 }
 
-func (m emitter) checkpoint(ctx context.Context, message, typ string) (string, error) {
-	sha, err := m.sink.Checkpoint(ctx, message, typ)
+// Checkpoint commits the workspace; typ is progress, final or continuation.
+func (m Emitter) Checkpoint(ctx context.Context, message, typ string) (string, error) {
+	sha, err := m.Sink.Checkpoint(ctx, message, typ)
 	if err != nil {
 		return "", fmt.Errorf("engine: %s checkpoint: %w", typ, err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 // NotAnswered is how a report says a question (or one of its parts) has no answer in the sources
-// (engine/report.go notAnswered), compared case-insensitively.
+// (engine/extractive/report.go notAnswered), compared case-insensitively.
 const NotAnswered = "the sources do not answer"
 
 // Report is a report's Markdown cut into what the measurements look at.

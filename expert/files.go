@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
 )
@@ -270,7 +270,7 @@ func mirror(field, name string, data []byte) (text *string, chars int64, ok bool
 		}
 		return nil, int64(n), true, nil
 	}
-	t, ok := engine.ExtractText(name, data)
+	t, ok := extract.Text(name, data)
 	if !ok {
 		return nil, 0, false, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -65,7 +66,7 @@ func TestBenchDispatchLatency(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, d)
-			b := setup(t, st, slowBacklog{engine.NewExtractive(engine.ExtractiveOptions{})}, benchConfig)
+			b := setup(t, st, slowBacklog{extractive.New(extractive.Options{})}, benchConfig)
 			for i := 0; i < 500; i++ {
 				_, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise,
 					Question: fmt.Sprintf("Backlog row %d [backlog]", i), Effort: "low", Background: true})
@@ -115,7 +116,7 @@ func TestBenchOfflineThroughput(t *testing.T) {
 			ctx := context.Background()
 			st := storetest.Open(t, d)
 			const workers, n = 4, 500
-			b := setup(t, st, engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpus}), func(c *jobs.Config) {
+			b := setup(t, st, extractive.New(extractive.Options{CorpusDir: corpus}), func(c *jobs.Config) {
 				benchConfig(c)
 				c.Workers = workers
 				c.AccountShare = 0 // one tenant: measure the workers, not its fair share of them

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/citations"
 )
 
 // verified is what citation verification settled for a run: the counts for the job detail, and
@@ -27,7 +28,7 @@ func (k *sink) verify(ctx context.Context) (*verified, error) {
 	if k.verified != nil {
 		return k.verified, nil
 	}
-	v, err := engine.VerifyWorkspace(k.repo, k.schema)
+	v, err := citations.VerifyWorkspace(k.repo, k.schema)
 	if err != nil {
 		var ee *engine.Error
 		if errors.As(err, &ee) {
@@ -54,7 +55,7 @@ func (k *sink) record(ctx context.Context, e engine.Event) error {
 	return k.events.flush(ctx)
 }
 
-func citationEvent(v engine.Verification) engine.Event {
+func citationEvent(v citations.Verification) engine.Event {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %d quoted citations were found in their stored sources.", v.Verified, v.Total)
 	failed := make([]map[string]any, 0, len(v.Failed))

@@ -32,7 +32,7 @@ type Tool struct {
 	InputSchema map[string]any // the JSON Schema of the arguments (server tools)
 }
 
-// BuiltinTools are the tools the openai engine gives every run (engine/openai.go); fetch says
+// BuiltinTools are the tools the openai engine gives every run (engine/llm/openai.go); fetch says
 // whether fetch_url is offered (the engine has a fetch client).
 func BuiltinTools(fetch bool) []Tool {
 	tools := []Tool{

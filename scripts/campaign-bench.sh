@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The campaign scale benchmark of BENCHMARKS.md: one campaign of 100,000 records (one stage, the
-# offline engine over engine/testdata/corpus, an output schema) against a real `researchd serve`,
+# offline engine over engine/extractive/testdata/corpus, an output schema) against a real `researchd serve`,
 # from POST /campaigns to `completed`, then the CSV deliverable downloaded and counted. Prints the
 # wall time, the records per second and the serve process's peak RSS (VmHWM).
 #
@@ -17,7 +17,7 @@ EFFORT=${EFFORT:-medium}
 go build -o bin/researchd ./cmd/researchd
 data=$(mktemp -d)
 export RESEARCH_DATA_DIR=$data RESEARCH_ADDR=127.0.0.1:${PORT:-18791} RESEARCH_LOG_LEVEL=warn
-export RESEARCH_CORPUS_DIR=$PWD/engine/testdata/corpus RESEARCH_RATE_LIMITS=off
+export RESEARCH_CORPUS_DIR=$PWD/engine/extractive/testdata/corpus RESEARCH_RATE_LIMITS=off
 # The corpus only, no web search (the default searches Wikipedia).
 export RESEARCH_SEARCH_PROVIDER=${RESEARCH_SEARCH_PROVIDER:-none}
 case $dialect in

@@ -16,6 +16,7 @@ import (
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
@@ -95,7 +96,7 @@ func newBatchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *batchEnv {
 // job workers start.
 func newBatchEnvWith(t testing.TB, d store.Dialect, hook func(*server.Config, *batch.Service), opts ...researchOpt) *batchEnv {
 	t.Helper()
-	g := &gateEngine{testEngine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)})}, release: make(chan struct{}, 200)}
+	g := &gateEngine{testEngine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}, release: make(chan struct{}, 200)}
 	var bill *billing.Service
 	env := servertest.New(t, d, func(cfg *server.Config) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))

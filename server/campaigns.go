@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
@@ -278,7 +279,7 @@ func deref(s *string) string {
 // answers, deliverables go to the attachments' bucket.
 func defaultCampaigns(cfg Config) (*campaign.Service, error) {
 	return campaign.New(campaign.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(),
-		Answerer: engine.Answers(engine.NewExtractive(engine.ExtractiveOptions{}), filepath.Join(os.TempDir(), "researchd-answers")),
+		Answerer: engine.Answers(extractive.New(extractive.Options{}), filepath.Join(os.TempDir(), "researchd-answers")),
 		Bucket:   cfg.Attachments.Bucket(), Logger: cfg.Logger, Now: cfg.Now}, campaign.DefaultConfig())
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
@@ -106,7 +107,7 @@ func newCampaignEnv(t testing.TB, d store.Dialect, tune ...func(*campaign.Config
 	for name, text := range campaignCorpus {
 		require.NoError(t, os.WriteFile(filepath.Join(corpus, name), []byte(text), 0o600))
 	}
-	g := &gateAnswerer{inner: engine.Answers(engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpus}), t.TempDir()), release: make(chan struct{}, 1000)}
+	g := &gateAnswerer{inner: engine.Answers(extractive.New(extractive.Options{CorpusDir: corpus}), t.TempDir()), release: make(chan struct{}, 1000)}
 	out := &campaignEnv{answers: g}
 	env := servertest.New(t, d, func(cfg *server.Config) {
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -129,7 +130,7 @@ func newCampaignEnv(t testing.TB, d store.Dialect, tune ...func(*campaign.Config
 		require.NoError(t, err)
 		sealer, err := jobs.NewSealer([]byte("campaign test secret"))
 		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: out.billing, Engine: engine.NewExtractive(engine.ExtractiveOptions{}), Sealer: sealer,
+		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: out.billing, Engine: extractive.New(extractive.Options{}), Sealer: sealer,
 			Logger: log, Experts: experts.Runner(), Extensions: []jobs.Extension{out.svc.Extension()}}, jc)
 		require.NoError(t, err)
 		out.svc.Attach(svc)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/authoring"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/llm"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
@@ -46,7 +46,7 @@ func TestExpertAuthoringWithModel(t *testing.T) {
 		"output_schema": {"type": "object", "required": ["risk_level"], "properties": {"risk_level": {"type": "string", "enum": ["low", "high"]}}}}`
 	badSchema := `{"system_prompt": "x", "output_sop": null, "output_schema": {"$ref": "file:///etc/passwd"}}`
 	srv, calls := scriptedDrafter(t, good, "not json at all", badSchema)
-	eng, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: srv.URL, Model: "m"})
+	eng, err := llm.New(llm.Options{BaseURL: srv.URL, Model: "m"})
 	require.NoError(t, err)
 	model, ok := eng.(authoring.Model)
 	require.True(t, ok, "the openai engine drafts for authoring")

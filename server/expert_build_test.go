@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
@@ -45,7 +45,7 @@ func newBuildEnv(t *testing.T, d store.Dialect) expertEnv {
 		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
 		sealer, err := jobs.NewSealer([]byte("build test secret"))
 		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewExtractive(engine.ExtractiveOptions{}),
+		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: cfg.Billing, Engine: extractive.New(extractive.Options{}),
 			Experts: experts.Runner(), Sealer: sealer, Logger: quiet, Extensions: []jobs.Extension{builds.Extension()}}, jc)
 		require.NoError(t, err)
 		builds.Attach(svc)

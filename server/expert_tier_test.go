@@ -22,6 +22,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
@@ -63,13 +64,13 @@ func newTierEnv(t *testing.T, d store.Dialect) *tierEnv {
 		require.NoError(t, err)
 		cc := campaign.DefaultConfig()
 		cc.SweepInterval = 100 * time.Millisecond
-		answers := engine.Answers(engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: corpus}), t.TempDir())
+		answers := engine.Answers(extractive.New(extractive.Options{CorpusDir: corpus}), t.TempDir())
 		campaigns, err := campaign.New(campaign.Deps{Store: cfg.Store, Billing: bill, Experts: experts.Runner(), Answerer: answers,
 			Bucket: memblob.OpenBucket(nil), Logger: log}, cc)
 		require.NoError(t, err)
 		sealer, err := jobs.NewSealer([]byte("tier test secret"))
 		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: bill, Engine: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)}),
+		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: bill, Engine: extractive.New(extractive.Options{CorpusDir: testCorpus(t)}),
 			Sealer: sealer, Logger: log, Experts: experts.Runner(), Extensions: []jobs.Extension{batches.Extension(), campaigns.Extension()}}, jc)
 		require.NoError(t, err)
 		batches.Attach(svc)

@@ -18,6 +18,7 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/revision"
@@ -500,7 +501,7 @@ func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dir
 	return jobs.New(jobs.Deps{
-		Store: cfg.Store, Billing: cfg.Billing, Engine: engine.NewExtractive(engine.ExtractiveOptions{}),
+		Store: cfg.Store, Billing: cfg.Billing, Engine: extractive.New(extractive.Options{}),
 		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
 		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext, Blobs: cfg.Attachments.Bucket(),
 	}, jc)

@@ -16,6 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
+	"github.com/researchd/researchd/engine/llm"
+	"github.com/researchd/researchd/engine/sources"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/server/servertest"
@@ -27,7 +30,7 @@ import (
 // SSRF guard (its public name resolves to a public address that the test dialer routes to a
 // loopback server), plus a loopback address the guard must refuse.
 type webFixture struct {
-	searcher engine.Searcher
+	searcher sources.Searcher
 	fetch    *http.Client
 	page     string // the article's public URL
 	internal string // a loopback URL a search result points at
@@ -63,7 +66,7 @@ func newWebFixture(t *testing.T) *webFixture {
 		}})
 	}))
 	t.Cleanup(searx.Close)
-	f.searcher, err = engine.NewSearcher(engine.SearchConfig{Provider: engine.SearchSearXNG, URL: searx.URL})
+	f.searcher, err = sources.NewSearcher(sources.SearchConfig{Provider: sources.SearchSearXNG, URL: searx.URL})
 	require.NoError(t, err)
 	res := &testResolver{names: map[string][]netip.Addr{"news.example": {publicAddr}}}
 	f.fetch = netguard.NewClient(netguard.Policy{AllowHTTP: true}, 5*time.Second, netguard.WithResolver(res), netguard.WithDialer(&testDialer{origin: u.Host}))
@@ -161,7 +164,7 @@ func TestResearchOpenAICitationsEndToEnd(t *testing.T) {
 			}}
 			modelSrv := httptest.NewServer(model)
 			t.Cleanup(modelSrv.Close)
-			eng, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model",
+			eng, err := llm.New(llm.Options{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model",
 				FetchClient: web.fetch, Searcher: web.searcher})
 			require.NoError(t, err)
 			e := newExpertResearchEnv(t, d, eng, nil)
@@ -218,7 +221,7 @@ func TestResearchOpenAICitationsEndToEnd(t *testing.T) {
 			// The stored copy every citation points to is a workspace file.
 			r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/sources/index.json", Token: owner.Key})
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-			var index []engine.StoredSource
+			var index []sources.StoredSource
 			require.NoError(t, json.Unmarshal(r.Body, &index))
 			require.Len(t, index, 1)
 			require.Equal(t, web.page, index[0].Origin)
@@ -249,7 +252,7 @@ func TestResearchOpenAIUnsupportedRequiredFieldFails(t *testing.T) {
 	}}
 	modelSrv := httptest.NewServer(model)
 	t.Cleanup(modelSrv.Close)
-	eng, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model", FetchClient: web.fetch})
+	eng, err := llm.New(llm.Options{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model", FetchClient: web.fetch})
 	require.NoError(t, err)
 	e := newExpertResearchEnv(t, d, eng, nil)
 	owner := e.NewAccount(t, store.TierPro, false, 100)
@@ -301,7 +304,7 @@ func TestResearchOfflineCitationsVerified(t *testing.T) {
 // cites from them under sources/, so those citations verify too.
 func TestResearchContextFileCitationsStored(t *testing.T) {
 	t.Parallel()
-	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+	e := newExpertResearchEnv(t, storetest.Dialects()[0], extractive.New(extractive.Options{}), nil)
 	owner := e.NewAccount(t, store.TierPro, false, 100)
 	_, slug := e.createExpert(t, owner.Key, map[string]any{"name": "Fjord Ferry Analyst", "system_prompt": "You analyse ferry fleets.",
 		"context_files": []map[string]any{{"name": "fjord-notes.md", "content": fjordNotes}}})

@@ -17,6 +17,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/server"
@@ -128,7 +129,7 @@ func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Opti
 		sealer, err := jobs.NewSealer([]byte("research test secret"))
 		require.NoError(t, err)
 		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)})},
+			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})},
 			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}, jc)

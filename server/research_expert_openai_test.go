@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/llm"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/skill"
@@ -85,7 +85,7 @@ func TestResearchAsExpertOpenAI(t *testing.T) {
 			}}
 			modelSrv := httptest.NewServer(model)
 			t.Cleanup(modelSrv.Close)
-			eng, err := engine.NewOpenAI(engine.OpenAIOptions{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model"})
+			eng, err := llm.New(llm.Options{BaseURL: modelSrv.URL + "/v1", APIKey: "test-key", Model: "test-model"})
 			require.NoError(t, err)
 			e := newExpertResearchEnv(t, d, eng, []mcptool.ServerConfig{{Name: "kb", Transport: mcptool.TransportHTTP, URL: kbSrv.URL}})
 			owner := e.NewAccount(t, store.TierPro, false, 100)

@@ -16,6 +16,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
@@ -119,7 +120,7 @@ func TestResearchAsRegistryExpert(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newExpertResearchEnv(t, d, engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+			e := newExpertResearchEnv(t, d, extractive.New(extractive.Options{}), nil)
 			free := e.NewAccount(t, store.TierFree, false, 100)
 
 			// literature-review defaults to high; the free tier runs medium at most.
@@ -180,7 +181,7 @@ func TestResearchAsCustomExpert(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newExpertResearchEnv(t, d, engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+			e := newExpertResearchEnv(t, d, extractive.New(extractive.Options{}), nil)
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			other := e.NewAccount(t, store.TierPro, false, 100)
 			id, slug := e.createExpert(t, owner.Key, map[string]any{

@@ -16,7 +16,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/server"
@@ -47,7 +47,7 @@ func newProcess(t *testing.T, st *store.Store, bucket *blob.Bucket) *process {
 		sealer, err := jobs.NewSealer([]byte("scale-out test secret"))
 		require.NoError(t, err)
 		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: engine.NewExtractive(engine.ExtractiveOptions{CorpusDir: testCorpus(t)})},
+			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})},
 			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Blobs: bucket,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		}, jc)

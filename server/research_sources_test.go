@@ -9,7 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
+	"github.com/researchd/researchd/engine/sources"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
@@ -25,7 +26,7 @@ func TestResearchWithoutSourcesIsNotCharged(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newExpertResearchEnv(t, d, engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+			e := newExpertResearchEnv(t, d, extractive.New(extractive.Options{}), nil)
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			credits := func() int {
 				var q gen.QuotaResponse
@@ -89,7 +90,7 @@ func TestResearchExtractiveSearchesTheWeb(t *testing.T) {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
 			web := newWebFixture(t)
-			eng := engine.NewExtractive(engine.ExtractiveOptions{Web: engine.NewWebSearcher(web.searcher, web.fetch, nil)})
+			eng := extractive.New(extractive.Options{Web: sources.NewWebSearcher(web.searcher, web.fetch, nil)})
 			e := newExpertResearchEnv(t, d, eng, nil)
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			job := e.mustCreate(t, owner.Key, map[string]any{"question": "What seasonal COP did the heat pump field trial reach?", "effort": "medium"})
@@ -107,11 +108,11 @@ func TestResearchExtractiveSearchesTheWeb(t *testing.T) {
 			// The article is stored as read (chrome left out); the refused address is not.
 			r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/sources/index.json", Token: owner.Key})
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
-			var index []engine.StoredSource
+			var index []sources.StoredSource
 			require.NoError(t, json.Unmarshal(r.Body, &index))
 			require.Len(t, index, 1)
 			require.Equal(t, web.page, index[0].Origin)
-			require.Equal(t, engine.SourceKindWeb, index[0].Kind)
+			require.Equal(t, sources.KindWeb, index[0].Kind)
 			r = e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + job.JobId.String() + "/files/" + index[0].Path, Token: owner.Key})
 			require.Equal(t, http.StatusOK, r.Status, string(r.Body))
 			require.Contains(t, string(r.Body), "seasonal COP of 3.4")
@@ -133,7 +134,7 @@ func TestResearchExtractiveSearchesTheWeb(t *testing.T) {
 // workspace files; nothing in it loads from elsewhere.
 func TestResearchBuildWritesASite(t *testing.T) {
 	t.Parallel()
-	e := newExpertResearchEnv(t, storetest.Dialects()[0], engine.NewExtractive(engine.ExtractiveOptions{}), nil)
+	e := newExpertResearchEnv(t, storetest.Dialects()[0], extractive.New(extractive.Options{}), nil)
 	owner := e.NewAccount(t, store.TierEnterprise, false, 100)
 	csv := "country,2019,2020,2021\nKenya,210.3,199.0,231.8\nColombia,180.2,171.5,198.4\nEthiopia,150.0,162.4,170.1\n"
 	body, ct := multipartBody(t, part{filename: "arabica-export-prices.csv", data: []byte(csv)})

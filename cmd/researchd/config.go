@@ -12,7 +12,7 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/ratelimit"
 )
@@ -61,7 +61,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:          get("RESEARCH_ADDR", "127.0.0.1:8080"),
 		DataDir:       get("RESEARCH_DATA_DIR", "./data"),
 		Env:           get("RESEARCH_ENV", "development"),
-		Engine:        get("RESEARCH_ENGINE", engine.ExtractiveName),
+		Engine:        get("RESEARCH_ENGINE", extractive.Name),
 		OpenAIBaseURL: getenv("OPENAI_BASE_URL"),
 		OpenAIAPIKey:  getenv("OPENAI_API_KEY"),
 		Model:         getenv("RESEARCH_MODEL"),
@@ -117,9 +117,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return c, fmt.Errorf("RESEARCH_LOG_FORMAT=%q: want auto (text on a terminal, else json), text or json", c.LogFormat)
 	}
 	switch c.Engine {
-	case engine.ExtractiveName, "openai":
+	case extractive.Name, "openai":
 	case "offline": // the extractive engine's former name, still accepted
-		c.Engine = engine.ExtractiveName
+		c.Engine = extractive.Name
 	default:
 		return c, fmt.Errorf("RESEARCH_ENGINE=%q: want extractive (alias offline) or openai", c.Engine)
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/sources"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/loop"
@@ -272,7 +272,7 @@ const openAIDefaultEndpoint = "https://api.openai.com/v1"
 // logEngine says which engine runs and whether it searches the web, and which model endpoint the
 // openai engine will send questions to, since an unset OPENAI_BASE_URL means the public OpenAI API.
 func logEngine(log *slog.Logger, cfg config) {
-	search := engine.SearchNone
+	search := sources.SearchNone
 	if s := cfg.Research.Searcher; s != nil {
 		search = s.Provider()
 	}

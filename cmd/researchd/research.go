@@ -13,6 +13,9 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
+	"github.com/researchd/researchd/engine/llm"
+	"github.com/researchd/researchd/engine/sources"
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/mcptool"
@@ -29,10 +32,10 @@ type researchSettings struct {
 	CorpusDir     string // RESEARCH_CORPUS_DIR: a local folder the engines search besides each job's files
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
-	Prices *engine.TokenPrices
+	Prices *llm.TokenPrices
 	// Searcher is the web search provider (RESEARCH_SEARCH_PROVIDER, default wikipedia;
 	// RESEARCH_SEARCH_URL, RESEARCH_SEARCH_LANG, RESEARCH_SEARCH_API_KEY); nil for none.
-	Searcher engine.Searcher
+	Searcher sources.Searcher
 }
 
 // researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_ACCOUNT_MAX_RUNS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
@@ -83,12 +86,12 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err := jc.Validate(); err != nil {
 		return researchSettings{}, fmt.Errorf("job queue settings: %w", err)
 	}
-	prices, err := engine.ParseTokenPrices(get("RESEARCH_MODEL_PRICES", ""))
+	prices, err := llm.ParseTokenPrices(get("RESEARCH_MODEL_PRICES", ""))
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
 	}
 	// Wikipedia unless told otherwise: a fresh server answers from somewhere (none turns it off).
-	searcher, err := engine.NewSearcher(engine.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", engine.SearchWikipedia),
+	searcher, err := sources.NewSearcher(sources.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", sources.SearchWikipedia),
 		URL: get("RESEARCH_SEARCH_URL", ""), Lang: get("RESEARCH_SEARCH_LANG", ""), APIKey: get("RESEARCH_SEARCH_API_KEY", ""), UserAgent: userAgent()})
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_SEARCH_PROVIDER: %w", err)
@@ -110,14 +113,14 @@ func newEngine(cfg config) (engine.Engine, error) {
 		if cfg.Model == "" {
 			return nil, errors.New("RESEARCH_ENGINE=openai needs RESEARCH_MODEL")
 		}
-		return engine.NewOpenAI(engine.OpenAIOptions{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: webFetchClient(),
+		return llm.New(llm.Options{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: webFetchClient(),
 			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir})
 	}
-	opts := engine.ExtractiveOptions{CorpusDir: cfg.Research.CorpusDir}
+	opts := extractive.Options{CorpusDir: cfg.Research.CorpusDir}
 	if cfg.Research.Searcher != nil {
-		opts.Web = engine.NewWebSearcher(cfg.Research.Searcher, webFetchClient(), nil)
+		opts.Web = sources.NewWebSearcher(cfg.Research.Searcher, webFetchClient(), nil)
 	}
-	return engine.NewExtractive(opts), nil
+	return extractive.New(opts), nil
 }
 
 // webFetchClient fetches web pages for the engines: the public internet only, every address

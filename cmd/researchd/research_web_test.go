@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/engine/wikitest"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -26,9 +26,9 @@ func TestEngineSetting(t *testing.T) {
 	require.Contains(t, serveHelp, "RESEARCH_ENGINE      extractive (default; offline is an alias)")
 	require.Contains(t, serveHelp, "RESEARCH_SEARCH_PROVIDER")
 	for _, tt := range []struct{ value, want, wantErr string }{
-		{"", engine.ExtractiveName, ""},
-		{"extractive", engine.ExtractiveName, ""},
-		{"offline", engine.ExtractiveName, ""},
+		{"", extractive.Name, ""},
+		{"extractive", extractive.Name, ""},
+		{"offline", extractive.Name, ""},
 		{"openai", "openai", ""},
 		{"magic", "", "want extractive (alias offline) or openai"},
 	} {
@@ -44,10 +44,10 @@ func TestEngineSetting(t *testing.T) {
 		}
 		require.NoError(t, err, tt.value)
 		require.Equal(t, tt.want, cfg.Engine, tt.value)
-		if tt.want == engine.ExtractiveName {
+		if tt.want == extractive.Name {
 			eng, err := newEngine(cfg)
 			require.NoError(t, err)
-			require.Equal(t, engine.ExtractiveName, eng.Name())
+			require.Equal(t, extractive.Name, eng.Name())
 		}
 	}
 }

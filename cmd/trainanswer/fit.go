@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/qadata"
 )
 
@@ -27,7 +28,7 @@ type trainingSet struct {
 // collect reads every question's candidates; documents are indexed once per distinct set.
 func collect(items []qadata.Item, k int) trainingSet {
 	var set trainingSet
-	indexes := map[string]*engine.CandidateIndex{}
+	indexes := map[string]*extractive.CandidateIndex{}
 	for _, it := range items {
 		key := ""
 		for _, d := range it.Docs {
@@ -39,7 +40,7 @@ func collect(items []qadata.Item, k int) trainingSet {
 			for i, d := range it.Docs {
 				files[i] = engine.SourceFile{Name: d.Name, Data: []byte(d.Text)}
 			}
-			ix = engine.NewCandidateIndex(files)
+			ix = extractive.NewCandidateIndex(files)
 			if len(files) == 1 { // only single articles recur; a record's or a pool's set does not
 				indexes[key] = ix
 			}
@@ -307,7 +308,7 @@ func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) 
 // recall is the share of answerable questions with some candidate holding the answer, and the
 // share whose candidate best by feature f alone holds it (how much each feature ranks by itself).
 func recall(set trainingSet) (float64, map[string]float64) {
-	names := engine.FeatureNames()
+	names := extractive.FeatureNames()
 	any, n := 0, 0
 	byFeature := map[string]float64{}
 	for _, q := range set.questions {

@@ -1,5 +1,5 @@
 // Command trainanswer fits the extractive engine's answer model from public question-answering
-// training data and writes engine/answer_model.json.
+// training data and writes engine/extractive/answer_model.json.
 //
 // Every question of the training split (qadata: SQuAD 2.0 train articles, their unanswerable
 // questions, questions paired with an article that does not hold their answer, and HotpotQA train
@@ -31,7 +31,7 @@ var (
 
 func main() {
 	data := flag.String("data", "../shared/data", "folder with squad2-train-sample.json and hotpot-train-sample.json")
-	out := flag.String("out", "engine/answer_model.json", "model file to write")
+	out := flag.String("out", "engine/extractive/answer_model.json", "model file to write")
 	k := flag.Int("k", 40, "candidates read per question")
 	l2 := flag.Float64("l2", 1.0, "L2 penalty")
 	validateOnly := flag.Bool("validate", false, "measure the ranking on held-back folds of the training split instead of writing a model")

@@ -3,22 +3,22 @@ package main
 import (
 	"slices"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // score is the ranker's score of features x under weights w (an engine.AnswerModel's Score, for
 // the rankers fitted on folds).
 func score(w, mean, scale, x []float64) float64 {
-	m := engine.AnswerModel{Mean: mean, Scale: scale, Ranker: w}
+	m := extractive.AnswerModel{Mean: mean, Scale: scale, Ranker: w}
 	return m.Score(x)
 }
 
 // fit fits the three parts of the model. The calibration and the confidence model are fitted on
 // out-of-fold ranker scores (each question scored by a ranker that did not see its documents), so
 // they learn how the ranker does on documents it has not seen, not how it does on its own data.
-func fit(set trainingSet, l2 float64) engine.AnswerModel {
+func fit(set trainingSet, l2 float64) extractive.AnswerModel {
 	mean, scale := standardize(set.rows)
-	m := engine.AnswerModel{Features: engine.FeatureNames(), Mean: mean, Scale: scale}
+	m := extractive.AnswerModel{Features: extractive.FeatureNames(), Mean: mean, Scale: scale}
 	m.Ranker = fitRanker(set, mean, scale, l2, 300)
 	oof := outOfFoldScores(set, l2)
 
@@ -41,7 +41,7 @@ func fit(set trainingSet, l2 float64) engine.AnswerModel {
 		}
 		order := slices.Clone(q.rows)
 		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(oof[b], oof[a]) })
-		rows = append(rows, engine.ConfidenceInputs(set.rows[order[0]]))
+		rows = append(rows, extractive.ConfidenceInputs(set.rows[order[0]]))
 		labels = append(labels, set.labels[order[0]])
 		tops = append(tops, order[0])
 		qs = append(qs, q)
@@ -62,12 +62,12 @@ func fit(set trainingSet, l2 float64) engine.AnswerModel {
 	}
 	cm, cs := standardize(rows)
 	cw, cb := fitSigned(rows, answerable, weight, cm, cs, l2, confidenceDirection)
-	m.Confidence = engine.LinearModel{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
+	m.Confidence = extractive.LinearModel{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
 
 	conf := make([]outcome, len(qs))
 	for i, q := range qs {
 		conf[i] = outcome{best: m.Confidence.Prob(rows[i]), right: labels[i] == 1, q: q}
-		if engine.FocusAbsent(set.rows[tops[i]]) {
+		if extractive.FocusAbsent(set.rows[tops[i]]) {
 			conf[i].best = -1 // never answered, whatever the threshold
 		}
 	}
@@ -78,7 +78,7 @@ func fit(set trainingSet, l2 float64) engine.AnswerModel {
 
 // confidenceNames are the confidence model's inputs, as the engine names them.
 func confidenceNames() []string {
-	return engine.ConfidenceInputNames()
+	return extractive.ConfidenceInputNames()
 }
 
 // outOfFoldScores scores every candidate with a ranker fitted on the other fold of documents.
@@ -108,7 +108,7 @@ var confidenceDirection = map[string]float64{
 // input whose weight comes out the other way is left out (its weight fixed at 0) and the rest
 // refitted, until every weight agrees.
 func fitSigned(rows [][]float64, y, weight, mean, scale []float64, l2 float64, direction map[string]float64) ([]float64, float64) {
-	names := engine.ConfidenceInputNames()
+	names := extractive.ConfidenceInputNames()
 	off := make([]bool, len(names))
 	for {
 		masked := make([][]float64, len(rows))

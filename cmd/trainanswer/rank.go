@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 
-	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // fitRanker fits a conditional logit over each answerable question's candidates: the probability
@@ -84,7 +84,7 @@ var knownDirection = map[string]float64{
 }
 
 func signs() []float64 {
-	names := engine.FeatureNames()
+	names := extractive.FeatureNames()
 	out := make([]float64, len(names))
 	for i, n := range names {
 		out[i] = knownDirection[n]

@@ -1,0 +1,465 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/csv"
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// Kinds of unit: what the extractive engine can quote.
+const (
+	UnitSentence = "sentence" // a sentence of a prose paragraph (joined across hard-wrapped lines)
+	UnitItem     = "item"     // a sentence of a list item
+	UnitField    = "field"    // a "Label: value" line
+	UnitRow      = "row"      // a table row, quoted with its table's header row
+)
+
+// Unit is the smallest citable piece of a document: a whole sentence, a list item, a field line or
+// a table row. Headings are never units; they are the Section of the units below them.
+type Unit struct {
+	Doc        int
+	Kind       string
+	Start, End int    // 1-based source lines
+	Text       string // the quoted text: source text with whitespace collapsed (rows: the row line)
+	Section    string // the nearest heading above (or a run-in heading such as "Results.")
+	Heading    string // the nearest heading above, run-in headings aside (the unit's section, sections.go)
+	Para       int    // the paragraph, list item or table it belongs to (document-wide counter)
+	Table, Row int    // rows: the table (index into corpus.tables) and row; -1 otherwise
+	// Prev is the unit before it in the same paragraph (-1 for the first); its subject often
+	// carries over ("The plant ... . It recovered 95 percent ...").
+	Prev int
+}
+
+// Table is a CSV/TSV file or a Markdown table, with the line of each row for quoting.
+type Table struct {
+	Doc        int
+	Title      string // the heading above the table, or the document title
+	Caption    string // the paragraph just before the table
+	Header     []string
+	HeaderLine int
+	HeaderText string
+	Rows       [][]string
+	RowLines   []int
+	RowText    []string
+	Units      []int // the row units
+}
+
+// docTitle is what a document is about: its first heading, else its file name in words.
+func docTitle(doc Document, heads []string) string {
+	if len(heads) > 0 {
+		return heads[0]
+	}
+	base := path.Base(doc.Path)
+	base = strings.TrimSuffix(base, path.Ext(base))
+	return strings.Join(strings.FieldsFunc(base, func(r rune) bool { return r == '-' || r == '_' || r == '.' || r == ' ' }), " ")
+}
+
+var (
+	reListItem  = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S`)
+	reListMark  = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+`)
+	reSetext    = regexp.MustCompile(`^\s*(?:=+|-+)\s*$`)
+	reTableSep  = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$`)
+	reFieldLine = regexp.MustCompile(`^[A-Z][A-Za-z0-9 ./&'()-]{0,30}: +\S`)
+	reFence     = regexp.MustCompile("^\\s*(```|~~~)")
+	reHeading   = regexp.MustCompile(`(?m)^#{1,6} +(.+)$`)
+)
+
+// HeadingText returns the text of a Markdown ATX heading line ("## Costs" → "Costs", a closing
+// "#" sequence dropped), else "" (an empty heading too): how documents' headings are read.
+func HeadingText(line string) string {
+	i := 0
+	for i < len(line) && i < 7 && line[i] == '#' {
+		i++
+	}
+	if i == 0 || i > 6 || i == len(line) || line[i] != ' ' {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(line[i:]), "#"))
+}
+
+// Heading reports whether line is a Markdown ATX heading with some text after its marker, and
+// returns that text as written (a closing "#" sequence kept): how a report's headings are read
+// (its sources list, its continuation sections).
+func Heading(line string) (string, bool) {
+	m := reHeading.FindStringSubmatch(line)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// ListItem is a list item line without its marker ("- a" and "2. a" are "a").
+func ListItem(line string) (string, bool) {
+	m := reListMark.FindString(line)
+	return line[len(m):], m != ""
+}
+
+// Parsed is one document cut into units and tables.
+type Parsed struct {
+	Units  []Unit
+	Tables []Table
+	Title  string
+}
+
+// ParseDocument cuts a document into units. CSV and TSV files are one table; other text is read
+// as Markdown-like prose: headings (ATX, setext, or short unpunctuated lines standing alone),
+// paragraphs joined across hard wraps, list items, field lines and pipe tables.
+func ParseDocument(d int, doc Document, para *int) Parsed {
+	switch strings.ToLower(path.Ext(doc.Path)) {
+	case ".csv", ".tsv":
+		return parseDelimited(d, doc, para)
+	}
+	p := &docParser{d: d, doc: doc, lines: doc.Lines, para: para}
+	p.run()
+	title := docTitle(doc, p.heads)
+	for i := range p.out.Tables {
+		if p.out.Tables[i].Title == "" {
+			p.out.Tables[i].Title = title
+		}
+	}
+	p.out.Title = title
+	return p.out
+}
+
+func parseDelimited(d int, doc Document, para *int) Parsed {
+	out := Parsed{Title: docTitle(doc, nil)}
+	r := csv.NewReader(bytes.NewReader([]byte(strings.Join(doc.Lines, "\n"))))
+	if strings.EqualFold(path.Ext(doc.Path), ".tsv") {
+		r.Comma = '\t'
+	}
+	r.FieldsPerRecord = -1
+	r.LazyQuotes = true
+	t := Table{Doc: d, Title: out.Title}
+	for {
+		rec, err := r.Read()
+		if err != nil {
+			break // io.EOF, or a malformed line: keep what was read
+		}
+		line, _ := r.FieldPos(0)
+		if line < 1 || line > len(doc.Lines) || strings.TrimSpace(strings.Join(rec, "")) == "" {
+			continue
+		}
+		cells := make([]string, len(rec))
+		for i, c := range rec {
+			cells[i] = nlp.Collapse(c)
+		}
+		text := strings.TrimSpace(doc.Lines[line-1])
+		if t.Header == nil {
+			t.Header, t.HeaderLine, t.HeaderText = cells, line, text
+			continue
+		}
+		t.Rows = append(t.Rows, cells)
+		t.RowLines = append(t.RowLines, line)
+		t.RowText = append(t.RowText, text)
+	}
+	if len(t.Rows) > 0 {
+		*para++
+		out.Tables = append(out.Tables, t)
+		for i := range t.Rows {
+			out.Units = append(out.Units, Unit{Doc: d, Kind: UnitRow, Start: t.RowLines[i], End: t.RowLines[i],
+				Text: t.RowText[i], Para: *para, Table: 0, Row: i, Prev: -1})
+		}
+	}
+	return out
+}
+
+type docParser struct {
+	d       int
+	doc     Document
+	lines   []string
+	para    *int
+	section string
+	heads   []string
+	lastPar string // the last prose paragraph, a table's caption
+	out     Parsed
+}
+
+func (p *docParser) heading(text string) {
+	text = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), "#"))
+	if text == "" {
+		return
+	}
+	p.section = text
+	p.heads = append(p.heads, text)
+	p.lastPar = ""
+}
+
+func (p *docParser) run() {
+	n := len(p.lines)
+	for i := 0; i < n; {
+		t := strings.TrimSpace(p.lines[i])
+		switch {
+		case t == "":
+			i++
+		case reFence.MatchString(t):
+			fence := reFence.FindStringSubmatch(t)[1]
+			i++
+			for i < n && !strings.HasPrefix(strings.TrimSpace(p.lines[i]), fence) {
+				i++
+			}
+			i++
+		case HeadingText(t) != "":
+			p.heading(HeadingText(t))
+			i++
+		case i+1 < n && reSetext.MatchString(p.lines[i+1]) && !reListItem.MatchString(t) && !strings.HasPrefix(t, "|"):
+			p.heading(t)
+			i += 2
+		case strings.Contains(t, "|") && i+1 < n && reTableSep.MatchString(p.lines[i+1]) && strings.Contains(p.lines[i+1], "|"):
+			i = p.pipeTable(i)
+		case reListItem.MatchString(p.lines[i]):
+			i = p.listItem(i)
+		default:
+			i = p.paragraph(i)
+		}
+	}
+}
+
+// structural reports whether a line starts something other than prose.
+func structural(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || HeadingText(t) != "" || reListItem.MatchString(line) || reFence.MatchString(t) ||
+		(strings.HasPrefix(t, "|") && strings.HasSuffix(t, "|"))
+}
+
+func splitPipeRow(line string) []string {
+	t := strings.TrimSpace(line)
+	t = strings.TrimSuffix(strings.TrimPrefix(t, "|"), "|")
+	cells := strings.Split(t, "|")
+	for i := range cells {
+		cells[i] = nlp.Collapse(strings.ReplaceAll(cells[i], "`", ""))
+	}
+	return cells
+}
+
+func (p *docParser) pipeTable(i int) int {
+	t := Table{Doc: p.d, Title: p.section, Caption: p.lastPar, Header: splitPipeRow(p.lines[i]), HeaderLine: i + 1,
+		HeaderText: strings.TrimSpace(p.lines[i])}
+	j := i + 2
+	for j < len(p.lines) && strings.Contains(p.lines[j], "|") && strings.TrimSpace(p.lines[j]) != "" {
+		t.Rows = append(t.Rows, splitPipeRow(p.lines[j]))
+		t.RowLines = append(t.RowLines, j+1)
+		t.RowText = append(t.RowText, strings.TrimSpace(p.lines[j]))
+		j++
+	}
+	if len(t.Rows) == 0 {
+		return j
+	}
+	*p.para++
+	ti := len(p.out.Tables)
+	for r := range t.Rows {
+		t.Units = append(t.Units, len(p.out.Units))
+		p.out.Units = append(p.out.Units, Unit{Doc: p.d, Kind: UnitRow, Start: t.RowLines[r], End: t.RowLines[r], Text: t.RowText[r],
+			Section: p.section, Heading: p.section, Para: *p.para, Table: ti, Row: r, Prev: -1})
+	}
+	p.out.Tables = append(p.out.Tables, t)
+	return j
+}
+
+// listItem reads one item and its continuation lines (indented, or lazily continued prose).
+func (p *docParser) listItem(i int) int {
+	lines := []string{reListMark.ReplaceAllString(p.lines[i], "")}
+	j := i + 1
+	for j < len(p.lines) && !structural(p.lines[j]) {
+		lines = append(lines, p.lines[j])
+		j++
+	}
+	p.prose(i+1, lines, UnitItem)
+	return j
+}
+
+// paragraph reads prose up to a blank or structural line: a heading when it is short, unpunctuated
+// and alone; field lines when every line is "Label: value"; otherwise sentences.
+func (p *docParser) paragraph(i int) int {
+	j := i
+	for j < len(p.lines) && !structural(p.lines[j]) {
+		j++
+	}
+	if j == i { // a lone "|" line or similar: skip it
+		return i + 1
+	}
+	lines := p.lines[i:j]
+	text := nlp.Collapse(strings.Join(lines, " "))
+	if looksLikeHeading(lines, text) {
+		p.heading(text)
+		return j
+	}
+	fields := true
+	for _, l := range lines {
+		fields = fields && reFieldLine.MatchString(strings.TrimSpace(l)) && !endsSentence(strings.TrimSpace(l))
+	}
+	if fields {
+		// One record: the lines share a paragraph, and each has the others as context.
+		*p.para++
+		prev := -1
+		for k, l := range lines {
+			p.out.Units = append(p.out.Units, Unit{Doc: p.d, Kind: UnitField, Start: i + k + 1, End: i + k + 1, Text: nlp.Collapse(l),
+				Section: p.section, Heading: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev})
+			prev = len(p.out.Units) - 1
+		}
+		return j
+	}
+	p.prose(i+1, lines, UnitSentence)
+	p.lastPar = text
+	return j
+}
+
+// looksLikeHeading: one or two lines, fourteen words at most, no sentence punctuation at the end,
+// and not a field line. Plain-text documents title their sections this way.
+func looksLikeHeading(lines []string, text string) bool {
+	if len(lines) > 2 || len(strings.Fields(text)) > 14 || endsSentence(text) || strings.HasSuffix(text, ",") {
+		return false
+	}
+	if allCaps(text) {
+		return true
+	}
+	if reFieldLine.MatchString(text) && strings.Contains(text, ": ") && !strings.HasSuffix(text, ":") {
+		return false
+	}
+	// A lower-case start reads as the rest of a sentence, not a title.
+	r, _ := utf8.DecodeRuneInString(text)
+	return !unicode.IsLower(r)
+}
+
+// allCaps: every letter is upper case (and there are some).
+func allCaps(s string) bool {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+			n++
+		}
+	}
+	return n >= 3
+}
+
+func endsSentence(s string) bool {
+	s = strings.TrimRight(s, `)"'”’»`)
+	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "…")
+}
+
+// prose joins lines (first is the 1-based number of lines[0]) and cuts the text into sentences,
+// each knowing the source lines it spans. A first sentence of one or two words ("Results.") is a
+// run-in heading: it becomes the section of the sentences after it.
+func (p *docParser) prose(first int, lines []string, kind string) {
+	var b strings.Builder
+	var lineAt []int // byte offset in b → source line
+	for k, l := range lines {
+		l = nlp.Collapse(l)
+		if l == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+			lineAt = append(lineAt, first+k)
+		}
+		b.WriteString(l)
+		for range len(l) {
+			lineAt = append(lineAt, first+k)
+		}
+	}
+	text := b.String()
+	if text == "" {
+		return
+	}
+	*p.para++
+	section := p.section
+	prev := -1
+	for _, sp := range sentenceSpans(text) {
+		for sp[0] < sp[1] && text[sp[0]] == ' ' {
+			sp[0]++
+		}
+		s := strings.TrimSpace(text[sp[0]:sp[1]])
+		if s == "" {
+			continue
+		}
+		if prev == -1 && kind == UnitSentence && len(strings.Fields(s)) <= 2 && strings.HasSuffix(s, ".") && sp[1] < len(text) {
+			section = strings.TrimSuffix(s, ".")
+			continue
+		}
+		u := Unit{Doc: p.d, Kind: kind, Start: lineAt[sp[0]], End: lineAt[max(sp[0], sp[1]-1)], Text: s,
+			Section: section, Heading: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev}
+		prev = len(p.out.Units)
+		p.out.Units = append(p.out.Units, u)
+	}
+}
+
+// abbreviations end with a period that does not end a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "dr": true, "mr": true, "mrs": true, "ms": true,
+	"prof": true, "st": true, "no": true, "fig": true, "approx": true, "inc": true, "ltd": true, "co": true,
+	"jr": true, "sr": true, "cf": true, "al": true, "ca": true, "mt": true, "jan": true, "feb": true,
+	"aug": true, "sept": true, "oct": true, "nov": true, "dec": true, "corp": true, "dept": true, "est": true,
+}
+
+// sentenceSpans cuts text into sentences: at ".", "!", "?" or "…" (after any closing quote or
+// bracket) followed by a space and a character that can start a sentence. Abbreviations, initials
+// ("L. Okafor") and decimals do not end sentences.
+func sentenceSpans(text string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		if r != '.' && r != '!' && r != '?' && r != '…' {
+			continue
+		}
+		end := i
+		for end < len(text) {
+			c, sz := utf8.DecodeRuneInString(text[end:])
+			if !strings.ContainsRune(`)"'”’»]`, c) {
+				break
+			}
+			end += sz
+		}
+		if end < len(text) && text[end] != ' ' {
+			continue
+		}
+		next := strings.TrimLeft(text[end:], " ")
+		if next != "" {
+			c, _ := utf8.DecodeRuneInString(next)
+			if unicode.IsLower(c) {
+				continue
+			}
+		}
+		if r == '.' && abbreviationBefore(text[start:i-1]) {
+			continue
+		}
+		out = append(out, [2]int{start, end})
+		start = end
+	}
+	if strings.TrimSpace(text[start:]) != "" {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+// abbreviationBefore: the word before a period is an abbreviation or an initial.
+func abbreviationBefore(s string) bool {
+	i := strings.LastIndexAny(s, " (\"“")
+	tok := s[i+1:]
+	if tok == "" {
+		return false
+	}
+	if utf8.RuneCountInString(tok) == 1 {
+		r, _ := utf8.DecodeRuneInString(tok)
+		return unicode.IsUpper(r) // an initial
+	}
+	return abbreviations[strings.ToLower(tok)] || strings.Contains(tok, ".") && !isNumberLike(tok)
+}
+
+func isNumberLike(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+			return false
+		}
+	}
+	return true
+}

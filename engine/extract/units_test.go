@@ -1,0 +1,120 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func unitTexts(p Parsed) []string {
+	var out []string
+	for _, u := range p.Units {
+		out = append(out, u.Kind+" "+u.Text)
+	}
+	return out
+}
+
+// TestParseDocument: sentences are whole across hard-wrapped lines and know the lines they span;
+// headings of every style are sections, never units; lists, fields and tables are units of their own.
+func TestParseDocument(t *testing.T) {
+	t.Parallel()
+	text := `PLANT REPORT
+
+Results
+
+Results. The plant treated 10,000 tonnes of
+batteries in 2023. It recovered 95 percent of the
+lithium, e.g. in cell form, and Dr. L. Okafor approved it.
+
+Outlook
+=======
+
+- Capacity grows to 12,000 tonnes
+  in 2025.
+- A second line opens.
+
+Site: Kolding
+Owner: GreenLoop ApS
+
+| Metal | Recovered |
+|-------|-----------|
+| Lithium | 95% |
+| Cobalt | 98% |
+`
+	para := 0
+	p := ParseDocument(0, Document{Path: "r.txt", Lines: strings.Split(text, "\n")}, &para)
+	require.Equal(t, "PLANT REPORT", p.Title)
+	require.Equal(t, []string{
+		"sentence The plant treated 10,000 tonnes of batteries in 2023.",
+		"sentence It recovered 95 percent of the lithium, e.g. in cell form, and Dr. L. Okafor approved it.",
+		"item Capacity grows to 12,000 tonnes in 2025.",
+		"item A second line opens.",
+		"field Site: Kolding",
+		"field Owner: GreenLoop ApS",
+		"row | Lithium | 95% |",
+		"row | Cobalt | 98% |",
+	}, unitTexts(p))
+	first, second := p.Units[0], p.Units[1]
+	require.Equal(t, [2]int{5, 6}, [2]int{first.Start, first.End})
+	require.Equal(t, [2]int{6, 7}, [2]int{second.Start, second.End})
+	require.Equal(t, "Results", first.Section, "a run-in heading is the section")
+	require.Equal(t, 0, second.Prev, "the sentence before is context")
+	require.Equal(t, "Outlook", p.Units[2].Section, "setext heading")
+	require.Len(t, p.Tables, 1)
+	require.Equal(t, []string{"Metal", "Recovered"}, p.Tables[0].Header)
+	require.Equal(t, []int{21, 22}, p.Tables[0].RowLines)
+}
+
+func TestParseCSV(t *testing.T) {
+	t.Parallel()
+	para := 0
+	p := ParseDocument(0, Document{Path: "data/prices.csv", Lines: strings.Split("item,\"price, eur\"\nroll,0.90\n\nbun,3.20\n", "\n")}, &para)
+	require.Equal(t, "prices", p.Title)
+	require.Equal(t, []string{"item", "price, eur"}, p.Tables[0].Header)
+	require.Equal(t, []int{2, 4}, p.Tables[0].RowLines)
+	require.Equal(t, []string{"row roll,0.90", "row bun,3.20"}, unitTexts(p))
+}
+
+func TestSentenceSpans(t *testing.T) {
+	t.Parallel()
+	cut := func(s string) []string {
+		var out []string
+		for _, sp := range sentenceSpans(s) {
+			out = append(out, strings.TrimSpace(s[sp[0]:sp[1]]))
+		}
+		return out
+	}
+	require.Equal(t, []string{"It cost $1.4 million.", "After debate it passed."}, cut("It cost $1.4 million. After debate it passed."))
+	require.Equal(t, []string{`"It works," he said.`, "Then it stopped!"}, cut(`"It works," he said. Then it stopped!`))
+	require.Equal(t, []string{"Approx. five units, i.e. most.", "U.S. data agree."}, cut("Approx. five units, i.e. most. U.S. data agree."))
+	require.Equal(t, []string{"Mayor L. Okafor chaired it."}, cut("Mayor L. Okafor chaired it."))
+}
+
+func TestHTMLChromeStripped(t *testing.T) {
+	t.Parallel()
+	page := `<html><head><title>Ferries go electric | News</title><script>var x=1</script></head><body>
+<header class="site-header"><a href="/">News</a><nav><a>Home</a><a>Ports</a></nav></header>
+<div class="cookie-banner">We use cookies. <button>Accept</button></div>
+<main><article>
+<h1>Ferries go electric</h1>
+<p>The new ferries carry
+200 cars.</p>
+<ul><li>Battery: 4.3 MWh</li><li>Charging: 11 minutes</li></ul>
+<table><tr><th>Route</th><th>Minutes</th></tr><tr><td>Halden</td><td>50</td></tr></table>
+<aside class="related"><h3>Related</h3><p>Hydrogen trials delayed</p></aside>
+</article></main>
+<div class="newsletter-box"><p>Sign up for our newsletter.</p></div>
+<footer><p>© 2024 News AS. All rights reserved.</p></footer>
+<div id="sidebar">Popular posts</div>
+</body></html>`
+	text, err := HTMLToText([]byte(page))
+	require.NoError(t, err)
+	require.Equal(t, "# Ferries go electric\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
+
+	// Without <main> or <article>: the body less its chrome; the title as heading; copyright lines out.
+	text, err = HTMLToText([]byte(`<html><head><title>Plant</title></head><body><div class="menu">Home | Blog</div>
+<div class="post"><p>It treats 10,000 tonnes a year.</p><p>Copyright 2024 GreenLoop</p></div><div class="footer">CVR 1234</div></body></html>`))
+	require.NoError(t, err)
+	require.Equal(t, "# Plant\n\nIt treats 10,000 tonnes a year.\n", text)
+}

@@ -1,0 +1,277 @@
+package extractive
+
+import (
+	"math"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// The corpus: every unit (sentence, list item, field line, table row) of the sources read, with
+// the statistics retrieval scores by. Coverage is the share of a question's term weight (idf over
+// units; a word no source contains weighs the most) that a unit states itself, plus, at
+// contextWeight, what its context states (its section heading, document title and file name, the
+// sentence before it, a table's caption). Retrieval reads candidates by coverage (rank.go); the
+// answer model decides among them (features.go, model.go). A table comparison, and a field of
+// structured output found by its own words, needs relevanceFloor of coverage.
+const (
+	contextWeight  = 0.7
+	relevanceFloor = 0.5
+)
+
+// corpus is the units of a run's documents and the statistics the answer finder scores with.
+type corpus struct {
+	docs     []extract.Document
+	titles   []string
+	units    []extract.Unit
+	tables   []extract.Table
+	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
+	seqs     [][]string        // per unit: its terms in order, repeats kept (bigrams, proximity)
+	ownSet   []map[string]bool // the same, as a set
+	words    []map[string]bool // per unit: the stems of all its words, stopwords included
+	ctx      []map[string]bool // per unit: its context's terms
+	docTerms []map[string]bool // per document: every term
+	docNums  []map[string]bool // per document: every number
+	nums     []map[string]bool // per unit: numbers in it and its context
+	df       map[string]int    // units stating each term
+	docFreq  map[string]int    // documents stating each term (in any of their words)
+	rel      relevanceCounts   // term counts for document and paragraph relevance
+	sections []section         // units grouped by heading (sections.go)
+	// titleTerms per document: the terms of its title and file name (what the whole is about)
+	titleTerms []map[string]bool
+	idfCache   map[string]float64
+}
+
+func newCorpus(docs []extract.Document) *corpus {
+	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}}
+	sc := nlp.StemCache{}
+	para := 0
+	for d, doc := range docs {
+		p := extract.ParseDocument(d, doc, &para)
+		off, toff := len(c.units), len(c.tables)
+		for _, u := range p.Units {
+			if u.Prev >= 0 {
+				u.Prev += off
+			}
+			if u.Table >= 0 {
+				u.Table += toff
+			}
+			c.units = append(c.units, u)
+		}
+		for _, t := range p.Tables {
+			for i := range t.Units {
+				t.Units[i] += off
+			}
+			if t.Units == nil { // CSV: every unit is a row
+				for i := range t.Rows {
+					t.Units = append(t.Units, off+i)
+				}
+			}
+			c.tables = append(c.tables, t)
+		}
+		c.titles = append(c.titles, p.Title)
+		all := map[string]bool{}
+		for _, w := range nlp.TermsBy(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc.Stem) {
+			all[w] = true
+		}
+		c.docTerms = append(c.docTerms, all)
+		c.docNums = append(c.docNums, numbersIn(strings.Join(doc.Lines, "\n")))
+	}
+	for i, u := range c.units {
+		text := u.Text
+		var ctx strings.Builder
+		ctx.WriteString(u.Section + " " + c.titles[u.Doc] + " " + fileWords(c.docs[u.Doc].Path))
+		if u.Table >= 0 {
+			t := c.tables[u.Table]
+			text += " " + strings.Join(t.Header, " ")
+			ctx.WriteString(" " + t.Title + " " + t.Caption)
+		}
+		switch {
+		case u.Kind == extract.UnitField:
+			for j := i - 1; j >= 0 && c.units[j].Para == u.Para; j-- {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+			for j := i + 1; j < len(c.units) && c.units[j].Para == u.Para; j++ {
+				ctx.WriteString(" " + c.units[j].Text)
+			}
+		case u.Prev >= 0:
+			ctx.WriteString(" " + c.units[u.Prev].Text)
+			if first := c.firstOfPara(u.Prev); first != u.Prev {
+				ctx.WriteString(" " + c.units[first].Text)
+			}
+		}
+		seq := nlp.TermsBy(text, sc.Stem)
+		c.seqs = append(c.seqs, seq)
+		own := nlp.Uniq(slices.Clone(seq))
+		set := map[string]bool{}
+		for _, t := range own {
+			set[t] = true
+			c.df[t]++
+		}
+		cset := map[string]bool{}
+		for _, t := range nlp.TermsBy(ctx.String(), sc.Stem) {
+			if !set[t] {
+				cset[t] = true
+			}
+		}
+		nums := numbersIn(text + " " + ctx.String())
+		all := map[string]bool{}
+		for _, w := range wordStemsBy(text, sc.Stem) {
+			all[w] = true
+		}
+		c.words = append(c.words, all)
+		c.own = append(c.own, own)
+		c.ownSet = append(c.ownSet, set)
+		c.ctx = append(c.ctx, cset)
+		c.nums = append(c.nums, nums)
+	}
+	c.docFreq = map[string]int{}
+	for _, terms := range c.docTerms {
+		for t := range terms {
+			c.docFreq[t]++
+		}
+	}
+	c.rel = c.countRelevance()
+	c.sections = sectionsOf(c)
+	for d, doc := range c.docs {
+		tt := map[string]bool{}
+		for _, t := range nlp.Terms(c.titles[d] + " " + fileWords(doc.Path)) {
+			tt[t] = true
+		}
+		c.titleTerms = append(c.titleTerms, tt)
+	}
+	return c
+}
+
+func (c *corpus) firstOfPara(u int) int {
+	for c.units[u].Prev >= 0 {
+		u = c.units[u].Prev
+	}
+	return u
+}
+
+func fileWords(p string) string {
+	base := path.Base(p)
+	return strings.NewReplacer("-", " ", "_", " ", ".", " ").Replace(strings.TrimSuffix(base, path.Ext(base)))
+}
+
+// idf is BM25's inverse document frequency over units; a term no unit states gets the largest.
+func (c *corpus) idf(t string) float64 {
+	if v, ok := c.idfCache[t]; ok {
+		return v
+	}
+	v := nlp.BM25IDF(float64(len(c.units)), float64(c.df[t]))
+	c.idfCache[t] = v
+	return v
+}
+
+// scored is a unit's fit to a question.
+type scored struct {
+	U     int
+	Score float64
+	X     []float64 // the features it was scored on (answer candidates only)
+	Raw   float64   // the ranker's score; Score is then its calibrated probability
+}
+
+// scorer holds a question's term weights.
+type scorer struct {
+	c     *corpus
+	q     query
+	w     map[string]float64
+	total float64
+}
+
+func (c *corpus) scorer(q query) *scorer {
+	s := &scorer{c: c, q: q, w: map[string]float64{}}
+	for _, t := range q.Terms {
+		// A word with synonyms weighs as much as its commonest form in the sources: "longer" is
+		// as rare as "grew" or "more", not as rare as a word no source uses.
+		w := c.idf(t)
+		for _, a := range q.Syn[t] {
+			if c.df[a] > 0 {
+				w = math.Min(w, c.idf(a))
+			}
+		}
+		s.w[t] = w
+		s.total += w
+	}
+	return s
+}
+
+// match is how a unit states a question term: itself (1) or a synonym (synonymWeight), a unit its measure is
+// stated in (0.5), in its context (contextWeight), or not at all (0).
+func (s *scorer) match(u int, t string) float64 {
+	c := s.c
+	if c.ownSet[u][t] {
+		return 1
+	}
+	for _, a := range s.q.Syn[t] {
+		if c.words[u][a] {
+			return synonymWeight
+		}
+	}
+	if c.ctx[u][t] {
+		return contextWeight
+	}
+	for _, a := range s.q.Syn[t] {
+		if c.ctx[u][a] {
+			return contextWeight
+		}
+	}
+	for _, a := range s.q.Units[t] {
+		if c.words[u][a] {
+			return 0.5
+		}
+	}
+	return 0
+}
+
+// synonymWeight: a word of the same family is good evidence, the question's own word better.
+const synonymWeight = 0.9
+
+// states: the unit itself states the term, a synonym or a unit of it.
+func (s *scorer) states(u int, t string) bool {
+	m := s.match(u, t)
+	return m == 1 || m == synonymWeight || m == 0.5
+}
+
+// coverage is the weighted share of the question's terms a unit and its context state.
+func (s *scorer) coverage(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	got := 0.0
+	for _, t := range s.q.Terms { // in order: sums must not depend on map order
+		got += s.w[t] * s.match(u, t)
+	}
+	return got / s.total
+}
+
+// absent are the question's terms that no source states at all, in any of their words.
+func (s *scorer) absent() []string {
+	var out []string
+	for _, t := range s.q.Terms {
+		if !s.inSources(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// inSources: some document states the term or a synonym.
+func (s *scorer) inSources(t string) bool {
+	for d := range s.c.docs {
+		if s.c.docTerms[d][t] {
+			return true
+		}
+		for _, a := range s.q.Syn[t] {
+			if s.c.docTerms[d][a] {
+				return true
+			}
+		}
+	}
+	return false
+}

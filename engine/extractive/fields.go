@@ -1,0 +1,421 @@
+package extractive
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// Structured output without a model. Each field of the caller's schema is a small question: its
+// name, title and description are searched in the documents the run read for the question, and
+// the value is taken from the best passages by the field's type: a number that fits its unit and
+// words, an enum value the evidence names, a name from a sentence about the field, a boolean from
+// whether that sentence negates it. A field with no evidence is null when the schema allows it;
+// otherwise an array is empty and any other field is left out (a required one then fails
+// validation, which names it). Every filled field records its basis: the quotes it came from and
+// a confidence.
+
+// fieldSep separates a field's name (with its parents') from its title and description in the
+// text a field is searched by: the name alone decides when the description is worded unlike the
+// sources ("magnitude of the main shock").
+const fieldSep = "\x1f"
+
+// fieldFloor is the share of a field's term weight a passage must cover to be evidence for it;
+// a passage that names an enum value needs less (the value itself is evidence).
+const (
+	fieldFloor = 0.5
+	enumFloor  = 0.3
+)
+
+type extractor struct {
+	c       *corpus
+	q       query
+	answers []int        // units that answer the question (its findings' answers, then their evidence)
+	docs    map[int]bool // documents read for the question (nil: all)
+	scope   []int        // when set, only these units (one array item per unit)
+	notes   []string
+	basis   engine.Basis // top-level field → its basis
+	subject []string     // terms every evidence unit must mention (subQuestion.Subject)
+	// best is the answer model's confidence in the question's answer (its findings' best), the
+	// confidence of fields taken from the answer itself.
+	best float64
+}
+
+func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
+	x := &extractor{c: c, q: analyze(question), basis: engine.Basis{}}
+	if len(found) > 0 {
+		x.subject = found[0].Sub.Subject // the same for every sub-question of an assignment
+	}
+	docs := map[int]bool{}
+	for _, f := range found {
+		for _, d := range f.Read {
+			docs[d] = true
+		}
+		x.answers = append(x.answers, f.Answer...)
+		if f.answered() {
+			x.best = max(x.best, f.Best)
+		}
+	}
+	for _, f := range found {
+		x.answers = append(x.answers, f.Support...)
+	}
+	if len(docs) == 0 {
+		// The question found no answer of its own: the documents that best match its words and
+		// mention its names.
+		for _, e := range x.questionEvidence() {
+			if d := c.units[e.U].Doc; !docs[d] && len(docs) < sources {
+				docs[d] = true
+			}
+		}
+	}
+	if len(docs) > 0 {
+		x.docs = docs
+	}
+	return x
+}
+
+// evidence is a unit's fit to a field.
+type evidence struct {
+	U     int
+	Score float64
+}
+
+// formatWords say what form a field's value takes (a name, a number, a currency, a qualifier
+// such as "minimum"), not what it is about: they are not searched for.
+var formatWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`name names number numbers count amount total percent percentage pct version
+		date value id code type kind country city place location located where whether description summary
+		eur usd gbp euro euros dollar dollars pound pounds million millions billion billions thousand km
+		minimum maximum lowest highest min max average mean annual yearly quarterly monthly daily current
+		latest first last`) {
+		m[nlp.Stem(w)] = true
+	}
+	return m
+}()
+
+// fieldTerms are the words a field is searched by: its name, title and description less format
+// words.
+func fieldTerms(field string) []string {
+	var out []string
+	for _, t := range nlp.Uniq(nlp.Terms(field)) {
+		if !formatWords[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// search ranks the units of the read documents for a field. Only the field's words that the read
+// documents contain are scored (a description says things its own way), but when those are less
+// than half of the field's weight the sources do not speak of it and there is no evidence
+// ("dividend per share" in a report that never mentions dividends). The question's own words
+// break ties.
+func (x *extractor) search(field string) []evidence { return x.searchIn(field, false) }
+
+// searchIn is search; with headings, a passage may be evidence through its section heading
+// alone (a "Breaking changes" list says the release has breaking changes).
+func (x *extractor) searchIn(field string, headings bool) []evidence {
+	present, ok := x.spoken(fieldTerms(field))
+	if !ok {
+		if name, _, found := strings.Cut(field, fieldSep); found {
+			present, ok = x.spoken(fieldTerms(name))
+		}
+	}
+	if !ok {
+		return nil
+	}
+	fq := query{Terms: present}
+	s := x.c.scorer(fq)
+	years := yearsIn(field + " " + x.q.Text)
+	qs := x.c.scorer(x.q)
+	var out []evidence
+	for u, un := range x.c.units {
+		if x.docs != nil && !x.docs[un.Doc] {
+			continue
+		}
+		if x.scope != nil && !slices.Contains(x.scope, u) || !x.c.mentions(u, x.subject) {
+			continue
+		}
+		v := s.coverage(u)
+		section := map[string]bool{}
+		if headings {
+			for _, t := range nlp.Terms(un.Section) {
+				section[t] = true
+			}
+		}
+		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool { return x.c.ownSet[u][t] || section[t] }) {
+			continue
+		}
+		if x.otherYear(u, years) {
+			v /= 2
+		}
+		out = append(out, evidence{u, v + 0.1*qs.coverage(u)})
+	}
+	sortEvidence(out)
+	return out
+}
+
+// yearsIn are the figures of s that read as years.
+func yearsIn(s string) []string {
+	var out []string
+	for _, f := range figures(s) {
+		if n, err := strconv.Atoi(f); err == nil && n >= 1000 && n <= 2200 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// otherYear: the field or question asks about years and unit u is about another one (it states a
+// year, and neither it nor its context states one asked for): "a margin of around 9 per cent in
+// 2025" is no evidence for "the margin for 2024".
+func (x *extractor) otherYear(u int, asked []string) bool {
+	if len(asked) == 0 || slices.ContainsFunc(asked, func(y string) bool { return x.c.nums[u][y] }) {
+		return false
+	}
+	return len(yearsIn(x.c.units[u].Text)) > 0
+}
+
+func sortEvidence(out []evidence) {
+	slices.SortStableFunc(out, func(a, b evidence) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return a.U - b.U
+	})
+}
+
+// spoken returns the terms the read documents contain, and whether they carry at least half of
+// the terms' weight (the documents speak of the field).
+func (x *extractor) spoken(all []string) ([]string, bool) {
+	var present []string
+	total, have := 0.0, 0.0
+	for _, t := range all {
+		w := x.c.idf(t)
+		total += w
+		for d := range x.c.docs {
+			if (x.docs == nil || x.docs[d]) && x.c.docTerms[d][t] {
+				present = append(present, t)
+				have += w
+				break
+			}
+		}
+	}
+	return present, len(present) > 0 && have >= 0.5*total
+}
+
+// reTextField: fields that ask for the answer itself, in prose, whatever their description.
+var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
+
+// answerField: the field asks for the answer itself (its name, with or without its description).
+func answerField(name string) bool {
+	return reTextField.MatchString(strings.TrimSpace(nlp.HumanName(name)))
+}
+
+// answerEvidence is the question's own answer as evidence: the units its findings answered with,
+// then those they quoted as support, at the answer's confidence; nothing when the sources do not
+// answer the question.
+func (x *extractor) answerEvidence() []evidence {
+	var out []evidence
+	if x.scope != nil { // an array item: its own passage
+		for _, u := range x.scope {
+			out = append(out, evidence{u, 1})
+		}
+		return out
+	}
+	for _, u := range x.answers {
+		out = append(out, evidence{u, x.best})
+	}
+	return out
+}
+
+// questionEvidence ranks the read documents' units by the question itself, as the answer model
+// scores them (Score: the calibrated probability that the unit answers it).
+func (x *extractor) questionEvidence() []evidence {
+	s := x.c.scorer(x.q)
+	var out []evidence
+	allowed := func(u int) bool {
+		un := x.c.units[u]
+		return (x.docs == nil || x.docs[un.Doc]) && x.c.mentions(u, x.subject)
+	}
+	for _, r := range s.candidates(defaultModel(), 40, allowed) {
+		out = append(out, evidence{r.U, r.Score})
+	}
+	return out
+}
+
+// strong keeps the evidence at or above the field floor (scores carry a 0.1 question bonus).
+func strong(ev []evidence) []evidence {
+	var out []evidence
+	for _, e := range ev {
+		if e.Score >= fieldFloor {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func nullable(s map[string]any) bool {
+	if s["nullable"] == true {
+		return true
+	}
+	if ts, ok := s["type"].([]any); ok && slices.Contains(ts, any("null")) {
+		return true
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if alts, ok := s[k].([]any); ok {
+			for _, a := range alts {
+				if m, ok := a.(map[string]any); ok && m["type"] == "null" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// fillObject fills an object schema's properties in name order. top records each field's basis.
+func (x *extractor) fillObject(schema map[string]any, context string, top bool) map[string]any {
+	out := map[string]any{}
+	props, _ := schema["properties"].(map[string]any)
+	required := engine.RequiredFields(schema)
+	for _, name := range sortedKeys(props) {
+		ps, _ := props[name].(map[string]any)
+		if ps == nil {
+			ps = map[string]any{}
+		}
+		field := strings.TrimSpace(context+" "+nlp.HumanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
+		v, ok, from := x.fillValue(name, ps, field)
+		switch {
+		case ok:
+			out[name] = v
+			if top {
+				x.basis[name] = x.basisOf(from)
+			}
+		case nullable(ps):
+			out[name] = nil
+			if top {
+				x.basis[name] = engine.FieldBasis{Citations: []engine.BasisCitation{}, Confidence: engine.ConfidenceLow}
+			}
+			x.notes = append(x.notes, fmt.Sprintf("no evidence for %q: null", name))
+		case required[name]:
+			x.notes = append(x.notes, fmt.Sprintf("no evidence for required field %q", name))
+		}
+	}
+	return out
+}
+
+// confidenceValue fills a field that asks how sure the answer is ("confidence": high, medium or
+// low; or a number from 0 to 1) from the answer model's calibrated confidence in the question's
+// answer. An unanswered question's confidence is low (or 0).
+func (x *extractor) confidenceValue(name string, s map[string]any) (any, bool) {
+	if h := nlp.HumanName(name); h != "confidence" && h != "certainty" && h != "confidence level" || x.scope != nil {
+		return nil, false
+	}
+	level := x.confidenceLevel(x.best)
+	if enum, ok := s["enum"].([]any); ok {
+		for _, e := range enum {
+			if v, ok := e.(string); ok && strings.EqualFold(v, level) {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+	switch schemaType(s) {
+	case "number":
+		if hi, ok := s["maximum"].(float64); ok && hi <= 1 {
+			return math.Round(x.best*100) / 100, true
+		}
+	case "string":
+		return level, true
+	}
+	return nil, false
+}
+
+// confidenceLevel names a calibrated probability: high at or above midway between the abstention
+// threshold and certainty, medium at or above the threshold, low below.
+func (x *extractor) confidenceLevel(p float64) string {
+	t := defaultModel().Threshold
+	switch {
+	case p >= (1+t)/2:
+		return engine.ConfidenceHigh
+	case p >= t:
+		return engine.ConfidenceMedium
+	}
+	return engine.ConfidenceLow
+}
+
+// answerText joins the evidence units' sentences: the answer as the report states it.
+func (x *extractor) answerText(ev []evidence) string {
+	parts := make([]string, 0, len(ev))
+	for _, e := range ev {
+		if un := x.c.units[e.U]; un.Kind == extract.UnitRow {
+			parts = append(parts, x.c.scorer(x.q).rowSentence(e.U))
+		} else {
+			parts = append(parts, un.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// basisOf cites the units a value came from. Its confidence is the answer model's calibrated
+// probability where the value came from the answer (high at or above midway between the
+// abstention threshold and certainty, medium above the threshold, low below); for a value found by
+// the field's own words, high when the best passage covers most of the field, medium at the floor.
+func (x *extractor) basisOf(from []evidence) engine.FieldBasis {
+	b := engine.FieldBasis{Citations: []engine.BasisCitation{}, Confidence: engine.ConfidenceLow}
+	t := defaultModel().Threshold
+	for i, e := range from {
+		if i == 0 {
+			switch {
+			case e.Score >= max(0.8, (1+t)/2):
+				b.Confidence = "high"
+			case e.Score >= min(fieldFloor, t):
+				b.Confidence = "medium"
+			}
+		}
+		u := x.c.units[e.U]
+		b.Citations = append(b.Citations, engine.BasisCitation{Source: x.c.docs[u.Doc].Path, Quote: u.Text})
+	}
+	return b
+}
+
+// fillValue fills one field; from is the evidence the value came from.
+func (x *extractor) fillValue(name string, s map[string]any, field string) (any, bool, []evidence) {
+	if c, ok := s["const"]; ok {
+		return c, true, nil
+	}
+	if v, ok := x.confidenceValue(name, s); ok {
+		return v, true, x.answerEvidence()
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		return x.pickEnum(enum, field)
+	}
+	switch schemaType(s) {
+	case "string":
+		return x.fillString(name, s, field)
+	case "integer", "number":
+		return x.fillNumber(name, s, field, schemaType(s) == "integer")
+	case "boolean":
+		return x.fillBool(field)
+	case "array":
+		return x.fillArray(name, s, field)
+	case "object":
+		obj := x.fillObject(s, field, false)
+		return obj, len(obj) > 0, nil
+	case "null":
+		return nil, true, nil
+	}
+	return nil, false, nil
+}

@@ -1,0 +1,266 @@
+package extractive
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// The values of structured-output fields other than text and names (fields.go): numbers,
+// booleans, enum values and arrays, each taken from the field's evidence.
+
+// fillNumber picks, from the field's best passages, the number that fits the schema's bounds and
+// reads most like the field (numberFitTerms); ties go to the better passage, then the earlier number.
+func (x *extractor) fillNumber(name string, s map[string]any, field string, integer bool) (any, bool, []evidence) {
+	ft := nlp.Uniq(nlp.Terms(field))
+	best, bestScore, found := 0.0, math.Inf(-1), false
+	var at evidence
+	ev := strong(x.search(field))
+	for rank, e := range ev[:min(len(ev), 5)] {
+		text := x.c.units[e.U].Text
+		for i, loc := range numberLocs(text) {
+			m := text[loc[0]:loc[1]]
+			f, ok := parseNumber(m)
+			if !ok || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
+				continue
+			}
+			if loc[0] > 0 && unicode.IsLetter(rune(text[loc[0]-1])) {
+				continue // part of a name or code ("CO2", "A320")
+			}
+			score := numberFitTerms(name, ft, text, loc[0], loc[1], m) + e.Score*2 - float64(rank)*0.5 - float64(i)*0.01
+			if score > bestScore {
+				best, bestScore, found, at = f, score, true, e
+			}
+		}
+	}
+	if !found {
+		return nil, false, nil
+	}
+	if integer {
+		return int64(best), true, []evidence{at}
+	}
+	return best, true, []evidence{at}
+}
+
+// fillBool: true when the field's best evidence states it without negation, false when negated;
+// no evidence fills nothing.
+func (x *extractor) fillBool(field string) (any, bool, []evidence) {
+	ev := strong(x.searchIn(field, true))
+	if len(ev) == 0 {
+		return nil, false, nil
+	}
+	if nlp.DeniesAny(x.c.units[ev[0].U].Text) {
+		return false, true, ev[:1]
+	}
+	return true, true, ev[:1]
+}
+
+// directions are word families for enum values that name a direction of change, so "increasing"
+// is found as "up 12 percent" and "rose".
+var directions = func() [][]string {
+	fam := [][]string{
+		strings.Fields("increase increasing increased increases rise rising rose risen rises grow growing grew grown grows growth up higher gain gained climb climbed raise raised raises expand expanded upward"),
+		strings.Fields("decrease decreasing decreased decreases fall falling fell fallen falls decline declined declining declines drop dropped drops down lower lowered lowers shrink shrank reduce reduced downward"),
+		strings.Fields("flat stable unchanged steady maintained maintain constant same"),
+	}
+	out := make([][]string, len(fam))
+	for i, f := range fam {
+		for _, w := range f {
+			out[i] = append(out[i], nlp.Stem(w))
+		}
+		out[i] = nlp.Uniq(out[i])
+	}
+	return out
+}()
+
+// dashesToSpaces splits enum values and passages at "-" and "_" ("series-b", "on_premise").
+var dashesToSpaces = strings.NewReplacer("-", " ", "_", " ")
+
+// valueTerms are the alternatives that evidence an enum value, each a phrase of word stems: the
+// value's own words in order ("Series B"), or, for a one-word value that names a direction, any
+// word of that direction.
+func valueTerms(v string) [][]string {
+	vt := wordStems(dashesToSpaces.Replace(v))
+	if len(vt) == 1 {
+		for _, fam := range directions {
+			if slices.Contains(fam, vt[0]) {
+				var alts [][]string
+				for _, w := range fam {
+					alts = append(alts, []string{w})
+				}
+				return alts
+			}
+		}
+	}
+	if len(vt) == 0 {
+		return nil
+	}
+	return [][]string{vt}
+}
+
+// pickEnum chooses the value the field's evidence names: each value scores the best fit of a
+// passage that states it (all of its words, or a word of its direction); no evidence, no value.
+func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
+	return x.pickEnumIn(x.search(field), enum)
+}
+
+// pickEnumIn is pickEnum over evidence already searched, so an enum array can test each of its
+// values against one search of its field.
+func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence) {
+	best, bestScore := -1, 0.0
+	var at evidence
+	for i, e := range enum {
+		alts := valueTerms(fmt.Sprint(e))
+		for _, cand := range ev {
+			if cand.Score < enumFloor || cand.Score <= bestScore {
+				continue
+			}
+			text := dashesToSpaces.Replace(x.c.units[cand.U].Text)
+			if slices.ContainsFunc(alts, func(alt []string) bool { return nlp.StatesPhrase(text, alt) || nlp.StatesAll(text, alt) }) {
+				best, bestScore, at = i, cand.Score, cand
+				break
+			}
+		}
+	}
+	if best < 0 {
+		return nil, false, nil
+	}
+	return enum[best], true, []evidence{at}
+}
+
+func (x *extractor) fillArray(name string, s map[string]any, field string) (any, bool, []evidence) {
+	items, _ := s["items"].(map[string]any)
+	if items == nil {
+		items = map[string]any{"type": "string"}
+	}
+	n := 5
+	if v, ok := s["maxItems"].(float64); ok && int(v) < n {
+		n = int(v)
+	}
+	if v, ok := s["minItems"].(float64); ok && int(v) > n {
+		n = int(v)
+	}
+	found := x.search(field)
+	var out []any
+	var from []evidence // the units the items came from: the field's basis
+	seen := map[string]bool{}
+	var at *evidence // the unit the next item comes from, when known
+	push := func(v any) {
+		key := fmt.Sprint(v)
+		if !seen[key] && len(out) < n {
+			seen[key] = true
+			out = append(out, v)
+			if at != nil {
+				from = append(from, *at)
+			}
+		}
+	}
+	if enum, isEnum := items["enum"].([]any); isEnum && len(enum) > 0 {
+		for _, e := range enum {
+			if v, ok, ev := x.pickEnumIn(found, []any{e}); ok {
+				if len(ev) > 0 {
+					at = &ev[0]
+				}
+				push(v)
+			}
+		}
+		v, ok := arrayOrNull(out, s)
+		return v, ok, from
+	}
+	ev := strong(found)
+	if x.scope == nil && (answerField(name) || len(ev) == 0) {
+		// "key_points", "facts", "findings": the answer's own sentences, one item each.
+		if ans := x.answerEvidence(); len(ans) > 0 {
+			ev = ans
+		}
+	}
+	for _, e := range ev {
+		at = &e
+		sub := &extractor{c: x.c, q: x.q, docs: x.docs, scope: []int{e.U}, basis: engine.Basis{}, subject: x.subject}
+		switch schemaType(items) {
+		case "object":
+			if obj := sub.fillObject(items, field, false); len(obj) > 0 {
+				push(obj)
+			}
+		case "integer", "number":
+			if v, ok, _ := sub.fillNumber(name, items, field, schemaType(items) == "integer"); ok {
+				push(v)
+			}
+		case "string":
+			if reSource.MatchString(name) {
+				push(x.c.docs[x.c.units[e.U].Doc].Path)
+			} else if v, ok, _ := sub.fillString(name, items, field); ok {
+				push(v)
+			}
+		case "boolean":
+			if v, ok, _ := sub.fillBool(field); ok {
+				push(v)
+			}
+		}
+	}
+	v, ok := arrayOrNull(out, s)
+	return v, ok, from
+}
+
+// arrayOrNull: an array without a value is no evidence, so null where the schema allows it (as in
+// a run without sources); an empty array only where it does not.
+func arrayOrNull(out []any, s map[string]any) (any, bool) {
+	if len(out) > 0 {
+		return out, true
+	}
+	if nullable(s) {
+		return nil, false
+	}
+	return []any{}, true
+}
+
+// countries are names a "country" field takes.
+var countries = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Split(`afghanistan,albania,algeria,andorra,angola,argentina,armenia,australia,austria,azerbaijan,bahamas,bahrain,bangladesh,barbados,belarus,belgium,belize,benin,bhutan,bolivia,bosnia and herzegovina,botswana,brazil,brunei,bulgaria,burkina faso,burundi,cambodia,cameroon,canada,cape verde,chad,chile,china,colombia,comoros,congo,costa rica,croatia,cuba,cyprus,czechia,czech republic,denmark,djibouti,dominica,dominican republic,ecuador,egypt,el salvador,eritrea,estonia,eswatini,ethiopia,fiji,finland,france,gabon,gambia,georgia,germany,ghana,greece,grenada,guatemala,guinea,guyana,haiti,honduras,hungary,iceland,india,indonesia,iran,iraq,ireland,israel,italy,jamaica,japan,jordan,kazakhstan,kenya,kiribati,kosovo,kuwait,kyrgyzstan,laos,latvia,lebanon,lesotho,liberia,libya,liechtenstein,lithuania,luxembourg,madagascar,malawi,malaysia,maldives,mali,malta,mauritania,mauritius,mexico,moldova,monaco,mongolia,montenegro,morocco,mozambique,myanmar,namibia,nepal,netherlands,new zealand,nicaragua,niger,nigeria,north korea,north macedonia,norway,oman,pakistan,palau,panama,papua new guinea,paraguay,peru,philippines,poland,portugal,qatar,romania,russia,rwanda,samoa,san marino,saudi arabia,senegal,serbia,seychelles,sierra leone,singapore,slovakia,slovenia,somalia,south africa,south korea,south sudan,spain,sri lanka,sudan,suriname,sweden,switzerland,syria,taiwan,tajikistan,tanzania,thailand,togo,tonga,tunisia,turkey,turkmenistan,uganda,ukraine,united arab emirates,united kingdom,united states,uruguay,uzbekistan,vanuatu,venezuela,vietnam,yemen,zambia,zimbabwe,england,scotland,wales,usa,uk`, ",") {
+		m[c] = true
+	}
+	return m
+}()
+
+var reNumberWords = regexp.MustCompile(`(?i)\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b`)
+
+// numberLocs are the figures of a text: digits, and numbers written as words ("Fourteen").
+func numberLocs(text string) [][]int {
+	locs := reNumber.FindAllStringIndex(text, -1)
+	locs = append(locs, reNumberWords.FindAllStringIndex(text, -1)...)
+	slices.SortFunc(locs, func(a, b []int) int { return a[0] - b[0] })
+	return locs
+}
+
+var smallNumbers = func() map[string]float64 {
+	m := map[string]float64{}
+	for i, w := range strings.Fields("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen") {
+		m[w] = float64(i)
+	}
+	for i, w := range strings.Fields("twenty thirty forty fifty sixty seventy eighty ninety") {
+		m[w] = float64(20 + 10*i)
+	}
+	return m
+}()
+
+// parseNumber reads "1,140", "48.2" or "eighty-one".
+func parseNumber(s string) (float64, bool) {
+	if f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64); err == nil {
+		return f, true
+	}
+	tens, unit, _ := strings.Cut(strings.ToLower(s), "-")
+	f, ok := smallNumbers[tens]
+	if unit != "" {
+		u, ok2 := smallNumbers[unit]
+		return f + u, ok && ok2
+	}
+	return f, ok
+}

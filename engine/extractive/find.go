@@ -1,0 +1,402 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// itemShare is the share of the best candidate's probability another sentence needs to join a
+// list, comparison, reason or briefing as a further point.
+const itemShare = 0.3
+
+// nearRepeat is the share of terms two sentences may have in common before the second is a near
+// repeat of the first (Jaccard over their distinct terms).
+const nearRepeat = 0.6
+
+// finding is what the sources say about one sub-question.
+type finding struct {
+	Sub     subQuestion
+	Q       query
+	Answer  []int       // units that state the answer, best first
+	Parts   []string    // per answer unit, the part of the question it answers ("" or nil: the whole)
+	Compare *comparison // a table comparison that answers it
+	Support []int       // further units quoted as evidence
+	Missing string      // why it is not answered, naming what the sources lack
+	Read    []int       // documents read closely for it, best first
+	Best    float64     // the model's confidence that the best unit answers it
+}
+
+func (f finding) answered() bool { return len(f.Answer) > 0 || f.Compare != nil }
+
+// findOptions is how far one search goes (set by effort).
+type findOptions struct {
+	Candidates int              // units scored by the answer model (the best by retrieval)
+	Sources    int              // documents read closely: evidence comes from the best ones only
+	Answers    int              // answer sentences at most for a factoid; lists, reasons and briefings take Items
+	Items      int              // sentences at most for a list, comparison, reason or briefing
+	Hop        bool             // search again with the names the best passage introduces (higher efforts)
+	Support    int              // further quotes at most
+	Skip       func(u int) bool // units not to quote again (already quoted in this or a prior report)
+}
+
+// find answers one sub-question from the corpus: candidates are retrieved and scored by the answer
+// model; the question is answered when the model's confidence in the best clears the calibrated
+// threshold. A factoid leads with its best sentence; a list, comparison, reason or briefing gathers
+// several sentences that make distinct points.
+func (c *corpus) find(sub subQuestion, o findOptions) finding {
+	q := analyze(sub.Text)
+	var own []string // the question's own words, when it carries another's subject
+	if len(sub.Carry) > 0 || len(sub.Subject) > 0 {
+		own = q.Terms
+	}
+	q.Terms = nlp.Uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
+	if q.measure != "" && c.measureNamed(q) {
+		q.Terms = nlp.Uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
+	}
+	s := c.scorer(q)
+	m := defaultModel()
+	ranked := s.candidates(m, o.Candidates, func(u int) bool { return (o.Skip == nil || !o.Skip(u)) && c.mentions(u, sub.Subject) })
+	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked)}
+	seen := map[int]bool{}
+	for _, r := range ranked {
+		if d := c.units[r.U].Doc; !seen[d] && len(f.Read) < o.Sources {
+			seen[d] = true
+			f.Read = append(f.Read, d)
+		}
+	}
+	if cmp, ok := s.compare(nil); ok {
+		f.Compare = &cmp
+		if d := c.tables[cmp.Table].Doc; !seen[d] {
+			f.Read = append([]int{d}, f.Read...)
+			seen[d] = true
+		}
+	}
+	if len(ranked) > 0 && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own)) {
+		// The question names something (a name, a figure) that no source mentions: whatever
+		// matches its other words is about something else. Or the best passage matches only the
+		// subject carried into the question ("their" benefits, a record's name) and none of its
+		// own words: it answers another question about the same subject.
+		f.Best = 0
+	}
+	if f.Compare == nil && q.Shape != shapeFactoid && q.Shape != shapeDefinition && f.Best > 0 {
+		// A heading that names what a list, reason, comparison or briefing asks for, in a
+		// document that names its subject, answers it.
+		if answer, parts, ok := c.sectionAnswer(s, ranked, o); ok {
+			f.Answer, f.Parts, f.Best = answer, parts, max(f.Best, m.Threshold)
+		}
+	}
+	if f.Compare == nil && f.Answer == nil && f.Best >= m.Threshold {
+		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
+		if o.Hop && q.Shape == shapeFactoid {
+			if u, ok := c.hop(s, ranked, o); ok {
+				// The second search found the answer in the document the first one pointed to:
+				// it leads, and the passage that led there follows.
+				f.Answer = []int{u, ranked[0].U}
+			}
+		}
+	}
+	if !f.answered() {
+		f.Missing = s.missing(ranked)
+		return f
+	}
+	f.Support = c.selectSupport(f, ranked, o, m.Support, seen)
+	return f
+}
+
+// selectAnswer picks the answer's sentences from the ranked candidates: the best; for an open
+// question the sentence after it (the outcome often follows the match); for a list, comparison,
+// reason or briefing, further candidates the model finds likely that are not near repeats.
+func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support float64) []int {
+	best := ranked[0].U
+	answer := []int{best}
+	switch q.Shape {
+	case shapeList, shapeCompare, shapeReason, shapeBrief:
+		// The sentences that follow the best one in its section come first: a passage that
+		// introduces causes or uses goes on to name them. Then further points the model finds
+		// likely: likely enough to be quoted as support, or close to the best candidate's own
+		// probability (a list's items each state one point, so each scores lower than a sentence
+		// stating a fact would).
+		for _, u := range c.sectionAfter(best, o.Items-1) {
+			if (o.Skip == nil || !o.Skip(u)) && !c.repeats(u, answer) {
+				answer = append(answer, u)
+			}
+		}
+		floor := min(support, itemShare*ranked[0].Score)
+		for _, r := range ranked[1:] {
+			if len(answer) >= o.Items || r.Score < floor {
+				break
+			}
+			if !c.repeats(r.U, answer) {
+				answer = append(answer, r.U)
+			}
+		}
+	default:
+		if next := best + 1; q.Open && len(answer) < o.Answers && next < len(c.units) && c.units[next].Prev == best &&
+			(o.Skip == nil || !o.Skip(next)) {
+			answer = append(answer, next)
+		}
+	}
+	return answer
+}
+
+// hopShare is the share of the first search's best probability the second search's best needs
+// (chosen on the HotpotQA training split: 7 of 68 questions hop, 2 gain the answer, none lose it).
+const hopShare = 0.3
+
+// hop searches again for a multi-document question: the question's terms plus the names the best
+// passage introduces (the director it names, the company it mentions), among the other documents.
+// A passage found there answers instead when it holds the kind of value the question asks for and
+// the model scores it above the best passage of the first search.
+func (c *corpus) hop(s *scorer, ranked []scored, o findOptions) (int, bool) {
+	if len(c.docs) < 2 || len(ranked) == 0 || s.q.Type == typeAny {
+		return 0, false
+	}
+	best := ranked[0]
+	var bridge []string
+	for _, n := range capitalisedRuns(c.units[best.U].Text) {
+		if !s.inQuestion(n) {
+			bridge = append(bridge, nlp.Terms(n)...)
+		}
+	}
+	if len(bridge) == 0 {
+		return 0, false
+	}
+	q2 := s.q
+	q2.Terms = nlp.Uniq(append(slices.Clone(s.q.Terms), bridge...))
+	q2.Names = nlp.Uniq(append(slices.Clone(s.q.Names), bridge...))
+	s2 := c.scorer(q2)
+	from := c.units[best.U].Doc
+	second := s2.candidates(defaultModel(), o.Candidates, func(u int) bool {
+		return c.units[u].Doc != from && (o.Skip == nil || !o.Skip(u))
+	})
+	if len(second) == 0 || !s.typeHit(c.units[second[0].U].Text) || second[0].Score <= hopShare*best.Score {
+		return 0, false
+	}
+	return second[0].U, true
+}
+
+// sectionAfter are up to n units that follow u in its section (its paragraph, or the list or
+// paragraphs under the same heading), in order.
+func (c *corpus) sectionAfter(u, n int) []int {
+	var out []int
+	un := c.units[u]
+	for v := u + 1; v < len(c.units) && len(out) < n; v++ {
+		w := c.units[v]
+		if w.Doc != un.Doc || (w.Section != un.Section && w.Para != un.Para) || w.Kind == extract.UnitRow {
+			break
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// selectSupport picks further evidence: likely candidates from the documents read, preferring a
+// document the answer does not cite yet (a multi-document question needs each of them), no near
+// repeats, no rows of a table the comparison already quotes.
+func (c *corpus) selectSupport(f finding, ranked []scored, o findOptions, support float64, read map[int]bool) []int {
+	taken := slices.Clone(f.Answer)
+	docs := map[int]bool{}
+	for _, u := range f.Answer {
+		docs[c.units[u].Doc] = true
+	}
+	if f.Compare != nil {
+		docs[c.tables[f.Compare.Table].Doc] = true
+	}
+	var out []int
+	// Support from another document needs less: a multi-document question's other part is worded
+	// unlike the question, so it scores lower than the answer does.
+	floor := func(newDoc bool) float64 {
+		if newDoc {
+			return min(support, itemShare*ranked[0].Score)
+		}
+		return support
+	}
+	pick := func(newDoc bool) {
+		for _, r := range ranked {
+			if len(out) >= o.Support || r.Score < floor(newDoc) {
+				return
+			}
+			u := c.units[r.U]
+			if !read[u.Doc] || docs[u.Doc] != !newDoc || c.repeats(r.U, taken) ||
+				(f.Compare != nil && u.Table == f.Compare.Table) {
+				continue
+			}
+			out = append(out, r.U)
+			taken = append(taken, r.U)
+			docs[u.Doc] = true
+		}
+	}
+	if u, ok := c.bridge(f, ranked, docs); ok && len(out) < o.Support {
+		out, taken = append(out, u), append(taken, u)
+		docs[c.units[u].Doc] = true
+	}
+	pick(true)
+	pick(false)
+	return out
+}
+
+// bridge finds, for a question whose names the answer does not all state, the best candidate from
+// another document that states one of the missing names: the other half of a multi-document
+// answer ("the director of X" in one document, the director's birthplace in another).
+func (c *corpus) bridge(f finding, ranked []scored, docs map[int]bool) (int, bool) {
+	var missing []string
+	for _, n := range f.Q.Names {
+		if !slices.ContainsFunc(f.Answer, func(u int) bool { return c.ownSet[u][n] || c.ctx[u][n] }) {
+			missing = append(missing, n)
+		}
+	}
+	for _, r := range ranked {
+		if docs[c.units[r.U].Doc] || c.repeats(r.U, f.Answer) {
+			continue
+		}
+		if slices.ContainsFunc(missing, func(n string) bool { return c.ownSet[r.U][n] }) {
+			return r.U, true
+		}
+	}
+	return 0, false
+}
+
+// repeats: unit u says nearly what one of the taken units says (or is one of them).
+func (c *corpus) repeats(u int, taken []int) bool {
+	for _, t := range taken {
+		if t == u || c.units[t].Text == c.units[u].Text || jaccard(c.ownSet[u], c.ownSet[t]) > nearRepeat {
+			return true
+		}
+	}
+	return false
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	both := 0
+	for t := range a {
+		if b[t] {
+			both++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// statesAny: unit u states one of the terms (itself or by a synonym); true when there are none.
+func (s *scorer) statesAny(u int, terms []string) bool {
+	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool { return s.states(u, t) })
+}
+
+// focusAbsent: by a candidate's features, a name or number of the question is in no source.
+func focusAbsent(x []float64) bool {
+	return x[slices.Index(featureNames, "name_absent")] > 0 || x[slices.Index(featureNames, "number_absent")] > 0
+}
+
+// FocusAbsent is focusAbsent for cmd/trainanswer, which chooses the threshold knowing that such
+// questions are not answered.
+func FocusAbsent(x []float64) bool { return focusAbsent(x) }
+
+// missing says, in the question's own words, what keeps the sources from answering: a name or
+// figure of the question that no source states, or what the closest passage lacks.
+func (s *scorer) missing(ranked []scored) string {
+	q := s.q
+	var parts []string
+	// A name no source mentions is the clearest reason; an ordinary word no source uses is not one
+	// by itself (sources word things their own way), so it is named only with the closest passage.
+	var absentNames []string
+	for _, t := range s.absent() {
+		if slices.Contains(q.Names, t) {
+			absentNames = append(absentNames, t)
+		}
+	}
+	if len(absentNames) > 0 {
+		parts = append(parts, "no source mentions "+quoteList(q.missingWords(absentNames)))
+	}
+	var nums []string
+	for _, n := range q.Numbers {
+		found := false
+		for d := range s.c.docs {
+			if s.c.docNums[d][n] && s.namesIn(d) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			nums = append(nums, n)
+		}
+	}
+	if len(nums) > 0 {
+		what := "no source gives figures for " + quoteList(nums)
+		if len(q.Names) > 0 {
+			what = "no source about " + quoteList(q.missingWords(q.Names)) + " gives figures for " + quoteList(nums)
+		}
+		parts = append(parts, what)
+	}
+	if len(parts) == 0 {
+		if len(ranked) == 0 {
+			parts = append(parts, "no passage matches the question")
+		} else {
+			best := ranked[0].U
+			where := "the closest passage (in `" + s.c.docs[s.c.units[best].Doc].Path + "`)"
+			var lacks []string
+			for _, t := range q.Terms {
+				if s.match(best, t) == 0 {
+					lacks = append(lacks, t)
+				}
+			}
+			if len(lacks) > 0 {
+				parts = append(parts, where+" does not state "+quoteList(q.missingWords(lacks)))
+			} else {
+				parts = append(parts, where+" uses the question's words but, by the answer model, does not state what it asks")
+			}
+		}
+	}
+	return capitalize(strings.Join(parts, "; ")) + "."
+}
+
+// namesIn: document d mentions every name of the question.
+func (s *scorer) namesIn(d int) bool {
+	for _, n := range s.q.Names {
+		if !s.c.docTerms[d][n] {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteList(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = "“" + w + "”"
+	}
+	switch len(q) {
+	case 0:
+		return ""
+	case 1:
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// mentions: unit u names every subject term, in its own words or its context (its paragraph,
+// section, document title or file name).
+func (c *corpus) mentions(u int, subject []string) bool {
+	for _, t := range subject {
+		if !c.ownSet[u][t] && !c.ctx[u][t] {
+			return false
+		}
+	}
+	return true
+}
+
+// measureNamed: a document that mentions every name of the question uses the word for the measure
+// it asks for ("depth" when the sources say "Depth: 12 km").
+func (c *corpus) measureNamed(q query) bool {
+	s := scorer{c: c, q: q}
+	for d := range c.docs {
+		if c.docTerms[d][q.measure] && s.namesIn(d) {
+			return true
+		}
+	}
+	return false
+}

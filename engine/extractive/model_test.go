@@ -1,0 +1,73 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+)
+
+// TestCommittedModel: the committed answer model was fitted on this build's features, and a
+// model fitted on others is refused (cmd/trainanswer must be run again).
+func TestCommittedModel(t *testing.T) {
+	t.Parallel()
+	m, err := loadModel(answerModelJSON)
+	require.NoError(t, err)
+	require.Greater(t, m.Threshold, 0.0)
+	require.Less(t, m.Threshold, 1.0)
+	_, err = loadModel([]byte(strings.Replace(string(answerModelJSON), `"coverage"`, `"retired_feature"`, 1)))
+	require.ErrorContains(t, err, "trainanswer")
+}
+
+// TestCandidateFeatures: features measure what their names say, on sentences written for them.
+func TestCandidateFeatures(t *testing.T) {
+	t.Parallel()
+	docs := []extract.Document{
+		{Path: "ferry.txt", Lines: []string{"The new Halden ferry carries 600 passengers.", "", "Each ticket costs 40 euros and the ferry is the oldest on the route."}},
+		{Path: "trees.txt", Lines: []string{"Lisbon planted street trees in parks."}},
+	}
+	c := newCorpus(docs)
+	feature := func(q string, text string, name string) float64 {
+		s := c.scorer(analyze(q))
+		st := s.stats()
+		for u := range c.units {
+			if c.units[u].Text == text {
+				return s.features(u, st)[slices.Index(featureNames, name)]
+			}
+		}
+		t.Fatalf("no unit %q", text)
+		return 0
+	}
+	ferry := "The new Halden ferry carries 600 passengers."
+	ticket := "Each ticket costs 40 euros and the ferry is the oldest on the route."
+	require.Equal(t, 1.0, feature("How many passengers does the Halden ferry carry?", ferry, "type_hit"))
+	require.Equal(t, 0.0, feature("How many tickets does the ferry sell?", ticket, "type_hit"), "money is not a count")
+	require.Equal(t, 1.0, feature("Which ferry is the youngest on the route?", ticket, "opposite"))
+	require.Equal(t, 1.0, feature("How many passengers did the Halden ferry carry in 2019?", ferry, "number_absent"))
+	require.Equal(t, 1.0, feature("How many passengers does the Oslo ferry carry?", ferry, "name_absent"))
+	require.Equal(t, 0.0, feature("Did Lisbon ferry passengers plant trees?", ferry, "names_unbridged"), "another document names Lisbon")
+	require.InDelta(t, 4.0/5, feature("How many passengers does the Halden ferry carry?", ferry, "proximity"), 1e-9,
+		"four terms in a window of five words")
+}
+
+// TestQuestionShape: question analysis reads the shape of answer a question wants.
+func TestQuestionShape(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]questionShape{
+		"Who designed the bridge?":                                        shapeFactoid,
+		"Why did the bridge collapse?":                                    shapeReason,
+		"What are the main uses of heat pumps?":                           shapeList,
+		"What are the main causes of the heat island?":                    shapeReason,
+		"Compare LFP and NMC on energy density and cost.":                 shapeCompare,
+		"Brief me on sodium-ion batteries for grid storage":               shapeBrief,
+		"What is a heat pump?":                                            shapeDefinition,
+		"How do falling lithium prices and price volatility affect grid?": shapeFactoid,
+	} {
+		require.Equal(t, want, analyze(q).Shape, q)
+	}
+	require.Equal(t, typeOrg, analyze("Which company built the ferry?").Type)
+	require.Equal(t, typePlace, analyze("In which city was she born?").Type)
+}

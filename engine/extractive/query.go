@@ -1,0 +1,496 @@
+package extractive
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// answerType is the kind of value a question asks for; a passage without one is a weak answer.
+type answerType int
+
+const (
+	typeAny answerType = iota
+	typeNumber
+	typeMoney
+	typePercent
+	typeTemperature
+	typeTime
+	typePerson
+	typePlace
+	typeOrg
+)
+
+// Kinds of question by the shape of answer they want (question analysis): one fact, a
+// definition, a reason, several items, a comparison, or a briefing on a subject.
+type questionShape int
+
+const (
+	shapeFactoid questionShape = iota
+	shapeDefinition
+	shapeReason
+	shapeList
+	shapeCompare
+	shapeBrief
+)
+
+// query is a question read for answering: what it is about, what it asks for and what any answer
+// must mention.
+type query struct {
+	Text  string
+	Terms []string // distinct stemmed content words, question framing left out
+	// Ordered are the same words in the question's order, repeats kept (its bigrams).
+	Ordered []string
+	Shape   questionShape
+	// Attribute is what is asked about ("the battery" in "how large is the battery on the ferry"):
+	// an answer must itself mention one of these terms. Empty when the question asks for a value of
+	// a kind (AttrType: "what temperature", "what share") or has no such phrase.
+	Attribute []string
+	AttrType  bool
+	Numbers   []string // numbers in the question ("2023", "3.4"): an answer must be about them
+	Names     []string // stemmed words of proper names: an answer's document must mention them
+	Type      answerType
+	Extreme   int // +1 highest, -1 lowest, 0 neither (tables are compared)
+	// Open questions ask what happened or why ("what did the council decide", "how does X affect
+	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
+	Open  bool
+	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
+	// Negated: the question denies something ("which players did not ...", "never"); an answer
+	// usually does too.
+	Negated bool
+	Plural  bool // "what are the main causes": several things are asked for
+	// Syn and Units are other words that state a term: synonyms (full weight) and, for a measure,
+	// the units it is stated in (half weight). See concepts.go.
+	Syn, Units map[string][]string
+	surface    map[string]string // stem → the question's own word, to name what is missing
+	measure    string            // the measure a "how deep"-type question asks for (searched when sources use the word)
+}
+
+var (
+	reQueryNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
+	reWordToken   = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’_.\-–]*`)
+)
+
+// frameWords only shape a question ("how many", "how large"): they are never searched for.
+var frameWords = map[string]bool{
+	"many": true, "much": true, "large": true, "long": true, "big": true, "high": true, "far": true,
+	"fast": true, "heavy": true, "old": true, "tall": true, "deep": true, "wide": true, "often": true,
+	"hot": true, "cold": true, "warm": true, "kind": true, "sort": true, "type": true,
+}
+
+// typeNouns name the kind of value asked for ("what share of ...").
+var typeNouns = map[string]answerType{
+	"share": typePercent, "percentage": typePercent, "percent": typePercent, "proportion": typePercent,
+	"fraction": typePercent, "temperature": typeTemperature, "number": typeNumber, "amount": typeNumber,
+	"count": typeNumber, "total": typeNumber, "quantity": typeNumber, "year": typeTime, "date": typeTime,
+	"day": typeTime, "month": typeTime, "time": typeTime, "price": typeMoney, "cost": typeMoney,
+}
+
+var (
+	extremeHigh = map[string]bool{"highest": true, "largest": true, "most": true, "biggest": true, "greatest": true,
+		"maximum": true, "top": true, "peak": true, "best": true, "busiest": true, "longest": true, "strongest": true,
+		"dearest": true, "heaviest": true, "oldest": true, "fastest": true, "deepest": true, "tallest": true, "hottest": true}
+	extremeLow = map[string]bool{"lowest": true, "smallest": true, "least": true, "fewest": true, "minimum": true,
+		"worst": true, "cheapest": true, "shortest": true, "weakest": true, "quietest": true, "lightest": true,
+		"youngest": true, "slowest": true, "coldest": true}
+	moneyVerbs = map[string]bool{"cost": true, "costs": true, "pay": true, "paid": true, "price": true, "spend": true,
+		"spent": true, "worth": true, "charge": true, "earn": true, "earned": true, "fund": true, "funded": true}
+	// skipWords sit between a question word and what it asks about.
+	skipWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true,
+		"did": true, "will": true, "would": true, "can": true, "could": true, "has": true, "have": true, "had": true,
+		"the": true, "a": true, "an": true, "of": true, "each": true, "every": true, "should": true, "shall": true,
+		"may": true, "might": true, "be": true, "been": true, "this": true, "that": true, "these": true, "those": true,
+		"its": true, "their": true, "our": true, "your": true}
+)
+
+// analyze reads a question (one sub-question).
+func analyze(q string) query {
+	q = nlp.Collapse(q)
+	out := query{Text: q, surface: map[string]string{}}
+	toks := reWordToken.FindAllString(q, -1)
+	lower := make([]string, len(toks))
+	for i, t := range toks {
+		lower[i] = strings.ToLower(strings.TrimRight(t, ".’'-–"))
+	}
+	for _, m := range figures(q) {
+		out.Numbers = append(out.Numbers, normNumber(m))
+	}
+	out.Numbers = nlp.Uniq(out.Numbers)
+	for i, t := range toks {
+		if extremeHigh[lower[i]] {
+			out.Extreme = 1
+		} else if extremeLow[lower[i]] {
+			out.Extreme = -1
+		}
+		if i > 0 && isName(t) {
+			for _, w := range nlp.Terms(t) {
+				if !nlp.IsDigits(w) {
+					out.Names = append(out.Names, w)
+				}
+			}
+		}
+	}
+	out.Names = nlp.Uniq(out.Names)
+	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
+	out.Negated = nlp.Negated(q)
+	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
+		out.Plural = asksPlural(lower[wh+1:])
+	}
+	out.Open = openQuestion(lower)
+	for i := 0; i+1 < len(lower); i++ {
+		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
+	}
+	dropped := map[string]bool{}
+	for i, w := range lower {
+		if frameWords[w] && i > 0 && lower[i-1] == "how" {
+			dropped[w] = true
+		}
+		if _, ok := typeNouns[w]; ok && out.AttrType && i > 0 && isWh(lower[i-1]) {
+			dropped[w] = true
+		}
+		if extremeHigh[w] || extremeLow[w] {
+			dropped[w] = true
+		}
+	}
+	for i, w := range lower {
+		if i+1 < len(lower) {
+			if v, ok := phrasalVerbs[[2]string{w, lower[i+1]}]; ok {
+				out.Terms = append(out.Terms, nlp.Stem(v))
+				dropped[w], dropped[lower[i+1]] = true, true
+			}
+		}
+	}
+	for _, t := range toks {
+		for _, w := range nlp.Words(t) {
+			if nlp.IsStopword(w) || dropped[w] || (utf8.RuneCountInString(w) < 2 && !nlp.IsDigits(w)) {
+				continue
+			}
+			s := nlp.Stem(w)
+			if _, ok := out.surface[s]; !ok {
+				out.surface[s] = w
+			}
+			out.Terms = append(out.Terms, s)
+		}
+	}
+	out.Ordered = out.Terms
+	out.Terms = nlp.Uniq(out.Terms)
+	out.Shape = shapeOf(lower)
+	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
+	for i, w := range lower {
+		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
+			if w == "long" && i+1 < len(lower) && auxiliaries[lower[i+1]] {
+				m = "duration" // "how long does it take", "how long did it stand": a time, not a length
+			}
+			out.Attribute = nlp.Uniq(append(out.Attribute, nlp.Stem(m)))
+			out.measure = nlp.Stem(m)
+		}
+	}
+	out.Syn, out.Units = map[string][]string{}, map[string][]string{}
+	for _, t := range append(append([]string{}, out.Terms...), out.Attribute...) {
+		for _, a := range synonymOf[t] {
+			if a != t {
+				out.Syn[t] = append(out.Syn[t], a)
+			}
+		}
+		if u, ok := unitsOf[t]; ok {
+			out.Units[t] = u
+		}
+	}
+	return out
+}
+
+// isName: a capitalised word inside a sentence (or an acronym, or a word with digits or inner
+// capitals), read as part of a proper name.
+func isName(tok string) bool {
+	r, _ := utf8.DecodeRuneInString(tok)
+	if !unicode.IsUpper(r) {
+		return false
+	}
+	w := strings.ToLower(strings.Trim(tok, ".’'"))
+	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w)
+}
+
+// questionFrame finds the kind of value asked for and the phrase asked about, from the words of a
+// question in order.
+func questionFrame(w []string) (answerType, []string, bool) {
+	typ := typeAny
+	wh := -1
+	for i, x := range w {
+		if isWh(x) || x == "whose" || x == "whom" {
+			wh = i
+			break
+		}
+	}
+	if wh >= 0 {
+		switch w[wh] {
+		case "who", "whom", "whose":
+			typ = typePerson
+		case "where":
+			typ = typePlace
+		case "when":
+			typ = typeTime
+		case "how":
+			if wh+1 < len(w) {
+				switch w[wh+1] {
+				case "many", "long", "large", "big", "high", "far", "fast", "heavy", "old", "tall", "deep", "wide", "often":
+					typ = typeNumber
+				case "much":
+					typ = typeNumber
+					if slices.ContainsFunc(w, func(x string) bool { return moneyVerbs[x] }) {
+						typ = typeMoney
+					}
+				case "hot", "cold", "warm":
+					typ = typeTemperature
+				}
+			}
+		}
+	}
+	i := wh + 1
+	if wh < 0 {
+		i = 0
+	}
+	if wh >= 0 && w[wh] == "how" && i < len(w) && (frameWords[w[i]] || w[i] == "much" || w[i] == "many") {
+		i++
+	}
+	if wh >= 0 && (w[wh] == "what" || w[wh] == "which") && i < len(w) {
+		if t, ok := typeNouns[w[i]]; ok && (i+1 >= len(w) || skipWords[w[i+1]] || w[i+1] == "in" || w[i+1] == "on") {
+			// "what share of ...", "what temperature is ...": the value's kind is what is asked.
+			return t, nil, true
+		}
+	}
+	if wh >= 0 && (w[wh] == "what" || w[wh] == "which") {
+		// "which city", "what company": the noun after the question word names the entity asked for.
+		for j := i; j < len(w) && j <= i+1; j++ {
+			if t, ok := entityNouns[strings.TrimSuffix(w[j], "s")]; ok {
+				typ = t
+				break
+			}
+		}
+	}
+	for i < len(w) && (skipWords[w[i]] || frameWords[w[i]]) {
+		i++
+	}
+	var attr []string
+	head := ""
+	for ; i < len(w); i++ {
+		x := w[i]
+		if nlp.IsStopword(x) || nlp.IsQuestionWord(x) || commonVerbs[x] {
+			break
+		}
+		attr = append(attr, nlp.Terms(x)...)
+		head = x
+	}
+	if t, ok := measureHeads[strings.TrimSuffix(head, "s")]; ok && typ == typeAny && wh >= 0 && (w[wh] == "what" || w[wh] == "which") {
+		// "what was the group's revenue": the phrase asked about ends in a noun that is measured.
+		typ = t
+	}
+	return typ, nlp.Uniq(attr), false
+}
+
+// measureHeads are nouns whose value is a figure: a question asking for one wants a number (the
+// head-noun rule of answer-type classification).
+var measureHeads = func() map[string]answerType {
+	m := map[string]answerType{}
+	for kind, ws := range map[answerType]string{
+		typeMoney: `revenue profit income turnover sale salary wage budget price cost fee fare dividend earning
+			spending investment funding value valuation debt loss`,
+		typeNumber: `population length height width depth distance weight area size capacity speed duration age
+			number amount total count range output consumption attendance enrolment enrollment score rate`,
+		typeTemperature: `temperature`,
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = kind
+		}
+	}
+	return m
+}()
+
+// openQuestion: "why ...", "how does/did ...", "what did/does/will ... <verb>".
+func openQuestion(w []string) bool {
+	for i, x := range w {
+		if !isWh(x) {
+			continue
+		}
+		if x == "why" {
+			return true
+		}
+		if i+1 < len(w) && (x == "what" || x == "how") {
+			switch w[i+1] {
+			case "did", "does", "do", "will", "would", "has", "have", "had", "can", "could", "should":
+				return x == "what" || w[i+1] != "much"
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// normNumber drops thousands separators, so "1,204" and "1204" match.
+func normNumber(s string) string {
+	if strings.Count(s, ",") > 0 && !strings.Contains(s, ".") {
+		return strings.ReplaceAll(s, ",", "")
+	}
+	return s
+}
+
+var (
+	reMoney   = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(?:[$€£¥]|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b|(?:dollars?|euros?|pounds?|kroner|kronor|krona|yen|cents?|francs?)\b)|\b(?:usd|eur|gbp|nok|sek|dkk|chf)\s?\d`)
+	rePercent = regexp.MustCompile(`(?i)%|\bper ?cent\b|\bpercent(?:age)?\b|\bhalf\b|\bthirds?\b|\bquarters?\b`)
+	reTemp    = regexp.MustCompile(`(?i)°|℃|℉|\bdegrees?\b`)
+	reTime    = regexp.MustCompile(`(?i)\b(?:1[5-9]|20)\d\d\b|\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|spring|summer|autumn|winter)\b|\b\d+\.\d+\b|\b\d{1,2}:\d\d\b`)
+	rePerson  = regexp.MustCompile(`\b\p{Lu}[\p{Ll}'’-]+(?:\s+\p{Lu}\.)?\s+\p{Lu}[\p{Ll}'’-]+`)
+	rePlace   = regexp.MustCompile(`.\b\p{Lu}\p{Ll}+`)
+	reDigits  = regexp.MustCompile(`\d`)
+	// numberWords let "Eighty-one per cent" or "eleven minutes" count as figures.
+	reNumberWord = regexp.MustCompile(`(?i)\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|double|twice|triple)\b`)
+)
+
+// satisfies reports whether text holds a value of the kind asked for.
+func (t answerType) satisfies(text string) bool {
+	switch t {
+	case typeNumber:
+		return reDigits.MatchString(text) || reNumberWord.MatchString(text)
+	case typeMoney:
+		return reMoney.MatchString(text)
+	case typePercent:
+		return rePercent.MatchString(text) && (reDigits.MatchString(text) || reNumberWord.MatchString(text))
+	case typeTemperature:
+		return reTemp.MatchString(text) && reDigits.MatchString(text)
+	case typeTime:
+		return reTime.MatchString(text)
+	case typePerson:
+		return rePerson.MatchString(text)
+	case typePlace, typeOrg:
+		return rePlace.MatchString(text)
+	}
+	return true
+}
+
+// numbersIn are the normalised numbers a text states.
+func numbersIn(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range figures(s) {
+		out[normNumber(m)] = true
+	}
+	for _, m := range reSmallNumberWord.FindAllString(s, -1) {
+		out[strconv.Itoa(int(smallNumbers[strings.ToLower(m)]))] = true // "ten" is also "10"
+	}
+	return out
+}
+
+// figures are the numbers written in digits in s that stand on their own: the "2" of a model name
+// such as "K2" or "A320" is part of a name, not a figure.
+func figures(s string) []string {
+	var out []string
+	for _, loc := range reQueryNumber.FindAllStringIndex(s, -1) {
+		before, _ := utf8.DecodeLastRuneInString(s[:loc[0]])
+		after, _ := utf8.DecodeRuneInString(s[loc[1]:])
+		if unicode.IsLetter(before) || unicode.IsLetter(after) {
+			continue
+		}
+		out = append(out, s[loc[0]:loc[1]])
+	}
+	return out
+}
+
+var reSmallNumberWord = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b`)
+
+// missingWords are the question's words for terms, in the question's spelling.
+func (q query) missingWords(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if w, ok := q.surface[t]; ok {
+			out = append(out, w)
+		} else {
+			out = append(out, t)
+		}
+	}
+	return nlp.Uniq(out)
+}
+
+// entityNouns name the kind of entity a "which/what" question asks for.
+var entityNouns = func() map[string]answerType {
+	m := map[string]answerType{}
+	for kind, ws := range map[answerType]string{
+		typePerson: `person man woman actor actress author writer singer player president king queen leader
+			founder director composer artist scientist musician wife husband son daughter father mother poet
+			painter architect inventor politician minister emperor ruler coach captain`,
+		typePlace: `city country state town place region continent island river mountain location province
+			county nation capital village area district street building venue`,
+		typeOrg: `company organization organisation team band group university school party club firm network
+			label newspaper magazine agency studio publisher manufacturer brand airline`,
+	} {
+		for _, w := range strings.Fields(ws) {
+			m[w] = kind
+		}
+	}
+	return m
+}()
+
+// shapeOf reads the shape of answer a question wants from its lower-case words.
+func shapeOf(w []string) questionShape {
+	has := func(xs ...string) bool {
+		for _, x := range w {
+			if slices.Contains(xs, x) {
+				return true
+			}
+		}
+		return false
+	}
+	wh := slices.IndexFunc(w, isWh)
+	first := ""
+	if len(w) > 0 {
+		first = w[0]
+	}
+	switch {
+	case has("compare", "comparison", "versus", "vs", "differ", "differs", "difference", "differences"):
+		return shapeCompare
+	case has("why", "reason", "reasons") || (wh >= 0 && w[wh] == "what" && has("cause", "causes", "caused", "led")):
+		return shapeReason
+	case has("brief", "overview", "summarize", "summarise", "summary", "background", "gist", "outline", "rundown") ||
+		(wh < 0 && (first == "describe" || first == "explain" || first == "tell")):
+		return shapeBrief
+	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
+		return shapeList
+	case wh >= 0 && (w[wh] == "what" || w[wh] == "which") && asksPlural(w[wh+1:]):
+		return shapeList
+	case first == "define" || has("meaning", "definition") ||
+		(wh >= 0 && w[wh] == "what" && wh+1 < len(w) && (w[wh+1] == "is" || w[wh+1] == "are") && len(w)-wh <= 5):
+		return shapeDefinition
+	}
+	return shapeFactoid
+}
+
+// asksPlural: the noun a "what"/"which" question asks about is plural ("what effects does ...",
+// "what are the most common mistakes"): it asks for several things. The noun is the first word
+// after the linking words and up to two modifiers that looks plural.
+func asksPlural(w []string) bool {
+	content := 0
+	for _, x := range w {
+		switch {
+		case skipWords[x] || extremeHigh[x] || extremeLow[x]:
+			if content > 0 {
+				return false
+			}
+			continue
+		case nlp.IsStopword(x) || nlp.IsQuestionWord(x):
+			return false
+		case looksPlural(x):
+			return true
+		}
+		if content++; content > 2 {
+			return false
+		}
+	}
+	return false
+}
+
+func looksPlural(w string) bool {
+	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
+		!strings.HasSuffix(w, "is") && !strings.HasSuffix(w, "'s") && !strings.HasSuffix(w, "’s")
+}

@@ -1,0 +1,79 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+func TestQueryAnalysis(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		q         string
+		typ       answerType
+		attribute []string
+		numbers   []string
+		names     []string
+		extreme   int
+	}{
+		{"How many homes were monitored in the trial?", typeNumber, []string{"home"}, nil, nil, 0},
+		{"How much did the ground-source installation cost?", typeMoney, []string{"ground", "sourc", "instal", "cost"}, nil, nil, 0},
+		{"What share of participants were satisfied?", typePercent, nil, nil, nil, 0},
+		{"At what temperature is the loaf baked?", typeTemperature, nil, nil, nil, 0},
+		{"Who is the chief executive of Northwind Robotics?", typePerson, []string{"chief", "execut"}, nil, []string{"northwind", "robot"}, 0},
+		{"Which region had the most installations in 2023?", typePlace, []string{"region"}, []string{"2023"}, nil, 1},
+		{"Which line had the lowest ridership in 2021?", typeAny, []string{"line"}, []string{"2021"}, nil, -1},
+		{"How deep was the Corvala earthquake?", typeNumber, []string{"corvala", "earthquak", "depth"}, nil, []string{"corvala"}, 0},
+		{"Which Python version does Tidewater 3.4 require?", typeAny, []string{"python", "version"}, []string{"3.4"}, []string{"python", "tidewat"}, 0},
+	}
+	for _, tt := range tests {
+		q := analyze(tt.q)
+		require.Equal(t, tt.typ, q.Type, tt.q)
+		require.ElementsMatch(t, tt.attribute, q.Attribute, tt.q)
+		require.ElementsMatch(t, tt.numbers, q.Numbers, tt.q)
+		require.ElementsMatch(t, tt.names, q.Names, tt.q)
+		require.Equal(t, tt.extreme, q.Extreme, tt.q)
+	}
+	require.True(t, analyze("What did the council decide about the lanes?").Open)
+	require.False(t, analyze("What was the revenue?").Open)
+	require.Contains(t, analyze("How many people took part?").Terms, nlp.Stem("participate"))
+}
+
+// TestTableAnswers: a superlative is answered by the row and the comparison; numbers in the
+// question select a column (years as headings) or filter rows (a year column); words that name
+// some rows only filter them ("which pastry").
+func TestTableAnswers(t *testing.T) {
+	t.Parallel()
+	docs := []extract.Document{
+		{Path: "installs.csv", Lines: strings.Split("region,year,installations,share_percent\nNorth,2022,10,3.1\nNorth,2023,12,4.4\nSouth,2022,14,2.7\nSouth,2023,11,3.4\nEast,2023,9,4.8", "\n")},
+		{Path: "prices.md", Lines: strings.Split("# Coffee prices\n\n| Country | 2021 | 2022 |\n|---|---|---|\n| Kenya | 231.8 | 297.4 |\n| Peru | 176.0 | 235.7 |\n| Honduras | 169.5 | 228.1 |", "\n")},
+		{Path: "menu.csv", Lines: strings.Split("item,category,price_eur,calories\nRoll,bread,0.90,210\nLoaf,bread,4.80,1680\nBun,pastry,3.20,420\nDanish,pastry,3.60,510", "\n")},
+	}
+	c := newCorpus(docs)
+	for q, want := range map[string]string{
+		"Which region had the most installations in 2023?":     "North had the highest installations in 2023 (12), ahead of South (11)",
+		"Which region had the highest share percent in 2023?":  "East had the highest share percent in 2023 (4.8)",
+		"Which country had the lowest coffee price in 2022?":   "Honduras had the lowest value for 2022 (228.1); the next lowest was Peru (235.7)",
+		"Which pastry has the most calories?":                  "Danish, pastry had the highest calories (510), ahead of Bun, pastry (420)",
+		"What is the cheapest item on the menu?":               "Roll, bread had the lowest price eur (0.90)",
+		"Which region had the most installations in 2019?":     "",
+		"Which country had the highest coffee price in Chile?": "",
+	} {
+		f := c.find(plainSub(q), findOptions{Sources: 6, Answers: 2, Support: 2})
+		if want == "" {
+			require.False(t, f.answered(), q)
+			continue
+		}
+		require.NotNil(t, f.Compare, q)
+		require.Contains(t, f.Compare.Sentence, want, q)
+	}
+	// A lookup without a superlative answers with the row, its header and the cell asked for.
+	f := c.find(plainSub("What was Peru's coffee price in 2022?"), findOptions{Sources: 6, Answers: 2, Support: 2})
+	require.Len(t, f.Answer, 1)
+	require.Equal(t, "| Peru | 176.0 | 235.7 |", c.units[f.Answer[0]].Text)
+	require.Equal(t, `In the table "Coffee prices", Peru has 235.7 under "2022".`, c.scorer(f.Q).rowSentence(f.Answer[0]))
+}

@@ -1,0 +1,263 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// depth is how far an extractive run goes at an effort level (README: "The extractive engine").
+type depth struct {
+	SubQuestions int           // sub-questions researched at most (the question's own clauses)
+	Candidates   int           // candidate sentences the answer model scores per sub-question
+	Items        int           // sentences of a list, comparison, reason or briefing answer
+	Hop          bool          // follow a name the best passage introduces into another document (a second search)
+	Sources      int           // documents read closely per sub-question
+	Answers      int           // answer sentences per sub-question
+	Support      int           // further quotes per sub-question
+	Queries      int           // web searches at most, with a search provider
+	Pages        int           // pages read per web search
+	Budget       time.Duration // research time; past it the report is written from what was found
+	Site         bool          // a static site under site/ (effort build)
+}
+
+var depths = map[string]depth{
+	engine.EffortLow:    {SubQuestions: 2, Candidates: 40, Items: 4, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
+	engine.EffortMedium: {SubQuestions: 3, Candidates: 80, Items: 6, Hop: true, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
+	engine.EffortHigh:   {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
+	engine.EffortBuild:  {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
+}
+
+// conjunctions join clauses; when the word after one starts a question, the clause is split there.
+var conjunctions = map[string]bool{
+	"and": true, "or": true, "but": true, "while": true, "whereas": true, "plus": true, "also": true,
+	"then": true,
+}
+
+// subQuestion is a part of the question researched on its own.
+type subQuestion struct {
+	Text string
+	// Carry are terms of an earlier clause's subject, for a clause that refers to it by a pronoun
+	// ("What is a heat pump and how does it save energy?").
+	Carry []string
+	// Subject are terms every answering passage must mention, in itself or its context (an answer
+	// session's Assignment.Subject).
+	Subject []string
+}
+
+func plainSub(text string) subQuestion { return subQuestion{Text: asQuestion(text)} }
+
+// pronouns stand for an earlier clause's subject.
+var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": true, "these": true, "its": true, "their": true, "those": true}
+
+// subQuestions cuts a question into the parts it asks, in its own words, most specific first:
+//  1. sentences and semicolon clauses;
+//  2. a clause is split at a conjunction followed by a question word ("what is X and how does it
+//     affect Y"); a part that says "it" carries the earlier part's subject terms;
+//  3. a coordinated pair or list of single words ("the costs and benefits of X", "solar vs wind")
+//     becomes one sub-question per member.
+//
+// Nothing is added from templates: a simple question is one sub-question. At most max are
+// returned, deduplicated by their search terms.
+func subQuestions(q string, max int) []subQuestion {
+	q = nlp.Collapse(q)
+	var clauses []string
+	for _, s := range splitClauses(q) {
+		clauses = append(clauses, splitAtQuestionWords(s)...)
+	}
+	var out []subQuestion
+	seen := map[string]bool{}
+	var subject []string
+	add := func(s string) {
+		sq := plainSub(s)
+		key := termKey(sq.Text)
+		if key == "" || seen[key] || len(out) >= max {
+			return
+		}
+		if slices.ContainsFunc(nlp.Words(s), func(w string) bool { return pronouns[w] }) {
+			sq.Carry = subject
+		}
+		if ph := keyPhrases(s); len(ph) > 0 && subject == nil {
+			subject = nlp.Terms(ph[0])
+		}
+		seen[key] = true
+		out = append(out, sq)
+	}
+	for _, c := range clauses {
+		add(c)
+	}
+	if len(out) == 0 {
+		out = append(out, plainSub(q))
+	}
+	return out
+}
+
+// termKey identifies a sub-question by its sorted distinct search terms.
+func termKey(s string) string {
+	ts := nlp.Uniq(nlp.Terms(s))
+	slices.Sort(ts)
+	return strings.Join(ts, " ")
+}
+
+// splitClauses cuts at sentence ends and semicolons.
+func splitClauses(q string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		end := c == '?' || c == ';' || c == '!' || c == '\n' ||
+			(c == '.' && (i+1 == len(q) || q[i+1] == ' ') && !nlp.ShortToken(q[start:i]))
+		if !end {
+			continue
+		}
+		if s := strings.TrimSpace(q[start:i]); s != "" {
+			out = append(out, s)
+		}
+		start = i + 1
+	}
+	if s := strings.TrimSpace(q[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// splitAtQuestionWords splits "A and how B" / "A, why B" into "A" and "how B".
+func splitAtQuestionWords(s string) []string {
+	fields := strings.Fields(s)
+	var out []string
+	start := 0
+	for i := 1; i+1 < len(fields); i++ {
+		w := bare(fields[i])
+		next := bare(fields[i+1])
+		commaBefore := strings.HasSuffix(fields[i-1], ",")
+		switch {
+		case conjunctions[w] && nlp.IsQuestionWord(next) && i > start:
+			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ","))
+			start = i + 1
+		case commaBefore && isWh(w) && i > start:
+			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ","))
+			start = i
+		}
+	}
+	out = append(out, strings.Join(fields[start:], " "))
+	return out
+}
+
+func isWh(w string) bool {
+	switch w {
+	case "what", "how", "why", "when", "where", "which", "who":
+		return true
+	}
+	return false
+}
+
+func bare(w string) string {
+	return strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
+// commonVerbs end a key phrase ("how does solar power affect running costs" has two phrases).
+var commonVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`affect affects affected impact impacts influence influences change changes
+		changed cause causes caused make makes made use uses used work works worked need needs needed get gets
+		got reduce reduces reduced increase increases increased improve improves improved compare compared
+		differ differs relate relates related lead leads led help helps helped say says said mean means meant
+		become becomes became depend depends provide provides offer offers require requires compete competes
+		matter matters perform performs go goes went take takes took happen happens`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// keyPhrases are maximal runs of content words in the question, longest first, then in order.
+func keyPhrases(q string) []string {
+	type phrase struct {
+		text     string
+		n, order int
+	}
+	var ps []phrase
+	var run []string
+	flush := func() {
+		// A phrase ends in a noun: drop trailing predicative adjectives ("tidal power predictable").
+		for len(run) > 1 && adjectiveLike(run[len(run)-1]) {
+			run = run[:len(run)-1]
+		}
+		if len(run) > 0 {
+			ps = append(ps, phrase{strings.Join(run, " "), len(run), len(ps)})
+		}
+		run = nil
+	}
+	for i, f := range strings.Fields(q) {
+		w := bare(f)
+		if w == "" || nlp.IsStopword(w) || nlp.IsQuestionWord(w) || commonVerbs[w] || (utf8.RuneCountInString(w) < 3 && !nlp.IsDigits(w)) {
+			flush()
+			continue
+		}
+		if len(run) == 4 {
+			flush()
+		}
+		word := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if i == 0 && word != strings.ToUpper(word) {
+			// Sentence case, not a name: "Heat pump adoption" → "heat pump adoption".
+			r, n := utf8.DecodeRuneInString(word)
+			word = string(unicode.ToLower(r)) + word[n:]
+		}
+		run = append(run, word)
+		if strings.ContainsAny(f, ",;:?!.") {
+			flush()
+		}
+	}
+	flush()
+	slices.SortStableFunc(ps, func(a, b phrase) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return a.order - b.order
+	})
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.text)
+	}
+	return out
+}
+
+// adjectiveLike is a suffix test for adjectives; without a part-of-speech tagger it only has to be
+// right often enough to keep phrases ending in nouns.
+func adjectiveLike(w string) bool {
+	w = strings.ToLower(w)
+	for _, suf := range []string{"able", "ible", "ous", "ful", "less"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+// asQuestion capitalises the first letter and ends the text with a question mark.
+func asQuestion(s string) string {
+	s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ",;:.?!"))
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:] + "?"
+}
+
+// SubQuestions is the decomposition a run would research for q (at most max), as plain text: the
+// planning preview of an expert shows what research would pursue without running it.
+func SubQuestions(q string, max int) []string {
+	subs := subQuestions(q, max)
+	out := make([]string, 0, len(subs))
+	for _, s := range subs {
+		out = append(out, s.Text)
+	}
+	return out
+}
+
+// KeyPhrases are the question's runs of content words, longest first.
+func KeyPhrases(q string) []string { return keyPhrases(nlp.Collapse(q)) }

@@ -1,0 +1,73 @@
+package extractive
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func texts(subs []subQuestion) []string {
+	out := make([]string, len(subs))
+	for i, s := range subs {
+		out[i] = s.Text
+	}
+	return out
+}
+
+func TestSubQuestions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, q string
+		max     int
+		want    []string
+	}{
+		{"question word after and", "What is a heat pump and how does it save energy?", 2,
+			[]string{"What is a heat pump?", "How does it save energy?"}},
+		{"sentences", "Describe battery storage. Why do prices fall?", 2,
+			[]string{"Describe battery storage?", "Why do prices fall?"}},
+		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
+			[]string{"Grid costs?", "Who pays?"}}, // "why now" has no content words
+		// Coordinated words stay in their question: it is answered as a whole, its answer grouped by
+		// what it covers, never rewritten into questions it did not ask.
+		{"noun coordination kept", "What are the costs and benefits of heat pumps?", 2,
+			[]string{"What are the costs and benefits of heat pumps?"}},
+		{"list kept", "Compare LFP and NMC on energy density, cycle life, safety and cost", 3,
+			[]string{"Compare LFP and NMC on energy density, cycle life, safety and cost?"}},
+		{"noun phrases kept", "How do falling lithium prices and price volatility affect grid storage?", 3,
+			[]string{"How do falling lithium prices and price volatility affect grid storage?"}},
+		{"names kept", "Were Scott Derrickson and Ed Wood of the same nationality?", 3,
+			[]string{"Were Scott Derrickson and Ed Wood of the same nationality?"}},
+		{"abbreviation is not a sentence end", "Which F.C. club did he join in 1998?", 3,
+			[]string{"Which F.C. club did he join in 1998?"}},
+		// No templates: a simple question is one sub-question, whatever the budget.
+		{"no facets", "Heat pump adoption in Norway", 4, []string{"Heat pump adoption in Norway?"}},
+		{"plural subject", "electric buses", 2, []string{"Electric buses?"}},
+		{"duplicates dropped", "What is solar? What is solar?", 3, []string{"What is solar?"}},
+		{"only stopwords", "what is it?", 3, []string{"What is it?"}},
+		{"empty", "", 2, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := subQuestions(tt.q, tt.max)
+			require.Equal(t, tt.want, texts(got))
+			require.LessOrEqual(t, len(got), max(tt.max, 1))
+		})
+	}
+}
+
+func TestSubQuestionsCarryTheSubject(t *testing.T) {
+	t.Parallel()
+	subs := subQuestions("What is a heat pump and how does it save energy?", 5)
+	require.Equal(t, []string{"What is a heat pump?", "How does it save energy?"}, texts(subs))
+	require.Nil(t, subs[0].Carry)
+	require.Equal(t, []string{"heat", "pump"}, subs[1].Carry, "\"it\" is the heat pump")
+}
+
+func TestKeyPhrases(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"solar power", "running costs", "heat pumps"},
+		keyPhrases("How does solar power affect running costs of heat pumps?"))
+	require.Equal(t, []string{"grid", "prices"}, keyPhrases("grid, prices"))
+	require.Equal(t, []string{"heat pump adoption", "Norway", "NATO"}, keyPhrases("Heat pump adoption in Norway and NATO"))
+}

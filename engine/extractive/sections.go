@@ -1,0 +1,266 @@
+package extractive
+
+import (
+	"cmp"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// Sections: a document's headings say what the text under them is about. A question that asks for
+// several things (causes, effects, risks, a comparison, a briefing) is best answered from the
+// section whose heading names what it asks: "What causes the heat island" holds the causes, one
+// paragraph each, even when an introduction mentions "the causes" in the question's own words.
+
+// section is the run of units under one heading of a document (not its title).
+type section struct {
+	Doc   int
+	Head  map[string]bool // the heading's terms
+	Units []int
+}
+
+// sectionsOf groups the units of the corpus by heading. Units under the document's title only
+// (its introduction) are no section: the title is what the whole document is about.
+func sectionsOf(c *corpus) []section {
+	var out []section
+	for u, un := range c.units {
+		if un.Heading == "" || un.Heading == c.titles[un.Doc] {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Doc == un.Doc && c.units[out[n-1].Units[0]].Heading == un.Heading {
+			out[n-1].Units = append(out[n-1].Units, u)
+			continue
+		}
+		head := map[string]bool{}
+		for _, t := range nlp.Terms(un.Heading) {
+			head[t] = true
+		}
+		out = append(out, section{Doc: un.Doc, Head: head, Units: []int{u}})
+	}
+	return out
+}
+
+// headMatch is the weight of focus terms a section's heading states (itself or by a synonym) that
+// the document's title does not: what the heading adds to what the whole document is about.
+func (s *scorer) headMatch(sec section, focus []string) float64 {
+	title := s.c.titleTerms[sec.Doc]
+	got := 0.0
+	for _, t := range focus {
+		if title[t] {
+			continue
+		}
+		inHead := func(a string) bool { return sec.Head[a] }
+		if sec.Head[t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead) {
+			got += s.w[t]
+		}
+	}
+	return got
+}
+
+// bestSection is the section whose heading best states the focus terms, in a document that
+// mentions every name of the question; allowed filters units (a section needs one allowed unit).
+func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section, bool) {
+	var best section
+	bestW := 0.0
+	for _, sec := range s.c.sections {
+		if !s.namesIn(sec.Doc) || (allowed != nil && !slices.ContainsFunc(sec.Units, allowed)) {
+			continue
+		}
+		if w := s.headMatch(sec, focus); w > bestW {
+			best, bestW = sec, w
+		}
+	}
+	return best, bestW > 0
+}
+
+// shortLead is the most words a paragraph's first sentence has when it only announces its point
+// ("Heat harms health."): the sentence after it, which gives the evidence, joins it.
+const shortLead = 6
+
+// sectionPoints are the section's points, in order, at most n: with points, a section of several
+// paragraphs or list items makes one point of each (its first sentence, and the next when the first
+// only announces it); otherwise, or for a section of one paragraph, its sentences the model finds
+// likeliest.
+func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool, skip func(u int) bool) []int {
+	var units []int
+	paras := map[int]bool{}
+	for _, u := range sec.Units {
+		if c.units[u].Kind != extract.UnitRow && (skip == nil || !skip(u)) {
+			units = append(units, u)
+			paras[c.units[u].Para] = true
+		}
+	}
+	if len(paras) < 2 || !points {
+		return c.likeliest(units, ranked, min(n, 2))
+	}
+	if first := units[0]; len(units) > 1 && c.units[units[1]].Para != c.units[first].Para {
+		// A first paragraph of one sentence introduces the points ("The heat island has several
+		// causes, which reinforce each other."): it is kept but not counted as one.
+		n++
+	}
+	var out []int
+	taken := 0
+	for i, u := range units {
+		if taken >= n {
+			break
+		}
+		if i > 0 && c.units[units[i-1]].Para == c.units[u].Para {
+			continue
+		}
+		out = append(out, u)
+		taken++
+		if next := i + 1; len(nlp.Words(c.units[u].Text)) <= shortLead && next < len(units) && c.units[units[next]].Para == c.units[u].Para {
+			out = append(out, units[next])
+		}
+	}
+	return out
+}
+
+// likeliest are the k of units the model ranks highest, in document order (units not among the
+// ranked candidates come last, in order).
+func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
+	rank := map[int]int{}
+	for i, r := range ranked {
+		rank[r.U] = i
+	}
+	order := slices.Clone(units)
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, oka := rank[a]
+		rb, okb := rank[b]
+		switch {
+		case oka && okb:
+			return ra - rb
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	})
+	order = order[:min(k, len(order))]
+	slices.Sort(order)
+	return order
+}
+
+// reAspects finds what a comparison is made on: "compare A and B on cost, range and safety",
+// "... in terms of X and Y".
+var (
+	reAspects   = regexp.MustCompile(`(?i)\b(?:on|in terms of|regarding|with respect to|with regard to|by)\s+((?:[\p{L}\p{N}-]+\s*(?:,|\band\b|\bor\b)?\s*)+)\W*$`)
+	reAspectSep = regexp.MustCompile(`\s*(?:,|\band\b|\bor\b)\s*`)
+)
+
+// aspects are the parts a comparison asks about, in the question's words ("coverage", "battery
+// life", "cost"); none unless there are at least two.
+func aspects(q string) []string {
+	m := reAspects.FindStringSubmatch(strings.TrimSpace(q))
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range reAspectSep.Split(m[1], -1) {
+		if p = strings.TrimSpace(p); p != "" && len(nlp.Terms(p)) > 0 {
+			out = append(out, p)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// sectionAnswer answers a list, reason, comparison or briefing from the sections whose headings
+// name what it asks: a comparison made on named aspects takes each aspect's section (or, without
+// one, the likeliest candidate stating the aspect), labelled with the aspect; other questions take
+// the points of the one section that names their focus.
+func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answer []int, parts []string, ok bool) {
+	allowed := func(u int) bool { return o.Skip == nil || !o.Skip(u) }
+	if as := aspects(s.q.Text); s.q.Shape == shapeCompare && len(as) > 0 {
+		per := max(1, o.Items/len(as))
+		for _, a := range as {
+			fresh := func(u int) bool { return allowed(u) && !slices.Contains(answer, u) }
+			var got []int
+			if sec, ok := s.bestSection(nlp.Terms(a), fresh); ok {
+				got = c.likeliest(slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !fresh(u) }), ranked, per)
+			} else if u, ok := c.stating(s, ranked, nlp.Terms(a), answer); ok {
+				got = []int{u}
+			}
+			for _, u := range got {
+				if !slices.Contains(answer, u) {
+					answer, parts = append(answer, u), append(parts, a)
+				}
+			}
+		}
+		return answer, parts, len(answer) > 0
+	}
+	var focus []string
+	for _, t := range s.q.Terms {
+		if !slices.Contains(s.q.Names, t) {
+			focus = append(focus, t)
+		}
+	}
+	sec, found := s.bestSection(focus, allowed)
+	if !found && s.q.Shape == shapeBrief && len(ranked) > 0 {
+		// "Brief me on X" names only what a document is about: its key points are a summary of it.
+		answer = c.summary(c.units[ranked[0].U].Doc, o.Items, allowed)
+		return answer, nil, len(answer) > 0
+	}
+	if !found {
+		return nil, nil, false
+	}
+	// A list or briefing takes a point from each paragraph, as do "the main causes"; a reason is
+	// stated in a sentence or two.
+	answer = c.sectionPoints(sec, ranked, o.Items, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
+	return answer, nil, len(answer) > 0
+}
+
+// stating is the likeliest ranked candidate that states one of ts and is not taken.
+func (c *corpus) stating(s *scorer, ranked []scored, ts []string, taken []int) (int, bool) {
+	for _, r := range ranked {
+		if !slices.Contains(taken, r.U) && slices.ContainsFunc(ts, func(t string) bool { return s.states(r.U, t) }) {
+			return r.U, true
+		}
+	}
+	return 0, false
+}
+
+// summary is an extractive summary of document d in at most n sentences, in document order: the
+// sentences closest to the document's centroid (its terms weighted by frequency and idf), skipping
+// near repeats of those already taken (centroid summarisation).
+func (c *corpus) summary(d, n int, allowed func(u int) bool) []int {
+	centroid := map[string]float64{}
+	var units []int
+	for u, un := range c.units {
+		if un.Doc != d || un.Kind == extract.UnitRow || !allowed(u) {
+			continue
+		}
+		units = append(units, u)
+		for _, t := range c.seqs[u] {
+			centroid[t] += c.idf(t)
+		}
+	}
+	score := make(map[int]float64, len(units))
+	for _, u := range units {
+		sum := 0.0
+		for _, t := range c.own[u] {
+			sum += centroid[t]
+		}
+		score[u] = sum / math.Sqrt(float64(len(c.own[u])+1))
+	}
+	order := slices.Clone(units)
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	var out []int
+	for _, u := range order {
+		if len(out) >= n {
+			break
+		}
+		if !c.repeats(u, out) {
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

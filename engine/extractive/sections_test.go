@@ -1,0 +1,131 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+func TestAspects(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"Compare LFP and NMC on energy density, cycle life, safety and cost", []string{"energy density", "cycle life", "safety", "cost"}},
+		{"Compare the two mowers in terms of noise and price.", []string{"noise", "price"}},
+		{"Compare LFP and NMC on cost", nil}, // one aspect: nothing to group
+		{"How do LFP and NMC differ?", nil},
+	} {
+		require.Equal(t, tc.want, aspects(tc.q), tc.q)
+	}
+}
+
+func TestShapeOfPluralQuestions(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want questionShape
+	}{
+		{"What effects does summer heat have on the city?", shapeList},
+		{"What are the most common mistakes small offices make with backups?", shapeList},
+		{"Which countries border Austria?", shapeList},
+		{"What year did the bridge open?", shapeFactoid},
+		{"What is the status of the project?", shapeFactoid},
+		{"What was the company's revenue in 2024?", shapeFactoid},
+	} {
+		require.Equal(t, tc.want, analyze(tc.q).Shape, tc.q)
+	}
+}
+
+func TestQuestionTypeFromMeasureHead(t *testing.T) {
+	require.Equal(t, typeMoney, analyze("What was the group's revenue in 2024?").Type)
+	require.Equal(t, typeNumber, analyze("What is the population of Tampere?").Type)
+	require.Equal(t, typeAny, analyze("What is the revenue model of the company?").Type) // the head is "model"
+}
+
+const ferryDoc = `# The Kestrel ferry line: annual review
+
+The Kestrel line carries cars and passengers between Arnholm and Seby. This review explains why the line changed its ships and what the change achieved.
+
+## Why the old ships were retired
+
+The two diesel ferries were built in 1979. Their engines failed eleven times in 2022, and spare parts had to be made by hand because the maker closed in 2004.
+
+## Benefits of the electric ships
+
+Running costs fell. Electricity for a crossing costs about a third of the diesel it replaced, and maintenance costs fell by 40 per cent.
+
+Emissions fell. The line emits about 9,000 tonnes of carbon dioxide less each year.
+
+Crossings are quieter. Residents near the harbour reported far less noise at night.
+
+## Battery
+
+Each ship carries a 4.3 megawatt-hour battery. It charges in eight minutes at each end of the line.
+
+## Fares
+
+A single car crossing costs 24 euros and a foot passenger pays 4 euros.
+`
+
+func ferryCorpus(t *testing.T) *corpus {
+	t.Helper()
+	d, reason := extract.File("input_files/kestrel-review.md", []byte(ferryDoc))
+	require.Empty(t, reason)
+	return newCorpus([]extract.Document{d})
+}
+
+func answerTexts(c *corpus, f finding) []string {
+	var out []string
+	for _, u := range f.Answer {
+		out = append(out, c.units[u].Text)
+	}
+	return out
+}
+
+func TestSectionAnswers(t *testing.T) {
+	c := ferryCorpus(t)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+
+	// A list: one point per paragraph of the section its heading names, the evidence after a
+	// point that only announces itself, not the introduction that also says "benefits".
+	// ("Emissions fell." is a run-in heading, not a sentence.)
+	f := c.find(plainSub("What are the main benefits of the electric ships on the Kestrel line?"), o)
+	got := answerTexts(c, f)
+	require.Equal(t, []string{
+		"Running costs fell.", "Electricity for a crossing costs about a third of the diesel it replaced, and maintenance costs fell by 40 per cent.",
+		"The line emits about 9,000 tonnes of carbon dioxide less each year.",
+		"Crossings are quieter.", "Residents near the harbour reported far less noise at night.",
+	}, got)
+
+	// A reason: the section's likeliest sentences, not one point per paragraph.
+	f = c.find(plainSub("Why were the old Kestrel ships retired?"), o)
+	require.NotEmpty(t, f.Answer)
+	require.True(t, slices.ContainsFunc(answerTexts(c, f), func(s string) bool { return strings.Contains(s, "failed eleven times") }), answerTexts(c, f))
+
+	// A comparison on named aspects: each aspect from its own section, labelled with it.
+	f = c.find(plainSub("Compare the Kestrel line's battery and fares"), o)
+	require.Empty(t, f.Parts, "\"battery and fares\" is not made on aspects")
+	f = c.find(plainSub("Compare the Kestrel ships on battery, charging and fares"), o)
+	require.Equal(t, []string{"battery", "charging", "fares"}, nlp.Uniq(slices.Clone(f.Parts)))
+	require.Contains(t, strings.Join(answerTexts(c, f), " "), "24 euros")
+
+	// A question about a place none of the documents names is not answered from a section.
+	f = c.find(plainSub("What are the main benefits of the electric ships in Bergen?"), o)
+	require.Empty(t, f.Answer)
+}
+
+func TestSummaryPrefersCentralSentences(t *testing.T) {
+	c := ferryCorpus(t)
+	all := func(int) bool { return true }
+	got := c.summary(0, 3, all)
+	require.Len(t, got, 3)
+	require.True(t, slices.IsSorted(got), "in document order")
+	for _, u := range got {
+		require.NotEqual(t, extract.UnitRow, c.units[u].Kind)
+	}
+}

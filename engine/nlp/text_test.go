@@ -1,0 +1,51 @@
+package nlp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestTermsAndStem(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"cost", "batteri", "charg", "heat", "pump"}, Terms("The costs of batteries, charging heat-pumps!"))
+	require.Equal(t, Stem("prices"), Stem("price"))
+	require.Equal(t, Stem("charged"), Stem("charging"))
+	require.Equal(t, Stem("developer"), Stem("developing"))
+	require.Equal(t, Stem("led"), Stem("lead"), "irregular verbs")
+	require.Equal(t, Stem("rose"), Stem("rising"))
+	require.Equal(t, []string{"2024", "co2", "emiss"}, Terms("In 2024 CO2 émissions"))
+	require.Equal(t, Terms("Beyoncé"), Terms("Beyonce"), "diacritics folded: people type names without them")
+	require.Equal(t, []string{"line", "ferri"}, Terms("Coastal Line's ferries")[1:], "possessives dropped")
+	require.Equal(t, Stem("specialization"), Stem("specialises"), "British and American spellings")
+	require.Equal(t, Stem("analyzed"), Stem("analysed"))
+	require.NotEqual(t, Stem("rise"), Stem("rize"), "short words keep their spelling")
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"# not a heading":      `\# not a heading`,
+		"- not a list":         `\- not a list`,
+		"1. not a list":        `1\. not a list`,
+		"a *b* [c](d) <e> `f`": "a \\*b\\* \\[c\\](d) \\<e\\> \\`f\\`",
+		"state-of-the-art":     "state-of-the-art",
+		"a_b|c":                `a\_b\|c`,
+	}
+	for in, want := range tests {
+		require.Equal(t, want, EscapeMarkdown(in), in)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "short", Truncate("short", 10))
+	require.Equal(t, "one two…", Truncate("one two three four", 10))
+	require.Equal(t, "ééé…", Truncate("éééééé", 3))
+}
+
+func TestHumanName(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "install cost eur", HumanName("install_cost_eur"))
+	require.Equal(t, "install cost eur", HumanName("installCostEur"))
+}
