@@ -450,7 +450,7 @@ func abbreviationBefore(s string) bool {
 	}
 	if utf8.RuneCountInString(tok) == 1 {
 		r, _ := utf8.DecodeRuneInString(tok)
-		return unicode.IsUpper(r) // an initial
+		return unicode.IsUpper(r) || r == 'c' // an initial, or "c." for circa ("( c. 1190 – 1244)")
 	}
 	return abbreviations[strings.ToLower(tok)] || strings.Contains(tok, ".") && !isNumberLike(tok)
 }

@@ -89,6 +89,7 @@ func TestSentenceSpans(t *testing.T) {
 	require.Equal(t, []string{`"It works," he said.`, "Then it stopped!"}, cut(`"It works," he said. Then it stopped!`))
 	require.Equal(t, []string{"Approx. five units, i.e. most.", "U.S. data agree."}, cut("Approx. five units, i.e. most. U.S. data agree."))
 	require.Equal(t, []string{"Mayor L. Okafor chaired it."}, cut("Mayor L. Okafor chaired it."))
+	require.Equal(t, []string{"Haymo of Faversham ( c. 1190 – 1244) was a friar.", "He taught."}, cut("Haymo of Faversham ( c. 1190 – 1244) was a friar. He taught."))
 }
 
 func TestHTMLChromeStripped(t *testing.T) {
