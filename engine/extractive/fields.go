@@ -155,7 +155,7 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 			continue
 		}
 		if x.otherYear(u, years) {
-			v /= 2
+			continue
 		}
 		out = append(out, evidence{u, v + 0.1*qs.coverage(u)})
 	}
@@ -174,14 +174,12 @@ func yearsIn(s string) []string {
 	return out
 }
 
-// otherYear: the field or question asks about years and unit u is about another one (it states a
-// year, and neither it nor its context states one asked for): "a margin of around 9 per cent in
-// 2025" is no evidence for "the margin for 2024".
+// otherYear: the field or question asks about years and unit u states only others: "a margin of
+// around 9 per cent in 2025" is no evidence for "the margin for 2024". (Its context is not asked: a
+// report's title names its year above every sentence.)
 func (x *extractor) otherYear(u int, asked []string) bool {
-	if len(asked) == 0 || slices.ContainsFunc(asked, func(y string) bool { return x.c.nums[u][y] }) {
-		return false
-	}
-	return len(yearsIn(x.c.units[u].Text)) > 0
+	stated := yearsIn(x.c.units[u].Text)
+	return len(asked) > 0 && len(stated) > 0 && !slices.ContainsFunc(stated, func(y string) bool { return slices.Contains(asked, y) })
 }
 
 func sortEvidence(out []evidence) {

@@ -126,3 +126,36 @@ func TestExtractiveStructuredOutputErrors(t *testing.T) {
 		})
 	}
 }
+
+// A report's figures for the year asked, not the outlook for the next; dates as the report writes
+// them, read into ISO form.
+func TestExtractiveStructuredYearsAndDates(t *testing.T) {
+	t.Parallel()
+	report := []byte(`# Nordhavn Shipping: Annual Report 2024
+
+## Results
+
+Operating profit was NOK 80 million, a margin of 7.2 per cent.
+
+## Outlook
+
+In 2025 the group expects an EBIT margin of around 9 per cent.
+
+## Events
+
+The new terminal opened on 3 March 2024.
+`)
+	schema := map[string]any{
+		"type":     "object",
+		"required": []any{"ebit_margin_percent", "terminal_opened"},
+		"properties": map[string]any{
+			"ebit_margin_percent": map[string]any{"type": []any{"number", "null"}, "description": "EBIT margin for 2024, in per cent"},
+			"terminal_opened":     map[string]any{"type": []any{"string", "null"}, "format": "date", "description": "date the new terminal opened"},
+		},
+	}
+	in := engine.Input{Question: "What EBIT margin did Nordhavn report for 2024, and when did its terminal open?", Effort: engine.EffortLow,
+		JSONSchema: schema, Workspace: enginetest.Workspace(t, map[string][]byte{"nordhavn-2024.md": report})}
+	out := runOffline(t, in, "").res.StructuredOutput
+	require.Equal(t, 7.2, out["ebit_margin_percent"])
+	require.Equal(t, "2024-03-03", out["terminal_opened"])
+}
