@@ -214,7 +214,7 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 }
 
 // reTextField: fields that ask for the answer itself, in prose, whatever their description.
-var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
+var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|cause|causes|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
 
 // answerField: the field asks for the answer itself (its name, with or without its description).
 func answerField(name string) bool {

@@ -129,3 +129,12 @@ func TestSummaryPrefersCentralSentences(t *testing.T) {
 		require.NotEqual(t, extract.UnitRow, c.units[u].Kind)
 	}
 }
+
+func TestAnswerFields(t *testing.T) {
+	for _, name := range []string{"answer", "summary", "key_points", "cause", "causes", "explanation"} {
+		require.True(t, answerField(name), name)
+	}
+	for _, name := range []string{"cause_date", "revenue", "causes_count"} {
+		require.False(t, answerField(name), name)
+	}
+}
