@@ -37,7 +37,7 @@ type findOptions struct {
 	Sources    int              // documents read closely: evidence comes from the best ones only
 	Answers    int              // answer sentences at most for a factoid; lists, reasons and briefings take Items
 	Items      int              // sentences at most for a list, comparison, reason or briefing
-	Hop        bool             // search again with the names the best passage introduces (higher efforts)
+	Hop        bool             // search again with the names the best passage introduces (a multi-document question)
 	Support    int              // further quotes at most
 	Skip       func(u int) bool // units not to quote again (already quoted in this or a prior report)
 }

@@ -27,7 +27,7 @@ type depth struct {
 }
 
 var depths = map[string]depth{
-	engine.EffortLow:    {SubQuestions: 2, Candidates: 40, Items: 4, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
+	engine.EffortLow:    {SubQuestions: 2, Candidates: 40, Items: 4, Hop: true, Sources: 3, Answers: 1, Support: 1, Queries: 1, Pages: 3, Budget: time.Minute},
 	engine.EffortMedium: {SubQuestions: 3, Candidates: 80, Items: 6, Hop: true, Sources: 6, Answers: 2, Support: 2, Queries: 2, Pages: 4, Budget: 3 * time.Minute},
 	engine.EffortHigh:   {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute},
 	engine.EffortBuild:  {SubQuestions: 5, Candidates: 160, Items: 8, Hop: true, Sources: 12, Answers: 2, Support: 4, Queries: 4, Pages: 5, Budget: 10 * time.Minute, Site: true},
