@@ -28,7 +28,8 @@ Main settings (environment; see docs/configuration.md for all):
   RESEARCH_PUBLIC_URL  the base URL clients reach the service at (agent card, links); required
                        in production, default http://RESEARCH_ADDR in development
   RESEARCH_ENGINE      extractive (default; offline is an alias): answers by quoting the sources, no model;
-                       or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY)
+                       or openai (with RESEARCH_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY; for a local
+                       model server also RESEARCH_MODEL_CONTEXT and RESEARCH_MODEL_TOOLS)
   RESEARCH_CORPUS_DIR  a local folder of documents every run searches besides its own files
   RESEARCH_LOG_LEVEL   debug, info (default), warn or error; on a terminal the access log and
                        the job queue's statistics show at debug only

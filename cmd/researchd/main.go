@@ -171,7 +171,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		eng, err := newEngine(cfg)
+		eng, err := newEngine(cfg, log.With("component", "engine"))
 		if err != nil {
 			return err
 		}

@@ -33,6 +33,12 @@ type researchSettings struct {
 	// Prices (RESEARCH_MODEL_PRICES="input=0.15,output=0.60", USD per million tokens) let the openai
 	// engine estimate a run's spend and enforce an expert's max_cost_usd; unset, it is not enforced.
 	Prices *llm.TokenPrices
+	// ModelContext (RESEARCH_MODEL_CONTEXT) is the model's context window in tokens when its server
+	// does not report it (the smaller of the two when it does); 0: not set.
+	ModelContext int
+	// ModelTools (RESEARCH_MODEL_TOOLS) is how the openai engine gives the model its tools: auto
+	// (default: learned per model), native, text or retrieve.
+	ModelTools string
 	// Searcher is the web search provider (RESEARCH_SEARCH_PROVIDER, default wikipedia;
 	// RESEARCH_SEARCH_URL, RESEARCH_SEARCH_LANG, RESEARCH_SEARCH_API_KEY); nil for none.
 	Searcher sources.Searcher
@@ -40,7 +46,8 @@ type researchSettings struct {
 
 // researchConfig reads RESEARCH_WORKERS, RESEARCH_BACKGROUND_WORKERS, RESEARCH_ACCOUNT_MAX_RUNS, RESEARCH_JOB_TIMEOUTS, RESEARCH_RESCUE_MARGIN,
 // RESEARCH_POLL_INTERVAL, RESEARCH_MAX_ATTEMPTS, RESEARCH_SHUTDOWN_GRACE, RESEARCH_SECRET_KEY(_FILE),
-// RESEARCH_WEBHOOK_SECRET_GRACE, RESEARCH_CORPUS_DIR, RESEARCH_MODEL_PRICES and the web search provider (RESEARCH_SEARCH_*).
+// RESEARCH_WEBHOOK_SECRET_GRACE, RESEARCH_CORPUS_DIR, RESEARCH_MODEL_PRICES, RESEARCH_MODEL_CONTEXT, RESEARCH_MODEL_TOOLS
+// and the web search provider (RESEARCH_SEARCH_*).
 func researchConfig(get func(name, def string) string, dataDir, env string) (researchSettings, error) {
 	jc := jobs.DefaultConfig()
 	jc.DataDir = dataDir
@@ -90,6 +97,16 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 	if err != nil {
 		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_PRICES: %w", err)
 	}
+	modelContext := 0
+	if v := get("RESEARCH_MODEL_CONTEXT", ""); v != "" {
+		if modelContext, err = strconv.Atoi(v); err != nil || modelContext < 1024 {
+			return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_CONTEXT=%q: want the model's context window in tokens, at least 1024 (e.g. 8192)", v)
+		}
+	}
+	modelTools, err := llm.ParseToolMode(get("RESEARCH_MODEL_TOOLS", llm.ToolsAuto))
+	if err != nil {
+		return researchSettings{}, fmt.Errorf("RESEARCH_MODEL_TOOLS: %w", err)
+	}
 	// Wikipedia unless told otherwise: a fresh server answers from somewhere (none turns it off).
 	searcher, err := sources.NewSearcher(sources.SearchConfig{Provider: get("RESEARCH_SEARCH_PROVIDER", sources.SearchWikipedia),
 		URL: get("RESEARCH_SEARCH_URL", ""), Lang: get("RESEARCH_SEARCH_LANG", ""), APIKey: get("RESEARCH_SEARCH_API_KEY", ""), UserAgent: userAgent()})
@@ -97,7 +114,7 @@ func researchConfig(get func(name, def string) string, dataDir, env string) (res
 		return researchSettings{}, fmt.Errorf("RESEARCH_SEARCH_PROVIDER: %w", err)
 	}
 	return researchSettings{Jobs: jc, SecretKey: get("RESEARCH_SECRET_KEY", ""), SecretKeyFile: get("RESEARCH_SECRET_KEY_FILE", ""), CorpusDir: get("RESEARCH_CORPUS_DIR", ""), Prices: prices,
-		Searcher: searcher}, nil
+		ModelContext: modelContext, ModelTools: modelTools, Searcher: searcher}, nil
 }
 
 func positiveInt(v, name string) (int, error) {
@@ -107,14 +124,16 @@ func positiveInt(v, name string) (int, error) {
 
 // newEngine builds the configured research engine (RESEARCH_ENGINE). With a search provider
 // (RESEARCH_SEARCH_PROVIDER) either engine searches the web, and fetches pages through the SSRF guard.
-func newEngine(cfg config) (engine.Engine, error) {
+// log receives what the openai engine learns about its model server.
+func newEngine(cfg config, log *slog.Logger) (engine.Engine, error) {
 	switch cfg.Engine {
 	case "openai":
 		if cfg.Model == "" {
 			return nil, errors.New("RESEARCH_ENGINE=openai needs RESEARCH_MODEL")
 		}
 		return llm.New(llm.Options{BaseURL: cfg.OpenAIBaseURL, APIKey: cfg.OpenAIAPIKey, Model: cfg.Model, FetchClient: webFetchClient(),
-			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir})
+			Prices: cfg.Research.Prices, Searcher: cfg.Research.Searcher, CorpusDir: cfg.Research.CorpusDir,
+			ContextTokens: cfg.Research.ModelContext, ToolMode: cfg.Research.ModelTools, Logger: log})
 	}
 	opts := extractive.Options{CorpusDir: cfg.Research.CorpusDir}
 	if cfg.Research.Searcher != nil {

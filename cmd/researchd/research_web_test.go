@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -45,7 +46,7 @@ func TestEngineSetting(t *testing.T) {
 		require.NoError(t, err, tt.value)
 		require.Equal(t, tt.want, cfg.Engine, tt.value)
 		if tt.want == extractive.Name {
-			eng, err := newEngine(cfg)
+			eng, err := newEngine(cfg, slog.New(slog.DiscardHandler))
 			require.NoError(t, err)
 			require.Equal(t, extractive.Name, eng.Name())
 		}

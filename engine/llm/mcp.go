@@ -2,13 +2,10 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/researchd/researchd/engine"
 )
@@ -44,9 +41,9 @@ func newGrantedTools(tools []engine.GrantedTool, reserved []string) *grantedTool
 	return g
 }
 
-// params are the granted tools as function tools for the model.
-func (g *grantedTools) params() []openai.ChatCompletionToolUnionParam {
-	var out []openai.ChatCompletionToolUnionParam
+// specs are the granted tools as function tools for the model.
+func (g *grantedTools) specs() []toolSpec {
+	var out []toolSpec
 	for _, fn := range g.funcs {
 		t := g.byFunc[fn]
 		schema := t.InputSchema
@@ -57,9 +54,7 @@ func (g *grantedTools) params() []openai.ChatCompletionToolUnionParam {
 		if desc == "" {
 			desc = "MCP tool " + t.Name
 		}
-		out = append(out, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
-			Name: fn, Description: openai.String(desc), Parameters: openai.FunctionParameters(schema),
-		}))
+		out = append(out, toolSpec{Name: fn, Desc: desc, Params: schema})
 	}
 	return out
 }
@@ -72,8 +67,8 @@ func (r *agentRun) callMCP(ctx context.Context, t engine.GrantedTool, rawArgs st
 	}
 	var args map[string]any
 	if strings.TrimSpace(rawArgs) != "" {
-		if err := json.Unmarshal([]byte(rawArgs), &args); err != nil {
-			return "", fmt.Errorf("arguments are not a JSON object: %v", err)
+		if err := decodeArgs(rawArgs, &args); err != nil {
+			return "", err
 		}
 	}
 	out, isError, err := r.in.ToolCaller.Call(ctx, t.Name, args)

@@ -1,13 +1,21 @@
 // Package llm is the engine that drives an OpenAI-compatible chat-completions endpoint (OpenAI,
 // Ollama, vLLM, llama.cpp's server, …) as a tool-using agent: it searches and reads the files and
 // the web, then writes a report whose claims each cite a stored source with a verified quote.
+//
+// Local models differ in what they can do, so the engine learns it per model (caps.go) and
+// degrades step by step: native tool calls, tool calls written as text (texttools.go), or
+// retrieve-then-read, where the service searches and reads and the model only writes
+// (retrieve.go). Every request is fitted to the model's context window (call.go, fit.go), every
+// JSON answer goes through one lenient, strict parser (jsonparse.go), and the server's answers are
+// read whatever their shape (transport.go).
 package llm
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -43,6 +51,17 @@ type Options struct {
 	Searcher sources.Searcher
 	// CorpusDir is an optional local folder (RESEARCH_CORPUS_DIR) searched besides each job's files.
 	CorpusDir string
+	// ToolMode (RESEARCH_MODEL_TOOLS) is how the model gets its tools: ToolsAuto ("" too: learn
+	// it), ToolsNative, ToolsText or ToolsRetrieve.
+	ToolMode string
+	// ContextTokens (RESEARCH_MODEL_CONTEXT) is the model's context window when the server does not
+	// report it; when it does, the smaller of the two. 0: not configured.
+	ContextTokens int
+	// RetryBase is the first wait before retrying a busy server (doubling up to 30 s, or what its
+	// Retry-After says); 0: one second.
+	RetryBase time.Duration
+	// Logger receives what the engine learns about the model server (nil: slog.Default()).
+	Logger *slog.Logger
 }
 
 // budget is what an effort level may spend on research; writing the report and the structured
@@ -75,6 +94,9 @@ const (
 type openaiEngine struct {
 	opts   Options
 	client openai.Client
+	http   *http.Client
+	log    *slog.Logger
+	memory capMemory // what each model can do, learned by this instance's runs
 }
 
 // New returns the engine that drives an OpenAI-compatible chat-completions endpoint (OpenAI,
@@ -83,7 +105,16 @@ func New(opts Options) (engine.Engine, error) {
 	if strings.TrimSpace(opts.Model) == "" {
 		return nil, errors.New("engine: openai: a model is required")
 	}
-	reqOpts := []option.RequestOption{option.WithMaxRetries(2)}
+	mode, err := ParseToolMode(opts.ToolMode)
+	if err != nil {
+		return nil, fmt.Errorf("engine: openai: tool mode %w", err)
+	}
+	opts.ToolMode = mode
+	if opts.ContextTokens < 0 {
+		return nil, errors.New("engine: openai: the context window cannot be negative")
+	}
+	// Retries are the engine's own (session.send): inside the run's time, not a fixed count.
+	reqOpts := []option.RequestOption{option.WithMaxRetries(0), option.WithMiddleware(readAnswers)}
 	if opts.BaseURL != "" {
 		u, err := url.Parse(opts.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -99,7 +130,12 @@ func New(opts Options) (engine.Engine, error) {
 		hc = &http.Client{Timeout: 10 * time.Minute}
 	}
 	reqOpts = append(reqOpts, option.WithHTTPClient(hc))
-	return &openaiEngine{opts: opts, client: openai.NewClient(reqOpts...)}, nil
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &openaiEngine{opts: opts, client: openai.NewClient(reqOpts...), http: hc, log: log,
+		memory: capMemory{models: map[string]*modelCaps{}}}, nil
 }
 
 func (*openaiEngine) Name() string { return "openai" }
@@ -119,24 +155,26 @@ func (e *openaiEngine) redactor() func(string) string {
 // agentRun carries one openai run's state.
 type agentRun struct {
 	e      *openaiEngine
+	s      *session
 	in     engine.Input
 	em     engine.Emitter
 	ix     *index
 	srcs   *sources.Store
 	budget budget
-	start  time.Time
-	used   int64 // tokens spent
-	// spent is the estimated cost so far (with Prices); overCost is set once it passed MaxCostUSD.
-	spent    float64
-	overCost bool
-	wrote    bool // write_file changed the workspace since the last checkpoint
+	start  time.Time // by the run's clock
+	began  time.Time // by the wall clock: the research deadline
+	mode   string    // how tools are given this run: native, text or retrieve
+	wrote  bool      // write_file changed the workspace since the last checkpoint
 	// read are the sources this run read (by stored id), searches the web searches it made.
 	read     map[string]bool
 	searches int
+	calls    int      // tool calls the model made
+	notes    []string // what the model said between and after its tool calls
 	// granted are the MCP tools offered as functions; succeeded holds every tool (built-in or MCP,
 	// by toolName) that returned a successful result, for the required-tool monitor.
 	granted   *grantedTools
 	succeeded map[string]bool
+	evidence  *evidenceIndex // the read sources' passages, built when the report is written
 }
 
 func (e *openaiEngine) Run(ctx context.Context, in engine.Input, sink engine.Sink) (engine.Result, error) {
@@ -151,8 +189,11 @@ func (e *openaiEngine) Run(ctx context.Context, in engine.Input, sink engine.Sin
 	if err != nil {
 		return engine.Result{}, err
 	}
-	r := &agentRun{e: e, in: in, em: engine.Emitter{Sink: sink, Redact: e.redactor()}, srcs: srcs, budget: budgets[in.Effort],
-		start: in.Time(), read: map[string]bool{}, granted: newGrantedTools(in.Tools, builtinToolNames), succeeded: map[string]bool{}}
+	em := engine.Emitter{Sink: sink, Redact: e.redactor()}
+	caps := e.capsFor(ctx)
+	r := &agentRun{e: e, s: &session{e: e, em: em, caps: caps}, in: in, em: em, srcs: srcs, budget: budgets[in.Effort],
+		start: in.Time(), began: time.Now(), mode: caps.Tools, read: map[string]bool{},
+		granted: newGrantedTools(in.Tools, builtinToolNames), succeeded: map[string]bool{}}
 	res, err := r.run(ctx, schema, sch)
 	if err != nil {
 		return engine.Result{}, e.mapError(ctx, err)
@@ -168,6 +209,9 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 		"max_tokens": r.budget.TotalTokens, "max_seconds": int(r.budget.Time.Seconds()), "web_search": r.e.opts.Searcher != nil,
 	})
 	if err != nil {
+		return engine.Result{}, err
+	}
+	if err := em.Event(ctx, engine.KindStatus, "Model capabilities", describeCaps(r.s.caps), r.s.caps.data()); err != nil {
 		return engine.Result{}, err
 	}
 	if err := engine.RecordExpert(ctx, em, in); err != nil {
@@ -191,11 +235,10 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 		}
 	}
 
-	messages, err := r.research(ctx, docs)
-	if err != nil {
+	if err := r.research(ctx, docs); err != nil {
 		return engine.Result{}, err
 	}
-	report, err := r.writeReport(ctx, messages)
+	report, err := r.writeReport(ctx)
 	if err != nil {
 		return engine.Result{}, err
 	}
@@ -212,7 +255,7 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 
 	var structured map[string]any
 	if schema != nil {
-		if structured, err = r.structured(ctx, messages, schema, sch); err != nil {
+		if structured, err = r.structured(ctx, schema, sch); err != nil {
 			return engine.Result{}, err
 		}
 	}
@@ -225,62 +268,165 @@ func (r *agentRun) run(ctx context.Context, schema map[string]any, sch *jsonsche
 	return res, err
 }
 
-// research is the agent loop: the model calls tools until it stops or its budget is spent. It
-// returns the conversation, which the report and structured output are written from.
-func (r *agentRun) research(ctx context.Context, docs []extract.Document) ([]openai.ChatCompletionMessageParamUnion, error) {
-	em := r.em
-	messages := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(r.systemPrompt()),
-		openai.UserMessage(r.userPrompt(docs)),
+// research gathers the evidence: the agent loop when the model can call tools, else (or when the
+// loop read nothing although there was something to read) the service's own retrieval.
+func (r *agentRun) research(ctx context.Context, docs []extract.Document) error {
+	auto := r.e.opts.ToolMode == ToolsAuto
+	if r.mode == ToolsRetrieve {
+		return r.retrieve(ctx, "Retrieve-then-read: "+r.s.caps.ToolsFrom+". The service searches and reads; the model writes the report from the passages it is given.")
 	}
-	tools := r.tools()
+	err := r.agentLoop(ctx, docs)
+	var refused *toolsRefused
+	if errors.As(err, &refused) {
+		if !auto {
+			return engine.Errorf(engine.CodeProviderError, "the model server refused tools (%s) and RESEARCH_MODEL_TOOLS=%s: set RESEARCH_MODEL_TOOLS=auto or retrieve, so that researchd searches and reads for the model",
+				problemText(refused.err), r.e.opts.ToolMode)
+		}
+		r.mode = ToolsRetrieve
+		r.e.learn(func(c *capabilities) {
+			c.Tools, c.ToolsFrom = ToolsRetrieve, "the model server refused tools"
+		})
+		return r.retrieve(ctx, "The model server refused tools ("+nlp.Truncate(problemText(refused.err), 200)+"), so the service searches and reads and the model writes the report from the passages it is given; later runs of this model start so.")
+	}
+	if err != nil {
+		return err
+	}
+	if len(r.read) > 0 || (len(docs) == 0 && r.e.opts.Searcher == nil) {
+		return nil
+	}
+	if r.calls == 0 && !auto {
+		return engine.Errorf(engine.CodeProviderError, "the model called no tool, so the run read nothing (RESEARCH_MODEL_TOOLS=%s): the model may not support tool calls; set RESEARCH_MODEL_TOOLS=auto or retrieve, so that researchd searches and reads for it",
+			r.e.opts.ToolMode)
+	}
+	if !auto {
+		return nil // the model searched and found nothing; its report says so
+	}
+	why := "The model's tool calls read no source"
+	if r.calls == 0 {
+		why = "The model answered without calling a tool"
+	}
+	return r.retrieve(ctx, why+", so the service searches and reads for it: the report is written from the passages found.")
+}
+
+// agentLoop is the agent: the model calls tools until it stops or its budget is spent.
+func (r *agentRun) agentLoop(ctx context.Context, docs []extract.Document) error {
+	em := r.em
+	history := []chatMsg{{Role: "system"}, {Role: "user", Content: r.userPrompt(docs)}}
+	// The research time by the wall clock too: a stalled or busy server ends the research, not
+	// the run, and the report is written from what was read.
+	rctx, cancel := context.WithDeadline(ctx, r.began.Add(r.budget.Time))
+	defer cancel()
 	for step := 1; ; step++ {
 		if why := r.spentOn(step); why != "" {
-			if err := em.Event(ctx, engine.KindStatus, "Research budget spent", why+": the agent writes its report now.", map[string]any{"step": step}); err != nil {
-				return nil, err
-			}
-			return messages, nil
+			return em.Event(ctx, engine.KindStatus, "Research budget spent", why+": the agent writes its report now.", map[string]any{"step": step})
 		}
-		msg, err := r.complete(ctx, openai.ChatCompletionNewParams{
-			Model: r.e.opts.Model, Messages: messages, MaxCompletionTokens: openai.Int(r.budget.StepTokens), Tools: tools,
-		}, step)
+		history[0].Content = r.systemPrompt() // the tool mode may have changed
+		var tools []toolSpec
+		if r.mode == ToolsNative {
+			tools = r.tools()
+		}
+		rep, err := r.s.chat(rctx, chatReq{Build: func(b int) ([]chatMsg, error) { return fitMessages(history, b) },
+			Tools: tools, Want: r.budget.StepTokens, Least: 256, What: fmt.Sprintf("research step %d", step)})
 		if err != nil {
-			return nil, err
+			if ctx.Err() == nil && researchTimeUp(err, rctx) {
+				return em.Event(ctx, engine.KindStatus, "Research budget spent",
+					fmt.Sprintf("The model server did not answer research step %d within the effort's research time (%s): %s. The report is written from what was read.", step, r.budget.Time, nlp.Truncate(problemText(err), 200)),
+					map[string]any{"step": step})
+			}
+			return err
 		}
-		if msg.Refusal != "" {
-			return nil, engine.Errorf(engine.CodeProviderError, "the model refused: %s", nlp.Truncate(msg.Refusal, 300))
+		if rep.Refusal != "" {
+			return engine.Errorf(engine.CodeProviderError, "the model refused: %s", nlp.Truncate(rep.Refusal, 300))
 		}
-		content := strings.TrimSpace(msg.Content)
-		if len(msg.ToolCalls) == 0 {
-			// The agent is done researching; what it said is its notes for the report.
-			if content != "" {
-				messages = append(messages, openai.AssistantMessage(content))
-				if err := em.Event(ctx, engine.KindThinking, "Research notes", nlp.Truncate(content, eventContentChars), nil); err != nil {
-					return nil, err
+		content := strings.TrimSpace(rep.Content)
+		calls, textual := rep.Calls, false
+		if len(calls) == 0 {
+			for i, tc := range parseTextCalls(content, r.offered) {
+				calls, textual = append(calls, toolCall{ID: fmt.Sprintf("text_%d_%d", step, i+1), Name: tc.Name, Args: tc.Args}), true
+			}
+			if textual && r.mode == ToolsNative {
+				if err := r.switchToText(ctx); err != nil {
+					return err
 				}
 			}
-			return messages, nil
 		}
-		messages = append(messages, msg.ToParam())
-		if content != "" {
-			if err := em.Event(ctx, engine.KindThinking, fmt.Sprintf("Step %d", step), nlp.Truncate(content, eventContentChars), nil); err != nil {
-				return nil, err
+		if len(calls) == 0 {
+			// The agent is done researching; what it said is its notes for the report.
+			if notes := stripThinking(content); notes != "" {
+				r.notes = append(r.notes, notes)
+				if err := em.Event(ctx, engine.KindThinking, "Research notes", nlp.Truncate(notes, eventContentChars), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if thought := stripThinking(content); thought != "" && !textual {
+			r.notes = append(r.notes, thought)
+			if err := em.Event(ctx, engine.KindThinking, fmt.Sprintf("Step %d", step), nlp.Truncate(thought, eventContentChars), nil); err != nil {
+				return err
 			}
 		}
-		for _, tc := range msg.ToolCalls {
-			out, err := r.callTool(ctx, tc)
-			if err != nil {
-				return nil, err
-			}
-			messages = append(messages, openai.ToolMessage(out, tc.ID))
+		r.calls += len(calls)
+		if history, err = r.runCalls(ctx, history, content, calls, textual); err != nil {
+			return err
 		}
 		if r.wrote {
 			if _, err := em.Checkpoint(ctx, fmt.Sprintf("Agent files (step %d)", step), workspace.CheckpointProgress); err != nil {
-				return nil, err
+				return err
 			}
 			r.wrote = false
 		}
 	}
+}
+
+// runCalls runs a step's tool calls and appends the step to the history: natively, an assistant
+// message with its calls and one tool message per result; as text, the model's text and one user
+// message with the results in <tool_response> blocks.
+func (r *agentRun) runCalls(ctx context.Context, history []chatMsg, content string, calls []toolCall, textual bool) ([]chatMsg, error) {
+	if textual {
+		history = append(history, chatMsg{Role: "assistant", Content: content})
+	} else {
+		history = append(history, chatMsg{Role: "assistant", Content: content, Calls: calls})
+	}
+	var full, short []string
+	for _, tc := range calls {
+		out, err := r.callTool(ctx, tc)
+		if err != nil {
+			return nil, err
+		}
+		sh := shortResult(out)
+		if textual {
+			full, short = append(full, toolResponse(tc.Name, out)), append(short, toolResponse(tc.Name, firstNonEmpty(sh, out)))
+			continue
+		}
+		history = append(history, chatMsg{Role: "tool", Content: out, CallID: tc.ID, Short: sh})
+	}
+	if textual {
+		history = append(history, chatMsg{Role: "user", Content: strings.Join(full, "\n"), Short: strings.Join(short, "\n")})
+	}
+	return history, nil
+}
+
+// switchToText: the model wrote its tool calls as text although the tools were offered natively
+// (a server without a tool-call parser for it); from now on it is told the text format.
+func (r *agentRun) switchToText(ctx context.Context) error {
+	r.mode = ToolsText
+	if r.e.opts.ToolMode == ToolsAuto {
+		r.e.learn(func(c *capabilities) {
+			if c.Tools == ToolsNative {
+				c.Tools, c.ToolsFrom = ToolsText, "the model wrote its tool calls as text"
+			}
+		})
+	}
+	return r.em.Event(ctx, engine.KindStatus, "Tool calls read from text",
+		"The model wrote its tool calls as text instead of native tool calls; they are run, and from now on it is told the <tool_call> text format.",
+		map[string]any{"tool_mode": ToolsText})
+}
+
+// researchTimeUp says whether err only means the research time is over (the run goes on to write).
+func researchTimeUp(err error, rctx context.Context) bool {
+	var gu *gaveUp
+	return rctx.Err() != nil || (errors.As(err, &gu) && gu.deadline)
 }
 
 // spentOn says why the research must stop before step, or "".
@@ -288,9 +434,9 @@ func (r *agentRun) spentOn(step int) string {
 	switch {
 	case step > r.budget.Steps:
 		return fmt.Sprintf("The effort's %d research steps are used", r.budget.Steps)
-	case r.used >= r.budget.TotalTokens:
+	case r.s.used >= r.budget.TotalTokens:
 		return fmt.Sprintf("The effort's %d research tokens are used", r.budget.TotalTokens)
-	case r.overCost:
+	case r.overCost():
 		return "The run's estimated model spend passed the expert's max_cost_usd (spend ceiling reached)"
 	case r.in.Time().Sub(r.start) >= r.budget.Time:
 		return fmt.Sprintf("The effort's research time (%s) is over", r.budget.Time)
@@ -298,57 +444,15 @@ func (r *agentRun) spentOn(step int) string {
 	return ""
 }
 
-// complete makes one model call and accounts for its tokens.
-func (r *agentRun) complete(ctx context.Context, params openai.ChatCompletionNewParams, step int) (openai.ChatCompletionMessage, error) {
-	resp, err := r.e.client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		return openai.ChatCompletionMessage{}, &providerCallError{err}
-	}
-	r.used += resp.Usage.TotalTokens
-	if p := r.e.opts.Prices; p != nil && r.in.MaxCostUSD != nil {
-		r.spent += p.cost(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
-		r.overCost = r.spent >= *r.in.MaxCostUSD
-	}
-	if len(resp.Choices) == 0 {
-		return openai.ChatCompletionMessage{}, engine.Errorf(engine.CodeProviderError, "the provider returned no choices (step %d)", step)
-	}
-	return resp.Choices[0].Message, nil
-}
-
-// jsonCall asks for a JSON object matching schema (response_format json_schema, not strict: strict
-// mode accepts only a subset of JSON Schema) and returns the raw answer without a code fence.
-func (r *agentRun) jsonCall(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, name string, schema map[string]any, tokens int64) (string, error) {
-	msg, err := r.complete(ctx, openai.ChatCompletionNewParams{
-		Model: r.e.opts.Model, Messages: messages, MaxCompletionTokens: openai.Int(tokens),
-		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &openai.ResponseFormatJSONSchemaParam{
-			JSONSchema: openai.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: openai.Bool(false)},
-		}},
-	}, 0)
-	if err != nil {
-		return "", err
-	}
-	if msg.Refusal != "" {
-		return "", engine.Errorf(engine.CodeProviderError, "the model refused: %s", nlp.Truncate(msg.Refusal, 300))
-	}
-	return stripFence(msg.Content), nil
+// overCost says whether the estimated spend passed the expert's ceiling (never without prices).
+func (r *agentRun) overCost() bool {
+	p := r.e.opts.Prices
+	return p != nil && r.in.MaxCostUSD != nil && p.cost(r.s.promptUsed, r.s.completeUsed) >= *r.in.MaxCostUSD
 }
 
 // writeTokens bounds the answers that write the report and the structured output: twice a research
 // step, so a report in JSON is not cut off at low effort.
 func (r *agentRun) writeTokens() int64 { return max(2*r.budget.StepTokens, 4096) }
-
-// stripFence removes a Markdown code fence some models put around JSON.
-func stripFence(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "```") {
-		return s
-	}
-	s = strings.TrimPrefix(s, "```")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
-}
 
 // providerCallError marks an error of the provider call (HTTP, network, decoding its answer).
 type providerCallError struct{ err error }
@@ -356,9 +460,10 @@ type providerCallError struct{ err error }
 func (e *providerCallError) Error() string { return e.err.Error() }
 func (e *providerCallError) Unwrap() error { return e.err }
 
-// mapError gives provider failures and timeouts a stable code. Cancellation stays a context error
-// so the job runner can tell a cancelled job from a failed one; other failures (the sink, the
-// workspace) are returned as they are, like the extractive engine does.
+// mapError gives provider failures and timeouts a stable code and a message that says what the
+// server did. Cancellation stays a context error so the job runner can tell a cancelled job from a
+// failed one; other failures (the sink, the workspace) are returned as they are, like the
+// extractive engine does.
 func (e *openaiEngine) mapError(ctx context.Context, err error) error {
 	redact := e.redactor()
 	var ee *engine.Error
@@ -374,70 +479,37 @@ func (e *openaiEngine) mapError(ctx context.Context, err error) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		msg := fmt.Sprintf("the provider answered HTTP %d", apiErr.StatusCode)
-		if m := strings.TrimSpace(apiErr.Message); m != "" {
-			msg += ": " + nlp.Truncate(nlp.Collapse(m), 300)
-		}
-		return &engine.Error{Code: engine.CodeProviderError, Message: redact(msg)}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return engine.Errorf(engine.CodeTimeout, "the provider did not answer in time")
-	}
+	msg := ""
+	var se *statusError
+	var ae *answerError
+	var sb *streamBroken
+	var ne interface{ Timeout() bool }
 	var ue *url.Error
-	if errors.As(err, &ue) {
-		return &engine.Error{Code: engine.CodeProviderError, Message: redact("the provider could not be reached: " + nlp.Truncate(ue.Err.Error(), 300))}
+	switch {
+	case errors.As(err, &se):
+		msg = "the model server answered " + se.Error()
+		var gu *gaveUp
+		if errors.As(err, &gu) {
+			msg += fmt.Sprintf(", still after %d attempts over %s", gu.attempts, gu.elapsed.Round(time.Second))
+		}
+	case errors.As(err, &ae):
+		msg = ae.what
+	case errors.As(err, &sb) || errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "the model server's answer broke off: " + nlp.Truncate(err.Error(), 300)
+	case errors.As(err, &ne) && ne.Timeout():
+		return engine.Errorf(engine.CodeTimeout, "the model server did not answer in time")
+	case errors.As(err, &ue):
+		msg = "the model server could not be reached: " + nlp.Truncate(ue.Err.Error(), 300)
+	default:
+		msg = "the model server's answer could not be read as a chat completion: " + nlp.Truncate(err.Error(), 300)
 	}
-	return &engine.Error{Code: engine.CodeProviderError, Message: redact("the provider's answer could not be used: " + nlp.Truncate(err.Error(), 300))}
+	return &engine.Error{Code: engine.CodeProviderError, Message: redact(msg)}
 }
 
-func (r *agentRun) systemPrompt() string {
-	var b strings.Builder
-	b.WriteString(expertInstructions(r.in))
-	fmt.Fprintf(&b, "You are a careful research agent. Today's date is %s.\n", r.in.Time().Format("Monday, 2 January 2006"))
-	b.WriteString("Research the user's question with the tools, then write a report built only from the evidence you read.\n")
-	b.WriteString("Tools: search_files and read_file over the provided files")
-	if r.e.opts.Searcher != nil {
-		b.WriteString("; web_search to find web pages (its snippets are leads, not evidence)")
+func problemText(err error) string {
+	var ee *engine.Error
+	if errors.As(err, &ee) {
+		return ee.Message
 	}
-	if r.e.opts.FetchClient != nil {
-		b.WriteString("; fetch_url to read a web page")
-	}
-	b.WriteString("; write_file saves extra workspace files (data, tables as text formats).\n")
-	b.WriteString(`Every source you read is stored and gets an id such as S3, shown with its text. Only what you read is evidence:
-each fact in your report will cite a source id with a quote copied word for word from that source's text, and every
-quote is checked against the stored copy; a quote that is not in its source is removed from the report. Never invent
-sources, quotes or numbers. When the evidence is missing or weak, say so.
-`)
-	fmt.Fprintf(&b, "Effort: %s. Budget: at most %d tool-using steps and %d sources", r.in.Effort, r.budget.Steps, r.budget.Sources)
-	if r.e.opts.Searcher != nil {
-		fmt.Fprintf(&b, ", %d web searches", r.searchBudget())
-	}
-	b.WriteString(". When you have enough evidence, stop calling tools and answer with short notes of what you found.\n")
-	if len(r.in.RequiredTools) > 0 {
-		fmt.Fprintf(&b, "Call each of these tools at least once and make sure it succeeds: %s.\n", strings.Join(r.requiredFunctions(), ", "))
-	}
-	if r.in.Continuation && strings.TrimSpace(r.in.PriorReport) != "" {
-		b.WriteString("This is a continuation: research the questions the prior report below left open and find new evidence; do not repeat its findings.\n\nPrior report:\n\n")
-		b.WriteString(r.in.PriorReport)
-	}
-	return b.String()
-}
-
-func (r *agentRun) userPrompt(docs []extract.Document) string {
-	var b strings.Builder
-	b.WriteString("Question: ")
-	b.WriteString(r.in.Question)
-	b.WriteString("\n\n")
-	if len(docs) == 0 {
-		b.WriteString("No files were provided.\n")
-		return b.String()
-	}
-	b.WriteString("Files available to search_files and read_file:\n")
-	for _, d := range docs {
-		fmt.Fprintf(&b, "- %s (%d lines)\n", d.Path, len(d.Lines))
-	}
-	return b.String()
+	return err.Error()
 }

@@ -76,10 +76,11 @@ func TestOpenAIStructuredOutput(t *testing.T) {
 				saved, err := sink.Repo.ReadFile("", engine.StructuredOutputPath)
 				require.NoError(t, err)
 				require.JSONEq(t, enginetest.MustJSON(t, tt.want), string(saved))
-				// The basis names stored origins, not the ids the model used.
+				// The basis names stored origins, not the ids the model used. (The model called no
+				// tool, so the service read the files for it: S1 is notes.md.)
 				b, err := engine.ReadBasis(sink.Repo)
 				require.NoError(t, err)
-				require.Equal(t, "S1", b["install_cost_eur"].Citations[0].Source, "S1 was never read: it stays as written")
+				require.Equal(t, "input_files/notes.md", b["install_cost_eur"].Citations[0].Source)
 				last := reqs[len(reqs)-1].Body["response_format"].(map[string]any)["json_schema"].(map[string]any)
 				require.Equal(t, "structured_output_basis", last["name"])
 				return

@@ -2,13 +2,10 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/citations"
@@ -72,44 +69,76 @@ func reportSchema() map[string]any {
 	}
 }
 
+// reportCheckSchema validates a report answer: the report schema without its top-level required
+// fields and without additionalProperties, so a model that leaves out an empty part (no open
+// questions) or adds a field is not sent back for it; a part of the wrong type, or a claim without
+// its text or citations, is.
+func reportCheckSchema() map[string]any {
+	s := reportSchema()
+	delete(s, "required")
+	var open func(v any)
+	open = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			delete(x, "additionalProperties")
+			for _, c := range x {
+				open(c)
+			}
+		case []any:
+			for _, c := range x {
+				open(c)
+			}
+		}
+	}
+	open(s)
+	return s
+}
+
 // writeReport asks for the report, retries once with the problems found (a quote not in its
-// source, an unknown source, an uncited claim), and renders it.
-func (r *agentRun) writeReport(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion) (string, error) {
+// source, an unknown source, an uncited claim, a field of the wrong type), and renders it.
+func (r *agentRun) writeReport(ctx context.Context) (string, error) {
 	if err := r.em.Event(ctx, engine.KindToolCall, "write_report", "Writing the report from the evidence read", map[string]any{"tool": "write_report"}); err != nil {
 		return "", err
 	}
-	messages = append(messages, openai.UserMessage(r.reportPrompt()))
-	var doc reportDoc
-	for attempt := 1; ; attempt++ {
-		raw, err := r.jsonCall(ctx, messages, "research_report", reportSchema(), r.writeTokens())
-		if err != nil {
-			return "", err
-		}
-		doc = reportDoc{}
-		var problems []string
-		if err := json.Unmarshal([]byte(raw), &doc); err != nil {
-			problems = []string{"the answer is not a JSON object of the report schema: " + nlp.Truncate(err.Error(), 200)}
-		} else {
-			problems = r.reportProblems(doc)
-		}
-		data := map[string]any{"tool": "write_report", "attempt": attempt, "problems": append([]string{}, problems...)}
-		summary := fmt.Sprintf("Report written: %d summary claims, %d sections.", len(doc.Summary), len(doc.Sections))
-		if len(problems) > 0 {
-			summary += " Problems: " + strings.Join(problems, "; ")
-		}
-		if err := r.em.Event(ctx, engine.KindToolResult, "write_report", nlp.Truncate(summary, eventContentChars), data); err != nil {
-			return "", err
-		}
-		if len(problems) == 0 || attempt == 2 {
-			if doc.Title == "" && doc.Summary == nil && doc.Sections == nil {
-				return "", engine.Errorf(engine.CodeProviderError, "the model did not return its report as JSON with cited claims, after a retry")
-			}
-			return r.renderReport(doc), nil
-		}
-		messages = append(messages, openai.AssistantMessage(raw), openai.UserMessage(
-			"Your report has these problems:\n- "+strings.Join(problems, "\n- ")+
-				"\nReturn the whole report again as JSON. Copy every quote exactly from its source's text; remove any claim you cannot support with an exact quote."))
+	sch, err := engine.CompileSchema(reportCheckSchema())
+	if err != nil {
+		return "", fmt.Errorf("engine: report schema: %w", err)
 	}
+	var doc reportDoc
+	obj, problems, err := r.s.askJSON(ctx, jsonAsk{
+		Build: r.writing, Prompt: r.reportPrompt(), Format: jsonFormat{Name: "research_report", Schema: reportSchema()}, Sch: sch,
+		Want: r.writeTokens(), What: "the report", RetryUnreadable: true,
+		Check: func(obj map[string]any) []string {
+			doc = reportDoc{}
+			if err := decodeInto(obj, &doc); err != nil {
+				return []string{"the report does not match the report schema: " + nlp.Truncate(err.Error(), 200)}
+			}
+			return r.reportProblems(doc)
+		},
+		Fix: func(problems []string) string {
+			return "Your report has these problems:\n- " + strings.Join(problems, "\n- ") +
+				"\nReturn the whole report again as JSON. Copy every quote exactly from its source's text; remove any claim you cannot support with an exact quote."
+		},
+		Answered: func(attempt int, _ string, obj map[string]any, problems []string) error {
+			var d reportDoc
+			if obj != nil {
+				_ = decodeInto(obj, &d)
+			}
+			data := map[string]any{"tool": "write_report", "attempt": attempt, "problems": append([]string{}, problems...)}
+			summary := fmt.Sprintf("Report written: %d summary claims, %d sections.", len(d.Summary), len(d.Sections))
+			if len(problems) > 0 {
+				summary += " Problems: " + strings.Join(problems, "; ")
+			}
+			return r.em.Event(ctx, engine.KindToolResult, "write_report", nlp.Truncate(summary, eventContentChars), data)
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	if obj == nil || decodeInto(obj, &doc) != nil || (doc.Title == "" && doc.Summary == nil && doc.Sections == nil) {
+		return "", errorNaming(engine.CodeProviderError, "the model did not return its report as JSON with cited claims, after a retry", problems)
+	}
+	return r.renderReport(doc), nil
 }
 
 func (r *agentRun) reportPrompt() string {
@@ -202,6 +231,7 @@ type reportRender struct {
 	offset int
 	num    map[string]int // stored id (or unresolved ref) → number
 	order  []string
+	texts  map[string][]string // stored id → its text's variants, for quote checks
 }
 
 func (rr *reportRender) number(ref string) (int, sources.StoredSource, bool) {
@@ -225,7 +255,7 @@ func (rr *reportRender) number(ref string) (int, sources.StoredSource, bool) {
 // citation verification reads, then the open questions and the sources with their stored copies.
 func (r *agentRun) renderReport(doc reportDoc) string {
 	continuing := r.in.Continuation && strings.TrimSpace(r.in.PriorReport) != ""
-	rr := &reportRender{r: r, num: map[string]int{}}
+	rr := &reportRender{r: r, num: map[string]int{}, texts: map[string][]string{}}
 	h := "##"
 	var b strings.Builder
 	if continuing {
@@ -282,13 +312,18 @@ func (r *agentRun) renderReport(doc reportDoc) string {
 	return report
 }
 
-// claim renders one claim with its citation numbers, then one block quote per citation.
+// claim renders one claim with its citation numbers, then one block quote per citation. A
+// citation whose quote is not in its source (by the rule the runner's verification applies) gets
+// no number after the claim: its block quote still follows, and verification replaces it with the
+// unverified mark, so a claim whose only quote was invented is shown without a citation and
+// marked, never as cited.
 func (rr *reportRender) claim(c reportClaim) string {
 	var b, quotes strings.Builder
 	b.WriteString(mdEscapeInline(nlp.Collapse(c.Text)))
 	if len(c.Citations) == 0 {
 		b.WriteString(" _(no source cited)_")
 	}
+	cited := 0
 	for _, ct := range c.Citations {
 		n, st, ok := rr.number(ct.Source)
 		ref := "`" + strings.ReplaceAll(nlp.Collapse(ct.Source), "`", "") + "`"
@@ -296,13 +331,32 @@ func (rr *reportRender) claim(c reportClaim) string {
 		if ok {
 			ref = rr.attribution(st)
 			mark = fmt.Sprintf(" [%d]", n)
-			fmt.Fprintf(&b, " [%d]", n)
+			if rr.verifies(st, ct.Quote) {
+				fmt.Fprintf(&b, " [%d]", n)
+				cited++
+			}
 		}
 		fmt.Fprintf(&quotes, "> %s\n>\n> — %s%s\n\n", nlp.EscapeMarkdown(nlp.Collapse(ct.Quote)), ref, mark)
+	}
+	if len(c.Citations) > 0 && cited == 0 {
+		b.WriteString(" _(unverified: no quote given for it was found in its source)_")
 	}
 	b.WriteString("\n\n")
 	b.WriteString(quotes.String())
 	return b.String()
+}
+
+// verifies says whether quote is in the stored source st.
+func (rr *reportRender) verifies(st sources.StoredSource, quote string) bool {
+	v, ok := rr.texts[st.ID]
+	if !ok {
+		if text, err := rr.r.srcs.Text(st); err == nil {
+			v = citations.SourceVariants(text)
+		}
+		rr.texts[st.ID] = v
+	}
+	ok, _ = citations.MatchQuote(quote, v)
+	return ok
 }
 
 // attribution names a stored source the way the verifier resolves it: a URL for pages, the cited

@@ -3,65 +3,56 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/nlp"
 )
 
-// structured asks for the structured output (response_format json_schema with the caller's
-// schema), validates it ourselves (providers differ in how strictly they follow a schema), retries
-// once with the validator's errors, and then settles what is still invalid field by field: an
-// invalid field that may be null or left out is, and only a required one fails the run, naming it.
-// Then it asks which evidence supports each field (the basis) and writes it for verification.
-func (r *agentRun) structured(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {
+// structured asks for the structured output (the caller's schema, in the most constrained answer
+// format the server accepts), reads and validates it with the one parser, retries once with the
+// validator's errors, and then settles what is still invalid field by field: an invalid field that
+// may be null or left out is, and only a required one fails the run, naming it. Then it asks which
+// evidence supports each field (the basis) and writes it for verification.
+func (r *agentRun) structured(ctx context.Context, schema map[string]any, sch *jsonschema.Schema) (map[string]any, error) {
 	em := r.em
 	if err := em.Event(ctx, engine.KindToolCall, "structured_output", "Requesting output that matches json_schema", map[string]any{"tool": "structured_output"}); err != nil {
 		return nil, err
 	}
-	messages = append(messages, openai.UserMessage("Now return the structured output for the question as a JSON object that matches the given JSON Schema, using only the evidence gathered above. A field the evidence does not support is null when the schema allows null, else left out when it is optional. Return JSON only."))
-	var out map[string]any
-	var problem error
-	for attempt := 1; attempt <= 2; attempt++ {
-		raw, err := r.jsonCall(ctx, messages, "structured_output", schema, r.writeTokens())
-		if err != nil {
-			return nil, err
-		}
-		if err := em.Event(ctx, engine.KindToolResult, "structured_output", nlp.Truncate(raw, eventContentChars), map[string]any{"tool": "structured_output", "attempt": attempt}); err != nil {
-			return nil, err
-		}
-		out, problem = nil, nil
-		if err := json.Unmarshal([]byte(raw), &out); err != nil || out == nil {
-			problem = engine.Errorf(engine.CodeStructuredOutputInvalid, "the model's structured output is not a JSON object")
-		} else {
-			problem = engine.ValidateOutput(sch, out)
-		}
-		if problem == nil {
-			break
-		}
-		if err := em.Event(ctx, engine.KindStatus, "Structured output invalid", problem.Error(), map[string]any{"attempt": attempt}); err != nil {
-			return nil, err
-		}
-		messages = append(messages, openai.AssistantMessage(raw), openai.UserMessage(
-			"That output does not match the JSON Schema: "+problemText(problem)+"\nReturn the corrected JSON object only."))
+	out, problems, err := r.s.askJSON(ctx, jsonAsk{
+		Build:  r.writing,
+		Prompt: "Now return the structured output for the question as a JSON object that matches the given JSON Schema, using only the evidence above. A field the evidence does not support is null when the schema allows null, else left out when it is optional. Return JSON only.",
+		Format: jsonFormat{Name: "structured_output", Schema: schema}, Sch: sch, Want: r.writeTokens(), What: "the structured output", RetryUnreadable: true,
+		Fix: func(problems []string) string {
+			return "That output does not match the JSON Schema: " + strings.Join(problems, "; ") + "\nReturn the corrected JSON object only."
+		},
+		Answered: func(attempt int, raw string, _ map[string]any, problems []string) error {
+			if err := em.Event(ctx, engine.KindToolResult, "structured_output", nlp.Truncate(stripThinking(raw), eventContentChars), map[string]any{"tool": "structured_output", "attempt": attempt}); err != nil {
+				return err
+			}
+			if len(problems) == 0 {
+				return nil
+			}
+			return em.Event(ctx, engine.KindStatus, "Structured output invalid", strings.Join(problems, "; "), map[string]any{"attempt": attempt})
+		},
+	})
+	if err != nil {
+		return nil, err
 	}
-	if problem != nil {
-		if out == nil {
-			return nil, problem
-		}
-		var err error
+	if out == nil {
+		return nil, errorNaming(engine.CodeStructuredOutputInvalid, "the model's structured output is not a JSON object, after a retry", problems)
+	}
+	if len(problems) > 0 {
 		if out, err = r.settleInvalid(ctx, schema, sch, out); err != nil {
 			return nil, err
 		}
 	}
-	basis, err := r.basis(ctx, messages, out)
+	basis, err := r.basis(ctx, out)
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +60,6 @@ func (r *agentRun) structured(ctx context.Context, messages []openai.ChatComplet
 		return nil, err
 	}
 	return out, nil
-}
-
-func problemText(err error) string {
-	var ee *engine.Error
-	if errors.As(err, &ee) {
-		return ee.Message
-	}
-	return err.Error()
 }
 
 // settleInvalid drops (or nulls) the top-level fields the validator still objects to, when the
@@ -160,27 +143,37 @@ func basisSchema(fields []string) map[string]any {
 	return map[string]any{"type": "object", "additionalProperties": false, "properties": props, "required": req}
 }
 
-// basis asks which quotes support each field of out. An answer that cannot be read twice leaves
-// every field without citations (verification then settles them as unsupported).
-func (r *agentRun) basis(ctx context.Context, messages []openai.ChatCompletionMessageParamUnion, out map[string]any) (engine.Basis, error) {
+// basis asks which quotes support each field of out. Fields whose evidence cannot be read (after
+// a retry) are left without citations: verification then settles them as unsupported.
+func (r *agentRun) basis(ctx context.Context, out map[string]any) (engine.Basis, error) {
 	fields := slices.Sorted(maps.Keys(out))
 	b, _ := json.Marshal(out)
-	messages = append(messages, openai.AssistantMessage(string(b)), openai.UserMessage(
-		"For each top-level field of that output, give the evidence: citations (a source id such as S3 and a quote copied word for word from it) and a confidence: high (stated outright by the sources), medium (inferred from them) or low (weak or no evidence). A null field has no citations and confidence low. Return JSON only."))
+	bs := basisSchema(fields)
+	sch, err := engine.CompileSchema(bs)
+	if err != nil {
+		return nil, fmt.Errorf("engine: basis schema: %w", err)
+	}
+	prompt := "The structured output is:\n" + string(b) + "\n\nFor each top-level field of that output, give the evidence: citations (a source id such as S3 and a quote copied word for word from it) and a confidence: high (stated outright by the sources), medium (inferred from them) or low (weak or no evidence). A null field has no citations and confidence low. Return JSON only."
+	obj, problems, err := r.s.askJSON(ctx, jsonAsk{
+		Build: r.writing, Prompt: prompt, Format: jsonFormat{Name: "structured_output_basis", Schema: bs}, Sch: sch,
+		Want: r.writeTokens(), What: "the structured output's evidence", RetryUnreadable: true,
+		Fix: func(problems []string) string {
+			return "That is not a JSON object of the requested form (" + strings.Join(problems, "; ") + "). Return the JSON object only."
+		},
+		Answered: func(attempt int, raw string, _ map[string]any, _ []string) error {
+			return r.em.Event(ctx, engine.KindToolResult, "structured_output_basis", nlp.Truncate(stripThinking(raw), eventContentChars), map[string]any{"tool": "structured_output_basis", "attempt": attempt})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
 	basis := engine.Basis{}
-	for attempt := 1; attempt <= 2; attempt++ {
-		raw, err := r.jsonCall(ctx, messages, "structured_output_basis", basisSchema(fields), r.writeTokens())
-		if err != nil {
-			return nil, err
+	for f, v := range obj {
+		// A field the model got wrong is left out (unsupported); the others stand.
+		var fb engine.FieldBasis
+		if m, ok := v.(map[string]any); ok && decodeInto(m, &fb) == nil && (len(problems) == 0 || fieldValid(bs, f, v)) {
+			basis[f] = fb
 		}
-		if err := r.em.Event(ctx, engine.KindToolResult, "structured_output_basis", nlp.Truncate(raw, eventContentChars), map[string]any{"tool": "structured_output_basis", "attempt": attempt}); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(raw), &basis); err == nil {
-			break
-		}
-		basis = engine.Basis{}
-		messages = append(messages, openai.AssistantMessage(raw), openai.UserMessage("That is not a JSON object of the requested form. Return the JSON object only."))
 	}
 	// Citations name sources by id; the stored origin is what callers see.
 	for f, fb := range basis {

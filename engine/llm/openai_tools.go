@@ -2,7 +2,6 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,20 +14,23 @@ import (
 	"github.com/researchd/researchd/workspace"
 )
 
-// tools lists the function tools offered to the model.
-func (r *agentRun) tools() []openai.ChatCompletionToolUnionParam {
-	fn := func(name, desc string, props map[string]any, required ...string) openai.ChatCompletionToolUnionParam {
-		return openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
-			Name:        name,
-			Description: openai.String(desc),
-			Parameters: openai.FunctionParameters{
-				"type": "object", "properties": props, "required": required, "additionalProperties": false,
-			},
-		})
+// toolSpec is a function tool: offered natively (toolUnion) or described in the prompt
+// (textToolsPrompt).
+type toolSpec struct {
+	Name, Desc string
+	Params     map[string]any
+}
+
+// tools lists the tools offered to the model.
+func (r *agentRun) tools() []toolSpec {
+	fn := func(name, desc string, props map[string]any, required ...string) toolSpec {
+		return toolSpec{Name: name, Desc: desc, Params: map[string]any{
+			"type": "object", "properties": props, "required": required, "additionalProperties": false,
+		}}
 	}
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	integer := func(desc string) map[string]any { return map[string]any{"type": "integer", "description": desc} }
-	tools := []openai.ChatCompletionToolUnionParam{
+	tools := []toolSpec{
 		fn("search_files", "Rank passages of the provided files by relevance (BM25) to a query; returns passages with their source id, file path and line range.",
 			map[string]any{"query": str("keywords to search for"), "limit": integer("passages to return, 1-20 (default 5)")}, "query"),
 		fn("read_file", "Read lines of a provided file, numbered, with its source id.",
@@ -44,13 +46,35 @@ func (r *agentRun) tools() []openai.ChatCompletionToolUnionParam {
 		tools = append(tools, fn("fetch_url", "Fetch a public http(s) URL and return its text, with its source id.",
 			map[string]any{"url": str("absolute http or https URL")}, "url"))
 	}
-	return append(tools, r.granted.params()...)
+	return append(tools, r.granted.specs()...)
+}
+
+// offered says whether name is a tool offered to the model (for calls written as text).
+func (r *agentRun) offered(name string) bool {
+	for _, t := range r.tools() {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// toolUnion is the tools in the API's form.
+func toolUnion(specs []toolSpec) []openai.ChatCompletionToolUnionParam {
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(specs))
+	for _, t := range specs {
+		out = append(out, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Desc), Parameters: openai.FunctionParameters(t.Params),
+		}))
+	}
+	return out
 }
 
 // callTool runs one tool call and records it. Tool failures go back to the model as text so it
-// can recover; only a failing sink or a cancelled context ends the run.
-func (r *agentRun) callTool(ctx context.Context, tc openai.ChatCompletionMessageToolCallUnion) (string, error) {
-	fn, args := tc.Function.Name, tc.Function.Arguments
+// can recover; only a failing sink or a cancelled context ends the run. The result is cut to a
+// third of the model's context window at most (and toolResultChars).
+func (r *agentRun) callTool(ctx context.Context, tc toolCall) (string, error) {
+	fn, args := tc.Name, tc.Args
 	name := r.toolName(fn)
 	if err := r.em.Event(ctx, engine.KindToolCall, name, nlp.Truncate(args, eventContentChars), map[string]any{"tool": name, "call_id": tc.ID}); err != nil {
 		return "", err
@@ -64,7 +88,7 @@ func (r *agentRun) callTool(ctx context.Context, tc openai.ChatCompletionMessage
 	} else {
 		r.succeeded[name] = true
 	}
-	out = r.em.Redact(nlp.Truncate(out, toolResultChars))
+	out = r.em.Redact(nlp.Truncate(out, min(toolResultChars, max(2000, r.s.caps.Context))))
 	data := map[string]any{"tool": name, "call_id": tc.ID, "error": err != nil}
 	if err := r.em.Event(ctx, engine.KindToolResult, name, nlp.Truncate(out, eventContentChars), data); err != nil {
 		return "", err
@@ -90,8 +114,8 @@ func (r *agentRun) execTool(ctx context.Context, name, rawArgs, callID string) (
 		Content   string `json:"content"`
 		URL       string `json:"url"`
 	}
-	if err := json.Unmarshal([]byte(rawArgs), &args); err != nil {
-		return "", fmt.Errorf("arguments are not a JSON object: %v", err)
+	if err := decodeArgs(rawArgs, &args); err != nil {
+		return "", err
 	}
 	switch name {
 	case "search_files":

@@ -135,11 +135,15 @@ func chunkLine(line string) []string {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		// A "sentence" longer than a passage (minified text, a table on one line) is cut hard.
-		for utf8.RuneCountInString(s) > passageMaxChars {
+		// A "sentence" longer than a passage (minified text, a table on one line) is cut hard,
+		// converting it once (a page of megabytes without a full stop would be quadratic otherwise).
+		if utf8.RuneCountInString(s) > passageMaxChars {
 			r := []rune(s)
-			out = append(out, string(r[:passageMaxChars]))
-			s = string(r[passageMaxChars:])
+			for len(r) > passageMaxChars {
+				out = append(out, string(r[:passageMaxChars]))
+				r = r[passageMaxChars:]
+			}
+			s = string(r)
 		}
 		b.WriteString(s)
 	}
