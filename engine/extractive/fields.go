@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -183,15 +184,7 @@ func (x *extractor) otherYear(u int, asked []string) bool {
 }
 
 func sortEvidence(out []evidence) {
-	slices.SortStableFunc(out, func(a, b evidence) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.U - b.U
-	})
+	slices.SortStableFunc(out, func(a, b evidence) int { return cmp.Or(cmp.Compare(b.Score, a.Score), a.U-b.U) })
 }
 
 // spoken returns the terms the read documents contain, and whether they carry at least half of

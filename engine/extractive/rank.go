@@ -1,6 +1,9 @@
 package extractive
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Answer candidates: retrieval reads the units that state any of the question's terms (in
 // themselves or their context), in order of idf-weighted coverage; the best k of them are measured
@@ -32,14 +35,6 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 		}
 		out = append(out, sc)
 	}
-	slices.SortStableFunc(out, func(a, b scored) int {
-		switch {
-		case a.Raw > b.Raw:
-			return -1
-		case a.Raw < b.Raw:
-			return 1
-		}
-		return a.U - b.U
-	})
+	slices.SortStableFunc(out, func(a, b scored) int { return cmp.Or(cmp.Compare(b.Raw, a.Raw), a.U-b.U) })
 	return out
 }

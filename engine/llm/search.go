@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -256,13 +257,5 @@ func (ix *index) cite(p int) string {
 
 // sortHits orders hits best first; ties keep passage order, so rankings are deterministic.
 func sortHits(hits []hit) {
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.P - b.P
-	})
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), a.P-b.P) })
 }
