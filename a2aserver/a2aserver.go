@@ -29,8 +29,6 @@ type Config struct {
 	Logger *slog.Logger
 	// RequestID returns the X-Request-ID of a request's context, kept on the job it creates.
 	RequestID func(context.Context) string
-	// PollInterval is how often streams re-read a job (executions: 4 times less often); 0: 250ms.
-	PollInterval time.Duration
 	// KeepAlive is the interval of keep-alive comments on a quiet stream; 0: 15s.
 	KeepAlive time.Duration
 	// Limits bound the tasks this process follows at once; zero fields: the defaults.
@@ -43,20 +41,17 @@ func New(cfg Config) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = 250 * time.Millisecond
-	}
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
 	}
 	tasks := NewTaskStore(cfg.Store, cfg.Logger)
-	// An execution only saves changes of state (streams read the timeline themselves), so it polls
-	// at a quarter of the streams' rate: one blocking send answers at most that much later.
-	exec := &Executor{jobs: cfg.Jobs, st: cfg.Store, every: 4 * cfg.PollInterval, requestID: cfg.RequestID, slots: newSlots(cfg.Limits)}
+	// Executions and streams follow jobs through the process's one follower (Jobs.Follow), woken
+	// by the writes: none of them polls the database.
+	exec := &Executor{jobs: cfg.Jobs, requestID: cfg.RequestID, slots: newSlots(cfg.Limits)}
 	caps := Capabilities
 	h := &handler{
 		RequestHandler: a2asrv.NewHandler(exec, a2asrv.WithTaskStore(tasks), a2asrv.WithCapabilityChecks(&caps), a2asrv.WithLogger(cfg.Logger)),
-		jobs:           cfg.Jobs, tasks: tasks, st: cfg.Store, every: cfg.PollInterval, log: cfg.Logger,
+		jobs:           cfg.Jobs, tasks: tasks, follow: cfg.Jobs, log: cfg.Logger,
 	}
 	keepAlive := a2asrv.WithTransportKeepAlive(cfg.KeepAlive)
 	return &endpoint{v1: a2asrv.NewJSONRPCHandler(h, keepAlive), v0: a2av0.NewJSONRPCHandler(h, keepAlive), log: cfg.Logger}

@@ -25,6 +25,13 @@ const maxQuestion = 20000
 type Jobs interface {
 	Create(ctx context.Context, r jobs.CreateRequest) (jobs.Created, error)
 	Cancel(ctx context.Context, jobID string) (store.ResearchJob, error)
+	Follower
+}
+
+// Follower follows a job's status and timeline as jobs.Service.Follow does (the process's one
+// follower, woken by the writes).
+type Follower interface {
+	Follow(ctx context.Context, jobID string, after int64, every time.Duration, step func(jobs.Progress) error) error
 }
 
 // Executor is the protocol library's agent: a message becomes a research job enqueued through the
@@ -33,8 +40,6 @@ type Jobs interface {
 // runs here.
 type Executor struct {
 	jobs      Jobs
-	st        jobs.FollowStore
-	every     time.Duration
 	requestID func(context.Context) string
 	slots     *slots
 }
@@ -83,7 +88,7 @@ func (e *Executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		// Follow the job's state (its timeline is what streams read): each new state is saved as a
 		// task snapshot; the terminal one ends the execution.
 		last := task.Status.State
-		err = jobs.Follow(ctx, e.st, c.Job.ID, math.MaxInt64, e.every, func(p jobs.Progress) error {
+		err = e.jobs.Follow(ctx, c.Job.ID, math.MaxInt64, 0, func(p jobs.Progress) error {
 			t := taskView(p.Job, saved)
 			if t.Status.State == last && !p.Final {
 				return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -30,9 +29,9 @@ type handler struct {
 	a2asrv.RequestHandler
 	jobs  Jobs
 	tasks *TaskStore
-	st    jobs.FollowStore
-	every time.Duration
-	log   *slog.Logger
+	// follow reads streams (Jobs, except in tests).
+	follow Follower
+	log    *slog.Logger
 }
 
 // SendMessage starts a task; the reply waits for the job unless configuration.returnImmediately
@@ -156,7 +155,7 @@ func (h *handler) stream(ctx context.Context, first *a2a.Task, yield func(a2a.Ev
 		return
 	}
 	state := first.Status.State
-	err := jobs.Follow(ctx, h.st, string(first.ID), 0, h.every, func(p jobs.Progress) error {
+	err := h.follow.Follow(ctx, string(first.ID), 0, 0, func(p jobs.Progress) error {
 		send := func(e a2a.Event) error {
 			if !yield(e, nil) {
 				return errStopped

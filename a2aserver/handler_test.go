@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -46,8 +47,8 @@ func TestStreamOfAJobThatEndedFirst(t *testing.T) {
 			{Kind: "status", Title: "completed", Content: "done"},
 		}))
 		done := &a2a.Task{ID: a2a.TaskID(job.ID), ContextID: "ctx-1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}
-		h := &handler{RequestHandler: finishedFirst{task: done}, st: st, every: 10 * time.Millisecond,
-			log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		h := &handler{RequestHandler: finishedFirst{task: done}, follow: jobs.NewFollower(st, log), log: log}
 
 		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("Why?"))
 		var events []a2a.Event

@@ -19,7 +19,7 @@ const CodeTooManyTasks = "too_many_tasks"
 // Limits bound the tasks one process follows at once (RESEARCH_A2A_MAX_TASKS and
 // RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT). Each task started by a send is followed by an execution
 // until its job ends, whether or not its client still listens (a send answered at once leaves it
-// running), and each execution holds goroutines and polls the database. Zero fields take the
+// running), and each execution holds goroutines and a follow of its job. Zero fields take the
 // defaults.
 type Limits struct {
 	MaxTasks           int // in the process

@@ -32,8 +32,10 @@ type Config struct {
 	// refunds, which takes seconds; the margin covers that and clock skew between processes. A run
 	// whose process was killed is resumed once it has been claimed for RescueDelay(effort).
 	RescueMargin time.Duration
-	// PollInterval is how often idle workers look for new jobs. River cannot LISTEN through
-	// database/sql, so dispatch latency is bounded by this poll (RESEARCH_POLL_INTERVAL).
+	// PollInterval is how often idle workers look for new jobs (RESEARCH_POLL_INTERVAL). On SQLite
+	// it bounds dispatch latency; on Postgres workers LISTEN and fetch as soon as a create commits,
+	// and the poll only backs that up (a job whose notification River's limiter folded into an
+	// earlier one, a listener reconnecting).
 	PollInterval time.Duration
 	// MaxAttempts is how many times a run is started (after crashes, shutdowns or infrastructure
 	// errors) before the job fails for good.

@@ -159,6 +159,7 @@ type Service struct {
 	client      *river.Client[*sql.Tx]
 	extensions  []Extension
 	revisions   *revision.Service
+	follow      *Follower
 }
 
 // New builds the service and its River client (not started: it can enqueue at once; Start begins
@@ -187,6 +188,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 	if blobs == nil {
 		blobs = memblob.OpenBucket(nil)
 	}
+	s.follow = NewFollower(d.Store, s.log.With("component", "follow"))
 	s.revisions = revision.New(d.Store, blobs, s.Workspace, s.log.With("component", "revisions"))
 	// A copy, so an injected client is left as it was. A redirect is an answer that is not 2xx:
 	// following it would turn the POST into a GET.
@@ -239,7 +241,7 @@ func New(d Deps, cfg Config) (*Service, error) {
 		JobTimeout:           cfg.RescueFloor(),
 		RescueStuckJobsAfter: cfg.RescueFloor(),
 		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        min(cfg.PollInterval, river.FetchCooldownDefault),
+		FetchCooldown:        fetchCooldown(cfg.PollInterval, d.Store.Listens()),
 		MaxAttempts:          cfg.MaxAttempts,
 		Logger:               s.log.With("component", "river"),
 		TestOnly:             cfg.TestOnly,
@@ -250,6 +252,22 @@ func New(d Deps, cfg Config) (*Service, error) {
 	}
 	s.client = client
 	return s, nil
+}
+
+// listenCooldown is River's FetchCooldown where workers LISTEN. River sends at most one insert
+// notification per queue per cooldown and fetches at most once per cooldown; a job inserted inside
+// the window of an earlier notification is found by the fetch that notification triggers, by the
+// next notification, or by the poll. Two milliseconds keeps API jobs, which arrive far apart,
+// each on its own notification, and still bounds the fetch rate under a burst of creates.
+const listenCooldown = 2 * time.Millisecond
+
+// fetchCooldown is River's FetchCooldown: listenCooldown where workers LISTEN; otherwise fetches
+// come only from the poll, whose interval (at most River's default cooldown) is the bound.
+func fetchCooldown(poll time.Duration, listens bool) time.Duration {
+	if listens {
+		return min(poll, listenCooldown)
+	}
+	return min(poll, river.FetchCooldownDefault)
 }
 
 // Config returns the service's configuration.

@@ -17,11 +17,8 @@ import (
 )
 
 const (
-	// eventPollInterval is how often a stream re-reads the timeline: the worker only writes rows,
-	// so a slow reader can never hold it up.
-	eventPollInterval = 250 * time.Millisecond
-	eventHeartbeat    = 15 * time.Second
-	eventsRoute       = "/api/v2/research/:job_id_or_slug/events"
+	eventHeartbeat = 15 * time.Second
+	eventsRoute    = "/api/v2/research/:job_id_or_slug/events"
 )
 
 // StreamResearchEvents streams a job's timeline as Server-Sent Events, oldest first, after the
@@ -57,7 +54,9 @@ func (s *Server) StreamResearchEvents(ctx context.Context, req gen.StreamResearc
 func (s *Server) pumpEvents(ctx context.Context, jobID string, after int64, out io.Writer) error {
 	w := bufio.NewWriter(out)
 	lastWrite := time.Now()
-	return jobs.Follow(ctx, s.store, jobID, after, eventPollInterval, func(p jobs.Progress) error {
+	// The process's follower wakes the stream on each change (the worker only writes rows, so a
+	// slow reader never holds it up); the idle steps send the heartbeat.
+	return s.research.Follow(ctx, jobID, after, eventHeartbeat/5, func(p jobs.Progress) error {
 		for _, e := range p.Events {
 			if err := writeSSE(w, strconv.FormatInt(e.Seq, 10), "timeline", timelineEvent(e)); err != nil {
 				return err

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,11 +61,23 @@ func (e testEngine) Run(ctx context.Context, in engine.Input, sink engine.Sink) 
 		<-ctx.Done()
 		return engine.Result{}, ctx.Err()
 	}
+	if strings.Contains(q, "[drip]") {
+		// Events a few milliseconds apart: several flushes of the run's event buffer.
+		for i := 0; i < dripEvents; i++ {
+			if err := sink.Event(ctx, engine.Event{Kind: engine.KindThinking, Title: fmt.Sprintf("step %d", i+1), Content: "thinking"}); err != nil {
+				return engine.Result{}, err
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	if strings.Contains(q, "[fail]") {
 		return engine.Result{}, &engine.Error{Code: "engine_error", Message: "the test engine was told to fail"}
 	}
 	return e.offline.Run(ctx, in, sink)
 }
+
+// dripEvents is how many events a "[drip]" question's run emits.
+const dripEvents = 120
 
 // Secrets planted in the timeline; none of them may appear in a response.
 const (

@@ -78,16 +78,20 @@ func sharedStores(t *testing.T, d store.Dialect) (*store.Store, *store.Store) {
 		st := storetest.Open(t, d)
 		return st, st
 	}
-	ctx := context.Background()
 	u := storetest.URL(t, d)
-	open := func() *store.Store {
-		st, err := store.Open(ctx, u)
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = st.Close() })
-		require.NoError(t, st.Migrate(ctx))
-		return st
-	}
-	return open(), open()
+	return storetest.OpenURL(t, u), storetest.OpenURL(t, u)
+}
+
+// twoProcesses are two processes over one database (two pools on Postgres) and one blob store,
+// with an account created through the first.
+func twoProcesses(t *testing.T, d store.Dialect) (a, b *process, owner servertest.Account) {
+	t.Helper()
+	stA, stB := sharedStores(t, d)
+	bucket, err := attachments.OpenBucket(context.Background(), "file://"+t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = bucket.Close() })
+	a, b = newProcess(t, stA, bucket), newProcess(t, stB, bucket)
+	return a, b, a.NewAccount(t, store.TierPro, false, 100)
 }
 
 // TestScaleOutEveryProcessServesEveryJob (issue 13, point 9): two processes with separate data
@@ -99,12 +103,7 @@ func TestScaleOutEveryProcessServesEveryJob(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			stA, stB := sharedStores(t, d)
-			bucket, err := attachments.OpenBucket(context.Background(), "file://"+t.TempDir())
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = bucket.Close() })
-			a, b := newProcess(t, stA, bucket), newProcess(t, stB, bucket)
-			owner := a.NewAccount(t, store.TierPro, false, 100)
+			a, b, owner := twoProcesses(t, d)
 
 			// An attachment uploaded through B is copied into input_files/ by a run on A.
 			body, ct := multipartBody(t, part{filename: "grid-notes.txt", data: []byte("EU electricity prices rose in 2024 because gas prices stayed high.\n")})

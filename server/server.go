@@ -94,6 +94,9 @@ type Config struct {
 	// A2ALimits bound the A2A tasks this process follows at once (RESEARCH_A2A_MAX_TASKS,
 	// RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT); zero fields: a2aserver's defaults.
 	A2ALimits a2aserver.Limits
+	// MaxStreamsPerAccount caps the event streams and A2A streams one account (or anonymous client
+	// IP) holds open in this process (RESEARCH_MAX_STREAMS_PER_ACCOUNT); 0: DefaultMaxStreamsPerAccount.
+	MaxStreamsPerAccount int
 }
 
 // Server implements gen.StrictServerInterface.
@@ -127,6 +130,7 @@ type Server struct {
 	metrics              *metrics
 	v1Budgets            V1Budgets
 	a2aLimits            a2aserver.Limits
+	streams              *streamSlots
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -216,7 +220,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
 		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), keys: newKeyCache(), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, campaigns: cfg.Campaigns, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
-		v1Budgets: cfg.V1Budgets, a2aLimits: cfg.A2ALimits,
+		v1Budgets: cfg.V1Budgets, a2aLimits: cfg.A2ALimits, streams: newStreamSlots(cfg.MaxStreamsPerAccount),
 	}
 	if s.loopRunBatch == nil {
 		s.loopRunBatch = s.runBatchDetail
@@ -247,6 +251,7 @@ func New(cfg Config) (*echo.Echo, error) {
 		s.limitAttachmentBodies,
 		s.validateRequests,
 		s.unlimitedWrites,
+		s.capStreams,
 	)
 	strict := gen.NewStrictHandler(s, nil)
 	gen.RegisterHandlers(e, strict)

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"time"
 
@@ -29,8 +30,6 @@ func DefaultV1Budgets() V1Budgets {
 
 // v1Efforts maps v1 depths to v2 efforts (clamped to the tier by jobs.Service like any effort).
 var v1Efforts = map[gen.V1ResearchRequestDepth]string{"ultra_fast": "low", "deep": "medium", "ultra_deep": "high"}
-
-const v1PollInterval = 250 * time.Millisecond
 
 // CreateV1Research creates the job and waits for it up to the depth's budget.
 func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchRequestObject) (gen.CreateV1ResearchResponseObject, error) {
@@ -94,26 +93,27 @@ func (s *Server) GetV1Research(ctx context.Context, req gen.GetV1ResearchRequest
 	return gen.GetV1Research200JSONResponse(v1View(j)), nil
 }
 
-// awaitJob re-reads the job until it is terminal, the budget is spent or the client leaves; it
-// returns the job as last read.
+// awaitJob follows the job (woken by its writes, through the process's follower) until it is
+// terminal, the budget is spent or the client leaves; it returns the job as last read.
 func (s *Server) awaitJob(ctx context.Context, id string, budget time.Duration) (store.ResearchJob, error) {
-	timer := time.NewTimer(budget)
-	defer timer.Stop()
-	ticker := time.NewTicker(v1PollInterval)
-	defer ticker.Stop()
-	for {
-		j, err := s.store.ResearchJobByID(ctx, id)
-		if err != nil || store.JobTerminal(j.Status) {
-			return j, err
-		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-timer.C:
-			return j, nil
-		case <-ticker.C:
-		}
+	wait, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	var j store.ResearchJob
+	read := false
+	err := s.research.Follow(wait, id, math.MaxInt64, 0, func(p jobs.Progress) error {
+		j, read = p.Job, true
+		return nil
+	})
+	switch {
+	case err != nil:
+		return j, err
+	case ctx.Err() != nil:
+		return j, ctx.Err()
+	case !read:
+		// The budget ended before the first read.
+		return s.store.ResearchJobByID(ctx, id)
 	}
+	return j, nil
 }
 
 func v1View(j store.ResearchJob) gen.V1ResearchResponse {

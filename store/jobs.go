@@ -342,10 +342,22 @@ func (s *Store) AppendEvents(ctx context.Context, jobID string, events []*Resear
 	return s.atomically(ctx, func(st *Store) error {
 		tx := st.with(ctx)
 		var last int64
-		row := tx.Raw("UPDATE research_jobs SET event_seq = event_seq + ? WHERE id = ? RETURNING event_seq", len(events), jobID).Row()
-		if err := row.Scan(&last); err != nil {
+		var err error
+		if st.dialect == Postgres {
+			// The NOTIFY rides on the counter update (no extra round trip) and is delivered at
+			// commit to every process's timeline follower. A job's first events are written by the
+			// transaction that creates it, which no stream can be following yet: they send none.
+			var notified bool
+			err = tx.Raw("UPDATE research_jobs SET event_seq = event_seq + ? WHERE id = ? RETURNING event_seq, "+
+				"(CASE WHEN event_seq > ? THEN pg_notify(current_schema() || '."+eventsChannel+"', id || ':' || event_seq) END) IS NULL",
+				len(events), jobID, len(events)).Row().Scan(&last, &notified)
+		} else {
+			err = tx.Raw("UPDATE research_jobs SET event_seq = event_seq + ? WHERE id = ? RETURNING event_seq", len(events), jobID).Row().Scan(&last)
+		}
+		if err != nil {
 			return notFound(translateNoRows(err), "next event seqs of "+jobID)
 		}
+		st.AfterCommit(func() { st.events.written(jobID, last) })
 		for i, e := range events {
 			e.JobID, e.Seq = jobID, last-int64(len(events)-1-i)
 			if e.ID == "" {

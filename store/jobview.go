@@ -1,11 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,23 +89,24 @@ var jobFields = func() map[string][]int {
 	return fields
 }()
 
-// jobViewSQL is the job row with its runs and revisions as JSON arrays, in the orders of
-// RunsForJob and RevisionsForJob. Its verbs are the dialect's JSON aggregate and object functions,
-// then the job's condition. Times come as each database writes them into JSON, booleans
-// as true/false or 0/1 (viewTime, viewBool).
+// jobViewSQL is the job row with its runs and revisions as JSON arrays. Its verbs are the
+// dialect's JSON aggregate and object functions, then the job's condition. Times come as each
+// database writes them into JSON, booleans as true/false or 0/1 (viewTime, viewBool). The arrays
+// are put in the orders of RunsForJob and RevisionsForJob in Go (viewOf): an ORDER BY inside the
+// aggregate made SQLite build and sort a temporary table per array on every detail read.
 const jobViewSQL = `SELECT j.*,
 	(SELECT COALESCE(%[1]s(%[2]s('id', r.id, 'job_id', r.job_id, 'kind', r.kind, 'status', r.status,
-		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)
-		ORDER BY r.started_at, r.id), '[]') FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
+		'effort', r.effort, 'credits_charged', r.credits_charged, 'started_at', r.started_at, 'finished_at', r.finished_at)),
+		'[]') FROM research_runs r WHERE r.job_id = j.id) AS view_runs,
 	(SELECT COALESCE(%[1]s(%[2]s('job_id', v.job_id, 'sha', v.sha, 'ordinal', v.ordinal, 'run_id', v.run_id,
-		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)
-		ORDER BY v.ordinal), '[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
+		'checkpoint_type', v.checkpoint_type, 'message', v.message, 'created_at', v.created_at, 'files_stored', v.files_stored)),
+		'[]') FROM research_revisions v WHERE v.job_id = j.id) AS view_revisions
 FROM research_jobs j WHERE %[3]s LIMIT 1`
 
 // jobViewQueries is jobViewSQL by slug and by id, per dialect (written once: a detail read is the
 // most frequent request there is).
 var jobViewQueries = map[Dialect][2]string{
-	SQLite: { // ORDER BY in an aggregate: SQLite 3.44+
+	SQLite: {
 		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "j.slug = ?"),
 		fmt.Sprintf(jobViewSQL, "json_group_array", "json_object", "j.id = ?"),
 	},
@@ -194,6 +197,9 @@ func viewOf(job ResearchJob, runsJSON, revsJSON string) (JobView, error) {
 		}
 		v.Runs = append(v.Runs, run)
 	}
+	slices.SortFunc(v.Runs, func(a, b ResearchRun) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), cmp.Compare(a.ID, b.ID))
+	})
 	var revs []viewRevision
 	if err := json.Unmarshal([]byte(revsJSON), &revs); err != nil {
 		return JobView{}, fmt.Errorf("revisions of %s: %w", v.Job.ID, err)
@@ -203,6 +209,7 @@ func viewOf(job ResearchJob, runsJSON, revsJSON string) (JobView, error) {
 		v.Revisions = append(v.Revisions, ResearchRevision{JobID: r.JobID, SHA: r.SHA, Ordinal: r.Ordinal, RunID: r.RunID,
 			CheckpointType: r.CheckpointType, Message: r.Message, CreatedAt: r.CreatedAt.In(loc), FilesStored: bool(r.FilesStored)})
 	}
+	slices.SortFunc(v.Revisions, func(a, b ResearchRevision) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
 	return v, nil
 }
 

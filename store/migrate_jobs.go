@@ -2,32 +2,14 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/go-gormigrate/gormigrate/v2"
-	"github.com/riverqueue/river/riverdriver"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"gorm.io/gorm"
 )
-
-// QueueDriver is the River driver over this store's connection pool: riversqlite for SQLite,
-// riverdatabasesql for Postgres (GORM's pgx stdlib pool). Sharing the pool is what lets a job row
-// and its queue entry commit in one transaction.
-func (s *Store) QueueDriver() (riverdriver.Driver[*sql.Tx], error) {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return nil, fmt.Errorf("database handle: %w", err)
-	}
-	if s.dialect == SQLite {
-		return riversqlite.New(sqlDB), nil
-	}
-	return riverdatabasesql.New(sqlDB), nil
-}
 
 // migrateQueue applies River's own migrations (river_job, river_leader, river_queue, ...).
 func (s *Store) migrateQueue(ctx context.Context) error {

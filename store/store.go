@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -40,6 +41,10 @@ type Store struct {
 	// the queue's polls and every write share. Elsewhere, and in a transaction, it is db.
 	reads   *gorm.DB
 	dialect Dialect
+	// listen is a small pgx pool for LISTEN connections on Postgres (listen.go); nil on SQLite.
+	listen *pgxpool.Pool
+	// events tells this process's timeline followers about appended events (events_stream.go).
+	events  *eventHooks
 	boundTx bool // bound to a transaction (InTx)
 	// committed collects what AfterCommit defers, for the outermost InTx to run once it commits.
 	committed *[]func()
@@ -64,7 +69,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		sqlDB.SetMaxIdleConns(10)
 		sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	s := &Store{db: db, reads: db, dialect: dialect}
+	s := &Store{db: db, reads: db, dialect: dialect, events: &eventHooks{}}
+	if dialect == Postgres {
+		if s.listen, err = newListenPool(url); err != nil {
+			_ = sqlDB.Close()
+			return nil, err
+		}
+	}
 	rd, err := sqliteReadDialector(url)
 	if err != nil {
 		_ = sqlDB.Close()
@@ -195,6 +206,9 @@ func (s *Store) Close() error {
 			errs = append(errs, fmt.Errorf("close database: %w", err))
 		}
 	}
+	if s.listen != nil {
+		s.listen.Close()
+	}
 	return errors.Join(errs...)
 }
 
@@ -206,7 +220,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	}
 	before := len(*committed)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, boundTx: true, committed: committed})
+		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, listen: s.listen, events: s.events, boundTx: true, committed: committed})
 	})
 	if err != nil {
 		// Rolled back (a savepoint, when nested): what it deferred never happened.

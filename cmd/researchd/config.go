@@ -15,6 +15,7 @@ import (
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/ratelimit"
+	"github.com/researchd/researchd/server"
 )
 
 // config is the process configuration, read from the environment (docs/configuration.md).
@@ -48,6 +49,7 @@ type config struct {
 	RateLimits           ratelimit.Limits // RESEARCH_RATE_LIMITS
 	Campaigns            campaign.Config  // RESEARCH_CAMPAIGN_WORKERS, RESEARCH_CAMPAIGN_CHUNK (campaigns.go)
 	A2ALimits            a2aserver.Limits // RESEARCH_A2A_MAX_TASKS, RESEARCH_A2A_MAX_TASKS_PER_ACCOUNT
+	MaxStreamsPerAccount int              // RESEARCH_MAX_STREAMS_PER_ACCOUNT
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -93,6 +95,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if c.A2ALimits, err = a2aLimits(get); err != nil {
 		return c, err
 	}
+	streams, err := parseInt(get("RESEARCH_MAX_STREAMS_PER_ACCOUNT", strconv.Itoa(server.DefaultMaxStreamsPerAccount)), "RESEARCH_MAX_STREAMS_PER_ACCOUNT")
+	if err != nil {
+		return c, err
+	}
+	c.MaxStreamsPerAccount = int(streams)
 	if c.RateLimits, err = ratelimit.ParseLimits(getenv("RESEARCH_RATE_LIMITS")); err != nil {
 		return c, fmt.Errorf("RESEARCH_RATE_LIMITS: %w", err)
 	}

@@ -202,7 +202,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
 			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
 			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds,
-			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model, Campaigns: campaigns, A2ALimits: cfg.A2ALimits})
+			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model, Campaigns: campaigns, A2ALimits: cfg.A2ALimits,
+			MaxStreamsPerAccount: cfg.MaxStreamsPerAccount})
 		if err != nil {
 			return err
 		}

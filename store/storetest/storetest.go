@@ -63,8 +63,15 @@ func URL(t testing.TB, d store.Dialect) string {
 // Open returns a migrated store on a fresh database of the dialect, closed when t ends.
 func Open(t testing.TB, d store.Dialect) *store.Store {
 	t.Helper()
+	return OpenURL(t, URL(t, d))
+}
+
+// OpenURL opens and migrates a store on url (from URL), closed when t ends: opening one URL twice
+// on Postgres stands for two processes on one database.
+func OpenURL(t testing.TB, url string) *store.Store {
+	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, URL(t, d))
+	s, err := store.Open(ctx, url)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
