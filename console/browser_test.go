@@ -87,7 +87,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	b.run(t, "the job completes live",
 		chromedp.WaitVisible(`//span[contains(@class, "badge") and normalize-space(.)="completed"]`),
 		chromedp.WaitVisible(`//div[contains(@class, "report")]//p[contains(., "Wholesale electricity prices")]`),
-		chromedp.WaitVisible(`//*[contains(., "Citations verified: 3/3")]`))
+		chromedp.WaitVisible(`//*[contains(., "Citations verified: 6/6")]`)) // three in the report, three in the cause field's basis
 	require.Greater(t, b.eval(t, `document.querySelectorAll('.timeline li').length`), float64(5), "timeline events from the stream")
 	require.Contains(t, b.text(t, `section[aria-labelledby=so-h]`), "cause", "the structured output with its basis")
 	require.True(t, b.requested(t, "/events"), "the job page follows the event stream")
@@ -99,12 +99,12 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`//p[contains(., "Showing the report as it was at revision")]`),
 		chromedp.WaitVisible(`//div[contains(@class, "report")]//*[contains(., "Draft")]`),
 		chromedp.Click(`//a[contains(., "Show the latest")]`),
-		chromedp.WaitVisible(`//*[contains(., "Citations verified: 3/3")]`))
+		chromedp.WaitVisible(`//*[contains(., "Citations verified: 6/6")]`))
 	b.run(t, "open a workspace file",
 		chromedp.Click(`//a[normalize-space(.)="input_files/notes.txt"]`),
 		chromedp.WaitVisible(`//pre[contains(., "Carbon permit prices fell")]`),
 		chromedp.NavigateBack(),
-		chromedp.WaitVisible(`//*[contains(., "Citations verified: 3/3")]`))
+		chromedp.WaitVisible(`//*[contains(., "Citations verified: 6/6")]`))
 
 	// Continue: a second run follows live and joins the runs.
 	b.run(t, "continue the job",
