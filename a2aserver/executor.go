@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
@@ -176,12 +177,12 @@ func invalidParams(msg, field string) error {
 // createError maps what POST /research answers as 4xx to protocol errors; anything else stays an
 // internal error.
 func createError(err error) error {
-	var ve *jobs.ValidationError
 	var ce *jobs.CreditsError
 	var te *jobs.ExpertTierError
+	f := fault.Of(err)
 	switch {
-	case errors.As(err, &ve):
-		return invalidParams(ve.Error(), "metadata."+ve.Field)
+	case f != nil && f.Kind == fault.Invalid && len(f.Fields) > 0:
+		return invalidParams(f.Error(), "metadata."+f.Fields[0].Field)
 	case errors.Is(err, jobs.ErrExpertNotFound):
 		return invalidParams("expert not found", "metadata.expert_id")
 	case errors.As(err, &te):

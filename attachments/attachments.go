@@ -15,6 +15,7 @@ import (
 
 	"gocloud.dev/blob"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/store"
 )
@@ -94,24 +95,30 @@ func (s *Service) MaxRequestBytes() int64 { return s.cfg.MaxRequestBytes }
 
 func (s *Service) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
 
-// Errors of the operations; the API maps each to a status and problem code.
+// Refusals of the operations.
 var (
-	ErrNotFound        = errors.New("attachment not found")                   // 404 not_found
-	ErrInvalid         = errors.New("invalid input")                          // 422 validation_error
-	ErrUnsupportedType = errors.New("file type not accepted")                 // 422 unsupported_file_type
-	ErrTypeMismatch    = errors.New("content does not match the file type")   // 422 file_type_mismatch
-	ErrTooLarge        = errors.New("over the attachment size limit")         // 413 payload_too_large
-	ErrSizeMismatch    = errors.New("body length differs from size_bytes")    // 422 size_mismatch
-	ErrURLNotAllowed   = errors.New("URL not allowed")                        // 422 url_not_allowed
-	ErrImportFailed    = errors.New("import failed")                          // 422 import_failed
-	ErrTokenInvalid    = errors.New("upload token missing, invalid or used")  // 401 unauthenticated
-	ErrTokenMismatch   = errors.New("upload token is for another attachment") // 403 forbidden
+	ErrNotFound      = fault.Missing("attachment")
+	ErrTooLarge      = &fault.Error{Kind: fault.TooLarge, Msg: "over the attachment size limit"}
+	ErrTokenInvalid  = &fault.Error{Kind: fault.Unauthenticated, Msg: "upload token missing, invalid or used"}
+	ErrTokenMismatch = &fault.Error{Kind: fault.Forbidden, Msg: "upload token is for another attachment",
+		Detail: "this upload token was issued for a different attachment"}
 	// ErrUnusable: the id is unknown, another account's, deleted, or still pending_upload.
 	ErrUnusable = errors.New("attachment cannot be used")
 )
 
+// What can be wrong with a refused input (FieldError.Err); refusalCodes has their problem codes.
+var (
+	ErrInvalid         = errors.New("invalid input")
+	ErrUnsupportedType = errors.New("file type not accepted")
+	ErrTypeMismatch    = errors.New("content does not match the file type")
+	ErrSizeMismatch    = errors.New("body length differs from size_bytes")
+	ErrURLNotAllowed   = errors.New("URL not allowed")
+	ErrImportFailed    = errors.New("import failed")
+)
+
 // FieldError is a refusal of one input: Field names it ("files/2", "filename", "source_url"), Err is
-// one of the sentinel errors above and Detail says why, for people.
+// what is wrong with it (ErrInvalid, ErrUnsupportedType, ...) and Detail says why, for people. To
+// errors.As it is a fault.Invalid refusal too.
 type FieldError struct {
 	Field  string
 	Err    error
@@ -120,6 +127,9 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Detail }
 func (e *FieldError) Unwrap() error { return e.Err }
+
+// As fills a *fault.Error target with the refusal of the request this input makes.
+func (e *FieldError) As(target any) bool { return asFault(target, e.Error(), []*FieldError{e}) }
 
 func refuse(field string, kind error, format string, args ...any) *FieldError {
 	return &FieldError{Field: field, Err: kind, Detail: fmt.Sprintf(format, args...)}
@@ -134,6 +144,47 @@ func (e *RefusedError) Error() string {
 		msg += "; " + fe.Error()
 	}
 	return msg
+}
+
+// As fills a *fault.Error target with the refusal of the request: every input, in order.
+func (e *RefusedError) As(target any) bool { return asFault(target, e.Error(), e.Errors) }
+
+// asFault fills a *fault.Error target with the refusal of inputs (at least one): it has the code of
+// the first and, for one, reads as it.
+func asFault(target any, msg string, inputs []*FieldError) bool {
+	p, ok := target.(**fault.Error)
+	if !ok || len(inputs) == 0 {
+		return false
+	}
+	fields := make([]fault.Field, len(inputs))
+	for i, fe := range inputs {
+		fields[i] = fault.Field{Field: fe.Field, Message: fe.Detail}
+	}
+	detail := inputs[0].Error()
+	if len(inputs) > 1 {
+		detail = fmt.Sprintf("%d inputs were refused; nothing was stored (see errors)", len(inputs))
+	}
+	*p = &fault.Error{Kind: fault.Invalid, Code: refusalCode(inputs[0].Err), Msg: msg, Detail: detail, Fields: fields}
+	return true
+}
+
+// refusalCodes are the problem codes of what can be wrong with an input; anything else (ErrInvalid)
+// is validation_error.
+var refusalCodes = []struct {
+	kind error
+	code string
+}{
+	{ErrUnsupportedType, "unsupported_file_type"}, {ErrTypeMismatch, "file_type_mismatch"}, {ErrSizeMismatch, "size_mismatch"},
+	{ErrURLNotAllowed, "url_not_allowed"}, {ErrImportFailed, "import_failed"},
+}
+
+func refusalCode(kind error) string {
+	for _, c := range refusalCodes {
+		if errors.Is(kind, c.kind) {
+			return c.code
+		}
+	}
+	return "validation_error"
 }
 
 func (e *RefusedError) Unwrap() []error {

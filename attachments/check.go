@@ -55,19 +55,14 @@ func CheckContent(field, name string, data []byte) error {
 	return nil
 }
 
-// ContentTypeOf is the MIME type to report for a file: the client's or remote server's media type
-// without parameters, or application/octet-stream.
-func ContentTypeOf(reported string) string { return reportedType(reported) }
-
 // ErrSourceTooLarge: a fetched file over the size limit. It is an ErrImportFailed too, so callers
 // that only know that one keep working.
 var ErrSourceTooLarge = fmt.Errorf("%w: the file is over the size limit", ErrImportFailed)
 
 // Fetched is a file downloaded by Fetch.
 type Fetched struct {
-	Name        string // path-safe, with an accepted extension
-	ContentType string // as the remote server reported it
-	Data        []byte
+	Name string // path-safe, with an accepted extension
+	Data []byte
 }
 
 // Fetch downloads a public http(s) URL through the SSRF-safe client, like Import, and returns the
@@ -91,5 +86,5 @@ func (s *Service) Fetch(ctx context.Context, sourceURL string, filename *string,
 	if err := CheckContent("source_url", f.name, data); err != nil {
 		return Fetched{}, err
 	}
-	return Fetched{Name: f.name, ContentType: reportedType(f.resp.Header.Get("Content-Type")), Data: data}, nil
+	return Fetched{Name: f.name, Data: data}, nil
 }

@@ -12,10 +12,9 @@ import (
 
 // File is one input file of a job: what it is called in input_files/ and how to read it.
 type File struct {
-	Name        string // path-safe filename, what it is called in input_files/
-	ContentType string
-	Size        int64
-	Open        func(ctx context.Context) (io.ReadCloser, error)
+	Name string // path-safe filename, what it is called in input_files/
+	Size int64
+	Open func(ctx context.Context) (io.ReadCloser, error)
 }
 
 // FilesForJob resolves a job's attachment_ids for accountID into the files to copy into the job's
@@ -55,7 +54,7 @@ func (s *Service) FilesForJob(ctx context.Context, accountID string, ids []strin
 		for _, f := range a.Files {
 			key := f.BlobKey
 			files = append(files, File{
-				Name: uniqueName(f.Filename, used), ContentType: f.ContentType, Size: f.SizeBytes,
+				Name: uniqueName(f.Filename, used), Size: f.SizeBytes,
 				Open: func(ctx context.Context) (io.ReadCloser, error) {
 					r, err := s.bucket.NewReader(ctx, key, nil)
 					if err != nil {

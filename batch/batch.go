@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
@@ -42,24 +43,20 @@ const (
 	CodeForbidden = jobs.CodeForbidden
 )
 
-// Errors of the state machine; the HTTP layer maps them to problems.
+// Refusals of the state machine (bad input is a fault.InvalidInput naming the field).
 var (
-	// ErrNotFound: no such batch (or row) of this account. 404.
-	ErrNotFound = errors.New("batch not found")
-	// ErrCancelled: retry on a cancelled batch. 409 batch_cancelled.
-	ErrCancelled = errors.New("batch cancelled")
-	// ErrRowNotRetryable: retry of a row that is not FAILED. 409 row_not_retryable.
-	ErrRowNotRetryable = errors.New("row not retryable")
+	// ErrNotFound: no such batch (or row) of this account.
+	ErrNotFound = fault.Missing("batch")
+	// ErrCancelled: retry on a cancelled batch.
+	ErrCancelled = &fault.Error{Kind: fault.Conflict, Code: "batch_cancelled", Msg: "batch cancelled",
+		Detail: "the batch is cancelled; its rows cannot be retried"}
+	// ErrRowNotRetryable: retry of a row that is not FAILED.
+	ErrRowNotRetryable = &fault.Error{Kind: fault.Conflict, Code: "row_not_retryable", Msg: "row not retryable",
+		Detail: "only a FAILED row can be retried"}
 )
 
-// ValidationError is bad input in one field of a create. 422 with Code (validation_error, or
-// max_credits_too_low).
-type ValidationError struct{ Code, Field, Message string }
-
-func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
-
-func invalid(field, msg string) *ValidationError {
-	return &ValidationError{Code: "validation_error", Field: field, Message: msg}
+func invalid(field, msg string) *fault.Error {
+	return fault.InvalidInput(fault.Field{Field: field, Message: msg})
 }
 
 // Billing is what batches need from billing (*billing.Service implements it).
@@ -71,8 +68,6 @@ type Billing interface {
 // Experts resolves expert_id (expert.Runner implements it).
 type Experts interface {
 	Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error)
-	// DefaultEffort is the effort a run of the expert uses when the caller names none ("" for none).
-	DefaultEffort(ctx context.Context, accountID, id string) (string, error)
 }
 
 // Jobs is what the dispatcher needs from the research job service (*jobs.Service).

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/schema"
 	"github.com/researchd/researchd/store"
@@ -50,24 +51,23 @@ type CreateInput struct {
 	RunNumber  *int
 }
 
-// Created is the outcome of Create: a new batch (StatusCode 202) or, for a replayed
-// Idempotency-Key, the original batch as it stands now.
+// Created is the outcome of Create: a new batch or, for a replayed Idempotency-Key, the original
+// batch as it stands now.
 type Created struct {
-	Batch      store.Batch
-	Rows       []store.BatchRow
-	Replayed   bool
-	StatusCode int
+	Batch store.Batch
+	Rows  []store.BatchRow
 }
 
 // Create validates a batch and persists the intent (the batch, its rows, the idempotency record
 // and the first dispatch job) in one transaction. Nothing is charged: rows are metered when the
 // dispatcher launches them.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
-	if in.IdempotencyKey != "" {
-		if c, ok, err := s.replay(ctx, in); ok || err != nil {
-			return c, err
-		}
-	}
+	k := idempotency.Key{AccountID: in.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 202, Now: s.now()}
+	c, _, err := idempotency.Create(ctx, s.st, k, in, s.replay, s.create)
+	return c, err
+}
+
+func (s *Service) create(ctx context.Context, in CreateInput, claim idempotency.Claim) (Created, error) {
 	if len(in.Questions) > MaxRows {
 		return Created{}, invalid("questions", fmt.Sprintf("at most %d questions", MaxRows))
 	}
@@ -79,29 +79,16 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		return Created{}, err
 	}
 
-	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if in.IdempotencyKey != "" {
-			k := store.IdempotencyKey{AccountID: in.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: b.ID, StatusCode: 202}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, b.CreatedAt); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, b.ID); err != nil {
+			return err
 		}
 		return s.insert(ctx, tx, &b, rows)
 	})
-	if errors.Is(err, errRace) {
-		c, ok, err := s.replay(ctx, in)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return c, err
-	}
 	if err != nil {
 		return Created{}, err
 	}
-	return Created{Batch: b, Rows: rows, StatusCode: 202}, nil
+	return Created{Batch: b, Rows: rows}, nil
 }
 
 // prepare validates a create (everything but the row limit and the balance) and builds the batch
@@ -133,8 +120,9 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (store.Batch, []s
 		return store.Batch{}, nil, invalid("max_concurrent", fmt.Sprintf("must be 1-%d", MaxConcurrentLimit))
 	}
 	if in.MaxCredits != nil && *in.MaxCredits < max(cost, 1) {
-		return store.Batch{}, nil, &ValidationError{Code: "max_credits_too_low", Field: "max_credits",
-			Message: fmt.Sprintf("%d credits cannot cover one row at effort %s (%d credits)", *in.MaxCredits, effort, cost)}
+		f := invalid("max_credits", fmt.Sprintf("%d credits cannot cover one row at effort %s (%d credits)", *in.MaxCredits, effort, cost))
+		f.Code = "max_credits_too_low"
+		return store.Batch{}, nil, f
 	}
 	var schemaJSON *string
 	if in.CustomJSONSchema != nil {
@@ -163,14 +151,14 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (store.Batch, []s
 	return b, rows, nil
 }
 
-// affordable refuses a batch whose account cannot pay for one row (*jobs.CreditsError).
+// affordable refuses a batch whose account cannot pay for one row (jobs.NoCredits).
 func (s *Service) affordable(ctx context.Context, b store.Batch) error {
 	ok, err := s.billing.CanAfford(ctx, b.AccountID, b.Effort)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return &jobs.CreditsError{Effort: b.Effort, Needs: b.CreditsPerRow}
+		return jobs.NoCredits(b.Effort, b.CreditsPerRow, "a batch needs at least one row's credits; check GET /api/v2/batches/estimate")
 	}
 	return nil
 }
@@ -227,15 +215,14 @@ func (s *Service) effortFor(ctx context.Context, accountID, tier, asked string, 
 		if s.experts == nil {
 			return "", "", invalid("expert_id", "no expert "+*expertID+" that this account may run")
 		}
-		if _, err := s.experts.Resolve(ctx, accountID, *expertID); errors.Is(err, jobs.ErrExpertNotFound) {
+		ex, err := s.experts.Resolve(ctx, accountID, *expertID)
+		if errors.Is(err, jobs.ErrExpertNotFound) {
 			return "", "", invalid("expert_id", "no expert "+*expertID+" that this account may run")
 		} else if err != nil {
 			return "", "", err
 		}
 		if requested == "" {
-			if requested, err = s.experts.DefaultEffort(ctx, accountID, *expertID); err != nil {
-				return "", "", err
-			}
+			requested = ex.DefaultEffort
 		}
 	}
 	if requested == "" {
@@ -266,26 +253,17 @@ func (s *Service) Estimate(ctx context.Context, accountID, tier string, rows int
 		Downgraded: eff != requested}, nil
 }
 
-func (s *Service) replay(ctx context.Context, in CreateInput) (Created, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, in.AccountID, idemPrefix+in.IdempotencyKey, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Created{}, false, nil
-	}
-	if err != nil {
-		return Created{}, false, err
-	}
-	if k.RequestHash != in.RequestHash {
-		return Created{}, true, jobs.ErrIdempotencyKeyReused
-	}
+// replay answers a create whose Idempotency-Key was seen: the batch as it stands now.
+func (s *Service) replay(ctx context.Context, k store.IdempotencyKey) (Created, error) {
 	b, err := s.st.BatchByID(ctx, k.JobID)
 	if err != nil {
-		return Created{}, true, err
+		return Created{}, err
 	}
 	rows, err := s.st.BatchRows(ctx, b.ID, nil)
 	if err != nil {
-		return Created{}, true, err
+		return Created{}, err
 	}
-	return Created{Batch: b, Rows: rows, Replayed: true, StatusCode: k.StatusCode}, true, nil
+	return Created{Batch: b, Rows: rows}, nil
 }
 
 // enqueueDispatch adds a dispatch job for a batch in the caller's transaction.

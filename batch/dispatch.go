@@ -12,6 +12,7 @@ import (
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
@@ -173,8 +174,6 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 	}
 	_, err := s.jobs.Create(ctx, req)
 	var ce *jobs.CreditsError
-	var ve *jobs.ValidationError
-	var ue *jobs.UnusableAttachmentError
 	var te *jobs.ExpertTierError
 	switch {
 	case err == nil:
@@ -188,7 +187,7 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 		// row fails with the code POST /batches would answer now. No job, so nothing is charged.
 		s.log.InfoContext(ctx, "batch row refused: expert not available to the tier", "batch_id", b.ID, "row", row.RowNumber, "error", err)
 		return rowFailed, s.failWaitingRow(ctx, b.ID, row.RowNumber, CodeForbidden)
-	case errors.As(err, &ve), errors.As(err, &ue), errors.Is(err, jobs.ErrExpertNotFound):
+	case fault.IsKind(err, fault.Invalid), errors.Is(err, jobs.ErrExpertNotFound):
 		s.log.WarnContext(ctx, "batch row could not become a job", "batch_id", b.ID, "row", row.RowNumber, "error", err)
 		return rowFailed, s.failWaitingRow(ctx, b.ID, row.RowNumber, CodeDispatchError)
 	default:

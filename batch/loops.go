@@ -112,9 +112,7 @@ func (l Loops) RunStates(ctx context.Context, batchIDs []string) (map[string]loo
 			return nil, err
 		}
 		out[id] = loop.RunState{
-			Status: b.Status, TotalRows: b.TotalRows, ProcessedRows: b.SucceededRows + b.FailedRows,
-			SucceededRows: b.SucceededRows, FailedRows: b.FailedRows, PendingRows: b.PendingRows, RunningRows: b.RunningRows,
-			CreatedAt: b.CreatedAt, ProcessingStartedAt: b.ProcessingStartedAt, ProcessingCompletedAt: b.ProcessingCompletedAt,
+			Status: b.Status, TotalRows: b.TotalRows, ProcessedRows: b.SucceededRows + b.FailedRows, SucceededRows: b.SucceededRows,
 		}
 	}
 	return out, nil
@@ -140,14 +138,11 @@ func (l Loops) RunResults(ctx context.Context, batchID string) ([]loop.RowResult
 
 // loopError maps batch errors to the loop's.
 func loopError(err error) error {
-	var ve *ValidationError
 	var ce *jobs.CreditsError
 	var te *jobs.ExpertTierError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &ve):
-		return &loop.ValidationError{Code: ve.Code, Field: ve.Field, Message: ve.Message}
 	case errors.As(err, &ce):
 		return fmt.Errorf("%w: %s", loop.ErrInsufficientCredits, ce.Error())
 	case errors.As(err, &te):

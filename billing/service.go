@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
-// ErrInsufficientCredits: the balance cannot pay for the run (POST /research answers 402).
-var ErrInsufficientCredits = errors.New("insufficient credits")
+// ErrInsufficientCredits: the balance cannot pay for the run.
+var ErrInsufficientCredits = &fault.Error{Kind: fault.PaymentRequired, Msg: "insufficient credits", Detail: "the balance cannot cover this run"}
 
 // ErrUnknownEffort: a run at an effort that has no price.
 var ErrUnknownEffort = errors.New("unknown effort")

@@ -24,6 +24,7 @@ import (
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
@@ -57,35 +58,37 @@ const (
 	CodeForbidden = jobs.CodeForbidden
 )
 
-// Errors of the state machine; the HTTP layer maps them to problems.
+// Refusals of the state machine.
 var (
-	ErrNotFound            = errors.New("campaign not found")                  // 404
-	ErrStageNotFound       = errors.New("stage not found")                     // 404
-	ErrDeliverableNotFound = errors.New("deliverable not found")               // 404
-	ErrNotEditable         = errors.New("campaign not editable")               // 409 campaign_not_editable
-	ErrRevisionConflict    = errors.New("revision conflict")                   // 409 revision_conflict
-	ErrNotDraft            = errors.New("campaign not draft")                  // 409 campaign_not_draft
-	ErrDigestMismatch      = errors.New("digest mismatch")                     // 409 digest_mismatch
-	ErrNotRetryable        = errors.New("campaign not retryable")              // 409 campaign_not_retryable
-	ErrNotReady            = errors.New("deliverable not ready")               // 409 deliverable_not_ready
-	ErrInsufficientCredits = errors.New("insufficient credits for one worker") // 402
+	ErrNotFound            = fault.Missing("campaign")
+	ErrStageNotFound       = fault.Missing("stage")
+	ErrDeliverableNotFound = fault.Missing("deliverable")
+	ErrNotEditable         = &fault.Error{Kind: fault.Conflict, Code: "campaign_not_editable", Msg: "campaign not editable", Detail: "only a draft campaign can be edited"}
+	ErrRevisionConflict    = &fault.Error{Kind: fault.Conflict, Code: "revision_conflict", Msg: "revision conflict"}
+	ErrNotDraft            = &fault.Error{Kind: fault.Conflict, Code: "campaign_not_draft", Msg: "campaign not draft", Detail: "only a draft campaign can be approved"}
+	ErrDigestMismatch      = &fault.Error{Kind: fault.Conflict, Code: "digest_mismatch", Msg: "digest mismatch", Detail: "review_digest is not the campaign's current one: read the campaign again and review it"}
+	ErrNotRetryable        = &fault.Error{Kind: fault.Conflict, Code: "campaign_not_retryable", Msg: "campaign not retryable"}
+	ErrNotReady            = &fault.Error{Kind: fault.Conflict, Code: "deliverable_not_ready", Msg: "deliverable not ready"}
+	// ErrInsufficientCredits is in the chain of noCredits, which says what the balance cannot cover.
+	ErrInsufficientCredits = errors.New("insufficient credits for one worker")
 )
 
-// Problem is one invalid field of a request.
-type Problem struct{ Field, Message string }
-
-// ValidationError lists every invalid field of a request (422 validation_error with errors[]).
-type ValidationError struct{ Problems []Problem }
-
-func (e *ValidationError) Error() string {
-	if len(e.Problems) == 0 {
-		return "invalid campaign"
-	}
-	return e.Problems[0].Field + ": " + e.Problems[0].Message
+// refuse is the refusal of a request for every invalid field of it (at least one), in order; it
+// reads as the first.
+func refuse(fields []fault.Field) *fault.Error {
+	first := fields[0].Field + ": " + fields[0].Message
+	return &fault.Error{Kind: fault.Invalid, Msg: first, Detail: first, Fields: fields}
 }
 
-func invalid(field, msg string) *ValidationError {
-	return &ValidationError{Problems: []Problem{{Field: field, Message: msg}}}
+func invalid(field, msg string) *fault.Error {
+	return fault.InvalidInput(fault.Field{Field: field, Message: msg})
+}
+
+// noCredits refuses a create or retry the balance cannot pay for (ErrInsufficientCredits); why says
+// what it cannot cover.
+func noCredits(why string) error {
+	msg := ErrInsufficientCredits.Error() + ": " + why
+	return &fault.Error{Kind: fault.PaymentRequired, Msg: msg, Detail: msg + "; see GET /api/v2/quota", Err: ErrInsufficientCredits}
 }
 
 // Billing is what campaigns need from billing (*billing.Service).

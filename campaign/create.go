@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
@@ -62,32 +64,26 @@ type CreateInput struct {
 // Created is the outcome of Create: a new campaign or, for a replayed Idempotency-Key, the one the
 // key created, as it stands now.
 type Created struct {
-	View     View
-	Replayed bool
+	View View
 }
 
 // Create validates a campaign and stores it (with its supplied records and the idempotency record)
 // in one transaction; with Start it is approved in the same transaction. A replayed key returns
 // the campaign it created without looking at the body.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
-	if in.IdempotencyKey != "" {
-		if c, ok, err := s.replay(ctx, in); ok || err != nil {
-			return c, err
-		}
-	}
+	k := idempotency.Key{AccountID: in.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 201, Now: s.now()}
+	c, _, err := idempotency.Create(ctx, s.st, k, in, s.replay, s.create)
+	return c, err
+}
+
+func (s *Service) create(ctx context.Context, in CreateInput, claim idempotency.Claim) (Created, error) {
 	d, err := s.prepare(ctx, in)
 	if err != nil {
 		return Created{}, err
 	}
-	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if in.IdempotencyKey != "" {
-			k := store.IdempotencyKey{AccountID: in.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: d.c.ID, StatusCode: 201}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, d.c.CreatedAt); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, d.c.ID); err != nil {
+			return err
 		}
 		if err := tx.CreateCampaign(ctx, &d.c, d.stages, d.input); err != nil {
 			return err
@@ -97,13 +93,6 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 		}
 		return nil
 	})
-	if errors.Is(err, errRace) {
-		c, ok, err := s.replay(ctx, in)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return c, err
-	}
 	if err != nil {
 		return Created{}, err
 	}
@@ -112,23 +101,14 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Created, error) {
 	return Created{View: v}, err
 }
 
-func (s *Service) replay(ctx context.Context, in CreateInput) (Created, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, in.AccountID, idemPrefix+in.IdempotencyKey, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Created{}, false, nil
-	}
-	if err != nil {
-		return Created{}, false, err
-	}
-	if k.RequestHash != in.RequestHash {
-		return Created{}, true, jobs.ErrIdempotencyKeyReused
-	}
+// replay answers a create whose Idempotency-Key was seen: the campaign as it stands now.
+func (s *Service) replay(ctx context.Context, k store.IdempotencyKey) (Created, error) {
 	c, err := s.st.CampaignByID(ctx, k.JobID)
 	if err != nil {
-		return Created{}, true, err
+		return Created{}, err
 	}
 	v, err := s.view(ctx, c, true)
-	return Created{View: v, Replayed: true}, true, err
+	return Created{View: v}, err
 }
 
 // draft is a validated campaign ready to insert.
@@ -144,18 +124,18 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (draft, error) {
 	if s.queue == nil {
 		return draft{}, errors.New("campaign: no job service attached")
 	}
-	var probs []Problem
+	var probs []fault.Field
 	oneStage := in.OneStage.present()
 	if in.Plan != nil {
 		for _, f := range oneStage {
-			probs = append(probs, Problem{Field: f, Message: "send either plan or the one-stage fields, not both"})
+			probs = append(probs, fault.Field{Field: f, Message: "send either plan or the one-stage fields, not both"})
 		}
 	}
 	if in.Questions != nil && in.Records != nil {
-		probs = append(probs, Problem{Field: "records", Message: "send questions or records, not both"})
+		probs = append(probs, fault.Field{Field: "records", Message: "send questions or records, not both"})
 	}
 	if len(probs) > 0 {
-		return draft{}, &ValidationError{Problems: probs}
+		return draft{}, refuse(probs)
 	}
 	recs, blanks, field := in.Records, 0, "records"
 	if in.Questions != nil {
@@ -183,7 +163,7 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (draft, error) {
 	sup, probs := readSupplied(field, recs, blanks, intake(plan), s.cfg.Limits, id, now)
 	probs = append(probs, suppliedProblems(plan, prefix, field, in.Questions != nil || in.Records != nil)...)
 	if len(probs) > 0 {
-		return draft{}, &ValidationError{Problems: probs}
+		return draft{}, refuse(probs)
 	}
 	c.RecordsSupplied, c.BlankDropped, c.DuplicatesDropped = sup.count, sup.blank, sup.duplicates
 	c.RecordsAccepted = sup.count - sup.blank - sup.duplicates
@@ -232,13 +212,13 @@ func (s *Service) planOf(in CreateInput, hasRecords bool) (Plan, string, error) 
 
 // suppliedProblems checks that supplied records and the plan's starting stages agree: records need
 // a starting stage that reads them, and a starting per_entity or aggregate stage needs records.
-func suppliedProblems(p Plan, prefix, field string, sent bool) []Problem {
+func suppliedProblems(p Plan, prefix, field string, sent bool) []fault.Field {
 	if intake(p) == nil && sent {
-		return []Problem{{Field: field, Message: "no starting per_entity or aggregate stage reads supplied records"}}
+		return []fault.Field{{Field: field, Message: "no starting per_entity or aggregate stage reads supplied records"}}
 	}
 	for i, st := range p.Stages {
 		if st.Starting() && st.Fanout != FanoutRoot && !sent {
-			return []Problem{{Field: fmt.Sprintf("%sstages/%d/fanout", prefix, i),
+			return []fault.Field{{Field: fmt.Sprintf("%sstages/%d/fanout", prefix, i),
 				Message: "a starting " + st.Fanout + " stage reads the supplied records: send questions or records, or make it a root stage"}}
 		}
 	}
@@ -269,7 +249,7 @@ func (s *Service) review(ctx context.Context, c *store.Campaign, plan Plan, pref
 				probs[i].Field = strings.TrimPrefix(probs[i].Field, "stages/0/")
 			}
 		}
-		return res, &ValidationError{Problems: probs}
+		return res, refuse(probs)
 	}
 	c.Plan = plan.JSON()
 	c.Objective = objective(plan)
@@ -292,9 +272,9 @@ func (s *Service) review(ctx context.Context, c *store.Campaign, plan Plan, pref
 
 // resolve finds each stage's agent (an unknown one is a problem) and its effort: the stage's, else
 // the agent's default, else medium, clamped to the tier.
-func (s *Service) resolve(ctx context.Context, accountID, tier string, plan Plan, prefix string) (resolved, []Problem, error) {
+func (s *Service) resolve(ctx context.Context, accountID, tier string, plan Plan, prefix string) (resolved, []fault.Field, error) {
 	var res resolved
-	var probs []Problem
+	var probs []fault.Field
 	for i, st := range plan.Stages {
 		field := fmt.Sprintf("%sstages/%d/agent/id", prefix, i)
 		if prefix == "" {
@@ -306,7 +286,7 @@ func (s *Service) resolve(ctx context.Context, accountID, tier string, plan Plan
 			ex, err := s.expert(ctx, accountID, st.Agent.ID)
 			switch {
 			case errors.Is(err, jobs.ErrExpertNotFound):
-				probs = append(probs, Problem{Field: field, Message: "no expert " + st.Agent.ID + " that this account may run"})
+				probs = append(probs, fault.Field{Field: field, Message: "no expert " + st.Agent.ID + " that this account may run"})
 			case err != nil:
 				return res, nil, err
 			default:
@@ -352,20 +332,20 @@ func (s *Service) agentTiers(ctx context.Context, accountID string, plan Plan) e
 
 // budgetProblems: every budget must cover one worker of what it pays for (a stage budget its
 // stage's, the campaign budget every stage's).
-func (s *Service) budgetProblems(plan Plan, prefix string, res resolved, budget *int64) []Problem {
-	var probs []Problem
+func (s *Service) budgetProblems(plan Plan, prefix string, res resolved, budget *int64) []fault.Field {
+	var probs []fault.Field
 	prices := s.billing.Config()
 	var most int64
 	for i, st := range plan.Stages {
 		cost := prices.Credits(res.effort[i])
 		most = max(most, cost)
 		if st.MaxCredits != nil && *st.MaxCredits < cost {
-			probs = append(probs, Problem{Field: fmt.Sprintf("%sstages/%d/max_credits", prefix, i),
+			probs = append(probs, fault.Field{Field: fmt.Sprintf("%sstages/%d/max_credits", prefix, i),
 				Message: fmt.Sprintf("%d credits cannot cover one worker at effort %s (%d credits)", *st.MaxCredits, res.effort[i], cost)})
 		}
 	}
 	if budget != nil && *budget < most {
-		probs = append(probs, Problem{Field: "max_credits",
+		probs = append(probs, fault.Field{Field: "max_credits",
 			Message: fmt.Sprintf("%d credits cannot cover one worker of every stage (the costliest costs %d credits)", *budget, most)})
 	}
 	return probs
@@ -383,7 +363,7 @@ func (s *Service) affordable(ctx context.Context, accountID string, plan Plan, r
 			return err
 		}
 		if n == 0 {
-			return fmt.Errorf("%w: stage %s runs at effort %s (%d credits a worker)", ErrInsufficientCredits, st.Key, res.effort[i], s.billing.Config().Credits(res.effort[i]))
+			return noCredits(fmt.Sprintf("stage %s runs at effort %s (%d credits a worker)", st.Key, res.effort[i], s.billing.Config().Credits(res.effort[i])))
 		}
 		return nil
 	}

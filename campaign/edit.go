@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -118,7 +119,7 @@ func equalBudget(a, b *int64) bool {
 // assignment measured. It returns the rows to rekey (none when the reading stage is unchanged).
 func (s *Service) recheckSupplied(ctx context.Context, c *store.Campaign, cur, next Plan) ([]store.CampaignRecord, error) {
 	if probs := suppliedProblems(next, "plan/", "plan", c.RecordsSupplied > 0); len(probs) > 0 {
-		return nil, &ValidationError{Problems: probs}
+		return nil, refuse(probs)
 	}
 	was, now := intake(cur), intake(next)
 	if now == nil || (was != nil && asJSONEqual(*was, *now)) {
@@ -139,13 +140,13 @@ func (s *Service) recheckSupplied(ctx context.Context, c *store.Campaign, cur, n
 			return nil, fmt.Errorf("supplied record %d: %w", r.Seq, err)
 		}
 		if n := utf8.RuneCountInString(Assignment(*now, rec)); n > s.cfg.Limits.MaxAssignmentChars {
-			probs = append(probs, Problem{Field: "plan", Message: fmt.Sprintf("supplied record %d: the assignment would be %d characters; the limit is %d (max_assignment_chars)",
+			probs = append(probs, fault.Field{Field: "plan", Message: fmt.Sprintf("supplied record %d: the assignment would be %d characters; the limit is %d (max_assignment_chars)",
 				r.Seq, n, s.cfg.Limits.MaxAssignmentChars)})
 			break
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &ValidationError{Problems: probs}
+		return nil, refuse(probs)
 	}
 	c.DuplicatesDropped = dups
 	c.RecordsAccepted = c.RecordsSupplied - c.BlankDropped - dups
@@ -259,7 +260,7 @@ func (s *Service) Retry(ctx context.Context, accountID, keyID, id string) (View,
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("%w: add credits first", ErrInsufficientCredits)
+				return noCredits("add credits first")
 			}
 		case ReasonKeyUnusable:
 			if _, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{"approved_key_id": keyRef(keyID)}); err != nil {

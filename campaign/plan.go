@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/schema"
 )
 
@@ -188,10 +189,10 @@ func defaultDeliverables(stages []Stage) []Deliverable {
 
 // Check validates a normalized plan's graph and fields beyond what the document's schema already
 // enforced (patterns, lengths, enums, unknown fields). Agents are checked by the service.
-func (p Plan) Check(prefix string) []Problem {
-	var probs []Problem
+func (p Plan) Check(prefix string) []fault.Field {
+	var probs []fault.Field
 	add := func(field, format string, args ...any) {
-		probs = append(probs, Problem{Field: prefix + field, Message: fmt.Sprintf(format, args...)})
+		probs = append(probs, fault.Field{Field: prefix + field, Message: fmt.Sprintf(format, args...)})
 	}
 	pos := map[string]int{}
 	for i, s := range p.Stages {
@@ -231,9 +232,9 @@ func (p Plan) Check(prefix string) []Problem {
 }
 
 // checkStage validates one stage's own fields.
-func checkStage(f string, s Stage) []Problem {
-	var probs []Problem
-	add := func(field, msg string) { probs = append(probs, Problem{Field: f + field, Message: msg}) }
+func checkStage(f string, s Stage) []fault.Field {
+	var probs []fault.Field
+	add := func(field, msg string) { probs = append(probs, fault.Field{Field: f + field, Message: msg}) }
 	if s.Fanout == FanoutRoot && len(s.DependsOn) > 0 {
 		add("depends_on", "a root (discovery) stage starts from nothing and cannot depend on other stages")
 	}

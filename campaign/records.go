@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -37,9 +38,9 @@ type supplied struct {
 // record numbered from 1, keyed by the intake stage's key field (duplicates marked and counted)
 // and checked against the assignment limit. field names the request field ("questions",
 // "records").
-func readSupplied(field string, records []map[string]any, blanks int, st *Stage, lim Limits, campaignID string, now time.Time) (supplied, []Problem) {
+func readSupplied(field string, records []map[string]any, blanks int, st *Stage, lim Limits, campaignID string, now time.Time) (supplied, []fault.Field) {
 	out := supplied{count: len(records) + blanks, blank: blanks}
-	var probs []Problem
+	var probs []fault.Field
 	seen := map[string]bool{}
 	out.rows = make([]store.CampaignRecord, 0, len(records))
 	for i, rec := range records {
@@ -50,7 +51,7 @@ func readSupplied(field string, records []map[string]any, blanks int, st *Stage,
 		seq := len(out.rows) + 1
 		key, dup, msg := entityKey(st, rec, seq, seen)
 		if msg != "" {
-			probs = append(probs, Problem{Field: fmt.Sprintf("%s/%d", field, i), Message: msg})
+			probs = append(probs, fault.Field{Field: fmt.Sprintf("%s/%d", field, i), Message: msg})
 			continue
 		}
 		if dup {
@@ -58,14 +59,14 @@ func readSupplied(field string, records []map[string]any, blanks int, st *Stage,
 		}
 		if st != nil {
 			if n := utf8.RuneCountInString(Assignment(*st, rec)); n > lim.MaxAssignmentChars {
-				probs = append(probs, Problem{Field: fmt.Sprintf("%s/%d", field, i),
+				probs = append(probs, fault.Field{Field: fmt.Sprintf("%s/%d", field, i),
 					Message: fmt.Sprintf("the assignment for this record is %d characters; the limit is %d (max_assignment_chars)", n, lim.MaxAssignmentChars)})
 				continue
 			}
 		}
 		b, err := json.Marshal(rec)
 		if err != nil {
-			probs = append(probs, Problem{Field: fmt.Sprintf("%s/%d", field, i), Message: "not a JSON object"})
+			probs = append(probs, fault.Field{Field: fmt.Sprintf("%s/%d", field, i), Message: "not a JSON object"})
 			continue
 		}
 		out.rows = append(out.rows, store.CampaignRecord{CampaignID: campaignID, StageKey: store.InputStage, Seq: seq,
@@ -220,17 +221,17 @@ func questionRecords(qs []string) (recs []map[string]any, blanks int) {
 
 // rekey recomputes the entity keys and duplicate marks of supplied rows under a stage's key field
 // (an edit changed it); problems name rows without a key value.
-func rekey(rows []store.CampaignRecord, st *Stage) (dups int, probs []Problem) {
+func rekey(rows []store.CampaignRecord, st *Stage) (dups int, probs []fault.Field) {
 	seen := map[string]bool{}
 	for i := range rows {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(rows[i].Given), &rec); err != nil {
-			probs = append(probs, Problem{Field: "records", Message: fmt.Sprintf("record %d is not JSON", rows[i].Seq)})
+			probs = append(probs, fault.Field{Field: "records", Message: fmt.Sprintf("record %d is not JSON", rows[i].Seq)})
 			continue
 		}
 		key, dup, msg := entityKey(st, rec, rows[i].Seq, seen)
 		if msg != "" {
-			probs = append(probs, Problem{Field: "plan", Message: fmt.Sprintf("supplied record %d: %s", rows[i].Seq, msg)})
+			probs = append(probs, fault.Field{Field: "plan", Message: fmt.Sprintf("supplied record %d: %s", rows[i].Seq, msg)})
 			if len(probs) > 20 {
 				break
 			}

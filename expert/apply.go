@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -24,9 +25,8 @@ const (
 	SourceBuild = "build"
 )
 
-// ErrAmbiguousName: several of the caller's live experts have the manifest's name. 409
-// ambiguous_expert_name.
-var ErrAmbiguousName = errors.New("several of your experts have this name; name one with expert_id")
+// ErrAmbiguousName: several of the caller's live experts have the manifest's name.
+var ErrAmbiguousName = &fault.Error{Kind: fault.Conflict, Code: "ambiguous_expert_name", Msg: "several of your experts have this name; name one with expert_id"}
 
 // Apply change operations.
 const (
@@ -126,7 +126,7 @@ func (s *Service) applyCreate(ctx context.Context, c Caller, in ApplyInput) (App
 		return Applied{}, err
 	}
 	if len(errs) > 0 {
-		return Applied{}, &ValidationError{Fields: errs}
+		return Applied{}, Invalid(errs...)
 	}
 	cfg := cin.Config
 	cfg.OutputTemplateFile = clearEmpty(cfg.OutputTemplateFile)
@@ -301,11 +301,11 @@ func (s *Service) planApply(ctx context.Context, c Caller, before store.Expert, 
 	}
 	if want.OutputTemplateFile != nil && slices.Contains(p.prunes, *want.OutputTemplateFile) {
 		// validate says it names no file; say why.
-		more = slices.DeleteFunc(more, func(f FieldError) bool { return f.Field == "output_template_file" })
-		more = append(more, FieldError{Field: "output_template_file", Message: fmt.Sprintf("%q would be pruned: list it in context_files or set prune_context_files false", *want.OutputTemplateFile)})
+		more = slices.DeleteFunc(more, func(f fault.Field) bool { return f.Field == "output_template_file" })
+		more = append(more, fault.Field{Field: "output_template_file", Message: fmt.Sprintf("%q would be pruned: list it in context_files or set prune_context_files false", *want.OutputTemplateFile)})
 	}
 	if errs = append(errs, more...); len(errs) > 0 {
-		return applyPlan{}, &ValidationError{Fields: errs}
+		return applyPlan{}, Invalid(errs...)
 	}
 	if p.row.Config, err = want.encode(); err != nil {
 		return applyPlan{}, err
@@ -318,12 +318,12 @@ func (s *Service) planApply(ctx context.Context, c Caller, before store.Expert, 
 // allowed). They change only when given: an omitted is_public or allow_free_tier_use arrives as
 // the document's default false, so false never changes them (POST visibility makes an expert
 // private).
-func (s *Service) applyAdminFields(ctx context.Context, row *store.Expert, m CreateInput) ([]Change, []FieldError, error) {
+func (s *Service) applyAdminFields(ctx context.Context, row *store.Expert, m CreateInput) ([]Change, []fault.Field, error) {
 	var changes []Change
-	var errs []FieldError
+	var errs []fault.Field
 	if m.IsPublic != nil && *m.IsPublic && !row.IsPublic {
 		if row.Status == store.ExpertBuilding && (m.Status == nil || *m.Status == store.ExpertBuilding) {
-			errs = append(errs, FieldError{Field: "is_public", Message: ErrNotActive.Error()})
+			errs = append(errs, fault.Field{Field: "is_public", Message: ErrNotActive.Error()})
 		}
 		row.IsPublic = true
 		changes = append(changes, Change{Field: "is_public", Op: OpUpdate})
@@ -336,7 +336,7 @@ func (s *Service) applyAdminFields(ctx context.Context, row *store.Expert, m Cre
 		a, err := s.st.AccountByEmail(ctx, *m.OwnerEmail)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			errs = append(errs, FieldError{Field: "owner_email", Message: "no account has this email"})
+			errs = append(errs, fault.Field{Field: "owner_email", Message: "no account has this email"})
 		case err != nil:
 			return nil, nil, err
 		case a.ID != row.OwnerID:

@@ -6,12 +6,13 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
 // CheckCreate reports every problem that would make Create refuse in, plus warnings, without
 // saving anything.
-func (s *Service) CheckCreate(ctx context.Context, c Caller, in CreateInput) (errs, warns []FieldError, err error) {
+func (s *Service) CheckCreate(ctx context.Context, c Caller, in CreateInput) (errs, warns []fault.Field, err error) {
 	errs = adminOnly(c, in.IsPublic != nil && *in.IsPublic, in.AllowFreeTierUse != nil && *in.AllowFreeTierUse, in.OwnerEmail != nil)
 	cfg := in.Config
 	cfg.normalize()
@@ -34,7 +35,7 @@ func (s *Service) CheckCreate(ctx context.Context, c Caller, in CreateInput) (er
 // CheckUpdate reports every problem that would make Update of ref refuse p, judged against the
 // merged configuration, plus warnings, without saving anything. An expert the caller may not edit
 // is an error, as it is for Update.
-func (s *Service) CheckUpdate(ctx context.Context, c Caller, ref string, p Patch) (errs, warns []FieldError, err error) {
+func (s *Service) CheckUpdate(ctx context.Context, c Caller, ref string, p Patch) (errs, warns []fault.Field, err error) {
 	if _, ok := s.registry.Get(ref); ok {
 		return nil, nil, fmt.Errorf("built-in experts are read-only: %w", ErrForbidden)
 	}
@@ -47,7 +48,7 @@ func (s *Service) CheckUpdate(ctx context.Context, c Caller, ref string, p Patch
 	}
 	errs = adminOnly(c, p.IsPublic != nil, p.AllowFreeTierUse != nil, p.OwnerEmail != nil)
 	if t.row.ArchivedAt != nil {
-		errs = append(errs, FieldError{Field: "expert_id", Message: ErrArchived.Error()})
+		errs = append(errs, fault.Field{Field: "expert_id", Message: ErrArchived.Error()})
 	}
 	cfg, err := decodeConfig(t.row.Config)
 	if err != nil {
@@ -57,7 +58,7 @@ func (s *Service) CheckUpdate(ctx context.Context, c Caller, ref string, p Patch
 	status := t.row.Status
 	if p.Status != nil {
 		if *p.Status == store.ExpertBuilding && status != store.ExpertBuilding {
-			errs = append(errs, FieldError{Field: "status", Message: ErrInvalidTransition.Error()})
+			errs = append(errs, fault.Field{Field: "status", Message: ErrInvalidTransition.Error()})
 		}
 		status = *p.Status
 	}
@@ -84,14 +85,14 @@ func (s *Service) CheckUpdate(ctx context.Context, c Caller, ref string, p Patch
 	return append(errs, more...), warnings(cfg, status), nil
 }
 
-func adminOnly(c Caller, public, freeTier, owner bool) []FieldError {
+func adminOnly(c Caller, public, freeTier, owner bool) []fault.Field {
 	if c.IsAdmin {
 		return nil
 	}
-	var errs []FieldError
+	var errs []fault.Field
 	for i, set := range []bool{public, freeTier, owner} {
 		if set {
-			errs = append(errs, FieldError{Field: []string{"is_public", "allow_free_tier_use", "owner_email"}[i], Message: "service administrators only"})
+			errs = append(errs, fault.Field{Field: []string{"is_public", "allow_free_tier_use", "owner_email"}[i], Message: "service administrators only"})
 		}
 	}
 	return errs
@@ -100,21 +101,21 @@ func adminOnly(c Caller, public, freeTier, owner bool) []FieldError {
 var planPlaceholder = regexp.MustCompile(`\{\{\s*([^}]+?)\s*\}\}`)
 
 // warnings are accepted but probably unintended choices.
-func warnings(c Config, status string) []FieldError {
-	var w []FieldError
+func warnings(c Config, status string) []fault.Field {
+	var w []fault.Field
 	if status == store.ExpertBuilding {
-		w = append(w, FieldError{Field: "status", Message: "a building draft cannot run jobs until it is finalized with status active"})
+		w = append(w, fault.Field{Field: "status", Message: "a building draft cannot run jobs until it is finalized with status active"})
 	}
 	if len(strings.TrimSpace(c.SystemPrompt)) < 40 {
-		w = append(w, FieldError{Field: "system_prompt", Message: "a very short system prompt gives runs little to follow"})
+		w = append(w, fault.Field{Field: "system_prompt", Message: "a very short system prompt gives runs little to follow"})
 	}
 	if _, hasProps := c.OutputSchema["properties"]; hasProps {
 		if req, _ := c.OutputSchema["required"].([]any); len(req) == 0 {
-			w = append(w, FieldError{Field: "output_schema", Message: "no required fields: structured output may come back empty"})
+			w = append(w, fault.Field{Field: "output_schema", Message: "no required fields: structured output may come back empty"})
 		}
 	}
 	if c.OutputTemplateFile != nil && c.OutputTemplate != nil {
-		w = append(w, FieldError{Field: "output_template", Message: "output_template_file is set too; the file is what runs fill"})
+		w = append(w, fault.Field{Field: "output_template", Message: "output_template_file is set too; the file is what runs fill"})
 	}
 	w = append(w, unusedFormFields(c)...)
 	return w
@@ -122,7 +123,7 @@ func warnings(c Config, status string) []FieldError {
 
 // unusedFormFields: with a campaign plan, an input-form field its placeholders never name is
 // collected from users for nothing.
-func unusedFormFields(c Config) []FieldError {
+func unusedFormFields(c Config) []fault.Field {
 	if c.CampaignPlan == nil || len(c.InputForm) == 0 {
 		return nil
 	}
@@ -134,10 +135,10 @@ func unusedFormFields(c Config) []FieldError {
 	for _, m := range planPlaceholder.FindAllStringSubmatch(b, -1) {
 		used[strings.ToLower(m[1])] = true
 	}
-	var w []FieldError
+	var w []fault.Field
 	for i, f := range c.InputForm {
 		if !used[strings.ToLower(f.Label)] && !used[strings.ToLower(f.Key)] {
-			w = append(w, FieldError{Field: fmt.Sprintf("input_form/%d", i), Message: fmt.Sprintf("campaign_plan never uses {{%s}}", f.Label)})
+			w = append(w, fault.Field{Field: fmt.Sprintf("input_form/%d", i), Message: fmt.Sprintf("campaign_plan never uses {{%s}}", f.Label)})
 		}
 	}
 	return w

@@ -5,45 +5,39 @@ package expert
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/researchd/researchd/attachments"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
-// Errors the HTTP layer maps to problems.
+// Refusals of the expert operations (bad input is Invalid).
 var (
-	// ErrNotFound: no such expert, or one the caller may not read. 404 not_found.
-	ErrNotFound = errors.New("expert not found")
-	// ErrForbidden: the caller may read the expert but not do this. 403 forbidden.
-	ErrForbidden = errors.New("forbidden")
-	// ErrArchived: a change to an archived expert. 409 expert_archived.
-	ErrArchived = errors.New("the expert is archived and read-only")
-	// ErrInvalidTransition: active → building. 409 invalid_status_transition.
-	ErrInvalidTransition = errors.New("an active expert cannot go back to building")
-	// ErrNotActive: making a draft public. 409 expert_not_active.
-	ErrNotActive = errors.New("a building draft cannot be made public; finalize it first")
-	// ErrContextFileMissing: a restored output_template_file is no longer attached. 409 context_file_missing.
-	ErrContextFileMissing = errors.New("the restored output_template_file is no longer attached")
-	// ErrVersionNotFound: no such version. 404 not_found.
-	ErrVersionNotFound = errors.New("expert version not found")
+	// ErrNotFound: no such expert, or one the caller may not read.
+	ErrNotFound = fault.Missing("expert")
+	// ErrForbidden: the caller may read the expert but not do this.
+	ErrForbidden = &fault.Error{Kind: fault.Forbidden, Msg: "forbidden"}
+	// ErrArchived: a change to an archived expert.
+	ErrArchived = &fault.Error{Kind: fault.Conflict, Code: "expert_archived", Msg: "the expert is archived and read-only"}
+	// ErrInvalidTransition: active → building.
+	ErrInvalidTransition = &fault.Error{Kind: fault.Conflict, Code: "invalid_status_transition", Msg: "an active expert cannot go back to building"}
+	// ErrNotActive: making a draft public.
+	ErrNotActive = &fault.Error{Kind: fault.Conflict, Code: "expert_not_active", Msg: "a building draft cannot be made public; finalize it first"}
+	// ErrContextFileMissing: a restored output_template_file is no longer attached.
+	ErrContextFileMissing = &fault.Error{Kind: fault.Conflict, Code: "context_file_missing", Msg: "the restored output_template_file is no longer attached"}
+	// ErrVersionNotFound: no such version.
+	ErrVersionNotFound = fault.Missing("expert version")
 )
 
-// FieldError names one invalid input field (a JSON-pointer-like path such as skill_names/2).
-type FieldError struct{ Field, Message string }
-
-// ValidationError is bad input; nothing was changed. 422 validation_error.
-type ValidationError struct{ Fields []FieldError }
-
-func (e *ValidationError) Error() string {
-	parts := make([]string, 0, len(e.Fields))
-	for _, f := range e.Fields {
-		parts = append(parts, f.Field+": "+f.Message)
-	}
-	return "invalid expert: " + strings.Join(parts, "; ")
+// Invalid refuses a request for fields (JSON-pointer-like paths such as skill_names/2, at least
+// one); nothing was changed. It reads as "invalid expert: " and each "field: message".
+func Invalid(fields ...fault.Field) *fault.Error {
+	f := fault.InvalidInput(fields...)
+	f.Msg = "invalid expert: " + f.Msg
+	f.Detail = f.Msg
+	return f
 }
 
 // Roles a caller can hold on an expert.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
 )
@@ -31,22 +32,24 @@ const (
 	maxMirrorRunes   = 5_000_000
 )
 
-// Errors of the context file operations.
+// Refusals of the context file operations.
 var (
-	// ErrFileNotFound: no context file has that name. 404 not_found.
-	ErrFileNotFound = errors.New("context file not found")
-	// ErrFileInUse: the file is the current output_template_file. 409 context_file_in_use.
-	ErrFileInUse = errors.New("the context file is the current output_template_file; clear that setting first")
-	// ErrFileTooLarge: over the size limit. 413 payload_too_large.
-	ErrFileTooLarge = errors.New("context file over the size limit")
+	// ErrFileNotFound: no context file has that name.
+	ErrFileNotFound = fault.Missing("context file")
+	// ErrFileInUse: the file is the current output_template_file.
+	ErrFileInUse = &fault.Error{Kind: fault.Conflict, Code: "context_file_in_use", Msg: "the context file is the current output_template_file; clear that setting first"}
+	// ErrFileTooLarge: over the size limit.
+	ErrFileTooLarge = &fault.Error{Kind: fault.TooLarge, Msg: "context file over the size limit"}
 )
 
-// FileError is a context file refused at admission; nothing was stored. 422 with Code
-// (unsupported_file_type, archive_not_allowed, url_not_allowed, source_too_large, import_failed or
-// validation_error).
-type FileError struct{ Field, Code, Message string }
-
-func (e *FileError) Error() string { return e.Field + ": " + e.Message }
+// fileError refuses a context file at admission (nothing was stored) with code:
+// unsupported_file_type, archive_not_allowed, url_not_allowed, source_too_large, import_failed or
+// validation_error.
+func fileError(field, code, msg string) *fault.Error {
+	f := fault.InvalidInput(fault.Field{Field: field, Message: msg})
+	f.Code = code
+	return f
+}
 
 // archiveExtensions are refused as archives before the allowlist speaks.
 var archiveExtensions = map[string]bool{
@@ -171,12 +174,12 @@ func (s *Service) Upload(ctx context.Context, c Caller, ref string, mr *multipar
 	}
 	part, err := mr.NextPart()
 	if errors.Is(err, io.EOF) {
-		return StoredFile{}, &FileError{Field: FormField, Code: "validation_error", Message: "send the file as a multipart part named \"file\""}
+		return StoredFile{}, fileError(FormField, "validation_error", "send the file as a multipart part named \"file\"")
 	} else if err != nil {
 		return StoredFile{}, bodyError(err)
 	}
 	if part.FormName() != FormField || part.FileName() == "" {
-		return StoredFile{}, &FileError{Field: FormField, Code: "validation_error", Message: fmt.Sprintf("unexpected part %q; send one file part named \"file\" with a filename", part.FormName())}
+		return StoredFile{}, fileError(FormField, "validation_error", fmt.Sprintf("unexpected part %q; send one file part named \"file\" with a filename", part.FormName()))
 	}
 	name, err := admitName(FormField, part.FileName())
 	if err != nil {
@@ -192,7 +195,7 @@ func (s *Service) Upload(ctx context.Context, c Caller, ref string, mr *multipar
 	}
 	switch _, err := mr.NextPart(); {
 	case err == nil:
-		return StoredFile{}, &FileError{Field: FormField, Code: "validation_error", Message: "send one file per request"}
+		return StoredFile{}, fileError(FormField, "validation_error", "send one file per request")
 	case !errors.Is(err, io.EOF):
 		return StoredFile{}, bodyError(err)
 	}
@@ -209,7 +212,7 @@ func bodyError(err error) error {
 	if errors.As(err, &mbe) {
 		return fmt.Errorf("request body over %d bytes: %w", mbe.Limit, ErrFileTooLarge)
 	}
-	return &FileError{Field: FormField, Code: "validation_error", Message: "malformed multipart body: " + err.Error()}
+	return fileError(FormField, "validation_error", "malformed multipart body: "+err.Error())
 }
 
 // admitName checks a context file name: not an archive, path-safe, an accepted extension, and not
@@ -223,7 +226,7 @@ func admitName(field, raw string) (string, error) {
 		return "", fileRefusal(err)
 	}
 	if strings.HasPrefix(name, ".") {
-		return "", &FileError{Field: field, Code: "validation_error", Message: fmt.Sprintf("%q: names starting with a dot are hidden from runs", name)}
+		return "", fileError(field, "validation_error", fmt.Sprintf("%q: names starting with a dot are hidden from runs", name))
 	}
 	return name, nil
 }
@@ -231,12 +234,12 @@ func admitName(field, raw string) (string, error) {
 func checkArchive(field, name string) error {
 	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
 	if archiveExtensions[ext] {
-		return &FileError{Field: field, Code: "archive_not_allowed", Message: fmt.Sprintf("%q: archives (.%s) are not accepted; upload the files themselves", name, ext)}
+		return fileError(field, "archive_not_allowed", fmt.Sprintf("%q: archives (.%s) are not accepted; upload the files themselves", name, ext))
 	}
 	return nil
 }
 
-// fileRefusal turns an attachments refusal into a FileError with the context-file problem code.
+// fileRefusal turns an attachments refusal into a fileError with the context-file problem code.
 func fileRefusal(err error) error {
 	var fe *attachments.FieldError
 	if !errors.As(err, &fe) {
@@ -253,7 +256,7 @@ func fileRefusal(err error) error {
 	case errors.Is(fe.Err, attachments.ErrImportFailed):
 		code = "import_failed"
 	}
-	return &FileError{Field: fe.Field, Code: code, Message: fe.Detail}
+	return fileError(fe.Field, code, fe.Detail)
 }
 
 // mirror is the text of an admitted file given to the engine: text formats are their own mirror
@@ -266,7 +269,7 @@ func mirror(field, name string, data []byte) (text *string, chars int64, ok bool
 	if isText {
 		n := utf8.RuneCount(data)
 		if n > maxMirrorRunes {
-			return nil, 0, false, &FileError{Field: field, Code: "validation_error", Message: fmt.Sprintf("%q has %d characters; text context files may have at most %d", name, n, maxMirrorRunes)}
+			return nil, 0, false, fileError(field, "validation_error", fmt.Sprintf("%q has %d characters; text context files may have at most %d", name, n, maxMirrorRunes))
 		}
 		return nil, int64(n), true, nil
 	}

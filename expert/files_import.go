@@ -17,7 +17,7 @@ import (
 func (s *Service) Import(ctx context.Context, c Caller, ref string, in ImportInput) (StoredFile, error) {
 	hasURL, hasAtt := in.SourceURL != nil, in.AttachmentID != nil
 	if hasURL == hasAtt {
-		return StoredFile{}, &FileError{Field: "source_url", Code: "validation_error", Message: "send exactly one of source_url and attachment_id"}
+		return StoredFile{}, fileError("source_url", "validation_error", "send exactly one of source_url and attachment_id")
 	}
 	t, err := s.fileEditable(ctx, c, ref)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Service) fromAttachment(ctx context.Context, c Caller, id string, filen
 	files, err := s.files.attachments.FilesForJob(ctx, c.AccountID, []string{id})
 	var unusable *attachments.UnusableError
 	if errors.As(err, &unusable) {
-		return "", nil, &FileError{Field: "attachment_id", Code: "validation_error", Message: "no usable attachment with this id (unknown, deleted, another account's, or its upload has not finished)"}
+		return "", nil, fileError("attachment_id", "validation_error", "no usable attachment with this id (unknown, deleted, another account's, or its upload has not finished)")
 	} else if err != nil {
 		return "", nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) fromAttachment(ctx context.Context, c Caller, id string, filen
 		for _, f := range files {
 			names = append(names, f.Name)
 		}
-		return "", nil, &FileError{Field: "filename", Code: "validation_error", Message: "the attachment has several files; send filename to pick one of: " + strings.Join(names, ", ")}
+		return "", nil, fileError("filename", "validation_error", "the attachment has several files; send filename to pick one of: "+strings.Join(names, ", "))
 	default:
 		for i := range files {
 			if files[i].Name == *filename {
@@ -96,7 +96,7 @@ func (s *Service) fromAttachment(ctx context.Context, c Caller, id string, filen
 			}
 		}
 		if pick == nil {
-			return "", nil, &FileError{Field: "filename", Code: "validation_error", Message: fmt.Sprintf("the attachment has no file named %q", *filename)}
+			return "", nil, fileError("filename", "validation_error", fmt.Sprintf("the attachment has no file named %q", *filename))
 		}
 	}
 	name := pick.Name

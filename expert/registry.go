@@ -81,7 +81,7 @@ func (b Builtin) check() error {
 		return fmt.Errorf("output_schema is required for built-in experts")
 	}
 	if errs := checkStatic(b.Config); len(errs) > 0 {
-		return &ValidationError{Fields: errs}
+		return Invalid(errs...)
 	}
 	return nil
 }

@@ -34,7 +34,7 @@ func (s *Service) Runner() Runner { return Runner{svc: s} }
 // Resolve finds the expert accountID may run by registry id, UUID, slug or handle: built-in
 // experts, and active, unarchived custom experts it owns, is granted, or that are public.
 // Drafts (building) and archived experts are not runnable: jobs.ErrExpertNotFound. A custom expert
-// the account may see but whose tier may not run it is *jobs.ExpertTierError (tierAllows). Every
+// the account may see but whose tier may not run it is jobs.TierRefusal (tierAllows). Every
 // path that runs an expert (research, batches and their rows, loops, campaigns and their workers,
 // A2A, and every run at dispatch) resolves it here, so this is the one place the rule is kept.
 // Context files are listed, not read: each is read when the run copies it.
@@ -65,7 +65,7 @@ func (r Runner) Resolve(ctx context.Context, accountID, id string) (jobs.Expert,
 		return jobs.Expert{}, fmt.Errorf("expert %q is archived or a draft: %w", id, jobs.ErrExpertNotFound)
 	}
 	if !tierAllows(a, t) {
-		return jobs.Expert{}, &jobs.ExpertTierError{ExpertID: id, Tier: a.Tier}
+		return jobs.Expert{}, jobs.TierRefusal(id, a.Tier)
 	}
 	cfg, err := decodeConfig(t.row.Config)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/store"
 )
 
@@ -30,29 +32,16 @@ type CreateInput struct {
 	Source string `json:"-"`
 }
 
-// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
-var ErrIdempotencyKeyReused = errors.New("idempotency key reused")
-
 // idemPrefix keeps expert creates apart from job creates in the shared idempotency records.
 const idemPrefix = "experts:"
 
-// replay answers a create whose Idempotency-Key was seen: the original expert, or a conflict.
-func (s *Service) replay(ctx context.Context, c Caller, in CreateInput) (Expert, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, c.AccountID, idemPrefix+in.IdempotencyKey, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Expert{}, false, nil
-	} else if err != nil {
-		return Expert{}, false, err
-	}
-	if k.RequestHash != in.RequestHash {
-		return Expert{}, true, ErrIdempotencyKeyReused
-	}
+// replay answers a create whose Idempotency-Key was seen: the original expert.
+func (s *Service) replay(ctx context.Context, c Caller, k store.IdempotencyKey) (Expert, error) {
 	row, err := s.st.ExpertByID(ctx, k.JobID, false)
 	if err != nil {
-		return Expert{}, true, err
+		return Expert{}, err
 	}
-	e, err := s.view(ctx, s.st, row, RoleOwnerIf(row.OwnerID == c.AccountID))
-	return e, true, err
+	return s.view(ctx, s.st, row, RoleOwnerIf(row.OwnerID == c.AccountID))
 }
 
 // Version sources.
@@ -81,16 +70,21 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 	if !c.IsAdmin && ((in.IsPublic != nil && *in.IsPublic) || (in.AllowFreeTierUse != nil && *in.AllowFreeTierUse) || in.OwnerEmail != nil) {
 		return Expert{}, fmt.Errorf("is_public, allow_free_tier_use and owner_email are for service administrators: %w", ErrForbidden)
 	}
-	if in.IdempotencyKey != "" {
-		if e, ok, err := s.replay(ctx, c, in); ok || err != nil {
-			return e, err
-		}
-	}
+	k := idempotency.Key{AccountID: c.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 201, Now: s.now()}
+	e, _, err := idempotency.Create(ctx, s.st, k, in, func(ctx context.Context, k store.IdempotencyKey) (Expert, error) {
+		return s.replay(ctx, c, k)
+	}, func(ctx context.Context, in CreateInput, claim idempotency.Claim) (Expert, error) {
+		return s.create(ctx, c, in, claim)
+	})
+	return e, err
+}
+
+func (s *Service) create(ctx context.Context, c Caller, in CreateInput, claim idempotency.Claim) (Expert, error) {
 	ownerID := c.AccountID
 	if in.OwnerEmail != nil {
 		a, err := s.st.AccountByEmail(ctx, *in.OwnerEmail)
 		if errors.Is(err, store.ErrNotFound) {
-			return Expert{}, &ValidationError{Fields: []FieldError{{Field: "owner_email", Message: "no account has this email"}}}
+			return Expert{}, Invalid(fault.Field{Field: "owner_email", Message: "no account has this email"})
 		} else if err != nil {
 			return Expert{}, err
 		}
@@ -112,7 +106,7 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		return Expert{}, err
 	}
 	if errs = append(errs, more...); len(errs) > 0 {
-		return Expert{}, &ValidationError{Fields: errs}
+		return Expert{}, Invalid(errs...)
 	}
 	encoded, err := cfg.encode()
 	if err != nil {
@@ -124,15 +118,9 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		IsPublic: in.IsPublic != nil && *in.IsPublic, AllowFreeTierUse: in.AllowFreeTierUse != nil && *in.AllowFreeTierUse,
 		Config: encoded, VersionNum: 1, CreatedAt: now, UpdatedAt: now,
 	}
-	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if in.IdempotencyKey != "" {
-			k := store.IdempotencyKey{AccountID: c.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: row.ID, StatusCode: 201}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, row.ID); err != nil {
+			return err
 		}
 		if err := s.insertWithSlug(ctx, tx, &row); err != nil {
 			return err
@@ -146,13 +134,6 @@ func (s *Service) Create(ctx context.Context, c Caller, in CreateInput) (Expert,
 		}
 		return s.snapshot(ctx, tx, row, source, &c.AccountID)
 	})
-	if errors.Is(err, errRace) {
-		e, ok, err := s.replay(ctx, c, in)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return e, err
-	}
 	if err != nil {
 		return Expert{}, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -34,22 +35,22 @@ func normalizePrincipal(kind, p string) (string, error) {
 	case PrincipalUser:
 		a, err := mail.ParseAddress(p)
 		if err != nil || a.Address != p {
-			return "", &ValidationError{Fields: []FieldError{{Field: "principal", Message: "a user grant needs an email address"}}}
+			return "", Invalid(fault.Field{Field: "principal", Message: "a user grant needs an email address"})
 		}
 		return strings.ToLower(p), nil
 	case PrincipalDomain:
 		p = strings.ToLower(strings.TrimPrefix(p, "@"))
 		if !strings.Contains(p, ".") || strings.ContainsAny(p, "@ /") {
-			return "", &ValidationError{Fields: []FieldError{{Field: "principal", Message: "a domain grant needs a domain such as example.com"}}}
+			return "", Invalid(fault.Field{Field: "principal", Message: "a domain grant needs a domain such as example.com"})
 		}
 		return p, nil
 	case PrincipalTeam:
 		if p == "" || len(p) > 100 {
-			return "", &ValidationError{Fields: []FieldError{{Field: "principal", Message: "a team grant needs a team id of 1-100 characters"}}}
+			return "", Invalid(fault.Field{Field: "principal", Message: "a team grant needs a team id of 1-100 characters"})
 		}
 		return p, nil
 	}
-	return "", &ValidationError{Fields: []FieldError{{Field: "principal_type", Message: "unknown principal type " + kind}}}
+	return "", Invalid(fault.Field{Field: "principal_type", Message: "unknown principal type " + kind})
 }
 
 // managed resolves an expert the caller must own (or administer) to share or change visibility.
@@ -96,7 +97,7 @@ func (s *Service) Grant(ctx context.Context, c Caller, ref, kind, principal, rol
 		return Share{}, false, ErrArchived
 	}
 	if role != RoleViewer && role != RoleEditor {
-		return Share{}, false, &ValidationError{Fields: []FieldError{{Field: "role", Message: "role must be viewer or editor"}}}
+		return Share{}, false, Invalid(fault.Field{Field: "role", Message: "role must be viewer or editor"})
 	}
 	principal, err = normalizePrincipal(kind, principal)
 	if err != nil {

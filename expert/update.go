@@ -7,6 +7,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -182,12 +183,12 @@ func (s *Service) updated(ctx context.Context, c Caller, before store.Expert, p 
 		return row, err
 	}
 	if errs = append(errs, more...); len(errs) > 0 {
-		return row, &ValidationError{Fields: errs}
+		return row, Invalid(errs...)
 	}
 	if p.OwnerEmail != nil {
 		a, err := s.st.AccountByEmail(ctx, *p.OwnerEmail)
 		if errors.Is(err, store.ErrNotFound) {
-			return row, &ValidationError{Fields: []FieldError{{Field: "owner_email", Message: "no account has this email"}}}
+			return row, Invalid(fault.Field{Field: "owner_email", Message: "no account has this email"})
 		} else if err != nil {
 			return row, err
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/researchd/researchd/fault"
 )
 
 // textExtensions are the context file types accepted inline (binaries go through the upload
@@ -24,10 +26,10 @@ var placeholderPattern = regexp.MustCompile(`\{\{\s*([^{}]+?)\s*\}\}`)
 
 // checkStatic applies the rules that need nothing but the configuration itself (the document's
 // schema already bounds lengths, enums and patterns).
-func checkStatic(c Config) []FieldError {
-	var errs []FieldError
+func checkStatic(c Config) []fault.Field {
+	var errs []fault.Field
 	add := func(field, format string, args ...any) {
-		errs = append(errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+		errs = append(errs, fault.Field{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	if strings.TrimSpace(c.Name) == "" {
 		add("name", "must not be blank")
@@ -84,18 +86,18 @@ func checkStatic(c Config) []FieldError {
 
 // checkFiles checks inline context files: path-safe names with an accepted text extension,
 // each name once.
-func checkFiles(files []FileInput) []FieldError {
-	var errs []FieldError
+func checkFiles(files []FileInput) []fault.Field {
+	var errs []fault.Field
 	seen := map[string]bool{}
 	for i, f := range files {
 		at := "context_files/" + strconv.Itoa(i) + "/name"
 		switch {
 		case strings.ContainsAny(f.Name, "/\\") || f.Name == "." || f.Name == ".." || strings.TrimSpace(f.Name) != f.Name || f.Name == "":
-			errs = append(errs, FieldError{Field: at, Message: fmt.Sprintf("%q is not a path-safe file name", f.Name)})
+			errs = append(errs, fault.Field{Field: at, Message: fmt.Sprintf("%q is not a path-safe file name", f.Name)})
 		case textExtensions[strings.ToLower(strings.TrimPrefix(path.Ext(f.Name), "."))] == "":
-			errs = append(errs, FieldError{Field: at, Message: fmt.Sprintf("%q: inline context files must be text (.md, .txt, .csv, .json, ...); upload binaries with POST /experts/{expert_id}/context-files", f.Name)})
+			errs = append(errs, fault.Field{Field: at, Message: fmt.Sprintf("%q: inline context files must be text (.md, .txt, .csv, .json, ...); upload binaries with POST /experts/{expert_id}/context-files", f.Name)})
 		case seen[f.Name]:
-			errs = append(errs, FieldError{Field: at, Message: fmt.Sprintf("%q appears twice", f.Name)})
+			errs = append(errs, fault.Field{Field: at, Message: fmt.Sprintf("%q appears twice", f.Name)})
 		}
 		seen[f.Name] = true
 	}
@@ -104,7 +106,7 @@ func checkFiles(files []FileInput) []FieldError {
 
 // validate applies every persistence-side rule to a merged configuration. fileNames are the
 // context files the expert will have (attached plus this request's).
-func (s *Service) validate(ctx context.Context, accountID string, c Config, fileNames map[string]bool) ([]FieldError, error) {
+func (s *Service) validate(ctx context.Context, accountID string, c Config, fileNames map[string]bool) ([]fault.Field, error) {
 	errs := checkStatic(c)
 	unknownSkills, err := s.unknownSkills(ctx, accountID, c.SkillNames)
 	if err != nil {
@@ -112,7 +114,7 @@ func (s *Service) validate(ctx context.Context, accountID string, c Config, file
 	}
 	for i, n := range c.SkillNames {
 		if slices.Contains(unknownSkills, n) {
-			errs = append(errs, FieldError{Field: "skill_names/" + strconv.Itoa(i), Message: fmt.Sprintf("unknown skill %q; see GET /api/v2/experts/skills", n)})
+			errs = append(errs, fault.Field{Field: "skill_names/" + strconv.Itoa(i), Message: fmt.Sprintf("unknown skill %q; see GET /api/v2/experts/skills", n)})
 		}
 	}
 	unknownTools, err := s.unknownTools(ctx, c.MCPToolNames)
@@ -121,15 +123,15 @@ func (s *Service) validate(ctx context.Context, accountID string, c Config, file
 	}
 	for i, n := range c.MCPToolNames {
 		if slices.Contains(unknownTools, n) {
-			errs = append(errs, FieldError{Field: "mcp_tool_names/" + strconv.Itoa(i), Message: fmt.Sprintf("unknown tool %q; see GET /api/v2/experts/mcp-tools", n)})
+			errs = append(errs, fault.Field{Field: "mcp_tool_names/" + strconv.Itoa(i), Message: fmt.Sprintf("unknown tool %q; see GET /api/v2/experts/mcp-tools", n)})
 		}
 	}
 	if c.OutputTemplateFile != nil && !fileNames[*c.OutputTemplateFile] {
-		errs = append(errs, FieldError{Field: "output_template_file", Message: fmt.Sprintf("%q names no attached context file", *c.OutputTemplateFile)})
+		errs = append(errs, fault.Field{Field: "output_template_file", Message: fmt.Sprintf("%q names no attached context file", *c.OutputTemplateFile)})
 	}
 	if c.RegistryExpertID != nil {
 		if _, ok := s.registry.Get(*c.RegistryExpertID); !ok {
-			errs = append(errs, FieldError{Field: "registry_expert_id", Message: fmt.Sprintf("%q is not a built-in expert; see GET /api/v2/experts", *c.RegistryExpertID)})
+			errs = append(errs, fault.Field{Field: "registry_expert_id", Message: fmt.Sprintf("%q is not a built-in expert; see GET /api/v2/experts", *c.RegistryExpertID)})
 		}
 	}
 	return errs, nil

@@ -18,6 +18,8 @@ import (
 
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
@@ -26,13 +28,8 @@ import (
 // Queue is the builds' own queue, so a burst of builds never delays research runs.
 const Queue = "expert_builds"
 
-// Errors the HTTP layer maps to problems.
-var (
-	// ErrNotFound: no build with that id started by the caller. 404 not_found.
-	ErrNotFound = errors.New("expert build not found")
-	// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
-	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
-)
+// ErrNotFound: no build with that id started by the caller.
+var ErrNotFound = fault.Missing("expert build")
 
 // Request is a build request (ExpertBuildRequest).
 type Request struct {
@@ -150,58 +147,33 @@ func (s *Service) Start(ctx context.Context, c expert.Caller, req Request, idemK
 	if s.queue == nil {
 		return Build{}, false, errors.New("expertbuild: no queue attached")
 	}
-	if idemKey != "" {
-		if b, ok, err := s.replay(ctx, c, idemKey, requestHash); ok || err != nil {
-			return b, true, err
-		}
-	}
+	k := idempotency.Key{AccountID: c.AccountID, Scope: idemPrefix, Key: idemKey, RequestHash: requestHash, StatusCode: 202, Now: s.now()}
+	return idempotency.Create(ctx, s.st, k, req, func(ctx context.Context, k store.IdempotencyKey) (Build, error) {
+		return s.Get(ctx, c, k.JobID)
+	}, func(ctx context.Context, req Request, claim idempotency.Claim) (Build, error) {
+		return s.start(ctx, c, req, claim)
+	})
+}
+
+func (s *Service) start(ctx context.Context, c expert.Caller, req Request, claim idempotency.Claim) (Build, error) {
 	raw, err := json.Marshal(req)
 	if err != nil {
-		return Build{}, false, fmt.Errorf("encode build request: %w", err)
+		return Build{}, fmt.Errorf("encode build request: %w", err)
 	}
-	now := s.now()
-	row := store.ExpertBuild{ID: uuid.NewString(), AccountID: c.AccountID, Status: store.BuildQueued, Request: string(raw), CreatedAt: now}
-	errRace := errors.New("idempotency race")
+	row := store.ExpertBuild{ID: uuid.NewString(), AccountID: c.AccountID, Status: store.BuildQueued, Request: string(raw), CreatedAt: s.now()}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if idemKey != "" {
-			k := store.IdempotencyKey{AccountID: c.AccountID, IdemKey: idemPrefix + idemKey, RequestHash: requestHash, JobID: row.ID, StatusCode: 202}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, row.ID); err != nil {
+			return err
 		}
 		if err := tx.CreateExpertBuild(ctx, &row); err != nil {
 			return err
 		}
 		return s.queue.EnqueueTx(ctx, tx, buildArgs{BuildID: row.ID}, &river.InsertOpts{Queue: Queue, MaxAttempts: s.cfg.MaxAttempts})
 	})
-	if errors.Is(err, errRace) {
-		b, ok, err := s.replay(ctx, c, idemKey, requestHash)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return b, true, err
-	}
 	if err != nil {
-		return Build{}, false, err
+		return Build{}, err
 	}
-	return Build{ID: row.ID, Status: row.Status, CreatedAt: row.CreatedAt}, false, nil
-}
-
-// replay answers a start whose Idempotency-Key was seen: the original build, or a conflict.
-func (s *Service) replay(ctx context.Context, c expert.Caller, key, hash string) (Build, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, c.AccountID, idemPrefix+key, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Build{}, false, nil
-	} else if err != nil {
-		return Build{}, false, err
-	}
-	if k.RequestHash != hash {
-		return Build{}, true, ErrIdempotencyKeyReused
-	}
-	b, err := s.Get(ctx, c, k.JobID)
-	return b, true, err
+	return Build{ID: row.ID, Status: row.Status, CreatedAt: row.CreatedAt}, nil
 }
 
 // Get reads a build the caller started.

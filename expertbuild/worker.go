@@ -13,6 +13,7 @@ import (
 
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
@@ -51,13 +52,12 @@ func (w *buildWorker) Work(ctx context.Context, job *river.Job[buildArgs]) error
 		return err
 	}
 	e, err := s.draft(ctx, row)
-	var ve *expert.ValidationError
 	switch {
 	case err == nil:
 		_, err := s.st.FinishExpertBuild(ctx, row.ID, &e.ID, nil, nil, s.now())
 		return err
-	case errors.As(err, &ve):
-		return s.fail(ctx, row.ID, "the drafted expert was refused: "+ve.Error())
+	case fault.IsKind(err, fault.Invalid):
+		return s.fail(ctx, row.ID, "the drafted expert was refused: "+fault.Of(err).Error())
 	case job.Attempt >= job.MaxAttempts:
 		s.log.ErrorContext(ctx, "expert build failed after its last attempt", "build_id", row.ID, "error", err)
 		return s.fail(ctx, row.ID, "the build could not be completed; try again")

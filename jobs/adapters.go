@@ -10,7 +10,8 @@ import (
 )
 
 // AttachmentsFrom adapts the attachment service to what jobs needs: the files of a job's
-// attachment ids, and *UnusableAttachmentError naming the first id that cannot be used.
+// attachment ids, and a refusal made of an *UnusableAttachmentError naming the first id that
+// cannot be used.
 func AttachmentsFrom(s *attachments.Service) Attachments {
 	if s == nil {
 		return nil
@@ -24,7 +25,7 @@ func (a attachmentSource) FilesForJob(ctx context.Context, accountID string, ids
 	files, err := a.s.FilesForJob(ctx, accountID, ids)
 	var ue *attachments.UnusableError
 	if errors.As(err, &ue) {
-		return nil, &UnusableAttachmentError{Index: ue.Index, ID: ue.ID, Reason: ue.Reason}
+		return nil, unusable(&UnusableAttachmentError{Index: ue.Index, ID: ue.ID, Reason: ue.Reason})
 	}
 	if err != nil {
 		return nil, err

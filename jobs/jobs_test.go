@@ -18,6 +18,7 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/store"
@@ -319,8 +320,7 @@ func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
 	acct, _, err := st.EnsureAccount(ctx, "prod@example.com", store.TierPro, false)
 	require.NoError(t, err)
 	_, err = svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, Question: "q", Effort: "low", WebhookURL: ptr("http://hooks.example.com/x")})
-	var ve *jobs.ValidationError
-	require.ErrorAs(t, err, &ve, "http is refused in production")
+	require.True(t, fault.IsKind(err, fault.Invalid), "http is refused in production: %v", err)
 	c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, APIKey: liveKey(t, st, acct.ID), Question: "q", Effort: "low",
 		WebhookURL: ptr("https://hooks.example.com/x")})
 	require.NoError(t, err)

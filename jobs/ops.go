@@ -12,27 +12,23 @@ import (
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/netguard"
 	"github.com/researchd/researchd/schema"
 	"github.com/researchd/researchd/store"
 )
 
-// Errors of the state machine; the HTTP layer maps them to problems.
+// Refusals of the state machine (bad input is a fault.InvalidInput naming the field).
 var (
-	// ErrNotContinuable: continue on a job that is not completed (or is locked). 409 job_not_continuable.
-	ErrNotContinuable = errors.New("job not continuable")
-	// ErrLocked: update of a job locked by moderation. 409 job_locked.
-	ErrLocked = errors.New("job locked")
-	// ErrIdempotencyKeyReused: the key was used with a different body. 409 idempotency_key_reused.
-	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
+	// ErrNotContinuable: continue on a job that is not completed (or is locked).
+	ErrNotContinuable = &fault.Error{Kind: fault.Conflict, Code: "job_not_continuable", Msg: "job not continuable"}
+	// ErrLocked: update of a job locked by moderation.
+	ErrLocked = &fault.Error{Kind: fault.Conflict, Code: "job_locked", Msg: "job locked"}
 )
 
-// ValidationError is bad input in one field of a create. 422 validation_error.
-type ValidationError struct{ Field, Message string }
-
-func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
-
-// CreditsError is a refused create or continue for want of credits. 402 insufficient_credits.
+// CreditsError is how much a refused create or continue needed; the refusal (NoCredits) is a
+// fault.PaymentRequired made of it.
 type CreditsError struct {
 	Effort string
 	Needs  int64
@@ -89,23 +85,23 @@ type RequestEcho struct {
 	IsPublic      bool           `json:"is_public"`
 }
 
-// Created is the outcome of Create: a new job (StatusCode 202) or, for a replayed idempotency key,
-// the original job as it stands now with the original status code.
+// Created is the outcome of Create: a new job or, for a replayed idempotency key, the original job
+// as it stands now (Replayed).
 type Created struct {
-	Job        store.ResearchJob
-	Replayed   bool
-	StatusCode int
+	Job      store.ResearchJob
+	Replayed bool
 }
 
 // Create validates and accepts a job: the job row, its idempotency record, the hold on the run's
 // price and its queue entry commit in one transaction. The hold is what makes concurrent creates
 // beyond the balance answer 402 at once; the charge at dispatch consumes it.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) {
-	if r.IdempotencyKey != "" {
-		if c, ok, err := s.replay(ctx, r); ok || err != nil {
-			return c, err
-		}
-	}
+	k := idempotency.Key{AccountID: r.AccountID, Key: r.IdempotencyKey, RequestHash: r.RequestHash, StatusCode: 202, Now: s.now()}
+	c, _, err := idempotency.Create(ctx, s.st, k, r, s.replay, s.create)
+	return c, err
+}
+
+func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency.Claim) (Created, error) {
 	// The expert comes first: its default effort applies when the caller names none.
 	var ex *Expert
 	if r.ExpertID != nil {
@@ -126,22 +122,22 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		requested = billing.EffortMedium
 	}
 	if !billing.KnownEffort(requested) {
-		return Created{}, &ValidationError{Field: "effort", Message: "unknown effort " + requested}
+		return Created{}, fault.InvalidInput(fault.Field{Field: "effort", Message: "unknown effort " + requested})
 	}
 	effort := s.billing.Config().Clamp(r.Tier, requested)
 	if r.JSONSchema != nil {
 		if err := CheckSchema(r.JSONSchema); err != nil {
-			return Created{}, &ValidationError{Field: "json_schema", Message: err.Error()}
+			return Created{}, fault.InvalidInput(fault.Field{Field: "json_schema", Message: err.Error()})
 		}
 	}
 	if r.WebhookURL != nil {
 		if err := s.CheckWebhookURL(*r.WebhookURL); err != nil {
-			return Created{}, &ValidationError{Field: "webhook_url", Message: err.Error()}
+			return Created{}, fault.InvalidInput(fault.Field{Field: "webhook_url", Message: err.Error()})
 		}
 	}
 	if len(r.AttachmentIDs) > 0 {
 		if s.attachments == nil {
-			return Created{}, &UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"}
+			return Created{}, unusable(&UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"})
 		}
 		if _, err := s.attachments.FilesForJob(ctx, r.AccountID, r.AttachmentIDs); err != nil {
 			return Created{}, err
@@ -199,15 +195,9 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		job.WebhookKeySealed = &sealed
 	}
 
-	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if r.IdempotencyKey != "" {
-			k := store.IdempotencyKey{AccountID: r.AccountID, IdemKey: r.IdempotencyKey, RequestHash: r.RequestHash, JobID: id, StatusCode: 202}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, s.now()); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, id); err != nil {
+			return err
 		}
 		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
 			return err
@@ -227,19 +217,11 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 		}
 		return s.statusEvent(ctx, tx, id, store.JobQueued, "The job was accepted and is waiting for a worker.", nil)
 	})
-	if errors.Is(err, errRace) {
-		// A concurrent request with the same key won; answer what it created.
-		c, ok, err := s.replay(ctx, r)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return c, err
-	}
 	if err != nil {
 		return Created{}, err
 	}
 	// The job as accepted: a re-read could already show a worker's claim (in_progress).
-	return Created{Job: job, StatusCode: 202}, nil
+	return Created{Job: job}, nil
 }
 
 // insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
@@ -254,29 +236,20 @@ func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.
 	return err
 }
 
-func (s *Service) replay(ctx context.Context, r CreateRequest) (Created, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, r.AccountID, r.IdempotencyKey, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Created{}, false, nil
-	}
-	if err != nil {
-		return Created{}, false, err
-	}
-	if k.RequestHash != r.RequestHash {
-		return Created{}, true, ErrIdempotencyKeyReused
-	}
+// replay answers a create whose Idempotency-Key was seen: the job as it stands now.
+func (s *Service) replay(ctx context.Context, k store.IdempotencyKey) (Created, error) {
 	j, err := s.st.ResearchJobByID(ctx, k.JobID)
 	if err != nil {
-		return Created{}, true, err
+		return Created{}, err
 	}
-	return Created{Job: j, Replayed: true, StatusCode: k.StatusCode}, true, nil
+	return Created{Job: j, Replayed: true}, nil
 }
 
-// hold reserves a run's price in tx; a shortfall is a *CreditsError.
+// hold reserves a run's price in tx; a shortfall is NoCredits.
 func (s *Service) hold(ctx context.Context, tx *store.Store, accountID, jobID, runID, effort string) error {
 	err := s.billing.HoldRun(ctx, tx, billing.Run{AccountID: accountID, JobID: jobID, RunID: runID, Effort: effort})
 	if errors.Is(err, billing.ErrInsufficientCredits) {
-		return &CreditsError{Effort: effort, Needs: s.billing.Config().Credits(effort)}
+		return NoCredits(effort, s.billing.Config().Credits(effort), quotaHint)
 	}
 	return err
 }
@@ -288,7 +261,7 @@ func (s *Service) affordable(ctx context.Context, accountID, effort string) erro
 		return err
 	}
 	if !ok {
-		return &CreditsError{Effort: effort, Needs: s.billing.Config().Credits(effort)}
+		return NoCredits(effort, s.billing.Config().Credits(effort), quotaHint)
 	}
 	return nil
 }

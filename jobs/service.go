@@ -54,7 +54,7 @@ type InputFile struct {
 }
 
 // UnusableAttachmentError says which attachment id of a create cannot be used (unknown, foreign,
-// deleted or not uploaded yet): POST /research answers 422 naming attachment_ids/<Index>.
+// deleted or not uploaded yet); a create refuses it naming attachment_ids/<Index> (unusable).
 type UnusableAttachmentError struct {
 	Index  int
 	ID     string
@@ -65,7 +65,8 @@ func (e *UnusableAttachmentError) Error() string {
 	return fmt.Sprintf("attachment_ids/%d (%s): %s", e.Index, e.ID, e.Reason)
 }
 
-// Attachments resolves a job's attachment ids to files; an unusable id is *UnusableAttachmentError.
+// Attachments resolves a job's attachment ids to files; an unusable id is refused with an
+// *UnusableAttachmentError in the chain.
 type Attachments interface {
 	FilesForJob(ctx context.Context, accountID string, ids []string) ([]InputFile, error)
 }
@@ -93,17 +94,14 @@ type Expert struct {
 	DefaultEffort string
 }
 
-// ErrExpertNotFound: no expert with that id that the account may run.
-var ErrExpertNotFound = errors.New("expert not found")
-
 // CodeForbidden is the error code of work refused because the account's tier may not run its
 // expert (*ExpertTierError): a run, a batch row, a campaign record, a loop's skipped firing. It is
 // the code of the 403 the same refusal answers at create, so a client handles both alike.
 const CodeForbidden = "forbidden"
 
 // ExpertTierError: the account may see the expert but its tier may not run it (a free-tier account
-// and a custom expert whose allow_free_tier_use is off). 403 forbidden at create; work that meets it
-// at dispatch (created before a tier change) fails with CodeForbidden.
+// and a custom expert whose allow_free_tier_use is off). A create refuses it (TierRefusal); work that
+// meets it at dispatch (created before a tier change) fails with CodeForbidden.
 type ExpertTierError struct {
 	ExpertID string // as the caller named it
 	Tier     string

@@ -13,6 +13,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -45,7 +46,7 @@ type RotatedSecret struct {
 // delivery; a secret that was still in its grace period stops at once. At most two secrets sign.
 func (s *Service) RotateWebhookSecret(ctx context.Context, accountID string, grace time.Duration) (RotatedSecret, error) {
 	if grace < 0 || grace > MaxWebhookSecretGrace {
-		return RotatedSecret{}, &ValidationError{Field: "grace_period_seconds", Message: fmt.Sprintf("must be between 0 and %d", int(MaxWebhookSecretGrace.Seconds()))}
+		return RotatedSecret{}, fault.InvalidInput(fault.Field{Field: "grace_period_seconds", Message: fmt.Sprintf("must be between 0 and %d", int(MaxWebhookSecretGrace.Seconds()))})
 	}
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -149,8 +150,7 @@ func TestRotatedSecretSignsUntilItsGraceEnds(t *testing.T) {
 	}
 
 	_, err = svc.RotateWebhookSecret(ctx, acct.ID, jobs.MaxWebhookSecretGrace+time.Second)
-	var ve *jobs.ValidationError
-	require.ErrorAs(t, err, &ve)
+	require.True(t, fault.IsKind(err, fault.Invalid), "err %v", err)
 	first, err := svc.RotateWebhookSecret(ctx, acct.ID, time.Hour)
 	require.NoError(t, err)
 	require.Nil(t, first.PreviousExpiresAt, "nothing to keep on the first secret")

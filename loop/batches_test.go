@@ -12,6 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -58,10 +59,12 @@ func newTestBatches(t *testing.T, st *store.Store) *testBatches {
 
 func (b *testBatches) Validate(_ context.Context, _ string, cfg loop.Config) error {
 	if cfg.ExpertID != nil && *cfg.ExpertID == "missing" {
-		return &loop.ValidationError{Code: "validation_error", Field: "expert_id", Message: "no expert missing"}
+		return fault.InvalidInput(fault.Field{Field: "expert_id", Message: "no expert missing"})
 	}
 	if cfg.MaxCredits != nil && *cfg.MaxCredits < 1 {
-		return &loop.ValidationError{Code: "max_credits_too_low", Field: "max_credits", Message: "too low"}
+		f := fault.InvalidInput(fault.Field{Field: "max_credits", Message: "too low"})
+		f.Code = "max_credits_too_low"
+		return f
 	}
 	return nil
 }
@@ -73,7 +76,7 @@ func (b *testBatches) CreateRun(ctx context.Context, tx *store.Store, in loop.Ru
 		return "", fmt.Errorf("account %s: %w", in.AccountID, loop.ErrInsufficientCredits)
 	}
 	if b.Broken.Load() {
-		return "", &loop.ValidationError{Code: "validation_error", Field: "expert_id", Message: "expert gone"}
+		return "", fault.InvalidInput(fault.Field{Field: "expert_id", Message: "expert gone"})
 	}
 	tb := testBatch{ID: uuid.NewString(), ScheduleID: in.ScheduleID, RunNumber: in.RunNumber, AccountID: in.AccountID,
 		Name: in.Name, Status: loop.StatusPending, Total: len(in.Config.Questions), CreatedAt: time.Now().UTC()}
@@ -95,8 +98,7 @@ func (b *testBatches) RunStates(ctx context.Context, ids []string) (map[string]l
 	}
 	out := map[string]loop.RunState{}
 	for _, x := range bs {
-		out[x.ID] = loop.RunState{Status: x.Status, TotalRows: x.Total, ProcessedRows: x.Succeeded + x.Failed,
-			SucceededRows: x.Succeeded, FailedRows: x.Failed, PendingRows: x.Total - x.Succeeded - x.Failed, CreatedAt: x.CreatedAt}
+		out[x.ID] = loop.RunState{Status: x.Status, TotalRows: x.Total, ProcessedRows: x.Succeeded + x.Failed, SucceededRows: x.Succeeded}
 	}
 	return out, nil
 }

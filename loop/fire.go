@@ -8,6 +8,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -87,8 +88,6 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 			return err
 		})
 	}
-	var verr *ValidationError
-	var verrs ValidationErrors
 	switch {
 	case errors.Is(err, errLost):
 		return false, nil // another process fired (or skipped) this period, or a run-now won
@@ -96,7 +95,7 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 		return false, s.skip(ctx, l, due, next, now, SkipInsufficientCredits)
 	case errors.Is(err, ErrExpertForbidden):
 		return false, s.skip(ctx, l, due, next, now, SkipForbidden)
-	case errors.As(err, &verr), errors.As(err, &verrs):
+	case fault.IsKind(err, fault.Invalid):
 		// The configuration no longer makes a batch (e.g. its expert is gone or archived):
 		// the run failed to start. Count it and move on; retrying every tick would not help.
 		s.log.WarnContext(ctx, "loop run could not start", "schedule_id", l.ID, "err", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -217,8 +218,7 @@ func TestFireDue(t *testing.T) {
 				_, err = b.svc.Update(ctx, b.account, l.ID, loop.UpdateInput{
 					Merge: func(c *loop.Config) { c.Inputs = []map[string]any{{}, {}} },
 				})
-				var verrs loop.ValidationErrors
-				require.ErrorAs(t, err, &verrs)
+				require.True(t, fault.IsKind(err, fault.Invalid), "err %v", err)
 
 				require.NoError(t, b.svc.Delete(ctx, b.account, l.ID))
 				require.ErrorIs(t, b.svc.Delete(ctx, b.account, l.ID), loop.ErrNotFound)

@@ -24,11 +24,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
 
@@ -51,23 +51,23 @@ const (
 	RecentRuns = 50
 )
 
-// Errors the HTTP layer maps to problems.
+// Refusals of the loop operations (bad input is a fault.InvalidInput naming the fields).
 var (
-	// ErrNotFound: no such loop of this account (or deleted, for changes). 404.
-	ErrNotFound = errors.New("loop not found")
-	// ErrRunActive: run-now while the previous run has not finished. 409 loop_run_active.
-	ErrRunActive = errors.New("previous run still active")
+	// ErrNotFound: no such loop of this account (or deleted, for changes).
+	ErrNotFound = fault.Missing("loop")
+	// ErrRunActive: run-now while the previous run has not finished.
+	ErrRunActive = &fault.Error{Kind: fault.Conflict, Code: "loop_run_active", Msg: "previous run still active",
+		Detail: "the previous run has not finished: cancel it or wait"}
 	// ErrInsufficientCredits: the balance cannot cover one row. Batches.CreateRun returns an error
-	// wrapping it; run-now answers 402 insufficient_credits, a firing is skipped.
-	ErrInsufficientCredits = errors.New("insufficient credits")
+	// wrapping it; run-now is refused, a firing is skipped.
+	ErrInsufficientCredits = &fault.Error{Kind: fault.PaymentRequired, Msg: "insufficient credits",
+		Detail: "the balance cannot cover one row; check GET /api/v2/quota/check"}
 	// ErrExpertForbidden: the account's tier may not run the loop's expert. Batches.Validate and
-	// PrepareRun return an error wrapping it; create, update and run-now answer 403 forbidden, a
-	// firing is skipped with SkipForbidden.
+	// PrepareRun return an error wrapping it and the tier's refusal (jobs.TierRefusal), which is what
+	// create, update and run-now answer; a firing is skipped with SkipForbidden.
 	ErrExpertForbidden = errors.New("expert not available to the account's tier")
-	// ErrIdempotencyKeyReused: the key was used with a different body. 409.
-	ErrIdempotencyKeyReused = errors.New("idempotency key reused")
-	// ErrRunNotFound: no such run of the loop. 404.
-	ErrRunNotFound = errors.New("run not found")
+	// ErrRunNotFound: no such run of the loop.
+	ErrRunNotFound = fault.Missing("loop run")
 )
 
 // Batch statuses as RunState reports them.
@@ -106,11 +106,8 @@ type RunInput struct {
 
 // RunState is a run's batch as the loop needs it.
 type RunState struct {
-	Status                                     string
-	TotalRows, ProcessedRows, SucceededRows    int
-	FailedRows, PendingRows, RunningRows       int
-	CreatedAt                                  time.Time
-	ProcessingStartedAt, ProcessingCompletedAt *time.Time
+	Status                                  string
+	TotalRows, ProcessedRows, SucceededRows int
 }
 
 // Active reports whether the batch has not finished.
@@ -130,7 +127,7 @@ type RowResult struct {
 type Batches interface {
 	// Validate checks a configuration as a batch create would (expert runnable, effort known,
 	// max_credits covering one row, custom_json_schema compiling) without creating anything.
-	// Bad input is a *ValidationError (or ValidationErrors).
+	// Bad input is a fault.Invalid refusal.
 	Validate(ctx context.Context, accountID string, cfg Config) error
 	// PrepareRun does the reads a run's batch needs (the account's tier, the expert, the balance)
 	// before the firing's transaction opens: SQLite has one connection, so nothing may read
@@ -139,7 +136,7 @@ type Batches interface {
 	PrepareRun(ctx context.Context, in RunInput) (any, error)
 	// CreateRun creates a run's batch inside tx, the transaction that claims the firing, and
 	// returns its id. An error wrapping ErrInsufficientCredits means the balance cannot cover one
-	// row; a *ValidationError means the configuration no longer works (e.g. the expert is gone).
+	// row; a fault.Invalid refusal means the configuration no longer works (e.g. the expert is gone).
 	CreateRun(ctx context.Context, tx *store.Store, in RunInput) (batchID string, err error)
 	// RunStates reads batches' statuses and counters; missing ids are absent from the map.
 	RunStates(ctx context.Context, batchIDs []string) (map[string]RunState, error)
@@ -184,29 +181,13 @@ func (s *Service) Clock() clockwork.Clock { return s.clock }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
 
-// ValidationError is bad input in one field. 422 with Code (validation_error, or
-// max_credits_too_low).
-type ValidationError struct{ Code, Field, Message string }
+// fields collects the bad fields of one request; fault.InvalidInput(fields...) refuses it.
+type fields []fault.Field
 
-func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+func (f *fields) add(field, msg string) { *f = append(*f, fault.Field{Field: field, Message: msg}) }
 
-// ValidationErrors are several bad fields of one request (all validation_error).
-type ValidationErrors []*ValidationError
-
-func (e ValidationErrors) Error() string {
-	parts := make([]string, len(e))
-	for i, v := range e {
-		parts[i] = v.Error()
-	}
-	return strings.Join(parts, "; ")
-}
-
-func (e *ValidationErrors) add(field, msg string) {
-	*e = append(*e, &ValidationError{Code: "validation_error", Field: field, Message: msg})
-}
-
-func invalid(field, msg string) *ValidationError {
-	return &ValidationError{Code: "validation_error", Field: field, Message: msg}
+func invalid(field, msg string) error {
+	return fault.InvalidInput(fault.Field{Field: field, Message: msg})
 }
 
 func ptr[T any](v T) *T { return &v }

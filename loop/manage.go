@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/idempotency"
 	"github.com/researchd/researchd/store"
 )
 
@@ -34,18 +36,20 @@ type Loop struct {
 
 // Create validates and stores an active loop; its first run is at next_run_at.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Loop, bool, error) {
-	if in.IdempotencyKey != "" {
-		if l, ok, err := s.replay(ctx, in); ok || err != nil {
-			return l, true, err
-		}
-	}
+	k := idempotency.Key{AccountID: in.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 201, Now: s.now()}
+	return idempotency.Create(ctx, s.st, k, in, func(ctx context.Context, k store.IdempotencyKey) (Loop, error) {
+		return s.load(ctx, s.st, in.AccountID, k.JobID)
+	}, s.create)
+}
+
+func (s *Service) create(ctx context.Context, in CreateInput, claim idempotency.Claim) (Loop, error) {
 	sched, err := ParseSchedule("schedule", in.Schedule)
 	if err != nil {
-		return Loop{}, false, err
+		return Loop{}, err
 	}
 	cfg, err := s.normalize(ctx, in.AccountID, in.Config)
 	if err != nil {
-		return Loop{}, false, err
+		return Loop{}, err
 	}
 	now := s.now()
 	l := store.Schedule{
@@ -56,52 +60,24 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (Loop, bool, error
 	next := sched.Next(now)
 	l.NextRunAt = &next
 	if err := setConfig(&l, cfg); err != nil {
-		return Loop{}, false, err
+		return Loop{}, err
 	}
-	errRace := errors.New("idempotency race")
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if in.IdempotencyKey != "" {
-			k := store.IdempotencyKey{AccountID: in.AccountID, IdemKey: idemPrefix + in.IdempotencyKey, RequestHash: in.RequestHash, JobID: l.ID, StatusCode: 201}
-			if err := tx.ClaimIdempotencyKey(ctx, &k, now); errors.Is(err, store.ErrConflict) {
-				return errRace
-			} else if err != nil {
-				return err
-			}
+		if err := claim(ctx, tx, l.ID); err != nil {
+			return err
 		}
 		return tx.CreateSchedule(ctx, &l)
 	})
-	if errors.Is(err, errRace) {
-		got, ok, err := s.replay(ctx, in)
-		if err == nil && !ok {
-			err = errors.New("idempotency key vanished after a conflict")
-		}
-		return got, true, err
-	}
 	if err != nil {
-		return Loop{}, false, err
+		return Loop{}, err
 	}
-	return Loop{Schedule: l, Cfg: cfg}, false, nil
-}
-
-func (s *Service) replay(ctx context.Context, in CreateInput) (Loop, bool, error) {
-	k, err := s.st.IdempotencyKeyFor(ctx, in.AccountID, idemPrefix+in.IdempotencyKey, s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return Loop{}, false, nil
-	}
-	if err != nil {
-		return Loop{}, false, err
-	}
-	if k.RequestHash != in.RequestHash {
-		return Loop{}, true, ErrIdempotencyKeyReused
-	}
-	l, err := s.load(ctx, s.st, in.AccountID, k.JobID)
-	return l, true, err
+	return Loop{Schedule: l, Cfg: cfg}, nil
 }
 
 // normalize drops blank questions with their inputs and rows entries, applies defaults and checks
 // what the document's validator cannot, then asks the batch service to check the rest.
 func (s *Service) normalize(ctx context.Context, accountID string, c Config) (Config, error) {
-	var errs ValidationErrors
+	var errs fields
 	if c.Inputs != nil && c.ExpertID == nil {
 		errs.add("inputs", "inputs require expert_id")
 	}
@@ -115,7 +91,7 @@ func (s *Service) normalize(ctx context.Context, accountID string, c Config) (Co
 		errs.add("questions", fmt.Sprintf("at most %d questions", MaxQuestions))
 	}
 	if len(errs) > 0 {
-		return Config{}, errs
+		return Config{}, fault.InvalidInput(errs...)
 	}
 	out := c
 	out.Questions, out.Inputs, out.Rows = nil, nil, nil

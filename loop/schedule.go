@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/researchd/researchd/fault"
 )
 
 // Frequencies a loop may run at (sub-daily is not offered).
@@ -56,7 +58,7 @@ func ParseDayOfWeek(s string) (int, bool) {
 // frequency, the time zone existing) and returns the schedule; problems name their field under
 // prefix (e.g. "schedule").
 func ParseSchedule(prefix string, in ScheduleInput) (Schedule, error) {
-	var errs ValidationErrors
+	var errs fields
 	field := func(name string) string { return prefix + "/" + name }
 	cfg := func(name string) string { return prefix + "/schedule_config/" + name }
 	s := Schedule{Frequency: in.Frequency, Location: time.UTC}
@@ -110,7 +112,7 @@ func ParseSchedule(prefix string, in ScheduleInput) (Schedule, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return Schedule{}, errs
+		return Schedule{}, fault.InvalidInput(errs...)
 	}
 	return s, nil
 }

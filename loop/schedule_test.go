@@ -1,11 +1,12 @@
 package loop
 
 import (
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/fault"
 )
 
 func mustLoc(t *testing.T, name string) *time.Location {
@@ -156,10 +157,9 @@ func TestParseSchedule(t *testing.T) {
 			t.Parallel()
 			s, err := ParseSchedule("schedule", tt.in)
 			if tt.wantFields != nil {
-				var errs ValidationErrors
-				require.True(t, errors.As(err, &errs), "err %v", err)
+				require.True(t, fault.IsKind(err, fault.Invalid), "err %v", err)
 				var fields []string
-				for _, e := range errs {
+				for _, e := range fault.Of(err).Fields {
 					fields = append(fields, e.Field)
 				}
 				require.Equal(t, tt.wantFields, fields)

@@ -84,7 +84,6 @@ type server struct {
 	// mu serialises refreshes so concurrent requests wait for one fetch instead of each starting one.
 	mu        sync.Mutex
 	tools     []Tool
-	fetched   bool      // tools holds a successful fetch
 	nextFetch time.Time // when the cache is stale (after a success) or worth retrying (after a failure)
 }
 
@@ -237,7 +236,7 @@ func (r *Registry) serverTools(ctx context.Context, name string) []Tool {
 		}
 		return s.tools
 	}
-	s.tools, s.fetched, s.nextFetch = tools, true, now.Add(r.cfg.TTL)
+	s.tools, s.nextFetch = tools, now.Add(r.cfg.TTL)
 	return s.tools
 }
 

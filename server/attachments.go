@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -106,7 +105,7 @@ func (s *Server) CreateAttachment(ctx context.Context, req gen.CreateAttachmentR
 	}
 	a, err := s.attachments.CreateFromMultipart(ctx, p.AccountID, req.Body)
 	if err != nil {
-		return nil, attachmentProblem(err)
+		return nil, err
 	}
 	return gen.CreateAttachment201JSONResponse(attachmentOf(a)), nil
 }
@@ -119,7 +118,7 @@ func (s *Server) ImportAttachment(ctx context.Context, req gen.ImportAttachmentR
 	}
 	a, err := s.attachments.Import(ctx, p.AccountID, req.Body.SourceUrl, valueOf(req.Body.Filename))
 	if err != nil {
-		return nil, attachmentProblem(err)
+		return nil, err
 	}
 	return gen.ImportAttachment201JSONResponse(attachmentOf(a)), nil
 }
@@ -136,7 +135,7 @@ func (s *Server) BeginAttachmentUpload(ctx context.Context, req gen.BeginAttachm
 	}
 	r, err := s.attachments.BeginUpload(ctx, p.AccountID, req.Body.Filename, int64(req.Body.SizeBytes), valueOf(req.Body.ContentType), base)
 	if err != nil {
-		return nil, attachmentProblem(err)
+		return nil, err
 	}
 	return gen.BeginAttachmentUpload201JSONResponse{
 		AttachmentId:      uuid.MustParse(r.Attachment.ID),
@@ -155,7 +154,7 @@ func (s *Server) UploadAttachmentBytes(ctx context.Context, req gen.UploadAttach
 	u := uploadRequestOf(ctx)
 	a, err := s.attachments.Upload(ctx, req.AttachmentId.String(), u.token, req.Body, u.contentLength)
 	if err != nil {
-		return nil, attachmentProblem(err)
+		return nil, err
 	}
 	return gen.UploadAttachmentBytes200JSONResponse(attachmentOf(a)), nil
 }
@@ -194,7 +193,7 @@ func (s *Server) DeleteAttachment(ctx context.Context, req gen.DeleteAttachmentR
 		return nil, err
 	}
 	if err := s.attachments.Delete(ctx, a.ID); err != nil {
-		return nil, attachmentProblem(err)
+		return nil, err
 	}
 	return gen.DeleteAttachment204Response{}, nil
 }
@@ -202,7 +201,7 @@ func (s *Server) DeleteAttachment(ctx context.Context, req gen.DeleteAttachmentR
 func (s *Server) ownedAttachment(ctx context.Context, id string) (store.Attachment, error) {
 	a, err := s.attachments.Get(ctx, id)
 	if err != nil {
-		return store.Attachment{}, attachmentProblem(err)
+		return store.Attachment{}, err
 	}
 	if _, err := authorizeOwner(ctx, a.AccountID, false, "attachment"); err != nil {
 		return store.Attachment{}, err
@@ -219,68 +218,4 @@ func attachmentOf(a store.Attachment) gen.Attachment {
 		AttachmentId: uuid.MustParse(a.ID), Status: gen.AttachmentStatus(a.Status), Files: files,
 		CreatedAt: a.CreatedAt, ExpiresAt: nullableOf(a.ExpiresAt),
 	}
-}
-
-// attachmentProblem maps the attachments package's errors to problems.
-func attachmentProblem(err error) error {
-	var refused *attachments.RefusedError
-	var fe *attachments.FieldError
-	switch {
-	case errors.As(err, &refused):
-		return fieldProblem(refused.Errors...)
-	case errors.As(err, &fe):
-		return fieldProblem(fe)
-	case errors.Is(err, attachments.ErrTooLarge):
-		return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large", err.Error())
-	case errors.Is(err, attachments.ErrNotFound):
-		return errNotFound("attachment")
-	case errors.Is(err, attachments.ErrTokenInvalid):
-		return errUnauthenticated(err.Error())
-	case errors.Is(err, attachments.ErrTokenMismatch):
-		return errForbidden("forbidden", "this upload token was issued for a different attachment")
-	}
-	return err
-}
-
-// fieldProblem is a 422 listing each refused input; its code is that of the first refusal.
-func fieldProblem(refusals ...*attachments.FieldError) *Problem {
-	fields := make([]gen.FieldError, 0, len(refusals))
-	for _, r := range refusals {
-		fields = append(fields, gen.FieldError{Field: r.Field, Message: r.Detail})
-	}
-	detail := refusals[0].Error()
-	if len(refusals) > 1 {
-		detail = fmt.Sprintf("%d inputs were refused; nothing was stored (see errors)", len(refusals))
-	}
-	p := errValidation(detail, fields...)
-	p.Code = refusalCode(refusals[0].Err)
-	switch p.Code {
-	case "unsupported_file_type":
-		p.Title = "Unsupported file type"
-	case "file_type_mismatch":
-		p.Title = "File content does not match its type"
-	case "size_mismatch":
-		p.Title = "Body size does not match size_bytes"
-	case "url_not_allowed":
-		p.Title = "URL not allowed"
-	case "import_failed":
-		p.Title = "Import failed"
-	}
-	return p
-}
-
-func refusalCode(kind error) string {
-	switch {
-	case errors.Is(kind, attachments.ErrUnsupportedType):
-		return "unsupported_file_type"
-	case errors.Is(kind, attachments.ErrTypeMismatch):
-		return "file_type_mismatch"
-	case errors.Is(kind, attachments.ErrSizeMismatch):
-		return "size_mismatch"
-	case errors.Is(kind, attachments.ErrURLNotAllowed):
-		return "url_not_allowed"
-	case errors.Is(kind, attachments.ErrImportFailed):
-		return "import_failed"
-	}
-	return "validation_error"
 }

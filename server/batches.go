@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/google/uuid"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
 
@@ -25,9 +23,6 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 		return nil, err
 	}
 	b := req.Body
-	if b == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	hash, err := requestHash(b)
 	if err != nil {
 		return nil, err
@@ -62,7 +57,7 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 	}
 	c, err := s.batches.Create(ctx, in)
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	return gen.CreateBatch202JSONResponse(batchDetail(c.Batch, &c.Rows)), nil
 }
@@ -97,7 +92,7 @@ func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (g
 	}
 	b, err := s.batches.Get(ctx, p.AccountID, req.BatchId.String())
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	var rows *[]store.BatchRow
 	if req.Params.IncludeRows == nil || *req.Params.IncludeRows {
@@ -118,7 +113,7 @@ func (s *Server) CancelBatch(ctx context.Context, req gen.CancelBatchRequestObje
 	}
 	b, err := s.batches.Cancel(ctx, p.AccountID, req.BatchId.String())
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	rows, err := s.batches.Rows(ctx, b.ID, nil)
 	if err != nil {
@@ -135,7 +130,7 @@ func (s *Server) GetBatchResults(ctx context.Context, req gen.GetBatchResultsReq
 	}
 	b, err := s.batches.Get(ctx, p.AccountID, req.BatchId.String())
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	var status *string
 	if req.Params.RowStatus != nil {
@@ -209,7 +204,7 @@ func (s *Server) RetryFailedBatchRows(ctx context.Context, req gen.RetryFailedBa
 	}
 	n, err := s.batches.RetryFailed(ctx, p.AccountID, req.BatchId.String())
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	return gen.RetryFailedBatchRows200JSONResponse{BatchId: req.BatchId, RetriedRows: int(n)}, nil
 }
@@ -222,7 +217,7 @@ func (s *Server) RetryBatchRow(ctx context.Context, req gen.RetryBatchRowRequest
 	}
 	r, err := s.batches.RetryRow(ctx, p.AccountID, req.BatchId.String(), req.RowNumber)
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	return gen.RetryBatchRow200JSONResponse(batchRow(r)), nil
 }
@@ -239,35 +234,12 @@ func (s *Server) EstimateBatchCredits(ctx context.Context, req gen.EstimateBatch
 	}
 	e, err := s.batches.Estimate(ctx, p.AccountID, p.Tier, req.Params.Rows, effort, req.Params.ExpertId)
 	if err != nil {
-		return nil, batchProblem(err)
+		return nil, err
 	}
 	return gen.EstimateBatchCredits200JSONResponse{
 		Rows: e.Rows, Effort: gen.Effort(e.Effort), RequestedEffort: gen.Effort(e.RequestedEffort),
 		CreditsPerRow: int(e.CreditsPerRow), TotalCredits: int(e.TotalCredits), Downgraded: e.Downgraded,
 	}, nil
-}
-
-// batchProblem maps batch errors to problems.
-func batchProblem(err error) error {
-	var ve *batch.ValidationError
-	var ce *jobs.CreditsError
-	switch {
-	case errors.As(err, &ve):
-		p := errValidation(ve.Error(), gen.FieldError{Field: ve.Field, Message: ve.Message})
-		p.Code = ve.Code
-		return p
-	case errors.As(err, &ce):
-		return errInsufficientCredits(ce.Error() + "; a batch needs at least one row's credits; check GET /api/v2/batches/estimate")
-	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	case errors.Is(err, batch.ErrNotFound):
-		return errNotFound("batch")
-	case errors.Is(err, batch.ErrCancelled):
-		return errConflict("batch_cancelled", "the batch is cancelled; its rows cannot be retried")
-	case errors.Is(err, batch.ErrRowNotRetryable):
-		return errConflict("row_not_retryable", "only a FAILED row can be retried")
-	}
-	return err
 }
 
 func nullableUUID(id *string) nullable.Nullable[uuid.UUID] {

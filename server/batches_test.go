@@ -436,6 +436,34 @@ func TestBatchEstimate(t *testing.T) {
 	}
 }
 
+// TestBatchEstimateCustomExpert: a custom expert's default_depth is the batch's default effort,
+// and an archived expert is refused like an unknown one (the same resolution as POST /research).
+func TestBatchEstimateCustomExpert(t *testing.T) {
+	t.Parallel()
+	e := newBatchEnv(t, store.SQLite)
+	pro := e.NewAccount(t, store.TierPro, false, 0)
+	r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts", Token: pro.Key, Body: map[string]any{
+		"name": "Depth Analyst", "system_prompt": "You analyse.", "default_depth": "ultra_deep",
+	}})
+	require.Equal(t, http.StatusCreated, r.Status, string(r.Body))
+	var x gen.Expert
+	r.JSON(t, &x)
+	estimate := func() *servertest.Resp {
+		return e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/batches/estimate?rows=2&expert_id=" + x.ExpertId, Token: pro.Key})
+	}
+	r = estimate()
+	require.Equal(t, http.StatusOK, r.Status, string(r.Body))
+	var est gen.BatchCreditEstimateResponse
+	r.JSON(t, &est)
+	require.Equal(t, gen.Effort("high"), est.RequestedEffort, "ultra_deep runs high")
+	require.Equal(t, gen.Effort("high"), est.Effort)
+
+	require.Equal(t, http.StatusNoContent, e.Do(t, servertest.Req{Method: "DELETE", Path: "/api/v2/experts/" + x.ExpertId, Token: pro.Key}).Status)
+	r = estimate()
+	require.Equal(t, http.StatusUnprocessableEntity, r.Status, string(r.Body))
+	require.Equal(t, "expert_id", (*r.Problem(t).Errors)[0].Field)
+}
+
 // TestBatchList: newest first, case-insensitive name search, status filter, cursor paging.
 func TestBatchList(t *testing.T) {
 	t.Parallel()

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
 
@@ -29,9 +27,6 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 		return nil, err
 	}
 	b := req.Body
-	if b == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	hash, err := requestHash(b)
 	if err != nil {
 		return nil, err
@@ -80,7 +75,7 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 	}
 	c, err := s.campaigns.Create(ctx, in)
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	d, err := s.campaignDetail(ctx, c.View)
 	if err != nil {
@@ -126,7 +121,7 @@ func (s *Server) GetCampaign(ctx context.Context, req gen.GetCampaignRequestObje
 	}
 	v, err := s.campaigns.Get(ctx, p.AccountID, req.CampaignId.String())
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	d, err := s.campaignDetail(ctx, v)
 	if err != nil {
@@ -143,42 +138,6 @@ func (s *Server) GetCampaignLimits(ctx context.Context, _ gen.GetCampaignLimitsR
 	l := s.campaigns.Limits()
 	return gen.GetCampaignLimits200JSONResponse{MaxRecordsPerStage: l.MaxRecordsPerStage, MaxSuppliedRecords: l.MaxSuppliedRecords,
 		MaxAssignmentChars: l.MaxAssignmentChars}, nil
-}
-
-// campaignProblem maps the campaign service's errors to problems.
-func campaignProblem(err error) error {
-	var ve *campaign.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		fields := make([]gen.FieldError, len(ve.Problems))
-		for i, p := range ve.Problems {
-			fields[i] = gen.FieldError{Field: p.Field, Message: p.Message}
-		}
-		return errValidation(ve.Error(), fields...)
-	case errors.Is(err, campaign.ErrInsufficientCredits):
-		return errInsufficientCredits(err.Error() + "; see GET /api/v2/quota")
-	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	case errors.Is(err, campaign.ErrNotFound):
-		return errNotFound("campaign")
-	case errors.Is(err, campaign.ErrStageNotFound):
-		return errNotFound("stage")
-	case errors.Is(err, campaign.ErrDeliverableNotFound):
-		return errNotFound("deliverable")
-	case errors.Is(err, campaign.ErrNotEditable):
-		return errConflict("campaign_not_editable", "only a draft campaign can be edited")
-	case errors.Is(err, campaign.ErrRevisionConflict):
-		return errConflict("revision_conflict", err.Error())
-	case errors.Is(err, campaign.ErrNotDraft):
-		return errConflict("campaign_not_draft", "only a draft campaign can be approved")
-	case errors.Is(err, campaign.ErrDigestMismatch):
-		return errConflict("digest_mismatch", "review_digest is not the campaign's current one: read the campaign again and review it")
-	case errors.Is(err, campaign.ErrNotRetryable):
-		return errConflict("campaign_not_retryable", err.Error())
-	case errors.Is(err, campaign.ErrNotReady):
-		return errConflict("deliverable_not_ready", err.Error())
-	}
-	return err
 }
 
 // planIn converts the document's plan to the domain's (same JSON).
@@ -290,9 +249,6 @@ func (s *Server) UpdateCampaign(ctx context.Context, req gen.UpdateCampaignReque
 		return nil, err
 	}
 	b := req.Body
-	if b == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	in := campaign.UpdateInput{AccountID: p.AccountID, Tier: p.Tier, ID: req.CampaignId.String(), Name: b.Name, Revision: b.Revision}
 	if b.Plan != nil {
 		plan, err := planIn(*b.Plan)
@@ -309,7 +265,7 @@ func (s *Server) UpdateCampaign(ctx context.Context, req gen.UpdateCampaignReque
 	}
 	v, err := s.campaigns.Update(ctx, in)
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	d, err := s.campaignDetail(ctx, v)
 	if err != nil {
@@ -324,12 +280,9 @@ func (s *Server) ApproveCampaign(ctx context.Context, req gen.ApproveCampaignReq
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	v, err := s.campaigns.Approve(ctx, p.AccountID, p.KeyID, req.CampaignId.String(), req.Body.ReviewDigest)
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	return gen.ApproveCampaign200JSONResponse(campaignSummary(v)), nil
 }
@@ -342,7 +295,7 @@ func (s *Server) CancelCampaign(ctx context.Context, req gen.CancelCampaignReque
 	}
 	v, err := s.campaigns.Cancel(ctx, p.AccountID, req.CampaignId.String())
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	return gen.CancelCampaign200JSONResponse(campaignSummary(v)), nil
 }
@@ -355,7 +308,7 @@ func (s *Server) RetryCampaign(ctx context.Context, req gen.RetryCampaignRequest
 	}
 	v, err := s.campaigns.Retry(ctx, p.AccountID, p.KeyID, req.CampaignId.String())
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	return gen.RetryCampaign200JSONResponse(campaignSummary(v)), nil
 }
@@ -372,7 +325,7 @@ func (s *Server) GetCampaignPortfolio(ctx context.Context, req gen.GetCampaignPo
 	}
 	pf, err := s.campaigns.Portfolio(ctx, p.AccountID, req.CampaignId.String(), req.StageKey, pr.Limit, pr.Cursor)
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	c := pf.View.Campaign
 	out := gen.GetCampaignPortfolio200JSONResponse{
@@ -406,7 +359,7 @@ func (s *Server) GetCampaignDeliverable(ctx context.Context, req gen.GetCampaign
 	}
 	a, rc, err := s.campaigns.Download(ctx, p.AccountID, req.CampaignId.String(), req.DeliverableKey)
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	disp := fmt.Sprintf("attachment; filename=%q", a.Filename)
 	etag := `"` + a.SHA256 + `"`
@@ -426,7 +379,7 @@ func (s *Server) ListCampaignBrowserSessions(ctx context.Context, req gen.ListCa
 	}
 	v, err := s.campaigns.Overview(ctx, p.AccountID, req.CampaignId.String())
 	if err != nil {
-		return nil, campaignProblem(err)
+		return nil, err
 	}
 	if k := req.Params.StageKey; k != nil {
 		if _, ok := v.Plan.Stage(*k); !ok {

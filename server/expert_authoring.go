@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/ratelimit"
 )
@@ -59,10 +59,10 @@ func (s *Server) PreviewExpertPlan(ctx context.Context, req gen.PreviewExpertPla
 	}
 	e, err := s.experts.Get(ctx, c, req.ExpertId)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	if e.ArchivedAt != nil {
-		return nil, expertProblem(expert.ErrArchived)
+		return nil, expert.ErrArchived
 	}
 	if err := s.rateLimit(ctx, "plan-preview:"+c.AccountID); err != nil {
 		return nil, err
@@ -136,11 +136,11 @@ func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertReque
 			}
 		}
 	}
-	var errs, warns []expert.FieldError
+	var errs, warns []fault.Field
 	if ref != nil && len(fields) > 0 {
 		// The target's access rules apply whatever the body: a stranger learns nothing.
 		if _, _, err := s.experts.CheckUpdate(ctx, c, *ref, expert.Patch{}); err != nil {
-			return nil, expertProblem(err)
+			return nil, err
 		}
 	}
 	if len(fields) == 0 {
@@ -151,7 +151,7 @@ func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertReque
 			}
 			errs, warns, err = s.experts.CheckUpdate(ctx, c, *ref, p)
 			if err != nil {
-				return nil, expertProblem(err)
+				return nil, err
 			}
 		} else {
 			in, err := convert[expert.CreateInput](req.Body.Expert)
@@ -180,9 +180,6 @@ func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertMan
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	m, err := convert[expert.CreateInput](req.Body.Manifest)
 	if err != nil {
 		return nil, err
@@ -190,18 +187,16 @@ func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertMan
 	in := expert.ApplyInput{ExpertRef: valueOf(req.Body.ExpertId), Manifest: m,
 		DryRun: req.Body.DryRun != nil && *req.Body.DryRun, Prune: req.Body.PruneContextFiles == nil || *req.Body.PruneContextFiles}
 	a, err := s.experts.Apply(ctx, c, in)
-	var ve *expert.ValidationError
-	if errors.As(err, &ve) {
+	if f := fault.Of(err); f != nil && f.Kind == fault.Invalid {
 		// The domain names fields of the manifest; the body nests it.
-		for i := range ve.Fields {
-			ve.Fields[i].Field = "manifest/" + ve.Fields[i].Field
+		fields := make([]fault.Field, len(f.Fields))
+		for i, x := range f.Fields {
+			fields[i] = fault.Field{Field: "manifest/" + x.Field, Message: x.Message}
 		}
-	}
-	if errors.Is(err, expert.ErrAmbiguousName) {
-		return nil, errConflict("ambiguous_expert_name", err.Error())
+		return nil, expert.Invalid(fields...)
 	}
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	out := gen.ExpertApplyResponse{Action: gen.ExpertApplyResponseAction(a.Action), DryRun: a.DryRun,
 		Changes:  make([]gen.ExpertApplyChange, 0, len(a.Changes)),

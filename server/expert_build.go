@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -22,17 +21,14 @@ func (s *Server) BuildExpert(ctx context.Context, req gen.BuildExpertRequestObje
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	in := expertbuild.Request{DomainDescription: req.Body.DomainDescription, Name: valueOf(req.Body.Name)}
-	key, hash, err := idempotency(req.Params.IdempotencyKey, req.Body)
+	key, hash, err := idempotencyOf(req.Params.IdempotencyKey, req.Body)
 	if err != nil {
 		return nil, err
 	}
 	b, _, err := s.builds.Start(ctx, c, in, key, hash)
 	if err != nil {
-		return nil, buildProblem(err)
+		return nil, err
 	}
 	out, err := buildJobOf(b)
 	if err != nil {
@@ -49,7 +45,7 @@ func (s *Server) GetExpertBuild(ctx context.Context, req gen.GetExpertBuildReque
 	}
 	b, err := s.builds.Get(ctx, c, req.JobId.String())
 	if err != nil {
-		return nil, buildProblem(err)
+		return nil, err
 	}
 	out, err := buildJobOf(b)
 	if err != nil {
@@ -79,14 +75,4 @@ func buildJobOf(b expertbuild.Build) (gen.ExpertBuildJob, error) {
 		out.Error = nullable.NewNullableWithValue(gen.ExpertBuildError{Code: b.ErrorCode, Message: b.ErrorMsg})
 	}
 	return out, nil
-}
-
-func buildProblem(err error) error {
-	switch {
-	case errors.Is(err, expertbuild.ErrNotFound):
-		return errNotFound("expert build")
-	case errors.Is(err, expertbuild.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	}
-	return expertProblem(err)
 }

@@ -3,9 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
-	"errors"
 	"mime"
-	"net/http"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -27,7 +25,7 @@ func (s *Server) ListExpertContextFiles(ctx context.Context, req gen.ListExpertC
 	}
 	id, files, err := s.experts.ListFiles(ctx, c, req.ExpertId)
 	if err != nil {
-		return nil, expertFileProblem(err)
+		return nil, err
 	}
 	out := gen.ListExpertContextFiles200JSONResponse{ExpertId: id, Count: len(files), Files: make([]gen.ContextFileSummary, 0, len(files))}
 	for _, f := range files {
@@ -46,7 +44,7 @@ func (s *Server) UploadExpertContextFile(ctx context.Context, req gen.UploadExpe
 	}
 	f, err := s.experts.Upload(ctx, c, req.ExpertId, req.Body)
 	if err != nil {
-		return nil, expertFileProblem(err)
+		return nil, err
 	}
 	return gen.UploadExpertContextFile201JSONResponse(storedFileOf(f)), nil
 }
@@ -57,9 +55,6 @@ func (s *Server) ImportExpertContextFile(ctx context.Context, req gen.ImportExpe
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	in := expert.ImportInput{SourceURL: valueOfNullable(req.Body.SourceUrl), Filename: valueOfNullable(req.Body.Filename)}
 	if id, err := req.Body.AttachmentId.Get(); err == nil {
 		v := id.String()
@@ -67,7 +62,7 @@ func (s *Server) ImportExpertContextFile(ctx context.Context, req gen.ImportExpe
 	}
 	f, err := s.experts.Import(ctx, c, req.ExpertId, in)
 	if err != nil {
-		return nil, expertFileProblem(err)
+		return nil, err
 	}
 	return gen.ImportExpertContextFile201JSONResponse(storedFileOf(f)), nil
 }
@@ -80,7 +75,7 @@ func (s *Server) GetExpertContextFile(ctx context.Context, req gen.GetExpertCont
 	}
 	d, err := s.experts.File(ctx, c, req.ExpertId, req.Name)
 	if err != nil {
-		return nil, expertFileProblem(err)
+		return nil, err
 	}
 	disp := mime.FormatMediaType("attachment", map[string]string{"filename": d.Name})
 	return gen.GetExpertContextFile200AsteriskResponse{
@@ -97,7 +92,7 @@ func (s *Server) DeleteExpertContextFile(ctx context.Context, req gen.DeleteExpe
 	}
 	d, err := s.experts.DeleteFile(ctx, c, req.ExpertId, req.Name)
 	if err != nil {
-		return nil, expertFileProblem(err)
+		return nil, err
 	}
 	return gen.DeleteExpertContextFile200JSONResponse{
 		Name: d.Name, RemovedFromMirror: d.RemovedFromMirror, RemovedFromRepository: d.RemovedFromRepository, Success: true,
@@ -122,22 +117,4 @@ func valueOfNullable[T any](n nullable.Nullable[T]) *T {
 		return nil
 	}
 	return &v
-}
-
-// expertFileProblem maps context file errors to problems, then the expert errors.
-func expertFileProblem(err error) error {
-	var fe *expert.FileError
-	switch {
-	case errors.As(err, &fe):
-		p := errValidation(fe.Error(), gen.FieldError{Field: fe.Field, Message: fe.Message})
-		p.Code = fe.Code
-		return p
-	case errors.Is(err, expert.ErrFileNotFound):
-		return errNotFound("context file")
-	case errors.Is(err, expert.ErrFileInUse):
-		return errConflict("context_file_in_use", err.Error())
-	case errors.Is(err, expert.ErrFileTooLarge):
-		return newProblem(http.StatusRequestEntityTooLarge, "payload_too_large", err.Error())
-	}
-	return expertProblem(err)
 }

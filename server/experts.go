@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -79,19 +78,16 @@ func (s *Server) CreateExpert(ctx context.Context, req gen.CreateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	in, err := convert[expert.CreateInput](req.Body)
 	if err != nil {
 		return nil, err
 	}
-	if in.IdempotencyKey, in.RequestHash, err = idempotency(req.Params.IdempotencyKey, req.Body); err != nil {
+	if in.IdempotencyKey, in.RequestHash, err = idempotencyOf(req.Params.IdempotencyKey, req.Body); err != nil {
 		return nil, err
 	}
 	e, err := s.experts.Create(ctx, c, in)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	out, err := convert[gen.Expert](e)
 	if err != nil {
@@ -130,7 +126,7 @@ func (s *Server) GetExpert(ctx context.Context, req gen.GetExpertRequestObject) 
 	}
 	e, err := s.experts.Get(ctx, c, req.ExpertId)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	out, err := convert[gen.Expert](e)
 	if err != nil {
@@ -145,16 +141,13 @@ func (s *Server) UpdateExpert(ctx context.Context, req gen.UpdateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	p, err := convert[expert.Patch](req.Body)
 	if err != nil {
 		return nil, err
 	}
 	e, err := s.experts.Update(ctx, c, req.ExpertId, p)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	out, err := convert[gen.Expert](e)
 	if err != nil {
@@ -170,7 +163,7 @@ func (s *Server) DeleteExpert(ctx context.Context, req gen.DeleteExpertRequestOb
 		return nil, err
 	}
 	if err := s.experts.Archive(ctx, c, req.ExpertId); err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	return gen.DeleteExpert204Response{}, nil
 }
@@ -196,7 +189,7 @@ func (s *Server) ListExpertShares(ctx context.Context, req gen.ListExpertSharesR
 	}
 	l, err := s.experts.Shares(ctx, c, req.ExpertId)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	items := mapItems(l.Items, shareOf)
 	return gen.ListExpertShares200JSONResponse{ExpertId: l.ExpertID, Count: len(items), Items: items}, nil
@@ -208,13 +201,10 @@ func (s *Server) ShareExpert(ctx context.Context, req gen.ShareExpertRequestObje
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	b := req.Body
 	sh, created, err := s.experts.Grant(ctx, c, req.ExpertId, string(b.PrincipalType), b.Principal, string(b.Role))
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	if created {
 		return gen.ShareExpert201JSONResponse(shareOf(sh)), nil
@@ -229,7 +219,7 @@ func (s *Server) UnshareExpert(ctx context.Context, req gen.UnshareExpertRequest
 		return nil, err
 	}
 	if err := s.experts.Revoke(ctx, c, req.ExpertId, string(req.Params.PrincipalType), req.Params.Principal); err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	return gen.UnshareExpert204Response{}, nil
 }
@@ -257,7 +247,7 @@ func (s *Server) ListExpertVersions(ctx context.Context, req gen.ListExpertVersi
 	}
 	page, err := s.experts.Versions(ctx, c, req.ExpertId, pr)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	next, more := pageEnvelope(page)
 	return gen.ListExpertVersions200JSONResponse{Items: mapItems(page.Items, versionSummaryOf), NextCursor: next, HasMore: more}, nil
@@ -271,7 +261,7 @@ func (s *Server) GetExpertVersion(ctx context.Context, req gen.GetExpertVersionR
 	}
 	v, snap, err := s.experts.Version(ctx, c, req.ExpertId, req.VersionNum)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	sum := versionSummaryOf(v)
 	src := gen.ExpertVersionSource(v.Source)
@@ -286,7 +276,7 @@ func (s *Server) RestoreExpertVersion(ctx context.Context, req gen.RestoreExpert
 	}
 	r, err := s.experts.Restore(ctx, c, req.ExpertId, req.VersionNum)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	return gen.RestoreExpertVersion200JSONResponse{ExpertId: uuid.MustParse(r.ExpertID), RestoredFrom: r.RestoredFrom, NewVersionNum: r.NewVersionNum}, nil
 }
@@ -297,46 +287,13 @@ func (s *Server) SetExpertVisibility(ctx context.Context, req gen.SetExpertVisib
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	e, err := s.experts.SetVisibility(ctx, c, req.ExpertId, req.Body.Visibility == gen.Public)
 	if err != nil {
-		return nil, expertProblem(err)
+		return nil, err
 	}
 	out, err := convert[gen.Expert](e)
 	if err != nil {
 		return nil, err
 	}
 	return gen.SetExpertVisibility200JSONResponse(out), nil
-}
-
-// expertProblem maps expert errors to problems.
-func expertProblem(err error) error {
-	var ve *expert.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		fields := make([]gen.FieldError, 0, len(ve.Fields))
-		for _, f := range ve.Fields {
-			fields = append(fields, gen.FieldError{Field: f.Field, Message: f.Message})
-		}
-		return errValidation(ve.Error(), fields...)
-	case errors.Is(err, expert.ErrNotFound):
-		return errNotFound("expert")
-	case errors.Is(err, expert.ErrVersionNotFound):
-		return errNotFound("expert version")
-	case errors.Is(err, expert.ErrForbidden):
-		return errForbidden("forbidden", err.Error())
-	case errors.Is(err, expert.ErrArchived):
-		return errConflict("expert_archived", err.Error())
-	case errors.Is(err, expert.ErrInvalidTransition):
-		return errConflict("invalid_status_transition", err.Error())
-	case errors.Is(err, expert.ErrNotActive):
-		return errConflict("expert_not_active", err.Error())
-	case errors.Is(err, expert.ErrContextFileMissing):
-		return errConflict("context_file_missing", err.Error())
-	case errors.Is(err, expert.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	}
-	return err
 }

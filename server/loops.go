@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -51,9 +50,6 @@ func (s *Server) CreateLoop(ctx context.Context, req gen.CreateLoopRequestObject
 	if err != nil {
 		return nil, err
 	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	b := req.Body
 	in := loop.CreateInput{AccountID: acct, Name: b.BatchName, Schedule: scheduleInput(b.Schedule)}
 	in.Config = loop.Config{
@@ -69,16 +65,16 @@ func (s *Server) CreateLoop(ctx context.Context, req gen.CreateLoopRequestObject
 	if v := valueOf(b.MaxCredits); v != nil {
 		in.Config.MaxCredits = ptr(int64(*v))
 	}
-	if in.IdempotencyKey, in.RequestHash, err = idempotency(req.Params.IdempotencyKey, b); err != nil {
+	if in.IdempotencyKey, in.RequestHash, err = idempotencyOf(req.Params.IdempotencyKey, b); err != nil {
 		return nil, err
 	}
 	l, _, err := s.loops.Create(ctx, in)
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	d, err := s.loops.Get(ctx, acct, l.ID)
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.CreateLoop201JSONResponse(loopDetail(d)), nil
 }
@@ -91,7 +87,7 @@ func (s *Server) GetLoop(ctx context.Context, req gen.GetLoopRequestObject) (gen
 	}
 	d, err := s.loops.Get(ctx, acct, req.ScheduleId.String())
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.GetLoop200JSONResponse(loopDetail(d)), nil
 }
@@ -101,9 +97,6 @@ func (s *Server) UpdateLoop(ctx context.Context, req gen.UpdateLoopRequestObject
 	acct, err := s.loopCaller(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if req.Body == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
 	}
 	b := *req.Body
 	in := loop.UpdateInput{Name: b.BatchName}
@@ -117,7 +110,7 @@ func (s *Server) UpdateLoop(ctx context.Context, req gen.UpdateLoopRequestObject
 	}
 	d, err := s.loops.Update(ctx, acct, req.ScheduleId.String(), in)
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.UpdateLoop200JSONResponse(loopDetail(d)), nil
 }
@@ -170,7 +163,7 @@ func (s *Server) DeleteLoop(ctx context.Context, req gen.DeleteLoopRequestObject
 		return nil, err
 	}
 	if err := s.loops.Delete(ctx, acct, req.ScheduleId.String()); err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.DeleteLoop204Response{}, nil
 }
@@ -183,7 +176,7 @@ func (s *Server) PauseLoop(ctx context.Context, req gen.PauseLoopRequestObject) 
 	}
 	l, err := s.loops.Pause(ctx, acct, req.ScheduleId.String())
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.PauseLoop200JSONResponse(loopSummary(l)), nil
 }
@@ -196,7 +189,7 @@ func (s *Server) ResumeLoop(ctx context.Context, req gen.ResumeLoopRequestObject
 	}
 	l, err := s.loops.Resume(ctx, acct, req.ScheduleId.String())
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	return gen.ResumeLoop200JSONResponse(loopSummary(l)), nil
 }
@@ -209,7 +202,7 @@ func (s *Server) RunLoopNow(ctx context.Context, req gen.RunLoopNowRequestObject
 	}
 	batchID, _, err := s.loops.RunNow(ctx, acct, req.ScheduleId.String())
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	b, err := s.loopRunBatch(ctx, acct, batchID)
 	if err != nil {
@@ -226,7 +219,7 @@ func (s *Server) GetLoopRunDiff(ctx context.Context, req gen.GetLoopRunDiffReque
 	}
 	d, err := s.loops.Diff(ctx, acct, req.ScheduleId.String(), req.RunNumber)
 	if err != nil {
-		return nil, loopProblem(err)
+		return nil, err
 	}
 	out := gen.LoopRunDiff{
 		ScheduleId: uuid.MustParse(d.ScheduleID), RunNumber: d.RunNumber, BatchId: uuid.MustParse(d.BatchID),
@@ -268,35 +261,6 @@ func (s *Server) GetLoopRunDiff(ctx context.Context, req gen.GetLoopRunDiffReque
 		out.Questions = append(out.Questions, gq)
 	}
 	return gen.GetLoopRunDiff200JSONResponse(out), nil
-}
-
-// loopProblem maps loop errors to problems.
-func loopProblem(err error) error {
-	var ve *loop.ValidationError
-	var ves loop.ValidationErrors
-	switch {
-	case errors.As(err, &ves):
-		fields := make([]gen.FieldError, len(ves))
-		for i, v := range ves {
-			fields[i] = gen.FieldError{Field: v.Field, Message: v.Message}
-		}
-		return errValidation(ves.Error(), fields...)
-	case errors.As(err, &ve):
-		p := errValidation(ve.Error(), gen.FieldError{Field: ve.Field, Message: ve.Message})
-		p.Code = ve.Code
-		return p
-	case errors.Is(err, loop.ErrNotFound):
-		return errNotFound("loop")
-	case errors.Is(err, loop.ErrRunNotFound):
-		return errNotFound("loop run")
-	case errors.Is(err, loop.ErrRunActive):
-		return errConflict("loop_run_active", "the previous run has not finished: cancel it or wait")
-	case errors.Is(err, loop.ErrInsufficientCredits):
-		return errInsufficientCredits("the balance cannot cover one row; check GET /api/v2/quota/check")
-	case errors.Is(err, loop.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	}
-	return err
 }
 
 func scheduleInput(in gen.BatchScheduleInput) loop.ScheduleInput {

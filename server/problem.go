@@ -12,8 +12,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 )
 
@@ -84,12 +84,10 @@ func problemFor(err error) *Problem {
 	if errors.As(err, &he) {
 		return problemForHTTPError(he)
 	}
-	// Every path that names an expert (research, batches, loops, campaigns) resolves it through
-	// the same seam; its tier refusal is answered the same way wherever it comes from.
-	var te *jobs.ExpertTierError
+	if f := fault.Of(err); f != nil {
+		return problemForFault(err, f)
+	}
 	switch {
-	case errors.As(err, &te):
-		return errForbidden(jobs.CodeForbidden, te.Error()+"; upgrade the account's tier or choose another expert")
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound("resource")
 	case errors.Is(err, store.ErrInvalidCursor):
@@ -99,6 +97,66 @@ func problemFor(err error) *Problem {
 	}
 	p = newProblem(http.StatusInternalServerError, "internal_error", "an unexpected error occurred")
 	p.cause = err
+	return p
+}
+
+// faultStatus and faultCode are the status and the default code of each kind of refusal.
+var (
+	faultStatus = map[fault.Kind]int{
+		fault.Invalid: http.StatusUnprocessableEntity, fault.NotFound: http.StatusNotFound, fault.Conflict: http.StatusConflict,
+		fault.Forbidden: http.StatusForbidden, fault.PaymentRequired: http.StatusPaymentRequired,
+		fault.TooLarge: http.StatusRequestEntityTooLarge, fault.Unauthenticated: http.StatusUnauthorized,
+	}
+	faultCode = map[fault.Kind]string{
+		fault.Invalid: "validation_error", fault.NotFound: "not_found", fault.Conflict: "conflict", fault.Forbidden: "forbidden",
+		fault.PaymentRequired: "insufficient_credits", fault.TooLarge: "payload_too_large", fault.Unauthenticated: "unauthenticated",
+	}
+)
+
+// problemTitles are the titles of the problem types (codes) whose title is not their status text;
+// a type has one title wherever it is answered (RFC 9457).
+var problemTitles = map[string]string{
+	"idempotency_key_reused": "Idempotency key reused",
+	"insufficient_credits":   "Insufficient credits",
+	"unsupported_file_type":  "Unsupported file type",
+	"file_type_mismatch":     "File content does not match its type",
+	"size_mismatch":          "Body size does not match size_bytes",
+	"url_not_allowed":        "URL not allowed",
+	"import_failed":          "Import failed",
+}
+
+// problemForFault is the problem of a domain refusal f, found in err.
+func problemForFault(err error, f *fault.Error) *Problem {
+	status, ok := faultStatus[f.Kind]
+	if !ok {
+		p := newProblem(http.StatusInternalServerError, "internal_error", "an unexpected error occurred")
+		p.cause = err
+		return p
+	}
+	code := f.Code
+	if code == "" {
+		code = faultCode[f.Kind]
+	}
+	detail := f.Detail
+	if detail == "" {
+		detail = err.Error()
+	}
+	var p *Problem
+	switch f.Kind {
+	case fault.Invalid:
+		p = errValidation(detail)
+		p.Code = code
+	case fault.Unauthenticated:
+		p = errUnauthenticated(detail)
+	default:
+		p = newProblem(status, code, detail)
+	}
+	if t, ok := problemTitles[code]; ok {
+		p.Title = t
+	}
+	for _, fe := range f.Fields {
+		p.Errors = append(p.Errors, gen.FieldError{Field: fe.Field, Message: fe.Message})
+	}
 	return p
 }
 
@@ -162,13 +220,6 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 
 func ptr[T any](v T) *T { return &v }
 
-// errIdempotencyKeyReused is the 409 for a known Idempotency-Key sent with a different body.
-func errIdempotencyKeyReused() *Problem {
-	p := errConflict("idempotency_key_reused", "this Idempotency-Key was used with a different request body")
-	p.Title = "Idempotency key reused"
-	return p
-}
-
 // requestHash decides "same body" for an Idempotency-Key: the decoded body re-encoded, so
 // formatting and key order do not matter.
 func requestHash(body any) (string, error) {
@@ -180,8 +231,8 @@ func requestHash(body any) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// idempotency is the Idempotency-Key header and the hash of body, both empty without the header.
-func idempotency(key *string, body any) (string, string, error) {
+// idempotencyOf is the Idempotency-Key header and the hash of body, both empty without the header.
+func idempotencyOf(key *string, body any) (string, string, error) {
 	if key == nil {
 		return "", "", nil
 	}

@@ -6,17 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/researchd/researchd/auth"
-	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
@@ -51,9 +48,6 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
 	}
-	if b == nil {
-		return gen.ResearchJobDetail{}, "", errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	hash, err := requestHash(b)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
@@ -82,7 +76,7 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	}
 	c, err := s.research.Create(ctx, r)
 	if err != nil {
-		return gen.ResearchJobDetail{}, "", researchProblem(err)
+		return gen.ResearchJobDetail{}, "", err
 	}
 	// A new job is answered as accepted (no runs, no revisions yet), even if a worker already took
 	// it; a replay answers the job as it stands now.
@@ -182,9 +176,6 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 		return nil, err
 	}
 	b := req.Body
-	if b == nil {
-		return nil, errValidation("a JSON body with at least one field is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	set := map[string]any{}
 	if b.IsPublic != nil {
 		set["is_public"] = *b.IsPublic
@@ -215,7 +206,7 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 	}
 	v, err := s.research.Update(ctx, j.ID, set)
 	if err != nil {
-		return nil, researchProblem(err)
+		return nil, err
 	}
 	d, err := s.jobDetail(v, true)
 	if err != nil {
@@ -232,7 +223,7 @@ func (s *Server) CancelResearchJob(ctx context.Context, req gen.CancelResearchJo
 	}
 	j, err = s.research.Cancel(ctx, j.ID)
 	if err != nil {
-		return nil, researchProblem(err)
+		return nil, err
 	}
 	return gen.CancelResearchJob200JSONResponse{JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status)}, nil
 }
@@ -257,7 +248,7 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	}
 	v, err := s.research.Continue(ctx, j.ID, tier, key)
 	if err != nil {
-		return nil, researchProblem(err)
+		return nil, err
 	}
 	d, err := s.jobDetail(v, true)
 	if err != nil {
@@ -314,41 +305,6 @@ func (s *Server) ownedJob(ctx context.Context, ref string) (store.ResearchJob, a
 		return j, p, errForbidden("forbidden", "only the job's owner or an administrator may change it")
 	}
 	return j, p, err
-}
-
-// researchProblem maps jobs errors to problems.
-func researchProblem(err error) error {
-	var ve *jobs.ValidationError
-	var ue *jobs.UnusableAttachmentError
-	var ce *jobs.CreditsError
-	switch {
-	case errors.As(err, &ve):
-		return errValidation(ve.Error(), gen.FieldError{Field: ve.Field, Message: ve.Message})
-	case errors.As(err, &ue):
-		field := "attachment_ids/" + strconv.Itoa(ue.Index)
-		return errValidation(field+": "+ue.Reason, gen.FieldError{Field: field, Message: ue.Reason})
-	case errors.As(err, &ce):
-		return errInsufficientCredits(ce.Error() + "; check GET /api/v2/quota/check")
-	case errors.Is(err, billing.ErrInsufficientCredits):
-		return errInsufficientCredits("the balance cannot cover this run")
-	case errors.Is(err, jobs.ErrExpertNotFound):
-		return errNotFound("expert")
-	case errors.Is(err, jobs.ErrIdempotencyKeyReused):
-		return errIdempotencyKeyReused()
-	case errors.Is(err, jobs.ErrNotContinuable):
-		return errConflict("job_not_continuable", err.Error())
-	case errors.Is(err, jobs.ErrLocked):
-		return errConflict("job_locked", err.Error())
-	case errors.Is(err, store.ErrNotFound):
-		return errNotFound("research job")
-	}
-	return err
-}
-
-func errInsufficientCredits(detail string) *Problem {
-	p := newProblem(http.StatusPaymentRequired, "insufficient_credits", detail)
-	p.Title = "Insufficient credits"
-	return p
 }
 
 // jobDetail assembles the detail of a job from one snapshot, with its latest report. privileged

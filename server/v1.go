@@ -38,9 +38,6 @@ func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchR
 		return nil, err
 	}
 	b := req.Body
-	if b == nil {
-		return nil, errValidation("a JSON body is required", gen.FieldError{Field: "body", Message: "required"})
-	}
 	depth := gen.V1ResearchRequestDepth("deep")
 	if b.Depth != nil {
 		depth = *b.Depth
@@ -62,7 +59,7 @@ func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchR
 		WebhookURL: b.WebhookUrl, APIVersion: store.APIv1,
 	})
 	if err != nil {
-		return nil, researchProblem(err)
+		return nil, err
 	}
 	j := c.Job
 	if budget := s.v1Budgets[string(depth)]; budget > 0 {

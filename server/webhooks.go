@@ -28,7 +28,7 @@ func (s *Server) RotateWebhookSecret(ctx context.Context, req gen.RotateWebhookS
 	}
 	r, err := s.research.RotateWebhookSecret(ctx, p.AccountID, grace)
 	if err != nil {
-		return nil, researchProblem(err)
+		return nil, err
 	}
 	return gen.RotateWebhookSecret201JSONResponse{Secret: r.Secret, CreatedAt: r.CreatedAt, PreviousSecretExpiresAt: nullableOf(r.PreviousExpiresAt)}, nil
 }
