@@ -6,7 +6,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/researchd/researchd/engine"
@@ -168,7 +167,7 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 func yearsIn(s string) []string {
 	var out []string
 	for _, f := range figures(s) {
-		if n, err := strconv.Atoi(f); err == nil && n >= 1000 && n <= 2200 {
+		if extract.IsYear(f) {
 			out = append(out, f)
 		}
 	}

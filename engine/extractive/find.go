@@ -355,13 +355,11 @@ func (s *scorer) missing(ranked []scored) string {
 }
 
 // namesIn: document d mentions every name of the question.
-func (s *scorer) namesIn(d int) bool {
-	for _, n := range s.q.Names {
-		if !s.c.docTerms[d][n] {
-			return false
-		}
-	}
-	return true
+func (s *scorer) namesIn(d int) bool { return s.c.mentionsAll(d, s.q.Names) }
+
+// mentionsAll: document d states every one of terms.
+func (c *corpus) mentionsAll(d int, terms []string) bool {
+	return !slices.ContainsFunc(terms, func(t string) bool { return !c.docTerms[d][t] })
 }
 
 func quoteList(ws []string) string {
@@ -392,9 +390,8 @@ func (c *corpus) mentions(u int, subject []string) bool {
 // measureNamed: a document that mentions every name of the question uses the word for the measure
 // it asks for ("depth" when the sources say "Depth: 12 km").
 func (c *corpus) measureNamed(q query) bool {
-	s := scorer{c: c, q: q}
 	for d := range c.docs {
-		if c.docTerms[d][q.measure] && s.namesIn(d) {
+		if c.docTerms[d][q.measure] && c.mentionsAll(d, q.Names) {
 			return true
 		}
 	}
