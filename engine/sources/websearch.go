@@ -253,22 +253,12 @@ func (s *searxng) Search(ctx context.Context, query string, n int) ([]SearchResu
 		// Instances behind an authenticating proxy; plain SearXNG needs no key.
 		req.Header.Set("Authorization", "Bearer "+s.key)
 	}
-	var body struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var body contentResults
 	req.Header.Set("User-Agent", s.ua)
 	if err := doSearch(s.hc, req, SearchSearXNG, s.key, &body); err != nil {
 		return nil, err
 	}
-	rs := make([]SearchResult, len(body.Results))
-	for i, r := range body.Results {
-		rs[i] = SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content}
-	}
-	return keep(rs, n), nil
+	return keep(body.results(), n), nil
 }
 
 // brave speaks the Brave Search web API: GET …/res/v1/web/search?q=…&count=n with the key in
@@ -330,22 +320,30 @@ func (t *tavily) Search(ctx context.Context, query string, n int) ([]SearchResul
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+t.key)
-	var body struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var body contentResults
 	req.Header.Set("User-Agent", t.ua)
 	if err := doSearch(t.hc, req, SearchTavily, t.key, &body); err != nil {
 		return nil, err
 	}
-	rs := make([]SearchResult, len(body.Results))
-	for i, r := range body.Results {
+	return keep(body.results(), n), nil
+}
+
+// contentResults is the answer shape SearXNG and Tavily share: results with a title, a URL and the
+// matching content.
+type contentResults struct {
+	Results []struct {
+		Title   string `json:"title"`
+		URL     string `json:"url"`
+		Content string `json:"content"`
+	} `json:"results"`
+}
+
+func (b contentResults) results() []SearchResult {
+	rs := make([]SearchResult, len(b.Results))
+	for i, r := range b.Results {
 		rs[i] = SearchResult{Title: r.Title, URL: r.URL, Snippet: r.Content}
 	}
-	return keep(rs, n), nil
+	return rs
 }
 
 // stripTags removes inline markup (<strong>, <b>) from a provider's title or snippet.
