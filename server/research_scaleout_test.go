@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -15,11 +13,9 @@ import (
 	"gocloud.dev/blob"
 
 	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -35,25 +31,16 @@ type process struct {
 func newProcess(t *testing.T, st *store.Store, bucket *blob.Bucket) *process {
 	t.Helper()
 	dir := t.TempDir()
-	var svc *jobs.Service
-	env := servertest.NewOn(t, st, func(cfg *server.Config) {
-		jc := jobs.DefaultConfig()
+	env := servertest.NewOn(t, st, func(cfg *servertest.Config) {
+		jc := &cfg.App.Jobs
 		jc.DataDir = dir
 		jc.TestOnly = true
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Attachments = attachments.New(cfg.Store, bucket, attachments.Config{})
-		sealer, err := jobs.NewSealer([]byte("scale-out test secret"))
-		require.NoError(t, err)
-		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})},
-			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Blobs: bucket,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		}, jc)
-		require.NoError(t, err)
-		cfg.Research = svc
+		cfg.App.Bucket = bucket
+		cfg.App.Engine = testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}
 	})
+	svc := env.Services.Research
 	t.Cleanup(func() { stopWorkers(svc) })
 	return &process{researchEnv: &researchEnv{Env: env, svc: svc}, dir: dir}
 }
