@@ -27,6 +27,7 @@ import (
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/mcptool"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
@@ -80,8 +81,10 @@ func Defaults() Config {
 	}
 }
 
-// Services are the built services, ready for server.New. Start begins the background work.
+// Services are the built services, ready for server.New, and the queue they run their work on.
+// Start begins the background work.
 type Services struct {
+	Queue       *queue.Queue
 	Billing     *billing.Service
 	Attachments *attachments.Service
 	Skills      *skill.Service
@@ -131,31 +134,36 @@ func Build(cfg Config) (*Services, error) {
 	if s.Experts, err = expert.New(st, eo); err != nil {
 		return nil, err
 	}
+	qc := cfg.Jobs.Queue()
+	qc.Logger = component("river")
+	if s.Queue, err = queue.New(st, qc); err != nil {
+		return nil, err
+	}
+	// Each service registers its own queues, workers and hooks on the queue as it is built; the
+	// order is that of what each needs: batches launch research jobs, loops run batches.
 	runner := s.Experts.Runner()
-	if s.Batches, err = batch.New(batch.Deps{Store: st, Billing: s.Billing, Experts: runner, Logger: component("batches"), Now: now}, cfg.Batches); err != nil {
+	if s.Research, err = jobs.New(jobs.Deps{Store: st, Billing: s.Billing, Engine: cfg.Engine, Attachments: jobs.AttachmentsFrom(s.Attachments),
+		Experts: runner, Tools: jobs.ToolsFrom(s.Tools), Sealer: cfg.Sealer, Queue: s.Queue, Logger: component("jobs"), Now: now,
+		Blobs: cfg.Bucket}, cfg.Jobs); err != nil {
+		return nil, err
+	}
+	if s.Batches, err = batch.New(batch.Deps{Store: st, Billing: s.Billing, Experts: runner, Jobs: s.Research, Queue: s.Queue,
+		Logger: component("batches"), Now: now}, cfg.Batches); err != nil {
 		return nil, err
 	}
 	author := authoring.Author{Model: cfg.AuthoringModel, Log: component("authoring")}
-	if s.Builds, err = expertbuild.New(expertbuild.Deps{Store: st, Experts: s.Experts, Skills: s.Skills, Author: author,
+	if s.Builds, err = expertbuild.New(expertbuild.Deps{Store: st, Experts: s.Experts, Skills: s.Skills, Author: author, Queue: s.Queue,
 		Logger: component("expert-builds"), Now: now}, cfg.Builds); err != nil {
 		return nil, err
 	}
 	if s.Campaigns, err = campaign.New(campaign.Deps{Store: st, Billing: s.Billing, Experts: runner, Answerer: cfg.Answerer,
-		Bucket: cfg.Bucket, Logger: component("campaigns"), Now: now}, cfg.Campaigns); err != nil {
+		Bucket: cfg.Bucket, Queue: s.Queue, Logger: component("campaigns"), Now: now}, cfg.Campaigns); err != nil {
 		return nil, err
 	}
-	if s.Research, err = jobs.New(jobs.Deps{Store: st, Billing: s.Billing, Engine: cfg.Engine, Attachments: jobs.AttachmentsFrom(s.Attachments),
-		Experts: runner, Tools: jobs.ToolsFrom(s.Tools), Sealer: cfg.Sealer, Logger: component("jobs"), Now: now, Blobs: cfg.Bucket,
-		Extensions: []jobs.Extension{s.Batches.Extension(), s.Builds.Extension(), s.Campaigns.Extension()}}, cfg.Jobs); err != nil {
+	if s.Loops, err = loop.New(loop.Deps{Store: st, Batches: s.Batches.Loops(), Clock: cfg.LoopClock, Queue: s.Queue,
+		Logger: component("loops")}); err != nil {
 		return nil, err
 	}
-	s.Batches.Attach(s.Research)
-	s.Campaigns.Attach(s.Research)
-	s.Builds.Attach(s.Research)
-	if s.Loops, err = loop.New(loop.Deps{Store: st, Batches: s.Batches.Loops(), Clock: cfg.LoopClock, Logger: component("loops")}); err != nil {
-		return nil, err
-	}
-	s.Batches.OnRunEnded(s.Loops.Settled)
 	return s, nil
 }
 
@@ -198,8 +206,10 @@ func withDefaults(cfg Config) (Config, error) {
 
 // Start begins the background work: the queue's workers (research runs, webhooks, batches,
 // campaigns, expert builds, maintenance). Loops fire from a loop.Timer the caller starts.
-func (s *Services) Start(ctx context.Context) error { return s.Research.Start(ctx) }
+func (s *Services) Start(ctx context.Context) error { return s.Queue.Start(ctx) }
 
 // Stop stops the workers gracefully: running work gets until ctx's deadline (or the shutdown
-// grace) to finish, then it is cancelled and resumes on the next start.
-func (s *Services) Stop(ctx context.Context) error { return s.Research.Stop(ctx) }
+// grace) to finish, then it is cancelled. A cancelled run is left in_progress with its queue entry
+// retryable, so the next process resumes it without charging it again (the charge is kept on the
+// run id).
+func (s *Services) Stop(ctx context.Context) error { return s.Queue.Stop(ctx) }

@@ -46,7 +46,7 @@ func TestEventStreamAcrossProcesses(t *testing.T) {
 				go func() { ch <- streamAll(t, p.researchEnv, owner.Key, id) }()
 			}
 			time.Sleep(100 * time.Millisecond)
-			require.NoError(t, a.svc.Start(context.Background()))
+			require.NoError(t, a.Services.Start(context.Background()))
 			for name, ch := range streams {
 				select {
 				case seqs := <-ch:

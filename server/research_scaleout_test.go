@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
 
+	"github.com/researchd/researchd/app"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -40,15 +40,14 @@ func newProcess(t *testing.T, st *store.Store, bucket *blob.Bucket) *process {
 		cfg.App.Bucket = bucket
 		cfg.App.Engine = testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}
 	})
-	svc := env.Services.Research
-	t.Cleanup(func() { stopWorkers(svc) })
-	return &process{researchEnv: &researchEnv{Env: env, svc: svc}, dir: dir}
+	t.Cleanup(func() { stopWorkers(env.Services) })
+	return &process{researchEnv: &researchEnv{Env: env, svc: env.Services.Research}, dir: dir}
 }
 
-func stopWorkers(svc *jobs.Service) {
+func stopWorkers(svcs *app.Services) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = svc.Stop(ctx)
+	_ = svcs.Stop(ctx)
 }
 
 // ranHere reports whether the process holds a working copy of the job.
@@ -107,14 +106,14 @@ func TestScaleOutEveryProcessServesEveryJob(t *testing.T) {
 				b.mustCreate(t, owner.Key, map[string]any{"question": "A run that fails [fail]", "effort": "low"}),
 				a.mustCreate(t, owner.Key, map[string]any{"question": "A short answer about gas storage", "effort": "low"}),
 			}
-			require.NoError(t, a.svc.Start(context.Background()))
+			require.NoError(t, a.Services.Start(context.Background()))
 			for _, j := range created {
 				b.await(t, owner.Key, j.Slug, isTerminal)
 			}
-			stopWorkers(a.svc)
+			stopWorkers(a.Services)
 
 			// B continues two jobs: its working copies start from the published revisions.
-			require.NoError(t, b.svc.Start(context.Background()))
+			require.NoError(t, b.Services.Start(context.Background()))
 			for _, j := range created[:2] {
 				r := b.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/research/" + j.Slug + "/continue", Token: owner.Key})
 				require.Equal(t, http.StatusAccepted, r.Status, string(r.Body))
