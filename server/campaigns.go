@@ -4,15 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/campaign"
-	"github.com/researchd/researchd/engine"
-	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/store"
 )
@@ -232,14 +228,6 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// defaultCampaigns is the campaign service of a server built without one: the extractive engine
-// answers, deliverables go to the attachments' bucket.
-func defaultCampaigns(cfg Config) (*campaign.Service, error) {
-	return campaign.New(campaign.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(),
-		Answerer: engine.Answers(extractive.New(extractive.Options{}), filepath.Join(os.TempDir(), "researchd-answers")),
-		Bucket:   cfg.Attachments.Bucket(), Logger: cfg.Logger, Now: cfg.Now}, campaign.DefaultConfig())
 }
 
 // UpdateCampaign edits a draft.

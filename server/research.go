@@ -2,12 +2,9 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -15,7 +12,6 @@ import (
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/engine"
-	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/revision"
@@ -440,27 +436,6 @@ func uuids(ids []string) []openapi_types.UUID {
 		}
 	}
 	return out
-}
-
-// defaultResearch is the research service of a server built without one: it accepts and stores
-// jobs but runs nothing (no workers are started, so no workspace is ever written).
-func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
-	dir := filepath.Join(os.TempDir(), "researchd-unstarted")
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, err
-	}
-	sealer, err := jobs.NewSealer(secret)
-	if err != nil {
-		return nil, err
-	}
-	jc := jobs.DefaultConfig()
-	jc.DataDir = dir
-	return jobs.New(jobs.Deps{
-		Store: cfg.Store, Billing: cfg.Billing, Engine: extractive.New(extractive.Options{}),
-		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
-		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext, Blobs: cfg.Attachments.Bucket(),
-	}, jc)
 }
 
 // expertOfJob fills the detail's expert (canonical id and the version that ran) and the last run's
