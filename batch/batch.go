@@ -3,9 +3,11 @@
 // turns PENDING rows into research jobs through jobs.Service, so billing, workspaces, webhooks and
 // timelines apply to rows exactly as to any job.
 //
-// The dispatcher is event-driven on the job queue: creating a batch, a row's job settling and a
-// retry each enqueue a dispatch job in the same transaction, and a periodic sweep (leader only)
-// catches anything else (credits granted to a paused batch, a lost queue entry). A row is launched
+// A row's flow reads one way: the dispatcher launches it as a research job (jobs.Service.Create),
+// the queue's settled hook tells the batch when that job settles, and a loop's run is told its
+// batch ended by a queue entry of the loop's own (loop.RunEndedArgs). The dispatcher is
+// event-driven on the queue: creating a batch, a row's job settling and a retry each enqueue a
+// dispatch job in the same transaction, and a periodic sweep (leader only) catches anything else (credits granted to a paused batch, a lost queue entry). A row is launched
 // by claiming a concurrency slot and the budget on the batch row and the row itself with
 // conditional updates inside the transaction that creates its job, so several processes never
 // launch a row twice, never exceed max_concurrent and never reserve past max_credits.
@@ -15,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -23,6 +24,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/store"
 )
 
@@ -73,7 +75,6 @@ type Experts interface {
 // Jobs is what the dispatcher needs from the research job service (*jobs.Service).
 type Jobs interface {
 	Create(ctx context.Context, r jobs.CreateRequest) (jobs.Created, error)
-	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
 }
 
 // Config tunes the dispatcher.
@@ -93,8 +94,11 @@ type Deps struct {
 	Store   *store.Store
 	Billing Billing
 	Experts Experts
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// Jobs launches rows; Queue runs the dispatcher and tells it when a row's job settles.
+	Jobs   Jobs
+	Queue  *queue.Queue
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // Service manages batches.
@@ -103,57 +107,44 @@ type Service struct {
 	billing Billing
 	experts Experts
 	jobs    Jobs
+	queue   *queue.Queue
 	log     *slog.Logger
 	now     func() time.Time
 	cfg     Config
-	// runEnded: see OnRunEnded. Atomic: server.New may set it after the workers started.
-	runEnded atomic.Pointer[RunEnded]
 }
 
-// New builds the service. It dispatches nothing until Attach gives it the job service built with
-// its Extension.
+// New builds the service and registers its dispatcher on the queue.
 func New(d Deps, cfg Config) (*Service, error) {
-	if d.Store == nil || d.Billing == nil {
-		return nil, errors.New("batch: store and billing are required")
+	if d.Store == nil || d.Billing == nil || d.Jobs == nil || d.Queue == nil {
+		return nil, errors.New("batch: store, billing, jobs and queue are required")
 	}
 	if cfg.Workers < 1 || cfg.SweepInterval <= 0 {
 		return nil, errors.New("batch: workers and sweep interval must be positive")
 	}
-	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, log: d.Logger, now: d.Now, cfg: cfg}
+	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, jobs: d.Jobs, queue: d.Queue, log: d.Logger, now: d.Now, cfg: cfg}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}
+	if err := s.register(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// Attach hands the service the job service whose Deps.Extensions include s.Extension(). Call it
-// before the job service starts.
-func (s *Service) Attach(j Jobs) { s.jobs = j }
-
-// Extension is what the job service must be built with: the batches queue, the dispatch and
-// sweep workers, the periodic sweep and the hook that settles rows.
-func (s *Service) Extension() jobs.Extension {
-	return jobs.Extension{
-		Queues: map[string]int{Queue: s.cfg.Workers},
-		Workers: func(w *river.Workers) error {
-			if err := river.AddWorkerSafely(w, &dispatchWorker{svc: s}); err != nil {
-				return err
-			}
-			if err := river.AddWorkerSafely(w, &runEndedWorker{svc: s}); err != nil {
-				return err
-			}
-			return river.AddWorkerSafely(w, &sweepWorker{svc: s})
-		},
-		Periodic: []*river.PeriodicJob{
-			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
-				return sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}
-			}, &river.PeriodicJobOpts{RunOnStart: true}),
-		},
-		Settled: s.settled,
-	}
+// register puts the batches queue, the dispatch and sweep workers, the periodic sweep and the
+// hook that settles rows on the queue.
+func (s *Service) register() error {
+	q := s.queue
+	return errors.Join(
+		q.AddQueue(Queue, s.cfg.Workers),
+		queue.AddWorker(q, &dispatchWorker{svc: s}),
+		queue.AddWorker(q, &sweepWorker{svc: s}),
+		q.AddPeriodic(s.cfg.SweepInterval, sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}, true),
+		q.OnSettled(s.settled),
+	)
 }
 
 // owned loads an account's batch; another account's is ErrNotFound.

@@ -95,9 +95,6 @@ func (s *Service) create(ctx context.Context, in CreateInput, claim idempotency.
 // and its rows without writing anything. It reads through the service's own store, so it runs
 // before any transaction (SQLite has one connection).
 func (s *Service) prepare(ctx context.Context, in CreateInput) (store.Batch, []store.BatchRow, error) {
-	if s.jobs == nil {
-		return store.Batch{}, nil, errors.New("batch: no job service attached")
-	}
 	if in.Inputs != nil && in.ExpertID == nil {
 		return store.Batch{}, nil, invalid("inputs", "inputs require expert_id")
 	}
@@ -268,5 +265,6 @@ func (s *Service) replay(ctx context.Context, k store.IdempotencyKey) (Created, 
 
 // enqueueDispatch adds a dispatch job for a batch in the caller's transaction.
 func (s *Service) enqueueDispatch(ctx context.Context, tx *store.Store, batchID string) error {
-	return s.jobs.EnqueueTx(ctx, tx, dispatchArgs{BatchID: batchID}, &river.InsertOpts{Queue: Queue, MaxAttempts: 5})
+	_, err := s.queue.EnqueueTx(ctx, tx, dispatchArgs{BatchID: batchID}, &river.InsertOpts{Queue: Queue, MaxAttempts: 5})
+	return err
 }

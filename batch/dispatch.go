@@ -100,11 +100,10 @@ func (s *Service) Dispatch(ctx context.Context, batchID string) error {
 			return nil
 		}
 		if b.PendingRows == 0 {
-			finished, err := s.st.FinishBatchIfSettled(ctx, b.ID, s.now())
-			if finished {
-				s.tellRunEnded(ctx, b)
-			}
-			return err
+			return s.st.InTx(ctx, func(tx *store.Store) error {
+				_, err := s.finish(ctx, tx, b.ID, s.now())
+				return err
+			})
 		}
 		if b.RunningRows >= b.MaxConcurrent {
 			return nil
@@ -267,7 +266,7 @@ func (s *Service) failWaitingRow(ctx context.Context, batchID string, rowNumber 
 	})
 }
 
-// settled is the jobs.Extension hook: inside the transaction of a job's terminal transition it
+// settled is the queue's settled hook: inside the transaction of a job's terminal transition it
 // settles the batch row the job was launched for (if any), moves the counters and the budget to
 // what the ledger says the job cost, finishes the batch when every row has settled, and otherwise
 // enqueues the next dispatch, so the next row launches as soon as this one settles.

@@ -152,44 +152,9 @@ func loopError(err error) error {
 	return err
 }
 
-// RunEnded is told when a loop's batch ends (loop.Service.Settled).
-type RunEnded func(ctx context.Context, batchID string) error
-
-// OnRunEnded sets the hook told, after the fact and outside any transaction, when a batch with
-// a schedule_id reaches a terminal status. Call it before the job service starts.
-func (s *Service) OnRunEnded(fn RunEnded) { s.runEnded.Store(&fn) }
-
-func (s *Service) runEndedHook() RunEnded {
-	if fn := s.runEnded.Load(); fn != nil {
-		return *fn
-	}
-	return nil
-}
-
-// runEndedArgs tells the loop service a run's batch ended; enqueued in the transaction that
-// ends it, so the loop reads the batch once it is committed.
-type runEndedArgs struct {
-	BatchID string `json:"batch_id"`
-}
-
-func (runEndedArgs) Kind() string { return "batch_loop_run_ended" }
-
-type runEndedWorker struct {
-	river.WorkerDefaults[runEndedArgs]
-	svc *Service
-}
-
-func (w *runEndedWorker) Timeout(*river.Job[runEndedArgs]) time.Duration { return time.Minute }
-
-func (w *runEndedWorker) Work(ctx context.Context, job *river.Job[runEndedArgs]) error {
-	if fn := w.svc.runEndedHook(); fn != nil {
-		return fn(ctx, job.Args.BatchID)
-	}
-	return nil
-}
-
 // finish ends a batch whose rows have all settled (tx.FinishBatchIfSettled) and, for a loop's
-// run, enqueues the run-ended notice in the same transaction.
+// run, tells the loop in the same transaction (an entry of the loop's queue work), so the loop
+// reads the batch once it is committed.
 func (s *Service) finish(ctx context.Context, tx *store.Store, batchID string, now time.Time) (bool, error) {
 	finished, err := tx.FinishBatchIfSettled(ctx, batchID, now)
 	if err != nil || !finished {
@@ -199,23 +164,10 @@ func (s *Service) finish(ctx context.Context, tx *store.Store, batchID string, n
 }
 
 func (s *Service) noticeRunEnded(ctx context.Context, tx *store.Store, batchID string) error {
-	if s.runEndedHook() == nil {
-		return nil
-	}
 	b, err := tx.BatchByID(ctx, batchID)
 	if err != nil || b.ScheduleID == nil {
 		return err
 	}
-	return s.jobs.EnqueueTx(ctx, tx, runEndedArgs{BatchID: batchID}, &river.InsertOpts{Queue: Queue, MaxAttempts: 5})
-}
-
-// tellRunEnded calls the hook directly, for a batch ended outside a transaction.
-func (s *Service) tellRunEnded(ctx context.Context, b store.Batch) {
-	fn := s.runEndedHook()
-	if fn == nil || b.ScheduleID == nil {
-		return
-	}
-	if err := fn(ctx, b.ID); err != nil {
-		s.log.WarnContext(ctx, "loop run ended hook", "batch_id", b.ID, "err", err)
-	}
+	_, err = s.queue.EnqueueTx(ctx, tx, loop.RunEndedArgs{BatchID: batchID}, &river.InsertOpts{Queue: Queue, MaxAttempts: 5})
+	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -62,8 +63,6 @@ func startProcess(t *testing.T, url string, eng engine.Engine) process {
 	bill := billing.New(st, billing.DefaultConfig())
 	bc := batch.DefaultConfig()
 	bc.SweepInterval = 50 * time.Millisecond
-	b, err := batch.New(batch.Deps{Store: st, Billing: bill, Logger: log}, bc)
-	require.NoError(t, err)
 	jc := jobs.DefaultConfig()
 	jc.DataDir = t.TempDir()
 	jc.TestOnly = true
@@ -71,14 +70,19 @@ func startProcess(t *testing.T, url string, eng engine.Engine) process {
 	jc.BackgroundWorkers = 10
 	sealer, err := jobs.NewSealer([]byte("multi-process secret"))
 	require.NoError(t, err)
-	svc, err := jobs.New(jobs.Deps{Store: st, Billing: bill, Engine: eng, Sealer: sealer, Logger: log, Extensions: []jobs.Extension{b.Extension()}}, jc)
+	qc := jc.Queue()
+	qc.Logger = log
+	q, err := queue.New(st, qc)
 	require.NoError(t, err)
-	b.Attach(svc)
-	require.NoError(t, svc.Start(ctx))
+	svc, err := jobs.New(jobs.Deps{Store: st, Billing: bill, Engine: eng, Sealer: sealer, Logger: log, Queue: q}, jc)
+	require.NoError(t, err)
+	b, err := batch.New(batch.Deps{Store: st, Billing: bill, Jobs: svc, Queue: q, Logger: log}, bc)
+	require.NoError(t, err)
+	require.NoError(t, q.Start(ctx))
 	t.Cleanup(func() {
 		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = svc.Stop(stop)
+		_ = q.Stop(stop)
 	})
 	return process{st: st, batch: b}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/store"
 )
 
@@ -104,11 +105,6 @@ type Experts interface {
 	Resolve(ctx context.Context, accountID, id string) (jobs.Expert, error)
 }
 
-// Queue is what the executor needs from the job service (*jobs.Service).
-type Queue interface {
-	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
-}
-
 // Limits are the campaign limits (GET /campaigns/limits).
 type Limits struct {
 	MaxRecordsPerStage int
@@ -150,6 +146,8 @@ type Deps struct {
 	Answerer engine.Answerer
 	// Bucket stores built deliverables (RESEARCH_BLOB_URL).
 	Bucket *blob.Bucket
+	// Queue runs the executor (dispatch, chunks, deliverables, the sweep).
+	Queue  *queue.Queue
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -161,65 +159,52 @@ type Service struct {
 	experts  Experts
 	answerer engine.Answerer
 	bucket   *blob.Bucket
-	queue    Queue
+	queue    *queue.Queue
 	log      *slog.Logger
 	now      func() time.Time
 	cfg      Config
 	sessions sessions // answer sessions shared by the chunks of a stage (sessions.go)
 }
 
-// New builds the service. It runs nothing until Attach gives it the job service built with its
-// Extension.
+// New builds the service and registers its executor on the queue.
 func New(d Deps, cfg Config) (*Service, error) {
-	if d.Store == nil || d.Billing == nil || d.Answerer == nil || d.Bucket == nil {
-		return nil, errors.New("campaign: store, billing, answerer and bucket are required")
+	if d.Store == nil || d.Billing == nil || d.Answerer == nil || d.Bucket == nil || d.Queue == nil {
+		return nil, errors.New("campaign: store, billing, answerer, bucket and queue are required")
 	}
 	if cfg.Workers < 1 || cfg.DispatchWorkers < 1 || cfg.ChunkSize < 1 || cfg.SweepInterval <= 0 || cfg.AnswerTimeout <= 0 {
 		return nil, errors.New("campaign: workers, chunk size, sweep interval and answer timeout must be positive")
 	}
-	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, answerer: d.Answerer, bucket: d.Bucket, log: d.Logger, now: d.Now, cfg: cfg}
+	s := &Service{st: d.Store, billing: d.Billing, experts: d.Experts, answerer: d.Answerer, bucket: d.Bucket, queue: d.Queue, log: d.Logger, now: d.Now, cfg: cfg}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}
+	if err := s.register(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
-
-// Attach hands the service the job service whose Deps.Extensions include s.Extension(). Call it
-// before the job service starts.
-func (s *Service) Attach(q Queue) { s.queue = q }
 
 // Limits returns the limits in force.
 func (s *Service) Limits() Limits { return s.cfg.Limits }
 
-// Extension is what the job service must be built with: the campaign queues, their workers and the
-// periodic sweep.
-func (s *Service) Extension() jobs.Extension {
-	return jobs.Extension{
-		Queues: map[string]int{QueueDispatch: s.cfg.DispatchWorkers, QueueWork: s.cfg.Workers},
-		Workers: func(w *river.Workers) error {
-			for _, add := range []func(*river.Workers) error{
-				func(w *river.Workers) error { return river.AddWorkerSafely(w, &advanceWorker{svc: s}) },
-				func(w *river.Workers) error { return river.AddWorkerSafely(w, &chunkWorker{svc: s}) },
-				func(w *river.Workers) error { return river.AddWorkerSafely(w, &deliverWorker{svc: s}) },
-				func(w *river.Workers) error { return river.AddWorkerSafely(w, &sweepWorker{svc: s}) },
-			} {
-				if err := add(w); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
-		Periodic: []*river.PeriodicJob{
-			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
-				// At most one sweep waits at a time: a busy queue never piles them up.
-				return sweepArgs{}, &river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{
-					ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
-			}, &river.PeriodicJobOpts{RunOnStart: true}),
-		},
-	}
+// register puts the campaign queues, their workers and the periodic sweep on the queue.
+func (s *Service) register() error {
+	q := s.queue
+	// At most one sweep waits at a time: a busy queue never piles them up.
+	sweepOpts := &river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 1, UniqueOpts: river.UniqueOpts{
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning, rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+	return errors.Join(
+		q.AddQueue(QueueDispatch, s.cfg.DispatchWorkers),
+		q.AddQueue(QueueWork, s.cfg.Workers),
+		queue.AddWorker(q, &advanceWorker{svc: s}),
+		queue.AddWorker(q, &chunkWorker{svc: s}),
+		queue.AddWorker(q, &deliverWorker{svc: s}),
+		queue.AddWorker(q, &sweepWorker{svc: s}),
+		q.AddPeriodic(s.cfg.SweepInterval, sweepArgs{}, sweepOpts, true),
+	)
 }
 
 // owned loads an account's campaign; another account's is ErrNotFound.

@@ -121,9 +121,6 @@ type draft struct {
 // prepare validates a create and builds its rows without writing. It reads through the service's
 // own store, so it runs before any transaction (SQLite has one connection).
 func (s *Service) prepare(ctx context.Context, in CreateInput) (draft, error) {
-	if s.queue == nil {
-		return draft{}, errors.New("campaign: no job service attached")
-	}
 	var probs []fault.Field
 	oneStage := in.OneStage.present()
 	if in.Plan != nil {
@@ -413,5 +410,6 @@ func keyRef(keyID string) *string {
 
 // enqueueAdvance asks the dispatcher to move a campaign on, in the caller's transaction.
 func (s *Service) enqueueAdvance(ctx context.Context, tx *store.Store, id string) error {
-	return s.queue.EnqueueTx(ctx, tx, advanceArgs{CampaignID: id}, advanceOpts())
+	_, err := s.queue.EnqueueTx(ctx, tx, advanceArgs{CampaignID: id}, advanceOpts())
+	return err
 }

@@ -299,7 +299,7 @@ func (r *run) completeStage(ctx context.Context, ps Stage, st *store.CampaignSta
 	}
 	for _, d := range r.plan.Deliverables {
 		if d.StageKey == ps.Key {
-			if err := r.s.queue.EnqueueTx(ctx, r.tx, deliverArgs{CampaignID: r.c.ID, DeliverableKey: d.Key},
+			if _, err := r.s.queue.EnqueueTx(ctx, r.tx, deliverArgs{CampaignID: r.c.ID, DeliverableKey: d.Key},
 				&river.InsertOpts{Queue: QueueDispatch, MaxAttempts: 5}); err != nil {
 				return err
 			}
@@ -378,7 +378,7 @@ func (r *run) fill(ctx context.Context, ps Stage) (stop bool, err error) {
 		if _, err := r.tx.UpdateCampaign(ctx, r.c.ID, nil, map[string]any{"credits_reserved": gorm.Expr("credits_reserved + ?", held)}); err != nil {
 			return false, err
 		}
-		if err := r.s.queue.EnqueueTx(ctx, r.tx, chunkArgs{CampaignID: r.c.ID, StageKey: ps.Key, Chunk: chunk},
+		if _, err := r.s.queue.EnqueueTx(ctx, r.tx, chunkArgs{CampaignID: r.c.ID, StageKey: ps.Key, Chunk: chunk},
 			&river.InsertOpts{Queue: QueueWork, MaxAttempts: 5}); err != nil {
 			return false, err
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/idempotency"
-	"github.com/researchd/researchd/jobs"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
@@ -53,11 +53,6 @@ type Skills interface {
 	List(ctx context.Context, accountID string, f skill.Filter) ([]skill.Summary, int, error)
 }
 
-// Enqueuer puts a build's queue entry in the creating transaction (*jobs.Service).
-type Enqueuer interface {
-	EnqueueTx(ctx context.Context, tx *store.Store, args river.JobArgs, opts *river.InsertOpts) error
-}
-
 // Config tunes builds.
 type Config struct {
 	// Workers is how many builds one process runs at once.
@@ -83,6 +78,8 @@ type Deps struct {
 	Skills  Skills // nil: drafts link no skills
 	// Author drafts with the configured model when it has one; the zero value drafts from the text.
 	Author authoring.Author
+	// Queue runs the builds and the sweep.
+	Queue  *queue.Queue
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -96,47 +93,40 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	cfg     Config
-	queue   Enqueuer
+	queue   *queue.Queue
 }
 
-// New builds the service; Attach gives it the queue before it is used.
+// New builds the service and registers its workers on the queue.
 func New(d Deps, cfg Config) (*Service, error) {
-	if d.Store == nil || d.Experts == nil {
-		return nil, errors.New("expertbuild: store and experts are required")
+	if d.Store == nil || d.Experts == nil || d.Queue == nil {
+		return nil, errors.New("expertbuild: store, experts and queue are required")
 	}
 	if cfg.Workers < 1 || cfg.MaxAttempts < 1 || cfg.Timeout <= 0 || cfg.SweepInterval <= 0 || cfg.Deadline <= 0 {
 		return nil, fmt.Errorf("expertbuild: invalid config %+v", cfg)
 	}
-	s := &Service{st: d.Store, experts: d.Experts, skills: d.Skills, author: d.Author, log: d.Logger, now: d.Now, cfg: cfg}
+	s := &Service{st: d.Store, experts: d.Experts, skills: d.Skills, author: d.Author, queue: d.Queue, log: d.Logger, now: d.Now, cfg: cfg}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
 		s.now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}
+	if err := s.register(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
-// Extension is what the jobs service must be built with for builds to run.
-func (s *Service) Extension() jobs.Extension {
-	return jobs.Extension{
-		Queues: map[string]int{Queue: s.cfg.Workers},
-		Workers: func(w *river.Workers) error {
-			if err := river.AddWorkerSafely(w, &buildWorker{svc: s}); err != nil {
-				return err
-			}
-			return river.AddWorkerSafely(w, &sweepWorker{svc: s})
-		},
-		Periodic: []*river.PeriodicJob{
-			river.NewPeriodicJob(river.PeriodicInterval(s.cfg.SweepInterval), func() (river.JobArgs, *river.InsertOpts) {
-				return sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}
-			}, nil),
-		},
-	}
+// register puts the builds' queue, its workers and the periodic sweep on the queue.
+func (s *Service) register() error {
+	q := s.queue
+	return errors.Join(
+		q.AddQueue(Queue, s.cfg.Workers),
+		queue.AddWorker(q, &buildWorker{svc: s}),
+		queue.AddWorker(q, &sweepWorker{svc: s}),
+		q.AddPeriodic(s.cfg.SweepInterval, sweepArgs{}, &river.InsertOpts{Queue: Queue, MaxAttempts: 1}, false),
+	)
 }
-
-// Attach gives the service the queue builds are enqueued on.
-func (s *Service) Attach(q Enqueuer) { s.queue = q }
 
 // idemPrefix keeps build keys apart from job and expert creates in the shared idempotency records.
 const idemPrefix = "expert-builds:"
@@ -144,9 +134,6 @@ const idemPrefix = "expert-builds:"
 // Start records a build and queues it. With an idempotency key, a retry returns the original build
 // (replayed true) and starts nothing.
 func (s *Service) Start(ctx context.Context, c expert.Caller, req Request, idemKey, requestHash string) (Build, bool, error) {
-	if s.queue == nil {
-		return Build{}, false, errors.New("expertbuild: no queue attached")
-	}
 	k := idempotency.Key{AccountID: c.AccountID, Scope: idemPrefix, Key: idemKey, RequestHash: requestHash, StatusCode: 202, Now: s.now()}
 	return idempotency.Create(ctx, s.st, k, req, func(ctx context.Context, k store.IdempotencyKey) (Build, error) {
 		return s.Get(ctx, c, k.JobID)
@@ -168,7 +155,8 @@ func (s *Service) start(ctx context.Context, c expert.Caller, req Request, claim
 		if err := tx.CreateExpertBuild(ctx, &row); err != nil {
 			return err
 		}
-		return s.queue.EnqueueTx(ctx, tx, buildArgs{BuildID: row.ID}, &river.InsertOpts{Queue: Queue, MaxAttempts: s.cfg.MaxAttempts})
+		_, err := s.queue.EnqueueTx(ctx, tx, buildArgs{BuildID: row.ID}, &river.InsertOpts{Queue: Queue, MaxAttempts: s.cfg.MaxAttempts})
+		return err
 	})
 	if err != nil {
 		return Build{}, err

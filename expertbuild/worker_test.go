@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -29,7 +30,9 @@ func TestWorker(t *testing.T) {
 			require.NoError(t, err)
 			experts, err := expert.New(st, expert.Options{Skills: skills, Now: clock})
 			require.NoError(t, err)
-			svc, err := New(Deps{Store: st, Experts: experts, Skills: skills, Now: clock}, DefaultConfig())
+			q, err := queue.New(st, queue.Config{PollInterval: time.Second, MaxAttempts: 1, RescueAfter: time.Minute})
+			require.NoError(t, err)
+			svc, err := New(Deps{Store: st, Experts: experts, Skills: skills, Queue: q, Now: clock}, DefaultConfig())
 			require.NoError(t, err)
 			acct, _, err := st.EnsureAccount(ctx, "builder@example.com", store.TierPro, false)
 			require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/researchd/researchd/queue"
 )
 
 // Config tunes the queue and the workers. DefaultConfig gives production values; every field is
@@ -119,6 +121,12 @@ func (c Config) RescueDelay(effort string) time.Duration {
 // two: research runs after RescueDelay (their worker's Timeout), webhook deliveries and maintenance
 // after the floor. A floor as long as the longest effort would hold every killed run that long.
 func (c Config) RescueFloor() time.Duration { return c.RescueMargin }
+
+// Queue is the queue client's configuration these settings imply.
+func (c Config) Queue() queue.Config {
+	return queue.Config{PollInterval: c.PollInterval, MaintenancePoll: min(c.ReaperInterval, time.Second), MaxAttempts: c.MaxAttempts,
+		RescueAfter: c.RescueFloor(), ShutdownGrace: c.ShutdownGrace, TestOnly: c.TestOnly}
+}
 
 // Validate reports settings that cannot work together.
 func (c Config) Validate() error {

@@ -21,6 +21,7 @@ import (
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 	"github.com/researchd/researchd/workspace"
@@ -104,7 +105,32 @@ type bundle struct {
 	st      *store.Store
 	billing *billing.Service
 	svc     *jobs.Service
+	queue   *queue.Queue
 	account store.Account
+}
+
+// newService builds a service on a queue of its own, not started.
+func newService(t testing.TB, d jobs.Deps, cfg jobs.Config) (*jobs.Service, *queue.Queue) {
+	t.Helper()
+	qc := cfg.Queue()
+	qc.Logger = d.Logger
+	q, err := queue.New(d.Store, qc)
+	require.NoError(t, err)
+	d.Queue = q
+	svc, err := jobs.New(d, cfg)
+	require.NoError(t, err)
+	return svc, q
+}
+
+// start starts the queue's workers; they stop when t ends.
+func start(t testing.TB, q *queue.Queue) {
+	t.Helper()
+	require.NoError(t, q.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = q.Stop(ctx)
+	})
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -129,18 +155,12 @@ func setup(t *testing.T, st *store.Store, eng engine.Engine, mod func(*jobs.Conf
 	sealer, err := jobs.NewSealer([]byte("test secret"))
 	require.NoError(t, err)
 	b := billing.New(st, billing.DefaultConfig())
-	svc, err := jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Sealer: sealer, Logger: quietLogger()}, cfg)
-	require.NoError(t, err)
-	require.NoError(t, svc.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = svc.Stop(ctx)
-	})
+	svc, q := newService(t, jobs.Deps{Store: st, Billing: b, Engine: eng, Sealer: sealer, Logger: quietLogger()}, cfg)
+	start(t, q)
 	acct, _, err := st.EnsureAccount(context.Background(), storetest.Name("user")+"@example.com", store.TierEnterprise, false)
 	require.NoError(t, err)
 	require.NoError(t, st.AppendLedger(context.Background(), &store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: 1000}))
-	return &bundle{st: st, billing: b, svc: svc, account: acct}
+	return &bundle{st: st, billing: b, svc: svc, queue: q, account: acct}
 }
 
 // waitFor polls until the job satisfies ok; the generous bound only stops a hung test.
@@ -312,11 +332,9 @@ func TestProductionWebhookRefusedAtDialTime(t *testing.T) {
 	sealer, err := jobs.NewSealer([]byte("s"))
 	require.NoError(t, err)
 	client := netguard.NewClient(netguard.Policy{}, time.Second, netguard.WithResolver(loopbackResolver{}))
-	svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer,
+	svc, q := newService(t, jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer,
 		WebhookClient: client, Logger: quietLogger()}, cfg)
-	require.NoError(t, err)
-	require.NoError(t, svc.Start(ctx))
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	start(t, q)
 	acct, _, err := st.EnsureAccount(ctx, "prod@example.com", store.TierPro, false)
 	require.NoError(t, err)
 	_, err = svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierPro, Question: "q", Effort: "low", WebhookURL: ptr("http://hooks.example.com/x")})
@@ -375,20 +393,14 @@ func TestInitialRunRecoversABrokenWorkspace(t *testing.T) {
 				cfg := testConfig(t)
 				sealer, err := jobs.NewSealer([]byte("test secret"))
 				require.NoError(t, err)
-				svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer, Logger: quietLogger()}, cfg)
-				require.NoError(t, err)
+				svc, q := newService(t, jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer, Logger: quietLogger()}, cfg)
 				acct, _, err := st.EnsureAccount(ctx, storetest.Name("user")+"@example.com", store.TierEnterprise, false)
 				require.NoError(t, err)
 				c, err := svc.Create(ctx, jobs.CreateRequest{AccountID: acct.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "low"})
 				require.NoError(t, err)
 				tc.break_(t, st, c.Job.ID, filepath.Join(cfg.DataDir, "workspaces", c.Job.ID))
 
-				require.NoError(t, svc.Start(ctx))
-				t.Cleanup(func() {
-					stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-					defer cancel()
-					_ = svc.Stop(stopCtx)
-				})
+				start(t, q)
 				j := waitFor(t, st, c.Job.ID, terminal)
 				require.Equal(t, store.JobCompleted, j.Status, "%v", j.ErrorMessage)
 				revs, err := st.RevisionsForJob(ctx, j.ID)

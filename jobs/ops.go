@@ -8,7 +8,6 @@ import (
 	"net/url"
 
 	"github.com/google/uuid"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
@@ -307,7 +306,7 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 		if err := s.statusEvent(ctx, tx, jobID, store.JobCancelled, "The job was cancelled.", nil); err != nil {
 			return err
 		}
-		if err := s.settled(ctx, tx, jobID, store.JobCancelled, ""); err != nil {
+		if err := s.queue.JobSettled(ctx, tx, jobID, store.JobCancelled, ""); err != nil {
 			return err
 		}
 		if j.CurrentRunID != nil {
@@ -319,12 +318,8 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 		if j.RiverJobID != nil {
 			// A queued entry is cancelled outright; a running one is stopped by the worker's own
 			// cancellation check.
-			t, err := sqlTx(tx)
-			if err != nil {
+			if err := s.queue.CancelTx(ctx, tx, *j.RiverJobID); err != nil {
 				return err
-			}
-			if _, err := s.client.JobCancelTx(ctx, t, *j.RiverJobID); err != nil && !errors.Is(err, rivertype.ErrNotFound) {
-				return fmt.Errorf("cancel queue entry: %w", err)
 			}
 		}
 		return nil

@@ -78,11 +78,11 @@ func (s *Service) liveEntries(ctx context.Context, jobs []store.ResearchJob) (ma
 	if len(ids) == 0 {
 		return live, nil
 	}
-	res, err := s.client.JobList(ctx, river.NewJobListParams().IDs(ids...).First(len(ids)))
+	rows, err := s.queue.Jobs(ctx, ids...)
 	if err != nil {
 		return nil, fmt.Errorf("reaper: look up queue entries: %w", err)
 	}
-	for _, row := range res.Jobs {
+	for _, row := range rows {
 		live[row.ID] = !finalState(row.State)
 	}
 	return live, nil

@@ -57,7 +57,7 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 					require.NoError(t, stA.Close())
 				case "shutdown":
 					stopCtx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-					require.NoError(t, a.svc.Stop(stopCtx))
+					require.NoError(t, a.queue.Stop(stopCtx))
 					cancel()
 				}
 

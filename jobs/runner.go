@@ -413,7 +413,7 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 			map[string]any{"status": store.JobCompleted, "run_id": a.RunID, "revision_sha": sha}); err != nil {
 			return err
 		}
-		if err := s.settled(ctx, tx, j.ID, store.JobCompleted, ""); err != nil {
+		if err := s.queue.JobSettled(ctx, tx, j.ID, store.JobCompleted, ""); err != nil {
 			return err
 		}
 		var structured any
@@ -455,7 +455,7 @@ func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.Res
 		map[string]any{"status": store.JobFailed, "run_id": a.RunID, "error_code": code}); err != nil {
 		return err
 	}
-	if err := s.settled(ctx, tx, j.ID, store.JobFailed, code); err != nil {
+	if err := s.queue.JobSettled(ctx, tx, j.ID, store.JobFailed, code); err != nil {
 		return err
 	}
 	var report *reportBody

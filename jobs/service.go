@@ -1,13 +1,12 @@
-// Package jobs runs research jobs durably on River (github.com/riverqueue/river): a job row and its
-// queue entry commit in one transaction, workers execute runs under a concurrency limit and shut
-// down gracefully, River's rescuer re-queues runs whose process died, and webhooks are delivered by
-// their own queue. It also owns the job state machine (create, cancel, continue) that the HTTP
-// handlers call.
+// Package jobs runs research jobs durably on the process's queue (package queue): a job row and
+// its queue entry commit in one transaction, workers execute runs under a concurrency limit and
+// shut down gracefully with the queue, River's rescuer re-queues runs whose process died, and
+// webhooks are delivered by their own queue. It also owns the job state machine (create, cancel,
+// continue) that the HTTP handlers call, and tells the queue's settled hooks when a job settles.
 package jobs
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/netguard"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/revision"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
@@ -34,7 +34,6 @@ const (
 	QueueResearch   = "research"
 	QueueBackground = "research_background"
 	QueueWebhooks   = "webhooks"
-	QueueMaint      = "maintenance"
 )
 
 // Billing is what jobs needs from the billing service (*billing.Service implements it).
@@ -133,9 +132,9 @@ type Deps struct {
 	WebhookClient *http.Client
 	Logger        *slog.Logger
 	Now           func() time.Time
-	// Extensions add queues, workers and periodic jobs to the service's River client and hear about
-	// jobs settling (see Extension).
-	Extensions []Extension
+	// Queue runs the runs, webhook deliveries and the reaper; its settled hooks hear about every
+	// job that settles.
+	Queue *queue.Queue
 	// Blobs receives the contents of every revision's files (RESEARCH_BLOB_URL's bucket, shared by
 	// every process); nil: an in-memory bucket, which only a single process in a test can use.
 	Blobs *blob.Bucket
@@ -154,24 +153,23 @@ type Service struct {
 	log         *slog.Logger
 	now         func() time.Time
 	cfg         Config
-	client      *river.Client[*sql.Tx]
-	extensions  []Extension
+	queue       *queue.Queue
 	revisions   *revision.Service
 	follow      *Follower
 }
 
-// New builds the service and its River client (not started: it can enqueue at once; Start begins
-// working).
+// New builds the service and registers its work on the queue (it can enqueue at once; the queue's
+// Start begins working).
 func New(d Deps, cfg Config) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if d.Store == nil || d.Billing == nil || d.Engine == nil || d.Sealer == nil {
-		return nil, errors.New("jobs: store, billing, engine and sealer are required")
+	if d.Store == nil || d.Billing == nil || d.Engine == nil || d.Sealer == nil || d.Queue == nil {
+		return nil, errors.New("jobs: store, billing, engine, sealer and queue are required")
 	}
 	s := &Service{
 		st: d.Store, billing: d.Billing, engine: d.Engine, attachments: d.Attachments, experts: d.Experts, tools: d.Tools,
-		sealer: d.Sealer, webhooks: d.WebhookClient, log: d.Logger, now: d.Now, cfg: cfg, extensions: d.Extensions,
+		sealer: d.Sealer, webhooks: d.WebhookClient, log: d.Logger, now: d.Now, cfg: cfg, queue: d.Queue,
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -193,79 +191,24 @@ func New(d Deps, cfg Config) (*Service, error) {
 	webhooks := *s.webhooks
 	webhooks.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	s.webhooks = &webhooks
-	driver, err := d.Store.QueueDriver()
-	if err != nil {
+	if err := s.register(); err != nil {
 		return nil, err
 	}
-	workers := river.NewWorkers()
-	if err := river.AddWorkerSafely(workers, &runWorker{svc: s}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &webhookWorker{svc: s}); err != nil {
-		return nil, err
-	}
-	if err := river.AddWorkerSafely(workers, &reapWorker{svc: s}); err != nil {
-		return nil, err
-	}
-	queues := map[string]river.QueueConfig{
-		QueueResearch:   {MaxWorkers: cfg.Workers},
-		QueueBackground: {MaxWorkers: cfg.BackgroundWorkers},
-		QueueWebhooks:   {MaxWorkers: cfg.WebhookWorkers},
-		// Maintenance runs once per ReaperInterval and nobody waits on it: polling it as often as
-		// the research queue would only spend queries (on SQLite, CPU the requests need).
-		QueueMaint: {MaxWorkers: 1, FetchPollInterval: max(cfg.PollInterval, min(cfg.ReaperInterval, time.Second))},
-	}
-	periodic := []*river.PeriodicJob{
-		river.NewPeriodicJob(river.PeriodicInterval(cfg.ReaperInterval), func() (river.JobArgs, *river.InsertOpts) {
-			return reapArgs{}, &river.InsertOpts{Queue: QueueMaint, MaxAttempts: 1}
-		}, &river.PeriodicJobOpts{RunOnStart: true}),
-	}
-	for _, e := range d.Extensions {
-		for q, n := range e.Queues {
-			queues[q] = river.QueueConfig{MaxWorkers: n}
-		}
-		if e.Workers != nil {
-			if err := e.Workers(workers); err != nil {
-				return nil, err
-			}
-		}
-		periodic = append(periodic, e.Periodic...)
-	}
-	client, err := river.NewClient(driver, &river.Config{
-		Queues:  queues,
-		Workers: workers,
-		// Every worker sets its own Timeout, which River's rescuer also waits out (Config.RescueFloor);
-		// JobTimeout only covers a worker that forgets to, and may not exceed RescueStuckJobsAfter.
-		JobTimeout:           cfg.RescueFloor(),
-		RescueStuckJobsAfter: cfg.RescueFloor(),
-		FetchPollInterval:    cfg.PollInterval,
-		FetchCooldown:        fetchCooldown(cfg.PollInterval, d.Store.Listens()),
-		MaxAttempts:          cfg.MaxAttempts,
-		Logger:               s.log.With("component", "river"),
-		TestOnly:             cfg.TestOnly,
-		PeriodicJobs:         periodic,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("queue client: %w", err)
-	}
-	s.client = client
 	return s, nil
 }
 
-// listenCooldown is River's FetchCooldown where workers LISTEN. River sends at most one insert
-// notification per queue per cooldown and fetches at most once per cooldown; a job inserted inside
-// the window of an earlier notification is found by the fetch that notification triggers, by the
-// next notification, or by the poll. Two milliseconds keeps API jobs, which arrive far apart,
-// each on its own notification, and still bounds the fetch rate under a burst of creates.
-const listenCooldown = 2 * time.Millisecond
-
-// fetchCooldown is River's FetchCooldown: listenCooldown where workers LISTEN; otherwise fetches
-// come only from the poll, whose interval (at most River's default cooldown) is the bound.
-func fetchCooldown(poll time.Duration, listens bool) time.Duration {
-	if listens {
-		return min(poll, listenCooldown)
-	}
-	return min(poll, river.FetchCooldownDefault)
+// register puts the service's queues, workers and the periodic reaper on the queue.
+func (s *Service) register() error {
+	q, cfg := s.queue, s.cfg
+	return errors.Join(
+		q.AddQueue(QueueResearch, cfg.Workers),
+		q.AddQueue(QueueBackground, cfg.BackgroundWorkers),
+		q.AddQueue(QueueWebhooks, cfg.WebhookWorkers),
+		queue.AddWorker(q, &runWorker{svc: s}),
+		queue.AddWorker(q, &webhookWorker{svc: s}),
+		queue.AddWorker(q, &reapWorker{svc: s}),
+		q.AddPeriodic(cfg.ReaperInterval, reapArgs{}, &river.InsertOpts{Queue: queue.Maintenance, MaxAttempts: 1}, true),
+	)
 }
 
 // Config returns the service's configuration.
@@ -278,43 +221,6 @@ func (s *Service) WebhookPolicy() netguard.Policy {
 	}
 	return netguard.Policy{AllowHTTP: true, AllowPrivate: true}
 }
-
-// Start begins fetching and working jobs (research runs, webhooks, maintenance).
-func (s *Service) Start(ctx context.Context) error {
-	if err := s.client.Start(ctx); err != nil {
-		return fmt.Errorf("start queue: %w", err)
-	}
-	return nil
-}
-
-// Stop shuts the workers down gracefully: fetching stops at once, running jobs get until ctx's
-// deadline (or ShutdownGrace when ctx has none) to finish, then they are cancelled. A cancelled run
-// is left in_progress with its queue entry retryable, so the next process resumes it; its charge is
-// kept on the run id, so it is not charged again.
-func (s *Service) Stop(ctx context.Context) error {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.ShutdownGrace)
-		defer cancel()
-	}
-	err := s.client.Stop(ctx)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("stop queue: %w", err)
-	}
-	s.log.Warn("jobs still running at the shutdown deadline: cancelling them; they resume on the next start")
-	hard, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := s.client.StopAndCancel(hard); err != nil {
-		return fmt.Errorf("stop queue: %w", err)
-	}
-	return nil
-}
-
-// Stopped is closed once the client has fully stopped.
-func (s *Service) Stopped() <-chan struct{} { return s.client.Stopped() }
 
 // Revisions publishes and reads the jobs' revisions (manifests in the database, contents in the
 // blob store): every read of a report at a revision, a file list or a file goes through it.
@@ -335,36 +241,19 @@ func (s *Service) workspaceDir(jobID string) string {
 	return filepath.Join(s.cfg.DataDir, "workspaces", jobID)
 }
 
-// sqlTx is the database/sql transaction under a Store bound by InTx, for River's InsertTx.
-func sqlTx(tx *store.Store) (*sql.Tx, error) {
-	t, ok := tx.SQLTx()
-	if !ok {
-		return nil, errors.New("jobs: enqueue outside a transaction")
-	}
-	return t, nil
-}
-
 // enqueueRun inserts the queue entry of a run in the caller's transaction, on the background queue
 // when background is set. accountID's jobs beyond its fair share go in at a lower priority (see
 // Config.AccountShare).
 func (s *Service) enqueueRun(ctx context.Context, tx *store.Store, accountID string, a runArgs, background bool) (*rivertype.JobInsertResult, error) {
-	t, err := sqlTx(tx)
-	if err != nil {
-		return nil, err
-	}
-	queue := QueueResearch
+	name := QueueResearch
 	if background {
-		queue = QueueBackground
+		name = QueueBackground
 	}
-	priority, err := s.priority(ctx, tx, accountID, queue)
+	priority, err := s.priority(ctx, tx, accountID, name)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.client.InsertTx(ctx, t, a, &river.InsertOpts{Queue: queue, MaxAttempts: s.cfg.MaxAttempts, Priority: priority})
-	if err != nil {
-		return nil, fmt.Errorf("enqueue run: %w", err)
-	}
-	return res, nil
+	return s.queue.EnqueueTx(ctx, tx, a, &river.InsertOpts{Queue: name, MaxAttempts: s.cfg.MaxAttempts, Priority: priority})
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -126,16 +126,9 @@ func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.R
 // retries only cover a process dying mid-round; the attempts and their backoff are counted by the
 // worker from the recorded deliveries.
 func (s *Service) enqueueRound(ctx context.Context, tx *store.Store, m store.WebhookMessage, round int) error {
-	t, err := sqlTx(tx)
-	if err != nil {
-		return err
-	}
-	_, err = s.client.InsertTx(ctx, t, webhookArgs{MessageID: m.ID, Round: round, JobID: m.JobID, RunID: m.RunID, Event: m.Event},
+	_, err := s.queue.EnqueueTx(ctx, tx, webhookArgs{MessageID: m.ID, Round: round, JobID: m.JobID, RunID: m.RunID, Event: m.Event},
 		&river.InsertOpts{Queue: QueueWebhooks, MaxAttempts: 5})
-	if err != nil {
-		return fmt.Errorf("enqueue webhook: %w", err)
-	}
-	return nil
+	return err
 }
 
 func apiVersion(j store.ResearchJob) string {

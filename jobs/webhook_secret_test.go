@@ -118,11 +118,9 @@ func TestRotatedSecretSignsUntilItsGraceEnds(t *testing.T) {
 	clk := &clock{t: time.Now().UTC().Truncate(time.Microsecond)}
 	sealer, err := jobs.NewSealer([]byte("s"))
 	require.NoError(t, err)
-	svc, err := jobs.New(jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer,
+	svc, q := newService(t, jobs.Deps{Store: st, Billing: billing.New(st, billing.DefaultConfig()), Engine: &scriptEngine{}, Sealer: sealer,
 		Logger: quietLogger(), Now: clk.Now}, testConfig(t))
-	require.NoError(t, err)
-	require.NoError(t, svc.Start(ctx))
-	t.Cleanup(func() { _ = svc.Stop(context.Background()) })
+	start(t, q)
 	acct, _, err := st.EnsureAccount(ctx, "rotate@example.com", store.TierPro, false)
 	require.NoError(t, err)
 	hooks := newHookRecorder(t)

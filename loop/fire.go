@@ -8,6 +8,8 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riverqueue/river"
+
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
@@ -177,8 +179,29 @@ func (s *Service) RunNow(ctx context.Context, accountID, id string) (batchID str
 	return batchID, runNumber, nil
 }
 
-// Settled is the batch service's hook: a loop's batch has ended, so record its outcome now (not
-// only at the next firing or read). Batches that are not a loop's are ignored.
+// RunEndedArgs tells the loop service a run's batch ended. The batch service enqueues it in the
+// transaction that ends the batch, so the loop reads the batch once it is committed.
+type RunEndedArgs struct {
+	BatchID string `json:"batch_id"`
+}
+
+// Kind is the kind batches enqueued before the loop owned the notice, so entries queued by an
+// older process are still worked.
+func (RunEndedArgs) Kind() string { return "batch_loop_run_ended" }
+
+type runEndedWorker struct {
+	river.WorkerDefaults[RunEndedArgs]
+	svc *Service
+}
+
+func (w *runEndedWorker) Timeout(*river.Job[RunEndedArgs]) time.Duration { return time.Minute }
+
+func (w *runEndedWorker) Work(ctx context.Context, job *river.Job[RunEndedArgs]) error {
+	return w.svc.Settled(ctx, job.Args.BatchID)
+}
+
+// Settled records the outcome of a loop's ended batch now (not only at the next firing or
+// read). Batches that are not a loop's are ignored.
 func (s *Service) Settled(ctx context.Context, batchID string) error {
 	r, err := s.st.ScheduleRunByBatch(ctx, batchID)
 	if errors.Is(err, store.ErrNotFound) {

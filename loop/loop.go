@@ -29,6 +29,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/researchd/researchd/fault"
+	"github.com/researchd/researchd/queue"
 	"github.com/researchd/researchd/store"
 )
 
@@ -149,7 +150,10 @@ type Deps struct {
 	Store   *store.Store
 	Batches Batches
 	// Clock drives firing and timestamps (clockwork.NewRealClock() in production, a fake in tests).
-	Clock  clockwork.Clock
+	Clock clockwork.Clock
+	// Queue works the notices batches enqueue when a loop's run ends (RunEndedArgs); nil: a run's
+	// outcome is recorded only at the next firing or read of its loop.
+	Queue  *queue.Queue
 	Logger *slog.Logger
 }
 
@@ -172,6 +176,11 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if d.Queue != nil {
+		if err := queue.AddWorker(d.Queue, &runEndedWorker{svc: s}); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/researchd/researchd/a2aserver"
 	"github.com/researchd/researchd/a2aserver/a2atest"
-	"github.com/researchd/researchd/server"
+	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -25,7 +25,7 @@ func TestA2ATaskLimits(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := newResearchEnvWith(t, d, func(cfg *server.Config) {
+			e := newResearchEnvWith(t, d, func(cfg *servertest.Config) {
 				cfg.A2ALimits = a2aserver.Limits{MaxTasks: 3, MaxTasksPerAccount: 2}
 			})
 			ctx := t.Context()

@@ -28,7 +28,6 @@ import (
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/netguard"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -104,13 +103,12 @@ func newAttEnv(t *testing.T, d store.Dialect, importOpts ...netguard.Option) *at
 	t.Helper()
 	e := &attEnv{bucket: memblob.OpenBucket(nil), clock: &clock{t: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)}}
 	t.Cleanup(func() { _ = e.bucket.Close() })
-	e.Env = servertest.New(t, d, func(c *server.Config) {
+	e.Env = servertest.New(t, d, func(c *servertest.Config) {
 		c.Now = e.clock.Now
-		e.svc = attachments.New(c.Store, e.bucket, attachments.Config{
-			MaxBytes: testMaxBytes, Now: e.clock.Now, ImportTimeout: 5 * time.Second, ImportOptions: importOpts, Logger: c.Logger,
-		})
-		c.Attachments = e.svc
+		c.App.Bucket = e.bucket
+		c.App.Attachments = attachments.Config{MaxBytes: testMaxBytes, ImportTimeout: 5 * time.Second, ImportOptions: importOpts}
 	})
+	e.svc = e.Services.Attachments
 	e.owner = e.NewAccount(t, store.TierFree, false, 0)
 	return e
 }
@@ -345,9 +343,9 @@ func TestAttachmentsMultipartRefusals(t *testing.T) {
 func TestAttachmentsBodyLimits(t *testing.T) {
 	t.Parallel()
 	// A global limit smaller than a legitimate upload must not refuse it.
-	small := servertest.New(t, store.SQLite, func(c *server.Config) {
+	small := servertest.New(t, store.SQLite, func(c *servertest.Config) {
 		c.MaxBodyBytes = 1024
-		c.Attachments = attachments.New(c.Store, memblob.OpenBucket(nil), attachments.Config{MaxBytes: testMaxBytes, MaxRequestBytes: 8 << 10})
+		c.App.Attachments = attachments.Config{MaxBytes: testMaxBytes, MaxRequestBytes: 8 << 10}
 	})
 	acct := small.NewAccount(t, store.TierFree, false, 0)
 	body, ct := multipartBody(t, part{filename: "a.txt", data: bytes.Repeat([]byte("a"), 4096)})

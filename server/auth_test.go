@@ -25,7 +25,6 @@ import (
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -150,7 +149,7 @@ func TestExternalIssuer(t *testing.T) {
 			const audience = "https://research.example/api"
 			verifier, err := auth.NewJWKSVerifier(ctx, auth.DevIssuerName, audience, jwks.URL+"/.well-known/jwks.json")
 			require.NoError(t, err)
-			env := servertest.New(t, d, func(c *server.Config) { c.OAuth, c.DevIssuer = verifier, nil })
+			env := servertest.New(t, d, func(c *servertest.Config) { c.OAuth, c.DevIssuer = verifier, nil })
 
 			email := storetest.Name("ext") + "@example.com"
 			stranger, err := auth.LoadDevIssuer(t.TempDir())

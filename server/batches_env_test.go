@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -13,14 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
-	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 )
@@ -92,50 +86,27 @@ func newBatchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *batchEnv {
 	return newBatchEnvWith(t, d, nil, opts...)
 }
 
-// newBatchEnvWith is newBatchEnv with hook called on the config and the batch service before the
-// job workers start.
-func newBatchEnvWith(t testing.TB, d store.Dialect, hook func(*server.Config, *batch.Service), opts ...researchOpt) *batchEnv {
+// newBatchEnvWith is newBatchEnv with a change to the configuration.
+func newBatchEnvWith(t testing.TB, d store.Dialect, configure servertest.Option, opts ...researchOpt) *batchEnv {
 	t.Helper()
 	g := &gateEngine{testEngine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}, release: make(chan struct{}, 200)}
-	var bill *billing.Service
-	env := servertest.New(t, d, func(cfg *server.Config) {
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		jc := jobs.DefaultConfig()
-		jc.DataDir = t.TempDir()
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
+		jc := &cfg.App.Jobs
 		jc.TestOnly = true
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
 		jc.BackgroundWorkers = 10
 		for _, o := range opts {
-			o(&jc)
+			o(jc)
 		}
-		bill = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Billing = bill
-		bc := batch.DefaultConfig()
-		bc.SweepInterval = 100 * time.Millisecond
-		experts, err := expert.New(cfg.Store, expert.Options{Skills: testSkills{}, Tools: testTools{}})
-		require.NoError(t, err)
-		cfg.Experts = experts
-		b, err := batch.New(batch.Deps{Store: cfg.Store, Billing: bill, Experts: experts.Runner(), Logger: log}, bc)
-		require.NoError(t, err)
-		sealer, err := jobs.NewSealer([]byte("batch test secret"))
-		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: bill, Engine: g, Sealer: sealer, Logger: log, Experts: experts.Runner(),
-			Extensions: []jobs.Extension{b.Extension()}}, jc)
-		require.NoError(t, err)
-		b.Attach(svc)
-		if hook != nil {
-			hook(cfg, b)
+		cfg.App.Batches.SweepInterval = 100 * time.Millisecond
+		cfg.App.Engine = g
+		if configure != nil {
+			configure(cfg)
 		}
-		require.NoError(t, svc.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Stop(ctx)
-		})
-		cfg.Research, cfg.Batches = svc, b
 	})
-	return &batchEnv{Env: env, engine: g, billing: bill}
+	env.Start(t)
+	return &batchEnv{Env: env, engine: g, billing: env.Services.Billing}
 }
 
 // release lets n gated runs finish.

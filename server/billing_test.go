@@ -13,7 +13,6 @@ import (
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -23,7 +22,7 @@ import (
 var billingNow = time.Date(2025, 3, 15, 12, 0, 0, 0, time.UTC)
 
 func atClock(now time.Time) servertest.Option {
-	return func(c *server.Config) { c.Now = func() time.Time { return now } }
+	return func(c *servertest.Config) { c.Now = func() time.Time { return now } }
 }
 
 // seeder books on env's store at a chosen time.
@@ -81,7 +80,7 @@ func TestQuotaPricesAreConfigurable(t *testing.T) {
 			prices.CentsPerCredit = 25
 			prices.CreditsPerEffort["low"] = 1
 			prices.CreditsPerEffort["build"] = 50
-			env := servertest.New(t, d, func(c *server.Config) { c.Billing = billing.New(c.Store, prices) })
+			env := servertest.New(t, d, func(c *servertest.Config) { c.App.Billing = prices })
 			acct := env.NewAccount(t, store.TierEnterprise, false, 0)
 			require.NoError(t, env.Store.AppendLedger(context.Background(), &store.LedgerEntry{AccountID: acct.ID, Type: store.TxDeposit, AmountCents: 100}))
 			var q gen.QuotaResponse

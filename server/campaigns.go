@@ -3,14 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/campaign"
-	"github.com/researchd/researchd/engine"
-	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 )
 
@@ -117,14 +113,6 @@ func (s *Server) GetCampaignLimits(ctx context.Context, _ gen.GetCampaignLimitsR
 		return nil, err
 	}
 	return gen.GetCampaignLimits200JSONResponse(limitsOf(s.campaigns.Limits())), nil
-}
-
-// defaultCampaigns is the campaign service of a server built without one: the extractive engine
-// answers, deliverables go to the attachments' bucket.
-func defaultCampaigns(cfg Config) (*campaign.Service, error) {
-	return campaign.New(campaign.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(),
-		Answerer: engine.Answers(extractive.New(extractive.Options{}), filepath.Join(os.TempDir(), "researchd-answers")),
-		Bucket:   cfg.Attachments.Bucket(), Logger: cfg.Logger, Now: cfg.Now}, campaign.DefaultConfig())
 }
 
 // UpdateCampaign edits a draft.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,16 +14,12 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
-	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 )
@@ -109,39 +103,18 @@ func newCampaignEnv(t testing.TB, d store.Dialect, tune ...func(*campaign.Config
 	}
 	g := &gateAnswerer{inner: engine.Answers(extractive.New(extractive.Options{CorpusDir: corpus}), t.TempDir()), release: make(chan struct{}, 1000)}
 	out := &campaignEnv{answers: g}
-	env := servertest.New(t, d, func(cfg *server.Config) {
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		jc := jobs.DefaultConfig()
-		jc.DataDir = t.TempDir()
-		jc.TestOnly = true
-		jc.PollInterval = 20 * time.Millisecond
-		out.billing = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Billing = out.billing
-		experts, err := expert.New(cfg.Store, expert.Options{Skills: testSkills{}, Tools: testTools{}})
-		require.NoError(t, err)
-		cfg.Experts = experts
-		cc := campaign.DefaultConfig()
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
+		cfg.App.Jobs.TestOnly = true
+		cfg.App.Jobs.PollInterval = 20 * time.Millisecond
+		cc := &cfg.App.Campaigns
 		cc.ChunkSize, cc.SweepInterval = 2, 100*time.Millisecond
 		for _, f := range tune {
-			f(&cc)
+			f(cc)
 		}
-		out.svc, err = campaign.New(campaign.Deps{Store: cfg.Store, Billing: out.billing, Experts: experts.Runner(), Answerer: g,
-			Bucket: memblob.OpenBucket(nil), Logger: log}, cc)
-		require.NoError(t, err)
-		sealer, err := jobs.NewSealer([]byte("campaign test secret"))
-		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: out.billing, Engine: extractive.New(extractive.Options{}), Sealer: sealer,
-			Logger: log, Experts: experts.Runner(), Extensions: []jobs.Extension{out.svc.Extension()}}, jc)
-		require.NoError(t, err)
-		out.svc.Attach(svc)
-		require.NoError(t, svc.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Stop(ctx)
-		})
-		cfg.Research, cfg.Campaigns = svc, out.svc
+		cfg.App.Answerer = g
 	})
+	env.Start(t)
+	out.billing, out.svc = env.Services.Billing, env.Services.Campaigns
 	out.Env = env
 	return out
 }

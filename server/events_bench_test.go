@@ -20,7 +20,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
+	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -48,7 +48,7 @@ func TestBenchEventStreams(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			ctx := context.Background()
-			e := newResearchEnvWith(t, d, func(cfg *server.Config) { cfg.MaxStreamsPerAccount = n },
+			e := newResearchEnvWith(t, d, func(cfg *servertest.Config) { cfg.MaxStreamsPerAccount = n },
 				func(c *jobs.Config) { c.PollInterval = jobs.DefaultConfig().PollInterval })
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			now := time.Now().UTC()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -47,7 +46,7 @@ func TestEventStreamAcrossProcesses(t *testing.T) {
 				go func() { ch <- streamAll(t, p.researchEnv, owner.Key, id) }()
 			}
 			time.Sleep(100 * time.Millisecond)
-			require.NoError(t, a.svc.Start(context.Background()))
+			require.NoError(t, a.Services.Start(context.Background()))
 			for name, ch := range streams {
 				select {
 				case seqs := <-ch:
@@ -89,7 +88,7 @@ func openStream(t *testing.T, e *researchEnv, key, jobID string) (status int, cl
 // affected, and a slot frees when a stream closes.
 func TestEventStreamCapPerAccount(t *testing.T) {
 	t.Parallel()
-	e := newResearchEnvWith(t, store.SQLite, func(cfg *server.Config) { cfg.MaxStreamsPerAccount = 2 })
+	e := newResearchEnvWith(t, store.SQLite, func(cfg *servertest.Config) { cfg.MaxStreamsPerAccount = 2 })
 	owner := e.NewAccount(t, store.TierPro, false, 100)
 	other := e.NewAccount(t, store.TierPro, false, 100)
 	job := e.mustCreate(t, owner.Key, map[string]any{"question": "Held open [block]", "effort": "low"})

@@ -13,7 +13,6 @@ import (
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/engine/llm"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 )
@@ -50,7 +49,7 @@ func TestExpertAuthoringWithModel(t *testing.T) {
 	require.NoError(t, err)
 	model, ok := eng.(authoring.Model)
 	require.True(t, ok, "the openai engine drafts for authoring")
-	e := servertest.New(t, store.SQLite, func(cfg *server.Config) { cfg.AuthoringModel = model })
+	e := servertest.New(t, store.SQLite, func(cfg *servertest.Config) { cfg.AuthoringModel = model })
 	a := e.NewAccount(t, store.TierPro, false, 0)
 	text := "Vendor review playbook\n1. Confirm the legal entity.\n2. Rate risk low/medium/high and write a summary."
 	extract := func() gen.ExpertExtractResponse {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/ratelimit"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -20,7 +19,7 @@ func TestExpertAuthoring(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			e := servertest.New(t, d, func(cfg *server.Config) { cfg.AuthoringRate = ratelimit.Rate{N: 2, Per: time.Hour} })
+			e := servertest.New(t, d, func(cfg *servertest.Config) { cfg.AuthoringRate = ratelimit.Rate{N: 2, Per: time.Hour} })
 			a := e.NewAccount(t, store.TierPro, false, 10)
 			stranger := e.NewAccount(t, store.TierPro, false, 10)
 
@@ -93,7 +92,7 @@ func TestExpertAuthoring(t *testing.T) {
 
 func TestWorkflowAuthoringOff(t *testing.T) {
 	t.Parallel()
-	e := servertest.New(t, store.SQLite, func(cfg *server.Config) { cfg.WorkflowAuthoringOff = true })
+	e := servertest.New(t, store.SQLite, func(cfg *servertest.Config) { cfg.WorkflowAuthoringOff = true })
 	a := e.NewAccount(t, store.TierPro, false, 0)
 	r := e.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/experts/generate-workflow", Token: a.Key, Body: map[string]any{"sop": map[string]any{"steps": []any{"x"}}}})
 	require.Equal(t, http.StatusNotFound, r.Status)

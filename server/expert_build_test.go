@@ -1,25 +1,14 @@
 package server_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/engine/extractive"
-	"github.com/researchd/researchd/expert"
-	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/mcptool"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
-	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -27,36 +16,12 @@ import (
 // newBuildEnv runs the app with started workers that include the expert build queue.
 func newBuildEnv(t *testing.T, d store.Dialect) expertEnv {
 	t.Helper()
-	env := servertest.New(t, d, func(cfg *server.Config) {
-		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-		skills, err := skill.New(cfg.Store, nil)
-		require.NoError(t, err)
-		tools := mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Logger: quiet})
-		experts, err := expert.New(cfg.Store, expert.Options{Skills: skills, Tools: tools, Logger: quiet})
-		require.NoError(t, err)
-		bc := expertbuild.DefaultConfig()
-		bc.Timeout = 30 * time.Second
-		builds, err := expertbuild.New(expertbuild.Deps{Store: cfg.Store, Experts: experts, Skills: skills, Logger: quiet}, bc)
-		require.NoError(t, err)
-		jc := jobs.DefaultConfig()
-		jc.DataDir = t.TempDir()
-		jc.TestOnly = true
-		jc.PollInterval = 20 * time.Millisecond
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
-		sealer, err := jobs.NewSealer([]byte("build test secret"))
-		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: cfg.Billing, Engine: extractive.New(extractive.Options{}),
-			Experts: experts.Runner(), Sealer: sealer, Logger: quiet, Extensions: []jobs.Extension{builds.Extension()}}, jc)
-		require.NoError(t, err)
-		builds.Attach(svc)
-		require.NoError(t, svc.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Stop(ctx)
-		})
-		cfg.Skills, cfg.Tools, cfg.Experts, cfg.Builds, cfg.Research = skills, tools, experts, builds, svc
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
+		cfg.App.Builds.Timeout = 30 * time.Second
+		cfg.App.Jobs.TestOnly = true
+		cfg.App.Jobs.PollInterval = 20 * time.Millisecond
 	})
+	env.Start(t)
 	return expertEnv{env}
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/netguard"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -64,19 +63,16 @@ func newFilesEnv(t *testing.T, d store.Dialect) *filesEnv {
 	dialer := &testDialer{origin: origin.Listener.Addr().String()}
 
 	f := &filesEnv{repos: t.TempDir()}
-	env := servertest.New(t, d, func(cfg *server.Config) {
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
 		bucket := memblob.OpenBucket(nil)
 		t.Cleanup(func() { _ = bucket.Close() })
-		att := attachments.New(cfg.Store, bucket, attachments.Config{
-			MaxBytes: testMaxBytes, ImportTimeout: 5 * time.Second, Logger: cfg.Logger,
-			ImportOptions: []netguard.Option{netguard.WithResolver(res), netguard.WithDialer(dialer)},
-		})
-		svc, err := expert.New(cfg.Store, expert.Options{
-			Skills: testSkills{"sec-filings"}, Tools: testTools{"web_search"}, Attachments: att, FilesDir: f.repos, Logger: cfg.Logger,
-		})
-		require.NoError(t, err)
-		cfg.Attachments, cfg.Experts, f.svc = att, svc, svc
+		cfg.App.Bucket = bucket
+		cfg.App.Attachments = attachments.Config{MaxBytes: testMaxBytes, ImportTimeout: 5 * time.Second,
+			ImportOptions: []netguard.Option{netguard.WithResolver(res), netguard.WithDialer(dialer)}}
+		cfg.App.SkillCatalog, cfg.App.ToolCatalog = testSkills{"sec-filings"}, testTools{"web_search"}
+		cfg.App.ExpertFilesDir = f.repos
 	})
+	f.svc = env.Services.Experts
 	f.expertEnv = expertEnv{env}
 	f.owner = f.NewAccount(t, store.TierPro, false, 0)
 	_, f.origin, _ = splitHostPort(origin.Listener.Addr().String())

@@ -1,11 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,19 +12,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/researchd/researchd/a2aserver/a2atest"
-	"github.com/researchd/researchd/batch"
-	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
-	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/loop"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -50,44 +40,18 @@ func newTierEnv(t *testing.T, d store.Dialect) *tierEnv {
 	for name, text := range campaignCorpus {
 		require.NoError(t, os.WriteFile(filepath.Join(corpus, name), []byte(text), 0o600))
 	}
-	out.Env = servertest.New(t, d, func(cfg *server.Config) {
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		jc := jobs.DefaultConfig()
-		jc.DataDir, jc.TestOnly = t.TempDir(), true
+	out.Env = servertest.New(t, d, func(cfg *servertest.Config) {
+		jc := &cfg.App.Jobs
+		jc.TestOnly = true
 		jc.PollInterval, jc.CancelCheck = 20*time.Millisecond, 20*time.Millisecond
-		bill := billing.New(cfg.Store, billing.DefaultConfig())
-		experts, err := expert.New(cfg.Store, expert.Options{Skills: testSkills{}, Tools: testTools{}})
-		require.NoError(t, err)
-		bc := batch.DefaultConfig()
-		bc.SweepInterval = 100 * time.Millisecond
-		batches, err := batch.New(batch.Deps{Store: cfg.Store, Billing: bill, Experts: experts.Runner(), Logger: log}, bc)
-		require.NoError(t, err)
-		cc := campaign.DefaultConfig()
-		cc.SweepInterval = 100 * time.Millisecond
-		answers := engine.Answers(extractive.New(extractive.Options{CorpusDir: corpus}), t.TempDir())
-		campaigns, err := campaign.New(campaign.Deps{Store: cfg.Store, Billing: bill, Experts: experts.Runner(), Answerer: answers,
-			Bucket: memblob.OpenBucket(nil), Logger: log}, cc)
-		require.NoError(t, err)
-		sealer, err := jobs.NewSealer([]byte("tier test secret"))
-		require.NoError(t, err)
-		svc, err := jobs.New(jobs.Deps{Store: cfg.Store, Billing: bill, Engine: extractive.New(extractive.Options{CorpusDir: testCorpus(t)}),
-			Sealer: sealer, Logger: log, Experts: experts.Runner(), Extensions: []jobs.Extension{batches.Extension(), campaigns.Extension()}}, jc)
-		require.NoError(t, err)
-		batches.Attach(svc)
-		campaigns.Attach(svc)
-		out.loops, err = loop.New(loop.Deps{Store: cfg.Store, Batches: batches.Loops(), Clock: out.clock, Logger: log})
-		require.NoError(t, err)
-		batches.OnRunEnded(out.loops.Settled)
-		out.start = func() {
-			require.NoError(t, svc.Start(context.Background()))
-			t.Cleanup(func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-				defer cancel()
-				_ = svc.Stop(ctx)
-			})
-		}
-		cfg.Billing, cfg.Experts, cfg.Research, cfg.Batches, cfg.Campaigns, cfg.Loops = bill, experts, svc, batches, campaigns, out.loops
+		cfg.App.Batches.SweepInterval = 100 * time.Millisecond
+		cfg.App.Campaigns.SweepInterval = 100 * time.Millisecond
+		cfg.App.Engine = extractive.New(extractive.Options{CorpusDir: testCorpus(t)})
+		cfg.App.Answerer = engine.Answers(extractive.New(extractive.Options{CorpusDir: corpus}), t.TempDir())
+		cfg.App.LoopClock = out.clock
 	})
+	out.loops = out.Services.Loops
+	out.start = func() { out.Env.Start(t) }
 	return out
 }
 

@@ -12,9 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/auth"
-	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -51,12 +49,8 @@ type expertEnv struct {
 
 func newExpertEnv(t *testing.T, d store.Dialect) expertEnv {
 	t.Helper()
-	env := servertest.New(t, d, func(cfg *server.Config) {
-		svc, err := expert.New(cfg.Store, expert.Options{
-			Skills: testSkills{"sec-filings", "citation-check"}, Tools: testTools{"web_search", "fetch_url"},
-		})
-		require.NoError(t, err)
-		cfg.Experts = svc
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
+		cfg.App.SkillCatalog, cfg.App.ToolCatalog = testSkills{"sec-filings", "citation-check"}, testTools{"web_search", "fetch_url"}
 	})
 	return expertEnv{env}
 }

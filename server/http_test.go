@@ -15,7 +15,6 @@ import (
 
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/openapi"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -28,7 +27,7 @@ func TestHTTPErrors(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			env := servertest.New(t, d, func(c *server.Config) { c.MaxBodyBytes = 1024 })
+			env := servertest.New(t, d, func(c *servertest.Config) { c.MaxBodyBytes = 1024 })
 			acct := env.NewAccount(t, store.TierFree, false, 0)
 			tok := env.Token(t, acct.Email, "keys")
 
@@ -257,7 +256,7 @@ func TestPanicRecovery(t *testing.T) {
 	t.Parallel()
 	var explode atomic.Bool
 	logs := &lockedBuffer{}
-	env := servertest.New(t, store.SQLite, func(c *server.Config) {
+	env := servertest.New(t, store.SQLite, func(c *servertest.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 		// The clock is read when an API key is used; it panics on demand.
 		c.Now = func() time.Time {

@@ -8,10 +8,8 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/loop"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -23,14 +21,8 @@ func TestLoopsHTTP(t *testing.T) {
 			t.Parallel()
 			clock := clockwork.NewFakeClockAt(time.Date(2025, 3, 10, 7, 0, 0, 0, time.UTC))
 			// The batch service, its dispatcher and job workers are real; only the loop's clock is fake.
-			var svc *loop.Service
-			env := newBatchEnvWith(t, d, func(cfg *server.Config, b *batch.Service) {
-				var err error
-				svc, err = loop.New(loop.Deps{Store: cfg.Store, Batches: b.Loops(), Clock: clock})
-				require.NoError(t, err)
-				b.OnRunEnded(svc.Settled)
-				cfg.Loops = svc
-			})
+			env := newBatchEnvWith(t, d, func(cfg *servertest.Config) { cfg.App.LoopClock = clock })
+			svc := env.Services.Loops
 			alice := env.NewAccount(t, "pro", false, 100)
 			bob := env.NewAccount(t, "pro", false, 100)
 

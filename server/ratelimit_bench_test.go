@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -25,7 +24,7 @@ func BenchmarkGetResearchRateLimit(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				limits := servertest.GenerousLimits()
 				limits.Off = !limited
-				e := servertest.New(b, d, func(c *server.Config) { c.RateLimits = limits })
+				e := servertest.New(b, d, func(c *servertest.Config) { c.RateLimits = limits })
 				acct := e.NewAccount(b, store.TierPro, false, 100)
 				r := e.Do(b, servertest.Req{Method: "POST", Path: "/api/v2/research", Token: acct.Key,
 					Body: map[string]any{"question": "How fast is a detail read?", "effort": "low"}})

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/ratelimit"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -27,7 +26,7 @@ func TestRequestRateLimits(t *testing.T) {
 			limits.Tiers[store.TierFree] = ratelimit.Rate{N: 3, Per: time.Hour}
 			limits.Tiers[store.TierPro] = ratelimit.Rate{N: 100, Per: time.Hour}
 			limits.Anonymous = ratelimit.Rate{N: 2, Per: time.Hour}
-			e := servertest.New(t, d, func(c *server.Config) { c.RateLimits = &limits })
+			e := servertest.New(t, d, func(c *servertest.Config) { c.RateLimits = &limits })
 			free := e.NewAccount(t, store.TierFree, false, 0)
 			pro := e.NewAccount(t, store.TierPro, false, 0)
 

@@ -2,16 +2,12 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/engine"
-	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/revision"
@@ -322,25 +318,4 @@ func (s *Server) resolveRevision(ctx context.Context, jobID, rev string) (revisi
 			gen.FieldError{Field: "query.revision", Message: "ambiguous revision"})
 	}
 	return r, err
-}
-
-// defaultResearch is the research service of a server built without one: it accepts and stores
-// jobs but runs nothing (no workers are started, so no workspace is ever written).
-func defaultResearch(cfg Config, ext ...jobs.Extension) (*jobs.Service, error) {
-	dir := filepath.Join(os.TempDir(), "researchd-unstarted")
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, err
-	}
-	sealer, err := jobs.NewSealer(secret)
-	if err != nil {
-		return nil, err
-	}
-	jc := jobs.DefaultConfig()
-	jc.DataDir = dir
-	return jobs.New(jobs.Deps{
-		Store: cfg.Store, Billing: cfg.Billing, Engine: extractive.New(extractive.Options{}),
-		Attachments: jobs.AttachmentsFrom(cfg.Attachments), Experts: cfg.Experts.Runner(), Tools: jobs.ToolsFrom(cfg.Tools),
-		Sealer: sealer, Logger: cfg.Logger, Now: cfg.Now, Extensions: ext, Blobs: cfg.Attachments.Bucket(),
-	}, jc)
 }

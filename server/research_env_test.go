@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,15 +11,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gocloud.dev/blob/memblob"
 
-	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 )
@@ -117,17 +111,15 @@ type researchOpt func(*jobs.Config)
 
 func newResearchEnv(t testing.TB, d store.Dialect, opts ...researchOpt) *researchEnv {
 	t.Helper()
-	return newResearchEnvWith(t, d, func(*server.Config) {}, opts...)
+	return newResearchEnvWith(t, d, func(*servertest.Config) {}, opts...)
 }
 
 // newResearchEnvWith is newResearchEnv with a change to the server configuration.
 func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Option, opts ...researchOpt) *researchEnv {
 	t.Helper()
-	var svc *jobs.Service
-	env := servertest.New(t, d, func(cfg *server.Config) {
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
 		configure(cfg)
-		jc := jobs.DefaultConfig()
-		jc.DataDir = t.TempDir()
+		jc := &cfg.App.Jobs
 		jc.TestOnly = true
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
@@ -135,27 +127,12 @@ func newResearchEnvWith(t testing.TB, d store.Dialect, configure servertest.Opti
 		jc.WebhookTimeout = 2 * time.Second
 		jc.WebhookBudget = 6 * time.Second
 		for _, o := range opts {
-			o(&jc)
+			o(jc)
 		}
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Attachments = attachments.New(cfg.Store, memblob.OpenBucket(nil), attachments.Config{})
-		sealer, err := jobs.NewSealer([]byte("research test secret"))
-		require.NoError(t, err)
-		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})},
-			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		}, jc)
-		require.NoError(t, err)
-		require.NoError(t, svc.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Stop(ctx)
-		})
-		cfg.Research = svc
+		cfg.App.Engine = testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}
 	})
-	return &researchEnv{Env: env, svc: svc}
+	env.Start(t)
+	return &researchEnv{Env: env, svc: env.Services.Research}
 }
 
 // create posts a job and returns the response.

@@ -1,9 +1,6 @@
 package server_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"testing"
@@ -11,19 +8,12 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 	"github.com/stretchr/testify/require"
-	"gocloud.dev/blob/memblob"
 
-	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
-	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/mcptool"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
-	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -32,38 +22,16 @@ import (
 // catalogue, expert service and MCP tool registry (mcpServers may be nil), on eng.
 func newExpertResearchEnv(t *testing.T, d store.Dialect, eng engine.Engine, mcpServers []mcptool.ServerConfig) *researchEnv {
 	t.Helper()
-	var svc *jobs.Service
-	env := servertest.New(t, d, func(cfg *server.Config) {
-		jc := jobs.DefaultConfig()
-		jc.DataDir = t.TempDir()
+	env := servertest.New(t, d, func(cfg *servertest.Config) {
+		jc := &cfg.App.Jobs
 		jc.TestOnly = true
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
-		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Attachments = attachments.New(cfg.Store, memblob.OpenBucket(nil), attachments.Config{})
-		skills, err := skill.New(cfg.Store, nil)
-		require.NoError(t, err)
-		tools := mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Servers: mcpServers, Logger: quiet})
-		experts, err := expert.New(cfg.Store, expert.Options{Skills: skills, Tools: tools, Logger: quiet})
-		require.NoError(t, err)
-		cfg.Skills, cfg.Tools, cfg.Experts = skills, tools, experts
-		sealer, err := jobs.NewSealer([]byte("research test secret"))
-		require.NoError(t, err)
-		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: eng, Attachments: jobs.AttachmentsFrom(cfg.Attachments),
-			Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer, Logger: quiet,
-		}, jc)
-		require.NoError(t, err)
-		require.NoError(t, svc.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Stop(ctx)
-		})
-		cfg.Research = svc
+		cfg.App.Tools.Servers = mcpServers
+		cfg.App.Engine = eng
 	})
-	return &researchEnv{Env: env, svc: svc}
+	env.Start(t)
+	return &researchEnv{Env: env, svc: env.Services.Research}
 }
 
 // createExpert creates a custom expert and returns its id and slug.

@@ -28,7 +28,7 @@ func BenchmarkResearchReads(b *testing.B) {
 			}
 			first := done.Revisions[0].CommitSha
 			// Idle workers poll the queue; on SQLite they share the one connection with the reads.
-			stopWorkers(e.svc)
+			stopWorkers(e.Services)
 			base := e.URL + "/api/v2/research/" + j.JobId.String()
 			for _, c := range []struct{ name, url string }{
 				{"detail", base},

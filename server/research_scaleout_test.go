@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,12 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"gocloud.dev/blob"
 
+	"github.com/researchd/researchd/app"
 	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -35,33 +31,23 @@ type process struct {
 func newProcess(t *testing.T, st *store.Store, bucket *blob.Bucket) *process {
 	t.Helper()
 	dir := t.TempDir()
-	var svc *jobs.Service
-	env := servertest.NewOn(t, st, func(cfg *server.Config) {
-		jc := jobs.DefaultConfig()
+	env := servertest.NewOn(t, st, func(cfg *servertest.Config) {
+		jc := &cfg.App.Jobs
 		jc.DataDir = dir
 		jc.TestOnly = true
 		jc.PollInterval = 20 * time.Millisecond
 		jc.CancelCheck = 20 * time.Millisecond
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig())
-		cfg.Attachments = attachments.New(cfg.Store, bucket, attachments.Config{})
-		sealer, err := jobs.NewSealer([]byte("scale-out test secret"))
-		require.NoError(t, err)
-		svc, err = jobs.New(jobs.Deps{
-			Store: cfg.Store, Billing: cfg.Billing, Engine: testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})},
-			Attachments: jobs.AttachmentsFrom(cfg.Attachments), Sealer: sealer, Blobs: bucket,
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		}, jc)
-		require.NoError(t, err)
-		cfg.Research = svc
+		cfg.App.Bucket = bucket
+		cfg.App.Engine = testEngine{offline: extractive.New(extractive.Options{CorpusDir: testCorpus(t)})}
 	})
-	t.Cleanup(func() { stopWorkers(svc) })
-	return &process{researchEnv: &researchEnv{Env: env, svc: svc}, dir: dir}
+	t.Cleanup(func() { stopWorkers(env.Services) })
+	return &process{researchEnv: &researchEnv{Env: env, svc: env.Services.Research}, dir: dir}
 }
 
-func stopWorkers(svc *jobs.Service) {
+func stopWorkers(svcs *app.Services) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = svc.Stop(ctx)
+	_ = svcs.Stop(ctx)
 }
 
 // ranHere reports whether the process holds a working copy of the job.
@@ -120,14 +106,14 @@ func TestScaleOutEveryProcessServesEveryJob(t *testing.T) {
 				b.mustCreate(t, owner.Key, map[string]any{"question": "A run that fails [fail]", "effort": "low"}),
 				a.mustCreate(t, owner.Key, map[string]any{"question": "A short answer about gas storage", "effort": "low"}),
 			}
-			require.NoError(t, a.svc.Start(context.Background()))
+			require.NoError(t, a.Services.Start(context.Background()))
 			for _, j := range created {
 				b.await(t, owner.Key, j.Slug, isTerminal)
 			}
-			stopWorkers(a.svc)
+			stopWorkers(a.Services)
 
 			// B continues two jobs: its working copies start from the published revisions.
-			require.NoError(t, b.svc.Start(context.Background()))
+			require.NoError(t, b.Services.Start(context.Background()))
 			for _, j := range created[:2] {
 				r := b.Do(t, servertest.Req{Method: "POST", Path: "/api/v2/research/" + j.Slug + "/continue", Token: owner.Key})
 				require.Equal(t, http.StatusAccepted, r.Status, string(r.Body))

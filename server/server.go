@@ -4,6 +4,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/researchd/researchd/a2aserver"
 	"github.com/researchd/researchd/attachments"
@@ -34,7 +34,8 @@ import (
 	"github.com/researchd/researchd/store"
 )
 
-// Config wires the server's dependencies.
+// Config is the HTTP layer's settings and the services its handlers call. The services are built
+// by package app (the same wiring for serve and for tests) and are all required.
 type Config struct {
 	Store        *store.Store
 	Logger       *slog.Logger
@@ -42,52 +43,21 @@ type Config struct {
 	DevIssuer    *auth.DevIssuer // nil when an external issuer is configured
 	MaxBodyBytes int64           // request body limit; 0 means 10 MiB
 	Now          func() time.Time
-	Billing      *billing.Service // nil: the default prices over Store, on Now
-	// Attachments stores input files; nil: in-memory blob storage with the default limits, on Now.
-	Attachments *attachments.Service
 	// PublicURL is the external base URL for absolute links (upload_url); empty: the request's own
 	// scheme and host.
 	PublicURL string
-	// Research runs research jobs (queue, workers, state machine); nil: a service that only enqueues
-	// (nothing runs), with workspaces under a temporary folder. `serve` passes a started one.
-	Research *jobs.Service
-	// Experts manages experts; nil: a service over Store with the Skills and Tools catalogues.
-	// A Research built elsewhere should resolve
-	// expert_id through the same service (Experts.Runner()).
-	Experts *expert.Service
-	// ExpertFilesDir holds the experts' git repositories of context files when Experts is nil;
-	// empty: context files live in the database only.
-	ExpertFilesDir string
-	// Skills are the skill catalogue plus each account's own; nil: the shipped catalogue over Store.
-	Skills *skill.Service
-	// Tools lists grantable tools (built-in and MCP servers'); nil: the built-in tools only.
-	Tools *mcptool.Registry
 	// RateLimits are the request rates per tier (each API key and each account) and per anonymous
 	// client IP (RESEARCH_RATE_LIMITS); nil: ratelimit.DefaultLimits().
 	RateLimits *ratelimit.Limits
-	// AuthoringModel drafts for the authoring endpoints and expert builds (the openai engine when
-	// configured); nil: they work from the text alone.
+	// AuthoringModel drafts for the authoring endpoints (the openai engine when configured); nil:
+	// they work from the text alone.
 	AuthoringModel authoring.Model
 	// AuthoringRate bounds plan-preview and generate-workflow per caller; zero: 30 a minute.
 	AuthoringRate ratelimit.Rate
 	// WorkflowAuthoringOff makes generate-workflow answer 404 (RESEARCH_WORKFLOW_AUTHORING=off).
 	WorkflowAuthoringOff bool
-	// Batches runs batches; nil: a service attached to Research (whose Deps.Extensions must then
-	// include its Extension for batches to dispatch: a Research built here does).
-	Batches *batch.Service
-	// Loops manages loops (recurring batches); nil: a service over Batches, hooked to its ended
-	// runs (firing needs a loop.Timer started by the caller). A Loops given here must be hooked by
-	// the caller (Batches.OnRunEnded) before the job service starts. LoopRunBatch renders a run's batch for run-now; nil: the
-	// batch service's detail.
-	Loops        *loop.Service
+	// LoopRunBatch renders a run's batch for run-now; nil: the batch service's detail.
 	LoopRunBatch LoopRunBatch
-	// Builds runs expert builds; nil: a service attached to Research (whose Deps.Extensions must
-	// then include its Extension for builds to run: a Research built here does).
-	Builds *expertbuild.Service
-	// Campaigns runs campaigns; nil: a service attached to Research (whose Deps.Extensions must
-	// then include its Extension for campaigns to run: a Research built here does), answering with
-	// the extractive engine into the Attachments bucket.
-	Campaigns *campaign.Service
 	// V1Budgets bound how long POST /v1/grep/research waits per depth; nil: DefaultV1Budgets().
 	V1Budgets V1Budgets
 	// A2ALimits bound the A2A tasks this process follows at once (RESEARCH_A2A_MAX_TASKS,
@@ -96,6 +66,17 @@ type Config struct {
 	// MaxStreamsPerAccount caps the event streams and A2A streams one account (or anonymous client
 	// IP) holds open in this process (RESEARCH_MAX_STREAMS_PER_ACCOUNT); 0: DefaultMaxStreamsPerAccount.
 	MaxStreamsPerAccount int
+
+	Billing     *billing.Service
+	Attachments *attachments.Service
+	Research    *jobs.Service
+	Experts     *expert.Service
+	Skills      *skill.Service
+	Tools       *mcptool.Registry
+	Batches     *batch.Service
+	Builds      *expertbuild.Service
+	Campaigns   *campaign.Service
+	Loops       *loop.Service
 }
 
 // Server implements gen.StrictServerInterface.
@@ -148,60 +129,13 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) } // the databases keep microseconds
 	}
-	if cfg.Billing == nil {
-		cfg.Billing = billing.New(cfg.Store, billing.DefaultConfig(), billing.WithClock(cfg.Now))
-	}
-	if cfg.Attachments == nil {
-		cfg.Attachments = attachments.New(cfg.Store, memblob.OpenBucket(nil), attachments.Config{Now: cfg.Now, Logger: cfg.Logger})
+	if cfg.Billing == nil || cfg.Attachments == nil || cfg.Research == nil || cfg.Experts == nil || cfg.Skills == nil ||
+		cfg.Tools == nil || cfg.Batches == nil || cfg.Builds == nil || cfg.Campaigns == nil || cfg.Loops == nil {
+		return nil, errors.New("server: every service is required (app.Build builds them)")
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 10 << 20
 	}
-	if cfg.Skills == nil {
-		if cfg.Skills, err = skill.New(cfg.Store, cfg.Now); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Tools == nil {
-		cfg.Tools = mcptool.New(mcptool.Config{Builtin: mcptool.BuiltinTools(false), Logger: cfg.Logger})
-	}
-	if cfg.Experts == nil {
-		if cfg.Experts, err = expert.New(cfg.Store, expert.Options{Skills: cfg.Skills, Tools: cfg.Tools, Attachments: cfg.Attachments,
-			FilesDir: cfg.ExpertFilesDir, Now: cfg.Now, Logger: cfg.Logger}); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Batches == nil {
-		if cfg.Batches, err = batch.New(batch.Deps{Store: cfg.Store, Billing: cfg.Billing, Experts: cfg.Experts.Runner(), Logger: cfg.Logger, Now: cfg.Now},
-			batch.DefaultConfig()); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Builds == nil {
-		if cfg.Builds, err = expertbuild.New(expertbuild.Deps{Store: cfg.Store, Experts: cfg.Experts, Skills: cfg.Skills, Author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, Logger: cfg.Logger, Now: cfg.Now},
-			expertbuild.DefaultConfig()); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Campaigns == nil {
-		if cfg.Campaigns, err = defaultCampaigns(cfg); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Research == nil {
-		if cfg.Research, err = defaultResearch(cfg, cfg.Batches.Extension(), cfg.Builds.Extension(), cfg.Campaigns.Extension()); err != nil {
-			return nil, err
-		}
-	}
-	cfg.Batches.Attach(cfg.Research)
-	cfg.Campaigns.Attach(cfg.Research)
-	if cfg.Loops == nil {
-		if cfg.Loops, err = loop.New(loop.Deps{Store: cfg.Store, Batches: cfg.Batches.Loops(), Logger: cfg.Logger}); err != nil {
-			return nil, err
-		}
-		cfg.Batches.OnRunEnded(cfg.Loops.Settled)
-	}
-	cfg.Builds.Attach(cfg.Research)
 	limits := ratelimit.DefaultLimits()
 	if cfg.RateLimits != nil {
 		limits = *cfg.RateLimits

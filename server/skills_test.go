@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/mcptool"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
@@ -194,15 +191,15 @@ func TestListMcpTools(t *testing.T) {
 	for _, d := range storetest.Dialects() {
 		t.Run(string(d), func(t *testing.T) {
 			t.Parallel()
-			tools := mcptool.New(mcptool.Config{
-				Builtin: mcptool.BuiltinTools(true),
-				Servers: []mcptool.ServerConfig{
-					{Name: "sec", Transport: mcptool.TransportHTTP, URL: ts.URL},
-					{Name: "down", Transport: mcptool.TransportHTTP, URL: down.URL},
-				},
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			env := servertest.New(t, d, func(c *servertest.Config) {
+				c.App.Tools = mcptool.Config{
+					Builtin: mcptool.BuiltinTools(true),
+					Servers: []mcptool.ServerConfig{
+						{Name: "sec", Transport: mcptool.TransportHTTP, URL: ts.URL},
+						{Name: "down", Transport: mcptool.TransportHTTP, URL: down.URL},
+					},
+				}
 			})
-			env := servertest.New(t, d, func(c *server.Config) { c.Tools = tools })
 			a := env.NewAccount(t, store.TierFree, false, 0)
 			for _, tc := range []struct {
 				query string

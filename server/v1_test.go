@@ -21,7 +21,7 @@ func TestV1Research(t *testing.T) {
 			t.Parallel()
 			// deep has no budget here, so it answers in_progress at once, deterministically; the
 			// others wait (at most a minute) for the job, which the offline engine finishes quickly.
-			e := newResearchEnvWith(t, d, func(cfg *server.Config) {
+			e := newResearchEnvWith(t, d, func(cfg *servertest.Config) {
 				cfg.V1Budgets = server.V1Budgets{"ultra_fast": time.Minute, "ultra_deep": time.Minute}
 			})
 			owner := e.NewAccount(t, store.TierPro, false, 100)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/store"
 )
 
 // attachmentsConfig reads the attachment limits: RESEARCH_ATTACHMENT_MAX_BYTES (per file, and the
@@ -30,16 +27,4 @@ func attachmentsConfig(get func(name, def string) string) (attachments.Config, e
 		return c, fmt.Errorf("RESEARCH_UPLOAD_TTL=%q: want a positive duration such as 1h or 30m", ttl)
 	}
 	return c, nil
-}
-
-// openAttachments opens the blob storage at RESEARCH_BLOB_URL and the attachment service over it;
-// closeFn releases the bucket.
-func openAttachments(ctx context.Context, cfg config, st *store.Store, log *slog.Logger) (svc *attachments.Service, closeFn func(), err error) {
-	bucket, err := attachments.OpenBucket(ctx, cfg.BlobURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	ac := cfg.Attachments
-	ac.Logger = log
-	return attachments.New(st, bucket, ac), func() { _ = bucket.Close() }, nil
 }

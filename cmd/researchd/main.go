@@ -12,24 +12,20 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/researchd/researchd/app"
+	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/authoring"
-	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine/sources"
-	"github.com/researchd/researchd/expert"
-	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/loop"
-	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/server"
-	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
 
@@ -145,75 +141,40 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		if err != nil {
 			return err
 		}
-		att, closeAttachments, err := openAttachments(ctx, cfg, st, log)
+		bucket, err := attachments.OpenBucket(ctx, cfg.BlobURL)
 		if err != nil {
 			return err
 		}
-		defer closeAttachments()
-		bill := billing.New(st, cfg.Billing)
-		// The openai engine offers fetch_url; the tool list says so only when it runs.
-		builtin := mcptool.BuiltinTools(cfg.Engine == "openai")
-		if cfg.Engine == "openai" && cfg.Research.Searcher != nil {
-			builtin = mcptool.WithWebSearch(builtin)
-		}
-		tools := mcptool.New(mcptool.Config{Builtin: builtin, Servers: cfg.MCPServers,
-			Logger: log.With("component", "mcp")})
-		skills, err := skill.New(st, nil)
-		if err != nil {
-			return err
-		}
-		experts, err := expert.New(st, expert.Options{Skills: skills, Tools: tools, Attachments: att,
-			FilesDir: filepath.Join(cfg.DataDir, "experts"), Logger: log.With("component", "experts")})
-		if err != nil {
-			return err
-		}
-		batches, err := batch.New(batch.Deps{Store: st, Billing: bill, Experts: experts.Runner(), Logger: log.With("component", "batches")}, batch.DefaultConfig())
-		if err != nil {
-			return err
-		}
+		defer func() { _ = bucket.Close() }()
 		eng, err := newEngine(cfg, log.With("component", "engine"))
+		if err != nil {
+			return err
+		}
+		sealer, err := loadSealer(cfg, log)
+		if err != nil {
+			return err
+		}
+		svcs, err := app.Build(appConfig(cfg, st, log, eng, bucket, sealer))
 		if err != nil {
 			return err
 		}
 		// With a chat model, the expert authoring endpoints draft with it (the openai engine).
 		model, _ := eng.(authoring.Model)
-		author := authoring.Author{Model: model, Log: log.With("component", "authoring")}
-		builds, err := expertbuild.New(expertbuild.Deps{Store: st, Experts: experts, Skills: skills, Author: author, Logger: log.With("component", "expert-builds")},
-			expertbuild.DefaultConfig())
-		if err != nil {
-			return err
-		}
-		campaigns, err := openCampaigns(cfg, eng, st, bill, att, experts, log)
-		if err != nil {
-			return err
-		}
-		research, err := openResearch(cfg, eng, st, bill, att, experts, tools, log, batches.Extension(), builds.Extension(), campaigns.Extension())
-		if err != nil {
-			return err
-		}
-		campaigns.Attach(research)
-		batches.Attach(research)
-		builds.Attach(research)
-		loops, err := loop.New(loop.Deps{Store: st, Batches: batches.Loops(), Logger: log.With("component", "loops")})
-		if err != nil {
-			return err
-		}
-		batches.OnRunEnded(loops.Settled)
-		app, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes, Billing: bill,
-			Attachments: att, PublicURL: cfg.PublicURL, Research: research, Experts: experts, Skills: skills, Tools: tools,
-			AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff, Batches: batches, Builds: builds,
-			Loops: loops, RateLimits: &cfg.RateLimits, AuthoringModel: model, Campaigns: campaigns, A2ALimits: cfg.A2ALimits,
-			MaxStreamsPerAccount: cfg.MaxStreamsPerAccount})
+		handler, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes,
+			PublicURL: cfg.PublicURL, AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff,
+			RateLimits: &cfg.RateLimits, AuthoringModel: model, A2ALimits: cfg.A2ALimits, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
+			Billing: svcs.Billing, Attachments: svcs.Attachments, Research: svcs.Research, Experts: svcs.Experts, Skills: svcs.Skills,
+			Tools: svcs.Tools, Batches: svcs.Batches, Builds: svcs.Builds, Campaigns: svcs.Campaigns, Loops: svcs.Loops})
 		if err != nil {
 			return err
 		}
 		// Workers start with serve and stop after the HTTP server on SIGTERM (see below).
-		if err := research.Start(context.WithoutCancel(ctx)); err != nil {
+		if err := svcs.Start(context.WithoutCancel(ctx)); err != nil {
 			return err
 		}
-		defer stopResearch(research, log)
+		defer stopServices(svcs, log)
 		// Loops fire from every process; the claim on next_run_at makes each firing happen once.
-		timer, err := loop.NewTimer(loops)
+		timer, err := loop.NewTimer(svcs.Loops)
 		if err != nil {
 			return err
 		}
@@ -226,7 +187,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 			}
 		}()
 		srv := &http.Server{
-			Addr: cfg.Addr, Handler: app,
+			Addr: cfg.Addr, Handler: handler,
 			ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 5 * time.Minute, WriteTimeout: 20 * time.Minute, IdleTimeout: 2 * time.Minute,
 			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}

@@ -10,13 +10,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/researchd/researchd/attachments"
-	"github.com/researchd/researchd/billing"
+	"gocloud.dev/blob"
+
+	"github.com/researchd/researchd/app"
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/extractive"
 	"github.com/researchd/researchd/engine/llm"
 	"github.com/researchd/researchd/engine/sources"
-	"github.com/researchd/researchd/expert"
+	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/netguard"
@@ -148,9 +150,9 @@ func webFetchClient() *http.Client {
 	return netguard.NewClient(netguard.Policy{}, 30*time.Second, netguard.WithMaxBodyBytes(5<<20))
 }
 
-// openResearch builds the research service (engine from RESEARCH_ENGINE); the caller starts it.
-func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Service, att *attachments.Service, experts *expert.Service, tools *mcptool.Registry,
-	log *slog.Logger, ext ...jobs.Extension) (*jobs.Service, error) {
+// loadSealer reads the server secret that seals webhook signing keys (RESEARCH_SECRET_KEY,
+// RESEARCH_SECRET_KEY_FILE, else a file in the data folder, created on first start).
+func loadSealer(cfg config, log *slog.Logger) (*jobs.Sealer, error) {
 	rs := cfg.Research
 	sealer, err := jobs.LoadSealer(rs.SecretKey, rs.SecretKeyFile, cfg.DataDir)
 	if err != nil {
@@ -160,14 +162,30 @@ func openResearch(cfg config, eng engine.Engine, st *store.Store, b *billing.Ser
 		log.Warn("the server secret that seals webhook signing keys is a file in the data folder; set RESEARCH_SECRET_KEY_FILE (or RESEARCH_SECRET_KEY) to keep it elsewhere",
 			"file", filepath.Join(cfg.DataDir, jobs.SecretFileName))
 	}
-	return jobs.New(jobs.Deps{Store: st, Billing: b, Engine: eng, Attachments: jobs.AttachmentsFrom(att), Experts: experts.Runner(), Tools: jobs.ToolsFrom(tools), Sealer: sealer,
-		Logger: log.With("component", "jobs"), Extensions: ext, Blobs: att.Bucket()}, rs.Jobs)
+	return sealer, nil
 }
 
-// stopResearch stops the workers gracefully (running jobs get RESEARCH_SHUTDOWN_GRACE to finish,
+// appConfig is the services' configuration for serve.
+func appConfig(cfg config, st *store.Store, log *slog.Logger, eng engine.Engine, bucket *blob.Bucket, sealer *jobs.Sealer) app.Config {
+	// The openai engine offers fetch_url; the tool list says so only when it runs.
+	builtin := mcptool.BuiltinTools(cfg.Engine == "openai")
+	if cfg.Engine == "openai" && cfg.Research.Searcher != nil {
+		builtin = mcptool.WithWebSearch(builtin)
+	}
+	cc := cfg.Campaigns
+	if cfg.Engine == "openai" {
+		cc.Capabilities = []string{"file_search", "fetch_url"}
+	}
+	return app.Config{Store: st, Logger: log, Engine: eng, Bucket: bucket, Sealer: sealer,
+		Tools: mcptool.Config{Builtin: builtin, Servers: cfg.MCPServers}, ExpertFilesDir: filepath.Join(cfg.DataDir, "experts"),
+		Billing: cfg.Billing, Attachments: cfg.Attachments, Jobs: cfg.Research.Jobs, Batches: batch.DefaultConfig(), Campaigns: cc,
+		Builds: expertbuild.DefaultConfig()}
+}
+
+// stopServices stops the workers gracefully (running jobs get RESEARCH_SHUTDOWN_GRACE to finish,
 // then they are cancelled and resume on the next start).
-func stopResearch(svc *jobs.Service, log *slog.Logger) {
-	if err := svc.Stop(context.Background()); err != nil {
+func stopServices(svcs *app.Services, log *slog.Logger) {
+	if err := svcs.Stop(context.Background()); err != nil {
 		log.Error("stop job workers", "error", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
+	"github.com/researchd/researchd/app"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/openapi"
@@ -35,16 +36,26 @@ import (
 
 // Env is one running app with its database.
 type Env struct {
-	Store  *store.Store
-	Dev    *auth.DevIssuer
-	Server *httptest.Server
-	URL    string
-	Doc    *openapi3.T
-	router routers.Router
+	Store *store.Store
+	Dev   *auth.DevIssuer
+	// Services are the app's services as app.Build wired them; their workers run only after Start.
+	Services *app.Services
+	Server   *httptest.Server
+	URL      string
+	Doc      *openapi3.T
+	router   routers.Router
 }
 
-// Option adjusts the server configuration of an Env.
-type Option func(*server.Config)
+// Config is an Env's configuration: the HTTP layer's (whose services the harness fills in from
+// App) and the services'. The services log and read the time as the HTTP layer does unless App
+// says otherwise.
+type Config struct {
+	server.Config
+	App app.Config
+}
+
+// Option adjusts the configuration of an Env.
+type Option func(*Config)
 
 // New starts the app on a fresh migrated database of the dialect; everything stops when t ends.
 func New(t testing.TB, d store.Dialect, opts ...Option) *Env {
@@ -60,21 +71,55 @@ func NewOn(t testing.TB, st *store.Store, opts ...Option) *Env {
 	if err != nil {
 		t.Fatalf("dev issuer: %v", err)
 	}
-	cfg := server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
-		RateLimits: GenerousLimits(),
-		// POST /v1/grep/research answers at once unless a test gives it a budget: nothing runs jobs here.
-		V1Budgets: server.V1Budgets{}}
+	cfg := Config{
+		Config: server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
+			RateLimits: GenerousLimits(),
+			// POST /v1/grep/research answers at once unless a test gives it a budget: nothing runs jobs here.
+			V1Budgets: server.V1Budgets{}},
+		App: app.Defaults(),
+	}
+	cfg.App.Jobs.DataDir = t.TempDir()
 	for _, o := range opts {
 		o(&cfg)
 	}
-	app, err := server.New(cfg)
+	cfg.App.Store = st
+	if cfg.App.Logger == nil {
+		cfg.App.Logger = cfg.Logger
+	}
+	if cfg.App.Now == nil {
+		cfg.App.Now = cfg.Now
+	}
+	if cfg.App.AuthoringModel == nil {
+		cfg.App.AuthoringModel = cfg.AuthoringModel
+	}
+	svcs, err := app.Build(cfg.App)
+	if err != nil {
+		t.Fatalf("app.Build: %v", err)
+	}
+	sc := cfg.Config
+	sc.Billing, sc.Attachments, sc.Research, sc.Experts, sc.Skills = svcs.Billing, svcs.Attachments, svcs.Research, svcs.Experts, svcs.Skills
+	sc.Tools, sc.Batches, sc.Builds, sc.Campaigns, sc.Loops = svcs.Tools, svcs.Batches, svcs.Builds, svcs.Campaigns, svcs.Loops
+	handler, err := server.New(sc)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
-	srv := httptest.NewServer(app)
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	doc, router := document(t)
-	return &Env{Store: st, Dev: dev, Server: srv, URL: srv.URL, Doc: doc, router: router}
+	return &Env{Store: st, Dev: dev, Services: svcs, Server: srv, URL: srv.URL, Doc: doc, router: router}
+}
+
+// Start starts the services' workers; they stop (gracefully, for up to 10 s) when t ends.
+func (e *Env) Start(t testing.TB) {
+	t.Helper()
+	if err := e.Services.Start(context.Background()); err != nil {
+		t.Fatalf("start services: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = e.Services.Stop(ctx)
+	})
 }
 
 // GenerousLimits rate-limit every request (so every response carries the headers) at rates no test
