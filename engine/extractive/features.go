@@ -64,6 +64,7 @@ var featureNames = []string{
 	"related",         // weighted share of the question's terms the unit states only by a WordNet relative ("payment" for "pay")
 	"similar",         // the same for a word of similar meaning by word vectors (cosine ≥ 0.5), weighted by the cosine
 	"vector_cosine",   // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
+	"unsupported",     // weighted share of the question's terms that neither the unit (with its context, by any word of the same meaning) nor another document states
 }
 
 // numFeatures is the length of a feature vector.
@@ -255,6 +256,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[44] = s.relatedCoverage(u)
 	x[45] = s.similarCoverage(u)
 	x[46] = s.vectorCosine(u)
+	x[47] = s.unsupported(u)
 	return x
 }
 
@@ -572,7 +574,7 @@ func (s *scorer) relatedCoverage(u int) float64 {
 	}
 	got := 0.0
 	for _, t := range s.q.Terms {
-		if s.match(u, t) == 0 && slices.ContainsFunc(nlp.Related(t), func(r string) bool { return s.c.ownSet[u][r] }) {
+		if s.match(u, t) == 0 && s.relatedIn(u, t) {
 			got += s.w[t]
 		}
 	}
@@ -605,6 +607,54 @@ var oppositeWords = func() map[string]string {
 	return m
 }()
 
+// unsupported is the weight of the question's terms the unit does not state in any way (itself, its
+// context, a relative or a word of similar meaning) and no other document states either, over the
+// question's weight: what nothing supports, as far as this unit's answer goes. Another document
+// may supply a term: multi-document answers combine two sources.
+func (s *scorer) unsupported(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	doc := s.c.units[u].Doc
+	got := 0.0
+	for _, t := range s.q.Terms {
+		if s.match(u, t) > 0 || s.relatedIn(u, t) || s.similarIn(u, t) >= minSimilarity {
+			continue
+		}
+		if slices.ContainsFunc(s.c.docTerms, func(terms map[string]bool) bool { return terms[t] }) && !s.onlyIn(doc, t) {
+			continue
+		}
+		got += s.w[t]
+	}
+	return got / s.total
+}
+
+// onlyIn: no document but d states term t.
+func (s *scorer) onlyIn(d int, t string) bool {
+	for o, terms := range s.c.docTerms {
+		if o != d && terms[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// relatedIn: the unit states a relative of term t (nlp.Related).
+func (s *scorer) relatedIn(u int, t string) bool {
+	return slices.ContainsFunc(nlp.Related(t), func(r string) bool { return s.c.ownSet[u][r] })
+}
+
+// similarIn is the best cosine between term t and a term of the unit.
+func (s *scorer) similarIn(u int, t string) float64 {
+	best := 0.0
+	for _, o := range s.c.own[u] {
+		if cos, ok := nlp.Similarity(t, o); ok && cos > best {
+			best = cos
+		}
+	}
+	return best
+}
+
 // similarCoverage is like relatedCoverage for words of similar meaning by word vectors: each term
 // neither the unit nor its context states counts its weight times the best cosine (at least 0.5)
 // to a term of the unit.
@@ -617,13 +667,7 @@ func (s *scorer) similarCoverage(u int) float64 {
 		if s.match(u, t) != 0 {
 			continue
 		}
-		best := 0.0
-		for _, o := range s.c.own[u] {
-			if cos, ok := nlp.Similarity(t, o); ok && cos > best {
-				best = cos
-			}
-		}
-		if best >= minSimilarity {
+		if best := s.similarIn(u, t); best >= minSimilarity {
 			got += s.w[t] * best
 		}
 	}
