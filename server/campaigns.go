@@ -10,7 +10,6 @@ import (
 
 	"github.com/researchd/researchd/campaign"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
 )
 
 // Campaigns: thin handlers over campaign.Service (plan rules, digest, state
@@ -216,7 +215,7 @@ func (s *Server) campaignDetail(ctx context.Context, v campaign.View) (gen.Campa
 		d.DeliverableFiles[i] = gen.DeliverableFile{DeliverableKey: a.DeliverableKey, Filename: a.Filename, MediaType: a.MediaType, ByteSize: int(a.ByteSize),
 			Sha256: a.SHA256, Url: base + "/api/v2/campaigns/" + c.ID + "/deliverables/" + a.DeliverableKey}
 	}
-	if c.Status == store.CampaignNeedsAttention && c.AttentionReason != nil {
+	if c.Status == campaign.NeedsAttention && c.AttentionReason != nil {
 		d.Attention = nullable.NewNullableWithValue(gen.CampaignAttention{Reason: gen.CampaignAttentionReason(*c.AttentionReason),
 			StageKey: nullableOf(c.AttentionStage), Message: deref(c.AttentionMessage), NextAction: gen.CampaignAttentionNextAction(deref(c.AttentionAction))})
 	}
