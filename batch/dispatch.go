@@ -276,7 +276,7 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 	code := rowErrorCode(status, errorCode)
 	to := store.RowSettlement{Status: RowFailed, ErrorCode: &code, Credits: spent, Now: now}
 	switch {
-	case status == store.JobCompleted:
+	case status == jobs.Completed:
 		to.Status, to.ErrorCode = RowSuccess, nil
 	case code == CodeQuotaExhausted && active:
 		// Refused for credits when its run started: the row waits again and the batch pauses
@@ -298,7 +298,7 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 
 // rowErrorCode maps a settled job's status and error code to a row error code.
 func rowErrorCode(status, jobCode string) string {
-	if status == store.JobCancelled {
+	if status == jobs.Cancelled {
 		return CodeCancelled
 	}
 	switch jobCode {

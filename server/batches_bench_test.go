@@ -88,7 +88,7 @@ func firstRowInProgress(b *testing.B, st *store.Store, batchID string) bool {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return j.Status == store.JobInProgress
+	return j.Status == jobs.InProgress
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -118,19 +118,19 @@ func v1View(j store.ResearchJob) gen.V1ResearchResponse {
 		JobId: uuid.MustParse(j.ID), CreatedAt: j.CreatedAt, Status: "in_progress",
 		Result: nullable.NewNullNullable[string](), CompletedAt: nullable.NewNullNullable[time.Time](),
 	}
-	if !store.JobTerminal(j.Status) {
+	if !jobs.Terminal(j.Status) {
 		return out
 	}
 	if j.CompletedAt != nil {
 		out.CompletedAt = nullable.NewNullableWithValue(*j.CompletedAt)
 	}
 	switch j.Status {
-	case store.JobCompleted:
+	case jobs.Completed:
 		out.Status = "complete"
 		if j.ReportMarkdown != nil {
 			out.Result = nullable.NewNullableWithValue(*j.ReportMarkdown)
 		}
-	case store.JobCancelled:
+	case jobs.Cancelled:
 		out.Status = "cancelled"
 	default: // failed, blocked
 		out.Status = "failed"
