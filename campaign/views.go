@@ -110,6 +110,9 @@ func (v View) StageStatus(st store.CampaignStage) string {
 	return st.Status
 }
 
+// NeedsAttention reports whether the campaign waits on its owner; the attention fields say why.
+func (v View) NeedsAttention() bool { return v.Campaign.Status == NeedsAttention }
+
 // NextStep says what happens next without the caller acting.
 func (v View) NextStep() string {
 	c := v.Campaign

@@ -24,20 +24,23 @@ func (s *Service) editable(ctx context.Context, c Caller, ref string) (target, e
 	return t, nil
 }
 
+// Version is one recorded configuration of an expert, as the API lists it.
+type Version = store.ExpertVersion
+
 // Versions pages an expert's versions, newest first (editors only).
-func (s *Service) Versions(ctx context.Context, c Caller, ref string, req store.PageRequest) (store.Page[store.ExpertVersion], error) {
+func (s *Service) Versions(ctx context.Context, c Caller, ref string, req store.PageRequest) (store.Page[Version], error) {
 	t, err := s.editable(ctx, c, ref)
 	if err != nil {
-		return store.Page[store.ExpertVersion]{}, err
+		return store.Page[Version]{}, err
 	}
 	return s.st.ListExpertVersions(ctx, t.row.ID, req)
 }
 
 // Version reads one version with its snapshot (editors only).
-func (s *Service) Version(ctx context.Context, c Caller, ref string, num int) (store.ExpertVersion, map[string]any, error) {
+func (s *Service) Version(ctx context.Context, c Caller, ref string, num int) (Version, map[string]any, error) {
 	t, err := s.editable(ctx, c, ref)
 	if err != nil {
-		return store.ExpertVersion{}, nil, err
+		return Version{}, nil, err
 	}
 	v, err := s.st.ExpertVersionByNum(ctx, t.row.ID, num)
 	if errors.Is(err, store.ErrNotFound) {

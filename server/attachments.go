@@ -7,12 +7,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
 )
 
 // Operations whose bodies are file uploads: the global body limit skips them and
@@ -137,16 +135,7 @@ func (s *Server) BeginAttachmentUpload(ctx context.Context, req gen.BeginAttachm
 	if err != nil {
 		return nil, err
 	}
-	return gen.BeginAttachmentUpload201JSONResponse{
-		AttachmentId:      uuid.MustParse(r.Attachment.ID),
-		Status:            gen.AttachmentUploadBeginResponseStatus(store.AttachmentPending),
-		UploadUrl:         r.UploadURL,
-		UploadToken:       r.Token,
-		UploadTokenHeader: attachments.UploadTokenHeader,
-		MaxBytes:          int(r.MaxBytes),
-		ExpiresAt:         *r.Attachment.ExpiresAt,
-		Curl:              r.Curl,
-	}, nil
+	return gen.BeginAttachmentUpload201JSONResponse(reservationOf(r)), nil
 }
 
 // UploadAttachmentBytes receives the bytes of a reservation; the upload token authenticates it.
@@ -169,7 +158,7 @@ func (s *Server) ListAttachments(ctx context.Context, req gen.ListAttachmentsReq
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.ListAttachments(ctx, p.AccountID, s.now(), pr)
+	page, err := s.attachments.List(ctx, p.AccountID, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -198,24 +187,13 @@ func (s *Server) DeleteAttachment(ctx context.Context, req gen.DeleteAttachmentR
 	return gen.DeleteAttachment204Response{}, nil
 }
 
-func (s *Server) ownedAttachment(ctx context.Context, id string) (store.Attachment, error) {
+func (s *Server) ownedAttachment(ctx context.Context, id string) (attachments.Attachment, error) {
 	a, err := s.attachments.Get(ctx, id)
 	if err != nil {
-		return store.Attachment{}, err
+		return attachments.Attachment{}, err
 	}
 	if _, err := authorizeOwner(ctx, a.AccountID, false, "attachment"); err != nil {
-		return store.Attachment{}, err
+		return attachments.Attachment{}, err
 	}
 	return a, nil
-}
-
-func attachmentOf(a store.Attachment) gen.Attachment {
-	files := make([]gen.AttachedFile, 0, len(a.Files))
-	for _, f := range a.Files {
-		files = append(files, gen.AttachedFile{Filename: f.Filename, SizeBytes: int(f.SizeBytes), ContentType: f.ContentType})
-	}
-	return gen.Attachment{
-		AttachmentId: uuid.MustParse(a.ID), Status: gen.AttachmentStatus(a.Status), Files: files,
-		CreatedAt: a.CreatedAt, ExpiresAt: nullableOf(a.ExpiresAt),
-	}
 }

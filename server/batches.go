@@ -2,19 +2,17 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
-	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/loop"
 )
 
-// Batches: thin handlers over batch.Service (state machine, dispatcher).
+// Batches: thin handlers over batch.Service (state machine, dispatcher); map_batches.go maps its
+// views to the API's models.
 
 // CreateBatch accepts a batch (202) or replays an Idempotency-Key.
 func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
@@ -94,7 +92,7 @@ func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (g
 	if err != nil {
 		return nil, err
 	}
-	var rows *[]store.BatchRow
+	var rows *[]batch.Row
 	if req.Params.IncludeRows == nil || *req.Params.IncludeRows {
 		rs, err := s.batches.Rows(ctx, b.ID, nil)
 		if err != nil {
@@ -140,47 +138,15 @@ func (s *Server) GetBatchResults(ctx context.Context, req gen.GetBatchResultsReq
 	if err != nil {
 		return nil, err
 	}
-	base := s.linkBase(ctx)
-	out := gen.GetBatchResults200JSONResponse{
-		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, AgentKey: "default", TotalRows: b.TotalRows,
-		ProcessedRows: b.SucceededRows + b.FailedRows, ProcessingStatus: gen.BatchStatus(b.Status),
-		Results: make([]gen.BatchRowResult, 0, len(results)), CreatedAt: &b.CreatedAt,
-		CreditsPerRow: ptr(int(b.CreditsPerRow)), CreditsSpent: ptr(int(b.CreditsSpent)),
-		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
-		RunNumber: nullableOf(b.RunNumber), ScheduleId: nullableUUID(b.ScheduleID),
-	}
-	if b.ExpertID != nil {
-		out.AgentKey = *b.ExpertID
-	}
+	var l *loop.Summary
 	if b.ScheduleID != nil {
-		l, err := s.store.ScheduleByID(ctx, *b.ScheduleID)
+		sch, err := s.loops.Summary(ctx, *b.ScheduleID)
 		if err != nil {
 			return nil, err
 		}
-		out.Schedule = nullable.NewNullableWithValue(loopSummary(l))
+		l = &sch
 	}
-	if b.PausedReason != nil {
-		out.PausedReason = nullable.NewNullableWithValue(gen.BatchPausedReason(*b.PausedReason))
-	}
-	for _, r := range results {
-		res := gen.BatchRowResult{
-			RowNumber: r.Row.RowNumber, Question: r.Row.Question, Status: gen.BatchRowStatus(r.Row.Status),
-			ErrorCode: nullableOf(r.Row.ErrorCode), JobId: nullableUUID(r.Row.JobID),
-			ReportLink: nullable.NewNullNullable[string](), StructuredOutput: nullable.NewNullNullable[map[string]any](),
-			Headline: nullableOf(r.Headline), Excerpt: nullableOf(r.Excerpt),
-		}
-		if r.Row.JobID != nil {
-			res.ReportLink = nullable.NewNullableWithValue(base + "/api/v2/research/" + *r.Row.JobID)
-		}
-		if r.StructuredOutput != nil {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(*r.StructuredOutput), &m); err == nil && m != nil {
-				res.StructuredOutput = nullable.NewNullableWithValue(m)
-			}
-		}
-		out.Results = append(out.Results, res)
-	}
-	return out, nil
+	return gen.GetBatchResults200JSONResponse(batchResultsOf(b, results, l, s.linkBase(ctx))), nil
 }
 
 // runBatchDetail renders a loop run's batch with its rows (run-now's 202).
@@ -236,79 +202,7 @@ func (s *Server) EstimateBatchCredits(ctx context.Context, req gen.EstimateBatch
 	if err != nil {
 		return nil, err
 	}
-	return gen.EstimateBatchCredits200JSONResponse{
-		Rows: e.Rows, Effort: gen.Effort(e.Effort), RequestedEffort: gen.Effort(e.RequestedEffort),
-		CreditsPerRow: int(e.CreditsPerRow), TotalCredits: int(e.TotalCredits), Downgraded: e.Downgraded,
-	}, nil
-}
-
-func nullableUUID(id *string) nullable.Nullable[uuid.UUID] {
-	if id == nil {
-		return nullable.NewNullNullable[uuid.UUID]()
-	}
-	return nullable.NewNullableWithValue(uuid.MustParse(*id))
-}
-
-func batchCounters(b store.Batch) gen.BatchCounters {
-	return gen.BatchCounters{
-		TotalRows: b.TotalRows, ProcessedRows: b.SucceededRows + b.FailedRows, SucceededRows: b.SucceededRows,
-		FailedRows: b.FailedRows, PendingRows: b.PendingRows, RunningRows: b.RunningRows,
-	}
-}
-
-func pausedReason(b store.Batch) nullable.Nullable[gen.BatchPausedReason] {
-	if b.PausedReason == nil {
-		return nil // omitted while not paused
-	}
-	return nullable.NewNullableWithValue(gen.BatchPausedReason(*b.PausedReason))
-}
-
-func batchSummary(b store.Batch) gen.BatchSummary {
-	return gen.BatchSummary{
-		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, Status: gen.BatchStatus(b.Status), PausedReason: pausedReason(b),
-		Effort: gen.Effort(b.Effort), RequestedEffort: gen.Effort(b.RequestedEffort), ExpertId: nullableOf(b.ExpertID),
-		Counters: batchCounters(b), CreditsPerRow: int(b.CreditsPerRow), CreditsSpent: int(b.CreditsSpent), CreatedAt: b.CreatedAt,
-		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
-		ScheduleId: nullableUUID(b.ScheduleID), RunNumber: nullableOf(b.RunNumber),
-	}
-}
-
-func batchDetail(b store.Batch, rows *[]store.BatchRow) gen.BatchDetail {
-	d := gen.BatchDetail{
-		BatchId: uuid.MustParse(b.ID), BatchName: b.Name, Status: gen.BatchStatus(b.Status), PausedReason: pausedReason(b),
-		Effort: gen.Effort(b.Effort), RequestedEffort: gen.Effort(b.RequestedEffort), ExpertId: nullableOf(b.ExpertID),
-		Approach: nullableOf(b.Approach), ResponseLanguage: nullableOf(b.ResponseLanguage), MaxConcurrent: b.MaxConcurrent,
-		MaxCredits: nullable.NewNullNullable[int](), CustomJsonSchema: jsonObject(b.CustomJSONSchema),
-		Counters: batchCounters(b), CreditsPerRow: int(b.CreditsPerRow), CreditsSpent: int(b.CreditsSpent), CreatedAt: b.CreatedAt,
-		ProcessingStartedAt: nullableOf(b.ProcessingStartedAt), ProcessingCompletedAt: nullableOf(b.ProcessingCompletedAt),
-		ScheduleId: nullableUUID(b.ScheduleID), RunNumber: nullableOf(b.RunNumber),
-	}
-	if b.MaxCredits != nil {
-		d.MaxCredits = nullable.NewNullableWithValue(int(*b.MaxCredits))
-	}
-	if rows != nil {
-		d.Rows = ptr(mapItems(*rows, batchRow))
-	}
-	return d
-}
-
-func batchRow(r store.BatchRow) gen.BatchRow {
-	return gen.BatchRow{
-		RowNumber: r.RowNumber, Question: r.Question, Status: gen.BatchRowStatus(r.Status), JobId: nullableUUID(r.JobID),
-		ErrorCode: nullableOf(r.ErrorCode), Attempts: r.Attempts, RowData: jsonObject(r.RowData), Input: jsonObject(r.Input),
-	}
-}
-
-// jsonObject decodes a stored JSON object column; NULL (or anything not an object) is JSON null.
-func jsonObject(s *string) nullable.Nullable[map[string]any] {
-	if s == nil {
-		return nullable.NewNullNullable[map[string]any]()
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(*s), &m); err != nil || m == nil {
-		return nullable.NewNullNullable[map[string]any]()
-	}
-	return nullable.NewNullableWithValue(m)
+	return gen.EstimateBatchCredits200JSONResponse(estimateOf(e)), nil
 }
 
 type originKey struct{}

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
-
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
 )
 
 // GetQuota reports the caller's tier, balance and prices.
@@ -22,14 +18,7 @@ func (s *Server) GetQuota(ctx context.Context, _ gen.GetQuotaRequestObject) (gen
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetQuota200JSONResponse{
-		Tier: gen.Tier(q.Tier), MaxEffort: gen.Effort(q.MaxEffort),
-		BalanceCents: int(q.BalanceCents), CreditsRemaining: int(q.CreditsRemaining), CentsPerCredit: int(q.CentsPerCredit),
-		CreditsRequiredForEffort: gen.EffortCredits{
-			Low: int(q.CreditsPerEffort[billing.EffortLow]), Medium: int(q.CreditsPerEffort[billing.EffortMedium]),
-			High: int(q.CreditsPerEffort[billing.EffortHigh]), Build: int(q.CreditsPerEffort[billing.EffortBuild]),
-		},
-	}, nil
+	return gen.GetQuota200JSONResponse(quotaOf(q)), nil
 }
 
 // CheckQuota answers whether a create at the effort would be allowed now; it consumes nothing.
@@ -45,14 +34,7 @@ func (s *Server) CheckQuota(ctx context.Context, req gen.CheckQuotaRequestObject
 	if err != nil {
 		return nil, err
 	}
-	reason := nullable.NewNullNullable[string]()
-	if !c.Allowed {
-		reason = nullable.NewNullableWithValue("insufficient_credits")
-	}
-	return gen.CheckQuota200JSONResponse{
-		Allowed: c.Allowed, RequestedEffort: gen.Effort(c.RequestedEffort), Effort: gen.Effort(c.Effort),
-		CreditsRequired: int(c.CreditsRequired), CreditsRemaining: int(c.CreditsRemaining), Reason: reason,
-	}, nil
+	return gen.CheckQuota200JSONResponse(quotaCheckOf(c)), nil
 }
 
 // ListBillingTransactions pages the caller's ledger, newest first.
@@ -95,42 +77,5 @@ func (s *Server) GetBillingUsage(ctx context.Context, req gen.GetBillingUsageReq
 	if err != nil {
 		return nil, err
 	}
-	bucket := func(effort string) *gen.UsageBucket {
-		b, ok := u.ByEffort[effort]
-		if !ok {
-			return nil
-		}
-		return &gen.UsageBucket{Jobs: int(b.Runs), Credits: int(b.Credits), Cents: int(b.Cents)}
-	}
-	projected := nullable.NewNullNullable[int]()
-	if u.Projected != nil {
-		projected = nullable.NewNullableWithValue(int(*u.Projected))
-	}
-	return gen.GetBillingUsage200JSONResponse{
-		TotalCreditsUsed: int(u.CreditsUsed), TotalCentsSpent: int(u.CentsSpent), CentsSpentPaid: int(u.CentsSpentPaid),
-		JobCount: int(u.Runs),
-		// low is free: the document leaves it out of the breakdown (its runs still count in job_count).
-		ByEffort:                  gen.UsageByEffort{Medium: bucket(billing.EffortMedium), High: bucket(billing.EffortHigh), Build: bucket(billing.EffortBuild)},
-		PeriodStart:               nullable.NewNullableWithValue(u.Start),
-		PeriodEnd:                 nullable.NewNullableWithValue(u.End),
-		ProjectedPeriodEndCredits: projected,
-	}, nil
-}
-
-func transactionOf(e store.LedgerEntry) gen.BillingTransactionItem {
-	item := gen.BillingTransactionItem{
-		Id: uuid.MustParse(e.ID), CreatedAt: e.CreatedAt.UTC(), Type: gen.BillingTransactionType(e.Type),
-		AmountCents: int(e.AmountCents), BalanceAfterCents: int(e.BalanceAfterCents),
-		Description: nullableOf(e.Description), JobId: nullable.NewNullNullable[uuid.UUID](),
-		ReceiptUrl: nullable.NewNullNullable[string](), StripePaymentIntentId: nullable.NewNullNullable[string](),
-	}
-	if e.DepthType != nil {
-		item.DepthType = nullable.NewNullableWithValue(gen.Effort(*e.DepthType))
-	}
-	if e.JobID != nil {
-		if id, err := uuid.Parse(*e.JobID); err == nil {
-			item.JobId = nullable.NewNullableWithValue(id)
-		}
-	}
-	return item
+	return gen.GetBillingUsage200JSONResponse(usageOf(u)), nil
 }

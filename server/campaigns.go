@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/campaign"
@@ -13,7 +11,7 @@ import (
 )
 
 // Campaigns: thin handlers over campaign.Service (plan rules, digest, state
-// machine, executor); this file maps its views to the API's models.
+// machine, executor); map_campaigns.go maps its views to the API's models.
 
 // CreateCampaign stores a campaign (201) or replays an Idempotency-Key.
 func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignRequestObject) (gen.CreateCampaignResponseObject, error) {
@@ -44,11 +42,7 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 		in.OneStage.OutputSchema = *o
 	}
 	if pl := valueOf(b.Plan); pl != nil {
-		plan, err := planIn(*pl)
-		if err != nil {
-			return nil, err
-		}
-		in.Plan = &plan
+		in.Plan = ptr(planIn(*pl))
 	}
 	if q := valueOf(b.Questions); q != nil {
 		in.Questions = *q
@@ -72,12 +66,9 @@ func (s *Server) CreateCampaign(ctx context.Context, req gen.CreateCampaignReque
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.campaignDetail(ctx, c.View)
-	if err != nil {
-		return nil, err
-	}
-	loc := s.linkBase(ctx) + "/api/v2/campaigns/" + c.View.Campaign.ID
-	return gen.CreateCampaign201JSONResponse{Body: d, Headers: gen.CreateCampaign201ResponseHeaders{Location: &loc}}, nil
+	base := s.linkBase(ctx)
+	loc := base + "/api/v2/campaigns/" + c.View.Campaign.ID
+	return gen.CreateCampaign201JSONResponse{Body: campaignDetail(c.View, base), Headers: gen.CreateCampaign201ResponseHeaders{Location: &loc}}, nil
 }
 
 // ListCampaigns pages the caller's campaigns, newest first, without plans.
@@ -98,13 +89,8 @@ func (s *Server) ListCampaigns(ctx context.Context, req gen.ListCampaignsRequest
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ListCampaigns200JSONResponse{Items: make([]gen.CampaignSummary, len(views)), NextCursor: nullable.NewNullNullable[string]()}
-	for i, v := range views {
-		out.Items[i] = campaignSummary(v)
-	}
-	if next != nil {
-		out.NextCursor, out.HasMore = nullable.NewNullableWithValue(next.Encode()), true
-	}
+	out := gen.ListCampaigns200JSONResponse{Items: mapItems(views, campaignSummary)}
+	out.NextCursor, out.HasMore = nextCursor(next)
 	return out, nil
 }
 
@@ -118,11 +104,7 @@ func (s *Server) GetCampaign(ctx context.Context, req gen.GetCampaignRequestObje
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.campaignDetail(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return gen.GetCampaign200JSONResponse(d), nil
+	return gen.GetCampaign200JSONResponse(campaignDetail(v, s.linkBase(ctx))), nil
 }
 
 // GetCampaignLimits answers the limits in force.
@@ -130,103 +112,7 @@ func (s *Server) GetCampaignLimits(ctx context.Context, _ gen.GetCampaignLimitsR
 	if _, err := caller(ctx); err != nil {
 		return nil, err
 	}
-	l := s.campaigns.Limits()
-	return gen.GetCampaignLimits200JSONResponse{MaxRecordsPerStage: l.MaxRecordsPerStage, MaxSuppliedRecords: l.MaxSuppliedRecords,
-		MaxAssignmentChars: l.MaxAssignmentChars}, nil
-}
-
-// planIn converts the document's plan to the domain's (same JSON).
-func planIn(p gen.Plan) (campaign.Plan, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return campaign.Plan{}, fmt.Errorf("encode plan: %w", err)
-	}
-	return campaign.ParsePlan(b)
-}
-
-// planOut converts the domain's plan to the document's.
-func planOut(p campaign.Plan) (gen.Plan, error) {
-	var out gen.Plan
-	if err := json.Unmarshal([]byte(p.JSON()), &out); err != nil {
-		return out, fmt.Errorf("decode plan: %w", err)
-	}
-	return out, nil
-}
-
-func stageAgent(a gen.StageAgent) *campaign.Agent {
-	out := &campaign.Agent{ID: a.Id}
-	if in := valueOf(a.Inputs); in != nil {
-		out.Inputs = *in
-	}
-	return out
-}
-
-func campaignSummary(v campaign.View) gen.CampaignSummary {
-	c := v.Campaign
-	out := gen.CampaignSummary{
-		CampaignId: uuid.MustParse(c.ID), Name: c.Name, Status: gen.CampaignStatus(c.Status), Revision: c.Revision,
-		Objective: nullableOf(c.Objective), ReviewDigest: c.ReviewDigest, Capabilities: v.Capabilities,
-		Deliverables: make([]gen.Deliverable, len(v.Plan.Deliverables)), ExpertId: nullableOf(c.ExpertID), ExpertName: nullableOf(c.ExpertName),
-		NextStep: ptr(v.NextStep()), MaxCredits: nullable.NewNullNullable[int](), CreditsSpent: int(c.CreditsSpent), CreatedAt: c.CreatedAt,
-		Records: gen.RecordsReport{Supplied: c.RecordsSupplied, Accepted: c.RecordsAccepted, BlankDropped: c.BlankDropped, DuplicatesDropped: c.DuplicatesDropped},
-		Stages:  make([]gen.StageDetail, len(v.Stages)),
-		Workforce: gen.CampaignWorkforce{Members: make([]gen.WorkforceMember, len(v.Workforce.Members)),
-			Totals: gen.WorkforceTotals{Members: v.Workforce.Totals.Members, MaxConcurrency: v.Workforce.Totals.MaxConcurrency}},
-	}
-	if c.MaxCredits != nil {
-		out.MaxCredits = nullable.NewNullableWithValue(int(*c.MaxCredits))
-	}
-	for i, d := range v.Plan.Deliverables {
-		out.Deliverables[i] = gen.Deliverable{Key: d.Key, Title: d.Title, StageKey: d.StageKey, Format: gen.DeliverableFormat(d.Format), Filename: ptr(d.Filename)}
-	}
-	for i, m := range v.Workforce.Members {
-		out.Workforce.Members[i] = gen.WorkforceMember{StageKey: m.StageKey, AgentId: nullableOf(m.AgentID), AgentName: m.AgentName,
-			Effort: gen.Effort(m.Effort), Concurrency: m.Concurrency}
-	}
-	for i, st := range v.Stages {
-		ps, _ := v.Plan.Stage(st.Key)
-		out.Stages[i] = gen.StageDetail{Key: st.Key, Title: ps.Title, Status: gen.StageDetailStatus(v.StageStatus(st)),
-			Fanout: gen.StageDetailFanout(ps.Fanout), DependsOn: ps.DependsOn, RecordsTotal: st.RecordsTotal,
-			RecordsDone: st.RecordsDone, RecordsFailed: st.RecordsFailed, CreditsSpent: int(st.CreditsSpent)}
-	}
-	return out
-}
-
-func (s *Server) campaignDetail(ctx context.Context, v campaign.View) (gen.CampaignDetail, error) {
-	sum := campaignSummary(v)
-	c := v.Campaign
-	plan, err := planOut(v.Plan)
-	if err != nil {
-		return gen.CampaignDetail{}, err
-	}
-	d := gen.CampaignDetail{
-		CampaignId: sum.CampaignId, Name: sum.Name, Status: sum.Status, Revision: sum.Revision, Objective: sum.Objective,
-		ReviewDigest: sum.ReviewDigest, Capabilities: sum.Capabilities, Deliverables: sum.Deliverables, ExpertId: sum.ExpertId,
-		ExpertName: sum.ExpertName, NextStep: *sum.NextStep, Records: sum.Records, Stages: sum.Stages, Workforce: sum.Workforce,
-		MaxCredits: sum.MaxCredits, CreditsSpent: sum.CreditsSpent, CreatedAt: sum.CreatedAt, Plan: plan,
-		ApprovedAt: nullableOf(c.ApprovedAt), StartedAt: nullableOf(c.StartedAt), FinishedAt: nullableOf(c.FinishedAt),
-		StatusChangedAt: nullableOf(c.StatusChangedAt), OwnerUserId: uuid.MustParse(c.AccountID),
-		Artifacts: make([]gen.CampaignArtifact, len(v.Artifacts)), DeliverableFiles: make([]gen.DeliverableFile, len(v.Artifacts)),
-		Attention: nullable.NewNullNullable[gen.CampaignAttention](),
-	}
-	base := s.linkBase(ctx)
-	for i, a := range v.Artifacts {
-		d.Artifacts[i] = gen.CampaignArtifact{DeliverableKey: a.DeliverableKey, Filename: a.Filename, MediaType: a.MediaType, ByteSize: int(a.ByteSize), Sha256: a.SHA256}
-		d.DeliverableFiles[i] = gen.DeliverableFile{DeliverableKey: a.DeliverableKey, Filename: a.Filename, MediaType: a.MediaType, ByteSize: int(a.ByteSize),
-			Sha256: a.SHA256, Url: base + "/api/v2/campaigns/" + c.ID + "/deliverables/" + a.DeliverableKey}
-	}
-	if c.Status == campaign.NeedsAttention && c.AttentionReason != nil {
-		d.Attention = nullable.NewNullableWithValue(gen.CampaignAttention{Reason: gen.CampaignAttentionReason(*c.AttentionReason),
-			StageKey: nullableOf(c.AttentionStage), Message: deref(c.AttentionMessage), NextAction: gen.CampaignAttentionNextAction(deref(c.AttentionAction))})
-	}
-	return d, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	return gen.GetCampaignLimits200JSONResponse(limitsOf(s.campaigns.Limits())), nil
 }
 
 // UpdateCampaign edits a draft.
@@ -238,11 +124,7 @@ func (s *Server) UpdateCampaign(ctx context.Context, req gen.UpdateCampaignReque
 	b := req.Body
 	in := campaign.UpdateInput{AccountID: p.AccountID, Tier: p.Tier, ID: req.CampaignId.String(), Name: b.Name, Revision: b.Revision}
 	if b.Plan != nil {
-		plan, err := planIn(*b.Plan)
-		if err != nil {
-			return nil, err
-		}
-		in.Plan = &plan
+		in.Plan = ptr(planIn(*b.Plan))
 	}
 	if b.MaxCredits.IsSpecified() {
 		in.MaxCreditsSet = true
@@ -254,11 +136,7 @@ func (s *Server) UpdateCampaign(ctx context.Context, req gen.UpdateCampaignReque
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.campaignDetail(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	return gen.UpdateCampaign200JSONResponse(d), nil
+	return gen.UpdateCampaign200JSONResponse(campaignDetail(v, s.linkBase(ctx))), nil
 }
 
 // ApproveCampaign approves a draft with its current review digest.
@@ -314,28 +192,7 @@ func (s *Server) GetCampaignPortfolio(ctx context.Context, req gen.GetCampaignPo
 	if err != nil {
 		return nil, err
 	}
-	c := pf.View.Campaign
-	out := gen.GetCampaignPortfolio200JSONResponse{
-		CampaignId: uuid.MustParse(c.ID), Revision: c.Revision, Status: gen.CampaignStatus(c.Status), StageKey: pf.Stage.Key,
-		Fields: make([]gen.FieldView, len(pf.Fields)), Items: make([]gen.PortfolioItem, len(pf.Items)),
-		Coverage:       gen.PortfolioCoverage{Total: pf.Total, Done: pf.Done, Failed: pf.Failed, Pending: max(pf.Total-pf.Done-pf.Failed, 0)},
-		EntityKeyField: nullableOf(pf.EntityKeyField), OutputSchema: nullable.NewNullNullable[map[string]any](), NextCursor: nullable.NewNullNullable[string](),
-	}
-	if pf.Stage.OutputSchema != nil {
-		out.OutputSchema = nullable.NewNullableWithValue(pf.Stage.OutputSchema)
-	}
-	for i, f := range pf.Fields {
-		out.Fields[i] = gen.FieldView{Name: f.Name, Label: f.Label, Type: gen.FieldViewType(f.Type), Source: gen.FieldViewSource(f.Source)}
-	}
-	for i, it := range pf.Items {
-		// Workers run in-process, without a research job: job_id is null.
-		out.Items[i] = gen.PortfolioItem{EntityKey: it.EntityKey, Status: gen.PortfolioItemStatus(it.Status), Fields: it.Fields,
-			ErrorCode: nullableOf(it.ErrorCode), JobId: nullable.NewNullNullable[uuid.UUID]()}
-	}
-	if pf.Next != nil {
-		out.NextCursor, out.HasMore = nullable.NewNullableWithValue(pf.Next.Encode()), true
-	}
-	return out, nil
+	return gen.GetCampaignPortfolio200JSONResponse(portfolioOf(pf)), nil
 }
 
 // GetCampaignDeliverable streams a built deliverable file.

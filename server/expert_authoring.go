@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/authoring"
@@ -145,7 +143,7 @@ func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertReque
 	}
 	if len(fields) == 0 {
 		if ref != nil {
-			p, err := convert[expert.Patch](req.Body.Expert)
+			p, err := decodeBody[expert.Patch](req.Body.Expert)
 			if err != nil {
 				return nil, err
 			}
@@ -154,7 +152,7 @@ func (s *Server) ValidateExpert(ctx context.Context, req gen.ValidateExpertReque
 				return nil, err
 			}
 		} else {
-			in, err := convert[expert.CreateInput](req.Body.Expert)
+			in, err := decodeBody[expert.CreateInput](req.Body.Expert)
 			if err != nil {
 				return nil, err
 			}
@@ -180,11 +178,7 @@ func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertMan
 	if err != nil {
 		return nil, err
 	}
-	m, err := convert[expert.CreateInput](req.Body.Manifest)
-	if err != nil {
-		return nil, err
-	}
-	in := expert.ApplyInput{ExpertRef: valueOf(req.Body.ExpertId), Manifest: m,
+	in := expert.ApplyInput{ExpertRef: valueOf(req.Body.ExpertId), Manifest: createInputOf(req.Body.Manifest),
 		DryRun: req.Body.DryRun != nil && *req.Body.DryRun, Prune: req.Body.PruneContextFiles == nil || *req.Body.PruneContextFiles}
 	a, err := s.experts.Apply(ctx, c, in)
 	if f := fault.Of(err); f != nil && f.Kind == fault.Invalid {
@@ -198,21 +192,9 @@ func (s *Server) ApplyExpertManifest(ctx context.Context, req gen.ApplyExpertMan
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ExpertApplyResponse{Action: gen.ExpertApplyResponseAction(a.Action), DryRun: a.DryRun,
-		Changes:  make([]gen.ExpertApplyChange, 0, len(a.Changes)),
-		ExpertId: nullable.NewNullNullable[uuid.UUID](), VersionNum: nullable.NewNullNullable[int]()}
-	for _, ch := range a.Changes {
-		out.Changes = append(out.Changes, gen.ExpertApplyChange{Field: ch.Field, Op: gen.ExpertApplyChangeOp(ch.Op)})
-	}
-	if a.ExpertID != nil {
-		id, err := uuid.Parse(*a.ExpertID)
-		if err != nil {
-			return nil, fmt.Errorf("expert id %q: %w", *a.ExpertID, err)
-		}
-		out.ExpertId = nullable.NewNullableWithValue(id)
-	}
-	if a.VersionNum != nil {
-		out.VersionNum = nullable.NewNullableWithValue(*a.VersionNum)
+	out, err := appliedOf(a)
+	if err != nil {
+		return nil, err
 	}
 	return gen.ApplyExpertManifest200JSONResponse(out), nil
 }

@@ -2,11 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
-	"time"
-
-	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/expertbuild"
 	"github.com/researchd/researchd/gen"
@@ -52,27 +47,4 @@ func (s *Server) GetExpertBuild(ctx context.Context, req gen.GetExpertBuildReque
 		return nil, err
 	}
 	return gen.GetExpertBuild200JSONResponse(out), nil
-}
-
-func buildJobOf(b expertbuild.Build) (gen.ExpertBuildJob, error) {
-	id, err := uuid.Parse(b.ID)
-	if err != nil {
-		return gen.ExpertBuildJob{}, fmt.Errorf("build id %q: %w", b.ID, err)
-	}
-	out := gen.ExpertBuildJob{JobId: id, Status: gen.ExpertBuildJobStatus(b.Status), CreatedAt: b.CreatedAt,
-		FinishedAt: nullable.NewNullNullable[time.Time]()}
-	if b.FinishedAt != nil {
-		out.FinishedAt = nullable.NewNullableWithValue(*b.FinishedAt)
-	}
-	if b.Expert != nil {
-		e, err := convert[gen.Expert](*b.Expert)
-		if err != nil {
-			return out, err
-		}
-		out.Expert = nullable.NewNullableWithValue(e)
-	}
-	if b.ErrorCode != "" {
-		out.Error = nullable.NewNullableWithValue(gen.ExpertBuildError{Code: b.ErrorCode, Message: b.ErrorMsg})
-	}
-	return out, nil
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"mime"
 
-	"github.com/oapi-codegen/nullable"
-
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
 )
@@ -27,13 +25,7 @@ func (s *Server) ListExpertContextFiles(ctx context.Context, req gen.ListExpertC
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ListExpertContextFiles200JSONResponse{ExpertId: id, Count: len(files), Files: make([]gen.ContextFileSummary, 0, len(files))}
-	for _, f := range files {
-		out.Files = append(out.Files, gen.ContextFileSummary{
-			Name: f.Name, CharCount: int(f.CharCount), SizeBytes: int(f.SizeBytes), InRepository: f.InRepository, TextMirrored: f.TextMirrored,
-		})
-	}
-	return out, nil
+	return gen.ListExpertContextFiles200JSONResponse{ExpertId: id, Count: len(files), Files: mapItems(files, contextFileOf)}, nil
 }
 
 // UploadExpertContextFile attaches the multipart `file`, replacing a file of the same name.
@@ -55,7 +47,7 @@ func (s *Server) ImportExpertContextFile(ctx context.Context, req gen.ImportExpe
 	if err != nil {
 		return nil, err
 	}
-	in := expert.ImportInput{SourceURL: valueOfNullable(req.Body.SourceUrl), Filename: valueOfNullable(req.Body.Filename)}
+	in := expert.ImportInput{SourceURL: valueOf(req.Body.SourceUrl), Filename: valueOf(req.Body.Filename)}
 	if id, err := req.Body.AttachmentId.Get(); err == nil {
 		v := id.String()
 		in.AttachmentID = &v
@@ -97,24 +89,4 @@ func (s *Server) DeleteExpertContextFile(ctx context.Context, req gen.DeleteExpe
 	return gen.DeleteExpertContextFile200JSONResponse{
 		Name: d.Name, RemovedFromMirror: d.RemovedFromMirror, RemovedFromRepository: d.RemovedFromRepository, Success: true,
 	}, nil
-}
-
-func storedFileOf(f expert.StoredFile) gen.ContextFileUploadResponse {
-	sha := nullable.NewNullNullable[string]()
-	if f.CommitSHA != nil {
-		sha = nullable.NewNullableWithValue(*f.CommitSHA)
-	}
-	return gen.ContextFileUploadResponse{
-		Name: f.Name, Path: f.Path, SizeBytes: int(f.SizeBytes), TextMirrored: f.TextMirrored, CharCount: int(f.CharCount),
-		CommitSha: sha, Success: true,
-	}
-}
-
-// valueOfNullable is a specified, non-null value, else nil.
-func valueOfNullable[T any](n nullable.Nullable[T]) *T {
-	v, err := n.Get()
-	if err != nil {
-		return nil
-	}
-	return &v
 }

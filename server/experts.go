@@ -2,20 +2,14 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"github.com/researchd/researchd/expert"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
 )
 
-// Experts: thin handlers over expert.Service. The API and the domain share field
-// names, so requests and resources cross between gen and expert types with one JSON hop (which
-// keeps absent, null and value apart for the nullable fields).
+// Experts: thin handlers over expert.Service; map_experts.go maps between its types and the API's.
 
 func (s *Server) expertCaller(ctx context.Context) (expert.Caller, error) {
 	p, err := caller(ctx)
@@ -23,19 +17,6 @@ func (s *Server) expertCaller(ctx context.Context) (expert.Caller, error) {
 		return expert.Caller{}, err
 	}
 	return expert.Caller{AccountID: p.AccountID, Email: p.Email, IsAdmin: p.IsAdmin}, nil
-}
-
-// convert moves a value between two types with the same JSON shape.
-func convert[T any](from any) (T, error) {
-	var to T
-	b, err := json.Marshal(from)
-	if err != nil {
-		return to, fmt.Errorf("encode %T: %w", from, err)
-	}
-	if err := json.Unmarshal(b, &to); err != nil {
-		return to, fmt.Errorf("decode %T: %w", to, err)
-	}
-	return to, nil
 }
 
 // ListExperts is the public catalogue: registry experts and public custom experts.
@@ -65,11 +46,7 @@ func (s *Server) publicExperts(ctx context.Context, query *string) (gen.ExpertLi
 	if err != nil {
 		return gen.ExpertList{}, err
 	}
-	out, err := convert[[]gen.ExpertSummary](items)
-	if err != nil {
-		return gen.ExpertList{}, err
-	}
-	return gen.ExpertList{Items: out, Count: len(out)}, nil
+	return gen.ExpertList{Items: mapItems(items, expertSummaryOf), Count: len(items)}, nil
 }
 
 // CreateExpert creates a custom expert (version 1).
@@ -78,10 +55,7 @@ func (s *Server) CreateExpert(ctx context.Context, req gen.CreateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	in, err := convert[expert.CreateInput](req.Body)
-	if err != nil {
-		return nil, err
-	}
+	in := createInputOf(*req.Body)
 	if in.IdempotencyKey, in.RequestHash, err = idempotencyOf(req.Params.IdempotencyKey, req.Body); err != nil {
 		return nil, err
 	}
@@ -89,7 +63,7 @@ func (s *Server) CreateExpert(ctx context.Context, req gen.CreateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out, err := convert[gen.Expert](e)
+	out, err := expertOf(e)
 	if err != nil {
 		return nil, err
 	}
@@ -110,12 +84,8 @@ func (s *Server) ListCustomExperts(ctx context.Context, req gen.ListCustomExpert
 	if err != nil {
 		return nil, err
 	}
-	items, err := convert[[]gen.ExpertSummary](page.Items)
-	if err != nil {
-		return nil, err
-	}
 	next, more := pageEnvelope(page)
-	return gen.ListCustomExperts200JSONResponse{Items: items, NextCursor: next, HasMore: more}, nil
+	return gen.ListCustomExperts200JSONResponse{Items: mapItems(page.Items, expertSummaryOf), NextCursor: next, HasMore: more}, nil
 }
 
 // GetExpert reads an expert by registry id, UUID, slug or handle.
@@ -128,7 +98,7 @@ func (s *Server) GetExpert(ctx context.Context, req gen.GetExpertRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	out, err := convert[gen.Expert](e)
+	out, err := expertOf(e)
 	if err != nil {
 		return nil, err
 	}
@@ -141,15 +111,11 @@ func (s *Server) UpdateExpert(ctx context.Context, req gen.UpdateExpertRequestOb
 	if err != nil {
 		return nil, err
 	}
-	p, err := convert[expert.Patch](req.Body)
+	e, err := s.experts.Update(ctx, c, req.ExpertId, patchOf(*req.Body))
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.experts.Update(ctx, c, req.ExpertId, p)
-	if err != nil {
-		return nil, err
-	}
-	out, err := convert[gen.Expert](e)
+	out, err := expertOf(e)
 	if err != nil {
 		return nil, err
 	}
@@ -166,19 +132,6 @@ func (s *Server) DeleteExpert(ctx context.Context, req gen.DeleteExpertRequestOb
 		return nil, err
 	}
 	return gen.DeleteExpert204Response{}, nil
-}
-
-func shareOf(sh expert.Share) gen.ExpertShare {
-	out := gen.ExpertShare{
-		PrincipalType: gen.ExpertSharePrincipalType(sh.PrincipalType), Principal: sh.Principal,
-		Role: gen.ExpertShareRole(sh.Role), CreatedAt: sh.CreatedAt, CreatedBy: nullable.NewNullNullable[uuid.UUID](),
-	}
-	if sh.CreatedBy != nil {
-		if id, err := uuid.Parse(*sh.CreatedBy); err == nil {
-			out.CreatedBy = nullable.NewNullableWithValue(id)
-		}
-	}
-	return out
 }
 
 // ListExpertShares lists the grants on an expert.
@@ -224,17 +177,6 @@ func (s *Server) UnshareExpert(ctx context.Context, req gen.UnshareExpertRequest
 	return gen.UnshareExpert204Response{}, nil
 }
 
-func versionSummaryOf(v store.ExpertVersion) gen.ExpertVersionSummary {
-	out := gen.ExpertVersionSummary{VersionNum: v.VersionNum, CreatedAt: v.CreatedAt, Source: gen.ExpertVersionSummarySource(v.Source),
-		CreatedBy: nullable.NewNullNullable[uuid.UUID]()}
-	if v.CreatedBy != nil {
-		if id, err := uuid.Parse(*v.CreatedBy); err == nil {
-			out.CreatedBy = nullable.NewNullableWithValue(id)
-		}
-	}
-	return out
-}
-
 // ListExpertVersions pages the version history (editors only).
 func (s *Server) ListExpertVersions(ctx context.Context, req gen.ListExpertVersionsRequestObject) (gen.ListExpertVersionsResponseObject, error) {
 	c, err := s.expertCaller(ctx)
@@ -263,9 +205,7 @@ func (s *Server) GetExpertVersion(ctx context.Context, req gen.GetExpertVersionR
 	if err != nil {
 		return nil, err
 	}
-	sum := versionSummaryOf(v)
-	src := gen.ExpertVersionSource(v.Source)
-	return gen.GetExpertVersion200JSONResponse{VersionNum: sum.VersionNum, CreatedAt: sum.CreatedAt, CreatedBy: sum.CreatedBy, Source: &src, Snapshot: snap}, nil
+	return gen.GetExpertVersion200JSONResponse(versionOf(v, snap)), nil
 }
 
 // RestoreExpertVersion rolls the configuration back to a version, recorded as a new one.
@@ -291,7 +231,7 @@ func (s *Server) SetExpertVisibility(ctx context.Context, req gen.SetExpertVisib
 	if err != nil {
 		return nil, err
 	}
-	out, err := convert[gen.Expert](e)
+	out, err := expertOf(e)
 	if err != nil {
 		return nil, err
 	}

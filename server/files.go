@@ -12,7 +12,6 @@ import (
 
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/revision"
-	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/workspace"
 )
 
@@ -50,16 +49,14 @@ func (s *Server) ListResearchFiles(ctx context.Context, req gen.ListResearchFile
 		if !privileged && strings.HasPrefix(f.Path, inputDir) {
 			continue
 		}
-		out.Files = append(out.Files, gen.WorkspaceFile{
-			Path: f.Path, SizeBytes: int(f.Size), ContentType: f.ContentType, LastModified: f.LastModified, LastCommitSha: f.LastCommitSHA,
-		})
+		out.Files = append(out.Files, workspaceFileOf(f))
 	}
 	return out, nil
 }
 
 // fileRevision resolves ?revision= (problems for unknown and ambiguous), or the latest revision
 // (revision.ErrUnknown when the job has none yet).
-func (s *Server) fileRevision(ctx context.Context, jobID string, at *string) (store.ResearchRevision, error) {
+func (s *Server) fileRevision(ctx context.Context, jobID string, at *string) (revision.Revision, error) {
 	if at != nil {
 		return s.resolveRevision(ctx, jobID, *at)
 	}

@@ -24,13 +24,18 @@ func pageRequest(limit *int, cursor *string) (store.PageRequest, error) {
 
 // pageEnvelope returns the next_cursor and has_more of a CursorPage.
 func pageEnvelope[T any](p store.Page[T]) (nullable.Nullable[string], bool) {
-	if p.Next == nil {
-		return nullable.NewNullNullable[string](), false
-	}
-	return nullable.NewNullableWithValue(p.Next.Encode()), true
+	return nextCursor(p.Next)
 }
 
-// mapItems converts store rows to API items.
+// nextCursor is the next_cursor and has_more after a page that ends at next (nil: the last page).
+func nextCursor(next *store.Cursor) (nullable.Nullable[string], bool) {
+	if next == nil {
+		return nullable.NewNullNullable[string](), false
+	}
+	return nullable.NewNullableWithValue(next.Encode()), true
+}
+
+// mapItems maps a list item by item (never nil, so an empty list is [] in JSON).
 func mapItems[T, U any](rows []T, fn func(T) U) []U {
 	out := make([]U, 0, len(rows))
 	for _, r := range rows {

@@ -6,20 +6,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
-	openapi_types "github.com/oapi-codegen/runtime/types"
-
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/revision"
-	"github.com/researchd/researchd/store"
 )
 
-// Research jobs: thin handlers over jobs.Service (state machine, queue) and the store
-// (reads). /run and /run/{id} are aliases of /research and /research/{id}.
+// Research jobs: thin handlers over jobs.Service (state machine, queue, reads); map_research.go
+// maps its views to the API's models. /run and /run/{id} are aliases of /research and /research/{id}.
 
 // CreateResearchJob accepts a job (202) or replays an Idempotency-Key.
 func (s *Server) CreateResearchJob(ctx context.Context, req gen.CreateResearchJobRequestObject) (gen.CreateResearchJobResponseObject, error) {
@@ -76,13 +71,13 @@ func (s *Server) createJob(ctx context.Context, b *gen.CreateResearchRequest, id
 	}
 	// A new job is answered as accepted (no runs, no revisions yet), even if a worker already took
 	// it; a replay answers the job as it stands now.
-	v := store.JobView{Job: c.Job}
+	v := jobs.View{Job: c.Job}
 	if c.Replayed {
-		if v, err = s.store.ResearchJobView(ctx, c.Job.ID); err != nil {
+		if v, err = s.research.View(ctx, c.Job.ID); err != nil {
 			return gen.ResearchJobDetail{}, "", err
 		}
 	}
-	detail, err := s.jobDetail(v, true)
+	detail, err := jobDetail(v, true)
 	if err != nil {
 		return gen.ResearchJobDetail{}, "", err
 	}
@@ -120,7 +115,7 @@ func (s *Server) listJobs(ctx context.Context, limit *int, cursor *string, statu
 	if status != nil {
 		st = ptr(string(*status))
 	}
-	page, err := s.store.ListResearchJobs(ctx, p.AccountID, st, pr)
+	page, err := s.research.List(ctx, p.AccountID, st, pr)
 	if err != nil {
 		return gen.ResearchJobSummaryPage{}, err
 	}
@@ -147,10 +142,7 @@ func (s *Server) GetRun(ctx context.Context, req gen.GetRunRequestObject) (gen.G
 }
 
 func (s *Server) readJob(ctx context.Context, ref string, at *string) (gen.ResearchJobDetail, error) {
-	v, err := s.store.ResearchJobView(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return gen.ResearchJobDetail{}, errNotFound("research job")
-	}
+	v, err := s.research.View(ctx, ref)
 	if err != nil {
 		return gen.ResearchJobDetail{}, err
 	}
@@ -158,7 +150,7 @@ func (s *Server) readJob(ctx context.Context, ref string, at *string) (gen.Resea
 	if err != nil {
 		return gen.ResearchJobDetail{}, err
 	}
-	d, err := s.jobDetail(v, privileged)
+	d, err := jobDetail(v, privileged)
 	if err != nil || at == nil {
 		return d, err
 	}
@@ -204,7 +196,7 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.jobDetail(v, true)
+	d, err := jobDetail(v, true)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +213,7 @@ func (s *Server) CancelResearchJob(ctx context.Context, req gen.CancelResearchJo
 	if err != nil {
 		return nil, err
 	}
-	return gen.CancelResearchJob200JSONResponse{JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status)}, nil
+	return gen.CancelResearchJob200JSONResponse(cancelledOf(j)), nil
 }
 
 // ContinueResearchJob continues a completed job in place (202).
@@ -236,37 +228,28 @@ func (s *Server) ContinueResearchJob(ctx context.Context, req gen.ContinueResear
 	// and credits apply.
 	tier, key := p.Tier, p.Secret
 	if p.AccountID != j.AccountID {
-		owner, err := s.store.AccountByID(ctx, j.AccountID)
+		ownerTier, err := s.research.AccountTier(ctx, j.AccountID)
 		if err != nil {
 			return nil, err
 		}
-		tier, key = owner.Tier, ""
+		tier, key = ownerTier, ""
 	}
 	v, err := s.research.Continue(ctx, j.ID, tier, key)
 	if err != nil {
 		return nil, err
 	}
-	d, err := s.jobDetail(v, true)
+	d, err := jobDetail(v, true)
 	if err != nil {
 		return nil, err
 	}
 	return gen.ContinueResearchJob202JSONResponse(d), nil
 }
 
-// jobByRef loads a job by UUID or slug; a missing one is the 404 problem.
-func (s *Server) jobByRef(ctx context.Context, ref string) (store.ResearchJob, error) {
-	j, err := s.store.ResearchJobByRef(ctx, ref)
-	if errors.Is(err, store.ErrNotFound) {
-		return j, errNotFound("research job")
-	}
-	return j, err
-}
-
 // readableJob loads a job for reading: the owner and administrators (privileged), anyone for a
 // public job; otherwise 404. A key without the research scope reads public jobs only and is
 // refused (403) on its own private ones.
-func (s *Server) readableJob(ctx context.Context, ref string) (store.ResearchJob, bool, error) {
-	j, err := s.jobByRef(ctx, ref)
+func (s *Server) readableJob(ctx context.Context, ref string) (jobs.Job, bool, error) {
+	j, err := s.research.Job(ctx, ref)
 	if err != nil {
 		return j, false, err
 	}
@@ -275,7 +258,7 @@ func (s *Server) readableJob(ctx context.Context, ref string) (store.ResearchJob
 }
 
 // mayRead applies the read rule to a loaded job and reports whether the caller is privileged.
-func mayRead(ctx context.Context, j store.ResearchJob) (bool, error) {
+func mayRead(ctx context.Context, j jobs.Job) (bool, error) {
 	if lp, ok := scopelessCaller(ctx); ok && !j.IsPublic && (lp.AccountID == j.AccountID || lp.IsAdmin) {
 		return false, errForbidden("forbidden", "this API key lacks the research scope")
 	}
@@ -288,11 +271,11 @@ func mayRead(ctx context.Context, j store.ResearchJob) (bool, error) {
 
 // ownedJob loads a job for a change: owner or administrator (authorizeOwner, never public for a
 // change); another account's public job is 403, since it can be seen anyway, a private one 404.
-func (s *Server) ownedJob(ctx context.Context, ref string) (store.ResearchJob, auth.Principal, error) {
+func (s *Server) ownedJob(ctx context.Context, ref string) (jobs.Job, auth.Principal, error) {
 	if _, err := caller(ctx); err != nil {
-		return store.ResearchJob{}, auth.Principal{}, err
+		return jobs.Job{}, auth.Principal{}, err
 	}
-	j, err := s.jobByRef(ctx, ref)
+	j, err := s.research.Job(ctx, ref)
 	if err != nil {
 		return j, auth.Principal{}, err
 	}
@@ -301,89 +284,6 @@ func (s *Server) ownedJob(ctx context.Context, ref string) (store.ResearchJob, a
 		return j, p, errForbidden("forbidden", "only the job's owner or an administrator may change it")
 	}
 	return j, p, err
-}
-
-// jobDetail assembles the detail of a job from one snapshot, with its latest report. privileged
-// readers (owner, administrators) see the webhook URL.
-func (s *Server) jobDetail(v store.JobView, privileged bool) (gen.ResearchJobDetail, error) {
-	j, runs, revs := v.Job, v.Runs, v.Revisions
-	var echo jobs.RequestEcho
-	if err := json.Unmarshal([]byte(j.Request), &echo); err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	var attIDs []string
-	if err := json.Unmarshal([]byte(j.AttachmentIDs), &attIDs); err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	d := gen.ResearchJobDetail{
-		JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status), Question: j.Question,
-		Effort: gen.Effort(j.Effort), RequestedEffort: gen.Effort(j.RequestedEffort), IsPublic: j.IsPublic,
-		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, StartedAt: nullableOf(j.StartedAt), CompletedAt: nullableOf(j.CompletedAt),
-		StructuredOutput: nullable.NewNullNullable[map[string]any](),
-		Revisions:        make([]gen.Revision, 0, len(revs)), Runs: make([]gen.CheckResult, 0, len(runs)),
-		Locked: j.Locked, ExpertId: nullableOf(j.ExpertID), WebhookUrl: nullable.NewNullNullable[string](),
-		AttachmentIds: uuids(attIDs), AnonymousCtaEnabled: j.AnonymousCTAEnabled, AnonymousCtaVariant: nullableOf(j.AnonymousCTAVariant),
-		Request: gen.ResearchRequestEcho{
-			Question: echo.Question, Effort: gen.Effort(echo.Effort), JsonSchema: nullable.NewNullNullable[map[string]any](),
-			WebhookUrl: nullable.NewNullNullable[string](), ExpertId: nullableOf(echo.ExpertID),
-			AttachmentIds: uuids(echo.AttachmentIDs), IsPublic: echo.IsPublic,
-		},
-	}
-	if j.AnonymousCTA != nil {
-		var cta gen.AnonymousCta
-		if err := json.Unmarshal([]byte(*j.AnonymousCTA), &cta); err != nil {
-			return gen.ResearchJobDetail{}, fmt.Errorf("decode anonymous_cta of job %s: %w", j.ID, err)
-		}
-		d.AnonymousCta = nullable.NewNullableWithValue(cta)
-	} else {
-		d.AnonymousCta = nullable.NewNullNullable[gen.AnonymousCta]()
-	}
-	if echo.JSONSchema != nil {
-		d.Request.JsonSchema = nullable.NewNullableWithValue(echo.JSONSchema)
-	}
-	if privileged && j.WebhookURL != nil {
-		d.WebhookUrl = nullable.NewNullableWithValue(*j.WebhookURL)
-		d.Request.WebhookUrl = nullableOf(echo.WebhookURL)
-	}
-	if j.StructuredOutput != nil {
-		var so map[string]any
-		if err := json.Unmarshal([]byte(*j.StructuredOutput), &so); err != nil {
-			return gen.ResearchJobDetail{}, err
-		}
-		d.StructuredOutput = nullable.NewNullableWithValue(so)
-	}
-	if j.ErrorCode != nil {
-		msg := ""
-		if j.ErrorMessage != nil {
-			msg = *j.ErrorMessage
-		}
-		d.Error = nullable.NewNullableWithValue(gen.JobError{Code: *j.ErrorCode, Message: msg})
-	}
-	if err := expertOfJob(&d, j); err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	if err := citationsOfJob(&d, j); err != nil {
-		return gen.ResearchJobDetail{}, err
-	}
-	var credits int64
-	for _, r := range runs {
-		credits += r.CreditsCharged
-		d.Runs = append(d.Runs, gen.CheckResult{
-			RunId: uuid.MustParse(r.ID), Kind: gen.CheckResultKind(r.Kind), Status: gen.CheckResultStatus(r.Status),
-			Effort: gen.Effort(r.Effort), StartedAt: r.StartedAt, FinishedAt: nullableOf(r.FinishedAt), CreditsCharged: int(r.CreditsCharged),
-		})
-	}
-	d.CreditsCharged = int(credits)
-	for _, r := range revs {
-		d.Revisions = append(d.Revisions, gen.Revision{
-			CommitSha: r.SHA, CheckpointType: gen.RevisionCheckpointType(r.CheckpointType), CreatedAt: r.CreatedAt,
-			RunId: uuid.MustParse(r.RunID), Message: r.Message,
-		})
-	}
-	if j.ReportSHA != nil && j.ReportMarkdown != nil {
-		d.Report = &gen.Report{Markdown: *j.ReportMarkdown, RevisionSha: *j.ReportSHA}
-	}
-	return d, nil
 }
 
 // reportAt replaces the detail's report with report.md as it was at the revision (none when that
@@ -408,7 +308,7 @@ func (s *Server) reportAt(ctx context.Context, d *gen.ResearchJobDetail, jobID, 
 }
 
 // resolveRevision finds one of the job's published revisions: unknown is 404, ambiguous 422.
-func (s *Server) resolveRevision(ctx context.Context, jobID, rev string) (store.ResearchRevision, error) {
+func (s *Server) resolveRevision(ctx context.Context, jobID, rev string) (revision.Revision, error) {
 	r, err := s.research.Revisions().Resolve(ctx, jobID, rev)
 	switch {
 	case errors.Is(err, revision.ErrUnknown):
@@ -418,41 +318,4 @@ func (s *Server) resolveRevision(ctx context.Context, jobID, rev string) (store.
 			gen.FieldError{Field: "query.revision", Message: "ambiguous revision"})
 	}
 	return r, err
-}
-
-func jobSummary(j store.ResearchJob) gen.ResearchJobSummary {
-	return gen.ResearchJobSummary{
-		JobId: uuid.MustParse(j.ID), Slug: j.Slug, Status: gen.JobStatus(j.Status), Question: j.Question,
-		Effort: gen.Effort(j.Effort), RequestedEffort: gen.Effort(j.RequestedEffort), IsPublic: j.IsPublic,
-		CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, StartedAt: nullableOf(j.StartedAt), CompletedAt: nullableOf(j.CompletedAt),
-	}
-}
-
-func uuids(ids []string) []openapi_types.UUID {
-	out := make([]openapi_types.UUID, 0, len(ids))
-	for _, id := range ids {
-		if u, err := uuid.Parse(id); err == nil {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// expertOfJob fills the detail's expert (canonical id and the version that ran) and the last run's
-// required-tool outcome; both null when the job has none.
-func expertOfJob(d *gen.ResearchJobDetail, j store.ResearchJob) error {
-	d.Expert = nullable.NewNullNullable[gen.JobExpert]()
-	if j.ExpertRef != nil {
-		e := gen.JobExpert{Id: *j.ExpertRef, Version: nullableOf(j.ExpertVersion)}
-		d.Expert = nullable.NewNullableWithValue(e)
-	}
-	d.RequiredToolCalls = nullable.NewNullNullable[gen.RequiredToolCallsOutcome]()
-	if j.RequiredToolCalls != nil {
-		var o jobs.RequiredToolCalls
-		if err := json.Unmarshal([]byte(*j.RequiredToolCalls), &o); err != nil {
-			return fmt.Errorf("decode required tool calls of job %s: %w", j.ID, err)
-		}
-		d.RequiredToolCalls = nullable.NewNullableWithValue(gen.RequiredToolCallsOutcome{Required: o.Required, Succeeded: o.Succeeded, Missing: o.Missing})
-	}
-	return nil
 }

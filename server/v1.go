@@ -2,17 +2,12 @@ package server
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
-
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/store"
 )
 
 // Legacy v1 (docs/api.md: Legacy v1): POST /v1/grep/research creates an ordinary research job (same billing, same
@@ -56,7 +51,7 @@ func (s *Server) CreateV1Research(ctx context.Context, req gen.CreateV1ResearchR
 		AccountID: p.AccountID, Tier: p.Tier, APIKey: p.Secret, Question: b.Question,
 		Effort: v1Efforts[depth], RequestID: requestID(ctx),
 		// v1 webhooks sign with the legacy header and correlate by the body alone.
-		WebhookURL: b.WebhookUrl, APIVersion: store.APIv1,
+		WebhookURL: b.WebhookUrl, APIVersion: jobs.APIv1,
 	})
 	if err != nil {
 		return nil, err
@@ -80,8 +75,8 @@ func (s *Server) GetV1Research(ctx context.Context, req gen.GetV1ResearchRequest
 	if err != nil {
 		return nil, err
 	}
-	j, err := s.store.ResearchJobByID(ctx, req.JobId.String())
-	if errors.Is(err, store.ErrNotFound) || err == nil && j.AccountID != p.AccountID && !p.IsAdmin {
+	j, err := s.research.JobByID(ctx, req.JobId.String())
+	if err == nil && j.AccountID != p.AccountID && !p.IsAdmin {
 		return nil, errNotFound("research job")
 	}
 	if err != nil {
@@ -92,10 +87,10 @@ func (s *Server) GetV1Research(ctx context.Context, req gen.GetV1ResearchRequest
 
 // awaitJob follows the job (woken by its writes, through the process's follower) until it is
 // terminal, the budget is spent or the client leaves; it returns the job as last read.
-func (s *Server) awaitJob(ctx context.Context, id string, budget time.Duration) (store.ResearchJob, error) {
+func (s *Server) awaitJob(ctx context.Context, id string, budget time.Duration) (jobs.Job, error) {
 	wait, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	var j store.ResearchJob
+	var j jobs.Job
 	read := false
 	err := s.research.Follow(wait, id, math.MaxInt64, 0, func(p jobs.Progress) error {
 		j, read = p.Job, true
@@ -108,35 +103,7 @@ func (s *Server) awaitJob(ctx context.Context, id string, budget time.Duration) 
 		return j, ctx.Err()
 	case !read:
 		// The budget ended before the first read.
-		return s.store.ResearchJobByID(ctx, id)
+		return s.research.JobByID(ctx, id)
 	}
 	return j, nil
-}
-
-func v1View(j store.ResearchJob) gen.V1ResearchResponse {
-	out := gen.V1ResearchResponse{
-		JobId: uuid.MustParse(j.ID), CreatedAt: j.CreatedAt, Status: "in_progress",
-		Result: nullable.NewNullNullable[string](), CompletedAt: nullable.NewNullNullable[time.Time](),
-	}
-	if !jobs.Terminal(j.Status) {
-		return out
-	}
-	if j.CompletedAt != nil {
-		out.CompletedAt = nullable.NewNullableWithValue(*j.CompletedAt)
-	}
-	switch j.Status {
-	case jobs.Completed:
-		out.Status = "complete"
-		if j.ReportMarkdown != nil {
-			out.Result = nullable.NewNullableWithValue(*j.ReportMarkdown)
-		}
-	case jobs.Cancelled:
-		out.Status = "cancelled"
-	default: // failed, blocked
-		out.Status = "failed"
-		if j.ErrorMessage != nil {
-			out.Result = nullable.NewNullableWithValue(*j.ErrorMessage)
-		}
-	}
-	return out
 }

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/store"
 )
 
 // Webhooks beyond the specification (docs/api.md: Webhooks): the account's Standard Webhooks secret, a
@@ -30,7 +27,7 @@ func (s *Server) RotateWebhookSecret(ctx context.Context, req gen.RotateWebhookS
 	if err != nil {
 		return nil, err
 	}
-	return gen.RotateWebhookSecret201JSONResponse{Secret: r.Secret, CreatedAt: r.CreatedAt, PreviousSecretExpiresAt: nullableOf(r.PreviousExpiresAt)}, nil
+	return gen.RotateWebhookSecret201JSONResponse(webhookSecretOf(r)), nil
 }
 
 // ListResearchWebhookDeliveries pages a job's delivery attempts, newest first.
@@ -43,7 +40,7 @@ func (s *Server) ListResearchWebhookDeliveries(ctx context.Context, req gen.List
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.ListDeliveries(ctx, j.ID, pr)
+	page, err := s.research.Deliveries(ctx, j.ID, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -72,34 +69,19 @@ func (s *Server) RedeliverResearchWebhook(ctx context.Context, req gen.Redeliver
 	case err != nil:
 		return nil, err
 	}
-	return gen.RedeliverResearchWebhook202JSONResponse{
-		WebhookId: m.ID, JobId: uuid.MustParse(m.JobID), RunId: uuid.MustParse(m.RunID), Event: gen.WebhookRedeliveryEvent(m.Event),
-		Round: m.Round, Url: m.URL, State: gen.WebhookRedeliveryState(m.State),
-	}, nil
+	return gen.RedeliverResearchWebhook202JSONResponse(redeliveryOf(m)), nil
 }
 
 // webhookJob loads a job for its webhook operations: the owner or an administrator; for anyone
 // else 404, public job or not, since the log shows the owner's webhook target.
-func (s *Server) webhookJob(ctx context.Context, ref string) (store.ResearchJob, auth.Principal, error) {
+func (s *Server) webhookJob(ctx context.Context, ref string) (jobs.Job, auth.Principal, error) {
 	if _, err := caller(ctx); err != nil {
-		return store.ResearchJob{}, auth.Principal{}, err
+		return jobs.Job{}, auth.Principal{}, err
 	}
-	j, err := s.jobByRef(ctx, ref)
+	j, err := s.research.Job(ctx, ref)
 	if err != nil {
 		return j, auth.Principal{}, err
 	}
 	p, err := authorizeOwner(ctx, j.AccountID, false, "research job")
 	return j, p, err
-}
-
-func deliveryView(d store.WebhookDelivery) gen.WebhookDelivery {
-	v := gen.WebhookDelivery{
-		DeliveryId: uuid.MustParse(d.ID), RunId: uuid.MustParse(d.RunID), Event: gen.WebhookDeliveryEvent(d.Event),
-		Round: max(d.Round, 1), Attempt: d.Attempt, CreatedAt: d.CreatedAt, Url: d.URL, RequestId: d.RequestID,
-		StatusCode: nullableOf(d.StatusCode), LatencyMs: int(d.DurationMS), Error: nullableOf(d.Error), Succeeded: d.Succeeded,
-	}
-	if d.MessageID != nil {
-		v.WebhookId = *d.MessageID
-	}
-	return v
 }

@@ -61,6 +61,10 @@ var featureNames = []string{
 	"number_absent",   // a number of the question that no source states
 	"names_unbridged", // share of the question's names neither the unit (with its context) nor another document states
 	"negation_gap",    // the question denies something ("not", "never", "n't") and the unit denies nothing, or the other way round
+	"related",         // weighted share of the question's terms the unit states only by a WordNet relative ("payment" for "pay")
+	"similar",         // the same for a word of similar meaning by word vectors (cosine ≥ 0.5), weighted by the cosine
+	"vector_cosine",   // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
+	"unsupported",     // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
 }
 
 // numFeatures is the length of a feature vector.
@@ -249,6 +253,10 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[41] = st.numberGone
 	x[42] = s.namesUnbridged(u)
 	x[43] = flag(s.q.Negated != nlp.Negated(un.Text))
+	x[44] = s.relatedCoverage(u)
+	x[45] = s.similarCoverage(u)
+	x[46] = s.vectorCosine(u)
+	x[47] = s.unsupported(u)
 	return x
 }
 
@@ -558,6 +566,21 @@ func (s *scorer) statesAttribute(u int) bool {
 	return false
 }
 
+// relatedCoverage is the weight of the question's terms that neither the unit nor its context
+// states, but the unit states a word related to (nlp.Related), over the question's weight.
+func (s *scorer) relatedCoverage(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	got := 0.0
+	for _, t := range s.q.Terms {
+		if s.match(u, t) == 0 && s.relatedIn(u, t) {
+			got += s.w[t]
+		}
+	}
+	return got / s.total
+}
+
 // statesOpposite: the unit has the opposite of a word of the question ("oldest" for "youngest",
 // "after" for "before") but not the word itself.
 func (s *scorer) statesOpposite(u int) bool {
@@ -583,3 +606,105 @@ var oppositeWords = func() map[string]string {
 	}
 	return m
 }()
+
+// unsupported is the weight of the question's terms the unit does not state in any way (itself, its
+// context, a relative or a word of similar meaning) although its document states them elsewhere,
+// and no other document states, over the question's weight: the unit's document speaks of them,
+// but not here (a question written from a sentence with a detail changed reads like that). A word
+// no source uses does not count: questions are worded unlike their sources ("brief me", "try").
+// Another document may supply a term: multi-document answers combine two sources.
+func (s *scorer) unsupported(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	doc := s.c.units[u].Doc
+	got := 0.0
+	for _, t := range s.q.Terms {
+		if s.match(u, t) > 0 || s.relatedIn(u, t) || s.similarIn(u, t) >= minSimilarity {
+			continue
+		}
+		if s.c.docTerms[doc][t] && s.onlyIn(doc, t) {
+			got += s.w[t]
+		}
+	}
+	return got / s.total
+}
+
+// onlyIn: no document but d states term t.
+func (s *scorer) onlyIn(d int, t string) bool {
+	for o, terms := range s.c.docTerms {
+		if o != d && terms[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// relatedIn: the unit states a relative of term t (nlp.Related).
+func (s *scorer) relatedIn(u int, t string) bool {
+	return slices.ContainsFunc(nlp.Related(t), func(r string) bool { return s.c.ownSet[u][r] })
+}
+
+// similarIn is the best cosine between term t and a term of the unit.
+func (s *scorer) similarIn(u int, t string) float64 {
+	best := 0.0
+	for _, o := range s.c.own[u] {
+		if cos, ok := nlp.Similarity(t, o); ok && cos > best {
+			best = cos
+		}
+	}
+	return best
+}
+
+// similarCoverage is like relatedCoverage for words of similar meaning by word vectors: each term
+// neither the unit nor its context states counts its weight times the best cosine (at least 0.5)
+// to a term of the unit.
+func (s *scorer) similarCoverage(u int) float64 {
+	if s.total == 0 {
+		return 0
+	}
+	got := 0.0
+	for _, t := range s.q.Terms {
+		if s.match(u, t) != 0 {
+			continue
+		}
+		if best := s.similarIn(u, t); best >= minSimilarity {
+			got += s.w[t] * best
+		}
+	}
+	return got / s.total
+}
+
+// minSimilarity: below it, two words' vectors say little (unrelated words of a long sentence
+// reach 0.3–0.4).
+const minSimilarity = 0.5
+
+// vectorCosine compares what the question and the unit are about as wholes: the cosine of their
+// terms' idf-weighted mean vectors.
+func (s *scorer) vectorCosine(u int) float64 {
+	q := s.meanVector(s.q.Terms)
+	d := s.meanVector(s.c.own[u])
+	if q == nil || d == nil {
+		return 0
+	}
+	return nlp.Cosine(q, d)
+}
+
+// meanVector is the idf-weighted sum of the terms' vectors (nil when none has one).
+func (s *scorer) meanVector(terms []string) []float32 {
+	var sum []float32
+	for _, t := range terms {
+		v := nlp.Vector(t)
+		if v == nil {
+			continue
+		}
+		if sum == nil {
+			sum = make([]float32, len(v))
+		}
+		w := float32(s.c.idf(t))
+		for i := range v {
+			sum[i] += w * v[i]
+		}
+	}
+	return sum
+}
