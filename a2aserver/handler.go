@@ -120,7 +120,7 @@ func (h *handler) CancelTask(ctx context.Context, req *a2a.CancelTaskRequest) (*
 	if err != nil {
 		return nil, h.tasks.internal(ctx, fmt.Errorf("cancel job %s: %w", req.ID, err))
 	}
-	if j.Status != store.JobCancelled {
+	if j.Status != jobs.Cancelled {
 		return nil, a2a.NewError(a2a.ErrTaskNotCancelable, "the task became "+stateOf(j.Status).String()+" first and cannot be canceled")
 	}
 	st, err = h.tasks.Get(ctx, req.ID)

@@ -22,9 +22,9 @@ const reportArtifactID a2a.ArtifactID = "report"
 // states maps job statuses to task states. A paused job is still the agent's to resume (working);
 // a blocked one was refused by policy (rejected).
 var states = map[string]a2a.TaskState{
-	store.JobQueued: a2a.TaskStateSubmitted, store.JobInProgress: a2a.TaskStateWorking, store.JobPaused: a2a.TaskStateWorking,
-	store.JobCompleted: a2a.TaskStateCompleted, store.JobFailed: a2a.TaskStateFailed, store.JobBlocked: a2a.TaskStateRejected,
-	store.JobCancelled: a2a.TaskStateCanceled,
+	jobs.Queued: a2a.TaskStateSubmitted, jobs.InProgress: a2a.TaskStateWorking, jobs.Paused: a2a.TaskStateWorking,
+	jobs.Completed: a2a.TaskStateCompleted, jobs.Failed: a2a.TaskStateFailed, jobs.Blocked: a2a.TaskStateRejected,
+	jobs.Cancelled: a2a.TaskStateCanceled,
 }
 
 func stateOf(status string) a2a.TaskState {
@@ -70,7 +70,7 @@ func taskView(j store.ResearchJob, saved *a2a.Task) *a2a.Task {
 func statusOf(j store.ResearchJob, info a2a.TaskInfoProvider) a2a.TaskStatus {
 	ts := j.UpdatedAt.UTC()
 	st := a2a.TaskStatus{State: stateOf(j.Status), Timestamp: &ts}
-	if j.ErrorMessage != nil && (j.Status == store.JobFailed || j.Status == store.JobBlocked) {
+	if j.ErrorMessage != nil && (j.Status == jobs.Failed || j.Status == jobs.Blocked) {
 		st.Message = a2a.NewMessageForTask(a2a.MessageRoleAgent, info, a2a.NewTextPart(*j.ErrorMessage))
 		st.Message.ID = j.ID + "-error"
 	}

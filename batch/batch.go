@@ -32,6 +32,27 @@ import (
 // delays launching rows.
 const Queue = "batches"
 
+// Batch statuses (Batch.status in openapi/v2.json) and row statuses (BatchRow.status).
+const (
+	Pending               = "PENDING"
+	Processing            = "PROCESSING"
+	ProcessedSuccessfully = "PROCESSED_SUCCESSFULLY"
+	ProcessedWithErrors   = "PROCESSED_WITH_ERRORS"
+	Cancelled             = "CANCELLED"
+
+	RowPending = "PENDING"
+	RowRunning = "RUNNING"
+	RowSuccess = "SUCCESS"
+	RowFailed  = "FAILED"
+)
+
+// statuses hands the state machine's statuses to the store queries that write and filter by them.
+var statuses = store.BatchStatuses{
+	Active: []string{Pending, Processing}, Processing: Processing,
+	Succeeded: ProcessedSuccessfully, WithErrors: ProcessedWithErrors, Cancelled: Cancelled,
+	RowPending: RowPending, RowRunning: RowRunning, RowSuccess: RowSuccess, RowFailed: RowFailed,
+}
+
 // Row error codes (documented on BatchRow in openapi/v2.json).
 const (
 	CodeQuotaExhausted    = "quota_exhausted"

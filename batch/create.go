@@ -134,7 +134,7 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (store.Batch, []s
 	}
 	now := s.now()
 	b := store.Batch{
-		ID: uuid.NewString(), AccountID: in.AccountID, Name: in.Name, Status: store.BatchPending,
+		ID: uuid.NewString(), AccountID: in.AccountID, Name: in.Name, Status: Pending,
 		Effort: effort, RequestedEffort: requested, ExpertID: in.ExpertID, Approach: in.Approach,
 		ResponseLanguage: in.ResponseLanguage, MaxConcurrent: maxConc, MaxCredits: in.MaxCredits,
 		CustomJSONSchema: schemaJSON, CreditsPerRow: cost, ScheduleID: in.ScheduleID, RunNumber: in.RunNumber,
@@ -176,7 +176,7 @@ func buildRows(batchID string, in CreateInput, now time.Time) ([]store.BatchRow,
 		if q == "" {
 			continue
 		}
-		r := store.BatchRow{BatchID: batchID, RowNumber: len(rows) + 1, Question: q, Status: store.RowPending, UpdatedAt: now}
+		r := store.BatchRow{BatchID: batchID, RowNumber: len(rows) + 1, Question: q, Status: RowPending, UpdatedAt: now}
 		if in.Rows != nil && in.Rows[i] != nil {
 			s, err := encode(in.Rows[i])
 			if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"gorm.io/gorm"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
@@ -54,7 +53,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 // Sweep dispatches every batch that has waiting rows and a free slot; it is how a batch paused for
 // credits resumes by itself once credits return.
 func (s *Service) Sweep(ctx context.Context) error {
-	bs, err := s.st.BatchesToDispatch(ctx, 200)
+	bs, err := s.st.BatchesToDispatch(ctx, statuses, 200)
 	if err != nil {
 		return err
 	}
@@ -96,7 +95,7 @@ func (s *Service) Dispatch(ctx context.Context, batchID string) error {
 		if err != nil {
 			return err
 		}
-		if b.Status != store.BatchPending && b.Status != store.BatchProcessing {
+		if b.Status != Pending && b.Status != Processing {
 			return nil
 		}
 		if b.PendingRows == 0 {
@@ -117,7 +116,7 @@ func (s *Service) Dispatch(ctx context.Context, batchID string) error {
 		if b.MaxCredits != nil && b.CreditsSpent+cost > *b.MaxCredits {
 			return s.budgetExhausted(ctx, b.ID, cost)
 		}
-		row, err := s.st.NextPendingRow(ctx, b.ID)
+		row, err := s.st.NextPendingRow(ctx, statuses, b.ID)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
@@ -142,26 +141,23 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 		AccountID: b.AccountID, Tier: tier, Question: row.Question, Effort: b.Effort, ExpertID: b.ExpertID, Background: true,
 		Within: func(ctx context.Context, tx *store.Store, jobID string) error {
 			now := s.now()
-			ok, err := tx.ClaimBatchSlot(ctx, b.ID, cost, now)
+			ok, err := tx.ClaimBatchSlot(ctx, statuses, b.ID, cost, now)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				return errLost
 			}
-			n, err := tx.UpdateBatchRows(ctx, b.ID, row.RowNumber, []string{store.RowPending}, map[string]any{
-				"status": store.RowRunning, "job_id": jobID, "error_code": nil, "attempts": gorm.Expr("attempts + 1"),
-				"credits": cost, "started_at": now, "finished_at": nil, "updated_at": now,
-			})
+			ok, err = tx.StartBatchRow(ctx, statuses, b.ID, row.RowNumber, jobID, cost, now)
 			if err != nil {
 				return err
 			}
-			if n != 1 {
+			if !ok {
 				return errLost
 			}
 			if b.PausedReason != nil && *b.PausedReason == CodeQuotaExhausted {
 				// Credits are back: the waiting rows stop saying they wait for them.
-				_, err = tx.UpdateBatchRows(ctx, b.ID, 0, []string{store.RowPending}, map[string]any{"error_code": nil})
+				err = tx.MarkWaitingBatchRows(ctx, statuses, b.ID, nil)
 			}
 			return err
 		},
@@ -197,13 +193,12 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 // pauseForQuota marks an active batch paused for credits and its waiting rows quota_exhausted.
 func (s *Service) pauseForQuota(ctx context.Context, batchID string) error {
 	return s.st.InTx(ctx, func(tx *store.Store) error {
-		ok, err := tx.UpdateBatch(ctx, batchID, store.ActiveBatchStatuses,
-			map[string]any{"status": store.BatchProcessing, "paused_reason": CodeQuotaExhausted})
+		ok, err := tx.PauseBatch(ctx, statuses, batchID, CodeQuotaExhausted)
 		if err != nil || !ok {
 			return err
 		}
-		_, err = tx.UpdateBatchRows(ctx, batchID, 0, []string{store.RowPending}, map[string]any{"error_code": CodeQuotaExhausted})
-		return err
+		code := CodeQuotaExhausted
+		return tx.MarkWaitingBatchRows(ctx, statuses, batchID, &code)
 	})
 }
 
@@ -217,26 +212,18 @@ func (s *Service) budgetExhausted(ctx context.Context, batchID string, cost int6
 		if err != nil {
 			return err
 		}
-		if b.Status != store.BatchPending && b.Status != store.BatchProcessing {
+		if b.Status != Pending && b.Status != Processing {
 			return nil
 		}
 		if b.MaxCredits == nil || b.CreditsSpent+cost <= *b.MaxCredits {
 			return nil // budget freed meanwhile: the next dispatch launches
 		}
 		if b.RunningRows > 0 {
-			_, err := tx.UpdateBatch(ctx, b.ID, store.ActiveBatchStatuses,
-				map[string]any{"status": store.BatchProcessing, "paused_reason": CodeBudgetExhausted})
+			_, err := tx.PauseBatch(ctx, statuses, b.ID, CodeBudgetExhausted)
 			return err
 		}
 		now := s.now()
-		n, err := tx.UpdateBatchRows(ctx, b.ID, 0, []string{store.RowPending},
-			map[string]any{"status": store.RowFailed, "error_code": CodeBudgetExhausted, "finished_at": now})
-		if err != nil {
-			return err
-		}
-		if _, err := tx.UpdateBatch(ctx, b.ID, nil, map[string]any{
-			"pending_rows": gorm.Expr("pending_rows - ?", n), "failed_rows": gorm.Expr("failed_rows + ?", n),
-		}); err != nil {
+		if _, err := tx.FailWaitingBatchRows(ctx, statuses, b.ID, 0, CodeBudgetExhausted, now); err != nil {
 			return err
 		}
 		_, err = s.finish(ctx, tx, b.ID, now)
@@ -251,14 +238,8 @@ func (s *Service) failWaitingRow(ctx context.Context, batchID string, rowNumber 
 			return err
 		}
 		now := s.now()
-		n, err := tx.UpdateBatchRows(ctx, batchID, rowNumber, []string{store.RowPending},
-			map[string]any{"status": store.RowFailed, "error_code": code, "finished_at": now})
+		n, err := tx.FailWaitingBatchRows(ctx, statuses, batchID, rowNumber, code, now)
 		if err != nil || n == 0 {
-			return err
-		}
-		if _, err := tx.UpdateBatch(ctx, batchID, nil, map[string]any{
-			"pending_rows": gorm.Expr("pending_rows - 1"), "failed_rows": gorm.Expr("failed_rows + 1"),
-		}); err != nil {
 			return err
 		}
 		_, err = s.finish(ctx, tx, batchID, now)
@@ -278,7 +259,7 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 	if err != nil {
 		return err
 	}
-	if row.Status != store.RowRunning {
+	if row.Status != RowRunning {
 		return nil // settled already (a continuation of a row's job settling later)
 	}
 	b, err := tx.LockBatch(ctx, row.BatchID)
@@ -291,31 +272,18 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 		return err
 	}
 	now := s.now()
-	rowSet := map[string]any{"credits": spent, "finished_at": now}
-	batchSet := map[string]any{
-		"running_rows":  gorm.Expr("running_rows - 1"),
-		"credits_spent": gorm.Expr("credits_spent + ?", spent-row.Credits),
-	}
-	active := b.Status == store.BatchPending || b.Status == store.BatchProcessing
+	active := b.Status == Pending || b.Status == Processing
 	code := rowErrorCode(status, errorCode)
+	to := store.RowSettlement{Status: RowFailed, ErrorCode: &code, Credits: spent, Now: now}
 	switch {
-	case status == store.JobCompleted:
-		rowSet["status"], rowSet["error_code"] = store.RowSuccess, nil
-		batchSet["succeeded_rows"] = gorm.Expr("succeeded_rows + 1")
+	case status == jobs.Completed:
+		to.Status, to.ErrorCode = RowSuccess, nil
 	case code == CodeQuotaExhausted && active:
 		// Refused for credits when its run started: the row waits again and the batch pauses
 		// until credits return (the sweep re-checks).
-		rowSet["status"], rowSet["error_code"], rowSet["finished_at"] = store.RowPending, CodeQuotaExhausted, nil
-		batchSet["pending_rows"] = gorm.Expr("pending_rows + 1")
-		batchSet["paused_reason"] = CodeQuotaExhausted
-	default:
-		rowSet["status"], rowSet["error_code"] = store.RowFailed, code
-		batchSet["failed_rows"] = gorm.Expr("failed_rows + 1")
+		to.Status, to.PausedReason = RowPending, &code
 	}
-	if _, err := tx.UpdateBatchRows(ctx, row.BatchID, row.RowNumber, []string{store.RowRunning}, rowSet); err != nil {
-		return err
-	}
-	if _, err := tx.UpdateBatch(ctx, row.BatchID, nil, batchSet); err != nil {
+	if err := tx.SettleBatchRow(ctx, statuses, row, to); err != nil {
 		return err
 	}
 	if !active {
@@ -330,7 +298,7 @@ func (s *Service) settled(ctx context.Context, tx *store.Store, jobID, status, e
 
 // rowErrorCode maps a settled job's status and error code to a row error code.
 func rowErrorCode(status, jobCode string) string {
-	if status == store.JobCancelled {
+	if status == jobs.Cancelled {
 		return CodeCancelled
 	}
 	switch jobCode {

@@ -156,7 +156,7 @@ func loopError(err error) error {
 // run, tells the loop in the same transaction (an entry of the loop's queue work), so the loop
 // reads the batch once it is committed.
 func (s *Service) finish(ctx context.Context, tx *store.Store, batchID string, now time.Time) (bool, error) {
-	finished, err := tx.FinishBatchIfSettled(ctx, batchID, now)
+	finished, err := tx.FinishBatchIfSettled(ctx, statuses, batchID, now)
 	if err != nil || !finished {
 		return finished, err
 	}

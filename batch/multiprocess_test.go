@@ -129,7 +129,7 @@ func TestSeveralProcessesLaunchEachRowOnce(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			require.Equal(t, store.BatchProcessedSuccessfully, b.Status)
+			require.Equal(t, batch.ProcessedSuccessfully, b.Status)
 			rows, err := p1.st.BatchRows(ctx, b.ID, nil)
 			require.NoError(t, err)
 			jobsSeen := map[string]bool{}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 
-	"gorm.io/gorm"
-
 	"github.com/researchd/researchd/store"
 )
 
 // Terminal reports whether a batch status is terminal.
 func Terminal(status string) bool {
 	switch status {
-	case store.BatchProcessedSuccessfully, store.BatchProcessedWithErrors, store.BatchCancelled:
+	case ProcessedSuccessfully, ProcessedWithErrors, Cancelled:
 		return true
 	}
 	return false
@@ -29,15 +27,10 @@ func (s *Service) Cancel(ctx context.Context, accountID, id string) (store.Batch
 		}
 		if !Terminal(b.Status) {
 			now := s.now()
-			n, err := tx.UpdateBatchRows(ctx, b.ID, 0, []string{store.RowPending},
-				map[string]any{"status": store.RowFailed, "error_code": CodeCancelled, "finished_at": now})
-			if err != nil {
+			if _, err := tx.FailWaitingBatchRows(ctx, statuses, b.ID, 0, CodeCancelled, now); err != nil {
 				return err
 			}
-			if _, err := tx.UpdateBatch(ctx, b.ID, nil, map[string]any{
-				"status": store.BatchCancelled, "paused_reason": nil, "processing_completed_at": now,
-				"pending_rows": gorm.Expr("pending_rows - ?", n), "failed_rows": gorm.Expr("failed_rows + ?", n),
-			}); err != nil {
+			if err := tx.CancelBatch(ctx, statuses, b.ID, now); err != nil {
 				return err
 			}
 		}
@@ -94,7 +87,7 @@ func (s *Service) retry(ctx context.Context, tx *store.Store, accountID, id stri
 	if err != nil {
 		return 0, err
 	}
-	if b.Status == store.BatchCancelled {
+	if b.Status == Cancelled {
 		return 0, ErrCancelled
 	}
 	if rowNumber > 0 {
@@ -102,19 +95,8 @@ func (s *Service) retry(ctx context.Context, tx *store.Store, accountID, id stri
 			return 0, err
 		}
 	}
-	n, err := tx.UpdateBatchRows(ctx, b.ID, rowNumber, []string{store.RowFailed},
-		map[string]any{"status": store.RowPending, "error_code": nil, "finished_at": nil})
+	n, err := tx.RetryBatchRows(ctx, statuses, b.ID, rowNumber, Terminal(b.Status))
 	if err != nil || n == 0 {
-		return 0, err
-	}
-	set := map[string]any{
-		"pending_rows": gorm.Expr("pending_rows + ?", n), "failed_rows": gorm.Expr("failed_rows - ?", n),
-		"processing_completed_at": nil,
-	}
-	if Terminal(b.Status) {
-		set["status"] = store.BatchProcessing
-	}
-	if _, err := tx.UpdateBatch(ctx, b.ID, nil, set); err != nil {
 		return 0, err
 	}
 	return n, s.enqueueDispatch(ctx, tx, b.ID)
@@ -147,7 +129,7 @@ func (s *Service) Results(ctx context.Context, batchID string, status *string) (
 	}
 	var ids []string
 	for _, r := range rows {
-		if r.JobID != nil && r.Status == store.RowSuccess {
+		if r.JobID != nil && r.Status == RowSuccess {
 			ids = append(ids, *r.JobID)
 		}
 	}
@@ -158,7 +140,7 @@ func (s *Service) Results(ctx context.Context, batchID string, status *string) (
 	out := make([]Result, 0, len(rows))
 	for _, r := range rows {
 		res := Result{Row: r}
-		if r.Status == store.RowSuccess && r.JobID != nil {
+		if r.Status == RowSuccess && r.JobID != nil {
 			if j, ok := jobs[*r.JobID]; ok {
 				res.StructuredOutput = j.StructuredOutput
 				if j.ReportMarkdown != nil {

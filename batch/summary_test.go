@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/researchd/researchd/store"
+	"github.com/researchd/researchd/jobs"
 )
 
 func TestSummarize(t *testing.T) {
@@ -38,17 +38,17 @@ func TestSummarize(t *testing.T) {
 func TestRowErrorCode(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ status, job, want string }{
-		{store.JobCancelled, "", CodeCancelled},
-		{store.JobFailed, "insufficient_credits", CodeQuotaExhausted},
-		{store.JobFailed, "timed_out", CodeTimedOut},
-		{store.JobFailed, "structured_output_invalid", CodeSchemaUnsatisfied},
-		{store.JobFailed, "invalid_json_schema", CodeSchemaUnsatisfied},
-		{store.JobFailed, "internal_error", CodeDispatchError},
-		{store.JobFailed, "expert_unavailable", CodeDispatchError},
-		{store.JobFailed, "forbidden", CodeForbidden},
-		{store.JobFailed, "engine_error", CodeEngineError},
-		{store.JobFailed, "provider_error", CodeEngineError},
-		{store.JobBlocked, "", CodeEngineError},
+		{jobs.Cancelled, "", CodeCancelled},
+		{jobs.Failed, "insufficient_credits", CodeQuotaExhausted},
+		{jobs.Failed, "timed_out", CodeTimedOut},
+		{jobs.Failed, "structured_output_invalid", CodeSchemaUnsatisfied},
+		{jobs.Failed, "invalid_json_schema", CodeSchemaUnsatisfied},
+		{jobs.Failed, "internal_error", CodeDispatchError},
+		{jobs.Failed, "expert_unavailable", CodeDispatchError},
+		{jobs.Failed, "forbidden", CodeForbidden},
+		{jobs.Failed, "engine_error", CodeEngineError},
+		{jobs.Failed, "provider_error", CodeEngineError},
+		{jobs.Blocked, "", CodeEngineError},
 	} {
 		require.Equal(t, tc.want, rowErrorCode(tc.status, tc.job), "%s/%s", tc.status, tc.job)
 	}

@@ -222,9 +222,36 @@ func (s *Service) owned(ctx context.Context, st *store.Store, accountID, id stri
 	return c, err
 }
 
+// Campaign statuses (Campaign.status in openapi/v2.json), stage statuses and record statuses.
+const (
+	Draft          = "draft"
+	Approved       = "approved"
+	Running        = "running"
+	NeedsAttention = "needs_attention"
+	Completed      = "completed"
+	Cancelled      = "cancelled"
+
+	StagePending   = "pending"
+	StageRunning   = "running"
+	StageCompleted = "completed"
+	StageFailed    = "failed"
+
+	RecordPending = "pending"
+	RecordRunning = "running"
+	RecordDone    = "done"
+	RecordFailed  = "failed"
+)
+
+// statuses hands the state machine's statuses to the store's state changes.
+var statuses = store.CampaignStatuses{
+	Draft: Draft, Approved: Approved, Running: Running, NeedsAttention: NeedsAttention, Completed: Completed, Cancelled: Cancelled,
+	StageRunning: StageRunning, StageCompleted: StageCompleted, StageFailed: StageFailed,
+	RecordPending: RecordPending, RecordRunning: RecordRunning, RecordDone: RecordDone, RecordFailed: RecordFailed,
+}
+
 // Terminal reports whether a campaign status is terminal.
 func Terminal(status string) bool {
-	return status == store.CampaignCompleted || status == store.CampaignCancelled
+	return status == Completed || status == Cancelled
 }
 
 func ptr[T any](v T) *T { return &v }

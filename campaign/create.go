@@ -148,7 +148,7 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (draft, error) {
 	}
 	id := uuid.NewString()
 	now := s.now()
-	c := store.Campaign{ID: id, AccountID: in.AccountID, Status: store.CampaignDraft, Revision: 1, MaxCredits: in.MaxCredits,
+	c := store.Campaign{ID: id, AccountID: in.AccountID, Status: Draft, Revision: 1, MaxCredits: in.MaxCredits,
 		CreatedAt: now, UpdatedAt: now, StatusChangedAt: &now}
 	if in.Plan == nil && in.OneStage.Agent != nil {
 		c.ExpertID = &in.OneStage.Agent.ID
@@ -169,7 +169,7 @@ func (s *Service) prepare(ctx context.Context, in CreateInput) (draft, error) {
 		if err := s.affordable(ctx, in.AccountID, plan, res); err != nil {
 			return draft{}, err
 		}
-		c.Status, c.ApprovedAt, c.ApprovedKeyID = store.CampaignApproved, &now, keyRef(in.KeyID)
+		c.Status, c.ApprovedAt, c.ApprovedKeyID = Approved, &now, keyRef(in.KeyID)
 	}
 	return draft{c: c, stages: stageRows(id, plan), input: sup.rows}, nil
 }
@@ -378,7 +378,7 @@ func (s *Service) capabilities(res resolved) []string {
 func stageRows(campaignID string, p Plan) []store.CampaignStage {
 	out := make([]store.CampaignStage, len(p.Stages))
 	for i, st := range p.Stages {
-		out[i] = store.CampaignStage{CampaignID: campaignID, Key: st.Key, Position: i, Status: store.StagePending}
+		out[i] = store.CampaignStage{CampaignID: campaignID, Key: st.Key, Position: i, Status: StagePending}
 	}
 	return out
 }

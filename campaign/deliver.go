@@ -368,7 +368,7 @@ func (s *Service) Portfolio(ctx context.Context, accountID, id, stageKey string,
 		return p, err
 	}
 	src := ps.Key
-	if row.Status == store.StagePending && ps.Starting() && !ps.Single() {
+	if row.Status == StagePending && ps.Starting() && !ps.Single() {
 		src, p.Total = store.InputStage, v.Campaign.RecordsAccepted // the supplied records, before the stage takes them
 		cols.given = nil                                            // read from the first supplied record below
 	}
@@ -387,7 +387,7 @@ func (s *Service) Portfolio(ctx context.Context, accountID, id, stageKey string,
 		}
 		status := r.Status
 		if src == store.InputStage {
-			status, r.ErrorCode = store.RecordPending, nil
+			status, r.ErrorCode = RecordPending, nil
 		}
 		p.Items = append(p.Items, Item{EntityKey: r.EntityKey, Status: status, Fields: fields, ErrorCode: r.ErrorCode})
 		if src == store.InputStage && len(cols.given) == 0 {

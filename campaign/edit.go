@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"gorm.io/gorm"
-
 	"github.com/researchd/researchd/fault"
 	"github.com/researchd/researchd/store"
 )
@@ -31,7 +29,7 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	if c.Status != store.CampaignDraft {
+	if c.Status != Draft {
 		return View{}, ErrNotEditable
 	}
 	if in.Revision != nil && *in.Revision != c.Revision {
@@ -84,17 +82,14 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (View, error) {
 		if err != nil {
 			return err
 		}
-		if now.Status != store.CampaignDraft {
+		if now.Status != Draft {
 			return ErrNotEditable
 		}
 		if now.Revision != c.Revision {
 			return fmt.Errorf("%w: the campaign changed while this edit was checked; read it again", ErrRevisionConflict)
 		}
-		if _, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{
-			"name": next.Name, "max_credits": next.MaxCredits, "plan": next.Plan, "revision": next.Revision, "review_digest": next.ReviewDigest,
-			"objective": next.Objective, "workforce": next.Workforce, "expert_id": next.ExpertID, "expert_name": next.ExpertName, "capabilities": next.Capabilities,
-			"duplicates_dropped": next.DuplicatesDropped, "records_accepted": next.RecordsAccepted, "updated_at": s.now(),
-		}); err != nil {
+		next.UpdatedAt = s.now()
+		if err := tx.ReviseCampaignDraft(ctx, next); err != nil {
 			return err
 		}
 		if next.Plan != c.Plan {
@@ -166,7 +161,7 @@ func (s *Service) Approve(ctx context.Context, accountID, keyID, id, digest stri
 	if err != nil {
 		return View{}, err
 	}
-	if c.Status != store.CampaignDraft {
+	if c.Status != Draft {
 		return View{}, ErrNotDraft
 	}
 	if digest != c.ReviewDigest {
@@ -184,9 +179,7 @@ func (s *Service) Approve(ctx context.Context, accountID, keyID, id, digest stri
 	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
 		now := s.now()
-		ok, err := tx.UpdateCampaign(ctx, c.ID, []string{store.CampaignDraft}, map[string]any{
-			"status": store.CampaignApproved, "approved_at": now, "status_changed_at": now, "approved_key_id": keyRef(keyID),
-		})
+		ok, err := tx.ApproveCampaign(ctx, statuses, c.ID, keyRef(keyID), now)
 		if err != nil {
 			return err
 		}
@@ -216,12 +209,7 @@ func (s *Service) Cancel(ctx context.Context, accountID, id string) (View, error
 		if err != nil || Terminal(c.Status) {
 			return err
 		}
-		now := s.now()
-		_, err = tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{
-			"status": store.CampaignCancelled, "finished_at": now, "status_changed_at": now,
-			"attention_reason": nil, "attention_stage": nil, "attention_message": nil, "attention_action": nil,
-		})
-		return err
+		return tx.CancelCampaign(ctx, statuses, c.ID, s.now())
 	})
 	if err != nil {
 		return View{}, err
@@ -248,7 +236,7 @@ func (s *Service) Retry(ctx context.Context, accountID, keyID, id string) (View,
 		if err != nil {
 			return err
 		}
-		if c.Status != store.CampaignNeedsAttention {
+		if c.Status != NeedsAttention {
 			return fmt.Errorf("%w: the campaign is %s; only a campaign that needs attention can be retried", ErrNotRetryable, c.Status)
 		}
 		switch deref(c.AttentionReason) {
@@ -263,7 +251,7 @@ func (s *Service) Retry(ctx context.Context, accountID, keyID, id string) (View,
 				return noCredits("add credits first")
 			}
 		case ReasonKeyUnusable:
-			if _, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{"approved_key_id": keyRef(keyID)}); err != nil {
+			if err := tx.ReplaceCampaignKey(ctx, c.ID, keyRef(keyID)); err != nil {
 				return err
 			}
 		case ReasonStageFailed:
@@ -284,18 +272,11 @@ func (s *Service) Retry(ctx context.Context, accountID, keyID, id string) (View,
 
 // resetStage puts a failed stage's failed work back to pending and the stage back to running.
 func (s *Service) resetStage(ctx context.Context, tx *store.Store, c store.Campaign, key string) error {
-	now := s.now()
-	n, err := tx.ResetCampaignRecords(ctx, c.ID, key, store.RecordFailed, now)
-	if err != nil {
-		return err
-	}
-	set := map[string]any{"status": store.StageRunning, "worker_error": nil}
 	plan, err := ParsePlan([]byte(c.Plan))
 	if err != nil {
 		return err
 	}
-	if ps, ok := plan.Stage(key); ok && !ps.Single() {
-		set["records_failed"] = gorm.Expr("records_failed - ?", n)
-	}
-	return tx.UpdateCampaignStage(ctx, c.ID, key, set)
+	ps, ok := plan.Stage(key)
+	_, err = tx.RetryCampaignStage(ctx, statuses, c.ID, key, ok && !ps.Single(), s.now())
+	return err
 }

@@ -59,7 +59,7 @@ func allRecords(db *store.Store, campaignID, stageKey string) recordPage {
 // doneRecords pages a stage's records whose worker succeeded. db may be a transaction.
 func doneRecords(db *store.Store, campaignID, stageKey string) recordPage {
 	return func(ctx context.Context, after, limit int) ([]store.CampaignRecord, error) {
-		return db.DoneCampaignRecordsAfter(ctx, campaignID, stageKey, after, limit)
+		return db.DoneCampaignRecordsAfter(ctx, statuses, campaignID, stageKey, after, limit)
 	}
 }
 
@@ -136,7 +136,7 @@ func (s *Service) materialize(ctx context.Context, tx *store.Store, c store.Camp
 				order = append(order, k)
 			}
 		}
-		rows = append(rows, store.CampaignRecord{CampaignID: c.ID, StageKey: ps.Key, Seq: n, EntityKey: key, Status: store.RecordPending, Given: string(b), UpdatedAt: now})
+		rows = append(rows, store.CampaignRecord{CampaignID: c.ID, StageKey: ps.Key, Seq: n, EntityKey: key, Status: RecordPending, Given: string(b), UpdatedAt: now})
 		if len(rows) == inputPage {
 			return flush()
 		}

@@ -70,7 +70,7 @@ func readSupplied(field string, records []map[string]any, blanks int, st *Stage,
 			continue
 		}
 		out.rows = append(out.rows, store.CampaignRecord{CampaignID: campaignID, StageKey: store.InputStage, Seq: seq,
-			EntityKey: key, Status: store.RecordPending, Given: string(b), Duplicate: dup, UpdatedAt: now})
+			EntityKey: key, Status: RecordPending, Given: string(b), Duplicate: dup, UpdatedAt: now})
 		if len(probs) > 20 {
 			break // enough to show what is wrong
 		}

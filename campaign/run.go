@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
-	"gorm.io/gorm"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/store"
@@ -69,13 +68,13 @@ func (s *Service) Advance(ctx context.Context, id string) error {
 
 // Sweep advances active campaigns and resumes those paused for credits when credits returned.
 func (s *Service) Sweep(ctx context.Context) error {
-	cs, err := s.st.CampaignsIn(ctx, []string{store.CampaignApproved, store.CampaignRunning, store.CampaignNeedsAttention}, 500)
+	cs, err := s.st.CampaignsIn(ctx, []string{Approved, Running, NeedsAttention}, 500)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, c := range cs {
-		if c.Status == store.CampaignNeedsAttention && deref(c.AttentionReason) != ReasonQuotaExhausted {
+		if c.Status == NeedsAttention && deref(c.AttentionReason) != ReasonQuotaExhausted {
 			continue
 		}
 		err := s.st.InTx(ctx, func(tx *store.Store) error {
@@ -83,7 +82,7 @@ func (s *Service) Sweep(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if c.Status == store.CampaignNeedsAttention {
+			if c.Status == NeedsAttention {
 				if deref(c.AttentionReason) != ReasonQuotaExhausted {
 					return nil // another cause since the list was read
 				}
@@ -118,7 +117,7 @@ func (s *Service) creditsForNext(ctx context.Context, tx *store.Store, c store.C
 		return false, err
 	}
 	for _, st := range stages {
-		if st.Status != store.StageRunning || st.Effort == nil {
+		if st.Status != StageRunning || st.Effort == nil {
 			continue
 		}
 		n, err := s.billing.AvailableUnits(ctx, tx, c.AccountID, *st.Effort)
@@ -133,12 +132,8 @@ func (s *Service) creditsForNext(ctx context.Context, tx *store.Store, c store.C
 // resume clears the attention and sets the campaign running.
 func (s *Service) resume(ctx context.Context, tx *store.Store, c *store.Campaign) error {
 	now := s.now()
-	c.Status, c.AttentionReason = store.CampaignRunning, nil
-	_, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{
-		"status": store.CampaignRunning, "status_changed_at": now,
-		"attention_reason": nil, "attention_stage": nil, "attention_message": nil, "attention_action": nil,
-	})
-	return err
+	c.Status, c.AttentionReason = Running, nil
+	return tx.ResumeCampaign(ctx, statuses, c.ID, now)
 }
 
 // run is one pass of the dispatcher over a locked campaign.
@@ -154,7 +149,7 @@ type run struct {
 // advanceTx is the dispatcher: called with the campaign locked, in the transaction of whatever
 // changed (approval, a chunk settling, a deliverable built, the sweep).
 func (s *Service) advanceTx(ctx context.Context, tx *store.Store, c store.Campaign) error {
-	if c.Status != store.CampaignApproved && c.Status != store.CampaignRunning {
+	if c.Status != Approved && c.Status != Running {
 		return nil
 	}
 	r, err := s.load(ctx, tx, c)
@@ -162,11 +157,11 @@ func (s *Service) advanceTx(ctx context.Context, tx *store.Store, c store.Campai
 		return err
 	}
 	now := s.now()
-	if c.Status == store.CampaignApproved {
-		if _, err := tx.UpdateCampaign(ctx, c.ID, nil, map[string]any{"status": store.CampaignRunning, "started_at": now, "status_changed_at": now}); err != nil {
+	if c.Status == Approved {
+		if err := tx.StartCampaign(ctx, statuses, c.ID, now); err != nil {
 			return err
 		}
-		r.c.Status = store.CampaignRunning
+		r.c.Status = Running
 	}
 	if ok, err := r.keyUsable(ctx); err != nil || !ok {
 		return err
@@ -226,16 +221,16 @@ func (r *run) keyUsable(ctx context.Context) (bool, error) {
 func (r *run) step(ctx context.Context, ps Stage) (stop bool, err error) {
 	st := r.stages[ps.Key]
 	switch st.Status {
-	case store.StagePending:
+	case StagePending:
 		for _, d := range ps.DependsOn {
-			if r.stages[d].Status != store.StageCompleted {
+			if r.stages[d].Status != StageCompleted {
 				return false, nil
 			}
 		}
 		return false, r.start(ctx, ps, st)
-	case store.StageRunning:
+	case StageRunning:
 		return r.settleStage(ctx, ps, st)
-	case store.StageFailed:
+	case StageFailed:
 		return true, nil
 	}
 	return false, nil
@@ -246,22 +241,20 @@ func (r *run) step(ctx context.Context, ps Stage) (stop bool, err error) {
 func (r *run) start(ctx context.Context, ps Stage, st *store.CampaignStage) error {
 	now := r.s.now()
 	effort := r.effort[ps.Key]
-	set := map[string]any{"status": store.StageRunning, "started_at": now, "effort": effort}
-	st.Status, st.Effort = store.StageRunning, &effort
+	st.Status, st.Effort = StageRunning, &effort
 	if ps.Single() {
-		w := store.CampaignRecord{CampaignID: r.c.ID, StageKey: ps.Key, Seq: store.WorkerSeq, EntityKey: "worker", Status: store.RecordPending, Given: "{}", UpdatedAt: now}
+		w := store.CampaignRecord{CampaignID: r.c.ID, StageKey: ps.Key, Seq: store.WorkerSeq, EntityKey: "worker", Status: RecordPending, Given: "{}", UpdatedAt: now}
 		if err := r.tx.InsertCampaignRecords(ctx, []store.CampaignRecord{w}); err != nil {
 			return err
 		}
-		return r.tx.UpdateCampaignStage(ctx, r.c.ID, ps.Key, set)
+		return r.tx.StartCampaignStage(ctx, statuses, r.c.ID, ps.Key, store.StageStart{Effort: effort}, now)
 	}
 	n, fields, err := r.s.materialize(ctx, r.tx, r.c, ps, now)
 	if err != nil {
 		return err
 	}
 	st.RecordsTotal = n
-	set["records_total"], set["given_fields"] = n, fields
-	return r.tx.UpdateCampaignStage(ctx, r.c.ID, ps.Key, set)
+	return r.tx.StartCampaignStage(ctx, statuses, r.c.ID, ps.Key, store.StageStart{Effort: effort, RecordsTotal: &n, GivenFields: &fields}, now)
 }
 
 // settleStage finishes a running stage whose work is all settled: completed when a record
@@ -276,9 +269,9 @@ func (r *run) settleStage(ctx context.Context, ps Stage, st *store.CampaignStage
 			return false, err
 		}
 		switch w.Status {
-		case store.RecordDone:
+		case RecordDone:
 			return false, r.completeStage(ctx, ps, st)
-		case store.RecordFailed:
+		case RecordFailed:
 			return true, r.failStage(ctx, ps, fmt.Sprintf("the %s worker of stage %s failed (%s)", ps.Fanout, ps.Key, deref(w.ErrorCode)))
 		}
 		return false, nil
@@ -293,8 +286,8 @@ func (r *run) settleStage(ctx context.Context, ps Stage, st *store.CampaignStage
 }
 
 func (r *run) completeStage(ctx context.Context, ps Stage, st *store.CampaignStage) error {
-	st.Status = store.StageCompleted
-	if err := r.tx.UpdateCampaignStage(ctx, r.c.ID, ps.Key, map[string]any{"status": store.StageCompleted, "finished_at": r.s.now()}); err != nil {
+	st.Status = StageCompleted
+	if err := r.tx.CompleteCampaignStage(ctx, statuses, r.c.ID, ps.Key, r.s.now()); err != nil {
 		return err
 	}
 	for _, d := range r.plan.Deliverables {
@@ -309,7 +302,7 @@ func (r *run) completeStage(ctx context.Context, ps Stage, st *store.CampaignSta
 }
 
 func (r *run) failStage(ctx context.Context, ps Stage, msg string) error {
-	if err := r.tx.UpdateCampaignStage(ctx, r.c.ID, ps.Key, map[string]any{"status": store.StageFailed, "worker_error": msg}); err != nil {
+	if err := r.tx.FailCampaignStage(ctx, statuses, r.c.ID, ps.Key, msg); err != nil {
 		return err
 	}
 	return r.attention(ctx, ReasonStageFailed, &ps.Key, msg+"; retry runs its failed work again", ActionRetry)
@@ -318,12 +311,8 @@ func (r *run) failStage(ctx context.Context, ps Stage, msg string) error {
 // attention pauses the campaign: no new worker starts until the cause is resolved.
 func (r *run) attention(ctx context.Context, reason string, stage *string, msg, action string) error {
 	now := r.s.now()
-	r.c.Status = store.CampaignNeedsAttention
-	_, err := r.tx.UpdateCampaign(ctx, r.c.ID, nil, map[string]any{
-		"status": store.CampaignNeedsAttention, "status_changed_at": now,
-		"attention_reason": reason, "attention_stage": stage, "attention_message": msg, "attention_action": action,
-	})
-	return err
+	r.c.Status = NeedsAttention
+	return r.tx.PauseCampaign(ctx, statuses, r.c.ID, store.Attention{Reason: reason, Stage: stage, Message: msg, Action: action}, now)
 }
 
 // fill claims chunks of a running stage's pending work while the stage has free concurrency and
@@ -331,7 +320,7 @@ func (r *run) attention(ctx context.Context, reason string, stage *string, msg, 
 // and nothing can start, the campaign needs attention.
 func (r *run) fill(ctx context.Context, ps Stage) (stop bool, err error) {
 	st := r.stages[ps.Key]
-	if st.Status != store.StageRunning || r.c.Status != store.CampaignRunning {
+	if st.Status != StageRunning || r.c.Status != Running {
 		return false, nil
 	}
 	size := r.s.cfg.ChunkSize
@@ -356,7 +345,7 @@ func (r *run) fill(ctx context.Context, ps Stage) (stop bool, err error) {
 		// A savepoint: a hold refused by a concurrent spender undoes the claim, not the transaction.
 		err := r.tx.InTx(ctx, func(tx *store.Store) error {
 			var err error
-			if n, err = tx.ClaimCampaignRecords(ctx, r.c.ID, ps.Key, chunk, k, r.s.now()); err != nil || n == 0 {
+			if n, err = tx.ClaimCampaignRecords(ctx, statuses, r.c.ID, ps.Key, chunk, k, r.s.now()); err != nil || n == 0 {
 				return err
 			}
 			return r.s.billing.HoldUnits(ctx, tx, billing.Units{AccountID: r.c.AccountID, RunID: chunkRun(chunk), JobID: r.c.ID, Effort: effort, Count: int64(n)})
@@ -371,11 +360,7 @@ func (r *run) fill(ctx context.Context, ps Stage) (stop bool, err error) {
 		st.ChunksRunning++
 		st.CreditsReserved += held
 		r.c.CreditsReserved += held
-		if err := r.tx.UpdateCampaignStage(ctx, r.c.ID, ps.Key, map[string]any{
-			"chunks_running": gorm.Expr("chunks_running + 1"), "credits_reserved": gorm.Expr("credits_reserved + ?", held)}); err != nil {
-			return false, err
-		}
-		if _, err := r.tx.UpdateCampaign(ctx, r.c.ID, nil, map[string]any{"credits_reserved": gorm.Expr("credits_reserved + ?", held)}); err != nil {
+		if err := r.tx.ReserveCampaignCredits(ctx, r.c.ID, ps.Key, held); err != nil {
 			return false, err
 		}
 		if _, err := r.s.queue.EnqueueTx(ctx, r.tx, chunkArgs{CampaignID: r.c.ID, StageKey: ps.Key, Chunk: chunk},
@@ -439,11 +424,11 @@ func (r *run) running() int {
 
 // finish completes the campaign once every stage completed and every deliverable is built.
 func (r *run) finish(ctx context.Context) error {
-	if r.c.Status != store.CampaignRunning {
+	if r.c.Status != Running {
 		return nil
 	}
 	for _, st := range r.stages {
-		if st.Status != store.StageCompleted {
+		if st.Status != StageCompleted {
 			return nil
 		}
 	}
@@ -451,9 +436,7 @@ func (r *run) finish(ctx context.Context) error {
 	if err != nil || len(built) < len(r.plan.Deliverables) {
 		return err
 	}
-	now := r.s.now()
-	_, err = r.tx.UpdateCampaign(ctx, r.c.ID, []string{store.CampaignRunning},
-		map[string]any{"status": store.CampaignCompleted, "finished_at": now, "status_changed_at": now})
+	_, err = r.tx.CompleteCampaign(ctx, statuses, r.c.ID, r.s.now())
 	return err
 }
 

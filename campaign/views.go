@@ -104,28 +104,28 @@ func decodeView(c store.Campaign, stages []store.CampaignStage) (View, error) {
 // StageStatus is a stage's status as shown: a running stage of a campaign that needs attention (or
 // was cancelled) is paused.
 func (v View) StageStatus(st store.CampaignStage) string {
-	if st.Status == store.StageRunning && (v.Campaign.Status == store.CampaignNeedsAttention || v.Campaign.Status == store.CampaignCancelled) {
+	if st.Status == StageRunning && (v.Campaign.Status == NeedsAttention || v.Campaign.Status == Cancelled) {
 		return "paused"
 	}
 	return st.Status
 }
 
 // NeedsAttention reports whether the campaign waits on its owner; the attention fields say why.
-func (v View) NeedsAttention() bool { return v.Campaign.Status == store.CampaignNeedsAttention }
+func (v View) NeedsAttention() bool { return v.Campaign.Status == NeedsAttention }
 
 // NextStep says what happens next without the caller acting.
 func (v View) NextStep() string {
 	c := v.Campaign
 	switch c.Status {
-	case store.CampaignDraft:
+	case Draft:
 		return "Nothing runs until you approve: POST /api/v2/campaigns/" + c.ID + "/approve with this review_digest."
-	case store.CampaignApproved:
+	case Approved:
 		return "The dispatcher starts the campaign within about 30 seconds."
-	case store.CampaignCompleted:
+	case Completed:
 		return "Nothing: the campaign is completed. Download its deliverables."
-	case store.CampaignCancelled:
+	case Cancelled:
 		return "Nothing: the campaign is cancelled. Finished records stay readable in the portfolio."
-	case store.CampaignNeedsAttention:
+	case NeedsAttention:
 		switch deref(c.AttentionAction) {
 		case ActionAddCredits:
 			return "Paused until credits are added; it resumes on its own once the balance covers the next worker."
@@ -135,7 +135,7 @@ func (v View) NextStep() string {
 		return "Paused: " + deref(c.AttentionMessage) + " Cancel to keep the finished records and deliverables."
 	}
 	for _, st := range v.Stages {
-		if st.Status == store.StageRunning {
+		if st.Status == StageRunning {
 			return fmt.Sprintf("Stage %s is running (%d of %d records done); the campaign completes on its own.", st.Key, st.RecordsDone, st.RecordsTotal)
 		}
 	}

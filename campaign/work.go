@@ -11,7 +11,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"gorm.io/gorm"
 
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/engine"
@@ -59,7 +58,7 @@ type outcome struct {
 
 // work answers a chunk's records in-process and settles them.
 func (s *Service) work(ctx context.Context, a chunkArgs) error {
-	recs, err := s.st.ChunkRecords(ctx, a.Chunk)
+	recs, err := s.st.ChunkRecords(ctx, statuses, a.Chunk)
 	if err != nil || len(recs) == 0 {
 		return err // settled already (a retried queue entry)
 	}
@@ -77,7 +76,7 @@ func (s *Service) work(ctx context.Context, a chunkArgs) error {
 	}
 	effort := v.Workforce.effortOf(ps.Key)
 	var outs []outcome
-	if c.Status != store.CampaignCancelled {
+	if c.Status != Cancelled {
 		outs = s.answerAll(ctx, c, ps, effort, recs)
 	}
 	return s.settle(ctx, c.ID, ps, effort, a.Chunk, recs, outs)
@@ -98,7 +97,7 @@ func (s *Service) answerAll(ctx context.Context, c store.Campaign, ps Stage, eff
 		}
 		outs := make([]outcome, len(recs))
 		for i := range outs {
-			outs[i] = outcome{status: store.RecordFailed, code: ptr(code)}
+			outs[i] = outcome{status: RecordFailed, code: ptr(code)}
 		}
 		return outs
 	}
@@ -116,7 +115,7 @@ func (s *Service) answerAll(ctx context.Context, c store.Campaign, ps Stage, eff
 
 func (s *Service) cancelled(ctx context.Context, id string) bool {
 	c, err := s.st.CampaignByID(ctx, id)
-	return err == nil && c.Status == store.CampaignCancelled
+	return err == nil && c.Status == Cancelled
 }
 
 // open starts an answer session for a stage: its agent's instructions and context files, its
@@ -174,13 +173,13 @@ func (s *Service) answer(ctx context.Context, sess engine.AnswerSession, sch *js
 		q, doc, err := s.aggregateInput(ctx, c, ps)
 		if err != nil {
 			s.log.WarnContext(ctx, "campaign aggregate input", "campaign_id", c.ID, "stage", ps.Key, "error", err)
-			return outcome{status: store.RecordFailed, code: ptr(CodeDispatchError)}
+			return outcome{status: RecordFailed, code: ptr(CodeDispatchError)}
 		}
 		a.Question, a.Extra = q, []engine.SourceFile{{Name: "records.md", Data: doc}}
 	default:
 		var given map[string]any
 		if err := json.Unmarshal([]byte(r.Given), &given); err != nil {
-			return outcome{status: store.RecordFailed, code: ptr(CodeDispatchError)}
+			return outcome{status: RecordFailed, code: ptr(CodeDispatchError)}
 		}
 		a = recordAssignment(ps, given)
 	}
@@ -188,17 +187,17 @@ func (s *Service) answer(ctx context.Context, sess engine.AnswerSession, sch *js
 	defer cancel()
 	res, err := sess.Answer(actx, a)
 	if err != nil {
-		return outcome{status: store.RecordFailed, code: ptr(errorCode(err, actx))}
+		return outcome{status: RecordFailed, code: ptr(errorCode(err, actx))}
 	}
 	var out outcome
 	if ps.OutputSchema != nil {
 		b, err := json.Marshal(res.StructuredOutput)
 		if err != nil || res.StructuredOutput == nil || !valid(sch, b) {
-			return outcome{status: store.RecordFailed, code: ptr(CodeOutputInvalid)}
+			return outcome{status: RecordFailed, code: ptr(CodeOutputInvalid)}
 		}
-		out = outcome{status: store.RecordDone, output: ptr(string(b))}
+		out = outcome{status: RecordDone, output: ptr(string(b))}
 	} else {
-		out = outcome{status: store.RecordDone, report: ptr(res.Report)}
+		out = outcome{status: RecordDone, report: ptr(res.Report)}
 	}
 	if ps.Single() {
 		out.produced = produced(ps, res)
@@ -257,13 +256,13 @@ func (s *Service) settle(ctx context.Context, id string, ps Stage, effort, chunk
 		r.Chunk, r.UpdatedAt = nil, now
 		if i < len(outs) {
 			r.Status, r.Output, r.Report, r.ErrorCode = outs[i].status, outs[i].output, outs[i].report, outs[i].code
-			if r.Status == store.RecordDone {
+			if r.Status == RecordDone {
 				done++
 			} else {
 				failed++
 			}
 		} else {
-			r.Status = store.RecordPending
+			r.Status = RecordPending
 		}
 		rows[i] = r
 	}
@@ -277,28 +276,15 @@ func (s *Service) settle(ctx context.Context, id string, ps Stage, effort, chunk
 		if err := tx.SettleCampaignRecords(ctx, chunk, rows); err != nil {
 			return err
 		}
-		stageSet := map[string]any{
-			"chunks_running":   gorm.Expr("chunks_running - 1"),
-			"credits_reserved": gorm.Expr("credits_reserved - ?", held), "credits_spent": gorm.Expr("credits_spent + ?", spent),
-		}
-		if ps.Single() {
-			if done == 1 {
-				n, err := s.insertProduced(ctx, tx, c, ps, outs[0], now)
-				if err != nil {
-					return err
-				}
-				stageSet["records_total"], stageSet["records_done"] = n, n
+		settled := store.ChunkSettlement{Held: held, Spent: spent, Done: done, Failed: failed}
+		if ps.Single() && done == 1 {
+			n, err := s.insertProduced(ctx, tx, c, ps, outs[0], now)
+			if err != nil {
+				return err
 			}
-		} else {
-			stageSet["records_done"] = gorm.Expr("records_done + ?", done)
-			stageSet["records_failed"] = gorm.Expr("records_failed + ?", failed)
+			settled.Produced = &n
 		}
-		if err := tx.UpdateCampaignStage(ctx, id, ps.Key, stageSet); err != nil {
-			return err
-		}
-		if _, err := tx.UpdateCampaign(ctx, id, nil, map[string]any{
-			"credits_reserved": gorm.Expr("credits_reserved - ?", held), "credits_spent": gorm.Expr("credits_spent + ?", spent),
-		}); err != nil {
+		if err := tx.SettleCampaignChunk(ctx, id, ps.Key, !ps.Single(), settled); err != nil {
 			return err
 		}
 		units := billing.Units{AccountID: c.AccountID, RunID: chunkRun(chunk), JobID: c.ID, Effort: effort, Count: int64(len(recs)),
@@ -331,7 +317,7 @@ func (s *Service) insertProduced(ctx context.Context, tx *store.Store, c store.C
 		if err != nil {
 			return 0, fmt.Errorf("encode produced record: %w", err)
 		}
-		row := store.CampaignRecord{CampaignID: c.ID, StageKey: ps.Key, Seq: len(rows) + 1, EntityKey: key, Status: store.RecordDone,
+		row := store.CampaignRecord{CampaignID: c.ID, StageKey: ps.Key, Seq: len(rows) + 1, EntityKey: key, Status: RecordDone,
 			Given: "{}", UpdatedAt: now}
 		if ps.OutputSchema != nil {
 			row.Output = ptr(string(b))

@@ -28,6 +28,17 @@ import (
 // Queue is the builds' own queue, so a burst of builds never delays research runs.
 const Queue = "expert_builds"
 
+// Build statuses (ExpertBuild.status in openapi/v2.json); succeeded and failed are terminal.
+const (
+	Queued    = "queued"
+	Running   = "running"
+	Succeeded = "succeeded"
+	Failed    = "failed"
+)
+
+// statuses hands the state machine's statuses to the store queries that write and filter by them.
+var statuses = store.BuildStatuses{Queued: Queued, Running: Running, Succeeded: Succeeded, Failed: Failed}
+
 // ErrNotFound: no build with that id started by the caller.
 var ErrNotFound = fault.Missing("expert build")
 
@@ -147,7 +158,7 @@ func (s *Service) start(ctx context.Context, c expert.Caller, req Request, claim
 	if err != nil {
 		return Build{}, fmt.Errorf("encode build request: %w", err)
 	}
-	row := store.ExpertBuild{ID: uuid.NewString(), AccountID: c.AccountID, Status: store.BuildQueued, Request: string(raw), CreatedAt: s.now()}
+	row := store.ExpertBuild{ID: uuid.NewString(), AccountID: c.AccountID, Status: Queued, Request: string(raw), CreatedAt: s.now()}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
 		if err := claim(ctx, tx, row.ID); err != nil {
 			return err
@@ -174,7 +185,7 @@ func (s *Service) Get(ctx context.Context, c expert.Caller, id string) (Build, e
 	}
 	b := Build{ID: row.ID, Status: row.Status, CreatedAt: row.CreatedAt, FinishedAt: row.FinishedAt}
 	switch row.Status {
-	case store.BuildSucceeded:
+	case Succeeded:
 		if row.ExpertID == nil {
 			return Build{}, fmt.Errorf("build %s succeeded without an expert", id)
 		}
@@ -183,7 +194,7 @@ func (s *Service) Get(ctx context.Context, c expert.Caller, id string) (Build, e
 			return Build{}, fmt.Errorf("build %s draft: %w", id, err)
 		}
 		b.Expert = &e
-	case store.BuildFailed:
+	case Failed:
 		b.ErrorCode, b.ErrorMsg = deref(row.ErrorCode), deref(row.ErrorMessage)
 	}
 	return b, nil

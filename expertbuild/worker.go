@@ -45,16 +45,16 @@ func (w *buildWorker) Work(ctx context.Context, job *river.Job[buildArgs]) error
 	} else if err != nil {
 		return err
 	}
-	if row.Status == store.BuildSucceeded || row.Status == store.BuildFailed {
+	if row.Status == Succeeded || row.Status == Failed {
 		return nil
 	}
-	if err := s.st.StartExpertBuild(ctx, row.ID); err != nil {
+	if err := s.st.StartExpertBuild(ctx, statuses, row.ID); err != nil {
 		return err
 	}
 	e, err := s.draft(ctx, row)
 	switch {
 	case err == nil:
-		_, err := s.st.FinishExpertBuild(ctx, row.ID, &e.ID, nil, nil, s.now())
+		_, err := s.st.FinishExpertBuild(ctx, statuses, row.ID, &e.ID, nil, nil, s.now())
 		return err
 	case fault.IsKind(err, fault.Invalid):
 		return s.fail(ctx, row.ID, "the drafted expert was refused: "+fault.Of(err).Error())
@@ -67,7 +67,7 @@ func (w *buildWorker) Work(ctx context.Context, job *river.Job[buildArgs]) error
 
 func (s *Service) fail(ctx context.Context, id, message string) error {
 	code := CodeBuildFailed
-	_, err := s.st.FinishExpertBuild(ctx, id, nil, &code, &message, s.now())
+	_, err := s.st.FinishExpertBuild(ctx, statuses, id, nil, &code, &message, s.now())
 	return err
 }
 
@@ -140,7 +140,7 @@ func (w *sweepWorker) Timeout(*river.Job[sweepArgs]) time.Duration { return time
 // with its process).
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	s := w.svc
-	stale, err := s.st.UnfinishedExpertBuildsBefore(ctx, s.now().Add(-s.cfg.Deadline), 200)
+	stale, err := s.st.UnfinishedExpertBuildsBefore(ctx, statuses, s.now().Add(-s.cfg.Deadline), 200)
 	if err != nil {
 		return err
 	}

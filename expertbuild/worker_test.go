@@ -41,7 +41,7 @@ func TestWorker(t *testing.T) {
 				return &river.Job[buildArgs]{JobRow: &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3}, Args: buildArgs{BuildID: id}}
 			}
 			insert := func(request string, created time.Time) string {
-				row := store.ExpertBuild{ID: uuid.NewString(), AccountID: acct.ID, Status: store.BuildQueued, Request: request, CreatedAt: created}
+				row := store.ExpertBuild{ID: uuid.NewString(), AccountID: acct.ID, Status: Queued, Request: request, CreatedAt: created}
 				require.NoError(t, st.CreateExpertBuild(ctx, &row))
 				return row.ID
 			}
@@ -51,11 +51,11 @@ func TestWorker(t *testing.T) {
 			require.Error(t, w.Work(ctx, job(broken, 1)))
 			row, err := st.ExpertBuildByID(ctx, broken)
 			require.NoError(t, err)
-			require.Equal(t, store.BuildRunning, row.Status)
+			require.Equal(t, Running, row.Status)
 			require.NoError(t, w.Work(ctx, job(broken, 3)))
 			row, err = st.ExpertBuildByID(ctx, broken)
 			require.NoError(t, err)
-			require.Equal(t, store.BuildFailed, row.Status)
+			require.Equal(t, Failed, row.Status)
 			require.Equal(t, CodeBuildFailed, *row.ErrorCode)
 			require.NotNil(t, row.FinishedAt)
 
@@ -68,7 +68,7 @@ func TestWorker(t *testing.T) {
 			require.NoError(t, w.Work(ctx, job(ok, 2)))
 			row, err = st.ExpertBuildByID(ctx, ok)
 			require.NoError(t, err)
-			require.Equal(t, store.BuildSucceeded, row.Status)
+			require.Equal(t, Succeeded, row.Status)
 			require.Equal(t, first.ID, *row.ExpertID)
 			require.Equal(t, store.ExpertBuilding, first.Status)
 
@@ -78,10 +78,10 @@ func TestWorker(t *testing.T) {
 			require.NoError(t, (&sweepWorker{svc: svc}).Work(ctx, nil))
 			row, err = st.ExpertBuildByID(ctx, lost)
 			require.NoError(t, err)
-			require.Equal(t, store.BuildFailed, row.Status)
+			require.Equal(t, Failed, row.Status)
 			row, err = st.ExpertBuildByID(ctx, young)
 			require.NoError(t, err)
-			require.Equal(t, store.BuildQueued, row.Status)
+			require.Equal(t, Queued, row.Status)
 		})
 	}
 }

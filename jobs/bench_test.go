@@ -148,7 +148,7 @@ func TestBenchOfflineThroughput(t *testing.T) {
 				waitFor(t, st, id, terminal)
 				runs, err := st.RunsForJob(ctx, id)
 				require.NoError(t, err)
-				require.Equal(t, store.RunCompleted, runs[0].Status)
+				require.Equal(t, jobs.RunCompleted, runs[0].Status)
 				starts = append(starts, runs[0].StartedAt)
 				ends = append(ends, *runs[0].FinishedAt)
 			}

@@ -77,8 +77,7 @@ func (s *Service) applyExpert(ctx context.Context, j store.ResearchJob, runID st
 		in.ContextDirs = append(in.ContextDirs, dir)
 	}
 	in.ContextDirs = append(in.ContextDirs, ex.ContextDirs...)
-	set := map[string]any{"expert_ref": ex.ID, "expert_version": ex.Version}
-	if _, err := s.st.UpdateResearchJob(ctx, j.ID, []string{store.JobInProgress}, set); err != nil {
+	if err := s.st.SetJobExpert(ctx, statuses, j.ID, ex.ID, ex.Version); err != nil {
 		cleanup()
 		return noop, err
 	}

@@ -25,7 +25,7 @@ func (s *Service) priority(ctx context.Context, tx *store.Store, accountID, queu
 	if s.cfg.AccountShare == 0 {
 		return priorityWithinShare, nil
 	}
-	n, err := tx.CountAccountJobs(ctx, accountID, queue, s.cfg.AccountShare, store.JobQueued, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, accountID, queue, s.cfg.AccountShare, Queued, InProgress)
 	if err != nil {
 		return 0, err
 	}
@@ -39,13 +39,13 @@ func (s *Service) priority(ctx context.Context, tx *store.Store, accountID, queu
 // in the same queue anywhere in the cluster. The account lock makes concurrent dispatches of one account count one
 // after the other; a run resumed after a crash (already in progress) is never held back.
 func (s *Service) checkShare(ctx context.Context, tx *store.Store, j store.ResearchJob, queue string) error {
-	if s.cfg.AccountShare == 0 || j.Status != store.JobQueued {
+	if s.cfg.AccountShare == 0 || j.Status != Queued {
 		return nil
 	}
 	if err := tx.LockAccount(ctx, j.AccountID); err != nil {
 		return err
 	}
-	n, err := tx.CountAccountJobs(ctx, j.AccountID, queue, s.cfg.AccountShare, store.JobInProgress)
+	n, err := tx.CountAccountJobs(ctx, j.AccountID, queue, s.cfg.AccountShare, InProgress)
 	if err != nil {
 		return err
 	}

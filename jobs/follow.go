@@ -152,7 +152,7 @@ func (h *Follower) Follow(ctx context.Context, jobID string, after int64, every 
 			after = evs[n-1].Seq
 		}
 		drained := after >= last
-		p := Progress{Job: job, Events: evs, Changed: job.Status != status, Final: drained && store.JobTerminal(job.Status)}
+		p := Progress{Job: job, Events: evs, Changed: job.Status != status, Final: drained && Terminal(job.Status)}
 		status = job.Status
 		if err := step(p); err != nil || p.Final {
 			return err

@@ -25,7 +25,7 @@ func followJob(t *testing.T, st *store.Store) string {
 	acct, _, err := st.EnsureAccount(ctx, storetest.Name("follow")+"@example.com", store.TierPro, false)
 	require.NoError(t, err)
 	now := time.Now().UTC()
-	j := &store.ResearchJob{ID: uuid.NewString(), AccountID: acct.ID, Slug: storetest.Name("follow"), Status: store.JobInProgress,
+	j := &store.ResearchJob{ID: uuid.NewString(), AccountID: acct.ID, Slug: storetest.Name("follow"), Status: InProgress,
 		Question: "Followed?", Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}", APIVersion: "v2",
 		CreatedAt: now, UpdatedAt: now}
 	require.NoError(t, st.CreateResearchJob(ctx, j))
@@ -50,10 +50,10 @@ func writeTimeline(t *testing.T, st *store.Store, jobID string, n int) {
 		}
 	}
 	require.NoError(t, st.InTx(ctx, func(tx *store.Store) error {
-		if _, err := tx.UpdateResearchJob(ctx, jobID, nil, map[string]any{"status": store.JobCompleted}); err != nil {
+		if _, err := tx.UpdateResearchJob(ctx, jobID, nil, map[string]any{"status": Completed}); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, &store.ResearchEvent{JobID: jobID, Kind: "status", Title: store.JobCompleted, CreatedAt: time.Now().UTC()})
+		return tx.AppendEvent(ctx, &store.ResearchEvent{JobID: jobID, Kind: "status", Title: Completed, CreatedAt: time.Now().UTC()})
 	}))
 }
 
@@ -70,7 +70,7 @@ func collect(ctx context.Context, f *Follower, jobID string, after int64, slow b
 			time.Sleep(2 * time.Millisecond)
 		}
 		final = p.Final
-		if p.Final && p.Job.Status != store.JobCompleted {
+		if p.Final && p.Job.Status != Completed {
 			return fmt.Errorf("final step on status %s", p.Job.Status)
 		}
 		return nil

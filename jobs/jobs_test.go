@@ -180,7 +180,7 @@ func waitFor(t *testing.T, st *store.Store, jobID string, ok func(store.Research
 	}
 }
 
-func terminal(j store.ResearchJob) bool { return store.JobTerminal(j.Status) }
+func terminal(j store.ResearchJob) bool { return jobs.Terminal(j.Status) }
 
 func consumptions(t *testing.T, st *store.Store, jobID string) int64 {
 	t.Helper()
@@ -197,18 +197,18 @@ func TestRunCompletesAndIsChargedOnce(t *testing.T) {
 		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "What is the answer?",
 			Effort: "high", JSONSchema: map[string]any{"type": "object"}})
 		require.NoError(t, err)
-		require.Equal(t, store.JobQueued, c.Job.Status)
+		require.Equal(t, jobs.Queued, c.Job.Status)
 		require.Regexp(t, `^answer-[0-9a-f]{6}$`, c.Job.Slug)
 
 		j := waitFor(t, st, c.Job.ID, terminal)
-		require.Equal(t, store.JobCompleted, j.Status)
+		require.Equal(t, jobs.Completed, j.Status)
 		require.NotNil(t, j.ReportSHA)
 		require.Contains(t, *j.ReportMarkdown, "What is the answer?")
 		require.JSONEq(t, `{"answer":"42"}`, *j.StructuredOutput)
 		runs, err := st.RunsForJob(ctx, j.ID)
 		require.NoError(t, err)
 		require.Len(t, runs, 1)
-		require.Equal(t, store.RunCompleted, runs[0].Status)
+		require.Equal(t, jobs.RunCompleted, runs[0].Status)
 		require.EqualValues(t, 5, runs[0].CreditsCharged)
 		revs, err := st.RevisionsForJob(ctx, j.ID)
 		require.NoError(t, err)
@@ -221,14 +221,14 @@ func TestRunCompletesAndIsChargedOnce(t *testing.T) {
 		// Continue: same job, a continuation run, charged again.
 		cj, err := b.svc.Continue(ctx, j.ID, store.TierEnterprise, "")
 		require.NoError(t, err)
-		require.Equal(t, store.JobQueued, cj.Job.Status)
+		require.Equal(t, jobs.Queued, cj.Job.Status)
 		require.Nil(t, cj.Job.CompletedAt)
 		j = waitFor(t, st, j.ID, terminal)
-		require.Equal(t, store.JobCompleted, j.Status)
+		require.Equal(t, jobs.Completed, j.Status)
 		runs, err = st.RunsForJob(ctx, j.ID)
 		require.NoError(t, err)
 		require.Len(t, runs, 2)
-		require.Equal(t, store.RunContinuation, runs[1].Kind)
+		require.Equal(t, jobs.RunContinuation, runs[1].Kind)
 		revs, err = st.RevisionsForJob(ctx, j.ID)
 		require.NoError(t, err)
 		require.Equal(t, "continuation", revs[len(revs)-1].CheckpointType)
@@ -249,7 +249,7 @@ func TestFailedRunIsRefunded(t *testing.T) {
 		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Q", Effort: "medium"})
 		require.NoError(t, err)
 		j := waitFor(t, st, c.Job.ID, terminal)
-		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, jobs.Failed, j.Status)
 		require.Equal(t, "structured_output_invalid", *j.ErrorCode)
 		credits, err := b.billing.JobCredits(ctx, j.ID)
 		require.NoError(t, err)
@@ -274,7 +274,7 @@ func TestRunOverItsBudgetTimesOut(t *testing.T) {
 		c, err := b.svc.Create(ctx, jobs.CreateRequest{AccountID: b.account.ID, Tier: store.TierEnterprise, Question: "Too slow", Effort: "low"})
 		require.NoError(t, err)
 		j := waitFor(t, st, c.Job.ID, terminal)
-		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, jobs.Failed, j.Status)
 		require.Equal(t, "timed_out", *j.ErrorCode)
 		credits, err := b.billing.JobCredits(ctx, j.ID)
 		require.NoError(t, err)
@@ -292,22 +292,22 @@ func TestCancelStopsARunningJob(t *testing.T) {
 		require.NoError(t, err)
 		<-eng.started
 		j := waitFor(t, st, c.Job.ID, func(j store.ResearchJob) bool { return j.ReportSHA != nil })
-		require.Equal(t, store.JobInProgress, j.Status)
+		require.Equal(t, jobs.InProgress, j.Status)
 		j, err = b.svc.Cancel(ctx, c.Job.ID)
 		require.NoError(t, err)
-		require.Equal(t, store.JobCancelled, j.Status)
+		require.Equal(t, jobs.Cancelled, j.Status)
 		runs, err := st.RunsForJob(ctx, j.ID)
 		require.NoError(t, err)
-		require.Equal(t, store.RunInterrupted, runs[0].Status)
+		require.Equal(t, jobs.RunInterrupted, runs[0].Status)
 		// Cancelling again changes nothing.
 		j, err = b.svc.Cancel(ctx, c.Job.ID)
 		require.NoError(t, err)
-		require.Equal(t, store.JobCancelled, j.Status)
+		require.Equal(t, jobs.Cancelled, j.Status)
 		// The worker noticed and stopped: the engine was cancelled without being released, and the
 		// job stays cancelled.
 		require.Eventually(t, func() bool {
 			n, _ := st.CountJobsByStatus(ctx)
-			return n[store.JobInProgress] == 0
+			return n[jobs.InProgress] == 0
 		}, 30*time.Second, 10*time.Millisecond)
 		_, err = b.svc.Continue(ctx, c.Job.ID, store.TierEnterprise, "")
 		require.ErrorIs(t, err, jobs.ErrNotContinuable)
@@ -402,7 +402,7 @@ func TestInitialRunRecoversABrokenWorkspace(t *testing.T) {
 
 				start(t, q)
 				j := waitFor(t, st, c.Job.ID, terminal)
-				require.Equal(t, store.JobCompleted, j.Status, "%v", j.ErrorMessage)
+				require.Equal(t, jobs.Completed, j.Status, "%v", j.ErrorMessage)
 				revs, err := st.RevisionsForJob(ctx, j.ID)
 				require.NoError(t, err)
 				require.Len(t, revs, 2, "only the fresh run's progress and final checkpoints")

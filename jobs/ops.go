@@ -164,7 +164,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	}
 	attJSON, _ := json.Marshal(attIDs)
 	job := store.ResearchJob{
-		ID: id, AccountID: r.AccountID, Status: store.JobQueued, Question: r.Question,
+		ID: id, AccountID: r.AccountID, Status: Queued, Question: r.Question,
 		Effort: effort, RequestedEffort: requested, WebhookURL: r.WebhookURL, ExpertID: r.ExpertID,
 		AttachmentIDs: string(attJSON), IsPublic: r.IsPublic, Request: string(echo), CurrentRunID: &runID,
 		APIVersion: store.APIv2,
@@ -201,7 +201,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
 			return err
 		}
-		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: store.RunInitial, Effort: effort}, r.Background)
+		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: RunInitial, Effort: effort}, r.Background)
 		if err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 				return err
 			}
 		}
-		return s.statusEvent(ctx, tx, id, store.JobQueued, "The job was accepted and is waiting for a worker.", nil)
+		return s.statusEvent(ctx, tx, id, Queued, "The job was accepted and is waiting for a worker.", nil)
 	})
 	if err != nil {
 		return Created{}, err
@@ -294,19 +294,14 @@ func (s *Service) Cancel(ctx context.Context, jobID string) (store.ResearchJob, 
 		if err != nil {
 			return err
 		}
-		// No webhook follows a cancellation, so the key that would have signed it goes.
-		ok, err := tx.UpdateResearchJob(ctx, jobID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled, "webhook_key_sealed": nil})
+		ok, err := tx.CancelResearchJob(ctx, statuses, jobID, s.now())
 		if err != nil || !ok {
 			return err
 		}
-		now := s.now()
-		if _, err := tx.UpdateRuns(ctx, jobID, "", []string{store.RunRunning}, map[string]any{"status": store.RunInterrupted, "finished_at": now}); err != nil {
+		if err := s.statusEvent(ctx, tx, jobID, Cancelled, "The job was cancelled.", nil); err != nil {
 			return err
 		}
-		if err := s.statusEvent(ctx, tx, jobID, store.JobCancelled, "The job was cancelled.", nil); err != nil {
-			return err
-		}
-		if err := s.queue.JobSettled(ctx, tx, jobID, store.JobCancelled, ""); err != nil {
+		if err := s.queue.JobSettled(ctx, tx, jobID, Cancelled, ""); err != nil {
 			return err
 		}
 		if j.CurrentRunID != nil {
@@ -340,7 +335,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 	if err != nil {
 		return v, err
 	}
-	if j.Locked || j.Status != store.JobCompleted {
+	if j.Locked || j.Status != Completed {
 		why := "this job is " + j.Status
 		if j.Locked {
 			why = "this job is locked"
@@ -355,33 +350,32 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 		return v, err
 	}
 	runID := uuid.NewString()
-	set := map[string]any{"status": store.JobQueued, "completed_at": nil, "current_run_id": runID, "effort": effort,
-		"error_code": nil, "error_message": nil}
+	next := store.Continuation{RunID: runID, Effort: effort}
 	if apiKey != "" && j.WebhookURL != nil {
 		sealed, err := s.sealer.Seal(apiKey, j.ID)
 		if err != nil {
 			return v, err
 		}
-		set["webhook_key_sealed"] = sealed
+		next.WebhookKeySealed = &sealed
 	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
 		if err := s.hold(ctx, tx, j.AccountID, j.ID, runID, effort); err != nil {
 			return err
 		}
-		res, err := s.enqueueRun(ctx, tx, j.AccountID, runArgs{JobID: j.ID, RunID: runID, RunKind: store.RunContinuation, Effort: effort}, false)
+		res, err := s.enqueueRun(ctx, tx, j.AccountID, runArgs{JobID: j.ID, RunID: runID, RunKind: RunContinuation, Effort: effort}, false)
 		if err != nil {
 			return err
 		}
-		set["river_job_id"] = res.Job.ID
-		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobCompleted}, set)
+		next.RiverJobID = res.Job.ID
+		ok, err := tx.ContinueResearchJob(ctx, statuses, j.ID, next)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("%w: the job changed state meanwhile", ErrNotContinuable)
 		}
-		if err := s.statusEvent(ctx, tx, j.ID, store.JobQueued, "A continuation was requested; the job is waiting for a worker.",
-			map[string]any{"status": store.JobQueued, "run_id": runID, "kind": store.RunContinuation}); err != nil {
+		if err := s.statusEvent(ctx, tx, j.ID, Queued, "A continuation was requested; the job is waiting for a worker.",
+			map[string]any{"status": Queued, "run_id": runID, "kind": RunContinuation}); err != nil {
 			return err
 		}
 		v, err = tx.ResearchJobView(ctx, j.ID)
@@ -422,7 +416,7 @@ func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, statu
 	// One log line per state change, once it is committed (the terminal's view of the jobs).
 	tx.AfterCommit(func() {
 		attrs := []any{"job_id", jobID}
-		if status == store.JobFailed {
+		if status == Failed {
 			attrs = append(attrs, "detail", content)
 		}
 		s.log.Info("job "+status, attrs...)

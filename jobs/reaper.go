@@ -35,12 +35,12 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[reapArgs]) error {
 	if _, err := s.st.DeleteExpiredIdempotencyKeys(ctx, s.now()); err != nil {
 		return err
 	}
-	if _, err := s.st.ForgetWebhookKeys(ctx, s.now().Add(-staleWebhookAge)); err != nil {
+	if _, err := s.st.ForgetWebhookKeys(ctx, statuses, s.now().Add(-staleWebhookAge)); err != nil {
 		return err
 	}
 	// Jobs untouched for a while: a live run writes events and checkpoints, a queued job waits in a
 	// live entry; only orphans are failed.
-	stale, err := s.st.ActiveJobsUpdatedBefore(ctx, s.now().Add(-s.cfg.ReaperInterval), 200)
+	stale, err := s.st.ActiveJobsUpdatedBefore(ctx, statuses, s.now().Add(-s.cfg.ReaperInterval), 200)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 				c, err := a.svc.Create(ctx, jobs.CreateRequest{AccountID: a.account.ID, Tier: store.TierEnterprise, Question: "Survive a crash", Effort: "medium"})
 				require.NoError(t, err)
 				<-engA.started
-				running := waitFor(t, stA, c.Job.ID, func(j store.ResearchJob) bool { return j.Status == store.JobInProgress })
+				running := waitFor(t, stA, c.Job.ID, func(j store.ResearchJob) bool { return j.Status == jobs.InProgress })
 
 				switch mode {
 				case "killed":
@@ -78,13 +78,13 @@ func TestRunSurvivesProcessDeath(t *testing.T) {
 				})
 				require.Equal(t, 4*time.Second, b.svc.Config().RescueDelay("medium"))
 				done := waitFor(t, stB, c.Job.ID, terminal)
-				require.Equal(t, store.JobCompleted, done.Status, "error: %v %v", done.ErrorCode, done.ErrorMessage)
+				require.Equal(t, jobs.Completed, done.Status, "error: %v %v", done.ErrorCode, done.ErrorMessage)
 				require.Equal(t, 1, engB.Runs())
 
 				runs, err := stB.RunsForJob(ctx, c.Job.ID)
 				require.NoError(t, err)
 				require.Len(t, runs, 1, "the resumed run is the same run")
-				require.Equal(t, store.RunCompleted, runs[0].Status)
+				require.Equal(t, jobs.RunCompleted, runs[0].Status)
 				require.EqualValues(t, 1, consumptions(t, stB, c.Job.ID), "charged once")
 				credits, err := billing.New(stB, billing.DefaultConfig()).JobCredits(ctx, c.Job.ID)
 				require.NoError(t, err)
@@ -161,7 +161,7 @@ func TestTwoProcessesNeverRunAJobTwice(t *testing.T) {
 				ids = append(ids, c.Job.ID)
 			}
 			for _, id := range ids {
-				require.Equal(t, store.JobCompleted, waitFor(t, st1, id, terminal).Status)
+				require.Equal(t, jobs.Completed, waitFor(t, st1, id, terminal).Status)
 				require.EqualValues(t, 1, consumptions(t, st1, id))
 			}
 			eng.mu.Lock()
@@ -195,10 +195,10 @@ func TestReaperFailsOrphanedJobs(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, st.DB().Exec("UPDATE river_job SET state = 'discarded', finalized_at = ? WHERE id = ?", time.Now().UTC(), *orphan.Job.RiverJobID).Error)
 		j := waitFor(t, st, orphan.Job.ID, terminal)
-		require.Equal(t, store.JobFailed, j.Status)
+		require.Equal(t, jobs.Failed, j.Status)
 		require.Equal(t, "internal_error", *j.ErrorCode)
 		still, err := st.ResearchJobByID(ctx, busy.Job.ID)
 		require.NoError(t, err)
-		require.Equal(t, store.JobInProgress, still.Status, "a live run is left alone")
+		require.Equal(t, jobs.InProgress, still.Status, "a live run is left alone")
 	})
 }

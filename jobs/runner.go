@@ -73,7 +73,7 @@ func (s *Service) work(ctx context.Context, a runArgs, queue string, attempt, ma
 	if err != nil {
 		return s.retryOrFail(ctx, log, a, attempt, maxAttempts, err)
 	}
-	if run.Status == store.RunFailed {
+	if run.Status == RunFailed {
 		return nil // refused at dispatch (no credits): already failed and notified
 	}
 	// The budget ends the run; River's deadline (the margin later) leaves time to record the outcome.
@@ -141,44 +141,40 @@ func (s *Service) dispatch(ctx context.Context, a runArgs, queue string) (store.
 			return err
 		}
 		now := s.now()
-		set := map[string]any{"status": store.JobInProgress}
-		if j.StartedAt == nil {
-			set["started_at"] = now
-		}
-		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobQueued, store.JobInProgress}, set)
+		ok, err := tx.StartResearchJob(ctx, statuses, j.ID, now)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return errSkip
 		}
-		resumed := j.Status == store.JobInProgress
-		run, err = tx.CreateRun(ctx, &store.ResearchRun{ID: a.RunID, JobID: j.ID, Kind: a.RunKind, Status: store.RunRunning, Effort: a.Effort, StartedAt: now})
+		resumed := j.Status == InProgress
+		run, err = tx.CreateRun(ctx, &store.ResearchRun{ID: a.RunID, JobID: j.ID, Kind: a.RunKind, Status: RunRunning, Effort: a.Effort, StartedAt: now})
 		if err != nil {
 			return err
 		}
-		if run.Status != store.RunRunning {
+		if run.Status != RunRunning {
 			return errSkip
 		}
 		// Exactly once per run id, so a resumed run is not charged again.
 		err = s.billing.ChargeRun(ctx, tx, billing.Run{AccountID: j.AccountID, JobID: j.ID, RunID: run.ID, Effort: run.Effort})
 		if errors.Is(err, billing.ErrInsufficientCredits) {
-			run.Status = store.RunFailed
+			run.Status = RunFailed
 			return s.finishFailed(ctx, tx, j, a, "insufficient_credits",
 				fmt.Sprintf("the balance cannot cover a run at effort %s (%d credits)", run.Effort, s.billing.Config().Credits(run.Effort)), false)
 		}
 		if err != nil {
 			return err
 		}
-		if _, err := tx.UpdateRuns(ctx, j.ID, run.ID, nil, map[string]any{"credits_charged": s.billing.Config().Credits(run.Effort)}); err != nil {
+		if err := tx.RecordRunCharge(ctx, j.ID, run.ID, s.billing.Config().Credits(run.Effort)); err != nil {
 			return err
 		}
 		msg := "A worker started the run."
 		if resumed {
 			msg = "A worker resumed the run after an interruption."
 		}
-		return s.statusEvent(ctx, tx, j.ID, store.JobInProgress, msg,
-			map[string]any{"status": store.JobInProgress, "run_id": run.ID, "kind": run.Kind, "effort": run.Effort})
+		return s.statusEvent(ctx, tx, j.ID, InProgress, msg,
+			map[string]any{"status": InProgress, "run_id": run.ID, "kind": run.Kind, "effort": run.Effort})
 	})
 	return j, run, err
 }
@@ -196,11 +192,11 @@ func (s *Service) openWorkspace(ctx context.Context, j store.ResearchJob, a runA
 	if err == nil {
 		_, err = repo.Revisions()
 	}
-	if err == nil || a.RunKind != store.RunInitial {
+	if err == nil || a.RunKind != RunInitial {
 		if err != nil {
 			return nil, err
 		}
-		if a.RunKind == store.RunContinuation {
+		if a.RunKind == RunContinuation {
 			if _, err := s.revisions.Restore(ctx, repo, j.ID); err != nil {
 				return nil, fmt.Errorf("restore workspace: %w", err)
 			}
@@ -234,7 +230,7 @@ func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (
 		return engine.Result{}, sk, err
 	}
 	sk.repo = repo
-	in := engine.Input{Question: j.Question, Effort: a.Effort, Workspace: repo, Continuation: a.RunKind == store.RunContinuation}
+	in := engine.Input{Question: j.Question, Effort: a.Effort, Workspace: repo, Continuation: a.RunKind == RunContinuation}
 	if in.Continuation && j.ReportMarkdown != nil {
 		in.PriorReport = *j.ReportMarkdown
 	}
@@ -253,7 +249,7 @@ func (s *Service) execute(ctx context.Context, j store.ResearchJob, a runArgs) (
 	if _, err := repo.RemoveFile(engine.StructuredOutputBasisPath); err != nil {
 		return engine.Result{}, sk, err
 	}
-	if a.RunKind == store.RunInitial {
+	if a.RunKind == RunInitial {
 		if err := s.copyInputs(runCtx, j, repo, sk); err != nil {
 			return engine.Result{}, sk, err
 		}
@@ -282,7 +278,7 @@ func (s *Service) watchCancel(ctx context.Context, cancel context.CancelCauseFun
 			return
 		case <-t.C:
 			j, err := s.st.ResearchJobByID(ctx, jobID)
-			if err == nil && j.Status != store.JobInProgress {
+			if err == nil && j.Status != InProgress {
 				cancel(errJobCancelled)
 				return
 			}
@@ -343,7 +339,7 @@ func readInput(ctx context.Context, f InputFile) ([]byte, error) {
 // run completed, and the webhook enqueued, in one transaction.
 func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, res engine.Result, sk *sink) error {
 	final := workspace.CheckpointFinal
-	if a.RunKind == store.RunContinuation {
+	if a.RunKind == RunContinuation {
 		final = workspace.CheckpointContinuation
 	}
 	// The engine checkpoints at the end; if it did not, the runner takes the final checkpoint.
@@ -362,14 +358,13 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 	if sk.lastReport != nil {
 		report = *sk.lastReport
 	}
-	set := map[string]any{"status": store.JobCompleted, "completed_at": s.now(), "report_sha": sha, "report_markdown": report,
-		"error_code": nil, "error_message": nil, "structured_output": nil}
+	out := store.JobResult{ReportSHA: sha, Report: report, Uncharged: res.NoSources}
 	if res.StructuredOutput != nil {
 		b, err := json.Marshal(res.StructuredOutput)
 		if err != nil {
 			return fmt.Errorf("encode structured output: %w", err)
 		}
-		set["structured_output"] = string(b)
+		out.StructuredOutput = ptr(string(b))
 	}
 	if v := sk.verified; v != nil && v.structuredStored {
 		res.StructuredOutput = v.structured // as verification settled it
@@ -377,30 +372,22 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 		if err != nil {
 			return fmt.Errorf("encode structured output: %w", err)
 		}
-		set["structured_output"] = string(b)
+		out.StructuredOutput = ptr(string(b))
 	}
-	if err := sk.verified.citationColumns(set); err != nil {
+	if err := sk.verified.record(&out); err != nil {
 		return err
 	}
-	set["required_tool_calls"] = nil
 	if o := res.RequiredTools; o != nil {
 		b, err := json.Marshal(RequiredToolCalls{Required: nonNil(o.Required), Succeeded: nonNil(o.Succeeded), Missing: nonNil(o.Missing)})
 		if err != nil {
 			return fmt.Errorf("encode required tool calls: %w", err)
 		}
-		set["required_tool_calls"] = string(b)
+		out.RequiredToolCalls = ptr(string(b))
 	}
 	return s.st.InTx(ctx, func(tx *store.Store) error {
-		ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobInProgress}, set)
+		ok, err := tx.CompleteResearchJob(ctx, statuses, j.ID, a.RunID, out, s.now())
 		if err != nil || !ok {
 			return err // not in progress any more: cancelled meanwhile, and the cancel recorded it
-		}
-		runSet := map[string]any{"status": store.RunCompleted, "finished_at": s.now()}
-		if res.NoSources {
-			runSet["credits_charged"] = 0
-		}
-		if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, runSet); err != nil {
-			return err
 		}
 		if res.NoSources {
 			// A run that had nothing to read researched nothing: the charge taken at dispatch goes back.
@@ -409,18 +396,18 @@ func (s *Service) complete(ctx context.Context, j store.ResearchJob, a runArgs, 
 				return err
 			}
 		}
-		if err := s.statusEvent(ctx, tx, j.ID, store.JobCompleted, "The job completed.",
-			map[string]any{"status": store.JobCompleted, "run_id": a.RunID, "revision_sha": sha}); err != nil {
+		if err := s.statusEvent(ctx, tx, j.ID, Completed, "The job completed.",
+			map[string]any{"status": Completed, "run_id": a.RunID, "revision_sha": sha}); err != nil {
 			return err
 		}
-		if err := s.queue.JobSettled(ctx, tx, j.ID, store.JobCompleted, ""); err != nil {
+		if err := s.queue.JobSettled(ctx, tx, j.ID, Completed, ""); err != nil {
 			return err
 		}
 		var structured any
 		if res.StructuredOutput != nil {
 			structured = res.StructuredOutput
 		}
-		return s.enqueueWebhook(ctx, tx, j, a.RunID, EventCompleted, store.JobCompleted, &reportBody{Markdown: report, RevisionSHA: sha}, structured,
+		return s.enqueueWebhook(ctx, tx, j, a.RunID, EventCompleted, Completed, &reportBody{Markdown: report, RevisionSHA: sha}, structured,
 			withVerification(sk.verified))
 	})
 }
@@ -434,12 +421,8 @@ func (s *Service) fail(ctx context.Context, j store.ResearchJob, a runArgs, code
 }
 
 func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.ResearchJob, a runArgs, code, message string, refund bool) error {
-	ok, err := tx.UpdateResearchJob(ctx, j.ID, []string{store.JobQueued, store.JobInProgress},
-		map[string]any{"status": store.JobFailed, "error_code": code, "error_message": message, "completed_at": nil})
+	ok, err := tx.FailResearchJob(ctx, statuses, j.ID, a.RunID, code, message, s.now())
 	if err != nil || !ok {
-		return err
-	}
-	if _, err := tx.UpdateRuns(ctx, j.ID, a.RunID, []string{store.RunRunning}, map[string]any{"status": store.RunFailed, "finished_at": s.now(), "credits_charged": 0}); err != nil {
 		return err
 	}
 	// A run that fails before dispatch (no credits, orphaned in the queue) gives its hold back.
@@ -451,18 +434,18 @@ func (s *Service) finishFailed(ctx context.Context, tx *store.Store, j store.Res
 			return err
 		}
 	}
-	if err := s.statusEvent(ctx, tx, j.ID, store.JobFailed, "The job failed: "+message,
-		map[string]any{"status": store.JobFailed, "run_id": a.RunID, "error_code": code}); err != nil {
+	if err := s.statusEvent(ctx, tx, j.ID, Failed, "The job failed: "+message,
+		map[string]any{"status": Failed, "run_id": a.RunID, "error_code": code}); err != nil {
 		return err
 	}
-	if err := s.queue.JobSettled(ctx, tx, j.ID, store.JobFailed, code); err != nil {
+	if err := s.queue.JobSettled(ctx, tx, j.ID, Failed, code); err != nil {
 		return err
 	}
 	var report *reportBody
 	if j.ReportSHA != nil && j.ReportMarkdown != nil {
 		report = &reportBody{Markdown: *j.ReportMarkdown, RevisionSHA: *j.ReportSHA}
 	}
-	return s.enqueueWebhook(ctx, tx, j, a.RunID, EventFailed, store.JobFailed, report, nil)
+	return s.enqueueWebhook(ctx, tx, j, a.RunID, EventFailed, Failed, report, nil)
 }
 
 // sink turns engine events into timeline events and checkpoints into commits and revisions.
@@ -511,7 +494,7 @@ func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (
 	if err != nil {
 		return "", err
 	}
-	if j.Status != store.JobInProgress {
+	if j.Status != InProgress {
 		return "", errJobCancelled
 	}
 	if checkpointType != workspace.CheckpointProgress {
@@ -547,8 +530,7 @@ func (k *sink) Checkpoint(ctx context.Context, message, checkpointType string) (
 			return nil
 		}
 		// The detail shows the newest report as soon as a checkpoint contains one.
-		_, err := tx.UpdateResearchJob(ctx, k.jobID, []string{store.JobInProgress}, map[string]any{"report_sha": sha, "report_markdown": *report})
-		return err
+		return tx.ShowJobReport(ctx, statuses, k.jobID, sha, *report)
 	})
 	if err != nil {
 		return "", fmt.Errorf("record checkpoint %s: %w", sha, err)

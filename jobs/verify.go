@@ -9,6 +9,7 @@ import (
 
 	"github.com/researchd/researchd/engine"
 	"github.com/researchd/researchd/engine/citations"
+	"github.com/researchd/researchd/store"
 )
 
 // verified is what citation verification settled for a run: the counts for the job detail, and
@@ -78,19 +79,19 @@ func citationEvent(v citations.Verification) engine.Event {
 	return engine.Event{Kind: engine.KindStatus, Title: title, Content: b.String(), Data: data}
 }
 
-// citationColumns are the job columns a completed run sets from its verification.
-func (v *verified) citationColumns(set map[string]any) error {
-	set["citations_total"], set["citations_verified"], set["structured_output_basis"] = nil, nil, nil
+// record puts what verification settled (counts and basis) into a completed run's result; an
+// unverified run clears them.
+func (v *verified) record(out *store.JobResult) error {
 	if v == nil {
 		return nil
 	}
-	set["citations_total"], set["citations_verified"] = v.total, v.verified
+	out.CitationsTotal, out.CitationsVerified = &v.total, &v.verified
 	if v.basis != nil {
 		b, err := json.Marshal(v.basis)
 		if err != nil {
 			return fmt.Errorf("encode structured output basis: %w", err)
 		}
-		set["structured_output_basis"] = string(b)
+		out.StructuredOutputBasis = ptr(string(b))
 	}
 	return nil
 }

@@ -23,15 +23,8 @@ type (
 	Message = store.WebhookMessage
 )
 
-// Job states the API tells apart, and the surface a job was created through.
-const (
-	StatusCompleted = store.JobCompleted
-	StatusCancelled = store.JobCancelled
-	APIv1           = store.APIv1
-)
-
-// Terminal reports whether a job in this status will not change again by itself.
-func Terminal(status string) bool { return store.JobTerminal(status) }
+// APIv1 is the surface of jobs created through the v1 API.
+const APIv1 = store.APIv1
 
 // errJobNotFound is the refusal of a job that does not exist.
 var errJobNotFound = fault.Missing("research job")

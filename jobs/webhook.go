@@ -115,7 +115,7 @@ func (s *Service) enqueueWebhook(ctx context.Context, tx *store.Store, j store.R
 		return err
 	}
 	if cur.WebhookKeySealed != nil {
-		if _, err := tx.UpdateResearchJob(ctx, j.ID, nil, map[string]any{"webhook_key_sealed": nil}); err != nil {
+		if err := tx.DropWebhookKey(ctx, j.ID); err != nil {
 			return err
 		}
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/riverqueue/river"
 
 	"github.com/researchd/researchd/fault"
@@ -79,7 +77,7 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 	prepared, err := s.batches.PrepareRun(ctx, runInput(full))
 	if err == nil {
 		err = s.st.InTx(ctx, func(tx *store.Store) error {
-			ok, err := tx.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID, map[string]any{"last_run_at": now})
+			ok, err := tx.ClaimLoopFiring(ctx, l.ID, due, next, l.LatestBatchID, now)
 			if err != nil {
 				return err
 			}
@@ -101,8 +99,7 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 		// The configuration no longer makes a batch (e.g. its expert is gone or archived):
 		// the run failed to start. Count it and move on; retrying every tick would not help.
 		s.log.WarnContext(ctx, "loop run could not start", "schedule_id", l.ID, "err", err)
-		_, cerr := s.st.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID,
-			map[string]any{"consecutive_failures": gorm.Expr("consecutive_failures + 1")})
+		_, cerr := s.st.FailLoopFiring(ctx, l.ID, due, next, l.LatestBatchID)
 		return false, cerr
 	case err != nil:
 		return false, err // transient: next_run_at is unchanged, the next tick tries again
@@ -113,8 +110,7 @@ func (s *Service) fire(ctx context.Context, l store.Schedule, now time.Time) (bo
 
 // skip records a skipped firing and advances next_run_at, if this caller wins the claim.
 func (s *Service) skip(ctx context.Context, l store.Schedule, due, next, now time.Time, reason string) error {
-	ok, err := s.st.ClaimFiring(ctx, l.ID, due, next, l.LatestBatchID,
-		map[string]any{"last_skip_reason": reason, "last_skipped_at": now})
+	ok, err := s.st.SkipLoopFiring(ctx, l.ID, due, next, l.LatestBatchID, reason, now)
 	if err == nil && ok {
 		s.log.InfoContext(ctx, "loop firing skipped", "schedule_id", l.ID, "reason", reason, "due", due)
 	}
@@ -123,7 +119,7 @@ func (s *Service) skip(ctx context.Context, l store.Schedule, due, next, now tim
 
 // startRun takes the next run number and creates the run's batch inside tx.
 func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, prepared any, latest *string, now time.Time) (string, int, error) {
-	n, err := tx.ClaimRun(ctx, l.ID, latest, map[string]any{"last_run_at": now})
+	n, err := tx.ClaimLoopRun(ctx, l.ID, latest, now)
 	if err != nil {
 		return "", 0, err
 	}
@@ -136,10 +132,7 @@ func (s *Service) startRun(ctx context.Context, tx *store.Store, l Loop, prepare
 	if err != nil {
 		return "", 0, err
 	}
-	if err := tx.CreateScheduleRun(ctx, &store.ScheduleRun{ScheduleID: l.ID, RunNumber: n, BatchID: batchID, CreatedAt: now}); err != nil {
-		return "", 0, err
-	}
-	if _, err := tx.UpdateSchedule(ctx, l.ID, nil, map[string]any{"latest_batch_id": batchID}); err != nil {
+	if err := tx.AddLoopRun(ctx, &store.ScheduleRun{ScheduleID: l.ID, RunNumber: n, BatchID: batchID, CreatedAt: now}); err != nil {
 		return "", 0, err
 	}
 	return batchID, n, nil
@@ -255,22 +248,11 @@ func (s *Service) settle(ctx context.Context, scheduleID string, open []store.Sc
 		if ok && st.Active() {
 			return nil // outcomes are recorded in run order
 		}
-		outcome := store.LoopRunFailed
+		outcome := RunFailed
 		if ok && st.SucceededRows > 0 {
-			outcome = store.LoopRunSucceeded
+			outcome = RunSucceeded
 		}
-		err := s.st.InTx(ctx, func(tx *store.Store) error {
-			recorded, err := tx.SetRunOutcome(ctx, scheduleID, r.RunNumber, outcome)
-			if err != nil || !recorded {
-				return err
-			}
-			failures := any(0)
-			if outcome == store.LoopRunFailed {
-				failures = gorm.Expr("consecutive_failures + 1")
-			}
-			_, err = tx.UpdateSchedule(ctx, scheduleID, nil, map[string]any{"consecutive_failures": failures})
-			return err
-		})
+		_, err := s.st.SettleLoopRun(ctx, scheduleID, r.RunNumber, outcome, outcome == RunFailed)
 		if err != nil {
 			return err
 		}

@@ -42,6 +42,13 @@ const (
 	SkipForbidden = "forbidden"
 )
 
+// Run outcomes (a run's Outcome once its batch ended): whether it counts towards
+// consecutive_failures.
+const (
+	RunSucceeded = "success"
+	RunFailed    = "failure"
+)
+
 // Limits (as in openapi/v2.json).
 const (
 	MaxQuestions         = 1000

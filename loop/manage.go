@@ -256,21 +256,17 @@ func (s *Service) Update(ctx context.Context, accountID, id string, in UpdateInp
 	if err != nil {
 		return Detail{}, err
 	}
-	set := map[string]any{}
-	if in.Name != nil {
-		set["name"] = *in.Name
-	}
+	rev := store.LoopRevision{Name: in.Name}
 	if in.Schedule != nil {
 		sched, err := ParseSchedule("schedule", *in.Schedule)
 		if err != nil {
 			return Detail{}, err
 		}
-		var row store.Schedule
-		setSchedule(&row, sched)
-		set["frequency"], set["hour"], set["minute"] = row.Frequency, row.Hour, row.Minute
-		set["day_of_week"], set["day_of_month"], set["timezone"] = row.DayOfWeek, row.DayOfMonth, row.Timezone
+		rev.Schedule = &store.Schedule{}
+		setSchedule(rev.Schedule, sched)
 		if l.IsActive {
-			set["next_run_at"] = sched.Next(s.now())
+			next := sched.Next(s.now())
+			rev.NextRunAt = &next
 		}
 	}
 	if in.Merge != nil {
@@ -279,20 +275,17 @@ func (s *Service) Update(ctx context.Context, accountID, id string, in UpdateInp
 		if cfg, err = s.normalize(ctx, accountID, cfg); err != nil {
 			return Detail{}, err
 		}
-		var row store.Schedule
-		if err := setConfig(&row, cfg); err != nil {
+		rev.Config = &store.Schedule{}
+		if err := setConfig(rev.Config, cfg); err != nil {
 			return Detail{}, err
 		}
-		set["config"], set["effort"], set["expert_id"], set["question_count"] = row.Config, row.Effort, row.ExpertID, row.QuestionCount
 	}
-	if len(set) > 0 {
-		ok, err := s.st.UpdateSchedule(ctx, id, nil, set)
-		if err != nil {
-			return Detail{}, err
-		}
-		if !ok {
-			return Detail{}, ErrNotFound // deleted meanwhile
-		}
+	ok, err := s.st.ReviseLoop(ctx, id, rev)
+	if err != nil {
+		return Detail{}, err
+	}
+	if !ok {
+		return Detail{}, ErrNotFound // deleted meanwhile
 	}
 	return s.Get(ctx, accountID, id)
 }
@@ -304,8 +297,7 @@ func (s *Service) Pause(ctx context.Context, accountID, id string) (store.Schedu
 		return store.Schedule{}, err
 	}
 	if l.IsActive {
-		if _, err := s.st.UpdateSchedule(ctx, id, map[string]any{"is_active": true},
-			map[string]any{"is_active": false, "next_run_at": nil}); err != nil {
+		if err := s.st.PauseLoop(ctx, id); err != nil {
 			return store.Schedule{}, err
 		}
 	}
@@ -324,8 +316,7 @@ func (s *Service) Resume(ctx context.Context, accountID, id string) (store.Sched
 		if err != nil {
 			return store.Schedule{}, err
 		}
-		if _, err := s.st.UpdateSchedule(ctx, id, map[string]any{"is_active": false},
-			map[string]any{"is_active": true, "next_run_at": sched.Next(s.now()), "consecutive_failures": 0}); err != nil {
+		if err := s.st.ResumeLoop(ctx, id, sched.Next(s.now())); err != nil {
 			return store.Schedule{}, err
 		}
 	}
@@ -337,7 +328,7 @@ func (s *Service) Delete(ctx context.Context, accountID, id string) error {
 	if _, err := s.loadLive(ctx, s.st, accountID, id); err != nil {
 		return err
 	}
-	ok, err := s.st.UpdateSchedule(ctx, id, nil, map[string]any{"deleted_at": s.now(), "is_active": false, "next_run_at": nil})
+	ok, err := s.st.DeleteLoop(ctx, id, s.now())
 	if err != nil {
 		return err
 	}

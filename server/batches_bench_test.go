@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/researchd/researchd/batch"
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -51,11 +52,11 @@ func BenchmarkBatch100Rows(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if bt.Status == store.BatchProcessedSuccessfully {
+			if bt.Status == batch.ProcessedSuccessfully {
 				break
 			}
-			if bt.Status != store.BatchPending && bt.Status != store.BatchProcessing {
-				rows, _ := e.Store.BatchRows(context.Background(), bt.ID, ptr(store.RowFailed))
+			if bt.Status != batch.Pending && bt.Status != batch.Processing {
+				rows, _ := e.Store.BatchRows(context.Background(), bt.ID, ptr(batch.RowFailed))
 				for _, r := range rows {
 					if r.JobID != nil {
 						j, _ := e.Store.ResearchJobByID(context.Background(), *r.JobID)
@@ -87,7 +88,7 @@ func firstRowInProgress(b *testing.B, st *store.Store, batchID string) bool {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return j.Status == store.JobInProgress
+	return j.Status == jobs.InProgress
 }
 
 func ptr[T any](v T) *T { return &v }

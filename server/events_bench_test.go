@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-	"gorm.io/gorm"
 
 	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/server/servertest"
@@ -52,12 +51,12 @@ func TestBenchEventStreams(t *testing.T) {
 				func(c *jobs.Config) { c.PollInterval = jobs.DefaultConfig().PollInterval })
 			owner := e.NewAccount(t, store.TierPro, false, 100)
 			now := time.Now().UTC()
-			job := &store.ResearchJob{ID: uuid.NewString(), AccountID: owner.ID, Slug: "bench-streams", Status: store.JobInProgress,
+			job := &store.ResearchJob{ID: uuid.NewString(), AccountID: owner.ID, Slug: "bench-streams", Status: jobs.InProgress,
 				Question: "Held open", Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}", APIVersion: "v2",
 				CreatedAt: now, UpdatedAt: now, StartedAt: &now}
 			require.NoError(t, e.Store.CreateResearchJob(ctx, job))
 			var reads atomic.Int64
-			countReads(t, e.Store.DB(), &reads)
+			require.NoError(t, e.Store.CountQueries(&reads))
 
 			var (
 				mu     sync.Mutex
@@ -98,10 +97,10 @@ func TestBenchEventStreams(t *testing.T) {
 			elapsed := time.Since(start)
 			stmts := reads.Load()
 			require.NoError(t, e.Store.InTx(ctx, func(tx *store.Store) error {
-				if _, err := tx.UpdateResearchJob(ctx, job.ID, nil, map[string]any{"status": store.JobCompleted, "completed_at": time.Now().UTC()}); err != nil {
+				if _, err := tx.UpdateResearchJob(ctx, job.ID, nil, map[string]any{"status": jobs.Completed, "completed_at": time.Now().UTC()}); err != nil {
 					return err
 				}
-				return tx.AppendEvent(ctx, &store.ResearchEvent{JobID: job.ID, Kind: "status", Title: store.JobCompleted, CreatedAt: time.Now().UTC()})
+				return tx.AppendEvent(ctx, &store.ResearchEvent{JobID: job.ID, Kind: "status", Title: jobs.Completed, CreatedAt: time.Now().UTC()})
 			}))
 			wg.Wait()
 			require.Zero(t, broken.Load())
@@ -113,12 +112,6 @@ func TestBenchEventStreams(t *testing.T) {
 				at(0.5).Round(100*time.Microsecond), at(0.99).Round(100*time.Microsecond), delays[len(delays)-1].Round(100*time.Microsecond))
 		})
 	}
-}
-
-// countReads counts the SELECTs GORM sends through db (the writer's statements are not queries).
-func countReads(t *testing.T, db *gorm.DB, n *atomic.Int64) {
-	t.Helper()
-	require.NoError(t, db.Callback().Query().After("gorm:query").Register("bench:count_query", func(*gorm.DB) { n.Add(1) }))
 }
 
 // readStream reads an event stream to its end and returns each timeline event's delay (now minus

@@ -196,12 +196,12 @@ func v1View(j jobs.Job) gen.V1ResearchResponse {
 		out.CompletedAt = nullable.NewNullableWithValue(*j.CompletedAt)
 	}
 	switch j.Status {
-	case jobs.StatusCompleted:
+	case jobs.Completed:
 		out.Status = "complete"
 		if j.ReportMarkdown != nil {
 			out.Result = nullable.NewNullableWithValue(*j.ReportMarkdown)
 		}
-	case jobs.StatusCancelled:
+	case jobs.Cancelled:
 		out.Status = "cancelled"
 	default: // failed, blocked
 		out.Status = "failed"

@@ -40,7 +40,7 @@ func TestFairShareOfWorkers(t *testing.T) {
 			})
 			// Bounded poll until a worker holds one of them (which one is the queue's choice).
 			require.Eventually(t, func() bool {
-				n, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, store.JobInProgress)
+				n, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, jobs.InProgress)
 				return err == nil && n > 0
 			}, 90*time.Second, 20*time.Millisecond)
 
@@ -48,10 +48,10 @@ func TestFairShareOfWorkers(t *testing.T) {
 			done := e.await(t, light.Key, j.JobId.String(), isTerminal)
 			require.Equal(t, gen.JobStatusCompleted, done.Status)
 
-			running, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, store.JobInProgress)
+			running, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, jobs.InProgress)
 			require.NoError(t, err)
 			require.EqualValues(t, 1, running, "the heavy account never holds more than its share")
-			queued, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, store.JobQueued)
+			queued, err := e.Store.CountAccountJobs(context.Background(), heavy.ID, jobs.QueueResearch, 0, jobs.Queued)
 			require.NoError(t, err)
 			require.EqualValues(t, len(backlog)-1, queued)
 			r := e.Do(t, servertest.Req{Method: "GET", Path: "/api/v2/research/" + backlog[len(backlog)-1], Token: heavy.Key})

@@ -9,23 +9,6 @@ import (
 	"gorm.io/gorm"
 )
 
-// Batch statuses (Batch.status in openapi/v2.json) and row statuses.
-const (
-	BatchPending               = "PENDING"
-	BatchProcessing            = "PROCESSING"
-	BatchProcessedSuccessfully = "PROCESSED_SUCCESSFULLY"
-	BatchProcessedWithErrors   = "PROCESSED_WITH_ERRORS"
-	BatchCancelled             = "CANCELLED"
-
-	RowPending = "PENDING"
-	RowRunning = "RUNNING"
-	RowSuccess = "SUCCESS"
-	RowFailed  = "FAILED"
-)
-
-// ActiveBatchStatuses are the statuses in which rows are still dispatched.
-var ActiveBatchStatuses = []string{BatchPending, BatchProcessing}
-
 // Batch is one batch: its configuration and its row counters. The counters are kept in the row
 // itself (updated in the same transaction as each row change), so total_rows always equals
 // pending + running + succeeded + failed, and conditional updates on them are the dispatcher's
@@ -148,30 +131,35 @@ func (s *Store) BatchRowByJob(ctx context.Context, jobID string) (BatchRow, erro
 	return r, notFound(err, "batch row of job "+jobID)
 }
 
-// NextPendingRow is the lowest-numbered PENDING row of a batch.
-func (s *Store) NextPendingRow(ctx context.Context, batchID string) (BatchRow, error) {
+// NextPendingRow is the lowest-numbered pending row of a batch.
+func (s *Store) NextPendingRow(ctx context.Context, st BatchStatuses, batchID string) (BatchRow, error) {
 	var r BatchRow
-	err := s.with(ctx).Where("batch_id = ? AND status = ?", batchID, RowPending).Order("row_number").Take(&r).Error
+	err := s.with(ctx).Where("batch_id = ? AND status = ?", batchID, st.RowPending).Order("row_number").Take(&r).Error
 	return r, notFound(err, "pending row of batch "+batchID)
 }
 
-// UpdateBatch sets columns of a batch when its status is one of from (any status when from is
-// empty) and reports whether it changed; updated_at is always set. Values may be gorm.Expr, so
-// counters move relative to what is stored.
-func (s *Store) UpdateBatch(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	return updateByID[Batch](ctx, s, "batch", id, from, set)
+// BatchStatuses are the statuses of package batch's state machine that the queries below write
+// and filter by. Package batch defines them; store persists them without knowing their values.
+type BatchStatuses struct {
+	Active     []string // a batch whose rows are still dispatched
+	Processing string   // what an active batch becomes once it launches, pauses or reopens
+	Succeeded  string   // settled with no row failed
+	WithErrors string   // settled with some row failed
+	Cancelled  string
+
+	RowPending, RowRunning, RowSuccess, RowFailed string
 }
 
 // ClaimBatchSlot takes one concurrency slot and reserves cost credits for a launch, only while
 // the batch is active, under max_concurrent and within max_credits. The condition is evaluated on
 // the stored row (Postgres re-checks it after waiting on a concurrent writer), so processes
 // launching rows of one batch at once never exceed either limit.
-func (s *Store) ClaimBatchSlot(ctx context.Context, id string, cost int64, now time.Time) (bool, error) {
+func (s *Store) ClaimBatchSlot(ctx context.Context, st BatchStatuses, id string, cost int64, now time.Time) (bool, error) {
 	res := s.with(ctx).Model(&Batch{}).
-		Where("id = ? AND status IN ? AND pending_rows > 0 AND running_rows < max_concurrent", id, ActiveBatchStatuses).
+		Where("id = ? AND status IN ? AND pending_rows > 0 AND running_rows < max_concurrent", id, st.Active).
 		Where("max_credits IS NULL OR credits_spent + ? <= max_credits", cost).
 		Updates(map[string]any{
-			"status": BatchProcessing, "paused_reason": nil, "updated_at": now,
+			"status": st.Processing, "paused_reason": nil, "updated_at": now,
 			"pending_rows":          gorm.Expr("pending_rows - 1"),
 			"running_rows":          gorm.Expr("running_rows + 1"),
 			"credits_spent":         gorm.Expr("credits_spent + ?", cost),
@@ -183,17 +171,136 @@ func (s *Store) ClaimBatchSlot(ctx context.Context, id string, cost int64, now t
 	return res.RowsAffected == 1, nil
 }
 
-// UpdateBatchRows sets columns of a batch's rows in one of from (any status when from is empty);
-// rowNumber 0 means every row. It returns how many changed.
-func (s *Store) UpdateBatchRows(ctx context.Context, batchID string, rowNumber int, from []string, set map[string]any) (int64, error) {
+// StartBatchRow moves a pending row to running under jobID, holding cost credits; false when the
+// row is no longer pending (another dispatcher launched it).
+func (s *Store) StartBatchRow(ctx context.Context, st BatchStatuses, batchID string, rowNumber int, jobID string, cost int64, now time.Time) (bool, error) {
+	n, err := s.updateBatchRows(ctx, batchID, rowNumber, st.RowPending, map[string]any{
+		"status": st.RowRunning, "job_id": jobID, "error_code": nil, "attempts": gorm.Expr("attempts + 1"),
+		"credits": cost, "started_at": now, "finished_at": nil, "updated_at": now,
+	})
+	return n == 1, err
+}
+
+// MarkWaitingBatchRows sets (or, with nil, clears) the error code the pending rows of a batch
+// show while they wait.
+func (s *Store) MarkWaitingBatchRows(ctx context.Context, st BatchStatuses, batchID string, code *string) error {
+	_, err := s.updateBatchRows(ctx, batchID, 0, st.RowPending, map[string]any{"error_code": code})
+	return err
+}
+
+// PauseBatch keeps an active batch processing with reason as its paused_reason; false when the
+// batch is no longer active.
+func (s *Store) PauseBatch(ctx context.Context, st BatchStatuses, id, reason string) (bool, error) {
+	return updateByID[Batch](ctx, s, "batch", id, st.Active, map[string]any{"status": st.Processing, "paused_reason": reason})
+}
+
+// FailWaitingBatchRows fails the pending rows of a batch (one, or all when rowNumber is 0) with
+// code, moving them from the batch's pending to its failed counter; it returns how many failed.
+func (s *Store) FailWaitingBatchRows(ctx context.Context, st BatchStatuses, batchID string, rowNumber int, code string, now time.Time) (int64, error) {
+	return s.moveBatchRows(ctx, batchID, rowNumber, st.RowPending,
+		map[string]any{"status": st.RowFailed, "error_code": code, "finished_at": now},
+		func(n int64) map[string]any {
+			return map[string]any{"pending_rows": gorm.Expr("pending_rows - ?", n), "failed_rows": gorm.Expr("failed_rows + ?", n)}
+		})
+}
+
+// moveBatchRows sets rowSet on the rows of a batch in status from (one, or all when rowNumber is
+// 0) and, when any changed, batchSet(how many) on the batch, together; it returns how many changed.
+func (s *Store) moveBatchRows(ctx context.Context, batchID string, rowNumber int, from string, rowSet map[string]any, batchSet func(n int64) map[string]any) (int64, error) {
+	var n int64
+	err := s.atomically(ctx, func(tx *Store) error {
+		var err error
+		if n, err = tx.updateBatchRows(ctx, batchID, rowNumber, from, rowSet); err != nil || n == 0 {
+			return err
+		}
+		_, err = updateByID[Batch](ctx, tx, "batch", batchID, nil, batchSet(n))
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// CancelBatch ends a batch as cancelled (its waiting rows failed first, FailWaitingBatchRows).
+func (s *Store) CancelBatch(ctx context.Context, st BatchStatuses, id string, now time.Time) error {
+	_, err := updateByID[Batch](ctx, s, "batch", id, nil,
+		map[string]any{"status": st.Cancelled, "paused_reason": nil, "processing_completed_at": now})
+	return err
+}
+
+// RetryBatchRows puts the failed rows of a batch (one, or all when rowNumber is 0) back to
+// pending and reopens the batch: its counters move back, it is no longer completed, and a settled
+// batch (reopen) becomes processing again. It returns how many rows were reset.
+func (s *Store) RetryBatchRows(ctx context.Context, st BatchStatuses, batchID string, rowNumber int, reopen bool) (int64, error) {
+	return s.moveBatchRows(ctx, batchID, rowNumber, st.RowFailed,
+		map[string]any{"status": st.RowPending, "error_code": nil, "finished_at": nil},
+		func(n int64) map[string]any {
+			set := map[string]any{
+				"pending_rows": gorm.Expr("pending_rows + ?", n), "failed_rows": gorm.Expr("failed_rows - ?", n),
+				"processing_completed_at": nil,
+			}
+			if reopen {
+				set["status"] = st.Processing
+			}
+			return set
+		})
+}
+
+// RowSettlement is how a running batch row settles: the status it takes, its error code, what
+// its job cost net of refunds, and, when it waits again (its status pending), the reason the
+// batch pauses for.
+type RowSettlement struct {
+	Status       string
+	ErrorCode    *string
+	Credits      int64
+	PausedReason *string
+	Now          time.Time
+}
+
+// SettleBatchRow settles a running row of a batch locked by LockBatch: the row takes the
+// settlement's status, the batch's counters move with it (running to succeeded, failed or back
+// to pending) and its spent credits move from what the row held to what its job cost.
+func (s *Store) SettleBatchRow(ctx context.Context, st BatchStatuses, row BatchRow, to RowSettlement) error {
+	return s.atomically(ctx, func(tx *Store) error {
+		rowSet := map[string]any{"status": to.Status, "error_code": to.ErrorCode, "credits": to.Credits, "finished_at": to.Now}
+		batchSet := map[string]any{
+			"running_rows":  gorm.Expr("running_rows - 1"),
+			"credits_spent": gorm.Expr("credits_spent + ?", to.Credits-row.Credits),
+		}
+		switch to.Status {
+		case st.RowSuccess:
+			batchSet["succeeded_rows"] = gorm.Expr("succeeded_rows + 1")
+		case st.RowPending:
+			rowSet["finished_at"] = nil
+			batchSet["pending_rows"] = gorm.Expr("pending_rows + 1")
+			if to.PausedReason != nil {
+				batchSet["paused_reason"] = *to.PausedReason
+			}
+		case st.RowFailed:
+			batchSet["failed_rows"] = gorm.Expr("failed_rows + 1")
+		default:
+			return fmt.Errorf("settle row %d of batch %s: %q is not a settled status", row.RowNumber, row.BatchID, to.Status)
+		}
+		if _, err := tx.updateBatchRows(ctx, row.BatchID, row.RowNumber, st.RowRunning, rowSet); err != nil {
+			return err
+		}
+		_, err := updateByID[Batch](ctx, tx, "batch", row.BatchID, nil, batchSet)
+		return err
+	})
+}
+
+// updateBatchRows sets columns of a batch's rows in status from (one row, or every row when
+// rowNumber is 0) and returns how many changed.
+func (s *Store) updateBatchRows(ctx context.Context, batchID string, rowNumber int, from string, set map[string]any) (int64, error) {
 	if _, ok := set["updated_at"]; !ok {
 		set["updated_at"] = s.db.NowFunc()
 	}
-	q := s.with(ctx).Model(&BatchRow{}).Where("batch_id = ?", batchID)
+	q := s.with(ctx).Model(&BatchRow{}).Where("batch_id = ? AND status = ?", batchID, from)
 	if rowNumber > 0 {
 		q = q.Where("row_number = ?", rowNumber)
 	}
-	res := inStatus(q, from).Updates(set)
+	res := q.Updates(set)
 	if res.Error != nil {
 		return 0, fmt.Errorf("update rows of batch %s: %w", batchID, res.Error)
 	}
@@ -201,13 +308,13 @@ func (s *Store) UpdateBatchRows(ctx context.Context, batchID string, rowNumber i
 }
 
 // FinishBatchIfSettled moves an active batch whose rows have all settled to its final status:
-// PROCESSED_SUCCESSFULLY when no row failed, else PROCESSED_WITH_ERRORS (so a batch with zero
-// successes is never "successful"). It reports whether the batch finished.
-func (s *Store) FinishBatchIfSettled(ctx context.Context, id string, now time.Time) (bool, error) {
+// succeeded when no row failed, else with errors (so a batch with zero successes is never
+// "successful"). It reports whether the batch finished.
+func (s *Store) FinishBatchIfSettled(ctx context.Context, st BatchStatuses, id string, now time.Time) (bool, error) {
 	res := s.with(ctx).Model(&Batch{}).
-		Where("id = ? AND status IN ? AND pending_rows = 0 AND running_rows = 0", id, ActiveBatchStatuses).
+		Where("id = ? AND status IN ? AND pending_rows = 0 AND running_rows = 0", id, st.Active).
 		Updates(map[string]any{
-			"status":        gorm.Expr("CASE WHEN failed_rows = 0 THEN ? ELSE ? END", BatchProcessedSuccessfully, BatchProcessedWithErrors),
+			"status":        gorm.Expr("CASE WHEN failed_rows = 0 THEN ? ELSE ? END", st.Succeeded, st.WithErrors),
 			"paused_reason": nil, "processing_completed_at": now, "updated_at": now,
 		})
 	if res.Error != nil {
@@ -218,9 +325,9 @@ func (s *Store) FinishBatchIfSettled(ctx context.Context, id string, now time.Ti
 
 // BatchesToDispatch lists active batches with waiting rows and a free slot, oldest first: the
 // periodic sweep's work.
-func (s *Store) BatchesToDispatch(ctx context.Context, limit int) ([]Batch, error) {
+func (s *Store) BatchesToDispatch(ctx context.Context, st BatchStatuses, limit int) ([]Batch, error) {
 	var out []Batch
-	err := s.with(ctx).Select("id").Where("status IN ? AND pending_rows > 0 AND running_rows < max_concurrent", ActiveBatchStatuses).
+	err := s.with(ctx).Select("id").Where("status IN ? AND pending_rows > 0 AND running_rows < max_concurrent", st.Active).
 		Order("updated_at").Limit(limit).Find(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("batches to dispatch: %w", err)

@@ -9,26 +9,6 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Campaign statuses (Campaign.status in openapi/v2.json), stage statuses and record statuses.
-const (
-	CampaignDraft          = "draft"
-	CampaignApproved       = "approved"
-	CampaignRunning        = "running"
-	CampaignNeedsAttention = "needs_attention"
-	CampaignCompleted      = "completed"
-	CampaignCancelled      = "cancelled"
-
-	StagePending   = "pending"
-	StageRunning   = "running"
-	StageCompleted = "completed"
-	StageFailed    = "failed"
-
-	RecordPending = "pending"
-	RecordRunning = "running"
-	RecordDone    = "done"
-	RecordFailed  = "failed"
-)
-
 // InputStage is the stage key under which the records supplied at create are kept; no plan stage
 // can have it (stage keys start with a letter).
 const InputStage = ""
@@ -191,12 +171,6 @@ func (s *Store) CampaignsIn(ctx context.Context, statuses []string, limit int) (
 	return cs, nil
 }
 
-// UpdateCampaign sets columns of a campaign, only while its status is one of from (any when from
-// is empty); false when no row matched.
-func (s *Store) UpdateCampaign(ctx context.Context, id string, from []string, set map[string]any) (bool, error) {
-	return updateByID[Campaign](ctx, s, "campaign", id, from, set)
-}
-
 // CampaignStages lists the stages of the campaigns, by campaign and plan order.
 func (s *Store) CampaignStages(ctx context.Context, campaignIDs ...string) ([]CampaignStage, error) {
 	var st []CampaignStage
@@ -221,15 +195,6 @@ func (s *Store) ReplaceCampaignStages(ctx context.Context, campaignID string, st
 	return nil
 }
 
-// UpdateCampaignStage sets columns of one stage.
-func (s *Store) UpdateCampaignStage(ctx context.Context, campaignID, key string, set map[string]any) error {
-	err := s.with(ctx).Model(&CampaignStage{}).Where("campaign_id = ? AND key = ?", campaignID, key).Updates(set).Error
-	if err != nil {
-		return fmt.Errorf("update stage %s of campaign %s: %w", key, campaignID, err)
-	}
-	return nil
-}
-
 // CampaignRecordsAfter lists up to limit records of a stage after position after, in order;
 // supplied records marked Duplicate are left out unless withDuplicates.
 func (s *Store) CampaignRecordsAfter(ctx context.Context, campaignID, stageKey string, after, limit int, withDuplicates bool) ([]CampaignRecord, error) {
@@ -245,9 +210,9 @@ func (s *Store) CampaignRecordsAfter(ctx context.Context, campaignID, stageKey s
 }
 
 // DoneCampaignRecordsAfter is CampaignRecordsAfter over the records whose worker succeeded.
-func (s *Store) DoneCampaignRecordsAfter(ctx context.Context, campaignID, stageKey string, after, limit int) ([]CampaignRecord, error) {
+func (s *Store) DoneCampaignRecordsAfter(ctx context.Context, st CampaignStatuses, campaignID, stageKey string, after, limit int) ([]CampaignRecord, error) {
 	var rs []CampaignRecord
-	err := s.with(ctx).Where("campaign_id = ? AND stage_key = ? AND seq > ? AND status = ?", campaignID, stageKey, max(after, WorkerSeq), RecordDone).
+	err := s.with(ctx).Where("campaign_id = ? AND stage_key = ? AND seq > ? AND status = ?", campaignID, stageKey, max(after, WorkerSeq), st.RecordDone).
 		Order("seq").Limit(limit).Find(&rs).Error
 	if err != nil {
 		return nil, fmt.Errorf("done records of stage %q of campaign %s: %w", stageKey, campaignID, err)
@@ -285,12 +250,12 @@ func (s *Store) RekeyInputRecords(ctx context.Context, rows []CampaignRecord) er
 // the claim index), then every pending record up to it. "seq IN (pending … LIMIT n)" let Postgres
 // plan a nested loop over the whole stage when its statistics were stale — right after a stage's
 // 100,000 records are written, in the same transaction — and one claim ran for minutes.
-func (s *Store) ClaimCampaignRecords(ctx context.Context, campaignID, stageKey, chunk string, limit int, now time.Time) (int, error) {
+func (s *Store) ClaimCampaignRecords(ctx context.Context, st CampaignStatuses, campaignID, stageKey, chunk string, limit int, now time.Time) (int, error) {
 	if limit < 1 {
 		return 0, nil // Offset(limit-1) would be ignored, and the range below would take a record
 	}
 	pending := func() *gorm.DB {
-		return s.with(ctx).Model(&CampaignRecord{}).Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, RecordPending)
+		return s.with(ctx).Model(&CampaignRecord{}).Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, st.RecordPending)
 	}
 	var last []int
 	if err := pending().Order("seq").Offset(limit-1).Limit(1).Pluck("seq", &last).Error; err != nil {
@@ -300,7 +265,7 @@ func (s *Store) ClaimCampaignRecords(ctx context.Context, campaignID, stageKey, 
 	if len(last) == 1 {
 		q = q.Where("seq <= ?", last[0])
 	} // else fewer than limit are pending: take them all
-	res := q.Updates(map[string]any{"status": RecordRunning, "chunk": chunk, "error_code": nil, "attempts": gorm.Expr("attempts + 1"), "updated_at": now})
+	res := q.Updates(map[string]any{"status": st.RecordRunning, "chunk": chunk, "error_code": nil, "attempts": gorm.Expr("attempts + 1"), "updated_at": now})
 	if res.Error != nil {
 		return 0, fmt.Errorf("claim records of stage %s: %w", stageKey, res.Error)
 	}
@@ -308,9 +273,9 @@ func (s *Store) ClaimCampaignRecords(ctx context.Context, campaignID, stageKey, 
 }
 
 // ChunkRecords lists the records a chunk holds, in order.
-func (s *Store) ChunkRecords(ctx context.Context, chunk string) ([]CampaignRecord, error) {
+func (s *Store) ChunkRecords(ctx context.Context, st CampaignStatuses, chunk string) ([]CampaignRecord, error) {
 	var rs []CampaignRecord
-	if err := s.with(ctx).Where("chunk = ? AND status = ?", chunk, RecordRunning).Order("seq").Find(&rs).Error; err != nil {
+	if err := s.with(ctx).Where("chunk = ? AND status = ?", chunk, st.RecordRunning).Order("seq").Find(&rs).Error; err != nil {
 		return nil, fmt.Errorf("records of chunk %s: %w", chunk, err)
 	}
 	return rs, nil
@@ -332,17 +297,6 @@ func (s *Store) SettleCampaignRecords(ctx context.Context, chunk string, rows []
 		}
 	}
 	return nil
-}
-
-// ResetCampaignRecords moves a stage's records in status from back to pending (a retry); it
-// returns how many moved.
-func (s *Store) ResetCampaignRecords(ctx context.Context, campaignID, stageKey, from string, now time.Time) (int, error) {
-	res := s.with(ctx).Model(&CampaignRecord{}).Where("campaign_id = ? AND stage_key = ? AND status = ?", campaignID, stageKey, from).
-		Updates(map[string]any{"status": RecordPending, "error_code": nil, "chunk": nil, "output": nil, "report": nil, "updated_at": now})
-	if res.Error != nil {
-		return 0, fmt.Errorf("reset records of stage %s: %w", stageKey, res.Error)
-	}
-	return int(res.RowsAffected), nil
 }
 
 // PutCampaignArtifact records a built deliverable (a rebuild replaces the record).

@@ -21,15 +21,15 @@ func TestClaimCampaignRecords(t *testing.T) {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		id := uuid.NewString()
 		// Positions 1-12 of stage "a"; 2, 3 and 7 are settled, 5 is running (a retry left gaps).
-		status := map[int]string{2: store.RecordDone, 3: store.RecordFailed, 7: store.RecordDone, 5: store.RecordRunning}
+		status := map[int]string{2: recordStatuses.RecordDone, 3: recordStatuses.RecordFailed, 7: recordStatuses.RecordDone, 5: recordStatuses.RecordRunning}
 		var rows []store.CampaignRecord
 		for seq := 1; seq <= 12; seq++ {
 			st := status[seq]
 			if st == "" {
-				st = store.RecordPending
+				st = recordStatuses.RecordPending
 			}
 			rows = append(rows, store.CampaignRecord{CampaignID: id, StageKey: "a", Seq: seq, EntityKey: "k", Status: st, Given: "{}", UpdatedAt: now},
-				store.CampaignRecord{CampaignID: id, StageKey: "b", Seq: seq, EntityKey: "k", Status: store.RecordPending, Given: "{}", UpdatedAt: now})
+				store.CampaignRecord{CampaignID: id, StageKey: "b", Seq: seq, EntityKey: "k", Status: recordStatuses.RecordPending, Given: "{}", UpdatedAt: now})
 		}
 		require.NoError(t, s.InsertCampaignRecords(ctx, rows))
 		for _, tc := range []struct {
@@ -43,10 +43,10 @@ func TestClaimCampaignRecords(t *testing.T) {
 			{"c3", 10, []int{9, 10, 11, 12}},
 			{"c4", 5, nil},
 		} {
-			n, err := s.ClaimCampaignRecords(ctx, id, "a", tc.chunk, tc.limit, now)
+			n, err := s.ClaimCampaignRecords(ctx, recordStatuses, id, "a", tc.chunk, tc.limit, now)
 			require.NoError(t, err)
 			require.Equal(t, len(tc.want), n, tc.chunk)
-			got, err := s.ChunkRecords(ctx, tc.chunk)
+			got, err := s.ChunkRecords(ctx, recordStatuses, tc.chunk)
 			require.NoError(t, err)
 			var seqs []int
 			for _, r := range got {
@@ -59,7 +59,7 @@ func TestClaimCampaignRecords(t *testing.T) {
 		other, err := s.CampaignRecordsAfter(ctx, id, "b", 0, 100, true)
 		require.NoError(t, err)
 		for _, r := range other {
-			require.Equal(t, store.RecordPending, r.Status, "another stage's records are not claimed")
+			require.Equal(t, recordStatuses.RecordPending, r.Status, "another stage's records are not claimed")
 		}
 	})
 }

@@ -6,13 +6,11 @@ import (
 	"time"
 )
 
-// Expert build statuses; succeeded and failed are terminal.
-const (
-	BuildQueued    = "queued"
-	BuildRunning   = "running"
-	BuildSucceeded = "succeeded"
-	BuildFailed    = "failed"
-)
+// BuildStatuses are the statuses of package expertbuild's state machine that the queries below
+// write and filter by; package expertbuild defines them.
+type BuildStatuses struct {
+	Queued, Running, Succeeded, Failed string
+}
 
 // ExpertBuild is an asynchronous expert build (POST /experts/build): the request, and once it ends
 // the draft it created or why it failed.
@@ -44,8 +42,8 @@ func (s *Store) ExpertBuildByID(ctx context.Context, id string) (ExpertBuild, er
 }
 
 // StartExpertBuild moves a queued build to running; a build in any other status is left as it is.
-func (s *Store) StartExpertBuild(ctx context.Context, id string) error {
-	err := s.with(ctx).Model(&ExpertBuild{}).Where("id = ? AND status = ?", id, BuildQueued).Update("status", BuildRunning).Error
+func (s *Store) StartExpertBuild(ctx context.Context, st BuildStatuses, id string) error {
+	err := s.with(ctx).Model(&ExpertBuild{}).Where("id = ? AND status = ?", id, st.Queued).Update("status", st.Running).Error
 	if err != nil {
 		return fmt.Errorf("start expert build %s: %w", id, err)
 	}
@@ -54,12 +52,12 @@ func (s *Store) StartExpertBuild(ctx context.Context, id string) error {
 
 // FinishExpertBuild ends a build that has not ended yet: succeeded with expertID, or failed with
 // code and message. It reports whether this call ended it (false: it had already ended).
-func (s *Store) FinishExpertBuild(ctx context.Context, id string, expertID *string, code, message *string, at time.Time) (bool, error) {
-	status := BuildSucceeded
+func (s *Store) FinishExpertBuild(ctx context.Context, st BuildStatuses, id string, expertID *string, code, message *string, at time.Time) (bool, error) {
+	status := st.Succeeded
 	if code != nil {
-		status = BuildFailed
+		status = st.Failed
 	}
-	res := s.with(ctx).Model(&ExpertBuild{}).Where("id = ? AND status IN ?", id, []string{BuildQueued, BuildRunning}).
+	res := s.with(ctx).Model(&ExpertBuild{}).Where("id = ? AND status IN ?", id, []string{st.Queued, st.Running}).
 		Updates(map[string]any{"status": status, "expert_id": expertID, "error_code": code, "error_message": message, "finished_at": at})
 	if res.Error != nil {
 		return false, fmt.Errorf("finish expert build %s: %w", id, res.Error)
@@ -68,9 +66,9 @@ func (s *Store) FinishExpertBuild(ctx context.Context, id string, expertID *stri
 }
 
 // UnfinishedExpertBuildsBefore lists builds still queued or running that were created before t.
-func (s *Store) UnfinishedExpertBuildsBefore(ctx context.Context, t time.Time, limit int) ([]ExpertBuild, error) {
+func (s *Store) UnfinishedExpertBuildsBefore(ctx context.Context, st BuildStatuses, t time.Time, limit int) ([]ExpertBuild, error) {
 	var out []ExpertBuild
-	err := s.with(ctx).Where("status IN ? AND created_at < ?", []string{BuildQueued, BuildRunning}, t).Order("created_at").Limit(limit).Find(&out).Error
+	err := s.with(ctx).Where("status IN ? AND created_at < ?", []string{st.Queued, st.Running}, t).Order("created_at").Limit(limit).Find(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("unfinished expert builds: %w", err)
 	}

@@ -13,40 +13,6 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Research job statuses (ResearchJob.status in openapi/v2.json).
-const (
-	JobQueued     = "queued"
-	JobInProgress = "in_progress"
-	JobPaused     = "paused"
-	JobCompleted  = "completed"
-	JobFailed     = "failed"
-	JobBlocked    = "blocked"
-	JobCancelled  = "cancelled"
-)
-
-// Run kinds and statuses.
-const (
-	RunInitial      = "initial"
-	RunContinuation = "continuation"
-
-	RunRunning     = "running"
-	RunCompleted   = "completed"
-	RunFailed      = "failed"
-	RunInterrupted = "interrupted"
-)
-
-// ActiveJobStatuses are the statuses a cancel moves to cancelled.
-var ActiveJobStatuses = []string{JobQueued, JobInProgress, JobPaused}
-
-// JobTerminal reports whether a status is terminal.
-func JobTerminal(status string) bool {
-	switch status {
-	case JobCompleted, JobFailed, JobBlocked, JobCancelled:
-		return true
-	}
-	return false
-}
-
 // ResearchJob is one research job. JSON-valued columns (json_schema, attachment_ids, request,
 // structured_output) hold raw JSON text so both dialects store them the same way.
 type ResearchJob struct {
@@ -271,19 +237,6 @@ func (s *Store) RunsForJob(ctx context.Context, jobID string) ([]ResearchRun, er
 	return runs, nil
 }
 
-// UpdateRuns sets columns of the job's runs in status from (any when empty); returns rows changed.
-func (s *Store) UpdateRuns(ctx context.Context, jobID string, runID string, from []string, set map[string]any) (int64, error) {
-	q := s.with(ctx).Model(&ResearchRun{}).Where("job_id = ?", jobID)
-	if runID != "" {
-		q = q.Where("id = ?", runID)
-	}
-	res := inStatus(q, from).Updates(set)
-	if res.Error != nil {
-		return 0, fmt.Errorf("update runs of %s: %w", jobID, res.Error)
-	}
-	return res.RowsAffected, nil
-}
-
 // AddRevision records a checkpoint commit; recording the same commit twice is a no-op.
 func (s *Store) AddRevision(ctx context.Context, r *ResearchRevision) error {
 	return s.atomically(ctx, func(st *Store) error {
@@ -472,9 +425,9 @@ func (s *Store) DeliveriesForJob(ctx context.Context, jobID string) ([]WebhookDe
 
 // ActiveJobsUpdatedBefore lists jobs still queued or in progress that have not changed since before
 // t: candidates for the reaper, which checks their queue entries.
-func (s *Store) ActiveJobsUpdatedBefore(ctx context.Context, t time.Time, limit int) ([]ResearchJob, error) {
+func (s *Store) ActiveJobsUpdatedBefore(ctx context.Context, st JobStatuses, t time.Time, limit int) ([]ResearchJob, error) {
 	var jobs []ResearchJob
-	err := s.with(ctx).Where("status IN ? AND updated_at < ?", []string{JobQueued, JobInProgress}, t).
+	err := s.with(ctx).Where("status IN ? AND updated_at < ?", []string{st.Queued, st.InProgress}, t).
 		Order("updated_at").Limit(limit).Find(&jobs).Error
 	if err != nil {
 		return nil, fmt.Errorf("active jobs: %w", err)

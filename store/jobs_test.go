@@ -18,7 +18,7 @@ import (
 func newJob(t *testing.T, s *store.Store, accountID, slug string) store.ResearchJob {
 	t.Helper()
 	j := store.ResearchJob{
-		ID: uuid.NewString(), AccountID: accountID, Slug: slug, Status: store.JobQueued, Question: "q?",
+		ID: uuid.NewString(), AccountID: accountID, Slug: slug, Status: jobQueued, Question: "q?",
 		Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}",
 	}
 	require.NoError(t, s.CreateResearchJob(context.Background(), &j))
@@ -35,7 +35,7 @@ func TestResearchJobsStore(t *testing.T) {
 		j := newJob(t, s, a.ID, "first-job-abc123")
 		// Slugs are unique; a duplicate is a conflict and leaves the caller's transaction usable.
 		err = s.InTx(ctx, func(tx *store.Store) error {
-			dup := store.ResearchJob{ID: uuid.NewString(), AccountID: a.ID, Slug: j.Slug, Status: store.JobQueued,
+			dup := store.ResearchJob{ID: uuid.NewString(), AccountID: a.ID, Slug: j.Slug, Status: jobQueued,
 				Question: "q", Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}"}
 			require.ErrorIs(t, tx.CreateResearchJob(ctx, &dup), store.ErrConflict)
 			dup.Slug = "second-job-abc123"
@@ -52,30 +52,30 @@ func TestResearchJobsStore(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound)
 
 		// Conditional transitions: only from the listed statuses.
-		ok, err := s.UpdateResearchJob(ctx, j.ID, []string{store.JobCompleted}, map[string]any{"status": store.JobFailed})
+		ok, err := s.UpdateResearchJob(ctx, j.ID, []string{jobCompleted}, map[string]any{"status": jobFailed})
 		require.NoError(t, err)
 		require.False(t, ok)
-		ok, err = s.UpdateResearchJob(ctx, j.ID, store.ActiveJobStatuses, map[string]any{"status": store.JobCancelled})
+		ok, err = s.UpdateResearchJob(ctx, j.ID, activeJobs, map[string]any{"status": jobCancelled})
 		require.NoError(t, err)
 		require.True(t, ok)
 
 		// Paging with a status filter.
-		st := store.JobQueued
+		st := jobQueued
 		page, err := s.ListResearchJobs(ctx, a.ID, &st, store.PageRequest{Limit: 10})
 		require.NoError(t, err)
 		require.Len(t, page.Items, 1)
 		require.Equal(t, "second-job-abc123", page.Items[0].Slug)
 
 		// Runs are created once per id.
-		run := store.ResearchRun{ID: uuid.NewString(), JobID: j.ID, Kind: store.RunInitial, Status: store.RunRunning, Effort: "low", StartedAt: time.Now()}
+		run := store.ResearchRun{ID: uuid.NewString(), JobID: j.ID, Kind: runInitial, Status: runRunning, Effort: "low", StartedAt: time.Now()}
 		got, err := s.CreateRun(ctx, &run)
 		require.NoError(t, err)
 		again := run
-		again.Status = store.RunCompleted
+		again.Status = runCompleted
 		got2, err := s.CreateRun(ctx, &again)
 		require.NoError(t, err)
 		require.Equal(t, got.Status, got2.Status)
-		require.Equal(t, store.RunRunning, got2.Status)
+		require.Equal(t, runRunning, got2.Status)
 	})
 }
 
@@ -150,8 +150,8 @@ func TestResearchJobView(t *testing.T) {
 		start := time.Date(2026, 11, 24, 10, 0, 0, 123456000, time.UTC)
 		done := start.Add(90 * time.Second)
 		for i, r := range []store.ResearchRun{
-			{ID: uuid.NewString(), Kind: store.RunContinuation, Status: store.RunRunning, Effort: "medium", StartedAt: start.Add(time.Hour)},
-			{ID: uuid.NewString(), Kind: store.RunInitial, Status: store.RunCompleted, Effort: "low", CreditsCharged: 3, StartedAt: start, FinishedAt: &done},
+			{ID: uuid.NewString(), Kind: runContinuation, Status: runRunning, Effort: "medium", StartedAt: start.Add(time.Hour)},
+			{ID: uuid.NewString(), Kind: runInitial, Status: runCompleted, Effort: "low", CreditsCharged: 3, StartedAt: start, FinishedAt: &done},
 		} {
 			r.JobID = j.ID
 			_, err := s.CreateRun(ctx, &r)
@@ -179,7 +179,7 @@ func TestResearchJobView(t *testing.T) {
 		v, err := s.ResearchJobView(ctx, j.ID)
 		require.NoError(t, err)
 		require.Len(t, v.Runs, 2)
-		require.Equal(t, store.RunInitial, v.Runs[0].Kind, "in start order")
+		require.Equal(t, runInitial, v.Runs[0].Kind, "in start order")
 		require.Len(t, v.Revisions, 2)
 		require.EqualValues(t, 1, v.Revisions[0].Ordinal)
 		for _, ref := range []string{uuid.NewString(), "no-such-slug"} {

@@ -28,7 +28,7 @@ func BenchmarkSQLiteStatements(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	j := store.ResearchJob{ID: uuid.NewString(), AccountID: a.ID, Slug: "bench-job-abc123", Status: store.JobQueued,
+	j := store.ResearchJob{ID: uuid.NewString(), AccountID: a.ID, Slug: "bench-job-abc123", Status: jobQueued,
 		Question: "q?", Effort: "low", RequestedEffort: "low", AttachmentIDs: "[]", Request: "{}"}
 	if err := s.CreateResearchJob(ctx, &j); err != nil {
 		b.Fatal(err)

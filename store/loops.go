@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"gorm.io/gorm"
 )
 
 // Schedule is a loop: a batch configuration (Config, JSON) re-run on a schedule.
@@ -48,12 +46,6 @@ type ScheduleRun struct {
 	CreatedAt  time.Time
 }
 
-// Run outcomes.
-const (
-	LoopRunSucceeded = "success"
-	LoopRunFailed    = "failure"
-)
-
 // CreateSchedule inserts a loop.
 func (s *Store) CreateSchedule(ctx context.Context, l *Schedule) error {
 	return notFound(s.with(ctx).Create(l).Error, "create schedule")
@@ -77,80 +69,11 @@ func (s *Store) ListSchedules(ctx context.Context, accountID string, req PageReq
 	return page, nil
 }
 
-// UpdateSchedule sets columns of a loop that is not deleted and reports whether it changed.
-// where adds conditions on the stored row ("is_active = ?", true); updated_at is always set.
-func (s *Store) UpdateSchedule(ctx context.Context, id string, where map[string]any, set map[string]any) (bool, error) {
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Schedule{}).Where("id = ? AND deleted_at IS NULL", id)
-	if len(where) > 0 {
-		q = q.Where(where)
-	}
-	res := q.Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("update schedule %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
-}
-
-// ClaimFiring is the exactly-once guard of a scheduled firing: it moves next_run_at from due to
-// next (and sets the other columns) only if the stored row is still active, not deleted and due
-// at exactly that instant. Of several processes firing one period, one changes the row; on
-// Postgres the others wait on its row lock, re-read it and change nothing.
-//
-// latest is the latest_batch_id the caller saw (nil: none): a run started meanwhile (run-now)
-// makes the claim fail too, so the firing is looked at again rather than racing that run.
-func (s *Store) ClaimFiring(ctx context.Context, id string, due, next time.Time, latest *string, set map[string]any) (bool, error) {
-	set["next_run_at"] = next
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Schedule{}).
-		Where("id = ? AND next_run_at = ? AND is_active = ? AND deleted_at IS NULL", id, due, true)
-	res := whereLatest(q, latest).Updates(set)
-	if res.Error != nil {
-		return false, fmt.Errorf("claim firing of schedule %s: %w", id, res.Error)
-	}
-	return res.RowsAffected == 1, nil
-}
-
 // ScheduleRunByBatch finds the run a batch belongs to (ErrNotFound: not a loop's batch).
 func (s *Store) ScheduleRunByBatch(ctx context.Context, batchID string) (ScheduleRun, error) {
 	var r ScheduleRun
 	err := s.with(ctx).Where("batch_id = ?", batchID).Take(&r).Error
 	return r, notFound(err, "schedule run of batch "+batchID)
-}
-
-// ClaimRun takes the next run number for a run started outside the schedule (run-now): it
-// bumps run_count and sets the other columns only while the loop is not deleted and its latest
-// run is still latest (the caller saw it finished). It returns the new run number, 0 if the
-// claim failed. Call it inside the transaction that creates the run: the row stays locked.
-func (s *Store) ClaimRun(ctx context.Context, id string, latest *string, set map[string]any) (int, error) {
-	set["run_count"] = gorm.Expr("run_count + 1")
-	if _, ok := set["updated_at"]; !ok {
-		set["updated_at"] = s.db.NowFunc()
-	}
-	q := s.with(ctx).Model(&Schedule{}).Where("id = ? AND deleted_at IS NULL", id)
-	res := whereLatest(q, latest).Updates(set)
-	if res.Error != nil {
-		return 0, fmt.Errorf("claim a run of schedule %s: %w", id, res.Error)
-	}
-	if res.RowsAffected != 1 {
-		return 0, nil
-	}
-	var l Schedule
-	if err := s.with(ctx).Select("run_count").Where("id = ?", id).Take(&l).Error; err != nil {
-		return 0, fmt.Errorf("run count of schedule %s: %w", id, err)
-	}
-	return l.RunCount, nil
-}
-
-func whereLatest(q *gorm.DB, latest *string) *gorm.DB {
-	if latest == nil {
-		return q.Where("latest_batch_id IS NULL")
-	}
-	return q.Where("latest_batch_id = ?", *latest)
 }
 
 // DueSchedules lists active loops due at or before now, earliest first.
@@ -178,11 +101,6 @@ func (s *Store) EarliestNextRun(ctx context.Context) (*time.Time, error) {
 		return nil, nil
 	}
 	return ls[0].NextRunAt, nil
-}
-
-// CreateScheduleRun records a run of a loop.
-func (s *Store) CreateScheduleRun(ctx context.Context, r *ScheduleRun) error {
-	return notFound(s.with(ctx).Create(r).Error, "create schedule run")
 }
 
 // ScheduleRuns lists a loop's most recent runs, newest first.
@@ -217,15 +135,4 @@ func (s *Store) ScheduleRunBefore(ctx context.Context, scheduleID string, n int)
 	var r ScheduleRun
 	err := s.with(ctx).Where("schedule_id = ? AND run_number < ?", scheduleID, n).Order("run_number DESC").Take(&r).Error
 	return r, notFound(err, fmt.Sprintf("schedule %s run before %d", scheduleID, n))
-}
-
-// SetRunOutcome records a run's outcome once; it reports whether this call recorded it.
-func (s *Store) SetRunOutcome(ctx context.Context, scheduleID string, n int, outcome string) (bool, error) {
-	res := s.with(ctx).Model(&ScheduleRun{}).
-		Where("schedule_id = ? AND run_number = ? AND outcome IS NULL", scheduleID, n).
-		Update("outcome", outcome)
-	if res.Error != nil {
-		return false, fmt.Errorf("outcome of schedule %s run %d: %w", scheduleID, n, res.Error)
-	}
-	return res.RowsAffected == 1, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/glebarez/sqlite"
@@ -174,6 +175,12 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 
 // DB exposes the GORM handle for packages that share the connection (the job queue).
 func (s *Store) DB() *gorm.DB { return s.db }
+
+// CountQueries adds one to n for every SELECT sent through the writer connections from now on,
+// for benchmarks that measure how many reads a feature costs (the read-only pool is not counted).
+func (s *Store) CountQueries(n *atomic.Int64) error {
+	return s.db.Callback().Query().After("gorm:query").Register("count_queries", func(*gorm.DB) { n.Add(1) })
+}
 
 // SQLTx is the database/sql transaction a Store bound by InTx runs in, for the job queue's inserts.
 func (s *Store) SQLTx() (*sql.Tx, bool) {

@@ -156,7 +156,7 @@ func (s *Store) PutWebhookSecret(ctx context.Context, w WebhookSecret) error {
 // round still pending since before t has outlived every retry of its queue entry, so it is failed
 // (which deletes its key); a terminal job still holding a key since before t has no webhook to
 // sign (keys move to the message when a run ends). It returns how many rows it changed.
-func (s *Store) ForgetWebhookKeys(ctx context.Context, before time.Time) (int64, error) {
+func (s *Store) ForgetWebhookKeys(ctx context.Context, st JobStatuses, before time.Time) (int64, error) {
 	now := s.db.NowFunc()
 	res := s.with(ctx).Model(&WebhookMessage{}).Where("state = ? AND updated_at < ?", WebhookPending, before).
 		Updates(map[string]any{"state": WebhookFailed, "key_sealed": nil, "updated_at": now})
@@ -165,7 +165,7 @@ func (s *Store) ForgetWebhookKeys(ctx context.Context, before time.Time) (int64,
 	}
 	n := res.RowsAffected
 	res = s.with(ctx).Model(&ResearchJob{}).
-		Where("webhook_key_sealed IS NOT NULL AND status IN ? AND updated_at < ?", []string{JobCompleted, JobFailed, JobBlocked, JobCancelled}, before).
+		Where("webhook_key_sealed IS NOT NULL AND status IN ? AND updated_at < ?", st.Terminal, before).
 		UpdateColumn("webhook_key_sealed", nil)
 	if res.Error != nil {
 		return n, fmt.Errorf("forget webhook keys of finished jobs: %w", res.Error)

@@ -94,14 +94,14 @@ func TestForgetWebhookKeys(t *testing.T) {
 			_, err := s.UpdateResearchJob(ctx, j.ID, nil, map[string]any{"webhook_key_sealed": "k"})
 			require.NoError(t, err)
 		}
-		_, err = s.UpdateResearchJob(ctx, finished.ID, nil, map[string]any{"status": store.JobCompleted})
+		_, err = s.UpdateResearchJob(ctx, finished.ID, nil, map[string]any{"status": jobCompleted})
 		require.NoError(t, err)
 		m := newMessage(t, s, finished, ptr("k"))
 
-		n, err := s.ForgetWebhookKeys(ctx, time.Now().Add(-time.Hour))
+		n, err := s.ForgetWebhookKeys(ctx, jobStatuses, time.Now().Add(-time.Hour))
 		require.NoError(t, err)
 		require.Zero(t, n, "nothing is old enough")
-		n, err = s.ForgetWebhookKeys(ctx, time.Now().Add(time.Minute))
+		n, err = s.ForgetWebhookKeys(ctx, jobStatuses, time.Now().Add(time.Minute))
 		require.NoError(t, err)
 		require.Equal(t, int64(2), n)
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -74,28 +75,28 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 			waitUntil(t, func() bool {
 				n, err := st.CountJobsByStatus(ctx)
 				require.NoError(t, err)
-				return n[store.JobInProgress] > 0
+				return n[jobs.InProgress] > 0
 			})
 			require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 			_ = first.cmd.Wait()
 			atKill, err := st.CountJobsByStatus(ctx)
 			require.NoError(t, err)
 			t.Logf("at kill -9: %v", atKill)
-			require.Positive(t, atKill[store.JobInProgress], "the kill landed mid-run")
+			require.Positive(t, atKill[jobs.InProgress], "the kill landed mid-run")
 
 			second := startProcess(t, bin, env, filepath.Join(dir, "second.log"))
 			waitUntil(t, func() bool {
 				n, err := st.CountJobsByStatus(ctx)
 				require.NoError(t, err)
-				return n[store.JobQueued]+n[store.JobInProgress] == 0
+				return n[jobs.Queued]+n[jobs.InProgress] == 0
 			})
 			final, err := st.CountJobsByStatus(ctx)
 			require.NoError(t, err)
 			t.Logf("after restart: %v", final)
-			if final[store.JobFailed] > 0 {
+			if final[jobs.Failed] > 0 {
 				explainFailures(t, st, ids, dir)
 			}
-			require.EqualValues(t, 50, final[store.JobCompleted]+final[store.JobFailed]+final[store.JobCancelled]+final[store.JobBlocked])
+			require.EqualValues(t, 50, final[jobs.Completed]+final[jobs.Failed]+final[jobs.Cancelled]+final[jobs.Blocked])
 
 			// No double charge: at most one consumption per run, one run per job, and each job charged
 			// exactly its one medium run (1 credit = 10 cents).
@@ -235,7 +236,7 @@ func explainFailures(t *testing.T, st *store.Store, ids []string, dir string) {
 	t.Helper()
 	for _, id := range ids {
 		var j store.ResearchJob
-		if err := st.DB().Where("id = ?", id).Take(&j).Error; err == nil && j.Status == store.JobFailed {
+		if err := st.DB().Where("id = ?", id).Take(&j).Error; err == nil && j.Status == jobs.Failed {
 			t.Logf("job %s failed: %s %s", id, deref(j.ErrorCode), deref(j.ErrorMessage))
 		}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
+	"github.com/researchd/researchd/jobs"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -77,7 +78,7 @@ func TestTwoServeProcessesServeEveryJob(t *testing.T) {
 	settled := func() bool {
 		n, err := st.CountJobsByStatus(ctx)
 		require.NoError(t, err)
-		return n[store.JobQueued]+n[store.JobInProgress] == 0
+		return n[jobs.Queued]+n[jobs.InProgress] == 0
 	}
 	waitUntil(t, settled)
 	for i, id := range ids[:4] {
@@ -90,7 +91,7 @@ func TestTwoServeProcessesServeEveryJob(t *testing.T) {
 	for _, id := range ids {
 		var j store.ResearchJob
 		require.NoError(t, st.DB().Where("id = ?", id).Take(&j).Error)
-		require.Equal(t, store.JobCompleted, j.Status, "job %s: %s", id, deref(j.ErrorMessage))
+		require.Equal(t, jobs.Completed, j.Status, "job %s: %s", id, deref(j.ErrorMessage))
 		held := 0
 		for _, name := range []string{"one", "two"} {
 			if _, err := os.Stat(filepath.Join(dir, name, "workspaces", id, ".git")); err == nil {

@@ -205,7 +205,8 @@ type outcome struct {
 	q     question
 }
 
-// chooseThreshold picks the abstention threshold that maximises weighted overall accuracy.
+// chooseThreshold picks the abstention threshold that maximises weighted overall accuracy (the
+// lowest among those that do as well within the estimate's standard error).
 func chooseThreshold(os []outcome, set trainingSet) (float64, map[string]any) {
 	totals := map[string]float64{}
 	for _, o := range os {
@@ -231,14 +232,23 @@ func chooseThreshold(os []outcome, set trainingSet) (float64, map[string]any) {
 		cands = append(cands, o.best)
 	}
 	sort.Float64s(cands)
-	bestT, bestA := 0.5, -1.0
-	for i := 0; i < len(cands); i += max(1, len(cands)/2000) {
-		if a, _ := acc(cands[i]); a > bestA {
-			bestT, bestA = cands[i], a
+	step := max(1, len(cands)/2000)
+	bestA := -1.0
+	for i := 0; i < len(cands); i += step {
+		bestA = max(bestA, first(acc(cands[i])))
+	}
+	// The lowest threshold within one standard error of the best: a higher one that scores no
+	// better than that is noise in the estimate, and would refuse answers for nothing.
+	se := math.Sqrt(bestA * (1 - bestA) / float64(len(os)))
+	bestT := 0.5
+	for i := 0; i < len(cands); i += step {
+		if first(acc(cands[i])) >= bestA-se {
+			bestT = cands[i]
+			break
 		}
 	}
-	_, right := acc(bestT)
-	fit := map[string]any{"weighted_accuracy_oof": round(bestA)}
+	a, right := acc(bestT)
+	fit := map[string]any{"weighted_accuracy_oof": round(a), "weighted_accuracy_oof_max": round(bestA)}
 	for kind, n := range totals {
 		fit["right_oof_"+kind] = round(right[kind] / n)
 	}
@@ -339,3 +349,5 @@ func recall(set trainingSet) (float64, map[string]float64) {
 	}
 	return round(float64(any) / float64(max(n, 1))), byFeature
 }
+
+func first[A, B any](a A, _ B) A { return a }

@@ -140,9 +140,7 @@ func (lx *lexicon) relations(lemma string) (related, opposite []string) {
 	for _, key := range lx.index[lemma] {
 		s := lx.synsets[key]
 		at := slices.Index(s.words, lemma) + 1 // 1-based; 0 when absent (never, for a well-formed db)
-		for _, w := range s.words {
-			related = append(related, w)
-		}
+		related = append(related, s.words...)
 		for _, p := range s.ptrs {
 			if p.from != at || p.to == 0 {
 				continue

@@ -64,7 +64,7 @@ var featureNames = []string{
 	"related",         // weighted share of the question's terms the unit states only by a WordNet relative ("payment" for "pay")
 	"similar",         // the same for a word of similar meaning by word vectors (cosine ≥ 0.5), weighted by the cosine
 	"vector_cosine",   // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
-	"unsupported",     // weighted share of the question's terms that neither the unit (with its context, by any word of the same meaning) nor another document states
+	"unsupported",     // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
 }
 
 // numFeatures is the length of a feature vector.
@@ -608,9 +608,11 @@ var oppositeWords = func() map[string]string {
 }()
 
 // unsupported is the weight of the question's terms the unit does not state in any way (itself, its
-// context, a relative or a word of similar meaning) and no other document states either, over the
-// question's weight: what nothing supports, as far as this unit's answer goes. Another document
-// may supply a term: multi-document answers combine two sources.
+// context, a relative or a word of similar meaning) although its document states them elsewhere,
+// and no other document states, over the question's weight: the unit's document speaks of them,
+// but not here (a question written from a sentence with a detail changed reads like that). A word
+// no source uses does not count: questions are worded unlike their sources ("brief me", "try").
+// Another document may supply a term: multi-document answers combine two sources.
 func (s *scorer) unsupported(u int) float64 {
 	if s.total == 0 {
 		return 0
@@ -621,10 +623,9 @@ func (s *scorer) unsupported(u int) float64 {
 		if s.match(u, t) > 0 || s.relatedIn(u, t) || s.similarIn(u, t) >= minSimilarity {
 			continue
 		}
-		if slices.ContainsFunc(s.c.docTerms, func(terms map[string]bool) bool { return terms[t] }) && !s.onlyIn(doc, t) {
-			continue
+		if s.c.docTerms[doc][t] && s.onlyIn(doc, t) {
+			got += s.w[t]
 		}
-		got += s.w[t]
 	}
 	return got / s.total
 }
