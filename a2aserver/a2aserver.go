@@ -11,8 +11,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-
-	"github.com/researchd/researchd/store"
 )
 
 // Path is the JSON-RPC endpoint's path; CardPath the agent card's.
@@ -23,7 +21,8 @@ const (
 
 // Config wires the endpoint.
 type Config struct {
-	Store *store.Store
+	// Tasks keep the protocol's side of each task (NewTaskStore; app.Build builds it).
+	Tasks *TaskStore
 	Jobs  Jobs
 	// Logger: nil is slog.Default().
 	Logger *slog.Logger
@@ -44,7 +43,7 @@ func New(cfg Config) http.Handler {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = 15 * time.Second
 	}
-	tasks := NewTaskStore(cfg.Store, cfg.Logger)
+	tasks := cfg.Tasks
 	// Executions and streams follow jobs through the process's one follower (Jobs.Follow), woken
 	// by the writes: none of them polls the database.
 	exec := &Executor{jobs: cfg.Jobs, requestID: cfg.RequestID, slots: newSlots(cfg.Limits)}

@@ -15,6 +15,8 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 
+	"github.com/researchd/researchd/a2aserver"
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/authoring"
 	"github.com/researchd/researchd/batch"
@@ -28,6 +30,7 @@ import (
 	"github.com/researchd/researchd/loop"
 	"github.com/researchd/researchd/mcptool"
 	"github.com/researchd/researchd/queue"
+	"github.com/researchd/researchd/ratelimit"
 	"github.com/researchd/researchd/skill"
 	"github.com/researchd/researchd/store"
 )
@@ -85,12 +88,15 @@ func Defaults() Config {
 // Start begins the background work.
 type Services struct {
 	Queue       *queue.Queue
+	Accounts    *accounts.Service
+	Limiter     *ratelimit.Limiter
 	Billing     *billing.Service
 	Attachments *attachments.Service
 	Skills      *skill.Service
 	Tools       *mcptool.Registry
 	Experts     *expert.Service
 	Research    *jobs.Service
+	A2ATasks    *a2aserver.TaskStore
 	Batches     *batch.Service
 	Builds      *expertbuild.Service
 	Campaigns   *campaign.Service
@@ -108,7 +114,11 @@ func Build(cfg Config) (*Services, error) {
 	}
 	st, log, now := cfg.Store, cfg.Logger, cfg.Now
 	component := func(name string) *slog.Logger { return log.With("component", name) }
-	s := &Services{Billing: billing.New(st, cfg.Billing, billing.WithClock(now))}
+	s := &Services{
+		Accounts: accounts.New(st, accounts.Options{Now: now, Logger: component("accounts")}),
+		Limiter:  ratelimit.New(st, now),
+		Billing:  billing.New(st, cfg.Billing, billing.WithClock(now)),
+	}
 	ac := cfg.Attachments
 	if ac.Now == nil {
 		ac.Now = now
@@ -147,6 +157,7 @@ func Build(cfg Config) (*Services, error) {
 		Blobs: cfg.Bucket}, cfg.Jobs); err != nil {
 		return nil, err
 	}
+	s.A2ATasks = a2aserver.NewTaskStore(st, component("a2a"))
 	if s.Batches, err = batch.New(batch.Deps{Store: st, Billing: s.Billing, Experts: runner, Jobs: s.Research, Queue: s.Queue,
 		Logger: component("batches"), Now: now}, cfg.Batches); err != nil {
 		return nil, err

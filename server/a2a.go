@@ -32,7 +32,7 @@ func (s *Server) GetAgentCard(context.Context, gen.GetAgentCardRequestObject) (g
 // middleware chain (authentication with scope research, rate limits, body limit) runs as for any
 // route; request validation skips the JSON-RPC body (validateRequests).
 func (s *Server) registerA2A(e *echo.Echo) {
-	rpc := a2aserver.New(a2aserver.Config{Store: s.store, Jobs: s.research, Logger: s.log, RequestID: requestID, Limits: s.a2aLimits})
+	rpc := a2aserver.New(a2aserver.Config{Tasks: s.a2aTasks, Jobs: s.research, Logger: s.log, RequestID: requestID, Limits: s.a2aLimits})
 	e.POST(a2aPath, echo.WrapHandler(rpc))
 	card := a2aserver.CardHandler(func(ctx context.Context) *a2a.AgentCard {
 		return a2aserver.Card(s.linkBase(ctx)+a2aPath, s.doc.Info.Version)

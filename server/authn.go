@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/researchd/researchd/auth"
-	"github.com/researchd/researchd/store"
 )
 
 // authenticate resolves the bearer credential against the operation's security schemes and puts the
@@ -41,7 +39,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 				return next(c)
 			}
-			p, err = s.principalForKey(c.Request().Context(), token)
+			p, err = s.accounts.AuthenticateKey(c.Request().Context(), token)
 			if err != nil {
 				return err
 			}
@@ -81,48 +79,6 @@ func bearer(c echo.Context) (token string, present bool, err error) {
 	return token, true, nil
 }
 
-func (s *Server) principalForKey(ctx context.Context, secret string) (auth.Principal, error) {
-	now := s.now()
-	hash := auth.HashKey(secret)
-	cached, gen, ok := s.keys.get(hash)
-	if ok {
-		s.touchKey(ctx, hash, store.APIKey{ID: cached.principal.KeyID, LastUsedAt: cached.lastUsed}, now)
-		return cached.principal, nil
-	}
-	candidates, err := s.store.APIKeysByPrefix(ctx, secret[:8])
-	if err != nil {
-		return auth.Principal{}, err
-	}
-	for _, c := range candidates {
-		k, acct := c.APIKey, c.Account
-		if !auth.HashMatches(secret, k.Hash) {
-			continue
-		}
-		if k.RevokedAt != nil {
-			return auth.Principal{}, errUnauthenticated("this API key was revoked")
-		}
-		p := auth.Principal{
-			AccountID: acct.ID, Email: acct.Email, Tier: acct.Tier, IsAdmin: acct.IsAdmin,
-			Method: auth.MethodAPIKey, KeyID: k.ID, Scopes: k.ScopeList(), Secret: secret,
-		}
-		s.keys.put(hash, gen, p, k.LastUsedAt)
-		s.touchKey(ctx, hash, k, now)
-		return p, nil
-	}
-	return auth.Principal{}, errUnauthenticated("invalid API key")
-}
-
-// touchKey records the key's use (at most once a minute, see store.TouchAPIKey).
-func (s *Server) touchKey(ctx context.Context, hash string, k store.APIKey, now time.Time) {
-	if err := s.store.TouchAPIKey(ctx, k, now); err != nil {
-		s.log.WarnContext(ctx, "record key use", "key_id", k.ID, "error", err)
-		return
-	}
-	if k.TouchDue(now) {
-		s.keys.touched(hash, now)
-	}
-}
-
 func (s *Server) principalForToken(ctx context.Context, token string) (auth.Principal, error) {
 	if s.oauth == nil {
 		return auth.Principal{}, errUnauthenticated("no OAuth issuer is configured")
@@ -134,14 +90,7 @@ func (s *Server) principalForToken(ctx context.Context, token string) (auth.Prin
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	acct, _, err := s.store.EnsureAccount(ctx, claims.Email, store.TierFree, false)
-	if err != nil {
-		return auth.Principal{}, err
-	}
-	return auth.Principal{
-		AccountID: acct.ID, Email: acct.Email, Tier: acct.Tier, IsAdmin: acct.IsAdmin,
-		Method: auth.MethodOAuth, Scopes: claims.Scopes,
-	}, nil
+	return s.accounts.AuthenticateToken(ctx, claims)
 }
 
 func principalOf(c echo.Context) (auth.Principal, bool) {

@@ -2,15 +2,11 @@ package server
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
-	"github.com/researchd/researchd/store"
 )
 
 // ListApiKeys pages the caller's key metadata.
@@ -23,7 +19,7 @@ func (s *Server) ListApiKeys(ctx context.Context, req gen.ListApiKeysRequestObje
 	if err != nil {
 		return nil, err
 	}
-	page, err := s.store.ListAPIKeys(ctx, p.AccountID, pr)
+	page, err := s.accounts.Keys(ctx, p.AccountID, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -55,15 +51,11 @@ func (s *Server) CreateApiKey(ctx context.Context, req gen.CreateApiKeyRequestOb
 			}
 		}
 	}
-	created, secret, err := CreateKey(ctx, s.store, p.AccountID, label, scopes)
+	created, secret, err := s.accounts.CreateKey(ctx, p.AccountID, label, scopes)
 	if err != nil {
 		return nil, err
 	}
-	k := apiKeyOf(created)
-	return gen.CreateApiKey201JSONResponse{
-		Key: secret, KeyId: k.KeyId, Label: k.Label, Prefix: k.Prefix, Last4: k.Last4, Scopes: k.Scopes,
-		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt,
-	}, nil
+	return createdKeyOf(created, secret), nil
 }
 
 // RevokeApiKey revokes one of the caller's keys; repeating it is harmless.
@@ -72,38 +64,8 @@ func (s *Server) RevokeApiKey(ctx context.Context, req gen.RevokeApiKeyRequestOb
 	if err != nil {
 		return nil, err
 	}
-	err = s.store.RevokeAPIKey(ctx, p.AccountID, req.KeyId.String(), s.now())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errNotFound("API key")
-	}
-	if err != nil {
+	if err = s.accounts.RevokeKey(ctx, p.AccountID, req.KeyId.String()); err != nil {
 		return nil, err
 	}
-	s.keys.forget(req.KeyId.String())
 	return gen.RevokeApiKey204Response{}, nil
-}
-
-// CreateKey mints and stores a key for an account; the secret is returned once and never stored.
-// The CLI's `keys create` uses it too.
-func CreateKey(ctx context.Context, st *store.Store, accountID string, label *string, scopes []string) (store.APIKey, string, error) {
-	nk := auth.MintKey()
-	row := store.APIKey{
-		ID: uuid.NewString(), AccountID: accountID, Label: label, Prefix: nk.Prefix, Last4: nk.Last4,
-		Hash: nk.Hash, Scopes: strings.Join(scopes, " "),
-	}
-	if err := st.CreateAPIKey(ctx, &row); err != nil {
-		return store.APIKey{}, "", err
-	}
-	return row, nk.Secret, nil
-}
-
-func apiKeyOf(k store.APIKey) gen.ApiKey {
-	scopes := make([]gen.Scope, 0)
-	for _, sc := range k.ScopeList() {
-		scopes = append(scopes, gen.Scope(sc))
-	}
-	return gen.ApiKey{
-		KeyId: uuid.MustParse(k.ID), Label: nullableOf(k.Label), Prefix: k.Prefix, Last4: k.Last4, Scopes: scopes,
-		CreatedAt: k.CreatedAt, LastUsedAt: nullableOf(k.LastUsedAt), RevokedAt: nullableOf(k.RevokedAt),
-	}
 }

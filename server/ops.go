@@ -39,7 +39,7 @@ func (s *Server) registerOps(e *echo.Echo) {
 	e.GET("/readyz", func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 		defer cancel()
-		if err := s.store.Ping(ctx); err != nil {
+		if err := s.database.Ping(ctx); err != nil {
 			p := newProblem(http.StatusServiceUnavailable, "not_ready", "database: "+err.Error())
 			return p
 		}

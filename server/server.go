@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/researchd/researchd/a2aserver"
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/authoring"
@@ -31,13 +33,11 @@ import (
 	"github.com/researchd/researchd/openapi"
 	"github.com/researchd/researchd/ratelimit"
 	"github.com/researchd/researchd/skill"
-	"github.com/researchd/researchd/store"
 )
 
 // Config is the HTTP layer's settings and the services its handlers call. The services are built
 // by package app (the same wiring for serve and for tests) and are all required.
 type Config struct {
-	Store        *store.Store
 	Logger       *slog.Logger
 	OAuth        auth.Verifier
 	DevIssuer    *auth.DevIssuer // nil when an external issuer is configured
@@ -67,9 +67,17 @@ type Config struct {
 	// IP) holds open in this process (RESEARCH_MAX_STREAMS_PER_ACCOUNT); 0: DefaultMaxStreamsPerAccount.
 	MaxStreamsPerAccount int
 
+	// Database is what /readyz asks whether the database answers (the store).
+	Database Pinger
+	// Accounts authenticates every request; Limiter is the rate limiter RateLimits and
+	// AuthoringRate are taken from; A2ATasks keep the A2A side of tasks for the A2A endpoint.
+
+	Accounts    *accounts.Service
+	Limiter     *ratelimit.Limiter
 	Billing     *billing.Service
 	Attachments *attachments.Service
 	Research    *jobs.Service
+	A2ATasks    *a2aserver.TaskStore
 	Experts     *expert.Service
 	Skills      *skill.Service
 	Tools       *mcptool.Registry
@@ -79,9 +87,15 @@ type Config struct {
 	Loops       *loop.Service
 }
 
+// Pinger is all /readyz needs of the database, so the HTTP layer holds no store of its own.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
 // Server implements gen.StrictServerInterface.
 type Server struct {
-	store       *store.Store
+	database    Pinger
+	accounts    *accounts.Service
 	log         *slog.Logger
 	oauth       auth.Verifier
 	devIssuer   *auth.DevIssuer
@@ -90,13 +104,13 @@ type Server struct {
 	attachments *attachments.Service
 	publicURL   string
 	research    *jobs.Service
+	a2aTasks    *a2aserver.TaskStore
 	experts     *expert.Service
 	skills      *skill.Service
 	tools       *mcptool.Registry
 	builds      *expertbuild.Service
 	author      authoring.Author
 	limiter     *ratelimit.Limiter
-	keys        *keyCache
 	limits      ratelimit.Limits
 	// authoringRate and workflowAuthoringOff: see Config.
 	authoringRate        ratelimit.Rate
@@ -129,8 +143,9 @@ func New(cfg Config) (*echo.Echo, error) {
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) } // the databases keep microseconds
 	}
-	if cfg.Billing == nil || cfg.Attachments == nil || cfg.Research == nil || cfg.Experts == nil || cfg.Skills == nil ||
-		cfg.Tools == nil || cfg.Batches == nil || cfg.Builds == nil || cfg.Campaigns == nil || cfg.Loops == nil {
+	if cfg.Database == nil || cfg.Accounts == nil || cfg.Limiter == nil || cfg.Billing == nil || cfg.Attachments == nil ||
+		cfg.Research == nil || cfg.A2ATasks == nil || cfg.Experts == nil || cfg.Skills == nil || cfg.Tools == nil ||
+		cfg.Batches == nil || cfg.Builds == nil || cfg.Campaigns == nil || cfg.Loops == nil {
 		return nil, errors.New("server: every service is required (app.Build builds them)")
 	}
 	if cfg.MaxBodyBytes <= 0 {
@@ -147,9 +162,9 @@ func New(cfg Config) (*echo.Echo, error) {
 		cfg.AuthoringRate = defaultAuthoringRate
 	}
 	s := &Server{
-		store: cfg.Store, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
-		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
-		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: ratelimit.New(cfg.Store, cfg.Now), keys: newKeyCache(), limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
+		database: cfg.Database, accounts: cfg.Accounts, log: cfg.Logger, oauth: cfg.OAuth, devIssuer: cfg.DevIssuer, now: cfg.Now,
+		billing: cfg.Billing, attachments: cfg.Attachments, publicURL: cfg.PublicURL, research: cfg.Research, a2aTasks: cfg.A2ATasks, experts: cfg.Experts, skills: cfg.Skills, tools: cfg.Tools, batches: cfg.Batches, builds: cfg.Builds,
+		author: authoring.Author{Model: cfg.AuthoringModel, Log: cfg.Logger}, limiter: cfg.Limiter, limits: limits, authoringRate: cfg.AuthoringRate, workflowAuthoringOff: cfg.WorkflowAuthoringOff,
 		loops: cfg.Loops, campaigns: cfg.Campaigns, loopRunBatch: cfg.LoopRunBatch, doc: doc, routes: newRouteIndex(doc), metrics: newMetrics(),
 		v1Budgets: cfg.V1Budgets, a2aLimits: cfg.A2ALimits, streams: newStreamSlots(cfg.MaxStreamsPerAccount),
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/researchd/researchd/auth"
 	"github.com/researchd/researchd/gen"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/server/servertest"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
@@ -43,7 +42,7 @@ func TestWebhookRevokedKeyNeverSigns(t *testing.T) {
 				{"revoked between attempts", true, 1},
 			} {
 				ctx := t.Context()
-				row, signer, err := server.CreateKey(ctx, e.Store, owner.ID, nil, auth.AllScopes)
+				row, signer, err := e.Services.Accounts.CreateKey(ctx, owner.ID, nil, auth.AllScopes)
 				require.NoError(t, err)
 				rc := newGatedReceiver(t)
 				if tc.failFirst {

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/a2aserver/a2atest"
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -43,7 +43,7 @@ func TestServeSpeaksA2AAndV1(t *testing.T) {
 			for _, email := range []string{"owner@example.com", "other@example.com"} {
 				acct, err := createAccount(ctx, st, email, store.TierPro, false, 100, billing.DefaultConfig())
 				require.NoError(t, err)
-				_, keys[email], err = server.CreateKey(ctx, st, acct.ID, nil, []string{"research"})
+				_, keys[email], err = accounts.New(st, accounts.Options{}).CreateKey(ctx, acct.ID, nil, []string{"research"})
 				require.NoError(t, err)
 			}
 			env := append(os.Environ(), "DATABASE_URL="+dbURL, "RESEARCH_DATA_DIR="+filepath.Join(dir, "data"),

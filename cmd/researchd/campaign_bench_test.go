@@ -18,8 +18,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -62,7 +62,7 @@ func runCampaignBench(t *testing.T, bin string, d store.Dialect, corpus string, 
 	require.NoError(t, st.Migrate(ctx))
 	acct, err := createAccount(ctx, st, "bench@example.com", store.TierPro, false, int64(n)+100, billing.DefaultConfig())
 	require.NoError(t, err)
-	_, key, err := server.CreateKey(ctx, st, acct.ID, nil, []string{"campaigns"})
+	_, key, err := accounts.New(st, accounts.Options{}).CreateKey(ctx, acct.ID, nil, []string{"campaigns"})
 	require.NoError(t, err)
 	// SQLite has one connection: the test's store must not hold it open beside the server's.
 	require.NoError(t, st.Close())

@@ -18,9 +18,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -46,7 +46,7 @@ func TestKillNineWhileJobsRun(t *testing.T) {
 			require.NoError(t, st.Migrate(ctx))
 			acct, err := createAccount(ctx, st, "crash@example.com", store.TierPro, false, 100, billing.DefaultConfig())
 			require.NoError(t, err)
-			_, key, err := server.CreateKey(ctx, st, acct.ID, nil, []string{"research"})
+			_, key, err := accounts.New(st, accounts.Options{}).CreateKey(ctx, acct.ID, nil, []string{"research"})
 			require.NoError(t, err)
 
 			// A corpus makes each run read and rank real text, so the kill lands mid-run.

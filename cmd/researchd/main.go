@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/app"
 	"github.com/researchd/researchd/attachments"
 	"github.com/researchd/researchd/auth"
@@ -160,9 +161,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, stdout io.Writer) 
 		}
 		// With a chat model, the expert authoring endpoints draft with it (the openai engine).
 		model, _ := eng.(authoring.Model)
-		handler, err := server.New(server.Config{Store: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes,
+		handler, err := server.New(server.Config{Database: st, Logger: log, OAuth: verifier, DevIssuer: dev, MaxBodyBytes: cfg.MaxBodyBytes,
 			PublicURL: cfg.PublicURL, AuthoringRate: cfg.AuthoringRate, WorkflowAuthoringOff: cfg.WorkflowAuthoringOff,
 			RateLimits: &cfg.RateLimits, AuthoringModel: model, A2ALimits: cfg.A2ALimits, MaxStreamsPerAccount: cfg.MaxStreamsPerAccount,
+			Accounts: svcs.Accounts, Limiter: svcs.Limiter, A2ATasks: svcs.A2ATasks,
 			Billing: svcs.Billing, Attachments: svcs.Attachments, Research: svcs.Research, Experts: svcs.Experts, Skills: svcs.Skills,
 			Tools: svcs.Tools, Batches: svcs.Batches, Builds: svcs.Builds, Campaigns: svcs.Campaigns, Loops: svcs.Loops})
 		if err != nil {
@@ -290,7 +292,7 @@ func bootstrapDevAccount(ctx context.Context, st *store.Store, cfg config, stdou
 		if err != nil {
 			return err
 		}
-		_, secret, err = server.CreateKey(ctx, tx, acct.ID, ptr("development"), auth.AllScopes)
+		_, secret, err = accounts.New(tx, accounts.Options{}).CreateKey(ctx, acct.ID, ptr("development"), auth.AllScopes)
 		return err
 	})
 	if err != nil {
@@ -370,7 +372,7 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 	return withStore(ctx, cfg, func(st *store.Store) error {
 		// One transaction: a failed key must not leave the credits deposited, or a retry grants twice.
 		var acct store.Account
-		var k store.APIKey
+		var k accounts.Key
 		var secret string
 		err := st.InTx(ctx, func(tx *store.Store) error {
 			tier, admin := *tier, *admin
@@ -387,7 +389,7 @@ func keysCreate(ctx context.Context, cfg config, args []string, stdout, stderr i
 			if acct, err = createAccount(ctx, tx, *user, tier, admin, *credits, cfg.Billing); err != nil {
 				return err
 			}
-			k, secret, err = server.CreateKey(ctx, tx, acct.ID, lbl, sc)
+			k, secret, err = accounts.New(tx, accounts.Options{}).CreateKey(ctx, acct.ID, lbl, sc)
 			return err
 		})
 		if err != nil {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/researchd/researchd/accounts"
 	"github.com/researchd/researchd/billing"
 	"github.com/researchd/researchd/jobs"
-	"github.com/researchd/researchd/server"
 	"github.com/researchd/researchd/store"
 	"github.com/researchd/researchd/store/storetest"
 )
@@ -47,7 +47,7 @@ func TestTwoServeProcessesServeEveryJob(t *testing.T) {
 	require.NoError(t, st.Migrate(ctx))
 	acct, err := createAccount(ctx, st, "scale@example.com", store.TierPro, false, 200, billing.DefaultConfig())
 	require.NoError(t, err)
-	_, key, err := server.CreateKey(ctx, st, acct.ID, nil, []string{"research", "attachments"})
+	_, key, err := accounts.New(st, accounts.Options{}).CreateKey(ctx, acct.ID, nil, []string{"research", "attachments"})
 	require.NoError(t, err)
 
 	env := func(name string) []string {

@@ -72,7 +72,7 @@ func NewOn(t testing.TB, st *store.Store, opts ...Option) *Env {
 		t.Fatalf("dev issuer: %v", err)
 	}
 	cfg := Config{
-		Config: server.Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
+		Config: server.Config{Database: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), OAuth: dev, DevIssuer: dev,
 			RateLimits: GenerousLimits(),
 			// POST /v1/grep/research answers at once unless a test gives it a budget: nothing runs jobs here.
 			V1Budgets: server.V1Budgets{}},
@@ -97,6 +97,7 @@ func NewOn(t testing.TB, st *store.Store, opts ...Option) *Env {
 		t.Fatalf("app.Build: %v", err)
 	}
 	sc := cfg.Config
+	sc.Accounts, sc.Limiter, sc.A2ATasks = svcs.Accounts, svcs.Limiter, svcs.A2ATasks
 	sc.Billing, sc.Attachments, sc.Research, sc.Experts, sc.Skills = svcs.Billing, svcs.Attachments, svcs.Research, svcs.Experts, svcs.Skills
 	sc.Tools, sc.Batches, sc.Builds, sc.Campaigns, sc.Loops = svcs.Tools, svcs.Batches, svcs.Builds, svcs.Campaigns, svcs.Loops
 	handler, err := server.New(sc)
@@ -182,7 +183,7 @@ func (e *Env) NewAccount(t testing.TB, tier string, admin bool, credits int64) A
 // Key mints another API key for an account.
 func (e *Env) Key(t testing.TB, accountID string, scopes ...string) string {
 	t.Helper()
-	_, secret, err := server.CreateKey(context.Background(), e.Store, accountID, nil, scopes)
+	_, secret, err := e.Services.Accounts.CreateKey(context.Background(), accountID, nil, scopes)
 	if err != nil {
 		t.Fatalf("create key: %v", err)
 	}

@@ -1,4 +1,4 @@
-package server
+package accounts
 
 import (
 	"sync"
@@ -8,7 +8,7 @@ import (
 )
 
 // keyCacheTTL is how long a verified API key is trusted without reading its row again. A key
-// revoked through this process stops working at once (forgetKey); one revoked through another
+// revoked through this process stops working at once (RevokeKey); one revoked through another
 // process of the deployment, or an account whose tier changed there, takes effect here within
 // this long.
 const keyCacheTTL = 2 * time.Second
