@@ -194,6 +194,10 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		job.WebhookKeySealed = &sealed
 	}
 
+	accepted, err := statusRow(id, Queued, acceptedMsg, nil)
+	if err != nil {
+		return Created{}, err
+	}
 	err = s.st.InTx(ctx, func(tx *store.Store) error {
 		if err := claim(ctx, tx, id); err != nil {
 			return err
@@ -206,15 +210,15 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 			return err
 		}
 		job.RiverJobID = &res.Job.ID
-		if err := s.insertWithSlug(ctx, tx, &job); err != nil {
+		// The job's first timeline event goes in with its row (no counter update).
+		if err := s.insertWithSlug(ctx, tx, &job, &accepted); err != nil {
 			return err
 		}
+		s.logStatus(tx, id, Queued, acceptedMsg)
 		if r.Within != nil {
-			if err := r.Within(ctx, tx, id); err != nil {
-				return err
-			}
+			return r.Within(ctx, tx, id)
 		}
-		return s.statusEvent(ctx, tx, id, Queued, "The job was accepted and is waiting for a worker.", nil)
+		return nil
 	})
 	if err != nil {
 		return Created{}, err
@@ -223,12 +227,16 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	return Created{Job: job}, nil
 }
 
-// insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
-func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob) error {
+// acceptedMsg is the content of a new job's first status event.
+const acceptedMsg = "The job was accepted and is waiting for a worker."
+
+// insertWithSlug inserts the job and its first events, lengthening the slug's id suffix while it
+// collides.
+func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob, first ...*store.ResearchEvent) error {
 	var err error
 	for _, n := range []int{6, 8, 12, 32} {
 		j.Slug = Slug(j.Question, j.ID, n)
-		if err = tx.CreateResearchJob(ctx, j); !errors.Is(err, store.ErrConflict) {
+		if err = tx.CreateResearchJob(ctx, j, first...); !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 	}
@@ -407,13 +415,27 @@ func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) 
 
 // statusEvent appends a status timeline event.
 func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, status, content string, data map[string]any) error {
+	ev, err := statusRow(jobID, status, content, data)
+	if err != nil {
+		return err
+	}
+	if err := tx.AppendEvent(ctx, &ev); err != nil {
+		return err
+	}
+	s.logStatus(tx, jobID, status, content)
+	return nil
+}
+
+// statusRow is the row of a status timeline event (data nil: the status alone).
+func statusRow(jobID, status, content string, data map[string]any) (store.ResearchEvent, error) {
 	if data == nil {
 		data = map[string]any{"status": status}
 	}
-	if err := appendEvent(ctx, tx, jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data}); err != nil {
-		return err
-	}
-	// One log line per state change, once it is committed (the terminal's view of the jobs).
+	return eventRow(jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data})
+}
+
+// logStatus writes one log line per state change, once tx commits (the terminal's view of the jobs).
+func (s *Service) logStatus(tx *store.Store, jobID, status, content string) {
 	tx.AfterCommit(func() {
 		attrs := []any{"job_id", jobID}
 		if status == Failed {
@@ -421,16 +443,6 @@ func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, statu
 		}
 		s.log.Info("job "+status, attrs...)
 	})
-	return nil
-}
-
-// appendEvent sanitizes and stores a timeline event.
-func appendEvent(ctx context.Context, tx *store.Store, jobID string, e engine.Event) error {
-	ev, err := eventRow(jobID, e)
-	if err != nil {
-		return err
-	}
-	return tx.AppendEvent(ctx, &ev)
 }
 
 // eventRow is the sanitized row of a timeline event.
