@@ -386,7 +386,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 
 // Update changes the caller-settable fields of a job (PATCH); a locked job refuses with ErrLocked.
 // It returns the job as updated.
-func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) (store.JobView, error) {
+func (s *Service) Update(ctx context.Context, jobID string, set Settings) (store.JobView, error) {
 	var v store.JobView
 	err := s.st.InTx(ctx, func(tx *store.Store) error {
 		j, err := tx.ResearchJobByID(ctx, jobID)
@@ -396,7 +396,7 @@ func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) 
 		if j.Locked {
 			return fmt.Errorf("%w: a job locked by moderation cannot be changed", ErrLocked)
 		}
-		if _, err = tx.UpdateResearchJob(ctx, jobID, nil, set); err != nil {
+		if err = tx.ChangeJobSettings(ctx, jobID, set); err != nil {
 			return err
 		}
 		v, err = tx.ResearchJobView(ctx, jobID)
