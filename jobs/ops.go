@@ -67,10 +67,6 @@ type CreateRequest struct {
 	// a deep backlog there never delays jobs created through the API. Continuations always run on
 	// the API queue.
 	Background bool
-	// Within, when set, runs inside the create transaction after the job row is inserted; an error
-	// aborts the create (nothing is written). The batch dispatcher claims its row here, so a row is
-	// linked to exactly one job even when several processes dispatch at once.
-	Within func(ctx context.Context, tx *store.Store, jobID string) error
 }
 
 // RequestEcho is the stored echo of a create body with defaults applied.
@@ -101,15 +97,46 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 }
 
 func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency.Claim) (Created, error) {
+	p, err := s.Prepare(ctx, r)
+	if err != nil {
+		return Created{}, err
+	}
+	var job store.ResearchJob
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if err := claim(ctx, tx, p.job.ID); err != nil {
+			return err
+		}
+		job, err = s.Insert(ctx, tx, p)
+		return err
+	})
+	if err != nil {
+		return Created{}, err
+	}
+	// The job as accepted: a re-read could already show a worker's claim (in_progress).
+	return Created{Job: job}, nil
+}
+
+// Prepared is a checked create, ready to be inserted (Insert) in a transaction.
+type Prepared struct {
+	job        store.ResearchJob
+	runID      string
+	effort     string
+	background bool
+}
+
+// Prepare checks a create and builds its job row, reading what it needs before any transaction
+// (SQLite has one connection: a read from inside one would wait for itself). Batches prepare a
+// row's job, then insert it in the transaction that claims the row.
+func (s *Service) Prepare(ctx context.Context, r CreateRequest) (Prepared, error) {
 	// The expert comes first: its default effort applies when the caller names none.
 	var ex *Expert
 	if r.ExpertID != nil {
 		if s.experts == nil {
-			return Created{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
+			return Prepared{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
 		}
 		e, err := s.experts.Resolve(ctx, r.AccountID, *r.ExpertID)
 		if err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 		ex = &e
 	}
@@ -121,29 +148,29 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		requested = billing.EffortMedium
 	}
 	if !billing.KnownEffort(requested) {
-		return Created{}, fault.InvalidInput(fault.Field{Field: "effort", Message: "unknown effort " + requested})
+		return Prepared{}, fault.InvalidInput(fault.Field{Field: "effort", Message: "unknown effort " + requested})
 	}
 	effort := s.billing.Config().Clamp(r.Tier, requested)
 	if r.JSONSchema != nil {
 		if err := CheckSchema(r.JSONSchema); err != nil {
-			return Created{}, fault.InvalidInput(fault.Field{Field: "json_schema", Message: err.Error()})
+			return Prepared{}, fault.InvalidInput(fault.Field{Field: "json_schema", Message: err.Error()})
 		}
 	}
 	if r.WebhookURL != nil {
 		if err := s.CheckWebhookURL(*r.WebhookURL); err != nil {
-			return Created{}, fault.InvalidInput(fault.Field{Field: "webhook_url", Message: err.Error()})
+			return Prepared{}, fault.InvalidInput(fault.Field{Field: "webhook_url", Message: err.Error()})
 		}
 	}
 	if len(r.AttachmentIDs) > 0 {
 		if s.attachments == nil {
-			return Created{}, unusable(&UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"})
+			return Prepared{}, unusable(&UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"})
 		}
 		if _, err := s.attachments.FilesForJob(ctx, r.AccountID, r.AttachmentIDs); err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 	}
 	if err := s.affordable(ctx, r.AccountID, effort); err != nil {
-		return Created{}, err
+		return Prepared{}, err
 	}
 
 	id := r.ID
@@ -160,7 +187,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		ExpertID: r.ExpertID, AttachmentIDs: attIDs, IsPublic: r.IsPublic,
 	})
 	if err != nil {
-		return Created{}, fmt.Errorf("encode request echo: %w", err)
+		return Prepared{}, fmt.Errorf("encode request echo: %w", err)
 	}
 	attJSON, _ := json.Marshal(attIDs)
 	job := store.ResearchJob{
@@ -179,7 +206,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	if r.JSONSchema != nil {
 		b, err := json.Marshal(r.JSONSchema)
 		if err != nil {
-			return Created{}, fmt.Errorf("encode json_schema: %w", err)
+			return Prepared{}, fmt.Errorf("encode json_schema: %w", err)
 		}
 		job.JSONSchema = ptr(string(b))
 	}
@@ -189,38 +216,30 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	if r.WebhookURL != nil && r.APIKey != "" {
 		sealed, err := s.sealer.Seal(r.APIKey, id)
 		if err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 		job.WebhookKeySealed = &sealed
 	}
 
-	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if err := claim(ctx, tx, id); err != nil {
-			return err
-		}
-		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
-			return err
-		}
-		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: RunInitial, Effort: effort}, r.Background)
-		if err != nil {
-			return err
-		}
-		job.RiverJobID = &res.Job.ID
-		if err := s.insertWithSlug(ctx, tx, &job); err != nil {
-			return err
-		}
-		if r.Within != nil {
-			if err := r.Within(ctx, tx, id); err != nil {
-				return err
-			}
-		}
-		return s.statusEvent(ctx, tx, id, Queued, "The job was accepted and is waiting for a worker.", nil)
-	})
-	if err != nil {
-		return Created{}, err
+	return Prepared{job: job, runID: runID, effort: effort, background: r.Background}, nil
+}
+
+// Insert writes a prepared job in tx: the hold on the run's price, its queue entry, the job row and
+// its first timeline event.
+func (s *Service) Insert(ctx context.Context, tx *store.Store, p Prepared) (store.ResearchJob, error) {
+	job := p.job
+	if err := s.hold(ctx, tx, job.AccountID, job.ID, p.runID, p.effort); err != nil {
+		return job, err
 	}
-	// The job as accepted: a re-read could already show a worker's claim (in_progress).
-	return Created{Job: job}, nil
+	res, err := s.enqueueRun(ctx, tx, job.AccountID, runArgs{JobID: job.ID, RunID: p.runID, RunKind: RunInitial, Effort: p.effort}, p.background)
+	if err != nil {
+		return job, err
+	}
+	job.RiverJobID = &res.Job.ID
+	if err := s.insertWithSlug(ctx, tx, &job); err != nil {
+		return job, err
+	}
+	return job, s.statusEvent(ctx, tx, job.ID, Queued, "The job was accepted and is waiting for a worker.", nil)
 }
 
 // insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
