@@ -95,7 +95,8 @@ type Experts interface {
 
 // Jobs is what the dispatcher needs from the research job service (*jobs.Service).
 type Jobs interface {
-	Create(ctx context.Context, r jobs.CreateRequest) (jobs.Created, error)
+	Prepare(ctx context.Context, r jobs.CreateRequest) (jobs.Prepared, error)
+	Insert(ctx context.Context, tx *store.Store, p jobs.Prepared) (store.ResearchJob, error)
 }
 
 // Config tunes the dispatcher.

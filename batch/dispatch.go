@@ -134,40 +134,29 @@ func (s *Service) Dispatch(ctx context.Context, batchID string) error {
 	return nil
 }
 
-// launch creates the research job of one row. The slot, the budget and the row are claimed inside
-// the job's create transaction, so the job exists if and only if the claims hold.
+// launch creates the research job of one row: the job is prepared first (jobs.Prepare reads what
+// it needs outside any transaction), then inserted and the slot, the budget and the row claimed in
+// one transaction, so the job exists if and only if the claims hold. The job goes in first: its
+// hold locks the account before the claims lock the batch, the order a settling job takes them.
 func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow, tier string, cost int64) (outcome, error) {
 	req := jobs.CreateRequest{
 		AccountID: b.AccountID, Tier: tier, Question: row.Question, Effort: b.Effort, ExpertID: b.ExpertID, Background: true,
-		Within: func(ctx context.Context, tx *store.Store, jobID string) error {
-			now := s.now()
-			ok, err := tx.ClaimBatchSlot(ctx, statuses, b.ID, cost, now)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errLost
-			}
-			ok, err = tx.StartBatchRow(ctx, statuses, b.ID, row.RowNumber, jobID, cost, now)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return errLost
-			}
-			if b.PausedReason != nil && *b.PausedReason == CodeQuotaExhausted {
-				// Credits are back: the waiting rows stop saying they wait for them.
-				err = tx.MarkWaitingBatchRows(ctx, statuses, b.ID, nil)
-			}
-			return err
-		},
 	}
 	if b.CustomJSONSchema != nil {
 		if err := json.Unmarshal([]byte(*b.CustomJSONSchema), &req.JSONSchema); err != nil {
 			return stop, fmt.Errorf("batch %s: decode custom_json_schema: %w", b.ID, err)
 		}
 	}
-	_, err := s.jobs.Create(ctx, req)
+	p, err := s.jobs.Prepare(ctx, req)
+	if err == nil {
+		err = s.st.InTx(ctx, func(tx *store.Store) error {
+			job, err := s.jobs.Insert(ctx, tx, p)
+			if err != nil {
+				return err
+			}
+			return s.claimRow(ctx, tx, b, row, job.ID, cost)
+		})
+	}
 	var ce *jobs.CreditsError
 	var te *jobs.ExpertTierError
 	switch {
@@ -188,6 +177,31 @@ func (s *Service) launch(ctx context.Context, b store.Batch, row store.BatchRow,
 	default:
 		return stop, fmt.Errorf("launch row %d of batch %s: %w", row.RowNumber, b.ID, err)
 	}
+}
+
+// claimRow takes a slot and the row's budget and links the row to its job, in the job's insert
+// transaction; errLost when another dispatcher got there first.
+func (s *Service) claimRow(ctx context.Context, tx *store.Store, b store.Batch, row store.BatchRow, jobID string, cost int64) error {
+	now := s.now()
+	ok, err := tx.ClaimBatchSlot(ctx, statuses, b.ID, cost, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errLost
+	}
+	ok, err = tx.StartBatchRow(ctx, statuses, b.ID, row.RowNumber, jobID, cost, now)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errLost
+	}
+	if b.PausedReason != nil && *b.PausedReason == CodeQuotaExhausted {
+		// Credits are back: the waiting rows stop saying they wait for them.
+		err = tx.MarkWaitingBatchRows(ctx, statuses, b.ID, nil)
+	}
+	return err
 }
 
 // pauseForQuota marks an active batch paused for credits and its waiting rows quota_exhausted.

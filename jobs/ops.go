@@ -67,10 +67,6 @@ type CreateRequest struct {
 	// a deep backlog there never delays jobs created through the API. Continuations always run on
 	// the API queue.
 	Background bool
-	// Within, when set, runs inside the create transaction after the job row is inserted; an error
-	// aborts the create (nothing is written). The batch dispatcher claims its row here, so a row is
-	// linked to exactly one job even when several processes dispatch at once.
-	Within func(ctx context.Context, tx *store.Store, jobID string) error
 }
 
 // RequestEcho is the stored echo of a create body with defaults applied.
@@ -101,15 +97,47 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Created, error) 
 }
 
 func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency.Claim) (Created, error) {
+	p, err := s.Prepare(ctx, r)
+	if err != nil {
+		return Created{}, err
+	}
+	var job store.ResearchJob
+	err = s.st.InTx(ctx, func(tx *store.Store) error {
+		if err := claim(ctx, tx, p.job.ID); err != nil {
+			return err
+		}
+		job, err = s.Insert(ctx, tx, p)
+		return err
+	})
+	if err != nil {
+		return Created{}, err
+	}
+	// The job as accepted: a re-read could already show a worker's claim (in_progress).
+	return Created{Job: job}, nil
+}
+
+// Prepared is a checked create, ready to be inserted (Insert) in a transaction.
+type Prepared struct {
+	job        store.ResearchJob
+	accepted   store.ResearchEvent // its first timeline event
+	runID      string
+	effort     string
+	background bool
+}
+
+// Prepare checks a create and builds its job row, reading what it needs before any transaction
+// (SQLite has one connection: a read from inside one would wait for itself). Batches prepare a
+// row's job, then insert it in the transaction that claims the row.
+func (s *Service) Prepare(ctx context.Context, r CreateRequest) (Prepared, error) {
 	// The expert comes first: its default effort applies when the caller names none.
 	var ex *Expert
 	if r.ExpertID != nil {
 		if s.experts == nil {
-			return Created{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
+			return Prepared{}, fmt.Errorf("expert %q: %w", *r.ExpertID, ErrExpertNotFound)
 		}
 		e, err := s.experts.Resolve(ctx, r.AccountID, *r.ExpertID)
 		if err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 		ex = &e
 	}
@@ -121,29 +149,29 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		requested = billing.EffortMedium
 	}
 	if !billing.KnownEffort(requested) {
-		return Created{}, fault.InvalidInput(fault.Field{Field: "effort", Message: "unknown effort " + requested})
+		return Prepared{}, fault.InvalidInput(fault.Field{Field: "effort", Message: "unknown effort " + requested})
 	}
 	effort := s.billing.Config().Clamp(r.Tier, requested)
 	if r.JSONSchema != nil {
 		if err := CheckSchema(r.JSONSchema); err != nil {
-			return Created{}, fault.InvalidInput(fault.Field{Field: "json_schema", Message: err.Error()})
+			return Prepared{}, fault.InvalidInput(fault.Field{Field: "json_schema", Message: err.Error()})
 		}
 	}
 	if r.WebhookURL != nil {
 		if err := s.CheckWebhookURL(*r.WebhookURL); err != nil {
-			return Created{}, fault.InvalidInput(fault.Field{Field: "webhook_url", Message: err.Error()})
+			return Prepared{}, fault.InvalidInput(fault.Field{Field: "webhook_url", Message: err.Error()})
 		}
 	}
 	if len(r.AttachmentIDs) > 0 {
 		if s.attachments == nil {
-			return Created{}, unusable(&UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"})
+			return Prepared{}, unusable(&UnusableAttachmentError{Index: 0, ID: r.AttachmentIDs[0], Reason: "attachments are not available on this server"})
 		}
 		if _, err := s.attachments.FilesForJob(ctx, r.AccountID, r.AttachmentIDs); err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 	}
 	if err := s.affordable(ctx, r.AccountID, effort); err != nil {
-		return Created{}, err
+		return Prepared{}, err
 	}
 
 	id := r.ID
@@ -160,7 +188,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 		ExpertID: r.ExpertID, AttachmentIDs: attIDs, IsPublic: r.IsPublic,
 	})
 	if err != nil {
-		return Created{}, fmt.Errorf("encode request echo: %w", err)
+		return Prepared{}, fmt.Errorf("encode request echo: %w", err)
 	}
 	attJSON, _ := json.Marshal(attIDs)
 	job := store.ResearchJob{
@@ -179,7 +207,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	if r.JSONSchema != nil {
 		b, err := json.Marshal(r.JSONSchema)
 		if err != nil {
-			return Created{}, fmt.Errorf("encode json_schema: %w", err)
+			return Prepared{}, fmt.Errorf("encode json_schema: %w", err)
 		}
 		job.JSONSchema = ptr(string(b))
 	}
@@ -189,42 +217,36 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 	if r.WebhookURL != nil && r.APIKey != "" {
 		sealed, err := s.sealer.Seal(r.APIKey, id)
 		if err != nil {
-			return Created{}, err
+			return Prepared{}, err
 		}
 		job.WebhookKeySealed = &sealed
 	}
 
 	accepted, err := statusRow(id, Queued, acceptedMsg, nil)
 	if err != nil {
-		return Created{}, err
+		return Prepared{}, err
 	}
-	err = s.st.InTx(ctx, func(tx *store.Store) error {
-		if err := claim(ctx, tx, id); err != nil {
-			return err
-		}
-		if err := s.hold(ctx, tx, r.AccountID, id, runID, effort); err != nil {
-			return err
-		}
-		res, err := s.enqueueRun(ctx, tx, r.AccountID, runArgs{JobID: id, RunID: runID, RunKind: RunInitial, Effort: effort}, r.Background)
-		if err != nil {
-			return err
-		}
-		job.RiverJobID = &res.Job.ID
-		// The job's first timeline event goes in with its row (no counter update).
-		if err := s.insertWithSlug(ctx, tx, &job, &accepted); err != nil {
-			return err
-		}
-		s.logStatus(tx, id, Queued, acceptedMsg)
-		if r.Within != nil {
-			return r.Within(ctx, tx, id)
-		}
-		return nil
-	})
+	return Prepared{job: job, accepted: accepted, runID: runID, effort: effort, background: r.Background}, nil
+}
+
+// Insert writes a prepared job in tx: the hold on the run's price, its queue entry, the job row and
+// its first timeline event.
+func (s *Service) Insert(ctx context.Context, tx *store.Store, p Prepared) (store.ResearchJob, error) {
+	job, accepted := p.job, p.accepted
+	if err := s.hold(ctx, tx, job.AccountID, job.ID, p.runID, p.effort); err != nil {
+		return job, err
+	}
+	res, err := s.enqueueRun(ctx, tx, job.AccountID, runArgs{JobID: job.ID, RunID: p.runID, RunKind: RunInitial, Effort: p.effort}, p.background)
 	if err != nil {
-		return Created{}, err
+		return job, err
 	}
-	// The job as accepted: a re-read could already show a worker's claim (in_progress).
-	return Created{Job: job}, nil
+	job.RiverJobID = &res.Job.ID
+	// The job's first timeline event goes in with its row (no counter update).
+	if err := s.insertWithSlug(ctx, tx, &job, &accepted); err != nil {
+		return job, err
+	}
+	s.logStatus(tx, job.ID, Queued, acceptedMsg)
+	return job, nil
 }
 
 // acceptedMsg is the content of a new job's first status event.
@@ -394,7 +416,7 @@ func (s *Service) Continue(ctx context.Context, jobID, tier, apiKey string) (sto
 
 // Update changes the caller-settable fields of a job (PATCH); a locked job refuses with ErrLocked.
 // It returns the job as updated.
-func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) (store.JobView, error) {
+func (s *Service) Update(ctx context.Context, jobID string, set Settings) (store.JobView, error) {
 	var v store.JobView
 	err := s.st.InTx(ctx, func(tx *store.Store) error {
 		j, err := tx.ResearchJobByID(ctx, jobID)
@@ -404,7 +426,7 @@ func (s *Service) Update(ctx context.Context, jobID string, set map[string]any) 
 		if j.Locked {
 			return fmt.Errorf("%w: a job locked by moderation cannot be changed", ErrLocked)
 		}
-		if _, err = tx.UpdateResearchJob(ctx, jobID, nil, set); err != nil {
+		if err = tx.ChangeJobSettings(ctx, jobID, set); err != nil {
 			return err
 		}
 		v, err = tx.ResearchJobView(ctx, jobID)

@@ -21,6 +21,8 @@ type (
 	Delivery = store.WebhookDelivery
 	// Message is one webhook a run sent, with its latest round (what a redelivery queues).
 	Message = store.WebhookMessage
+	// Settings are the owner's settings of a job (PATCH): a nil field is left as it is.
+	Settings = store.JobSettings
 )
 
 // APIv1 is the surface of jobs created through the v1 API.

@@ -164,32 +164,26 @@ func (s *Server) UpdateResearchJob(ctx context.Context, req gen.UpdateResearchJo
 		return nil, err
 	}
 	b := req.Body
-	set := map[string]any{}
-	if b.IsPublic != nil {
-		set["is_public"] = *b.IsPublic
-	}
-	if b.AnonymousCtaEnabled != nil {
-		set["anonymous_cta_enabled"] = *b.AnonymousCtaEnabled
-	}
+	set := jobs.Settings{IsPublic: b.IsPublic, AnonymousCTAEnabled: b.AnonymousCtaEnabled}
 	if b.AnonymousCtaVariant.IsSpecified() {
 		if b.AnonymousCtaVariant.IsNull() {
-			set["anonymous_cta_variant"] = nil
+			set.ClearCTAVariant = true
 		} else {
-			set["anonymous_cta_variant"] = b.AnonymousCtaVariant.MustGet()
+			set.AnonymousCTAVariant = ptr(b.AnonymousCtaVariant.MustGet())
 		}
 	}
 	if b.AnonymousCta.IsSpecified() {
 		// The document bounds every field (validateRequests); the object is stored whole.
-		set["anonymous_cta"] = nil
-		if !b.AnonymousCta.IsNull() {
+		set.ClearCTA = b.AnonymousCta.IsNull()
+		if !set.ClearCTA {
 			raw, err := json.Marshal(b.AnonymousCta.MustGet())
 			if err != nil {
 				return nil, fmt.Errorf("encode anonymous_cta: %w", err)
 			}
-			set["anonymous_cta"] = string(raw)
+			set.AnonymousCTA = ptr(string(raw))
 		}
 	}
-	if len(set) == 0 {
+	if set.Empty() {
 		return nil, errValidation("send at least one field to change", gen.FieldError{Field: "body", Message: "no fields"})
 	}
 	v, err := s.research.Update(ctx, j.ID, set)

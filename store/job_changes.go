@@ -157,3 +157,42 @@ func (s *Store) ContinueResearchJob(ctx context.Context, st JobStatuses, id stri
 	}
 	return s.updateJob(ctx, id, []string{st.Completed}, set)
 }
+
+// JobSettings are the owner's settings of a job (PATCH /research/{job}); a nil field is left as it
+// is, and Clear* sets the column to null.
+type JobSettings struct {
+	IsPublic            *bool
+	AnonymousCTAEnabled *bool
+	AnonymousCTAVariant *string
+	ClearCTAVariant     bool
+	AnonymousCTA        *string // JSON
+	ClearCTA            bool
+}
+
+// Empty: the settings change nothing.
+func (c JobSettings) Empty() bool {
+	return c.IsPublic == nil && c.AnonymousCTAEnabled == nil && c.AnonymousCTAVariant == nil && !c.ClearCTAVariant &&
+		c.AnonymousCTA == nil && !c.ClearCTA
+}
+
+// ChangeJobSettings writes a job's owner settings.
+func (s *Store) ChangeJobSettings(ctx context.Context, id string, c JobSettings) error {
+	set := map[string]any{}
+	if c.IsPublic != nil {
+		set["is_public"] = *c.IsPublic
+	}
+	if c.AnonymousCTAEnabled != nil {
+		set["anonymous_cta_enabled"] = *c.AnonymousCTAEnabled
+	}
+	if c.AnonymousCTAVariant != nil || c.ClearCTAVariant {
+		set["anonymous_cta_variant"] = c.AnonymousCTAVariant
+	}
+	if c.AnonymousCTA != nil || c.ClearCTA {
+		set["anonymous_cta"] = c.AnonymousCTA
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	_, err := s.UpdateResearchJob(ctx, id, nil, set)
+	return err
+}

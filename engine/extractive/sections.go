@@ -212,10 +212,19 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		return nil, nil, false
 	}
 	// A list or briefing takes a point from each paragraph, as do "the main causes"; a reason is
-	// stated in a sentence or two.
-	answer = c.sectionPoints(sec, ranked, o.Items, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
+	// stated in a sentence or two. A list the section gives is answered whole (up to listPoints) at
+	// every effort: cutting the fifth of five causes is the defect lists are answered from sections
+	// to avoid; effort decides how widely sources are read, not how much of a found list is kept.
+	n := o.Items
+	if s.q.Shape == shapeList || (s.q.Plural && s.q.Shape != shapeBrief) {
+		n = max(n, listPoints)
+	}
+	answer = c.sectionPoints(sec, ranked, n, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
 	return answer, nil, len(answer) > 0
 }
+
+// listPoints is how many points of a list section an answer keeps at most.
+const listPoints = 8
 
 // stating is the likeliest ranked candidate that states one of ts and is not taken.
 func (c *corpus) stating(s *scorer, ranked []scored, ts []string, taken []int) (int, bool) {
