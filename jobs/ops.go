@@ -119,6 +119,7 @@ func (s *Service) create(ctx context.Context, r CreateRequest, claim idempotency
 // Prepared is a checked create, ready to be inserted (Insert) in a transaction.
 type Prepared struct {
 	job        store.ResearchJob
+	accepted   store.ResearchEvent // its first timeline event
 	runID      string
 	effort     string
 	background bool
@@ -221,13 +222,17 @@ func (s *Service) Prepare(ctx context.Context, r CreateRequest) (Prepared, error
 		job.WebhookKeySealed = &sealed
 	}
 
-	return Prepared{job: job, runID: runID, effort: effort, background: r.Background}, nil
+	accepted, err := statusRow(id, Queued, acceptedMsg, nil)
+	if err != nil {
+		return Prepared{}, err
+	}
+	return Prepared{job: job, accepted: accepted, runID: runID, effort: effort, background: r.Background}, nil
 }
 
 // Insert writes a prepared job in tx: the hold on the run's price, its queue entry, the job row and
 // its first timeline event.
 func (s *Service) Insert(ctx context.Context, tx *store.Store, p Prepared) (store.ResearchJob, error) {
-	job := p.job
+	job, accepted := p.job, p.accepted
 	if err := s.hold(ctx, tx, job.AccountID, job.ID, p.runID, p.effort); err != nil {
 		return job, err
 	}
@@ -236,18 +241,24 @@ func (s *Service) Insert(ctx context.Context, tx *store.Store, p Prepared) (stor
 		return job, err
 	}
 	job.RiverJobID = &res.Job.ID
-	if err := s.insertWithSlug(ctx, tx, &job); err != nil {
+	// The job's first timeline event goes in with its row (no counter update).
+	if err := s.insertWithSlug(ctx, tx, &job, &accepted); err != nil {
 		return job, err
 	}
-	return job, s.statusEvent(ctx, tx, job.ID, Queued, "The job was accepted and is waiting for a worker.", nil)
+	s.logStatus(tx, job.ID, Queued, acceptedMsg)
+	return job, nil
 }
 
-// insertWithSlug inserts the job, lengthening the slug's id suffix while it collides.
-func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob) error {
+// acceptedMsg is the content of a new job's first status event.
+const acceptedMsg = "The job was accepted and is waiting for a worker."
+
+// insertWithSlug inserts the job and its first events, lengthening the slug's id suffix while it
+// collides.
+func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob, first ...*store.ResearchEvent) error {
 	var err error
 	for _, n := range []int{6, 8, 12, 32} {
 		j.Slug = Slug(j.Question, j.ID, n)
-		if err = tx.CreateResearchJob(ctx, j); !errors.Is(err, store.ErrConflict) {
+		if err = tx.CreateResearchJob(ctx, j, first...); !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 	}
@@ -426,13 +437,27 @@ func (s *Service) Update(ctx context.Context, jobID string, set Settings) (store
 
 // statusEvent appends a status timeline event.
 func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, status, content string, data map[string]any) error {
+	ev, err := statusRow(jobID, status, content, data)
+	if err != nil {
+		return err
+	}
+	if err := tx.AppendEvent(ctx, &ev); err != nil {
+		return err
+	}
+	s.logStatus(tx, jobID, status, content)
+	return nil
+}
+
+// statusRow is the row of a status timeline event (data nil: the status alone).
+func statusRow(jobID, status, content string, data map[string]any) (store.ResearchEvent, error) {
 	if data == nil {
 		data = map[string]any{"status": status}
 	}
-	if err := appendEvent(ctx, tx, jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data}); err != nil {
-		return err
-	}
-	// One log line per state change, once it is committed (the terminal's view of the jobs).
+	return eventRow(jobID, engine.Event{Kind: engine.KindStatus, Title: status, Content: content, Data: data})
+}
+
+// logStatus writes one log line per state change, once tx commits (the terminal's view of the jobs).
+func (s *Service) logStatus(tx *store.Store, jobID, status, content string) {
 	tx.AfterCommit(func() {
 		attrs := []any{"job_id", jobID}
 		if status == Failed {
@@ -440,16 +465,6 @@ func (s *Service) statusEvent(ctx context.Context, tx *store.Store, jobID, statu
 		}
 		s.log.Info("job "+status, attrs...)
 	})
-	return nil
-}
-
-// appendEvent sanitizes and stores a timeline event.
-func appendEvent(ctx context.Context, tx *store.Store, jobID string, e engine.Event) error {
-	ev, err := eventRow(jobID, e)
-	if err != nil {
-		return err
-	}
-	return tx.AppendEvent(ctx, &ev)
 }
 
 // eventRow is the sanitized row of a timeline event.

@@ -141,7 +141,35 @@ type WebhookDelivery struct {
 }
 
 // CreateResearchJob inserts a job. A taken slug is ErrConflict.
-func (s *Store) CreateResearchJob(ctx context.Context, j *ResearchJob) error {
+//
+// first, when given, are the job's first timeline events, inserted with it (seqs 1, 2, … and the
+// job's event_seq set to their count): the same rows AppendEvents would write, without its counter
+// update, since no other writer can know a job its own insert has yet to commit. j and first are
+// written together or not at all.
+func (s *Store) CreateResearchJob(ctx context.Context, j *ResearchJob, first ...*ResearchEvent) error {
+	if len(first) == 0 {
+		return s.insertResearchJob(ctx, j)
+	}
+	return s.atomically(ctx, func(st *Store) error {
+		j.EventSeq = int64(len(first))
+		if err := st.insertResearchJob(ctx, j); err != nil {
+			return err
+		}
+		for i, e := range first {
+			e.JobID, e.Seq = j.ID, int64(i+1)
+			if e.ID == "" {
+				e.ID = uuid.NewString()
+			}
+		}
+		if err := st.with(ctx).Create(first).Error; err != nil {
+			return fmt.Errorf("append %d events: %w", len(first), err)
+		}
+		st.AfterCommit(func() { st.events.written(j.ID, j.EventSeq) })
+		return nil
+	})
+}
+
+func (s *Store) insertResearchJob(ctx context.Context, j *ResearchJob) error {
 	// A taken slug (or id) inserts nothing instead of failing, so it does not poison the caller's
 	// transaction (Postgres) and needs no savepoint around the insert.
 	res := s.with(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(j)
