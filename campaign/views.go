@@ -30,33 +30,48 @@ func (s *Service) Overview(ctx context.Context, accountID, id string) (View, err
 }
 
 func (s *Service) get(ctx context.Context, accountID, id string, artifacts bool) (View, error) {
-	c, err := s.owned(ctx, s.st, accountID, id, false)
-	if err != nil {
-		return View{}, err
-	}
-	return s.view(ctx, c, artifacts)
+	var v View
+	err := s.st.Snapshot(ctx, func(tx *store.Store) error {
+		c, err := s.owned(ctx, tx, accountID, id, false)
+		if err != nil {
+			return err
+		}
+		v, err = s.viewIn(ctx, tx, c, artifacts)
+		return err
+	})
+	return v, err
 }
 
 // Summary reads a campaign without its artifacts (the answer of approve, cancel and retry).
 func (s *Service) summary(ctx context.Context, id string) (View, error) {
-	c, err := s.st.CampaignByID(ctx, id)
-	if err != nil {
-		return View{}, err
-	}
-	return s.view(ctx, c, false)
+	var v View
+	err := s.st.Snapshot(ctx, func(tx *store.Store) error {
+		c, err := tx.CampaignByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		v, err = s.viewIn(ctx, tx, c, false)
+		return err
+	})
+	return v, err
 }
 
 // List pages an account's campaigns newest first.
 func (s *Service) List(ctx context.Context, accountID string, status *string, req store.PageRequest) ([]View, *store.Cursor, error) {
-	page, err := s.st.ListCampaigns(ctx, accountID, status, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := make([]string, len(page.Items))
-	for i, c := range page.Items {
-		ids[i] = c.ID
-	}
-	stages, err := s.st.CampaignStages(ctx, ids...)
+	var page store.Page[store.Campaign]
+	var stages []store.CampaignStage
+	err := s.st.Snapshot(ctx, func(tx *store.Store) error {
+		var err error
+		if page, err = tx.ListCampaigns(ctx, accountID, status, req); err != nil {
+			return err
+		}
+		ids := make([]string, len(page.Items))
+		for i, c := range page.Items {
+			ids[i] = c.ID
+		}
+		stages, err = tx.CampaignStages(ctx, ids...)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,8 +88,14 @@ func (s *Service) List(ctx context.Context, accountID string, status *string, re
 	return out, page.Next, nil
 }
 
+// view reads the rest of campaign c's view; c must be from the same snapshot when the view is
+// shown as one state (get, summary).
 func (s *Service) view(ctx context.Context, c store.Campaign, artifacts bool) (View, error) {
-	stages, err := s.st.CampaignStages(ctx, c.ID)
+	return s.viewIn(ctx, s.st, c, artifacts)
+}
+
+func (s *Service) viewIn(ctx context.Context, st *store.Store, c store.Campaign, artifacts bool) (View, error) {
+	stages, err := st.CampaignStages(ctx, c.ID)
 	if err != nil {
 		return View{}, err
 	}
@@ -82,7 +103,7 @@ func (s *Service) view(ctx context.Context, c store.Campaign, artifacts bool) (V
 	if err != nil || !artifacts {
 		return v, err
 	}
-	v.Artifacts, err = s.st.CampaignArtifacts(ctx, c.ID)
+	v.Artifacts, err = st.CampaignArtifacts(ctx, c.ID)
 	return v, err
 }
 

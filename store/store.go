@@ -243,6 +243,24 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	return nil
 }
 
+// Snapshot runs fn in one read-only transaction, so that what it reads in several statements is one
+// state of the database (a campaign's credits and its stages' counts, not one before and one after
+// a settlement): on Postgres at REPEATABLE READ, since a READ COMMITTED transaction gives each
+// statement its own snapshot; on SQLite a transaction is one snapshot. Inside a transaction, fn
+// runs in it.
+func (s *Store) Snapshot(ctx context.Context, fn func(tx *Store) error) error {
+	if s.boundTx {
+		return fn(s)
+	}
+	var opts *sql.TxOptions
+	if s.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, listen: s.listen, events: s.events, boundTx: true, committed: new([]func())})
+	}, opts)
+}
+
 // AfterCommit runs f once the transaction s is bound to commits, and never when it rolls back; on
 // a Store bound to no transaction it runs f at once. For side effects that must not claim what did
 // not happen (a log line saying a job completed).
