@@ -569,13 +569,19 @@ func (s *scorer) statesAttribute(u int) bool {
 // relatedCoverage is the weight of the question's terms that neither the unit nor its context
 // states, but the unit states a word related to (nlp.Related), over the question's weight.
 func (s *scorer) relatedCoverage(u int) float64 {
+	return s.unmatchedShare(u, func(t string) float64 { return flag(s.relatedIn(u, t)) })
+}
+
+// unmatchedShare is the weight of the question's terms that neither the unit nor its context
+// states, each counted by credit (0 to 1), over the question's weight.
+func (s *scorer) unmatchedShare(u int, credit func(t string) float64) float64 {
 	if s.total == 0 {
 		return 0
 	}
 	got := 0.0
 	for _, t := range s.q.Terms {
-		if s.match(u, t) == 0 && s.relatedIn(u, t) {
-			got += s.w[t]
+		if s.match(u, t) == 0 {
+			got += s.w[t] * credit(t)
 		}
 	}
 	return got / s.total
@@ -660,19 +666,12 @@ func (s *scorer) similarIn(u int, t string) float64 {
 // neither the unit nor its context states counts its weight times the best cosine (at least 0.5)
 // to a term of the unit.
 func (s *scorer) similarCoverage(u int) float64 {
-	if s.total == 0 {
-		return 0
-	}
-	got := 0.0
-	for _, t := range s.q.Terms {
-		if s.match(u, t) != 0 {
-			continue
-		}
+	return s.unmatchedShare(u, func(t string) float64 {
 		if best := s.similarIn(u, t); best >= minSimilarity {
-			got += s.w[t] * best
+			return best
 		}
-	}
-	return got / s.total
+		return 0
+	})
 }
 
 // minSimilarity: below it, two words' vectors say little (unrelated words of a long sentence
