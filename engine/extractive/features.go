@@ -84,6 +84,7 @@ type questionStats struct {
 	rank       []int           // per unit: rank by ctxCov
 	typed      float64
 	hasAttrib  bool
+	qVec       []float32 // the question's terms' idf-weighted vector (vectorCosine)
 }
 
 // stats measures the question against the whole corpus.
@@ -132,6 +133,7 @@ func (s *scorer) stats() *questionStats {
 		st.typed = 1
 	}
 	st.hasAttrib = len(q.Attribute) > 0
+	st.qVec = s.meanVector(q.Terms)
 	return st
 }
 
@@ -255,7 +257,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[43] = flag(s.q.Negated != nlp.Negated(un.Text))
 	x[44] = s.relatedCoverage(u)
 	x[45] = s.similarCoverage(u)
-	x[46] = s.vectorCosine(u)
+	x[46] = s.vectorCosine(u, st.qVec)
 	x[47] = s.unsupported(u)
 	return x
 }

@@ -97,8 +97,8 @@ const minSimilarity = 0.5
 
 // vectorCosine compares what the question and the unit are about as wholes: the cosine of their
 // terms' idf-weighted mean vectors.
-func (s *scorer) vectorCosine(u int) float64 {
-	q := s.meanVector(s.q.Terms)
+// q is the question's vector, computed once per question.
+func (s *scorer) vectorCosine(u int, q []float32) float64 {
 	d := s.meanVector(s.c.own[u])
 	if q == nil || d == nil {
 		return 0
