@@ -255,10 +255,8 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[41] = st.numberGone
 	x[42] = s.namesUnbridged(u)
 	x[43] = flag(s.q.Negated != nlp.Negated(un.Text))
-	x[44] = s.relatedCoverage(u)
-	x[45] = s.similarCoverage(u)
+	x[44], x[45], x[47] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
-	x[47] = s.unsupported(u)
 	return x
 }
 

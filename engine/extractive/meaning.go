@@ -9,48 +9,39 @@ import (
 // Features that read word meaning (WordNet relatives and word vectors, engine/nlp) and what a
 // unit's document states elsewhere but the unit does not.
 
-// relatedCoverage is the weight of the question's terms that neither the unit nor its context
-// states, but the unit states a word related to (nlp.Related), over the question's weight.
-func (s *scorer) relatedCoverage(u int) float64 {
-	return s.unmatchedShare(u, func(t string) float64 { return flag(s.relatedIn(u, t)) })
-}
-
-// unmatchedShare is the weight of the question's terms that neither the unit nor its context
-// states, each counted by credit (0 to 1), over the question's weight.
-func (s *scorer) unmatchedShare(u int, credit func(t string) float64) float64 {
+// meaning measures, for the question's terms that neither the unit nor its context states, what the
+// unit says of them by meaning, each as a weight over the question's weight:
+//   - related: terms the unit states by a relative (nlp.Related: "payment" for "pay");
+//   - similar: terms with a word of similar meaning in the unit by word vectors, each counted by its
+//     best cosine (at least minSimilarity);
+//   - unsupported: terms the unit states in no way although its document states them elsewhere,
+//     and no other document states: the unit's document speaks of them, but not here (a question
+//     written from a sentence with a detail changed reads like that). A word no source uses does
+//     not count: questions are worded unlike their sources ("brief me", "try"). Another document
+//     may supply a term: multi-document answers combine two sources.
+//
+// Each term is looked up once: the cosines are the costly part of a candidate's features.
+func (s *scorer) meaning(u int) (related, similar, unsupported float64) {
 	if s.total == 0 {
-		return 0
-	}
-	got := 0.0
-	for _, t := range s.q.Terms {
-		if s.match(u, t) == 0 {
-			got += s.w[t] * credit(t)
-		}
-	}
-	return got / s.total
-}
-
-// unsupported is the weight of the question's terms the unit does not state in any way (itself, its
-// context, a relative or a word of similar meaning) although its document states them elsewhere,
-// and no other document states, over the question's weight: the unit's document speaks of them,
-// but not here (a question written from a sentence with a detail changed reads like that). A word
-// no source uses does not count: questions are worded unlike their sources ("brief me", "try").
-// Another document may supply a term: multi-document answers combine two sources.
-func (s *scorer) unsupported(u int) float64 {
-	if s.total == 0 {
-		return 0
+		return 0, 0, 0
 	}
 	doc := s.c.units[u].Doc
-	got := 0.0
 	for _, t := range s.q.Terms {
-		if s.match(u, t) > 0 || s.relatedIn(u, t) || s.similarIn(u, t) >= minSimilarity {
+		if s.match(u, t) != 0 {
 			continue
 		}
-		if s.c.docTerms[doc][t] && s.onlyIn(doc, t) {
-			got += s.w[t]
+		rel := s.relatedIn(u, t)
+		sim := s.similarIn(u, t)
+		if rel {
+			related += s.w[t]
+		}
+		if sim >= minSimilarity {
+			similar += s.w[t] * sim
+		} else if !rel && s.c.docTerms[doc][t] && s.onlyIn(doc, t) {
+			unsupported += s.w[t]
 		}
 	}
-	return got / s.total
+	return related / s.total, similar / s.total, unsupported / s.total
 }
 
 // onlyIn: no document but d states term t.
@@ -77,18 +68,6 @@ func (s *scorer) similarIn(u int, t string) float64 {
 		}
 	}
 	return best
-}
-
-// similarCoverage is like relatedCoverage for words of similar meaning by word vectors: each term
-// neither the unit nor its context states counts its weight times the best cosine (at least 0.5)
-// to a term of the unit.
-func (s *scorer) similarCoverage(u int) float64 {
-	return s.unmatchedShare(u, func(t string) float64 {
-		if best := s.similarIn(u, t); best >= minSimilarity {
-			return best
-		}
-		return 0
-	})
 }
 
 // minSimilarity: below it, two words' vectors say little (unrelated words of a long sentence
