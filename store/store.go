@@ -227,7 +227,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	}
 	before := len(*committed)
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, listen: s.listen, events: s.events, boundTx: true, committed: committed})
+		return fn(s.bound(tx, committed))
 	})
 	if err != nil {
 		// Rolled back (a savepoint, when nested): what it deferred never happened.
@@ -241,6 +241,11 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		f()
 	}
 	return nil
+}
+
+// bound is s bound to transaction tx; committed collects what runs once it commits.
+func (s *Store) bound(tx *gorm.DB, committed *[]func()) *Store {
+	return &Store{db: tx, reads: tx, dialect: s.dialect, listen: s.listen, events: s.events, boundTx: true, committed: committed}
 }
 
 // Snapshot runs fn in one read-only transaction, so that what it reads in several statements is one
@@ -257,7 +262,7 @@ func (s *Store) Snapshot(ctx context.Context, fn func(tx *Store) error) error {
 		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
 	}
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(&Store{db: tx, reads: tx, dialect: s.dialect, listen: s.listen, events: s.events, boundTx: true, committed: new([]func())})
+		return fn(s.bound(tx, new([]func())))
 	}, opts)
 }
 
