@@ -232,20 +232,19 @@ func chooseThreshold(os []outcome, set trainingSet) (float64, map[string]any) {
 		cands = append(cands, o.best)
 	}
 	sort.Float64s(cands)
-	step := max(1, len(cands)/2000)
+	var ts, accs []float64
 	bestA := -1.0
-	for i := 0; i < len(cands); i += step {
-		bestA = max(bestA, first(acc(cands[i])))
+	for i := 0; i < len(cands); i += max(1, len(cands)/2000) {
+		a, _ := acc(cands[i])
+		ts, accs = append(ts, cands[i]), append(accs, a)
+		bestA = max(bestA, a)
 	}
 	// The lowest threshold within one standard error of the best: a higher one that scores no
 	// better than that is noise in the estimate, and would refuse answers for nothing.
 	se := math.Sqrt(bestA * (1 - bestA) / float64(len(os)))
 	bestT := 0.5
-	for i := 0; i < len(cands); i += step {
-		if first(acc(cands[i])) >= bestA-se {
-			bestT = cands[i]
-			break
-		}
+	if i := slices.IndexFunc(accs, func(a float64) bool { return a >= bestA-se }); i >= 0 {
+		bestT = ts[i]
 	}
 	a, right := acc(bestT)
 	fit := map[string]any{"weighted_accuracy_oof": round(a), "weighted_accuracy_oof_max": round(bestA)}
@@ -349,5 +348,3 @@ func recall(set trainingSet) (float64, map[string]float64) {
 	}
 	return round(float64(any) / float64(max(n, 1))), byFeature
 }
-
-func first[A, B any](a A, _ B) A { return a }
