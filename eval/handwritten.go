@@ -35,15 +35,35 @@ type Handwritten struct {
 	Structured []HandStructured `json:"structured"`
 }
 
-// LoadHandwritten reads dir/questions.json and the documents in dir/docs.
+// LoadHandwritten reads the documents in dir/docs and the cases of dir/questions.json, or of every
+// dir/questions*.json when several writers keep a file each (a training set).
 func LoadHandwritten(dir string) (*Handwritten, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "questions.json"))
+	files, err := filepath.Glob(filepath.Join(dir, "questions*.json"))
 	if err != nil {
 		return nil, err
 	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no questions*.json", dir)
+	}
 	var h Handwritten
-	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "questions.json"), err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var part Handwritten
+		if err := json.Unmarshal(b, &part); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		h.Questions = append(h.Questions, part.Questions...)
+		h.Structured = append(h.Structured, part.Structured...)
+	}
+	seen := map[string]bool{}
+	for _, q := range h.Questions {
+		if seen[q.ID] {
+			return nil, fmt.Errorf("%s: question id %q twice", dir, q.ID)
+		}
+		seen[q.ID] = true
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, "docs"))
 	if err != nil {

@@ -1,0 +1,86 @@
+package eval
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadHandwritten(t *testing.T) {
+	q := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			parts = append(parts, `{"id":"`+id+`","kind":"factoid","question":"Q?","expect":["x"]}`)
+		}
+		return `{"questions":[` + strings.Join(parts, ",") + `]}`
+	}
+	tests := []struct {
+		name    string
+		files   map[string]string
+		want    int
+		wantErr string
+	}{
+		{"one file", map[string]string{"questions.json": q("h01", "h02")}, 2, ""},
+		{"a file per writer", map[string]string{"questions-a.json": q("a01"), "questions-b.json": q("b01", "b02")}, 3, ""},
+		{"an id twice", map[string]string{"questions-a.json": q("a01"), "questions-b.json": q("a01")}, 0, `question id "a01" twice`},
+		{"no questions", map[string]string{}, 0, "no questions*.json"},
+		{"broken file", map[string]string{"questions.json": "{"}, 0, "questions.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "docs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "docs", "a.md"), []byte("# A\n\nText."), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h, err := LoadHandwritten(dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h.Questions) != tt.want || len(h.Docs) != 1 {
+				t.Fatalf("questions %d docs %d, want %d and 1", len(h.Questions), len(h.Docs), tt.want)
+			}
+		})
+	}
+}
+
+// The committed hand-written sets load: ids unique, every expected fact stated by some document
+// (a fact no document states would score every answer wrong).
+func TestCommittedHandwrittenSets(t *testing.T) {
+	for _, dir := range []string{"testdata/handwritten", "testdata/handwritten-train"} {
+		h, err := LoadHandwritten(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, d := range h.Docs {
+			all.WriteString(strings.ToLower(d.Text))
+		}
+		for _, q := range h.Questions {
+			if q.Unanswerable != (len(q.Expect) == 0) {
+				t.Errorf("%s %s: unanswerable %v with %d expected facts", dir, q.ID, q.Unanswerable, len(q.Expect))
+			}
+			for _, e := range q.Expect {
+				for _, alt := range strings.Split(e, "|") {
+					if !strings.Contains(all.String(), strings.ToLower(alt)) {
+						t.Errorf("%s %s: no document states %q", dir, q.ID, alt)
+					}
+				}
+			}
+		}
+	}
+}
