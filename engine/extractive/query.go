@@ -212,8 +212,12 @@ func isName(tok string) bool {
 		return false
 	}
 	w := strings.ToLower(strings.Trim(tok, ".’'"))
-	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w)
+	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w) && !notNames[w]
 }
+
+// notNames are ordinary words that questions write in capitals ("is it OK to ..."): no source
+// needs to mention them, and none is a name.
+var notNames = map[string]bool{"ok": true, "okay": true}
 
 // questionFrame finds the kind of value asked for and the phrase asked about, from the words of a
 // question in order.
