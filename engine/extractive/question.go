@@ -53,12 +53,15 @@ type subQuestion struct {
 func plainSub(text string) subQuestion { return subQuestion{Text: asQuestion(text)} }
 
 // pronouns stand for an earlier clause's subject.
-var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": true, "these": true, "its": true, "their": true, "those": true}
+var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": true, "these": true, "its": true,
+	"their": true, "those": true, "he": true, "she": true, "him": true, "her": true, "his": true, "each": true, "one": true, "ones": true}
 
 // subQuestions cuts a question into the parts it asks, in its own words, most specific first:
 //  1. sentences and semicolon clauses;
 //  2. a clause is split at a conjunction followed by a question word ("what is X and how does it
-//     affect Y"); a part that says "it" carries the earlier part's subject terms;
+//     affect Y"), or at a comma or colon before one ("brief me on X: what it treats, how to take
+//     it"); a part that says "it" or names nothing of its own carries the earlier part's subject
+//     terms;
 //  3. a coordinated pair or list of single words ("the costs and benefits of X", "solar vs wind")
 //     becomes one sub-question per member.
 //
@@ -79,7 +82,9 @@ func subQuestions(q string, max int) []subQuestion {
 		if key == "" || seen[key] || len(out) >= max {
 			return
 		}
-		if slices.ContainsFunc(nlp.Words(s), func(w string) bool { return pronouns[w] }) {
+		if slices.ContainsFunc(nlp.Words(s), func(w string) bool { return pronouns[w] }) || len(analyze(s).Names) == 0 {
+			// A later part that refers back ("what does each one mean") or names nothing of its
+			// own ("…: what to watch out for") is about the earlier part's subject.
 			sq.Carry = subject
 		}
 		if ph := keyPhrases(s); len(ph) > 0 && subject == nil {
@@ -134,13 +139,13 @@ func splitAtQuestionWords(s string) []string {
 	for i := 1; i+1 < len(fields); i++ {
 		w := bare(fields[i])
 		next := bare(fields[i+1])
-		commaBefore := strings.HasSuffix(fields[i-1], ",")
+		commaBefore := strings.HasSuffix(fields[i-1], ",") || strings.HasSuffix(fields[i-1], ":")
 		switch {
 		case conjunctions[w] && nlp.IsQuestionWord(next) && i > start:
 			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ","))
 			start = i + 1
 		case commaBefore && isWh(w) && i > start:
-			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ","))
+			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ",:"))
 			start = i
 		}
 	}

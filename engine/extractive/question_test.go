@@ -23,6 +23,8 @@ func TestSubQuestions(t *testing.T) {
 	}{
 		{"question word after and", "What is a heat pump and how does it save energy?", 2,
 			[]string{"What is a heat pump?", "How does it save energy?"}},
+		{"colon before question words", "Brief me on Almeron: what it treats, how to take it and what to watch out for", 4,
+			[]string{"Brief me on Almeron?", "What it treats?", "How to take it?", "What to watch out for?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
@@ -62,6 +64,18 @@ func TestSubQuestionsCarryTheSubject(t *testing.T) {
 	require.Equal(t, []string{"What is a heat pump?", "How does it save energy?"}, texts(subs))
 	require.Nil(t, subs[0].Carry)
 	require.Equal(t, []string{"heat", "pump"}, subs[1].Carry, "\"it\" is the heat pump")
+
+	subs = subQuestions("What error codes can the Kestrel dryer show, and what does each one mean?", 5)
+	require.Equal(t, []string{"What error codes can the Kestrel dryer show?", "What does each one mean?"}, texts(subs))
+	require.NotEmpty(t, subs[1].Carry, "\"each one\" is an error code")
+
+	subs = subQuestions("Brief me on Almeron: what it treats and what to watch out for", 5)
+	require.Len(t, subs, 3)
+	require.NotEmpty(t, subs[2].Carry, "a part naming nothing of its own is about Almeron")
+
+	subs = subQuestions("Who founded Acme, and when did Globex go public?", 5)
+	require.Len(t, subs, 2)
+	require.Nil(t, subs[1].Carry, "a part with a name of its own carries nothing")
 }
 
 func TestKeyPhrases(t *testing.T) {

@@ -63,14 +63,18 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 
 // bestSection is the section whose heading best states the focus terms, in a document that
 // mentions every name of the question; allowed filters units (a section needs one allowed unit).
+// A heading's match counts in proportion to its document's relevance to the whole question: "how
+// swifts raise their young" is answered by "Raising a family" in the article on swifts, not by a
+// dryer manual's "typical times" that shares one word's synonym.
 func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section, bool) {
 	var best section
 	bestW := 0.0
+	rel := s.docRelevance()
 	for _, sec := range s.c.sections {
 		if !s.namesIn(sec.Doc) || (allowed != nil && !slices.ContainsFunc(sec.Units, allowed)) {
 			continue
 		}
-		if w := s.headMatch(sec, focus); w > bestW {
+		if w := s.headMatch(sec, focus) * rel[sec.Doc]; w > bestW {
 			best, bestW = sec, w
 		}
 	}
