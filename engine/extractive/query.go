@@ -279,6 +279,14 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	for i < len(w) && (skipWords[w[i]] || frameWords[w[i]]) {
 		i++
 	}
+	if wh >= 0 && w[wh] == "who" && i+1 < len(w) && lightVerbs[w[i]] {
+		// "who got the blame", "who took the decision": the noun after a light verb is what is
+		// asked about.
+		i++
+		for i < len(w) && skipWords[w[i]] {
+			i++
+		}
+	}
 	var attr []string
 	head := ""
 	for ; i < len(w); i++ {
@@ -295,6 +303,12 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	}
 	return typ, nlp.Uniq(attr), false
 }
+
+// lightVerbs carry little meaning of their own: the noun after them says what a "who" question is
+// about.
+var lightVerbs = map[string]bool{"got": true, "get": true, "gets": true, "took": true, "take": true, "takes": true,
+	"made": true, "make": true, "makes": true, "gave": true, "give": true, "gives": true, "received": true,
+	"receives": true, "receive": true, "has": true, "had": true, "holds": true, "held": true, "hold": true}
 
 // measureHeads are nouns whose value is a figure: a question asking for one wants a number (the
 // head-noun rule of answer-type classification).

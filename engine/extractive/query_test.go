@@ -28,6 +28,7 @@ func TestQueryAnalysis(t *testing.T) {
 		{"Which region had the most installations in 2023?", typePlace, []string{"region"}, []string{"2023"}, nil, 1},
 		{"Which line had the lowest ridership in 2021?", typeAny, []string{"line"}, []string{"2021"}, nil, -1},
 		{"How deep was the Corvala earthquake?", typeNumber, []string{"corvala", "earthquak", "depth"}, nil, []string{"corvala"}, 0},
+		{"Who got the blame for the collapse?", typePerson, []string{"blame"}, nil, nil, 0},
 		{"Is it OK to keep the Kestrel dryer in a cold garage?", typeAny, nil, nil, []string{"kestrel"}, 0},
 		{"Which Python version does Tidewater 3.4 require?", typeAny, []string{"python", "version"}, []string{"3.4"}, []string{"python", "tidewat"}, 0},
 	}
