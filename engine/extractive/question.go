@@ -60,8 +60,8 @@ var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": t
 //  1. sentences and semicolon clauses;
 //  2. a clause is split at a conjunction followed by a question word ("what is X and how does it
 //     affect Y"), or at a comma or colon before one ("brief me on X: what it treats, how to take
-//     it"); a part that says "it" or names nothing of its own carries the earlier part's subject
-//     terms;
+//     it"); a part that says "it" ("each one") or comes after such a colon carries the earlier
+//     part's subject terms;
 //  3. a coordinated pair or list of single words ("the costs and benefits of X", "solar vs wind")
 //     becomes one sub-question per member.
 //
@@ -69,25 +69,26 @@ var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": t
 // returned, deduplicated by their search terms.
 func subQuestions(q string, max int) []subQuestion {
 	q = nlp.Collapse(q)
-	var clauses []string
+	var clauses []clause
 	for _, s := range splitClauses(q) {
 		clauses = append(clauses, splitAtQuestionWords(s)...)
 	}
 	var out []subQuestion
 	seen := map[string]bool{}
 	var subject []string
-	add := func(s string) {
-		sq := plainSub(s)
+	add := func(c clause) {
+		sq := plainSub(c.text)
 		key := termKey(sq.Text)
 		if key == "" || seen[key] || len(out) >= max {
 			return
 		}
-		if slices.ContainsFunc(nlp.Words(s), func(w string) bool { return pronouns[w] }) || len(analyze(s).Names) == 0 {
-			// A later part that refers back ("what does each one mean") or names nothing of its
-			// own ("…: what to watch out for") is about the earlier part's subject.
+		if c.elaborates || slices.ContainsFunc(nlp.Words(c.text), func(w string) bool { return pronouns[w] }) {
+			// A part that refers back ("what does each one mean") or spells out what comes before
+			// a colon ("brief me on X: what it treats, what to watch out for") is about the earlier
+			// part's subject.
 			sq.Carry = subject
 		}
-		if ph := keyPhrases(s); len(ph) > 0 && subject == nil {
+		if ph := keyPhrases(c.text); len(ph) > 0 && subject == nil {
 			subject = nlp.Terms(ph[0])
 		}
 		seen[key] = true
@@ -131,26 +132,34 @@ func splitClauses(q string) []string {
 	return out
 }
 
-// splitAtQuestionWords splits "A and how B" / "A, why B" into "A" and "how B".
-func splitAtQuestionWords(s string) []string {
+// clause is a part of a question; elaborates: it comes after a colon, spelling out what precedes it.
+type clause struct {
+	text       string
+	elaborates bool
+}
+
+// splitAtQuestionWords splits "A and how B" / "A, why B" / "A: what B" into "A" and "how B".
+func splitAtQuestionWords(s string) []clause {
 	fields := strings.Fields(s)
-	var out []string
+	var out []clause
 	start := 0
+	colon := false // a part before this one ended in a colon
 	for i := 1; i+1 < len(fields); i++ {
 		w := bare(fields[i])
 		next := bare(fields[i+1])
-		commaBefore := strings.HasSuffix(fields[i-1], ",") || strings.HasSuffix(fields[i-1], ":")
+		prev := fields[i-1]
+		commaBefore := strings.HasSuffix(prev, ",") || strings.HasSuffix(prev, ":")
 		switch {
 		case conjunctions[w] && nlp.IsQuestionWord(next) && i > start:
-			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ","))
+			out = append(out, clause{strings.TrimRight(strings.Join(fields[start:i], " "), ","), colon})
 			start = i + 1
 		case commaBefore && isWh(w) && i > start:
-			out = append(out, strings.TrimRight(strings.Join(fields[start:i], " "), ",:"))
+			out = append(out, clause{strings.TrimRight(strings.Join(fields[start:i], " "), ",:"), colon})
+			colon = colon || strings.HasSuffix(prev, ":")
 			start = i
 		}
 	}
-	out = append(out, strings.Join(fields[start:], " "))
-	return out
+	return append(out, clause{strings.Join(fields[start:], " "), colon})
 }
 
 func isWh(w string) bool {

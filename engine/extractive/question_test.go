@@ -71,11 +71,15 @@ func TestSubQuestionsCarryTheSubject(t *testing.T) {
 
 	subs = subQuestions("Brief me on Almeron: what it treats and what to watch out for", 5)
 	require.Len(t, subs, 3)
-	require.NotEmpty(t, subs[2].Carry, "a part naming nothing of its own is about Almeron")
+	require.NotEmpty(t, subs[2].Carry, "a part after the colon is about Almeron")
 
 	subs = subQuestions("Who founded Acme, and when did Globex go public?", 5)
 	require.Len(t, subs, 2)
-	require.Nil(t, subs[1].Carry, "a part with a name of its own carries nothing")
+	require.Nil(t, subs[1].Carry, "a question of its own carries nothing")
+
+	subs = subQuestions("Which country had the highest export price in 2021? Which metro line had the lowest ridership?", 5)
+	require.Len(t, subs, 2)
+	require.Nil(t, subs[1].Carry, "a question of its own carries nothing")
 }
 
 func TestKeyPhrases(t *testing.T) {
