@@ -224,6 +224,15 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		n = max(n, listPoints)
 	}
 	answer = c.sectionPoints(sec, ranked, n, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
+	if s.q.Shape == shapeBrief && len(answer) < n {
+		// A briefing on a section of few paragraphs has room left after each paragraph's lead: the
+		// section's likeliest other sentences fill it (its facts are often mid-paragraph), in order.
+		rest := slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool {
+			return slices.Contains(answer, u) || c.units[u].Kind == extract.UnitRow || !allowed(u) || c.repeats(u, answer)
+		})
+		answer = append(answer, c.likeliest(rest, ranked, n-len(answer))...)
+		slices.Sort(answer)
+	}
 	return answer, nil, len(answer) > 0
 }
 

@@ -138,3 +138,36 @@ func TestAnswerFields(t *testing.T) {
 		require.False(t, answerField(name), name)
 	}
 }
+
+// A briefing answered from a section of few paragraphs takes each paragraph's lead and fills the
+// rest of its room with the section's other sentences, in document order: the facts of a short
+// section are often mid-paragraph.
+func TestBriefingFillsFromItsSection(t *testing.T) {
+	const doc = `# The common swift
+
+Swifts spend almost their whole lives in the air.
+
+## Raising a family
+
+Swifts nest in dark cavities high on buildings. Pairs stay together for life. The female lays two or three eggs, which both parents incubate for 19 to 20 days.
+
+The parents feed their chicks on insects caught in flight. In cold weather the chicks survive by falling into torpor. They leave the nest after 37 to 56 days.
+
+## Migration
+
+Swifts winter in Africa, south of the Sahara.
+`
+	d, reason := extract.File("input_files/swift.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("Give me an overview of how swifts raise their young."), o)
+	got := answerTexts(c, f)
+	require.Len(t, got, 4, "both leads and two more sentences of the section")
+	require.Equal(t, "Swifts nest in dark cavities high on buildings.", got[0])
+	require.Contains(t, got, "The parents feed their chicks on insects caught in flight.")
+	require.True(t, slices.IsSorted(f.Answer), "in document order")
+	for _, s := range got {
+		require.NotContains(t, s, "Africa", "nothing from another section")
+	}
+}
