@@ -98,6 +98,15 @@ func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool,
 			paras[c.units[u].Para] = true
 		}
 	}
+	if len(units) == 0 && points {
+		// A section that is a table ("Action items"): its rows are its points.
+		for _, u := range sec.Units {
+			if c.units[u].Kind == extract.UnitRow && (skip == nil || !skip(u)) && len(units) < n {
+				units = append(units, u)
+			}
+		}
+		return units
+	}
 	if len(paras) < 2 || !points {
 		return c.likeliest(units, ranked, min(n, 2))
 	}

@@ -171,3 +171,32 @@ Swifts winter in Africa, south of the Sahara.
 		require.NotContains(t, s, "Africa", "nothing from another section")
 	}
 }
+
+// A list asked of a section that is a table ("Action items") is answered by the table's rows.
+func TestListFromATableSection(t *testing.T) {
+	const doc = `# Post-mortem: checkout outage at Larkspur Books
+
+Customers of Larkspur Books could not complete orders for two hours on 3 March 2025, and no order was charged twice.
+
+## Root cause
+
+A configuration change cut the database connection pool from 200 to 20.
+
+## Action items
+
+| Action | Owner | Due |
+| --- | --- | --- |
+| Alert at 80 per cent of the connection pool | Platform | 6 April 2025 |
+| Schema validation of configuration changes | Platform | 30 April 2025 |
+| Canary traffic raised to 10 per cent | Payments | 31 May 2025 |
+`
+	d, reason := extract.File("input_files/postmortem.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("What follow-up actions did Larkspur Books agree on after the outage?"), o)
+	require.Len(t, f.Answer, 3, "one point per row")
+	for _, u := range f.Answer {
+		require.Equal(t, extract.UnitRow, c.units[u].Kind)
+	}
+}
