@@ -107,8 +107,12 @@ func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool,
 		}
 		return units
 	}
-	if len(paras) < 2 || !points {
+	if !points {
 		return c.likeliest(units, ranked, min(n, 2))
+	}
+	if len(paras) < 2 {
+		// A list in one paragraph states a point a sentence: all of them, up to n.
+		return units[:min(n, len(units))]
 	}
 	if first := units[0]; len(units) > 1 && c.units[units[1]].Para != c.units[first].Para {
 		// A first paragraph of one sentence introduces the points ("The heat island has several

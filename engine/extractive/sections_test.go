@@ -200,3 +200,27 @@ A configuration change cut the database connection pool from 200 to 20.
 		require.Equal(t, extract.UnitRow, c.units[u].Kind)
 	}
 }
+
+// A list asked of a section of one paragraph takes its sentences, a point each, not the likeliest two.
+func TestListFromOneParagraph(t *testing.T) {
+	const doc = `# Anna Brandt, engineer
+
+Anna Brandt built bridges in the Alps.
+
+## Legacy
+
+Her Sella bridge still carries traffic. The original piers she designed remain in use. Her method of testing cables is still taught. Since 2004 an engineering prize bears her name.
+
+## Private life
+
+She lived in Chur with her sister.
+`
+	d, reason := extract.File("input_files/brandt.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("What are the main parts of Anna Brandt's legacy?"), o)
+	got := answerTexts(c, f)
+	require.Len(t, got, 4, "%q", got)
+	require.Equal(t, "Since 2004 an engineering prize bears her name.", got[3])
+}
