@@ -108,7 +108,18 @@ func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool,
 		return units
 	}
 	if !points {
-		return c.likeliest(units, ranked, min(n, 2))
+		// A reason is stated in a sentence or two; one that only announces it ("Two causes stand
+		// out.") brings the sentence after it.
+		var out []int
+		for _, u := range c.likeliest(units, ranked, min(n, 2)) {
+			out = append(out, u)
+			if i := slices.Index(units, u); len(nlp.Words(c.units[u].Text)) <= shortLead && i+1 < len(units) &&
+				c.units[units[i+1]].Para == c.units[u].Para && !slices.Contains(out, units[i+1]) {
+				out = append(out, units[i+1])
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	if len(paras) < 2 {
 		// A list in one paragraph states a point a sentence: all of them, up to n.

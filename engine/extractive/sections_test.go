@@ -224,3 +224,27 @@ She lived in Chur with her sister.
 	require.Len(t, got, 4, "%q", got)
 	require.Equal(t, "Since 2004 an engineering prize bears her name.", got[3])
 }
+
+// A reason from a section: a sentence that only announces the causes brings the one after it.
+func TestReasonAnnouncementBringsItsCause(t *testing.T) {
+	const doc = `# The alpine swift
+
+## Why alpine swifts are declining
+
+Alpine swift numbers have fallen by a third since 1990. Two causes stand out. The first is the loss of nest sites in renovated roofs. The second is the decline of flying insects.
+`
+	d, reason := extract.File("input_files/alpine-swift.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	var sec section
+	for _, s := range c.sections {
+		if len(s.Units) == 4 {
+			sec = s
+		}
+	}
+	require.Len(t, sec.Units, 4)
+	// The model finds the fall and the announcement likeliest.
+	ranked := []scored{{U: sec.Units[1]}, {U: sec.Units[0]}, {U: sec.Units[3]}, {U: sec.Units[2]}}
+	got := c.sectionPoints(sec, ranked, 4, false, nil)
+	require.Equal(t, sec.Units[:3], got, "the announcement brings the first cause, in order")
+}
