@@ -109,11 +109,13 @@ func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool,
 	}
 	if !points {
 		// A reason is stated in a sentence or two; one that only announces it ("Two causes stand
-		// out.") brings the sentence after it.
+		// out.") brings the sentence after it, and so does the likeliest, which often restates what
+		// is asked ("It is a poor choice for older houses.") before saying why.
 		var out []int
-		for _, u := range c.likeliest(units, ranked, min(n, 2)) {
+		likely := c.byLikelihood(units, ranked)
+		for k, u := range likely[:min(n, 2, len(likely))] {
 			out = append(out, u)
-			if i := slices.Index(units, u); len(nlp.Words(c.units[u].Text)) <= shortLead && i+1 < len(units) &&
+			if i := slices.Index(units, u); (k == 0 || len(nlp.Words(c.units[u].Text)) <= shortLead) && i+1 < len(units) &&
 				c.units[units[i+1]].Para == c.units[u].Para && !slices.Contains(out, units[i+1]) {
 				out = append(out, units[i+1])
 			}
@@ -151,6 +153,15 @@ func (c *corpus) sectionPoints(sec section, ranked []scored, n int, points bool,
 // likeliest are the k of units the model ranks highest, in document order (units not among the
 // ranked candidates come last, in order).
 func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
+	order := c.byLikelihood(units, ranked)
+	order = order[:min(k, len(order))]
+	slices.Sort(order)
+	return order
+}
+
+// byLikelihood orders units by the model's ranking, likeliest first (units it did not rank last,
+// in their order).
+func (c *corpus) byLikelihood(units []int, ranked []scored) []int {
 	rank := map[int]int{}
 	for i, r := range ranked {
 		rank[r.U] = i
@@ -169,8 +180,6 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 		}
 		return 0
 	})
-	order = order[:min(k, len(order))]
-	slices.Sort(order)
 	return order
 }
 

@@ -248,3 +248,26 @@ Alpine swift numbers have fallen by a third since 1990. Two causes stand out. Th
 	got := c.sectionPoints(sec, ranked, 4, false, nil)
 	require.Equal(t, sec.Units[:3], got, "the announcement brings the first cause, in order")
 }
+
+// A reason from a section: the likeliest sentence often restates what is asked; the one after it
+// says why.
+func TestReasonLikeliestBringsTheNext(t *testing.T) {
+	const doc = `# Heat pumps tested
+
+## Calder Therma 8
+
+The Calder Therma 8 is the cheapest pump in the test. It is a poor choice for older houses with radiators. Its maximum flow temperature is only 55 °C. It is sold in twelve countries.
+`
+	d, reason := extract.File("input_files/heat-pumps.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	var sec section
+	for _, s := range c.sections {
+		if len(s.Units) == 4 {
+			sec = s
+		}
+	}
+	require.Len(t, sec.Units, 4)
+	ranked := []scored{{U: sec.Units[1]}, {U: sec.Units[0]}, {U: sec.Units[3]}, {U: sec.Units[2]}}
+	require.Equal(t, sec.Units[:3], c.sectionPoints(sec, ranked, 4, false, nil))
+}
