@@ -16,11 +16,13 @@ import (
 // section whose heading names what it asks: "What causes the heat island" holds the causes, one
 // paragraph each, even when an introduction mentions "the causes" in the question's own words.
 
-// section is the run of units under one heading of a document (not its title).
+// section is the run of units under one heading of a document (not its title), or under a run-in
+// heading ("Error E21." opening a paragraph) within one.
 type section struct {
 	Doc   int
 	Head  map[string]bool // the heading's terms
 	Units []int
+	RunIn string // the run-in heading ("" for a section under a heading)
 }
 
 // sectionsOf groups the units of the corpus by heading. Units under the document's title only
@@ -41,7 +43,66 @@ func sectionsOf(c *corpus) []section {
 		}
 		out = append(out, section{Doc: un.Doc, Head: head, Units: []int{u}})
 	}
+	return append(out, runInSections(c)...)
+}
+
+// runInSections are the paragraphs under run-in headings ("Results." opening a paragraph, or a
+// bold lead-in: "**Error E21.** Water has collected …"), one section each.
+func runInSections(c *corpus) []section {
+	var out []section
+	for u, un := range c.units {
+		label := ""
+		switch {
+		case un.Section != "" && un.Section != un.Heading && un.Section != c.titles[un.Doc]:
+			label = un.Section
+		case u == 0 || c.units[u-1].Para != un.Para || c.units[u-1].Doc != un.Doc:
+			if m := reBoldLead.FindStringSubmatch(un.Text); m != nil {
+				label = m[1]
+			}
+		default:
+			if n := len(out); n > 0 && out[n-1].Doc == un.Doc && c.units[out[n-1].Units[0]].Para == un.Para {
+				out[n-1].Units = append(out[n-1].Units, u) // the rest of a bold-led paragraph
+			}
+			continue
+		}
+		if label == "" {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Doc == un.Doc && out[n-1].RunIn == label {
+			out[n-1].Units = append(out[n-1].Units, u)
+			continue
+		}
+		head := map[string]bool{}
+		for _, t := range nlp.Terms(label) {
+			head[t] = true
+		}
+		out = append(out, section{Doc: un.Doc, Head: head, Units: []int{u}, RunIn: label})
+	}
 	return out
+}
+
+// reBoldLead is a paragraph's bold lead-in of a few words ("**Error E21.** …").
+var reBoldLead = regexp.MustCompile(`^\*\*([^*]{1,60}?)[.:]?\*\*`)
+
+// runInList: a list asked of paragraphs under run-in headings ("Error E21.", "Error E34.") takes
+// the first sentence of each whose heading states the focus as well as the best one does, labelled
+// with its heading.
+func (s *scorer) runInList(best section, focus []string, allowed func(u int) bool, n int) (answer []int, parts []string) {
+	w := s.headMatch(best, focus)
+	for _, sec := range s.c.sections {
+		if sec.RunIn == "" || sec.Doc != best.Doc || s.c.units[sec.Units[0]].Heading != s.c.units[best.Units[0]].Heading ||
+			s.headMatch(sec, focus) < w || len(answer) >= n {
+			continue
+		}
+		if i := slices.IndexFunc(sec.Units, allowed); i >= 0 {
+			label := strings.TrimRight(sec.RunIn, ".:")
+			if reBoldLead.MatchString(s.c.units[sec.Units[i]].Text) {
+				label = "" // the quote opens with it
+			}
+			answer, parts = append(answer, sec.Units[i]), append(parts, label)
+		}
+	}
+	return answer, parts
 }
 
 // headMatch is the weight of focus terms a section's heading states (itself or by a synonym) that
@@ -73,6 +134,9 @@ func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section,
 	for _, sec := range s.c.sections {
 		if !s.namesIn(sec.Doc) || (allowed != nil && !slices.ContainsFunc(sec.Units, allowed)) {
 			continue
+		}
+		if sec.RunIn != "" && s.q.Shape != shapeList {
+			continue // a run-in paragraph is one item of a list, not the answer to a reason or a briefing
 		}
 		if w := s.headMatch(sec, focus) * rel[sec.Doc]; w > bestW {
 			best, bestW = sec, w
@@ -255,6 +319,11 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	n := o.Items
 	if s.q.Shape == shapeList || (s.q.Plural && s.q.Shape != shapeBrief) {
 		n = max(n, listPoints)
+	}
+	if sec.RunIn != "" && (s.q.Shape == shapeList || s.q.Plural) {
+		if answer, parts = s.runInList(sec, focus, allowed, n); len(answer) > 1 {
+			return answer, parts, true
+		}
 	}
 	answer = c.sectionPoints(sec, ranked, n, s.q.Shape != shapeReason || s.q.Plural, o.Skip)
 	if s.q.Shape == shapeBrief && len(answer) < n {

@@ -271,3 +271,26 @@ The Calder Therma 8 is the cheapest pump in the test. It is a poor choice for ol
 	ranked := []scored{{U: sec.Units[1]}, {U: sec.Units[0]}, {U: sec.Units[3]}, {U: sec.Units[2]}}
 	require.Equal(t, sec.Units[:3], c.sectionPoints(sec, ranked, 4, false, nil))
 }
+
+// A list asked of paragraphs with bold lead-ins ("**Error E21.** …") under a heading that does not
+// name it takes each paragraph whose lead-in does; a reason is not answered from one of them.
+func TestListFromBoldLeadIns(t *testing.T) {
+	const doc = `# Wren W5 dishwasher: troubleshooting
+
+## Troubleshooting
+
+**Dishes are not clean.** Clean the filter and check the spray arms.
+
+**Error E12.** The water inlet is blocked. Check that the tap is open.
+
+**Error E40.** The water did not heat. Call the service line.
+
+**The machine is noisy.** A low hum is normal.
+`
+	d, reason := extract.File("input_files/wren.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	got := answerTexts(c, c.find(plainSub("What error codes can the Wren W5 show?"), o))
+	require.Equal(t, []string{"**Error E12.** The water inlet is blocked.", "**Error E40.** The water did not heat."}, got)
+}
