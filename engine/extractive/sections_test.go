@@ -294,3 +294,25 @@ func TestListFromBoldLeadIns(t *testing.T) {
 	got := answerTexts(c, c.find(plainSub("What error codes can the Wren W5 show?"), o))
 	require.Equal(t, []string{"**Error E12.** The water inlet is blocked.", "**Error E40.** The water did not heat."}, got)
 }
+
+// A heading counts in proportion to its document's relevance: a dryer manual's heading that shares
+// two words with the question does not answer a briefing on how common swifts raise their young.
+func TestSectionInTheRelevantDocument(t *testing.T) {
+	docs := map[string]string{
+		"input_files/dryer.md": "# Kestrel dryer guide\n\n## Common programmes for young families\n\nEco Cotton takes about three hours.\n\nQuick 40 takes forty minutes.\n",
+		"input_files/swift.md": "# The common swift\n\nThe common swift spends most of its life in the air. Common swifts are common in European towns.\n\n## Raising a family\n\nSwifts nest in dark cavities under roof tiles.\n\nThe chicks leave the nest after 37 to 56 days.\n",
+	}
+	var ds []extract.Document
+	for _, name := range []string{"input_files/dryer.md", "input_files/swift.md"} {
+		d, reason := extract.File(name, []byte(docs[name]))
+		require.Empty(t, reason)
+		ds = append(ds, d)
+	}
+	c := newCorpus(ds)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("Give me an overview of how common swifts raise their young."), o)
+	require.NotEmpty(t, f.Answer)
+	for _, s := range answerTexts(c, f) {
+		require.NotContains(t, s, "takes", "nothing from the dryer manual: %q", answerTexts(c, f))
+	}
+}
