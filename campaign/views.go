@@ -30,27 +30,28 @@ func (s *Service) Overview(ctx context.Context, accountID, id string) (View, err
 }
 
 func (s *Service) get(ctx context.Context, accountID, id string, artifacts bool) (View, error) {
-	var v View
-	err := s.st.Snapshot(ctx, func(tx *store.Store) error {
-		c, err := s.owned(ctx, tx, accountID, id, false)
-		if err != nil {
-			return err
-		}
-		v, err = s.viewIn(ctx, tx, c, artifacts)
-		return err
+	return s.snapshotView(ctx, artifacts, func(tx *store.Store) (store.Campaign, error) {
+		return s.owned(ctx, tx, accountID, id, false)
 	})
-	return v, err
 }
 
 // Summary reads a campaign without its artifacts (the answer of approve, cancel and retry).
 func (s *Service) summary(ctx context.Context, id string) (View, error) {
+	return s.snapshotView(ctx, false, func(tx *store.Store) (store.Campaign, error) {
+		return tx.CampaignByID(ctx, id)
+	})
+}
+
+// snapshotView reads a campaign (by read) and the rest of its view from one snapshot, so the view
+// shows one state of the campaign and its stages.
+func (s *Service) snapshotView(ctx context.Context, artifacts bool, read func(tx *store.Store) (store.Campaign, error)) (View, error) {
 	var v View
 	err := s.st.Snapshot(ctx, func(tx *store.Store) error {
-		c, err := tx.CampaignByID(ctx, id)
+		c, err := read(tx)
 		if err != nil {
 			return err
 		}
-		v, err = s.viewIn(ctx, tx, c, false)
+		v, err = s.viewIn(ctx, tx, c, artifacts)
 		return err
 	})
 	return v, err

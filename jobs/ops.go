@@ -252,13 +252,13 @@ func (s *Service) Insert(ctx context.Context, tx *store.Store, p Prepared) (stor
 // acceptedMsg is the content of a new job's first status event.
 const acceptedMsg = "The job was accepted and is waiting for a worker."
 
-// insertWithSlug inserts the job and its first events, lengthening the slug's id suffix while it
+// insertWithSlug inserts the job and its first event, lengthening the slug's id suffix while it
 // collides.
-func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob, first ...*store.ResearchEvent) error {
+func (s *Service) insertWithSlug(ctx context.Context, tx *store.Store, j *store.ResearchJob, first *store.ResearchEvent) error {
 	var err error
 	for _, n := range []int{6, 8, 12, 32} {
 		j.Slug = Slug(j.Question, j.ID, n)
-		if err = tx.CreateResearchJob(ctx, j, first...); !errors.Is(err, store.ErrConflict) {
+		if err = tx.CreateResearchJob(ctx, j, first); !errors.Is(err, store.ErrConflict) {
 			return err
 		}
 	}

@@ -155,14 +155,8 @@ func (s *Store) CreateResearchJob(ctx context.Context, j *ResearchJob, first ...
 		if err := st.insertResearchJob(ctx, j); err != nil {
 			return err
 		}
-		for i, e := range first {
-			e.JobID, e.Seq = j.ID, int64(i+1)
-			if e.ID == "" {
-				e.ID = uuid.NewString()
-			}
-		}
-		if err := st.with(ctx).Create(first).Error; err != nil {
-			return fmt.Errorf("append %d events: %w", len(first), err)
+		if err := st.insertEvents(ctx, j.ID, j.EventSeq, first); err != nil {
+			return err
 		}
 		st.AfterCommit(func() { st.events.written(j.ID, j.EventSeq) })
 		return nil
@@ -339,17 +333,22 @@ func (s *Store) AppendEvents(ctx context.Context, jobID string, events []*Resear
 			return notFound(translateNoRows(err), "next event seqs of "+jobID)
 		}
 		st.AfterCommit(func() { st.events.written(jobID, last) })
-		for i, e := range events {
-			e.JobID, e.Seq = jobID, last-int64(len(events)-1-i)
-			if e.ID == "" {
-				e.ID = uuid.NewString()
-			}
-		}
-		if err := tx.Create(events).Error; err != nil {
-			return fmt.Errorf("append %d events: %w", len(events), err)
-		}
-		return nil
+		return st.insertEvents(ctx, jobID, last, events)
 	})
+}
+
+// insertEvents numbers a job's new events so that the last is seq last, and inserts them.
+func (s *Store) insertEvents(ctx context.Context, jobID string, last int64, events []*ResearchEvent) error {
+	for i, e := range events {
+		e.JobID, e.Seq = jobID, last-int64(len(events)-1-i)
+		if e.ID == "" {
+			e.ID = uuid.NewString()
+		}
+	}
+	if err := s.with(ctx).Create(events).Error; err != nil {
+		return fmt.Errorf("append %d events: %w", len(events), err)
+	}
+	return nil
 }
 
 // ListEvents pages a job's timeline newest first (descending seq). The cursor's ID carries the seq
