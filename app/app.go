@@ -171,7 +171,7 @@ func Build(cfg Config) (*Services, error) {
 		Bucket: cfg.Bucket, Queue: s.Queue, Logger: component("campaigns"), Now: now}, cfg.Campaigns); err != nil {
 		return nil, err
 	}
-	if s.Loops, err = loop.New(loop.Deps{Store: st, Batches: s.Batches.Loops(), Clock: cfg.LoopClock, Queue: s.Queue,
+	if s.Loops, err = loop.New(loop.Deps{Store: st, Batches: s.Batches.Loops(), Clock: cfg.LoopClock, Now: now, Queue: s.Queue,
 		Logger: component("loops")}); err != nil {
 		return nil, err
 	}

@@ -158,6 +158,10 @@ type Deps struct {
 	Batches Batches
 	// Clock drives firing and timestamps (clockwork.NewRealClock() in production, a fake in tests).
 	Clock clockwork.Clock
+	// Now is the time of a request, the clock the records shared with other services (idempotency
+	// keys, which the job reaper expires) are kept by; nil: the wall clock. Keeping them by a fake
+	// Clock would make a key look long expired to a reaper on the wall clock.
+	Now func() time.Time
 	// Queue works the notices batches enqueue when a loop's run ends (RunEndedArgs); nil: a run's
 	// outcome is recorded only at the next firing or read of its loop.
 	Queue  *queue.Queue
@@ -169,6 +173,7 @@ type Service struct {
 	st      *store.Store
 	batches Batches
 	clock   clockwork.Clock
+	reqNow  func() time.Time
 	log     *slog.Logger
 }
 
@@ -177,9 +182,12 @@ func New(d Deps) (*Service, error) {
 	if d.Store == nil || d.Batches == nil {
 		return nil, errors.New("loop: store and batches are required")
 	}
-	s := &Service{st: d.Store, batches: d.Batches, clock: d.Clock, log: d.Logger}
+	s := &Service{st: d.Store, batches: d.Batches, clock: d.Clock, reqNow: d.Now, log: d.Logger}
 	if s.clock == nil {
 		s.clock = clockwork.NewRealClock()
+	}
+	if s.reqNow == nil {
+		s.reqNow = func() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -36,7 +36,7 @@ type Loop struct {
 
 // Create validates and stores an active loop; its first run is at next_run_at.
 func (s *Service) Create(ctx context.Context, in CreateInput) (Loop, bool, error) {
-	k := idempotency.Key{AccountID: in.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 201, Now: s.now()}
+	k := idempotency.Key{AccountID: in.AccountID, Scope: idemPrefix, Key: in.IdempotencyKey, RequestHash: in.RequestHash, StatusCode: 201, Now: s.reqNow()}
 	return idempotency.Create(ctx, s.st, k, in, func(ctx context.Context, k store.IdempotencyKey) (Loop, error) {
 		return s.load(ctx, s.st, in.AccountID, k.JobID)
 	}, s.create)
