@@ -50,11 +50,16 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 }
 
 // fillBool: true when the field's best evidence states it without negation, false when negated;
-// no evidence fills nothing.
+// no evidence fills nothing. Evidence under a yes/no question heading ("Does the K2 need a
+// boundary wire?") takes the section's own answer when it opens with one ("No. The K2 finds …"):
+// the sentences after it may not deny anything.
 func (x *extractor) fillBool(field string) (any, bool, []evidence) {
 	ev := strong(x.searchIn(field, true))
 	if len(ev) == 0 {
 		return nil, false, nil
+	}
+	if yes, first, ok := x.c.polarAnswer(ev[0].U); ok {
+		return yes, true, []evidence{{U: first, Score: ev[0].Score}}
 	}
 	if nlp.DeniesAny(x.c.units[ev[0].U].Text) {
 		return false, true, ev[:1]
@@ -264,3 +269,28 @@ func parseNumber(s string) (float64, bool) {
 	}
 	return f, ok
 }
+
+// polarAnswer reads the answer of a section whose heading is a yes/no question: its first unit
+// opens with "Yes" or "No". first is that unit.
+func (c *corpus) polarAnswer(u int) (yes bool, first int, ok bool) {
+	un := c.units[u]
+	h := strings.TrimSpace(un.Heading)
+	ws := nlp.Words(h)
+	if !strings.HasSuffix(h, "?") || len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) {
+		return false, 0, false
+	}
+	first = u
+	for first > 0 && c.units[first-1].Doc == un.Doc && c.units[first-1].Heading == un.Heading {
+		first--
+	}
+	switch w := nlp.Words(c.units[first].Text); {
+	case len(w) > 0 && w[0] == "yes":
+		return true, first, true
+	case len(w) > 0 && w[0] == "no":
+		return false, first, true
+	}
+	return false, 0, false
+}
+
+// copulas open yes/no questions as auxiliaries do ("Is the K2 waterproof?").
+var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true}

@@ -243,6 +243,28 @@ func TestExtractiveNegatedValue(t *testing.T) {
 			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
 			want: true,
 		},
+		{
+			name: "boolean: a question heading answered No, sentences after it deny nothing",
+			doc: "## Does Tidewater publish a SOC 2 report?\n\nNo. Tidewater publishes an ISO 27001 certificate instead, " +
+				"and its SOC 2 report questionnaire answers are sent on request.",
+			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
+			want: false,
+		},
+		{
+			name: "boolean: a question heading answered No, the next sentence names the field",
+			doc: "## Does the Tidewater mower need a boundary wire?\n\nNo. It finds its position with satellite navigation " +
+				"corrected by a reference station. You draw the boundary of your lawn by walking the mower around it once with the app.",
+			question: "Does the Tidewater mower need a boundary wire?", field: "needs_boundary_wire",
+			schema: map[string]any{"type": "boolean"},
+			want:   false,
+		},
+		{
+			name: "boolean: a question heading answered Yes, sentences after it deny",
+			doc: "## Is a SOC 2 report published for Tidewater?\n\nYes, every year. It does not cover the " +
+				"self-hosted edition, only the SOC 2 report for the hosted service.",
+			question: "Does Tidewater publish a SOC 2 report?", field: "soc2_report", schema: soc2,
+			want: true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
