@@ -292,5 +292,30 @@ func (c *corpus) polarAnswer(u int) (yes bool, first int, ok bool) {
 	return false, 0, false
 }
 
+// sectionVerdict is the opening unit of best's section when the question asks yes or no, the
+// section's heading asks it too (it states all of the question's terms but one), and the section
+// opens with its answer.
+func (c *corpus) sectionVerdict(q query, best int) (int, bool) {
+	ws := nlp.Words(q.Text)
+	if len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) || len(q.Terms) == 0 {
+		return 0, false
+	}
+	heading := map[string]bool{}
+	for _, t := range wordStems(c.units[best].Heading) {
+		heading[t] = true
+	}
+	missing := 0
+	for _, t := range q.Terms {
+		if !heading[t] {
+			missing++
+		}
+	}
+	if missing > 1 || missing == len(q.Terms) {
+		return 0, false
+	}
+	_, first, ok := c.polarAnswer(best)
+	return first, ok
+}
+
 // copulas open yes/no questions as auxiliaries do ("Is the K2 waterproof?").
 var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true}

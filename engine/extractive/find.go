@@ -88,6 +88,16 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			f.Answer, f.Parts, f.Best = answer, parts, max(f.Best, m.Threshold)
 		}
 	}
+	if f.Compare == nil && f.Answer == nil && f.Best > 0 && len(ranked) > 0 {
+		// A yes/no question that a section's heading asks, and whose section opens with "No." or
+		// "Yes, …" (an FAQ), is answered by that verdict, then the passage that matched.
+		if first, ok := c.sectionVerdict(q, ranked[0].U); ok && (o.Skip == nil || !o.Skip(first)) {
+			f.Answer, f.Best = []int{first}, max(f.Best, m.Threshold)
+			if ranked[0].U != first {
+				f.Answer = append(f.Answer, ranked[0].U)
+			}
+		}
+	}
 	if f.Compare == nil && f.Answer == nil && f.Best >= m.Threshold {
 		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
 		if o.Hop && q.Shape == shapeFactoid {

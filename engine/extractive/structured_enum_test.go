@@ -2,6 +2,7 @@ package extractive_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -301,5 +302,24 @@ func TestExtractiveArrayWithoutEvidence(t *testing.T) {
 		require.NoError(t, err)
 		require.Contains(t, res.StructuredOutput, "maintainers")
 		require.Equal(t, tt.want, res.StructuredOutput["maintainers"], "type %v", tt.typ)
+	}
+}
+
+// TestExtractiveSectionVerdict: a yes/no question answered from a section headed by that question
+// leads with the section's own "No." or "Yes, …", then the passage that matched it.
+func TestExtractiveSectionVerdict(t *testing.T) {
+	t.Parallel()
+	faq := "# Tidewater mower FAQ\n\n## Does the Tidewater mower need a boundary wire?\n\nNo. It finds its position with " +
+		"satellite navigation corrected by a reference station. You draw the boundary of your lawn by walking the mower " +
+		"around it once with the app.\n\n## Can the Tidewater mower mow in the rain?\n\nYes, light rain does no harm. " +
+		"It returns to its station when the rain sensor reports heavy rain.\n"
+	for _, tt := range []struct{ question, lead string }{
+		{"Does the Tidewater mower need a boundary wire?", "“No."},
+		{"Can the Tidewater mower mow in the rain?", "“Yes, light rain does no harm."},
+	} {
+		res, err := runOnDocs(t, map[string]string{"faq.md": faq}, tt.question, nil)
+		require.NoError(t, err)
+		answer := strings.TrimSpace(section(res.Report, "Answer"))
+		require.True(t, strings.HasPrefix(answer, tt.lead), "%s: %s", tt.question, answer)
 	}
 }
