@@ -223,6 +223,28 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 	return order
 }
 
+// comparing takes k of an aspect's section's units: first those that give a figure for an item
+// compared ("LoRaWAN meters delivered 99.1 per cent …"), then the likeliest; a section's opening
+// sentence often only introduces the aspect ("Coverage decided most of the pilot.").
+func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int {
+	order := c.byLikelihood(units, ranked)
+	valued := func(u int) bool {
+		return len(numbersIn(c.units[u].Text)) > 0 && slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] })
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch va, vb := valued(a), valued(b); {
+		case va && !vb:
+			return -1
+		case vb && !va:
+			return 1
+		}
+		return 0
+	})
+	order = order[:min(k, len(order))]
+	slices.Sort(order)
+	return order
+}
+
 // byLikelihood orders units by the model's ranking, likeliest first (units it did not rank last,
 // in their order).
 func (c *corpus) byLikelihood(units []int, ranked []scored) []int {
@@ -285,7 +307,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 			fresh := func(u int) bool { return allowed(u) && !slices.Contains(answer, u) }
 			var got []int
 			if sec, ok := s.bestSection(nlp.Terms(a), fresh); ok {
-				got = c.likeliest(slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !fresh(u) }), ranked, per)
+				got = c.comparing(s, slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !fresh(u) }), ranked, per)
 			} else if u, ok := c.stating(s, ranked, nlp.Terms(a), answer); ok {
 				got = []int{u}
 			}
