@@ -427,7 +427,7 @@ func (s *scorer) typeHit(text string) bool {
 }
 
 // reNotCount matches amounts of money and percentages.
-var reNotCount = regexp.MustCompile(`(?i)[$€£¥]\s?\d[\d,.]*(?:\s?(?:million|billion|bn|m|k))?|\d[\d,.]*\s?(?:%|per ?cent\b|percent\b|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy|dollars?|euros?|pounds?|kroner|yen)\b)`)
+var reNotCount = regexp.MustCompile(`(?i)(?:[$€£¥]|\b(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b)\s?\d[\d,.]*(?:\s?(?:million|billion|bn|m|k)\b)?|\d[\d,.]*\s?(?:(?:thousand|million|billion|trillion|bn|m|k)\s)?(?:%|per ?cent\b|percent\b|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy|dollars?|euros?|pounds?|kroner|yen)\b)`)
 
 // inQuestion: every word of v is a word of the question.
 func (s *scorer) inQuestion(v string) bool {

@@ -357,7 +357,7 @@ func normNumber(s string) string {
 }
 
 var (
-	reMoney   = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(?:[$€£¥]|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b|(?:dollars?|euros?|pounds?|kroner|kronor|krona|yen|cents?|francs?)\b)|\b(?:usd|eur|gbp|nok|sek|dkk|chf)\s?\d`)
+	reMoney   = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(?:(?:thousand|million|billion|trillion|bn|m|k)\s)?(?:[$€£¥]|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b|(?:dollars?|euros?|pounds?|kroner|kronor|krona|yen|cents?|francs?)\b)|\b(?:usd|eur|gbp|nok|sek|dkk|chf)\s?\d`)
 	rePercent = regexp.MustCompile(`(?i)%|\bper ?cent\b|\bpercent(?:age)?\b|\bhalf\b|\bthirds?\b|\bquarters?\b`)
 	reTemp    = regexp.MustCompile(`(?i)°|℃|℉|\bdegrees?\b`)
 	reTime    = regexp.MustCompile(`(?i)\b(?:1[5-9]|20)\d\d\b|\b(?:jan(?:uary)?|feb(?:ruary)?|march|april|may|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|spring|summer|autumn|winter)\b|\b\d+\.\d+\b|\b\d{1,2}:\d\d\b`)

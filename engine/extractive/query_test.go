@@ -79,3 +79,20 @@ func TestTableAnswers(t *testing.T) {
 	require.Equal(t, "| Peru | 176.0 | 235.7 |", c.units[f.Answer[0]].Text)
 	require.Equal(t, `In the table "Coffee prices", Peru has 235.7 under "2022".`, c.scorer(f.Q).rowSentence(f.Answer[0]))
 }
+
+// TestMoneyWithScale: an amount of money written with a scale word between the figure and the
+// currency ("11 million euros") is money, and is not a count of things.
+func TestMoneyWithScale(t *testing.T) {
+	for _, tt := range []struct {
+		text        string
+		money, notC bool
+	}{
+		{"Estimated cost: 11 million euros including care.", true, true},
+		{"The deal was worth 2.5 billion dollars.", true, true},
+		{"It cost NOK 38 million more than budgeted.", true, true},
+		{"The city has 11 million people.", false, false},
+	} {
+		require.Equal(t, tt.money, typeMoney.satisfies(tt.text), tt.text)
+		require.Equal(t, tt.notC, reNotCount.MatchString(tt.text), tt.text)
+	}
+}
