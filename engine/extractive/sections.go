@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"regexp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -122,6 +123,18 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 	return got
 }
 
+// headNames: the section's heading states the last of terms, the head of a phrase such as
+// "mowing time" ("How large a lawn can it mow?" is not about mowing time), unless the document's
+// title already does.
+func (s *scorer) headNames(sec section, terms []string) bool {
+	if len(terms) < 2 {
+		return true
+	}
+	t := terms[len(terms)-1]
+	inHead := func(a string) bool { return sec.Head[a] }
+	return sec.Head[t] || s.c.titleTerms[sec.Doc][t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead)
+}
+
 // bestSection is the section whose heading best states the focus terms, in a document that
 // mentions every name of the question; allowed filters units (a section needs one allowed unit).
 // A heading's match counts in proportion to its document's relevance to the whole question: "how
@@ -224,12 +237,16 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 }
 
 // comparing takes k of an aspect's section's units: first those that give a figure for an item
-// compared ("LoRaWAN meters delivered 99.1 per cent …"), then the likeliest; a section's opening
+// compared, named or dated ("LoRaWAN meters delivered 99.1 per cent …", "in 2021 … 900 bikes"),
+// then the likeliest; a section's opening
 // sentence often only introduces the aspect ("Coverage decided most of the pilot.").
 func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int {
 	order := c.byLikelihood(units, ranked)
 	valued := func(u int) bool {
-		return len(numbersIn(c.units[u].Text)) > 0 && slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] })
+		nums := numbersIn(c.units[u].Text)
+		item := slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] }) ||
+			slices.ContainsFunc(s.q.Numbers, func(n string) bool { return nums[n] }) // "at its launch in 2021"
+		return item && slices.ContainsFunc(slices.Collect(maps.Keys(nums)), func(n string) bool { return !slices.Contains(s.q.Numbers, n) })
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch va, vb := valued(a), valued(b); {
@@ -306,7 +323,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		for _, a := range as {
 			fresh := func(u int) bool { return allowed(u) && !slices.Contains(answer, u) }
 			var got []int
-			if sec, ok := s.bestSection(nlp.Terms(a), fresh); ok {
+			if sec, ok := s.bestSection(nlp.Terms(a), fresh); ok && s.headNames(sec, nlp.Terms(a)) {
 				got = c.comparing(s, slices.DeleteFunc(slices.Clone(sec.Units), func(u int) bool { return !fresh(u) }), ranked, per)
 			} else if u, ok := c.stating(s, ranked, nlp.Terms(a), answer); ok {
 				got = []int{u}

@@ -339,3 +339,32 @@ Price mattered less than expected. The Alder costs 9,800 euros installed and the
 	require.Equal(t, []string{"The Alder ran at 38 decibels at night, the Birch at 45 decibels.",
 		"The Alder costs 9,800 euros installed and the Birch 8,200 euros."}, answerTexts(c, f))
 }
+
+// A comparison's aspect of several words ("mowing time") is answered from a section whose heading
+// names its head word, not from one that shares only a modifier ("How large a lawn can it mow?").
+func TestCompareAspectHead(t *testing.T) {
+	doc := `# Alder and Birch mowers
+
+## How large a lawn can they mow?
+
+The Alder handles lawns of up to 1,500 square metres. The Birch handles lawns of up to 3,000 square metres.
+
+## How long does the battery last?
+
+The Alder mows for about 90 minutes on a charge, the Birch for about 150 minutes.
+
+## What do they cost?
+
+The Alder costs 1,899 euros and the Birch 2,499 euros.
+`
+	d, reason := extract.File("input_files/mowers.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 3, Support: 1}
+	f := c.find(plainSub("Compare the Alder and the Birch on lawn size, mowing time and price."), o)
+	got := map[string]string{}
+	for i, u := range f.Answer {
+		got[f.Parts[i]] = c.units[u].Text
+	}
+	require.Contains(t, got["mowing time"], "150 minutes", "%v %v", got, f.Parts)
+}
