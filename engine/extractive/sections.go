@@ -2,9 +2,9 @@ package extractive
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"regexp"
-	"maps"
 	"slices"
 	"strings"
 
