@@ -3,6 +3,7 @@ package qadata
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -130,6 +131,20 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 			}
 			return "", false
 		},
+		func() (string, bool) { // a negation: "What did X not ...?" where the article says what X did
+			ws := strings.Fields(q)
+			for _, w := range ws {
+				if lw := strings.ToLower(w); lw == "not" || lw == "never" || strings.HasSuffix(lw, "n't") {
+					return "", false
+				}
+			}
+			for i := 1; i < len(ws)-1; i++ {
+				if auxiliary[strings.ToLower(ws[i])] {
+					return strings.Join(slices.Concat(ws[:i+1], []string{"not"}, ws[i+1:]), " "), true
+				}
+			}
+			return "", false
+		},
 	}
 	for _, i := range rng.Perm(len(changes)) {
 		if q2, ok := changes[i](); ok {
@@ -138,6 +153,10 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 	}
 	return "", false
 }
+
+// auxiliary are the verbs a negation follows ("did not", "was not").
+var auxiliary = map[string]bool{"is": true, "was": true, "are": true, "were": true, "did": true, "does": true,
+	"do": true, "can": true, "could": true, "has": true, "had": true, "have": true, "will": true, "would": true}
 
 // answerNear: w stands within 200 characters of an occurrence of an answer in text (the swap
 // might then still be answered).

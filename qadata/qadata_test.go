@@ -89,3 +89,25 @@ func TestAlterAndPool(t *testing.T) {
 		require.Equal(t, items[i].Answers, it.Answers)
 	}
 }
+
+// TestAlterNegates: over many seeds a question with an auxiliary verb is sometimes negated after
+// it, the way SQuAD 2.0's negation questions were written, and never negated twice.
+func TestAlterNegates(t *testing.T) {
+	t.Parallel()
+	a := Doc{Name: "A.txt", Text: "Alice Smith founded the bakery.\n"}
+	items := []Item{
+		{ID: "1", Kind: KindSQuAD, Question: "Who did found the bakery?", Answers: []string{"Alice Smith"}, Docs: []Doc{a}},
+		{ID: "2", Kind: KindSQuAD, Question: "Who did not found the bakery?", Answers: []string{"Alice Smith"}, Docs: []Doc{a}},
+	}
+	negated := false
+	for seed := range uint64(40) {
+		for _, it := range Alter(items, 1, seed) {
+			require.NotContains(t, it.Question, "not not")
+			require.NotEqual(t, "Who did not not found the bakery?", it.Question)
+			if it.ID == "1-altered" && it.Question == "Who did not found the bakery?" {
+				negated = true
+			}
+		}
+	}
+	require.True(t, negated)
+}
