@@ -238,7 +238,7 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 
 // comparing takes k of an aspect's section's units: first those that give a figure for an item
 // compared, named or dated ("LoRaWAN meters delivered 99.1 per cent …", "in 2021 … 900 bikes"),
-// then the likeliest; a section's opening
+// each item first, then the likeliest; a section's opening
 // sentence often only introduces the aspect ("Coverage decided most of the pilot.").
 func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int {
 	order := c.byLikelihood(units, ranked)
@@ -257,9 +257,26 @@ func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int
 		}
 		return 0
 	})
-	order = order[:min(k, len(order))]
-	slices.Sort(order)
-	return order
+	// Each item compared gets its figure (up to two items' sentences, even past k): "NB-IoT …
+	// 40 per cent" does not stand for "A LoRaWAN meter … 16 to 18 years". Then the likeliest, up
+	// to k.
+	var out []int
+	named := map[string]bool{}
+	for _, u := range order {
+		if len(out) < max(k, 2) && valued(u) && slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] && !named[n] }) {
+			out = append(out, u)
+			for _, n := range s.q.Names {
+				named[n] = named[n] || c.ownSet[u][n]
+			}
+		}
+	}
+	for _, u := range order {
+		if len(out) < k && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // byLikelihood orders units by the model's ranking, likeliest first (units it did not rank last,
