@@ -180,7 +180,11 @@ func (c *corpus) hop(s *scorer, ranked []scored, o findOptions) (int, bool) {
 	s2 := c.scorer(q2)
 	from := c.units[best.U].Doc
 	second := s2.candidates(defaultModel(), o.Candidates, func(u int) bool {
-		return c.units[u].Doc != from && (o.Skip == nil || !o.Skip(u))
+		// The second passage is about what the first one names: it (or its heading or title)
+		// states a bridge name; a passage elsewhere matching only the question's other words is
+		// not where the first one leads.
+		return c.units[u].Doc != from && (o.Skip == nil || !o.Skip(u)) &&
+			slices.ContainsFunc(bridge, func(t string) bool { return s2.match(u, t) > 0 })
 	})
 	if len(second) == 0 || !s.typeHit(c.units[second[0].U].Text) || second[0].Score <= hopShare*best.Score {
 		return 0, false

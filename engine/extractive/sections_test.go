@@ -369,3 +369,27 @@ The Alder costs 1,899 euros and the Birch 2,499 euros.
 	}
 	require.Contains(t, got["mowing time"], "150 minutes", "%v %v", got, f.Parts)
 }
+
+// A multi-document question's second search goes where the first passage's names lead: a passage
+// of another document that states none of them is not taken, however well it matches the rest.
+func TestHopFollowsTheBridge(t *testing.T) {
+	heat, reason := extract.File("input_files/heat.md", []byte("# Heat plan\n\nThe Office recommends that the council plants new street trees under the plan.\n"))
+	require.Empty(t, reason)
+	depot, reason := extract.File("input_files/depot.md", []byte("# Depot\n\nThe new depot for the council cost 38 million euros more than planned.\n"))
+	require.Empty(t, reason)
+	office, reason := extract.File("input_files/office.md", []byte("# The Office\n\nThe Office of Environment costs the council 2 million euros a year.\n"))
+	require.Empty(t, reason)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1, Hop: true}
+	q := "How much would the council pay for the new street trees under the plan?"
+	for _, tt := range []struct {
+		docs []extract.Document
+		not  string
+	}{
+		{[]extract.Document{heat, depot}, "38 million"},
+		{[]extract.Document{heat, depot, office}, "38 million"},
+	} {
+		c := newCorpus(tt.docs)
+		got := strings.Join(answerTexts(c, c.find(plainSub(q), o)), " ")
+		require.NotContains(t, got, tt.not)
+	}
+}
