@@ -238,8 +238,8 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 
 // comparing takes k of an aspect's section's units: first those that give a figure for an item
 // compared, named or dated ("LoRaWAN meters delivered 99.1 per cent …", "in 2021 … 900 bikes"),
-// each item first, then the likeliest; a section's opening
-// sentence often only introduces the aspect ("Coverage decided most of the pilot.").
+// each item first, then the likeliest; a section's opening sentence often only introduces the
+// aspect ("Coverage decided most of the pilot.").
 func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int {
 	order := c.byLikelihood(units, ranked)
 	valued := func(u int) bool {
@@ -444,3 +444,53 @@ func (c *corpus) summary(d, n int, allowed func(u int) bool) []int {
 	slices.Sort(out)
 	return out
 }
+
+// polarAnswer reads the answer of a section whose heading is a yes/no question: its first unit
+// opens with "Yes" or "No". first is that unit.
+func (c *corpus) polarAnswer(u int) (yes bool, first int, ok bool) {
+	un := c.units[u]
+	h := strings.TrimSpace(un.Heading)
+	ws := nlp.Words(h)
+	if !strings.HasSuffix(h, "?") || len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) {
+		return false, 0, false
+	}
+	first = u
+	for first > 0 && c.units[first-1].Doc == un.Doc && c.units[first-1].Heading == un.Heading {
+		first--
+	}
+	switch w := nlp.Words(c.units[first].Text); {
+	case len(w) > 0 && w[0] == "yes":
+		return true, first, true
+	case len(w) > 0 && w[0] == "no":
+		return false, first, true
+	}
+	return false, 0, false
+}
+
+// sectionVerdict is the opening unit of best's section when the question asks yes or no, the
+// section's heading asks it too (it states all of the question's terms but one), and the section
+// opens with its answer.
+func (c *corpus) sectionVerdict(q query, best int) (int, bool) {
+	ws := nlp.Words(q.Text)
+	if len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) || len(q.Terms) == 0 {
+		return 0, false
+	}
+	heading := map[string]bool{}
+	for _, t := range wordStems(c.units[best].Heading) {
+		heading[t] = true
+	}
+	missing := 0
+	for _, t := range q.Terms {
+		if !heading[t] {
+			missing++
+		}
+	}
+	if missing > 1 || missing == len(q.Terms) {
+		return 0, false
+	}
+	_, first, ok := c.polarAnswer(best)
+	return first, ok
+}
+
+// copulas open yes/no questions as auxiliaries do ("Is the K2 waterproof?").
+var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true}
