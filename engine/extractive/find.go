@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -100,6 +101,9 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	}
 	if f.Compare == nil && f.Answer == nil && f.Best >= m.Threshold {
 		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
+		if u, ok := s.valueAfter(f.Answer[0]); ok && !slices.Contains(f.Answer, u) && (o.Skip == nil || !o.Skip(u)) {
+			f.Answer = slices.Insert(f.Answer, 1, u)
+		}
 		if o.Hop && q.Shape == shapeFactoid {
 			if u, ok := c.hop(s, ranked, o); ok {
 				// The second search found the answer in the document the first one pointed to:
@@ -411,3 +415,29 @@ func (c *corpus) measureNamed(q query) bool {
 	}
 	return false
 }
+
+// valueAfter is the sentence after u in its paragraph when the question asks for a kind of value
+// (a figure, a date, a person) that u lacks and that sentence holds: the answer goes on there ("The
+// guide explains how to set up automatic backups. It takes about an afternoon.").
+func (s *scorer) valueAfter(u int) (int, bool) {
+	c, next := s.c, u+1
+	if s.q.Type == typeAny || s.q.Shape != shapeFactoid || next >= len(c.units) || c.units[next].Prev != u {
+		return 0, false
+	}
+	if s.holdsValue(c.units[u].Text) || !s.holdsValue(c.units[next].Text) {
+		return 0, false
+	}
+	return next, true
+}
+
+// holdsValue: text holds a value of the kind the question asks for; for a duration, a span of
+// time ("an afternoon", "two weeks", "90 minutes"), not any figure ("the 3-2-1 rule").
+func (s *scorer) holdsValue(text string) bool {
+	if s.q.measure == nlp.Stem("duration") {
+		return reSpan.MatchString(text)
+	}
+	return s.typeHit(text)
+}
+
+// reSpan matches a span of time: "an afternoon", "a few weeks", "two days", "90 minutes".
+var reSpan = regexp.MustCompile(`(?i)\b(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a few|several|half an?)\s+(?:afternoon|morning|evening|day|night|week|weekend|fortnight|month|year|decade|hour|minute|second|season)s?\b`)

@@ -393,3 +393,16 @@ func TestHopFollowsTheBridge(t *testing.T) {
 		require.NotContains(t, got, tt.not)
 	}
 }
+
+// A factoid whose best sentence lacks the kind of value asked for goes on to the next sentence of
+// its paragraph when that one holds it; a figure that is no span of time does not answer "how long".
+func TestValueInTheNextSentence(t *testing.T) {
+	doc := "# Backups for a small office\n\nThis guide explains how to set up automatic backups for an office NAS, following the " +
+		"3-2-1 rule. It takes about an afternoon.\n\nRestoring a single file from the backups takes about two minutes.\n"
+	d, reason := extract.File("input_files/backups.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	got := answerTexts(c, c.find(plainSub("How long will it take to set up automatic backups for the office NAS?"), o))
+	require.Contains(t, got, "It takes about an afternoon.", got)
+}
