@@ -115,12 +115,17 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 		if title[t] {
 			continue
 		}
-		inHead := func(a string) bool { return sec.Head[a] }
-		if sec.Head[t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead) {
+		if s.headStates(sec, t) {
 			got += s.w[t]
 		}
 	}
 	return got
+}
+
+// headStates: the section's heading states term t, a synonym or a unit of it.
+func (s *scorer) headStates(sec section, t string) bool {
+	inHead := func(a string) bool { return sec.Head[a] }
+	return sec.Head[t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead)
 }
 
 // headNames: the section's heading states the last of terms, the head of a phrase such as
@@ -131,8 +136,7 @@ func (s *scorer) headNames(sec section, terms []string) bool {
 		return true
 	}
 	t := terms[len(terms)-1]
-	inHead := func(a string) bool { return sec.Head[a] }
-	return sec.Head[t] || s.c.titleTerms[sec.Doc][t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead)
+	return s.headStates(sec, t) || s.c.titleTerms[sec.Doc][t]
 }
 
 // bestSection is the section whose heading best states the focus terms, in a document that
@@ -450,8 +454,7 @@ func (c *corpus) summary(d, n int, allowed func(u int) bool) []int {
 func (c *corpus) polarAnswer(u int) (yes bool, first int, ok bool) {
 	un := c.units[u]
 	h := strings.TrimSpace(un.Heading)
-	ws := nlp.Words(h)
-	if !strings.HasSuffix(h, "?") || len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) {
+	if !strings.HasSuffix(h, "?") || !asksYesNo(h) {
 		return false, 0, false
 	}
 	first = u
@@ -471,8 +474,7 @@ func (c *corpus) polarAnswer(u int) (yes bool, first int, ok bool) {
 // section's heading asks it too (it states all of the question's terms but one), and the section
 // opens with its answer.
 func (c *corpus) sectionVerdict(q query, best int) (int, bool) {
-	ws := nlp.Words(q.Text)
-	if len(ws) == 0 || !(auxiliaries[ws[0]] || copulas[ws[0]]) || len(q.Terms) == 0 {
+	if !asksYesNo(q.Text) || len(q.Terms) == 0 {
 		return 0, false
 	}
 	heading := map[string]bool{}
@@ -490,6 +492,12 @@ func (c *corpus) sectionVerdict(q query, best int) (int, bool) {
 	}
 	_, first, ok := c.polarAnswer(best)
 	return first, ok
+}
+
+// asksYesNo: the question opens with an auxiliary or a copula ("Does the K2 need …", "Is it …").
+func asksYesNo(question string) bool {
+	ws := nlp.Words(question)
+	return len(ws) > 0 && (auxiliaries[ws[0]] || copulas[ws[0]])
 }
 
 // copulas open yes/no questions as auxiliaries do ("Is the K2 waterproof?").
