@@ -246,14 +246,17 @@ func (c *corpus) likeliest(units []int, ranked []scored, k int) []int {
 // aspect ("Coverage decided most of the pilot.").
 func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int {
 	order := c.byLikelihood(units, ranked)
-	valued := func(u int) bool {
+	// valued: the unit names or dates an item compared and gives a figure the question lacks;
+	// measured once per unit (the sort below asks many times).
+	valued := map[int]bool{}
+	for _, u := range order {
 		nums := numbersIn(c.units[u].Text)
 		item := slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] }) ||
 			slices.ContainsFunc(s.q.Numbers, func(n string) bool { return nums[n] }) // "at its launch in 2021"
-		return item && slices.ContainsFunc(slices.Collect(maps.Keys(nums)), func(n string) bool { return !slices.Contains(s.q.Numbers, n) })
+		valued[u] = item && slices.ContainsFunc(slices.Collect(maps.Keys(nums)), func(n string) bool { return !slices.Contains(s.q.Numbers, n) })
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		switch va, vb := valued(a), valued(b); {
+		switch va, vb := valued[a], valued[b]; {
 		case va && !vb:
 			return -1
 		case vb && !va:
@@ -267,7 +270,7 @@ func (c *corpus) comparing(s *scorer, units []int, ranked []scored, k int) []int
 	var out []int
 	named := map[string]bool{}
 	for _, u := range order {
-		if len(out) < max(k, 2) && valued(u) && slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] && !named[n] }) {
+		if len(out) < max(k, 2) && valued[u] && slices.ContainsFunc(s.q.Names, func(n string) bool { return c.ownSet[u][n] && !named[n] }) {
 			out = append(out, u)
 			for _, n := range s.q.Names {
 				named[n] = named[n] || c.ownSet[u][n]
