@@ -2,9 +2,12 @@ package main
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extractive"
 )
 
 // TestFitLogistic recovers the weights of data drawn from a known logistic model.
@@ -65,4 +68,21 @@ func TestChooseThreshold(t *testing.T) {
 	require.Greater(t, th, 0.29)
 	require.LessOrEqual(t, th, 0.8)
 	require.Equal(t, 1.0, fit["weighted_accuracy_oof"])
+}
+
+// TestDecidedByConfidence: a question whose best candidate names something no source mentions is
+// refused by rule, so the confidence model is not fitted on it.
+func TestDecidedByConfidence(t *testing.T) {
+	t.Parallel()
+	names := extractive.FeatureNames()
+	row := func(feature string) []float64 {
+		x := make([]float64, len(names))
+		if i := slices.Index(names, feature); i >= 0 {
+			x[i] = 1
+		}
+		return x
+	}
+	set := trainingSet{rows: [][]float64{row(""), row("name_absent"), row("unsupported"), row("number_absent")}}
+	require.Equal(t, []int{0, 2}, decidedByConfidence(set, []int{0, 1, 2, 3}))
+	require.Equal(t, []int{1}, decidedByConfidence(set, []int{3, 2}))
 }

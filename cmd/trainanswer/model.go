@@ -60,8 +60,20 @@ func fit(set trainingSet, l2 float64) extractive.AnswerModel {
 		}
 		weight[i] = kindWeight[q.kind] / count[q.kind] * float64(len(qs))
 	}
-	cm, cs := standardize(rows)
-	cw, cb := fitSigned(rows, answerable, weight, cm, cs, l2, confidenceDirection)
+	decided := decidedByConfidence(set, tops)
+	pick := func(xs []float64) []float64 {
+		out := make([]float64, len(decided))
+		for j, i := range decided {
+			out[j] = xs[i]
+		}
+		return out
+	}
+	drows := make([][]float64, len(decided))
+	for j, i := range decided {
+		drows[j] = rows[i]
+	}
+	cm, cs := standardize(drows)
+	cw, cb := fitSigned(drows, pick(answerable), pick(weight), cm, cs, l2, confidenceDirection)
 	m.Confidence = extractive.LinearModel{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
 
 	conf := make([]outcome, len(qs))
@@ -74,6 +86,20 @@ func fit(set trainingSet, l2 float64) extractive.AnswerModel {
 	m.Threshold, m.Fit = chooseThreshold(conf, set)
 	m.Support = chooseSupport(set, oof, m.Calibration)
 	return m
+}
+
+// decidedByConfidence are the questions (by index into tops, their best candidates) that the
+// confidence model decides, the ones it is fitted on: a question naming something no source
+// mentions is refused whatever its confidence (extractive.FocusAbsent), and would only teach the
+// model that rule again, at the expense of what it has to tell apart.
+func decidedByConfidence(set trainingSet, tops []int) []int {
+	var out []int
+	for i, top := range tops {
+		if !extractive.FocusAbsent(set.rows[top]) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // confidenceNames are the confidence model's inputs, as the engine names them.

@@ -34,6 +34,7 @@ type corpus struct {
 	words    []map[string]bool // per unit: the stems of all its words, stopwords included
 	ctx      []map[string]bool // per unit: its context's terms
 	docTerms []map[string]bool // per document: every term
+	docWords [][]string        // per document: the stems of all its words in order (names.go)
 	docNums  []map[string]bool // per document: every number
 	nums     []map[string]bool // per unit: numbers in it and its context
 	df       map[string]int    // units stating each term
@@ -73,10 +74,8 @@ func newCorpus(docs []extract.Document) *corpus {
 			c.tables = append(c.tables, t)
 		}
 		c.titles = append(c.titles, p.Title)
-		all := map[string]bool{}
-		for _, w := range nlp.TermsBy(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc.Stem) {
-			all[w] = true
-		}
+		words, all := docWordsOf(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc)
+		c.docWords = append(c.docWords, words)
 		c.docTerms = append(c.docTerms, all)
 		c.docNums = append(c.docNums, numbersIn(strings.Join(doc.Lines, "\n")))
 	}

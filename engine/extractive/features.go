@@ -32,7 +32,7 @@ var featureNames = []string{
 	"numbers_missing",
 	"rarest_missing", // idf of the rarest question term the unit and its context lack, over the corpus's largest
 	"absent_corpus",  // share of question term weight no unit of any source states
-	"name_absent",    // a name of the question that no source states
+	"name_absent",    // a name of the question that no source states (a word, or a name of several as written)
 	"doc_relevance",  // the unit's document's BM25 over the best document's
 	"neighbour",      // the best context coverage of the sentence before or after
 	"first_in_para",  // the unit opens its paragraph
@@ -75,7 +75,7 @@ type questionStats struct {
 	bestCov    float64
 	maxIdf     float64
 	absent     float64 // share of term weight absent from every unit
-	nameGone   float64 // 1 when a name of the question is in no unit
+	nameGone   float64 // 1 when a name of the question is in no unit, or no source writes it
 	numberGone float64 // 1 when a number of the question is in no document
 	bigrams    [][2]string
 	docRel     []float64       // per document: BM25 over the best document's
@@ -118,6 +118,9 @@ func (s *scorer) stats() *questionStats {
 		if c.df[n] == 0 && !s.inSources(n) { // a name may be only in a title or file name
 			st.nameGone = 1
 		}
+	}
+	if len(s.unwrittenNames()) > 0 {
+		st.nameGone = 1
 	}
 	for _, n := range q.Numbers {
 		if !slices.ContainsFunc(c.docNums, func(nums map[string]bool) bool { return nums[n] }) {

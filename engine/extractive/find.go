@@ -327,8 +327,12 @@ func (s *scorer) missing(ranked []scored) string {
 			absentNames = append(absentNames, t)
 		}
 	}
-	if len(absentNames) > 0 {
-		parts = append(parts, "no source mentions "+quoteList(q.missingWords(absentNames)))
+	named := q.missingWords(absentNames)
+	if len(absentNames) == 0 {
+		named = s.unwrittenNames()
+	}
+	if len(named) > 0 {
+		parts = append(parts, "no source mentions "+quoteList(named))
 	}
 	var nums []string
 	for _, n := range q.Numbers {

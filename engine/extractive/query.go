@@ -52,8 +52,9 @@ type query struct {
 	// a kind (AttrType: "what temperature", "what share") or has no such phrase.
 	Attribute []string
 	AttrType  bool
-	Numbers   []string // numbers in the question ("2023", "3.4"): an answer must be about them
-	Names     []string // stemmed words of proper names: an answer's document must mention them
+	Numbers   []string     // numbers in the question ("2023", "3.4"): an answer must be about them
+	Names     []string     // stemmed words of proper names: an answer's document must mention them
+	Phrases   []namePhrase // names of several words, as written (names.go)
 	Type      answerType
 	Extreme   int // +1 highest, -1 lowest, 0 neither (tables are compared)
 	// Open questions ask what happened or why ("what did the council decide", "how does X affect
@@ -136,6 +137,7 @@ func analyze(q string) query {
 		}
 	}
 	out.Names = nlp.Uniq(out.Names)
+	out.Phrases = namePhrases(q)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
 	out.Negated = nlp.Negated(q)
 	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {

@@ -1,0 +1,141 @@
+package extractive
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// A name of several words is checked as the question writes it. Each of its words may be in the
+// sources while the name is not: "Clawshot Princess" asked of an article about Twilight Princess
+// that mentions the Clawshot, or "Midna of Time" of one about Ocarina of Time. A question that
+// names something no source names is about something else (SQuAD 2.0 writes unanswerable
+// questions so: on the training articles, 14 % of its unanswerable questions name such a
+// combination against 0.5 % of the answerable ones; cmd/trainanswer refits with it).
+
+// namePhrase is a name of two or more words in a question: its words as written and their stems.
+type namePhrase struct {
+	Text  string
+	Stems []string
+}
+
+// nameLinks join the words of one name ("Ocarina of Time", "Leonardo da Vinci").
+var nameLinks = map[string]bool{"of": true, "de": true, "da": true, "di": true, "del": true, "du": true,
+	"la": true, "le": true, "von": true, "van": true, "der": true, "den": true}
+
+// namePhrases finds the names of several words in a question: runs of capitalised words after its
+// first word, joined by linking words. Punctuation between two words (a colon, a comma, a quote)
+// and a possessive end a name: "Legend of Zelda: Twilight Princess" is two names.
+func namePhrases(q string) []namePhrase {
+	locs := reWordToken.FindAllStringIndex(q, -1)
+	var out []namePhrase
+	var cur namePhrase
+	var links []string // linking words seen since the last name word
+	start := -1
+	flush := func(end int) {
+		if len(cur.Stems) >= 2 && !allLetters(cur.Stems) {
+			cur.Text = q[start:end]
+			out = append(out, cur)
+		}
+		cur, links, start = namePhrase{}, nil, -1
+	}
+	lastEnd := 0
+	for i, l := range locs {
+		t := q[l[0]:l[1]]
+		if i > 0 && strings.TrimSpace(q[locs[i-1][1]:l[0]]) != "" {
+			flush(lastEnd)
+		}
+		switch {
+		case i > 0 && isName(t):
+			if start < 0 {
+				start = l[0]
+			}
+			for _, w := range append(links, nlp.Words(t)...) {
+				cur.Stems = append(cur.Stems, nlp.Stem(w))
+			}
+			links, lastEnd = nil, l[1]
+			if strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s") || strings.HasSuffix(t, "'") || strings.HasSuffix(t, "’") {
+				flush(l[1])
+			}
+		case start >= 0 && nameLinks[strings.ToLower(t)]:
+			links = append(links, strings.ToLower(t))
+		default:
+			flush(lastEnd)
+		}
+	}
+	flush(lastEnd)
+	return out
+}
+
+// allLetters: every word is a single letter ("U.K."): an abbreviation, written many ways.
+func allLetters(stems []string) bool {
+	for _, s := range stems {
+		if utf8.RuneCountInString(s) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// writes reports whether document d writes the name: its words in order, at most one other word
+// between two of them (a middle name: "King Wallis Vidor" for "King Vidor").
+func (c *corpus) writes(d int, stems []string) bool {
+	words := c.docWords[d]
+	for i, w := range words {
+		if w != stems[0] {
+			continue
+		}
+		at, j := i, 1
+		for ; j < len(stems); j++ {
+			if at+1 < len(words) && words[at+1] == stems[j] {
+				at++
+			} else if at+2 < len(words) && words[at+2] == stems[j] {
+				at += 2
+			} else {
+				break
+			}
+		}
+		if j == len(stems) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrittenNames are the question's names of several words that the sources state word by word
+// but no source writes: a combination of known names is something else. A name with a word no
+// source states at all is left to name_absent.
+func (s *scorer) unwrittenNames() []string {
+	var out []string
+	for _, p := range s.q.Phrases {
+		known, written := true, false
+		for _, w := range p.Stems {
+			if !nameLinks[w] && s.c.docFreq[w] == 0 {
+				known = false
+			}
+		}
+		for d := range s.c.docs {
+			written = written || s.c.writes(d, p.Stems)
+		}
+		if known && !written {
+			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// docWordsOf stems every word of a document's text, in order, and gives the set of its terms (the
+// stems nlp.TermsBy keeps: no stopwords, no single letters).
+func docWordsOf(text string, sc nlp.StemCache) ([]string, map[string]bool) {
+	ws := nlp.Words(text)
+	terms := map[string]bool{}
+	for i, w := range ws {
+		keep := !nlp.IsStopword(w) && (utf8.RuneCountInString(w) >= 2 || nlp.IsDigits(w))
+		ws[i] = sc.Stem(w)
+		if keep {
+			terms[ws[i]] = true
+		}
+	}
+	return ws, terms
+}

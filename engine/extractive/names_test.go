@@ -1,0 +1,59 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+)
+
+func TestNamePhrases(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want []string
+	}{
+		{"Who is the protagonist of Midna of Time?", []string{"Midna of Time"}},
+		{"What genre is The Legend of Zelda: Clawshot Princess?", []string{"Legend of Zelda", "Clawshot Princess"}},
+		{"When did Halvorsen Marine's order backlog grow?", []string{"Halvorsen Marine's"}},
+		{"Which single was only released in the U.K. and Ireland?", nil}, // an abbreviation of letters
+		{"Were Scott Derrickson and Ed Wood of the same nationality?", []string{"Scott Derrickson", "Ed Wood"}},
+		{"Clawshot Princess uses which control scheme?", nil}, // a question's first word may be capitalised for the sentence
+		{"Who reviewed it for The Guardian, The Times and Le Monde?", []string{"Le Monde"}},
+	} {
+		var got []string
+		for _, p := range namePhrases(tt.q) {
+			got = append(got, p.Text)
+		}
+		require.Equal(t, tt.want, got, tt.q)
+	}
+}
+
+// A name of several words that no source writes, although each of its words is in the sources,
+// is something the sources do not speak of: the report says so and names it. Written with a word
+// between (a middle name), it is the same name.
+func TestUnwrittenNameIsNotAnswered(t *testing.T) {
+	doc := "# Twilight Princess\n\nThe Legend of Zelda: Twilight Princess is an action-adventure game released in 2006. " +
+		"Its main new item is the Clawshot, a spring-loaded grappling hook. The film critic King Wallis Vidor praised its music.\n"
+	d, reason := extract.File("input_files/zelda.md", []byte(doc))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	for _, tt := range []struct {
+		q, want, missing string
+	}{
+		{"In what year was Twilight Princess released?", "2006", ""},
+		{"In what year was Clawshot Princess released?", "", "“Clawshot Princess”"},
+		{"Which game's music did King Vidor praise?", "Vidor", ""},
+	} {
+		f := c.find(plainSub(tt.q), o)
+		if tt.want == "" {
+			require.False(t, f.answered(), tt.q)
+			require.Contains(t, f.Missing, tt.missing, tt.q)
+			continue
+		}
+		require.True(t, f.answered(), tt.q)
+		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
+	}
+}
