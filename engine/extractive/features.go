@@ -54,17 +54,18 @@ var featureNames = []string{
 	"shape_factoid", // the question's shape: one fact, or a definition/reason/list/comparison/briefing
 	"shape_reason",
 	"shape_list",
-	"type_near",       // a value of the expected type stands within four words of a matched term
-	"passage",         // the BM25 score of the unit's paragraph over the best paragraph's
-	"passage_top",     // the unit's paragraph is the best-scoring one
-	"opposite",        // the unit states the opposite of a question word ("oldest" for "youngest") and not the word
-	"number_absent",   // a number of the question that no source states
-	"names_unbridged", // share of the question's names neither the unit (with its context) nor another document states
-	"negation_gap",    // the question denies something ("not", "never", "n't") and the unit denies nothing, or the other way round
-	"related",         // weighted share of the question's terms the unit states only by a WordNet relative ("payment" for "pay")
-	"similar",         // the same for a word of similar meaning by word vectors (cosine ≥ 0.5), weighted by the cosine
-	"vector_cosine",   // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
-	"unsupported",     // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
+	"type_near",         // a value of the expected type stands within four words of a matched term
+	"passage",           // the BM25 score of the unit's paragraph over the best paragraph's
+	"passage_top",       // the unit's paragraph is the best-scoring one
+	"opposite",          // the unit states the opposite of a question word ("oldest" for "youngest") and not the word
+	"number_absent",     // a number of the question that no source states
+	"names_unbridged",   // share of the question's names neither the unit (with its context) nor another document states
+	"negation_question", // the question denies something ("not", "never", "n't") and the unit denies nothing
+	"related",           // weighted share of the question's terms the unit states only by a WordNet relative ("payment" for "pay")
+	"similar",           // the same for a word of similar meaning by word vectors (cosine ≥ 0.5), weighted by the cosine
+	"vector_cosine",     // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
+	"unsupported",       // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
+	"negation_unit",     // the unit denies something and the question denies nothing (an answer may: "has not released an SDK")
 }
 
 // numFeatures is the length of a feature vector.
@@ -257,7 +258,9 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[40] = flag(s.statesOpposite(u))
 	x[41] = st.numberGone
 	x[42] = s.namesUnbridged(u)
-	x[43] = flag(s.q.Negated != nlp.Negated(un.Text))
+	unitNegated := nlp.Negated(un.Text)
+	x[43] = flag(s.q.Negated && !unitNegated)
+	x[48] = flag(unitNegated && !s.q.Negated)
 	x[44], x[45], x[47] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
 	return x

@@ -28,6 +28,7 @@ func TestCandidateFeatures(t *testing.T) {
 	docs := []extract.Document{
 		{Path: "ferry.txt", Lines: []string{"The new Halden ferry carries 600 passengers.", "", "Each ticket costs 40 euros and the ferry is the oldest on the route."}},
 		{Path: "trees.txt", Lines: []string{"Lisbon planted street trees in parks."}},
+		{Path: "bus.txt", Lines: []string{"The Halden bus does not carry bicycles."}},
 	}
 	c := newCorpus(docs)
 	feature := func(q string, text string, name string) float64 {
@@ -49,6 +50,12 @@ func TestCandidateFeatures(t *testing.T) {
 	require.Equal(t, 1.0, feature("How many passengers did the Halden ferry carry in 2019?", ferry, "number_absent"))
 	require.Equal(t, 1.0, feature("How many passengers does the Oslo ferry carry?", ferry, "name_absent"))
 	require.Equal(t, 0.0, feature("Did Lisbon ferry passengers plant trees?", ferry, "names_unbridged"), "another document names Lisbon")
+	// A question that denies something, answered by a sentence that does not, and the other way
+	// round, are told apart: a sentence may deny in answer to a plain question.
+	require.Equal(t, 1.0, feature("Which ferry does not carry passengers?", ferry, "negation_question"))
+	require.Equal(t, 0.0, feature("Which ferry does not carry passengers?", ferry, "negation_unit"))
+	require.Equal(t, 1.0, feature("Does the Halden bus carry bicycles?", "The Halden bus does not carry bicycles.", "negation_unit"))
+	require.Equal(t, 0.0, feature("Does the Halden bus carry bicycles?", "The Halden bus does not carry bicycles.", "negation_question"))
 	require.InDelta(t, 4.0/5, feature("How many passengers does the Halden ferry carry?", ferry, "proximity"), 1e-9,
 		"four terms in a window of five words")
 }
