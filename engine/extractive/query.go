@@ -167,9 +167,10 @@ func analyze(q string) query {
 			}
 		}
 	}
-	for _, t := range toks {
+	request := requestAt(lower)
+	for i, t := range toks {
 		for _, w := range nlp.Words(t) {
-			if nlp.IsStopword(w) || dropped[w] || (utf8.RuneCountInString(w) < 2 && !nlp.IsDigits(w)) {
+			if nlp.IsStopword(w) || dropped[w] || i == request || (utf8.RuneCountInString(w) < 2 && !nlp.IsDigits(w)) {
 				continue
 			}
 			s := nlp.Stem(w)
@@ -204,6 +205,21 @@ func analyze(q string) query {
 		}
 	}
 	return out
+}
+
+// requestAt is the index of the verb a request opens with ("List …", "Please describe …", "Can you
+// tell me …"), or -1: that verb says what to do, not what the answer is about.
+func requestAt(lower []string) int {
+	for i, w := range lower {
+		switch {
+		case nlp.IsRequestVerb(w):
+			return i
+		case w == "please" || w == "you" || ((w == "can" || w == "could" || w == "would") && i == 0):
+		default:
+			return -1
+		}
+	}
+	return -1
 }
 
 // isName: a capitalised word inside a sentence (or an acronym, or a word with digits or inner

@@ -96,3 +96,29 @@ func TestMoneyWithScale(t *testing.T) {
 		require.Equal(t, tt.notC, reNotCount.MatchString(tt.text), tt.text)
 	}
 }
+
+// TestRequestVerbs: a verb that opens a request says what to do and is not searched for; the same
+// word inside a question is searched for like any other.
+func TestRequestVerbs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		q        string
+		has, not []string
+	}{
+		{"What list did Beyoncé make in 2013?", []string{"list", "make"}, nil},
+		{"What error codes can the dryer show?", []string{"show", "error"}, nil},
+		{"How would you describe the old town?", []string{"describ"}, nil},
+		{"List the main causes of the heat island.", []string{"caus"}, []string{"list"}},
+		{"Please describe the heat plan.", []string{"heat"}, []string{"describ"}},
+		{"Can you tell me about the Tay Bridge?", []string{"bridg"}, []string{"tell"}},
+		{"Give me a short overview of Halvorsen Marine's results.", []string{"overview"}, []string{"give"}},
+	} {
+		terms := analyze(tt.q).Terms
+		for _, w := range tt.has {
+			require.Contains(t, terms, w, tt.q)
+		}
+		for _, w := range tt.not {
+			require.NotContains(t, terms, w, tt.q)
+		}
+	}
+}

@@ -27,8 +27,8 @@ var stopwords = func() map[string]bool {
 		own per same shall she should so some such than that the their theirs them themselves then there these
 		they this those through to too under until up upon us very via vs versus was we were what when where
 		whether which while who whom whose why will with within without would you your yours yourself
-		yourselves describe explain tell give list show compare summarize summarise discuss find
-		get gets got getting say says said saying near across around along among beside beyond toward towards onto like`) {
+		yourselves get gets got getting say says said saying near across around along among beside beyond toward
+		towards onto like`) {
 		m[w] = true
 	}
 	return m
@@ -42,6 +42,16 @@ var questionWords = map[string]bool{
 	"has": true, "have": true, "had": true, "list": true, "describe": true, "explain": true,
 	"compare": true, "summarize": true, "summarise": true,
 }
+
+// requestVerbs open a request ("List the causes …", "Tell me about …"): there they say what to do,
+// not what it is about. Elsewhere they are words like any other ("What list did she make?",
+// "What does the display show?").
+var requestVerbs = map[string]bool{"describe": true, "explain": true, "tell": true, "give": true, "list": true,
+	"show": true, "compare": true, "summarize": true, "summarise": true, "discuss": true, "find": true, "name": true,
+	"outline": true, "identify": true}
+
+// IsRequestVerb: w (lower case) opens a request when it is a question's first word.
+func IsRequestVerb(w string) bool { return requestVerbs[w] }
 
 // IsStopword: w (lower case) is left out of search terms and key phrases.
 func IsStopword(w string) bool { return stopwords[w] }
