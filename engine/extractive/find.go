@@ -60,6 +60,12 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	s := c.scorer(q)
 	m := defaultModel()
 	ranked := s.candidates(m, o.Candidates, func(u int) bool { return (o.Skip == nil || !o.Skip(u)) && c.mentions(u, sub.Subject) })
+	lead, valued := s.valueLead(ranked)
+	if lead > 0 {
+		// The passage that gives the value asked for is the answer, and whether it answers is
+		// judged on it.
+		ranked = slices.Concat([]scored{ranked[lead]}, ranked[:lead], ranked[lead+1:])
+	}
 	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked)}
 	seen := map[int]bool{}
 	for _, r := range ranked {
@@ -75,11 +81,12 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			seen[d] = true
 		}
 	}
-	if len(ranked) > 0 && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own)) {
+	if len(ranked) > 0 && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own) || !valued) {
 		// The question names something (a name, a figure) that no source mentions: whatever
 		// matches its other words is about something else. Or the best passage matches only the
 		// subject carried into the question ("their" benefits, a record's name) and none of its
-		// own words: it answers another question about the same subject.
+		// own words: it answers another question about the same subject. Or it asks for a price
+		// and no passage near the best gives one.
 		f.Best = 0
 	}
 	if f.Compare == nil && q.Shape != shapeFactoid && q.Shape != shapeDefinition && f.Best > 0 {
@@ -305,6 +312,41 @@ func (s *scorer) statesAny(u int, terms []string) bool {
 	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool { return s.states(u, t) })
 }
 
+// exactKinds are the kinds of value a passage states unmistakably, by what a question asks for.
+var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature"}
+
+// valueReach is how far down the ranking a passage giving the asked-for kind of value is looked for.
+const valueReach = 10
+
+// valueLead: a question that asks for an amount of money, a percentage or a temperature is
+// answered only by a passage that gives one. When the best passage gives none, the likeliest of the
+// next candidates from its document that does is to lead ("Estimated cost: 11 million euros"
+// under the sentence that matched "pay for the new street trees"): lead is its index in ranked (0:
+// the best gives one). ok is false when none does (a guide that gives a dryer's capacity but not
+// its price).
+func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
+	if _, exact := exactKinds[s.q.Type]; !exact || len(ranked) == 0 || s.givesValue(ranked[0].U) {
+		return 0, true
+	}
+	doc := s.c.units[ranked[0].U].Doc
+	for i := 1; i < min(len(ranked), valueReach); i++ {
+		if u := ranked[i].U; s.c.units[u].Doc == doc && s.givesValue(u) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// givesValue: unit u gives a value of the kind asked for; a table row or a "Label: value" line
+// gives a figure, whose unit its header or label names ("| Peru | 176.0 | 235.7 |" under prices).
+func (s *scorer) givesValue(u int) bool {
+	un := s.c.units[u]
+	if un.Table >= 0 || un.Kind == extract.UnitField {
+		return typeNumber.satisfies(un.Text)
+	}
+	return s.typeHit(un.Text)
+}
+
 // focusAbsent: by a candidate's features, a name or number of the question is in no source.
 func focusAbsent(x []float64) bool {
 	return x[slices.Index(featureNames, "name_absent")] > 0 || x[slices.Index(featureNames, "number_absent")] > 0
@@ -366,7 +408,9 @@ func (s *scorer) missing(ranked []scored) string {
 					lacks = append(lacks, t)
 				}
 			}
-			if len(lacks) > 0 {
+			if _, ok := s.valueLead(ranked); !ok {
+				parts = append(parts, where+" and the passages near it give no "+exactKinds[q.Type])
+			} else if len(lacks) > 0 {
 				parts = append(parts, where+" does not state "+quoteList(q.missingWords(lacks)))
 			} else {
 				parts = append(parts, where+" uses the question's words but, by the answer model, does not state what it asks")

@@ -57,3 +57,29 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
 	}
 }
+
+// A question asking for an amount of money is answered by a passage that gives one: the likeliest
+// near the best match leads, and a document that gives none does not answer.
+func TestValueLead(t *testing.T) {
+	dryer, reason := extract.File("input_files/dryer.md", []byte("# The Kestrel dryer\n\nThe Kestrel dryer is a heat-pump "+
+		"dryer with a drum for 8 kilograms of laundry. The dryer is sold in white and in silver.\n"))
+	require.Empty(t, reason)
+	trees, reason := extract.File("input_files/trees.md", []byte("# Street trees\n\nThe council approved the plan for new "+
+		"street trees in the old town on 3 May, and the council will pay for them from its climate budget. The new street "+
+		"trees will be planted in 2026. Planting all of them costs 11 million euros in total.\n"))
+	require.Empty(t, reason)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+
+	t.Run("none given", func(t *testing.T) {
+		c := newCorpus([]extract.Document{dryer})
+		f := c.find(plainSub("What is the retail price of the Kestrel dryer?"), o)
+		require.False(t, f.answered())
+		require.Contains(t, f.Missing, "give no amount of money")
+	})
+	t.Run("one near the best match", func(t *testing.T) {
+		c := newCorpus([]extract.Document{trees})
+		f := c.find(plainSub("How much will the council pay for the new street trees in the old town?"), o)
+		require.True(t, f.answered())
+		require.Contains(t, c.units[f.Answer[0]].Text, "11 million euros")
+	})
+}
