@@ -116,7 +116,8 @@ func (s *scorer) unwrittenNames() []string {
 			}
 		}
 		for d := range s.c.docs {
-			written = written || s.c.writes(d, p.Stems)
+			// Only a document that has the name's first word is read through.
+			written = written || (s.c.docTerms[d][p.Stems[0]] && s.c.writes(d, p.Stems))
 		}
 		if known && !written {
 			out = append(out, p.Text)
