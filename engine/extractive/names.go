@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/researchd/researchd/engine/nlp"
@@ -29,6 +30,9 @@ var nameLinks = map[string]bool{"of": true, "de": true, "da": true, "di": true, 
 // and a possessive end a name: "Legend of Zelda: Twilight Princess" is two names.
 func namePhrases(q string) []namePhrase {
 	locs := reWordToken.FindAllStringIndex(q, -1)
+	if titleCase(q, locs) {
+		return nil // "What Is The Retail Price Of The K2?": capitals mark no names
+	}
 	var out []namePhrase
 	var cur namePhrase
 	var links []string // linking words seen since the last name word
@@ -66,6 +70,18 @@ func namePhrases(q string) []namePhrase {
 	}
 	flush(lastEnd)
 	return out
+}
+
+// titleCase: most words after the first are capitalised (a question written in title case or in
+// capitals), so capitals say nothing about which words form a name.
+func titleCase(q string, locs [][]int) bool {
+	caps := 0
+	for _, l := range locs[min(1, len(locs)):] {
+		if r, _ := utf8.DecodeRuneInString(q[l[0]:l[1]]); unicode.IsUpper(r) {
+			caps++
+		}
+	}
+	return len(locs) > 3 && caps*3 > (len(locs)-1)*2
 }
 
 // allLetters: every word is a single letter ("U.K."): an abbreviation, written many ways.

@@ -21,6 +21,8 @@ func TestNamePhrases(t *testing.T) {
 		{"Were Scott Derrickson and Ed Wood of the same nationality?", []string{"Scott Derrickson", "Ed Wood"}},
 		{"Clawshot Princess uses which control scheme?", nil}, // a question's first word may be capitalised for the sentence
 		{"Who reviewed it for The Guardian, The Times and Le Monde?", []string{"Le Monde"}},
+		{"What Is The Retail Price Of The Kestrel Dryer?", nil}, // title case marks no names
+		{"WHO DESIGNED THE TAY BRIDGE?", nil},
 	} {
 		var got []string
 		for _, p := range namePhrases(tt.q) {
