@@ -344,7 +344,7 @@ func (s *scorer) givesValue(u int) bool {
 	if un.Table >= 0 || un.Kind == extract.UnitField {
 		return typeNumber.satisfies(un.Text)
 	}
-	return s.typeHit(un.Text)
+	return s.holdsValue(un.Text)
 }
 
 // focusAbsent: by a candidate's features, a name or number of the question is in no source.

@@ -148,9 +148,8 @@ func docWordsOf(text string, sc nlp.StemCache) ([]string, map[string]bool) {
 	ws := nlp.Words(text)
 	terms := map[string]bool{}
 	for i, w := range ws {
-		keep := !nlp.IsStopword(w) && (utf8.RuneCountInString(w) >= 2 || nlp.IsDigits(w))
 		ws[i] = sc.Stem(w)
-		if keep {
+		if nlp.IsTerm(w) {
 			terms[ws[i]] = true
 		}
 	}

@@ -169,12 +169,18 @@ func TermsBy(s string, stem func(string) string) []string {
 	ws := Words(s)
 	out := ws[:0]
 	for _, w := range ws {
-		if stopwords[w] || (utf8.RuneCountInString(w) < 2 && !IsDigits(w)) {
+		if !IsTerm(w) {
 			continue
 		}
 		out = append(out, stem(w))
 	}
 	return out
+}
+
+// IsTerm: word w (as Words gives it) is searched for: no stopword, and two letters or more unless
+// it is a number.
+func IsTerm(w string) bool {
+	return !stopwords[w] && (utf8.RuneCountInString(w) >= 2 || IsDigits(w))
 }
 
 // IsDigits: s is a run of digits.
