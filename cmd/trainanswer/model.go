@@ -61,19 +61,9 @@ func fit(set trainingSet, l2 float64) extractive.AnswerModel {
 		weight[i] = kindWeight[q.kind] / count[q.kind] * float64(len(qs))
 	}
 	decided := decidedByConfidence(set, tops)
-	pick := func(xs []float64) []float64 {
-		out := make([]float64, len(decided))
-		for j, i := range decided {
-			out[j] = xs[i]
-		}
-		return out
-	}
-	drows := make([][]float64, len(decided))
-	for j, i := range decided {
-		drows[j] = rows[i]
-	}
+	drows := pick(rows, decided)
 	cm, cs := standardize(drows)
-	cw, cb := fitSigned(drows, pick(answerable), pick(weight), cm, cs, l2, confidenceDirection)
+	cw, cb := fitSigned(drows, pick(answerable, decided), pick(weight, decided), cm, cs, l2, confidenceDirection)
 	m.Confidence = extractive.LinearModel{Inputs: confidenceNames(), Mean: cm, Scale: cs, Weights: cw, Bias: cb}
 
 	conf := make([]outcome, len(qs))
@@ -98,6 +88,15 @@ func decidedByConfidence(set trainingSet, tops []int) []int {
 		if !extractive.FocusAbsent(set.rows[top]) {
 			out = append(out, i)
 		}
+	}
+	return out
+}
+
+// pick is the elements of xs at indexes idx, in that order.
+func pick[T any](xs []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for j, i := range idx {
+		out[j] = xs[i]
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		}
 	}
 	if !f.answered() {
-		f.Missing = s.missing(ranked)
+		f.Missing = s.missing(ranked, !valued)
 		return f
 	}
 	f.Support = c.selectSupport(f, ranked, o, m.Support, seen)
@@ -357,8 +357,9 @@ func focusAbsent(x []float64) bool {
 func FocusAbsent(x []float64) bool { return focusAbsent(x) }
 
 // missing says, in the question's own words, what keeps the sources from answering: a name or
-// figure of the question that no source states, or what the closest passage lacks.
-func (s *scorer) missing(ranked []scored) string {
+// figure of the question that no source states, or what the closest passage lacks (noValue: it and
+// the passages near it give no value of the exact kind asked for, valueLead).
+func (s *scorer) missing(ranked []scored, noValue bool) string {
 	q := s.q
 	var parts []string
 	// A name no source mentions is the clearest reason; an ordinary word no source uses is not one
@@ -408,7 +409,7 @@ func (s *scorer) missing(ranked []scored) string {
 					lacks = append(lacks, t)
 				}
 			}
-			if _, ok := s.valueLead(ranked); !ok {
+			if noValue {
 				parts = append(parts, where+" and the passages near it give no "+exactKinds[q.Type])
 			} else if len(lacks) > 0 {
 				parts = append(parts, where+" does not state "+quoteList(q.missingWords(lacks)))

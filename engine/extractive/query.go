@@ -170,7 +170,7 @@ func analyze(q string) query {
 	request := requestAt(lower)
 	for i, t := range toks {
 		for _, w := range nlp.Words(t) {
-			if nlp.IsStopword(w) || dropped[w] || i == request || (utf8.RuneCountInString(w) < 2 && !nlp.IsDigits(w)) {
+			if !nlp.IsTerm(w) || dropped[w] || i == request {
 				continue
 			}
 			s := nlp.Stem(w)
