@@ -66,6 +66,7 @@ var featureNames = []string{
 	"vector_cosine",     // cosine of the idf-weighted mean word vectors of the question's terms and the unit's
 	"unsupported",       // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
 	"negation_unit",     // the unit denies something and the question denies nothing (an answer may: "has not released an SDK")
+	"attribute_unnamed", // the question asks for a thing by name ("which refrigerant") that no document naming its subject states
 }
 
 // numFeatures is the length of a feature vector.
@@ -73,19 +74,20 @@ var numFeatures = len(featureNames)
 
 // questionStats are the per-question measurements every candidate's features are relative to.
 type questionStats struct {
-	bestCov    float64
-	maxIdf     float64
-	absent     float64 // share of term weight absent from every unit
-	nameGone   float64 // 1 when a name of the question is in no unit, or no source writes it
-	numberGone float64 // 1 when a number of the question is in no document
-	bigrams    [][2]string
-	docRel     []float64       // per document: BM25 over the best document's
-	paraRel    map[int]float64 // per paragraph: BM25 over the best paragraph's
-	ctxCov     []float64       // per unit: context coverage (computed once for ranking)
-	rank       []int           // per unit: rank by ctxCov
-	typed      float64
-	hasAttrib  bool
-	qVec       []float32 // the question's terms' idf-weighted vector (vectorCosine)
+	bestCov     float64
+	maxIdf      float64
+	absent      float64 // share of term weight absent from every unit
+	nameGone    float64 // 1 when a name of the question is in no unit, or no source writes it
+	numberGone  float64 // 1 when a number of the question is in no document
+	bigrams     [][2]string
+	docRel      []float64       // per document: BM25 over the best document's
+	paraRel     map[int]float64 // per paragraph: BM25 over the best paragraph's
+	ctxCov      []float64       // per unit: context coverage (computed once for ranking)
+	rank        []int           // per unit: rank by ctxCov
+	typed       float64
+	hasAttrib   bool
+	attrUnnamed float64   // 1 when the question asks for a thing by name that no document naming its subject states
+	qVec        []float32 // the question's terms' idf-weighted vector (vectorCosine)
 }
 
 // stats measures the question against the whole corpus.
@@ -137,6 +139,7 @@ func (s *scorer) stats() *questionStats {
 		st.typed = 1
 	}
 	st.hasAttrib = len(q.Attribute) > 0
+	st.attrUnnamed = flag(s.attributeUnnamed())
 	st.qVec = s.meanVector(q.Terms)
 	return st
 }
@@ -263,6 +266,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[48] = flag(unitNegated && !s.q.Negated)
 	x[44], x[45], x[47] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
+	x[49] = st.attrUnnamed
 	return x
 }
 
@@ -559,6 +563,25 @@ func (s *scorer) neighbour(u int, st *questionStats) float64 {
 		best = max(best, st.ctxCov[n])
 	}
 	return best
+}
+
+// attributeUnnamed: the question asks for a thing by name ("which refrigerant", "the retail
+// price") and no document that mentions the question's names states it: the documents are about its
+// subject but do not give what it asks.
+func (s *scorer) attributeUnnamed() bool {
+	if !s.q.Asked {
+		return false
+	}
+	named := false
+	for u, un := range s.c.units {
+		if s.namesIn(un.Doc) {
+			named = true
+			if s.statesAttribute(u) {
+				return false
+			}
+		}
+	}
+	return named
 }
 
 // statesAttribute: the unit states what is asked about (or, for a row, its caption does).

@@ -347,9 +347,11 @@ func (s *scorer) givesValue(u int) bool {
 	return s.holdsValue(un.Text)
 }
 
-// focusAbsent: by a candidate's features, a name or number of the question is in no source.
+// focusAbsent: by a candidate's features, a name or number of the question is in no source, or the
+// property it asks for by name is in no source about its subject.
 func focusAbsent(x []float64) bool {
-	return x[slices.Index(featureNames, "name_absent")] > 0 || x[slices.Index(featureNames, "number_absent")] > 0
+	return x[slices.Index(featureNames, "name_absent")] > 0 || x[slices.Index(featureNames, "number_absent")] > 0 ||
+		x[slices.Index(featureNames, "attribute_unnamed")] > 0
 }
 
 // FocusAbsent is focusAbsent for cmd/trainanswer, which chooses the threshold knowing that such
@@ -397,6 +399,9 @@ func (s *scorer) missing(ranked []scored, noValue bool) string {
 		}
 		parts = append(parts, what)
 	}
+	if len(parts) == 0 && s.attributeUnnamed() {
+		parts = append(parts, s.unnamedAttribute())
+	}
 	if len(parts) == 0 {
 		if len(ranked) == 0 {
 			parts = append(parts, "no passage matches the question")
@@ -419,6 +424,16 @@ func (s *scorer) missing(ranked []scored, noValue bool) string {
 		}
 	}
 	return capitalize(strings.Join(parts, "; ")) + "."
+}
+
+// unnamedAttribute says that no source about the question's subject names what it asks for: "no
+// source about “Kestrel” or “HD8” states a “retail price”".
+func (s *scorer) unnamedAttribute() string {
+	what := "“" + strings.Join(s.q.missingWords(s.q.Attribute), " ") + "”"
+	if len(s.q.Names) == 0 {
+		return "no source states a " + what
+	}
+	return "no source about " + quoteList(s.q.missingWords(s.q.Names)) + " states a " + what
 }
 
 // namesIn: document d mentions every name of the question.

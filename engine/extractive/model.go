@@ -113,7 +113,7 @@ func (m *AnswerModel) prob(s float64) float64 {
 // better than real ones in some articles and worse in others, so a fitted weight on it does not
 // carry over to documents it was not fitted on.
 var confidenceInputs = []string{"name_absent", "number_absent", "names_unbridged", "numbers_missing",
-	"opposite", "negation_question", "negation_unit", "unsupported", "copy_value_gap", "weak_match", "type_missing"}
+	"opposite", "negation_question", "negation_unit", "unsupported", "attribute_unnamed", "copy_value_gap", "weak_match", "type_missing"}
 
 // computedInputs are the confidence inputs that are not candidate features: copy_value_gap is the
 // best candidate's coverage when it lacks a name or number of the question (a question copied from a

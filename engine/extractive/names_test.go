@@ -74,7 +74,7 @@ func TestValueLead(t *testing.T) {
 
 	t.Run("none given", func(t *testing.T) {
 		c := newCorpus([]extract.Document{dryer})
-		f := c.find(plainSub("What is the retail price of the Kestrel dryer?"), o)
+		f := c.find(plainSub("How much does the Kestrel dryer cost?"), o)
 		require.False(t, f.answered())
 		require.Contains(t, f.Missing, "give no amount of money")
 	})

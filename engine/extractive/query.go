@@ -52,11 +52,15 @@ type query struct {
 	// a kind (AttrType: "what temperature", "what share") or has no such phrase.
 	Attribute []string
 	AttrType  bool
-	Numbers   []string     // numbers in the question ("2023", "3.4"): an answer must be about them
-	Names     []string     // stemmed words of proper names: an answer's document must mention them
-	Phrases   []namePhrase // names of several words, as written (names.go)
-	Type      answerType
-	Extreme   int // +1 highest, -1 lowest, 0 neither (tables are compared)
+	// Asked: the question word asks for the attribute by name ("which refrigerant", "what is the
+	// retail price", "who is the finance director", "how many litres"), so an answering document
+	// names it; otherwise the attribute is only the subject of the question ("when did X open").
+	Asked   bool
+	Numbers []string     // numbers in the question ("2023", "3.4"): an answer must be about them
+	Names   []string     // stemmed words of proper names: an answer's document must mention them
+	Phrases []namePhrase // names of several words, as written (names.go)
+	Type    answerType
+	Extreme int // +1 highest, -1 lowest, 0 neither (tables are compared)
 	// Open questions ask what happened or why ("what did the council decide", "how does X affect
 	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
 	Open  bool
@@ -139,6 +143,7 @@ func analyze(q string) query {
 	out.Names = nlp.Uniq(out.Names)
 	out.Phrases = namePhrases(q)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
+	out.Asked = len(out.Attribute) > 0 && asksByName(lower)
 	out.Negated = nlp.Negated(q)
 	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
 		out.Plural = asksPlural(lower[wh+1:])
@@ -169,13 +174,14 @@ func analyze(q string) query {
 	}
 	request := requestAt(lower)
 	for i, t := range toks {
-		for _, w := range nlp.Words(t) {
+		words := nlp.Words(t)
+		for _, w := range words {
 			if !nlp.IsTerm(w) || dropped[w] || i == request {
 				continue
 			}
 			s := nlp.Stem(w)
 			if _, ok := out.surface[s]; !ok {
-				out.surface[s] = w
+				out.surface[s] = asWritten(t, w, len(words))
 			}
 			out.Terms = append(out.Terms, s)
 		}
@@ -205,6 +211,15 @@ func analyze(q string) query {
 		}
 	}
 	return out
+}
+
+// asWritten is word w of token tok as the question writes it ("Castellane", not "castellane"), when
+// the token is that one word.
+func asWritten(tok, w string, words int) string {
+	if t := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); words == 1 && strings.EqualFold(t, w) {
+		return t
+	}
+	return w
 }
 
 // requestAt is the index of the verb a request opens with ("List …", "Please describe …", "Can you
@@ -321,6 +336,46 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	}
 	return typ, nlp.Uniq(attr), false
 }
+
+// asksByName: the question asks for a property of its subject by the property's name: "what is
+// the retail price of …", "what dividend …" (a measured noun), "how many litres …", "who is the
+// finance director …". A class of thing ("which village", "what religion") is not such a name:
+// its answer is a member of the class, and sources name the member, not the class.
+func asksByName(w []string) bool {
+	wh := slices.IndexFunc(w, isWh)
+	if wh < 0 || wh+1 >= len(w) {
+		return false
+	}
+	i := wh + 1
+	switch w[wh] {
+	case "who":
+		return w[i] == "is" || w[i] == "was" || w[i] == "are" || w[i] == "were"
+	case "how":
+		return w[i] == "many" || w[i] == "much"
+	case "what", "which":
+		for i < len(w) && skipWords[w[i]] {
+			i++
+		}
+		for ; i < len(w) && !nlp.IsStopword(w[i]) && !nlp.IsQuestionWord(w[i]) && !commonVerbs[w[i]]; i++ {
+			if namedMeasures[strings.TrimSuffix(w[i], "s")] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// namedMeasures are measured nouns specific enough that a source giving the value names them
+// ("revenue", "top speed"), unlike "value", "amount" or "number".
+var namedMeasures = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`revenue profit income turnover salary wage budget price cost fee fare dividend
+		earning spending investment funding valuation debt population length height width depth distance weight
+		area speed duration capacity consumption attendance enrolment enrollment rate temperature`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // lightVerbs carry little meaning of their own: the noun after them says what a "who" question is
 // about.

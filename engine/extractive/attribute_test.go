@@ -1,0 +1,62 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+)
+
+func TestAsksByName(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want bool
+	}{
+		{"What is the retail price of the Kestrel dryer?", true},
+		{"What dividend per share will Glenrock pay for 2025?", true},
+		{"What is the top speed of the bikes?", true},
+		{"Who is the mayor of Castellane?", true},
+		{"How many litres of water does the dryer use?", true},
+		{"Which village did Chopin visit in 1824?", false}, // a class: sources name the village, not "village"
+		{"What religion was Beyoncé raised in?", false},
+		{"Who led the study?", false},
+		{"When did the funicular open?", false},
+		{"Brief me on the outage.", false},
+	} {
+		q := analyze(tt.q)
+		require.Equal(t, tt.want, q.Asked, tt.q)
+	}
+}
+
+// A question that asks for a property by name ("the retail price", "the mayor") is not answered
+// from documents about its subject that never name that property; it is when one does.
+func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
+	dryer := "# The Kestrel dryer\n\nThe Kestrel dryer is a heat-pump dryer with a drum for 8 kilograms of laundry. " +
+		"It is sold in white and in silver, and it dries a full load in about three hours.\n"
+	town := "# Castellane\n\nCastellane is a town of 1,500 people in the Verdon valley. The town council meets monthly " +
+		"in the town hall, which the council restored in 2019.\n"
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	for _, tt := range []struct {
+		doc, q, want, missing string
+	}{
+		{dryer, "What is the retail price of the Kestrel dryer?", "", "states a “retail price”"},
+		{dryer + "\nThe retail price of the Kestrel dryer is 649 euros.\n", "What is the retail price of the Kestrel dryer?", "649 euros", ""},
+		{town, "Who is the mayor of Castellane?", "", "source about “Castellane” states a “mayor”"},
+		{town + "\nThe mayor of Castellane, Anne Roux, chairs the council.\n", "Who is the mayor of Castellane?", "Anne Roux", ""},
+		{dryer, "How many kilograms of laundry does the Kestrel dryer take?", "8 kilograms", ""},
+	} {
+		d, reason := extract.File("input_files/doc.md", []byte(tt.doc))
+		require.Empty(t, reason)
+		c := newCorpus([]extract.Document{d})
+		f := c.find(plainSub(tt.q), o)
+		if tt.want == "" {
+			require.False(t, f.answered(), tt.q)
+			require.Contains(t, f.Missing, tt.missing, tt.q)
+			continue
+		}
+		require.True(t, f.answered(), tt.q)
+		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
+	}
+}
