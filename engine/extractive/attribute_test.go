@@ -12,18 +12,20 @@ import (
 func TestAsksByName(t *testing.T) {
 	for _, tt := range []struct {
 		q    string
-		want bool
+		want askedBy
 	}{
-		{"What is the retail price of the Kestrel dryer?", true},
-		{"What dividend per share will Glenrock pay for 2025?", true},
-		{"What is the top speed of the bikes?", true},
-		{"Who is the mayor of Castellane?", true},
-		{"How many litres of water does the dryer use?", true},
-		{"Which village did Chopin visit in 1824?", false}, // a class: sources name the village, not "village"
-		{"What religion was Beyoncé raised in?", false},
-		{"Who led the study?", false},
-		{"When did the funicular open?", false},
-		{"Brief me on the outage.", false},
+		{"What is the retail price of the Kestrel dryer?", askedHead},
+		{"What dividend per share will Glenrock pay for 2025?", askedHead},
+		{"What is the top speed of the bikes?", askedHead},
+		{"Who is the mayor of Castellane?", askedHead},
+		{"How many litres of water does the dryer use?", askedAny},
+		{"How many people died in the fire?", askedAny},       // "people died": the phrase runs into the verb
+		{"Which village did Chopin visit in 1824?", askedNot}, // a class: sources name the village, not "village"
+		{"What religion was Beyoncé raised in?", askedNot},
+		{"Who led the study?", askedNot},
+		{"Who was responsible for the delay?", askedNot},
+		{"When did the funicular open?", askedNot},
+		{"Brief me on the outage.", askedNot},
 	} {
 		q := analyze(tt.q)
 		require.Equal(t, tt.want, q.Asked, tt.q)
@@ -46,6 +48,8 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		{town, "Who is the mayor of Castellane?", "", "source about “Castellane” states a “mayor”"},
 		{town + "\nThe mayor of Castellane, Anne Roux, chairs the council.\n", "Who is the mayor of Castellane?", "Anne Roux", ""},
 		{dryer, "How many kilograms of laundry does the Kestrel dryer take?", "8 kilograms", ""},
+		// The head of what is asked names it: a "release" is not a "release manager".
+		{"# FernDB 4.0\n\nFernDB 4.0 was released on 18 September 2024 after a long beta.\n", "Who was the release manager for FernDB 4.0?", "", "states a “release manager”"},
 	} {
 		d, reason := extract.File("input_files/doc.md", []byte(tt.doc))
 		require.Empty(t, reason)

@@ -569,19 +569,42 @@ func (s *scorer) neighbour(u int, st *questionStats) float64 {
 // price") and no document that mentions the question's names states it: the documents are about its
 // subject but do not give what it asks.
 func (s *scorer) attributeUnnamed() bool {
-	if !s.q.Asked {
+	if s.q.Asked == askedNot {
 		return false
 	}
 	named := false
 	for u, un := range s.c.units {
 		if s.namesIn(un.Doc) {
 			named = true
-			if s.statesAttribute(u) {
+			if (s.q.Asked == askedHead && s.statesHead(u)) || (s.q.Asked == askedAny && s.statesProperty(u)) {
 				return false
 			}
 		}
 	}
 	return named
+}
+
+// statesHead: the unit states the head of what is asked about ("price" of "retail price").
+func (s *scorer) statesHead(u int) bool {
+	head := s.q.Attribute[len(s.q.Attribute)-1]
+	return s.states(u, head) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, head) > 0)
+}
+
+// statesProperty: the unit states a word of what is asked about other than the subject's names
+// ("enterprise licence" of "a FernDB enterprise licence"); true when every word is a name (the
+// question then asks about the name, which the rules on names judge).
+func (s *scorer) statesProperty(u int) bool {
+	property := false
+	for _, t := range s.q.Attribute {
+		if slices.Contains(s.q.Names, t) {
+			continue
+		}
+		property = true
+		if s.states(u, t) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, t) > 0) {
+			return true
+		}
+	}
+	return !property
 }
 
 // statesAttribute: the unit states what is asked about (or, for a row, its caption does).

@@ -52,10 +52,10 @@ type query struct {
 	// a kind (AttrType: "what temperature", "what share") or has no such phrase.
 	Attribute []string
 	AttrType  bool
-	// Asked: the question word asks for the attribute by name ("which refrigerant", "what is the
-	// retail price", "who is the finance director", "how many litres"), so an answering document
-	// names it; otherwise the attribute is only the subject of the question ("when did X open").
-	Asked   bool
+	// Asked: whether the question word asks for the attribute by name, so that an answering
+	// document names it (asksByName); otherwise the attribute is only the subject of the question
+	// ("when did X open").
+	Asked   askedBy
 	Numbers []string     // numbers in the question ("2023", "3.4"): an answer must be about them
 	Names   []string     // stemmed words of proper names: an answer's document must mention them
 	Phrases []namePhrase // names of several words, as written (names.go)
@@ -143,7 +143,9 @@ func analyze(q string) query {
 	out.Names = nlp.Uniq(out.Names)
 	out.Phrases = namePhrases(q)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
-	out.Asked = len(out.Attribute) > 0 && asksByName(lower)
+	if len(out.Attribute) > 0 {
+		out.Asked = asksByName(lower)
+	}
 	out.Negated = nlp.Negated(q)
 	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
 		out.Plural = asksPlural(lower[wh+1:])
@@ -337,32 +339,45 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	return typ, nlp.Uniq(attr), false
 }
 
+// askedBy says how a question names what it asks for.
+type askedBy int
+
+const (
+	askedNot  askedBy = iota
+	askedAny          // "how many litres of water …": the phrase may run into a verb, so any of its words
+	askedHead         // "what is the retail price of …", "who is the mayor of …": its last word, the head
+)
+
 // asksByName: the question asks for a property of its subject by the property's name: "what is
 // the retail price of …", "what dividend …" (a measured noun), "how many litres …", "who is the
 // finance director …". A class of thing ("which village", "what religion") is not such a name:
 // its answer is a member of the class, and sources name the member, not the class.
-func asksByName(w []string) bool {
+func asksByName(w []string) askedBy {
 	wh := slices.IndexFunc(w, isWh)
 	if wh < 0 || wh+1 >= len(w) {
-		return false
+		return askedNot
 	}
 	i := wh + 1
 	switch w[wh] {
 	case "who":
-		return w[i] == "is" || w[i] == "was" || w[i] == "are" || w[i] == "were"
+		if i+1 < len(w) && (w[i] == "is" || w[i] == "was" || w[i] == "are" || w[i] == "were") && w[i+1] == "the" {
+			return askedHead
+		}
 	case "how":
-		return w[i] == "many" || w[i] == "much"
+		if w[i] == "many" || w[i] == "much" {
+			return askedAny
+		}
 	case "what", "which":
 		for i < len(w) && skipWords[w[i]] {
 			i++
 		}
 		for ; i < len(w) && !nlp.IsStopword(w[i]) && !nlp.IsQuestionWord(w[i]) && !commonVerbs[w[i]]; i++ {
 			if namedMeasures[strings.TrimSuffix(w[i], "s")] {
-				return true
+				return askedHead
 			}
 		}
 	}
-	return false
+	return askedNot
 }
 
 // namedMeasures are measured nouns specific enough that a source giving the value names them
