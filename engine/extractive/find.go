@@ -315,6 +315,16 @@ func (s *scorer) statesAny(u int, terms []string) bool {
 // exactKinds are the kinds of value a passage states unmistakably, by what a question asks for.
 var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature"}
 
+// exactKind names the kind of value the question asks for when a passage states it unmistakably:
+// an amount of money, a percentage, a temperature, or a figure in a unit of measurement.
+func (s *scorer) exactKind() (string, bool) {
+	if d := s.q.dimension; d != "" {
+		return dimensionNames[d], true
+	}
+	kind, ok := exactKinds[s.q.Type]
+	return kind, ok
+}
+
 // valueReach is how far down the ranking a passage giving the asked-for kind of value is looked for.
 const valueReach = 10
 
@@ -325,7 +335,7 @@ const valueReach = 10
 // the best gives one). ok is false when none does (a guide that gives a dryer's capacity but not
 // its price).
 func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
-	if _, exact := exactKinds[s.q.Type]; !exact || len(ranked) == 0 || s.givesValue(ranked[0].U) {
+	if _, exact := s.exactKind(); !exact || len(ranked) == 0 || s.givesValue(ranked[0].U) {
 		return 0, true
 	}
 	doc := s.c.units[ranked[0].U].Doc
@@ -415,7 +425,8 @@ func (s *scorer) missing(ranked []scored, noValue bool) string {
 				}
 			}
 			if noValue {
-				parts = append(parts, where+" and the passages near it give no "+exactKinds[q.Type])
+				kind, _ := s.exactKind()
+				parts = append(parts, where+" and the passages near it give no "+kind)
 			} else if len(lacks) > 0 {
 				parts = append(parts, where+" does not state "+quoteList(q.missingWords(lacks)))
 			} else {
@@ -427,13 +438,13 @@ func (s *scorer) missing(ranked []scored, noValue bool) string {
 }
 
 // unnamedAttribute says that no source about the question's subject names what it asks for: "no
-// source about “Kestrel” or “HD8” states a “retail price”".
+// source about “Kestrel” or “HD8” mentions “retail price”".
 func (s *scorer) unnamedAttribute() string {
 	what := "“" + strings.Join(s.q.missingWords(s.q.Attribute), " ") + "”"
 	if len(s.q.Names) == 0 {
-		return "no source states a " + what
+		return "no source mentions " + what
 	}
-	return "no source about " + quoteList(s.q.missingWords(s.q.Names)) + " states a " + what
+	return "no source about " + quoteList(s.q.missingWords(s.q.Names)) + " mentions " + what
 }
 
 // namesIn: document d mentions every name of the question.
@@ -499,6 +510,9 @@ func (s *scorer) valueAfter(u int) (int, bool) {
 func (s *scorer) holdsValue(text string) bool {
 	if s.q.measure == nlp.Stem("duration") {
 		return reSpan.MatchString(text)
+	}
+	if s.q.dimension != "" {
+		return givesDimension(text, s.q.dimension)
 	}
 	return s.typeHit(text)
 }

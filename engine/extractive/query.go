@@ -74,6 +74,7 @@ type query struct {
 	Syn, Units map[string][]string
 	surface    map[string]string // stem → the question's own word, to name what is missing
 	measure    string            // the measure a "how deep"-type question asks for (searched when sources use the word)
+	dimension  string            // the dimension a figure asked for is measured in ("how many litres": volume; units.go)
 }
 
 var (
@@ -201,6 +202,7 @@ func analyze(q string) query {
 			out.measure = nlp.Stem(m)
 		}
 	}
+	out.dimension = askedDimension(lower, out.measure)
 	out.Syn, out.Units = map[string][]string{}, map[string][]string{}
 	for _, t := range append(append([]string{}, out.Terms...), out.Attribute...) {
 		for _, a := range synonymOf[t] {
