@@ -23,6 +23,7 @@ var synonymFamilies = [][]string{
 		subscribers attendees respondents adults children`),
 	strings.Fields(`common frequent frequently often usual usually typical typically widespread prevalent`),
 	strings.Fields(`price prices cost costs fee fees fare fares`),
+	strings.Fields(`weigh weighs weighed weighing weight weights`),
 }
 
 // measureUnits: a measure noun of a question is also found, at half weight, by the units its

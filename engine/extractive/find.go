@@ -352,9 +352,29 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 func (s *scorer) givesValue(u int) bool {
 	un := s.c.units[u]
 	if un.Table >= 0 || un.Kind == extract.UnitField {
+		if d := s.q.dimension; d != "" && !givesDimension(un.Text, d) {
+			// A figure in a row measures what its label says: the price row is no weight.
+			return typeNumber.satisfies(un.Text) && labelMeasures(s.c.rowLabel(u), d)
+		}
 		return typeNumber.satisfies(un.Text)
 	}
 	return s.holdsValue(un.Text)
+}
+
+// rowLabel is what a table row's or field line's figures measure: the table's header and the
+// row's first cell ("Weight (kg)"), or the field's label ("Weight").
+func (c *corpus) rowLabel(u int) string {
+	un := c.units[u]
+	if un.Table >= 0 {
+		t := c.tables[un.Table]
+		label := t.HeaderText
+		if un.Row >= 0 && un.Row < len(t.Rows) && len(t.Rows[un.Row]) > 0 {
+			label += " " + t.Rows[un.Row][0]
+		}
+		return label
+	}
+	label, _, _ := strings.Cut(un.Text, ":")
+	return label
 }
 
 // focusAbsent: by a candidate's features, a name or number of the question is in no source, or the

@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/researchd/researchd/engine/nlp"
@@ -99,6 +100,23 @@ var reDimension = func() map[string]*regexp.Regexp {
 	}
 	return m
 }()
+
+// dimensionNouns are the words that label a figure of each dimension ("Weight (kg)").
+var dimensionNouns = map[string]string{"mass": "weight weighs mass", "speed": "speed", "volume": "volume capacity",
+	"area": "area surface", "length": "length height depth width distance", "energy": "energy consumption",
+	"power": "power output"}
+
+// labelMeasures: a row's or field's label says its figures are of dimension dim, by a unit or a
+// noun ("Weight", "Top speed (km/h)").
+func labelMeasures(label, dim string) bool {
+	nouns := strings.Fields(dimensionNouns[dim])
+	for _, w := range nlp.Words(label) {
+		if dimensionOf[w] == dim || slices.Contains(nouns, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // givesDimension: text gives a figure in a unit of dimension dim.
 func givesDimension(text, dim string) bool {

@@ -72,3 +72,27 @@ func TestUnitLead(t *testing.T) {
 		require.Contains(t, answerTexts(c, f)[0], tt.want)
 	}
 }
+
+// A table row gives a figure of the dimension asked for when its label says so: the price row of a
+// specification table does not answer how much a unit weighs.
+func TestUnitLeadTableRow(t *testing.T) {
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	table := "# Heat pumps tested\n\nWe tested the Nordhavn AW9 and the Lumera EcoHeat 10 outdoor units.\n\n" +
+		"| | Nordhavn AW9 | Lumera EcoHeat 10 |\n|---|---|---|\n| Price (outdoor unit) | 11,400 euros | 12,750 euros |\n"
+	weight := "| Weight of the outdoor unit (kg) | 96 | 104 |\n"
+	for _, tt := range []struct{ doc, want string }{
+		{table + weight, "104"},
+		{table, ""},
+	} {
+		d, reason := extract.File("input_files/pumps.md", []byte(tt.doc))
+		require.Empty(t, reason)
+		c := newCorpus([]extract.Document{d})
+		f := c.find(plainSub("How much does the Lumera EcoHeat 10 outdoor unit weigh?"), o)
+		if tt.want == "" {
+			require.False(t, f.answered(), answerTexts(c, f))
+			continue
+		}
+		require.True(t, f.answered(), f.Missing)
+		require.Contains(t, answerTexts(c, f)[0], tt.want)
+	}
+}
