@@ -64,3 +64,17 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
 	}
 }
+
+func TestWhatDidItCost(t *testing.T) {
+	for _, tt := range []struct {
+		q    string
+		want answerType
+	}{
+		{"What did an adult ticket for the lido cost in 2024?", typeMoney},
+		{"What does the museum charge for entry?", typeMoney},
+		{"What did the council decide about the lido?", typeAny},
+		{"What did the report say the repairs would cost?", typeMoney},
+	} {
+		require.Equal(t, tt.want, analyze(tt.q).Type, tt.q)
+	}
+}

@@ -106,6 +106,8 @@ var (
 		"youngest": true, "slowest": true, "coldest": true}
 	moneyVerbs = map[string]bool{"cost": true, "costs": true, "pay": true, "paid": true, "price": true, "spend": true,
 		"spent": true, "worth": true, "charge": true, "earn": true, "earned": true, "fund": true, "funded": true}
+	// priceVerbs make "what did/does X …" ask for an amount of money.
+	priceVerbs = map[string]bool{"cost": true, "costs": true, "charge": true, "charges": true, "charged": true}
 	// skipWords sit between a question word and what it asks about.
 	skipWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true,
 		"did": true, "will": true, "would": true, "can": true, "could": true, "has": true, "have": true, "had": true,
@@ -288,6 +290,11 @@ func questionFrame(w []string) (answerType, []string, bool) {
 				case "hot", "cold", "warm":
 					typ = typeTemperature
 				}
+			}
+		case "what":
+			// "What did a ticket cost?", "what does the museum charge for entry?": a price.
+			if wh+1 < len(w) && auxiliaries[w[wh+1]] && slices.ContainsFunc(w[wh+2:], func(x string) bool { return priceVerbs[x] }) {
+				typ = typeMoney
 			}
 		}
 	}
