@@ -106,6 +106,12 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			}
 		}
 	}
+	if f.Compare == nil && f.Answer == nil {
+		// "Who is the oldest, A or B?": the years A's and B's own documents give first decide.
+		if units, ok := c.chronology(sub.Text); ok && (o.Skip == nil || (!o.Skip(units[0]) && !o.Skip(units[1]))) {
+			f.Answer, f.Best = units, max(f.Best, m.Threshold)
+		}
+	}
 	if f.Compare == nil && f.Answer == nil && f.Best >= m.Threshold {
 		f.Answer = c.selectAnswer(q, ranked, o, m.Support)
 		if u, ok := s.valueAfter(f.Answer[0]); ok && !slices.Contains(f.Answer, u) && (o.Skip == nil || !o.Skip(u)) {
