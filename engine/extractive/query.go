@@ -373,7 +373,9 @@ func asksByName(w []string) askedBy {
 			return askedHead
 		}
 	case "how":
-		if w[i] == "many" || w[i] == "much" {
+		// "how many litres", "how much electricity", "how much does a licence cost"; not "how many
+		// times", "how much more".
+		if (w[i] == "many" || w[i] == "much") && i+1 < len(w) && (auxiliaries[w[i+1]] || !nlp.IsStopword(w[i+1])) && !countWords[w[i+1]] {
 			return askedAny
 		}
 	case "what", "which":
@@ -388,6 +390,12 @@ func asksByName(w []string) askedBy {
 	}
 	return askedNot
 }
+
+// countWords are what "how many" counts when it counts occurrences or kinds, not a thing a source
+// names ("how many times", "how many ways").
+var countWords = map[string]bool{"time": true, "times": true, "way": true, "ways": true, "kind": true, "kinds": true,
+	"type": true, "types": true, "sort": true, "sorts": true, "part": true, "parts": true, "step": true,
+	"steps": true, "item": true, "items": true, "thing": true, "things": true, "more": true, "less": true}
 
 // namedMeasures are measured nouns specific enough that a source giving the value names them
 // ("revenue", "top speed"), unlike "value", "amount" or "number".
