@@ -78,3 +78,23 @@ func TestWhatDidItCost(t *testing.T) {
 		require.Equal(t, tt.want, analyze(tt.q).Type, tt.q)
 	}
 }
+
+// A property asked for by name is stated by a synonym or, for a measured noun, by a figure of what
+// it measures: such documents do name it.
+func TestNamedPropertyStatedOtherwise(t *testing.T) {
+	for _, tt := range [][2]string{
+		{"The Falcon e-bike reaches 25 km/h with assistance.", "What is the top speed of the Falcon e-bike?"},
+		{"The Kestrel dryer takes 8 kilograms of laundry.", "What is the capacity of the Kestrel dryer?"},
+		{"Glenrock had sales of £4.2 million in 2024.", "What was the revenue of Glenrock in 2024?"},
+		{"Halvorsen Marine earned a profit of NOK 310 million.", "What was the net income of Halvorsen Marine?"},
+		{"Almeron tablets should be kept below 25 °C.", "What is the storage temperature of Almeron tablets?"},
+		{"The Kelby festival lasted three days.", "What was the duration of the Kelby festival?"},
+	} {
+		d, reason := extract.File("input_files/doc.md", []byte(tt[0]+"\n"))
+		require.Empty(t, reason)
+		c := newCorpus([]extract.Document{d})
+		s := c.forRun().scorer(analyze(tt[1]))
+		require.NotEqual(t, askedNot, s.q.Asked, tt[1])
+		require.False(t, s.attributeUnnamed(), tt[1])
+	}
+}

@@ -24,6 +24,8 @@ var synonymFamilies = [][]string{
 	strings.Fields(`common frequent frequently often usual usually typical typically widespread prevalent`),
 	strings.Fields(`price prices cost costs fee fees fare fares`),
 	strings.Fields(`weigh weighs weighed weighing weight weights`),
+	strings.Fields(`revenue revenues sales turnover`),
+	strings.Fields(`profit profits earnings income`),
 }
 
 // measureUnits: a measure noun of a question is also found, at half weight, by the units its

@@ -587,7 +587,8 @@ func (s *scorer) attributeUnnamed() bool {
 // statesHead: the unit states the head of what is asked about ("price" of "retail price").
 func (s *scorer) statesHead(u int) bool {
 	head := s.q.Attribute[len(s.q.Attribute)-1]
-	return s.states(u, head) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, head) > 0)
+	return s.states(u, head) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, head) > 0) ||
+		measuredBy(head, s.c.units[u].Text)
 }
 
 // statesProperty: the unit states a word of what is asked about other than the subject's names

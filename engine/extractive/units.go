@@ -101,6 +101,29 @@ var reDimension = func() map[string]*regexp.Regexp {
 	return m
 }()
 
+// headDimensions: a measured noun is stated by a figure of its dimension ("top speed" by "25 km/h",
+// "capacity" by "8 kilograms"), by stem.
+var headDimensions = func() map[string][]string {
+	m := map[string][]string{}
+	for noun, dims := range map[string]string{"speed": "speed", "weight": "mass", "height": "length",
+		"length": "length", "depth": "length", "width": "length", "distance": "length", "area": "area",
+		"capacity": "volume mass power energy", "consumption": "energy volume", "output": "energy power"} {
+		m[nlp.Stem(noun)] = strings.Fields(dims)
+	}
+	return m
+}()
+
+// measuredBy: text gives a figure of what the measured noun head (a stem) measures.
+func measuredBy(head, text string) bool {
+	switch head {
+	case nlp.Stem("temperature"):
+		return typeTemperature.satisfies(text)
+	case nlp.Stem("duration"):
+		return reSpan.MatchString(text)
+	}
+	return slices.ContainsFunc(headDimensions[head], func(d string) bool { return givesDimension(text, d) })
+}
+
 // dimensionNouns are the words that label a figure of each dimension ("Weight (kg)").
 var dimensionNouns = map[string]string{"mass": "weight weighs mass", "speed": "speed", "volume": "volume capacity",
 	"area": "area surface", "length": "length height depth width distance", "energy": "energy consumption",
