@@ -587,8 +587,7 @@ func (s *scorer) attributeUnnamed() bool {
 // statesHead: the unit states the head of what is asked about ("price" of "retail price").
 func (s *scorer) statesHead(u int) bool {
 	head := s.q.Attribute[len(s.q.Attribute)-1]
-	return s.states(u, head) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, head) > 0) ||
-		measuredBy(head, s.c.units[u].Text)
+	return s.statesTerm(u, head) || measuredBy(head, s.c.units[u].Text)
 }
 
 // statesProperty: the unit states a word of what is asked about other than the subject's names
@@ -601,7 +600,7 @@ func (s *scorer) statesProperty(u int) bool {
 			continue
 		}
 		property = true
-		if s.states(u, t) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, t) > 0) {
+		if s.statesTerm(u, t) {
 			return true
 		}
 	}
@@ -610,13 +609,13 @@ func (s *scorer) statesProperty(u int) bool {
 
 // statesAttribute: the unit states what is asked about (or, for a row, its caption does).
 func (s *scorer) statesAttribute(u int) bool {
-	row := s.c.units[u].Kind == extract.UnitRow
-	for _, t := range s.q.Attribute {
-		if s.states(u, t) || (row && s.match(u, t) > 0) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.q.Attribute, func(t string) bool { return s.statesTerm(u, t) })
+}
+
+// statesTerm: the unit states term t (itself, a synonym or a unit of it), or, for a row, its
+// caption or header does.
+func (s *scorer) statesTerm(u int, t string) bool {
+	return s.states(u, t) || (s.c.units[u].Kind == extract.UnitRow && s.match(u, t) > 0)
 }
 
 // statesOpposite: the unit has the opposite of a word of the question ("oldest" for "youngest",

@@ -435,7 +435,7 @@ func (s *scorer) missing(ranked []scored, noValue bool) string {
 		}
 		parts = append(parts, what)
 	}
-	if len(parts) == 0 && s.attributeUnnamed() {
+	if len(parts) == 0 && len(ranked) > 0 && ranked[0].X[slices.Index(featureNames, "attribute_unnamed")] > 0 {
 		parts = append(parts, s.unnamedAttribute())
 	}
 	if len(parts) == 0 {

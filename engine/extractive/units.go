@@ -27,18 +27,6 @@ var unitWords = map[string]string{
 	"speed":  `mph kph knot knots`,
 }
 
-// measureDimensions: "how heavy", "how fast" ask for a figure of a dimension (by the measure's
-// stem, as query.measure holds it).
-var measureDimensions = func() map[string]string {
-	m := map[string]string{}
-	// Lengths are left out: "how long", "how high", "how far" ask as often for a time, a rank on a
-	// chart or a degree ("how high could the number go").
-	for measure, dim := range map[string]string{"weight": "mass", "speed": "speed"} {
-		m[nlp.Stem(measure)] = dim
-	}
-	return m
-}()
-
 // dimensionOf is the dimension each unit word measures.
 var dimensionOf = func() map[string]string {
 	m := map[string]string{}
@@ -51,7 +39,7 @@ var dimensionOf = func() map[string]string {
 }()
 
 // askedDimension is the dimension a question asks a figure in, or "": the unit after "how many"
-// ("square" and "cubic" make a length an area or a volume), a "how deep"-type measure, or a weight
+// ("square" and "cubic" make a length an area or a volume), a "how heavy"/"how fast" measure, or a weight
 // ("how much does it weigh").
 func askedDimension(w []string, measure string) string {
 	for i := 0; i+2 < len(w); i++ {
@@ -69,7 +57,12 @@ func askedDimension(w []string, measure string) string {
 			return "mass"
 		}
 	}
-	return measureDimensions[measure]
+	// Lengths are left out: "how long", "how high", "how far" ask as often for a time, a rank on a
+	// chart or a degree ("how high could the number go").
+	if dims := headDimensions[measure]; len(dims) == 1 && dims[0] != "length" {
+		return dims[0]
+	}
+	return ""
 }
 
 // dimensionNames say in a report what a figure of each dimension is.
@@ -101,12 +94,14 @@ var reDimension = func() map[string]*regexp.Regexp {
 	return m
 }()
 
-// headDimensions: a measured noun is stated by a figure of its dimension ("top speed" by "25 km/h",
-// "capacity" by "8 kilograms"), by stem.
+// headDimensions are the dimensions a measured noun measures, by stem: "top speed" is stated by
+// "25 km/h", "capacity" by "8 kilograms"; "how heavy" (weight) asks for a mass; a row labelled
+// "Weight" gives one.
 var headDimensions = func() map[string][]string {
 	m := map[string][]string{}
-	for noun, dims := range map[string]string{"speed": "speed", "weight": "mass", "height": "length",
-		"length": "length", "depth": "length", "width": "length", "distance": "length", "area": "area",
+	for noun, dims := range map[string]string{"speed": "speed", "weight": "mass", "weigh": "mass", "mass": "mass",
+		"height": "length", "length": "length", "depth": "length", "width": "length", "distance": "length",
+		"area": "area", "surface": "area", "volume": "volume", "energy": "energy", "power": "power",
 		"capacity": "volume mass power energy", "consumption": "energy volume", "output": "energy power"} {
 		m[nlp.Stem(noun)] = strings.Fields(dims)
 	}
@@ -124,17 +119,11 @@ func measuredBy(head, text string) bool {
 	return slices.ContainsFunc(headDimensions[head], func(d string) bool { return givesDimension(text, d) })
 }
 
-// dimensionNouns are the words that label a figure of each dimension ("Weight (kg)").
-var dimensionNouns = map[string]string{"mass": "weight weighs mass", "speed": "speed", "volume": "volume capacity",
-	"area": "area surface", "length": "length height depth width distance", "energy": "energy consumption",
-	"power": "power output"}
-
 // labelMeasures: a row's or field's label says its figures are of dimension dim, by a unit or a
-// noun ("Weight", "Top speed (km/h)").
+// measured noun ("Weight", "Top speed (km/h)").
 func labelMeasures(label, dim string) bool {
-	nouns := strings.Fields(dimensionNouns[dim])
 	for _, w := range nlp.Words(label) {
-		if dimensionOf[w] == dim || slices.Contains(nouns, w) {
+		if dimensionOf[w] == dim || slices.Contains(headDimensions[nlp.Stem(w)], dim) {
 			return true
 		}
 	}
