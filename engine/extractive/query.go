@@ -397,14 +397,15 @@ var countWords = map[string]bool{"time": true, "times": true, "way": true, "ways
 	"type": true, "types": true, "sort": true, "sorts": true, "part": true, "parts": true, "step": true,
 	"steps": true, "item": true, "items": true, "thing": true, "things": true, "more": true, "less": true}
 
-// namedMeasures are measured nouns specific enough that a source giving the value names them
-// ("revenue", "top speed"), unlike "value", "amount" or "number".
+// namedMeasures are the measured nouns (measureHeads) specific enough that a source giving the
+// value names them ("revenue", "top speed"), unlike "value", "amount" or "number".
 var namedMeasures = func() map[string]bool {
+	vague := strings.Fields("value amount number total count range score size age output sale loss")
 	m := map[string]bool{}
-	for _, w := range strings.Fields(`revenue profit income turnover salary wage budget price cost fee fare dividend
-		earning spending investment funding valuation debt population length height width depth distance weight
-		area speed duration capacity consumption attendance enrolment enrollment rate temperature`) {
-		m[w] = true
+	for w := range measureHeads {
+		if !slices.Contains(vague, w) {
+			m[w] = true
+		}
 	}
 	return m
 }()
