@@ -1,7 +1,6 @@
 package extractive
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,7 +38,6 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		"It is sold in white and in silver, and it dries a full load in about three hours.\n"
 	town := "# Castellane\n\nCastellane is a town of 1,500 people in the Verdon valley. The town council meets monthly " +
 		"in the town hall, which the council restored in 2019.\n"
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
 	for _, tt := range []struct {
 		doc, q, want, missing string
 	}{
@@ -53,15 +51,7 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 	} {
 		d, reason := extract.File("input_files/doc.md", []byte(tt.doc))
 		require.Empty(t, reason)
-		c := newCorpus([]extract.Document{d})
-		f := c.find(plainSub(tt.q), o)
-		if tt.want == "" {
-			require.False(t, f.answered(), tt.q)
-			require.Contains(t, f.Missing, tt.missing, tt.q)
-			continue
-		}
-		require.True(t, f.answered(), tt.q)
-		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
+		requireFinding(t, newCorpus([]extract.Document{d}), tt.q, tt.want, tt.missing)
 	}
 }
 

@@ -41,7 +41,6 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 	d, reason := extract.File("input_files/zelda.md", []byte(doc))
 	require.Empty(t, reason)
 	c := newCorpus([]extract.Document{d})
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
 	for _, tt := range []struct {
 		q, want, missing string
 	}{
@@ -49,15 +48,22 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 		{"In what year was Clawshot Princess released?", "", "“Clawshot Princess”"},
 		{"Which game's music did King Vidor praise?", "Vidor", ""},
 	} {
-		f := c.find(plainSub(tt.q), o)
-		if tt.want == "" {
-			require.False(t, f.answered(), tt.q)
-			require.Contains(t, f.Missing, tt.missing, tt.q)
-			continue
-		}
-		require.True(t, f.answered(), tt.q)
-		require.Contains(t, strings.Join(answerTexts(c, f), " "), tt.want, tt.q)
+		requireFinding(t, c, tt.q, tt.want, tt.missing)
 	}
+}
+
+// requireFinding: the corpus answers question q at effort low with a passage holding want, or,
+// when want is "", refuses it saying missing.
+func requireFinding(t *testing.T, c *corpus, q, want, missing string) {
+	t.Helper()
+	f := c.find(plainSub(q), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1})
+	if want == "" {
+		require.False(t, f.answered(), q)
+		require.Contains(t, f.Missing, missing, q)
+		return
+	}
+	require.True(t, f.answered(), "%s: %s", q, f.Missing)
+	require.Contains(t, strings.Join(answerTexts(c, f), " "), want, q)
 }
 
 // A question asking for an amount of money is answered by a passage that gives one: the likeliest
