@@ -79,6 +79,11 @@ func TestNamedPropertyStatedOtherwise(t *testing.T) {
 		{"Halvorsen Marine earned a profit of NOK 310 million.", "What was the net income of Halvorsen Marine?"},
 		{"Almeron tablets should be kept below 25 °C.", "What is the storage temperature of Almeron tablets?"},
 		{"The Kelby festival lasted three days.", "What was the duration of the Kelby festival?"},
+		// An agent noun is named by its verb, or by a passive's agent.
+		{"Glenrock was founded in 2009 by a group of roasters.", "Who was the founder of Glenrock?"},
+		{"The Kelby report was written by Anna Roe in 2023.", "Who is the author of the Kelby report?"},
+		{"The Kelby Swift Watch is led by Mary Stone.", "Who is the leader of the Kelby Swift Watch?"},
+		{"The K2 mower is made by Brightwell in Sweden.", "Who is the manufacturer of the K2 mower?"},
 	} {
 		d, reason := extract.File("input_files/doc.md", []byte(tt[0]+"\n"))
 		require.Empty(t, reason)

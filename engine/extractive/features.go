@@ -587,8 +587,34 @@ func (s *scorer) attributeUnnamed() bool {
 // statesHead: the unit states the head of what is asked about ("price" of "retail price").
 func (s *scorer) statesHead(u int) bool {
 	head := s.q.Attribute[len(s.q.Attribute)-1]
-	return s.statesTerm(u, head) || measuredBy(head, s.c.units[u].Text)
+	return s.statesTerm(u, head) || measuredBy(head, s.c.units[u].Text) || s.statesAgent(u, head)
 }
+
+// statesAgent: the unit names whoever does what an agent noun of the question says, by its verb
+// ("the founder" by "founded") or in the passive ("the author" by "written by Anna Roe", "the
+// leader" by "led by Mary Stone").
+func (s *scorer) statesAgent(u int, head string) bool {
+	verb, ok := agentVerb(strings.ToLower(s.q.missingWords([]string{head})[0]))
+	if !ok {
+		return false
+	}
+	return s.c.words[u][nlp.Stem(verb)] || reByName.MatchString(s.c.units[u].Text)
+}
+
+// agentVerb is the verb of an agent noun as the question writes it ("founder" → "found",
+// "manufacturer" → "manufactur"), when the noun ends as one does and what is left is long enough to
+// be a verb ("mayor" is no agent).
+func agentVerb(noun string) (string, bool) {
+	for _, suffix := range []string{"er", "or"} {
+		if v, ok := strings.CutSuffix(noun, suffix); ok && len(v) >= 4 {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// reByName is a passive's agent: "by" and a capitalised name ("written by Anna Roe").
+var reByName = regexp.MustCompile(`\bby\s+\p{Lu}`)
 
 // statesProperty: the unit states a word of what is asked about other than the subject's names
 // ("enterprise licence" of "a FernDB enterprise licence"); true when every word is a name (the
