@@ -572,11 +572,14 @@ func (s *scorer) attributeUnnamed() bool {
 	if s.q.Asked == askedNot {
 		return false
 	}
+	head := s.q.Attribute[len(s.q.Attribute)-1]
+	verb, agent := agentVerb(strings.ToLower(s.q.missingWords([]string{head})[0]))
+	verb = nlp.Stem(verb)
 	named := false
 	for u, un := range s.c.units {
 		if s.namesIn(un.Doc) {
 			named = true
-			if (s.q.Asked == askedHead && s.statesHead(u)) || (s.q.Asked == askedAny && s.statesProperty(u)) {
+			if (s.q.Asked == askedHead && s.statesHead(u, head, verb, agent)) || (s.q.Asked == askedAny && s.statesProperty(u)) {
 				return false
 			}
 		}
@@ -584,21 +587,14 @@ func (s *scorer) attributeUnnamed() bool {
 	return named
 }
 
-// statesHead: the unit states the head of what is asked about ("price" of "retail price").
-func (s *scorer) statesHead(u int) bool {
-	head := s.q.Attribute[len(s.q.Attribute)-1]
-	return s.statesTerm(u, head) || measuredBy(head, s.c.units[u].Text) || s.statesAgent(u, head)
-}
-
-// statesAgent: the unit names whoever does what an agent noun of the question says, by its verb
+// statesHead: the unit states the head of what is asked about ("price" of "retail price"), a figure
+// of what it measures, or, for an agent noun (agent: verb is its verb's stem), whoever does it: by the verb
 // ("the founder" by "founded") or in the passive ("the author" by "written by Anna Roe", "the
 // leader" by "led by Mary Stone").
-func (s *scorer) statesAgent(u int, head string) bool {
-	verb, ok := agentVerb(strings.ToLower(s.q.missingWords([]string{head})[0]))
-	if !ok {
-		return false
-	}
-	return s.c.words[u][nlp.Stem(verb)] || reByName.MatchString(s.c.units[u].Text)
+func (s *scorer) statesHead(u int, head, verb string, agent bool) bool {
+	text := s.c.units[u].Text
+	return s.statesTerm(u, head) || measuredBy(head, text) ||
+		(agent && (s.c.words[u][verb] || reByName.MatchString(text)))
 }
 
 // agentVerb is the verb of an agent noun as the question writes it ("founder" → "found",
