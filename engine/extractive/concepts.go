@@ -47,8 +47,8 @@ var measureUnits = map[string]string{
 	"speed":       `fast km/h mph knots`,
 	"population":  `residents inhabitants people`,
 	"temperature": `°c °f degrees`,
-	"energy":      `kwh mwh gwh twh wh joules calories`,
-	"electricity": `kwh mwh gwh twh wh`,
+	"energy":      unitWords["energy"],
+	"electricity": unitWords["energy"],
 }
 
 // phrasalVerbs are read as the one word they mean ("took part" is "participated").
