@@ -49,7 +49,7 @@ type extractor struct {
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
-	x := &extractor{c: c, q: analyze(question), basis: engine.Basis{}}
+	x := &extractor{c: c, q: analyze(c.respell(question)), basis: engine.Basis{}}
 	if len(found) > 0 {
 		x.subject = found[0].Sub.Subject // the same for every sub-question of an assignment
 	}

@@ -48,7 +48,7 @@ type findOptions struct {
 // threshold. A factoid leads with its best sentence; a list, comparison, reason or briefing gathers
 // several sentences that make distinct points.
 func (c *corpus) find(sub subQuestion, o findOptions) finding {
-	q := analyze(sub.Text)
+	q := analyze(c.respell(sub.Text))
 	var own []string // the question's own words, when it carries another's subject
 	if len(sub.Carry) > 0 || len(sub.Subject) > 0 {
 		own = q.Terms

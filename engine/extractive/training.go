@@ -34,7 +34,7 @@ func NewCandidateIndex(docs []engine.SourceFile) *CandidateIndex {
 // reads them, with their features.
 func (ix *CandidateIndex) Candidates(question string, k int) []Candidate {
 	c := ix.c.forRun()
-	s := c.scorer(analyze(question))
+	s := c.scorer(analyze(c.respell(question)))
 	var out []Candidate
 	for _, sc := range s.candidates(nil, k, nil) {
 		out = append(out, Candidate{Doc: c.docs[c.units[sc.U].Doc].Path, Text: c.units[sc.U].Text, Features: sc.X})

@@ -1,0 +1,204 @@
+package extractive
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// Questions name things the way people type them: "NYC" for the New York City of the article,
+// "Manhatten", "Septermber". A word no source writes would make the question refused as naming
+// something the sources do not know (name_absent) or lose the word's weight. respell writes such a
+// word the way the sources do, when they write it unmistakably: an acronym whose letters begin the
+// words of a name the sources write, or a word one letter away from a word they use.
+
+var (
+	reQuestionWord = regexp.MustCompile(`\p{L}[\p{L}\p{N}’'.]*`)
+	// reCapitalRun is a run of capitalised words (a name), "of"/"and"/"for"/"the" allowed inside.
+	reCapitalRun = regexp.MustCompile(`\p{Lu}[\p{L}’'.-]*(?:\s+(?:(?:of|and|for|the|de)\s+)?\p{Lu}[\p{L}’'.-]*)*`)
+	reAcronym    = regexp.MustCompile(`^\p{Lu}{2,6}$`)
+)
+
+// minRespell is the length below which a word is never respelt: a letter changed in a short word
+// makes another word ("Link", "Lint").
+const minRespell = 5
+
+// respell returns the question with each word that no source writes replaced by the sources'
+// spelling of it, where they have one unmistakable spelling.
+func (c *corpus) respell(question string) string {
+	locs := reQuestionWord.FindAllStringIndex(question, -1)
+	var b strings.Builder
+	last := 0
+	for i, loc := range locs {
+		tok := strings.TrimRight(question[loc[0]:loc[1]], ".’'")
+		tok = strings.TrimSuffix(strings.TrimSuffix(tok, "'s"), "’s") // the possessive stays
+		end := loc[0] + len(tok)
+		if alt, ok := c.spelling(tok, i == 0); ok {
+			b.WriteString(question[last:loc[0]])
+			b.WriteString(alt)
+			last = end
+		}
+	}
+	if last == 0 {
+		return question
+	}
+	b.WriteString(question[last:])
+	return b.String()
+}
+
+// spelling is the sources' spelling of a question word they do not write, if they have one.
+// first: the word opens the question (its capital says nothing).
+func (c *corpus) spelling(tok string, first bool) (string, bool) {
+	if c.writesWord(tok) || strings.ContainsFunc(tok, unicode.IsDigit) {
+		// A figure in a name is no typing slip: "MI66" is another thing than "MI6".
+		return "", false
+	}
+	if reAcronym.MatchString(tok) {
+		return c.expansion(tok)
+	}
+	r, _ := utf8.DecodeRuneInString(tok)
+	name := unicode.IsUpper(r) && !first
+	// An ordinary word the sources lack is usually just worded otherwise: only one that is no
+	// English word at all is a misspelling.
+	if utf8.RuneCountInString(tok) < minRespell || (!name && known(tok)) {
+		return "", false
+	}
+	alt, ok := c.nearWord(tok)
+	if ok && unicode.IsUpper(r) {
+		alt = capitalise(alt)
+	}
+	return alt, ok
+}
+
+// writesWord: some source states the word (by its stem).
+func (c *corpus) writesWord(tok string) bool {
+	ws := nlp.Words(tok)
+	if len(ws) == 0 {
+		return true
+	}
+	for _, w := range ws {
+		if c.docFreq[nlp.Stem(w)] == 0 && !nlp.IsStopword(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// known: an English word, one the word vectors or WordNet know.
+func known(tok string) bool {
+	s := nlp.Stem(strings.ToLower(tok))
+	return nlp.Vector(s) != nil || len(nlp.Related(s)) > 0
+}
+
+// nearWord is the word of the sources one edit (a letter added, dropped, changed, or two swapped)
+// away from tok, beginning with the same letter; the commonest when there are several, none when
+// two are as common.
+func (c *corpus) nearWord(tok string) (string, bool) {
+	low := []rune(strings.ToLower(tok))
+	counts, surface := map[string]int{}, map[string]string{}
+	for _, d := range c.docs {
+		for _, line := range d.Lines {
+			for _, w := range reQuestionWord.FindAllString(line, -1) {
+				w = strings.TrimRight(w, ".’'")
+				lw := []rune(strings.ToLower(w))
+				if len(lw) < minRespell || lw[0] != low[0] || !oneEdit(low, lw) {
+					continue
+				}
+				counts[string(lw)]++
+				if surface[string(lw)] == "" {
+					surface[string(lw)] = w
+				}
+			}
+		}
+	}
+	best, tie := commonest(counts)
+	return surface[best], best != "" && !tie
+}
+
+// commonest is the key with the highest count, and whether another has as high a count.
+func commonest(counts map[string]int) (best string, tie bool) {
+	for k, n := range counts {
+		switch {
+		case best == "" || n > counts[best]:
+			best, tie = k, false
+		case n == counts[best]:
+			tie, best = true, min(best, k) // the same choice whatever the map's order
+		}
+	}
+	return best, tie
+}
+
+// expansion is the name the sources write whose words' initials spell the acronym ("New York City"
+// for "NYC", "Washington, D.C." for "DC" by its own letters), the commonest when there are several.
+func (c *corpus) expansion(acronym string) (string, bool) {
+	counts := map[string]int{}
+	for _, d := range c.docs {
+		for _, line := range d.Lines {
+			for _, run := range reCapitalRun.FindAllString(line, -1) {
+				if e, ok := spells(run, acronym); ok {
+					counts[e]++
+				}
+			}
+		}
+	}
+	best, _ := commonest(counts) // of equally common expansions, any is the sources' own name
+	return best, best != ""
+}
+
+// spells finds in a run of capitalised words the consecutive words whose initials spell the
+// acronym ("New York City"), or dotted initials that do ("D.C."); "of" and "and" inside add no letter.
+func spells(run, acronym string) (string, bool) {
+	words := strings.Fields(run)
+	for i := range words {
+		got, used := "", 0
+		for j := i; j < len(words) && strings.HasPrefix(acronym, got); j++ {
+			w := words[j]
+			r, _ := utf8.DecodeRuneInString(w)
+			switch {
+			case unicode.IsLower(r):
+				continue
+			case strings.Contains(w, ".") && strings.ToUpper(w) == w:
+				got += strings.ReplaceAll(w, ".", "")
+				used += 2 // dotted initials spell by themselves
+			default:
+				got += string(r)
+				used++
+			}
+			if got == acronym && used >= 2 {
+				name := strings.Join(words[i:j+1], " ")
+				return strings.TrimSuffix(strings.TrimSuffix(name, "'s"), "’s"), true
+			}
+		}
+	}
+	return "", false
+}
+
+// oneEdit: a and b differ by one letter added, dropped or changed, or two neighbours swapped.
+func oneEdit(a, b []rune) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 || slices.Equal(a, b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) < len(b) {
+		return slices.Equal(a[i:], b[i+1:])
+	}
+	if slices.Equal(a[i+1:], b[i+1:]) {
+		return true
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
+}
+
+func capitalise(w string) string {
+	r, n := utf8.DecodeRuneInString(w)
+	return string(unicode.ToUpper(r)) + w[n:]
+}
