@@ -79,6 +79,9 @@ func TestNamedPropertyStatedOtherwise(t *testing.T) {
 		{"Halvorsen Marine earned a profit of NOK 310 million.", "What was the net income of Halvorsen Marine?"},
 		{"Almeron tablets should be kept below 25 °C.", "What is the storage temperature of Almeron tablets?"},
 		{"The Kelby festival lasted three days.", "What was the duration of the Kelby festival?"},
+		// A unit is stated by a figure in another unit of its dimension, money by an amount.
+		{"Riverbank Park lies 69 feet above the Hudson River.", "How many meters is Riverbank Park above the Hudson River?"},
+		{"Apple paid Creative $100 million for a licence.", "How much money did Apple pay Creative?"},
 		// An agent noun is named by its verb, or by a passive's agent.
 		{"Glenrock was founded in 2009 by a group of roasters.", "Who was the founder of Glenrock?"},
 		{"The Kelby report was written by Anna Roe in 2023.", "Who is the author of the Kelby report?"},

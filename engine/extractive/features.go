@@ -613,7 +613,7 @@ func agentVerb(noun string) (string, bool) {
 var reByName = regexp.MustCompile(`\bby\s+\p{Lu}`)
 
 // statesProperty: the unit states a word of what is asked about other than the subject's names
-// ("enterprise licence" of "a FernDB enterprise licence"); true when every word is a name (the
+// ("enterprise licence" of "a FernDB enterprise licence"), or a figure of what it measures; true when every word is a name (the
 // question then asks about the name, which the rules on names judge).
 func (s *scorer) statesProperty(u int) bool {
 	property := false
@@ -622,7 +622,7 @@ func (s *scorer) statesProperty(u int) bool {
 			continue
 		}
 		property = true
-		if s.statesTerm(u, t) {
+		if s.statesTerm(u, t) || measuredBy(t, s.c.units[u].Text) {
 			return true
 		}
 	}

@@ -55,11 +55,14 @@ func namePhrases(q string) []namePhrase {
 			if start < 0 {
 				start = l[0]
 			}
-			for _, w := range append(links, nlp.Words(t)...) {
+			name, rest := nameOfCompound(t)
+			for _, w := range append(links, nlp.Words(name)...) {
 				cur.Stems = append(cur.Stems, nlp.Stem(w))
 			}
-			links, lastEnd = nil, l[1]
-			if strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s") || strings.HasSuffix(t, "'") || strings.HasSuffix(t, "’") {
+			links, lastEnd = nil, l[0]+len(name)
+			if rest {
+				flush(lastEnd)
+			} else if strings.HasSuffix(t, "'s") || strings.HasSuffix(t, "’s") || strings.HasSuffix(t, "'") || strings.HasSuffix(t, "’") {
 				flush(l[1])
 			}
 		case start >= 0 && nameLinks[strings.ToLower(t)]:
@@ -70,6 +73,18 @@ func namePhrases(q string) []namePhrase {
 	}
 	flush(lastEnd)
 	return out
+}
+
+// nameOfCompound is the part of a hyphenated word that is a name: "Apple" of "Apple-produced" (rest:
+// the word goes on in lower case, so the name ends there), all of "Rolls-Royce".
+func nameOfCompound(t string) (name string, rest bool) {
+	parts := strings.Split(t, "-")
+	for i, p := range parts[1:] {
+		if r, _ := utf8.DecodeRuneInString(p); unicode.IsLower(r) {
+			return strings.Join(parts[:i+1], "-"), true
+		}
+	}
+	return t, false
 }
 
 // titleCase: most words after the first are capitalised (a question written in title case or in

@@ -23,6 +23,8 @@ func TestNamePhrases(t *testing.T) {
 		{"Who reviewed it for The Guardian, The Times and Le Monde?", []string{"Le Monde"}},
 		{"What Is The Retail Price Of The Kestrel Dryer?", nil}, // title case marks no names
 		{"WHO DESIGNED THE TAY BRIDGE?", nil},
+		{"Which Apple-produced Nike accessory came first?", nil}, // "Apple" is the name, "produced" is not
+		{"Which Rolls-Royce Phantom came first?", []string{"Rolls-Royce Phantom"}},
 	} {
 		var got []string
 		for _, p := range namePhrases(tt.q) {

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,6 +23,9 @@ var (
 	reCapitalRun = regexp.MustCompile(`\p{Lu}[\p{L}’'.-]*(?:\s+(?:(?:of|and|for|the|de)\s+)?\p{Lu}[\p{L}’'.-]*)*`)
 	reAcronym    = regexp.MustCompile(`^\p{Lu}{2,6}$`)
 )
+
+// quarters are the quarters of a year as reports abbreviate them.
+var quarters = map[string]string{"Q1": "first quarter", "Q2": "second quarter", "Q3": "third quarter", "Q4": "fourth quarter"}
 
 // minRespell is the length below which a word is never respelt: a letter changed in a short word
 // makes another word ("Link", "Lint").
@@ -53,9 +57,12 @@ func (c *corpus) respell(question string) string {
 // spelling is the sources' spelling of a question word they do not write, if they have one.
 // first: the word opens the question (its capital says nothing).
 func (c *corpus) spelling(tok string, first bool) (string, bool) {
-	if c.writesWord(tok) || strings.ContainsFunc(tok, unicode.IsDigit) {
+	if c.writesWord(tok) || (strings.ContainsFunc(tok, unicode.IsDigit) && quarters[tok] == "") {
 		// A figure in a name is no typing slip: "MI66" is another thing than "MI6".
 		return "", false
+	}
+	if q, ok := quarters[tok]; ok && c.docFreq[nlp.Stem("quarter")] > 0 {
+		return q, true // "Q3" is the "third quarter" of a report
 	}
 	if reAcronym.MatchString(tok) {
 		return c.expansion(tok)
@@ -95,23 +102,28 @@ func known(tok string) bool {
 }
 
 // nearWord is the word of the sources one edit (a letter added, dropped, changed, or two swapped)
-// away from tok, beginning with the same letter; the commonest when there are several, none when
+// away from tok, beginning with the same letter, or the two words of theirs tok joins; the commonest when there are several, none when
 // two are as common.
 func (c *corpus) nearWord(tok string) (string, bool) {
 	low := []rune(strings.ToLower(tok))
 	counts, surface := map[string]int{}, map[string]string{}
 	for _, d := range c.docs {
 		for _, line := range d.Lines {
+			prev := ""
 			for _, w := range reQuestionWord.FindAllString(line, -1) {
 				w = strings.TrimRight(w, ".’'")
+				if pair := prev + " " + w; prev != "" && strings.EqualFold(prev+w, tok) {
+					// Written as two words: "Superbowl" for "Super Bowl", "highschools".
+					counts[strings.ToLower(pair)]++
+					surface[strings.ToLower(pair)] = cmp.Or(surface[strings.ToLower(pair)], pair)
+				}
+				prev = w
 				lw := []rune(strings.ToLower(w))
 				if len(lw) < minRespell || lw[0] != low[0] || !oneEdit(low, lw) {
 					continue
 				}
 				counts[string(lw)]++
-				if surface[string(lw)] == "" {
-					surface[string(lw)] = w
-				}
+				surface[string(lw)] = cmp.Or(surface[string(lw)], w)
 			}
 		}
 	}

@@ -11,7 +11,7 @@ import (
 const cityDoc = "# New York City\n\nNew York City has about 8.3 million residents. The Hudson River separates Manhattan " +
 	"from New Jersey. The city lies about halfway between Washington, D.C. and Boston. The National Hockey League's " +
 	"New York Rangers play at Madison Square Garden. Spies of MI6 met in Manhattan in 1942. The Yankees and the " +
-	"Mets are its baseball teams; the Yankees won in 2009. Carlsen and Carlson visited in 2010.\n"
+	"Mets are its baseball teams; the Yankees won in 2009. Carlsen and Carlson visited in 2010. The city hosted the Super Bowl in 2014, and its third quarter saw 12 million visitors.\n"
 
 func cityCorpus(t *testing.T) *corpus {
 	t.Helper()
@@ -39,6 +39,8 @@ func TestRespell(t *testing.T) {
 		// An acronym no name of the sources spells stays.
 		{"Which NFL team plays in the city?", "Which NFL team plays in the city?"},
 		// Two words of the sources as near and as common: no unmistakable spelling.
+		{"When did the city host the Superbowl?", "When did the city host the Super Bowl?"},
+		{"How many visitors came in Q3?", "How many visitors came in third quarter?"},
 		{"When did Carlsan visit?", "When did Carlsan visit?"},
 		{"When did the Yankets win?", "When did the Yankees win?"},
 	} {

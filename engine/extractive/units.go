@@ -105,6 +105,12 @@ var headDimensions = func() map[string][]string {
 		"capacity": "volume mass power energy", "consumption": "energy volume", "output": "energy power"} {
 		m[nlp.Stem(noun)] = strings.Fields(dims)
 	}
+	// A unit asked for ("how many meters") is stated by a figure in any unit of its dimension ("feet").
+	for w, dim := range dimensionOf {
+		if s := nlp.Stem(w); m[s] == nil {
+			m[s] = []string{dim}
+		}
+	}
 	return m
 }()
 
@@ -115,6 +121,8 @@ func measuredBy(head, text string) bool {
 		return typeTemperature.satisfies(text)
 	case nlp.Stem("duration"):
 		return reSpan.MatchString(text)
+	case nlp.Stem("money"), nlp.Stem("cash"):
+		return typeMoney.satisfies(text)
 	}
 	return slices.ContainsFunc(headDimensions[head], func(d string) bool { return givesDimension(text, d) })
 }
