@@ -574,7 +574,7 @@ func (s *scorer) attributeUnnamed() bool {
 	}
 	head := s.q.Attribute[len(s.q.Attribute)-1]
 	verb, agent := agentVerb(strings.ToLower(s.q.missingWords([]string{head})[0]))
-	verb = nlp.Stem(verb)
+	verb = nlp.Stem(verb + "ing") // "founding": the -ing form is never irregular ("found" is "find")
 	named := false
 	for u, un := range s.c.units {
 		if s.namesIn(un.Doc) {

@@ -125,8 +125,10 @@ func americanSpelling(w string) string {
 	return w
 }
 
-// irregular maps unambiguous irregular past forms to their verb, so "led" finds "lead" and
-// "rose" finds "rise".
+// irregular maps irregular past forms to their verb, so "led" finds "lead" and "rose" finds "rise".
+// Forms that are as often nouns or adjectives of their own ("ground", "wound", "bound", "bore", "crew")
+// are left out; "left" and "found" are read as "leave" and "find", their commonest use in text
+// ("founded" keeps its own stem).
 var irregular = func() map[string]string {
 	m := map[string]string{}
 	for _, pair := range strings.Fields(`led:lead rose:rise risen:rise fell:fall fallen:fall grew:grow grown:grow
@@ -140,7 +142,16 @@ var irregular = func() map[string]string {
 		hid:hide hidden:hide rode:ride sped:speed stole:steal stolen:steal swore:swear sworn:swear
 		withdrew:withdraw withdrawn:withdraw undertook:undertake overtook:overtake forgot:forget
 		forgotten:forget broke:break broken:break chose:choose wore:wear worn:wear tore:tear torn:tear
-		ate:eat eaten:eat did:do done:do felt:feel dealt:deal`) {
+		ate:eat eaten:eat did:do done:do felt:feel dealt:deal came:come became:become overcame:overcome
+		heard:hear caught:catch bent:bend bitten:bite blew:blow blown:blow bred:breed burnt:burn clung:cling
+		crept:creep drank:drink dug:dig flung:fling forbade:forbid forbidden:forbid hung:hang knelt:kneel
+		laid:lay lain:lie leapt:leap learnt:learn lit:light rang:ring sang:sing sung:sing sat:sit
+		shaken:shake shook:shake shone:shine shown:show proven:prove slain:slay slew:slay slid:slide
+		sprang:spring sprung:spring spun:spin stuck:stick stung:sting strode:stride strove:strive swam:swim
+		swept:sweep swollen:swell swung:swing trod:tread woke:wake woken:wake wept:weep wove:weave
+		woven:weave ridden:ride underwent:undergo undergone:undergo arose:arise arisen:arise oversaw:oversee
+		overseen:oversee withheld:withhold upheld:uphold rebuilt:rebuild overthrew:overthrow
+		overthrown:overthrow forgave:forgive forgiven:forgive foresaw:foresee left:leave found:find`) {
 		k, v, _ := strings.Cut(pair, ":")
 		m[k] = v
 	}
