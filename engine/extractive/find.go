@@ -322,10 +322,13 @@ func (s *scorer) statesAny(u int, terms []string) bool {
 var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature"}
 
 // exactKind names the kind of value the question asks for when a passage states it unmistakably:
-// an amount of money, a percentage, a temperature, or a figure in a unit of measurement.
+// an amount of money, a percentage, a temperature, a figure in a unit of measurement, or a year.
 func (s *scorer) exactKind() (string, bool) {
 	if d := s.q.dimension; d != "" {
 		return dimensionNames[d], true
+	}
+	if s.q.Year {
+		return "year", true
 	}
 	kind, ok := exactKinds[s.q.Type]
 	return kind, ok
@@ -540,8 +543,15 @@ func (s *scorer) holdsValue(text string) bool {
 	if s.q.dimension != "" {
 		return givesDimension(text, s.q.dimension)
 	}
+	if s.q.Year {
+		return reYearWritten.MatchString(text)
+	}
 	return s.typeHit(text)
 }
 
 // reSpan matches a span of time: "an afternoon", "a few weeks", "two days", "90 minutes".
+// reYearWritten is a year as text writes one: four digits from 1000 (reYear), a decade ("1830s"),
+// or a year of an era ("711 AD").
+var reYearWritten = regexp.MustCompile(`\b(?:1\d{3}|20\d{2})s?\b|\b\d{1,4}\s*(?:BC|BCE|AD|CE)\b|\bAD\s*\d{1,4}\b`)
+
 var reSpan = regexp.MustCompile(`(?i)\b(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a few|several|half an?)\s+(?:afternoon|morning|evening|day|night|week|weekend|fortnight|month|year|decade|hour|minute|second|season)s?\b`)

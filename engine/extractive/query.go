@@ -65,6 +65,7 @@ type query struct {
 	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
 	Open  bool
 	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
+	Year  bool // "what year", "in which year": a passage answers by giving one
 	// Negated: the question denies something ("which players did not ...", "never"); an answer
 	// usually does too.
 	Negated bool
@@ -156,6 +157,7 @@ func analyze(q string) query {
 	out.Open = openQuestion(lower)
 	for i := 0; i+1 < len(lower); i++ {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
+		out.Year = out.Year || ((lower[i] == "what" || lower[i] == "which") && lower[i+1] == "year")
 	}
 	dropped := map[string]bool{}
 	for i, w := range lower {

@@ -96,3 +96,20 @@ func TestUnitLeadTableRow(t *testing.T) {
 		require.Contains(t, answerTexts(c, f)[0], tt.want)
 	}
 }
+
+// A question asking for a year is answered by a passage that gives one: the likeliest near the best
+// match leads, and a document that gives none does not answer.
+func TestYearLead(t *testing.T) {
+	doc := func(text string) *corpus {
+		d, reason := extract.File("input_files/almeron.md", []byte("# Almeron\n\n"+text+"\n"))
+		require.Empty(t, reason)
+		return newCorpus([]extract.Document{d})
+	}
+	const q = "In what year was Almeron first approved for the treatment of hay fever?"
+	c := doc("Almeron is approved for the treatment of hay fever in adults and children over 12. " +
+		"Take one tablet a day with water.")
+	requireFinding(t, c, q, "", "give no year")
+	c = doc("Almeron is approved for the treatment of hay fever in adults and children over 12. " +
+		"The regulator first cleared the tablets in 2011, after two trials.")
+	requireFinding(t, c, q, "2011", "")
+}
