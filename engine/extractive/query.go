@@ -256,9 +256,11 @@ func isName(tok string) bool {
 	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w) && !notNames[w]
 }
 
-// notNames are ordinary words that questions write in capitals ("is it OK to ..."): no source
-// needs to mention them, and none is a name.
-var notNames = map[string]bool{"ok": true, "okay": true}
+// notNames are ordinary words that questions write in capitals ("is it OK to ...", units named
+// after people: "in Celsius", which sources write "°C"): no source needs to mention them, and none
+// is a name.
+var notNames = map[string]bool{"ok": true, "okay": true, "celsius": true, "fahrenheit": true, "kelvin": true,
+	"centigrade": true}
 
 // questionFrame finds the kind of value asked for and the phrase asked about, from the words of a
 // question in order.

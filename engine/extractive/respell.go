@@ -22,6 +22,8 @@ var (
 	// reCapitalRun is a run of capitalised words (a name), "of"/"and"/"for"/"the" allowed inside.
 	reCapitalRun = regexp.MustCompile(`\p{Lu}[\p{L}’'.-]*(?:\s+(?:(?:of|and|for|the|de)\s+)?\p{Lu}[\p{L}’'.-]*)*`)
 	reAcronym    = regexp.MustCompile(`^\p{Lu}{2,6}$`)
+	// rePluralAcronym is an acronym or a model name in the plural ("CDs", "DB10s").
+	rePluralAcronym = regexp.MustCompile(`^\p{Lu}[\p{Lu}\d]+s$`)
 )
 
 // quarters are the quarters of a year as reports abbreviate them.
@@ -57,6 +59,13 @@ func (c *corpus) respell(question string) string {
 // spelling is the sources' spelling of a question word they do not write, if they have one.
 // first: the word opens the question (its capital says nothing).
 func (c *corpus) spelling(tok string, first bool) (string, bool) {
+	if base, ok := strings.CutSuffix(tok, "s"); ok && rePluralAcronym.MatchString(tok) && !c.writesWord(tok) {
+		// "CDs", "AMAs", "DB10s": the sources write the acronym itself, or spell it out.
+		if c.writesWord(base) {
+			return base, true
+		}
+		return c.expansion(base)
+	}
 	if c.writesWord(tok) || (strings.ContainsFunc(tok, unicode.IsDigit) && quarters[tok] == "") {
 		// A figure in a name is no typing slip: "MI66" is another thing than "MI6".
 		return "", false

@@ -11,7 +11,7 @@ import (
 const cityDoc = "# New York City\n\nNew York City has about 8.3 million residents. The Hudson River separates Manhattan " +
 	"from New Jersey. The city lies about halfway between Washington, D.C. and Boston. The National Hockey League's " +
 	"New York Rangers play at Madison Square Garden. Spies of MI6 met in Manhattan in 1942. The Yankees and the " +
-	"Mets are its baseball teams; the Yankees won in 2009. Carlsen and Carlson visited in 2010. The city hosted the Super Bowl in 2014, and its third quarter saw 12 million visitors.\n"
+	"Mets are its baseball teams; the Yankees won in 2009. Carlsen and Carlson visited in 2010. The city hosted the Super Bowl in 2014, and its third quarter saw 12 million visitors. Its record shops sold a million CD copies in 1995.\n"
 
 func cityCorpus(t *testing.T) *corpus {
 	t.Helper()
@@ -42,6 +42,8 @@ func TestRespell(t *testing.T) {
 		{"When did the city host the Superbowl?", "When did the city host the Super Bowl?"},
 		{"How many visitors came in Q3?", "How many visitors came in third quarter?"},
 		{"When did Carlsan visit?", "When did Carlsan visit?"},
+		{"How many CDs did its record shops sell?", "How many CD did its record shops sell?"},
+		{"Which NHLs play there?", "Which National Hockey League play there?"},
 		{"When did the Yankets win?", "When did the Yankees win?"},
 	} {
 		require.Equal(t, tt.want, c.respell(tt.q), tt.q)
@@ -55,4 +57,8 @@ func TestRespeltQuestionIsAnswered(t *testing.T) {
 	requireFinding(t, c, "How many residents does NYC have?", "8.3 million", "")
 	requireFinding(t, c, "Which river separates Manhatten from New Jersey?", "Hudson", "")
 	requireFinding(t, c, "Which river separates Brooklyn from New Jersey?", "", "“Brooklyn”")
+	// A unit named after a person is no name: sources write "°C".
+	d, reason := extract.File("input_files/cooker.md", []byte("# Solar cookers\n\nReflector cookers reach temperatures of up to 315 °C on a clear day.\n"))
+	require.Empty(t, reason)
+	requireFinding(t, newCorpus([]extract.Document{d}), "Reflector cookers can reach temperatures in Celsius of up to what?", "315", "")
 }
