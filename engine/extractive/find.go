@@ -156,7 +156,7 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 			if len(answer) >= o.Items || r.Score < floor {
 				break
 			}
-			if !c.repeats(r.U, answer) {
+			if d := c.units[r.U].Doc; !c.repeats(r.U, answer) && (d == c.units[best].Doc || c.namesWhatIsAnswered(d, q, answer)) {
 				answer = append(answer, r.U)
 			}
 		}
@@ -252,7 +252,7 @@ func (c *corpus) selectSupport(f finding, ranked []scored, o findOptions, suppor
 			}
 			u := c.units[r.U]
 			if !read[u.Doc] || docs[u.Doc] != !newDoc || c.repeats(r.U, taken) ||
-				(f.Compare != nil && u.Table == f.Compare.Table) {
+				(f.Compare != nil && u.Table == f.Compare.Table) || (newDoc && !c.namesWhatIsAnswered(u.Doc, f.Q, f.Answer)) {
 				continue
 			}
 			out = append(out, r.U)
@@ -295,6 +295,28 @@ func (c *corpus) repeats(u int, taken []int) bool {
 	for _, t := range taken {
 		if t == u || c.units[t].Text == c.units[u].Text || jaccard(c.ownSet[u], c.ownSet[t]) > nearRepeat {
 			return true
+		}
+	}
+	return false
+}
+
+// namesWhatIsAnswered: document d names something the question or its answer names. A point or
+// support from another document carries on from the answer ("the director of X" in one, the director's own page
+// in the other); a document naming neither speaks of something else, however many of the
+// question's ordinary words it shares ("wait", "moved"). A question naming nothing asks it of no
+// document.
+func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
+	if len(q.Names) == 0 {
+		return true
+	}
+	if slices.ContainsFunc(q.Names, func(n string) bool { return c.docTerms[d][n] }) {
+		return true
+	}
+	for _, u := range answer {
+		for _, name := range capitalisedRuns(c.units[u].Text) {
+			if terms := nlp.Terms(name); len(terms) > 0 && c.mentionsAll(d, terms) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,4 +93,36 @@ func TestValueLead(t *testing.T) {
 		require.True(t, f.answered())
 		require.Contains(t, c.units[f.Answer[0]].Text, "11 million euros")
 	})
+}
+
+// Support from another document carries on from the answer: it names what the question or the
+// answer names. A document sharing only ordinary words with the question is not quoted.
+func TestSupportNamesWhatIsAnswered(t *testing.T) {
+	file := func(name, text string) extract.Document {
+		d, reason := extract.File("input_files/"+name, []byte(text))
+		require.Empty(t, reason)
+		return d
+	}
+	dryer := file("dryer.md", "# The Kestrel HD8 dryer\n\nAfter transport, leave the Kestrel HD8 standing upright for two hours "+
+		"before you switch it on. Oil from the compressor must run back first.\n")
+	db := file("db.md", "# Database upgrade\n\nWait two hours after the node has been moved before you switch it on again, "+
+		"so that the replicas catch up.\n")
+	film := file("film.md", "# Night Train\n\nNight Train is a 1998 film directed by Anna Roe.\n")
+	roe := file("roe.md", "# Anna Roe\n\nAnna Roe is a Danish director born in Aarhus in 1961.\n")
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 2}
+	quoted := func(c *corpus, f finding) string {
+		var docs []string
+		for _, u := range append(slices.Clone(f.Answer), f.Support...) {
+			docs = append(docs, c.docs[c.units[u].Doc].Path)
+		}
+		return strings.Join(docs, " ")
+	}
+	c := newCorpus([]extract.Document{dryer, db})
+	f := c.find(plainSub("Why do I have to wait two hours before switching on a Kestrel HD8 after it has been moved?"), o)
+	require.True(t, f.answered(), f.Missing)
+	require.NotContains(t, quoted(c, f), "db.md")
+	c = newCorpus([]extract.Document{film, roe})
+	f = c.find(plainSub("Where was the director of Night Train born?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 2, Hop: true})
+	require.True(t, f.answered(), f.Missing)
+	require.Contains(t, quoted(c, f), "roe.md", "the answer names Anna Roe")
 }
