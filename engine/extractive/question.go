@@ -88,8 +88,8 @@ func subQuestions(q string, max int) []subQuestion {
 			// part's subject.
 			sq.Carry = subject
 		}
-		if ph := keyPhrases(c.text); len(ph) > 0 && subject == nil {
-			subject = nlp.Terms(ph[0])
+		if subject == nil {
+			subject = subjectOf(c.text)
 		}
 		seen[key] = true
 		out = append(out, sq)
@@ -99,6 +99,22 @@ func subQuestions(q string, max int) []subQuestion {
 	}
 	if len(out) == 0 {
 		out = append(out, plainSub(q))
+	}
+	return out
+}
+
+// subjectOf is what a clause is about, as terms: its two longest key phrases that are not a
+// request or a briefing's word ("trip" and "Sarvela" of "give me an overview of a trip to Sarvela",
+// not "give" or "overview").
+func subjectOf(text string) []string {
+	var out []string
+	n := 0
+	for _, p := range keyPhrases(text) {
+		ws := nlp.Words(p)
+		if n < 2 && shapeOf(ws) != shapeBrief && !slices.ContainsFunc(ws, nlp.IsRequestVerb) {
+			out = append(out, nlp.Terms(p)...)
+			n++
+		}
 	}
 	return out
 }

@@ -25,6 +25,8 @@ func TestSubQuestions(t *testing.T) {
 			[]string{"What is a heat pump?", "How does it save energy?"}},
 		{"colon before question words", "Brief me on Almeron: what it treats, how to take it and what to watch out for", 4,
 			[]string{"Brief me on Almeron?", "What it treats?", "How to take it?", "What to watch out for?"}},
+		{"briefing with one part", "Give me an overview of a trip to Sarvela: when to go", 4,
+			[]string{"Give me an overview of a trip to Sarvela?", "When to go?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
@@ -71,7 +73,10 @@ func TestSubQuestionsCarryTheSubject(t *testing.T) {
 
 	subs = subQuestions("Brief me on Almeron: what it treats and what to watch out for", 5)
 	require.Len(t, subs, 3)
-	require.NotEmpty(t, subs[2].Carry, "a part after the colon is about Almeron")
+	require.Equal(t, []string{"almeron"}, subs[2].Carry, "a part after the colon is about Almeron")
+
+	subs = subQuestions("Give me an overview of a trip to Sarvela: when to go", 5)
+	require.Equal(t, []string{"trip", "sarvela"}, subs[1].Carry, "not \"give\" or \"overview\"")
 
 	subs = subQuestions("Who founded Acme, and when did Globex go public?", 5)
 	require.Len(t, subs, 2)
