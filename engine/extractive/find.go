@@ -303,11 +303,19 @@ func (c *corpus) repeats(u int, taken []int) bool {
 // namesWhatIsAnswered: document d names something the question or its answer names. A point or
 // support from another document carries on from the answer ("the director of X" in one, the director's own page
 // in the other); a document naming neither speaks of something else, however many of the
-// question's ordinary words it shares ("wait", "moved"). A question naming nothing asks it of no
-// document.
+// question's ordinary words it shares ("wait", "moved"). Of a question naming nothing, the document
+// states the most specific of its words that the answer states.
 func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
 	if len(q.Names) == 0 {
-		return true
+		// Without names, what the answer is about is the most specific word of the question it
+		// states ("swifts" of "how do common swifts raise their young").
+		topic, best := "", 0.0
+		for _, t := range q.Terms {
+			if len(answer) > 0 && c.ownSet[answer[0]][t] && c.idf(t) > best {
+				topic, best = t, c.idf(t)
+			}
+		}
+		return topic == "" || c.docTerms[d][topic]
 	}
 	if slices.ContainsFunc(q.Names, func(n string) bool { return c.docTerms[d][n] }) {
 		return true

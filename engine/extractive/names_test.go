@@ -121,6 +121,15 @@ func TestSupportNamesWhatIsAnswered(t *testing.T) {
 	f := c.find(plainSub("Why do I have to wait two hours before switching on a Kestrel HD8 after it has been moved?"), o)
 	require.True(t, f.answered(), f.Missing)
 	require.NotContains(t, quoted(c, f), "db.md")
+	// Without names, the document must state the most specific word of the question the answer states.
+	swifts := file("swifts.md", "# Common swifts\n\nCommon swifts raise their young in dark cavities under roof tiles. "+
+		"The parents feed the young insects they catch in flight.\n")
+	care := file("care.md", "# Dryer care\n\nRaise the filter flap to clean it. Young children must not raise the flap "+
+		"or feed the dryer with wet towels.\n")
+	c = newCorpus([]extract.Document{swifts, care})
+	q := analyze("How do common swifts raise and feed their young?")
+	require.False(t, c.namesWhatIsAnswered(1, q, []int{0}), "the dryer's care does not speak of swifts")
+	require.True(t, c.namesWhatIsAnswered(0, q, []int{0}))
 	c = newCorpus([]extract.Document{film, roe})
 	f = c.find(plainSub("Where was the director of Night Train born?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 2, Hop: true})
 	require.True(t, f.answered(), f.Missing)
