@@ -613,8 +613,8 @@ func agentVerb(noun string) (string, bool) {
 var reByName = regexp.MustCompile(`\bby\s+\p{Lu}`)
 
 // statesProperty: the unit states a word of what is asked about other than the subject's names
-// ("enterprise licence" of "a FernDB enterprise licence"), or a figure of what it measures; true when every word is a name (the
-// question then asks about the name, which the rules on names judge).
+// ("enterprise licence" of "a FernDB enterprise licence"), or a figure of what it measures; true
+// when every word is a name (the question then asks about the name, which the rules on names judge).
 func (s *scorer) statesProperty(u int) bool {
 	property := false
 	for _, t := range s.q.Attribute {

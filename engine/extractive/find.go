@@ -301,10 +301,10 @@ func (c *corpus) repeats(u int, taken []int) bool {
 }
 
 // namesWhatIsAnswered: document d names something the question or its answer names. A point or
-// support from another document carries on from the answer ("the director of X" in one, the director's own page
-// in the other); a document naming neither speaks of something else, however many of the
-// question's ordinary words it shares ("wait", "moved"). Of a question naming nothing, the document
-// states the most specific of its words that the answer states.
+// support from another document carries on from the answer ("the director of X" in one, the
+// director's own page in the other); a document naming neither speaks of something else, however
+// many of the question's ordinary words it shares ("wait", "moved"). Of a question naming nothing,
+// the document states the most specific of its words that the answer states.
 func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
 	if len(q.Names) == 0 {
 		// Without names, what the answer is about is the most specific word of the question it
