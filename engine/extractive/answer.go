@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
@@ -44,10 +45,14 @@ type corpus struct {
 	// titleTerms per document: the terms of its title and file name (what the whole is about)
 	titleTerms []map[string]bool
 	idfCache   map[string]float64
+	// vocab is the sources' words as written, for respelling a question (respell.go); built on
+	// first use and shared by the runs that share the corpus.
+	vocab func() *spellIndex
 }
 
 func newCorpus(docs []extract.Document) *corpus {
 	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}}
+	c.vocab = sync.OnceValue(c.buildSpellIndex)
 	sc := nlp.StemCache{}
 	para := 0
 	for d, doc := range docs {

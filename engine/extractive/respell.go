@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"cmp"
+	"hash/maphash"
 	"regexp"
 	"slices"
 	"strings"
@@ -110,30 +111,70 @@ func known(tok string) bool {
 	return nlp.Vector(s) != nil || len(nlp.Related(s)) > 0
 }
 
-// nearWord is the word of the sources one edit (a letter added, dropped, changed, or two swapped)
-// away from tok, beginning with the same letter, or the two words of theirs tok joins; the commonest when there are several, none when
-// two are as common.
-func (c *corpus) nearWord(tok string) (string, bool) {
-	low := []rune(strings.ToLower(tok))
-	counts, surface := map[string]int{}, map[string]string{}
+// spellIndex is what respelling reads of the sources, built once per corpus on first use (most
+// questions have no word to respell): every word, every two neighbouring words, every run of
+// capitalised words, each with its count.
+type spellIndex struct {
+	words   map[string]int    // lower-case word → occurrences
+	surface map[string]string // lower-case word or pair → as first written
+	pairs   map[uint64]int    // two neighbouring lower-case words (pairKey) → occurrences
+	runs    map[string]int    // run of capitalised words → occurrences
+}
+
+func (c *corpus) buildSpellIndex() *spellIndex {
+	ix := &spellIndex{words: map[string]int{}, surface: map[string]string{}, pairs: map[uint64]int{}, runs: map[string]int{}}
 	for _, d := range c.docs {
 		for _, line := range d.Lines {
 			prev := ""
 			for _, w := range reQuestionWord.FindAllString(line, -1) {
 				w = strings.TrimRight(w, ".’'")
-				if pair := prev + " " + w; prev != "" && strings.EqualFold(prev+w, tok) {
-					// Written as two words: "Superbowl" for "Super Bowl", "highschools".
-					counts[strings.ToLower(pair)]++
-					surface[strings.ToLower(pair)] = cmp.Or(surface[strings.ToLower(pair)], pair)
+				lw := strings.ToLower(w)
+				ix.words[lw]++
+				ix.surface[lw] = cmp.Or(ix.surface[lw], w)
+				if prev != "" {
+					ix.pairs[pairKey(strings.ToLower(prev), lw)]++
 				}
 				prev = w
-				lw := []rune(strings.ToLower(w))
-				if len(lw) < minRespell || lw[0] != low[0] || !oneEdit(low, lw) {
-					continue
-				}
-				counts[string(lw)]++
-				surface[string(lw)] = cmp.Or(surface[string(lw)], w)
 			}
+			for _, run := range reCapitalRun.FindAllString(line, -1) {
+				ix.runs[run]++
+			}
+		}
+	}
+	return ix
+}
+
+func pairKey(a, b string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(pairSeed)
+	h.WriteString(a)
+	h.WriteByte(' ')
+	h.WriteString(b)
+	return h.Sum64()
+}
+
+// pairSeed is fixed for the process: pair keys are only compared within one index.
+var pairSeed = maphash.MakeSeed()
+
+// nearWord is the word of the sources one edit (a letter added, dropped, changed, or two swapped)
+// away from tok, beginning with the same letter, or the two words of theirs tok joins
+// ("Superbowl" for "Super Bowl"); the commonest when there are several, none when two are as
+// common.
+func (c *corpus) nearWord(tok string) (string, bool) {
+	ix := c.vocab()
+	low := []rune(strings.ToLower(tok))
+	counts, surface := map[string]int{}, map[string]string{}
+	for w, n := range ix.words {
+		lw := []rune(w)
+		if len(lw) >= minRespell && lw[0] == low[0] && oneEdit(low, lw) {
+			counts[w], surface[w] = n, ix.surface[w]
+		}
+	}
+	lower := string(low)
+	for i := 2; i <= len(lower)-2; i++ {
+		a, b := lower[:i], lower[i:]
+		if n := ix.pairs[pairKey(a, b)]; n > 0 && ix.words[a] > 0 && ix.words[b] > 0 {
+			counts[a+" "+b], surface[a+" "+b] = n, ix.surface[a]+" "+ix.surface[b]
 		}
 	}
 	best, tie := commonest(counts)
@@ -157,13 +198,9 @@ func commonest(counts map[string]int) (best string, tie bool) {
 // for "NYC", "Washington, D.C." for "DC" by its own letters), the commonest when there are several.
 func (c *corpus) expansion(acronym string) (string, bool) {
 	counts := map[string]int{}
-	for _, d := range c.docs {
-		for _, line := range d.Lines {
-			for _, run := range reCapitalRun.FindAllString(line, -1) {
-				if e, ok := spells(run, acronym); ok {
-					counts[e]++
-				}
-			}
+	for run, n := range c.vocab().runs {
+		if e, ok := spells(run, acronym); ok {
+			counts[e] += n
 		}
 	}
 	best, _ := commonest(counts) // of equally common expansions, any is the sources' own name
