@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,6 +249,21 @@ func (r *extractiveRun) read(ctx context.Context, corpusDir string, subs []subQu
 	return append(docs, web...), nil
 }
 
+// noteRespelt tells the report's reader which words of the question were read as the sources
+// write them: a name one letter off may be another person.
+func (r *extractiveRun) noteRespelt(f finding) {
+	if len(f.Respelt) == 0 {
+		return
+	}
+	note := "Read " + strings.Join(f.Respelt, ", ") + ", as the sources write it."
+	if len(f.Respelt) > 1 {
+		note = "Read " + strings.Join(f.Respelt, ", ") + ", as the sources write them."
+	}
+	if !slices.Contains(r.notes, note) {
+		r.notes = append(r.notes, note)
+	}
+}
+
 // research answers one sub-question and records the search in the timeline.
 func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (finding, error) {
 	opts := findOptions{Candidates: r.depth.Candidates, Items: r.depth.Items, Hop: r.depth.Hop, Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip}
@@ -255,13 +271,16 @@ func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (fi
 	if em.Discards() {
 		// An in-process answer (a campaign record): nobody reads the timeline, so its payloads (the
 		// hits, the finding rendered) are not built; the search itself is the same.
-		return r.c.find(sq, opts), nil
+		f := r.c.find(sq, opts)
+		r.noteRespelt(f)
+		return f, nil
 	}
 	err := em.Event(ctx, engine.KindToolCall, "search", sq.Text, map[string]any{"tool": "search", "query": sq.Text, "terms": analyze(sq.Text).Terms})
 	if err != nil {
 		return finding{}, err
 	}
 	f := r.c.find(sq, opts)
+	r.noteRespelt(f)
 	var lines []string
 	var hits []map[string]any
 	for _, u := range append(append([]int{}, f.Answer...), f.Support...) {

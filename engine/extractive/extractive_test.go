@@ -224,6 +224,20 @@ func TestExtractiveRelevanceFloor(t *testing.T) {
 	require.Contains(t, section(r.res.Report, "Open questions"), "What drives interest rates in 2023?")
 }
 
+// TestExtractiveSaysHowItReadTheQuestion: a word the sources write otherwise is answered as they
+// write it, and the report says so: a name one letter off may be someone else.
+func TestExtractiveSaysHowItReadTheQuestion(t *testing.T) {
+	t.Parallel()
+	repo := enginetest.Workspace(t, map[string][]byte{
+		"city.md": []byte("# New York City\n\nNew York City has about 8.3 million residents. The Hudson River separates Manhattan from New Jersey.\n"),
+	})
+	r := runOffline(t, engine.Input{Question: "How many residents does NYC have?", Effort: engine.EffortLow, Workspace: repo}, "")
+	require.Contains(t, section(r.res.Report, "Answer"), "8.3 million")
+	require.Contains(t, section(r.res.Report, "Limitations"), "Read “NYC” as “New York City”, as the sources write it.")
+	r = runOffline(t, engine.Input{Question: "Which river separates Manhattan from New Jersey?", Effort: engine.EffortLow, Workspace: repo}, "")
+	require.Empty(t, section(r.res.Report, "Limitations"), "nothing was read otherwise")
+}
+
 func TestExtractiveInputsOnlyAndContextDirs(t *testing.T) {
 	t.Parallel()
 	ctxA, ctxB := t.TempDir(), t.TempDir()

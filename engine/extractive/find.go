@@ -28,6 +28,7 @@ type finding struct {
 	Missing string      // why it is not answered, naming what the sources lack
 	Read    []int       // documents read closely for it, best first
 	Best    float64     // the model's confidence that the best unit answers it
+	Respelt []string    // words of the question read as the sources write them (“NYC” as “New York City”)
 }
 
 func (f finding) answered() bool { return len(f.Answer) > 0 || f.Compare != nil }
@@ -48,7 +49,8 @@ type findOptions struct {
 // threshold. A factoid leads with its best sentence; a list, comparison, reason or briefing gathers
 // several sentences that make distinct points.
 func (c *corpus) find(sub subQuestion, o findOptions) finding {
-	q := analyze(c.respell(sub.Text))
+	text, respelt := c.respelt(sub.Text)
+	q := analyze(text)
 	var own []string // the question's own words, when it carries another's subject
 	if len(sub.Carry) > 0 || len(sub.Subject) > 0 {
 		own = q.Terms
@@ -66,7 +68,7 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		// judged on it.
 		ranked = slices.Concat([]scored{ranked[lead]}, ranked[:lead], ranked[lead+1:])
 	}
-	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked)}
+	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked), Respelt: respelt}
 	seen := map[int]bool{}
 	for _, r := range ranked {
 		if d := c.units[r.U].Doc; !seen[d] && len(f.Read) < o.Sources {

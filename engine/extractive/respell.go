@@ -37,8 +37,16 @@ const minRespell = 5
 // respell returns the question with each word that no source writes replaced by the sources'
 // spelling of it, where they have one unmistakable spelling.
 func (c *corpus) respell(question string) string {
+	text, _ := c.respelt(question)
+	return text
+}
+
+// respelt is respell, with what was read otherwise, for the report to say (“NYC” as “New York
+// City”): a user asking about a name the sources do not write learns which one was answered.
+func (c *corpus) respelt(question string) (string, []string) {
 	locs := reQuestionWord.FindAllStringIndex(question, -1)
 	var b strings.Builder
+	var changes []string
 	last := 0
 	for i, loc := range locs {
 		tok := strings.TrimRight(question[loc[0]:loc[1]], ".’'")
@@ -48,13 +56,14 @@ func (c *corpus) respell(question string) string {
 			b.WriteString(question[last:loc[0]])
 			b.WriteString(alt)
 			last = end
+			changes = append(changes, "“"+tok+"” as “"+alt+"”")
 		}
 	}
 	if last == 0 {
-		return question
+		return question, nil
 	}
 	b.WriteString(question[last:])
-	return b.String()
+	return b.String(), changes
 }
 
 // spelling is the sources' spelling of a question word they do not write, if they have one.
