@@ -360,6 +360,11 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		}
 		return answer, parts, len(answer) > 0
 	}
+	if s.q.Shape == shapeBrief {
+		if answer, parts, ok := c.briefByParts(s, ranked, o, allowed); ok {
+			return answer, parts, true
+		}
+	}
 	var focus []string
 	for _, t := range s.q.Terms {
 		if !slices.Contains(s.q.Names, t) {
@@ -399,6 +404,55 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		slices.Sort(answer)
 	}
 	return answer, nil, len(answer) > 0
+}
+
+// briefByParts answers a briefing on things joined by "and" ("Glenrock's outlook and main risks",
+// "Marta Kellerhals's life and career") from a section for each, when each has a section of its
+// own whose heading names it: points from each, labelled with it.
+func (c *corpus) briefByParts(s *scorer, ranked []scored, o findOptions, allowed func(int) bool) (answer []int, parts []string, ok bool) {
+	heads := coordinated(s.q.Text)
+	if len(heads) < 2 {
+		return nil, nil, false
+	}
+	var secs []section
+	for _, h := range heads {
+		sec, found := s.bestSection(nlp.Terms(h), allowed)
+		if !found || slices.ContainsFunc(secs, func(x section) bool { return slices.Equal(x.Units, sec.Units) }) {
+			return nil, nil, false
+		}
+		secs = append(secs, sec)
+	}
+	per := max(1, o.Items/len(secs))
+	for i, sec := range secs {
+		for _, u := range c.sectionPoints(sec, ranked, per, true, o.Skip) {
+			if !slices.Contains(answer, u) {
+				answer, parts = append(answer, u), append(parts, heads[i])
+			}
+		}
+	}
+	return answer, parts, len(answer) > 0
+}
+
+// reCoordinated is a question ending in things joined by "and" (or commas and "and"): the words
+// before the last "and" and the phrase after it.
+var reCoordinated = regexp.MustCompile(`(?i)((?:[\p{L}\p{N}'’-]+,\s+)*[\p{L}\p{N}'’-]+)\s+and\s+((?:[\p{L}\p{N}'’-]+\s+){0,2}[\p{L}\p{N}'’-]+)\W*$`)
+
+// coordinated are the heads of the things a question ending "A, B and C" joins: the word before
+// each comma or "and", and the last word.
+func coordinated(q string) []string {
+	m := reCoordinated.FindStringSubmatch(strings.TrimSpace(q))
+	if m == nil {
+		return nil
+	}
+	var heads []string
+	for _, p := range strings.Split(m[1], ",") {
+		if f := strings.Fields(p); len(f) > 0 {
+			heads = append(heads, f[len(f)-1])
+		}
+	}
+	f := strings.Fields(m[2])
+	heads = append(heads, f[len(f)-1])
+	return slices.DeleteFunc(heads, func(h string) bool { return len(nlp.Terms(h)) == 0 })
 }
 
 // listPoints is how many points of a list section an answer keeps at most.

@@ -406,3 +406,25 @@ func TestValueInTheNextSentence(t *testing.T) {
 	got := answerTexts(c, c.find(plainSub("How long will it take to set up automatic backups for the office NAS?"), o))
 	require.Contains(t, got, "It takes about an afternoon.", got)
 }
+
+// A briefing on things joined by "and", each with a section of its own, takes points from each,
+// labelled with it.
+func TestBriefByParts(t *testing.T) {
+	require.Equal(t, []string{"outlook", "risks"}, coordinated("Brief me on Glenrock's outlook and main risks."))
+	require.Equal(t, []string{"costs", "benefits", "risks"}, coordinated("Brief me on heat pumps: costs, benefits and risks"))
+	require.Empty(t, coordinated("Give me an overview of how to upgrade a FernDB cluster to version 4.0."))
+
+	d, reason := extract.File("input_files/acme.md", []byte("# Acme Roasters: third quarter\n\n## Results\n\n"+
+		"Revenue rose by 9 per cent to 4.1 million euros.\n\n## Outlook\n\nWe expect revenue of 17 million euros for the year. "+
+		"Prices will rise by 8 per cent in November.\n\n## Risks\n\n- Green coffee prices may rise further.\n"+
+		"- Our largest customer accounts for 14 per cent of revenue.\n"))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	f := c.find(plainSub("Brief me on Acme Roasters' outlook and main risks."), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1})
+	require.True(t, f.answered(), f.Missing)
+	text := strings.Join(answerTexts(c, f), " ")
+	require.Contains(t, text, "17 million euros")
+	require.Contains(t, text, "largest customer")
+	require.Contains(t, f.Parts, "outlook")
+	require.Contains(t, f.Parts, "risks")
+}
