@@ -360,7 +360,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		}
 		return answer, parts, len(answer) > 0
 	}
-	if s.q.Shape == shapeBrief {
+	if s.q.Shape == shapeBrief || s.q.Shape == shapeList {
 		if answer, parts, ok := c.briefByParts(s, ranked, o, allowed); ok {
 			return answer, parts, true
 		}
@@ -435,7 +435,7 @@ func (c *corpus) briefByParts(s *scorer, ranked []scored, o findOptions, allowed
 
 // reCoordinated is a question ending in things joined by "and" (or commas and "and"): the words
 // before the last "and" and the phrase after it.
-var reCoordinated = regexp.MustCompile(`(?i)((?:[\p{L}\p{N}'’-]+,\s+)*[\p{L}\p{N}'’-]+)\s+and\s+((?:[\p{L}\p{N}'’-]+\s+){0,2}[\p{L}\p{N}'’-]+)\W*$`)
+var reCoordinated = regexp.MustCompile(`(?i)((?:[\p{L}\p{N}'’-]+,\s+)*[\p{L}\p{N}'’-]+)\s+and\s+((?:[\p{L}\p{N}'’-]+\s+){0,2}[\p{L}\p{N}'’-]+)(?:\W*$|\s+(?:of|for|in|on|at|with)\s)`)
 
 // coordinated are the heads of the things a question ending "A, B and C" joins: the word before
 // each comma or "and", and the last word.

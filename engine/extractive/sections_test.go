@@ -413,6 +413,7 @@ func TestBriefByParts(t *testing.T) {
 	require.Equal(t, []string{"outlook", "risks"}, coordinated("Brief me on Glenrock's outlook and main risks."))
 	require.Equal(t, []string{"costs", "benefits", "risks"}, coordinated("Brief me on heat pumps: costs, benefits and risks"))
 	require.Empty(t, coordinated("Give me an overview of how to upgrade a FernDB cluster to version 4.0."))
+	require.Equal(t, []string{"benefits", "risks"}, coordinated("What are the benefits and risks of heat pumps?"))
 
 	d, reason := extract.File("input_files/acme.md", []byte("# Acme Roasters: third quarter\n\n## Results\n\n"+
 		"Revenue rose by 9 per cent to 4.1 million euros.\n\n## Outlook\n\nWe expect revenue of 17 million euros for the year. "+
@@ -427,4 +428,16 @@ func TestBriefByParts(t *testing.T) {
 	require.Contains(t, text, "largest customer")
 	require.Contains(t, f.Parts, "outlook")
 	require.Contains(t, f.Parts, "risks")
+
+	// A list of two things, each with a section, likewise.
+	d, reason = extract.File("input_files/pumps.md", []byte("# Acme heat pumps\n\n## Installation\n\nAn installer needs two days.\n\n"+
+		"## Benefits\n\n- Running costs fall by a third.\n- The pump also cools in summer.\n\n## Risks\n\n"+
+		"- A noisy outdoor unit can annoy neighbours.\n- Radiators may be too small.\n"))
+	require.Empty(t, reason)
+	c = newCorpus([]extract.Document{d})
+	f = c.find(plainSub("What are the benefits and risks of Acme heat pumps?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1})
+	require.True(t, f.answered(), f.Missing)
+	text = strings.Join(answerTexts(c, f), " ")
+	require.Contains(t, text, "Running costs fall")
+	require.Contains(t, text, "noisy outdoor unit")
 }
