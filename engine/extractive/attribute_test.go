@@ -64,6 +64,10 @@ func TestWhatDidItCost(t *testing.T) {
 		{"What does the museum charge for entry?", typeMoney},
 		{"What did the council decide about the lido?", typeAny},
 		{"What did the report say the repairs would cost?", typeMoney},
+		// Any form of the verb: "how much did building the canal end up costing?"
+		{"How much did building the canal end up costing?", typeMoney},
+		{"How much is the council spending on street trees?", typeMoney},
+		{"How much did the canal carry in 1830?", typeNumber},
 	} {
 		require.Equal(t, tt.want, analyze(tt.q).Type, tt.q)
 	}

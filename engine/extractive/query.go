@@ -105,8 +105,10 @@ var (
 	extremeLow = map[string]bool{"lowest": true, "smallest": true, "least": true, "fewest": true, "minimum": true,
 		"worst": true, "cheapest": true, "shortest": true, "weakest": true, "quietest": true, "lightest": true,
 		"youngest": true, "slowest": true, "coldest": true}
-	moneyVerbs = map[string]bool{"cost": true, "costs": true, "pay": true, "paid": true, "price": true, "spend": true,
-		"spent": true, "worth": true, "charge": true, "earn": true, "earned": true, "fund": true, "funded": true}
+	moneyVerbs = map[string]bool{"cost": true, "costs": true, "costing": true, "pay": true, "pays": true, "paying": true,
+		"paid": true, "price": true, "spend": true, "spends": true, "spending": true, "spent": true, "worth": true,
+		"charge": true, "charges": true, "charging": true, "charged": true, "earn": true, "earns": true, "earned": true,
+		"fund": true, "funded": true}
 	// priceVerbs make "what did/does X …" ask for an amount of money.
 	priceVerbs = map[string]bool{"cost": true, "costs": true, "charge": true, "charges": true, "charged": true}
 	// skipWords sit between a question word and what it asks about.
