@@ -267,20 +267,22 @@ func (r *extractiveRun) noteRespelt(f finding) {
 // research answers one sub-question and records the search in the timeline.
 func (r *extractiveRun) research(ctx context.Context, i int, sq subQuestion) (finding, error) {
 	opts := findOptions{Candidates: r.depth.Candidates, Items: r.depth.Items, Hop: r.depth.Hop, Sources: r.depth.Sources, Answers: r.depth.Answers, Support: r.depth.Support, Skip: r.skip}
+	find := func() finding {
+		f := r.c.find(sq, opts)
+		r.noteRespelt(f)
+		return f
+	}
 	em := r.em
 	if em.Discards() {
 		// An in-process answer (a campaign record): nobody reads the timeline, so its payloads (the
 		// hits, the finding rendered) are not built; the search itself is the same.
-		f := r.c.find(sq, opts)
-		r.noteRespelt(f)
-		return f, nil
+		return find(), nil
 	}
 	err := em.Event(ctx, engine.KindToolCall, "search", sq.Text, map[string]any{"tool": "search", "query": sq.Text, "terms": analyze(sq.Text).Terms})
 	if err != nil {
 		return finding{}, err
 	}
-	f := r.c.find(sq, opts)
-	r.noteRespelt(f)
+	f := find()
 	var lines []string
 	var hits []map[string]any
 	for _, u := range append(append([]int{}, f.Answer...), f.Support...) {

@@ -76,12 +76,15 @@ func (c *corpus) spelling(tok string, first bool) (string, bool) {
 		}
 		return c.expansion(base)
 	}
-	if c.writesWord(tok) || (strings.ContainsFunc(tok, unicode.IsDigit) && quarters[tok] == "") {
-		// A figure in a name is no typing slip: "MI66" is another thing than "MI6".
+	if c.writesWord(tok) {
 		return "", false
 	}
 	if q, ok := quarters[tok]; ok && c.docFreq[nlp.Stem("quarter")] > 0 {
 		return q, true // "Q3" is the "third quarter" of a report
+	}
+	if strings.ContainsFunc(tok, unicode.IsDigit) {
+		// A figure in a name is no typing slip: "MI66" is another thing than "MI6".
+		return "", false
 	}
 	if reAcronym.MatchString(tok) {
 		return c.expansion(tok)
@@ -95,7 +98,7 @@ func (c *corpus) spelling(tok string, first bool) (string, bool) {
 	}
 	alt, ok := c.nearWord(tok)
 	if ok && unicode.IsUpper(r) {
-		alt = capitalise(alt)
+		alt = capitalize(alt)
 	}
 	return alt, ok
 }
@@ -263,9 +266,4 @@ func oneEdit(a, b []rune) bool {
 		return true
 	}
 	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
-}
-
-func capitalise(w string) string {
-	r, n := utf8.DecodeRuneInString(w)
-	return string(unicode.ToUpper(r)) + w[n:]
 }
