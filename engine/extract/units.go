@@ -429,7 +429,7 @@ func sentenceSpans(text string) [][2]int {
 				continue
 			}
 		}
-		if r == '.' && abbreviationBefore(text[start:i-1]) {
+		if r == '.' && (abbreviationBefore(text[start:i-1]) || numberedBefore(text[start:i-1], next)) {
 			continue
 		}
 		out = append(out, [2]int{start, end})
@@ -439,6 +439,20 @@ func sentenceSpans(text string) [][2]int {
 		out = append(out, [2]int{start, len(text)})
 	}
 	return out
+}
+
+// numbered are abbreviations that stand before a number: a work's number ("Op. 21", "Vol. 2",
+// "pp. 10–12") or a date of reign, birth, death or activity ("r. 1521–1567", "b. 1950").
+var numbered = map[string]bool{"op": true, "opp": true, "nos": true, "vol": true, "vols": true, "pp": true,
+	"ch": true, "fig": true, "figs": true, "art": true, "sec": true, "r": true, "b": true, "d": true, "fl": true}
+
+// numberedBefore: the word before a period is such an abbreviation and a number follows.
+func numberedBefore(s, next string) bool {
+	if next == "" || next[0] < '0' || next[0] > '9' {
+		return false
+	}
+	i := strings.LastIndexAny(s, " (\"“")
+	return numbered[strings.ToLower(s[i+1:])]
 }
 
 // abbreviationBefore: the word before a period is an abbreviation or an initial.

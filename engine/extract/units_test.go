@@ -90,6 +90,14 @@ func TestSentenceSpans(t *testing.T) {
 	require.Equal(t, []string{"Approx. five units, i.e. most.", "U.S. data agree."}, cut("Approx. five units, i.e. most. U.S. data agree."))
 	require.Equal(t, []string{"Mayor L. Okafor chaired it."}, cut("Mayor L. Okafor chaired it."))
 	require.Equal(t, []string{"Haymo of Faversham ( c. 1190 – 1244) was a friar.", "He taught."}, cut("Haymo of Faversham ( c. 1190 – 1244) was a friar. He taught."))
+	// A work's number and a reign's dates follow their abbreviations; a number after a sentence's
+	// last word still starts the next.
+	require.Equal(t, []string{"He premiered his Piano Concerto No. 2 in F minor, Op. 21 on 17 March 1830.", "It was a success."},
+		cut("He premiered his Piano Concerto No. 2 in F minor, Op. 21 on 17 March 1830. It was a success."))
+	require.Equal(t, []string{"During the reign of the Jiajing Emperor (r. 1521–1567), Daoism was sponsored."},
+		cut("During the reign of the Jiajing Emperor (r. 1521–1567), Daoism was sponsored."))
+	require.Equal(t, []string{"The line opened in 1847 with a depot at Ashcombe Road.", "12 trains ran daily."},
+		cut("The line opened in 1847 with a depot at Ashcombe Road. 12 trains ran daily."))
 }
 
 func TestHTMLChromeStripped(t *testing.T) {
