@@ -451,14 +451,17 @@ func numberedBefore(s, next string) bool {
 	if next == "" || next[0] < '0' || next[0] > '9' {
 		return false
 	}
-	i := strings.LastIndexAny(s, " (\"“")
-	return numbered[strings.ToLower(s[i+1:])]
+	return numbered[strings.ToLower(wordBefore(s))]
+}
+
+// wordBefore is the last word of s, after its last space, bracket or quote.
+func wordBefore(s string) string {
+	return s[strings.LastIndexAny(s, " (\"“")+1:]
 }
 
 // abbreviationBefore: the word before a period is an abbreviation or an initial.
 func abbreviationBefore(s string) bool {
-	i := strings.LastIndexAny(s, " (\"“")
-	tok := s[i+1:]
+	tok := wordBefore(s)
 	if tok == "" {
 		return false
 	}
