@@ -255,10 +255,11 @@ func (r *extractiveRun) noteRespelt(f finding) {
 	if len(f.Respelt) == 0 {
 		return
 	}
-	note := "Read " + strings.Join(f.Respelt, ", ") + ", as the sources write it."
+	them := "it"
 	if len(f.Respelt) > 1 {
-		note = "Read " + strings.Join(f.Respelt, ", ") + ", as the sources write them."
+		them = "them"
 	}
+	note := "Read " + strings.Join(f.Respelt, ", ") + ", as the sources write " + them + "."
 	if !slices.Contains(r.notes, note) {
 		r.notes = append(r.notes, note)
 	}

@@ -311,9 +311,12 @@ func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
 	if len(q.Names) == 0 {
 		// Without names, what the answer is about is the most specific word of the question it
 		// states ("swifts" of "how do common swifts raise their young").
+		if len(answer) == 0 {
+			return true
+		}
 		topic, best := "", 0.0
 		for _, t := range q.Terms {
-			if len(answer) > 0 && c.ownSet[answer[0]][t] && c.idf(t) > best {
+			if c.ownSet[answer[0]][t] && c.idf(t) > best {
 				topic, best = t, c.idf(t)
 			}
 		}
