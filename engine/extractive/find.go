@@ -56,6 +56,10 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		own = q.Terms
 	}
 	q.Terms = nlp.Uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
+	if sub.Part {
+		q.partOf = sub.Subject
+		q.carried = slices.DeleteFunc(slices.Clone(sub.Carry), func(t string) bool { return slices.Contains(own, t) })
+	}
 	if q.measure != "" && c.measureNamed(q) {
 		q.Terms = nlp.Uniq(append(q.Terms, q.measure)) // "depth" when the sources say "Depth: 12 km"
 	}
@@ -83,7 +87,8 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			seen[d] = true
 		}
 	}
-	if len(ranked) > 0 && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own) || !valued) {
+	_, echoed := s.echoedSection(func(u int) bool { return o.Skip == nil || !o.Skip(u) })
+	if len(ranked) > 0 && !echoed && (focusAbsent(ranked[0].X) || !s.statesAny(ranked[0].U, own) || !valued) {
 		// The question names something (a name, a figure) that no source mentions: whatever
 		// matches its other words is about something else. Or the best passage matches only the
 		// subject carried into the question ("their" benefits, a record's name) and none of its
@@ -91,7 +96,10 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		// and no passage near the best gives one.
 		f.Best = 0
 	}
-	if f.Compare == nil && q.Shape != shapeFactoid && q.Shape != shapeDefinition && f.Best > 0 {
+	if sub.Part && (q.Shape == shapeFactoid || q.Shape == shapeDefinition) {
+		s.q.Shape = shapeBrief // a part of a briefing ("when to go") is briefed on, from its section
+	}
+	if f.Compare == nil && s.q.Shape != shapeFactoid && s.q.Shape != shapeDefinition && (f.Best > 0 || echoed) {
 		// A heading that names what a list, reason, comparison or briefing asks for, in a
 		// document that names its subject, answers it.
 		if answer, parts, ok := c.sectionAnswer(s, ranked, o); ok {

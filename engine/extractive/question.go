@@ -48,6 +48,9 @@ type subQuestion struct {
 	// Subject are terms every answering passage must mention, in itself or its context (an answer
 	// session's Assignment.Subject).
 	Subject []string
+	// Part: the clause spells out part of a briefing ("brief me on X: what it treats, how to take
+	// it"); it is answered as a briefing on that part, from passages that name X (Subject).
+	Part bool
 }
 
 func plainSub(text string) subQuestion { return subQuestion{Text: asQuestion(text)} }
@@ -76,9 +79,15 @@ func subQuestions(q string, max int) []subQuestion {
 	var out []subQuestion
 	seen := map[string]bool{}
 	var subject []string
+	var names []string // the names a briefing is on, which each of its parts is about
 	add := func(c clause) {
 		sq := plainSub(c.text)
 		key := termKey(sq.Text)
+		if c.elaborates && names != nil {
+			// "how to get there" is a part of the trip to Sarvela, though all its words are common.
+			sq.Subject, sq.Part = names, true
+			key = strings.Join(echoWords(sq.Text, names), " ") // "get there", "get around"
+		}
 		if key == "" || seen[key] || len(out) >= max {
 			return
 		}
@@ -94,7 +103,16 @@ func subQuestions(q string, max int) []subQuestion {
 		seen[key] = true
 		out = append(out, sq)
 	}
-	for _, c := range clauses {
+	for i, c := range clauses {
+		if i == 0 && len(clauses) > 1 && clauses[1].elaborates && shapeOf(nlp.Words(c.text)) == shapeBrief {
+			// "Brief me on X: what it treats, how to take it": the briefing is its parts; the
+			// clause before the colon only announces them.
+			subject, names = subjectOf(c.text), analyze(c.text).Names
+			if names == nil {
+				names = []string{}
+			}
+			continue
+		}
 		add(c)
 	}
 	if len(out) == 0 {

@@ -23,10 +23,13 @@ func TestSubQuestions(t *testing.T) {
 	}{
 		{"question word after and", "What is a heat pump and how does it save energy?", 2,
 			[]string{"What is a heat pump?", "How does it save energy?"}},
+		// A briefing spelled out after a colon is its parts: the clause before only announces them.
 		{"colon before question words", "Brief me on Almeron: what it treats, how to take it and what to watch out for", 4,
-			[]string{"Brief me on Almeron?", "What it treats?", "How to take it?", "What to watch out for?"}},
+			[]string{"What it treats?", "How to take it?", "What to watch out for?"}},
 		{"briefing with one part", "Give me an overview of a trip to Sarvela: when to go", 4,
-			[]string{"Give me an overview of a trip to Sarvela?", "When to go?"}},
+			[]string{"When to go?"}},
+		{"question before a colon kept", "What is a heat pump: how does it work, and what does it cost?", 4,
+			[]string{"What is a heat pump?", "How does it work?", "What does it cost?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
@@ -72,11 +75,16 @@ func TestSubQuestionsCarryTheSubject(t *testing.T) {
 	require.NotEmpty(t, subs[1].Carry, "\"each one\" is an error code")
 
 	subs = subQuestions("Brief me on Almeron: what it treats and what to watch out for", 5)
-	require.Len(t, subs, 3)
-	require.Equal(t, []string{"almeron"}, subs[2].Carry, "a part after the colon is about Almeron")
+	require.Len(t, subs, 2)
+	require.Equal(t, []string{"almeron"}, subs[0].Carry, "a part after the colon is about Almeron")
+	require.Equal(t, []string{"almeron"}, subs[1].Carry)
+	require.True(t, subs[0].Part && subs[1].Part, "each is a part of the briefing")
 
 	subs = subQuestions("Give me an overview of a trip to Sarvela: when to go", 5)
-	require.Equal(t, []string{"trip", "sarvela"}, subs[1].Carry, "not \"give\" or \"overview\"")
+	require.Equal(t, []string{"trip", "sarvela"}, subs[0].Carry, "not \"give\" or \"overview\"")
+
+	subs = subQuestions("What is a heat pump: how does it work?", 5)
+	require.False(t, subs[1].Part, "the parts of a question are answered as what they ask")
 
 	subs = subQuestions("Who founded Acme, and when did Globex go public?", 5)
 	require.Len(t, subs, 2)

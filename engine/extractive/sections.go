@@ -155,7 +155,11 @@ func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section,
 		if sec.RunIn != "" && s.q.Shape != shapeList {
 			continue // a run-in paragraph is one item of a list, not the answer to a reason or a briefing
 		}
-		if w := s.headMatch(sec, focus) * rel[sec.Doc]; w > bestW {
+		w := s.headMatch(sec, focus) * rel[sec.Doc]
+		if w > 0 && s.headAsksAlike(sec) {
+			w *= 1.05 // "How to take Almeron", not "Before you take Almeron", for "how to take it"
+		}
+		if w > bestW {
 			best, bestW = sec, w
 		}
 	}
@@ -367,11 +371,17 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	}
 	var focus []string
 	for _, t := range s.q.Terms {
-		if !slices.Contains(s.q.Names, t) {
+		if !slices.Contains(s.q.Names, t) && !slices.Contains(s.q.carried, t) {
 			focus = append(focus, t)
 		}
 	}
-	sec, found := s.bestSection(focus, allowed)
+	sec, found := s.echoedSection(allowed)
+	if !found {
+		sec, found = s.bestSection(focus, allowed)
+	}
+	if !found && s.q.partOf != nil {
+		return nil, nil, false // a part of a briefing asks one thing: no summary of the whole
+	}
 	if !found && s.q.Shape == shapeBrief && len(ranked) > 0 {
 		// "Brief me on X" names only what a document is about: its key points are a summary of it.
 		answer = c.summary(c.units[ranked[0].U].Doc, o.Items, allowed)

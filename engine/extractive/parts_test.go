@@ -1,0 +1,75 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+)
+
+const walkersGuide = `# Tollmere: a guide for walkers
+
+Tollmere is a village of 900 people at the head of a long lake, with paths that climb to a ridge above it.
+
+## Getting there
+
+Trains from Carrow stop at Tollmere Halt every two hours. The journey takes 50 minutes.
+
+## When to go
+
+The paths are driest from June to September. In winter the upper trails close after snow.
+
+## Getting around
+
+A minibus links the village with the trailheads four times a day. Bicycles can be hired at the station.
+
+## Before you walk
+
+Tell someone at your guesthouse which route you plan to walk. Carry at least two litres of water.
+
+## How to walk the ridge
+
+Start at the church and follow the yellow markers. The ridge walk takes about five hours.
+`
+
+const otherGuide = `# Harlow Fen: a birdwatcher's guide
+
+Harlow Fen is a nature reserve of reed beds and open water.
+
+## When to go
+
+Bitterns boom in April and May, and winter brings thousands of ducks.
+`
+
+func TestBriefingPartsAnsweredFromTheirSections(t *testing.T) {
+	t.Parallel()
+	var docs []extract.Document
+	for name, text := range map[string]string{"tollmere.md": walkersGuide, "harlow.md": otherGuide} {
+		d, reason := extract.File("input_files/"+name, []byte(text))
+		require.Empty(t, reason)
+		docs = append(docs, d)
+	}
+	c := newCorpus(docs)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+
+	subs := subQuestions("Give me an overview of walking in Tollmere: how to get there, when to go, how to get around and how to walk it.", 5)
+	require.Equal(t, []string{"How to get there?", "When to go?", "How to get around?", "How to walk it?"}, texts(subs),
+		"the briefing is its parts; parts in common words are not repeats of each other")
+	for i, want := range []string{
+		"Trains from Carrow stop at Tollmere Halt", // "Getting there": the part's words, though all are common
+		"driest from June to September",            // "When to go" in Tollmere's guide, not in Harlow Fen's
+		"A minibus links the village",
+		"follow the yellow markers", // "How to walk the ridge", not "Before you walk"
+	} {
+		f := c.find(subs[i], o)
+		got := strings.Join(answerTexts(c, f), " ")
+		require.Contains(t, got, want, subs[i].Text)
+		require.NotContains(t, got, "Bitterns", subs[i].Text)
+	}
+
+	// A part no heading names is answered like any question, never by a summary of the guide.
+	f := c.find(subQuestions("Give me an overview of walking in Tollmere: how many people live there?", 5)[0], o)
+	require.Equal(t, []string{"Tollmere is a village of 900 people at the head of a long lake, with paths that climb to a ridge above it."}, answerTexts(c, f))
+}
