@@ -99,7 +99,13 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	if sub.Part && (q.Shape == shapeFactoid || q.Shape == shapeDefinition) {
 		s.q.Shape = shapeBrief // a part of a briefing ("when to go") is briefed on, from its section
 	}
-	if f.Compare == nil && s.q.Shape != shapeFactoid && s.q.Shape != shapeDefinition && (f.Best > 0 || echoed) {
+	if f.Compare == nil && f.Best > 0 {
+		// A question an FAQ heading asks is answered by its section.
+		if answer, ok := c.faqAnswer(s, o); ok {
+			f.Answer, f.Best = answer, max(f.Best, m.Threshold)
+		}
+	}
+	if f.Compare == nil && f.Answer == nil && s.q.Shape != shapeFactoid && s.q.Shape != shapeDefinition && (f.Best > 0 || echoed) {
 		// A heading that names what a list, reason, comparison or briefing asks for, in a
 		// document that names its subject, answers it.
 		if answer, parts, ok := c.sectionAnswer(s, ranked, o); ok {

@@ -28,7 +28,8 @@ var stopwords = func() map[string]bool {
 		they this those through to too under until up upon us very via vs versus was we were what when where
 		whether which while who whom whose why will with within without would you your yours yourself
 		yourselves get gets got getting say says said saying near across around along among beside beyond toward
-		towards onto like`) {
+		towards onto like can't won't wasn't weren't hasn't haven't hadn't shouldn't wouldn't mustn't needn't
+		shan't mightn't ain't`) {
 		m[w] = true
 	}
 	return m

@@ -19,6 +19,7 @@ func TestTermsAndStem(t *testing.T) {
 	require.NotEqual(t, Stem("founded"), Stem("found"), "to found is not to find")
 	require.NotEqual(t, Stem("ground"), Stem("grind"), "a form as often a noun keeps its own stem")
 	require.Equal(t, []string{"2024", "co2", "emiss"}, Terms("In 2024 CO2 émissions"))
+	require.Equal(t, []string{"visitor", "photo"}, Terms("Why can't visitors photo? Won’t they? It wasn't so"), "contractions are auxiliaries")
 	require.Equal(t, Terms("Beyoncé"), Terms("Beyonce"), "diacritics folded: people type names without them")
 	require.Equal(t, []string{"line", "ferri"}, Terms("Coastal Line's ferries")[1:], "possessives dropped")
 	require.Equal(t, Stem("specialization"), Stem("specialises"), "British and American spellings")

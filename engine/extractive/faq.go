@@ -1,0 +1,75 @@
+package extractive
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// An FAQ page answers each question under a heading that asks it. A question asked the way such a
+// heading asks ("What do staff need to do before the payroll migration?" under "What do I need to
+// do before the migration?") is answered by that section, whatever words its sentences use.
+
+// faqPoints is the most sentences an FAQ answer takes from its section at any effort: an FAQ
+// answer is short, and one cut short misses its point.
+const faqPoints = 6
+
+// faqSection is the section whose heading asks what the question asks: a heading that is a
+// question opened by the question's own question word, whose content words the question states
+// (all but one, at least two), in a document that names every name of the question. Of several,
+// the one stating the most weight of the question's terms.
+func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
+	ask := nlp.Words(s.q.Text)
+	if len(ask) == 0 || !(isWh(ask[0]) || auxiliaries[ask[0]] || copulas[ask[0]]) {
+		return section{}, false
+	}
+	var best section
+	bestW := 0.0
+	for _, sec := range s.c.sections {
+		head := strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
+		if sec.RunIn != "" || !strings.HasSuffix(head, "?") || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) {
+			continue
+		}
+		if hw := nlp.Words(head); len(hw) == 0 || hw[0] != ask[0] {
+			continue
+		}
+		if w, ok := s.asksAsHeading(nlp.Uniq(nlp.Terms(head))); ok && w > bestW {
+			best, bestW = sec, w
+		}
+	}
+	return best, bestW > 0
+}
+
+// asksAsHeading: the question states every term of a heading but one, and at least two; w is the
+// weight of those it states.
+func (s *scorer) asksAsHeading(head []string) (w float64, ok bool) {
+	stated := 0
+	for _, t := range head {
+		if slices.Contains(s.q.Terms, t) {
+			stated++
+			w += s.w[t]
+		}
+	}
+	return w, stated >= 2 && stated >= len(head)-1
+}
+
+// faqAnswer answers the question from the section an FAQ heading asks it in: a yes/no question by
+// the section's verdict and what follows it, another by the section's opening sentences.
+func (c *corpus) faqAnswer(s *scorer, o findOptions) ([]int, bool) {
+	allowed := func(u int) bool { return o.Skip == nil || !o.Skip(u) }
+	sec, ok := s.faqSection(allowed)
+	if !ok {
+		return nil, false
+	}
+	var answer []int
+	for _, u := range sec.Units {
+		if len(answer) < max(o.Items, faqPoints) && allowed(u) {
+			answer = append(answer, u)
+		}
+	}
+	if asksYesNo(s.q.Text) && len(answer) > 2 {
+		answer = answer[:2] // the verdict and its reason
+	}
+	return answer, len(answer) > 0
+}

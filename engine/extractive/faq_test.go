@@ -1,0 +1,69 @@
+package extractive
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+)
+
+const allotmentFAQ = `# Greenhithe allotments: questions from new tenants
+
+The Greenhithe Allotment Society rents 64 plots on Ferry Lane to residents of the parish.
+
+## What do I need to do when I take on a plot?
+
+Two things. First, sign the tenancy agreement at the society's hut. Second, pay the first year's rent of 45 pounds before you start digging.
+
+## Can I keep chickens on my plot?
+
+No. The lease from the parish council forbids animals on the site, and that includes bees.
+
+## Can I put up a shed?
+
+Yes, if it is no larger than 2 by 3 metres and stands on the plot's northern edge.
+
+## When is water available?
+
+The taps are turned on from 1 April to 31 October. In winter the pipes are drained to protect them from frost.
+`
+
+func TestFAQHeadingsAnswerTheQuestionsTheyAsk(t *testing.T) {
+	t.Parallel()
+	d, reason := extract.File("input_files/allotments.md", []byte(allotmentFAQ))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	for _, tc := range []struct{ q, want, not string }{
+		// The question adds words of its own ("new tenants", "Greenhithe allotment") to the heading's.
+		{"What do new tenants need to do when they take on a Greenhithe allotment plot?", "pay the first year's rent of 45 pounds", ""},
+		{"Can I keep chickens on my Greenhithe allotment plot?", "No.", ""},
+	} {
+		f := c.find(plainSub(tc.q), o)
+		got := strings.Join(answerTexts(c, f), " ")
+		if tc.want != "" {
+			require.Contains(t, got, tc.want, tc.q)
+		}
+		if tc.not != "" {
+			require.NotContains(t, got, tc.not, tc.q)
+		}
+	}
+
+	all := func(int) bool { return true }
+	for q, want := range map[string]bool{
+		"What do I need to do when I take on a plot?": true,
+		"Why do I need to take on a plot?":            false, // another question word asks another question
+		"What do I need to do?":                       false, // "need" alone: one of the heading's words
+		"When is water available on the plots?":       true,
+		"When is the hut open?":                       false,
+	} {
+		_, ok := c.scorer(analyze(q)).faqSection(all)
+		require.Equal(t, want, ok, q)
+	}
+
+	f := c.find(plainSub("Can I keep chickens on my plot?"), o)
+	require.Equal(t, []string{"No. The lease from the parish council forbids animals on the site, and that includes bees."}, answerTexts(c, f),
+		"the section's verdict and its reason, not the next section's \"Yes\"")
+}
