@@ -66,6 +66,9 @@ type query struct {
 	Open  bool
 	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
 	Year  bool // "what year", "in which year": a passage answers by giving one
+	// Clock: "what time does the museum close?" asks for a time of day ("17:00"); a passage that
+	// gives one is preferred.
+	Clock bool
 	// Negated: the question denies something ("which players did not ...", "never"); an answer
 	// usually does too.
 	Negated bool
@@ -167,6 +170,7 @@ func analyze(q string) query {
 	for i := 0; i+1 < len(lower); i++ {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
 		out.Year = out.Year || ((lower[i] == "what" || lower[i] == "which") && lower[i+1] == "year")
+		out.Clock = out.Clock || (lower[i] == "what" && lower[i+1] == "time" && i+2 < len(lower) && auxiliaries[lower[i+2]])
 	}
 	dropped := map[string]bool{}
 	for i, w := range lower {

@@ -1,0 +1,136 @@
+package extractive
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// A question that asks for a kind of value (an amount of money, a percentage, a figure in a unit,
+// a year, a time of day, a span of time) is answered by a passage that gives one.
+
+// exactKinds are the kinds of value a passage states unmistakably, by what a question asks for.
+var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature"}
+
+// exactKind names the kind of value the question asks for when a passage states it unmistakably:
+// an amount of money, a percentage, a temperature, a figure in a unit of measurement, or a year.
+func (s *scorer) exactKind() (string, bool) {
+	if d := s.q.dimension; d != "" {
+		return dimensionNames[d], true
+	}
+	if s.q.Year {
+		return "year", true
+	}
+	kind, ok := exactKinds[s.q.Type]
+	return kind, ok
+}
+
+// valueReach is how far down the ranking a passage giving the asked-for kind of value is looked for.
+const valueReach = 10
+
+// valueLead: a question that asks for an amount of money, a percentage or a temperature is
+// answered only by a passage that gives one. When the best passage gives none, the likeliest of the
+// next candidates from its document that does is to lead ("Estimated cost: 11 million euros"
+// under the sentence that matched "pay for the new street trees"): lead is its index in ranked (0:
+// the best gives one). ok is false when none does (a guide that gives a dryer's capacity but not
+// its price).
+func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
+	if s.q.Clock && len(ranked) > 0 {
+		return s.clockLead(ranked), true
+	}
+	if _, exact := s.exactKind(); !exact || len(ranked) == 0 || s.givesValue(ranked[0].U) {
+		return 0, true
+	}
+	doc := s.c.units[ranked[0].U].Doc
+	for i := 1; i < min(len(ranked), valueReach); i++ {
+		if u := ranked[i].U; s.c.units[u].Doc == doc && s.givesValue(u) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// clockLead is the index in ranked of the passage to lead with for a question asking what time
+// something happens: the best when it gives a time of day, else the likeliest of the next
+// candidates from its document that gives one ("open from Tuesday to Sunday, 10:00 to 17:00"
+// rather than "the factory closed in 1961"), else the best still: a time of day is only preferred.
+func (s *scorer) clockLead(ranked []scored) int {
+	doc := s.c.units[ranked[0].U].Doc
+	for i := 0; i < min(len(ranked), valueReach); i++ {
+		if u := ranked[i].U; s.c.units[u].Doc == doc && reClock.MatchString(s.c.units[u].Text) {
+			return i
+		}
+	}
+	return 0
+}
+
+// reClock matches a time of day: "17:00", "7.30 pm", "9 a.m.", "noon", "midnight".
+var reClock = regexp.MustCompile(`(?i)\b\d{1,2}:\d\d\b|\b\d{1,2}(?:[.:]\d\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|\b(?:noon|midday|midnight|o'clock)\b`)
+
+// givesValue: unit u gives a value of the kind asked for; a table row or a "Label: value" line
+// gives a figure, whose unit its header or label names ("| Peru | 176.0 | 235.7 |" under prices).
+func (s *scorer) givesValue(u int) bool {
+	un := s.c.units[u]
+	if un.Table >= 0 || un.Kind == extract.UnitField {
+		if d := s.q.dimension; d != "" && !givesDimension(un.Text, d) {
+			// A figure in a row measures what its label says: the price row is no weight.
+			return typeNumber.satisfies(un.Text) && labelMeasures(s.c.rowLabel(u), d)
+		}
+		return typeNumber.satisfies(un.Text)
+	}
+	return s.holdsValue(un.Text)
+}
+
+// rowLabel is what a table row's or field line's figures measure: the table's header and the
+// row's first cell ("Weight (kg)"), or the field's label ("Weight").
+func (c *corpus) rowLabel(u int) string {
+	un := c.units[u]
+	if un.Table >= 0 {
+		t := c.tables[un.Table]
+		label := t.HeaderText
+		if un.Row >= 0 && un.Row < len(t.Rows) && len(t.Rows[un.Row]) > 0 {
+			label += " " + t.Rows[un.Row][0]
+		}
+		return label
+	}
+	label, _, _ := strings.Cut(un.Text, ":")
+	return label
+}
+
+// valueAfter is the sentence after u in its paragraph when the question asks for a kind of value
+// (a figure, a date, a person) that u lacks and that sentence holds: the answer goes on there ("The
+// guide explains how to set up automatic backups. It takes about an afternoon.").
+func (s *scorer) valueAfter(u int) (int, bool) {
+	c, next := s.c, u+1
+	if s.q.Type == typeAny || s.q.Shape != shapeFactoid || next >= len(c.units) || c.units[next].Prev != u {
+		return 0, false
+	}
+	if s.holdsValue(c.units[u].Text) || !s.holdsValue(c.units[next].Text) {
+		return 0, false
+	}
+	return next, true
+}
+
+// holdsValue: text holds a value of the kind the question asks for; for a duration, a span of
+// time ("an afternoon", "two weeks", "90 minutes"), not any figure ("the 3-2-1 rule").
+func (s *scorer) holdsValue(text string) bool {
+	if s.q.measure == nlp.Stem("duration") {
+		return reSpan.MatchString(text)
+	}
+	if s.q.dimension != "" {
+		return givesDimension(text, s.q.dimension)
+	}
+	if s.q.Year {
+		return reYearWritten.MatchString(text)
+	}
+	return s.typeHit(text)
+}
+
+// reSpan matches a span of time: "an afternoon", "a few weeks", "two days", "90 minutes".
+// reYearWritten is a year as text writes one: four digits from 1000 (reYear), a decade ("1830s"),
+// or a year of an era ("711 AD").
+var reYearWritten = regexp.MustCompile(`\b(?:1\d{3}|20\d{2})s?\b|\b\d{1,4}\s*(?:BC|BCE|AD|CE)\b|\bAD\s*\d{1,4}\b`)
+
+var reSpan = regexp.MustCompile(`(?i)\b(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a few|several|half an?)\s+(?:afternoon|morning|evening|day|night|week|weekend|fortnight|month|year|decade|hour|minute|second|season)s?\b`)
