@@ -99,6 +99,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		chromedp.WaitVisible(`//p[contains(., "Showing the report as it was at revision")]`),
 		chromedp.WaitVisible(`//div[contains(@class, "report")]//*[contains(., "Draft")]`),
 		chromedp.Click(`//a[contains(., "Show the latest")]`),
+		// The revision's page also says "Citations verified": wait until it has gone, or the next
+		// click can land on a node of the page being replaced.
+		chromedp.WaitNotPresent(`//p[contains(., "Showing the report as it was at revision")]`),
 		chromedp.WaitVisible(`//*[contains(., "Citations verified: 6/6")]`))
 	b.run(t, "open a workspace file",
 		chromedp.Click(`//a[normalize-space(.)="input_files/notes.txt"]`),
