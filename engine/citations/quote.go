@@ -24,12 +24,15 @@ import (
 var (
 	reEllipsis   = regexp.MustCompile(`\[?(?:…|\.\.\.)\]?`)
 	reLinkTarget = regexp.MustCompile(`\]\([^)\s]*\)`)
+	// reMdEscape is a Markdown backslash escape: the character stands for itself ("1\.2" is "1.2").
+	reMdEscape = regexp.MustCompile("\\\\([!-/:-@\\[-`{-~])")
 )
 
 // tokenString turns text into its token string (see above). Digits keep "." and "," that sit
 // between two digits, so 3.5 and 9,000 stay one token.
 func tokenString(s string) string {
 	s = reLinkTarget.ReplaceAllString(s, "]")
+	s = reMdEscape.ReplaceAllString(s, "$1")
 	s = strings.ToLower(norm.NFKC.String(s))
 	rs := []rune(s)
 	var b strings.Builder

@@ -17,7 +17,8 @@ import (
 const wrapped = `Heat pumps cost between 9,000 and 14,000 euros
 to install in a typical detached house, accord-
 ing to the 2024 survey. Running costs fell by 12%
-after the tariff change.`
+after the tariff change.
+1.2 A Flex membership costs 46 euros.`
 
 func TestQuoteInText(t *testing.T) {
 	t.Parallel()
@@ -33,6 +34,8 @@ func TestQuoteInText(t *testing.T) {
 		{"hyphenated wrap as in the source", "accord- ing to the 2024 survey", true},
 		{"case and punctuation", "heat pumps cost between 9,000 and 14,000 euros to install", true},
 		{"typographic quotes and escapes", "“Running costs fell by 12\\%”", true},
+		{"an escaped clause number", "1\\.2 A Flex membership costs 46 euros.", true}, // as EscapeMarkdown writes it
+		{"another clause number", "1.3 A Flex membership costs 46 euros.", false},
 		{"ellipsis joins pieces in order", "Heat pumps cost … according to the 2024 survey", true},
 		{"three dots", "Heat pumps cost... fell by 12%", true},
 		{"pieces out of order", "fell by 12% … Heat pumps cost", false},

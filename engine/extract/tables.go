@@ -13,9 +13,11 @@ func IsYear(s string) bool {
 	return err == nil && n >= 1800 && n <= 2200
 }
 
-var reCellNumber = regexp.MustCompile(`^[-+]?[$€£¥]?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?(%|[$€£¥])?$`)
+// reCellNumber is a cell that states one figure: with a currency sign or a unit of one or two
+// words after it ("2,190 euros", "78 km", "23.5 kg", "4.1 kWh/100 km" is not: two figures).
+var reCellNumber = regexp.MustCompile(`^[-+]?[$€£¥]?\s?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s?(%|[$€£¥]|°?[\pL/²³]+(?: [\pL/²³]+)?)?$`)
 
-// CellNumber reads a table cell as a number ("12,450", "4.8", "$3", "12%").
+// CellNumber reads a table cell as a number ("12,450", "4.8", "$3", "12%", "78 km").
 func CellNumber(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
 	m := reCellNumber.FindStringSubmatch(s)
@@ -33,7 +35,10 @@ func CellNumber(s string) (float64, bool) {
 }
 
 // NumericCol: at least 70% of the rows hold a number in column j.
-func (t Table) NumericCol(j int) bool {
+func (t Table) NumericCol(j int) bool { return t.numberShare(j) >= 0.7 }
+
+// numberShare is the share of the rows whose cell in column j is a number.
+func (t Table) numberShare(j int) float64 {
 	n := 0
 	for _, r := range t.Rows {
 		if j < len(r) {
@@ -42,7 +47,10 @@ func (t Table) NumericCol(j int) bool {
 			}
 		}
 	}
-	return len(t.Rows) > 0 && float64(n) >= 0.7*float64(len(t.Rows))
+	if len(t.Rows) == 0 {
+		return 0
+	}
+	return float64(n) / float64(len(t.Rows))
 }
 
 // YearCol: every number in column j is a whole year.
@@ -71,8 +79,8 @@ func (t Table) Cell(r, j int) string {
 func (t Table) Label(r, skip int) string {
 	var parts []string
 	for j := range t.Header {
-		if j == skip || t.NumericCol(j) {
-			continue
+		if j == skip || t.numberShare(j) >= 0.5 {
+			continue // figures, even with a word here and there ("8", "7", "belt, 5"), name no row
 		}
 		if v := t.Cell(r, j); v != "" {
 			parts = append(parts, v)

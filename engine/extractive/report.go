@@ -90,11 +90,12 @@ func (r *extractiveRun) answerText(f finding, cites *citations) string {
 			parts = append(parts, fmt.Sprintf("Stated above [%d].", n))
 			continue
 		}
-		text := nlp.EscapeMarkdown(r.c.units[u].Text)
+		raw := r.c.units[u].Text
+		text := nlp.EscapeMarkdown(raw)
 		if r.c.units[u].Kind == extract.UnitRow {
 			text = nlp.EscapeMarkdown(s.rowSentence(u)) // states the row, which the evidence quotes
-		} else if !strings.ContainsAny(text, "“”") {
-			text = "“" + text + "”" // verbatim: verified as an inline quotation
+		} else if !strings.ContainsAny(raw, "“”") {
+			text = "“" + nlp.EscapeMarkdownInline(raw) + "”" // verbatim: verified as an inline quotation
 		}
 		parts = append(parts, text+fmt.Sprintf(" [%d]", cites.of(ref)))
 	}

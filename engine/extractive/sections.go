@@ -340,6 +340,10 @@ func aspects(q string) []string {
 	return out
 }
 
+// countWord: t is a number in words: "the three e-bikes" counts what is asked about, it does not
+// name a heading ("Three things."). Figures may ("Upgrading from 3.x").
+func countWord(t string) bool { return reNumberWord.MatchString(t) }
+
 // sectionAnswer answers a list, reason, comparison or briefing from the sections whose headings
 // name what it asks: a comparison made on named aspects takes each aspect's section (or, without
 // one, the likeliest candidate stating the aspect), labelled with the aspect; other questions take
@@ -371,7 +375,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	}
 	var focus []string
 	for _, t := range s.q.Terms {
-		if !slices.Contains(s.q.Names, t) && !slices.Contains(s.q.carried, t) {
+		if !slices.Contains(s.q.Names, t) && !slices.Contains(s.q.carried, t) && !countWord(t) {
 			focus = append(focus, t)
 		}
 	}

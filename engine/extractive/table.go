@@ -264,6 +264,19 @@ func (s *scorer) measureCol(t extract.Table, filterCol int, phrase []string, hea
 	return best
 }
 
+// headersNamed counts the columns after the first whose heading's terms the question all states
+// ("Calder Therma 8", "Nordhavn AW9").
+func (s *scorer) headersNamed(t extract.Table) int {
+	n := 0
+	for _, h := range t.Header[min(1, len(t.Header)):] {
+		terms := nlp.Terms(h)
+		if len(terms) > 0 && !slices.ContainsFunc(terms, func(x string) bool { return !slices.Contains(s.q.Terms, x) }) {
+			n++
+		}
+	}
+	return n
+}
+
 // rowSentence states what a table row says about the question: the cell under the column the
 // question names (a year heading, or words of the heading), else every cell with its heading.
 func (s *scorer) rowSentence(u int) string {
@@ -285,14 +298,17 @@ func (s *scorer) rowSentence(u int) string {
 		}
 		col = s.measureCol(t, -1, phrase, head)
 	}
+	if s.headersNamed(t) > 1 {
+		col = -1 // "compare A, B and C" of a table with a column for each: the whole row
+	}
 	label := t.Label(r, -1)
 	if col >= 0 && t.Cell(r, col) != "" {
 		return capitalize(fmt.Sprintf("In the table %q, %s has %s under %q.", t.Title, label, t.Cell(r, col), t.Header[col]))
 	}
 	var parts []string
 	for j, h := range t.Header {
-		if v := t.Cell(r, j); v != "" {
-			parts = append(parts, nlp.HumanName(h)+" "+v)
+		if v := t.Cell(r, j); v != "" && v != label {
+			parts = append(parts, strings.TrimSpace(nlp.HumanName(h)+" "+v))
 		}
 	}
 	return capitalize(fmt.Sprintf("In the table %q, the row for %s reads: %s.", t.Title, label, strings.Join(parts, "; ")))

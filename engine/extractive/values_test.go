@@ -29,3 +29,62 @@ func TestWhatTimeQuestionsLeadWithATimeOfDay(t *testing.T) {
 	require.True(t, analyze("At what time does the bus leave?").Clock)
 	require.False(t, analyze("What time period saw the most growth?").Clock)
 }
+
+const bikeTest = `# Three city e-bikes compared
+
+We rode three e-bikes for commuting for six weeks each.
+
+| Model | Price | Range (tested) | Gears |
+| --- | --- | --- | --- |
+| Vello Urban 3 | 2,190 euros | 78 km | 8 |
+| Marrow C2 | 1,650 euros | 61 km | 7 |
+| Tandem Ease | 2,890 euros | 104 km | belt, 5 |
+`
+
+const movingFAQ = `# Moving offices: questions and answers
+
+## What do I need to do before the move?
+
+Three things. First, pack your desk. Second, label your boxes. Third, return your keys.
+`
+
+func TestTableFiguresWithUnitsAreCompared(t *testing.T) {
+	t.Parallel()
+	var docs []extract.Document
+	for name, text := range map[string]string{"bikes.md": bikeTest, "moving.md": movingFAQ} {
+		d, reason := extract.File("input_files/"+name, []byte(text))
+		require.Empty(t, reason)
+		docs = append(docs, d)
+	}
+	c := newCorpus(docs)
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("Which of the three e-bikes has the longest range?"), o)
+	require.NotNil(t, f.Compare, "a column of figures with units is compared; \"three\" does not name the \"Three things.\" section")
+	require.Equal(t, `Tandem Ease had the highest range (tested) (104 km), ahead of Vello Urban 3 (78 km) in the table "Three city e-bikes compared".`, f.Compare.Sentence)
+	f = c.find(plainSub("Which e-bike is the cheapest?"), o)
+	require.NotNil(t, f.Compare)
+	require.Contains(t, f.Compare.Sentence, "Marrow C2 had the lowest price (1,650 euros)")
+}
+
+const pumpSpecs = `# Heat pumps tested
+
+## Specifications at a glance
+
+| | Nordhavn AW9 | Calder Therma 8 |
+| --- | --- | --- |
+| Price | 11,400 euros | 8,950 euros |
+| Warranty | 7 years | 5 years |
+`
+
+func TestRowSentenceOfItemsCompared(t *testing.T) {
+	t.Parallel()
+	d, reason := extract.File("input_files/pumps.md", []byte(pumpSpecs))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	row := c.tables[0].Units[0]
+	s := c.scorer(analyze("Compare the Nordhavn AW9 and Calder Therma 8 on price."))
+	require.Equal(t, `In the table "Specifications at a glance", the row for Price reads: nordhavn aw9 11,400 euros; calder therma 8 8,950 euros.`, s.rowSentence(row),
+		"a column for each item compared: the whole row")
+	s = c.scorer(analyze("What is the price of the Calder Therma 8?"))
+	require.Equal(t, `In the table "Specifications at a glance", Price has 8,950 euros under "Calder Therma 8".`, s.rowSentence(row))
+}

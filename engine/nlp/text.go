@@ -280,14 +280,12 @@ func EscapeMarkdown(s string) string {
 	var b strings.Builder
 	for i, r := range s {
 		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
-			b.WriteByte('\\')
 		case '#', '+', '-', '=':
 			if i == 0 {
 				b.WriteByte('\\')
 			}
 		}
-		b.WriteRune(r)
+		writeEscaped(&b, r)
 	}
 	out := b.String()
 	// "1. x" at the start is an ordered list.
@@ -295,6 +293,24 @@ func EscapeMarkdown(s string) string {
 		out = out[:j] + `\` + out[j:]
 	}
 	return out
+}
+
+// EscapeMarkdownInline escapes the inline markup characters of text that cannot start a line
+// (a quotation inside “…”): "1.2 A Flex membership" stays as it is written.
+func EscapeMarkdownInline(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		writeEscaped(&b, r)
+	}
+	return b.String()
+}
+
+func writeEscaped(b *strings.Builder, r rune) {
+	switch r {
+	case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~':
+		b.WriteByte('\\')
+	}
+	b.WriteRune(r)
 }
 
 // HumanName turns snake_case and camelCase names into words.

@@ -40,6 +40,8 @@ func TestMarkdownEscape(t *testing.T) {
 	for in, want := range tests {
 		require.Equal(t, want, EscapeMarkdown(in), in)
 	}
+	require.Equal(t, `1.2 A \*Flex\* plan`, EscapeMarkdownInline("1.2 A *Flex* plan"), "inside “…” nothing starts a block")
+	require.Equal(t, `- a \*b\*`, EscapeMarkdownInline("- a *b*"))
 }
 
 func TestTruncate(t *testing.T) {
