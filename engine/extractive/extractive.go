@@ -195,8 +195,8 @@ func (r *extractiveRun) plan(ctx context.Context) (subs, dropped []subQuestion, 
 	} else {
 		subs = subQuestions(in.Question, 100)
 	}
-	if len(subs) > r.depth.SubQuestions {
-		subs, dropped = subs[:r.depth.SubQuestions], subs[r.depth.SubQuestions:]
+	if n := researched(subs, r.depth.SubQuestions); len(subs) > n {
+		subs, dropped = subs[:n], subs[n:]
 	}
 	var plan strings.Builder
 	planned := make([]string, 0, len(subs))
@@ -209,6 +209,25 @@ func (r *extractiveRun) plan(ctx context.Context) (subs, dropped []subQuestion, 
 	}
 	err = r.em.Event(ctx, engine.KindThinking, title, plan.String(), map[string]any{"sub_questions": planned, "not_researched": len(dropped)})
 	return subs, dropped, err
+}
+
+// maxParts is the most parts of one briefing researched at any effort.
+const maxParts = 5
+
+// researched is how many of subs an effort allowing budget sub-questions researches: the parts of
+// one briefing ("brief me on X: what it treats, how to take it and what to watch out for") count
+// as the one question the briefing is, up to maxParts of them.
+func researched(subs []subQuestion, budget int) int {
+	parts := 0
+	for _, s := range subs {
+		if s.Part {
+			parts++
+		}
+	}
+	if parts > 1 {
+		return min(parts, maxParts) + min(len(subs)-parts, budget-1)
+	}
+	return min(budget, len(subs))
 }
 
 // read loads the local sources (job files, context folders, corpus) and, with a web searcher,

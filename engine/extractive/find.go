@@ -149,7 +149,8 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 }
 
 // selectAnswer picks the answer's sentences from the ranked candidates: the best; for an open
-// question the sentence after it (the outcome often follows the match); for a list, comparison,
+// question the sentence after it at every effort (the outcome often follows the match: "How do I get
+// the toolbar back?" is answered after the sentence naming the problem); for a list, comparison,
 // reason or briefing, further candidates the model finds likely that are not near repeats.
 func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support float64) []int {
 	best := ranked[0].U
@@ -176,7 +177,7 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 			}
 		}
 	default:
-		if next := best + 1; q.Open && len(answer) < o.Answers && next < len(c.units) && c.units[next].Prev == best &&
+		if next := best + 1; q.Open && len(answer) < max(o.Answers, 2) && next < len(c.units) && c.units[next].Prev == best &&
 			(o.Skip == nil || !o.Skip(next)) {
 			answer = append(answer, next)
 		}

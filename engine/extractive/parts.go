@@ -21,6 +21,9 @@ var echoSkip = map[string]bool{"to": true, "a": true, "an": true, "the": true, "
 func echoWords(text string, names []string) []string {
 	var out []string
 	for _, w := range nlp.Words(text) {
+		if w == "here" {
+			w = "there" // a guide's "Getting here" is a visitor's "how to get there"
+		}
 		st := nlp.Stem(w)
 		if isWh(w) || pronouns[w] || echoSkip[w] || slices.Contains(names, st) || slices.Contains(names, w) {
 			continue

@@ -70,6 +70,18 @@ func TestBriefingPartsAnsweredFromTheirSections(t *testing.T) {
 	}
 
 	// A part no heading names is answered like any question, never by a summary of the guide.
+	require.Equal(t, echoWords("Getting here", nil), echoWords("How to get there?", nil), "the guide's here is the visitor's there")
+
 	f := c.find(subQuestions("Give me an overview of walking in Tollmere: how many people live there?", 5)[0], o)
 	require.Equal(t, []string{"Tollmere is a village of 900 people at the head of a long lake, with paths that climb to a ridge above it."}, answerTexts(c, f))
+}
+
+func TestBriefingPartsCountAsOneQuestion(t *testing.T) {
+	t.Parallel()
+	subs := subQuestions("Brief me on Almeron: what it treats, how to take it and what to watch out for", 10)
+	require.Equal(t, 3, researched(subs, 2), "the three parts of one briefing at effort low")
+	subs = subQuestions("What is a heat pump? How much does it cost? Who installs it?", 10)
+	require.Equal(t, 2, researched(subs, 2), "three questions of their own: the effort's two")
+	subs = subQuestions("Brief me on Sarvela: how to get there, when to go, how to get around, where to stay, what to eat, what to see and what to buy", 10)
+	require.Equal(t, maxParts, researched(subs, 2))
 }

@@ -89,6 +89,7 @@ type query struct {
 }
 
 var (
+	reWhIs        = regexp.MustCompile(`(?i)\b(what|who|where|when|how|why)['’]s\b`)
 	reQueryNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	reWordToken   = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’_.\-–]*`)
 )
@@ -131,7 +132,7 @@ var (
 
 // analyze reads a question (one sub-question).
 func analyze(q string) query {
-	q = nlp.Collapse(q)
+	q = reWhIs.ReplaceAllString(nlp.Collapse(q), "$1 is") // "What's new" asks what is new
 	out := query{Text: q, surface: map[string]string{}}
 	toks := reWordToken.FindAllString(q, -1)
 	lower := make([]string, len(toks))
@@ -598,6 +599,8 @@ func shapeOf(w []string) questionShape {
 		return shapeBrief
 	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
 		return shapeList
+	case wh >= 0 && w[wh] == "what" && wh+2 < len(w) && (copulas[w[wh+1]] || w[wh+1] == "has") && (w[wh+2] == "new" || w[wh+2] == "changed"):
+		return shapeList // "what is new in 3.2", "what has changed": the changes a release lists
 	case wh >= 0 && (w[wh] == "what" || w[wh] == "which") && asksPlural(w[wh+1:]):
 		return shapeList
 	case first == "define" || has("meaning", "definition") ||

@@ -36,6 +36,9 @@ func TestShapeOfPluralQuestions(t *testing.T) {
 		{"What year did the bridge open?", shapeFactoid},
 		{"What is the status of the project?", shapeFactoid},
 		{"What was the company's revenue in 2024?", shapeFactoid},
+		{"What's new in Quillbox 3.2?", shapeList}, // the changes a release lists
+		{"What has changed in version 4?", shapeList},
+		{"What's the capital of Peru?", shapeFactoid},
 	} {
 		require.Equal(t, tc.want, analyze(tc.q).Shape, tc.q)
 	}

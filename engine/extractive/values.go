@@ -78,9 +78,32 @@ func (s *scorer) givesValue(u int) bool {
 			// A figure in a row measures what its label says: the price row is no weight.
 			return typeNumber.satisfies(un.Text) && labelMeasures(s.c.rowLabel(u), d)
 		}
+		if kind, ok := kindLabels[s.q.Type]; ok && s.q.dimension == "" && !s.q.Type.satisfies(un.Text) {
+			// A row's bare figure is an amount of money only under a label that says so ("Price"),
+			// and a date is no amount ("Book the removal firm | Luis | 31 October 2025").
+			label := s.c.rowLabel(u)
+			if un.Table >= 0 {
+				label += " " + s.c.tables[un.Table].Title + " " + s.c.tables[un.Table].Caption // "Coffee prices"
+			}
+			return typeNumber.satisfies(withoutDates(un.Text)) && kind.MatchString(label)
+		}
 		return typeNumber.satisfies(un.Text)
 	}
 	return s.holdsValue(un.Text)
+}
+
+// kindLabels say in a table's header or a field's label that its figures are of an exact kind.
+var kindLabels = map[answerType]*regexp.Regexp{
+	typeMoney:       regexp.MustCompile(`(?i)\b(?:price|cost|fee|fare|charge|revenue|income|sales|salary|wage|budget|spend|spending|rent|profit|eur|usd|gbp)|[€$£¥]`),
+	typePercent:     regexp.MustCompile(`(?i)%|\b(?:per ?cent|percentage|share|rate)\b`),
+	typeTemperature: regexp.MustCompile(`(?i)°|\btemperature`),
+}
+
+// withoutDates is text with its dates and years left out.
+func withoutDates(text string) string {
+	text = reDayMonth.ReplaceAllString(text, " ")
+	text = reMonthDay.ReplaceAllString(text, " ")
+	return reYearWritten.ReplaceAllString(text, " ")
 }
 
 // rowLabel is what a table row's or field line's figures measure: the table's header and the

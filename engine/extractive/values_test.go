@@ -88,3 +88,42 @@ func TestRowSentenceOfItemsCompared(t *testing.T) {
 	s = c.scorer(analyze("What is the price of the Calder Therma 8?"))
 	require.Equal(t, `In the table "Specifications at a glance", Price has 8,950 euros under "Calder Therma 8".`, s.rowSentence(row))
 }
+
+const knownIssues = `# Quillbox 3.2 release notes
+
+## Known issues
+
+- On iPad, the pencil toolbar can disappear after the split view is closed. Restarting the app brings it back.
+`
+
+func TestHowQuestionTakesTheSentenceAfterItsMatch(t *testing.T) {
+	t.Parallel()
+	d, reason := extract.File("input_files/notes.md", []byte(knownIssues))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1} // effort low
+	f := c.find(plainSub("How do I get the pencil toolbar back on my iPad?"), o)
+	require.Equal(t, []string{"On iPad, the pencil toolbar can disappear after the split view is closed.", "Restarting the app brings it back."},
+		answerTexts(c, f), "the outcome follows the match, at every effort")
+}
+
+const actionItems = `# Operations meeting, 14 October 2025
+
+## Action items
+
+| Action | Owner | Due |
+| --- | --- | --- |
+| Book the removal firm for the warehouse move | Luis Ferreira | 31 October 2025 |
+| Hire a second van for the north | Mette Halvorsen | 17 October 2025 |
+`
+
+func TestRowDatesAreNoAmountOfMoney(t *testing.T) {
+	t.Parallel()
+	d, reason := extract.File("input_files/minutes.md", []byte(actionItems))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	f := c.find(plainSub("How much will the removal firm charge for the warehouse move?"), o)
+	require.Empty(t, f.Answer, "a row whose only figures are dates gives no price")
+	require.Contains(t, f.Missing, "amount of money")
+}
