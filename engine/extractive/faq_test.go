@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/researchd/researchd/engine/extract"
 )
 
 const allotmentFAQ = `# Greenhithe allotments: questions from new tenants
@@ -32,10 +30,8 @@ The taps are turned on from 1 April to 31 October. In winter the pipes are drain
 
 func TestFAQHeadingsAnswerTheQuestionsTheyAsk(t *testing.T) {
 	t.Parallel()
-	d, reason := extract.File("input_files/allotments.md", []byte(allotmentFAQ))
-	require.Empty(t, reason)
-	c := newCorpus([]extract.Document{d})
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	c := markdownCorpus(t, map[string]string{"allotments.md": allotmentFAQ})
+	o := lowEffort
 	for _, tc := range []struct{ q, want, not string }{
 		// The question adds words of its own ("new tenants", "Greenhithe allotment") to the heading's.
 		{"What do new tenants need to do when they take on a Greenhithe allotment plot?", "pay the first year's rent of 45 pounds", ""},

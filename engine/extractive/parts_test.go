@@ -1,6 +1,8 @@
 package extractive
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,14 +47,8 @@ Bitterns boom in April and May, and winter brings thousands of ducks.
 
 func TestBriefingPartsAnsweredFromTheirSections(t *testing.T) {
 	t.Parallel()
-	var docs []extract.Document
-	for name, text := range map[string]string{"tollmere.md": walkersGuide, "harlow.md": otherGuide} {
-		d, reason := extract.File("input_files/"+name, []byte(text))
-		require.Empty(t, reason)
-		docs = append(docs, d)
-	}
-	c := newCorpus(docs)
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	c := markdownCorpus(t, map[string]string{"tollmere.md": walkersGuide, "harlow.md": otherGuide})
+	o := lowEffort
 
 	subs := subQuestions("Give me an overview of walking in Tollmere: how to get there, when to go, how to get around and how to walk it.", 5)
 	require.Equal(t, []string{"How to get there?", "When to go?", "How to get around?", "How to walk it?"}, texts(subs),
@@ -85,3 +81,18 @@ func TestBriefingPartsCountAsOneQuestion(t *testing.T) {
 	subs = subQuestions("Brief me on Sarvela: how to get there, when to go, how to get around, where to stay, what to eat, what to see and what to buy", 10)
 	require.Equal(t, maxParts, researched(subs, 2))
 }
+
+// markdownCorpus is a corpus of Markdown documents given by file name, in name order.
+func markdownCorpus(t *testing.T, files map[string]string) *corpus {
+	t.Helper()
+	var docs []extract.Document
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		d, reason := extract.File("input_files/"+name, []byte(files[name]))
+		require.Empty(t, reason)
+		docs = append(docs, d)
+	}
+	return newCorpus(docs)
+}
+
+// lowEffort are the find options of effort low.
+var lowEffort = findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}

@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/researchd/researchd/engine/extract"
 )
 
 const poolPage = `# Ferndale lido
@@ -19,10 +17,8 @@ Lifeguards are on duty during every session.
 
 func TestWhatTimeQuestionsLeadWithATimeOfDay(t *testing.T) {
 	t.Parallel()
-	d, reason := extract.File("input_files/lido.md", []byte(poolPage))
-	require.Empty(t, reason)
-	c := newCorpus([]extract.Document{d})
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	c := markdownCorpus(t, map[string]string{"lido.md": poolPage})
+	o := lowEffort
 	f := c.find(plainSub("What time does the Ferndale lido close?"), o)
 	require.NotEmpty(t, f.Answer)
 	require.Equal(t, "Swimming sessions run from 07:00 to 19:30.", c.units[f.Answer[0]].Text, "not the year it closed")
@@ -50,14 +46,8 @@ Three things. First, pack your desk. Second, label your boxes. Third, return you
 
 func TestTableFiguresWithUnitsAreCompared(t *testing.T) {
 	t.Parallel()
-	var docs []extract.Document
-	for name, text := range map[string]string{"bikes.md": bikeTest, "moving.md": movingFAQ} {
-		d, reason := extract.File("input_files/"+name, []byte(text))
-		require.Empty(t, reason)
-		docs = append(docs, d)
-	}
-	c := newCorpus(docs)
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	c := markdownCorpus(t, map[string]string{"bikes.md": bikeTest, "moving.md": movingFAQ})
+	o := lowEffort
 	f := c.find(plainSub("Which of the three e-bikes has the longest range?"), o)
 	require.NotNil(t, f.Compare, "a column of figures with units is compared; \"three\" does not name the \"Three things.\" section")
 	require.Equal(t, `Tandem Ease had the highest range (tested) (104 km), ahead of Vello Urban 3 (78 km) in the table "Three city e-bikes compared".`, f.Compare.Sentence)
@@ -78,9 +68,7 @@ const pumpSpecs = `# Heat pumps tested
 
 func TestRowSentenceOfItemsCompared(t *testing.T) {
 	t.Parallel()
-	d, reason := extract.File("input_files/pumps.md", []byte(pumpSpecs))
-	require.Empty(t, reason)
-	c := newCorpus([]extract.Document{d})
+	c := markdownCorpus(t, map[string]string{"pumps.md": pumpSpecs})
 	row := c.tables[0].Units[0]
 	s := c.scorer(analyze("Compare the Nordhavn AW9 and Calder Therma 8 on price."))
 	require.Equal(t, `In the table "Specifications at a glance", the row for Price reads: nordhavn aw9 11,400 euros; calder therma 8 8,950 euros.`, s.rowSentence(row),
@@ -98,10 +86,8 @@ const knownIssues = `# Quillbox 3.2 release notes
 
 func TestHowQuestionTakesTheSentenceAfterItsMatch(t *testing.T) {
 	t.Parallel()
-	d, reason := extract.File("input_files/notes.md", []byte(knownIssues))
-	require.Empty(t, reason)
-	c := newCorpus([]extract.Document{d})
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1} // effort low
+	c := markdownCorpus(t, map[string]string{"notes.md": knownIssues})
+	o := lowEffort
 	f := c.find(plainSub("How do I get the pencil toolbar back on my iPad?"), o)
 	require.Equal(t, []string{"On iPad, the pencil toolbar can disappear after the split view is closed.", "Restarting the app brings it back."},
 		answerTexts(c, f), "the outcome follows the match, at every effort")
@@ -119,10 +105,8 @@ const actionItems = `# Operations meeting, 14 October 2025
 
 func TestRowDatesAreNoAmountOfMoney(t *testing.T) {
 	t.Parallel()
-	d, reason := extract.File("input_files/minutes.md", []byte(actionItems))
-	require.Empty(t, reason)
-	c := newCorpus([]extract.Document{d})
-	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+	c := markdownCorpus(t, map[string]string{"minutes.md": actionItems})
+	o := lowEffort
 	f := c.find(plainSub("How much will the removal firm charge for the warehouse move?"), o)
 	require.Empty(t, f.Answer, "a row whose only figures are dates gives no price")
 	require.Contains(t, f.Missing, "amount of money")
