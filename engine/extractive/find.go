@@ -56,7 +56,7 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 	}
 	q.Terms = nlp.Uniq(append(append(q.Terms, sub.Carry...), sub.Subject...))
 	if sub.Part {
-		q.partOf = sub.Subject
+		q.part, q.partOf = true, sub.Subject
 		q.carried = slices.DeleteFunc(slices.Clone(sub.Carry), func(t string) bool { return slices.Contains(own, t) })
 	}
 	if q.measure != "" && c.measureNamed(q) {

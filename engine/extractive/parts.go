@@ -36,7 +36,7 @@ func echoWords(text string, names []string) []string {
 // echoedSection is the section whose heading says what the question, a part of a briefing, asks
 // in the same words, in a document that names the briefing's subject; allowed filters units.
 func (s *scorer) echoedSection(allowed func(u int) bool) (section, bool) {
-	if s.q.partOf == nil {
+	if !s.q.part {
 		return section{}, false
 	}
 	want := echoWords(s.q.Text, s.q.partOf)

@@ -96,3 +96,14 @@ func markdownCorpus(t *testing.T, files map[string]string) *corpus {
 
 // lowEffort are the find options of effort low.
 var lowEffort = findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 1}
+
+func TestBriefingPartsWithoutNames(t *testing.T) {
+	t.Parallel()
+	c := markdownCorpus(t, map[string]string{"walks.md": "# Walking holidays in the fells\n\nThe fells have 300 kilometres of marked paths.\n\n" +
+		"## Getting there\n\nTrains from the south stop at Kirkby twice an hour.\n\n## When to go\n\nThe paths are driest in June.\n"})
+	subs := subQuestions("Give me an overview of walking holidays in the fells: how to get there and when to go.", 5)
+	require.Equal(t, []string{"How to get there?", "When to go?"}, texts(subs))
+	require.True(t, subs[0].Part && subs[1].Part, "a briefing without names has parts too")
+	f := c.find(subs[0], lowEffort)
+	require.Equal(t, []string{"Trains from the south stop at Kirkby twice an hour."}, answerTexts(c, f), "from the section the part echoes")
+}

@@ -79,9 +79,9 @@ type query struct {
 	surface    map[string]string // stem → the question's own word, to name what is missing
 	measure    string            // the measure a "how deep"-type question asks for (searched when sources use the word)
 	dimension  string            // the dimension a figure asked for is measured in ("how many litres": volume; units.go)
-	// partOf are the names of the briefing the question is a part of ("Sarvela" for "when to go"
-	// in "brief me on a trip to Sarvela: how to get there, when to go"); nil for a question of
-	// its own.
+	// part: the question is a part of a briefing ("when to go" in "brief me on a trip to Sarvela:
+	// how to get there, when to go"); partOf are the briefing's names ("Sarvela").
+	part   bool
 	partOf []string
 	// carried are the terms the question takes from the briefing it is a part of ("walking",
 	// "Tollmere"): what the whole is about, not what the part asks.

@@ -79,11 +79,12 @@ func subQuestions(q string, max int) []subQuestion {
 	var out []subQuestion
 	seen := map[string]bool{}
 	var subject []string
-	var names []string // the names a briefing is on, which each of its parts is about
+	briefing := false  // the clauses after the colon are the parts of a briefing
+	var names []string // the names the briefing is on, which each of its parts is about
 	add := func(c clause) {
 		sq := plainSub(c.text)
 		key := termKey(sq.Text)
-		if c.elaborates && names != nil {
+		if c.elaborates && briefing {
 			// "how to get there" is a part of the trip to Sarvela, though all its words are common.
 			sq.Subject, sq.Part = names, true
 			key = strings.Join(echoWords(sq.Text, names), " ") // "get there", "get around"
@@ -107,10 +108,7 @@ func subQuestions(q string, max int) []subQuestion {
 		if i == 0 && len(clauses) > 1 && clauses[1].elaborates && shapeOf(nlp.Words(c.text)) == shapeBrief {
 			// "Brief me on X: what it treats, how to take it": the briefing is its parts; the
 			// clause before the colon only announces them.
-			subject, names = subjectOf(c.text), analyze(c.text).Names
-			if names == nil {
-				names = []string{}
-			}
+			briefing, subject, names = true, subjectOf(c.text), analyze(c.text).Names
 			continue
 		}
 		add(c)

@@ -383,7 +383,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	if !found {
 		sec, found = s.bestSection(focus, allowed)
 	}
-	if !found && s.q.partOf != nil {
+	if !found && s.q.part {
 		return nil, nil, false // a part of a briefing asks one thing: no summary of the whole
 	}
 	if !found && s.q.Shape == shapeBrief && len(ranked) > 0 {
