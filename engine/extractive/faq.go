@@ -20,18 +20,13 @@ const faqPoints = 6
 // (all but one, at least two), in a document that names every name of the question. Of several,
 // the one stating the most weight of the question's terms.
 func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
-	ask := nlp.Words(s.q.Text)
-	if len(ask) == 0 || !(isWh(ask[0]) || auxiliaries[ask[0]] || copulas[ask[0]]) {
-		return section{}, false
-	}
+	asks := func(w string) bool { return isWh(w) || auxiliaries[w] || copulas[w] }
 	var best section
 	bestW := 0.0
 	for _, sec := range s.c.sections {
 		head := strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
-		if sec.RunIn != "" || !strings.HasSuffix(head, "?") || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) {
-			continue
-		}
-		if hw := nlp.Words(head); len(hw) == 0 || hw[0] != ask[0] {
+		if sec.RunIn != "" || !strings.HasSuffix(head, "?") || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) ||
+			!s.headOpensAs(sec, asks) {
 			continue
 		}
 		if w, ok := s.asksAsHeading(nlp.Uniq(nlp.Terms(head))); ok && w > bestW {

@@ -56,8 +56,12 @@ func (s *scorer) echoedSection(allowed func(u int) bool) (section, bool) {
 
 // headAsksAlike: the section's heading opens with the question word the question opens with ("How
 // to take Almeron", not "Before you take Almeron", for "how to take it?").
-func (s *scorer) headAsksAlike(sec section) bool {
+func (s *scorer) headAsksAlike(sec section) bool { return s.headOpensAs(sec, isWh) }
+
+// headOpensAs: the question's first word is one that opening accepts, and the section's heading
+// opens with it too.
+func (s *scorer) headOpensAs(sec section, opening func(w string) bool) bool {
 	head := nlp.Words(s.c.units[sec.Units[0]].Heading)
 	ask := nlp.Words(s.q.Text)
-	return len(head) > 0 && len(ask) > 0 && isWh(ask[0]) && head[0] == ask[0]
+	return len(head) > 0 && len(ask) > 0 && opening(ask[0]) && head[0] == ask[0]
 }

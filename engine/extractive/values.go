@@ -37,33 +37,32 @@ const valueReach = 10
 // the best gives one). ok is false when none does (a guide that gives a dryer's capacity but not
 // its price).
 func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
-	if s.q.Clock && len(ranked) > 0 {
-		return s.clockLead(ranked), true
-	}
-	if _, exact := s.exactKind(); !exact || len(ranked) == 0 || s.givesValue(ranked[0].U) {
+	if len(ranked) == 0 {
 		return 0, true
 	}
+	if s.q.Clock {
+		// A time of day is only preferred: without one the best passage still leads.
+		lead, _ := s.leadGiving(ranked, func(u int) bool { return reClock.MatchString(s.c.units[u].Text) })
+		return lead, true
+	}
+	if _, exact := s.exactKind(); !exact {
+		return 0, true
+	}
+	return s.leadGiving(ranked, s.givesValue)
+}
+
+// leadGiving is the index in ranked of the likeliest passage among the best and the next
+// candidates of its document (valueReach in all) for which gives holds: the best when it does,
+// else, for a question asking what time something happens, "open from Tuesday to Sunday, 10:00 to
+// 17:00" rather than "the factory closed in 1961". ok is false when none does.
+func (s *scorer) leadGiving(ranked []scored, gives func(u int) bool) (lead int, ok bool) {
 	doc := s.c.units[ranked[0].U].Doc
-	for i := 1; i < min(len(ranked), valueReach); i++ {
-		if u := ranked[i].U; s.c.units[u].Doc == doc && s.givesValue(u) {
+	for i := 0; i < min(len(ranked), valueReach); i++ {
+		if u := ranked[i].U; s.c.units[u].Doc == doc && gives(u) {
 			return i, true
 		}
 	}
 	return 0, false
-}
-
-// clockLead is the index in ranked of the passage to lead with for a question asking what time
-// something happens: the best when it gives a time of day, else the likeliest of the next
-// candidates from its document that gives one ("open from Tuesday to Sunday, 10:00 to 17:00"
-// rather than "the factory closed in 1961"), else the best still: a time of day is only preferred.
-func (s *scorer) clockLead(ranked []scored) int {
-	doc := s.c.units[ranked[0].U].Doc
-	for i := 0; i < min(len(ranked), valueReach); i++ {
-		if u := ranked[i].U; s.c.units[u].Doc == doc && reClock.MatchString(s.c.units[u].Text) {
-			return i
-		}
-	}
-	return 0
 }
 
 // reClock matches a time of day: "17:00", "7.30 pm", "9 a.m.", "noon", "midnight".
