@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -146,9 +147,11 @@ func (s *scorer) unwrittenNames() []string {
 				known = false
 			}
 		}
-		for d := range s.c.docs {
-			// Only a document that has the name's first word is read through.
-			written = written || (s.c.docTerms[d][p.Stems[0]] && s.c.writes(d, p.Stems))
+		for _, stems := range nameForms(p.Stems) {
+			for d := range s.c.docs {
+				// Only a document that has the name's first word is read through.
+				written = written || (s.c.docTerms[d][stems[0]] && s.c.writes(d, stems))
+			}
 		}
 		if known && !written {
 			out = append(out, p.Text)
@@ -169,4 +172,26 @@ func docWordsOf(text string, sc nlp.StemCache) ([]string, map[string]bool) {
 		}
 	}
 	return ws, terms
+}
+
+// nameForms are the ways the sources may write a name of the question: as asked, or, for a name of
+// three words or more, without one ordinary English word that a question capitalises with it:
+// "Glastonbury Music Festival" for the sources' "Glastonbury Festival", "the Kanye West
+// Foundation Partner with …" for "Kanye West Foundation". What is left is a name of two words at
+// least, so "Royale Casino" or "Ten Eyes" stay names no source writes.
+func nameForms(stems []string) [][]string {
+	forms := [][]string{stems}
+	if len(stems) < 3 {
+		return forms
+	}
+	for i, w := range stems {
+		if nameLinks[w] || (nlp.Vector(w) == nil && len(nlp.Related(w)) == 0) {
+			continue
+		}
+		rest := slices.Concat(stems[:i], stems[i+1:])
+		if !nameLinks[rest[0]] && !nameLinks[rest[len(rest)-1]] {
+			forms = append(forms, rest)
+		}
+	}
+	return forms
 }

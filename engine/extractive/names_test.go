@@ -40,7 +40,8 @@ func TestNamePhrases(t *testing.T) {
 // between (a middle name), it is the same name.
 func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 	doc := "# Twilight Princess\n\nThe Legend of Zelda: Twilight Princess is an action-adventure game released in 2006. " +
-		"Its main new item is the Clawshot, a spring-loaded grappling hook. The film critic King Wallis Vidor praised its music.\n"
+		"Its main new item is the Clawshot, a spring-loaded grappling hook. The film critic King Wallis Vidor praised its music. " +
+		"Its composer played the Glastonbury Festival in 2007 and founded the Tokyo Game Foundation in 2009.\n"
 	d, reason := extract.File("input_files/zelda.md", []byte(doc))
 	require.Empty(t, reason)
 	c := newCorpus([]extract.Document{d})
@@ -50,6 +51,10 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 		{"In what year was Twilight Princess released?", "2006", ""},
 		{"In what year was Clawshot Princess released?", "", "“Clawshot Princess”"},
 		{"Which game's music did King Vidor praise?", "Vidor", ""},
+		// A question may capitalise an ordinary word with a name the sources write without it.
+		{"In what year did its composer play the Glastonbury Music Festival?", "2007", ""},
+		{"In what year was the Tokyo Game Foundation Founded?", "2009", ""},
+		{"In what year did its composer play the Glastonbury Clawshot Festival?", "", "“Glastonbury Clawshot Festival”"},
 	} {
 		requireFinding(t, c, tt.q, tt.want, tt.missing)
 	}

@@ -142,26 +142,36 @@ func termKey(s string) string {
 	return strings.Join(ts, " ")
 }
 
-// splitClauses cuts at sentence ends and semicolons.
+// splitClauses cuts at sentence ends and semicolons. A statement before a question is what the
+// question is about, not a question of its own: "Homer's Odyssey is the third episode of The
+// Simpsons. What character first appears in this episode?" and "I have a Kestrel dryer. How do I
+// clean its filter?" are one clause each, the statement kept with its full stop.
 func splitClauses(q string) []string {
 	var out []string
 	start := 0
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		end := c == '?' || c == ';' || c == '!' || c == '\n' ||
+	var context []string // statements waiting for the question they introduce
+	for i := 0; i <= len(q); i++ {
+		var c byte
+		if i < len(q) {
+			c = q[i]
+		}
+		end := i == len(q) || c == '?' || c == ';' || c == '!' || c == '\n' ||
 			(c == '.' && (i+1 == len(q) || q[i+1] == ' ') && !nlp.ShortToken(q[start:i]))
 		if !end {
 			continue
 		}
-		if s := strings.TrimSpace(q[start:i]); s != "" {
-			out = append(out, s)
-		}
+		s := strings.TrimSpace(q[start:i])
 		start = i + 1
+		switch {
+		case s == "":
+		case c == '.' && !asks(strings.Fields(s)):
+			context = append(context, s)
+		default:
+			out = append(out, strings.Join(append(context, s), ". "))
+			context = nil
+		}
 	}
-	if s := strings.TrimSpace(q[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
+	return append(out, context...) // statements no question follows are what is asked
 }
 
 // clause is a part of a question; elaborates: it comes after a colon, spelling out what precedes it.
@@ -182,10 +192,10 @@ func splitAtQuestionWords(s string) []clause {
 		prev := fields[i-1]
 		commaBefore := strings.HasSuffix(prev, ",") || strings.HasSuffix(prev, ":")
 		switch {
-		case conjunctions[w] && nlp.IsQuestionWord(next) && i > start:
+		case conjunctions[w] && nlp.IsQuestionWord(next) && i > start && opensClause(fields[i+1:]):
 			out = append(out, clause{strings.TrimRight(strings.Join(fields[start:i], " "), ","), colon})
 			start = i + 1
-		case commaBefore && isWh(w) && i > start:
+		case commaBefore && isWh(w) && i > start && (strings.HasSuffix(prev, ":") || asks(fields[start:i])):
 			out = append(out, clause{strings.TrimRight(strings.Join(fields[start:i], " "), ",:"), colon})
 			colon = colon || strings.HasSuffix(prev, ":")
 			start = i
@@ -193,6 +203,35 @@ func splitAtQuestionWords(s string) []clause {
 	}
 	return append(out, clause{strings.Join(fields[start:], " "), colon})
 }
+
+// asks: a part of a question before a comma asks something itself ("who pays, why now"), as a
+// fronted phrase does not: "As of 2012, how many downloads …", "According to Shields, which …"
+// are one question each, the phrase a part of what is asked.
+func asks(part []string) bool {
+	ws := nlp.Words(strings.Join(part, " "))
+	return len(ws) > 0 && (nlp.IsQuestionWord(ws[0]) || nlp.IsRequestVerb(ws[0]) || shapeOf(ws) == shapeBrief)
+}
+
+// opensClause: the words after a conjunction open a question of their own. An auxiliary does so
+// only before its subject ("and is it safe", "or does the pump …"); before anything else it goes
+// on the question's own subject: "Who almost picked up Kanye but was ultimately swayed?".
+func opensClause(rest []string) bool {
+	if w := bare(rest[0]); !auxiliaries[w] && !copulas[w] {
+		return true
+	}
+	if len(rest) < 2 {
+		return false
+	}
+	next := strings.Trim(rest[1], `"'“‘(`)
+	r, _ := utf8.DecodeRuneInString(next)
+	return subjectOpeners[bare(next)] || unicode.IsUpper(r) || unicode.IsDigit(r)
+}
+
+// subjectOpeners begin the subject of a clause: a pronoun or a determiner.
+var subjectOpeners = map[string]bool{"it": true, "they": true, "he": true, "she": true, "there": true,
+	"this": true, "that": true, "these": true, "those": true, "we": true, "you": true, "i": true,
+	"the": true, "a": true, "an": true, "its": true, "their": true, "his": true, "her": true, "my": true,
+	"your": true, "our": true, "each": true, "any": true, "some": true, "all": true}
 
 func isWh(w string) bool {
 	switch w {

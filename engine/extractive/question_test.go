@@ -46,6 +46,23 @@ func TestSubQuestions(t *testing.T) {
 			[]string{"Were Scott Derrickson and Ed Wood of the same nationality?"}},
 		{"abbreviation is not a sentence end", "Which F.C. club did he join in 1998?", 3,
 			[]string{"Which F.C. club did he join in 1998?"}},
+		// A fronted phrase before a comma is part of the question, not a question of its own.
+		{"fronted phrase kept", "As of 2012, how many downloads have there been of Gold Digger?", 3,
+			[]string{"As of 2012, how many downloads have there been of Gold Digger?"}},
+		{"according to kept", "According to Shields, which of the book's lessons are universal?", 3,
+			[]string{"According to Shields, which of the book's lessons are universal?"}},
+		{"request before a comma", "Tell me about the Kestrel, what does it cost?", 3,
+			[]string{"Tell me about the Kestrel?", "What does it cost?"}},
+		// An auxiliary after "but" opens a question only before a subject of its own.
+		{"shared subject kept", "Who almost signed Kanye but was ultimately swayed?", 3,
+			[]string{"Who almost signed Kanye but was ultimately swayed?"}},
+		{"auxiliary before its subject", "What does the pump cost and is it safe?", 3,
+			[]string{"What does the pump cost?", "Is it safe?"}},
+		// A statement before a question says what the question is about.
+		{"statement before a question", "I have a Kestrel dryer. How do I clean its filter?", 3,
+			[]string{"I have a Kestrel dryer. How do I clean its filter?"}},
+		{"statements only", "Heat pumps in Norway. Electric buses in Oslo.", 3,
+			[]string{"Heat pumps in Norway?", "Electric buses in Oslo?"}},
 		// No templates: a simple question is one sub-question, whatever the budget.
 		{"no facets", "Heat pump adoption in Norway", 4, []string{"Heat pump adoption in Norway?"}},
 		{"plural subject", "electric buses", 2, []string{"Electric buses?"}},
