@@ -78,7 +78,7 @@ func newCorpus(docs []extract.Document) *corpus {
 			}
 			c.tables = append(c.tables, t)
 		}
-		c.titles = append(c.titles, p.Title)
+		c.titles = append(c.titles, strings.TrimSpace(p.Title+" "+byline(doc.Lines)))
 		words, all := docWordsOf(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc)
 		c.docWords = append(c.docWords, words)
 		c.docTerms = append(c.docTerms, all)
@@ -278,4 +278,30 @@ func (s *scorer) inSources(t string) bool {
 		}
 	}
 	return false
+}
+
+// byline is a document's first line of text when it says whose the document is or what it applies
+// to, as a line of fragments rather than a sentence ("Hollin Analytics · applies to all employees
+// from 1 February 2026 · owner: Finance", "By Ana Ruiz | 4 May 2026"): what it names is what the
+// whole document is about, as its title is. A first sentence is not: it states one thing among
+// others.
+func byline(lines []string) string {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "" {
+			continue // blank, a heading or a heading's underline
+		}
+		if isByline(t) {
+			return t
+		}
+		return ""
+	}
+	return ""
+}
+
+// isByline: a line of at most 30 words, fragments separated by "·", "|" or "•", neither ending as a
+// sentence does nor opening as a table row, a list item or a quote does.
+func isByline(t string) bool {
+	return !strings.ContainsAny(t[len(t)-1:], ".!?") && !strings.ContainsAny(t[:1], "|-*+>") && len(strings.Fields(t)) <= 30 &&
+		(strings.Contains(t, "·") || strings.Contains(t, " | ") || strings.Contains(t, " • "))
 }

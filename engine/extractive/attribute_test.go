@@ -48,6 +48,10 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		{dryer, "How many kilograms of laundry does the Kestrel dryer take?", "8 kilograms", ""},
 		// The head of what is asked names it: a "release" is not a "release manager".
 		{"# FernDB 4.0\n\nFernDB 4.0 was released on 18 September 2024 after a long beta.\n", "Who was the release manager for FernDB 4.0?", "", "mentions “release manager”"},
+		// A rate is named by a figure per unit; an allowance is an amount of money a source names.
+		{"# Alder Ltd expenses\n\n## Mileage\n\nStaff of Alder Ltd who drive their own car for business are paid 45p per mile.\n", "What mileage rate does Alder Ltd pay?", "45p per mile", ""},
+		{"# Alder Ltd expenses\n\nStaff of Alder Ltd book all business travel through the travel portal.\n", "What is the daily allowance for taxis at Alder Ltd?", "", "mentions “daily allowance”"},
+		{"# Alder Ltd pool\n\nThe Alder Ltd pool took 9 visitors per hour in 2024 and borrowed £1.5 million for repairs.\n", "What interest rate does Alder Ltd pay on its loan for the pool?", "", "mentions “interest rate”"},
 	} {
 		d, reason := extract.File("input_files/doc.md", []byte(tt.doc))
 		require.Empty(t, reason)

@@ -15,8 +15,8 @@ import (
 // answer is short, and one cut short misses its point.
 const faqPoints = 6
 
-// faqSection is the section whose heading asks what the question asks: a heading that is a
-// question opened by the question's own question word, whose content words the question states
+// faqSection is the section whose heading asks what the question asks: a heading that asks a
+// question (asksAsQuestion) opened by the question's own question word, whose content words the question states
 // (all but one, at least two), in a document that names every name of the question. Of several,
 // the one stating the most weight of the question's terms.
 func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
@@ -25,15 +25,48 @@ func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
 	bestW := 0.0
 	for _, sec := range s.c.sections {
 		head := strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
-		if sec.RunIn != "" || !strings.HasSuffix(head, "?") || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) ||
+		if sec.RunIn != "" || !asksAsQuestion(head) || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) ||
 			!s.headOpensAs(sec, asks) {
 			continue
 		}
-		if w, ok := s.asksAsHeading(nlp.Uniq(nlp.Terms(head))); ok && w > bestW {
+		terms := nlp.Uniq(nlp.Terms(head))
+		if !strings.HasSuffix(head, "?") && (!s.coversHalf(terms) || (s.q.Shape != shapeFactoid && s.q.Shape != shapeDefinition)) {
+			// "How to take Almeron" is a topic, not the question "how soon does Almeron start to
+			// work"; and a list or reason under a topic heading ("What causes the heat island")
+			// is answered point by point from its section (sectionAnswer).
+			continue
+		}
+		if w, ok := s.asksAsHeading(terms); ok && w > bestW {
 			best, bestW = sec, w
 		}
 	}
 	return best, bestW > 0
+}
+
+// asksAsQuestion: a heading asks a question, with its question mark or, as web pages write them,
+// opened by a question word without one ("What goes in the blue bin", "When your bins are
+// collected"). Such a heading may also be a topic ("How to take Almeron"): faqSection then wants it
+// to state half of what the question asks, and answers only a question of one fact by it.
+func asksAsQuestion(head string) bool {
+	if strings.HasSuffix(head, "?") {
+		return true
+	}
+	ws := nlp.Words(head)
+	return len(ws) > 1 && isWh(ws[0])
+}
+
+// coversHalf: a heading states at least half of the question's terms other than its names.
+func (s *scorer) coversHalf(head []string) bool {
+	n, stated := 0, 0
+	for _, t := range s.q.Terms {
+		if !slices.Contains(s.q.Names, t) {
+			n++
+			if slices.Contains(head, t) {
+				stated++
+			}
+		}
+	}
+	return n > 0 && 2*stated >= n
 }
 
 // asksAsHeading: the question states every term of a heading but one, and at least two; w is the

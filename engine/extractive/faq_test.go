@@ -63,3 +63,33 @@ func TestFAQHeadingsAnswerTheQuestionsTheyAsk(t *testing.T) {
 	require.Equal(t, []string{"No. The lease from the parish council forbids animals on the site, and that includes bees."}, answerTexts(c, f),
 		"the section's verdict and its reason, not the next section's \"Yes\"")
 }
+
+// A web page's headings ask their questions without a question mark.
+func TestHeadingsOpenedByAQuestionWordAsk(t *testing.T) {
+	t.Parallel()
+	page := `<html><head><title>Bin collections | Ashby Council</title></head><body>
+<nav><a href="/">Home</a> <a href="/bins">Bins</a></nav>
+<main><h1>Bin collections</h1>
+<p>Ashby Council empties every household's bins. Each household has a grey bin for general waste, a green bin for recycling and a brown bin for garden waste.</p>
+<h2>What goes in the green bin</h2>
+<ul><li>Paper and cardboard</li><li>Plastic bottles and tubs</li><li>Cans and clean foil</li></ul>
+<h2>When your bins are collected</h2>
+<p>The grey bin and the green bin are collected on alternate weeks.</p>
+</main></body></html>`
+	c := markdownCorpus(t, map[string]string{"ashby-bins.html": page})
+	f := c.find(plainSub("What can go in the green recycling bin?"), lowEffort)
+	got := strings.Join(answerTexts(c, f), " ")
+	require.Contains(t, got, "Paper and cardboard")
+	require.Contains(t, got, "Cans and clean foil")
+
+	all := func(int) bool { return true }
+	for q, want := range map[string]bool{
+		"When are my green and grey bins collected?":                     true,
+		"When is the green bin emptied?":                                 false, // "emptied" is not "collected"
+		"How are the bins collected?":                                    false, // another question word
+		"What goes in the green bin in the first week of a new tenancy?": false, // the heading says too little of it
+	} {
+		_, ok := c.scorer(analyze(q)).faqSection(all)
+		require.Equal(t, want, ok, q)
+	}
+}

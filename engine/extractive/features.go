@@ -593,8 +593,26 @@ func (s *scorer) attributeUnnamed() bool {
 // leader" by "led by Mary Stone").
 func (s *scorer) statesHead(u int, head, verb string, agent bool) bool {
 	text := s.c.units[u].Text
+	if head == stemRate && !s.statesTerm(u, head) {
+		// A rate is of something: "45p per mile" under "Mileage" names the mileage rate, "9
+		// visitors per hour" no interest rate.
+		return measuredBy(head, text) && s.statesModifier(u, head)
+	}
 	return s.statesTerm(u, head) || measuredBy(head, text) ||
 		(agent && (s.c.words[u][verb] || reByName.MatchString(text)))
+}
+
+var stemRate = nlp.Stem("rate")
+
+// statesModifier: the unit or its context (heading, title) states a word of what is asked about
+// other than its head and the question's names ("mileage" of "the mileage rate").
+func (s *scorer) statesModifier(u int, head string) bool {
+	for _, t := range s.q.Attribute {
+		if t != head && !slices.Contains(s.q.Names, t) && (s.c.ownSet[u][t] || s.c.ctx[u][t]) {
+			return true
+		}
+	}
+	return false
 }
 
 // agentVerb is the verb of an agent noun as the question writes it ("founder" → "found",

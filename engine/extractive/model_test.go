@@ -78,3 +78,20 @@ func TestQuestionShape(t *testing.T) {
 	require.Equal(t, typeOrg, analyze("Which company built the ferry?").Type)
 	require.Equal(t, typePlace, analyze("In which city was she born?").Type)
 }
+
+// A document's byline names what the whole document is about, as its title does.
+func TestBylineNamesTheDocumentsSubject(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]bool{
+		"Alder Analytics · applies to all staff from 1 March 2026 · owner: Finance": true,
+		"By Ana Ruiz | 4 May 2026":                          true,
+		"Alder Analytics applies this policy to all staff.": false,
+		"Alder Analytics · a sentence after all.":           false,
+	} {
+		require.Equal(t, want, byline([]string{"# Travel and expenses policy", "", text}) == text, text)
+	}
+	c := markdownCorpus(t, map[string]string{"policy.md": "# Travel and expenses policy\n\n" +
+		"Alder Analytics · applies to all staff from 1 March 2026 · owner: Finance\n\n## Meals\n\n" +
+		"On a day away from your usual office you may claim up to £35 for meals, or £45 abroad.\n"})
+	requireFinding(t, c, "How much can I claim for meals on a day abroad at Alder Analytics?", "£45 abroad", "")
+}

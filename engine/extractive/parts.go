@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/researchd/researchd/engine/nlp"
 )
@@ -16,8 +17,8 @@ var echoSkip = map[string]bool{"to": true, "a": true, "an": true, "the": true, "
 	"i": true, "you": true, "we": true, "can": true, "should": true, "is": true, "are": true}
 
 // echoWords are the stems of the words of a part or heading that say what it asks, in order:
-// without question words, pronouns and articles, and without the subject's names ("How to take it"
-// and "How to take Almeron": take).
+// without question words, pronouns and articles, without the subject's names ("How to take it"
+// and "How to take Almeron": take) and without a section's number ("2. Hotels": hotel).
 func echoWords(text string, names []string) []string {
 	var out []string
 	for _, w := range nlp.Words(text) {
@@ -25,7 +26,7 @@ func echoWords(text string, names []string) []string {
 			w = "there" // a guide's "Getting here" is a visitor's "how to get there"
 		}
 		st := nlp.Stem(w)
-		if isWh(w) || pronouns[w] || echoSkip[w] || slices.Contains(names, st) || slices.Contains(names, w) {
+		if isWh(w) || pronouns[w] || echoSkip[w] || slices.Contains(names, st) || slices.Contains(names, w) || isDigits(w) {
 			continue
 		}
 		out = append(out, st)
@@ -64,4 +65,9 @@ func (s *scorer) headOpensAs(sec section, opening func(w string) bool) bool {
 	head := nlp.Words(s.c.units[sec.Units[0]].Heading)
 	ask := nlp.Words(s.q.Text)
 	return len(head) > 0 && len(ask) > 0 && opening(ask[0]) && head[0] == ask[0]
+}
+
+// isDigits: w is a number written in digits only.
+func isDigits(w string) bool {
+	return w != "" && strings.Trim(w, "0123456789") == ""
 }

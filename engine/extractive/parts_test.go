@@ -107,3 +107,20 @@ func TestBriefingPartsWithoutNames(t *testing.T) {
 	f := c.find(subs[0], lowEffort)
 	require.Equal(t, []string{"Trains from the south stop at Kirkby twice an hour."}, answerTexts(c, f), "from the section the part echoes")
 }
+
+// A briefing listing its topics after a colon is answered topic by topic, each from its section,
+// numbered sections included.
+func TestBriefingTopicsAnsweredFromNumberedSections(t *testing.T) {
+	t.Parallel()
+	policy := "# Travel and expenses policy\n\nAlder Analytics · applies to all staff · owner: Finance\n\n" +
+		"## 1. Booking travel\n\nAll business travel is booked through the travel portal. Train is the default for journeys of up to five hours. You may fly when the train takes longer.\n\n" +
+		"## 2. Hotels\n\nBook a standard room close to where you are working. The company pays up to £150 a night.\n\n" +
+		"## 3. Meals\n\nOn a day away from your usual office you may claim up to £35 for meals.\n"
+	c := markdownCorpus(t, map[string]string{"policy.md": policy})
+	subs := subQuestions("Give me an overview of the Alder Analytics travel policy: booking trains and flights, hotels and meals.", 5)
+	require.Equal(t, []string{"Booking trains and flights?", "Hotels?", "Meals?"}, texts(subs))
+	for i, want := range []string{"Train is the default", "£150 a night", "£35 for meals"} {
+		f := c.find(subs[i], lowEffort)
+		require.Contains(t, strings.Join(answerTexts(c, f), " "), want, subs[i].Text)
+	}
+}

@@ -440,7 +440,7 @@ var measureHeads = func() map[string]answerType {
 	m := map[string]answerType{}
 	for kind, ws := range map[answerType]string{
 		typeMoney: `revenue profit income turnover sale salary wage budget price cost fee fare dividend earning
-			spending investment funding value valuation debt loss`,
+			spending investment funding value valuation debt loss allowance rent toll pension`,
 		typeNumber: `population length height width depth distance weight area size capacity speed duration age
 			number amount total count range output consumption attendance enrolment enrollment score rate`,
 		typeTemperature: `temperature`,

@@ -74,6 +74,10 @@ func subQuestions(q string, max int) []subQuestion {
 	q = nlp.Collapse(q)
 	var clauses []clause
 	for _, s := range splitClauses(q) {
+		if parts, ok := briefingList(s); ok {
+			clauses = append(clauses, parts...)
+			continue
+		}
 		clauses = append(clauses, splitAtQuestionWords(s)...)
 	}
 	var out []subQuestion
@@ -172,6 +176,33 @@ func splitClauses(q string) []string {
 		}
 	}
 	return append(out, context...) // statements no question follows are what is asked
+}
+
+// briefingList splits a briefing that lists its topics after a colon ("Give me an overview of the
+// travel policy: booking trains and flights, hotels and meals") into the announcement and one part
+// per topic. The list is cut at its commas and at the last "and" or "or", so a topic of its own
+// words joined by "and" ("booking trains and flights") stays whole unless it comes last.
+func briefingList(s string) ([]clause, bool) {
+	before, after, ok := strings.Cut(s, ":")
+	if !ok || shapeOf(nlp.Words(before)) != shapeBrief ||
+		slices.ContainsFunc(nlp.Words(after), func(w string) bool { return isWh(w) || nlp.IsQuestionWord(w) }) {
+		return nil, false
+	}
+	items := strings.Split(strings.TrimRight(strings.TrimSpace(after), "."), ",")
+	last := strings.TrimSpace(items[len(items)-1])
+	for _, conj := range []string{" and ", " or "} {
+		if i := strings.LastIndex(last, conj); i > 0 && len(items) > 1 {
+			items = append(items[:len(items)-1], last[:i], last[i+len(conj):])
+			break
+		}
+	}
+	out := []clause{{text: strings.TrimSpace(before)}}
+	for _, it := range items {
+		if it = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(it), "and ")); it != "" {
+			out = append(out, clause{text: it, elaborates: true})
+		}
+	}
+	return out, len(out) > 2
 }
 
 // clause is a part of a question; elaborates: it comes after a colon, spelling out what precedes it.

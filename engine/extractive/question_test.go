@@ -26,6 +26,10 @@ func TestSubQuestions(t *testing.T) {
 		// A briefing spelled out after a colon is its parts: the clause before only announces them.
 		{"colon before question words", "Brief me on Almeron: what it treats, how to take it and what to watch out for", 4,
 			[]string{"What it treats?", "How to take it?", "What to watch out for?"}},
+		{"briefing listing its topics", "Give me an overview of the travel policy: booking trains and flights, hotels and meals.", 4,
+			[]string{"Booking trains and flights?", "Hotels?", "Meals?"}},
+		{"briefing with one topic kept", "Give me an overview of the travel policy: trains and flights", 4,
+			[]string{"Give me an overview of the travel policy: trains and flights?"}},
 		{"briefing with one part", "Give me an overview of a trip to Sarvela: when to go", 4,
 			[]string{"When to go?"}},
 		{"question before a colon kept", "What is a heat pump: how does it work, and what does it cost?", 4,

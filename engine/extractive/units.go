@@ -123,6 +123,8 @@ func measuredBy(head, text string) bool {
 		return reSpan.MatchString(text)
 	case nlp.Stem("money"), nlp.Stem("cash"):
 		return typeMoney.satisfies(text)
+	case nlp.Stem("rate"):
+		return reRate.MatchString(text) || typePercent.satisfies(text)
 	}
 	return slices.ContainsFunc(headDimensions[head], func(d string) bool { return givesDimension(text, d) })
 }
@@ -143,3 +145,7 @@ func givesDimension(text, dim string) bool {
 	re, ok := reDimension[dim]
 	return ok && re.MatchString(text)
 }
+
+// reRate matches a figure per unit, which is what a rate is: "45p per mile", "£35 a day", "2 litres
+// an hour".
+var reRate = regexp.MustCompile(`(?i)\d\S*\s+(?:\p{L}+\s+)?(?:per\s+\p{L}+|an?\s+(?:mile|kilometre|km|hour|day|week|month|year|night|person|head|unit|page|minute)s?\b)`)
