@@ -87,6 +87,7 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 		"By Ana Ruiz | 4 May 2026":                          true,
 		"Alder Analytics applies this policy to all staff.": false,
 		"Alder Analytics · a sentence after all.":           false,
+		"| City | Nightly limit |":                          false, // a table row
 	} {
 		require.Equal(t, want, byline([]string{"# Travel and expenses policy", "", text}) == text, text)
 	}
