@@ -61,7 +61,7 @@ func TestLoadHandwritten(t *testing.T) {
 // The committed hand-written sets load: ids unique, every expected fact stated by some document
 // (a fact no document states would score every answer wrong).
 func TestCommittedHandwrittenSets(t *testing.T) {
-	for _, dir := range []string{"testdata/handwritten", "testdata/handwritten-train", "testdata/handwritten-3", "testdata/handwritten-4"} {
+	for _, dir := range []string{"testdata/handwritten", "testdata/handwritten-train", "testdata/handwritten-3", "testdata/handwritten-4", "testdata/handwritten-5"} {
 		h, err := LoadHandwritten(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -50,8 +50,17 @@ type Table struct {
 	Units      []int // the row units
 }
 
-// docTitle is what a document is about: its first heading, else its file name in words.
+// docTitle is what a document is about: an e-mail's subject line, its first heading, else its file
+// name in words.
 func docTitle(doc Document, heads []string) string {
+	for _, l := range doc.Lines {
+		if t := strings.TrimSpace(l); t != "" {
+			if subject, ok := strings.CutPrefix(t, "Subject:"); ok && strings.TrimSpace(subject) != "" {
+				return strings.TrimSpace(subject) // an e-mail is about its subject line
+			}
+			break
+		}
+	}
 	if len(heads) > 0 {
 		return heads[0]
 	}
@@ -68,6 +77,8 @@ var (
 	reFieldLine = regexp.MustCompile(`^[A-Z][A-Za-z0-9 ./&'()-]{0,30}: +\S`)
 	reFence     = regexp.MustCompile("^\\s*(```|~~~)")
 	reHeading   = regexp.MustCompile(`(?m)^#{1,6} +(.+)$`)
+	// reAsked is a question of a plain-text FAQ: "Q: …?", "Question: …?".
+	reAsked = regexp.MustCompile(`^(?:Q|Question)\s*[:.)]\s*(.+\?)$`)
 )
 
 // HeadingText returns the text of a Markdown ATX heading line ("## Costs" → "Costs", a closing
@@ -282,6 +293,21 @@ func (p *docParser) paragraph(i int) int {
 	}
 	if j == i { // a lone "|" line or similar: skip it
 		return i + 1
+	}
+	if q := reAsked.FindStringSubmatch(strings.TrimSpace(p.lines[i])); q != nil {
+		// "Q: How long can I keep a book?" heads its answer, as an FAQ page's heading does.
+		p.heading(q[1])
+		if i+1 < len(p.lines) && !structural(p.lines[i+1]) {
+			return p.paragraph(i + 1)
+		}
+		return i + 1
+	}
+	if first := strings.TrimSpace(p.lines[i]); j-i > 1 && looksLikeHeading(p.lines[i:i+1], first) &&
+		reFieldLine.MatchString(strings.TrimSpace(p.lines[i+1])) && !reFieldLine.MatchString(first) {
+		// A title line straight above "Present: …" or "From: …" heads them; it does not run
+		// into them as one sentence.
+		p.heading(first)
+		return p.paragraph(i + 1)
 	}
 	lines := p.lines[i:j]
 	text := nlp.Collapse(strings.Join(lines, " "))

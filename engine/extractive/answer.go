@@ -84,10 +84,11 @@ func newCorpus(docs []extract.Document) *corpus {
 		c.docTerms = append(c.docTerms, all)
 		c.docNums = append(c.docNums, numbersIn(strings.Join(doc.Lines, "\n")))
 	}
+	fields := sectionFields{doc: -1}
 	for i, u := range c.units {
 		text := u.Text
 		var ctx strings.Builder
-		ctx.WriteString(u.Section + " " + c.titles[u.Doc] + " " + fileWords(c.docs[u.Doc].Path))
+		ctx.WriteString(u.Section + " " + c.titles[u.Doc] + " " + fileWords(c.docs[u.Doc].Path) + " " + fields.of(u))
 		if u.Table >= 0 {
 			t := c.tables[u.Table]
 			text += " " + strings.Join(t.Header, " ")
@@ -304,4 +305,28 @@ func byline(lines []string) string {
 func isByline(t string) bool {
 	return !strings.ContainsAny(t[len(t)-1:], ".!?") && !strings.ContainsAny(t[:1], "|-*+>") && len(strings.Fields(t)) <= 30 &&
 		(strings.Contains(t, "·") || strings.Contains(t, " | ") || strings.Contains(t, " • "))
+}
+
+// sectionFields tracks, over units in document order, the field lines that open a section ("From:
+// Tomas Lindqvist", "Date: 13 October 2026" under "-----Original message-----"; "Present: …"
+// under a meeting's title): they say who wrote or said, and when, what the section's sentences
+// state, so they are those sentences' context.
+type sectionFields struct {
+	doc     int
+	section string
+	opening bool // still in the field lines that open the section
+	text    string
+}
+
+// of is the opening fields of u's section, for a unit after them ("" for the fields themselves).
+func (f *sectionFields) of(u extract.Unit) string {
+	if u.Doc != f.doc || u.Section != f.section {
+		*f = sectionFields{doc: u.Doc, section: u.Section, opening: true}
+	}
+	if f.opening && u.Kind == extract.UnitField {
+		f.text += " " + u.Text
+		return ""
+	}
+	f.opening = false
+	return f.text
 }

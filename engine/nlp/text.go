@@ -106,6 +106,11 @@ func Stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
+	if len(w) >= 3 && strings.HasSuffix(w, "s") && !strings.ContainsAny(w[:len(w)-1], "aeiouy") {
+		// An abbreviation's plural, which Snowball keeps whole for want of a vowel: "DVDs" finds
+		// "DVD", "PCs" "PC".
+		w = w[:len(w)-1]
+	}
 	s := english.Stem(americanSpelling(w), false)
 	if len(w) >= 6 && (strings.HasSuffix(w, "ee") || strings.HasSuffix(w, "ees")) && strings.HasSuffix(s, "e") {
 		// Agent nouns in -ee find their verb: "employees" finds "employs", "trainees" "trained".

@@ -25,6 +25,9 @@ func TestTermsAndStem(t *testing.T) {
 	require.Equal(t, Stem("specialization"), Stem("specialises"), "British and American spellings")
 	require.Equal(t, Stem("analyzed"), Stem("analysed"))
 	require.NotEqual(t, Stem("rise"), Stem("rize"), "short words keep their spelling")
+	require.Equal(t, Stem("dvd"), Stem("dvds"), "an abbreviation's plural")
+	require.Equal(t, Stem("mp3"), Stem("mp3s"))
+	require.Equal(t, "is", Stem("is"), "a word of two letters is left alone")
 }
 
 func TestMarkdownEscape(t *testing.T) {
