@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/researchd/researchd/engine/nlp"
 )
@@ -26,7 +25,7 @@ func echoWords(text string, names []string) []string {
 			w = "there" // a guide's "Getting here" is a visitor's "how to get there"
 		}
 		st := nlp.Stem(w)
-		if isWh(w) || pronouns[w] || echoSkip[w] || slices.Contains(names, st) || slices.Contains(names, w) || isDigits(w) {
+		if isWh(w) || pronouns[w] || echoSkip[w] || slices.Contains(names, st) || slices.Contains(names, w) || nlp.IsDigits(w) {
 			continue
 		}
 		out = append(out, st)
@@ -65,9 +64,4 @@ func (s *scorer) headOpensAs(sec section, opening func(w string) bool) bool {
 	head := nlp.Words(s.c.units[sec.Units[0]].Heading)
 	ask := nlp.Words(s.q.Text)
 	return len(head) > 0 && len(ask) > 0 && opening(ask[0]) && head[0] == ask[0]
-}
-
-// isDigits: w is a number written in digits only.
-func isDigits(w string) bool {
-	return w != "" && strings.Trim(w, "0123456789") == ""
 }
