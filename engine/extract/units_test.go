@@ -133,8 +133,7 @@ func TestPlainTextFAQQuestionsAreHeadings(t *testing.T) {
 	t.Parallel()
 	text := "LIBRARY CARDS\n\nQ: How long can I keep a book?\nA: Books are lent for three weeks.\n\n" +
 		"Question: Are there fines?\n\nA: Not any more.\n\nQ: What is a library card?\n## Fees\n\nA card costs £2.\n"
-	para := 0
-	p := ParseDocument(0, Document{Path: "faq.txt", Lines: strings.Split(text, "\n")}, &para)
+	p := parseText("faq.txt", text)
 	require.Equal(t, []string{"sentence A: Books are lent for three weeks.", "sentence A: Not any more.", "sentence A card costs £2."}, unitTexts(p))
 	require.Equal(t, "How long can I keep a book?", p.Units[0].Heading)
 	require.Equal(t, "Are there fines?", p.Units[1].Heading)
@@ -146,8 +145,7 @@ func TestTitleLineAboveFields(t *testing.T) {
 	t.Parallel()
 	text := "Residents' association – transcript of the meeting on 3 September 2026\nPresent: Grace Ellery (chair) and 21 residents\n\n" +
 		"Grace Ellery: Welcome, everyone.\n"
-	para := 0
-	p := ParseDocument(0, Document{Path: "minutes.txt", Lines: strings.Split(text, "\n")}, &para)
+	p := parseText("minutes.txt", text)
 	require.Equal(t, "Residents' association – transcript of the meeting on 3 September 2026", p.Title)
 	require.Equal(t, []string{"field Present: Grace Ellery (chair) and 21 residents", "sentence Grace Ellery: Welcome, everyone."}, unitTexts(p))
 }
@@ -157,8 +155,13 @@ func TestEmailTitleIsItsSubject(t *testing.T) {
 	t.Parallel()
 	text := "Subject: Re: Scanner stops after 20 pages\nFrom: Priya Anand\n\nHello Tomas,\n\nThe feeder sleeps after 90 seconds.\n\n" +
 		"-----Original message-----\nFrom: Tomas Lindqvist\n\nOur scanner stops every time.\n"
-	para := 0
-	p := ParseDocument(0, Document{Path: "thread.txt", Lines: strings.Split(text, "\n")}, &para)
+	p := parseText("thread.txt", text)
 	require.Equal(t, "Re: Scanner stops after 20 pages", p.Title)
 	require.Equal(t, "-----Original message-----", p.Units[len(p.Units)-1].Section)
+}
+
+// parseText parses text as the only document, named path.
+func parseText(path, text string) Parsed {
+	para := 0
+	return ParseDocument(0, Document{Path: path, Lines: strings.Split(text, "\n")}, &para)
 }
