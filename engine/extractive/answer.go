@@ -318,12 +318,17 @@ type sectionFields struct {
 	text    string
 }
 
+// maxFieldWords is the longest opening field line taken as context: a paragraph of prose that only
+// opens like one ("The Legend of Zelda: Twilight Princess (Japanese: …) is an action-adventure
+// game …") is no field of the section.
+const maxFieldWords = 25
+
 // of is the opening fields of u's section, for a unit after them ("" for the fields themselves).
 func (f *sectionFields) of(u extract.Unit) string {
 	if u.Doc != f.doc || u.Section != f.section {
 		*f = sectionFields{doc: u.Doc, section: u.Section, opening: true}
 	}
-	if f.opening && u.Kind == extract.UnitField {
+	if f.opening && u.Kind == extract.UnitField && len(strings.Fields(u.Text)) <= maxFieldWords {
 		f.text += " " + u.Text
 		return ""
 	}

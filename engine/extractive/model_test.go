@@ -107,4 +107,9 @@ func TestSectionFieldsAreContext(t *testing.T) {
 	last := len(c.units) - 1
 	require.True(t, c.ctx[last]["lindqvist"], "the quoted message's sender")
 	require.False(t, c.ctx[last]["anand"], "not the reply's")
+
+	c = markdownCorpus(t, map[string]string{"zelda.txt": "The Legend of Zelda: Twilight Princess (Japanese: ゼルダの伝説) is an " +
+		"action-adventure game developed and published by Nintendo for the GameCube and Wii home video game consoles, and it " +
+		"was released worldwide in December 2006 after a delay of a year to refine it.[b]\n\nLink can walk, run and attack.\n"})
+	require.False(t, c.ctx[len(c.units)-1]["nintendo"], "prose that opens like a field line is no field")
 }
