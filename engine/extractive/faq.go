@@ -16,9 +16,9 @@ import (
 const faqPoints = 6
 
 // faqSection is the section whose heading asks what the question asks: a heading that asks a
-// question (asksAsQuestion) opened by the question's own question word, whose content words the question states
-// (all but one, at least two), in a document that names every name of the question. Of several,
-// the one stating the most weight of the question's terms.
+// question (asksAsQuestion) opened by the question's own question word, whose content words the
+// question states (all but one, at least two), in a document that names every name of the
+// question. Of several, the one stating the most weight of the question's terms.
 func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
 	asks := func(w string) bool { return isWh(w) || auxiliaries[w] || copulas[w] }
 	var best section

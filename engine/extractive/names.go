@@ -185,7 +185,7 @@ func nameForms(stems []string) [][]string {
 		return forms
 	}
 	for i, w := range stems {
-		if nameLinks[w] || (nlp.Vector(w) == nil && len(nlp.Related(w)) == 0) {
+		if nameLinks[w] || !knownStem(w) {
 			continue
 		}
 		rest := slices.Concat(stems[:i], stems[i+1:])

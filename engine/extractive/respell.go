@@ -118,10 +118,10 @@ func (c *corpus) writesWord(tok string) bool {
 }
 
 // known: an English word, one the word vectors or WordNet know.
-func known(tok string) bool {
-	s := nlp.Stem(strings.ToLower(tok))
-	return nlp.Vector(s) != nil || len(nlp.Related(s)) > 0
-}
+func known(tok string) bool { return knownStem(nlp.Stem(strings.ToLower(tok))) }
+
+// knownStem: the stem of an English word the word vectors or WordNet know.
+func knownStem(s string) bool { return nlp.Vector(s) != nil || len(nlp.Related(s)) > 0 }
 
 // spellIndex is what respelling reads of the sources, built once per corpus on first use (most
 // questions have no word to respell): every word, every two neighbouring words, every run of

@@ -123,7 +123,7 @@ func measuredBy(head, text string) bool {
 		return reSpan.MatchString(text)
 	case nlp.Stem("money"), nlp.Stem("cash"):
 		return typeMoney.satisfies(text)
-	case nlp.Stem("rate"):
+	case stemRate:
 		return reRate.MatchString(text) || typePercent.satisfies(text)
 	}
 	return slices.ContainsFunc(headDimensions[head], func(d string) bool { return givesDimension(text, d) })
