@@ -20,13 +20,13 @@ const faqPoints = 6
 // question states (all but one, at least two), in a document that names every name of the
 // question. Of several, the one stating the most weight of the question's terms.
 func (s *scorer) faqSection(allowed func(u int) bool) (section, bool) {
-	asks := func(w string) bool { return isWh(w) || auxiliaries[w] || copulas[w] }
+	opensQuestion := func(w string) bool { return isWh(w) || opensYesNo(w) }
 	var best section
 	bestW := 0.0
 	for _, sec := range s.c.sections {
 		head := strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
 		if sec.RunIn != "" || !asksAsQuestion(head) || !s.namesIn(sec.Doc) || !slices.ContainsFunc(sec.Units, allowed) ||
-			!s.headOpensAs(sec, asks) {
+			!s.headOpensAs(sec, opensQuestion) {
 			continue
 		}
 		terms := nlp.Uniq(nlp.Terms(head))

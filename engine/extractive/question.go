@@ -247,7 +247,7 @@ func asks(part []string) bool {
 // only before its subject ("and is it safe", "or does the pump …"); before anything else it goes
 // on the question's own subject: "Who almost picked up Kanye but was ultimately swayed?".
 func opensClause(rest []string) bool {
-	if w := bare(rest[0]); !auxiliaries[w] && !copulas[w] {
+	if !opensYesNo(bare(rest[0])) {
 		return true
 	}
 	if len(rest) < 2 {

@@ -568,8 +568,11 @@ func (c *corpus) sectionVerdict(q query, best int) (int, bool) {
 // asksYesNo: the question opens with an auxiliary or a copula ("Does the K2 need …", "Is it …").
 func asksYesNo(question string) bool {
 	ws := nlp.Words(question)
-	return len(ws) > 0 && (auxiliaries[ws[0]] || copulas[ws[0]])
+	return len(ws) > 0 && opensYesNo(ws[0])
 }
+
+// opensYesNo: w, an auxiliary or a copula, opens a yes/no question ("Does …", "Is …").
+func opensYesNo(w string) bool { return auxiliaries[w] || copulas[w] }
 
 // copulas open yes/no questions as auxiliaries do ("Is the K2 waterproof?").
 var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true}
