@@ -5,6 +5,7 @@
 package nlp
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -106,6 +107,9 @@ func Stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
+	if o, ok := ordinalWords[w]; ok {
+		w = o // "3rd" finds "third", "19th" "nineteenth"
+	}
 	if len(w) >= 3 && strings.HasSuffix(w, "s") && !strings.ContainsAny(w[:len(w)-1], "aeiouy") {
 		// An abbreviation's plural, which Snowball keeps whole for want of a vowel: "DVDs" finds
 		// "DVD", "PCs" "PC".
@@ -117,6 +121,39 @@ func Stem(w string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// ordinalWords maps ordinals written in digits to their words, up to the twentieth and the tens
+// after it: sources write "the third generation" and "the 3rd generation" alike. Larger ones are
+// written "twenty-fourth", which Words splits.
+var ordinalWords = func() map[string]string {
+	m := map[string]string{}
+	words := strings.Fields(`first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+		thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth`)
+	for i, o := range words {
+		m[strconv.Itoa(i+1)+ordinalSuffix(i+1)] = o
+	}
+	for i, o := range strings.Fields("thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth") {
+		n := 30 + 10*i
+		m[strconv.Itoa(n)+"th"] = o
+	}
+	return m
+}()
+
+// ordinalSuffix is the suffix of n written as an ordinal in digits (1st, 2nd, 3rd, 4th, 11th).
+func ordinalSuffix(n int) string {
+	if n%100 >= 11 && n%100 <= 13 {
+		return "th"
+	}
+	switch n % 10 {
+	case 1:
+		return "st"
+	case 2:
+		return "nd"
+	case 3:
+		return "rd"
+	}
+	return "th"
 }
 
 // americanSpelling writes British -ise/-isation and -yse forms the American way, so that

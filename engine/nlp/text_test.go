@@ -28,6 +28,11 @@ func TestTermsAndStem(t *testing.T) {
 	require.Equal(t, Stem("dvd"), Stem("dvds"), "an abbreviation's plural")
 	require.Equal(t, Stem("mp3"), Stem("mp3s"))
 	require.Equal(t, "is", Stem("is"), "a word of two letters is left alone")
+	require.Equal(t, Terms("the third generation"), Terms("the 3rd generation"), "ordinals in digits and in words")
+	require.Equal(t, Stem("nineteenth"), Stem("19th"))
+	require.Equal(t, Stem("eleventh"), Stem("11th"))
+	require.Equal(t, Stem("thirtieth"), Stem("30th"))
+	require.Equal(t, "21st", Stem("21st"), "larger ordinals are written in two words, which Words splits")
 }
 
 func TestMarkdownEscape(t *testing.T) {
