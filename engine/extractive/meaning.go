@@ -14,6 +14,9 @@ import (
 //   - related: terms the unit states by a relative (nlp.Related: "payment" for "pay");
 //   - similar: terms with a word of similar meaning in the unit by word vectors, each counted by its
 //     best cosine (at least minSimilarity);
+//   - substitute: terms with no relative in the unit but one of their nearest words by word vectors
+//     (nlp.Neighbours): those are mostly words of the same kind ("rain" of "snow", "fourth" of
+//     "eighth", "sequel" of "prequel"), another thing of the kind rather than the thing asked about;
 //   - unsupported: terms the unit states in no way although its document states them elsewhere,
 //     and no other document states: the unit's document speaks of them, but not here (a question
 //     written from a sentence with a detail changed reads like that). A word no source uses does
@@ -21,9 +24,9 @@ import (
 //     may supply a term: multi-document answers combine two sources.
 //
 // Each term is looked up once: the cosines are the costly part of a candidate's features.
-func (s *scorer) meaning(u int) (related, similar, unsupported float64) {
+func (s *scorer) meaning(u int) (related, similar, unsupported, substitute float64) {
 	if s.total == 0 {
-		return 0, 0, 0
+		return 0, 0, 0, 0
 	}
 	doc := s.c.units[u].Doc
 	for _, t := range s.q.Terms {
@@ -37,11 +40,14 @@ func (s *scorer) meaning(u int) (related, similar, unsupported float64) {
 		}
 		if sim >= minSimilarity {
 			similar += s.w[t] * sim
+			if !rel && s.neighbourIn(u, t) {
+				substitute += s.w[t]
+			}
 		} else if !rel && s.c.docTerms[doc][t] && s.onlyIn(doc, t) {
 			unsupported += s.w[t]
 		}
 	}
-	return related / s.total, similar / s.total, unsupported / s.total
+	return related / s.total, similar / s.total, unsupported / s.total, substitute / s.total
 }
 
 // onlyIn: no document but d states term t.
@@ -68,6 +74,13 @@ func (s *scorer) similarIn(u int, t string) float64 {
 		}
 	}
 	return best
+}
+
+// neighbourIn: the unit states one of term t's nearest words by word vectors that the question
+// does not state itself ("temperature" is no other thing in place of "Celsius" when the question
+// asks about temperatures in Celsius).
+func (s *scorer) neighbourIn(u int, t string) bool {
+	return slices.ContainsFunc(s.c.own[u], func(o string) bool { return nlp.Neighbouring(t, o) && !slices.Contains(s.q.Terms, o) })
 }
 
 // minSimilarity: below it, two words' vectors say little (unrelated words of a long sentence

@@ -103,8 +103,9 @@ func (m *AnswerModel) prob(s float64) float64 {
 
 // confidenceInputs name what the confidence model reads of the best candidate. They are chosen to
 // say whether the sources answer at all, in ways that hold across documents: the best candidate
-// lacks a name or number of the question, states the opposite of one of its words, copies the
-// question except for a detail, or hardly matches it. A denial on one side only is two inputs:
+// lacks a name or number of the question, states the opposite of one of its words or a word of
+// the same kind in its place ("rain" for "snow": substitute), copies the question except for a
+// detail, or hardly matches it. A denial on one side only is two inputs:
 // a question that denies what the sentence does not (SQuAD 2.0 writes unanswerable questions so)
 // is one thing, a sentence that denies in answer to a plain question ("Apple has not released an
 // SDK") quite another; as one input, the first taught the model to refuse the second. An ordinary word of the question that no
@@ -113,7 +114,7 @@ func (m *AnswerModel) prob(s float64) float64 {
 // better than real ones in some articles and worse in others, so a fitted weight on it does not
 // carry over to documents it was not fitted on.
 var confidenceInputs = []string{"name_absent", "number_absent", "names_unbridged", "numbers_missing",
-	"opposite", "negation_question", "negation_unit", "unsupported", "attribute_unnamed", "copy_value_gap", "weak_match", "type_missing"}
+	"opposite", "negation_question", "negation_unit", "unsupported", "attribute_unnamed", "substitute", "copy_value_gap", "weak_match", "type_missing"}
 
 // computedInputs are the confidence inputs that are not candidate features: copy_value_gap is the
 // best candidate's coverage when it lacks a name or number of the question (a question copied from a

@@ -60,6 +60,23 @@ func TestCandidateFeatures(t *testing.T) {
 		"four terms in a window of five words")
 }
 
+// TestSubstituteFeature: a sentence that has a word of the same kind in place of the question's
+// ("rain" for "snow") has a substitute; one with the question's own word, or whose neighbour of a
+// question word is another word of the question, has none.
+func TestSubstituteFeature(t *testing.T) {
+	t.Parallel()
+	text := "The fire brigade was on set to simulate rain for the night scenes."
+	c := newCorpus([]extract.Document{{Path: "film.txt", Lines: []string{text}}})
+	substitute := func(q string) float64 {
+		s := c.scorer(analyze(q))
+		return s.features(0, s.stats())[slices.Index(featureNames, "substitute")]
+	}
+	require.Greater(t, substitute("Why was the fire brigade on set to simulate snow?"), 0.0)
+	require.Zero(t, substitute("Why was the fire brigade on set to simulate rain?"))
+	require.Zero(t, substitute("Why did the fire brigade simulate snow and rain?"),
+		"a neighbour of a question word that the question states itself matches that word")
+}
+
 // TestQuestionShape: question analysis reads the shape of answer a question wants.
 func TestQuestionShape(t *testing.T) {
 	t.Parallel()
