@@ -538,19 +538,20 @@ func (s *scorer) namesUnbridged(u int) float64 {
 	return float64(n) / float64(len(q.Names))
 }
 
-// numbersMissing is the share of the question's numbers the unit and its context lack.
+// numbersMissing is the share of the question's numbers, in figures or in words, the unit and its
+// context lack.
 func (s *scorer) numbersMissing(u int) float64 {
-	q := s.q
-	if len(q.Numbers) == 0 {
+	nums := slices.Concat(s.q.Numbers, s.q.Counted)
+	if len(nums) == 0 {
 		return 0
 	}
 	n := 0
-	for _, x := range q.Numbers {
+	for _, x := range nums {
 		if !s.c.nums[u][x] {
 			n++
 		}
 	}
-	return float64(n) / float64(len(q.Numbers))
+	return float64(n) / float64(len(nums))
 }
 
 // neighbour is the better context coverage of the units just before and after u in its paragraph.

@@ -57,6 +57,10 @@ type query struct {
 	// ("when did X open").
 	Asked   askedBy
 	Numbers []string     // numbers in the question ("2023", "3.4"): an answer must be about them
+	// Counted are the numbers it writes in words ("four men"; wordNumbers): an answer is about them
+	// too, but sources refer to them in more ways than to a figure ("a pair", "both"), so only the
+	// fitted model reads them (numbers_missing); no rule refuses for them.
+	Counted []string
 	Names   []string     // stemmed words of proper names: an answer's document must mention them
 	Phrases []namePhrase // names of several words, as written (names.go)
 	Type    answerType
@@ -143,6 +147,7 @@ func analyze(q string) query {
 		out.Numbers = append(out.Numbers, normNumber(m))
 	}
 	out.Numbers = nlp.Uniq(out.Numbers)
+	out.Counted = nlp.Uniq(wordNumbers(q))
 	for i, t := range toks {
 		if extremeHigh[lower[i]] {
 			out.Extreme = 1
@@ -519,10 +524,58 @@ func numbersIn(s string) map[string]bool {
 	for _, m := range figures(s) {
 		out[normNumber(m)] = true
 	}
-	for _, m := range reSmallNumberWord.FindAllString(s, -1) {
-		out[strconv.Itoa(int(smallNumbers[strings.ToLower(m)]))] = true // "ten" is also "10"
+	for _, loc := range wordNumberLocs(s) {
+		out[wordNumber(s, loc)] = true // "ten" is also "10"
 	}
 	return out
+}
+
+// reWordNumber is a number written in words ("ten", "twenty-four"), with a hundred or thousand
+// after it ("three thousand"); a million is written "3 million" as often, and read as 3 either way.
+var reWordNumber = regexp.MustCompile(`(?i)\b((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)(?:\s+(hundred|thousand)\b)?\b`)
+
+// wordNumberLocs are the submatch indexes of reWordNumber in s, but for the first part of a word
+// joined by a hyphen ("twenty" of "twenty-fourth", "one" of "one-off").
+func wordNumberLocs(s string) [][]int {
+	locs := reWordNumber.FindAllStringSubmatchIndex(s, -1)
+	return slices.DeleteFunc(locs, func(loc []int) bool { return strings.HasPrefix(s[loc[1]:], "-") })
+}
+
+// wordNumber is the value, in digits, of a match of reWordNumber in s (loc from
+// FindAllStringSubmatchIndex).
+func wordNumber(s string, loc []int) string {
+	f, _ := parseNumber(s[loc[2]:loc[3]])
+	if loc[4] >= 0 {
+		f *= map[string]float64{"hundred": 100, "thousand": 1000}[strings.ToLower(s[loc[4]:loc[5]])]
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// wordNumbers are the numbers the question writes in words that an answer must be about ("kills
+// four men", "three thousand"), not one or zero (rarely a count: "one of"), and not the count of
+// a list asked for ("what two instruments", "name four", "who were two of"), which sources write
+// as the list.
+func wordNumbers(q string) []string {
+	var out []string
+	for _, loc := range wordNumberLocs(q) {
+		n := wordNumber(q, loc)
+		if n == "0" || n == "1" || countsList(q[:loc[0]]) {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// countsList: the words before a number are only a question's opening ("what are the", "which",
+// "name"), so the number counts what is asked for.
+func countsList(before string) bool {
+	for _, w := range nlp.Words(before) {
+		if !isWh(w) && !skipWords[w] && w != "name" && w != "list" && w != "give" && w != "me" {
+			return false
+		}
+	}
+	return true
 }
 
 // figures are the numbers written in digits in s that stand on their own: the "2" of a model name
@@ -540,7 +593,6 @@ func figures(s string) []string {
 	return out
 }
 
-var reSmallNumberWord = regexp.MustCompile(`(?i)\b(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b`)
 
 // missingWords are the question's words for terms, in the question's spelling.
 func (q query) missingWords(ts []string) []string {

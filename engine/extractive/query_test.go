@@ -122,3 +122,29 @@ func TestRequestVerbs(t *testing.T) {
 		}
 	}
 }
+
+// TestNumbersInWords: numbers written in words are numbers an answer must be about, except the
+// count of a list asked for; sources' numbers in words are read the same way.
+func TestNumbersInWords(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string][]string{
+		"007 James Bond kills four men in a mission in which city?":     {"4"},
+		"The combined crew of what movie numbered over three thousand?": {"3000"},
+		"In what year was the twenty-fourth film released?":             nil, // an ordinal: a word, matched as one
+		"Which band released twenty-four albums?":                       {"24"},
+		"What two instruments did Chopin's father play?":                nil, // the count of the list asked for
+		"Name four sound profiles that distort bass.":                   nil,
+		"Who were two visitors to Chopin?":                              nil,
+		"Which one of the films won?":                                   nil, // one is rarely a count
+		"Chopin had three years of lessons with whom?":                  {"3"},
+	} {
+		if got := analyze(q).Counted; len(want) == 0 {
+			require.Empty(t, got, q)
+		} else {
+			require.Equal(t, want, got, q)
+		}
+	}
+	require.True(t, numbersIn("a crew of three thousand")["3000"])
+	require.True(t, numbersIn("twenty-four films")["24"])
+	require.True(t, numbersIn("ten days")["10"])
+}
