@@ -147,7 +147,7 @@ func (s *scorer) unwrittenNames() []string {
 				known = false
 			}
 		}
-		for _, stems := range nameForms(p.Stems) {
+		for _, stems := range slices.Concat(nameForms(p.Stems), s.c.spelledOut(p)) {
 			for d := range s.c.docs {
 				// Only a document that has the name's first word is read through.
 				written = written || (s.c.docTerms[d][stems[0]] && s.c.writes(d, stems))
@@ -155,6 +155,34 @@ func (s *scorer) unwrittenNames() []string {
 		}
 		if known && !written {
 			out = append(out, p.Text)
+		}
+	}
+	return out
+}
+
+// spelledOut are the forms of a name with an acronym of it spelled out as the sources spell it:
+// "MTV VMAs" is written where the sources write "MTV Video Music Awards (VMAs)".
+func (c *corpus) spelledOut(p namePhrase) [][]string {
+	words := nlp.Words(p.Text)
+	toks := strings.Fields(p.Text)
+	if len(words) != len(p.Stems) || len(toks) != len(words) {
+		return nil
+	}
+	var out [][]string
+	for i, tok := range toks {
+		base := tok
+		if b, ok := strings.CutSuffix(tok, "s"); ok && rePluralAcronym.MatchString(tok) {
+			base = b
+		}
+		if !reAcronym.MatchString(base) {
+			continue
+		}
+		if e, ok := c.expansion(base); ok {
+			var spelled []string
+			for _, w := range nlp.Words(e) {
+				spelled = append(spelled, nlp.Stem(w))
+			}
+			out = append(out, slices.Concat(p.Stems[:i], spelled, p.Stems[i+1:]))
 		}
 	}
 	return out

@@ -41,7 +41,8 @@ func TestNamePhrases(t *testing.T) {
 func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 	doc := "# Twilight Princess\n\nThe Legend of Zelda: Twilight Princess is an action-adventure game released in 2006. " +
 		"Its main new item is the Clawshot, a spring-loaded grappling hook. The film critic King Wallis Vidor praised its music. " +
-		"Its composer played the Glastonbury Festival in 2007 and founded the Tokyo Game Foundation in 2009.\n"
+		"Its composer played the Glastonbury Festival in 2007 and founded the Tokyo Game Foundation in 2009. " +
+		"It won a prize at the 2008 BBC Golden Joystick Awards (GJAs).\n"
 	d, reason := extract.File("input_files/zelda.md", []byte(doc))
 	require.Empty(t, reason)
 	c := newCorpus([]extract.Document{d})
@@ -55,6 +56,9 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 		{"In what year did its composer play the Glastonbury Music Festival?", "2007", ""},
 		{"In what year was the Tokyo Game Foundation Founded?", "2009", ""},
 		{"In what year did its composer play the Glastonbury Clawshot Festival?", "", "“Glastonbury Clawshot Festival”"},
+		// A name with an acronym is written where the sources spell the acronym out.
+		{"In what year did Twilight Princess win at the BBC GJAs?", "2008", ""},
+		{"In what year did Twilight Princess win at the Tokyo GJAs?", "", "“Tokyo GJAs”"},
 	} {
 		requireFinding(t, c, tt.q, tt.want, tt.missing)
 	}
