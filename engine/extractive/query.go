@@ -56,7 +56,7 @@ type query struct {
 	// document names it (asksByName); otherwise the attribute is only the subject of the question
 	// ("when did X open").
 	Asked   askedBy
-	Numbers []string     // numbers in the question ("2023", "3.4"): an answer must be about them
+	Numbers []string // numbers in the question ("2023", "3.4"): an answer must be about them
 	// Counted are the numbers it writes in words ("four men"; wordNumbers): an answer is about them
 	// too, but sources refer to them in more ways than to a figure ("a pair", "both"), so only the
 	// fitted model reads them (numbers_missing); no rule refuses for them.
@@ -592,7 +592,6 @@ func figures(s string) []string {
 	}
 	return out
 }
-
 
 // missingWords are the question's words for terms, in the question's spelling.
 func (q query) missingWords(ts []string) []string {
