@@ -68,10 +68,12 @@ func Words(s string) []string {
 	start := -1
 	add := func(w string) {
 		w = fold(strings.ToLower(strings.TrimRight(strings.ReplaceAll(w, "’", "'"), "'")))
+		w = strings.Replace(w, "-", "", 1) // "e-books" is "ebooks", as sources also write it
 		out = append(out, strings.TrimSuffix(w, "'s"))
 	}
 	for i, r := range s {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '\'' || r == '’') && start >= 0)
+		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '\'' || r == '’') && start >= 0) ||
+			(r == '-' && start >= 0 && letterPrefix(s[start:i], s[i+1:]))
 		if inWord && start < 0 {
 			start = i
 		}
@@ -84,6 +86,14 @@ func Words(s string) []string {
 		add(s[start:])
 	}
 	return out
+}
+
+// letterPrefix: a hyphen after word so far and before rest joins a single letter to a word ("e-book",
+// "X-ray", "T-shirt"), which is one word; other hyphens ("heat-pump", "Rolls-Royce") part two.
+func letterPrefix(word, rest string) bool {
+	r, n := utf8.DecodeRuneInString(word)
+	next, _ := utf8.DecodeRuneInString(rest)
+	return n == len(word) && unicode.IsLetter(r) && unicode.IsLetter(next)
 }
 
 // fold drops diacritics ("Beyoncé" is found by "Beyonce"): people type names without them.
