@@ -147,4 +147,10 @@ func TestNumbersInWords(t *testing.T) {
 	require.True(t, numbersIn("a crew of three thousand")["3000"])
 	require.True(t, numbersIn("twenty-four films")["24"])
 	require.True(t, numbersIn("ten days")["10"])
+	require.True(t, numbersIn("Forty-two\nthousand")["42000"])
+	for _, text := range []string{"a one-off", "the twenty-fourth film", "NaN and Inf", "often", "ten5", "twenty- and thirty-year terms"} {
+		for n := range numbersIn(text) {
+			require.Fail(t, "no number", "%q: %s", text, n)
+		}
+	}
 }
