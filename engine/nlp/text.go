@@ -117,8 +117,10 @@ func Stem(w string) string {
 	if base, ok := irregular[w]; ok {
 		w = base
 	}
-	if o, ok := ordinalWords[w]; ok {
-		w = o // "3rd" finds "third", "19th" "nineteenth"
+	if w != "" && w[0] >= '0' && w[0] <= '9' {
+		if o, ok := ordinalWords[w]; ok {
+			w = o // "3rd" finds "third", "19th" "nineteenth"
+		}
 	}
 	if len(w) >= 3 && strings.HasSuffix(w, "s") && !strings.ContainsAny(w[:len(w)-1], "aeiouy") {
 		// An abbreviation's plural, which Snowball keeps whole for want of a vowel: "DVDs" finds
