@@ -530,8 +530,8 @@ func numbersIn(s string) map[string]bool {
 	return out
 }
 
-// wordNumberLocs are the numbers written in words in s ("ten", "twenty-four"), each with a
-// hundred or thousand after it ("three thousand"), as [start, end) offsets; not the first part of
+// wordNumberLocs are the numbers written in words in s ("ten", "twenty-four"), with the hundred or
+// thousand after one ("three thousand"), as [start, end) offsets; not the first part of
 // a word joined by a hyphen ("twenty" of "twenty-fourth", "one" of "one-off"). A million is
 // written "3 million" as often, and is read as 3 either way. A scan, not a regular expression: it
 // runs over every sentence of the sources, and the expression cost an eighth of a run.
