@@ -108,12 +108,12 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 			ws := strings.Fields(q)
 			others := strings.Fields(text)
 			for _, i := range rng.Perm(len(ws)) {
-				core := strings.TrimFunc(ws[i], func(r rune) bool { return !unicode.IsLetter(r) })
+				core := letters(ws[i])
 				if len(core) < 5 || core != strings.ToLower(core) || i == 0 {
 					continue
 				}
 				for range 20 {
-					w := strings.TrimFunc(others[rng.IntN(len(others))], func(r rune) bool { return !unicode.IsLetter(r) })
+					w := letters(others[rng.IntN(len(others))])
 					if len(w) >= 5 && w == strings.ToLower(w) && !strings.Contains(strings.ToLower(q), w) && !answerNear(text, it.Answers, w) {
 						ws[i] = strings.Replace(ws[i], core, w, 1)
 						return strings.Join(ws, " "), true
@@ -127,7 +127,7 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 		func() (string, bool) { // an opposite
 			ws := strings.Fields(q)
 			for _, i := range rng.Perm(len(ws)) {
-				core := strings.TrimFunc(ws[i], func(r rune) bool { return !unicode.IsLetter(r) })
+				core := letters(ws[i])
 				if o, ok := opposites[strings.ToLower(core)]; ok && core == strings.ToLower(core) {
 					ws[i] = strings.Replace(ws[i], core, o, 1)
 					return strings.Join(ws, " "), true
@@ -165,7 +165,7 @@ func alter(it Item, names []string, rng *rand.Rand) (string, bool) {
 func similarWord(q, text string, answers []string, rng *rand.Rand) (string, bool) {
 	ws := strings.Fields(q)
 	for _, i := range rng.Perm(len(ws)) {
-		core := strings.TrimFunc(ws[i], func(r rune) bool { return !unicode.IsLetter(r) })
+		core := letters(ws[i])
 		if i == 0 || len(core) < 4 || core != strings.ToLower(core) || nlp.IsStopword(core) || !answerNear(text, answers, core) {
 			continue
 		}
@@ -191,6 +191,11 @@ func similarWord(q, text string, answers []string, rng *rand.Rand) (string, bool
 // similarAtLeast is the cosine a replacement needs: the engine reads a sentence word that close to
 // a question word as meaning something like it (engine/extractive, minSimilarity).
 const similarAtLeast = 0.5
+
+// letters is w without the punctuation around it ("film's" stays, "film?" is "film").
+func letters(w string) string {
+	return strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
+}
 
 // auxiliary are the verbs a negation follows ("did not", "was not").
 var auxiliary = map[string]bool{"is": true, "was": true, "are": true, "were": true, "did": true, "does": true,

@@ -541,17 +541,19 @@ func (s *scorer) namesUnbridged(u int) float64 {
 // numbersMissing is the share of the question's numbers, in figures or in words, the unit and its
 // context lack.
 func (s *scorer) numbersMissing(u int) float64 {
-	nums := slices.Concat(s.q.Numbers, s.q.Counted)
-	if len(nums) == 0 {
+	total := len(s.q.Numbers) + len(s.q.Counted)
+	if total == 0 {
 		return 0
 	}
 	n := 0
-	for _, x := range nums {
-		if !s.c.nums[u][x] {
-			n++
+	for _, nums := range [2][]string{s.q.Numbers, s.q.Counted} {
+		for _, x := range nums {
+			if !s.c.nums[u][x] {
+				n++
+			}
 		}
 	}
-	return float64(n) / float64(len(nums))
+	return float64(n) / float64(total)
 }
 
 // neighbour is the better context coverage of the units just before and after u in its paragraph.

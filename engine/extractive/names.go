@@ -171,7 +171,7 @@ func (c *corpus) spelledOut(p namePhrase) [][]string {
 	var out [][]string
 	for i, tok := range toks {
 		base := tok
-		if b, ok := strings.CutSuffix(tok, "s"); ok && rePluralAcronym.MatchString(tok) {
+		if b, ok := pluralAcronym(tok); ok {
 			base = b
 		}
 		if !reAcronym.MatchString(base) {

@@ -69,7 +69,7 @@ func (c *corpus) respelt(question string) (string, []string) {
 // spelling is the sources' spelling of a question word they do not write, if they have one.
 // first: the word opens the question (its capital says nothing).
 func (c *corpus) spelling(tok string, first bool) (string, bool) {
-	if base, ok := strings.CutSuffix(tok, "s"); ok && rePluralAcronym.MatchString(tok) && !c.writesWord(tok) {
+	if base, ok := pluralAcronym(tok); ok && !c.writesWord(tok) {
 		// "CDs", "AMAs", "DB10s": the sources write the acronym itself, or spell it out.
 		if c.writesWord(base) {
 			return base, true
@@ -101,6 +101,14 @@ func (c *corpus) spelling(tok string, first bool) (string, bool) {
 		alt = capitalize(alt)
 	}
 	return alt, ok
+}
+
+// pluralAcronym is the acronym of its plural ("CD" of "CDs", "DB10" of "DB10s").
+func pluralAcronym(tok string) (string, bool) {
+	if !rePluralAcronym.MatchString(tok) {
+		return "", false
+	}
+	return tok[:len(tok)-1], true
 }
 
 // writesWord: some source states the word (by its stem).
