@@ -189,6 +189,11 @@ type docParser struct {
 	heads   []string
 	lastPar string // the last prose paragraph, a table's caption
 	out     Parsed
+	// A line that ends in a colon and announces a list ("Common side effects (may affect up to
+	// 1 in 10 people):") heads the list's items, not the paragraphs after the list: outer is the
+	// section it interrupts, listed whether items have followed it.
+	leadIn, listed bool
+	outer          string
 }
 
 func (p *docParser) heading(text string) {
@@ -196,9 +201,21 @@ func (p *docParser) heading(text string) {
 	if text == "" {
 		return
 	}
+	outer := p.section
+	if p.leadIn {
+		outer = p.outer
+	}
+	p.leadIn, p.listed, p.outer = strings.HasSuffix(text, ":"), false, outer
 	p.section = text
 	p.heads = append(p.heads, text)
 	p.lastPar = ""
+}
+
+// endLeadIn: prose after a lead-in's list is under the section the lead-in interrupted.
+func (p *docParser) endLeadIn() {
+	if p.leadIn && p.listed {
+		p.section, p.leadIn = p.outer, false
+	}
 }
 
 func (p *docParser) run() {
@@ -281,12 +298,14 @@ func (p *docParser) listItem(i int) int {
 		j++
 	}
 	p.prose(i+1, lines, UnitItem)
+	p.listed = true
 	return j
 }
 
 // paragraph reads prose up to a blank or structural line: a heading when it is short, unpunctuated
 // and alone; field lines when every line is "Label: value"; otherwise sentences.
 func (p *docParser) paragraph(i int) int {
+	p.endLeadIn()
 	j := i
 	for j < len(p.lines) && !structural(p.lines[j]) {
 		j++

@@ -165,3 +165,21 @@ func parseText(path, text string) Parsed {
 	para := 0
 	return ParseDocument(0, Document{Path: path, Lines: strings.Split(text, "\n")}, &para)
 }
+
+// A line that ends in a colon and announces a list heads the list's items only: the paragraph
+// after the list is under the heading the lead-in interrupted.
+func TestLeadInHeadsItsListOnly(t *testing.T) {
+	t.Parallel()
+	text := "# Almeron\n\n## Possible side effects\n\nLike all medicines, it can cause side effects.\n\n" +
+		"Common side effects (may affect up to 1 in 10 people):\n\n- headache;\n- dry mouth.\n\n" +
+		"Uncommon side effects: nausea and dizziness.\n\n## Storage\n\nStore below 25 °C.\n"
+	p := parseText("leaflet.md", text)
+	sections := map[string]string{}
+	for _, u := range p.Units {
+		sections[u.Text] = u.Section
+	}
+	require.Equal(t, "Common side effects (may affect up to 1 in 10 people):", sections["headache;"])
+	require.Equal(t, "Common side effects (may affect up to 1 in 10 people):", sections["dry mouth."])
+	require.Equal(t, "Possible side effects", sections["Uncommon side effects: nausea and dizziness."])
+	require.Equal(t, "Storage", sections["Store below 25 °C."])
+}

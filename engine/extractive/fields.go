@@ -3,6 +3,7 @@ package extractive
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -38,7 +39,8 @@ type extractor struct {
 	c       *corpus
 	q       query
 	answers []int        // units that answer the question (its findings' answers, then their evidence)
-	docs    map[int]bool // documents read for the question (nil: all)
+	docs    map[int]bool // documents evidence is taken from: those read for the question that name its names (nil: all)
+	read    map[int]bool // documents read for the question (nil: all), where a field's words are looked for (spoken)
 	scope   []int        // when set, only these units (one array item per unit)
 	notes   []string
 	basis   engine.Basis // top-level field → its basis
@@ -76,9 +78,36 @@ func newExtractor(c *corpus, question string, found []finding, sources int) *ext
 		}
 	}
 	if len(docs) > 0 {
+		x.read = maps.Clone(docs)
+	}
+	x.keepNaming(docs)
+	if len(docs) > 0 {
 		x.docs = docs
 	}
 	return x
+}
+
+// keepNaming drops from docs those that do not mention every name of the question, when some
+// do: a document read for its ordinary words ("contractor", "firm") is about something else, and
+// its names and figures answer no field of this question.
+func (x *extractor) keepNaming(docs map[int]bool) {
+	if len(x.q.Names) == 0 {
+		return
+	}
+	naming := 0
+	for d := range docs {
+		if x.c.mentionsAll(d, x.q.Names) {
+			naming++
+		}
+	}
+	if naming == 0 {
+		return
+	}
+	for d := range docs {
+		if !x.c.mentionsAll(d, x.q.Names) {
+			delete(docs, d)
+		}
+	}
 }
 
 // evidence is a unit's fit to a field.
@@ -132,7 +161,10 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 	if !ok {
 		return nil
 	}
-	fq := query{Terms: present}
+	fq := query{Terms: present, Syn: map[string][]string{}}
+	for _, t := range present {
+		fq.Syn[t] = nlp.Related(t) // "grew" for "growth"
+	}
 	s := x.c.scorer(fq)
 	years := yearsIn(field + " " + x.q.Text)
 	qs := x.c.scorer(x.q)
@@ -186,7 +218,7 @@ func sortEvidence(out []evidence) {
 	slices.SortStableFunc(out, func(a, b evidence) int { return cmp.Or(cmp.Compare(b.Score, a.Score), a.U-b.U) })
 }
 
-// spoken returns the terms the read documents contain, and whether they carry at least half of
+// spoken returns the terms the read documents contain (themselves or by a WordNet relative), and whether they carry at least half of
 // the terms' weight (the documents speak of the field).
 func (x *extractor) spoken(all []string) ([]string, bool) {
 	var present []string
@@ -194,8 +226,9 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 	for _, t := range all {
 		w := x.c.idf(t)
 		total += w
+		related := nlp.Related(t)
 		for d := range x.c.docs {
-			if (x.docs == nil || x.docs[d]) && x.c.docTerms[d][t] {
+			if (x.read == nil || x.read[d]) && (x.c.docTerms[d][t] || slices.ContainsFunc(related, func(r string) bool { return x.c.docTerms[d][r] })) {
 				present = append(present, t)
 				have += w
 				break
@@ -204,6 +237,23 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 	}
 	return present, len(present) > 0 && have >= 0.5*total
 }
+
+// namesField: unit u, with its context, states a word of the field's name, itself or by a
+// WordNet relative of the same root (a description only helps find it): "Net debt was £2.3
+// million" is no evidence for "profit_after_tax_gbp", though a description says "net profit",
+// while "a margin of 7.2 per cent" is for "ebit_margin_percent".
+func (x *extractor) namesField(u int, field string) bool {
+	name, _, _ := strings.Cut(field, fieldSep)
+	terms := fieldTerms(name)
+	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool {
+		return x.c.ownSet[u][t] || x.c.ctx[u][t] ||
+			slices.ContainsFunc(nlp.Related(t), func(r string) bool { return x.c.ownSet[u][r] && sameRoot(r, t) }) // "grew" for "growth", not "net" for "profit"
+	})
+}
+
+// sameRoot: two related words are forms of one word ("grow", "growth"), not synonyms ("net",
+// "profit").
+func sameRoot(a, b string) bool { return len(a) >= 3 && len(b) >= 3 && a[:3] == b[:3] }
 
 // reTextField: fields that ask for the answer itself, in prose, whatever their description.
 var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|cause|causes|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
@@ -225,7 +275,9 @@ func (x *extractor) answerEvidence() []evidence {
 		return out
 	}
 	for _, u := range x.answers {
-		out = append(out, evidence{u, x.best})
+		if !slices.ContainsFunc(out, func(e evidence) bool { return e.U == u }) { // "Stated above"
+			out = append(out, evidence{u, x.best})
+		}
 	}
 	return out
 }

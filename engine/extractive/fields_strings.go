@@ -21,9 +21,11 @@ var (
 	// to it ("lead investor", "developer"), so not the question's own subject.
 	reSubjectField = regexp.MustCompile(`(?i)^\s*(?:\w+\s+)?(?:company|organi[sz]ation|firm|business|startup|name)\b`)
 	reRoleField    = regexp.MustCompile(`(?i)\b(?:investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|client|customer|supplier|vendor|builder|shipyard|maker|manufacturer|operator|agency|owner)s?\b`)
-	rePersonField  = regexp.MustCompile(`(?i)\b(?:person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|who)\b`)
-	reCountry      = regexp.MustCompile(`(?i)\bcountry|nation\b`)
-	reNameSpan     = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:of|de|van|von|der|du|la|and|&)?\s*\p{Lu}[\p{L}\p{N}'’&.-]*)*`)
+	// reRoleNoun: a party named by its role, not the thing the question is about.
+	reRoleNoun    = regexp.MustCompile(`(?i)\b(?:ceo|executive|director|founder|author|chair|chairman|chairwoman|chairperson|president|mayor|manager|leader|spokesperson|builder|owner|investor|lender|developer|buyer|seller|partner|sponsor|publisher|contractor|supplier|vendor|manufacturer|operator|architect|engineer|designer|commander|editor|supervisor)\b`)
+	rePersonField = regexp.MustCompile(`(?i)\b(?:person|ceo|executive|chief|director|founder|author|chair|president|mayor|manager|leader|spokesperson|who)\b`)
+	reCountry     = regexp.MustCompile(`(?i)\bcountry|nation\b`)
+	reNameSpan    = regexp.MustCompile(`\p{Lu}[\p{L}\p{N}'’&.-]*(?:\s+(?:of|de|van|von|der|du|la|and|&)?\s*\p{Lu}[\p{L}\p{N}'’&.-]*)*`)
 )
 
 func (x *extractor) fillString(name string, s map[string]any, field string) (any, bool, []evidence) {
@@ -62,7 +64,14 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	}
 	ev = strong(ev)
 	isName := reNameField.MatchString(nlp.HumanName(name)) || reNameField.MatchString(str(s["description"]))
-	if len(ev) == 0 && isName && !rePersonField.MatchString(nlp.HumanName(name)+" "+str(s["description"])) && len(x.q.Names) > 0 {
+	role := reRoleNoun.FindString(nlp.HumanName(name))
+	if isName && role != "" {
+		// "contractor_name", "chair": a party named by its role. A passage that does not state
+		// the role ("contractor") names someone else: the field is not given.
+		t := nlp.Stem(strings.ToLower(role))
+		ev = slices.DeleteFunc(ev, func(e evidence) bool { return !x.c.ownSet[e.U][t] && !x.c.ctx[e.U][t] })
+	}
+	if len(ev) == 0 && isName && role == "" && !rePersonField.MatchString(nlp.HumanName(name)+" "+str(s["description"])) && len(x.q.Names) > 0 {
 		// "name of the company" in sources that never say "company": the organisation the
 		// question is about, as the sources spell it.
 		if v, e, ok := x.pickName(x.questionEvidence(), name, s, nlp.Uniq(nlp.Terms(field)), true); ok {

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
 )
 
@@ -20,21 +21,48 @@ import (
 // reads most like the field (numberFitTerms); ties go to the better passage, then the earlier number.
 func (x *extractor) fillNumber(name string, s map[string]any, field string, integer bool) (any, bool, []evidence) {
 	ft := nlp.Uniq(nlp.Terms(field))
+	measure, end := measureOf(field), extreme(field)
 	best, bestScore, found := 0.0, math.Inf(-1), false
 	var at evidence
-	ev := strong(x.search(field))
+	// A passage that gives a figure of the measure asked for (an amount of money, a percentage, a
+	// span of time) needs less of the field's words, as one that names an enum value does: the
+	// figure is evidence itself ("A frozen month costs 5 euros" for "freeze_fee_eur_per_month").
+	floor := fieldFloor
+	if measure.money || measure.percent || measure.per > 0 {
+		floor = enumFloor
+	}
+	ev := slices.DeleteFunc(x.search(field), func(e evidence) bool { return e.Score < floor || !x.namesField(e.U, field) })
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
-		for i, loc := range numberLocs(text) {
+		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field)
+		locs := numberLocs(text)
+		for i, loc := range locs {
 			m := text[loc[0]:loc[1]]
 			f, ok := parseNumber(m)
-			if !ok || (integer && f != math.Trunc(f)) || !inBounds(s, f) {
+			if !ok {
+				continue
+			}
+			st := statedAs(strings.TrimSpace(strings.ToLower(text[max(0, loc[0]-40):loc[0]])),
+				reRangeRest.ReplaceAllString(strings.ToLower(strings.TrimSpace(text[loc[1]:min(len(text), loc[1]+40)])), ""), f).withLabel(x.c.labelOf(e.U, m))
+			if !measure.fits(st) {
+				continue // "2025" is no price, "120,750 visits" no growth in per cent
+			}
+			if f = measure.value(f, st); (integer && f != math.Trunc(f)) || !inBounds(s, f) {
 				continue
 			}
 			if loc[0] > 0 && unicode.IsLetter(rune(text[loc[0]-1])) {
 				continue // part of a name or code ("CO2", "A320")
 			}
 			score := numberFitTerms(name, ft, text, loc[0], loc[1], m) + e.Score*2 - float64(rank)*0.5 - float64(i)*0.01
+			if r := rangeEnd(text, locs, i); r != 0 && end != 0 {
+				score += 3 * float64(r*end) // the end of "between 5 °C and 35 °C" asked for
+			}
+			if measure.per > 0 && st.seconds > 0 {
+				score += 3 // a span of time for a field of one
+			}
+			if outlook {
+				score -= 2
+			}
 			if score > bestScore {
 				best, bestScore, found, at = f, score, true, e
 			}
@@ -179,6 +207,16 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 		v, ok := arrayOrNull(out, s)
 		return v, ok, from
 	}
+	if list := x.listUnder(field); x.scope == nil && schemaType(items) == "string" && items["format"] == nil && len(list) > 0 && !answerField(name) {
+		// "common_side_effects" under "Common side effects (may affect up to 1 in 10 people):":
+		// the list a heading or lead-in naming the field introduces, an item each.
+		for _, e := range list {
+			at = &e
+			push(limit(strings.TrimRight(x.c.units[e.U].Text, ";,."), items))
+		}
+		v, ok := arrayOrNull(out, s)
+		return v, ok, from
+	}
 	ev := strong(found)
 	if x.scope == nil && (answerField(name) || len(ev) == 0) {
 		// "key_points", "facts", "findings": the answer's own sentences, one item each.
@@ -268,4 +306,46 @@ func parseNumber(s string) (float64, bool) {
 		return f + u, ok && ok2
 	}
 	return f, ok
+}
+
+// listUnder is the list items of the section whose heading best states the field's words (at
+// least the field floor of their weight), in the documents read; none when no heading does or
+// its section holds fewer than two items.
+func (x *extractor) listUnder(field string) []evidence {
+	present, ok := x.spoken(fieldTerms(field))
+	if !ok {
+		if name, _, found := strings.Cut(field, fieldSep); found {
+			present, ok = x.spoken(fieldTerms(name))
+		}
+	}
+	if !ok {
+		return nil
+	}
+	total := 0.0
+	for _, t := range present {
+		total += x.c.idf(t)
+	}
+	var best []evidence
+	bestCov := fieldFloor
+	for _, sec := range x.c.sections {
+		if x.docs != nil && !x.docs[sec.Doc] {
+			continue
+		}
+		cov := 0.0
+		for _, t := range present {
+			if sec.Head[t] {
+				cov += x.c.idf(t) / total
+			}
+		}
+		var items []evidence
+		for _, u := range sec.Units {
+			if x.c.units[u].Kind == extract.UnitItem && x.c.mentions(u, x.subject) {
+				items = append(items, evidence{u, cov})
+			}
+		}
+		if cov >= bestCov && len(items) >= 2 && (best == nil || cov > bestCov) {
+			best, bestCov = items, cov
+		}
+	}
+	return best
 }

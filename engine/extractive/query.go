@@ -272,6 +272,9 @@ func isName(tok string) bool {
 		return false
 	}
 	w := strings.ToLower(strings.Trim(tok, ".’'"))
+	if i := strings.IndexAny(w, "'’"); i > 0 && nlp.IsStopword(w[:i]) {
+		return false // "I'm", "I've": a pronoun with its verb
+	}
 	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w) && !notNames[w]
 }
 
@@ -694,6 +697,7 @@ func shapeOf(w []string) questionShape {
 	case has("why", "reason", "reasons") || (wh >= 0 && w[wh] == "what" && has("cause", "causes", "caused", "led")):
 		return shapeReason
 	case has("brief", "overview", "summarize", "summarise", "summary", "background", "gist", "outline", "rundown") ||
+		slices.ContainsFunc(w[:max(len(w)-1, 0)], func(x string) bool { return x == "sum" }) && slices.Contains(w, "up") ||
 		(wh < 0 && (first == "describe" || first == "explain" || first == "tell")):
 		return shapeBrief
 	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):

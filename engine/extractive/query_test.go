@@ -48,6 +48,13 @@ func TestQueryAnalysis(t *testing.T) {
 // TestTableAnswers: a superlative is answered by the row and the comparison; numbers in the
 // question select a column (years as headings) or filter rows (a year column); words that name
 // some rows only filter them ("which pastry").
+// TestPronounContractionIsNoName: "I'm", "I've" are a pronoun with its verb, not a name no
+// source mentions.
+func TestPronounContractionIsNoName(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"kestl"}, analyze("Does pausing change how long I'm tied in at Kestle, as I've heard?").Names)
+}
+
 func TestTableAnswers(t *testing.T) {
 	t.Parallel()
 	docs := []extract.Document{

@@ -125,7 +125,8 @@ func subQuestions(q string, max int) []subQuestion {
 
 // subjectOf is what a clause is about, as terms: its two longest key phrases that are not a
 // request or a briefing's word ("trip" and "Sarvela" of "give me an overview of a trip to Sarvela",
-// not "give" or "overview").
+// not "give" or "overview"), and its names ("E34" of "my dryer stopped mid-cycle and the display
+// says E34").
 func subjectOf(text string) []string {
 	var out []string
 	n := 0
@@ -136,7 +137,7 @@ func subjectOf(text string) []string {
 			n++
 		}
 	}
-	return out
+	return nlp.Uniq(append(out, analyze(text).Names...))
 }
 
 // termKey identifies a sub-question by its sorted distinct search terms.
@@ -218,8 +219,8 @@ func splitAtQuestionWords(s string) []clause {
 	start := 0
 	colon := false // a part before this one ended in a colon
 	for i := 1; i+1 < len(fields); i++ {
-		w := bare(fields[i])
-		next := bare(fields[i+1])
+		w := firstWord(fields[i]) // "what's" is "what"
+		next := firstWord(fields[i+1])
 		prev := fields[i-1]
 		commaBefore := strings.HasSuffix(prev, ",") || strings.HasSuffix(prev, ":")
 		switch {
@@ -239,7 +240,16 @@ func splitAtQuestionWords(s string) []clause {
 // fronted phrase does not: "As of 2012, how many downloads …", "According to Shields, which …"
 // are one question each, the phrase a part of what is asked.
 func asks(part []string) bool {
-	ws := nlp.Words(strings.Join(part, " "))
+	text := strings.Join(part, " ")
+	if i := strings.LastIndexAny(text, ".?!"); i >= 0 && i+1 < len(text) && text[i+1] == ' ' {
+		// A statement before the question ("My dryer shows E34. What's wrong with it, how long
+		// …"; splitClauses): the question begins after it.
+		text = text[i+1:]
+	}
+	ws := nlp.Words(text)
+	for len(ws) > 1 && (conjunctions[ws[0]] || leadAdverbs[ws[0]]) {
+		ws = ws[1:] // "Also, what does a paused month cost, …"
+	}
 	return len(ws) > 0 && (nlp.IsQuestionWord(ws[0]) || nlp.IsRequestVerb(ws[0]) || shapeOf(ws) == shapeBrief)
 }
 
@@ -270,6 +280,17 @@ func isWh(w string) bool {
 		return true
 	}
 	return false
+}
+
+// leadAdverbs open a question that follows another without changing what it asks.
+var leadAdverbs = map[string]bool{"so": true, "finally": true, "lastly": true, "additionally": true, "besides": true, "next": true}
+
+// firstWord is the first of the words a token holds, as nlp.Words reads them ("what's": "what").
+func firstWord(tok string) string {
+	if ws := nlp.Words(tok); len(ws) > 0 {
+		return ws[0]
+	}
+	return ""
 }
 
 func bare(w string) string {

@@ -34,6 +34,12 @@ func TestSubQuestions(t *testing.T) {
 			[]string{"When to go?"}},
 		{"question before a colon kept", "What is a heat pump: how does it work, and what does it cost?", 4,
 			[]string{"What is a heat pump?", "How does it work?", "What does it cost?"}},
+		// A statement before a question that has parts: the parts are cut after it, at a comma
+		// before a question word, contracted or not ("what's").
+		{"statement, then parts", "My dryer stopped and the display says E34. What's wrong with it, how long should I leave it, and what's the warmest room it can run in?", 4,
+			[]string{"My dryer stopped and the display says E34. What's wrong with it?", "How long should I leave it?", "What's the warmest room it can run in?"}},
+		{"a part opened by also", "Does pausing change my minimum term? Also, what does a paused month cost, what's the longest pause allowed?", 4,
+			[]string{"Does pausing change my minimum term?", "Also, what does a paused month cost?", "What's the longest pause allowed?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,

@@ -30,7 +30,8 @@ var stopwords = func() map[string]bool {
 		whether which while who whom whose why will with within without would you your yours yourself
 		yourselves get gets got getting say says said saying near across around along among beside beyond toward
 		towards onto like can't won't wasn't weren't hasn't haven't hadn't shouldn't wouldn't mustn't needn't
-		shan't mightn't ain't`) {
+		shan't mightn't ain't i'm i've i'd i'll you're you've you'd you'll we're we've we'd we'll they're they've
+		they'd they'll he'd he'll she'd she'll it'll it'd that'll`) {
 		m[w] = true
 	}
 	return m

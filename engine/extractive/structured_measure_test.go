@@ -1,0 +1,73 @@
+package extractive_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine"
+)
+
+// TestStructuredFieldsByMeasure: a number field takes a figure of the kind it asks for, in its
+// scale; a party named by its role comes from a passage that states the role; evidence comes from
+// the documents that name the question's names; each field is null when nothing gives it.
+func TestStructuredFieldsByMeasure(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{
+		"harbour.md": "# Porthkellis harbour wall\n\nThe harbour wall at Porthkellis will be rebuilt this summer after storms in January left a 40-metre breach.\n\n" +
+			"The work will cost £3.8 million. The county council will pay £2.5 million and the harbour commissioners the rest.\n\n" +
+			"Net debt of the commissioners was £0.4 million at the end of 2025.\n\n" +
+			"The wall was first built in 2025 terms of the harbour charter.\n",
+		"other.md": "# Kellerhals\n\nAfter graduating, she spent six years at the firm of Roth & Aeberli, the contractor for the Gallenstock railway.\n",
+		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
+		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
+			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
+			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n",
+	}
+	num := func(desc string) map[string]any {
+		return map[string]any{"type": []any{"number", "null"}, "description": desc}
+	}
+	tests := []struct {
+		name, question, field string
+		prop                  map[string]any
+		want                  any
+	}{
+		{"money at its scale", "What will the Porthkellis harbour wall cost?", "total_cost_gbp", num("Total cost in pounds"), 3.8e6},
+		{"money in the field's millions", "What will the Porthkellis harbour wall cost?", "total_cost_gbp_million", num(""), 3.8},
+		{"no figure of the kind asked: null", "What does a pack of Porthkellis harbour wall stones cost?", "stone_price_eur", num("Retail price"), nil},
+		{"a figure of another measure: null", "What was the Porthkellis commissioners' profit after tax?", "profit_after_tax_gbp", num("Net profit after tax"), nil},
+		{"a percentage only", "How much did the Kestrel maker's revenue grow?", "revenue_growth_percent", num(""), 12.0},
+		{"the upper end of a range", "What is the warmest room the Kestrel HD8 dryer may run in?", "max_room_temperature_c", num("Highest room temperature"), 35.0},
+		{"the lower end of a range", "What is the coldest room the Kestrel HD8 dryer may run in?", "min_room_temperature_c", num("Lowest room temperature"), 5.0},
+		{"a span of time in the field's unit", "How long could Fennick & Rowe customers not check out?", "outage_minutes", num("Time checkout was down"), 192.0},
+		{"the figure reported, not the outlook", "What gross margin did Fennick & Rowe report?", "gross_margin_percent", num(""), 39.8},
+		{"money needs fewer of the field's words", "What does a paused Fennick & Rowe loyalty month cost?", "freeze_fee_eur_per_month", num(""), 5.0},
+		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			schema := map[string]any{"type": "object", "properties": map[string]any{tc.field: tc.prop}, "required": []any{tc.field}}
+			res, err := runOnDocs(t, docs, tc.question, schema)
+			require.NoError(t, err)
+			require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
+			require.Contains(t, res.StructuredOutput, tc.field)
+			require.Equal(t, tc.want, res.StructuredOutput[tc.field])
+		})
+	}
+}
+
+// TestStructuredListUnderLeadIn: an array of strings takes the list that a heading or lead-in
+// naming the field introduces, an item each, not sentences that merely mention its words.
+func TestStructuredListUnderLeadIn(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"leaflet.md": "# Almeron\n\n## Possible side effects\n\nLike all medicines, Almeron can cause side effects.\n\n" +
+		"Common side effects (may affect up to 1 in 10 people):\n\n- headache;\n- dry mouth;\n- tiredness.\n\n" +
+		"Uncommon side effects (may affect up to 1 in 100 people): nausea and dizziness.\n"}
+	schema := map[string]any{"type": "object", "required": []any{"common_side_effects"},
+		"properties": map[string]any{"common_side_effects": map[string]any{"type": "array", "items": map[string]any{"type": "string"}}}}
+	res, err := runOnDocs(t, docs, "What are the common side effects of Almeron?", schema)
+	require.NoError(t, err)
+	require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
+	require.Equal(t, []any{"headache", "dry mouth", "tiredness"}, res.StructuredOutput["common_side_effects"])
+}
