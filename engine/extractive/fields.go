@@ -208,11 +208,17 @@ func yearsIn(s string) []string {
 
 // otherYear: the field or question asks about years and unit u states only others: "a margin of
 // around 9 per cent in 2025" is no evidence for "the margin for 2024". (Its context is not asked: a
-// report's title names its year above every sentence.)
+// report's title names its year above every sentence.) A year it compares with is not the year
+// it states a figure for: "rose to £4.86 million, from £4.46 million in the third quarter of
+// 2024" is about the report's own quarter.
 func (x *extractor) otherYear(u int, asked []string) bool {
-	stated := yearsIn(x.c.units[u].Text)
+	stated := yearsIn(reComparedWith.ReplaceAllString(x.c.units[u].Text, ""))
 	return len(asked) > 0 && len(stated) > 0 && !slices.ContainsFunc(stated, func(y string) bool { return slices.Contains(asked, y) })
 }
+
+// reComparedWith is a figure's comparison with another year: "from £4.46 million in 2024",
+// "against NOK 2.40 for 2023", "compared with 2022", "a year earlier".
+var reComparedWith = regexp.MustCompile(`(?i)\b(?:from|against|compared (?:with|to)|than|versus|vs\.?)\b(?:[^.;:]|\.\d){0,60}?\b(?:19|20)\d\d\b`)
 
 func sortEvidence(out []evidence) {
 	slices.SortStableFunc(out, func(a, b evidence) int { return cmp.Or(cmp.Compare(b.Score, a.Score), a.U-b.U) })

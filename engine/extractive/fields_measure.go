@@ -52,10 +52,12 @@ func measureOf(field string) fieldMeasure {
 }
 
 var (
-	reDurationField = regexp.MustCompile(`(?i)\b(?:seconds?|secs|minutes?|mins|hours?|hrs|days?|weeks?)\b`)
+	// reDurationField: a field in a unit of time, plural ("outage_minutes", "in months"); "year"
+	// alone names a calendar year, "per hour" a rate.
+	reDurationField = regexp.MustCompile(`(?i)\b(?:seconds|secs|minutes|mins|hours|hrs|days|weeks|months|years)\b`)
 	// reDurationAfter is a span of time's unit after its figure, and a smaller unit after it:
 	// "3 hours and 12 minutes".
-	reDurationAfter = regexp.MustCompile(`^(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b(?:,?\s*(?:and\s+)?(\d+)\s*(seconds?|secs?|minutes?|mins?)\b)?`)
+	reDurationAfter = regexp.MustCompile(`^(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b(?:,?\s*(?:and\s+)?(\d+)\s*(seconds?|secs?|minutes?|mins?|days?|months?)\b)?`)
 	// reDurationBefore: the figure is the smaller unit of such a span ("12" of "3 hours and 12
 	// minutes"), counted with the larger.
 	reDurationBefore = regexp.MustCompile(`\d\s*(?:hours?|hrs?|days?|weeks?|minutes?|mins?),?\s*(?:and)?$`)
@@ -74,6 +76,10 @@ func secondsOf(unit string) float64 {
 		return 86400
 	case strings.HasPrefix(u, "w"):
 		return 604800
+	case strings.HasPrefix(u, "mo"):
+		return 2629746 // a twelfth of a mean Gregorian year
+	case strings.HasPrefix(u, "y"):
+		return 31556952
 	}
 	return 0
 }

@@ -22,7 +22,9 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
-			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n",
+			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n\n" +
+			"You can freeze a Fennick & Rowe loyalty membership once a year for between one and three months.\n\n" +
+			"Fennick & Rowe revenue rose 9 per cent to £4.86 million, from £4.46 million in 2024.\n",
 	}
 	num := func(desc string) map[string]any {
 		return map[string]any{"type": []any{"number", "null"}, "description": desc}
@@ -42,6 +44,8 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		{"a span of time in the field's unit", "How long could Fennick & Rowe customers not check out?", "outage_minutes", num("Time checkout was down"), 192.0},
 		{"the figure reported, not the outlook", "What gross margin did Fennick & Rowe report?", "gross_margin_percent", num(""), 39.8},
 		{"money needs fewer of the field's words", "What does a paused Fennick & Rowe loyalty month cost?", "freeze_fee_eur_per_month", num(""), 5.0},
+		{"months, the upper end in words", "How long can a Fennick & Rowe loyalty membership be frozen at most?", "max_freeze_months", num(""), 3.0},
+		{"a year compared with is not the year stated", "What was Fennick & Rowe revenue in 2025?", "revenue_gbp_million", num(""), 4.86},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {

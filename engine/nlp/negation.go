@@ -18,7 +18,8 @@ var negations = map[string]bool{
 }
 
 // exclusions leave out what follows them ("without Windows", "all platforms except FreeBSD").
-var exclusions = map[string]bool{"without": true, "except": true, "excluding": true}
+var exclusions = map[string]bool{"without": true, "except": true, "excluding": true,
+	"instead": true, "rather": true} // "snapshot isolation instead of read committed", "rather than"
 
 // exclusionReach is how many words after an exclusion word it still leaves out ("except
 // Windows and FreeBSD").

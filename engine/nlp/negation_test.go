@@ -21,3 +21,12 @@ func TestStatesAll(t *testing.T) {
 		require.Equal(t, tc.want, StatesAll(tc.text, value), tc.text)
 	}
 }
+
+// What a passage names only as replaced ("instead of", "rather than") it does not state.
+func TestStatesPhraseNotWhatIsReplaced(t *testing.T) {
+	read, snap := []string{Stem("read"), Stem("committed")}, []string{Stem("snapshot"), Stem("isolation")}
+	text := "New transactions now run under snapshot isolation instead of read committed."
+	require.True(t, StatesPhrase(text, snap))
+	require.False(t, StatesPhrase(text, read))
+	require.False(t, StatesPhrase("It stores data in Postgres rather than read committed tables.", read))
+}
