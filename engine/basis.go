@@ -71,8 +71,8 @@ func ReadBasis(repo *workspace.Repo) (Basis, error) {
 }
 
 // ApplyBasis settles a structured output against its (verified) basis. Every field of the output
-// and every top-level property of the schema gets an entry. A field with a value but no citation is
-// unsupported: it becomes null when the schema allows null, is dropped when it is optional, and
+// and every top-level property of the schema gets an entry. A field with a value (other than an
+// empty array) but no citation is unsupported: it becomes null when the schema allows null, is dropped when it is optional, and
 // fails the run (structured_output_invalid, naming the field) when it is required. Null and missing
 // fields have confidence low; a confidence other than high, medium or low becomes medium.
 func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Basis, []string, error) {
@@ -102,7 +102,7 @@ func ApplyBasis(schema, output map[string]any, basis Basis) (map[string]any, Bas
 			fb.Confidence = ConfidenceMedium
 		}
 		val, present := out[f]
-		if present && val != nil && len(fb.Citations) == 0 && !isConst(props[f], val) {
+		if present && val != nil && len(fb.Citations) == 0 && !isConst(props[f], val) && !isEmptyArray(val) {
 			unsupported = append(unsupported, f)
 			switch {
 			case AllowsNull(schema, props[f]):
@@ -137,6 +137,13 @@ func RequiredFields(schema map[string]any) map[string]bool {
 		}
 	}
 	return required
+}
+
+// isEmptyArray: an array with no items claims nothing the sources must support (the sources name
+// no such items); it is kept where the schema does not allow null.
+func isEmptyArray(val any) bool {
+	a, ok := val.([]any)
+	return ok && len(a) == 0
 }
 
 // isConst: the schema fixes the field to this value, so it needs no citation.

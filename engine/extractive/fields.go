@@ -48,6 +48,13 @@ type extractor struct {
 	// best is the answer model's confidence in the question's answer (its findings' best), the
 	// confidence of fields taken from the answer itself.
 	best float64
+	// closest is the confidence in the best passage of any finding, answered or not: 0 when every
+	// part was refused by rule (a name or figure no source states), below the threshold when the
+	// sources only may answer.
+	closest float64
+	// demanded: the field being filled is required and may not be null, so the run fails without
+	// a value.
+	demanded bool
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
@@ -64,6 +71,7 @@ func newExtractor(c *corpus, question string, found []finding, sources int) *ext
 		if f.answered() {
 			x.best = max(x.best, f.Best)
 		}
+		x.closest = max(x.closest, f.Best)
 	}
 	for _, f := range found {
 		x.answers = append(x.answers, f.Support...)
@@ -245,21 +253,16 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 }
 
 // namesField: unit u, with its context, states a word of the field's name, itself or by a
-// WordNet relative of the same root (a description only helps find it): "Net debt was £2.3
-// million" is no evidence for "profit_after_tax_gbp", though a description says "net profit",
-// while "a margin of 7.2 per cent" is for "ebit_margin_percent".
+// WordNet relative ("costs" for "price", "grew" for "growth"); a description only helps find it:
+// "The pilot cost 61 million kronor" is evidence for "cost_per_pupil", "Net debt was £2.3
+// million" none for "dividend_per_share_gbp" whatever its description says.
 func (x *extractor) namesField(u int, field string) bool {
 	name, _, _ := strings.Cut(field, fieldSep)
 	terms := fieldTerms(name)
 	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool {
-		return x.c.ownSet[u][t] || x.c.ctx[u][t] ||
-			slices.ContainsFunc(nlp.Related(t), func(r string) bool { return x.c.ownSet[u][r] && sameRoot(r, t) }) // "grew" for "growth", not "net" for "profit"
+		return x.c.ownSet[u][t] || x.c.ctx[u][t] || slices.ContainsFunc(nlp.Related(t), func(r string) bool { return x.c.ownSet[u][r] })
 	})
 }
-
-// sameRoot: two related words are forms of one word ("grow", "growth"), not synonyms ("net",
-// "profit").
-func sameRoot(a, b string) bool { return len(a) >= 3 && len(b) >= 3 && a[:3] == b[:3] }
 
 // reTextField: fields that ask for the answer itself, in prose, whatever their description.
 var reTextField = regexp.MustCompile(`(?i)^(?:summary|answer|answers|result|results|response|description|overview|abstract|conclusion|conclusions|explanation|reason|reasons|cause|causes|rationale|finding|findings|fact|facts|statement|statements|text|notes?|details?|highlights?|key points?|main points?|points|takeaways?|key findings?|key facts?|bullets?|brief|briefing)$`)
@@ -286,6 +289,19 @@ func (x *extractor) answerEvidence() []evidence {
 		}
 	}
 	return out
+}
+
+// closestEvidence is what an answer field the caller demands (required, not nullable) takes when
+// the report does not answer, rather than fail the run: the passages most likely to answer the
+// question, as the answer model ranks them, each at its own (low) confidence, which the field's
+// basis reports. Nothing when the question was refused by rule (it names something no source
+// states) or the field may be null or left out.
+func (x *extractor) closestEvidence(n int) []evidence {
+	if !x.demanded || x.closest <= 0 || x.scope != nil {
+		return nil
+	}
+	ev := x.questionEvidence()
+	return ev[:min(len(ev), n)]
 }
 
 // questionEvidence ranks the read documents' units by the question itself, as the answer model
@@ -344,6 +360,7 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 			ps = map[string]any{}
 		}
 		field := strings.TrimSpace(context+" "+nlp.HumanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
+		x.demanded = top && required[name] && !nullable(ps)
 		v, ok, from := x.fillValue(name, ps, field)
 		switch {
 		case ok:

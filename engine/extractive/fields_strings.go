@@ -60,6 +60,9 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 		if ev := x.answerEvidence(); len(ev) > 0 {
 			return limit(x.answerText(ev), s), true, ev
 		}
+		if ev := x.closestEvidence(1); len(ev) > 0 {
+			return limit(x.answerText(ev), s), true, ev
+		}
 		return nil, false, nil
 	}
 	ev = strong(ev)

@@ -222,6 +222,8 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 		// "key_points", "facts", "findings": the answer's own sentences, one item each.
 		if ans := x.answerEvidence(); len(ans) > 0 {
 			ev = ans
+		} else if answerField(name) {
+			ev = x.closestEvidence(3)
 		}
 	}
 	for _, e := range ev {

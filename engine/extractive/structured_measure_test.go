@@ -16,7 +16,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 	docs := map[string]string{
 		"harbour.md": "# Porthkellis harbour wall\n\nThe harbour wall at Porthkellis will be rebuilt this summer after storms in January left a 40-metre breach.\n\n" +
 			"The work will cost £3.8 million. The county council will pay £2.5 million and the harbour commissioners the rest.\n\n" +
-			"Net debt of the commissioners was £0.4 million at the end of 2025.\n\n" +
+			"Net debt of the commissioners was £0.4 million at the end of 2025. They will decide on a dividend next year.\n\n" +
 			"The wall was first built in 2025 terms of the harbour charter.\n",
 		"other.md": "# Kellerhals\n\nAfter graduating, she spent six years at the firm of Roth & Aeberli, the contractor for the Gallenstock railway.\n",
 		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
@@ -37,7 +37,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		{"money at its scale", "What will the Porthkellis harbour wall cost?", "total_cost_gbp", num("Total cost in pounds"), 3.8e6},
 		{"money in the field's millions", "What will the Porthkellis harbour wall cost?", "total_cost_gbp_million", num(""), 3.8},
 		{"no figure of the kind asked: null", "What does a pack of Porthkellis harbour wall stones cost?", "stone_price_eur", num("Retail price"), nil},
-		{"a figure of another measure: null", "What was the Porthkellis commissioners' profit after tax?", "profit_after_tax_gbp", num("Net profit after tax"), nil},
+		{"a figure of something else: null", "What dividend per share did the Porthkellis commissioners pay?", "dividend_per_share_gbp", num("Net dividend per share"), nil},
 		{"a percentage only", "How much did the Kestrel maker's revenue grow?", "revenue_growth_percent", num(""), 12.0},
 		{"the upper end of a range", "What is the warmest room the Kestrel HD8 dryer may run in?", "max_room_temperature_c", num("Highest room temperature"), 35.0},
 		{"the lower end of a range", "What is the coldest room the Kestrel HD8 dryer may run in?", "min_room_temperature_c", num("Lowest room temperature"), 5.0},
@@ -74,4 +74,31 @@ func TestStructuredListUnderLeadIn(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
 	require.Equal(t, []any{"headache", "dry mouth", "tiredness"}, res.StructuredOutput["common_side_effects"])
+}
+
+// TestStructuredDemandedAnswer: an answer field the schema requires and does not let be null is
+// filled from the passage most likely to answer, at low confidence, when the report does not
+// answer for want of confidence; it stays null where null is allowed, and nothing is filled for a
+// question naming something no source mentions.
+func TestStructuredDemandedAnswer(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"tay.md": "# The Tay Bridge disaster\n\n## The inquiry\n\nA court of inquiry reported in June 1880. " +
+		"It concluded that the bridge had been badly designed, badly built and badly maintained. The report placed the main blame on Bouch.\n"}
+	answer := func(types any) map[string]any {
+		return map[string]any{"type": "object", "required": []any{"answer"}, "properties": map[string]any{"answer": map[string]any{"type": types}}}
+	}
+	q := "Who got the blame for the fall of the rail crossing over the Tay?"
+	res, err := runOnDocs(t, docs, q, answer("string"))
+	require.NoError(t, err)
+	require.Contains(t, res.Report, "do not answer", "the report does not answer: the field is filled all the same")
+	require.Contains(t, res.StructuredOutput["answer"], "Bouch")
+
+	res, err = runOnDocs(t, docs, q, answer([]any{"string", "null"}))
+	require.NoError(t, err)
+	if v := res.StructuredOutput["answer"]; v != nil {
+		require.Contains(t, v, "Bouch", "an answer the report gives, or null")
+	}
+
+	_, err = runOnDocs(t, docs, "Who got the blame for the fall of the Zarnovia crossing?", answer("string"))
+	require.Error(t, err, "a name no source mentions: no passage answers")
 }
