@@ -160,12 +160,7 @@ func (x *extractor) search(field string) []evidence { return x.searchIn(field, f
 // searchIn is search; with headings, a passage may be evidence through its section heading
 // alone (a "Breaking changes" list says the release has breaking changes).
 func (x *extractor) searchIn(field string, headings bool) []evidence {
-	present, ok := x.spoken(fieldTerms(field))
-	if !ok {
-		if name, _, found := strings.Cut(field, fieldSep); found {
-			present, ok = x.spoken(fieldTerms(name))
-		}
-	}
+	present, ok := x.spokenField(field)
 	if !ok {
 		return nil
 	}
@@ -230,6 +225,18 @@ var reComparedWith = regexp.MustCompile(`(?i)\b(?:from|against|compared (?:with|
 
 func sortEvidence(out []evidence) {
 	slices.SortStableFunc(out, func(a, b evidence) int { return cmp.Or(cmp.Compare(b.Score, a.Score), a.U-b.U) })
+}
+
+// spokenField is spoken for a field's words, or, when the sources do not speak of them all, for
+// its name's alone (the name decides when a description is worded unlike the sources).
+func (x *extractor) spokenField(field string) ([]string, bool) {
+	present, ok := x.spoken(fieldTerms(field))
+	if !ok {
+		if name, _, found := strings.Cut(field, fieldSep); found {
+			present, ok = x.spoken(fieldTerms(name))
+		}
+	}
+	return present, ok
 }
 
 // spoken returns the terms the read documents contain (themselves or by a WordNet relative), and whether they carry at least half of

@@ -314,12 +314,7 @@ func parseNumber(s string) (float64, bool) {
 // least the field floor of their weight), in the documents read; none when no heading does or
 // its section holds fewer than two items.
 func (x *extractor) listUnder(field string) []evidence {
-	present, ok := x.spoken(fieldTerms(field))
-	if !ok {
-		if name, _, found := strings.Cut(field, fieldSep); found {
-			present, ok = x.spoken(fieldTerms(name))
-		}
-	}
+	present, ok := x.spokenField(field)
 	if !ok {
 		return nil
 	}
