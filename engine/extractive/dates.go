@@ -18,6 +18,51 @@ var (
 	reMonthDay = regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
 )
 
+// reDayMonthOnly and reMonthDayOnly are a day and month written without a year ("released on 9
+// October", "by October 31"): a letter or an e-mail leaves out the year its own date gives.
+var (
+	reDayMonthOnly = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthNames + `(?:,?\s+\d{4})?`)
+	reMonthDayOnly = regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?`)
+)
+
+// findDayMonth is the first day and month text states without a year, in year (a document's own
+// year: docYear), as YYYY-MM-DD.
+func findDayMonth(text, year string) (string, bool) {
+	if year == "" {
+		return "", false
+	}
+	at, day, mon := -1, "", ""
+	if m := reDayMonthOnly.FindStringSubmatchIndex(text); m != nil && !strings.ContainsAny(text[m[0]:m[1]], ",") && !reYearEnd.MatchString(text[m[0]:m[1]]) {
+		at, day, mon = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
+	}
+	if m := reMonthDayOnly.FindStringSubmatchIndex(text); m != nil && !reYearEnd.MatchString(text[m[0]:m[1]]) && (at < 0 || m[0] < at) {
+		at, mon, day = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
+	}
+	if at < 0 {
+		return "", false
+	}
+	return isoDate(year, mon, day)
+}
+
+var reYearEnd = regexp.MustCompile(`\d{4}$`)
+
+// docYear is the year of a document's own date: the first full date it states (an e-mail's
+// "Date:" line, a letter's or a meeting's date); "" when it states none.
+func (c *corpus) docYear(d int) string {
+	for _, un := range c.units {
+		if un.Doc != d {
+			continue
+		}
+		if iso, ok := findDate(un.Text); ok {
+			return iso[:4]
+		}
+	}
+	if iso, ok := findDate(c.titles[d]); ok {
+		return iso[:4]
+	}
+	return ""
+}
+
 // findDate is the first date text states, as YYYY-MM-DD.
 func findDate(text string) (string, bool) {
 	type hit struct {

@@ -29,3 +29,20 @@ func TestYearsIn(t *testing.T) {
 	require.Equal(t, []string{"2024", "2025"}, yearsIn("EBIT margin for 2024 (the K2024 model) and the outlook for 2025, 42 units"))
 	require.Empty(t, yearsIn("Revenue of 6,820 million"))
 }
+
+// A day and month without a year take the year of the document's own date.
+func TestFindDayMonth(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ text, year, want string }{
+		{"Firmware 2.1.6, released on 9 October, raises the timer.", "2026", "2026-10-09"},
+		{"Ask for a payment plan by October 31.", "2026", "2026-10-31"},
+		{"It opened on 20 June 1887.", "2026", ""}, // a full date is findDate's
+		{"Released on 9 October.", "", ""},
+		{"Released in October.", "2026", ""},
+	} {
+		got, ok := findDayMonth(tc.text, tc.year)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("findDayMonth(%q, %q) = %q, %v; want %q", tc.text, tc.year, got, ok, tc.want)
+		}
+	}
+}

@@ -144,9 +144,13 @@ func (st stated) withLabel(label string) stated {
 	return st
 }
 
-// fits: a figure stated so may fill a field of measure m.
-func (m fieldMeasure) fits(st stated) bool {
+// fits: a figure stated so may fill a field of measure m; count says the field is an integer,
+// which an amount of money or a percentage does not count unless the field asks for one
+// ("number_of_flats" is not the "£1,850" each flat pays).
+func (m fieldMeasure) fits(st stated, count bool) bool {
 	switch {
+	case count && (st.money && !m.money || st.percent && !m.percent):
+		return false
 	case m.per > 0 && st.tail:
 		return false // counted with the larger unit before it
 	case m.money:

@@ -44,7 +44,7 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			}
 			st := statedAs(strings.TrimSpace(strings.ToLower(text[max(0, loc[0]-40):loc[0]])),
 				reRangeRest.ReplaceAllString(strings.ToLower(strings.TrimSpace(text[loc[1]:min(len(text), loc[1]+40)])), ""), f).withLabel(x.c.labelOf(e.U, m))
-			if !measure.fits(st) {
+			if !measure.fits(st, integer) {
 				continue // "2025" is no price, "120,750 visits" no growth in per cent
 			}
 			if f = measure.value(f, st); (integer && f != math.Trunc(f)) || !inBounds(s, f) {

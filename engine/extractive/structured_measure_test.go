@@ -20,6 +20,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			"The wall was first built in 2025 terms of the harbour charter.\n",
 		"other.md": "# Kellerhals\n\nAfter graduating, she spent six years at the firm of Roth & Aeberli, the contractor for the Gallenstock railway.\n",
 		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
+		"flats.md": "# Harbourside roof levy\n\nEach of the Harbourside flats pays a roof levy of £1,850 this year.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
 			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n\n" +
@@ -46,6 +47,8 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		{"money needs fewer of the field's words", "What does a paused Fennick & Rowe loyalty month cost?", "freeze_fee_eur_per_month", num(""), 5.0},
 		{"months, the upper end in words", "How long can a Fennick & Rowe loyalty membership be frozen at most?", "max_freeze_months", num(""), 3.0},
 		{"a year compared with is not the year stated", "What was Fennick & Rowe revenue in 2025?", "revenue_gbp_million", num(""), 4.86},
+		{"a count is no amount of money", "How many flats does Harbourside have, and what does each pay?", "number_of_flats",
+			map[string]any{"type": []any{"integer", "null"}}, nil},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {
