@@ -229,34 +229,48 @@ func sortEvidence(out []evidence) {
 
 // spokenField is spoken for a field's words, or, when the sources do not speak of them all, for
 // its name's alone (the name decides when a description is worded unlike the sources).
+// Either way the sources must use a word of the name: a description alone ("names of the
+// Tidewater maintainers") does not make a field about maintainers spoken of.
 func (x *extractor) spokenField(field string) ([]string, bool) {
-	present, ok := x.spoken(fieldTerms(field))
-	if !ok {
-		if name, _, found := strings.Cut(field, fieldSep); found {
-			present, ok = x.spoken(fieldTerms(name))
-		}
+	name, _, _ := strings.Cut(field, fieldSep)
+	named, ok := x.spoken(fieldTerms(name))
+	if len(named) == 0 && len(fieldTerms(name)) > 0 {
+		return nil, false
 	}
-	return present, ok
+	if present, all := x.spoken(fieldTerms(field)); all {
+		return present, true
+	}
+	return named, ok
 }
 
 // spoken returns the terms the read documents contain (themselves or by a WordNet relative), and whether they carry at least half of
 // the terms' weight (the documents speak of the field).
+//
+// A word no source uses weighs as much as the rarest word that one does, not more: its idf (the
+// largest there is) says nothing of how much it matters to the field, and a qualifier the sources
+// word otherwise ("fixed" of "fixed firmware version") would outweigh the rest.
 func (x *extractor) spoken(all []string) ([]string, bool) {
 	var present []string
-	total, have := 0.0, 0.0
+	have, rarest, absent := 0.0, 0.0, 0
 	for _, t := range all {
-		w := x.c.idf(t)
-		total += w
 		related := nlp.Related(t)
+		found := false
 		for d := range x.c.docs {
 			if (x.read == nil || x.read[d]) && (x.c.docTerms[d][t] || slices.ContainsFunc(related, func(r string) bool { return x.c.docTerms[d][r] })) {
-				present = append(present, t)
-				have += w
+				found = true
 				break
 			}
 		}
+		if !found {
+			absent++
+			continue
+		}
+		w := x.c.idf(t)
+		present = append(present, t)
+		have += w
+		rarest = max(rarest, w)
 	}
-	return present, len(present) > 0 && have >= 0.5*total
+	return present, len(present) > 0 && have >= 0.5*(have+float64(absent)*rarest)
 }
 
 // namesField: unit u, with its context, states a word of the field's name, itself or by a

@@ -105,3 +105,21 @@ func TestStructuredDemandedAnswer(t *testing.T) {
 	_, err = runOnDocs(t, docs, "Who got the blame for the fall of the Zarnovia crossing?", answer("string"))
 	require.Error(t, err, "a name no source mentions: no passage answers")
 }
+
+// TestStructuredFieldWordedOtherwise: a field whose name holds a word no source uses ("fixed")
+// is still spoken of when the sources use its other words ("firmware"); a date without its year
+// takes the year of the e-mail it is in.
+func TestStructuredFieldWordedOtherwise(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"ticket.txt": "Subject: Re: Ticket 48213\nDate: 14 October 2026\n\n" +
+		"Thank you for the logs. The feeder goes to sleep after 90 seconds.\n\n" +
+		"Firmware 2.1.6, released on 9 October, raises the timer to ten minutes.\n"}
+	schema := map[string]any{"type": "object", "required": []any{"fixed_firmware_version", "firmware_release_date"}, "properties": map[string]any{
+		"fixed_firmware_version": map[string]any{"type": "string", "description": "Firmware version that resolves the issue"},
+		"firmware_release_date":  map[string]any{"type": []any{"string", "null"}, "format": "date"},
+	}}
+	res, err := runOnDocs(t, docs, "Our scanner keeps cutting out. What did support say the fix is?", schema)
+	require.NoError(t, err)
+	require.Equal(t, "2.1.6", res.StructuredOutput["fixed_firmware_version"])
+	require.Equal(t, "2026-10-09", res.StructuredOutput["firmware_release_date"])
+}
