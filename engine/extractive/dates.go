@@ -25,12 +25,9 @@ var (
 	reMonthDayOnly = regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?`)
 )
 
-// findDayMonth is the first day and month text states without a year, in year (a document's own
-// year: docYear), as YYYY-MM-DD.
-func findDayMonth(text, year string) (string, bool) {
-	if year == "" {
-		return "", false
-	}
+// findDayMonth is the first day and month text states without a year, in the year yearOf gives
+// (a document's own year: docYear; asked only when text has such a date), as YYYY-MM-DD.
+func findDayMonth(text string, yearOf func() string) (string, bool) {
 	at, day, mon := -1, "", ""
 	if m := reDayMonthOnly.FindStringSubmatchIndex(text); m != nil && !strings.ContainsAny(text[m[0]:m[1]], ",") && !reYearEnd.MatchString(text[m[0]:m[1]]) {
 		at, day, mon = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
@@ -39,6 +36,10 @@ func findDayMonth(text, year string) (string, bool) {
 		at, mon, day = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
 	}
 	if at < 0 {
+		return "", false
+	}
+	year := yearOf()
+	if year == "" {
 		return "", false
 	}
 	return isoDate(year, mon, day)

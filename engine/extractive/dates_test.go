@@ -40,7 +40,7 @@ func TestFindDayMonth(t *testing.T) {
 		{"Released on 9 October.", "", ""},
 		{"Released in October.", "2026", ""},
 	} {
-		got, ok := findDayMonth(tc.text, tc.year)
+		got, ok := findDayMonth(tc.text, func() string { return tc.year })
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("findDayMonth(%q, %q) = %q, %v; want %q", tc.text, tc.year, got, ok, tc.want)
 		}

@@ -36,7 +36,7 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 			if d, ok := findDate(x.c.units[e.U].Text); ok {
 				return d, true, []evidence{e}
 			}
-			if d, ok := findDayMonth(x.c.units[e.U].Text, x.c.docYear(x.c.units[e.U].Doc)); ok {
+			if d, ok := findDayMonth(x.c.units[e.U].Text, func() string { return x.c.docYear(x.c.units[e.U].Doc) }); ok {
 				return d, true, []evidence{e} // "released on 9 October" in an e-mail dated 14 October 2026
 			}
 		}
