@@ -102,19 +102,10 @@ func (x *extractor) keepNaming(docs map[int]bool) {
 	if len(x.q.Names) == 0 {
 		return
 	}
-	naming := 0
-	for d := range docs {
-		if x.c.mentionsAll(d, x.q.Names) {
-			naming++
-		}
-	}
-	if naming == 0 {
-		return
-	}
-	for d := range docs {
-		if !x.c.mentionsAll(d, x.q.Names) {
-			delete(docs, d)
-		}
+	naming := maps.Clone(docs)
+	maps.DeleteFunc(naming, func(d int, _ bool) bool { return !x.c.mentionsAll(d, x.q.Names) })
+	if len(naming) > 0 {
+		maps.DeleteFunc(docs, func(d int, _ bool) bool { return !naming[d] })
 	}
 }
 
@@ -243,8 +234,8 @@ func (x *extractor) spokenField(field string) ([]string, bool) {
 	return named, ok
 }
 
-// spoken returns the terms the read documents contain (themselves or by a WordNet relative), and whether they carry at least half of
-// the terms' weight (the documents speak of the field).
+// spoken returns the terms the read documents contain (themselves or by a WordNet relative), and
+// whether they carry at least half of the terms' weight (the documents speak of the field).
 //
 // A word no source uses weighs as much as the rarest word that one does, not more: its idf (the
 // largest there is) says nothing of how much it matters to the field, and a qualifier the sources
