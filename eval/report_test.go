@@ -96,6 +96,11 @@ func TestQuoteCheckAndCitedDocs(t *testing.T) {
 	require.Equal(t, 4, q)
 	require.Equal(t, 3, v, "“two” is emphasised in the report, not in the source")
 	require.Equal(t, 2, CitedDocs(r, docs))
+
+	// An HTML page is read as its visible text: inline tags do not break a quotation, blocks do.
+	page := &qadata.Doc{Name: "job.html", Text: "<ul><li><strong>Salary:</strong> £58,000 &amp; bonus</li><li>Hybrid</li></ul>"}
+	require.True(t, Verified("Salary: £58,000 & bonus", visibleText(page)))
+	require.False(t, Verified("bonus Hybrid", visibleText(page)))
 }
 
 func TestCitedSentencesAndPRF(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/net/html"
+
 	"github.com/researchd/researchd/qadata"
 )
 
@@ -62,12 +64,39 @@ func DocOf(r Report, cite string, docs []qadata.Doc) *qadata.Doc {
 func QuoteCheck(r Report, docs []qadata.Doc) (quotes, verified int) {
 	for _, q := range r.Quotes {
 		quotes++
-		if d := DocOf(r, q.Cite, docs); d != nil && Verified(q.Text, d.Text) {
+		if d := DocOf(r, q.Cite, docs); d != nil && Verified(q.Text, visibleText(d)) {
 			verified++
 		}
 	}
 	return quotes, verified
 }
+
+// visibleText is what a reader of the document sees: an HTML page's text without its tags
+// ("<strong>Salary:</strong> £58,000" reads "Salary: £58,000"), other documents as they are.
+func visibleText(d *qadata.Doc) string {
+	if ext := strings.ToLower(path.Ext(d.Name)); ext != ".html" && ext != ".htm" {
+		return d.Text
+	}
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(d.Text))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return b.String()
+		case html.TextToken:
+			b.Write(z.Text())
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			if name, _ := z.TagName(); !inlineTags[string(name)] {
+				b.WriteString("\n\x00\n") // a block's text does not run into the next block's
+			}
+		}
+	}
+}
+
+// inlineTags run on within a line of text.
+var inlineTags = map[string]bool{"a": true, "b": true, "strong": true, "i": true, "em": true, "span": true,
+	"code": true, "small": true, "sup": true, "sub": true, "abbr": true, "mark": true, "u": true, "s": true, "q": true,
+	"cite": true, "time": true, "data": true, "kbd": true, "var": true, "bdi": true, "dfn": true}
 
 // CitedDocs is the number of distinct documents the report cites (answer and evidence).
 func CitedDocs(r Report, docs []qadata.Doc) int {

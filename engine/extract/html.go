@@ -90,7 +90,9 @@ func isChrome(n *html.Node, inArticle bool) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
 		if chromeWords[tok] {
-			return true
+			// A class word says furniture, but what holds the page's main heading is its content:
+			// <article class="job-advert"> is the advert the page is about.
+			return findFirst(n, atom.H1) == nil
 		}
 	}
 	return false

@@ -74,7 +74,8 @@ var (
 	reListMark  = regexp.MustCompile(`^\s*(?:[-*+•]|\d{1,3}[.)])\s+`)
 	reSetext    = regexp.MustCompile(`^\s*(?:=+|-+)\s*$`)
 	reTableSep  = regexp.MustCompile(`^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$`)
-	reFieldLine = regexp.MustCompile(`^[A-Z][A-Za-z0-9 ./&'()-]{0,30}: +\S`)
+	reFieldLine = regexp.MustCompile(`^(?:\*\*|__)?[A-Z][A-Za-z0-9 ./&'()-]{0,30}(?::(?:\*\*|__)?|(?:\*\*|__):) +\S`)
+	reLabelEnd  = regexp.MustCompile(`:(?:\*\*|__)? `) // "Price: ", "**Price:** "
 	reFence     = regexp.MustCompile("^\\s*(```|~~~)")
 	reHeading   = regexp.MustCompile(`(?m)^#{1,6} +(.+)$`)
 	// reAsked is a question of a plain-text FAQ: "Q: …?", "Question: …?".
@@ -354,6 +355,13 @@ func (p *docParser) paragraph(i int) int {
 	return j
 }
 
+// IsFieldLine: line is a "Label: value" line ("Date: 3 May 2026", "**Property:** Flat 4B") that
+// does not end as a sentence does.
+func IsFieldLine(line string) bool {
+	t := strings.TrimSpace(line)
+	return reFieldLine.MatchString(t) && !endsSentence(t)
+}
+
 // looksLikeHeading: one or two lines, fourteen words at most, no sentence punctuation at the end,
 // and not a field line. Plain-text documents title their sections this way.
 func looksLikeHeading(lines []string, text string) bool {
@@ -363,7 +371,7 @@ func looksLikeHeading(lines []string, text string) bool {
 	if allCaps(text) {
 		return true
 	}
-	if reFieldLine.MatchString(text) && strings.Contains(text, ": ") && !strings.HasSuffix(text, ":") {
+	if reFieldLine.MatchString(text) && reLabelEnd.MatchString(text) && !strings.HasSuffix(text, ":") {
 		return false
 	}
 	// A lower-case start reads as the rest of a sentence, not a title.

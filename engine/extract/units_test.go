@@ -121,6 +121,12 @@ func TestHTMLChromeStripped(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "# Ferries go electric\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
 
+	// A class word of furniture ("advert") does not hide what holds the page's main heading.
+	text, err = HTMLToText([]byte(`<html><body><div class="advert">Buy now</div><article class="job-advert"><h1>Data Engineer</h1>
+<p>The salary is £58,000.</p></article></body></html>`))
+	require.NoError(t, err)
+	require.Equal(t, "# Data Engineer\n\nThe salary is £58,000.\n", text)
+
 	// Without <main> or <article>: the body less its chrome; the title as heading; copyright lines out.
 	text, err = HTMLToText([]byte(`<html><head><title>Plant</title></head><body><div class="menu">Home | Blog</div>
 <div class="post"><p>It treats 10,000 tonnes a year.</p><p>Copyright 2024 GreenLoop</p></div><div class="footer">CVR 1234</div></body></html>`))
@@ -148,6 +154,16 @@ func TestTitleLineAboveFields(t *testing.T) {
 	p := parseText("minutes.txt", text)
 	require.Equal(t, "Residents' association – transcript of the meeting on 3 September 2026", p.Title)
 	require.Equal(t, []string{"field Present: Grace Ellery (chair) and 21 residents", "sentence Grace Ellery: Welcome, everyone."}, unitTexts(p))
+}
+
+// Field lines with bold labels, one per line, are a record as plain ones are, not one sentence.
+func TestBoldFieldLines(t *testing.T) {
+	t.Parallel()
+	text := "# Tenancy Agreement\n\n**Property:** Flat 4B, Wrenfield Court\n**Landlord:** Rosalind Tebbit\n**Date of this agreement:** 12 February 2026\n\n" +
+		"**Note:** The rent is paid monthly.\n"
+	p := parseText("lease.md", text)
+	require.Equal(t, []string{"field **Property:** Flat 4B, Wrenfield Court", "field **Landlord:** Rosalind Tebbit",
+		"field **Date of this agreement:** 12 February 2026", "sentence **Note:** The rent is paid monthly."}, unitTexts(p))
 }
 
 // An e-mail is about its subject line.

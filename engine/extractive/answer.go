@@ -3,6 +3,7 @@ package extractive
 import (
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -287,7 +288,7 @@ func (s *scorer) inSources(t string) bool {
 // whole document is about, as its title is. A first sentence is not: it states one thing among
 // others.
 func byline(lines []string) string {
-	for _, l := range lines {
+	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "" {
 			continue // blank, a heading or a heading's underline
@@ -295,10 +296,33 @@ func byline(lines []string) string {
 		if isByline(t) {
 			return t
 		}
-		return ""
+		return openingFields(lines[i:])
 	}
 	return ""
 }
+
+// maxOpeningFields is how many field lines opening a document are read as its byline.
+const maxOpeningFields = 8
+
+// openingFields are the field lines a document opens with, as a line of fragments: a tenancy
+// agreement's "**Property:** Flat 4B, Wrenfield Court" and "**Tenants:** …" say what the whole
+// agreement, its schedule too, is about. "" when the document opens otherwise.
+func openingFields(lines []string) string {
+	var fields []string
+	for _, l := range lines {
+		if len(fields) == maxOpeningFields || !extract.IsFieldLine(l) || len(strings.Fields(l)) > maxFieldWords {
+			break
+		}
+		if reMessageHeader.MatchString(l) {
+			return "" // an e-mail's header is its own message's, not the quoted ones' below it
+		}
+		fields = append(fields, strings.TrimSpace(l))
+	}
+	return strings.Join(fields, " · ")
+}
+
+// reMessageHeader is a field line of an e-mail's header.
+var reMessageHeader = regexp.MustCompile(`(?i)^\s*(?:from|to|cc|subject|sent):`)
 
 // isByline: a line of at most 30 words, fragments separated by "·", "|" or "•", neither ending as a
 // sentence does nor opening as a table row, a list item or a quote does.

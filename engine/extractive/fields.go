@@ -183,10 +183,23 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 		if x.otherYear(u, years) {
 			continue
 		}
-		out = append(out, evidence{u, v + 0.1*qs.coverage(u)})
+		out = append(out, evidence{u, v + 0.1*qs.coverage(u) + 0.05*x.statesFormat(u, field)})
 	}
 	sortEvidence(out)
 	return out
+}
+
+// statesFormat is how many of the field's format words ("monthly" of monthly_rent_gbp) unit u
+// states: they are not searched for, but of two passages on the rent, the one that says monthly
+// is the closer.
+func (x *extractor) statesFormat(u int, field string) float64 {
+	n := 0.0
+	for _, t := range nlp.Uniq(nlp.Terms(field)) {
+		if formatWords[t] && x.c.ownSet[u][t] {
+			n++
+		}
+	}
+	return n
 }
 
 // yearsIn are the figures of s that read as years.

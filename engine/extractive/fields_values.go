@@ -31,7 +31,11 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	if measure.money || measure.percent || measure.per > 0 {
 		floor = enumFloor
 	}
-	ev := slices.DeleteFunc(x.search(field), func(e evidence) bool { return e.Score < floor || !x.namesField(e.U, field) })
+	// A passage without a figure gives none: the five read are the best that hold one (the
+	// schedule's "| Monthly rent | £1,275 |" after clauses that only speak of the rent).
+	ev := slices.DeleteFunc(x.search(field), func(e evidence) bool {
+		return e.Score < floor || !x.namesField(e.U, field) || len(numberLocs(x.c.units[e.U].Text)) == 0
+	})
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
 		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field)

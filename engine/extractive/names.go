@@ -52,7 +52,7 @@ func namePhrases(q string) []namePhrase {
 			flush(lastEnd)
 		}
 		switch {
-		case i > 0 && isName(t):
+		case i > 0 && isName(t) && !ordinaryOpener(q, l[0], t):
 			if start < 0 {
 				start = l[0]
 			}
@@ -153,11 +153,53 @@ func (s *scorer) unwrittenNames() []string {
 				written = written || (s.c.docTerms[d][stems[0]] && s.c.writes(d, stems))
 			}
 		}
+		written = written || s.c.writesTwoNames(p.Stems)
+		if brand, codes := splitCodes(p.Text); !written && len(brand) > 0 && len(codes) > 0 {
+			// "Corvane AquaLift AL-750" of a datasheet on the Corvane AquaLift range that lists the
+			// AL-750: a model code names one item of what the rest of the name names.
+			for d := range s.c.docs {
+				written = written || (s.c.docTerms[d][brand[0]] && s.c.writes(d, brand) &&
+					!slices.ContainsFunc(codes, func(c string) bool { return !s.c.docTerms[d][c] }))
+			}
+		}
 		if known && !written {
 			out = append(out, p.Text)
 		}
 	}
 	return out
+}
+
+// writesTwoNames: a document writes the name as two names of two words or more each, one after
+// the other in the question: "Halloway Freight Senior Data Engineer" of a job advert that writes
+// "Halloway Freight Systems" and "Senior Data Engineer". "Clawshot Princess" is no such pair.
+func (c *corpus) writesTwoNames(stems []string) bool {
+	for i := 2; i+2 <= len(stems); i++ {
+		a, b := stems[:i], stems[i:]
+		if nameLinks[a[len(a)-1]] || nameLinks[b[0]] {
+			continue
+		}
+		for d := range c.docs {
+			if c.docTerms[d][a[0]] && c.docTerms[d][b[0]] && c.writes(d, a) && c.writes(d, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// splitCodes parts a name's words into those of its model codes (a word with a figure: "AL-750",
+// "4B") and the rest, as stems.
+func splitCodes(text string) (rest, codes []string) {
+	for _, tok := range strings.Fields(text) {
+		for _, w := range nlp.Words(tok) {
+			if strings.ContainsAny(tok, "0123456789") {
+				codes = append(codes, nlp.Stem(w))
+			} else {
+				rest = append(rest, nlp.Stem(w))
+			}
+		}
+	}
+	return rest, codes
 }
 
 // spelledOut are the forms of a name with an acronym of it spelled out as the sources spell it:

@@ -62,6 +62,23 @@ func TestUnwrittenNameIsNotAnswered(t *testing.T) {
 	} {
 		requireFinding(t, c, tt.q, tt.want, tt.missing)
 	}
+	// A model code names one item of what the rest of the name names, and two names of two words
+	// or more may follow one another.
+	doc = "# Corvane AquaLift pumps – AL-400 / AL-750\n\nHalloway Freight Systems sells them. The AL-750 weighs 6.2 kg. " +
+		"Our Senior Data Engineer was hired in 2024.\n"
+	d, reason = extract.File("input_files/pumps.md", []byte(doc))
+	require.Empty(t, reason)
+	c = newCorpus([]extract.Document{d})
+	for _, tt := range []struct {
+		q, want, missing string
+	}{
+		{"How many kg does the Corvane AquaLift AL-750 weigh?", "6.2 kg", ""},
+		{"How many kg does the Corvane AquaLift AL-900 weigh?", "", "figures for “900”"},
+		{"In what year was the Halloway Freight Senior Data Engineer hired?", "2024", ""},
+		{"In what year was the Halloway Data Freight Engineer hired?", "", "“Halloway Data Freight Engineer”"},
+	} {
+		requireFinding(t, c, tt.q, tt.want, tt.missing)
+	}
 }
 
 // requireFinding: the corpus answers question q at effort low with a passage holding want, or,

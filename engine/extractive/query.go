@@ -126,6 +126,8 @@ var (
 		"fund": true, "funded": true}
 	// priceVerbs make "what did/does X …" ask for an amount of money.
 	priceVerbs = map[string]bool{"cost": true, "costs": true, "charge": true, "charges": true, "charged": true}
+	// earnVerbs ask for an amount of money when they end a "what does X …" question.
+	earnVerbs = map[string]bool{"pay": true, "pays": true, "paid": true, "earn": true, "earns": true, "earned": true}
 	// skipWords sit between a question word and what it asks about.
 	skipWords = map[string]bool{"is": true, "are": true, "was": true, "were": true, "do": true, "does": true,
 		"did": true, "will": true, "would": true, "can": true, "could": true, "has": true, "have": true, "had": true,
@@ -138,7 +140,11 @@ var (
 func analyze(q string) query {
 	q = reWhIs.ReplaceAllString(nlp.Collapse(q), "$1 is") // "What's new" asks what is new
 	out := query{Text: q, surface: map[string]string{}}
-	toks := reWordToken.FindAllString(q, -1)
+	locs := reWordToken.FindAllStringIndex(q, -1)
+	toks := make([]string, len(locs))
+	for i, l := range locs {
+		toks[i] = q[l[0]:l[1]]
+	}
 	lower := make([]string, len(toks))
 	for i, t := range toks {
 		lower[i] = strings.ToLower(strings.TrimRight(t, ".’'-–"))
@@ -154,7 +160,7 @@ func analyze(q string) query {
 		} else if extremeLow[lower[i]] {
 			out.Extreme = -1
 		}
-		if i > 0 && isName(t) {
+		if i > 0 && isName(t) && !ordinaryOpener(q, locs[i][0], t) {
 			for _, w := range nlp.Terms(t) {
 				if !nlp.IsDigits(w) {
 					out.Names = append(out.Names, w)
@@ -218,8 +224,11 @@ func analyze(q string) query {
 	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
 	for i, w := range lower {
 		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
-			if w == "long" && i+1 < len(lower) && auxiliaries[lower[i+1]] {
-				m = "duration" // "how long does it take", "how long did it stand": a time, not a length
+			if w == "long" && i+1 < len(lower) && (auxiliaries[lower[i+1]] ||
+				copulas[lower[i+1]] && slices.ContainsFunc(lower[i+2:], func(x string) bool { return stateWords[x] })) {
+				// "how long does it take", "how long did it stand", "how long is the bridge going to
+				// be closed": a time, not a length
+				m = "duration"
 			}
 			out.Attribute = nlp.Uniq(append(out.Attribute, nlp.Stem(m)))
 			out.measure = nlp.Stem(m)
@@ -278,6 +287,20 @@ func isName(tok string) bool {
 	return !nlp.IsStopword(w) && !nlp.IsQuestionWord(w) && !notNames[w]
 }
 
+// stateWords say that "how long is X …" asks how long X stays so, not how long X is.
+var stateWords = map[string]bool{"going": true, "be": true, "been": true, "open": true, "closed": true, "shut": true,
+	"valid": true, "away": true, "gone": true, "down": true, "delayed": true, "suspended": true, "available": true,
+	"off": true, "out": true}
+
+// ordinaryOpener: the word tok at q[at:] opens a sentence inside the question ("… on a business
+// trip. Give me the gist") and is an ordinary English word, capitalised for that, not as a name.
+func ordinaryOpener(q string, at int, tok string) bool {
+	before := strings.TrimRight(q[:at], " \t\"'“‘(")
+	ends := strings.HasSuffix(before, "?") || strings.HasSuffix(before, "!") ||
+		(strings.HasSuffix(before, ".") && !nlp.ShortToken(strings.TrimSuffix(before, ".")))
+	return ends && knownStem(nlp.Stem(strings.ToLower(tok)))
+}
+
 // notNames are ordinary words that questions write in capitals ("is it OK to ...", units named
 // after people: "in Celsius", which sources write "°C"): no source needs to mention them, and none
 // is a name.
@@ -321,6 +344,9 @@ func questionFrame(w []string) (answerType, []string, bool) {
 			// "What did a ticket cost?", "what does the museum charge for entry?": a price.
 			if wh+1 < len(w) && auxiliaries[w[wh+1]] && slices.ContainsFunc(w[wh+2:], func(x string) bool { return priceVerbs[x] }) {
 				typ = typeMoney
+			}
+			if wh+1 < len(w) && auxiliaries[w[wh+1]] && earnVerbs[w[len(w)-1]] {
+				typ = typeMoney // "What does the job pay?", "what do nurses earn": not "what does it pay for"
 			}
 		}
 	}
@@ -698,6 +724,7 @@ func shapeOf(w []string) questionShape {
 		return shapeReason
 	case has("brief", "overview", "summarize", "summarise", "summary", "background", "gist", "outline", "rundown") ||
 		slices.ContainsFunc(w[:max(len(w)-1, 0)], func(x string) bool { return x == "sum" }) && slices.Contains(w, "up") ||
+		slices.ContainsFunc(catchUps, func(p []string) bool { return hasRun(w, p) }) ||
 		(wh < 0 && (first == "describe" || first == "explain" || first == "tell")):
 		return shapeBrief
 	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
@@ -711,6 +738,20 @@ func shapeOf(w []string) questionShape {
 		return shapeDefinition
 	}
 	return shapeFactoid
+}
+
+// catchUps ask to be told what happened: "fill me in on the meeting", "catch me up", "bring me
+// up to speed".
+var catchUps = [][]string{{"fill", "me", "in"}, {"fill", "us", "in"}, {"catch", "me", "up"}, {"catch", "us", "up"}, {"up", "to", "speed"}}
+
+// hasRun: w holds the words of run one after another.
+func hasRun(w, run []string) bool {
+	for i := 0; i+len(run) <= len(w); i++ {
+		if slices.Equal(w[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
 }
 
 // asksPlural: the noun a "what"/"which" question asks about is plural ("what effects does ...",

@@ -31,6 +31,9 @@ func TestQueryAnalysis(t *testing.T) {
 		{"Who got the blame for the collapse?", typePerson, []string{"blame"}, nil, nil, 0},
 		{"Is it OK to keep the Kestrel dryer in a cold garage?", typeAny, nil, nil, []string{"kestrel"}, 0},
 		{"Which Python version does Tidewater 3.4 require?", typeAny, []string{"python", "version"}, []string{"3.4"}, []string{"python", "tidewat"}, 0},
+		// A money verb ending "what does X …" asks for an amount; "pay for" asks for a thing.
+		{"What does the data engineer job pay?", typeMoney, []string{"data", "engin", "job", "pay"}, nil, nil, 0},
+		{"What does the council pay for?", typeAny, []string{"council", "pay"}, nil, nil, 0},
 	}
 	for _, tt := range tests {
 		q := analyze(tt.q)
@@ -159,5 +162,17 @@ func TestNumbersInWords(t *testing.T) {
 		for n := range numbersIn(text) {
 			require.Fail(t, "no number", "%q: %s", text, n)
 		}
+	}
+}
+
+// "How long is X going to be closed" asks for a span of time; "how long is X" for a length.
+func TestHowLongAsksForTimeOrLength(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"How long is Castlegate Bridge going to be closed?": "duration",
+		"How long will the bridge be closed?":               "duration",
+		"How long is Castlegate Bridge?":                    "length",
+	} {
+		require.Equal(t, nlp.Stem(want), analyze(q).measure, q)
 	}
 }

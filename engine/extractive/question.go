@@ -140,6 +140,12 @@ func subjectOf(text string) []string {
 	return nlp.Uniq(append(out, analyze(text).Names...))
 }
 
+// onlyRequest: a clause asks for nothing of its own, only how to answer ("Give me the gist",
+// "Please summarise"): it has no subject and asks for a briefing.
+func onlyRequest(s string) bool {
+	return len(subjectOf(s)) == 0 && shapeOf(nlp.Words(s)) == shapeBrief
+}
+
 // termKey identifies a sub-question by its sorted distinct search terms.
 func termKey(s string) string {
 	ts := nlp.Uniq(nlp.Terms(s))
@@ -171,6 +177,10 @@ func splitClauses(q string) []string {
 		case s == "":
 		case c == '.' && !asks(strings.Fields(s)):
 			context = append(context, s)
+		case len(out) > 0 && len(context) == 0 && onlyRequest(s):
+			// "How do I claim expenses? Give me the gist.": a request about how to answer the
+			// question before it, not a question of its own.
+			out[len(out)-1] += ". " + s
 		default:
 			out = append(out, strings.Join(append(context, s), ". "))
 			context = nil

@@ -40,6 +40,9 @@ func TestSubQuestions(t *testing.T) {
 			[]string{"My dryer stopped and the display says E34. What's wrong with it?", "How long should I leave it?", "What's the warmest room it can run in?"}},
 		{"a part opened by also", "Does pausing change my minimum term? Also, what does a paused month cost, what's the longest pause allowed?", 4,
 			[]string{"Does pausing change my minimum term?", "Also, what does a paused month cost?", "What's the longest pause allowed?"}},
+		// A request about how to answer is no question of its own.
+		{"a request after the question", "How do I claim back what I paid on a business trip? Give me the gist.", 4,
+			[]string{"How do I claim back what I paid on a business trip. Give me the gist?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,
