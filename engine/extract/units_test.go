@@ -166,6 +166,26 @@ func TestBoldFieldLines(t *testing.T) {
 		"field **Date of this agreement:** 12 February 2026", "sentence **Note:** The rent is paid monthly."}, unitTexts(p))
 }
 
+// A plain-text table whose columns are aligned with spaces is a table; a numbered title in
+// capitals is a heading; prose with two spaces after a full stop is still prose.
+func TestAlignedPlainTextTable(t *testing.T) {
+	t.Parallel()
+	text := "2. RESULTS FOR THE QUARTER\n\n" +
+		"                              Q3 2025        Q3 2024\n" +
+		"  Revenue                     £1.42m         £1.27m\n" +
+		"    Wholesale (cafes, hotels) £890,000       £865,000\n" +
+		"  Gross margin                36%            39%\n\n" +
+		"Revenue grew by 12% on the same quarter last year.  Margin fell because green coffee\ncost more than a year ago.\n"
+	p := parseText("memo.txt", text)
+	require.Len(t, p.Tables, 1)
+	require.Equal(t, []string{"", "Q3 2025", "Q3 2024"}, p.Tables[0].Header)
+	require.Equal(t, [][]string{{"Revenue", "£1.42m", "£1.27m"}, {"Wholesale (cafes, hotels)", "£890,000", "£865,000"}, {"Gross margin", "36%", "39%"}},
+		p.Tables[0].Rows)
+	require.Equal(t, []string{"row Revenue £1.42m £1.27m", "row Wholesale (cafes, hotels) £890,000 £865,000", "row Gross margin 36% 39%",
+		"sentence Revenue grew by 12% on the same quarter last year.", "sentence Margin fell because green coffee cost more than a year ago."}, unitTexts(p))
+	require.Equal(t, "RESULTS FOR THE QUARTER", p.Units[0].Heading)
+}
+
 // An e-mail is about its subject line.
 func TestEmailTitleIsItsSubject(t *testing.T) {
 	t.Parallel()

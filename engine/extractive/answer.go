@@ -28,6 +28,7 @@ const (
 type corpus struct {
 	docs     []extract.Document
 	titles   []string
+	bylines  map[int]bool // units that are their document's byline
 	units    []extract.Unit
 	tables   []extract.Table
 	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
@@ -52,7 +53,7 @@ type corpus struct {
 }
 
 func newCorpus(docs []extract.Document) *corpus {
-	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}}
+	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}, bylines: map[int]bool{}}
 	c.vocab = sync.OnceValue(c.buildSpellIndex)
 	sc := nlp.StemCache{}
 	para := 0
@@ -79,7 +80,13 @@ func newCorpus(docs []extract.Document) *corpus {
 			}
 			c.tables = append(c.tables, t)
 		}
-		c.titles = append(c.titles, strings.TrimSpace(p.Title+" "+byline(doc.Lines)))
+		by, lines := bylineAt(doc.Lines)
+		c.titles = append(c.titles, strings.TrimSpace(p.Title+" "+by))
+		for u := off; u < len(c.units); u++ {
+			if slices.Contains(lines, c.units[u].Start) {
+				c.bylines[u] = true // context of every unit, not a statement to quote
+			}
+		}
 		words, all := docWordsOf(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc)
 		c.docWords = append(c.docWords, words)
 		c.docTerms = append(c.docTerms, all)
@@ -288,17 +295,52 @@ func (s *scorer) inSources(t string) bool {
 // whole document is about, as its title is. A first sentence is not: it states one thing among
 // others.
 func byline(lines []string) string {
+	text, _ := bylineAt(lines)
+	return text
+}
+
+// bylineAt is byline and the numbers (from 1) of its lines: up to three lines of fragments, an
+// author's line ("**By Harriet Olusanya, Local Democracy Reporter**") or a dateline ("*Wendleford
+// Courier · Thursday 12 March 2026*"), or else the field lines the document opens with (no line
+// numbers: "**Property:** Flat 4B" is a unit of its own, answering where the flat is).
+func bylineAt(lines []string) (string, []int) {
+	var parts []string
+	var at []int
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if t == "" || strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "" {
+		if t == "" || (len(parts) == 0 && (strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "")) {
 			continue // blank, a heading or a heading's underline
 		}
-		if isByline(t) {
-			return t
+		if u := unemphasised(t); len(parts) < 3 && (isByline(u) || reAuthorLine.MatchString(u) || isDateline(u)) {
+			parts, at = append(parts, t), append(at, i+1)
+			continue
 		}
-		return openingFields(lines[i:])
+		if len(parts) == 0 {
+			return openingFields(lines[i:]), nil
+		}
+		break
 	}
-	return ""
+	return strings.Join(parts, " · "), at
+}
+
+// reAuthorLine is a line that names a document's author: "By Ana Ruiz", "By Harriet Olusanya,
+// Local Democracy Reporter".
+var reAuthorLine = regexp.MustCompile(`^By\s+\p{Lu}[^.!?]{0,80}$`)
+
+// isDateline: a short line that gives a date ("Thursday 12 March 2026", "Published 3 May 2026").
+func isDateline(t string) bool {
+	_, ok := findDate(t)
+	return ok && len(strings.Fields(t)) <= 8 && !strings.ContainsAny(t[len(t)-1:], ".!?")
+}
+
+// unemphasised is a line without the emphasis that wraps it whole: "*Patient information · …*".
+func unemphasised(t string) string {
+	for _, m := range []string{"**", "__", "*", "_"} {
+		if len(t) > 2*len(m) && strings.HasPrefix(t, m) && strings.HasSuffix(t, m) && t[len(m)] != ' ' {
+			return strings.TrimSpace(t[len(m) : len(t)-len(m)])
+		}
+	}
+	return t
 }
 
 // maxOpeningFields is how many field lines opening a document are read as its byline.

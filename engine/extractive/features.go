@@ -263,7 +263,9 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[41] = st.numberGone
 	x[42] = s.namesUnbridged(u)
 	unitNegated := nlp.Negated(un.Text)
-	x[43] = flag(s.q.Negated && !unitNegated)
+	// "Why won't the council keep a lane open?" asks the reason for a refusal: the answer gives the
+	// reason without denying anything again.
+	x[43] = flag(s.q.Negated && !unitNegated && s.q.Shape != shapeReason)
 	x[48] = flag(unitNegated && !s.q.Negated)
 	x[44], x[45], x[47], x[50] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
@@ -401,13 +403,16 @@ func (s *scorer) proximity(u int) float64 {
 	return float64(len(want)) / float64(best)
 }
 
+// reCalendar is a day or month: capitalised, but no name of a person, place or organisation.
+var reCalendar = regexp.MustCompile(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December)$`)
+
 // typeHit: text holds a value of the asked-for type that the question itself does not hold.
 func (s *scorer) typeHit(text string) bool {
 	q := s.q
 	switch q.Type {
 	case typePerson, typePlace, typeOrg:
 		for _, n := range capitalisedRuns(text) {
-			if !s.inQuestion(n) {
+			if !s.inQuestion(n) && !reCalendar.MatchString(n) {
 				return true
 			}
 		}

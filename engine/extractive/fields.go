@@ -146,11 +146,13 @@ func fieldTerms(field string) []string {
 // than half of the field's weight the sources do not speak of it and there is no evidence
 // ("dividend per share" in a report that never mentions dividends). The question's own words
 // break ties.
-func (x *extractor) search(field string) []evidence { return x.searchIn(field, false) }
+func (x *extractor) search(field string) []evidence { return x.searchIn(field, false, false) }
 
 // searchIn is search; with headings, a passage may be evidence through its section heading
-// alone (a "Breaking changes" list says the release has breaking changes).
-func (x *extractor) searchIn(field string, headings bool) []evidence {
+// alone (a "Breaking changes" list says the release has breaking changes); with related, through
+// a WordNet relative of a word of the field's name ("will close … from Monday 20 April" for
+// closure_start_date: a date is evidence itself, as a figure of the measure asked is).
+func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	present, ok := x.spokenField(field)
 	if !ok {
 		return nil
@@ -177,7 +179,9 @@ func (x *extractor) searchIn(field string, headings bool) []evidence {
 				section[t] = true
 			}
 		}
-		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool { return x.c.ownSet[u][t] || section[t] }) {
+		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool {
+			return x.c.ownSet[u][t] || section[t] || related && slices.ContainsFunc(fq.Syn[t], func(r string) bool { return x.c.ownSet[u][r] })
+		}) {
 			continue
 		}
 		if x.otherYear(u, years) {

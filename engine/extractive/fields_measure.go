@@ -200,7 +200,7 @@ var (
 	reMinField = regexp.MustCompile(`(?i)\b(?:min|minimum|lowest|least|coldest|shortest|smallest|earliest|at least)\b`)
 	// reRangeJoin joins the two ends of a range: "5 °C and 35 °C" (after "between"), "one to
 	// three months", "9,000–14,000".
-	reRangeJoin = regexp.MustCompile(`^\s*(?:\S+\s+)?(to|and|-|–)\s*$`)
+	reRangeJoin = regexp.MustCompile(`^\s*(?:\S+\s+)?(to|and|-|–)\s*[£$€]?\s*$`)
 	reBetween   = regexp.MustCompile(`(?i)\b(?:between|from)\s*$`)
 )
 

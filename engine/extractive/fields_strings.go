@@ -32,7 +32,7 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	var re *regexp.Regexp
 	switch str(s["format"]) {
 	case "date":
-		for _, e := range x.search(field) {
+		for _, e := range x.searchIn(field, false, true) {
 			if d, ok := findDate(x.c.units[e.U].Text); ok {
 				return d, true, []evidence{e}
 			}

@@ -60,6 +60,8 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			score := numberFitTerms(name, ft, text, loc[0], loc[1], m) + e.Score*2 - float64(rank)*0.5 - float64(i)*0.01
 			if r := rangeEnd(text, locs, i); r != 0 && end != 0 {
 				score += 3 * float64(r*end) // the end of "between 5 °C and 35 °C" asked for
+			} else if end == 0 && priorValue(text, loc) && !rePriorField.MatchString(field) {
+				score -= 3 // "£2.4 million, up from the £1.6 million": the figure before a change
 			}
 			if measure.per > 0 && st.seconds > 0 {
 				score += 3 // a span of time for a field of one
@@ -72,6 +74,9 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			}
 		}
 	}
+	if !found && measure.money {
+		return x.freeOfCharge(field, integer)
+	}
 	if !found {
 		return nil, false, nil
 	}
@@ -81,12 +86,60 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	return best, true, []evidence{at}
 }
 
+// freeOfCharge fills a money field that no figure answers with 0 when one of its best passages
+// says the thing costs nothing ("It is free to everyone who is eligible" under "Do I have to pay
+// for the vaccine?").
+func (x *extractor) freeOfCharge(field string, integer bool) (any, bool, []evidence) {
+	// Sources that say "free" seldom say "cost": the passage is the one that best matches the
+	// question among those of the documents read that say so.
+	qs := x.c.scorer(x.q)
+	best, top := evidence{U: -1}, 0.0
+	for u, un := range x.c.units {
+		if x.docs != nil && !x.docs[un.Doc] {
+			continue
+		}
+		v := qs.coverage(u)
+		top = max(top, v)
+		if m := reFree.FindString(un.Text); v > best.Score && m != "" && !reCondition.MatchString(m) {
+			best = evidence{u, v}
+		}
+	}
+	if best.U < 0 || best.Score < top/2 {
+		return nil, false, nil // "free delivery" in a passage about something else
+	}
+	if integer {
+		return int64(0), true, []evidence{best}
+	}
+	return 0.0, true, []evidence{best}
+}
+
+// reCondition: a free of charge only on a condition ("or is free if your card was stolen") says
+// nothing of what it costs otherwise.
+var reCondition = regexp.MustCompile(`(?i)\b(?:if|unless|when|only)$`)
+
+// reFree says that something costs nothing.
+var reFree = regexp.MustCompile(`(?i)\b(?:(?:is|are|be|it's|for) free\b|free of charge|at no (?:extra )?cost|no charge|costs? nothing)(?:[^.;]*\b(?:if|unless|when|only)\b)?`)
+
+// priorValue: the figure at loc is what something changed from ("up from the £1.6 million",
+// "has risen from £1.6 million to £2.4 million").
+func priorValue(text string, loc []int) bool {
+	return reFromBefore.MatchString(text[max(0, loc[0]-40):loc[0]])
+}
+
+var (
+	// reFromBefore: a change from a figure ("up from the £1.6 million", "has risen from £1.6
+	// million"), not a span ("range from 9,000 to 14,000 euros").
+	reFromBefore = regexp.MustCompile(`(?i)\b(?:up|down|rose|risen|rising|fell|fallen|falling|increased|decreased|grew|grown|dropped|cut|raised|reduced|climbed|jumped|changed|moved)(?:\s+\w+)?\s+from\s+(?:the\s+|a\s+)?[£$€]?\s*$`)
+	// rePriorField: a field that asks for the figure before a change.
+	rePriorField = regexp.MustCompile(`(?i)(?:^|_|\b)(?:previous|prior|original|initial|old|former|before)(?:$|_|\b)`)
+)
+
 // fillBool: true when the field's best evidence states it without negation, false when negated;
 // no evidence fills nothing. Evidence under a yes/no question heading ("Does the K2 need a
 // boundary wire?") takes the section's own answer when it opens with one ("No. The K2 finds …"):
 // the sentences after it may not deny anything.
 func (x *extractor) fillBool(field string) (any, bool, []evidence) {
-	ev := strong(x.searchIn(field, true))
+	ev := strong(x.searchIn(field, true, false))
 	if len(ev) == 0 {
 		return nil, false, nil
 	}
@@ -145,7 +198,38 @@ func valueTerms(v string) [][]string {
 // pickEnum chooses the value the field's evidence names: each value scores the best fit of a
 // passage that states it (all of its words, or a word of its direction); no evidence, no value.
 func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
-	return x.pickEnumIn(x.search(field), enum)
+	if v, ok, ev := x.pickEnumIn(x.search(field), enum); ok {
+		return v, ok, ev
+	}
+	return x.onlyEnumStated(enum)
+}
+
+// onlyEnumStated is the enum value that the documents read state in one passage, when they state
+// no other value at all: a job advert's "Location: Tamsford (hybrid)" gives work_pattern "hybrid"
+// though it never says "work pattern". A value stated in several passages ("full") may be said of
+// anything, and is not taken so.
+func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
+	found, at := -1, -1
+	for i, e := range enum {
+		alts := valueTerms(fmt.Sprint(e))
+		for u, un := range x.c.units {
+			if x.docs != nil && !x.docs[un.Doc] || x.docs == nil {
+				continue
+			}
+			text := dashesToSpaces.Replace(un.Text)
+			if !slices.ContainsFunc(alts, func(alt []string) bool { return nlp.StatesPhrase(text, alt) }) {
+				continue
+			}
+			if (found >= 0 && found != i) || at >= 0 {
+				return nil, false, nil // two values, or one value twice
+			}
+			found, at = i, u
+		}
+	}
+	if found < 0 {
+		return nil, false, nil
+	}
+	return enum[found], true, []evidence{{U: at, Score: enumFloor}}
 }
 
 // pickEnumIn is pickEnum over evidence already searched, so an enum array can test each of its

@@ -336,7 +336,7 @@ func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
 		}
 		return topic == "" || c.docTerms[d][topic]
 	}
-	if slices.ContainsFunc(q.Names, func(n string) bool { return c.docTerms[d][n] }) {
+	if slices.ContainsFunc(q.Names, func(n string) bool { return c.docTerms[d][n] && c.writesNameOf(d, q, n) }) {
 		return true
 	}
 	for _, u := range answer {
@@ -347,6 +347,17 @@ func (c *corpus) namesWhatIsAnswered(d int, q query, answer []int) bool {
 		}
 	}
 	return false
+}
+
+// writesNameOf: document d writes the question's name of several words that word n is part of, or
+// n is a name of one word: "Green coffee prices" does not name "Hollins Green".
+func (c *corpus) writesNameOf(d int, q query, n string) bool {
+	for _, p := range q.Phrases {
+		if slices.Contains(p.Stems, n) && !c.writes(d, p.Stems) {
+			return false
+		}
+	}
+	return true
 }
 
 func jaccard(a, b map[string]bool) float64 {

@@ -101,10 +101,11 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]bool{
 		"Alder Analytics · applies to all staff from 1 March 2026 · owner: Finance": true,
-		"By Ana Ruiz | 4 May 2026":                          true,
-		"Alder Analytics applies this policy to all staff.": false,
-		"Alder Analytics · a sentence after all.":           false,
-		"| City | Nightly limit |":                          false, // a table row
+		"By Ana Ruiz | 4 May 2026":                                                    true,
+		"Alder Analytics applies this policy to all staff.":                           false,
+		"Alder Analytics · a sentence after all.":                                     false,
+		"| City | Nightly limit |":                                                    false, // a table row
+		"*Patient information · Hollins Green Surgery · Last reviewed: January 2026*": true,  // in italics
 	} {
 		require.Equal(t, want, byline([]string{"# Travel and expenses policy", "", text}) == text, text)
 	}
@@ -112,6 +113,12 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 		"Alder Analytics · applies to all staff from 1 March 2026 · owner: Finance\n\n## Meals\n\n" +
 		"On a day away from your usual office you may claim up to £35 for meals, or £45 abroad.\n"})
 	requireFinding(t, c, "How much can I claim for meals on a day abroad at Alder Analytics?", "£45 abroad", "")
+
+	// The byline is the context of every sentence, not a sentence that answers.
+	c = markdownCorpus(t, map[string]string{"shingles.md": "# Shingles vaccination\n\n" +
+		"*Patient information · Hollins Green Surgery, 4 Tanyard Road · Last reviewed: January 2026*\n\n## What to bring\n\n" +
+		"Please bring a list of the medicines you take.\n\nThe appointment takes about ten minutes.\n"})
+	requireFinding(t, c, "What do I need to bring to my shingles jab at Hollins Green Surgery?", "list of the medicines", "")
 }
 
 // The field lines that open a section ("From: …" of a quoted e-mail) are its sentences' context.

@@ -119,6 +119,20 @@ func TestValueLead(t *testing.T) {
 		require.True(t, f.answered())
 		require.Contains(t, c.units[f.Answer[0]].Text, "11 million euros")
 	})
+	t.Run("who asks for a name", func(t *testing.T) {
+		policy, reason := extract.File("input_files/policy.md", []byte("# Hollin Analytics travel policy\n\n"+
+			"Economy class is the rule on every flight; business class needs the approval of a director. "+
+			"Claims are paid with the salary of the month after.\n"))
+		require.Empty(t, reason)
+		c := newCorpus([]extract.Document{policy})
+		f := c.find(plainSub("Who is the finance director of Hollin Analytics?"), o)
+		require.False(t, f.answered(), "a director, but nobody named")
+		require.Contains(t, f.Missing, "give no name")
+		booking, reason := extract.File("input_files/booking.md", []byte("# Hollin Analytics bookings\n\n"+
+			"Bookings go through a travel agency. The agency's account for Hollin Analytics is run by Ana Ruiz.\n"))
+		require.Empty(t, reason)
+		requireFinding(t, newCorpus([]extract.Document{booking}), "Who runs the agency account for Hollin Analytics?", "Ana Ruiz", "")
+	})
 }
 
 // Support from another document carries on from the answer: it names what the question or the
@@ -160,4 +174,16 @@ func TestSupportNamesWhatIsAnswered(t *testing.T) {
 	f = c.find(plainSub("Where was the director of Night Train born?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 4, Support: 2, Hop: true})
 	require.True(t, f.answered(), f.Missing)
 	require.Contains(t, quoted(c, f), "roe.md", "the answer names Anna Roe")
+}
+
+// A word of a name of several words names nothing by itself: "Green coffee prices" does not name
+// "Hollins Green".
+func TestPartOfANameNamesNothing(t *testing.T) {
+	t.Parallel()
+	clinic, _ := extract.File("input_files/clinic.md", []byte("# Hollins Green Surgery\n\nYou can have both jabs at the same appointment.\n"))
+	memo, _ := extract.File("input_files/memo.md", []byte("# Memo\n\nGreen coffee prices rose by 18%.\n"))
+	c := newCorpus([]extract.Document{clinic, memo})
+	q := analyze("Can I have both jabs at Hollins Green?")
+	require.True(t, c.namesWhatIsAnswered(0, q, nil))
+	require.False(t, c.namesWhatIsAnswered(1, q, nil))
 }

@@ -94,6 +94,7 @@ type query struct {
 
 var (
 	reWhIs        = regexp.MustCompile(`(?i)\b(what|who|where|when|how|why)['’]s\b`)
+	reWhats       = regexp.MustCompile(`(?i)\b(what|where|how)s\b`)
 	reQueryNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	reWordToken   = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’_.\-–]*`)
 )
@@ -139,6 +140,7 @@ var (
 // analyze reads a question (one sub-question).
 func analyze(q string) query {
 	q = reWhIs.ReplaceAllString(nlp.Collapse(q), "$1 is") // "What's new" asks what is new
+	q = reWhats.ReplaceAllString(q, "$1 is")              // "whats the phone number", typed without the apostrophe
 	out := query{Text: q, surface: map[string]string{}}
 	locs := reWordToken.FindAllStringIndex(q, -1)
 	toks := make([]string, len(locs))
@@ -729,6 +731,8 @@ func shapeOf(w []string) questionShape {
 		return shapeBrief
 	case first == "list" || first == "name" || has("main", "key", "major", "examples", "types", "kinds", "ways"):
 		return shapeList
+	case wh >= 0 && w[wh] == "what" && needsTo(w[wh+1:]):
+		return shapeList // "what do I need to bring", "what does a tenant have to do": the things needed
 	case wh >= 0 && w[wh] == "what" && wh+2 < len(w) && (copulas[w[wh+1]] || w[wh+1] == "has") && (w[wh+2] == "new" || w[wh+2] == "changed"):
 		return shapeList // "what is new in 3.2", "what has changed": the changes a release lists
 	case wh >= 0 && (w[wh] == "what" || w[wh] == "which") && asksPlural(w[wh+1:]):
@@ -738,6 +742,20 @@ func shapeOf(w []string) questionShape {
 		return shapeDefinition
 	}
 	return shapeFactoid
+}
+
+// needsTo: the words after "what" ask what someone needs or has to do: an auxiliary, its subject,
+// then "need to" or "have to" ("do I need to bring", "does a tenant have to do").
+func needsTo(w []string) bool {
+	if len(w) < 4 || !auxiliaries[w[0]] {
+		return false
+	}
+	for i := 1; i+1 < len(w) && i <= 3; i++ {
+		if (w[i] == "need" || w[i] == "have") && w[i+1] == "to" {
+			return true
+		}
+	}
+	return false
 }
 
 // catchUps ask to be told what happened: "fill me in on the meeting", "catch me up", "bring me

@@ -176,3 +176,12 @@ func TestHowLongAsksForTimeOrLength(t *testing.T) {
 		require.Equal(t, nlp.Stem(want), analyze(q).measure, q)
 	}
 }
+
+// Shapes and readings of questions as users type them.
+func TestQuestionsAsTyped(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, shapeList, analyze("What do I need to bring to my appointment?").Shape, "the things needed")
+	require.Equal(t, shapeList, analyze("What does a tenant have to do before leaving?").Shape)
+	require.Equal(t, typeNumber, analyze("whats the phone number of the surgery?").Type, "whats is what is")
+	require.Equal(t, shapeReason, analyze("Why won't the council keep one lane open?").Shape)
+}

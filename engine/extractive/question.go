@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ var pronouns = map[string]bool{"it": true, "they": true, "them": true, "this": t
 // Nothing is added from templates: a simple question is one sub-question. At most max are
 // returned, deduplicated by their search terms.
 func subQuestions(q string, max int) []subQuestion {
-	q = nlp.Collapse(q)
+	q = dashedQuestions(nlp.Collapse(q))
 	var clauses []clause
 	for _, s := range splitClauses(q) {
 		if parts, ok := briefingList(s); ok {
@@ -138,6 +139,27 @@ func subjectOf(text string) []string {
 		}
 	}
 	return nlp.Uniq(append(out, analyze(text).Names...))
+}
+
+// reSpacedDash is a dash set apart by spaces, as a writer joins two sentences with it.
+var reSpacedDash = regexp.MustCompile(` [-–—] `)
+
+// dashedQuestions ends a sentence at a spaced dash that a question follows: "Summarise the data
+// engineer job for me - is it worth applying?" asks two things.
+func dashedQuestions(q string) string {
+	locs := reSpacedDash.FindAllStringIndex(q, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		if rest := strings.Fields(q[locs[i][1]:]); len(rest) > 1 && opensQuestion(rest) {
+			q = q[:locs[i][0]] + "? " + strings.ToUpper(q[locs[i][1]:locs[i][1]+1]) + q[locs[i][1]+1:]
+		}
+	}
+	return q
+}
+
+// opensQuestion: the words open a question: a question word, or an auxiliary before its subject.
+func opensQuestion(ws []string) bool {
+	w := firstWord(ws[0])
+	return nlp.IsQuestionWord(w) || isWh(w) || opensYesNo(bare(w)) && opensClause(ws)
 }
 
 // onlyRequest: a clause asks for nothing of its own, only how to answer ("Give me the gist",

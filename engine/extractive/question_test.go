@@ -43,6 +43,10 @@ func TestSubQuestions(t *testing.T) {
 		// A request about how to answer is no question of its own.
 		{"a request after the question", "How do I claim back what I paid on a business trip? Give me the gist.", 4,
 			[]string{"How do I claim back what I paid on a business trip. Give me the gist?"}},
+		{"a question after a spaced dash", "Summarise the data engineer job for me - is it worth applying?", 4,
+			[]string{"Summarise the data engineer job for me?", "Is it worth applying?"}},
+		{"a dash around words is no question", "What is the cost - in euros - of the pump?", 4,
+			[]string{"What is the cost - in euros - of the pump?"}},
 		{"sentences", "Describe battery storage. Why do prices fall?", 2,
 			[]string{"Describe battery storage?", "Why do prices fall?"}},
 		{"semicolon and comma wh", "grid costs; who pays, why now", 3,

@@ -17,7 +17,7 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 	st := s.stats()
 	pool := make([]int, 0, 64)
 	for u := range s.c.units {
-		if st.ctxCov[u] > 0 && (allowed == nil || allowed(u)) {
+		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (allowed == nil || allowed(u)) {
 			pool = append(pool, u)
 		}
 	}

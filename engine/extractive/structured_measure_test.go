@@ -21,6 +21,12 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"other.md": "# Kellerhals\n\nAfter graduating, she spent six years at the firm of Roth & Aeberli, the contractor for the Gallenstock railway.\n",
 		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
 		"flats.md": "# Harbourside roof levy\n\nEach of the Harbourside flats pays a roof levy of £1,850 this year.\n",
+		"bridge.md": "# Castlegate Bridge to shut\n\n**By Harriet Olusanya**\n\n*Wendleford Courier · Thursday 12 March 2026*\n\n" +
+			"Castlegate Bridge will close to traffic for 14 weeks from Monday 20 April.\n\n" +
+			"The council now puts the Castlegate Bridge repair bill at £2.4 million, up from the £1.6 million it estimated in 2024.\n\n" +
+			"Castlegate Bridge engineer job. Location: Wendleford (hybrid). Salary: £58,000 – £66,000 per year. " +
+			"We are unable to offer visa sponsorship for the Castlegate Bridge engineer job.\n\n" +
+			"The Castlegate Bridge shuttle bus is free for all residents. \n\nA replacement Castlegate Bridge parking permit is free if yours was stolen.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
 			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n\n" +
@@ -49,6 +55,17 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		{"a year compared with is not the year stated", "What was Fennick & Rowe revenue in 2025?", "revenue_gbp_million", num(""), 4.86},
 		{"a count is no amount of money", "How many flats does Harbourside have, and what does each pay?", "number_of_flats",
 			map[string]any{"type": []any{"integer", "null"}}, nil},
+		{"the figure now, not the one it rose from", "What will the Castlegate Bridge repairs cost?", "repair_cost_gbp_million", num(""), 2.4},
+		{"free is nothing to pay", "What is the fare on the Castlegate Bridge shuttle bus?", "shuttle_fare_gbp", num(""), 0.0},
+		{"free only on a condition is no price", "What does a Castlegate Bridge parking permit cost?", "parking_permit_fee_gbp", num(""), nil},
+		{"a date worded by a relative, in the year of the dateline", "When does Castlegate Bridge close?", "closure_start_date",
+			map[string]any{"type": []any{"string", "null"}, "format": "date"}, "2026-04-20"},
+		{"the upper end of a range in pounds", "What does the Castlegate Bridge engineer job pay at most?", "salary_max_gbp", num(""), 66000.0},
+		{"the lower end of a range in pounds", "What does the Castlegate Bridge engineer job pay at least?", "salary_min_gbp", num(""), 58000.0},
+		{"the only value of an enum the sources state", "How would a Castlegate Bridge engineer work?", "work_pattern",
+			map[string]any{"type": []any{"string", "null"}, "enum": []any{"fully_remote", "hybrid", "office_based", nil}}, "hybrid"},
+		{"unable to is a no", "Would Castlegate Bridge sponsor a visa for the engineer job?", "visa_sponsorship_available",
+			map[string]any{"type": []any{"boolean", "null"}}, false},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {

@@ -308,10 +308,19 @@ func (s *scorer) rowSentence(u int) string {
 	var parts []string
 	for j, h := range t.Header {
 		if v := t.Cell(r, j); v != "" && v != label {
-			parts = append(parts, strings.TrimSpace(nlp.HumanName(h)+" "+v))
+			parts = append(parts, strings.TrimSpace(headerWords(h)+" "+v))
 		}
 	}
 	return capitalize(fmt.Sprintf("In the table %q, the row for %s reads: %s.", t.Title, label, strings.Join(parts, "; ")))
+}
+
+// headerWords is a column header as words: a data file's "visits_2025" as "visits 2025", a
+// model's "AL-400" as written.
+func headerWords(h string) string {
+	if strings.Contains(h, "_") {
+		return nlp.HumanName(h)
+	}
+	return h
 }
 
 func capitalize(s string) string {

@@ -12,7 +12,8 @@ import (
 // a year, a time of day, a span of time) is answered by a passage that gives one.
 
 // exactKinds are the kinds of value a passage states unmistakably, by what a question asks for.
-var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature"}
+var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent: "percentage", typeTemperature: "temperature",
+	typePerson: "name", typeOrg: "name"}
 
 // exactKind names the kind of value the question asks for when a passage states it unmistakably:
 // an amount of money, a percentage, a temperature, a figure in a unit of measurement, or a year.
@@ -72,6 +73,11 @@ var reClock = regexp.MustCompile(`(?i)\b\d{1,2}:\d\d\b|\b\d{1,2}(?:[.:]\d\d)?\s?
 // gives a figure, whose unit its header or label names ("| Peru | 176.0 | 235.7 |" under prices).
 func (s *scorer) givesValue(u int) bool {
 	un := s.c.units[u]
+	if s.q.Type == typePerson || s.q.Type == typeOrg {
+		// "Who is the finance director?" is not answered by "with the approval of a director":
+		// a passage that answers names someone the question does not.
+		return s.typeHit(un.Text)
+	}
 	if un.Table >= 0 || un.Kind == extract.UnitField {
 		if d := s.q.dimension; d != "" && !givesDimension(un.Text, d) {
 			// A figure in a row measures what its label says: the price row is no weight.

@@ -71,7 +71,7 @@ func TestRowSentenceOfItemsCompared(t *testing.T) {
 	c := markdownCorpus(t, map[string]string{"pumps.md": pumpSpecs})
 	row := c.tables[0].Units[0]
 	s := c.scorer(analyze("Compare the Nordhavn AW9 and Calder Therma 8 on price."))
-	require.Equal(t, `In the table "Specifications at a glance", the row for Price reads: nordhavn aw9 11,400 euros; calder therma 8 8,950 euros.`, s.rowSentence(row),
+	require.Equal(t, `In the table "Specifications at a glance", the row for Price reads: Nordhavn AW9 11,400 euros; Calder Therma 8 8,950 euros.`, s.rowSentence(row),
 		"a column for each item compared: the whole row")
 	s = c.scorer(analyze("What is the price of the Calder Therma 8?"))
 	require.Equal(t, `In the table "Specifications at a glance", Price has 8,950 euros under "Calder Therma 8".`, s.rowSentence(row))

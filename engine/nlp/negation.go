@@ -14,7 +14,7 @@ import (
 var negations = map[string]bool{
 	"not": true, "no": true, "never": true, "none": true, "false": true, "cannot": true,
 	"lacks": true, "lack": true, "lacking": true, "neither": true, "nor": true,
-	"unsupported": true, "unavailable": true,
+	"unsupported": true, "unavailable": true, "unable": true, "nobody": true, "nothing": true,
 }
 
 // exclusions leave out what follows them ("without Windows", "all platforms except FreeBSD").
