@@ -81,7 +81,7 @@ var knownDirection = map[string]float64{
 	"coverage": 1, "context_coverage": 1, "coverage_vs_best": 1, "coverage_rank": 1, "terms_share": 1,
 	"bigrams": 1, "doc_relevance": 1, "passage": 1, "passage_top": 1, "type_hit": 1, "type_near": 1, "attribute": 1,
 	"names_missing_doc": -1, "names_missing_unit": -1, "names_unbridged": -1, "numbers_missing": -1, "opposite": -1,
-	"attribute_unnamed": -1,
+	"attribute_unnamed": -1, "focus_coverage": 1,
 }
 
 func signs() []float64 {

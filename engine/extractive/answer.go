@@ -26,24 +26,27 @@ const (
 
 // corpus is the units of a run's documents and the statistics the answer finder scores with.
 type corpus struct {
-	docs     []extract.Document
-	titles   []string
-	bylines  map[int]bool // units that are their document's byline
-	units    []extract.Unit
-	tables   []extract.Table
-	own      [][]string        // per unit: distinct terms it states (a row: its cells and header)
-	seqs     [][]string        // per unit: its terms in order, repeats kept (bigrams, proximity)
-	ownSet   []map[string]bool // the same, as a set
-	words    []map[string]bool // per unit: the stems of all its words, stopwords included
-	ctx      []map[string]bool // per unit: its context's terms
-	docTerms []map[string]bool // per document: every term
-	docWords [][]string        // per document: the stems of all its words in order (names.go)
-	docNums  []map[string]bool // per document: every number
-	nums     []map[string]bool // per unit: numbers in it and its context
-	df       map[string]int    // units stating each term
-	docFreq  map[string]int    // documents stating each term (in any of their words)
-	rel      relevanceCounts   // term counts for document and paragraph relevance
-	sections []section         // units grouped by heading (sections.go)
+	docs    []extract.Document
+	titles  []string
+	bylines map[int]bool // units that are their document's byline
+	// openingFields are the field lines a document opens with: part of its byline, and answers
+	// only to what their labels name.
+	openingFields map[int]bool
+	units         []extract.Unit
+	tables        []extract.Table
+	own           [][]string        // per unit: distinct terms it states (a row: its cells and header)
+	seqs          [][]string        // per unit: its terms in order, repeats kept (bigrams, proximity)
+	ownSet        []map[string]bool // the same, as a set
+	words         []map[string]bool // per unit: the stems of all its words, stopwords included
+	ctx           []map[string]bool // per unit: its context's terms
+	docTerms      []map[string]bool // per document: every term
+	docWords      [][]string        // per document: the stems of all its words in order (names.go)
+	docNums       []map[string]bool // per document: every number
+	nums          []map[string]bool // per unit: numbers in it and its context
+	df            map[string]int    // units stating each term
+	docFreq       map[string]int    // documents stating each term (in any of their words)
+	rel           relevanceCounts   // term counts for document and paragraph relevance
+	sections      []section         // units grouped by heading (sections.go)
 	// titleTerms per document: the terms of its title and file name (what the whole is about)
 	titleTerms []map[string]bool
 	idfCache   map[string]float64
@@ -53,7 +56,8 @@ type corpus struct {
 }
 
 func newCorpus(docs []extract.Document) *corpus {
-	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}, bylines: map[int]bool{}}
+	c := &corpus{docs: docs, df: map[string]int{}, idfCache: map[string]float64{}, bylines: map[int]bool{},
+		openingFields: map[int]bool{}}
 	c.vocab = sync.OnceValue(c.buildSpellIndex)
 	sc := nlp.StemCache{}
 	para := 0
@@ -80,11 +84,14 @@ func newCorpus(docs []extract.Document) *corpus {
 			}
 			c.tables = append(c.tables, t)
 		}
-		by, lines := bylineAt(doc.Lines)
+		by, lines, fields := bylineAt(doc.Lines)
 		c.titles = append(c.titles, strings.TrimSpace(p.Title+" "+by))
 		for u := off; u < len(c.units); u++ {
 			if slices.Contains(lines, c.units[u].Start) {
 				c.bylines[u] = true // context of every unit, not a statement to quote
+			}
+			if slices.Contains(fields, c.units[u].Start) {
+				c.openingFields[u] = true
 			}
 		}
 		words, all := docWordsOf(strings.Join(doc.Lines, "\n")+" "+p.Title+" "+path.Base(doc.Path), sc)
@@ -295,17 +302,16 @@ func (s *scorer) inSources(t string) bool {
 // whole document is about, as its title is. A first sentence is not: it states one thing among
 // others.
 func byline(lines []string) string {
-	text, _ := bylineAt(lines)
+	text, _, _ := bylineAt(lines)
 	return text
 }
 
 // bylineAt is byline and the numbers (from 1) of its lines: up to three lines of fragments, an
 // author's line ("**By Harriet Olusanya, Local Democracy Reporter**") or a dateline ("*Wendleford
-// Courier · Thursday 12 March 2026*"), or else the field lines the document opens with (no line
-// numbers: "**Property:** Flat 4B" is a unit of its own, answering where the flat is).
-func bylineAt(lines []string) (string, []int) {
+// Courier · Thursday 12 March 2026*"), or else the field lines the document opens with (fields:
+// "**Property:** Flat 4B" is a unit of its own too, answering where the flat is).
+func bylineAt(lines []string) (text string, at, fields []int) {
 	var parts []string
-	var at []int
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
 		if t == "" || (len(parts) == 0 && (strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "")) {
@@ -316,11 +322,16 @@ func bylineAt(lines []string) (string, []int) {
 			continue
 		}
 		if len(parts) == 0 {
-			return openingFields(lines[i:]), nil
+			var n int
+			text, n = openingFields(lines[i:])
+			for k := range n {
+				fields = append(fields, i+k+1)
+			}
+			return text, nil, fields
 		}
 		break
 	}
-	return strings.Join(parts, " · "), at
+	return strings.Join(parts, " · "), at, nil
 }
 
 // reAuthorLine is a line that names a document's author: "By Ana Ruiz", "By Harriet Olusanya,
@@ -349,18 +360,18 @@ const maxOpeningFields = 8
 // openingFields are the field lines a document opens with, as a line of fragments: a tenancy
 // agreement's "**Property:** Flat 4B, Wrenfield Court" and "**Tenants:** …" say what the whole
 // agreement, its schedule too, is about. "" when the document opens otherwise.
-func openingFields(lines []string) string {
+func openingFields(lines []string) (string, int) {
 	var fields []string
 	for _, l := range lines {
 		if len(fields) == maxOpeningFields || !extract.IsFieldLine(l) || len(strings.Fields(l)) > maxFieldWords {
 			break
 		}
 		if reMessageHeader.MatchString(l) {
-			return "" // an e-mail's header is its own message's, not the quoted ones' below it
+			return "", 0 // an e-mail's header is its own message's, not the quoted ones' below it
 		}
 		fields = append(fields, strings.TrimSpace(l))
 	}
-	return strings.Join(fields, " · ")
+	return strings.Join(fields, " · "), len(fields)
 }
 
 // reMessageHeader is a field line of an e-mail's header.

@@ -68,6 +68,7 @@ var featureNames = []string{
 	"negation_unit",     // the unit denies something and the question denies nothing (an answer may: "has not released an SDK")
 	"attribute_unnamed", // the question asks for a thing by name ("which refrigerant") that no document naming its subject states
 	"substitute",        // weighted share of the question's terms the unit states only by a word of similar use that is no WordNet relative ("rain" for "snow")
+	"focus_coverage",    // coverage of the question's terms that its document's title and byline lack: what is asked, not what the whole document is about
 }
 
 // numFeatures is the length of a feature vector.
@@ -172,6 +173,33 @@ func (s *scorer) ownCoverage(u int) float64 {
 	return got / s.total
 }
 
+// focusCoverage is ownCoverage over the question's terms that u's document's title and byline do
+// not state: in a tenancy agreement about Flat 4B, "Wrenfield Court" is what every clause is about,
+// and the clause that answers is the one stating "deposit". A document that does not mention the
+// question's names has no focus: a database guide's "wait two hours … before you switch it on" is
+// not about the Kestrel HD8.
+func (s *scorer) focusCoverage(u int) float64 {
+	d := s.c.units[u].Doc
+	if !s.c.mentionsAll(d, s.q.Names) {
+		return 0 // what is asked counts in a document about the question's subject
+	}
+	title := s.c.titleTerms[d]
+	total, got := 0.0, 0.0
+	for _, t := range s.q.Terms {
+		if title[t] {
+			continue
+		}
+		total += s.w[t]
+		if m := s.match(u, t); m != contextWeight {
+			got += s.w[t] * m
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
+}
+
 // features measures unit u for the question.
 func (s *scorer) features(u int, st *questionStats) []float64 {
 	c, q := s.c, s.q
@@ -270,6 +298,7 @@ func (s *scorer) features(u int, st *questionStats) []float64 {
 	x[44], x[45], x[47], x[50] = s.meaning(u)
 	x[46] = s.vectorCosine(u, st.qVec)
 	x[49] = st.attrUnnamed
+	x[51] = s.focusCoverage(u)
 	return x
 }
 

@@ -123,7 +123,7 @@ var formatWords = func() map[string]bool {
 		date value id code type kind country city place location located where whether description summary
 		eur usd gbp euro euros dollar dollars pound pounds million millions billion billions thousand km
 		minimum maximum lowest highest min max average mean annual yearly quarterly monthly daily current
-		latest first last`) {
+		latest first last possible allowed permitted available supported enabled included`) {
 		m[nlp.Stem(w)] = true
 	}
 	return m

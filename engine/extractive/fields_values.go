@@ -38,7 +38,7 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	})
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
-		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field)
+		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field) || reHypothetical.MatchString(text)
 		locs := numberLocs(text)
 		for i, loc := range locs {
 			m := text[loc[0]:loc[1]]
@@ -127,6 +127,9 @@ func priorValue(text string, loc []int) bool {
 }
 
 var (
+	// reHypothetical: a figure of what would have happened ("keeping one lane open would have
+	// stretched the closure to about 30 weeks") is not the one that will.
+	reHypothetical = regexp.MustCompile(`(?i)\b(?:would|could|might) have\b`)
 	// reFromBefore: a change from a figure ("up from the £1.6 million", "has risen from £1.6
 	// million"), not a span ("range from 9,000 to 14,000 euros").
 	reFromBefore = regexp.MustCompile(`(?i)\b(?:up|down|rose|risen|rising|fell|fallen|falling|increased|decreased|grew|grown|dropped|cut|raised|reduced|climbed|jumped|changed|moved)(?:\s+\w+)?\s+from\s+(?:the\s+|a\s+)?[£$€]?\s*$`)

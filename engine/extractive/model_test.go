@@ -119,6 +119,14 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 		"*Patient information · Hollins Green Surgery, 4 Tanyard Road · Last reviewed: January 2026*\n\n## What to bring\n\n" +
 		"Please bring a list of the medicines you take.\n\nThe appointment takes about ten minutes.\n"})
 	requireFinding(t, c, "What do I need to bring to my shingles jab at Hollins Green Surgery?", "list of the medicines", "")
+
+	// The field lines a document opens with are its byline too: they answer what their labels
+	// name, not every question about the flat.
+	c = markdownCorpus(t, map[string]string{"lease.md": "# Tenancy agreement\n\n**Property:** Flat 4B, Wrenfield Court\n" +
+		"**Landlord:** Rosalind Tebbit\n\n## Pets\n\nOne cat may be kept at the Property.\n\n## Schedule\n\n" +
+		"| Item | Details |\n|---|---|\n| Deposit | £1,471 |\n"})
+	requireFinding(t, c, "How much is the deposit on the Wrenfield Court flat?", "£1,471", "")
+	requireFinding(t, c, "Who is the landlord of Flat 4B Wrenfield Court?", "Rosalind Tebbit", "")
 }
 
 // The field lines that open a section ("From: …" of a quoted e-mail) are its sentences' context.

@@ -93,8 +93,10 @@ type query struct {
 }
 
 var (
-	reWhIs        = regexp.MustCompile(`(?i)\b(what|who|where|when|how|why)['’]s\b`)
-	reWhats       = regexp.MustCompile(`(?i)\b(what|where|how)s\b`)
+	reWhIs  = regexp.MustCompile(`(?i)\b(what|who|where|when|how|why)['’]s\b`)
+	reWhats = regexp.MustCompile(`(?i)\b(what|where|how)s\b`)
+	// reOwnAge is an age the asker gives of themselves or their family: "I'm 68", "my dad is 72".
+	reOwnAge      = regexp.MustCompile(`(?i)\b(i'm|i’m|i am|he's|he is|she's|she is|(?:my|our) \w+ is|(?:my|our) \w+'s)\s+\d{1,3}(?:\s+years(?: old)?)?\b`)
 	reQueryNumber = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 	reWordToken   = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'’_.\-–]*`)
 )
@@ -141,6 +143,7 @@ var (
 func analyze(q string) query {
 	q = reWhIs.ReplaceAllString(nlp.Collapse(q), "$1 is") // "What's new" asks what is new
 	q = reWhats.ReplaceAllString(q, "$1 is")              // "whats the phone number", typed without the apostrophe
+	q = reOwnAge.ReplaceAllString(q, "$1")                // "I'm 68": the asker's age, no figure the sources must give
 	out := query{Text: q, surface: map[string]string{}}
 	locs := reWordToken.FindAllStringIndex(q, -1)
 	toks := make([]string, len(locs))

@@ -3,6 +3,10 @@ package extractive
 import (
 	"cmp"
 	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 // Answer candidates: retrieval reads the units that state any of the question's terms (in
@@ -17,7 +21,7 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 	st := s.stats()
 	pool := make([]int, 0, 64)
 	for u := range s.c.units {
-		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (allowed == nil || allowed(u)) {
+		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (!s.isHeader(u) || s.labelAsked(u) || s.typeHit(s.c.units[u].Text)) && (allowed == nil || allowed(u)) {
 			pool = append(pool, u)
 		}
 	}
@@ -37,4 +41,27 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 	}
 	slices.SortStableFunc(out, func(a, b scored) int { return cmp.Or(cmp.Compare(b.Raw, a.Raw), a.U-b.U) })
 	return out
+}
+
+// isHeader: unit u is a field line of a document's or a message's header ("**Property:** …" opening
+// a tenancy agreement, "To: Tomas Lindqvist" of an e-mail): it names what the document is about and
+// who it is from and to, so it matches every question about them.
+func (s *scorer) isHeader(u int) bool {
+	un := s.c.units[u]
+	return s.c.openingFields[u] || un.Kind == extract.UnitField && reMessageHeader.MatchString(un.Text)
+}
+
+// labelAsked: the question states a word of field line u's label, itself or by a word of the same
+// meaning ("Who is the landlord?" of "**Landlord:** Rosalind Tebbit"). A document's opening field
+// lines name its subject, and would otherwise match every question about it.
+func (s *scorer) labelAsked(u int) bool {
+	label, _, _ := strings.Cut(s.c.units[u].Text, ":")
+	for _, t := range nlp.Terms(label) {
+		for _, qt := range s.q.Terms {
+			if qt == t || slices.Contains(s.q.Syn[qt], t) || slices.Contains(nlp.Related(qt), t) {
+				return true
+			}
+		}
+	}
+	return false
 }

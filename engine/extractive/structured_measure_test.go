@@ -23,6 +23,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"flats.md": "# Harbourside roof levy\n\nEach of the Harbourside flats pays a roof levy of £1,850 this year.\n",
 		"bridge.md": "# Castlegate Bridge to shut\n\n**By Harriet Olusanya**\n\n*Wendleford Courier · Thursday 12 March 2026*\n\n" +
 			"Castlegate Bridge will close to traffic for 14 weeks from Monday 20 April.\n\n" +
+			"Keeping one lane open would have stretched the Castlegate Bridge closure to about 30 weeks.\n\n" +
 			"The council now puts the Castlegate Bridge repair bill at £2.4 million, up from the £1.6 million it estimated in 2024.\n\n" +
 			"Castlegate Bridge engineer job. Location: Wendleford (hybrid). Salary: £58,000 – £66,000 per year. " +
 			"We are unable to offer visa sponsorship for the Castlegate Bridge engineer job.\n\n" +
@@ -55,6 +56,8 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		{"a year compared with is not the year stated", "What was Fennick & Rowe revenue in 2025?", "revenue_gbp_million", num(""), 4.86},
 		{"a count is no amount of money", "How many flats does Harbourside have, and what does each pay?", "number_of_flats",
 			map[string]any{"type": []any{"integer", "null"}}, nil},
+		{"what will be, not what would have been", "How long will Castlegate Bridge be closed?", "closure_length_weeks",
+			map[string]any{"type": []any{"integer", "null"}}, 14.0},
 		{"the figure now, not the one it rose from", "What will the Castlegate Bridge repairs cost?", "repair_cost_gbp_million", num(""), 2.4},
 		{"free is nothing to pay", "What is the fare on the Castlegate Bridge shuttle bus?", "shuttle_fare_gbp", num(""), 0.0},
 		{"free only on a condition is no price", "What does a Castlegate Bridge parking permit cost?", "parking_permit_fee_gbp", num(""), nil},

@@ -49,6 +49,13 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 	if _, exact := s.exactKind(); !exact {
 		return 0, true
 	}
+	if s.q.Type == typeOrg {
+		// Capitalised words are everywhere in a news story (places, bodies, days): one nearby says
+		// only that the sources could answer "which company", not that it does. The best passage
+		// stays the answer. A person's name, asked by "who", leads as a figure does.
+		_, ok := s.leadGiving(ranked, s.givesValue)
+		return 0, ok
+	}
 	return s.leadGiving(ranked, s.givesValue)
 }
 
