@@ -2,10 +2,12 @@ package extractive
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 // What kind of figure a number field asks for, read from its name, title and description, and
@@ -19,6 +21,9 @@ type fieldMeasure struct {
 	percent bool    // a percentage: a figure followed by "%", "percent" or "per cent"
 	scale   float64 // what one of the field's units is worth: 1e6 for a field "in millions"
 	per     float64 // a span of time: the seconds of the field's unit ("outage_minutes": 60); 0 otherwise
+	// each is the stem of what a rate is counted by ("meal" of "cost_per_meal_kronor"): its
+	// figure is stated by that thing, near it ("£4 a meal", "each meal costs £4").
+	each string
 }
 
 var (
@@ -48,7 +53,20 @@ func measureOf(field string) fieldMeasure {
 	if w := reDurationField.FindString(text); w != "" {
 		m.per = secondsOf(w)
 	}
+	if e := rePerField.FindStringSubmatch(text); e != nil && !nlp.IsStopword(strings.ToLower(e[1])) {
+		m.each = nlp.Stem(strings.ToLower(e[1]))
+	}
 	return m
+}
+
+// rePerField is a rate in a field's name or description: "cost per meal", "price_per_night".
+var rePerField = regexp.MustCompile(`(?i)\b(?:per|each|every)\s+([a-z]{3,})\b`)
+
+// statesEach: the figure at text[start:end] is stated by the thing a rate is counted by, within a
+// few words of it ("£1,850 per flat", "a frozen month costs 5 euros"); a total is not.
+func statesEach(text string, start, end int, each string) bool {
+	near := text[max(0, start-30):min(len(text), end+30)]
+	return slices.Contains(wordStems(near), each)
 }
 
 var (

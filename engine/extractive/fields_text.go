@@ -69,7 +69,7 @@ func numberFitTerms(name string, field []string, text string, start, end int, li
 	}
 	near := map[string]bool{}
 	aw := strings.Fields(after)
-	for _, w := range nlp.Terms(strings.Join(aw[:min(len(aw), 4)], " ")) {
+	for _, w := range nlp.Terms(strings.Join(aw[:min(len(aw), 6)], " ")) {
 		near[w] = true
 	}
 	lead := strings.ToLower(text[max(strings.LastIndex(text[:start], ". "), strings.LastIndex(text[:start], "\n"), 0):start])

@@ -51,6 +51,9 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			if !measure.fits(st, integer) {
 				continue // "2025" is no price, "120,750 visits" no growth in per cent
 			}
+			if measure.each != "" && !statesEach(text, loc[0], loc[1], measure.each) {
+				continue // "61 million kronor a year" is no cost per meal
+			}
 			if f = measure.value(f, st); (integer && f != math.Trunc(f)) || !inBounds(s, f) {
 				continue
 			}
@@ -131,8 +134,9 @@ var (
 	// stretched the closure to about 30 weeks") is not the one that will.
 	reHypothetical = regexp.MustCompile(`(?i)\b(?:would|could|might) have\b`)
 	// reFromBefore: a change from a figure ("up from the £1.6 million", "has risen from £1.6
-	// million"), not a span ("range from 9,000 to 14,000 euros").
-	reFromBefore = regexp.MustCompile(`(?i)\b(?:up|down|rose|risen|rising|fell|fallen|falling|increased|decreased|grew|grown|dropped|cut|raised|reduced|climbed|jumped|changed|moved)(?:\s+\w+)?\s+from\s+(?:the\s+|a\s+)?[£$€]?\s*$`)
+	// million", "to £4.86 million, from £4.46 million"), not a span ("range from 9,000 to 14,000
+	// euros").
+	reFromBefore = regexp.MustCompile(`(?i)(?:\b(?:up|down|rose|risen|rising|fell|fallen|falling|increased|decreased|grew|grown|dropped|cut|raised|reduced|climbed|jumped|changed|moved)(?:\s+\w+)?|,)\s+from\s+(?:the\s+|a\s+)?[£$€]?\s*$`)
 	// rePriorField: a field that asks for the figure before a change.
 	rePriorField = regexp.MustCompile(`(?i)(?:^|_|\b)(?:previous|prior|original|initial|old|former|before)(?:$|_|\b)`)
 )

@@ -122,10 +122,11 @@ func TestBylineNamesTheDocumentsSubject(t *testing.T) {
 
 	// The field lines a document opens with are its byline too: they answer what their labels
 	// name, not every question about the flat.
-	c = markdownCorpus(t, map[string]string{"lease.md": "# Tenancy agreement\n\n**Property:** Flat 4B, Wrenfield Court\n" +
+	c = markdownCorpus(t, map[string]string{"lease.md": "# Tenancy agreement\n\n**Property:** Flat 4B, Wrenfield Court, 27 Marlow Street\n" +
 		"**Landlord:** Rosalind Tebbit\n\n## Pets\n\nOne cat may be kept at the Property.\n\n## Schedule\n\n" +
 		"| Item | Details |\n|---|---|\n| Deposit | £1,471 |\n"})
 	requireFinding(t, c, "How much is the deposit on the Wrenfield Court flat?", "£1,471", "")
+	requireFinding(t, c, "How big is the deposit on the Wrenfield Court flat?", "£1,471", "") // a house number is no answer
 	requireFinding(t, c, "Who is the landlord of Flat 4B Wrenfield Court?", "Rosalind Tebbit", "")
 }
 

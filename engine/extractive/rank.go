@@ -21,7 +21,7 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 	st := s.stats()
 	pool := make([]int, 0, 64)
 	for u := range s.c.units {
-		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (!s.isHeader(u) || s.labelAsked(u) || s.typeHit(s.c.units[u].Text)) && (allowed == nil || allowed(u)) {
+		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (!s.isHeader(u) || s.headerAnswers(u)) && (allowed == nil || allowed(u)) {
 			pool = append(pool, u)
 		}
 	}
@@ -49,6 +49,20 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 func (s *scorer) isHeader(u int) bool {
 	un := s.c.units[u]
 	return s.c.openingFields[u] || un.Kind == extract.UnitField && reMessageHeader.MatchString(un.Text)
+}
+
+// headerAnswers: header field line u may answer the question: it names the label ("Who is the
+// landlord?" of "**Landlord:** …"), or gives the date or amount asked for ("Date: 14 October 2026"
+// for when the e-mail was sent). Any figure or capitalised word is not enough: an address has a
+// house number and a street.
+func (s *scorer) headerAnswers(u int) bool {
+	switch s.q.Type {
+	case typeTime, typeMoney, typePercent:
+		if s.typeHit(s.c.units[u].Text) {
+			return true
+		}
+	}
+	return s.labelAsked(u)
 }
 
 // labelAsked: the question states a word of field line u's label, itself or by a word of the same

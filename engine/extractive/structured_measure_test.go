@@ -21,6 +21,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"other.md": "# Kellerhals\n\nAfter graduating, she spent six years at the firm of Roth & Aeberli, the contractor for the Gallenstock railway.\n",
 		"dryer.md": "# Kestrel HD8 dryer\n\nThe room temperature must stay between 5 °C and 35 °C. Revenue of the maker grew 12 per cent.\n",
 		"flats.md": "# Harbourside roof levy\n\nEach of the Harbourside flats pays a roof levy of £1,850 this year.\n",
+		"bins.md":  "# Brackenfield garden waste\n\nA Brackenfield garden waste subscription costs £52 a year, or £45 if you pay by direct debit.\n",
 		"bridge.md": "# Castlegate Bridge to shut\n\n**By Harriet Olusanya**\n\n*Wendleford Courier · Thursday 12 March 2026*\n\n" +
 			"Castlegate Bridge will close to traffic for 14 weeks from Monday 20 April.\n\n" +
 			"Keeping one lane open would have stretched the Castlegate Bridge closure to about 30 weeks.\n\n" +
@@ -58,6 +59,9 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			map[string]any{"type": []any{"integer", "null"}}, nil},
 		{"what will be, not what would have been", "How long will Castlegate Bridge be closed?", "closure_length_weeks",
 			map[string]any{"type": []any{"integer", "null"}}, 14.0},
+		{"a rate is stated by what it counts", "What does each Harbourside flat pay for the roof?", "levy_per_flat_gbp", num(""), 1850.0},
+		{"a total is no rate", "What do the Porthkellis harbour wall works cost per tonne of stone?", "cost_per_tonne_gbp", num(""), nil},
+		{"the figure the field's words follow", "What does a Brackenfield garden waste subscription cost?", "direct_debit_price_gbp", num(""), 45.0},
 		{"the figure now, not the one it rose from", "What will the Castlegate Bridge repairs cost?", "repair_cost_gbp_million", num(""), 2.4},
 		{"free is nothing to pay", "What is the fare on the Castlegate Bridge shuttle bus?", "shuttle_fare_gbp", num(""), 0.0},
 		{"free only on a condition is no price", "What does a Castlegate Bridge parking permit cost?", "parking_permit_fee_gbp", num(""), nil},
