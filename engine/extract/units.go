@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -287,14 +286,7 @@ func (p *docParser) pipeTable(i int) int {
 	if len(t.Rows) == 0 {
 		return j
 	}
-	*p.para++
-	ti := len(p.out.Tables)
-	for r := range t.Rows {
-		t.Units = append(t.Units, len(p.out.Units))
-		p.out.Units = append(p.out.Units, Unit{Doc: p.d, Kind: UnitRow, Start: t.RowLines[r], End: t.RowLines[r], Text: t.RowText[r],
-			Section: p.section, Heading: p.section, Para: *p.para, Table: ti, Row: r, Prev: -1})
-	}
-	p.out.Tables = append(p.out.Tables, t)
+	p.addTable(t)
 	return j
 }
 
@@ -306,39 +298,8 @@ func numberedHeading(lines []string, i int) bool {
 	return alone && allCaps(text) && len(strings.Fields(text)) <= 8 && !endsSentence(text)
 }
 
-// alignedTable reads a plain-text table whose columns are aligned with spaces: a header line of
-// column titles set apart by two spaces or more, then rows whose figures start under them
-//
-//	                        Q3 2025        Q3 2024
-//	Revenue                 £1.42m         £1.27m
-//
-// Each row's label is what comes before the first column. ok is false when the lines are not such
-// a table (prose, a single line, rows that do not fill the last column).
-func (p *docParser) alignedTable(i int) (int, bool) {
-	starts := columnStarts(p.lines[i])
-	if len(starts) == 0 || (len(starts) == 1 && starts[0] == 0) {
-		return i, false
-	}
-	t := Table{Doc: p.d, Title: p.section, Caption: p.lastPar, HeaderLine: i + 1, HeaderText: strings.TrimSpace(p.lines[i]),
-		Header: reCell.FindAllString(p.lines[i], -1)}
-	if starts[0] == 0 {
-		starts = starts[1:] // the header titles its label column too
-	} else {
-		t.Header = append([]string{""}, t.Header...)
-	}
-	j := i + 1
-	for ; j < len(p.lines) && strings.TrimSpace(p.lines[j]) != ""; j++ {
-		cells := alignedCells(p.lines[j], starts)
-		if cells == nil {
-			return i, false
-		}
-		t.Rows = append(t.Rows, cells)
-		t.RowLines = append(t.RowLines, j+1)
-		t.RowText = append(t.RowText, nlp.Collapse(p.lines[j]))
-	}
-	if len(t.Rows) < 2 {
-		return i, false
-	}
+// addTable adds a table, each of its rows a unit of one paragraph.
+func (p *docParser) addTable(t Table) {
 	*p.para++
 	ti := len(p.out.Tables)
 	for r := range t.Rows {
@@ -347,60 +308,6 @@ func (p *docParser) alignedTable(i int) (int, bool) {
 			Section: p.section, Heading: p.section, Para: *p.para, Table: ti, Row: r, Prev: -1})
 	}
 	p.out.Tables = append(p.out.Tables, t)
-	return j, true
-}
-
-// reCell is a cell of an aligned line: words set apart by single spaces.
-var reCell = regexp.MustCompile(`\S+(?: \S+)*`)
-
-// reWord is a run of non-space characters.
-var reWord = regexp.MustCompile(`\S+`)
-
-// columnStarts are the rune offsets at which a header line's titles start, when they are set apart
-// by two spaces or more and there are two at least (or one, indented past a label column).
-func columnStarts(line string) []int {
-	r := []rune(line)
-	var starts []int
-	for _, loc := range reCell.FindAllStringIndex(string(r), -1) {
-		if cell := string(r)[loc[0]:loc[1]]; len(strings.Fields(cell)) > 4 || endsSentence(cell) {
-			return nil // a title is short and no sentence
-		}
-		starts = append(starts, utf8.RuneCountInString(string(r)[:loc[0]]))
-	}
-	if len(starts) < 2 && (len(starts) == 0 || starts[0] < 8) {
-		return nil
-	}
-	return starts
-}
-
-// alignedCells cuts a row at the columns: its label (what stands before the first column) and one
-// cell per column, each the words that start at or after it (one column to the left allowed, as
-// figures are often right-aligned). nil when the row has no label or leaves the last column empty.
-func alignedCells(line string, starts []int) []string {
-	segs := reCell.FindAllStringIndex(line, -1)
-	if len(segs) < 2 {
-		return nil // a row's figures stand apart from its label
-	}
-	for _, seg := range segs[1:] {
-		if at := utf8.RuneCountInString(line[:seg[0]]); !slices.ContainsFunc(starts, func(st int) bool { return at >= st-2 && at <= st+12 }) {
-			return nil // prose, not a column
-		}
-	}
-	cells := make([]string, len(starts)+1)
-	for _, loc := range reWord.FindAllStringIndex(line, -1) {
-		at := utf8.RuneCountInString(line[:loc[0]])
-		col := 0
-		for k, st := range starts {
-			if at >= st-1 {
-				col = k + 1
-			}
-		}
-		cells[col] = strings.TrimSpace(cells[col] + " " + line[loc[0]:loc[1]])
-	}
-	if cells[0] == "" || cells[len(cells)-1] == "" {
-		return nil
-	}
-	return cells
 }
 
 // listItem reads one item and its continuation lines (indented, or lazily continued prose).

@@ -110,14 +110,20 @@ func (s *scorer) runInList(best section, focus []string, allowed func(u int) boo
 // the document's title does not: what the heading adds to what the whole document is about.
 func (s *scorer) headMatch(sec section, focus []string) float64 {
 	title := s.c.titleTerms[sec.Doc]
-	got := 0.0
+	got, matched := 0.0, 0
 	for _, t := range focus {
 		if title[t] {
 			continue
 		}
 		if s.headStates(sec, t) {
 			got += s.w[t]
+			matched++
 		}
+	}
+	// A heading that asks a question of its own names what it asks about in passing: "Can I have
+	// it at the same time as my flu jab?" is not about what to bring to the jab, "What to bring" is.
+	if own := len(sec.Head); own > 0 && len(sec.Units) > 0 && strings.HasSuffix(strings.TrimSpace(s.c.units[sec.Units[0]].Heading), "?") {
+		got *= 0.5 + 0.5*min(1, float64(matched)/float64(own))
 	}
 	return got
 }

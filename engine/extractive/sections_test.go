@@ -444,3 +444,21 @@ func TestBriefByParts(t *testing.T) {
 	require.Contains(t, text, "Running costs fall")
 	require.Contains(t, text, "noisy outdoor unit")
 }
+
+// A heading that asks a question of its own names what it asks about in passing: "what to bring to
+// my jab" is about "What to bring", not the FAQ on having the jab with another.
+func TestQuestionHeadingNamesInPassing(t *testing.T) {
+	t.Parallel()
+	c := markdownCorpus(t, map[string]string{"shingles.md": "# Shingles vaccination at Hollins Green\n\n## What to bring\n\n" +
+		"Please bring a list of the medicines you take.\n\n## Frequently asked questions\n\n" +
+		"### Can I have it at the same time as my flu jab?\n\nYes. You can have both jabs at the same appointment.\n"})
+	s := c.scorer(analyze("What do I need to bring to my shingles jab at Hollins Green?"))
+	require.Equal(t, s.w["bring"], s.w["jab"], "the two words weigh the same")
+	scores := map[string]float64{}
+	for _, sec := range c.sections {
+		if sec.RunIn == "" {
+			scores[c.units[sec.Units[0]].Heading] = s.headMatch(sec, s.q.Terms)
+		}
+	}
+	require.Greater(t, scores["What to bring"], scores["Can I have it at the same time as my flu jab?"])
+}
