@@ -181,7 +181,7 @@ func analyze(q string) query {
 	}
 	out.Negated = nlp.Negated(q)
 	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
-		out.Plural = asksPlural(lower[wh+1:])
+		out.Plural = asksPlural(withoutNames(toks[wh+1:], lower[wh+1:]))
 	}
 	out.Open = openQuestion(lower)
 	for i := 0; i+1 < len(lower); i++ {
@@ -226,6 +226,10 @@ func analyze(q string) query {
 	out.Ordered = out.Terms
 	out.Terms = nlp.Uniq(out.Terms)
 	out.Shape = shapeOf(lower)
+	if wh := slices.IndexFunc(lower, isWh); out.Shape == shapeList && wh >= 0 && asksPlural(lower[wh+1:]) &&
+		!asksPlural(withoutNames(toks[wh+1:], lower[wh+1:])) && shapeOf(withoutNames(toks, lower)) != shapeList {
+		out.Shape = shapeFactoid // the plural was a name's: "Brackenfold Coffee Roasters' sales"
+	}
 	// "How deep was the earthquake" asks for a depth: the measure joins what is asked about.
 	for i, w := range lower {
 		if m, ok := howMeasures[w]; ok && i > 0 && lower[i-1] == "how" {
@@ -733,6 +737,18 @@ func shapeOf(w []string) questionShape {
 	return shapeFactoid
 }
 
+// withoutNames are the lower-case words of a question less its names: "Roasters" of "Brackenfold
+// Coffee Roasters' sales" is no plural asking for a list.
+func withoutNames(toks, lower []string) []string {
+	out := make([]string, 0, len(lower))
+	for i, w := range lower {
+		if i == 0 || !isName(toks[i]) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // asksPlural: the noun a "what"/"which" question asks about is plural ("what effects does ...",
 // "what are the most common mistakes"): it asks for several things. The noun is the first word
 // after the linking words and up to two modifiers that looks plural.
@@ -747,8 +763,8 @@ func asksPlural(w []string) bool {
 			continue
 		case nlp.IsStopword(x) || nlp.IsQuestionWord(x):
 			return false
-		case looksPlural(x):
-			return true
+		case looksPlural(x) && measureHeads[strings.TrimSuffix(x, "s")] == typeAny:
+			return true // "what were the group's sales" asks for an amount, not things
 		}
 		if content++; content > 2 {
 			return false

@@ -184,6 +184,8 @@ func TestQuestionsAsTyped(t *testing.T) {
 	require.Equal(t, shapeList, analyze("What does a tenant have to do before leaving?").Shape)
 	require.Equal(t, typeNumber, analyze("whats the phone number of the surgery?").Type, "whats is what is")
 	require.Equal(t, shapeReason, analyze("Why won't the council keep one lane open?").Shape)
+	require.Equal(t, shapeFactoid, analyze("What were Brackenfold Coffee Roasters' sales in 2025?").Shape, "a name's plural and an amount")
+	require.Equal(t, shapeList, analyze("What error codes can the Kestrel dryer show?").Shape)
 	require.Empty(t, analyze("I'm 68 and registered at Hollins Green. Can I get the vaccine?").Numbers, "the asker's age")
 	require.Empty(t, analyze("My dad is 72. Can he get the jab?").Numbers)
 	require.Equal(t, []string{"750"}, analyze("Is the pump rated at 750 W?").Numbers)
