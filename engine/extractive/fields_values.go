@@ -220,7 +220,7 @@ func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 	for i, e := range enum {
 		alts := valueTerms(fmt.Sprint(e))
 		for u, un := range x.c.units {
-			if x.docs != nil && !x.docs[un.Doc] || x.docs == nil {
+			if !x.docs[un.Doc] { // no documents read: nothing to state a value
 				continue
 			}
 			text := dashesToSpaces.Replace(un.Text)

@@ -70,11 +70,11 @@ func (s *scorer) headerAnswers(u int) bool {
 // lines name its subject, and would otherwise match every question about it.
 func (s *scorer) labelAsked(u int) bool {
 	label, _, _ := strings.Cut(s.c.units[u].Text, ":")
-	for _, t := range nlp.Terms(label) {
-		for _, qt := range s.q.Terms {
-			if qt == t || slices.Contains(s.q.Syn[qt], t) || slices.Contains(nlp.Related(qt), t) {
-				return true
-			}
+	terms := nlp.Terms(label)
+	states := func(t string) bool { return slices.Contains(terms, t) }
+	for _, qt := range s.q.Terms {
+		if states(qt) || slices.ContainsFunc(s.q.Syn[qt], states) || slices.ContainsFunc(nlp.Related(qt), states) {
+			return true
 		}
 	}
 	return false
