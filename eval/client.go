@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -128,11 +129,7 @@ func (c *Client) upload(ctx context.Context, name, text string) (string, error) 
 	w := multipart.NewWriter(&body)
 	h := textproto.MIMEHeader{}
 	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="files"; filename=%q`, name))
-	ct := "text/plain; charset=utf-8"
-	if strings.HasSuffix(name, ".md") {
-		ct = "text/markdown; charset=utf-8"
-	}
-	h.Set("Content-Type", ct)
+	h.Set("Content-Type", partType(name))
 	part, err := w.CreatePart(h)
 	if err != nil {
 		return "", err
@@ -208,4 +205,20 @@ func (c *Client) Research(ctx context.Context, question, effort string, attachme
 		case <-time.After(poll):
 		}
 	}
+}
+
+// partType is the media type a client would send for a file of this name: a Word or PDF file is
+// sent as what it is, any other file as UTF-8 text.
+func partType(name string) string {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md":
+		return "text/markdown; charset=utf-8"
+	case ".html", ".htm":
+		return "text/html; charset=utf-8"
+	case ".pdf":
+		return "application/pdf"
+	case ".docx":
+		return "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+	}
+	return "text/plain; charset=utf-8"
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"archive/zip"
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -101,6 +103,28 @@ func TestQuoteCheckAndCitedDocs(t *testing.T) {
 	page := &qadata.Doc{Name: "job.html", Text: "<ul><li><strong>Salary:</strong> £58,000 &amp; bonus</li><li>Hybrid</li></ul>"}
 	require.True(t, Verified("Salary: £58,000 & bonus", visibleText(page)))
 	require.False(t, Verified("bonus Hybrid", visibleText(page)))
+
+	// A Word file is read as its paragraphs and cells, runs joined, not as its zipped bytes.
+	word := &qadata.Doc{Name: "call.docx", Text: docxOf(t, `<w:document xmlns:w="w"><w:body>`+
+		`<w:p><w:r><w:t>Awards range from </w:t></w:r><w:r><w:rPr><w:b/></w:rPr><w:t>£5,000</w:t></w:r></w:p>`+
+		`<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Closes</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>3 March</w:t></w:r></w:p></w:tc></w:tr></w:tbl>`+
+		`</w:body></w:document>`)}
+	require.True(t, Verified("Awards range from £5,000", visibleText(word)))
+	require.True(t, Verified("3 March", visibleText(word)))
+	require.False(t, Verified("£5,000 Closes", visibleText(word)))
+	require.Empty(t, visibleText(&qadata.Doc{Name: "broken.docx", Text: "not a zip"}))
+}
+
+func docxOf(t *testing.T, body string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("word/document.xml")
+	require.NoError(t, err)
+	_, err = w.Write([]byte(body))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
+	return buf.String()
 }
 
 func TestCitedSentencesAndPRF(t *testing.T) {

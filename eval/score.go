@@ -72,13 +72,21 @@ func QuoteCheck(r Report, docs []qadata.Doc) (quotes, verified int) {
 }
 
 // visibleText is what a reader of the document sees: an HTML page's text without its tags
-// ("<strong>Salary:</strong> £58,000" reads "Salary: £58,000"), other documents as they are.
+// ("<strong>Salary:</strong> £58,000" reads "Salary: £58,000"), a Word file's paragraphs, other
+// documents as they are.
 func visibleText(d *qadata.Doc) string {
-	if ext := strings.ToLower(path.Ext(d.Name)); ext != ".html" && ext != ".htm" {
-		return d.Text
+	switch strings.ToLower(path.Ext(d.Name)) {
+	case ".html", ".htm":
+		return htmlText(d.Text)
+	case ".docx":
+		return wordText(d.Text)
 	}
+	return d.Text
+}
+
+func htmlText(page string) string {
 	var b strings.Builder
-	z := html.NewTokenizer(strings.NewReader(d.Text))
+	z := html.NewTokenizer(strings.NewReader(page))
 	for {
 		switch z.Next() {
 		case html.ErrorToken:

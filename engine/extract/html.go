@@ -139,25 +139,28 @@ func findFirst(n *html.Node, a atom.Atom) *html.Node {
 // inlineText is the visible text of a subtree, chrome left out, on one line.
 func inlineText(n *html.Node) string {
 	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		switch {
-		case n.Type == html.TextNode:
-			b.WriteString(n.Data)
-		case isChrome(n, true):
-			return
-		case n.Type == html.ElementNode && n.DataAtom == atom.Br:
-			b.WriteByte(' ')
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-		if n.Type == html.ElementNode && isBlock(n.DataAtom) {
-			b.WriteByte(' ')
-		}
-	}
-	walk(n)
+	writeInline(&b, n)
 	return nlp.Collapse(b.String())
+}
+
+// writeInline writes a subtree's visible text as it stands in the page: inline elements run on
+// with the text around them ("<strong>Studios</strong>, which" is "Studios, which"), blocks end
+// with a space.
+func writeInline(b *strings.Builder, n *html.Node) {
+	switch {
+	case n.Type == html.TextNode:
+		b.WriteString(n.Data)
+	case isChrome(n, true):
+		return
+	case n.Type == html.ElementNode && n.DataAtom == atom.Br:
+		b.WriteByte(' ')
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		writeInline(b, c)
+	}
+	if n.Type == html.ElementNode && isBlock(n.DataAtom) {
+		b.WriteByte(' ')
+	}
 }
 
 type htmlWriter struct {
@@ -245,7 +248,7 @@ func (w *htmlWriter) list(n *html.Node, level int) {
 				nested = append(nested, c)
 				continue
 			}
-			text.WriteString(" " + inlineText(c))
+			writeInline(&text, c)
 		}
 		if t := nlp.Collapse(text.String()); t != "" {
 			w.b.WriteString(strings.Repeat("  ", level) + "- " + t + "\n")

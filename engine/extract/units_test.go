@@ -109,7 +109,7 @@ func TestHTMLChromeStripped(t *testing.T) {
 <h1>Ferries go electric</h1>
 <p>The new ferries carry
 200 cars.</p>
-<ul><li>Battery: 4.3 MWh</li><li>Charging: 11 minutes</li></ul>
+<ul><li>Battery: 4.3 MWh</li><li>Charging: 11 minutes</li><li><strong>Hall</strong>, Market Place: step-free <em>except</em> the gallery</li></ul>
 <table><tr><th>Route</th><th>Minutes</th></tr><tr><td>Halden</td><td>50</td></tr></table>
 <aside class="related"><h3>Related</h3><p>Hydrogen trials delayed</p></aside>
 </article></main>
@@ -119,7 +119,7 @@ func TestHTMLChromeStripped(t *testing.T) {
 </body></html>`
 	text, err := HTMLToText([]byte(page))
 	require.NoError(t, err)
-	require.Equal(t, "# Ferries go electric\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
+	require.Equal(t, "# Ferries go electric\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n- Hall, Market Place: step-free except the gallery\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
 
 	// A class word of furniture ("advert") does not hide what holds the page's main heading.
 	text, err = HTMLToText([]byte(`<html><body><div class="advert">Buy now</div><article class="job-advert"><h1>Data Engineer</h1>
