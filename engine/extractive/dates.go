@@ -2,10 +2,14 @@ package extractive
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/researchd/researchd/engine/nlp"
 )
 
 // Dates as sources write them ("28 December 1879", "June 1, 1878", "1878-06-01"), read into the
@@ -118,4 +122,163 @@ func monthNumber(name string) int {
 		}
 	}
 	return 0
+}
+
+// dateMention is a date a text states: where, as YYYY-MM-DD, and its place in a range ("11 – 13
+// September 2026", "from 2 March to 30 April"): -1 the start, +1 the end, 0 none.
+type dateMention struct {
+	iso        string
+	start, end int
+	inRange    int
+}
+
+var (
+	// reDayRange is two days of one month: "11–13 September 2026", "Friday 11 – Sunday 13 September".
+	reDayRange = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:–|-|to|until|till)\s*(?:[a-z]+day\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+` + monthNames + `(?:,?\s+(\d{4}))?`)
+	// reMonthDayRange is the same written month first: "September 11–13, 2026".
+	reMonthDayRange = regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})\s*(?:–|-|to)\s*(\d{1,2}),?\s+(\d{4})\b`)
+	// reRangeBetween joins two dates into a range.
+	reRangeBetween = regexp.MustCompile(`(?i)^[\s,]*(?:–|-|to|until|till|through|and)\s*(?:[a-z]+day,?\s+)?$`)
+)
+
+// dateMentions are the dates text states, in order; a date without its year takes the year
+// yearOf gives (the document's own), and is left out when it gives none.
+func dateMentions(text string, yearOf func() string) []dateMention {
+	var out []dateMention
+	add := func(at, end int, year, mon, day string) {
+		if year == "" {
+			year = yearOf()
+		}
+		if iso, ok := isoDate(year, mon, day); ok {
+			out = append(out, dateMention{iso: iso, start: at, end: end})
+		}
+	}
+	for _, m := range reDayRange.FindAllStringSubmatchIndex(text, -1) {
+		year := sub(text, m, 4)
+		add(m[0], m[3], year, sub(text, m, 3), sub(text, m, 1))
+		add(m[4], m[1], year, sub(text, m, 3), sub(text, m, 2))
+	}
+	for _, m := range reMonthDayRange.FindAllStringSubmatchIndex(text, -1) {
+		add(m[0], m[5], sub(text, m, 4), sub(text, m, 1), sub(text, m, 2))
+		add(m[6], m[1], sub(text, m, 4), sub(text, m, 1), sub(text, m, 3))
+	}
+	for _, loc := range reDate.FindAllStringIndex(text, -1) {
+		add(loc[0], loc[1], text[loc[0]:loc[0]+4], text[loc[0]+5:loc[0]+7], text[loc[0]+8:loc[0]+10])
+	}
+	for _, m := range reDayMonthOnly.FindAllStringSubmatchIndex(text, -1) {
+		add(m[0], m[1], trailingYear(text[m[0]:m[1]]), sub(text, m, 2), sub(text, m, 1))
+	}
+	for _, m := range reMonthDayOnly.FindAllStringSubmatchIndex(text, -1) {
+		add(m[0], m[1], trailingYear(text[m[0]:m[1]]), sub(text, m, 1), sub(text, m, 2))
+	}
+	return rangesOf(text, firstOfOverlaps(out))
+}
+
+func sub(text string, m []int, i int) string {
+	if m[2*i] < 0 {
+		return ""
+	}
+	return text[m[2*i]:m[2*i+1]]
+}
+
+func trailingYear(s string) string { return reYearEnd.FindString(s) }
+
+// firstOfOverlaps keeps, of mentions that overlap, the one found first (a range's days before
+// the plain date inside it), in text order.
+func firstOfOverlaps(ms []dateMention) []dateMention {
+	var out []dateMention
+	for _, m := range ms {
+		if !slices.ContainsFunc(out, func(o dateMention) bool { return m.start < o.end && o.start < m.end }) {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b dateMention) int { return a.start - b.start })
+	return out
+}
+
+// rangesOf marks two dates joined by a dash, "to" or "until" as a range's start and end.
+func rangesOf(text string, ms []dateMention) []dateMention {
+	for i := 0; i+1 < len(ms); i++ {
+		if reRangeBetween.MatchString(text[ms[i].end:ms[i+1].start]) {
+			ms[i].inRange, ms[i+1].inRange = -1, 1
+		}
+	}
+	return ms
+}
+
+var (
+	reStartField = regexp.MustCompile(`(?i)\b(?:start|starts|starting|begin|begins|beginning|from|first|opening|opens)\b`)
+	reEndField   = regexp.MustCompile(`(?i)\b(?:end|ends|ending|finish|finishes|until|last|closing|closes|deadline)\b`)
+)
+
+// fillDate takes a date field's value from the first three of its passages that state a date: the
+// date of the better passage, stated nearer after a word of the field's name ("to launch on 1
+// April 2026", not the press release's own date), at the end of a range the field asks for ("11 –
+// 13 September 2026": festival_end_date). A date without its year takes the year of its
+// document's own date ("released on 9 October" in an e-mail of 14 October 2026).
+func (x *extractor) fillDate(field string) (any, bool, []evidence) {
+	name, _, _ := strings.Cut(field, fieldSep)
+	terms := fieldTerms(name)
+	hn := strings.NewReplacer("_", " ", "-", " ").Replace(name)
+	wants := 0
+	switch {
+	case reEndField.MatchString(hn):
+		wants = 1
+	case reStartField.MatchString(hn):
+		wants = -1
+	}
+	best, bestScore := "", math.Inf(-1)
+	var at evidence
+	read := 0
+	for _, e := range x.searchIn(field, false, true) {
+		un := x.c.units[e.U]
+		ms := dateMentions(un.Text, func() string { return x.c.docYear(un.Doc) })
+		if len(ms) == 0 {
+			continue
+		}
+		for _, m := range ms {
+			score := e.Score*2 - float64(read)*0.25 - 0.2*float64(wordsFromField(un.Text, m, terms))
+			switch {
+			case m.inRange != 0 && m.inRange == wants:
+				score += 3
+			case m.inRange != 0 && wants == 0 && m.inRange == 1, m.inRange != 0 && m.inRange == -wants:
+				score -= 3
+			}
+			if score > bestScore {
+				best, bestScore, at = m.iso, score, e
+			}
+		}
+		if read++; read == 3 {
+			break
+		}
+	}
+	if best == "" {
+		return nil, false, nil
+	}
+	return best, true, []evidence{at}
+}
+
+// wordsFromField is how many words lie between a date and the nearest word of the field's name
+// (itself or a WordNet relative) before it, up to 20; one after it counts double: sources
+// write "launch on 1 April", and a date that precedes ("3 February 2026 -- … the launch of")
+// dates something else.
+func wordsFromField(text string, m dateMention, terms []string) int {
+	names := func(w string) bool {
+		t := nlp.Stem(strings.ToLower(w))
+		return slices.ContainsFunc(terms, func(f string) bool { return f == t || slices.Contains(nlp.Related(f), t) })
+	}
+	best := 20
+	before := strings.Fields(text[:m.start])
+	for i := len(before) - 1; i >= 0 && len(before)-1-i < best; i-- {
+		if names(strings.Trim(before[i], ".,;:()\"'*")) {
+			best = len(before) - 1 - i
+		}
+	}
+	after := strings.Fields(text[m.end:])
+	for i := 0; i < len(after) && 2*(i+1) < best; i++ {
+		if names(strings.Trim(after[i], ".,;:()\"'*")) {
+			best = 2 * (i + 1)
+		}
+	}
+	return best
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/citations"
 	"github.com/researchd/researchd/engine/enginetest"
 )
 
@@ -89,4 +90,24 @@ func minimalDOCX(paragraphs ...string) []byte {
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>%s</w:body></w:document>`, body.String())
 	_ = zw.Close()
 	return b.Bytes()
+}
+
+// TestHTMLTableQuotedAsItsCells: a table of an HTML page is quoted as its cells in page order,
+// which both the run's own check and a reader of the page find verbatim, not as "| a | b |"
+// lines the page never held.
+func TestHTMLTableQuotedAsItsCells(t *testing.T) {
+	t.Parallel()
+	page := `<html><body><h1>Kellbridge Festival</h1><h2>Tickets &amp; prices</h2>
+<table><tr><th>Ticket</th><th>Standard</th><th>Concession</th></tr>
+<tr><td>Weekend pass</td><td>£45</td><td>£31</td></tr>
+<tr><td>Day ticket</td><td>£20</td><td>£14</td></tr></table></body></html>`
+	repo := enginetest.Workspace(t, map[string][]byte{"festival.html": []byte(page)})
+	r := runOffline(t, engine.Input{Question: "How much is a day ticket for the Kellbridge Festival?", Effort: engine.EffortLow, Workspace: repo}, "")
+	require.Contains(t, r.res.Report, "> Ticket … Standard … Concession\n")
+	require.Contains(t, r.res.Report, "> Day ticket … £20 … £14\n")
+	require.NotContains(t, r.res.Report, "| Day ticket |")
+	v, err := citations.VerifyWorkspace(repo, nil)
+	require.NoError(t, err)
+	require.Positive(t, v.Total)
+	require.Equal(t, v.Total, v.Verified, v.Failed)
 }

@@ -133,10 +133,24 @@ var formatWords = func() map[string]bool {
 // words.
 func fieldTerms(field string) []string {
 	var out []string
+	not := excludedTerms(field)
 	for _, t := range nlp.Uniq(nlp.Terms(field)) {
-		if !formatWords[t] {
+		if !formatWords[t] && !slices.Contains(not, t) {
 			out = append(out, t)
 		}
+	}
+	return out
+}
+
+// reExcluded is what a field's words rule out: "Standard (non-concession, non-early-bird) weekend
+// pass price" asks for none of the concession or early-bird prices.
+var reExcluded = regexp.MustCompile(`(?i)\bnon-(\p{L}+(?:-\p{L}+)*)`)
+
+// excludedTerms are the terms of what a field's words rule out.
+func excludedTerms(field string) []string {
+	var out []string
+	for _, m := range reExcluded.FindAllStringSubmatch(field, -1) {
+		out = append(out, nlp.Terms(strings.ReplaceAll(m[1], "-", " "))...)
 	}
 	return out
 }
@@ -151,7 +165,9 @@ func (x *extractor) search(field string) []evidence { return x.searchIn(field, f
 // searchIn is search; with headings, a passage may be evidence through its section heading
 // alone (a "Breaking changes" list says the release has breaking changes); with related, through
 // a WordNet relative of a word of the field's name ("will close … from Monday 20 April" for
-// closure_start_date: a date is evidence itself, as a figure of the measure asked is).
+// closure_start_date: a date is evidence itself, as a figure of the measure asked is), or through
+// the context of a document's opening (a festival page's "Friday 11 – Sunday 13 September 2026"
+// under its title): a page states the dates of what it is about at its top.
 func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	present, ok := x.spokenField(field)
 	if !ok {
@@ -180,7 +196,7 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 			}
 		}
 		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool {
-			return x.c.ownSet[u][t] || section[t] || related && slices.ContainsFunc(fq.Syn[t], func(r string) bool { return x.c.ownSet[u][r] })
+			return x.c.ownSet[u][t] || section[t] || related && (x.c.opening(u) && x.c.ctx[u][t] || slices.ContainsFunc(fq.Syn[t], func(r string) bool { return x.c.ownSet[u][r] }))
 		}) {
 			continue
 		}
@@ -191,6 +207,11 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	}
 	sortEvidence(out)
 	return out
+}
+
+// opening: unit u is one of the first three of its document.
+func (c *corpus) opening(u int) bool {
+	return u < 3 || c.units[u-3].Doc != c.units[u].Doc
 }
 
 // statesFormat is how many of the field's format words ("monthly" of monthly_rent_gbp) unit u
@@ -241,23 +262,23 @@ func sortEvidence(out []evidence) {
 // Tidewater maintainers") does not make a field about maintainers spoken of.
 func (x *extractor) spokenField(field string) ([]string, bool) {
 	name, _, _ := strings.Cut(field, fieldSep)
-	named, ok := x.spoken(fieldTerms(name))
+	named, share := x.spoken(fieldTerms(name))
 	if len(named) == 0 && len(fieldTerms(name)) > 0 {
 		return nil, false
 	}
-	if present, all := x.spoken(fieldTerms(field)); all {
+	if present, all := x.spoken(fieldTerms(field)); all >= 0.5 {
 		return present, true
 	}
-	return named, ok
+	return named, share >= 0.5
 }
 
 // spoken returns the terms the read documents contain (themselves or by a WordNet relative), and
-// whether they carry at least half of the terms' weight (the documents speak of the field).
+// the share of the terms' weight they carry (at least half: the documents speak of the field).
 //
 // A word no source uses weighs as much as the rarest word that one does, not more: its idf (the
 // largest there is) says nothing of how much it matters to the field, and a qualifier the sources
 // word otherwise ("fixed" of "fixed firmware version") would outweigh the rest.
-func (x *extractor) spoken(all []string) ([]string, bool) {
+func (x *extractor) spoken(all []string) ([]string, float64) {
 	var present []string
 	have, rarest, absent := 0.0, 0.0, 0
 	for _, t := range all {
@@ -278,7 +299,10 @@ func (x *extractor) spoken(all []string) ([]string, bool) {
 		have += w
 		rarest = max(rarest, w)
 	}
-	return present, len(present) > 0 && have >= 0.5*(have+float64(absent)*rarest)
+	if len(present) == 0 {
+		return nil, 0
+	}
+	return present, have / (have + float64(absent)*rarest)
 }
 
 // namesField: unit u, with its context, states a word of the field's name, itself or by a

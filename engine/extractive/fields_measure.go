@@ -24,6 +24,8 @@ type fieldMeasure struct {
 	// each is the stem of what a rate is counted by ("meal" of "cost_per_meal_kronor"): its
 	// figure is stated by that thing, near it ("£4 a meal", "each meal costs £4").
 	each string
+	unit []string // a unit of measure the field names ("feet" of "dam_height_feet"): its forms
+	age  bool     // an age, counted in years ("age_at_death": "aged 67", "67 years old")
 }
 
 var (
@@ -53,11 +55,16 @@ func measureOf(field string) fieldMeasure {
 	if w := reDurationField.FindString(text); w != "" {
 		m.per = secondsOf(w)
 	}
+	m.unit = unitOf(text)
+	m.age = reAgeField.MatchString(text)
 	if e := rePerField.FindStringSubmatch(text); e != nil && !nlp.IsStopword(strings.ToLower(e[1])) {
 		m.each = nlp.Stem(strings.ToLower(e[1]))
 	}
 	return m
 }
+
+// reAgeField is a field of someone's or something's age.
+var reAgeField = regexp.MustCompile(`(?i)\b(?:age|aged|old)\b`)
 
 // rePerField is a rate in a field's name or description: "cost per meal", "price_per_night".
 var rePerField = regexp.MustCompile(`(?i)\b(?:per|each|every)\s+([a-z]{3,})\b`)
@@ -171,6 +178,8 @@ func (m fieldMeasure) fits(st stated, count bool) bool {
 		return false
 	case m.per > 0 && st.tail:
 		return false // counted with the larger unit before it
+	case count && m.per == 0 && st.seconds > 0 && !m.age:
+		return false // "two years of accounts" is no number of grants
 	case m.money:
 		return st.money
 	case m.percent:

@@ -32,15 +32,7 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	var re *regexp.Regexp
 	switch str(s["format"]) {
 	case "date":
-		for _, e := range x.searchIn(field, false, true) {
-			if d, ok := findDate(x.c.units[e.U].Text); ok {
-				return d, true, []evidence{e}
-			}
-			if d, ok := findDayMonth(x.c.units[e.U].Text, func() string { return x.c.docYear(x.c.units[e.U].Doc) }); ok {
-				return d, true, []evidence{e} // "released on 9 October" in an e-mail dated 14 October 2026
-			}
-		}
-		return nil, false, nil
+		return x.fillDate(field)
 	case "date-time":
 		re = reDateTime
 	case "email":

@@ -20,7 +20,8 @@ import (
 // fillNumber picks, from the field's best passages, the number that fits the schema's bounds and
 // reads most like the field (numberFitTerms); ties go to the better passage, then the earlier number.
 func (x *extractor) fillNumber(name string, s map[string]any, field string, integer bool) (any, bool, []evidence) {
-	ft := nlp.Uniq(nlp.Terms(field))
+	excluded := excludedTerms(field)
+	ft := slices.DeleteFunc(nlp.Uniq(nlp.Terms(field)), func(t string) bool { return slices.Contains(excluded, t) })
 	measure, end := measureOf(field), extreme(field)
 	best, bestScore, found := 0.0, math.Inf(-1), false
 	var at evidence
@@ -39,12 +40,12 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
 		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field) || reHypothetical.MatchString(text)
-		locs := numberLocs(text)
+		locs, dates := numberLocs(text), dateParts(text)
 		for i, loc := range locs {
 			m := text[loc[0]:loc[1]]
 			f, ok := parseNumber(m)
-			if !ok {
-				continue
+			if !ok || within(dates, loc) && !(extract.IsYear(m) && reYearField.MatchString(name)) || namesANumbered(text, loc[0]) {
+				continue // "2 November 1893" is no age, "Round 2" no number of awards
 			}
 			st := statedAs(strings.TrimSpace(strings.ToLower(text[max(0, loc[0]-40):loc[0]])),
 				reRangeRest.ReplaceAllString(strings.ToLower(strings.TrimSpace(text[loc[1]:min(len(text), loc[1]+40)])), ""), f).withLabel(x.c.labelOf(e.U, m))
@@ -61,6 +62,14 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 				continue // part of a name or code ("CO2", "A320")
 			}
 			score := numberFitTerms(name, ft, text, loc[0], loc[1], m) + e.Score*2 - float64(rank)*0.5 - float64(i)*0.01
+			score += x.labelFit(e.U, m, ft, excluded)
+			if measure.unit != nil {
+				fit, other := x.inUnit(measure.unit, text[loc[1]:min(len(text), loc[1]+40)], e.U, m)
+				if other {
+					continue // "1,150 feet long" is no height in metres
+				}
+				score += fit
+			}
 			if r := rangeEnd(text, locs, i); r != 0 && end != 0 {
 				score += 3 * float64(r*end) // the end of "between 5 °C and 35 °C" asked for
 			} else if end == 0 && priorValue(text, loc) && !rePriorField.MatchString(field) {

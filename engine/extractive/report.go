@@ -232,9 +232,16 @@ func (r *extractiveRun) renderFinding(f finding) string {
 func (r *extractiveRun) quote(ref quoteRef, cites *citations) string {
 	n := cites.of(ref)
 	var b strings.Builder
-	if ref.Unit >= 0 {
+	switch {
+	case ref.Unit >= 0:
 		fmt.Fprintf(&b, "> %s\n", nlp.EscapeMarkdown(r.c.units[ref.Unit].Text))
-	} else {
+	case r.c.docs[r.c.tables[ref.Table].Doc].Kind != "text":
+		// A table of an HTML page or a Word or PDF file has no "| a | b |" lines of its own: its
+		// cells are quoted as they stand in the page, in order, "…" between them.
+		for _, l := range r.tableQuoteLines(ref) {
+			fmt.Fprintf(&b, "> %s\n", nlp.EscapeMarkdown(strings.Join(pipeCells(l), " … ")))
+		}
+	default:
 		lines := r.tableQuoteLines(ref)
 		fence := "```"
 		if slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "```") }) {
@@ -248,6 +255,17 @@ func (r *extractiveRun) quote(ref quoteRef, cites *citations) string {
 	}
 	fmt.Fprintf(&b, ">\n> — %s [%d]\n\n", r.citeOf(ref), n)
 	return b.String()
+}
+
+// pipeCells are the cells of a "| a | b |" row; "…" (lines left out) is itself.
+func pipeCells(row string) []string {
+	var out []string
+	for _, c := range strings.Split(strings.Trim(row, "| "), " | ") {
+		if c = strings.TrimSpace(c); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // tableQuoteLines are a table quote's source lines in source order: the header row, then the

@@ -147,3 +147,70 @@ func TestStructuredFieldWordedOtherwise(t *testing.T) {
 	require.Equal(t, "2.1.6", res.StructuredOutput["fixed_firmware_version"])
 	require.Equal(t, "2026-10-09", res.StructuredOutput["firmware_release_date"])
 }
+
+// TestStructuredFiguresThatAreNoQuantity: the day and year of a date, the number of a named thing
+// ("Round 2"), a step's number and a span of time are no count or age; a field in a unit takes a
+// figure stated in it; a table's column header that states the field's words decides between
+// columns, and a row the field's description rules out ("non-early-bird") loses.
+func TestStructuredFiguresThatAreNoQuantity(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{
+		"marlow.md": "# Edwin Marlow\n\nEdwin Marlow died at Kesterby on 2 November 1893, aged 67.\n\n" +
+			"His Orrin Dam was finished in 1865, when it was 96 feet high and 1,150 feet long.\n",
+		"fund.md": "# Rook Fund grants\n\nRound 2 of the Rook Fund has a total budget of £1.2 million.\n\n" +
+			"Rook Fund grants over £100,000 need two years of audited accounts.\n\n2. Talk to our officer before you apply for a Rook Fund grant.\n",
+		"kell.md": "# Kell festival tickets\n\n| Ticket | Standard | Concession |\n| --- | --- | --- |\n" +
+			"| Early-bird weekend pass | £36 | £27 |\n| Weekend pass | £45 | £34 |\n",
+	}
+	num := func(t any, desc string) map[string]any { return map[string]any{"type": t, "description": desc} }
+	tests := []struct {
+		name, question, field string
+		prop                  map[string]any
+		want                  any
+	}{
+		{"the day of a date is no age", "How old was Edwin Marlow when he died?", "age_at_death", num("integer", ""), 67.0},
+		{"a field in feet takes a figure in feet, not a year", "How high was Edwin Marlow's Orrin Dam?", "dam_height_feet", num("number", ""), 96.0},
+		{"a named number, a step's number and a span of time are no count", "How many Rook Fund grants will be awarded?",
+			"number_of_grants_awarded", num([]any{"integer", "null"}, "How many grants the Rook Fund expects to award"), nil},
+		{"the column the field names, not the row it rules out", "What does a weekend pass for the Kell festival cost?",
+			"weekend_pass_standard_gbp", num("number", "Standard (non-concession, non-early-bird) weekend pass price"), 45.0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			schema := map[string]any{"type": "object", "properties": map[string]any{tc.field: tc.prop}}
+			res, err := runOnDocs(t, docs, tc.question, schema)
+			require.NoError(t, err)
+			require.NoError(t, engine.ValidateStructuredOutput(schema, res.StructuredOutput))
+			require.Equal(t, tc.want, res.StructuredOutput[tc.field])
+		})
+	}
+}
+
+// TestStructuredDates: a date field takes the end of a range it asks for, a date under its
+// document's title at the top of the page, and of two dates in its passages the one stated right
+// after a word of its name ("to launch on 1 April"), not the press release's own.
+func TestStructuredDates(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{
+		"kell.md": "# Kell Riverside Festival\n\nFriday 11 – Sunday 13 September 2026 · Three days of music on the River Kell.\n\n" +
+			"Early-bird passes are on sale until 31 July 2026.\n",
+		"beacon.md": "# Lumen Beacon\n\nHALVERTON, 3 February 2026 -- Lumen Health today announced its results for the year ended " +
+			"31 December 2025 and the launch of Lumen Beacon.\n\n- Lumen Beacon to launch on 1 April 2026 at £4.50 a month\n",
+	}
+	date := map[string]any{"type": "string", "format": "date"}
+	tests := []struct{ question, field, want string }{
+		{"When is the Kell Riverside Festival?", "festival_start_date", "2026-09-11"},
+		{"When is the Kell Riverside Festival?", "festival_end_date", "2026-09-13"},
+		{"When does Lumen Beacon launch?", "launch_date", "2026-04-01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.field, func(t *testing.T) {
+			t.Parallel()
+			schema := map[string]any{"type": "object", "properties": map[string]any{tc.field: date}, "required": []any{tc.field}}
+			res, err := runOnDocs(t, docs, tc.question, schema)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, res.StructuredOutput[tc.field])
+		})
+	}
+}
