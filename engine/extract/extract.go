@@ -4,12 +4,8 @@
 package extract
 
 import (
-	"archive/zip"
 	"bytes"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"path"
 	"strings"
 	"time"
@@ -130,63 +126,6 @@ func PDFToText(data []byte) (text string, err error) {
 		}
 		b.WriteString(strings.TrimSpace(t))
 		b.WriteString("\n\n")
-	}
-	return b.String(), nil
-}
-
-// docxToText reads word/document.xml: text runs, with a line per paragraph.
-func docxToText(data []byte) (string, error) {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return "", err
-	}
-	var doc *zip.File
-	for _, f := range zr.File {
-		if f.Name == "word/document.xml" {
-			doc = f
-		}
-	}
-	if doc == nil {
-		return "", errors.New("no word/document.xml")
-	}
-	rc, err := doc.Open()
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	dec := xml.NewDecoder(io.LimitReader(rc, MaxFileBytes*4))
-	var b strings.Builder
-	inText := false
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return "", err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			switch t.Name.Local {
-			case "t":
-				inText = true
-			case "tab":
-				b.WriteByte('\t')
-			case "br", "cr":
-				b.WriteByte('\n')
-			}
-		case xml.EndElement:
-			switch t.Name.Local {
-			case "t":
-				inText = false
-			case "p":
-				b.WriteString("\n\n")
-			}
-		case xml.CharData:
-			if inText {
-				b.Write(t)
-			}
-		}
 	}
 	return b.String(), nil
 }
