@@ -44,6 +44,7 @@ func (c *corpus) respell(question string) string {
 // respelt is respell, with what was read otherwise, for the report to say (“NYC” as “New York
 // City”): a user asking about a name the sources do not write learns which one was answered.
 func (c *corpus) respelt(question string) (string, []string) {
+	question = c.recase(question)
 	locs := reQuestionWord.FindAllStringIndex(question, -1)
 	var b strings.Builder
 	var changes []string
@@ -139,10 +140,13 @@ type spellIndex struct {
 	surface map[string]string // lower-case word or pair → as first written
 	pairs   map[uint64]int    // two neighbouring lower-case words (pairKey) → occurrences
 	runs    map[string]int    // run of capitalised words → occurrences
+	lowered map[uint64]int    // two neighbouring words both written in lower case (pairKey) → occurrences
+	names   map[string]string // a name of two words or more, in lower case → as the sources write it (recase)
 }
 
 func (c *corpus) buildSpellIndex() *spellIndex {
-	ix := &spellIndex{words: map[string]int{}, surface: map[string]string{}, pairs: map[uint64]int{}, runs: map[string]int{}}
+	ix := &spellIndex{words: map[string]int{}, surface: map[string]string{}, pairs: map[uint64]int{}, runs: map[string]int{},
+		lowered: map[uint64]int{}}
 	for _, d := range c.docs {
 		for _, line := range d.Lines {
 			prev := ""
@@ -153,6 +157,9 @@ func (c *corpus) buildSpellIndex() *spellIndex {
 				ix.surface[lw] = cmp.Or(ix.surface[lw], w)
 				if prev != "" {
 					ix.pairs[pairKey(strings.ToLower(prev), lw)]++
+					if prev == strings.ToLower(prev) && w == lw {
+						ix.lowered[pairKey(prev, lw)]++
+					}
 				}
 				prev = w
 			}
@@ -161,7 +168,72 @@ func (c *corpus) buildSpellIndex() *spellIndex {
 			}
 		}
 	}
+	ix.names = namesWritten(ix)
 	return ix
+}
+
+// namesWritten are the names of two words or more the sources write more than once, and never in
+// lower case ("Lumen Health", not a heading's "Key Dates" or "health" of "public health"), each in
+// lower case with its written form; a leading "The" is not part of the name.
+func namesWritten(ix *spellIndex) map[string]string {
+	counts := map[string]int{}
+	for run, n := range ix.runs {
+		counts[strings.TrimRight(run, ".’'-")] += n // "The Corn Exchange." ends a sentence
+	}
+	out := map[string]string{}
+	for run, n := range counts {
+		ws := strings.Fields(run)
+		for len(ws) > 0 && nlp.IsStopword(strings.ToLower(ws[0])) {
+			ws = ws[1:]
+		}
+		if n < 2 || len(ws) < 2 {
+			continue
+		}
+		if ix.lowered[pairKey(strings.ToLower(ws[0]), strings.ToLower(ws[1]))] > 0 {
+			continue
+		}
+		key := strings.ToLower(strings.Join(ws, " "))
+		if have, ok := out[key]; !ok || counts[have] < n {
+			out[key] = strings.Join(ws, " ")
+		}
+	}
+	return out
+}
+
+// recase writes the names a question types in lower case ("what did lumen health announce") as
+// the sources write them, so that they are read as names.
+func (c *corpus) recase(question string) string {
+	names := c.vocab().names
+	if len(names) == 0 {
+		return question
+	}
+	locs := reQuestionWord.FindAllStringIndex(question, -1)
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(locs); i++ {
+		for n := min(6, len(locs)-i); n >= 2; n-- {
+			end := locs[i+n-1][1]
+			end -= len(question[:end]) - len(strings.TrimSuffix(strings.TrimSuffix(question[:end], "'s"), "’s")) // the possessive stays
+			span := question[locs[i][0]:end]
+			if span != strings.ToLower(span) {
+				continue
+			}
+			written, ok := names[strings.Join(strings.Fields(span), " ")]
+			if !ok || len(written) != len(span) {
+				continue
+			}
+			b.WriteString(question[last:locs[i][0]])
+			b.WriteString(written)
+			last = end
+			i += n - 1
+			break
+		}
+	}
+	if last == 0 {
+		return question
+	}
+	b.WriteString(question[last:])
+	return b.String()
 }
 
 func pairKey(a, b string) uint64 {

@@ -62,3 +62,22 @@ func TestRespeltQuestionIsAnswered(t *testing.T) {
 	require.Empty(t, reason)
 	requireFinding(t, newCorpus([]extract.Document{d}), "Reflector cookers can reach temperatures in Celsius of up to what?", "315", "")
 }
+
+// TestRecaseNames: a name typed in lower case is written as the sources write it, when they write
+// it as a name more than once and never in lower case; ordinary words and headings stay.
+func TestRecaseNames(t *testing.T) {
+	t.Parallel()
+	c := newCorpus([]extract.Document{{Path: "a.txt", Lines: []string{
+		"# Key Dates", "Lumen Health announced results. Lumen Health also launched Lumen Beacon.",
+		"The Corn Exchange is open. Tickets at The Corn Exchange.", "We care about public health. Public Health England said so. Public Health England agreed.",
+	}}})
+	for q, want := range map[string]string{
+		"what did lumen health announce in february?": "what did Lumen Health announce in february?",
+		"who are lumen health's investors?":           "who are Lumen Health's investors?",
+		"when does the corn exchange open?":           "when does the Corn Exchange open?",
+		"what are the key dates?":                     "what are the key dates?",
+		"is public health england involved?":          "is public health england involved?",
+	} {
+		require.Equal(t, want, c.recase(q), q)
+	}
+}
