@@ -22,7 +22,7 @@ var units = [][]string{
 	{"metres", "meters", "metre", "meter", "m"}, {"kilometres", "kilometers", "kilometre", "kilometer", "km"},
 	{"centimetres", "centimeters", "cm"}, {"millimetres", "millimeters", "mm"},
 	{"kilograms", "kilogram", "kilos", "kg"}, {"grams", "gram", "g"}, {"tonnes", "tonne", "tons", "ton", "t"},
-	{"pounds_weight", "lb", "lbs"}, {"litres", "liters", "litre", "liter", "l"}, {"millilitres", "milliliters", "ml"},
+	{"lbs", "lb"}, {"litres", "liters", "litre", "liter", "l"}, {"millilitres", "milliliters", "ml"},
 	{"gallons", "gallon", "gal"}, {"kwh", "kilowatt-hours", "kilowatt hours"}, {"mwh"}, {"gwh"},
 	{"kw", "kilowatts", "kilowatt"}, {"mw", "megawatts", "megawatt"}, {"gw", "gigawatts", "gigawatt"},
 	{"watts", "watt", "w"}, {"volts", "volt", "v"}, {"hectares", "hectare", "ha"}, {"acres", "acre"},
@@ -54,7 +54,7 @@ func statedUnit(after string) []string {
 				return u
 			}
 		}
-		if u[0] != "pounds_weight" && strings.HasPrefix(after, u[0]) && (len(after) == len(u[0]) || !unicode.IsLetter(rune(after[len(u[0])]))) {
+		if strings.HasPrefix(after, u[0]) && (len(after) == len(u[0]) || !unicode.IsLetter(rune(after[len(u[0])]))) {
 			return u
 		}
 	}
