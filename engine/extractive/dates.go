@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/researchd/researchd/engine/nlp"
@@ -28,26 +29,6 @@ var (
 	reDayMonthOnly = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthNames + `(?:,?\s+\d{4})?`)
 	reMonthDayOnly = regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+\d{4})?`)
 )
-
-// findDayMonth is the first day and month text states without a year, in the year yearOf gives
-// (a document's own year: docYear; asked only when text has such a date), as YYYY-MM-DD.
-func findDayMonth(text string, yearOf func() string) (string, bool) {
-	at, day, mon := -1, "", ""
-	if m := reDayMonthOnly.FindStringSubmatchIndex(text); m != nil && !strings.ContainsAny(text[m[0]:m[1]], ",") && !reYearEnd.MatchString(text[m[0]:m[1]]) {
-		at, day, mon = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
-	}
-	if m := reMonthDayOnly.FindStringSubmatchIndex(text); m != nil && !reYearEnd.MatchString(text[m[0]:m[1]]) && (at < 0 || m[0] < at) {
-		at, mon, day = m[0], text[m[2]:m[3]], text[m[4]:m[5]]
-	}
-	if at < 0 {
-		return "", false
-	}
-	year := yearOf()
-	if year == "" {
-		return "", false
-	}
-	return isoDate(year, mon, day)
-}
 
 var reYearEnd = regexp.MustCompile(`\d{4}$`)
 
@@ -145,9 +126,10 @@ var (
 // yearOf gives (the document's own), and is left out when it gives none.
 func dateMentions(text string, yearOf func() string) []dateMention {
 	var out []dateMention
+	docYear := sync.OnceValue(yearOf) // asked only of a date without its year, once
 	add := func(at, end int, year, mon, day string) {
 		if year == "" {
-			year = yearOf()
+			year = docYear()
 		}
 		if iso, ok := isoDate(year, mon, day); ok {
 			out = append(out, dateMention{iso: iso, start: at, end: end})

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,19 +31,27 @@ func TestYearsIn(t *testing.T) {
 	require.Empty(t, yearsIn("Revenue of 6,820 million"))
 }
 
-// A day and month without a year take the year of the document's own date.
-func TestFindDayMonth(t *testing.T) {
+// A day and month without a year take the year of the document's own date; a full date keeps
+// its own; ranges are marked start and end.
+func TestDateMentions(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ text, year, want string }{
-		{"Firmware 2.1.6, released on 9 October, raises the timer.", "2026", "2026-10-09"},
-		{"Ask for a payment plan by October 31.", "2026", "2026-10-31"},
-		{"It opened on 20 June 1887.", "2026", ""}, // a full date is findDate's
-		{"Released on 9 October.", "", ""},
-		{"Released in October.", "2026", ""},
+	for _, tc := range []struct {
+		text, year string
+		want       []string
+	}{
+		{"Firmware 2.1.6, released on 9 October, raises the timer.", "2026", []string{"2026-10-09/0"}},
+		{"Ask for a payment plan by October 31.", "2026", []string{"2026-10-31/0"}},
+		{"It opened on 20 June 1887.", "2026", []string{"1887-06-20/0"}},
+		{"Released on 9 October.", "", nil},
+		{"Released in October.", "2026", nil},
+		{"Friday 11 – Sunday 13 September 2026, then 1 October.", "2025", []string{"2026-09-11/-1", "2026-09-13/1", "2025-10-01/0"}},
+		{"September 11–13, 2026", "", []string{"2026-09-11/-1", "2026-09-13/1"}},
+		{"Open from 2 March 2026 to 30 April 2026.", "", []string{"2026-03-02/-1", "2026-04-30/1"}},
 	} {
-		got, ok := findDayMonth(tc.text, func() string { return tc.year })
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("findDayMonth(%q, %q) = %q, %v; want %q", tc.text, tc.year, got, ok, tc.want)
+		var got []string
+		for _, m := range dateMentions(tc.text, func() string { return tc.year }) {
+			got = append(got, fmt.Sprintf("%s/%d", m.iso, m.inRange))
 		}
+		require.Equal(t, tc.want, got, tc.text)
 	}
 }
