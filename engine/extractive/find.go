@@ -71,6 +71,10 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 		// judged on it.
 		ranked = slices.Concat([]scored{ranked[lead]}, ranked[:lead], ranked[lead+1:])
 	}
+	if i, ok := c.pointedLead(ranked); ok {
+		// "Accepted solution: see post #7" matched; post #7 answers.
+		ranked = slices.Concat([]scored{ranked[i]}, ranked[:i], ranked[i+1:])
+	}
 	f := finding{Sub: sub, Q: q, Best: m.confidence(ranked), Respelt: respelt}
 	seen := map[int]bool{}
 	for _, r := range ranked {

@@ -1,9 +1,7 @@
 package extractive
 
 import (
-	"cmp"
 	"maps"
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -389,17 +387,24 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	if !found {
 		sec, found = s.bestSection(focus, allowed)
 	}
+	if s.q.Shape == shapeBrief && !s.q.part && len(ranked) > 0 && (!found || c.opens(sec)) && s.wholeDocument(c.units[ranked[0].U].Doc, focus) {
+		// "Sum up the Castlegate Bridge story": no heading but the first names what it asks, and
+		// the document's title and opening do; the document, summarised.
+		answer = c.summary(c.units[ranked[0].U].Doc, o.Items, allowed, true)
+		return answer, nil, len(answer) > 0
+	}
 	if !found && s.q.part {
 		return nil, nil, false // a part of a briefing asks one thing: no summary of the whole
 	}
 	if !found && s.q.Shape == shapeBrief && len(ranked) > 0 {
 		// "Brief me on X" names only what a document is about: its key points are a summary of it.
-		answer = c.summary(c.units[ranked[0].U].Doc, o.Items, allowed)
+		answer = c.summary(c.units[ranked[0].U].Doc, o.Items, allowed, false)
 		return answer, nil, len(answer) > 0
 	}
 	if !found {
 		return nil, nil, false
 	}
+	sec.Units = c.expandPointers(sec.Units)
 	// A list or briefing takes a point from each paragraph, as do "the main causes"; a reason is
 	// stated in a sentence or two. A list the section gives is answered whole (up to listPoints) at
 	// every effort: cutting the fifth of five causes is the defect lists are answered from sections
@@ -486,44 +491,6 @@ func (c *corpus) stating(s *scorer, ranked []scored, ts []string, taken []int) (
 		}
 	}
 	return 0, false
-}
-
-// summary is an extractive summary of document d in at most n sentences, in document order: the
-// sentences closest to the document's centroid (its terms weighted by frequency and idf), skipping
-// near repeats of those already taken (centroid summarisation).
-func (c *corpus) summary(d, n int, allowed func(u int) bool) []int {
-	centroid := map[string]float64{}
-	var units []int
-	for u, un := range c.units {
-		if un.Doc != d || un.Kind == extract.UnitRow || !allowed(u) {
-			continue
-		}
-		units = append(units, u)
-		for _, t := range c.seqs[u] {
-			centroid[t] += c.idf(t)
-		}
-	}
-	score := make(map[int]float64, len(units))
-	for _, u := range units {
-		sum := 0.0
-		for _, t := range c.own[u] {
-			sum += centroid[t]
-		}
-		score[u] = sum / math.Sqrt(float64(len(c.own[u])+1))
-	}
-	order := slices.Clone(units)
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
-	var out []int
-	for _, u := range order {
-		if len(out) >= n {
-			break
-		}
-		if !c.repeats(u, out) {
-			out = append(out, u)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // polarAnswer reads the answer of a section whose heading is a yes/no question: its first unit

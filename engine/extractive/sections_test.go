@@ -125,7 +125,7 @@ func TestSectionAnswers(t *testing.T) {
 func TestSummaryPrefersCentralSentences(t *testing.T) {
 	c := ferryCorpus(t)
 	all := func(int) bool { return true }
-	got := c.summary(0, 3, all)
+	got := c.summary(0, 3, all, false)
 	require.Len(t, got, 3)
 	require.True(t, slices.IsSorted(got), "in document order")
 	for _, u := range got {
