@@ -215,6 +215,9 @@ func (c *corpus) scorer(q query) *scorer {
 				w = math.Min(w, c.idf(a))
 			}
 		}
+		if q.premise[t] {
+			w *= premiseWeight
+		}
 		s.w[t] = w
 		s.total += w
 	}

@@ -447,6 +447,9 @@ func (s *scorer) typeHit(text string) bool {
 		}
 		return false
 	case typeNumber, typeMoney, typePercent, typeTemperature:
+		if q.Often {
+			return reFrequency.MatchString(text)
+		}
 		if q.Count {
 			// "How many" counts things: an amount of money or a percentage is not a count.
 			text = reNotCount.ReplaceAllString(text, " ")
@@ -473,6 +476,12 @@ func (s *scorer) typeHit(text string) bool {
 
 // reNotCount matches amounts of money and percentages.
 var reNotCount = regexp.MustCompile(`(?i)(?:[$€£¥]|\b(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b)\s?\d[\d,.]*(?:\s?(?:million|billion|bn|m|k)\b)?|\d[\d,.]*\s?(?:(?:thousand|million|billion|trillion|bn|m|k)\s)?(?:%|per ?cent\b|percent\b|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy|dollars?|euros?|pounds?|kroner|yen)\b)`)
+
+// reFrequency is how often something happens: "two days a week", "twice a year", "every 20
+// minutes", "daily", "once a month", "three times per season".
+var reFrequency = regexp.MustCompile(`(?i)\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|annually|yearly|biennially|once|twice|thrice)\b|` +
+	`\bevery\s+(?:(?:\d+|other|two|three|four|five|six|seven|eight|nine|ten|few|couple of)\s+)?(?:second|minute|hour|day|night|week|fortnight|month|year|season|decade|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b|` +
+	`\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several)\s+(?:times|days|nights|evenings|mornings|hours|sessions)\s+(?:a|per|each|every)\s+(?:day|week|month|year|season)\b`)
 
 // inQuestion: every word of v is a word of the question.
 func (s *scorer) inQuestion(v string) bool {

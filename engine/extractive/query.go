@@ -69,6 +69,7 @@ type query struct {
 	// Y", "why"): the sentence after the best match often carries the outcome, so it joins the answer.
 	Open  bool
 	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
+	Often bool // "how often": a frequency answers ("two days a week", "every 20 minutes", "annually")
 	Year  bool // "what year", "in which year": a passage answers by giving one
 	// Clock: "what time does the museum close?" asks for a time of day ("17:00"); a passage that
 	// gives one is preferred.
@@ -90,6 +91,9 @@ type query struct {
 	// carried are the terms the question takes from the briefing it is a part of ("walking",
 	// "Tollmere"): what the whole is about, not what the part asks.
 	carried []string
+	// premise are the terms only the asker's situation states ("registered" of "I'm 68 and
+	// registered at Hollins Green. Can I get the vaccine?"; premise.go)
+	premise map[string]bool
 }
 
 var (
@@ -154,8 +158,9 @@ func analyze(q string) query {
 	for i, t := range toks {
 		lower[i] = strings.ToLower(strings.TrimRight(t, ".’'-–"))
 	}
-	for _, m := range figures(q) {
-		out.Numbers = append(out.Numbers, normNumber(m))
+	premise := premiseOf(q)
+	for _, m := range figures(q[len(premise):]) {
+		out.Numbers = append(out.Numbers, normNumber(m)) // the premise's figures are the asker's own
 	}
 	out.Numbers = nlp.Uniq(out.Numbers)
 	out.Counted = nlp.Uniq(wordNumbers(q))
@@ -174,6 +179,7 @@ func analyze(q string) query {
 		}
 	}
 	out.Names = nlp.Uniq(out.Names)
+	out.premise = premiseTerms(premise, q[len(premise):], out.Names)
 	out.Phrases = namePhrases(q)
 	out.Type, out.Attribute, out.AttrType = questionFrame(lower)
 	if len(out.Attribute) > 0 {
@@ -186,6 +192,7 @@ func analyze(q string) query {
 	out.Open = openQuestion(lower)
 	for i := 0; i+1 < len(lower); i++ {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
+		out.Often = out.Often || (lower[i] == "how" && lower[i+1] == "often")
 		out.Year = out.Year || ((lower[i] == "what" || lower[i] == "which") && lower[i+1] == "year")
 		out.Clock = out.Clock || (lower[i] == "what" && lower[i+1] == "time" && i+2 < len(lower) && auxiliaries[lower[i+2]])
 	}

@@ -145,12 +145,17 @@ func subjectOf(text string) []string {
 var reSpacedDash = regexp.MustCompile(` [-–—] `)
 
 // dashedQuestions ends a sentence at a spaced dash that a question follows: "Summarise the data
-// engineer job for me - is it worth applying?" asks two things.
+// engineer job for me - is it worth applying?" asks two things; "doing a school project on X - who
+// taught him?" states what the question that follows is about.
 func dashedQuestions(q string) string {
 	locs := reSpacedDash.FindAllStringIndex(q, -1)
 	for i := len(locs) - 1; i >= 0; i-- {
 		if rest := strings.Fields(q[locs[i][1]:]); len(rest) > 1 && opensQuestion(rest) {
-			q = q[:locs[i][0]] + "? " + strings.ToUpper(q[locs[i][1]:locs[i][1]+1]) + q[locs[i][1]+1:]
+			end := "? "
+			if !asks(strings.Fields(q[:locs[i][0]])) {
+				end = ". " // "doing a school project on X - who taught him?": a statement, then the question
+			}
+			q = q[:locs[i][0]] + end + strings.ToUpper(q[locs[i][1]:locs[i][1]+1]) + q[locs[i][1]+1:]
 		}
 	}
 	return q

@@ -5,20 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/researchd/researchd/engine/extract"
 )
-
-func corpusOf(t *testing.T, docs map[string]string) *corpus {
-	t.Helper()
-	var ds []extract.Document
-	for name, text := range docs {
-		d, reason := extract.File("input_files/"+name, []byte(text))
-		require.Empty(t, reason)
-		ds = append(ds, d)
-	}
-	return newCorpus(ds)
-}
 
 // A news story states its key points first: "sum up the story" leads with them, not with the
 // sentences that repeat its words most.
@@ -39,7 +26,7 @@ Walkers will be sent over the Mill Lane bridge, a diversion of half a mile. The 
 
 Shopkeepers near the footbridge said the closure of the footbridge would cost them trade, and the footbridge matters to walkers.
 `
-	c := corpusOf(t, map[string]string{"millbrook-footbridge.md": story})
+	c := markdownCorpus(t, map[string]string{"millbrook-footbridge.md": story})
 	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 3, Support: 1}
 	for _, q := range []string{"Sum up the Millbrook footbridge closure story for me.", "What's the gist of the Millbrook footbridge news?"} {
 		got := answerTexts(c, c.find(plainSub(q), o))
@@ -73,7 +60,7 @@ Sales rose 12% to £1.4m in the quarter, the best quarter on record for the roas
 
 The board is asked to approve a second roaster for £86,000.
 `
-	c := corpusOf(t, map[string]string{"q3-memo.txt": memo})
+	c := markdownCorpus(t, map[string]string{"q3-memo.txt": memo})
 	got := c.summary(0, 2, func(int) bool { return true }, true)
 	var texts []string
 	for _, u := range got {
@@ -107,7 +94,7 @@ Have you tried turning the router off and on again?
 Hi ann_b, thanks for the detail.
 This is caused by the printer's Eco Sleep mode in firmware 1.8, which switches its Wi-Fi off after two hours idle. Firmware 1.9 fixes it, and until then you can turn Eco Sleep off in the printer's settings.
 `
-	c := corpusOf(t, map[string]string{"printer-thread.txt": thread})
+	c := markdownCorpus(t, map[string]string{"printer-thread.txt": thread})
 	o := findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 3, Support: 1}
 	for _, q := range []string{"Why does the Pixa 200 printer drop off the network every night?", "Sum up the Pixa printer forum thread for me."} {
 		got := strings.Join(answerTexts(c, c.find(plainSub(q), o)), " ")

@@ -41,9 +41,13 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 	if len(ranked) == 0 {
 		return 0, true
 	}
-	if s.q.Clock {
-		// A time of day is only preferred: without one the best passage still leads.
-		lead, _ := s.leadGiving(ranked, func(u int) bool { return reClock.MatchString(s.c.units[u].Text) })
+	if s.q.Clock || s.q.Often {
+		// A time of day, or a frequency, is only preferred: without one the best passage still leads.
+		re := reClock
+		if s.q.Often {
+			re = reFrequency
+		}
+		lead, _ := s.leadGiving(ranked, func(u int) bool { return re.MatchString(s.c.units[u].Text) })
 		return lead, true
 	}
 	if _, exact := s.exactKind(); !exact {
@@ -149,10 +153,14 @@ func (s *scorer) valueAfter(u int) (int, bool) {
 }
 
 // holdsValue: text holds a value of the kind the question asks for; for a duration, a span of
-// time ("an afternoon", "two weeks", "90 minutes"), not any figure ("the 3-2-1 rule").
+// time ("an afternoon", "two weeks", "90 minutes"), not any figure ("the 3-2-1 rule"); for "how
+// often", a frequency.
 func (s *scorer) holdsValue(text string) bool {
 	if s.q.measure == nlp.Stem("duration") {
 		return reSpan.MatchString(text)
+	}
+	if s.q.Often {
+		return reFrequency.MatchString(text)
 	}
 	if s.q.dimension != "" {
 		return givesDimension(text, s.q.dimension)

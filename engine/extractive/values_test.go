@@ -26,6 +26,31 @@ func TestWhatTimeQuestionsLeadWithATimeOfDay(t *testing.T) {
 	require.False(t, analyze("What time period saw the most growth?").Clock)
 }
 
+const jobAdvert = `# Halloway Freight: Senior Data Engineer
+
+Halloway Freight moves around 40,000 pallets a week for retailers across the UK.
+
+You will need at least four years' experience in data engineering.
+
+We ask everyone in the team to spend two days a week in our Tamsford office, on Tuesdays and Thursdays.
+`
+
+// "How often" asks for a frequency: "two days a week", not a figure of another kind, nor a rate.
+func TestHowOftenQuestionsLeadWithAFrequency(t *testing.T) {
+	t.Parallel()
+	c := markdownCorpus(t, map[string]string{"job.md": jobAdvert})
+	f := c.find(plainSub("How often would I have to go into the office for the Halloway Freight data role?"), lowEffort)
+	require.NotEmpty(t, f.Answer)
+	require.Contains(t, c.units[f.Answer[0]].Text, "two days a week")
+	require.True(t, analyze("How often does the ferry run?").Often)
+	for _, text := range []string{"twice a year", "every 20 minutes", "two days a week", "It is held annually.", "every other Sunday"} {
+		require.True(t, reFrequency.MatchString(text), text)
+	}
+	for _, text := range []string{"40,000 pallets a week", "four years' experience", "in 2024"} {
+		require.False(t, reFrequency.MatchString(text), text)
+	}
+}
+
 const bikeTest = `# Three city e-bikes compared
 
 We rode three e-bikes for commuting for six weeks each.
