@@ -25,6 +25,11 @@ func TestAsksByName(t *testing.T) {
 		{"Who was responsible for the delay?", askedNot},
 		{"When did the funicular open?", askedNot},
 		{"Brief me on the outage.", askedNot},
+		// A property named in two words or more, singular, after "what is the": a name sources use.
+		{"What is the serial number of Tomas Lindqvist's scanner?", askedHead},
+		{"What are the main drawbacks of the Marrow C2?", askedNot}, // plural: the drawbacks are listed, not named
+		{"What is the name of the river?", askedNot},                // one vague word
+		{"What is the capital of France?", askedNot},
 	} {
 		q := analyze(tt.q)
 		require.Equal(t, tt.want, q.Asked, tt.q)
@@ -46,6 +51,8 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		{town, "Who is the mayor of Castellane?", "", "source about “Castellane” mentions “mayor”"},
 		{town + "\nThe mayor of Castellane, Anne Roux, chairs the council.\n", "Who is the mayor of Castellane?", "Anne Roux", ""},
 		{dryer, "How many kilograms of laundry does the Kestrel dryer take?", "8 kilograms", ""},
+		{dryer, "What is the serial number of the Kestrel dryer?", "", "mentions “serial number”"},
+		{dryer + "\nThe serial number of the Kestrel dryer is on a label inside the door: KD-48213.\n", "What is the serial number of the Kestrel dryer?", "KD-48213", ""},
 		// The head of what is asked names it: a "release" is not a "release manager".
 		{"# FernDB 4.0\n\nFernDB 4.0 was released on 18 September 2024 after a long beta.\n", "Who was the release manager for FernDB 4.0?", "", "mentions “release manager”"},
 		// A rate is named by a figure per unit; an allowance is an amount of money a source names.

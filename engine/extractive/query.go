@@ -402,6 +402,9 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	return typ, nlp.Uniq(attr), false
 }
 
+// propertyOf are the words after a property's name that say whose it is ("the top speed of …").
+var propertyOf = map[string]bool{"of": true, "for": true, "on": true, "at": true, "in": true}
+
 // askedBy says how a question names what it asks for.
 type askedBy int
 
@@ -413,7 +416,7 @@ const (
 
 // asksByName: the question asks for a property of its subject by the property's name: "what is
 // the retail price of …", "what dividend …" (a measured noun), "how many litres …", "who is the
-// finance director …". A class of thing ("which village", "what religion") is not such a name:
+// finance director …", "what is the serial number of …" (a name of two words or more, singular). A class of thing ("which village", "what religion") is not such a name:
 // its answer is a member of the class, and sources name the member, not the class.
 func asksByName(w []string) askedBy {
 	wh := slices.IndexFunc(w, isWh)
@@ -433,13 +436,20 @@ func asksByName(w []string) askedBy {
 			return askedAny
 		}
 	case "what", "which":
+		property := i+1 < len(w) && copulas[w[i]] && w[i+1] == "the" // "what is the top speed of …"
 		for i < len(w) && skipWords[w[i]] {
 			i++
 		}
+		start := i
 		for ; i < len(w) && !nlp.IsStopword(w[i]) && !nlp.IsQuestionWord(w[i]) && !commonVerbs[w[i]]; i++ {
 			if namedMeasures[strings.TrimSuffix(w[i], "s")] {
 				return askedHead
 			}
+		}
+		if property && i-start >= 2 && (i == len(w) || propertyOf[w[i]]) && !strings.HasSuffix(w[i-1], "s") {
+			// A property named in words of its own ("the serial number of", "the top speed of"):
+			// sources that give it name it.
+			return askedHead
 		}
 	}
 	return askedNot
