@@ -16,8 +16,12 @@ var exactKinds = map[answerType]string{typeMoney: "amount of money", typePercent
 	typePerson: "name", typeOrg: "name"}
 
 // exactKind names the kind of value the question asks for when a passage states it unmistakably:
-// an amount of money, a percentage, a temperature, a figure in a unit of measurement, or a year.
+// a time of day, an amount of money, a percentage, a temperature, a figure in a unit of
+// measurement, or a year.
 func (s *scorer) exactKind() (string, bool) {
+	if s.q.Clock {
+		return "time of day", true
+	}
 	if d := s.q.dimension; d != "" {
 		return dimensionNames[d], true
 	}
@@ -41,13 +45,14 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 	if len(ranked) == 0 {
 		return 0, true
 	}
-	if s.q.Clock || s.q.Often {
-		// A time of day, or a frequency, is only preferred: without one the best passage still leads.
-		re := reClock
-		if s.q.Often {
-			re = reFrequency
-		}
-		lead, _ := s.leadGiving(ranked, func(u int) bool { return re.MatchString(s.c.units[u].Text) })
+	if s.q.Clock {
+		// "What time does the shuttle start?" is answered only by a passage giving a time of day.
+		return s.leadGiving(ranked, func(u int) bool { return reClock.MatchString(s.c.units[u].Text) })
+	}
+	if s.q.Often {
+		// A frequency is only preferred: without one the best passage still leads ("the market
+		// is held on the first Saturday of each month").
+		lead, _ := s.leadGiving(ranked, func(u int) bool { return reFrequency.MatchString(s.c.units[u].Text) })
 		return lead, true
 	}
 	if _, exact := s.exactKind(); !exact {

@@ -22,6 +22,11 @@ func TestWhatTimeQuestionsLeadWithATimeOfDay(t *testing.T) {
 	f := c.find(plainSub("What time does the Ferndale lido close?"), o)
 	require.NotEmpty(t, f.Answer)
 	require.Equal(t, "Swimming sessions run from 07:00 to 19:30.", c.units[f.Answer[0]].Text, "not the year it closed")
+	// Without a time of day near the best passage, the question is not answered.
+	c = markdownCorpus(t, map[string]string{"shuttle.md": "# Bridge closure\n\nDuring the closure the council will run a free shuttle minibus every 20 minutes between Station Road and the Market Square.\n"})
+	f = c.find(plainSub("What time does the free shuttle minibus start in the morning?"), o)
+	require.Empty(t, f.Answer)
+	require.Contains(t, f.Missing, "time of day")
 	require.True(t, analyze("At what time does the bus leave?").Clock)
 	require.False(t, analyze("What time period saw the most growth?").Clock)
 }
