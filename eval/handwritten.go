@@ -58,12 +58,8 @@ func LoadHandwritten(dir string) (*Handwritten, error) {
 		h.Questions = append(h.Questions, part.Questions...)
 		h.Structured = append(h.Structured, part.Structured...)
 	}
-	seen := map[string]bool{}
-	for _, q := range h.Questions {
-		if seen[q.ID] {
-			return nil, fmt.Errorf("%s: question id %q twice", dir, q.ID)
-		}
-		seen[q.ID] = true
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, "docs"))
 	if err != nil {
@@ -84,6 +80,35 @@ func LoadHandwritten(dir string) (*Handwritten, error) {
 		return nil, fmt.Errorf("%s: want 1 to 20 documents (one job takes at most 20 attachments), have %d", dir, len(h.Docs))
 	}
 	return &h, nil
+}
+
+// fieldRules are the rules FieldRight knows.
+var fieldRules = map[string]bool{"null": true, "number": true, "contains": true, "equal": true, "contains_all": true}
+
+// check refuses a set that would be scored wrong without a word: an id used twice, an answerable
+// question with nothing to find or an unanswerable one that is not marked so, a field rule
+// FieldRight does not know ("equals" for "equal" scores every answer wrong).
+func (h *Handwritten) check() error {
+	seen := map[string]bool{}
+	for _, q := range h.Questions {
+		switch {
+		case seen[q.ID]:
+			return fmt.Errorf("question id %q twice", q.ID)
+		case q.Kind == "unanswerable" && !q.Unanswerable:
+			return fmt.Errorf("question %s: kind unanswerable without \"unanswerable\": true", q.ID)
+		case !q.Unanswerable && len(q.Expect) == 0:
+			return fmt.Errorf("question %s: answerable with no expected facts", q.ID)
+		}
+		seen[q.ID] = true
+	}
+	for _, s := range h.Structured {
+		for field, want := range s.Expect {
+			if !fieldRules[want.Rule] {
+				return fmt.Errorf("structured case %s, field %s: unknown rule %q", s.ID, field, want.Rule)
+			}
+		}
+	}
+	return nil
 }
 
 // Tasks are the set's jobs: each question and each structured case against all the documents.

@@ -355,11 +355,7 @@ func (p *docParser) paragraph(i int) int {
 		p.heading(text)
 		return j
 	}
-	fields := true
-	for _, l := range lines {
-		fields = fields && reFieldLine.MatchString(strings.TrimSpace(l)) && !endsSentence(strings.TrimSpace(l))
-	}
-	if fields {
+	if fieldLines(lines) {
 		// One record: the lines share a paragraph, and each has the others as context.
 		*p.para++
 		prev := -1
@@ -373,6 +369,22 @@ func (p *docParser) paragraph(i int) int {
 	p.prose(i+1, lines, UnitSentence)
 	p.lastPar = text
 	return j
+}
+
+// fieldLines: every line of a paragraph is a "Label: value" line, as a record's are. A line may
+// hold a sentence or two ("Proposal: Change of use of the ground floor …; and use of the rear
+// courtyard for outdoor seating.") when another line is a plain field ("Site: 3 Market Steps"): a
+// lone "Note: the lido closes early." stays a sentence.
+func fieldLines(lines []string) bool {
+	plain := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if !reFieldLine.MatchString(t) {
+			return false
+		}
+		plain = plain || !endsSentence(t)
+	}
+	return plain && (len(lines) > 1 || !endsSentence(strings.TrimSpace(lines[0])))
 }
 
 // IsFieldLine: line is a "Label: value" line ("Date: 3 May 2026", "**Property:** Flat 4B") that

@@ -166,6 +166,21 @@ func TestBoldFieldLines(t *testing.T) {
 		"field **Date of this agreement:** 12 February 2026", "sentence **Note:** The rent is paid monthly."}, unitTexts(p))
 }
 
+// A record whose lines are field lines is one unit per line, though some lines end as sentences
+// do, when one of them is a plain field; it does not run into one long sentence.
+func TestFieldLinesThatEndAsSentences(t *testing.T) {
+	t.Parallel()
+	text := "NOTICE OF DECISION\n\nSite: 3 Market Steps, Little Casterby\nApplicant: Rookery Lane Kitchen Ltd\n" +
+		"Proposal: Change of use of the ground floor from shop to café; use of the rear courtyard for seating.\n" +
+		"Decided by: Planning Committee, 2 October 2024. The application was referred to committee.\n\n" +
+		"Note: the café opens in spring.\nReason: It had been empty since 2022.\n"
+	p := parseText("decision.txt", text)
+	require.Equal(t, []string{"field Site: 3 Market Steps, Little Casterby", "field Applicant: Rookery Lane Kitchen Ltd",
+		"field Proposal: Change of use of the ground floor from shop to café; use of the rear courtyard for seating.",
+		"field Decided by: Planning Committee, 2 October 2024. The application was referred to committee.",
+		"sentence Note: the café opens in spring.", "sentence Reason: It had been empty since 2022."}, unitTexts(p))
+}
+
 // A plain-text table whose columns are aligned with spaces is a table; a numbered title in
 // capitals is a heading; prose with two spaces after a full stop is still prose.
 func TestAlignedPlainTextTable(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 // premiseWeight is the share of its weight a word of the premise alone keeps.
 const premiseWeight = 0.5
 
-// minAskedTerms is the fewest terms of its own a question after a premise has for the premise's
-// words to weigh less.
+// minAskedTerms is the fewest terms of its own a question after a premise has for the statement
+// before it to be a premise.
 const minAskedTerms = 2
 
 // rePremiseEnd is where a premise can end: a sentence end, a comma, a semicolon, a colon or a dash.
@@ -27,13 +27,18 @@ var rePremiseEnd = regexp.MustCompile(`[.,;:!]\s+|\s[-–—]\s+`)
 // premiseOf is the premise a question opens with: the text before the clause that asks, when
 // that text asks nothing itself and speaks of the asker (I, my, we, our) or opens with what they
 // are doing ("doing a school project on …"). "" when the question has none. A fronted phrase ("As
-// of 2012, how many …") is no premise: it is part of what is asked.
+// of 2012, how many …") is no premise: it is part of what is asked; nor is a statement followed by
+// a question of fewer than minAskedTerms terms of its own ("my pump hums but nothing comes out,
+// what should I do?" asks about the statement itself).
 func premiseOf(q string) string {
 	locs := rePremiseEnd.FindAllStringIndex(q, -1)
 	for i := len(locs) - 1; i >= 0; i-- {
 		before, after := strings.Fields(q[:locs[i][0]]), strings.Fields(q[locs[i][1]:])
 		if len(before) < 2 || len(after) < 2 || !opensQuestion(after) || asks(before) {
 			continue
+		}
+		if len(nlp.Uniq(nlp.Terms(q[locs[i][1]:]))) < minAskedTerms {
+			return "" // "my pump hums but nothing comes out, what should I do?" asks about the premise itself
 		}
 		if speaksOfAsker(nlp.Words(strings.Join(before, " "))) {
 			return q[:locs[i][0]]
@@ -64,10 +69,8 @@ func speaksOfAsker(ws []string) bool {
 var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "mine": true, "we": true, "us": true, "our": true, "ours": true}
 
 // premiseTerms are the terms only the premise states, names aside: words that describe the asker.
-// None when the question after it asks in fewer than minAskedTerms terms of its own: "my pump hums
-// but nothing comes out, what should I do?" asks about the premise itself.
 func premiseTerms(premise, question string, names []string) map[string]bool {
-	if premise == "" || len(nlp.Uniq(nlp.Terms(question))) < minAskedTerms {
+	if premise == "" {
 		return nil
 	}
 	asked := map[string]bool{}

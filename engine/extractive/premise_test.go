@@ -12,7 +12,7 @@ func TestPremiseOfAQuestion(t *testing.T) {
 		{"I'm 68 and registered at Hollins Green. Can I get the shingles vaccine now?", "I'm 68 and registered at Hollins Green"},
 		{"my mum's GP practice uses Lumen software, when can they get the new Beacon?", "my mum's GP practice uses Lumen software"},
 		{"taking my two kids (7 and 10) to the festival on Saturday, do they need tickets?", "taking my two kids (7 and 10) to the festival on Saturday"},
-		{"We're a village hall charity in Lynford. What is the most we could get from the fund?", "We're a village hall charity in Lynford"},
+		{"We're a village hall charity in Lynford. What is the most we could get from the Rook Hill fund?", "We're a village hall charity in Lynford"},
 		// A fronted phrase, or a statement about someone else, is part of what is asked.
 		{"As of 2012, how many downloads did the app have?", ""},
 		{"Homer's Odyssey is the third episode of The Simpsons. What character first appears in this episode?", ""},
@@ -36,7 +36,13 @@ func TestPremiseWeighsLess(t *testing.T) {
 	require.InDelta(t, premiseWeight*c.idf("ring"), s.w["ring"], 1e-9)
 	require.InDelta(t, c.idf("valu"), s.w["valu"], 1e-9, "%v", q.Terms)
 
-	require.Empty(t, analyze("my pump hums but nothing comes out of the hose, what should I do?").premise)
+	// A question of fewer than two words of its own asks about the statement before it, denial
+	// and all.
+	q = analyze("my pump hums but nothing comes out of the hose, what should I do?")
+	require.Empty(t, q.premise)
+	require.True(t, q.Negated)
+	require.False(t, analyze("I'm really not happy about the café going in downstairs. Can I appeal the council's decision?").Negated,
+		"the premise's denial is the asker's, the question asks plainly")
 }
 
 func TestDashedStatementIsNoQuestionOfItsOwn(t *testing.T) {

@@ -71,8 +71,8 @@ type query struct {
 	Count bool // "how many": the figure should count what is asked about ("24,966 participants")
 	Often bool // "how often": a frequency answers ("two days a week", "every 20 minutes", "annually")
 	Year  bool // "what year", "in which year": a passage answers by giving one
-	// Clock: "what time does the museum close?" asks for a time of day ("17:00"); a passage that
-	// gives one is preferred.
+	// Clock: "what time does the museum close?", "how late can customers sit out?" ask for a time
+	// of day ("17:00"); only a passage near the best that gives one answers (valueLead).
 	Clock bool
 	// Negated: the question denies something ("which players did not ...", "never"); an answer
 	// usually does too.
@@ -185,7 +185,7 @@ func analyze(q string) query {
 	if len(out.Attribute) > 0 {
 		out.Asked = asksByName(lower)
 	}
-	out.Negated = nlp.Negated(q)
+	out.Negated = nlp.Negated(q[len(premise):]) // "I'm not happy about the café. Can I appeal?" asks plainly
 	if wh := slices.IndexFunc(lower, isWh); wh >= 0 && (lower[wh] == "what" || lower[wh] == "which") {
 		out.Plural = asksPlural(withoutNames(toks[wh+1:], lower[wh+1:]))
 	}
@@ -194,7 +194,8 @@ func analyze(q string) query {
 		out.Count = out.Count || (lower[i] == "how" && lower[i+1] == "many")
 		out.Often = out.Often || (lower[i] == "how" && lower[i+1] == "often")
 		out.Year = out.Year || ((lower[i] == "what" || lower[i] == "which") && lower[i+1] == "year")
-		out.Clock = out.Clock || (lower[i] == "what" && lower[i+1] == "time" && i+2 < len(lower) && auxiliaries[lower[i+2]])
+		out.Clock = out.Clock || (lower[i] == "what" && lower[i+1] == "time" && i+2 < len(lower) && auxiliaries[lower[i+2]]) ||
+			(lower[i] == "how" && (lower[i+1] == "late" || lower[i+1] == "early")) // "how late can customers sit out"
 	}
 	dropped := map[string]bool{}
 	for i, w := range lower {

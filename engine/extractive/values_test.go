@@ -28,6 +28,7 @@ func TestWhatTimeQuestionsLeadWithATimeOfDay(t *testing.T) {
 	require.Empty(t, f.Answer)
 	require.Contains(t, f.Missing, "time of day")
 	require.True(t, analyze("At what time does the bus leave?").Clock)
+	require.True(t, analyze("How late can customers sit out in the courtyard?").Clock)
 	require.False(t, analyze("What time period saw the most growth?").Clock)
 }
 
