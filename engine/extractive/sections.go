@@ -386,6 +386,7 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 	sec, found := s.echoedSection(allowed)
 	if !found {
 		sec, found = s.bestSection(focus, allowed)
+		found = found && (s.q.Shape != shapeCompare || holdsLikely(sec, ranked))
 	}
 	if s.q.Shape == shapeBrief && !s.q.part && len(ranked) > 0 && (!found || c.opens(sec)) && s.wholeDocument(c.units[ranked[0].U].Doc, focus) {
 		// "Sum up the Castlegate Bridge story": no heading but the first names what it asks, and
@@ -429,6 +430,20 @@ func (c *corpus) sectionAnswer(s *scorer, ranked []scored, o findOptions) (answe
 		slices.Sort(answer)
 	}
 	return answer, nil, len(answer) > 0
+}
+
+// holdsLikely: a section whose heading names the question's words holds one of the answer model's
+// likely candidates (itemShare of the best one's probability). A comparison needs it: "New
+// timetable: Monday to Friday" names the weekday frequency asked about, but the sentence that
+// compares it is elsewhere. (Lists, reasons and briefings do not: their sections' points each
+// score low.)
+func holdsLikely(sec section, ranked []scored) bool {
+	if len(ranked) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(ranked, func(r scored) bool {
+		return r.Score >= itemShare*ranked[0].Score && slices.Contains(sec.Units, r.U)
+	})
 }
 
 // briefByParts answers a briefing on things joined by "and" ("Glenrock's outlook and main risks",

@@ -102,3 +102,29 @@ This is caused by the printer's Eco Sleep mode in firmware 1.8, which switches i
 		require.NotContains(t, got, "see post #3", q)
 	}
 }
+
+// A comparison is answered from a section whose heading names its words only when the section
+// holds a sentence the answer model finds likely: "New timetable: Monday to Friday" names the
+// weekday frequency, but the sentence comparing it is elsewhere.
+func TestComparisonNotFromASectionWithoutALikelySentence(t *testing.T) {
+	const page = `# Route 14: timetable changes
+
+## What is changing
+
+- **Weekday daytime frequency.** On Monday to Friday daytimes, route 14 will run every 30 minutes instead of every 20 minutes.
+- **Evenings.** Evening buses will run hourly.
+
+## New timetable: Monday to Friday
+
+| Bus Station | Market Cross | Quay |
+| --- | --- | --- |
+| 06:10 | 06:17 | 06:48 |
+| 06:40 | 06:47 | 07:18 |
+
+"-" means the bus does not call at this stop. Full timetables can be downloaded from the route 14 page.
+`
+	c := markdownCorpus(t, map[string]string{"route-14.md": page})
+	got := answerTexts(c, c.find(plainSub("How does the new Monday to Friday daytime frequency on route 14 compare with the current one?"), lowEffort))
+	require.NotEmpty(t, got)
+	require.Contains(t, got[0], "every 30 minutes instead of every 20 minutes")
+}
