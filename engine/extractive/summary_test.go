@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
 )
 
 // A news story states its key points first: "sum up the story" leads with them, not with the
@@ -127,4 +129,32 @@ func TestComparisonNotFromASectionWithoutALikelySentence(t *testing.T) {
 	got := answerTexts(c, c.find(plainSub("How does the new Monday to Friday daytime frequency on route 14 compare with the current one?"), lowEffort))
 	require.NotEmpty(t, got)
 	require.Contains(t, got[0], "every 30 minutes instead of every 20 minutes")
+}
+
+// A comparison of two columns a table's headers name, their figures and brackets aside
+// ("Delmirazole 1% (324 people)"), is answered with the whole row, not one column's cell.
+func TestRowOfTwoNamedColumns(t *testing.T) {
+	const doc = `# HALCYON-2 study results
+
+## 5. What side effects did people have?
+
+A side effect is a medical problem that the study doctors think may have been caused by the study treatment. In Part A:
+
+| Side effects in Part A | Delmirazole 1% | Placebo (162 people) |
+|---|---|---|
+| Any side effect | 14.2% | 9.9% |
+| Burning or stinging where the cream was put on | 6.5% | 3.1% |
+| Stopped using the cream because of side effects | 2.2% | 1.9% |
+
+Burning or stinging usually happened in the first 2 weeks and lasted less than 30 minutes after putting on the cream.
+`
+	c := markdownCorpus(t, map[string]string{"halcyon.md": doc})
+	got := answerTexts(c, c.find(plainSub("How common was burning or stinging where the cream was applied with delmirazole compared with placebo?"), lowEffort))
+	require.NotEmpty(t, got)
+	require.Contains(t, got[0], "6.5%")
+	require.Contains(t, got[0], "3.1%")
+
+	// The headers count as named by their words, figures and brackets aside.
+	s := c.scorer(analyze("How common was burning or stinging with delmirazole compared with placebo?"))
+	require.Equal(t, 2, s.headersNamed(extract.Table{Header: []string{"Side effects in Part A", "Delmirazole 1%", "Placebo (162 people)"}}))
 }

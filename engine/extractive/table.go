@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -265,17 +266,21 @@ func (s *scorer) measureCol(t extract.Table, filterCol int, phrase []string, hea
 }
 
 // headersNamed counts the columns after the first whose heading's terms the question all states
-// ("Calder Therma 8", "Nordhavn AW9").
+// ("Calder Therma 8", "Nordhavn AW9"), its figures and what it says in brackets aside
+// ("Delmirazole 1% (324 people)" is named by "delmirazole").
 func (s *scorer) headersNamed(t extract.Table) int {
 	n := 0
 	for _, h := range t.Header[min(1, len(t.Header)):] {
-		terms := nlp.Terms(h)
+		terms := slices.DeleteFunc(nlp.Terms(reParenthesis.ReplaceAllString(h, " ")), nlp.IsDigits)
 		if len(terms) > 0 && !slices.ContainsFunc(terms, func(x string) bool { return !slices.Contains(s.q.Terms, x) }) {
 			n++
 		}
 	}
 	return n
 }
+
+// reParenthesis is a remark in brackets.
+var reParenthesis = regexp.MustCompile(`\([^)]*\)`)
 
 // rowSentence states what a table row says about the question: the cell under the column the
 // question names (a year heading, or words of the heading), else every cell with its heading.
