@@ -117,17 +117,11 @@ type evidence struct {
 
 // formatWords say what form a field's value takes (a name, a number, a currency, a qualifier
 // such as "minimum"), not what it is about: they are not searched for.
-var formatWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`name names number numbers count amount total percent percentage pct version
-		date value id code type kind country city place location located where whether description summary
-		eur usd gbp euro euros dollar dollars pound pounds million millions billion billions thousand km
-		minimum maximum lowest highest min max average mean annual yearly quarterly monthly daily current
-		latest first last possible allowed permitted available supported enabled included`) {
-		m[nlp.Stem(w)] = true
-	}
-	return m
-}()
+var formatWords = stemSet(strings.Fields(`name names number numbers count amount total percent percentage pct version
+	date value id code type kind country city place location located where whether description summary
+	eur usd gbp euro euros dollar dollars pound pounds million millions billion billions thousand km
+	minimum maximum lowest highest min max average mean annual yearly quarterly monthly daily current
+	latest first last possible allowed permitted available supported enabled included`)...)
 
 // fieldTerms are the words a field is searched by: its name, title and description less format
 // words.

@@ -210,6 +210,7 @@ var briefingWords = stemSet("brief", "briefing", "overview", "summary", "summari
 	"sum", "up", "quick", "short", "story", "article", "announcement", "thread", "forum", "post", "page", "report",
 	"document", "vacancy", "advert", "advertisement", "release", "news", "piece", "leaflet", "notice")
 
+// stemSet is the set of words' stems.
 func stemSet(words ...string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range words {
