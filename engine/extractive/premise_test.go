@@ -28,6 +28,7 @@ func TestPremiseWeighsLess(t *testing.T) {
 	t.Parallel()
 	q := analyze("I've got a £3,500 engagement ring. Why might HomeGuard not pay its full value if it's stolen?")
 	require.Empty(t, q.Numbers, "£3,500 is the asker's ring, not a figure to find")
+	require.Empty(t, analyze("taking my two kids to the festival on Saturday, do they need tickets?").Counted, "the asker's two kids")
 	require.True(t, q.premise["ring"])
 	require.False(t, q.premise["homeguard"], "a name of the question is its subject")
 

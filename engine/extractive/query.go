@@ -163,7 +163,7 @@ func analyze(q string) query {
 		out.Numbers = append(out.Numbers, normNumber(m)) // the premise's figures are the asker's own
 	}
 	out.Numbers = nlp.Uniq(out.Numbers)
-	out.Counted = nlp.Uniq(wordNumbers(q))
+	out.Counted = nlp.Uniq(wordNumbers(q[len(premise):])) // "taking my two kids …": the asker's
 	for i, t := range toks {
 		if extremeHigh[lower[i]] {
 			out.Extreme = 1
@@ -417,8 +417,9 @@ const (
 
 // asksByName: the question asks for a property of its subject by the property's name: "what is
 // the retail price of …", "what dividend …" (a measured noun), "how many litres …", "who is the
-// finance director …", "what is the serial number of …" (a name of two words or more, singular). A class of thing ("which village", "what religion") is not such a name:
-// its answer is a member of the class, and sources name the member, not the class.
+// finance director …", "what is the serial number of …" (a name of two words or more, singular).
+// A class of thing ("which village", "what religion") is not such a name: its answer is a member
+// of the class, and sources name the member, not the class.
 func asksByName(w []string) askedBy {
 	wh := slices.IndexFunc(w, isWh)
 	if wh < 0 || wh+1 >= len(w) {
