@@ -37,11 +37,19 @@ func (c *corpus) summary(d, n int, allowed func(u int) bool, lead bool) []int {
 		// The introduction's first point leads; its other points follow by their centroid order
 		// (a report's introduction ends with its overall finding, after the background).
 		var intro []int
+		scored := func(u int) bool { _, ok := score[u]; return ok } // allowed, and no table row
 		for _, u := range c.introduction(d) {
 			if target, ok := c.pointsTo(u); ok {
-				// The part pointed to is read in centroid order: a post opens with a greeting.
-				intro = append(intro, byScore(slices.DeleteFunc(target, func(v int) bool { return !slices.Contains(units, v) }), score)...)
-			} else if slices.Contains(units, u) && c.point(u) {
+				// The part pointed to is read in centroid order: a post opens with a greeting. Its
+				// units are the corpus's section, shared: filtered into a slice of their own.
+				var part []int
+				for _, v := range target {
+					if scored(v) {
+						part = append(part, v)
+					}
+				}
+				intro = append(intro, byScore(part, score)...)
+			} else if scored(u) && c.point(u) {
 				intro = append(intro, u)
 			}
 		}
