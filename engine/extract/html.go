@@ -168,9 +168,18 @@ type htmlWriter struct {
 	para strings.Builder // inline text of the paragraph being written
 }
 
+// flush writes the paragraph being written as one block, a line per <br>-separated line: a
+// quote never runs across a line break the page shows ("International applicants: 30 June
+// 2026<br>Home applicants: …" is two lines).
 func (w *htmlWriter) flush() {
-	if t := nlp.Collapse(w.para.String()); t != "" {
-		w.block(t)
+	var lines []string
+	for _, l := range strings.Split(w.para.String(), "\n") {
+		if t := nlp.Collapse(l); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > 0 {
+		w.block(strings.Join(lines, "\n"))
 	}
 	w.para.Reset()
 }
@@ -185,7 +194,8 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	inArticle := depth > 0
 	switch n.Type {
 	case html.TextNode:
-		w.para.WriteString(n.Data)
+		// A page's source lines are no lines of its text: only <br> breaks one.
+		w.para.WriteString(strings.NewReplacer("\r", " ", "\n", " ").Replace(n.Data))
 		return
 	case html.ElementNode:
 	default:

@@ -434,6 +434,23 @@ func endsSentence(s string) bool {
 // each knowing the source lines it spans. A first sentence of one or two words ("Results.") is a
 // run-in heading: it becomes the section of the sentences after it.
 func (p *docParser) prose(first int, lines []string, kind string) {
+	if p.doc.Kind == "html" && len(lines) > 1 {
+		// A page's lines within a paragraph are broken by <br>: a sentence does not run across
+		// one, as a plain-text document's wrapped lines do.
+		*p.para++
+		para, prev := *p.para, -1
+		for k, l := range lines {
+			prev = p.sentences(first+k, []string{l}, kind, para, prev)
+		}
+		return
+	}
+	*p.para++
+	p.sentences(first, lines, kind, *p.para, -1)
+}
+
+// sentences adds the sentences of lines, one paragraph's text, after the unit prev (-1 for none)
+// and returns the last one added.
+func (p *docParser) sentences(first int, lines []string, kind string, para, prev int) int {
 	var b strings.Builder
 	var lineAt []int // byte offset in b → source line
 	for k, l := range lines {
@@ -452,11 +469,9 @@ func (p *docParser) prose(first int, lines []string, kind string) {
 	}
 	text := b.String()
 	if text == "" {
-		return
+		return prev
 	}
-	*p.para++
 	section := p.section
-	prev := -1
 	for _, sp := range sentenceSpans(text) {
 		for sp[0] < sp[1] && text[sp[0]] == ' ' {
 			sp[0]++
@@ -470,10 +485,11 @@ func (p *docParser) prose(first int, lines []string, kind string) {
 			continue
 		}
 		u := Unit{Doc: p.d, Kind: kind, Start: lineAt[sp[0]], End: lineAt[max(sp[0], sp[1]-1)], Text: s,
-			Section: section, Heading: p.section, Para: *p.para, Table: -1, Row: -1, Prev: prev}
+			Section: section, Heading: p.section, Para: para, Table: -1, Row: -1, Prev: prev}
 		prev = len(p.out.Units)
 		p.out.Units = append(p.out.Units, u)
 	}
+	return prev
 }
 
 // abbreviations end with a period that does not end a sentence.

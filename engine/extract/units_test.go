@@ -234,3 +234,25 @@ func TestLeadInHeadsItsListOnly(t *testing.T) {
 	require.Equal(t, "Possible side effects", sections["Uncommon side effects: nausea and dizziness."])
 	require.Equal(t, "Storage", sections["Store below 25 °C."])
 }
+
+// A page's <br> breaks a line the reader sees: no unit runs across one, while the page source's
+// own line breaks are no breaks at all.
+func TestHTMLLineBreaks(t *testing.T) {
+	t.Parallel()
+	page := `<html><body><main><h1>MSc Coastal Engineering</h1>
+<dl><dt>Application deadline</dt><dd>International applicants: 30 June 2026<br>Home applicants: 31 August 2026</dd></dl>
+<p>The course runs
+for a year.<br>It starts in September.</p>
+</main></body></html>`
+	text, err := HTMLToText([]byte(page))
+	require.NoError(t, err)
+	doc := Document{Path: "course.html", Kind: "html", Lines: SplitLines(text)}
+	para := 0
+	p := ParseDocument(0, doc, &para)
+	require.Equal(t, []string{
+		"field International applicants: 30 June 2026", "field Home applicants: 31 August 2026",
+		"sentence The course runs for a year.", "sentence It starts in September.",
+	}, unitTexts(p))
+	require.Equal(t, p.Units[2].Para, p.Units[3].Para, "the lines of one paragraph share it")
+	require.Equal(t, 2, p.Units[3].Prev)
+}
