@@ -350,6 +350,10 @@ func (p *docParser) paragraph(i int) int {
 		return p.paragraph(i + 1)
 	}
 	lines := p.lines[i:j]
+	if leaderBlock(lines) {
+		p.leaders(i+1, lines)
+		return j
+	}
 	text := nlp.Collapse(strings.Join(lines, " "))
 	if looksLikeHeading(lines, text) {
 		p.heading(text)
@@ -394,10 +398,11 @@ func IsFieldLine(line string) bool {
 	return reFieldLine.MatchString(t) && !endsSentence(t)
 }
 
-// looksLikeHeading: one or two lines, fourteen words at most, no sentence punctuation at the end,
-// and not a field line. Plain-text documents title their sections this way.
+// looksLikeHeading: one or two lines (up to four in capitals, as a title page stacks its issuer,
+// product and kind of document), fourteen words at most, no sentence punctuation at the end, and
+// not a field line. Plain-text documents title their sections this way.
 func looksLikeHeading(lines []string, text string) bool {
-	if len(lines) > 2 || len(strings.Fields(text)) > 14 || endsSentence(text) || strings.HasSuffix(text, ",") {
+	if len(lines) > 2 && (len(lines) > 4 || !allCaps(text)) || len(strings.Fields(text)) > 14 || endsSentence(text) || strings.HasSuffix(text, ",") {
 		return false
 	}
 	if allCaps(text) {

@@ -256,3 +256,33 @@ for a year.<br>It starts in September.</p>
 	require.Equal(t, p.Units[2].Para, p.Units[3].Para, "the lines of one paragraph share it")
 	require.Equal(t, 2, p.Units[3].Prev)
 }
+
+// A dot leader joins a label to its value as a field line's colon does; lines indented under an
+// item describe it, and a lower-case line goes on with the line before.
+func TestDotLeaderLines(t *testing.T) {
+	t.Parallel()
+	text := "EXCESSES\n\n  Standard excess (all claims) ......... £150\n  Escape of water ...................... £400\n" +
+		"  Loss or damage by fire, smoke,\n  flood or theft\n  Home Emergency Cover ..... £42.00\n    24-hour call-out for boilers. Up to £500.\n\n" +
+		"We waited... and then it rained.\n"
+	para := 0
+	p := ParseDocument(0, Document{Path: "policy.txt", Kind: "text", Lines: SplitLines(text)}, &para)
+	require.Equal(t, []string{
+		"field Standard excess (all claims) ......... £150", "field Escape of water ...................... £400",
+		"sentence Loss or damage by fire, smoke, flood or theft", "field Home Emergency Cover ..... £42.00",
+		"sentence 24-hour call-out for boilers.", "sentence Up to £500.", "sentence We waited... and then it rained.",
+	}, unitTexts(p))
+	require.Equal(t, 3, p.Units[4].Prev, "a description follows its item")
+	require.NotEqual(t, p.Units[0].Para, p.Units[1].Para, "a price list's lines are no record")
+	require.Equal(t, "Escape of water", FieldLabel(p.Units[1].Text))
+	require.Equal(t, "Price", FieldLabel("Price: £4"))
+}
+
+// A title page stacks its issuer, product and kind of document in capitals: one heading, no sentence.
+func TestStackedTitleInCapitals(t *testing.T) {
+	t.Parallel()
+	text := "KESTREL MUTUAL\nHEARTH HOME PLUS\nHOME INSURANCE POLICY SUMMARY\n\nThis summary gives you the key facts.\n"
+	para := 0
+	p := ParseDocument(0, Document{Path: "policy.txt", Kind: "text", Lines: SplitLines(text)}, &para)
+	require.Equal(t, []string{"sentence This summary gives you the key facts."}, unitTexts(p))
+	require.Equal(t, "KESTREL MUTUAL HEARTH HOME PLUS HOME INSURANCE POLICY SUMMARY", p.Units[0].Section)
+}

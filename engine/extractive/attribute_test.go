@@ -59,6 +59,8 @@ func TestUnnamedAttributeIsNotAnswered(t *testing.T) {
 		{"# Alder Ltd expenses\n\n## Mileage\n\nStaff of Alder Ltd who drive their own car for business are paid 45p per mile.\n", "What mileage rate does Alder Ltd pay?", "45p per mile", ""},
 		{"# Alder Ltd expenses\n\nStaff of Alder Ltd book all business travel through the travel portal.\n", "What is the daily allowance for taxis at Alder Ltd?", "", "mentions “daily allowance”"},
 		{"# Alder Ltd pool\n\nThe Alder Ltd pool took 9 visitors per hour in 2024 and borrowed £1.5 million for repairs.\n", "What interest rate does Alder Ltd pay on its loan for the pool?", "", "mentions “interest rate”"},
+		// A section's heading names what its lines give: the dates under "Application deadline".
+		{"# MSc Tidal Surveying\n\nThe MSc Tidal Surveying runs for a year.\n\n## Application deadline\n\nInternational applicants: 30 June 2026\nHome applicants: 31 August 2026\n", "What is the application deadline for international applicants to the MSc Tidal Surveying?", "30 June 2026", ""},
 	} {
 		d, reason := extract.File("input_files/doc.md", []byte(tt.doc))
 		require.Empty(t, reason)

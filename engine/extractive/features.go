@@ -645,8 +645,19 @@ func (s *scorer) statesHead(u int, head, verb string, agent bool) bool {
 		// visitors per hour" no interest rate.
 		return measuredBy(head, text) && s.statesModifier(u, head)
 	}
-	return s.statesTerm(u, head) || measuredBy(head, text) ||
+	return s.statesTerm(u, head) || measuredBy(head, text) || s.headingStates(u, head) ||
 		(agent && (s.c.words[u][verb] || reByName.MatchString(text)))
+}
+
+// headingStates: the heading of unit u's section states term t: the dates under "Application
+// deadline" are the deadline's.
+func (s *scorer) headingStates(u int, t string) bool {
+	h := s.c.units[u].Heading
+	if h == "" || h == s.c.titles[s.c.units[u].Doc] {
+		return false
+	}
+	terms := nlp.Terms(h)
+	return slices.Contains(terms, t) || slices.ContainsFunc(s.q.Syn[t], func(w string) bool { return slices.Contains(terms, w) })
 }
 
 var stemRate = nlp.Stem("rate")

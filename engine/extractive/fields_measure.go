@@ -205,7 +205,7 @@ func (c *corpus) labelOf(u int, literal string) string {
 	un := c.units[u]
 	switch un.Kind {
 	case extract.UnitField:
-		label, _, _ := strings.Cut(un.Text, ":")
+		label := extract.FieldLabel(un.Text)
 		return label
 	case extract.UnitRow:
 		t := c.tables[un.Table]

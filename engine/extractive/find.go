@@ -108,6 +108,12 @@ func (c *corpus) find(sub subQuestion, o findOptions) finding {
 			f.Answer, f.Best = answer, max(f.Best, m.Threshold)
 		}
 	}
+	if f.Compare == nil && f.Answer == nil && f.Best > 0 {
+		// A list or comparison of a table's rows: the rows it names, or marks with its category.
+		if rows, ok := s.tableRows(ranked, func(u int) bool { return o.Skip == nil || !o.Skip(u) }); ok {
+			f.Answer, f.Best = rows, max(f.Best, m.Threshold)
+		}
+	}
 	if f.Compare == nil && f.Answer == nil && s.q.Shape != shapeFactoid && s.q.Shape != shapeDefinition && (f.Best > 0 || echoed) {
 		// A heading that names what a list, reason, comparison or briefing asks for, in a
 		// document that names its subject, answers it.

@@ -3,7 +3,6 @@ package extractive
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
@@ -69,7 +68,7 @@ func (s *scorer) headerAnswers(u int) bool {
 // meaning ("Who is the landlord?" of "**Landlord:** Rosalind Tebbit"). A document's opening field
 // lines name its subject, and would otherwise match every question about it.
 func (s *scorer) labelAsked(u int) bool {
-	label, _, _ := strings.Cut(s.c.units[u].Text, ":")
+	label := extract.FieldLabel(s.c.units[u].Text)
 	terms := nlp.Terms(label)
 	states := func(t string) bool { return slices.Contains(terms, t) }
 	for _, qt := range s.q.Terms {

@@ -2,7 +2,6 @@ package extractive
 
 import (
 	"regexp"
-	"strings"
 
 	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
@@ -139,7 +138,7 @@ func (c *corpus) rowLabel(u int) string {
 		}
 		return label
 	}
-	label, _, _ := strings.Cut(un.Text, ":")
+	label := extract.FieldLabel(un.Text)
 	return label
 }
 

@@ -1,0 +1,128 @@
+package extractive
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// tableRows answers a list or a comparison from the rows of a table the ranking found (the table of
+// one of its best candidates): the rows whose label the question names, two at least ("how do the
+// fees for home students compare with those for international students" of the rows "Home (UK)"
+// and "International"), or, for a list, the rows that a column of categories marks with a word the
+// question states ("which optional modules" of the rows marked "Optional"). The table's title,
+// caption or header must state another word of the question: "home" and "international" name rows
+// of many tables.
+func (s *scorer) tableRows(ranked []scored, allowed func(u int) bool) ([]int, bool) {
+	if s.q.Shape != shapeList && s.q.Shape != shapeCompare {
+		return nil, false
+	}
+	for _, r := range ranked[:min(len(ranked), 10)] {
+		un := s.c.units[r.U]
+		if un.Kind != extract.UnitRow || un.Table < 0 {
+			continue
+		}
+		t := s.c.tables[un.Table]
+		if s.headersNamed(t) >= 2 {
+			continue // the things compared are its columns, and its rows what they are compared on
+		}
+		rows, col := s.namedRows(t), 0
+		if len(rows) < 2 && s.q.Shape == shapeList {
+			rows, col = s.categoryRows(t)
+		}
+		if len(rows) == 0 || !s.aboutTable(t, rows, col) {
+			continue
+		}
+		var units []int
+		for _, row := range rows {
+			if u := t.Units[row]; allowed == nil || allowed(u) {
+				units = append(units, u)
+			}
+		}
+		if len(units) > 0 {
+			return units, true
+		}
+	}
+	return nil, false
+}
+
+// namedRows are the rows whose label (its first cell, figures and brackets aside) the question
+// states every term of, when two at least are.
+func (s *scorer) namedRows(t extract.Table) []int {
+	var rows []int
+	for r, row := range t.Rows {
+		if len(row) > 0 && s.statesAll(cellTerms(row[0])) {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) < 2 {
+		return nil
+	}
+	return rows
+}
+
+// categoryRows are the rows that a column of categories (after the first, of words, some repeated:
+// "Core", "Optional") marks with the one category the question states, and that column.
+func (s *scorer) categoryRows(t extract.Table) ([]int, int) {
+	for j := 1; j < len(t.Header); j++ {
+		values := map[string][]int{}
+		for r := range t.Rows {
+			if v := strings.ToLower(t.Cell(r, j)); v != "" && !reDigit.MatchString(v) {
+				values[v] = append(values[v], r)
+			}
+		}
+		if len(values) < 2 || len(values) >= len(t.Rows) {
+			continue
+		}
+		var rows []int
+		stated := 0
+		for v, rs := range values {
+			if s.statesAll(cellTerms(v)) {
+				stated++
+				rows = rs
+			}
+		}
+		if stated == 1 {
+			slices.Sort(rows)
+			return rows, j
+		}
+	}
+	return nil, 0
+}
+
+// aboutTable: the table's title, caption or header states a word of the question other than the
+// chosen rows' cells in column col, and that column's heading ("Core/Optional" is the categories').
+func (s *scorer) aboutTable(t extract.Table, rows []int, col int) bool {
+	labels := map[string]bool{}
+	for _, r := range rows {
+		for _, x := range cellTerms(t.Cell(r, col)) {
+			labels[x] = true
+		}
+	}
+	if col > 0 && col < len(t.Header) {
+		for _, x := range nlp.Terms(t.Header[col]) {
+			labels[x] = true
+		}
+	}
+	for _, x := range nlp.Terms(t.Title + " " + t.Caption + " " + strings.Join(t.Header, " ")) {
+		if !labels[x] && slices.Contains(s.q.Terms, x) && !slices.Contains(s.q.Names, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scorer) statesAll(terms []string) bool {
+	return len(terms) > 0 && !slices.ContainsFunc(terms, func(x string) bool { return !slices.Contains(s.q.Terms, x) })
+}
+
+// cellTerms are a cell's terms, figures and remarks in brackets aside.
+func cellTerms(cell string) []string {
+	return slices.DeleteFunc(nlp.Terms(reParenthesis.ReplaceAllString(cell, " ")), nlp.IsDigits)
+}
+
+// reDigit finds a cell that holds a figure.
+var reDigit = regexp.MustCompile(`\d`)
