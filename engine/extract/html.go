@@ -24,9 +24,17 @@ func HTMLToText(data []byte) (string, error) {
 	}
 	w := &htmlWriter{}
 	content := contentRoot(root)
-	if title := findFirst(root, atom.Title); title != nil && findFirst(content, atom.H1) == nil {
-		if t := nlp.Collapse(inlineText(title)); t != "" {
+	if title := findFirst(root, atom.Title); title != nil {
+		t := nlp.Collapse(inlineText(title))
+		switch {
+		case t == "":
+		case findFirst(content, atom.H1) == nil:
 			w.block("# " + t)
+		case reTitleParts.MatchString(t):
+			// "MSc Coastal Engineering | Postgraduate taught | Marrowford University": the page's
+			// title names its site, which the page's furniture alone may name; it follows the
+			// main heading as a byline does.
+			w.siteTitle = t
 		}
 	}
 	w.walk(content, 0)
@@ -164,9 +172,13 @@ func writeInline(b *strings.Builder, n *html.Node) {
 }
 
 type htmlWriter struct {
-	b    strings.Builder
-	para strings.Builder // inline text of the paragraph being written
+	b         strings.Builder
+	para      strings.Builder // inline text of the paragraph being written
+	siteTitle string          // the page's title, written after its main heading
 }
+
+// reTitleParts is a page title of parts: "Page | Section | Site".
+var reTitleParts = regexp.MustCompile(` [|·•] `)
 
 // flush writes the paragraph being written as one block, a line per <br>-separated line: a
 // quote never runs across a line break the page shows ("International applicants: 30 June
@@ -215,6 +227,17 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 		w.flush()
 		if t := inlineText(n); t != "" {
 			w.block(strings.Repeat("#", int(n.Data[1]-'0')) + " " + t)
+		}
+		if n.DataAtom == atom.H1 && w.siteTitle != "" {
+			w.block(w.siteTitle)
+			w.siteTitle = ""
+		}
+		return
+	case n.DataAtom == atom.Dt:
+		// A term of a description list heads its description ("Start date", "21 September 2026").
+		w.flush()
+		if t := inlineText(n); t != "" {
+			w.block("###### " + t)
 		}
 		return
 	case n.DataAtom == atom.Ul || n.DataAtom == atom.Ol:

@@ -189,6 +189,8 @@ type docParser struct {
 	section string
 	heads   []string
 	lastPar string // the last prose paragraph, a table's caption
+	// headedAt is the number of units when the last heading was read, plus one (0: none yet).
+	headedAt int
 	out     Parsed
 	// A line that ends in a colon and announces a list ("Common side effects (may affect up to
 	// 1 in 10 people):") heads the list's items, not the paragraphs after the list: outer is the
@@ -210,6 +212,14 @@ func (p *docParser) heading(text string) {
 	p.section = text
 	p.heads = append(p.heads, text)
 	p.lastPar = ""
+	p.headedAt = len(p.out.Units) + 1
+}
+
+// pageContent: a paragraph of a web page right under a heading is its content, however short:
+// a page marks its headings, and "<dt>Start date</dt><dd>21 September 2026</dd>" is a heading and
+// what it heads. A plain-text document may stack a title above a section's heading.
+func (p *docParser) pageContent() bool {
+	return p.doc.Kind == "html" && p.headedAt == len(p.out.Units)+1
 }
 
 // endLeadIn: prose after a lead-in's list is under the section the lead-in interrupted.
@@ -355,7 +365,7 @@ func (p *docParser) paragraph(i int) int {
 		return j
 	}
 	text := nlp.Collapse(strings.Join(lines, " "))
-	if looksLikeHeading(lines, text) {
+	if looksLikeHeading(lines, text) && !p.pageContent() {
 		p.heading(text)
 		return j
 	}

@@ -119,7 +119,8 @@ func TestHTMLChromeStripped(t *testing.T) {
 </body></html>`
 	text, err := HTMLToText([]byte(page))
 	require.NoError(t, err)
-	require.Equal(t, "# Ferries go electric\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n- Hall, Market Place: step-free except the gallery\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
+	// The page's title, of parts naming its site, follows the main heading as a byline.
+	require.Equal(t, "# Ferries go electric\n\nFerries go electric | News\n\nThe new ferries carry 200 cars.\n\n- Battery: 4.3 MWh\n- Charging: 11 minutes\n- Hall, Market Place: step-free except the gallery\n\n| Route | Minutes |\n| --- | --- |\n| Halden | 50 |\n", text)
 
 	// A class word of furniture ("advert") does not hide what holds the page's main heading.
 	text, err = HTMLToText([]byte(`<html><body><div class="advert">Buy now</div><article class="job-advert"><h1>Data Engineer</h1>
@@ -236,11 +237,12 @@ func TestLeadInHeadsItsListOnly(t *testing.T) {
 }
 
 // A page's <br> breaks a line the reader sees: no unit runs across one, while the page source's
-// own line breaks are no breaks at all.
+// own line breaks are no breaks at all. A page marks its headings: what follows one is content.
 func TestHTMLLineBreaks(t *testing.T) {
 	t.Parallel()
 	page := `<html><body><main><h1>MSc Coastal Engineering</h1>
-<dl><dt>Application deadline</dt><dd>International applicants: 30 June 2026<br>Home applicants: 31 August 2026</dd></dl>
+<dl><dt>Start date</dt><dd>21 September 2026</dd>
+<dt>Application deadline</dt><dd>International applicants: 30 June 2026<br>Home applicants: 31 August 2026</dd></dl>
 <p>The course runs
 for a year.<br>It starts in September.</p>
 </main></body></html>`
@@ -250,11 +252,13 @@ for a year.<br>It starts in September.</p>
 	para := 0
 	p := ParseDocument(0, doc, &para)
 	require.Equal(t, []string{
+		"sentence 21 September 2026", // a description list's term heads its description, however short
 		"field International applicants: 30 June 2026", "field Home applicants: 31 August 2026",
 		"sentence The course runs for a year.", "sentence It starts in September.",
 	}, unitTexts(p))
-	require.Equal(t, p.Units[2].Para, p.Units[3].Para, "the lines of one paragraph share it")
-	require.Equal(t, 2, p.Units[3].Prev)
+	require.Equal(t, "Start date", p.Units[0].Section)
+	require.Equal(t, p.Units[3].Para, p.Units[4].Para, "the lines of one paragraph share it")
+	require.Equal(t, 3, p.Units[4].Prev)
 }
 
 // A dot leader joins a label to its value as a field line's colon does; lines indented under an

@@ -148,12 +148,17 @@ func (s *scorer) headNames(sec section, terms []string) bool {
 // A heading's match counts in proportion to its document's relevance to the whole question: "how
 // swifts raise their young" is answered by "Raising a family" in the article on swifts, not by a
 // dryer manual's "typical times" that shares one word's synonym.
+// minSectionRelevance is the least relevance to the whole question, against the most relevant
+// document's, of a document whose heading answers: a course page's "Start date" does not say why an
+// outage started when the postmortem is there.
+const minSectionRelevance = 0.5
+
 func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section, bool) {
 	var best section
 	bestW := 0.0
 	rel := s.docRelevance()
 	for _, sec := range s.c.sections {
-		if !s.namesIn(sec.Doc) || (allowed != nil && !slices.ContainsFunc(sec.Units, allowed)) {
+		if !s.namesIn(sec.Doc) || (allowed != nil && !slices.ContainsFunc(sec.Units, allowed)) || rel[sec.Doc] < minSectionRelevance {
 			continue
 		}
 		if sec.RunIn != "" && s.q.Shape != shapeList {

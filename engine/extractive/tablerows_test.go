@@ -50,3 +50,19 @@ func TestTableRowsAnswerListsAndComparisons(t *testing.T) {
 		}
 	}
 }
+
+// A heading answers in a document about the question: a course page's "Start date" does not say
+// why an outage started when the outage's postmortem is among the sources.
+func TestSectionOfAnIrrelevantDocument(t *testing.T) {
+	postmortem, reason := extract.File("input_files/postmortem.md", []byte("# Checkout outage\n\n## Summary\n\n"+
+		"On 3 May the checkout endpoint returned 503 errors for two hours.\n\n## Root cause\n\n"+
+		"A release shortened the timeout for calls to the card vault, and the retries exhausted its connection pool.\n"))
+	require.Empty(t, reason)
+	course, reason := extract.File("input_files/course.html", []byte("<html><body><main><h1>MSc Harbour Surveying</h1>"+
+		"<dl><dt>Start date</dt><dd>21 September 2026</dd></dl><p>The course teaches surveying.</p></main></body></html>"))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{postmortem, course})
+	f := c.find(plainSub("Why did the checkout endpoint start returning 503 errors?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 6, Support: 1})
+	require.True(t, f.answered())
+	require.NotContains(t, strings.Join(answerTexts(c, f), " "), "21 September")
+}
