@@ -191,7 +191,7 @@ type docParser struct {
 	lastPar string // the last prose paragraph, a table's caption
 	// headedAt is the number of units when the last heading was read, plus one (0: none yet).
 	headedAt int
-	out     Parsed
+	out      Parsed
 	// A line that ends in a colon and announces a list ("Common side effects (may affect up to
 	// 1 in 10 people):") heads the list's items, not the paragraphs after the list: outer is the
 	// section it interrupts, listed whether items have followed it.
