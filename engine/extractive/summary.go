@@ -91,13 +91,14 @@ var reRecordHeader = regexp.MustCompile(`(?i)^\W*(?:present|apologies|absent|att
 // back!" is none).
 const minLeadWords = 4
 
-// centroidScores scores document d's units (those allowed, table rows aside) by their terms'
-// weight in the document's centroid, over the square root of their length.
+// centroidScores scores document d's units (those allowed, table rows and a byline restating its
+// title aside) by their terms' weight in the document's centroid, over the square root of their
+// length.
 func (c *corpus) centroidScores(d int, allowed func(u int) bool) (map[int]float64, []int) {
 	centroid := map[string]float64{}
 	var units []int
 	for u, un := range c.units {
-		if un.Doc != d || un.Kind == extract.UnitRow || !allowed(u) {
+		if un.Doc != d || un.Kind == extract.UnitRow || c.bylines[u] && c.restatesTitle(u) || !allowed(u) {
 			continue
 		}
 		units = append(units, u)
@@ -114,6 +115,14 @@ func (c *corpus) centroidScores(d int, allowed func(u int) bool) (map[int]float6
 		score[u] = sum / math.Sqrt(float64(len(c.own[u])+1))
 	}
 	return score, units
+}
+
+// restatesTitle: unit u states every term of its document's title ("Programme 2026 | Kellbridge
+// Riverside Arts Festival", a page's title under its heading "Kellbridge Riverside Arts Festival
+// 2026"): it says what the document is, not what it says.
+func (c *corpus) restatesTitle(u int) bool {
+	title := nlp.Terms(c.titles[c.units[u].Doc])
+	return len(title) > 0 && !slices.ContainsFunc(title, func(t string) bool { return !c.ownSet[u][t] })
 }
 
 // byScore is units ordered by score, highest first (a new slice).
@@ -213,10 +222,11 @@ func at(m []string, i int) string {
 }
 
 // briefingWords ask for a briefing or name the kind of document asked about ("sum up the story",
-// "a quick rundown of the vacancy", "the forum thread"): they say how to answer, not what about.
+// "a quick rundown of the vacancy", "the forum thread", "the gist of what happened"): they say how
+// to answer, not what about.
 var briefingWords = stemSet("brief", "briefing", "overview", "summary", "summarise", "summarize", "gist", "outline", "rundown",
 	"sum", "up", "quick", "short", "story", "article", "announcement", "thread", "forum", "post", "page", "report",
-	"document", "vacancy", "advert", "advertisement", "release", "news", "piece", "leaflet", "notice")
+	"document", "vacancy", "advert", "advertisement", "release", "news", "piece", "leaflet", "notice", "happened")
 
 // stemSet is the set of words' stems.
 func stemSet(words ...string) map[string]bool {

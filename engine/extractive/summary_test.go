@@ -158,3 +158,19 @@ Burning or stinging usually happened in the first 2 weeks and lasted less than 3
 	s := c.scorer(analyze("How common was burning or stinging with delmirazole compared with placebo?"))
 	require.Equal(t, 2, s.headersNamed(extract.Table{Header: []string{"Side effects in Part A", "Delmirazole 1%", "Placebo (162 people)"}}))
 }
+
+// A page's title, following its main heading as a byline, names its site: it is context, no point
+// of a summary.
+func TestSummaryLeavesThePageTitleOut(t *testing.T) {
+	const page = `<html><head><title>MSc Harbour Surveying | Postgraduate taught | Wrenmouth University</title></head>
+<body><main><h1>MSc Harbour Surveying</h1>
+<h2>Overview</h2><p>The MSc Harbour Surveying trains surveyors to chart ports and harbours. Students chart the Wrenmouth estuary in a field week.</p>
+<h2>Careers</h2><p>Graduates of the MSc Harbour Surveying work for port authorities and survey firms.</p>
+</main></body></html>`
+	c := markdownCorpus(t, map[string]string{"course.html": page})
+	got := answerTexts(c, c.find(plainSub("give me a quick summary of the MSc Harbour Surveying course"), lowEffort))
+	require.NotEmpty(t, got)
+	for _, s := range got {
+		require.NotContains(t, s, "Postgraduate taught")
+	}
+}

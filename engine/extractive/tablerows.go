@@ -1,7 +1,6 @@
 package extractive
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -70,7 +69,7 @@ func (s *scorer) categoryRows(t extract.Table) ([]int, int) {
 	for j := 1; j < len(t.Header); j++ {
 		values := map[string][]int{}
 		for r := range t.Rows {
-			if v := strings.ToLower(t.Cell(r, j)); v != "" && !reDigit.MatchString(v) {
+			if v := strings.ToLower(t.Cell(r, j)); v != "" && !reDigits.MatchString(v) {
 				values[v] = append(values[v], r)
 			}
 		}
@@ -123,6 +122,3 @@ func (s *scorer) statesAll(terms []string) bool {
 func cellTerms(cell string) []string {
 	return slices.DeleteFunc(nlp.Terms(reParenthesis.ReplaceAllString(cell, " ")), nlp.IsDigits)
 }
-
-// reDigit finds a cell that holds a figure.
-var reDigit = regexp.MustCompile(`\d`)
