@@ -190,3 +190,11 @@ func TestQuestionsAsTyped(t *testing.T) {
 	require.Empty(t, analyze("My dad is 72. Can he get the jab?").Numbers)
 	require.Equal(t, []string{"750"}, analyze("Is the pump rated at 750 W?").Numbers)
 }
+
+// An extreme that sources write as a noun stays a term ("peaked at 62.4%"); one they write only as
+// a comparison ("highest") does not: a table compares without it.
+func TestExtremeNounsStayTerms(t *testing.T) {
+	require.Contains(t, analyze("What was the peak error rate during the outage?").Terms, nlp.Stem("peak"))
+	require.Contains(t, analyze("What is the maximum load of the lift?").Terms, nlp.Stem("maximum"))
+	require.NotContains(t, analyze("Which city had the highest rainfall?").Terms, nlp.Stem("highest"))
+}
