@@ -49,6 +49,13 @@ func measureOf(field string) fieldMeasure {
 	if m.percent {
 		m.money = false // "share of costs in per cent" asks for a percentage
 	}
+	name, _, _ := strings.Cut(field, fieldSep)
+	if name = strings.NewReplacer("_", " ", "-", " ").Replace(name); reDurationField.MatchString(name) &&
+		!reMoneyMeasure.MatchString(name) && !rePercentMeasure.MatchString(name) {
+		// A span of time named by the field ("cooling_off_days") is asked for, whatever its
+		// description mentions in passing ("… without a cancellation fee").
+		m.money, m.percent = false, false
+	}
 	if w := reScaleWord.FindString(text); w != "" {
 		m.scale = scaleOf(w)
 	}
@@ -57,7 +64,9 @@ func measureOf(field string) fieldMeasure {
 	}
 	m.unit = unitOf(text)
 	m.age = reAgeField.MatchString(text)
-	if e := rePerField.FindStringSubmatch(text); e != nil && !nlp.IsStopword(strings.ToLower(e[1])) {
+	if e := rePerField.FindStringSubmatch(name); e != nil && !nlp.IsStopword(strings.ToLower(e[1])) {
+		// A rate named by the field ("cost_per_meal_kronor"); a description's "per claim" (of a
+		// standard excess) says how the amount applies, not that a total might be confused with it.
 		m.each = nlp.Stem(strings.ToLower(e[1]))
 	}
 	return m
@@ -66,7 +75,7 @@ func measureOf(field string) fieldMeasure {
 // reAgeField is a field of someone's or something's age.
 var reAgeField = regexp.MustCompile(`(?i)\b(?:age|aged|old)\b`)
 
-// rePerField is a rate in a field's name or description: "cost per meal", "price_per_night".
+// rePerField is a rate in a field's name: "cost per meal", "price_per_night".
 var rePerField = regexp.MustCompile(`(?i)\b(?:per|each|every)\s+([a-z]{3,})\b`)
 
 // statesEach: the figure at text[start:end] is stated by the thing a rate is counted by, within a

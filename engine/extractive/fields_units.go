@@ -96,14 +96,14 @@ var openerWords = map[string]bool{"about": true, "around": true, "nearly": true,
 	"since": true, "until": true, "after": true, "before": true, "between": true}
 
 // namesANumbered: the figure at text[start:] is the number of a thing's name ("Round 2"), not a
-// quantity of anything.
-func namesANumbered(text string, start int) bool {
+// quantity of anything, unless the field names that thing (field: its terms).
+func namesANumbered(text string, start int, field []string) bool {
 	if strings.TrimSpace(text[:start]) == "" && reListNumber.MatchString(text[start:]) {
 		return true // "2. Talk to our Energy Fund Officer": the step's number
 	}
 	m := reNamedNumber.FindStringSubmatch(text[max(0, start-30):start])
-	if m == nil || monthNumber(m[1]) != 0 {
-		return false
+	if m == nil || monthNumber(m[1]) != 0 || slices.Contains(field, nlp.Stem(strings.ToLower(m[1]))) {
+		return false // a word the field names is what the figure measures ("IELTS Academic 6.5")
 	}
 	return !openerWords[strings.ToLower(m[1])]
 }

@@ -44,7 +44,7 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 		for i, loc := range locs {
 			m := text[loc[0]:loc[1]]
 			f, ok := parseNumber(m)
-			if !ok || within(dates, loc) && !(extract.IsYear(m) && reYearField.MatchString(name)) || namesANumbered(text, loc[0]) {
+			if !ok || within(dates, loc) && !(extract.IsYear(m) && reYearField.MatchString(name)) || namesANumbered(text, loc[0], ft) {
 				continue // "2 November 1893" is no age, "Round 2" no number of awards
 			}
 			st := statedAs(strings.TrimSpace(strings.ToLower(text[max(0, loc[0]-40):loc[0]])),
@@ -307,6 +307,20 @@ func (x *extractor) fillArray(name string, s map[string]any, field string) (any,
 				}
 				push(v)
 			}
+		}
+		v, ok := arrayOrNull(out, s)
+		return v, ok, from
+	}
+	if labels, rows := x.tableItems(field); x.scope == nil && schemaType(items) == "string" && items["format"] == nil && len(rows) > 0 && !answerField(name) {
+		// "core_modules" of a modules table whose column of categories marks some "Core": their
+		// names, the rows' labels; all of them, a set the table states exactly, unless the
+		// schema limits it.
+		if _, ok := s["maxItems"].(float64); !ok {
+			n = max(n, len(rows))
+		}
+		for i, e := range rows {
+			at = &e
+			push(limit(labels[i], items))
 		}
 		v, ok := arrayOrNull(out, s)
 		return v, ok, from

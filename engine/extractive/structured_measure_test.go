@@ -29,6 +29,9 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			"Castlegate Bridge engineer job. Location: Wendleford (hybrid). Salary: £58,000 – £66,000 per year. " +
 			"We are unable to offer visa sponsorship for the Castlegate Bridge engineer job.\n\n" +
 			"The Castlegate Bridge shuttle bus is free for all residents. \n\nA replacement Castlegate Bridge parking permit is free if yours was stolen.\n",
+		"policy.txt": "BRAMBLEWICK HOME COVER\n\nEXCESSES\n\n  Standard excess (all claims unless shown below) ......... £150\n  Escape of water ........ £400\n\n" +
+			"YOUR RIGHT TO CANCEL\n\nYou have 14 days to cancel your Bramblewick policy. After that we refund the premium for the unexpired period of cover, less an administration fee of £30.\n",
+		"course.md": "# MSc Tidal Surveying\n\n**English language:** IELTS Academic 6.5 overall, with no component below 6.0, or an equivalent qualification.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
 			"A frozen Fennick & Rowe loyalty month costs 5 euros. We may raise the loyalty fee once a year.\n\n" +
@@ -73,6 +76,11 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			map[string]any{"type": []any{"string", "null"}, "enum": []any{"fully_remote", "hybrid", "office_based", nil}}, "hybrid"},
 		{"unable to is a no", "Would Castlegate Bridge sponsor a visa for the engineer job?", "visa_sponsorship_available",
 			map[string]any{"type": []any{"boolean", "null"}}, false},
+		{"a description's 'per claim' is no rate", "What is the standard excess on Bramblewick home cover?", "standard_excess_gbp", num("Standard excess per claim, in pounds"), 150.0},
+		{"a span of time the name asks for, whatever the description mentions", "What are the Bramblewick cancellation terms?", "cooling_off_days",
+			map[string]any{"type": []any{"integer", "null"}, "description": "Number of days in which the policy can be cancelled without a cancellation fee"}, 14.0},
+		{"a figure after a name the field names is its value", "What IELTS score does the MSc Tidal Surveying require?", "min_ielts_overall",
+			num("Minimum overall IELTS Academic score required"), 6.5},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {
@@ -213,4 +221,22 @@ func TestStructuredDates(t *testing.T) {
 			require.Equal(t, tc.want, res.StructuredOutput[tc.field])
 		})
 	}
+}
+
+// TestStructuredListFromATable: an array of strings takes the labels of the rows that a table's
+// column of categories marks with the category the field names, all of them.
+func TestStructuredListFromATable(t *testing.T) {
+	t.Parallel()
+	docs := map[string]string{"course.html": `<html><body><main><h1>MSc Tidal Surveying</h1><h2>Modules</h2>
+<table><tr><th>Module</th><th>Credits</th><th>Core/Optional</th></tr>
+<tr><td>Tides and Currents</td><td>30</td><td>Core</td></tr><tr><td>Port Law</td><td>15</td><td>Optional</td></tr>
+<tr><td>Hydrographic Survey</td><td>30</td><td>Core</td></tr><tr><td>Dredging Practice</td><td>15</td><td>Optional</td></tr>
+<tr><td>Seabed Mapping</td><td>15</td><td>Core</td></tr><tr><td>Coastal Law</td><td>15</td><td>Core</td></tr>
+<tr><td>Field Week</td><td>15</td><td>Core</td></tr><tr><td>Dissertation</td><td>60</td><td>Core</td></tr></table></main></body></html>`}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"core_modules": map[string]any{
+		"type": "array", "items": map[string]any{"type": "string"}, "description": "Names of the core (compulsory) modules"}}}
+	res, err := runOnDocs(t, docs, "Extract the key course details for the MSc Tidal Surveying.", schema)
+	require.NoError(t, err)
+	require.Equal(t, []any{"Tides and Currents", "Hydrographic Survey", "Seabed Mapping", "Coastal Law", "Field Week", "Dissertation"},
+		res.StructuredOutput["core_modules"])
 }

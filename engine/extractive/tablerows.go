@@ -122,3 +122,31 @@ func (s *scorer) statesAll(terms []string) bool {
 func cellTerms(cell string) []string {
 	return slices.DeleteFunc(nlp.Terms(reParenthesis.ReplaceAllString(cell, " ")), nlp.IsDigits)
 }
+
+// tableItems are the labels of the rows that a column of categories marks with the one category a
+// field names, in a table about the field's other words, of a document read for the question
+// ("core_modules": the modules a "Modules" table marks "Core"), and the rows.
+func (x *extractor) tableItems(field string) ([]string, []evidence) {
+	s := x.c.scorer(query{Terms: nlp.Uniq(nlp.Terms(field))})
+	for _, t := range x.c.tables {
+		if x.docs != nil && !x.docs[t.Doc] {
+			continue
+		}
+		rows, col := s.categoryRows(t)
+		if len(rows) == 0 || !s.aboutTable(t, rows, col) {
+			continue
+		}
+		var labels []string
+		var ev []evidence
+		for _, r := range rows {
+			if label := t.Cell(r, 0); label != "" && r < len(t.Units) {
+				labels = append(labels, label)
+				ev = append(ev, evidence{t.Units[r], 1})
+			}
+		}
+		if len(labels) > 0 {
+			return labels, ev
+		}
+	}
+	return nil, nil
+}
