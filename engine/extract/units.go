@@ -360,6 +360,11 @@ func (p *docParser) paragraph(i int) int {
 		return p.paragraph(i + 1)
 	}
 	lines := p.lines[i:j]
+	if len(lines) == 1 && reFooter.MatchString(lines[0]) && len(strings.Fields(lines[0])) <= 25 {
+		// "Lumenet Community Forums | Privacy | © 2025 Lumenet Broadband Ltd": a saved page's
+		// footer, whatever its format, says nothing.
+		return j
+	}
 	if leaderBlock(lines) {
 		p.leaders(i+1, lines)
 		return j
@@ -384,6 +389,9 @@ func (p *docParser) paragraph(i int) int {
 	p.lastPar = text
 	return j
 }
+
+// reFooter is a copyright notice, as a page's footer ends.
+var reFooter = regexp.MustCompile(`(?i)(?:©|\(c\))\s*(?:\d{4}|copyright)|^\s*copyright\b|all rights reserved`)
 
 // fieldLines: every line of a paragraph is a "Label: value" line, as a record's are. A line may
 // hold a sentence or two ("Proposal: Change of use of the ground floor …; and use of the rear

@@ -290,3 +290,12 @@ func TestStackedTitleInCapitals(t *testing.T) {
 	require.Equal(t, []string{"sentence This summary gives you the key facts."}, unitTexts(p))
 	require.Equal(t, "KESTREL MUTUAL HEARTH HOME PLUS HOME INSURANCE POLICY SUMMARY", p.Units[0].Section)
 }
+
+// A saved page's footer line, a copyright notice, is no unit in any format.
+func TestFooterLineIsNoUnit(t *testing.T) {
+	t.Parallel()
+	text := "Hub 4 drops Wi-Fi\n\nThe fix is in firmware 4.2.19.\n\nLumenet Community Forums | Privacy | Contact Lumenet © 2025 Lumenet Broadband Ltd\n"
+	para := 0
+	p := ParseDocument(0, Document{Path: "thread.txt", Kind: "text", Lines: SplitLines(text)}, &para)
+	require.Equal(t, []string{"sentence The fix is in firmware 4.2.19."}, unitTexts(p))
+}

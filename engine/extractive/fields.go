@@ -55,6 +55,10 @@ type extractor struct {
 	// demanded: the field being filled is required and may not be null, so the run fails without
 	// a value.
 	demanded bool
+	// relaxed: a demanded field found no evidence by the usual rules and is looked for again
+	// through section headings and words of related meaning, a party by its name without its role
+	// stated ("Tregarthen Roofing" for roofing_contractor); its basis is then of low confidence.
+	relaxed bool
 }
 
 func newExtractor(c *corpus, question string, found []finding, sources int) *extractor {
@@ -154,7 +158,7 @@ func excludedTerms(field string) []string {
 // than half of the field's weight the sources do not speak of it and there is no evidence
 // ("dividend per share" in a report that never mentions dividends). The question's own words
 // break ties.
-func (x *extractor) search(field string) []evidence { return x.searchIn(field, false, false) }
+func (x *extractor) search(field string) []evidence { return x.searchIn(field, x.relaxed, x.relaxed) }
 
 // searchIn is search; with headings, a passage may be evidence through its section heading
 // alone (a "Breaking changes" list says the release has breaking changes); with related, through
@@ -169,7 +173,7 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	}
 	fq := query{Terms: present, Syn: map[string][]string{}}
 	for _, t := range present {
-		fq.Syn[t] = nlp.Related(t) // "grew" for "growth"
+		fq.Syn[t] = relatives(t) // "grew" for "growth"
 	}
 	s := x.c.scorer(fq)
 	years := yearsIn(field + " " + x.q.Text)
@@ -200,6 +204,24 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 		out = append(out, evidence{u, v + 0.1*qs.coverage(u) + 0.05*x.statesFormat(u, field)})
 	}
 	sortEvidence(out)
+	return out
+}
+
+// participles are the irregular participles of verbs WordNet relates to a field's words by their
+// base form ("birth" to "bear"). They are not read as their verb everywhere, as nlp's irregular
+// forms are: reading "born" as "bear" in every question cost the answer model (BENCHMARKS.md,
+// seventeenth pass).
+var participles = map[string]string{"bear": "born"}
+
+// relatives are a field word's WordNet relatives, with their irregular participles ("born" for
+// "birth", by "bear").
+func relatives(t string) []string {
+	out := nlp.Related(t)
+	for _, r := range out {
+		if p, ok := participles[r]; ok {
+			out = append(slices.Clip(out), p)
+		}
+	}
 	return out
 }
 
@@ -276,7 +298,7 @@ func (x *extractor) spoken(all []string) ([]string, float64) {
 	var present []string
 	have, rarest, absent := 0.0, 0.0, 0
 	for _, t := range all {
-		related := nlp.Related(t)
+		related := relatives(t)
 		found := false
 		for d := range x.c.docs {
 			if (x.read == nil || x.read[d]) && (x.c.docTerms[d][t] || slices.ContainsFunc(related, func(r string) bool { return x.c.docTerms[d][r] })) {
@@ -307,7 +329,7 @@ func (x *extractor) namesField(u int, field string) bool {
 	name, _, _ := strings.Cut(field, fieldSep)
 	terms := fieldTerms(name)
 	return len(terms) == 0 || slices.ContainsFunc(terms, func(t string) bool {
-		return x.c.ownSet[u][t] || x.c.ctx[u][t] || slices.ContainsFunc(nlp.Related(t), func(r string) bool { return x.c.ownSet[u][r] })
+		return x.c.ownSet[u][t] || x.c.ctx[u][t] || slices.ContainsFunc(relatives(t), func(r string) bool { return x.c.ownSet[u][r] })
 	})
 }
 
@@ -409,11 +431,26 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 		field := strings.TrimSpace(context+" "+nlp.HumanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
 		x.demanded = top && required[name] && !nullable(ps)
 		v, ok, from := x.fillValue(name, ps, field)
+		weak := false
+		if !ok && x.demanded {
+			// The schema says the value is there: rather than fail the run, look again more widely.
+			x.relaxed = true
+			v, ok, from = x.fillValue(name, ps, field)
+			x.relaxed = false
+			if weak = ok; weak {
+				x.notes = append(x.notes, fmt.Sprintf("%q from weaker evidence (headings, related words): low confidence", name))
+			}
+		}
 		switch {
 		case ok:
 			out[name] = v
 			if top {
 				x.basis[name] = x.basisOf(from)
+				if weak {
+					b := x.basis[name]
+					b.Confidence = engine.ConfidenceLow
+					x.basis[name] = b
+				}
 			}
 		case nullable(ps):
 			out[name] = nil

@@ -63,7 +63,7 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	ev = strong(ev)
 	isName := reNameField.MatchString(nlp.HumanName(name)) || reNameField.MatchString(str(s["description"]))
 	role := reRoleNoun.FindString(nlp.HumanName(name))
-	if isName && role != "" {
+	if isName && role != "" && !x.relaxed {
 		// "contractor_name", "chair": a party named by its role. A passage that does not state
 		// the role ("contractor") names someone else: the field is not given.
 		t := nlp.Stem(strings.ToLower(role))

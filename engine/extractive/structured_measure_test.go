@@ -31,6 +31,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			"The Castlegate Bridge shuttle bus is free for all residents. \n\nA replacement Castlegate Bridge parking permit is free if yours was stolen.\n",
 		"policy.txt": "BRAMBLEWICK HOME COVER\n\nEXCESSES\n\n  Standard excess (all claims unless shown below) ......... £150\n  Escape of water ........ £400\n\n" +
 			"YOUR RIGHT TO CANCEL\n\nYou have 14 days to cancel your Bramblewick policy. After that we refund the premium for the unexpired period of cover, less an administration fee of £30.\n",
+		"aldric.md": "# Edwin Aldric\n\nEdwin Aldric was a civil engineer.\n\n**Born:** 14 March 1826, Hollowmere\n**Died:** 2 November 1893, Kesterby\n",
 		"course.md": "# MSc Tidal Surveying\n\n**English language:** IELTS Academic 6.5 overall, with no component below 6.0, or an equivalent qualification.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
@@ -81,6 +82,8 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			map[string]any{"type": []any{"integer", "null"}, "description": "Number of days in which the policy can be cancelled without a cancellation fee"}, 14.0},
 		{"a figure after a name the field names is its value", "What IELTS score does the MSc Tidal Surveying require?", "min_ielts_overall",
 			num("Minimum overall IELTS Academic score required"), 6.5},
+		{"a birth date from the line that says born", "When was Edwin Aldric born and when did he die?", "birth_date",
+			map[string]any{"type": []any{"string", "null"}, "format": "date"}, "1826-03-14"},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {
