@@ -147,24 +147,41 @@ func findFirst(n *html.Node, a atom.Atom) *html.Node {
 // inlineText is the visible text of a subtree, chrome left out, on one line.
 func inlineText(n *html.Node) string {
 	var b strings.Builder
-	writeInline(&b, n)
+	writeInline(&b, n, " ")
 	return nlp.Collapse(b.String())
+}
+
+// sourceBreaks: a page's source lines are no lines of its text; only <br> breaks one.
+var sourceBreaks = strings.NewReplacer("\r", " ", "\n", " ")
+
+// cellText is a table cell's text, a <br> in it written as the "…" by which a quote joins text
+// that does not run on in the page.
+func cellText(n *html.Node) string {
+	var b strings.Builder
+	writeInline(&b, n, "\x00")
+	var parts []string
+	for _, p := range strings.Split(b.String(), "\x00") {
+		if t := nlp.Collapse(p); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " … ")
 }
 
 // writeInline writes a subtree's visible text as it stands in the page: inline elements run on
 // with the text around them ("<strong>Studios</strong>, which" is "Studios, which"), blocks end
-// with a space.
-func writeInline(b *strings.Builder, n *html.Node) {
+// with a space, and a <br> is br.
+func writeInline(b *strings.Builder, n *html.Node, br string) {
 	switch {
 	case n.Type == html.TextNode:
-		b.WriteString(n.Data)
+		b.WriteString(sourceBreaks.Replace(n.Data))
 	case isChrome(n, true):
 		return
 	case n.Type == html.ElementNode && n.DataAtom == atom.Br:
-		b.WriteByte(' ')
+		b.WriteString(br)
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		writeInline(b, c)
+		writeInline(b, c, br)
 	}
 	if n.Type == html.ElementNode && isBlock(n.DataAtom) {
 		b.WriteByte(' ')
@@ -206,8 +223,7 @@ func (w *htmlWriter) walk(n *html.Node, depth int) {
 	inArticle := depth > 0
 	switch n.Type {
 	case html.TextNode:
-		// A page's source lines are no lines of its text: only <br> breaks one.
-		w.para.WriteString(strings.NewReplacer("\r", " ", "\n", " ").Replace(n.Data))
+		w.para.WriteString(sourceBreaks.Replace(n.Data))
 		return
 	case html.ElementNode:
 	default:
@@ -281,10 +297,16 @@ func (w *htmlWriter) list(n *html.Node, level int) {
 				nested = append(nested, c)
 				continue
 			}
-			writeInline(&text, c)
+			writeInline(&text, c, "\n")
 		}
-		if t := nlp.Collapse(text.String()); t != "" {
-			w.b.WriteString(strings.Repeat("  ", level) + "- " + t + "\n")
+		// An item's lines broken by <br> are its lines: the first after the marker, the rest
+		// indented under it.
+		mark := strings.Repeat("  ", level) + "- "
+		for _, l := range strings.Split(text.String(), "\n") {
+			if t := nlp.Collapse(l); t != "" {
+				w.b.WriteString(mark + t + "\n")
+				mark = strings.Repeat("  ", level+1)
+			}
 		}
 		for _, l := range nested {
 			w.list(l, level+1)
@@ -304,7 +326,7 @@ func (w *htmlWriter) table(n *html.Node) {
 			var cells []string
 			for c := n.FirstChild; c != nil; c = c.NextSibling {
 				if c.Type == html.ElementNode && (c.DataAtom == atom.Td || c.DataAtom == atom.Th) {
-					cells = append(cells, strings.ReplaceAll(inlineText(c), "|", "/"))
+					cells = append(cells, strings.ReplaceAll(cellText(c), "|", "/"))
 				}
 			}
 			if len(cells) > 0 {

@@ -245,6 +245,9 @@ func TestHTMLLineBreaks(t *testing.T) {
 <dt>Application deadline</dt><dd>International applicants: 30 June 2026<br>Home applicants: 31 August 2026</dd></dl>
 <p>The course runs
 for a year.<br>It starts in September.</p>
+<ul><li>Field week
+on the estuary<br>Safety boots: about £60</li></ul>
+<table><tr><th>Fee status</th><th>Full-time</th></tr><tr><td>Home<br>(UK)</td><td>£9,800</td></tr></table>
 </main></body></html>`
 	text, err := HTMLToText([]byte(page))
 	require.NoError(t, err)
@@ -255,6 +258,7 @@ for a year.<br>It starts in September.</p>
 		"sentence 21 September 2026", // a description list's term heads its description, however short
 		"field International applicants: 30 June 2026", "field Home applicants: 31 August 2026",
 		"sentence The course runs for a year.", "sentence It starts in September.",
+		"item Field week on the estuary", "item Safety boots: about £60", "row | Home … (UK) | £9,800 |",
 	}, unitTexts(p))
 	require.Equal(t, "Start date", p.Units[0].Section)
 	require.Equal(t, p.Units[3].Para, p.Units[4].Para, "the lines of one paragraph share it")
@@ -268,8 +272,7 @@ func TestDotLeaderLines(t *testing.T) {
 	text := "EXCESSES\n\n  Standard excess (all claims) ......... £150\n  Escape of water ...................... £400\n" +
 		"  Loss or damage by fire, smoke,\n  flood or theft\n  Home Emergency Cover ..... £42.00\n    24-hour call-out for boilers. Up to £500.\n\n" +
 		"We waited... and then it rained.\n"
-	para := 0
-	p := ParseDocument(0, Document{Path: "policy.txt", Kind: "text", Lines: SplitLines(text)}, &para)
+	p := parsePlain(text)
 	require.Equal(t, []string{
 		"field Standard excess (all claims) ......... £150", "field Escape of water ...................... £400",
 		"sentence Loss or damage by fire, smoke, flood or theft", "field Home Emergency Cover ..... £42.00",
@@ -285,8 +288,7 @@ func TestDotLeaderLines(t *testing.T) {
 func TestStackedTitleInCapitals(t *testing.T) {
 	t.Parallel()
 	text := "KESTREL MUTUAL\nHEARTH HOME PLUS\nHOME INSURANCE POLICY SUMMARY\n\nThis summary gives you the key facts.\n"
-	para := 0
-	p := ParseDocument(0, Document{Path: "policy.txt", Kind: "text", Lines: SplitLines(text)}, &para)
+	p := parsePlain(text)
 	require.Equal(t, []string{"sentence This summary gives you the key facts."}, unitTexts(p))
 	require.Equal(t, "KESTREL MUTUAL HEARTH HOME PLUS HOME INSURANCE POLICY SUMMARY", p.Units[0].Section)
 }
@@ -295,7 +297,11 @@ func TestStackedTitleInCapitals(t *testing.T) {
 func TestFooterLineIsNoUnit(t *testing.T) {
 	t.Parallel()
 	text := "Hub 4 drops Wi-Fi\n\nThe fix is in firmware 4.2.19.\n\nLumenet Community Forums | Privacy | Contact Lumenet © 2025 Lumenet Broadband Ltd\n"
+	require.Equal(t, []string{"sentence The fix is in firmware 4.2.19."}, unitTexts(parsePlain(text)))
+}
+
+// parsePlain parses text as a plain-text document.
+func parsePlain(text string) Parsed {
 	para := 0
-	p := ParseDocument(0, Document{Path: "thread.txt", Kind: "text", Lines: SplitLines(text)}, &para)
-	require.Equal(t, []string{"sentence The fix is in firmware 4.2.19."}, unitTexts(p))
+	return ParseDocument(0, Document{Path: "doc.txt", Kind: "text", Lines: SplitLines(text)}, &para)
 }
