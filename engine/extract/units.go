@@ -251,6 +251,8 @@ func (p *docParser) run() {
 			i += 2
 		case strings.Contains(t, "|") && i+1 < n && reTableSep.MatchString(p.lines[i+1]) && strings.Contains(p.lines[i+1], "|"):
 			i = p.pipeTable(i)
+		case p.clauseAt(i):
+			i = p.clause(i)
 		case reListItem.MatchString(p.lines[i]) && numberedHeading(p.lines, i):
 			p.heading(strings.TrimSpace(reListMark.ReplaceAllString(p.lines[i], "")))
 			i++
@@ -304,7 +306,8 @@ func (p *docParser) pipeTable(i int) int {
 // QUARTER" between blank lines), as plain-text reports number their sections, not a list item.
 func numberedHeading(lines []string, i int) bool {
 	text := strings.TrimSpace(reListMark.ReplaceAllString(lines[i], ""))
-	alone := (i == 0 || strings.TrimSpace(lines[i-1]) == "") && (i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "")
+	alone := (i == 0 || strings.TrimSpace(lines[i-1]) == "") &&
+		(i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "" || reClauseMark.MatchString(lines[i+1]))
 	return alone && allCaps(text) && len(strings.Fields(text)) <= 8 && !endsSentence(text)
 }
 
@@ -324,7 +327,7 @@ func (p *docParser) addTable(t Table) {
 func (p *docParser) listItem(i int) int {
 	lines := []string{reListMark.ReplaceAllString(p.lines[i], "")}
 	j := i + 1
-	for j < len(p.lines) && !structural(p.lines[j]) {
+	for j < len(p.lines) && !structural(p.lines[j]) && !p.clauseAt(j) {
 		lines = append(lines, p.lines[j])
 		j++
 	}
@@ -338,7 +341,7 @@ func (p *docParser) listItem(i int) int {
 func (p *docParser) paragraph(i int) int {
 	p.endLeadIn()
 	j := i
-	for j < len(p.lines) && !structural(p.lines[j]) {
+	for j < len(p.lines) && !structural(p.lines[j]) && (j == i || !p.clauseAt(j)) {
 		j++
 	}
 	if j == i { // a lone "|" line or similar: skip it
@@ -360,6 +363,11 @@ func (p *docParser) paragraph(i int) int {
 		return p.paragraph(i + 1)
 	}
 	lines := p.lines[i:j]
+	if k := capsTitle(lines); k > 0 && i == p.firstLine() {
+		// A title stacked in capitals above the document's version or date line heads it.
+		p.heading(nlp.Collapse(strings.Join(lines[:k], " ")))
+		return p.paragraph(i + k)
+	}
 	if len(lines) == 1 && reFooter.MatchString(lines[0]) && len(strings.Fields(lines[0])) <= 25 {
 		// "Lumenet Community Forums | Privacy | © 2025 Lumenet Broadband Ltd": a saved page's
 		// footer, whatever its format, says nothing.

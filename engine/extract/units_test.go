@@ -305,3 +305,20 @@ func parsePlain(text string) Parsed {
 	para := 0
 	return ParseDocument(0, Document{Path: "doc.txt", Kind: "text", Lines: SplitLines(text)}, &para)
 }
+
+// Numbered clauses and lettered sub-clauses are paragraphs of their own, their numbers no part of
+// their text; a clause that announces its sub-clauses heads them; a wrapped line that opens with a
+// figure ("2.5 million …") is no clause; a title stacked in capitals above a version line heads it.
+func TestNumberedClauses(t *testing.T) {
+	t.Parallel()
+	text := "KESTLE GYMS\nMEMBERSHIP TERMS\nVersion 2 - from 1 May 2026\n\n2. MEMBERSHIP TYPES AND PRICES\n" +
+		"2.1 We offer the following monthly memberships:\n    (a) Off-Peak - £24.99 per month.\n    (b) Standard - £34.99 per month.\n" +
+		"2.2 A joining fee of £20 is payable when you join. Our members number\n2.5 million across the country.\n"
+	p := parsePlain(text)
+	require.Equal(t, []string{"item Off-Peak - £24.99 per month.", "item Standard - £34.99 per month.",
+		"sentence A joining fee of £20 is payable when you join.", "sentence Our members number 2.5 million across the country."}, unitTexts(p))
+	require.Equal(t, "We offer the following monthly memberships:", p.Units[0].Section)
+	require.Equal(t, "MEMBERSHIP TYPES AND PRICES", p.Units[2].Section)
+	require.NotEqual(t, p.Units[0].Para, p.Units[1].Para)
+	require.Equal(t, "KESTLE GYMS MEMBERSHIP TERMS", p.Title)
+}

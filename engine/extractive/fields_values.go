@@ -103,7 +103,8 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 // for the vaccine?").
 func (x *extractor) freeOfCharge(field string, integer bool) (any, bool, []evidence) {
 	// Sources that say "free" seldom say "cost": the passage is the one that best matches the
-	// question among those of the documents read that say so.
+	// question among those of the documents read that say so and speak of the field ("This service
+	// is free for members" of a complaints service is no day pass's price).
 	qs := x.c.scorer(x.q)
 	best, top := evidence{U: -1}, 0.0
 	for u, un := range x.c.units {
@@ -112,7 +113,7 @@ func (x *extractor) freeOfCharge(field string, integer bool) (any, bool, []evide
 		}
 		v := qs.coverage(u)
 		top = max(top, v)
-		if m := reFree.FindString(un.Text); v > best.Score && m != "" && !reCondition.MatchString(m) {
+		if m := reFree.FindString(un.Text); v > best.Score && m != "" && !reCondition.MatchString(m) && x.aboutField(u, field) {
 			best = evidence{u, v}
 		}
 	}
@@ -123,6 +124,17 @@ func (x *extractor) freeOfCharge(field string, integer bool) (any, bool, []evide
 		return int64(0), true, []evidence{best}
 	}
 	return 0.0, true, []evidence{best}
+}
+
+// aboutField: unit u or its context (its heading, its document's title) states a word of the
+// field's name other than its words for money, or a relative of one ("day_pass_price_gbp" is not
+// what "the complaints service is free for members" prices); a field named only by money words
+// ("cost_gbp") prices what the question asks about.
+func (x *extractor) aboutField(u int, field string) bool {
+	name, _, _ := strings.Cut(field, fieldSep)
+	what := slices.DeleteFunc(fieldTerms(name), func(t string) bool { return reMoneyMeasure.MatchString(t) })
+	states := func(t string) bool { return x.c.ownSet[u][t] || x.c.ctx[u][t] }
+	return len(what) == 0 || slices.ContainsFunc(what, func(t string) bool { return states(t) || slices.ContainsFunc(relatives(t), states) })
 }
 
 // reCondition: a free of charge only on a condition ("or is free if your card was stolen") says

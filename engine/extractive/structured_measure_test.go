@@ -32,6 +32,7 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"policy.txt": "BRAMBLEWICK HOME COVER\n\nEXCESSES\n\n  Standard excess (all claims unless shown below) ......... £150\n  Escape of water ........ £400\n\n" +
 			"YOUR RIGHT TO CANCEL\n\nYou have 14 days to cancel your Bramblewick policy. After that we refund the premium for the unexpired period of cover, less an administration fee of £30.\n",
 		"aldric.md": "# Edwin Aldric\n\nEdwin Aldric was a civil engineer.\n\n**Born:** 14 March 1826, Hollowmere\n**Died:** 2 November 1893, Kesterby\n",
+		"gym.md":    "# Ironhill Gym membership\n\nA Standard Ironhill Gym membership costs £30 a month.\n\nThe Ironhill Gym complaints service is free for members.\n",
 		"course.md": "# MSc Tidal Surveying\n\n**English language:** IELTS Academic 6.5 overall, with no component below 6.0, or an equivalent qualification.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
 			"Gross margin of Fennick & Rowe fell to 39.8 per cent. We expect gross margin to recover to about 42 per cent next year.\n\n" +
@@ -84,6 +85,8 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			num("Minimum overall IELTS Academic score required"), 6.5},
 		{"a birth date from the line that says born", "When was Edwin Aldric born and when did he die?", "birth_date",
 			map[string]any{"type": []any{"string", "null"}, "format": "date"}, "1826-03-14"},
+		{"free says nothing of a price it does not name", "Fill in the Ironhill Gym membership details.", "day_pass_price_gbp",
+			num("Price of a day pass for someone who is not a member"), nil},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {
