@@ -34,6 +34,19 @@ func FieldLabel(line string) string {
 	return label
 }
 
+// FieldValue is the value of a field line: what follows its dot leader or its label's colon
+// ("**Recall reference:** BW-RC-2025-04" is "BW-RC-2025-04"); "" when it has neither.
+func FieldValue(line string) string {
+	if isLeader(line) {
+		return strings.TrimSpace(reLeader.FindStringSubmatch(line)[2])
+	}
+	_, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(value), "*_"))
+}
+
 // leaderBlock: a paragraph of two or more dot-leader lines, or one alone.
 func leaderBlock(lines []string) bool {
 	n := 0

@@ -282,6 +282,9 @@ func TestDotLeaderLines(t *testing.T) {
 	require.NotEqual(t, p.Units[0].Para, p.Units[1].Para, "a price list's lines are no record")
 	require.Equal(t, "Escape of water", FieldLabel(p.Units[1].Text))
 	require.Equal(t, "Price", FieldLabel("Price: £4"))
+	require.Equal(t, "£400", FieldValue(p.Units[1].Text))
+	require.Equal(t, "BW-RC-2025-04", FieldValue("**Recall reference:** BW-RC-2025-04"))
+	require.Empty(t, FieldValue("No label here"))
 }
 
 // A title page stacks its issuer, product and kind of document in capitals: one heading, no sentence.

@@ -188,7 +188,7 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 		}
 		v := s.coverage(u)
 		section := map[string]bool{}
-		if headings {
+		if headings || headedValue(un) {
 			for _, t := range nlp.Terms(un.Section) {
 				section[t] = true
 			}
@@ -205,6 +205,19 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	}
 	sortEvidence(out)
 	return out
+}
+
+// headedValue: the unit is a bare value under its heading, as a description list gives one
+// ("Recall reference" / "BW-RC-2025-04"): a few words, no sentence, no label of its own; the
+// heading says what it is.
+func headedValue(un extract.Unit) bool {
+	return un.Kind == extract.UnitSentence && un.Prev < 0 && un.Heading != "" && len(strings.Fields(un.Text)) <= 6 &&
+		!endsLikeSentence(un.Text) && !strings.Contains(un.Text, ":")
+}
+
+// endsLikeSentence: s ends with a sentence's punctuation.
+func endsLikeSentence(s string) bool {
+	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?")
 }
 
 // participles are the irregular participles of verbs WordNet relates to a field's words by their

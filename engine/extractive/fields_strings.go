@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
 )
 
@@ -93,6 +94,11 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 			return limit(v, s), true, []evidence{e}
 		}
 		return nil, false, nil
+	}
+	if un := x.c.units[ev[0].U]; un.Kind == extract.UnitField && extract.FieldValue(un.Text) != "" &&
+		slices.ContainsFunc(nlp.Terms(extract.FieldLabel(un.Text)), func(t string) bool { return slices.Contains(ft, t) }) {
+		// "**Recall reference:** BW-RC-2025-04" for recall_reference: the value its label names.
+		return limit(extract.FieldValue(un.Text), s), true, ev[:1]
 	}
 	return limit(x.c.units[ev[0].U].Text, s), true, ev[:1]
 }

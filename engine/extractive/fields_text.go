@@ -29,7 +29,9 @@ var (
 	reEmail    = regexp.MustCompile(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b`)
 	reURL      = regexp.MustCompile(`\bhttps?://[^\s<>"')\]]+`)
 	reNumber   = regexp.MustCompile(`[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`)
-	reSource   = regexp.MustCompile(`(?i)(source|citation|reference|file|path)s?$`)
+	// reSource: a field for where the answer comes from ("sources", "source_file", "citations");
+	// "recall_reference" is a reference number, not a file.
+	reSource = regexp.MustCompile(`(?i)^(?:(?:source|document)s?(?:[ _-]?(?:files?|paths?|urls?|documents?|names?))?|citations?|references?|files?|paths?)$`)
 )
 
 var (

@@ -32,6 +32,9 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 		"policy.txt": "BRAMBLEWICK HOME COVER\n\nEXCESSES\n\n  Standard excess (all claims unless shown below) ......... £150\n  Escape of water ........ £400\n\n" +
 			"YOUR RIGHT TO CANCEL\n\nYou have 14 days to cancel your Bramblewick policy. After that we refund the premium for the unexpired period of cover, less an administration fee of £30.\n",
 		"aldric.md": "# Edwin Aldric\n\nEdwin Aldric was a civil engineer.\n\n**Born:** 14 March 1826, Hollowmere\n**Died:** 2 November 1893, Kesterby\n",
+		"toaster.html": "<html><body><main><h1>Brenna toaster recall</h1><p>Brenna is recalling its toasters.</p>" +
+			"<dl><dt>Recall reference</dt><dd>BR-TR-2026-01</dd><dt>Units affected</dt><dd>About 2,000</dd></dl></main></body></html>",
+		"recall.md": "# Arla kettle recall\n\nThe Arla kettle recall was announced on 14 October 2025.\n\n**Recall reference:** BW-RC-2025-04\n",
 		"gym.md":    "# Ironhill Gym membership\n\nA Standard Ironhill Gym membership costs £30 a month.\n\nThe Ironhill Gym complaints service is free for members.\n",
 		"course.md": "# MSc Tidal Surveying\n\n**English language:** IELTS Academic 6.5 overall, with no component below 6.0, or an equivalent qualification.\n",
 		"shop.md": "# Fennick & Rowe checkout outage\n\nCustomers of the Fennick & Rowe shop could not complete orders for 3 hours and 12 minutes. The fix took 31 minutes to deploy.\n\n" +
@@ -87,6 +90,10 @@ func TestStructuredFieldsByMeasure(t *testing.T) {
 			map[string]any{"type": []any{"string", "null"}, "format": "date"}, "1826-03-14"},
 		{"free says nothing of a price it does not name", "Fill in the Ironhill Gym membership details.", "day_pass_price_gbp",
 			num("Price of a day pass for someone who is not a member"), nil},
+		{"a reference number is no source file", "What is the reference of the Arla kettle recall?", "recall_reference",
+			map[string]any{"type": []any{"string", "null"}, "description": "Recall reference number"}, "BW-RC-2025-04"},
+		{"a description list's value under its term", "What is the reference of the Brenna toaster recall?", "recall_reference",
+			map[string]any{"type": []any{"string", "null"}, "description": "Recall reference number"}, "BR-TR-2026-01"},
 		{"a role no passage states: null", "Which company will rebuild the Porthkellis harbour wall?", "contractor_name", map[string]any{"type": []any{"string", "null"}}, nil},
 	}
 	for _, tc := range tests {
