@@ -12,7 +12,8 @@ import (
 // one of its best candidates): the rows whose label the question names, two at least ("how do the
 // fees for home students compare with those for international students" of the rows "Home (UK)"
 // and "International"), or, for a list, the rows that a column of categories marks with a word the
-// question states ("which optional modules" of the rows marked "Optional"). The table's title,
+// question states ("which optional modules" of the rows marked "Optional"), or all the rows of a
+// column it names ("list the model numbers"). The table's title,
 // caption or header must state another word of the question: "home" and "international" name rows
 // of many tables.
 func (s *scorer) tableRows(ranked []scored, allowed func(u int) bool) ([]int, bool) {
@@ -31,6 +32,9 @@ func (s *scorer) tableRows(ranked []scored, allowed func(u int) bool) ([]int, bo
 		rows, col := s.namedRows(t), 0
 		if len(rows) < 2 && s.q.Shape == shapeList {
 			rows, col = s.categoryRows(t)
+		}
+		if len(rows) == 0 && s.q.Shape == shapeList {
+			rows, col = s.columnRows(t)
 		}
 		if len(rows) == 0 || !s.aboutTable(t, rows, col) {
 			continue
@@ -86,6 +90,24 @@ func (s *scorer) categoryRows(t extract.Table) ([]int, int) {
 		}
 		if stated == 1 {
 			slices.Sort(rows)
+			return rows, j
+		}
+	}
+	return nil, 0
+}
+
+// columnRows are every row of a table one of whose columns the question names, every word of its
+// heading ("list the model numbers of the kettles" of a "Model number" column), and that column. A
+// heading of names only is what the table is about (an infobox headed "Edwin Saint Aldric"), not
+// a column asked for.
+func (s *scorer) columnRows(t extract.Table) ([]int, int) {
+	for j, h := range t.Header {
+		terms := cellTerms(h)
+		if s.statesAll(terms) && slices.ContainsFunc(terms, func(x string) bool { return !slices.Contains(s.q.Names, x) }) && len(t.Rows) > 0 {
+			rows := make([]int, len(t.Rows))
+			for r := range rows {
+				rows[r] = r
+			}
 			return rows, j
 		}
 	}

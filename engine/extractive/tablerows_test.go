@@ -37,6 +37,8 @@ func TestTableRowsAnswerListsAndComparisons(t *testing.T) {
 			[]string{"Dredging Practice", "Port Law"}, []string{"Tides and Currents", "90 credits"}},
 		{"How do the full-time tuition fees for home students compare with those for international students?",
 			[]string{"£9,800", "£21,000"}, []string{"field week"}},
+		{"List the modules of the MSc Harbour Surveying.",
+			[]string{"Tides and Currents", "Port Law", "Dissertation"}, []string{"90 credits"}},
 		// "Optional" marks modules; optional extras of a policy are something else.
 		{"What optional extras can students add to their Harbour Surveying insurance policy?", nil, []string{"Dredging Practice"}},
 	} {
@@ -65,4 +67,14 @@ func TestSectionOfAnIrrelevantDocument(t *testing.T) {
 	f := c.find(plainSub("Why did the checkout endpoint start returning 503 errors?"), findOptions{Candidates: 40, Sources: 3, Answers: 1, Items: 6, Support: 1})
 	require.True(t, f.answered())
 	require.NotContains(t, strings.Join(answerTexts(c, f), " "), "21 September")
+}
+
+// A table headed by a name only is what the table is about (an infobox), not a column a list asks for.
+func TestTableHeadedByANameIsNoColumn(t *testing.T) {
+	c := markdownCorpus(t, map[string]string{"aldric.md": "# Edwin Aldric\n\n## An engineer's life\n\n| Edwin Aldric | |\n| --- | --- |\n" +
+		"| **Born** | 14 March 1826 |\n| **Occupation** | Civil engineer |\n\n" +
+		"## Major engineering works\n\nEdwin Aldric's major works were the Askew Viaduct and the Lathgow water scheme.\n"})
+	f := c.find(plainSub("What were Edwin Aldric's major engineering works?"), lowEffort)
+	require.True(t, f.answered())
+	require.NotContains(t, strings.Join(answerTexts(c, f), " "), "14 March 1826")
 }
