@@ -60,7 +60,7 @@ func columnStarts(line string) []int {
 	r := []rune(line)
 	var starts []int
 	for _, loc := range reCell.FindAllStringIndex(string(r), -1) {
-		if cell := string(r)[loc[0]:loc[1]]; len(strings.Fields(cell)) > 4 || endsSentence(cell) {
+		if cell := string(r)[loc[0]:loc[1]]; len(strings.Fields(cell)) > 4 || EndsSentence(cell) {
 			return nil // a title is short and no sentence
 		}
 		starts = append(starts, utf8.RuneCountInString(string(r)[:loc[0]]))

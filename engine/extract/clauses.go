@@ -34,7 +34,7 @@ func (p *docParser) clauseAt(j int) bool {
 		return true
 	}
 	prev := strings.TrimSpace(p.lines[j-1])
-	return prev == "" || endsSentence(prev) || strings.HasSuffix(prev, ":") || strings.HasSuffix(prev, ";") ||
+	return prev == "" || EndsSentence(prev) || strings.HasSuffix(prev, ":") || strings.HasSuffix(prev, ";") ||
 		reClauseMark.MatchString(p.lines[j-1]) || reListItem.MatchString(p.lines[j-1])
 }
 
@@ -73,7 +73,7 @@ func capsTitle(lines []string) int {
 	k := 0
 	for k < len(lines) && k < 4 {
 		t := strings.TrimSpace(lines[k])
-		if !allCaps(t) || len(strings.Fields(t)) > 8 || strings.Contains(t, ":") || endsSentence(t) {
+		if !allCaps(t) || len(strings.Fields(t)) > 8 || strings.Contains(t, ":") || EndsSentence(t) {
 			break
 		}
 		k++

@@ -16,19 +16,28 @@ import (
 // reLeader is a line with a dot leader: a short label, three dots or more, a short value.
 var reLeader = regexp.MustCompile(`^\s*(\S.{0,79}?)\s?\.{3,}[ \t]*(\S.{0,39})$`)
 
-// isLeader: line is a label, a dot leader and a value that does not end as a sentence does ("We
-// waited... and then it rained." is prose).
-func isLeader(line string) bool {
+// leaderParts are a dot-leader line's label and value; ok is false for any other line, or when
+// the value ends as a sentence does ("We waited... and then it rained." is prose).
+func leaderParts(line string) (label, value string, ok bool) {
 	m := reLeader.FindStringSubmatch(line)
-	return m != nil && !endsSentence(m[2])
+	if m == nil || EndsSentence(m[2]) {
+		return "", "", false
+	}
+	return m[1], strings.TrimSpace(m[2]), true
+}
+
+// isLeader: line is a label, a dot leader and a value.
+func isLeader(line string) bool {
+	_, _, ok := leaderParts(line)
+	return ok
 }
 
 // FieldLabel is the label of a field line: what stands before its dot leader, else before its
 // first colon ("Price: £4" and "Price ...... £4" are labelled "Price"); the whole line when it has
 // neither.
 func FieldLabel(line string) string {
-	if isLeader(line) {
-		return reLeader.FindStringSubmatch(line)[1]
+	if label, _, ok := leaderParts(line); ok {
+		return label
 	}
 	label, _, _ := strings.Cut(line, ":")
 	return label
@@ -37,8 +46,8 @@ func FieldLabel(line string) string {
 // FieldValue is the value of a field line: what follows its dot leader or its label's colon
 // ("**Recall reference:** BW-RC-2025-04" is "BW-RC-2025-04"); "" when it has neither.
 func FieldValue(line string) string {
-	if isLeader(line) {
-		return strings.TrimSpace(reLeader.FindStringSubmatch(line)[2])
+	if _, value, ok := leaderParts(line); ok {
+		return value
 	}
 	_, value, ok := strings.Cut(line, ":")
 	if !ok {

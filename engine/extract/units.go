@@ -308,7 +308,7 @@ func numberedHeading(lines []string, i int) bool {
 	text := strings.TrimSpace(reListMark.ReplaceAllString(lines[i], ""))
 	alone := (i == 0 || strings.TrimSpace(lines[i-1]) == "") &&
 		(i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "" || reClauseMark.MatchString(lines[i+1]))
-	return alone && allCaps(text) && len(strings.Fields(text)) <= 8 && !endsSentence(text)
+	return alone && allCaps(text) && len(strings.Fields(text)) <= 8 && !EndsSentence(text)
 }
 
 // addTable adds a table, each of its rows a unit of one paragraph.
@@ -412,23 +412,23 @@ func fieldLines(lines []string) bool {
 		if !reFieldLine.MatchString(t) {
 			return false
 		}
-		plain = plain || !endsSentence(t)
+		plain = plain || !EndsSentence(t)
 	}
-	return plain && (len(lines) > 1 || !endsSentence(strings.TrimSpace(lines[0])))
+	return plain && (len(lines) > 1 || !EndsSentence(strings.TrimSpace(lines[0])))
 }
 
 // IsFieldLine: line is a "Label: value" line ("Date: 3 May 2026", "**Property:** Flat 4B") that
 // does not end as a sentence does.
 func IsFieldLine(line string) bool {
 	t := strings.TrimSpace(line)
-	return reFieldLine.MatchString(t) && !endsSentence(t)
+	return reFieldLine.MatchString(t) && !EndsSentence(t)
 }
 
 // looksLikeHeading: one or two lines (up to four in capitals, as a title page stacks its issuer,
 // product and kind of document), fourteen words at most, no sentence punctuation at the end, and
 // not a field line. Plain-text documents title their sections this way.
 func looksLikeHeading(lines []string, text string) bool {
-	if len(lines) > 2 && (len(lines) > 4 || !allCaps(text)) || len(strings.Fields(text)) > 14 || endsSentence(text) || strings.HasSuffix(text, ",") {
+	if len(lines) > 2 && (len(lines) > 4 || !allCaps(text)) || len(strings.Fields(text)) > 14 || EndsSentence(text) || strings.HasSuffix(text, ",") {
 		return false
 	}
 	if allCaps(text) {
@@ -456,7 +456,9 @@ func allCaps(s string) bool {
 	return n >= 3
 }
 
-func endsSentence(s string) bool {
+// EndsSentence: s ends as a sentence does, with ".", "!", "?" or "…", closing quotes or brackets
+// aside.
+func EndsSentence(s string) bool {
 	s = strings.TrimRight(s, `)"'”’»`)
 	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "…")
 }

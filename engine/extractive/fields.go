@@ -212,12 +212,7 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 // heading says what it is.
 func headedValue(un extract.Unit) bool {
 	return un.Kind == extract.UnitSentence && un.Prev < 0 && un.Heading != "" && len(strings.Fields(un.Text)) <= 6 &&
-		!endsLikeSentence(un.Text) && !strings.Contains(un.Text, ":")
-}
-
-// endsLikeSentence: s ends with a sentence's punctuation.
-func endsLikeSentence(s string) bool {
-	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?")
+		!extract.EndsSentence(un.Text) && !strings.Contains(un.Text, ":")
 }
 
 // participles are the irregular participles of verbs WordNet relates to a field's words by their

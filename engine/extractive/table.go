@@ -271,8 +271,7 @@ func (s *scorer) measureCol(t extract.Table, filterCol int, phrase []string, hea
 func (s *scorer) headersNamed(t extract.Table) int {
 	n := 0
 	for _, h := range t.Header[min(1, len(t.Header)):] {
-		terms := slices.DeleteFunc(nlp.Terms(reParenthesis.ReplaceAllString(h, " ")), nlp.IsDigits)
-		if len(terms) > 0 && !slices.ContainsFunc(terms, func(x string) bool { return !slices.Contains(s.q.Terms, x) }) {
+		if s.statesAll(cellTerms(h)) {
 			n++
 		}
 	}
