@@ -33,9 +33,25 @@ func (p *docParser) alignedTable(i int) (int, bool) {
 	}
 	j := i + 1
 	for ; j < len(p.lines) && strings.TrimSpace(p.lines[j]) != ""; j++ {
+		if reRule.MatchString(p.lines[j]) {
+			continue // a rule under the header or below the rows
+		}
+		if more, ok := headerMore(p.lines[j], starts); ok && len(t.Rows) == 0 {
+			// A header of two lines: "SMN Nov" above "(kg N/ha)".
+			for k, c := range more {
+				t.Header[k+1] = strings.TrimSpace(t.Header[k+1] + " " + c)
+			}
+			continue
+		}
 		cells := alignedCells(p.lines[j], starts)
 		if cells == nil {
 			return i, false
+		}
+		if cells[0] == "" {
+			if len(t.Rows) == 0 {
+				return i, false
+			}
+			cells[0] = t.Rows[len(t.Rows)-1][0] // a group of rows under one label ("Cereal rye", then "Mix")
 		}
 		t.Rows = append(t.Rows, cells)
 		t.RowLines = append(t.RowLines, j+1)
@@ -46,6 +62,24 @@ func (p *docParser) alignedTable(i int) (int, bool) {
 	}
 	p.addTable(t)
 	return j, true
+}
+
+// reRule is a line ruled across a table: dashes, equals signs or underscores.
+var reRule = regexp.MustCompile(`^\s*(?:-{3,}|={3,}|_{3,})\s*$`)
+
+// headerMore is a header's second line: words under the columns only, none under the label column
+// (the units of the titles above: "(kg N/ha)"), one cell per column.
+func headerMore(line string, starts []int) ([]string, bool) {
+	cells := make([]string, len(starts))
+	for _, seg := range reCell.FindAllStringIndex(line, -1) {
+		at := utf8.RuneCountInString(line[:seg[0]])
+		k := slices.IndexFunc(starts, func(st int) bool { return at >= st-2 && at <= st+2 })
+		if k < 0 {
+			return nil, false
+		}
+		cells[k] = strings.TrimSpace(cells[k] + " " + line[seg[0]:seg[1]])
+	}
+	return cells, true
 }
 
 // reCell is a cell of an aligned line: words set apart by single spaces.
@@ -73,7 +107,8 @@ func columnStarts(line string) []int {
 
 // alignedCells cuts a row at the columns: its label (what stands before the first column) and one
 // cell per column, each the words that start at or after it (one column to the left allowed, as
-// figures are often right-aligned). nil when the row has no label or leaves the last column empty.
+// figures are often right-aligned). nil when the row leaves the last column empty, or has no label
+// and does not start exactly under a column; an empty label is then "" (the group's, above).
 func alignedCells(line string, starts []int) []string {
 	segs := reCell.FindAllStringIndex(line, -1)
 	if len(segs) < 2 {
@@ -95,8 +130,8 @@ func alignedCells(line string, starts []int) []string {
 		}
 		cells[col] = strings.TrimSpace(cells[col] + " " + line[loc[0]:loc[1]])
 	}
-	if cells[0] == "" || cells[len(cells)-1] == "" {
-		return nil
+	if cells[len(cells)-1] == "" || cells[0] == "" && slices.Index(starts, utf8.RuneCountInString(line[:segs[0][0]])) < 0 {
+		return nil // a row without a label stands under a column: the label above is its group's
 	}
 	return cells
 }

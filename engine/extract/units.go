@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,6 +62,16 @@ func docTitle(doc Document, heads []string) string {
 			break
 		}
 	}
+	for _, l := range doc.Lines {
+		if t := HeadingText(l); t != "" {
+			if strings.HasPrefix(l, "# ") {
+				// The first marked heading, a main one, is the title, whatever short lines stand
+				// above it (a web page's kicker, "Exhibition", or breadcrumb).
+				return t
+			}
+			break
+		}
+	}
 	if len(heads) > 0 {
 		return heads[0]
 	}
@@ -112,6 +123,44 @@ func ListItem(line string) (string, bool) {
 	return line[len(m):], m != ""
 }
 
+// withoutRunning blanks a text's running headers and footers: a short line ending in a page number
+// that recurs with only its figures changed ("Pask et al. / Journal of … 214-229    217", "Page 3
+// of 12"), as text copied from a PDF carries page by page. It is no heading and states nothing.
+func withoutRunning(lines []string) []string {
+	count := map[string]int{}
+	key := func(l string) string {
+		t := strings.TrimSpace(l)
+		if t == "" || !rePageNumber.MatchString(t) || len(strings.Fields(t)) > 15 || reListItem.MatchString(l) {
+			return ""
+		}
+		return strings.Join(strings.Fields(reDigits.ReplaceAllString(t, "#")), " ")
+	}
+	for _, l := range lines {
+		if k := key(l); k != "" {
+			count[k]++
+		}
+	}
+	var out []string
+	for i, l := range lines {
+		if k := key(l); k != "" && count[k] > 1 {
+			if out == nil {
+				out = slices.Clone(lines)
+			}
+			out[i] = ""
+		}
+	}
+	if out == nil {
+		return lines
+	}
+	return out
+}
+
+var reDigits = regexp.MustCompile(`\d+`)
+
+// rePageNumber is a line that ends in a page number: set apart from the rest ("… 214-229     217")
+// or as a page ("Page 3 of 12", "- 4 -").
+var rePageNumber = regexp.MustCompile(`(?i)(?:\S\s{3,}\d{1,4}|^page \d{1,4}(?: of \d{1,4})?|^-\s*\d{1,4}\s*-)$`)
+
 // Parsed is one document cut into units and tables.
 type Parsed struct {
 	Units  []Unit
@@ -128,6 +177,9 @@ func ParseDocument(d int, doc Document, para *int) Parsed {
 		return parseDelimited(d, doc, para)
 	}
 	p := &docParser{d: d, doc: doc, lines: doc.Lines, para: para}
+	if doc.Kind == "text" || doc.Kind == "pdf" {
+		p.lines = withoutRunning(doc.Lines)
+	}
 	p.run()
 	title := docTitle(doc, p.heads)
 	for i := range p.out.Tables {
@@ -204,6 +256,13 @@ func (p *docParser) heading(text string) {
 	if text == "" {
 		return
 	}
+	if p.subtitle(text) {
+		// "FENWICK MUTUAL BANK PLC" / "EVERYDAY CURRENT ACCOUNT": a plain-text title page's blocks
+		// in capitals, with nothing between them, are one title.
+		p.heads[0] += " " + text
+		p.section = p.heads[0]
+		return
+	}
 	outer := p.section
 	if p.leadIn {
 		outer = p.outer
@@ -215,11 +274,31 @@ func (p *docParser) heading(text string) {
 	p.headedAt = len(p.out.Units) + 1
 }
 
-// pageContent: a paragraph of a web page right under a heading is its content, however short:
-// a page marks its headings, and "<dt>Start date</dt><dd>21 September 2026</dd>" is a heading and
-// what it heads. A plain-text document may stack a title above a section's heading.
-func (p *docParser) pageContent() bool {
-	return p.doc.Kind == "html" && p.headedAt == len(p.out.Units)+1
+// subtitle: text, a heading in capitals, follows the title of a plain-text document with nothing
+// between them (and is no numbered section heading: "1. ACCOUNT FEES").
+func (p *docParser) subtitle(text string) bool {
+	return p.doc.Kind == "text" && len(p.heads) == 1 && len(p.out.Units) == 0 && p.section == p.heads[0] &&
+		allCaps(p.heads[0]) && allCaps(text) && !reListItem.MatchString(text) && !reClauseMark.MatchString(text)
+}
+
+// pageContent: a paragraph of a web page is content, however short, unless all in bold (pages
+// that do not mark a heading embolden it): a page marks its headings, and "<dt>Start
+// date</dt><dd>21 September 2026</dd>" is a heading and what it heads; "<p class="dates">7 March –
+// 30 August 2026</p>" under the main heading is none. A plain-text document may stack a title
+// above a section's heading.
+func (p *docParser) pageContent(text string) bool {
+	return p.doc.Kind == "html" && (p.headedAt == len(p.out.Units)+1 || !emphasisedWhole(text))
+}
+
+// emphasisedWhole: text is wrapped whole in bold or italics ("**Opening hours**").
+func emphasisedWhole(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, m := range []string{"**", "__", "*", "_"} {
+		if len(t) > 2*len(m) && strings.HasPrefix(t, m) && strings.HasSuffix(t, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // endLeadIn: prose after a lead-in's list is under the section the lead-in interrupted.
@@ -247,6 +326,10 @@ func (p *docParser) run() {
 			p.heading(HeadingText(t))
 			i++
 		case i+1 < n && reSetext.MatchString(p.lines[i+1]) && !reListItem.MatchString(t) && !strings.HasPrefix(t, "|"):
+			if j, ok := p.alignedTable(i); ok {
+				i = j // "Service      Fee" ruled off from its rows: a table's header, no heading
+				break
+			}
 			p.heading(t)
 			i += 2
 		case strings.Contains(t, "|") && i+1 < n && reTableSep.MatchString(p.lines[i+1]) && strings.Contains(p.lines[i+1], "|"):
@@ -378,7 +461,7 @@ func (p *docParser) paragraph(i int) int {
 		return j
 	}
 	text := nlp.Collapse(strings.Join(lines, " "))
-	if looksLikeHeading(lines, text) && !p.pageContent() {
+	if looksLikeHeading(lines, text) && !p.pageContent(text) {
 		p.heading(text)
 		return j
 	}

@@ -26,9 +26,11 @@ const (
 
 // corpus is the units of a run's documents and the statistics the answer finder scores with.
 type corpus struct {
-	docs    []extract.Document
-	titles  []string
-	bylines map[int]bool // units that are their document's byline
+	docs   []extract.Document
+	titles []string
+	// headings are the documents' own titles, without their bylines.
+	headings []string
+	bylines  map[int]bool // units that are their document's byline
 	// openingFields are the field lines a document opens with: part of its byline, and answers
 	// only to what their labels name.
 	openingFields map[int]bool
@@ -86,6 +88,7 @@ func newCorpus(docs []extract.Document) *corpus {
 		}
 		by, lines, fields := bylineAt(doc.Lines)
 		c.titles = append(c.titles, strings.TrimSpace(p.Title+" "+by))
+		c.headings = append(c.headings, p.Title)
 		for u := off; u < len(c.units); u++ {
 			if slices.Contains(lines, c.units[u].Start) {
 				c.bylines[u] = true // context of every unit, not a statement to quote
@@ -315,7 +318,11 @@ func byline(lines []string) string {
 // "**Property:** Flat 4B" is a unit of its own too, answering where the flat is).
 func bylineAt(lines []string) (text string, at, fields []int) {
 	var parts []string
+	from := titleLine(lines) + 1
 	for i, l := range lines {
+		if i < from {
+			continue
+		}
 		t := strings.TrimSpace(l)
 		if t == "" || (len(parts) == 0 && (strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "")) {
 			continue // blank, a heading or a heading's underline
@@ -335,6 +342,21 @@ func bylineAt(lines []string) (text string, at, fields []int) {
 		break
 	}
 	return strings.Join(parts, " · "), at, nil
+}
+
+// titleLine is the index of a document's main heading ("# …") when only short lines stand above
+// it (a web page's kicker, "Exhibition"), else -1: its byline follows the heading.
+func titleLine(lines []string) int {
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "# "):
+			return i
+		case len(strings.Fields(t)) > 4 || strings.HasPrefix(t, "#"):
+			return -1
+		}
+	}
+	return -1
 }
 
 // reAuthorLine is a line that names a document's author: "By Ana Ruiz", "By Harriet Olusanya,

@@ -111,6 +111,7 @@ type dateMention struct {
 	iso        string
 	start, end int
 	inRange    int
+	yearless   bool // the text writes no year for it (the document's own was taken)
 }
 
 var (
@@ -128,11 +129,12 @@ func dateMentions(text string, yearOf func() string) []dateMention {
 	var out []dateMention
 	docYear := sync.OnceValue(yearOf) // asked only of a date without its year, once
 	add := func(at, end int, year, mon, day string) {
-		if year == "" {
+		yearless := year == ""
+		if yearless {
 			year = docYear()
 		}
 		if iso, ok := isoDate(year, mon, day); ok {
-			out = append(out, dateMention{iso: iso, start: at, end: end})
+			out = append(out, dateMention{iso: iso, start: at, end: end, yearless: yearless})
 		}
 	}
 	for _, m := range reDayRange.FindAllStringSubmatchIndex(text, -1) {
@@ -178,11 +180,21 @@ func firstOfOverlaps(ms []dateMention) []dateMention {
 	return out
 }
 
-// rangesOf marks two dates joined by a dash, "to" or "until" as a range's start and end.
+// rangesOf marks two dates joined by a dash, "to" or "until" as a range's start and end. A start
+// written without its year is in the end's year, or the year before when it would come after it
+// ("7 March – 30 August 2026", "15 December – 10 January 2027").
 func rangesOf(text string, ms []dateMention) []dateMention {
 	for i := 0; i+1 < len(ms); i++ {
 		if reRangeBetween.MatchString(text[ms[i].end:ms[i+1].start]) {
 			ms[i].inRange, ms[i+1].inRange = -1, 1
+			if ms[i].yearless && !ms[i+1].yearless && len(ms[i].iso) == 10 {
+				start := ms[i+1].iso[:4] + ms[i].iso[4:]
+				if start > ms[i+1].iso {
+					y, _ := strconv.Atoi(ms[i+1].iso[:4])
+					start = strconv.Itoa(y-1) + ms[i].iso[4:]
+				}
+				ms[i].iso, ms[i].yearless = start, false
+			}
 		}
 	}
 	return ms
@@ -209,6 +221,12 @@ func (x *extractor) fillDate(field string) (any, bool, []evidence) {
 	case reStartField.MatchString(hn):
 		wants = -1
 	}
+	if wants != 0 && boundOnly(hn) {
+		// "opening_date", "end_date": of what the question is about, the range its page gives.
+		if v, ok, ev := x.rangeDate(wants); ok {
+			return v, ok, ev
+		}
+	}
 	best, bestScore := "", math.Inf(-1)
 	var at evidence
 	read := 0
@@ -234,10 +252,50 @@ func (x *extractor) fillDate(field string) (any, bool, []evidence) {
 			break
 		}
 	}
+	if best == "" && wants != 0 {
+		return x.rangeDate(wants)
+	}
 	if best == "" {
 		return nil, false, nil
 	}
 	return best, true, []evidence{at}
+}
+
+// boundOnly: a field's name says only that it is the start or the end of something, and a date
+// ("opening_date", "end_date"; not "application_closing_date").
+func boundOnly(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if !reStartField.MatchString(w) && !reEndField.MatchString(w) && !formatWords[nlp.Stem(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+// rangeDate: a field asking for the start or the end of something that its words do not name
+// ("closing_date" of a page that says "7 March – 30 August 2026") takes it from the first range of
+// dates in the documents read that the question's best passages come from: a page states the dates
+// of what it is about near its top.
+func (x *extractor) rangeDate(wants int) (any, bool, []evidence) {
+	seen := map[int]bool{}
+	for _, e := range x.questionEvidence() {
+		d := x.c.units[e.U].Doc
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		for u, un := range x.c.units {
+			if un.Doc != d || !x.c.mentions(u, x.subject) {
+				continue
+			}
+			for _, m := range dateMentions(un.Text, func() string { return x.c.docYear(d) }) {
+				if m.inRange == wants {
+					return m.iso, true, []evidence{{U: u, Score: 0}}
+				}
+			}
+		}
+	}
+	return nil, false, nil
 }
 
 // wordsFromField is how many words lie between a date and the nearest word of the field's name

@@ -436,7 +436,7 @@ func (x *extractor) fillObject(schema map[string]any, context string, top bool) 
 		if ps == nil {
 			ps = map[string]any{}
 		}
-		field := strings.TrimSpace(context+" "+nlp.HumanName(name)) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
+		field := x.c.unjoin(strings.TrimSpace(context+" "+nlp.HumanName(name))) + fieldSep + str(ps["title"]) + " " + str(ps["description"])
 		x.demanded = top && required[name] && !nullable(ps)
 		v, ok, from := x.fillValue(name, ps, field)
 		weak := false

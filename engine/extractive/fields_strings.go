@@ -61,6 +61,14 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 		}
 		return nil, false, nil
 	}
+	if v, e, ok := x.titleField(name); ok {
+		return limit(v, s), true, []evidence{e}
+	}
+	if e, ok := x.labelled(ev, name); ok {
+		// "**Recall reference:** BW-RC-2025-04" for recall_reference, "**Renter:** Imogen Farrant"
+		// for renter_name: the value its label names, however weakly the rest of the field matches.
+		return limit(extract.FieldValue(x.c.units[e.U].Text), s), true, []evidence{e}
+	}
 	ev = strong(ev)
 	isName := reNameField.MatchString(nlp.HumanName(name)) || reNameField.MatchString(str(s["description"]))
 	role := reRoleNoun.FindString(nlp.HumanName(name))
@@ -97,11 +105,59 @@ func (x *extractor) fillString(name string, s map[string]any, field string) (any
 	}
 	if un := x.c.units[ev[0].U]; un.Kind == extract.UnitField && extract.FieldValue(un.Text) != "" &&
 		slices.ContainsFunc(nlp.Terms(extract.FieldLabel(un.Text)), func(t string) bool { return slices.Contains(ft, t) }) {
-		// "**Recall reference:** BW-RC-2025-04" for recall_reference: the value its label names.
+		// A field line that states a word of the field leads: its value, without its label.
 		return limit(extract.FieldValue(un.Text), s), true, ev[:1]
 	}
 	return limit(x.c.units[ev[0].U].Text, s), true, ev[:1]
 }
+
+// titleField: a field asking for a title ("exhibition_title", "title") takes the title of the
+// document the question is about, from a passage that states it whole (a web page's <title>, a
+// paper's title line): of the documents of the question's best passages, the first with one.
+func (x *extractor) titleField(name string) (string, evidence, bool) {
+	words := strings.Fields(nlp.HumanName(name))
+	if len(words) == 0 || len(words) > 2 || !strings.EqualFold(words[len(words)-1], "title") {
+		return "", evidence{}, false
+	}
+	seen := map[int]bool{}
+	for _, e := range x.questionEvidence() {
+		d := x.c.units[e.U].Doc
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		title := x.c.headings[d]
+		if len(strings.Fields(title)) < 2 {
+			continue
+		}
+		for u, un := range x.c.units {
+			if un.Doc == d && strings.Contains(un.Text, title) {
+				return title, evidence{U: u, Score: e.Score}, true
+			}
+		}
+	}
+	return "", evidence{}, false
+}
+
+// labelled is the first of the best evidence (labelReach) that is a field line whose label the
+// field's name states every word of ("Renter" of renter_name), with a value.
+func (x *extractor) labelled(ev []evidence, name string) (evidence, bool) {
+	own := fieldTerms(x.c.unjoin(nlp.HumanName(name)))
+	for _, e := range ev[:min(len(ev), labelReach)] {
+		un := x.c.units[e.U]
+		if un.Kind != extract.UnitField || extract.FieldValue(un.Text) == "" {
+			continue
+		}
+		label := nlp.Terms(extract.FieldLabel(un.Text))
+		if len(label) > 0 && !slices.ContainsFunc(label, func(t string) bool { return !slices.Contains(own, t) }) {
+			return e, true
+		}
+	}
+	return evidence{}, false
+}
+
+// labelReach is how far down a field's evidence a field line naming it is looked for.
+const labelReach = 5
 
 // limit cuts a string to the schema's maxLength.
 func limit(v string, s map[string]any) string {

@@ -34,8 +34,16 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	}
 	// A passage without a figure gives none: the five read are the best that hold one (the
 	// schedule's "| Monthly rent | £1,275 |" after clauses that only speak of the rent).
+	var named []string // what a count field counts ("lenders"); a measure is no count
+	if !measure.money && !measure.percent && measure.per == 0 && measure.unit == nil && !measure.age {
+		named = fieldTerms(strings.SplitN(field, fieldSep, 2)[0])
+	}
 	ev := slices.DeleteFunc(x.search(field), func(e evidence) bool {
-		return e.Score < floor || !x.namesField(e.U, field) || len(numberLocs(x.c.units[e.U].Text)) == 0
+		text := x.c.units[e.U].Text
+		if integer && countsNamed(text, named) {
+			return false // "loans from 14 lenders" for number_of_lenders: the count is evidence itself
+		}
+		return e.Score < floor || !x.namesField(e.U, field) || len(numberLocs(text)) == 0
 	})
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
@@ -81,6 +89,9 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			if outlook {
 				score -= 2
 			}
+			if integer && countsAt(text[loc[0]:], named) {
+				score += 3 // "14 lenders": the figure counts what the field names
+			}
 			if score > bestScore {
 				best, bestScore, found, at = f, score, true, e
 			}
@@ -97,6 +108,26 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	}
 	return best, true, []evidence{at}
 }
+
+// countsNamed: text gives a figure of what a word of the field's name names, the word right after
+// it or one word later ("14 lenders", "230 hand-knitted objects").
+func countsNamed(text string, named []string) bool {
+	return slices.ContainsFunc(reCounted.FindAllStringSubmatch(text, -1), func(m []string) bool { return countedIs(m, named) })
+}
+
+// countsAt: the figure text opens with counts what a word of the field's name names.
+func countsAt(text string, named []string) bool {
+	m := reCounted.FindStringSubmatchIndex(text)
+	return m != nil && m[0] == 0 && countedIs(reCounted.FindStringSubmatch(text), named)
+}
+
+// countedIs: the word after the figure of match m, or the one after it, is one of named.
+func countedIs(m []string, named []string) bool {
+	return slices.Contains(named, nlp.Stem(strings.ToLower(m[1]))) || m[2] != "" && slices.Contains(named, nlp.Stem(strings.ToLower(m[2])))
+}
+
+// reCounted is a figure and the word or two after it.
+var reCounted = regexp.MustCompile(`\b\d[\d,]*\s+([\p{L}-]+)(?:\s+([\p{L}-]+))?`)
 
 // freeOfCharge fills a money field that no figure answers with 0 when one of its best passages
 // says the thing costs nothing ("It is free to everyone who is eligible" under "Do I have to pay

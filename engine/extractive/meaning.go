@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/researchd/researchd/engine/nlp"
 )
@@ -63,6 +64,22 @@ func (s *scorer) onlyIn(d int, t string) bool {
 // relatedIn: the unit states a relative of term t (nlp.Related).
 func (s *scorer) relatedIn(u int, t string) bool {
 	return slices.ContainsFunc(nlp.Related(t), func(r string) bool { return s.c.ownSet[u][r] })
+}
+
+// derived are the WordNet relatives of term t that are a form of the same word, one stem opening
+// the other ("complain" of "complaint", "pay" of "payment"): no other sense of it ("ailment").
+func derived(t string) []string {
+	var out []string
+	for _, r := range nlp.Related(t) {
+		short, long := t, r
+		if len(r) < len(t) {
+			short, long = r, t
+		}
+		if len(short) >= 3 && strings.HasPrefix(long, short) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // similarIn is the best cosine between term t and a term of the unit.

@@ -401,9 +401,18 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	if t, ok := measureHeads[strings.TrimSuffix(head, "s")]; ok && typ == typeAny && wh >= 0 && (w[wh] == "what" || w[wh] == "which") {
 		// "what was the group's revenue": the phrase asked about ends in a noun that is measured.
 		typ = t
+		if head == "rate" && len(attr) > 1 && percentRates[w[i-2]] {
+			typ = typePercent // "the interest rate": a percentage, where "the mileage rate" is money per mile
+		}
 	}
 	return typ, nlp.Uniq(attr), false
 }
+
+// percentRates are the rates stated as a percentage ("39.9% EAR", "VAT at 20%").
+var percentRates = map[string]bool{"interest": true, "tax": true, "vat": true, "inflation": true, "unemployment": true,
+	"growth": true, "success": true, "response": true, "discount": true, "commission": true, "vacancy": true,
+	"completion": true, "pass": true, "approval": true, "participation": true, "occupancy": true, "churn": true,
+	"error": true, "dropout": true, "turnout": true, "retention": true, "conversion": true, "overdraft": true}
 
 // propertyOf are the words after a property's name that say whose it is ("the top speed of …").
 var propertyOf = map[string]bool{"of": true, "for": true, "on": true, "at": true, "in": true}

@@ -20,7 +20,7 @@ func (s *scorer) candidates(m *AnswerModel, k int, allowed func(u int) bool) []s
 	st := s.stats()
 	pool := make([]int, 0, 64)
 	for u := range s.c.units {
-		if st.ctxCov[u] > 0 && !s.c.bylines[u] && (!s.isHeader(u) || s.headerAnswers(u)) && (allowed == nil || allowed(u)) {
+		if st.ctxCov[u] > 0 && (!s.c.bylines[u] || s.spanAsked(u)) && (!s.isHeader(u) || s.headerAnswers(u)) && (allowed == nil || allowed(u)) {
 			pool = append(pool, u)
 		}
 	}
@@ -62,6 +62,17 @@ func (s *scorer) headerAnswers(u int) bool {
 		}
 	}
 	return s.labelAsked(u)
+}
+
+// spanAsked: byline line u gives a range of dates ("7 March – 30 August 2026 · Wrenfield Gallery")
+// and the question asks when: the range is when the document's subject runs. A dateline's single
+// date is only when the document was written.
+func (s *scorer) spanAsked(u int) bool {
+	if s.q.Type != typeTime {
+		return false
+	}
+	un := s.c.units[u]
+	return slices.ContainsFunc(dateMentions(un.Text, func() string { return s.c.docYear(un.Doc) }), func(m dateMention) bool { return m.inRange != 0 })
 }
 
 // labelAsked: the question states a word of field line u's label, itself or by a word of the same

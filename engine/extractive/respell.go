@@ -273,6 +273,26 @@ func (c *corpus) nearWord(tok string) (string, bool) {
 	return surface[best], best != "" && !tie
 }
 
+// unjoin writes each word of a field's name that no source writes, and that joins two words a
+// source writes together, as those two ("pickup date" as "pick up date" for "**Pick-up:** 14
+// August"): a schema names fields as identifiers, run together.
+func (c *corpus) unjoin(name string) string {
+	return reLetters.ReplaceAllStringFunc(name, func(w string) string {
+		if len(w) < minRespell || c.writesWord(w) {
+			return w
+		}
+		ix, lower := c.vocab(), strings.ToLower(w)
+		for i := 2; i <= len(lower)-2; i++ {
+			if a, b := lower[:i], lower[i:]; ix.pairs[pairKey(a, b)] > 0 {
+				return a + " " + b
+			}
+		}
+		return w
+	})
+}
+
+var reLetters = regexp.MustCompile(`\p{L}+`)
+
 // commonest is the key with the highest count, and whether another has as high a count.
 func commonest(counts map[string]int) (best string, tie bool) {
 	for k, n := range counts {

@@ -126,10 +126,12 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 	return got
 }
 
-// headStates: the section's heading states term t, a synonym or a unit of it.
+// headStates: the section's heading states term t, a synonym, a unit or a derived form of it ("How
+// to complain" for "complaint").
 func (s *scorer) headStates(sec section, t string) bool {
 	inHead := func(a string) bool { return sec.Head[a] }
-	return sec.Head[t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead)
+	return sec.Head[t] || slices.ContainsFunc(s.q.Syn[t], inHead) || slices.ContainsFunc(s.q.Units[t], inHead) ||
+		slices.ContainsFunc(derived(t), inHead)
 }
 
 // headNames: the section's heading states the last of terms, the head of a phrase such as

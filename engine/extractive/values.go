@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/researchd/researchd/engine/extract"
 	"github.com/researchd/researchd/engine/nlp"
@@ -47,6 +48,13 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 	if s.q.Clock {
 		// "What time does the shuttle start?" is answered only by a passage giving a time of day.
 		return s.leadGiving(ranked, func(u int) bool { return reClock.MatchString(s.c.units[u].Text) })
+	}
+	if s.q.Count && len(s.q.Attribute) > 0 {
+		// "How many commercial farms took part?": a passage giving a figure of farms leads ("On 12
+		// commercial farms, …"), when one near the best does; the best leads otherwise.
+		if lead, ok := s.leadGiving(ranked, s.counts); ok {
+			return lead, true
+		}
 	}
 	if s.q.Often {
 		// A frequency is only preferred: without one the best passage still leads ("the market
@@ -181,3 +189,27 @@ func (s *scorer) holdsValue(text string) bool {
 var reYearWritten = regexp.MustCompile(`\b(?:1\d{3}|20\d{2})s?\b|\b\d{1,4}\s*(?:BC|BCE|AD|CE)\b|\bAD\s*\d{1,4}\b`)
 
 var reSpan = regexp.MustCompile(`(?i)\b(?:\d[\d.,]*|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a few|several|half an?)\s+(?:afternoon|morning|evening|day|night|week|weekend|fortnight|month|year|decade|hour|minute|second|season)s?\b`)
+
+// counts: unit u gives a figure of what a "how many" question counts, the counted noun (the head of
+// what is asked about, as the question writes it) within four words after it ("12 commercial
+// farms", "10 keeping-in-touch (KIT) days"); a figure joined to a word ("three-season on-farm
+// trial") counts nothing.
+func (s *scorer) counts(u int) bool {
+	noun := strings.TrimSuffix(strings.ToLower(s.q.surface[s.q.Attribute[len(s.q.Attribute)-1]]), "s")
+	if noun == "" {
+		return false
+	}
+	text := strings.ToLower(reNotCount.ReplaceAllString(s.c.units[u].Text, " ")) // "3.2 per cent of subscribers" counts none
+	for _, loc := range reCountFigure.FindAllStringIndex(text, -1) {
+		after := strings.Fields(text[loc[1]:])
+		for _, w := range after[:min(4, len(after))] {
+			if strings.TrimSuffix(strings.Trim(w, ".,;:()*_"), "s") == noun {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reCountFigure is a figure, in digits or words, standing alone (not hyphened to a word).
+var reCountFigure = regexp.MustCompile(`(?:\b\d[\d,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen))\s`)

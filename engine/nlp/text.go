@@ -5,6 +5,7 @@
 package nlp
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -65,6 +66,9 @@ func IsQuestionWord(w string) bool { return questionWords[w] }
 // Words splits s into lower-cased runs of letters and digits (apostrophes kept inside words, a
 // possessive "'s" dropped: "Line's" is "line").
 func Words(s string) []string {
+	if strings.Contains(s, "- ") {
+		s = reBrokenWord.ReplaceAllStringFunc(s, joinBroken) // "nitro- gen", a word broken across a line
+	}
 	var out []string
 	start := -1
 	add := func(w string) {
@@ -87,6 +91,21 @@ func Words(s string) []string {
 		add(s[start:])
 	}
 	return out
+}
+
+// reBrokenWord is a word hyphenated across a line break, as text copied from a PDF keeps it:
+// "nitro-\ngen", its lines joined with a space.
+var reBrokenWord = regexp.MustCompile(`\p{Ll}-\s+\p{Ll}+`)
+
+// joinBroken joins a broken word's halves; "full- and part-time" stays apart.
+func joinBroken(m string) string {
+	i := strings.Index(m, "-")
+	rest := strings.TrimSpace(m[i+1:])
+	switch rest {
+	case "and", "or", "to", "nor":
+		return m
+	}
+	return m[:i] + rest
 }
 
 // letterPrefix: a hyphen after word so far and before rest joins a single letter to a word ("e-book",

@@ -67,3 +67,15 @@ func TestHumanName(t *testing.T) {
 	require.Equal(t, "install cost eur", HumanName("install_cost_eur"))
 	require.Equal(t, "install cost eur", HumanName("installCostEur"))
 }
+
+// A word hyphenated across a line break (text copied from a PDF) is one word again; a hyphen
+// before "and" or "or" keeps its words apart.
+func TestBrokenWordsJoined(t *testing.T) {
+	for in, want := range map[string][]string{
+		"soil mineral nitro- gen":  {"soil", "mineral", "nitrogen"},
+		"full- and part-time work": {"full", "and", "part", "time", "work"},
+		"an e-mail":                {"an", "email"},
+	} {
+		require.Equal(t, want, Words(in), in)
+	}
+}

@@ -1,0 +1,60 @@
+package extractive_test
+
+import (
+	"testing"
+
+	"github.com/researchd/researchd/engine"
+	"github.com/researchd/researchd/engine/enginetest"
+	"github.com/stretchr/testify/require"
+)
+
+// A booking's field lines answer the fields their labels name, a field named as an identifier
+// included ("pickup_date" by "Pick-up:"); a figure counts what a count field names ("14 lenders",
+// not the year 1874 in the next sentence); a page's range of dates gives its opening and closing
+// dates; a title field takes the title of the page the question is about.
+func TestStructuredFieldsFromLayout(t *testing.T) {
+	t.Parallel()
+	booking := []byte("# Kestrelway Rental Agreement\n\n**Agreement number:** KW-58214-B\n**Renter:** Imogen Farrant\n" +
+		"**Pick-up:** 14 August 2025 at 09:30\n**Return:** 21 August 2025 at 09:30\n\n" +
+		"Renters may buy **Fuel Ahead** at the counter instead of returning the car full.\n")
+	page := []byte(`<html><head><title>Salt &amp; Indigo: Textiles of the North Sea Coast | Exhibitions | Calderbridge Museum</title></head><body>
+<p class="kicker">Exhibition</p><h1>Salt &amp; Indigo: Textiles of the North Sea Coast</h1>
+<p class="dates">7 March – 30 August 2026 · Wrenfield Gallery</p>
+<h2>About the exhibition</h2>
+<p>Drawing on loans from 14 lenders in Britain and Norway, the exhibition follows cloth from the net lofts.
+Many of the objects have never been shown before, including a gansey knitted in 1874.</p>
+<p>Friday 17 July 2026 – Salt &amp; Indigo Late: the exhibition opens late.</p></body></html>`)
+	ws := enginetest.Workspace(t, map[string][]byte{"booking.md": booking, "exhibition.html": page})
+	for _, tc := range []struct {
+		question string
+		schema   map[string]any
+		want     map[string]any
+	}{
+		{"Extract the key details of this car rental booking.", objectOf(map[string]any{
+			"renter_name": map[string]any{"type": "string", "description": "Full name of the main renter"},
+			"pickup_date": map[string]any{"type": "string", "format": "date", "description": "Date the vehicle is collected"},
+		}), map[string]any{"renter_name": "Imogen Farrant", "pickup_date": "2025-08-14"}},
+		{"Pull out the exhibition details for Salt & Indigo.", objectOf(map[string]any{
+			"exhibition_title":  map[string]any{"type": "string"},
+			"opening_date":      map[string]any{"type": "string", "format": "date"},
+			"closing_date":      map[string]any{"type": "string", "format": "date"},
+			"number_of_lenders": map[string]any{"type": "integer", "description": "How many lenders contributed objects"},
+		}), map[string]any{"exhibition_title": "Salt & Indigo: Textiles of the North Sea Coast", "opening_date": "2026-03-07",
+			"closing_date": "2026-08-30", "number_of_lenders": int64(14)}},
+	} {
+		in := engine.Input{Question: tc.question, Effort: engine.EffortLow, JSONSchema: tc.schema, Workspace: ws}
+		out := runOffline(t, in, "").res.StructuredOutput
+		for k, v := range tc.want {
+			require.EqualValues(t, v, out[k], "%s: %s", tc.question, k)
+		}
+	}
+}
+
+// objectOf is a schema of an object whose properties are all required.
+func objectOf(props map[string]any) map[string]any {
+	var req []any
+	for k := range props {
+		req = append(req, k)
+	}
+	return map[string]any{"type": "object", "properties": props, "required": req}
+}

@@ -1,0 +1,44 @@
+package extractive
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/researchd/researchd/engine/extract"
+	"github.com/researchd/researchd/engine/nlp"
+)
+
+// Answers that depend on how a document is laid out and how a question names its value: an
+// interest rate is a percentage (the field line giving it leads, not the introduction that speaks
+// of rates); a heading names what a question asks in another form of the word ("How to complain"
+// for "complaint"); "how many farms" leads with the passage that counts farms, not one that counts
+// seasons or farming families.
+func TestAnswersByLayoutAndValue(t *testing.T) {
+	fees := "FENWICK MUTUAL BANK PLC\n\nEVERYDAY CURRENT ACCOUNT\n\nIt sets out the fees we charge on your Everyday Current Account and the interest rates for borrowing on an arranged overdraft.\n\n" +
+		"2. OVERDRAFTS\n\n  Arranged overdraft interest rate ........ 39.9% EAR (variable)\n\n" +
+		"5. HOW TO COMPLAIN\n\nIf you are unhappy with our service, please tell us. You can complain:\n- in any Fenwick Mutual Bank branch;\n- by phone on 03069 990 214;\n- in writing to PO Box 772.\n\n" +
+		"6. DEPOSIT PROTECTION\n\nFenwick Mutual Bank deposits are protected up to £85,000 by the FSCS.\n"
+	trial := "# Winter cover crops on arable farms: a three-season on-farm trial\n\nWe thank the twelve farming families who hosted the trial. " +
+		"On 12 commercial farms, over three winters, we compared three treatments in strips.\n"
+	for _, tt := range []struct {
+		name, doc, q, want string
+	}{
+		{"fees.txt", fees, "What is the interest rate on an arranged overdraft on the Fenwick Mutual Everyday Current Account?", "39.9% EAR"},
+		{"fees.txt", fees, "What are the ways I can make a complaint to Fenwick Mutual Bank?", "PO Box 772"},
+		{"trial.md", trial, "How many commercial farms were in the cover crop trial?", "On 12 commercial farms"},
+	} {
+		d, reason := extract.File("input_files/"+tt.name, []byte(tt.doc))
+		require.Empty(t, reason)
+		requireFinding(t, newCorpus([]extract.Document{d}), tt.q, tt.want, "")
+	}
+	require.Equal(t, typePercent, analyze("What is the interest rate on the loan?").Type)
+	require.Equal(t, typeNumber, analyze("What is the mileage rate?").Type)
+}
+
+// A form of the same word is a WordNet relative one stem of which opens the other; another sense
+// is not.
+func TestDerivedForms(t *testing.T) {
+	require.Contains(t, derived(nlp.Stem("complaint")), nlp.Stem("complain"))
+	require.NotContains(t, derived(nlp.Stem("complaint")), nlp.Stem("ailment"))
+}
