@@ -49,9 +49,9 @@ func (s *scorer) valueLead(ranked []scored) (lead int, ok bool) {
 		// "What time does the shuttle start?" is answered only by a passage giving a time of day.
 		return s.leadGiving(ranked, func(u int) bool { return reClock.MatchString(s.c.units[u].Text) })
 	}
-	if s.q.Count && len(s.q.Attribute) > 0 {
-		// "How many commercial farms took part?": a passage giving a figure of farms leads ("On 12
-		// commercial farms, …"), when one near the best does; the best leads otherwise.
+	if s.q.Count && len(s.q.Attribute) > 0 && !s.typeHit(s.c.units[ranked[0].U].Text) {
+		// "How many commercial farms took part?": when the best passage gives no figure, one near
+		// it that gives a figure of farms leads ("On 12 commercial farms, …"); the best otherwise.
 		if lead, ok := s.leadGiving(ranked, s.counts); ok {
 			return lead, true
 		}
