@@ -67,3 +67,19 @@ func TestRunningHeadersDropped(t *testing.T) {
 	}
 	require.Equal(t, "dkershaw_7 (Member, 12 posts) 2025-03-02 11:00", p.Units[len(p.Units)-1].Section)
 }
+
+// A marked heading's sections are part of the marked heading above it: each unit knows the heading
+// its section is part of (not the document's title: that is every unit's already).
+func TestParentHeadings(t *testing.T) {
+	t.Parallel()
+	text := "# Newsletter\n\n## Staff changes\n\n### Saying goodbye\n\nMr Price is leaving.\n\n### Welcoming\n\nMiss Shah joins us.\n\n" +
+		"## Reminders\n\nLabel the uniform.\n"
+	p := parseText("news.md", text)
+	parents := map[string]string{}
+	for _, u := range p.Units {
+		parents[u.Text] = u.Parent
+	}
+	require.Equal(t, "Staff changes", parents["Mr Price is leaving."])
+	require.Equal(t, "Staff changes", parents["Miss Shah joins us."])
+	require.Equal(t, "Newsletter", parents["Label the uniform."])
+}

@@ -30,8 +30,11 @@ type Unit struct {
 	Text       string // the quoted text: source text with whitespace collapsed (rows: the row line)
 	Section    string // the nearest heading above (or a run-in heading such as "Results.")
 	Heading    string // the nearest heading above, run-in headings aside (the unit's section, sections.go)
-	Para       int    // the paragraph, list item or table it belongs to (document-wide counter)
-	Table, Row int    // rows: the table (index into corpus.tables) and row; -1 otherwise
+	// Parent is the heading its section is part of: the nearest marked heading of a higher level
+	// ("Our new lunch ordering system" over "### Why are we changing?"), "" when none.
+	Parent     string
+	Para       int // the paragraph, list item or table it belongs to (document-wide counter)
+	Table, Row int // rows: the table (index into corpus.tables) and row; -1 otherwise
 	// Prev is the unit before it in the same paragraph (-1 for the first); its subject often
 	// carries over ("The plant ... . It recovered 95 percent ...").
 	Prev int
@@ -181,6 +184,7 @@ func ParseDocument(d int, doc Document, para *int) Parsed {
 		p.lines = withoutRunning(doc.Lines)
 	}
 	p.run()
+	p.setParents()
 	title := docTitle(doc, p.heads)
 	for i := range p.out.Tables {
 		if p.out.Tables[i].Title == "" {
@@ -233,6 +237,16 @@ func parseDelimited(d int, doc Document, para *int) Parsed {
 	return out
 }
 
+type outlined struct {
+	level int
+	text  string
+}
+
+type parentMark struct {
+	from   int
+	parent string
+}
+
 type docParser struct {
 	d       int
 	doc     Document
@@ -241,6 +255,10 @@ type docParser struct {
 	section string
 	heads   []string
 	lastPar string // the last prose paragraph, a table's caption
+	// outline is the marked headings (level, text) the current one is under, itself last; parents
+	// records, from each unit index on, the heading the current section is part of.
+	outline []outlined
+	parents []parentMark
 	// headedAt is the number of units when the last heading was read, plus one (0: none yet).
 	headedAt int
 	out      Parsed
@@ -263,6 +281,16 @@ func (p *docParser) heading(text string) {
 		p.section = p.heads[0]
 		return
 	}
+	parent := ""
+	if n := len(p.outline); n > 0 {
+		parent = p.outline[n-1].text // a heading without a level is under the marked one above
+		if p.outline[n-1].text == text && n > 1 {
+			parent = p.outline[n-2].text
+		} else if p.outline[n-1].text == text {
+			parent = ""
+		}
+	}
+	p.parents = append(p.parents, parentMark{from: len(p.out.Units), parent: parent})
 	outer := p.section
 	if p.leadIn {
 		outer = p.outer
@@ -272,6 +300,28 @@ func (p *docParser) heading(text string) {
 	p.heads = append(p.heads, text)
 	p.lastPar = ""
 	p.headedAt = len(p.out.Units) + 1
+}
+
+// outlineHeading notes a marked heading of the given level ("## " is 2): the headings of its level
+// and below end where it starts.
+func (p *docParser) outlineHeading(level int, text string) {
+	for len(p.outline) > 0 && p.outline[len(p.outline)-1].level >= level {
+		p.outline = p.outline[:len(p.outline)-1]
+	}
+	p.outline = append(p.outline, outlined{level, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(text), "#"))})
+}
+
+// setParents gives each unit the heading its section is part of.
+func (p *docParser) setParents() {
+	k := -1
+	for u := range p.out.Units {
+		for k+1 < len(p.parents) && p.parents[k+1].from <= u {
+			k++
+		}
+		if k >= 0 && p.parents[k].parent != p.out.Units[u].Heading {
+			p.out.Units[u].Parent = p.parents[k].parent
+		}
+	}
 }
 
 // subtitle: text, a heading in capitals, follows the title of a plain-text document with nothing
@@ -323,6 +373,7 @@ func (p *docParser) run() {
 			}
 			i++
 		case HeadingText(t) != "":
+			p.outlineHeading(len(t)-len(strings.TrimLeft(t, "#")), HeadingText(t))
 			p.heading(HeadingText(t))
 			i++
 		case i+1 < n && reSetext.MatchString(p.lines[i+1]) && !reListItem.MatchString(t) && !strings.HasPrefix(t, "|"):

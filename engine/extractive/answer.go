@@ -107,6 +107,9 @@ func newCorpus(docs []extract.Document) *corpus {
 		text := u.Text
 		var ctx strings.Builder
 		ctx.WriteString(u.Section + " " + c.titles[u.Doc] + " " + fileWords(c.docs[u.Doc].Path) + " " + fields.of(u))
+		if u.Parent != "" && u.Parent != c.headings[u.Doc] {
+			ctx.WriteString(" " + u.Parent) // "Our new lunch ordering system" over "Why are we changing?"
+		}
 		if u.Table >= 0 {
 			t := c.tables[u.Table]
 			text += " " + strings.Join(t.Header, " ")
@@ -174,6 +177,22 @@ func (c *corpus) firstOfPara(u int) int {
 		u = c.units[u].Prev
 	}
 	return u
+}
+
+// paragraph is the units of u's paragraph, in order.
+func (c *corpus) paragraph(u int) []int {
+	first, last := u, u
+	for first > 0 && c.units[first-1].Para == c.units[u].Para {
+		first--
+	}
+	for last+1 < len(c.units) && c.units[last+1].Para == c.units[u].Para {
+		last++
+	}
+	out := make([]int, 0, last-first+1)
+	for v := first; v <= last; v++ {
+		out = append(out, v)
+	}
+	return out
 }
 
 func fileWords(p string) string {

@@ -277,13 +277,7 @@ func boundOnly(name string) bool {
 // dates in the documents read that the question's best passages come from: a page states the dates
 // of what it is about near its top.
 func (x *extractor) rangeDate(wants int) (any, bool, []evidence) {
-	seen := map[int]bool{}
-	for _, e := range x.questionEvidence() {
-		d := x.c.units[e.U].Doc
-		if seen[d] {
-			continue
-		}
-		seen[d] = true
+	for _, d := range x.questionDocs() {
 		for u, un := range x.c.units {
 			if un.Doc != d || !x.c.mentions(u, x.subject) {
 				continue

@@ -187,6 +187,11 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 			continue
 		}
 		v := s.coverage(u)
+		if v <= 0 && x.relaxed && slices.ContainsFunc(present, func(t string) bool { return x.paraStates(s, u, t) }) {
+			// Looked for again: a passage whose paragraph states the field ("On 18 June 2025
+			// Juniper had a TPLO …" then "In this operation …" for surgery_date).
+			v = 0.5 * max(x.paraCoverage(s, u), fieldFloor)
+		}
 		section := map[string]bool{}
 		if headings || headedValue(un) {
 			for _, t := range nlp.Terms(un.Section) {
@@ -194,7 +199,8 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 			}
 		}
 		if v <= 0 || !slices.ContainsFunc(present, func(t string) bool {
-			return x.c.ownSet[u][t] || section[t] || related && (x.c.opening(u) && x.c.ctx[u][t] || slices.ContainsFunc(fq.Syn[t], func(r string) bool { return x.c.ownSet[u][r] }))
+			return x.c.ownSet[u][t] || section[t] || related && (x.c.opening(u) && x.c.ctx[u][t] || slices.ContainsFunc(fq.Syn[t], func(r string) bool { return x.c.ownSet[u][r] })) ||
+				x.relaxed && x.paraStates(s, u, t)
 		}) {
 			continue
 		}
@@ -205,6 +211,25 @@ func (x *extractor) searchIn(field string, headings, related bool) []evidence {
 	}
 	sortEvidence(out)
 	return out
+}
+
+// paraCoverage is the best coverage of the field's words by a unit of u's paragraph.
+func (x *extractor) paraCoverage(s *scorer, u int) float64 {
+	best := 0.0
+	for _, v := range x.c.paragraph(u) {
+		best = max(best, s.coverage(v))
+	}
+	return best
+}
+
+// paraStates: a unit of u's paragraph states term t, a WordNet relative of it or a word of similar
+// meaning by word vectors.
+func (x *extractor) paraStates(s *scorer, u int, t string) bool {
+	rel := relatives(t)
+	return slices.ContainsFunc(x.c.paragraph(u), func(v int) bool {
+		return x.c.ownSet[v][t] || slices.ContainsFunc(rel, func(r string) bool { return x.c.ownSet[v][r] }) ||
+			s.similarIn(v, t) >= minSimilarity // "operation" for "surgery"
+	})
 }
 
 // headedValue: the unit is a bare value under its heading, as a description list gives one
@@ -286,6 +311,11 @@ func sortEvidence(out []evidence) {
 // Tidewater maintainers") does not make a field about maintainers spoken of.
 func (x *extractor) spokenField(field string) ([]string, bool) {
 	name, _, _ := strings.Cut(field, fieldSep)
+	if len(fieldTerms(field)) == 0 {
+		// Nothing but words of form ("current_version"): they are what the field is about.
+		present, share := x.spoken(nlp.Uniq(nlp.Terms(name)))
+		return present, share >= 0.5
+	}
 	named, share := x.spoken(fieldTerms(name))
 	if len(named) == 0 && len(fieldTerms(name)) > 0 {
 		return nil, false
@@ -392,6 +422,17 @@ func (x *extractor) questionEvidence() []evidence {
 	}
 	for _, r := range s.candidates(defaultModel(), 40, allowed) {
 		out = append(out, evidence{r.U, r.Score})
+	}
+	return out
+}
+
+// questionDocs are the documents of the question's best passages, best first.
+func (x *extractor) questionDocs() []int {
+	var out []int
+	for _, e := range x.questionEvidence() {
+		if d := x.c.units[e.U].Doc; !slices.Contains(out, d) {
+			out = append(out, d)
+		}
 	}
 	return out
 }

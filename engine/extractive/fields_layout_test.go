@@ -58,3 +58,35 @@ func objectOf(props map[string]any) map[string]any {
 	}
 	return map[string]any{"type": "object", "properties": props, "required": req}
 }
+
+// An enum value written as a code is the field's when the sources state no other, however often
+// they state it ("TPLO" in the operation note and the bill; "other" is said of anything); a version
+// field is read from "from … to …" by what it names; a field named only by words of form
+// ("current_version") is searched for by them.
+func TestStructuredCodesAndVersions(t *testing.T) {
+	t.Parallel()
+	vet := []byte("# Discharge summary\n\n**Patient:** Juniper\n\n## What we did\n\nJuniper had a **TPLO** on her left stifle. Other findings were normal.\n\n" +
+		"## Bill\n\n| Item | Amount |\n|---|---|\n| TPLO surgery | £2,640.00 |\n")
+	mail := []byte("Subject: LedgerBase upgrade\n\nWe plan to upgrade our main server from 11.4.7 to version 12 in November.\n\n" +
+		"Our recommendation is to go straight from 11.4.7 to 12.1.2 and not to install 12.0.x at all.\n")
+	ws := enginetest.Workspace(t, map[string][]byte{"vet.md": vet, "mail.txt": mail})
+	for _, tc := range []struct {
+		question string
+		schema   map[string]any
+		want     map[string]any
+	}{
+		{"Extract the details of the dog's surgery.", objectOf(map[string]any{
+			"procedure": map[string]any{"type": "string", "enum": []any{"TPLO", "TTA", "amputation", "other"}, "description": "Surgical procedure performed"},
+		}), map[string]any{"procedure": "TPLO"}},
+		{"Extract the upgrade details from the LedgerBase e-mail.", objectOf(map[string]any{
+			"current_version":     map[string]any{"type": "string"},
+			"recommended_version": map[string]any{"type": "string"},
+		}), map[string]any{"current_version": "11.4.7", "recommended_version": "12.1.2"}},
+	} {
+		in := engine.Input{Question: tc.question, Effort: engine.EffortLow, JSONSchema: tc.schema, Workspace: ws}
+		out := runOffline(t, in, "").res.StructuredOutput
+		for k, v := range tc.want {
+			require.EqualValues(t, v, out[k], "%s: %s", tc.question, k)
+		}
+	}
+}

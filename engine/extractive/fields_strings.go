@@ -119,20 +119,14 @@ func (x *extractor) titleField(name string) (string, evidence, bool) {
 	if len(words) == 0 || len(words) > 2 || !strings.EqualFold(words[len(words)-1], "title") {
 		return "", evidence{}, false
 	}
-	seen := map[int]bool{}
-	for _, e := range x.questionEvidence() {
-		d := x.c.units[e.U].Doc
-		if seen[d] {
-			continue
-		}
-		seen[d] = true
+	for _, d := range x.questionDocs() {
 		title := x.c.headings[d]
 		if len(strings.Fields(title)) < 2 {
 			continue
 		}
 		for u, un := range x.c.units {
 			if un.Doc == d && strings.Contains(un.Text, title) {
-				return title, evidence{U: u, Score: e.Score}, true
+				return title, evidence{U: u, Score: fieldFloor}, true
 			}
 		}
 	}
@@ -159,6 +153,13 @@ func (x *extractor) labelled(ev []evidence, name string) (evidence, bool) {
 // labelReach is how far down a field's evidence a field line naming it is looked for.
 const labelReach = 5
 
+var (
+	// reFromVersion and reToVersion are version fields of where an upgrade starts and where it ends.
+	reFromVersion = regexp.MustCompile(`(?i)\b(?:current|installed|existing|old|previous|running)\b`)
+	reToVersion   = regexp.MustCompile(`(?i)\b(?:recommended|target|new|newest|latest|next)\b`)
+	reToBefore    = regexp.MustCompile(`\b(?:to|to version|version)\s+$`)
+)
+
 // limit cuts a string to the schema's maxLength.
 func limit(v string, s map[string]any) string {
 	if n, ok := s["maxLength"].(float64); ok && n >= 1 && len([]rune(v)) > int(n) {
@@ -174,6 +175,8 @@ func limit(v string, s map[string]any) string {
 // words, preferring "X or later" for a minimum.
 func (x *extractor) pickVersion(ev []evidence, field string) (string, evidence, bool) {
 	minimum := reMinimumWord.MatchString(field)
+	name, _, _ := strings.Cut(field, fieldSep)
+	from, to := reFromVersion.MatchString(name) && !minimum, reToVersion.MatchString(name) && !minimum
 	best, bestScore, at := "", math.Inf(-1), evidence{}
 	for rank, e := range ev[:min(len(ev), 5)] {
 		text := x.c.units[e.U].Text
@@ -181,6 +184,10 @@ func (x *extractor) pickVersion(ev []evidence, field string) (string, evidence, 
 			score := e.Score*4 - float64(rank)*0.01 - float64(loc[0])*0.0001
 			if minimum && reMinimumCue.MatchString(text[loc[1]:]) {
 				score += 2
+			}
+			before := strings.ToLower(text[max(0, loc[0]-12):loc[0]])
+			if from && strings.HasSuffix(before, "from ") || to && reToBefore.MatchString(before) {
+				score += 2 // "upgrade from 11.4.7 to 12.1.2": the current version, then the one to go to
 			}
 			if score > bestScore {
 				best, bestScore, at = text[loc[0]:loc[1]], score, e

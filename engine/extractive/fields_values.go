@@ -270,6 +270,9 @@ func (x *extractor) pickEnum(enum []any, field string) (any, bool, []evidence) {
 func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 	found, at := -1, -1
 	for i, e := range enum {
+		if catchAll[strings.ToLower(fmt.Sprint(e))] {
+			continue // "other" is said of anything
+		}
 		alts := valueTerms(fmt.Sprint(e))
 		for u, un := range x.c.units {
 			if !x.docs[un.Doc] { // no documents read: nothing to state a value
@@ -278,6 +281,9 @@ func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 			text := dashesToSpaces.Replace(un.Text)
 			if !slices.ContainsFunc(alts, func(alt []string) bool { return nlp.StatesPhrase(text, alt) }) {
 				continue
+			}
+			if found == i && coded(fmt.Sprint(e)) {
+				continue // "TPLO" in the operation note and again in the bill: still the one value
 			}
 			if (found >= 0 && found != i) || at >= 0 {
 				return nil, false, nil // two values, or one value twice
@@ -289,6 +295,21 @@ func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 		return nil, false, nil
 	}
 	return enum[found], true, []evidence{{U: at, Score: enumFloor}}
+}
+
+// catchAll are enum values that stand for whatever the others do not name.
+var catchAll = map[string]bool{"other": true, "others": true, "unknown": true, "none": true, "n/a": true, "na": true,
+	"not stated": true, "not_stated": true, "mixed": true, "various": true, "unspecified": true}
+
+// coded: an enum value written as a code or a name ("TPLO", "A320", "Full to Full" aside): a capital
+// after its first letter or a figure, so no ordinary word that may be said of anything.
+func coded(v string) bool {
+	for i, r := range v {
+		if unicode.IsDigit(r) || i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // pickEnumIn is pickEnum over evidence already searched, so an enum array can test each of its

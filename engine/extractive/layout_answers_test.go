@@ -42,3 +42,23 @@ func TestDerivedForms(t *testing.T) {
 	require.Contains(t, derived(nlp.Stem("complaint")), nlp.Stem("complain"))
 	require.NotContains(t, derived(nlp.Stem("complaint")), nlp.Stem("ailment"))
 }
+
+// A page's sections are part of the section above them: a reason asked about the lunch system is
+// answered by "Why are we changing?" under "Our new lunch ordering system", and a list of staff
+// changes by both sections under "Staff changes". "Which staff are leaving" and "what uniform and
+// PE reminders" ask for several things.
+func TestSectionsUnderSections(t *testing.T) {
+	page := "# Summer Newsletter\n\n## Staff changes\n\n### Saying goodbye\n\nMr Daniel Price is leaving us to become a deputy head. Mrs Joan Whitlow is retiring.\n\n" +
+		"### Welcoming\n\nMiss Amira Shah will join us as the new Year 4 teacher.\n\n" +
+		"## Our new lunch ordering system: your questions answered\n\nFrom September we are moving to a new online lunch ordering system called Plateful.\n\n" +
+		"### Why are we changing?\n\nWhen the kitchen knows how many meals to cook, we can cut food waste.\n\n" +
+		"### When do I need to order?\n\nOrders must be placed by 9am on Thursday.\n"
+	d, reason := extract.File("input_files/news.md", []byte(page))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	requireFinding(t, c, "Why is the school switching to the new online lunch ordering system?", "cut food waste", "")
+	requireFinding(t, c, "Which staff are leaving the school?", "Joan Whitlow", "")
+	for _, q := range []string{"Which staff are leaving?", "What uniform and PE reminders does it give?"} {
+		require.Equal(t, shapeList, analyze(q).Shape, q)
+	}
+}

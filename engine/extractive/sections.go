@@ -37,12 +37,51 @@ func sectionsOf(c *corpus) []section {
 			continue
 		}
 		head := map[string]bool{}
-		for _, t := range nlp.Terms(un.Heading) {
-			head[t] = true
+		for _, t := range nlp.Terms(un.Heading + " " + c.parentOf(u)) {
+			head[t] = true // "Why are we changing?" is about the lunch ordering system its page section names
 		}
 		out = append(out, section{Doc: un.Doc, Head: head, Units: []int{u}})
 	}
-	return append(out, runInSections(c)...)
+	return append(c.withSubsections(out), runInSections(c)...)
+}
+
+// parentOf is the heading unit u's section is part of, when it is not the document's title.
+func (c *corpus) parentOf(u int) string {
+	if p := c.units[u].Parent; p != c.headings[c.units[u].Doc] {
+		return p
+	}
+	return ""
+}
+
+// withSubsections makes a section hold the sections under its heading too ("Staff changes" over
+// "Saying goodbye" and "Welcoming"): its own units, then theirs. A heading with no units of its
+// own before its first subsection is a section of theirs alone.
+func (c *corpus) withSubsections(secs []section) []section {
+	at := map[[2]string]int{} // (document, heading) → index in secs
+	for i, sec := range secs {
+		key := [2]string{c.docs[sec.Doc].Path, c.units[sec.Units[0]].Heading}
+		if _, ok := at[key]; !ok {
+			at[key] = i
+		}
+	}
+	for u, un := range c.units {
+		p := c.parentOf(u)
+		if p == "" {
+			continue
+		}
+		key := [2]string{c.docs[un.Doc].Path, p}
+		i, ok := at[key]
+		if !ok {
+			head := map[string]bool{}
+			for _, t := range nlp.Terms(p) {
+				head[t] = true
+			}
+			i, at[key] = len(secs), len(secs)
+			secs = append(secs, section{Doc: un.Doc, Head: head})
+		}
+		secs[i].Units = append(secs[i].Units, u)
+	}
+	return secs
 }
 
 // runInSections are the paragraphs under run-in headings ("Results." opening a paragraph, or a
@@ -108,22 +147,38 @@ func (s *scorer) runInList(best section, focus []string, allowed func(u int) boo
 // the document's title does not: what the heading adds to what the whole document is about.
 func (s *scorer) headMatch(sec section, focus []string) float64 {
 	title := s.c.titleTerms[sec.Doc]
-	got, matched := 0.0, 0
+	heading := ""
+	if len(sec.Units) > 0 {
+		heading = strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
+	}
+	ownTerms := nlp.Terms(heading)
+	got, gotOwn, matched := 0.0, 0.0, 0
 	for _, t := range focus {
-		if title[t] {
+		if title[t] || !s.headStates(sec, t) {
 			continue
 		}
-		if s.headStates(sec, t) {
-			got += s.w[t]
+		if s.headStates(section{Head: setOf(ownTerms)}, t) {
+			gotOwn += s.w[t]
 			matched++
+		} else {
+			got += s.w[t] // stated by the heading the section is part of
 		}
 	}
 	// A heading that asks a question of its own names what it asks about in passing: "Can I have
 	// it at the same time as my flu jab?" is not about what to bring to the jab, "What to bring" is.
-	if own := len(sec.Head); own > 0 && len(sec.Units) > 0 && strings.HasSuffix(strings.TrimSpace(s.c.units[sec.Units[0]].Heading), "?") {
-		got *= 0.5 + 0.5*min(1, float64(matched)/float64(own))
+	if own := len(nlp.Uniq(ownTerms)); own > 0 && strings.HasSuffix(heading, "?") {
+		gotOwn *= 0.5 + 0.5*min(1, float64(matched)/float64(own))
 	}
-	return got
+	return got + gotOwn
+}
+
+// setOf is a set of terms.
+func setOf(terms []string) map[string]bool {
+	m := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		m[t] = true
+	}
+	return m
 }
 
 // headStates: the section's heading states term t, a synonym, a unit or a derived form of it ("How

@@ -85,11 +85,15 @@ func asksPlural(w []string) bool {
 	content := 0
 	for _, x := range w {
 		switch {
+		case (x == "are" || x == "were") && content > 0:
+			return true // "which staff are leaving": the verb says the noun is plural
 		case skipWords[x] || extremeHigh[x] || extremeLow[x]:
 			if content > 0 {
 				return false
 			}
 			continue
+		case (x == "and" || x == "or") && content > 0:
+			continue // "what uniform and PE reminders"
 		case nlp.IsStopword(x) || nlp.IsQuestionWord(x):
 			return false
 		case looksPlural(x) && measureHeads[strings.TrimSuffix(x, "s")] == typeAny:
