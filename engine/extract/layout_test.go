@@ -83,3 +83,15 @@ func TestParentHeadings(t *testing.T) {
 	require.Equal(t, "Staff changes", parents["Miss Shah joins us."])
 	require.Equal(t, "Newsletter", parents["Label the uniform."])
 }
+
+// In plain text, a heading in capitals straight above its paragraph is a heading of its own.
+func TestCapitalHeadingAboveItsParagraph(t *testing.T) {
+	t.Parallel()
+	p := parsePlain("Hello Marcus,\n\nThanks for the details.\n\nMIGRATION PROCEDURE\nFor a database of your size we suggest the link method.\n\n1. Take a full backup.\n2. Stop the service.\n")
+	sections := map[string]string{}
+	for _, u := range p.Units {
+		sections[u.Text] = u.Section
+	}
+	require.Equal(t, "MIGRATION PROCEDURE", sections["For a database of your size we suggest the link method."])
+	require.Equal(t, "MIGRATION PROCEDURE", sections["Stop the service."])
+}

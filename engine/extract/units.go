@@ -274,6 +274,9 @@ func (p *docParser) heading(text string) {
 	if text == "" {
 		return
 	}
+	if strings.HasSuffix(text, ":") && len(nlp.Terms(text)) == 0 {
+		return // "These are:" names nothing: its list stays in the section that introduced it
+	}
 	if p.subtitle(text) {
 		// "FENWICK MUTUAL BANK PLC" / "EVERYDAY CURRENT ACCOUNT": a plain-text title page's blocks
 		// in capitals, with nothing between them, are one title.
@@ -497,8 +500,9 @@ func (p *docParser) paragraph(i int) int {
 		return p.paragraph(i + 1)
 	}
 	lines := p.lines[i:j]
-	if k := capsTitle(lines); k > 0 && i == p.firstLine() {
-		// A title stacked in capitals above the document's version or date line heads it.
+	if k := capsTitle(lines); k > 0 && (i == p.firstLine() || p.doc.Kind == "text") {
+		// A title stacked in capitals above the document's version or date line heads it; in plain
+		// text, a heading in capitals straight above its paragraph ("MIGRATION PROCEDURE") too.
 		p.heading(nlp.Collapse(strings.Join(lines[:k], " ")))
 		return p.paragraph(i + k)
 	}

@@ -62,13 +62,16 @@ func objectOf(props map[string]any) map[string]any {
 // An enum value written as a code is the field's when the sources state no other, however often
 // they state it ("TPLO" in the operation note and the bill; "other" is said of anything); a version
 // field is read from "from … to …" by what it names; a field named only by words of form
-// ("current_version") is searched for by them.
+// ("current_version") is searched for by them; a count of steps counts the items of the list under
+// the heading that names them.
 func TestStructuredCodesAndVersions(t *testing.T) {
 	t.Parallel()
 	vet := []byte("# Discharge summary\n\n**Patient:** Juniper\n\n## What we did\n\nJuniper had a **TPLO** on her left stifle. Other findings were normal.\n\n" +
 		"## Bill\n\n| Item | Amount |\n|---|---|\n| TPLO surgery | £2,640.00 |\n")
 	mail := []byte("Subject: LedgerBase upgrade\n\nWe plan to upgrade our main server from 11.4.7 to version 12 in November.\n\n" +
-		"Our recommendation is to go straight from 11.4.7 to 12.1.2 and not to install 12.0.x at all.\n")
+		"Our recommendation is to go straight from 11.4.7 to 12.1.2 and not to install 12.0.x at all.\n\n" +
+		"MIGRATION PROCEDURE\nFor a database of your size (about 310 GB) we suggest the link method.\n\n" +
+		"1. Take a full backup.\n2. Run lbcheck.\n3. Stop the service.\n")
 	ws := enginetest.Workspace(t, map[string][]byte{"vet.md": vet, "mail.txt": mail})
 	for _, tc := range []struct {
 		question string
@@ -79,9 +82,10 @@ func TestStructuredCodesAndVersions(t *testing.T) {
 			"procedure": map[string]any{"type": "string", "enum": []any{"TPLO", "TTA", "amputation", "other"}, "description": "Surgical procedure performed"},
 		}), map[string]any{"procedure": "TPLO"}},
 		{"Extract the upgrade details from the LedgerBase e-mail.", objectOf(map[string]any{
-			"current_version":     map[string]any{"type": "string"},
-			"recommended_version": map[string]any{"type": "string"},
-		}), map[string]any{"current_version": "11.4.7", "recommended_version": "12.1.2"}},
+			"current_version":      map[string]any{"type": "string"},
+			"recommended_version":  map[string]any{"type": "string"},
+			"migration_step_count": map[string]any{"type": "integer", "description": "Number of numbered steps in the migration procedure"},
+		}), map[string]any{"current_version": "11.4.7", "recommended_version": "12.1.2", "migration_step_count": int64(3)}},
 	} {
 		in := engine.Input{Question: tc.question, Effort: engine.EffortLow, JSONSchema: tc.schema, Workspace: ws}
 		out := runOffline(t, in, "").res.StructuredOutput

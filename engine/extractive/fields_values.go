@@ -34,6 +34,11 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	}
 	// A passage without a figure gives none: the five read are the best that hold one (the
 	// schedule's "| Monthly rent | £1,275 |" after clauses that only speak of the rent).
+	if integer {
+		if n, e, ok := x.countedList(field); ok {
+			return int64(n), true, []evidence{e}
+		}
+	}
 	var named []string // what a count field counts ("lenders"); a measure is no count
 	if !measure.money && !measure.percent && measure.per == 0 && measure.unit == nil && !measure.age {
 		named = fieldTerms(strings.SplitN(field, fieldSep, 2)[0])
@@ -107,6 +112,50 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 		return int64(best), true, []evidence{at}
 	}
 	return best, true, []evidence{at}
+}
+
+// reListCount is a count field of a list's items: "Number of numbered steps in the migration
+// procedure", "step_count".
+var reListCount = regexp.MustCompile(`(?i)\b(?:number of|how many|count of)\s+(?:\w+\s+)?(steps|stages|items|tasks|actions|phases|rules|conditions|requirements|recommendations|changes|options)\b|\b(step|stage|item|task|action|phase|rule|condition|requirement|recommendation|change|option)s?[ _]count\b`)
+
+// countedList fills a count of a list's items ("migration_step_count": the ten numbered steps
+// under "MIGRATION PROCEDURE") from the section whose heading states most of the field's other
+// words and holds two items at least: the count is of the items the document lists, however it
+// words them.
+func (x *extractor) countedList(field string) (int, evidence, bool) {
+	text := strings.NewReplacer(fieldSep, " ", "_", " ").Replace(field)
+	if !reListCount.MatchString(text) {
+		return 0, evidence{}, false
+	}
+	terms := fieldTerms(field)
+	best, bestHits := section{}, 0
+	for _, sec := range x.c.sections {
+		if x.docs != nil && !x.docs[sec.Doc] {
+			continue
+		}
+		hits := 0
+		for _, t := range terms {
+			if sec.Head[t] {
+				hits++
+			}
+		}
+		if hits > bestHits {
+			best, bestHits = sec, hits
+		}
+	}
+	if bestHits == 0 {
+		return 0, evidence{}, false
+	}
+	var items []int
+	for _, u := range best.Units {
+		if un := x.c.units[u]; un.Kind == extract.UnitItem && !slices.ContainsFunc(items, func(v int) bool { return x.c.units[v].Para == un.Para }) {
+			items = append(items, u)
+		}
+	}
+	if len(items) < 2 {
+		return 0, evidence{}, false
+	}
+	return len(items), evidence{U: items[0], Score: fieldFloor}, true
 }
 
 // countsNamed: text gives a figure of what a word of the field's name names, the word right after

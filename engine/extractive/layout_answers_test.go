@@ -34,6 +34,8 @@ func TestAnswersByLayoutAndValue(t *testing.T) {
 	}
 	require.Equal(t, typePercent, analyze("What is the interest rate on the loan?").Type)
 	require.Equal(t, typeNumber, analyze("What is the mileage rate?").Type)
+	require.NotContains(t, analyze("Summarise the findings in a few sentences.").Terms, nlp.Stem("sentences"))
+	require.Contains(t, analyze("Which sentences did the court pass?").Terms, nlp.Stem("sentences"))
 }
 
 // A form of the same word is a WordNet relative one stem of which opens the other; another sense
@@ -61,4 +63,23 @@ func TestSectionsUnderSections(t *testing.T) {
 	for _, q := range []string{"Which staff are leaving?", "What uniform and PE reminders does it give?"} {
 		require.Equal(t, shapeList, analyze(q).Shape, q)
 	}
+}
+
+// A question's figure matches the sources' however each writes its decimals and thousands.
+func TestNormNumber(t *testing.T) {
+	for in, want := range map[string]string{"300.00": "300", "2.50": "2.5", "1,450.00": "1450", "1,204": "1204", "4.2": "4.2", "12.0": "12", "0.75": "0.75"} {
+		require.Equal(t, want, normNumber(in), in)
+	}
+}
+
+// A list is answered from the section whose heading names the things asked for ("Proposed
+// savings"), items and all: a lead-in that names nothing ("These are:") heads no section of its
+// own.
+func TestListUnderItsNoun(t *testing.T) {
+	page := "# Budget consultation\n\n## Proposed savings\n\nUnder our preferred option, we would make savings of £2.1 million.\n\nThese are:\n\n" +
+		"- Closing the Tillbrook Road office (£480,000)\n- Part-night street lighting (£320,000)\n- Shorter library hours (£260,000)\n\n" +
+		"## Option A: 4.99% increase (our preferred option)\n\nBand D would pay £1,874.37 a year.\n"
+	d, reason := extract.File("input_files/budget.md", []byte(page))
+	require.Empty(t, reason)
+	requireFinding(t, newCorpus([]extract.Document{d}), "What savings is the council proposing under its preferred option?", "Shorter library hours", "")
 }

@@ -10,13 +10,21 @@ import (
 	"github.com/researchd/researchd/engine/nlp"
 )
 
-// normNumber drops thousands separators, so "1,204" and "1204" match.
+// normNumber drops thousands separators and a decimal part of zeros, so "1,204" and "1204",
+// "£1,450.00" and "1450", "2.50" and "2.5" match.
 func normNumber(s string) string {
-	if strings.Count(s, ",") > 0 && !strings.Contains(s, ".") {
-		return strings.ReplaceAll(s, ",", "")
+	if strings.Count(s, ",") > 0 && (!strings.Contains(s, ".") || reThousands.MatchString(s)) {
+		s = strings.ReplaceAll(s, ",", "")
+	}
+	if i := strings.IndexByte(s, '.'); i > 0 && strings.Count(s, ".") == 1 {
+		// "300.00" is 300 and "2.50" is 2.5: a question writes "£300" of "£300.00".
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
 }
+
+// reThousands is a figure with commas between thousands and a decimal point: "1,450.00".
+var reThousands = regexp.MustCompile(`^\d{1,3}(?:,\d{3})+\.\d+$`)
 
 var (
 	reMoney   = regexp.MustCompile(`(?i)[$€£¥]\s?\d|\d\s?(?:(?:thousand|million|billion|trillion|bn|m|k)\s)?(?:[$€£¥]|(?:usd|eur|gbp|nok|sek|dkk|chf|jpy)\b|(?:dollars?|euros?|pounds?|kroner|kronor|krona|yen|cents?|francs?)\b)|\b(?:usd|eur|gbp|nok|sek|dkk|chf)\s?\d`)

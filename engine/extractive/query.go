@@ -212,6 +212,9 @@ func analyze(q string) query {
 		}
 	}
 	for i, w := range lower {
+		if lengthWords[w] && i > 0 && (countWord(lower[i-1]) || nlp.IsDigits(lower[i-1]) || lower[i-1] == "few" || lower[i-1] == "couple") {
+			dropped[w] = true // "in a few sentences", "in three bullet points": how long, not what about
+		}
 		if i+1 < len(lower) {
 			if v, ok := phrasalVerbs[[2]string{w, lower[i+1]}]; ok {
 				out.Terms = append(out.Terms, nlp.Stem(v))
@@ -407,6 +410,10 @@ func questionFrame(w []string) (answerType, []string, bool) {
 	}
 	return typ, nlp.Uniq(attr), false
 }
+
+// lengthWords measure an answer's length when a count goes before them ("in a few sentences").
+var lengthWords = map[string]bool{"sentence": true, "sentences": true, "paragraph": true, "paragraphs": true,
+	"words": true, "bullets": true, "bullet": true, "points": true, "lines": true}
 
 // percentRates are the rates stated as a percentage ("39.9% EAR", "VAT at 20%").
 var percentRates = map[string]bool{"interest": true, "tax": true, "vat": true, "inflation": true, "unemployment": true,

@@ -222,6 +222,10 @@ func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section,
 			continue // a run-in paragraph is one item of a list, not the answer to a reason or a briefing
 		}
 		w := s.headMatch(sec, focus) * rel[sec.Doc]
+		if w > 0 && s.q.Shape == shapeList && len(s.q.Attribute) > 0 && !kindWords[s.q.Attribute[len(s.q.Attribute)-1]] &&
+			s.headStates(sec, s.q.Attribute[len(s.q.Attribute)-1]) {
+			w *= 2 // "what savings …": the heading naming the things asked for holds them ("Proposed savings")
+		}
 		if w > 0 && s.headAsksAlike(sec) {
 			w *= 1.05 // "How to take Almeron", not "Before you take Almeron", for "how to take it"
 		}
@@ -231,6 +235,10 @@ func (s *scorer) bestSection(focus []string, allowed func(u int) bool) (section,
 	}
 	return best, bestW > 0
 }
+
+// kindWords name a kind of the thing asked for ("what types of membership"), not the thing.
+var kindWords = map[string]bool{nlp.Stem("type"): true, nlp.Stem("kind"): true, nlp.Stem("sort"): true,
+	nlp.Stem("form"): true, nlp.Stem("category"): true, nlp.Stem("variety"): true, nlp.Stem("way"): true}
 
 // shortLead is the most words a paragraph's first sentence has when it only announces its point
 // ("Heat harms health."): the sentence after it, which gives the evidence, joins it.
