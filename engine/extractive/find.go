@@ -172,7 +172,11 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 		// likely: likely enough to be quoted as support, or close to the best candidate's own
 		// probability (a list's items each state one point, so each scores lower than a sentence
 		// stating a fact would).
-		for _, u := range c.sectionAfter(best, o.Items-1) {
+		n := o.Items - 1
+		if q.Shape == shapeList && c.listFollows(best) {
+			n = max(n, listPoints-1) // "arranged in five rooms:" and its items, all of them
+		}
+		for _, u := range c.sectionAfter(best, n) {
 			if (o.Skip == nil || !o.Skip(u)) && !c.repeats(u, answer) {
 				answer = append(answer, u)
 			}
@@ -185,6 +189,9 @@ func (c *corpus) selectAnswer(q query, ranked []scored, o findOptions, support f
 			if d := c.units[r.U].Doc; !c.repeats(r.U, answer) && (d == c.units[best].Doc || c.namesWhatIsAnswered(d, q, answer)) {
 				answer = append(answer, r.U)
 			}
+		}
+		if q.Shape == shapeCompare {
+			answer = c.eachCompared(q, ranked, answer, o)
 		}
 	default:
 		if next := best + 1; q.Open && len(answer) < max(o.Answers, 2) && next < len(c.units) && c.units[next].Prev == best &&
@@ -237,6 +244,33 @@ func (c *corpus) hop(s *scorer, ranked []scored, o findOptions) (int, bool) {
 
 // sectionAfter are up to n units that follow u in its section (its paragraph, or the list or
 // paragraphs under the same heading), in order.
+// eachCompared adds, for each name or figure of a comparison that no passage of the answer states
+// ("weeks 3–4" of "how do the walks in weeks 3–4 compare with those in weeks 7–8"), the likeliest
+// candidate of the best one's document that states it: a comparison quotes both sides.
+func (c *corpus) eachCompared(q query, ranked []scored, answer []int, o findOptions) []int {
+	doc := c.units[answer[0]].Doc
+	for _, item := range slices.Concat(q.Numbers, q.Names) {
+		stated := func(u int) bool { return numbersIn(c.units[u].Text)[item] || c.ownSet[u][item] }
+		if slices.ContainsFunc(answer, stated) {
+			continue
+		}
+		for _, r := range ranked {
+			if c.units[r.U].Doc == doc && stated(r.U) && (o.Skip == nil || !o.Skip(r.U)) && !slices.Contains(answer, r.U) {
+				answer = append(answer, r.U)
+				break
+			}
+		}
+	}
+	return answer
+}
+
+// listFollows: a list's items follow unit u in its section within two units (a passage that
+// announces them, "The exhibition is arranged in five rooms.", perhaps with an aside).
+func (c *corpus) listFollows(u int) bool {
+	after := c.sectionAfter(u, 3)
+	return c.units[u].Kind != extract.UnitItem && slices.ContainsFunc(after, func(v int) bool { return c.units[v].Kind == extract.UnitItem })
+}
+
 func (c *corpus) sectionAfter(u, n int) []int {
 	var out []int
 	un := c.units[u]

@@ -83,3 +83,29 @@ func TestListUnderItsNoun(t *testing.T) {
 	require.Empty(t, reason)
 	requireFinding(t, newCorpus([]extract.Document{d}), "What savings is the council proposing under its preferred option?", "Shorter library hours", "")
 }
+
+// A passage announcing a list ("arranged in five rooms") brings the whole list; a comparison of a
+// table's columns ("online" and "on the door") on a row the question names is that row.
+func TestListAndColumnComparison(t *testing.T) {
+	page := "# Salt & Indigo\n\n## Inside the exhibition\n\nThe exhibition is arranged in five rooms. Allow around 75 minutes for your visit.\n\n" +
+		"- Room 1 – The Net Lofts: nets and netting needles.\n- Room 2 – Ganseys: fishermen's jumpers.\n- Room 3 – Indigo Harbours: smocks.\n" +
+		"- Room 4 – Herring Girls: the gutting yards.\n- Room 5 – Mending and Making: new commissions.\n\n" +
+		"## Tickets\n\nBooking online in advance is cheaper.\n\n| Ticket | Online | On the door |\n|---|---|---|\n| Adult | £12.50 | £14.00 |\n| Child (5–17) | £5.00 | £6.00 |\n"
+	d, reason := extract.File("input_files/exhibition.md", []byte(page))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	requireFinding(t, c, "What are the five rooms of the exhibition?", "Mending and Making", "")
+	requireFinding(t, c, "How does the price of an adult ticket bought online compare with buying one on the door?", "£14.00", "")
+}
+
+// A comparison quotes both sides: the walks of weeks 3–4 as well as those of weeks 7–8.
+func TestComparisonQuotesEachSide(t *testing.T) {
+	page := "# Juniper's recovery\n\n## Exercise allowed after surgery\n\n**Weeks 1–2:** Strict rest in a crate or small room.\n\n" +
+		"**Weeks 3–4:** Lead walks on flat ground of **10 minutes, three times a day**.\n\n" +
+		"**Weeks 5–6:** Lead walks of **15–20 minutes, three times a day**.\n\n" +
+		"**Weeks 7–8:** Lead walks of **up to 30 minutes, twice a day**. Still no running.\n"
+	d, reason := extract.File("input_files/recovery.md", []byte(page))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	requireFinding(t, c, "How do the lead walks allowed in weeks 3–4 compare with those allowed in weeks 7–8?", "10 minutes, three times a day", "")
+}

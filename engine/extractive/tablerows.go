@@ -27,7 +27,12 @@ func (s *scorer) tableRows(ranked []scored, allowed func(u int) bool) ([]int, bo
 		}
 		t := s.c.tables[un.Table]
 		if s.headersNamed(t) >= 2 {
-			continue // the things compared are its columns, and its rows what they are compared on
+			// The things compared are its columns, and its rows what they are compared on: a row
+			// the question names is the comparison ("an adult ticket bought online … on the door").
+			if rows := s.labelledRows(t); s.q.Shape == shapeCompare && len(rows) == 1 && (allowed == nil || allowed(t.Units[rows[0]])) {
+				return []int{t.Units[rows[0]]}, true
+			}
+			continue
 		}
 		rows, col := s.namedRows(t), 0
 		if len(rows) < 2 && s.q.Shape == shapeList {
@@ -55,14 +60,19 @@ func (s *scorer) tableRows(ranked []scored, allowed func(u int) bool) ([]int, bo
 // namedRows are the rows whose label (its first cell, figures and brackets aside) the question
 // states every term of, when two at least are.
 func (s *scorer) namedRows(t extract.Table) []int {
+	if rows := s.labelledRows(t); len(rows) >= 2 {
+		return rows
+	}
+	return nil
+}
+
+// labelledRows are the rows whose label the question states every term of.
+func (s *scorer) labelledRows(t extract.Table) []int {
 	var rows []int
 	for r, row := range t.Rows {
-		if len(row) > 0 && s.statesAll(cellTerms(row[0])) {
+		if len(row) > 0 && len(cellTerms(row[0])) > 0 && s.statesAll(cellTerms(row[0])) {
 			rows = append(rows, r)
 		}
-	}
-	if len(rows) < 2 {
-		return nil
 	}
 	return rows
 }
