@@ -21,13 +21,13 @@ import (
 // a table (prose, a single line, rows that do not fill the last column).
 func (p *docParser) alignedTable(i int) (int, bool) {
 	starts := columnStarts(p.lines[i])
-	if len(starts) == 0 || (len(starts) == 1 && starts[0] == 0) {
+	if len(starts) == 0 || (len(starts) == 1 && starts[0] <= maxIndent) {
 		return i, false
 	}
 	t := Table{Doc: p.d, Title: p.section, Caption: p.lastPar, HeaderLine: i + 1, HeaderText: strings.TrimSpace(p.lines[i]),
 		Header: reCell.FindAllString(p.lines[i], -1)}
-	if starts[0] == 0 {
-		starts = starts[1:] // the header titles its label column too
+	if starts[0] <= maxIndent {
+		starts = starts[1:] // the header titles its label column too (the table may be indented)
 	} else {
 		t.Header = append([]string{""}, t.Header...)
 	}
@@ -64,8 +64,11 @@ func (p *docParser) alignedTable(i int) (int, bool) {
 	return j, true
 }
 
+// maxIndent is how far a table set out in plain text may be indented, its label column with it.
+const maxIndent = 3
+
 // reRule is a line ruled across a table: dashes, equals signs or underscores.
-var reRule = regexp.MustCompile(`^\s*(?:-{3,}|={3,}|_{3,})\s*$`)
+var reRule = regexp.MustCompile(`^\s*(?:(?:-{3,}|={3,}|_{3,})\s*)+$`)
 
 // headerMore is a header's second line: words under the columns only, none under the label column
 // (the units of the titles above: "(kg N/ha)"), one cell per column.
@@ -73,11 +76,19 @@ func headerMore(line string, starts []int) ([]string, bool) {
 	cells := make([]string, len(starts))
 	for _, seg := range reCell.FindAllStringIndex(line, -1) {
 		at := utf8.RuneCountInString(line[:seg[0]])
-		k := slices.IndexFunc(starts, func(st int) bool { return at >= st-2 && at <= st+2 })
-		if k < 0 {
-			return nil, false
+		if at < starts[0]-2 {
+			return nil, false // a label: a row, not the header's second line
 		}
-		cells[k] = strings.TrimSpace(cells[k] + " " + line[seg[0]:seg[1]])
+		k := 0 // the column it stands under: the last to start at or before it ("Q2 LY" under "Change vs")
+		for i, st := range starts {
+			if at >= st-2 {
+				k = i
+			}
+		}
+		if cells[k] != "" {
+			return nil, false // two cells under one title: a row
+		}
+		cells[k] = line[seg[0]:seg[1]]
 	}
 	return cells, true
 }

@@ -95,3 +95,21 @@ func TestCapitalHeadingAboveItsParagraph(t *testing.T) {
 	require.Equal(t, "MIGRATION PROCEDURE", sections["For a database of your size we suggest the link method."])
 	require.Equal(t, "MIGRATION PROCEDURE", sections["Stop the service."])
 }
+
+// A table indented by two spaces, ruled with gaps between its columns' dashes, with its header's
+// second line right-aligned under the titles, is a table; a numbered heading boxed in rules of "="
+// heads it, and the rules are no headings.
+func TestIndentedTableUnderBoxedHeading(t *testing.T) {
+	t.Parallel()
+	text := "Shop sales were up.\n\n==========\n2. RESULTS BY REGION\n==========\n\n" +
+		"  Region                 Revenue    Change vs\n" +
+		"                          (£000)        Q2 LY\n" +
+		"  --------------------  --------   ----------\n" +
+		"  North West               2,310        +7.8%\n" +
+		"  East Midlands            1,690        +9.5%\n"
+	p := parsePlain(text)
+	require.Len(t, p.Tables, 1)
+	require.Equal(t, "RESULTS BY REGION", p.Tables[0].Title)
+	require.Equal(t, []string{"Region", "Revenue (£000)", "Change vs Q2 LY"}, p.Tables[0].Header)
+	require.Equal(t, []string{"East Midlands", "1,690", "+9.5%"}, p.Tables[0].Rows[1])
+}

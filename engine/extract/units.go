@@ -368,6 +368,8 @@ func (p *docParser) run() {
 		switch {
 		case t == "":
 			i++
+		case reRule.MatchString(t) && (i == 0 || strings.TrimSpace(p.lines[i-1]) == "" || numberedHeading(p.lines, i-1)):
+			i++ // "=====" after a blank line (or boxing a numbered heading) divides the text
 		case reFence.MatchString(t):
 			fence := reFence.FindStringSubmatch(t)[1]
 			i++
@@ -443,8 +445,9 @@ func (p *docParser) pipeTable(i int) int {
 // QUARTER" between blank lines), as plain-text reports number their sections, not a list item.
 func numberedHeading(lines []string, i int) bool {
 	text := strings.TrimSpace(reListMark.ReplaceAllString(lines[i], ""))
-	alone := (i == 0 || strings.TrimSpace(lines[i-1]) == "") &&
-		(i+1 == len(lines) || strings.TrimSpace(lines[i+1]) == "" || reClauseMark.MatchString(lines[i+1]))
+	ruled := func(l string) bool { return strings.TrimSpace(l) == "" || reRule.MatchString(l) } // "=====" boxes a heading
+	alone := (i == 0 || ruled(lines[i-1])) &&
+		(i+1 == len(lines) || ruled(lines[i+1]) || reClauseMark.MatchString(lines[i+1]))
 	return alone && allCaps(text) && len(strings.Fields(text)) <= 8 && !EndsSentence(text)
 }
 

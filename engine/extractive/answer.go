@@ -351,9 +351,9 @@ func bylineAt(lines []string) (text string, at, fields []int) {
 			continue
 		}
 		if len(parts) == 0 {
-			var n int
-			text, n = openingFields(lines[i:])
-			for k := range n {
+			var ks []int
+			text, ks = openingFields(lines[i:])
+			for _, k := range ks {
 				fields = append(fields, i+k+1)
 			}
 			return text, nil, fields
@@ -404,18 +404,22 @@ const maxOpeningFields = 8
 // openingFields are the field lines a document opens with, as a line of fragments: a tenancy
 // agreement's "**Property:** Flat 4B, Wrenfield Court" and "**Tenants:** …" say what the whole
 // agreement, its schedule too, is about. "" when the document opens otherwise.
-func openingFields(lines []string) (string, int) {
+func openingFields(lines []string) (string, []int) {
 	var fields []string
-	for _, l := range lines {
+	var at []int
+	for k, l := range lines {
+		if strings.TrimSpace(l) == "" && len(fields) > 0 && k+1 < len(lines) && extract.IsFieldLine(lines[k+1]) {
+			continue // "**Document number:** …", a blank line, "**Version:** 3.1": one block of fields
+		}
 		if len(fields) == maxOpeningFields || !extract.IsFieldLine(l) || len(strings.Fields(l)) > maxFieldWords {
 			break
 		}
 		if reMessageHeader.MatchString(l) {
-			return "", 0 // an e-mail's header is its own message's, not the quoted ones' below it
+			return "", nil // an e-mail's header is its own message's, not the quoted ones' below it
 		}
-		fields = append(fields, strings.TrimSpace(l))
+		fields, at = append(fields, strings.TrimSpace(l)), append(at, k)
 	}
-	return strings.Join(fields, " · "), len(fields)
+	return strings.Join(fields, " · "), at
 }
 
 // reMessageHeader is a field line of an e-mail's header.

@@ -285,7 +285,7 @@ var dashesToSpaces = strings.NewReplacer("-", " ", "_", " ")
 // value's own words in order ("Series B"), or, for a one-word value that names a direction, any
 // word of that direction.
 func valueTerms(v string) [][]string {
-	vt := wordStems(dashesToSpaces.Replace(v))
+	vt := wordStems(enumText(v))
 	if len(vt) == 1 {
 		for _, fam := range directions {
 			if slices.Contains(fam, vt[0]) {
@@ -327,7 +327,7 @@ func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 			if !x.docs[un.Doc] { // no documents read: nothing to state a value
 				continue
 			}
-			text := dashesToSpaces.Replace(un.Text)
+			text := enumText(un.Text)
 			if !slices.ContainsFunc(alts, func(alt []string) bool { return nlp.StatesPhrase(text, alt) }) {
 				continue
 			}
@@ -345,6 +345,15 @@ func (x *extractor) onlyEnumStated(enum []any) (any, bool, []evidence) {
 	}
 	return enum[found], true, []evidence{{U: at, Score: enumFloor}}
 }
+
+// enumText is text as enum values are looked for in it: dashes as spaces, and an abbreviation's
+// point dropped ("Carc. 2" is one phrase, not the end of a clause).
+func enumText(text string) string {
+	return reAbbrevPoint.ReplaceAllString(dashesToSpaces.Replace(text), "$1 $2")
+}
+
+// reAbbrevPoint is a point after a short word before a figure ("Carc. 2", "No. 5").
+var reAbbrevPoint = regexp.MustCompile(`\b(\p{L}{2,5})\.\s+(\d)`)
 
 // catchAll are enum values that stand for whatever the others do not name.
 var catchAll = map[string]bool{"other": true, "others": true, "unknown": true, "none": true, "n/a": true, "na": true,
@@ -372,7 +381,7 @@ func (x *extractor) pickEnumIn(ev []evidence, enum []any) (any, bool, []evidence
 			if cand.Score < enumFloor || cand.Score <= bestScore {
 				continue
 			}
-			text := dashesToSpaces.Replace(x.c.units[cand.U].Text)
+			text := enumText(x.c.units[cand.U].Text)
 			if slices.ContainsFunc(alts, func(alt []string) bool { return nlp.StatesPhrase(text, alt) || nlp.StatesAll(text, alt) }) {
 				best, bestScore, at = i, cand.Score, cand
 				break

@@ -1,6 +1,7 @@
 package extractive
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +109,28 @@ func TestComparisonQuotesEachSide(t *testing.T) {
 	require.Empty(t, reason)
 	c := newCorpus([]extract.Document{d})
 	requireFinding(t, c, "How do the lead walks allowed in weeks 3–4 compare with those allowed in weeks 7–8?", "10 minutes, three times a day", "")
+}
+
+// Whom a briefing is for is no subject of it ("for a new PhD student"); an enum value written with
+// an abbreviation's point ("Carc. 2") is one phrase; a document's opening field lines, blank lines
+// between them, are no points of its summary.
+func TestAudienceAbbreviationAndOpeningFields(t *testing.T) {
+	q := analyze("Summarise the dichloromethane handling SOP for a new PhD student.")
+	require.NotContains(t, q.Names, nlp.Stem("PhD"))
+	require.Contains(t, q.Terms, nlp.Stem("dichloromethane"))
+	require.Equal(t, "Classified Carc 2 (H351)", enumText("Classified Carc. 2 (H351)"))
+	sop := "# Handling Dichloromethane\n\n**Document number:** CHEM-SOP-042\n\n**Version:** 3.1\n\n**Review date:** 14 March 2025\n\n" +
+		"## Scope\n\nThis procedure covers the use of dichloromethane in the fume cupboards of the synthesis laboratories.\n\n" +
+		"## Procedure\n\nKeep no more than 1 L of dichloromethane open in the fume cupboard at any one time.\n"
+	d, reason := extract.File("input_files/sop.md", []byte(sop))
+	require.Empty(t, reason)
+	c := newCorpus([]extract.Document{d})
+	for u, un := range c.units {
+		if strings.HasPrefix(un.Text, "**Version:**") {
+			require.True(t, c.openingFields[u], "a field line after a blank line still opens the document")
+		}
+	}
+	for _, u := range c.summary(0, 4, func(int) bool { return true }, false) {
+		require.NotContains(t, c.units[u].Text, "**", "summary point %q", c.units[u].Text)
+	}
 }

@@ -239,6 +239,9 @@ func analyze(q string) query {
 	out.Ordered = out.Terms
 	out.Terms = nlp.Uniq(out.Terms)
 	out.Shape = shapeOf(lower)
+	if out.Shape == shapeBrief {
+		out.dropAudience(q)
+	}
 	if wh := slices.IndexFunc(lower, isWh); out.Shape == shapeList && wh >= 0 && asksPlural(lower[wh+1:]) &&
 		!asksPlural(withoutNames(toks[wh+1:], lower[wh+1:])) && shapeOf(withoutNames(toks, lower)) != shapeList {
 		out.Shape = shapeFactoid // the plural was a name's: "Brackenfold Coffee Roasters' sales"
@@ -409,6 +412,24 @@ func questionFrame(w []string) (answerType, []string, bool) {
 		}
 	}
 	return typ, nlp.Uniq(attr), false
+}
+
+// reAudience is whom a briefing is for, ending the request: "… for a new PhD student", "… for the
+// board".
+var reAudience = regexp.MustCompile(`(?i)\bfor\s+(?:a|an|the|my|our|your)\s+([^?.!,;]+?)\s*[?.!]?\s*$`)
+
+// dropAudience takes whom a briefing is for out of what it asks about: "Summarise the SOP for a new
+// PhD student" is about the SOP, and no source need mention a PhD.
+func (q *query) dropAudience(text string) {
+	m := reAudience.FindStringSubmatch(text)
+	if m == nil || len(strings.Fields(m[1])) > 4 {
+		return
+	}
+	audience := nlp.Terms(m[1])
+	keep := func(ts []string) []string {
+		return slices.DeleteFunc(ts, func(t string) bool { return slices.Contains(audience, t) })
+	}
+	q.Terms, q.Names, q.Ordered = keep(q.Terms), keep(q.Names), keep(slices.Clone(q.Ordered))
 }
 
 // lengthWords measure an answer's length when a count goes before them ("in a few sentences").

@@ -98,7 +98,9 @@ func (c *corpus) centroidScores(d int, allowed func(u int) bool) (map[int]float6
 	centroid := map[string]float64{}
 	var units []int
 	for u, un := range c.units {
-		if un.Doc != d || un.Kind == extract.UnitRow || c.bylines[u] && c.restatesTitle(u) || !allowed(u) {
+		if un.Doc != d || un.Kind == extract.UnitRow || c.bylines[u] && c.restatesTitle(u) || c.openingFields[u] || !allowed(u) {
+			// The field lines a document opens with ("**Document number:** CHEM-SOP-042") say what
+			// and whose it is, not what it says.
 			continue
 		}
 		units = append(units, u)
