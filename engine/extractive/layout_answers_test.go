@@ -61,7 +61,7 @@ func TestSectionsUnderSections(t *testing.T) {
 	c := newCorpus([]extract.Document{d})
 	requireFinding(t, c, "Why is the school switching to the new online lunch ordering system?", "cut food waste", "")
 	requireFinding(t, c, "Which staff are leaving the school?", "Joan Whitlow", "")
-	for _, q := range []string{"Which staff are leaving?", "What uniform and PE reminders does it give?"} {
+	for _, q := range []string{"Which staff are leaving?", "What uniform and PE reminders does it give?", "What personal protective equipment does the SOP require?"} {
 		require.Equal(t, shapeList, analyze(q).Shape, q)
 	}
 }

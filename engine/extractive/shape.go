@@ -96,8 +96,8 @@ func asksPlural(w []string) bool {
 			continue // "what uniform and PE reminders"
 		case nlp.IsStopword(x) || nlp.IsQuestionWord(x):
 			return false
-		case looksPlural(x) && measureHeads[strings.TrimSuffix(x, "s")] == typeAny:
-			return true // "what were the group's sales" asks for an amount, not things
+		case looksPlural(x) && measureHeads[strings.TrimSuffix(x, "s")] == typeAny, massNouns[x]:
+			return true // "what were the group's sales" asks for an amount, not things; "what equipment" for several
 		}
 		if content++; content > 2 {
 			return false
@@ -105,6 +105,10 @@ func asksPlural(w []string) bool {
 	}
 	return false
 }
+
+// massNouns name several things in the singular: "what personal protective equipment is required".
+var massNouns = map[string]bool{"equipment": true, "gear": true, "kit": true, "clothing": true, "paperwork": true,
+	"documentation": true, "facilities": true, "luggage": true, "baggage": true, "furniture": true, "supplies": true}
 
 func looksPlural(w string) bool {
 	return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") &&
