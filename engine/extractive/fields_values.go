@@ -45,7 +45,7 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 	}
 	ev := slices.DeleteFunc(x.search(field), func(e evidence) bool {
 		text := x.c.units[e.U].Text
-		if integer && countsNamed(text, named) {
+		if integer && len(countsNamed(text, named)) > 0 {
 			return false // "loans from 14 lenders" for number_of_lenders: the count is evidence itself
 		}
 		return e.Score < floor || !x.namesField(e.U, field) || len(numberLocs(text)) == 0
@@ -54,6 +54,7 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 		text := x.c.units[e.U].Text
 		outlook := reForecast.MatchString(text) && !reForecast.MatchString(field) || reHypothetical.MatchString(text)
 		locs, dates := numberLocs(text), dateParts(text)
+		counting := countsNamed(text, named) // "14 lenders": the figure counts what the field names
 		for i, loc := range locs {
 			m := text[loc[0]:loc[1]]
 			f, ok := parseNumber(m)
@@ -94,8 +95,8 @@ func (x *extractor) fillNumber(name string, s map[string]any, field string, inte
 			if outlook {
 				score -= 2
 			}
-			if integer && countsAt(text[loc[0]:], named) {
-				score += 3 // "14 lenders": the figure counts what the field names
+			if integer && slices.Contains(counting, loc[0]) {
+				score += 3
 			}
 			if score > bestScore {
 				best, bestScore, found, at = f, score, true, e
@@ -159,24 +160,15 @@ func (x *extractor) countedList(field string) (int, evidence, bool) {
 }
 
 // countsNamed: text gives a figure of what a word of the field's name names, the word right after
-// it or one word later ("14 lenders", "230 hand-knitted objects").
-func countsNamed(text string, named []string) bool {
-	return slices.ContainsFunc(reCounted.FindAllStringSubmatch(text, -1), func(m []string) bool { return countedIs(m, named) })
+// it or one word later ("14 lenders", "230 hand-knitted objects"); at: the figures that do.
+func countsNamed(text string, named []string) (at []int) {
+	for _, loc := range figuresCounting(text, 2, func(w string) bool { return slices.Contains(named, nlp.Stem(w)) }) {
+		if r := text[loc[0]]; r >= '0' && r <= '9' {
+			at = append(at, loc[0]) // a figure: "two guests" of a couple is no count of guests
+		}
+	}
+	return at
 }
-
-// countsAt: the figure text opens with counts what a word of the field's name names.
-func countsAt(text string, named []string) bool {
-	m := reCounted.FindStringSubmatchIndex(text)
-	return m != nil && m[0] == 0 && countedIs(reCounted.FindStringSubmatch(text), named)
-}
-
-// countedIs: the word after the figure of match m, or the one after it, is one of named.
-func countedIs(m []string, named []string) bool {
-	return slices.Contains(named, nlp.Stem(strings.ToLower(m[1]))) || m[2] != "" && slices.Contains(named, nlp.Stem(strings.ToLower(m[2])))
-}
-
-// reCounted is a figure and the word or two after it.
-var reCounted = regexp.MustCompile(`\b\d[\d,]*\s+([\p{L}-]+)(?:\s+([\p{L}-]+))?`)
 
 // freeOfCharge fills a money field that no figure answers with 0 when one of its best passages
 // says the thing costs nothing ("It is free to everyone who is eligible" under "Do I have to pay

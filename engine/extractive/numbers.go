@@ -2,6 +2,7 @@ package extractive
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -181,3 +182,22 @@ func figures(s string) []string {
 	}
 	return out
 }
+
+// figuresCounting are the [start, end) offsets of the figures of text (in digits or words, not
+// hyphened to a word: "three-season" counts nothing) that count a word for which is holds, within
+// reach words after them ("12 commercial farms", "10 keeping-in-touch (KIT) days"; is gets the word
+// in lower case). Amounts of money and percentages count nothing ("3.2 per cent of subscribers").
+func figuresCounting(text string, reach int, is func(w string) bool) [][]int {
+	lower := strings.ToLower(reNotCount.ReplaceAllStringFunc(text, func(m string) string { return strings.Repeat(" ", len(m)) }))
+	var out [][]int
+	for _, loc := range reCountFigure.FindAllStringIndex(lower, -1) {
+		after := strings.Fields(lower[loc[1]:])
+		if slices.ContainsFunc(after[:min(reach, len(after))], func(w string) bool { return is(strings.Trim(w, ".,;:()*_")) }) {
+			out = append(out, []int{loc[0], loc[1] - 1})
+		}
+	}
+	return out
+}
+
+// reCountFigure is a figure, in digits or words, standing alone (not hyphened to a word).
+var reCountFigure = regexp.MustCompile(`(?:\b\d[\d,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen))\s`)

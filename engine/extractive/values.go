@@ -199,17 +199,5 @@ func (s *scorer) counts(u int) bool {
 	if noun == "" {
 		return false
 	}
-	text := strings.ToLower(reNotCount.ReplaceAllString(s.c.units[u].Text, " ")) // "3.2 per cent of subscribers" counts none
-	for _, loc := range reCountFigure.FindAllStringIndex(text, -1) {
-		after := strings.Fields(text[loc[1]:])
-		for _, w := range after[:min(4, len(after))] {
-			if strings.TrimSuffix(strings.Trim(w, ".,;:()*_"), "s") == noun {
-				return true
-			}
-		}
-	}
-	return false
+	return len(figuresCounting(s.c.units[u].Text, 4, func(w string) bool { return strings.TrimSuffix(w, "s") == noun })) > 0
 }
-
-// reCountFigure is a figure, in digits or words, standing alone (not hyphened to a word).
-var reCountFigure = regexp.MustCompile(`(?:\b\d[\d,]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|dozen))\s`)
