@@ -340,18 +340,18 @@ func (p *docParser) subtitle(text string) bool {
 // 30 August 2026</p>" under the main heading is none. A plain-text document may stack a title
 // above a section's heading.
 func (p *docParser) pageContent(text string) bool {
-	return p.doc.Kind == "html" && (p.headedAt == len(p.out.Units)+1 || !emphasisedWhole(text))
+	return p.doc.Kind == "html" && (p.headedAt == len(p.out.Units)+1 || Unemphasised(strings.TrimSpace(text)) == strings.TrimSpace(text))
 }
 
-// emphasisedWhole: text is wrapped whole in bold or italics ("**Opening hours**").
-func emphasisedWhole(text string) bool {
-	t := strings.TrimSpace(text)
+// Unemphasised is a line without the emphasis that wraps it whole: "*Patient information · …*",
+// "**Opening hours**".
+func Unemphasised(t string) string {
 	for _, m := range []string{"**", "__", "*", "_"} {
-		if len(t) > 2*len(m) && strings.HasPrefix(t, m) && strings.HasSuffix(t, m) {
-			return true
+		if len(t) > 2*len(m) && strings.HasPrefix(t, m) && strings.HasSuffix(t, m) && t[len(m)] != ' ' {
+			return strings.TrimSpace(t[len(m) : len(t)-len(m)])
 		}
 	}
-	return false
+	return t
 }
 
 // endLeadIn: prose after a lead-in's list is under the section the lead-in interrupted.

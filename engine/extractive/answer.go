@@ -346,7 +346,7 @@ func bylineAt(lines []string) (text string, at, fields []int) {
 		if t == "" || (len(parts) == 0 && (strings.HasPrefix(t, "#") || strings.Trim(t, "=-") == "")) {
 			continue // blank, a heading or a heading's underline
 		}
-		if u := unemphasised(t); len(parts) < 3 && (isByline(u) || reAuthorLine.MatchString(u) || isDateline(u)) {
+		if u := extract.Unemphasised(t); len(parts) < 3 && (isByline(u) || reAuthorLine.MatchString(u) || isDateline(u)) {
 			parts, at = append(parts, t), append(at, i+1)
 			continue
 		}
@@ -386,16 +386,6 @@ var reAuthorLine = regexp.MustCompile(`^By\s+\p{Lu}[^.!?]{0,80}$`)
 func isDateline(t string) bool {
 	_, ok := findDate(t)
 	return ok && len(strings.Fields(t)) <= 8 && !strings.ContainsAny(t[len(t)-1:], ".!?")
-}
-
-// unemphasised is a line without the emphasis that wraps it whole: "*Patient information · …*".
-func unemphasised(t string) string {
-	for _, m := range []string{"**", "__", "*", "_"} {
-		if len(t) > 2*len(m) && strings.HasPrefix(t, m) && strings.HasSuffix(t, m) && t[len(m)] != ' ' {
-			return strings.TrimSpace(t[len(m) : len(t)-len(m)])
-		}
-	}
-	return t
 }
 
 // maxOpeningFields is how many field lines opening a document are read as its byline.

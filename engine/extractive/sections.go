@@ -152,12 +152,13 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 		heading = strings.TrimSpace(s.c.units[sec.Units[0]].Heading)
 	}
 	ownTerms := nlp.Terms(heading)
+	own := section{Head: setOf(ownTerms)}
 	got, gotOwn, matched := 0.0, 0.0, 0
 	for _, t := range focus {
 		if title[t] || !s.headStates(sec, t) {
 			continue
 		}
-		if s.headStates(section{Head: setOf(ownTerms)}, t) {
+		if s.headStates(own, t) {
 			gotOwn += s.w[t]
 			matched++
 		} else {
@@ -166,8 +167,8 @@ func (s *scorer) headMatch(sec section, focus []string) float64 {
 	}
 	// A heading that asks a question of its own names what it asks about in passing: "Can I have
 	// it at the same time as my flu jab?" is not about what to bring to the jab, "What to bring" is.
-	if own := len(nlp.Uniq(ownTerms)); own > 0 && strings.HasSuffix(heading, "?") {
-		gotOwn *= 0.5 + 0.5*min(1, float64(matched)/float64(own))
+	if n := len(own.Head); n > 0 && strings.HasSuffix(heading, "?") {
+		gotOwn *= 0.5 + 0.5*min(1, float64(matched)/float64(n))
 	}
 	return got + gotOwn
 }
